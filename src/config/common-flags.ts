@@ -1,0 +1,9 @@
+import { flag } from './flag-types.js';
+
+/** Flags shared by every command. */
+export const commonFlags = {
+  'config.file': flag.string('', 'YAML file with flag values (keys are flag names, nested or dotted); flags and environment override it'),
+  'data.dir': flag.string('./data', 'Directory for everything Portico stores (pushed metrics, search documents)'),
+  'log.level': flag.enumOf(['debug', 'info', 'warn', 'error'] as const, 'info', 'Minimum level of the JSON log lines written to stdout'),
+  'shutdown.timeout': flag.duration('30s', 'How long a graceful shutdown waits for in-flight requests before closing connections'),
+};
