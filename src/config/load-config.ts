@@ -45,10 +45,27 @@ export function parseArgv(table: FlagTable, argv: readonly string[]): Map<string
   return out;
 }
 
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min((prev[j] as number) + 1, (cur[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length] as number;
+}
+
+/** " (did you mean --x?)" for a near miss (a typo of at most a third of the name), else "". */
 function suggest(table: FlagTable, name: string): string {
-  const tail = name.split('.').pop() ?? name;
-  const close = Object.keys(table).filter((k) => k.endsWith(tail) || k.startsWith(name.split('.')[0] + '.'));
-  return close.length > 0 && close.length <= 3 ? ` (did you mean ${close.map((c) => `--${c}`).join(', ')}?)` : '';
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1;
+  for (const key of Object.keys(table)) {
+    const d = editDistance(name, key);
+    if (d < bestDistance) [best, bestDistance] = [key, d];
+  }
+  return best === undefined ? '' : ` (did you mean --${best}?)`;
 }
 
 /** Flattens `{pushgateway: {listen-address: x}}` and `{pushgateway.listen-address: x}` alike. */

@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { pino, type Logger } from 'pino';
+import { ConfigError, type FlagTable } from './config/flag-types.js';
+import { operatorCommandFlags, operatorFlagGroups, serveFlagGroups, serveFlags } from './config/flags.js';
+import { formatHelp, loadConfig } from './config/load-config.js';
+import { buildServer } from './server.js';
+import { runOperator } from './providers/kubernetes/run-operator.js';
+
+const USAGE = `Usage: portico <command> [flags]
+
+Commands:
+  serve       Start the push gateway (:9091), management API (:8080) and search (:9200) listeners
+  operator    Watch a Kubernetes cluster and deliver its routing records to the management API
+
+Flags: portico serve --help, portico operator --help. Also: portico --version.`;
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function load<T extends FlagTable>(table: T, argv: string[]) {
+  return loadConfig(table, { argv, env: process.env, readFile: (p) => readFileSync(p, 'utf8') });
+}
+
+/**
+ * Turns SIGTERM/SIGINT (and /-/quit) into one graceful shutdown: stop accepting, finish in-flight
+ * requests, flush state, exit 0. A second signal, or the shutdown timeout, exits at once.
+ */
+function onShutdown(logger: Logger, timeoutMs: number, close: () => Promise<void>): (reason: string) => void {
+  let started = false;
+  const shutdown = (reason: string) => {
+    if (started) {
+      logger.warn({ reason }, 'second shutdown request, exiting now');
+      process.exit(1);
+    }
+    started = true;
+    logger.info({ reason }, 'shutting down');
+    const timer = setTimeout(() => {
+      logger.error({ timeoutMs }, 'graceful shutdown timed out');
+      process.exit(1);
+    }, timeoutMs);
+    timer.unref();
+    close().then(
+      () => {
+        logger.info('shutdown complete');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  return shutdown;
+}
+
+async function serve(argv: string[]): Promise<void> {
+  const config = load(serveFlags, argv);
+  const logger = pino({ level: config['log.level'], base: { app: 'portico' } });
+  let shutdown: (reason: string) => void = () => undefined;
+  const server = await buildServer(config, {
+    logger,
+    now: Date.now,
+    requestShutdown: (reason) => shutdown(reason),
+  });
+  shutdown = onShutdown(logger, config['shutdown.timeout'], () => server.close());
+  const ports = await server.start();
+  logger.info({ listeners: Object.fromEntries(ports), version: version() }, 'portico started');
+}
+
+async function operator(argv: string[]): Promise<void> {
+  const config = load(operatorCommandFlags, argv);
+  const logger = pino({ level: config['log.level'], base: { app: 'portico-operator' } });
+  const controller = new AbortController();
+  onShutdown(logger, config['shutdown.timeout'], async () => controller.abort());
+  await runOperator(config, { logger, now: Date.now, signal: controller.signal });
+}
+
+async function main(args: string[]): Promise<void> {
+  const [command, ...rest] = args;
+  const wantsHelp = rest.includes('--help') || rest.includes('-h');
+  switch (command) {
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    case '--version':
+    case 'version':
+      process.stdout.write(`portico ${version()}\n`);
+      return;
+    case 'serve':
+      if (wantsHelp) process.stdout.write(formatHelp('Usage: portico serve [flags]', serveFlagGroups));
+      else await serve(rest);
+      return;
+    case 'operator':
+      if (wantsHelp) process.stdout.write(formatHelp('Usage: portico operator [flags]', operatorFlagGroups));
+      else await operator(rest);
+      return;
+    default:
+      throw new ConfigError(`unknown command "${command}"\n\n${USAGE}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`portico: ${err.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`portico: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify';
+import type { AreaDeps } from './area.js';
+import type { ListenAddress } from './config/flag-types.js';
+import type { ServeConfig } from './config/flags.js';
+import { listenOn } from './http/listen.js';
+import { buildManagementApps } from './management/app.js';
+import { buildPushgatewayApp } from './pushgateway/app.js';
+import { buildSearchApp } from './search/app.js';
+
+export type ListenerName = 'pushgateway' | 'management' | 'internal' | 'search';
+
+export interface Listener {
+  readonly name: ListenerName;
+  readonly app: FastifyInstance;
+  readonly address: ListenAddress;
+}
+
+export interface PorticoServer {
+  readonly listeners: readonly Listener[];
+  /** Listens on every configured address; returns the bound ports by listener name. */
+  start(): Promise<Map<ListenerName, number>>;
+  /** Stops accepting, finishes in-flight requests, then runs each area's shutdown (state flush). */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds every enabled listener's Fastify app without listening (CONVENTIONS.md §1): tests use
+ * the apps with inject() or start() on port 0; only src/cli.ts starts the real thing.
+ */
+export async function buildServer(config: ServeConfig, deps: AreaDeps): Promise<PorticoServer> {
+  const listeners: Listener[] = [];
+  const add = (name: ListenerName, app: FastifyInstance, address: ListenAddress) => listeners.push({ name, app, address });
+
+  const pushAddr = config['pushgateway.listen-address'];
+  if (pushAddr) add('pushgateway', await buildPushgatewayApp(config, deps), pushAddr);
+
+  const mgmtAddr = config['management.listen-address'];
+  if (mgmtAddr) {
+    const apps = await buildManagementApps(config, deps);
+    add('management', apps.api, mgmtAddr);
+    const internalAddr = config['internal.listen-address'];
+    if (apps.internal && internalAddr) add('internal', apps.internal, internalAddr);
+  }
+
+  const searchAddr = config['search.listen-address'];
+  if (searchAddr) add('search', await buildSearchApp(config, deps), searchAddr);
+
+  let closing: Promise<void> | undefined;
+  return {
+    listeners,
+    async start() {
+      const ports = new Map<ListenerName, number>();
+      for (const l of listeners) ports.set(l.name, await listenOn(l.app, l.address));
+      return ports;
+    },
+    close() {
+      closing ??= Promise.allSettled(listeners.map((l) => l.app.close())).then((results) => {
+        const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+        if (failed.length > 0) throw new AggregateError(failed.map((f) => f.reason as unknown), 'shutdown failed');
+      });
+      return closing;
+    },
+  };
+}
