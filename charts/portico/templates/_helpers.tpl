@@ -73,3 +73,23 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{/* Where the token, the users files and the data live inside the containers. */}}
 {{- define "portico.tokenDir" -}}/var/run/portico/token{{- end }}
 {{- define "portico.authDir" -}}/etc/portico/auth{{- end }}
+
+{{/*
+A server probe from values, as YAML (empty when the probe is off). Probes of the push gateway's
+own /-/ endpoints follow server.pushgateway.routePrefix, as those endpoints move with it.
+Pass (list $ probeValues).
+*/}}
+{{- define "portico.serverProbe" -}}
+{{- $root := index . 0 }}
+{{- $probe := index . 1 }}
+{{- if $probe }}
+{{- $probe = deepCopy $probe }}
+{{- $prefix := trimSuffix "/" $root.Values.server.pushgateway.routePrefix }}
+{{- with $probe.httpGet }}
+{{- if and $prefix (eq (toString .port) "pushgateway") (hasPrefix "/-/" (toString .path)) }}
+{{- $_ := set . "path" (printf "%s%s" $prefix .path) }}
+{{- end }}
+{{- end }}
+{{- toYaml $probe }}
+{{- end }}
+{{- end }}
