@@ -119,7 +119,10 @@ export class CrdSchemas {
     for (const version of spec.versions) {
       const schema = version.schema?.openAPIV3Schema;
       if (schema === undefined) continue;
-      this.validators.set(`${spec.group}/${version.name}/${spec.names.kind}`, this.ajv.compile(closeObjects(schema) as object));
+      // apiVersion, kind and metadata are always allowed at the top, whether the schema names them or not.
+      const root = closeObjects(schema) as { properties?: Record<string, unknown> };
+      root.properties = { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { type: 'object' }, ...root.properties };
+      this.validators.set(`${spec.group}/${version.name}/${spec.names.kind}`, this.ajv.compile(root));
     }
   }
 
