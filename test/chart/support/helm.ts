@@ -53,10 +53,19 @@ function templateArgs(options: RenderOptions): string[] {
   return args;
 }
 
+// Rendering is deterministic except for the random token, so one test file renders each set of
+// values once (callers get freshly parsed objects every time, so they may modify them).
+const rendered = new Map<string, string>();
+
 /** `helm template` that must succeed; returns the raw output. */
 export function renderText(options: RenderOptions = {}): string {
-  const result = runHelm(templateArgs(options));
+  const args = templateArgs(options);
+  const key = JSON.stringify(args);
+  const cached = rendered.get(key);
+  if (cached !== undefined) return cached;
+  const result = runHelm(args);
   if (result.status !== 0) throw new Error(`helm template failed (${result.status}):\n${result.stderr}`);
+  rendered.set(key, result.stdout);
   return result.stdout;
 }
 
