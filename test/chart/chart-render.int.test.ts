@@ -207,9 +207,14 @@ describe('the pod', () => {
     expect(operator.ports).toEqual([{ name: 'operator-health', containerPort: 8082, protocol: 'TCP' }]);
     expect(operator.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'operator-health' });
     expect(operator.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'operator-health' });
-    // The operator never sees the data directory.
+    // The operator never sees the data directory; only the operator gets the Kubernetes API token.
     expect(operator.volumeMounts.find((m) => m.mountPath === '/data')).toBeUndefined();
-    expect(podSpec(objects).automountServiceAccountToken).toBe(true);
+    expect(podSpec(objects).automountServiceAccountToken).toBe(false);
+    const apiAccess = '/var/run/secrets/kubernetes.io/serviceaccount';
+    expect(operator.volumeMounts.find((m) => m.mountPath === apiAccess)).toEqual({ name: 'kube-api-access', mountPath: apiAccess, readOnly: true });
+    expect(container(objects, 'server').volumeMounts.find((m) => m.mountPath.startsWith('/var/run/secrets/kubernetes.io'))).toBeUndefined();
+    const projected = (podSpec(objects).volumes.find((v) => v.name === 'kube-api-access') as { projected: { sources: Record<string, unknown>[] } }).projected;
+    expect(projected.sources.map((s) => Object.keys(s)[0])).toEqual(['serviceAccountToken', 'configMap', 'downwardAPI']);
 
     // Both ends read the same token from the generated Secret.
     const server = container(objects, 'server');

@@ -108,6 +108,7 @@ describe('operator RBAC', () => {
     const pod = (only(noOperator, 'Deployment')['spec'] as { template: { spec: { automountServiceAccountToken: boolean; containers: { name: string }[] } } }).template.spec;
     expect(pod.containers.map((c) => c.name)).toEqual(['server']);
     expect(pod.automountServiceAccountToken).toBe(false);
+    expect(JSON.stringify(pod)).not.toContain('kube-api-access');
   });
 
   it('rbac.create=false creates no roles; the ServiceAccount never automounts its token by itself', () => {
