@@ -31,6 +31,7 @@ interface Volume {
   secret?: { secretName: string; items?: { key: string; path: string }[] };
   persistentVolumeClaim?: { claimName: string };
   emptyDir?: Record<string, unknown>;
+  projected?: { sources: Record<string, unknown>[] };
 }
 interface PodSpec {
   containers: Container[];
@@ -213,8 +214,8 @@ describe('the pod', () => {
     const apiAccess = '/var/run/secrets/kubernetes.io/serviceaccount';
     expect(operator.volumeMounts.find((m) => m.mountPath === apiAccess)).toEqual({ name: 'kube-api-access', mountPath: apiAccess, readOnly: true });
     expect(container(objects, 'server').volumeMounts.find((m) => m.mountPath.startsWith('/var/run/secrets/kubernetes.io'))).toBeUndefined();
-    const projected = (podSpec(objects).volumes.find((v) => v.name === 'kube-api-access') as { projected: { sources: Record<string, unknown>[] } }).projected;
-    expect(projected.sources.map((s) => Object.keys(s)[0])).toEqual(['serviceAccountToken', 'configMap', 'downwardAPI']);
+    const projected = podSpec(objects).volumes.find((v) => v.name === 'kube-api-access')?.projected;
+    expect(projected?.sources.map((s) => Object.keys(s)[0])).toEqual(['serviceAccountToken', 'configMap', 'downwardAPI']);
 
     // Both ends read the same token from the generated Secret.
     const server = container(objects, 'server');
