@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { parseHtpasswd, parseWebConfig } from '../../src/http/users-file.js';
 import { repoRoot } from '../../scripts/helm-tool.js';
 import { allFeaturesValues, chartDir, only, parseManifests, render, runHelm, SERVICE_MONITOR_API, type K8sObject, type RenderOptions } from './support/helm.js';
@@ -103,6 +104,16 @@ const VARIANTS: Readonly<Record<string, RenderOptions>> = {
   },
 };
 
+describe('Chart.yaml', () => {
+  it('deploys the Portico version of package.json by default', () => {
+    const chart = parseYaml(readFileSync(join(chartDir, 'Chart.yaml'), 'utf8')) as { appVersion: string; apiVersion: string };
+    const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+    expect(chart.apiVersion).toBe('v2');
+    expect(chart.appVersion).toBe(pkg.version);
+    expect(container(render(), 'server').image).toBe(`portico:${pkg.version}`);
+  });
+});
+
 describe('helm lint', () => {
   it('passes --strict with default values', () => {
     const result = runHelm(['lint', '--strict', chartDir]);
@@ -159,7 +170,7 @@ describe('the pod', () => {
     expect(spec.containers.map((c) => c.name)).toEqual(['server', 'operator']);
     expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } });
     for (const c of spec.containers) {
-      expect(c.image).toBe('portico:0.1.0');
+      expect(c.image).toBe(container(objects, 'server').image);
       expect(c.securityContext).toMatchObject({
         runAsNonRoot: true,
         readOnlyRootFilesystem: true,
