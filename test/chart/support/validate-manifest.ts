@@ -11,6 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { Ajv, type ValidateFunction } from 'ajv';
+import ajvFormats from 'ajv-formats';
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { CustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
@@ -87,7 +88,8 @@ function unknownFields(value: unknown, type: string, path: string, errors: strin
 /** Validators for custom resources, by `apiVersion/kind`, built from CRD files. */
 export class CrdSchemas {
   private readonly validators = new Map<string, ValidateFunction>();
-  private readonly ajv = new Ajv({ strict: false, allErrors: true });
+  // ajv-formats is CommonJS: its plugin is the module's `default` under Node's ESM interop.
+  private readonly ajv = ajvFormats.default(new Ajv({ strict: false, allErrors: true }));
 
   /** Loads every CustomResourceDefinition in the YAML files of `dir`. */
   static fromDirectory(dir: string): CrdSchemas {
