@@ -50,3 +50,34 @@ bench-operator: build
 
 clean:
 	rm -rf dist node_modules/.portico-installed
+
+# --- Container image, Helm chart and the kind end-to-end check (charts/portico, scripts/) ---------
+.PHONY: image helm-lint helm-template e2e-kind crds-sync
+
+PORTICO_IMAGE ?= portico:dev
+HELM_TOOL = npx --no-install tsx scripts/helm-tool.ts
+# helm template with the ServiceMonitor API advertised, as in a cluster with the Prometheus Operator.
+HELM_TEMPLATE_FLAGS ?= --namespace portico --include-crds --api-versions monitoring.coreos.com/v1/ServiceMonitor
+
+## Build the container image (docker build; PORTICO_IMAGE=repo:tag to name it)
+image:
+	docker build --tag $(PORTICO_IMAGE) .
+
+## Lint the chart with default values and with every optional feature on
+helm-lint: install
+	$(HELM_TOOL) lint --strict charts/portico
+	$(HELM_TOOL) lint --strict charts/portico --values test/fixtures/chart/values-all-features.yaml
+
+## Render the chart with default values to stdout (extra flags: make helm-template ARGS="--set ...")
+helm-template: install
+	$(HELM_TOOL) template portico charts/portico $(HELM_TEMPLATE_FLAGS) $(ARGS)
+
+## Build the image, then install and check the chart in a throwaway kind cluster (needs docker, kind, kubectl)
+e2e-kind: install
+	PORTICO_IMAGE=$(PORTICO_IMAGE) scripts/e2e-kind.sh
+
+## Copy the CRDs of crds/ into the chart, replacing its copies (the chart must carry identical files)
+crds-sync:
+	@mkdir -p charts/portico/crds
+	rm -f charts/portico/crds/*.yaml
+	@set -e; for f in crds/*.yaml; do [ -e "$$f" ] || continue; cp "$$f" charts/portico/crds/; echo "synced $$f"; done

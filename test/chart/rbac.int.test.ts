@@ -1,0 +1,126 @@
+/**
+ * The chart grants the operator exactly what it uses: the expected sets below are the operator's
+ * watches and writes (the contract in charts/portico/templates/_rbac.tpl). A new watch in the
+ * operator needs a line here and one in _rbac.tpl; anything else the chart grants fails the test.
+ */
+import { describe, expect, it } from 'vitest';
+import { only, render, type K8sObject } from './support/helm.js';
+
+const PORTICO_KINDS = ['ingressroutes', 'ingressroutetcps', 'ingressrouteudps', 'middlewares', 'middlewaretcps', 'traefikservices'];
+
+/** Cluster-scoped kinds the operator lists and watches. */
+const CLUSTER_SCOPED = ['networking.k8s.io/ingressclasses:list', 'networking.k8s.io/ingressclasses:watch', 'core/namespaces:list', 'core/namespaces:watch'];
+
+/** What the operator needs in every namespace it watches. */
+function namespacedGrants(traefikCrds: boolean): string[] {
+  const readers = ['networking.k8s.io/ingresses', 'discovery.k8s.io/endpointslices', 'core/services', 'core/secrets', ...PORTICO_KINDS.map((k) => `portico.dev/${k}`)];
+  if (traefikCrds) readers.push(...PORTICO_KINDS.map((k) => `traefik.io/${k}`));
+  return [
+    ...readers.flatMap((r) => [`${r}:list`, `${r}:watch`]),
+    ...PORTICO_KINDS.flatMap((k) => ['get', 'update', 'patch'].map((v) => `portico.dev/${k}/status:${v}`)),
+    'core/events:create',
+    'core/events:patch',
+  ];
+}
+
+const LEASE = ['coordination.k8s.io/leases:get', 'coordination.k8s.io/leases:create', 'coordination.k8s.io/leases:update'];
+
+interface PolicyRule {
+  apiGroups?: string[];
+  resources?: string[];
+  verbs: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+}
+
+/** Flattens rules into sorted `group/resource:verb` grants; wildcards stay visible as `*`. */
+function grants(role: K8sObject): string[] {
+  const out = new Set<string>();
+  for (const rule of (role['rules'] as PolicyRule[] | undefined) ?? []) {
+    expect(rule.nonResourceURLs, 'no non-resource URLs').toBeUndefined();
+    expect(rule.resourceNames, 'no resourceNames restrictions expected').toBeUndefined();
+    for (const group of rule.apiGroups ?? []) {
+      for (const resource of rule.resources ?? []) {
+        for (const verb of rule.verbs) out.add(`${group === '' ? 'core' : group}/${resource}:${verb}`);
+      }
+    }
+  }
+  return [...out].sort();
+}
+
+const sorted = (xs: string[]) => [...new Set(xs)].sort();
+
+function bindingFor(objects: K8sObject[], kind: 'ClusterRoleBinding' | 'RoleBinding', roleName: string, namespace?: string): K8sObject {
+  const found = objects.filter((o) => o.kind === kind && (o['roleRef'] as { name: string }).name === roleName && o.metadata.namespace === namespace);
+  expect(found, `${kind} for ${roleName}`).toHaveLength(1);
+  return found[0] as K8sObject;
+}
+
+describe('operator RBAC', () => {
+  it('watching every namespace: one ClusterRole with exactly the operator grants, the Lease in the release namespace only', () => {
+    const objects = render();
+    const clusterRole = only(objects, 'ClusterRole');
+    expect(grants(clusterRole)).toEqual(sorted([...CLUSTER_SCOPED, ...namespacedGrants(false)]));
+
+    const roles = objects.filter((o) => o.kind === 'Role');
+    expect(roles.map((r) => `${r.metadata.namespace}/${r.metadata.name}`)).toEqual(['portico/portico-leader-election']);
+    expect(grants(roles[0] as K8sObject)).toEqual(sorted(LEASE));
+
+    const sa = only(objects, 'ServiceAccount');
+    const subject = { kind: 'ServiceAccount', name: sa.metadata.name, namespace: 'portico' };
+    const crb = bindingFor(objects, 'ClusterRoleBinding', clusterRole.metadata.name);
+    expect(crb['subjects']).toEqual([subject]);
+    expect(crb['roleRef']).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole.metadata.name });
+    const rb = bindingFor(objects, 'RoleBinding', 'portico-leader-election', 'portico');
+    expect(rb['subjects']).toEqual([subject]);
+    expect(rb['roleRef']).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'portico-leader-election' });
+
+    // The pod runs under that ServiceAccount.
+    const pod = (only(objects, 'Deployment')['spec'] as { template: { spec: { serviceAccountName: string } } }).template.spec;
+    expect(pod.serviceAccountName).toBe(sa.metadata.name);
+  });
+
+  it('with operator.traefikCrds the traefik.io kinds are readable, never writable', () => {
+    const clusterRole = only(render({ setJson: { 'operator.traefikCrds': true } }), 'ClusterRole');
+    expect(grants(clusterRole)).toEqual(sorted([...CLUSTER_SCOPED, ...namespacedGrants(true)]));
+  });
+
+  it('with operator.namespaces the namespaced grants become Roles in those namespaces only', () => {
+    const objects = render({ setJson: { 'operator.namespaces': ['apps', 'web'] } });
+    expect(grants(only(objects, 'ClusterRole'))).toEqual(sorted(CLUSTER_SCOPED));
+    const operatorRoles = objects.filter((o) => o.kind === 'Role' && o.metadata.name === 'portico-operator');
+    expect(operatorRoles.map((r) => r.metadata.namespace).sort()).toEqual(['apps', 'web']);
+    for (const role of operatorRoles) {
+      expect(grants(role)).toEqual(sorted(namespacedGrants(false)));
+      bindingFor(objects, 'RoleBinding', 'portico-operator', role.metadata.namespace);
+    }
+    const args = operatorArgs(objects);
+    expect(args).toContain('--operator.namespaces=apps,web');
+  });
+
+  it('without leader election there is no Lease permission; without the operator no RBAC at all', () => {
+    const noLease = render({ setJson: { 'operator.leaderElection': false } });
+    expect(noLease.filter((o) => o.kind === 'Role' || o.kind === 'RoleBinding')).toEqual([]);
+    expect(operatorArgs(noLease)).toContain('--operator.leader-election=false');
+
+    const noOperator = render({ setJson: { 'operator.enabled': false } });
+    expect(noOperator.filter((o) => /Role/.test(o.kind))).toEqual([]);
+    const pod = (only(noOperator, 'Deployment')['spec'] as { template: { spec: { automountServiceAccountToken: boolean; containers: { name: string }[] } } }).template.spec;
+    expect(pod.containers.map((c) => c.name)).toEqual(['server']);
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(JSON.stringify(pod)).not.toContain('kube-api-access');
+  });
+
+  it('rbac.create=false creates no roles; the ServiceAccount never automounts its token by itself', () => {
+    const objects = render({ setJson: { 'rbac.create': false } });
+    expect(objects.filter((o) => /Role/.test(o.kind))).toEqual([]);
+    expect(only(objects, 'ServiceAccount')['automountServiceAccountToken']).toBe(false);
+  });
+});
+
+function operatorArgs(objects: K8sObject[]): string[] {
+  const spec = (only(objects, 'Deployment')['spec'] as { template: { spec: { containers: { name: string; args: string[] }[] } } }).template.spec;
+  const operator = spec.containers.find((c) => c.name === 'operator');
+  if (operator === undefined) throw new Error('no operator container');
+  return operator.args;
+}
