@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import type { AreaDeps } from '../area.js';
 import { ConfigError, type ListenAddress } from '../config/flag-types.js';
 import type { ServeConfig } from '../config/flags.js';
@@ -86,19 +87,20 @@ function loadAllowList(cidrs: readonly string[]): IpAllowList | null {
   }
 }
 
-/** Builds the management API listener and its internal snapshot listener, sharing one record store. */
-export async function buildManagementApps(config: ServeConfig, deps: AreaDeps): Promise<ManagementApps> {
-  const verifier = loadVerifier(config['management.users-file']);
-  const allowList = loadAllowList(config['management.ip-allow-list']);
-  const filename = config['providers.file.filename'];
-  const store = new RecordStore({
-    entryPoints: entryPointsFor(config),
-    now: deps.now,
-    staticProviders: filename === '' ? [] : [FILE_PROVIDER],
-  });
+export interface ManagementApiOptions {
+  readonly store: RecordStore;
+  readonly logger: Logger;
+  /** Process start in ms since the epoch, for `/api/version`. */
+  readonly startDate: number;
+  readonly allowList?: IpAllowList | null;
+  readonly verifier?: BasicAuthVerifier | null;
+}
 
+/** The management listener's app (API, dashboard, /ping) over a record store. */
+export function createManagementApi(opts: ManagementApiOptions): FastifyInstance {
+  const { store, allowList = null, verifier = null } = opts;
   const onBadUrl = badUrlResponder();
-  const api = createApp('management', deps.logger, {
+  const api = createApp('management', opts.logger, {
     fastify: {
       // Kubernetes names run to 253 characters, qualified and percent-encoded even longer.
       routerOptions: { maxParamLength: 8192 },
@@ -115,8 +117,23 @@ export async function buildManagementApps(config: ServeConfig, deps: AreaDeps): 
   });
   registerAccessControl(api, { allowList, verifier, openPaths: ['/ping'] });
   api.get('/ping', async (_req, reply) => reply.type('text/plain; charset=utf-8').send('OK'));
-  registerApiRoutes(api, store, { version: TRAEFIK_API_VERSION, codename: 'portico', startDate: deps.now() });
+  registerApiRoutes(api, store, { version: TRAEFIK_API_VERSION, codename: 'portico', startDate: opts.startDate });
   registerDashboard(api);
+  return api;
+}
+
+/** Builds the management API listener and its internal snapshot listener, sharing one record store. */
+export async function buildManagementApps(config: ServeConfig, deps: AreaDeps): Promise<ManagementApps> {
+  const verifier = loadVerifier(config['management.users-file']);
+  const allowList = loadAllowList(config['management.ip-allow-list']);
+  const filename = config['providers.file.filename'];
+  const store = new RecordStore({
+    entryPoints: entryPointsFor(config),
+    now: deps.now,
+    staticProviders: filename === '' ? [] : [FILE_PROVIDER],
+  });
+
+  const api = createManagementApi({ store, logger: deps.logger, startDate: deps.now(), allowList, verifier });
 
   let fileProvider: FileProvider | null = null;
   if (filename !== '') {
