@@ -148,9 +148,9 @@ describe('runtime: status and error texts', () => {
   });
 
   it('refuses a user priority above MaxInt64-1000', () => {
-    const rt = run({ http: { routers: { r: { entryPoints: ['web'], service: 's', rule: 'Path(`/`)', priority: 9223372036854775000 } }, services: { s: { loadBalancer: {} } } } });
+    const rt = run({ http: { routers: { r: { entryPoints: ['web'], service: 's', rule: 'Path(`/`)', priority: 9.3e18 } }, services: { s: { loadBalancer: {} } } } });
     expect(rt.routers.get('r@p')?.status).toBe('disabled');
-    expect(rt.routers.get('r@p')?.errors[0]).toMatch(/^the router priority 9223372036854774784 exceeds the max user-defined priority 9223372036854774807$/);
+    expect(rt.routers.get('r@p')?.errors[0]).toMatch(/^the router priority 9300000000000000000 exceeds the max user-defined priority 9223372036854774807$/);
   });
 
   it('reports a router without a service', () => {
