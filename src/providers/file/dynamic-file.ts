@@ -36,7 +36,7 @@ export function applyFileDefaults(config: DynamicConfiguration): DynamicConfigur
 export function parseDynamicFile(text: string, source: string): DynamicConfiguration {
   let doc: unknown;
   try {
-    doc = source.toLowerCase().endsWith('.json') ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 1000 });
+    doc = source.toLowerCase().endsWith('.json') ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 1000, logLevel: 'error' });
   } catch (err) {
     const detail = err instanceof YAMLParseError || err instanceof SyntaxError ? err.message : String(err);
     throw new DynamicFileError(`${source} is not valid ${source.toLowerCase().endsWith('.json') ? 'JSON' : 'YAML'}: ${detail}`, { cause: err });
