@@ -129,7 +129,9 @@ function byName<T extends { name: string }>(values: Iterable<T>): T[] {
   return [...values].sort((a, b) => compareStrings(a.name, b.name));
 }
 
-const EMPTY_FIELDS: SortFields = { priority: 0n, rule: '', service: '', entryPoints: 0, type: '', servers: 0 };
+function fields(f: Partial<SortFields>): SortFields {
+  return { priority: f.priority ?? 0n, rule: f.rule ?? '', service: f.service ?? '', entryPoints: f.entryPoints ?? 0, type: f.type ?? '', servers: f.servers ?? 0 };
+}
 
 /** Everything the API serves, for one applied set of snapshots. */
 export class RuntimeView {
@@ -138,51 +140,51 @@ export class RuntimeView {
   readonly udp: { readonly routers: KindView; readonly services: KindView };
   readonly entryPoints: readonly EntryPointEntry[];
   readonly entryPointsByName: ReadonlyMap<string, EntryPointEntry>;
-  private rawdataText: string | undefined;
+  private rawdataBody: Buffer | undefined;
 
   constructor(rt: RuntimeConfiguration, entryPoints: readonly EntryPointDef[], readonly providers: readonly string[]) {
     const lower = (s: string | undefined) => (s ?? '').toLowerCase();
     this.http = {
       routers: new KindView('routers', byName(rt.routers.values()).map((r) => new ViewEntry(
         r.name, r.provider, r.status, [lower(r.config.rule), lower(r.name)],
-        { ...EMPTY_FIELDS, priority: r.priority, rule: r.config.rule ?? '', service: r.config.service ?? '', entryPoints: r.config.entryPoints?.length ?? 0 },
+        fields({ priority: r.priority, rule: r.config.rule ?? '', service: r.config.service ?? '', entryPoints: r.config.entryPoints?.length ?? 0 }),
         r.config.service, r.config.middlewares ?? [], () => rep.httpRouterRecord(r), () => rep.httpRouterRaw(r),
       ))),
       services: new KindView('services', byName(rt.services.values()).map((s) => new ViewEntry(
         s.name, s.provider, s.status, [lower(s.name)],
-        { ...EMPTY_FIELDS, type: rep.httpServiceType(s) ?? '', servers: s.config.loadBalancer?.servers?.length ?? 0 },
+        fields({ type: rep.httpServiceType(s) ?? '', servers: s.config.loadBalancer?.servers?.length ?? 0 }),
         undefined, [], () => rep.httpServiceRecord(s), () => rep.httpServiceRaw(s),
       ))),
       middlewares: new KindView('middlewares', byName(rt.middlewares.values()).map((m) => new ViewEntry(
-        m.name, m.provider, m.status, [lower(m.name)], { ...EMPTY_FIELDS, type: rep.httpMiddlewareType(m) ?? '' },
+        m.name, m.provider, m.status, [lower(m.name)], fields({ type: rep.httpMiddlewareType(m) ?? '' }),
         undefined, [], () => rep.httpMiddlewareRecord(m), () => rep.httpMiddlewareRaw(m),
       ))),
     };
     this.tcp = {
       routers: new KindView('routers', byName(rt.tcpRouters.values()).map((r) => new ViewEntry(
         r.name, r.provider, r.status, [lower(r.config.rule), lower(r.name)],
-        { ...EMPTY_FIELDS, priority: r.priority, rule: r.config.rule ?? '', service: r.config.service ?? '', entryPoints: r.config.entryPoints?.length ?? 0 },
+        fields({ priority: r.priority, rule: r.config.rule ?? '', service: r.config.service ?? '', entryPoints: r.config.entryPoints?.length ?? 0 }),
         r.config.service, r.config.middlewares ?? [], () => rep.tcpRouterRecord(r), () => rep.tcpRouterRaw(r),
       ))),
       services: new KindView('services', byName(rt.tcpServices.values()).map((s) => new ViewEntry(
         s.name, s.provider, s.status, [lower(s.name)],
-        { ...EMPTY_FIELDS, type: rep.tcpServiceType(s) ?? '', servers: s.config.loadBalancer?.servers?.length ?? 0 },
+        fields({ type: rep.tcpServiceType(s) ?? '', servers: s.config.loadBalancer?.servers?.length ?? 0 }),
         undefined, [], () => rep.tcpServiceRecord(s), () => rep.tcpServiceRaw(s),
       ))),
       middlewares: new KindView('middlewares', byName(rt.tcpMiddlewares.values()).map((m) => new ViewEntry(
-        m.name, m.provider, m.status, [lower(m.name)], { ...EMPTY_FIELDS, type: rep.tcpMiddlewareType(m) ?? '' },
+        m.name, m.provider, m.status, [lower(m.name)], fields({ type: rep.tcpMiddlewareType(m) ?? '' }),
         undefined, [], () => rep.tcpMiddlewareRecord(m), () => rep.tcpMiddlewareRaw(m),
       ))),
     };
     this.udp = {
       routers: new KindView('routers', byName(rt.udpRouters.values()).map((r) => new ViewEntry(
         r.name, r.provider, r.status, [lower(r.name)],
-        { ...EMPTY_FIELDS, service: r.config.service ?? '', entryPoints: r.config.entryPoints?.length ?? 0 },
+        fields({ service: r.config.service ?? '', entryPoints: r.config.entryPoints?.length ?? 0 }),
         r.config.service, [], () => rep.udpRouterRecord(r), () => rep.udpRouterRaw(r),
       ))),
       services: new KindView('services', byName(rt.udpServices.values()).map((s) => new ViewEntry(
         s.name, s.provider, s.status, [lower(s.name)],
-        { ...EMPTY_FIELDS, type: rep.udpServiceType(s) ?? '', servers: s.config.loadBalancer?.servers?.length ?? 0 },
+        fields({ type: rep.udpServiceType(s) ?? '', servers: s.config.loadBalancer?.servers?.length ?? 0 }),
         undefined, [], () => rep.udpServiceRecord(s), () => rep.udpServiceRaw(s),
       ))),
     };
@@ -207,9 +209,9 @@ export class RuntimeView {
     return out;
   }
 
-  /** `/api/rawdata` body: maps keyed by qualified name (Go sorts map keys), empty maps omitted. */
-  rawdata(): string {
-    if (this.rawdataText === undefined) {
+  /** `/api/rawdata` body with the Encoder's newline: maps keyed by qualified name (Go sorts map keys), empty maps omitted. */
+  rawdata(): Buffer {
+    if (this.rawdataBody === undefined) {
       const sections: [string, KindView][] = [
         ['routers', this.http.routers], ['middlewares', this.http.middlewares], ['services', this.http.services],
         ['tcpRouters', this.tcp.routers], ['tcpMiddlewares', this.tcp.middlewares], ['tcpServices', this.tcp.services],
@@ -220,8 +222,8 @@ export class RuntimeView {
         if (view.entries.length === 0) continue;
         parts.push(`"${key}":{${view.entries.map((e) => `${goJson(e.name, false)}:${e.raw}`).join(',')}}`);
       }
-      this.rawdataText = `{${parts.join(',')}}`;
+      this.rawdataBody = Buffer.from(`{${parts.join(',')}}\n`, 'utf8');
     }
-    return this.rawdataText;
+    return this.rawdataBody;
   }
 }

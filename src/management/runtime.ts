@@ -137,7 +137,7 @@ export function providerOf(qualifiedName: string): string {
 }
 
 function toPriority(value: number | undefined): bigint {
-  if (value === undefined || !Number.isFinite(value)) return 0n;
+  if (value === undefined || value === 0 || !Number.isFinite(value)) return 0n;
   return BigInt(Math.trunc(value));
 }
 
@@ -163,12 +163,14 @@ function definedKinds(obj: object, kinds: readonly string[]): string[] {
 }
 
 function uniqueSorted(values: string[]): string[] {
+  if (values.length < 2) return values;
   return [...new Set(values)].sort();
 }
 
 const MULTI_SERVICE = 'cannot create service: multi-types service not supported, consider declaring two different pieces of service instead';
 
-const DEFAULT_OBSERVABILITY = { accessLogs: true, metrics: true, tracing: true, traceVerbosity: 'minimal' } as const;
+// Shared by every router that sets none: records are never mutated after the runtime is computed.
+const DEFAULT_OBSERVABILITY = Object.freeze({ accessLogs: true, metrics: true, tracing: true, traceVerbosity: 'minimal' });
 
 /** Traefik's computed TCP priority: `len(rule)`, except the catch-all ``HostSNI(`*`)`` at -1. */
 function tcpRulePriority(rule: string): bigint {
@@ -192,17 +194,24 @@ export function computeRuntime(
   for (const input of inputs) {
     const { provider, configuration: c } = input;
     for (const [name, svc] of Object.entries(c.http?.services ?? {})) {
-      rt.services.set(`${name}@${provider}`, new ServiceInfo(`${name}@${provider}`, provider, svc, serverStatusFor(input, name, svc.loadBalancer?.servers)));
+      const q = `${name}@${provider}`;
+      rt.services.set(q, new ServiceInfo(q, provider, svc, serverStatusFor(input, name, svc.loadBalancer?.servers)));
     }
     for (const [name, mw] of Object.entries(c.http?.middlewares ?? {})) {
       rt.middlewares.set(`${name}@${provider}`, new MiddlewareInfo(`${name}@${provider}`, provider, mw));
     }
     for (const [name, r] of Object.entries(c.http?.routers ?? {})) {
+      const needsEntryPoints = (r.entryPoints ?? []).length === 0 && defaults.length > 0;
+      const needsObservability = build && r.parentRefs == null;
       let config: Router = r;
-      if ((r.entryPoints ?? []).length === 0 && defaults.length > 0) config = { ...config, entryPoints: defaults };
-      if (build && r.parentRefs == null) config = { ...config, observability: { ...DEFAULT_OBSERVABILITY, ...withoutUndefined(r.observability) } };
+      if (needsEntryPoints || needsObservability) {
+        config = { ...r };
+        if (needsEntryPoints) config.entryPoints = defaults;
+        if (needsObservability) config.observability = r.observability == null ? DEFAULT_OBSERVABILITY : { ...DEFAULT_OBSERVABILITY, ...withoutUndefined(r.observability) };
+      }
       const priority = input.priorities?.[name] ?? toPriority(r.priority);
-      rt.routers.set(`${name}@${provider}`, new RouterInfo(`${name}@${provider}`, provider, config, priority));
+      const q = `${name}@${provider}`;
+      rt.routers.set(q, new RouterInfo(q, provider, config, priority));
     }
     for (const [name, svc] of Object.entries(c.tcp?.services ?? {})) {
       rt.tcpServices.set(`${name}@${provider}`, new TCPServiceInfo(`${name}@${provider}`, provider, svc, serverStatusFor(input, name, svc.loadBalancer?.servers)));
