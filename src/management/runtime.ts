@@ -265,6 +265,7 @@ export function computeRuntime(
   }
 
   populateUsedBy(rt);
+  if (build) checkRouterTree(rt.routers);
   checkEntryPoints(rt.routers, tcpEntryPoints);
   checkEntryPoints(rt.tcpRouters, tcpEntryPoints);
   checkEntryPoints(rt.udpRouters, udpEntryPoints);
@@ -309,6 +310,23 @@ function populateUsedBy(rt: RuntimeConfiguration): void {
   sortUsers(rt.tcpServices);
   sortUsers(rt.tcpMiddlewares);
   sortUsers(rt.udpServices);
+}
+
+/**
+ * Traefik v3.6+'s router tree check (multi-layer routing): a router with neither a service nor
+ * child routers is a dead end, and one with both is refused. Children name parents in `parentRefs`.
+ */
+function checkRouterTree(routers: Map<string, RouterInfo>): void {
+  const parents = new Set<string>();
+  for (const r of routers.values()) {
+    for (const p of r.config.parentRefs ?? []) parents.add(qualify(p, r.provider));
+  }
+  for (const r of routers.values()) {
+    const hasChildren = parents.has(r.name);
+    const hasService = (r.config.service ?? '') !== '';
+    if (!hasService && !hasChildren) r.addError('router has no service and no child routers', true);
+    else if (hasService && hasChildren) r.addError('router has both a service and is referenced as a parent by other routers', true);
+  }
 }
 
 /** Traefik's GetRoutersByEntryPoints: unknown entry points warn; none valid disables. */
@@ -402,10 +420,8 @@ function buildHttp(rt: RuntimeConfiguration): void {
       continue;
     }
     const service = r.config.service ?? '';
-    if (service === '') {
-      r.addError('router has no service and no child routers', true);
-      continue;
-    }
+    // Reported by checkRouterTree; Traefik stops there too.
+    if (service === '') continue;
     const serviceErr = buildService(qualify(service, r.provider), NONE);
     if (serviceErr !== null) {
       r.addError(serviceErr, true);
@@ -471,6 +487,10 @@ function buildTcp(rt: RuntimeConfiguration): void {
     const service = r.config.service ?? '';
     if (service === '') {
       r.addError('the service is missing on the router', true);
+      continue;
+    }
+    if ((r.config.rule ?? '') === '') {
+      r.addError('router has no rule', true);
       continue;
     }
     const serviceErr = buildService(qualify(service, r.provider), []);
