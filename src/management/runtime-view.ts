@@ -137,7 +137,11 @@ export class KindView {
   readonly byName: ReadonlyMap<string, ViewEntry>;
   private readonly sorted = new Map<string, readonly ViewEntry[]>();
 
-  constructor(readonly kind: ResourceKind, readonly entries: readonly ViewEntry[]) {
+  /**
+   * @param filtersMiddlewares whether `middlewareName` applies (HTTP and TCP routers; UDP routers
+   *   have no middlewares and Traefik ignores the parameter for them)
+   */
+  constructor(readonly kind: ResourceKind, readonly entries: readonly ViewEntry[], readonly filtersMiddlewares = kind === 'routers') {
     this.byName = new Map(entries.map((e) => [e.name, e]));
     this.sorted.set('name', entries);
   }
@@ -239,7 +243,7 @@ const udpServiceCodec: RecordCodec<UDPServiceInfo> = {
 };
 
 function kindView<I extends RecordInfo>(kind: ResourceKind, infos: Iterable<I>, codec: RecordCodec<I>): KindView {
-  return new KindView(kind, byName(infos).map((info) => new ViewEntry(info, codec)));
+  return new KindView(kind, byName(infos).map((info) => new ViewEntry(info, codec)), codec.middlewares !== undefined);
 }
 
 /** Everything the API serves, for one applied set of snapshots. */
