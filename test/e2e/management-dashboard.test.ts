@@ -89,12 +89,12 @@ describe('dashboard in headless Chromium', () => {
 
   it('searches and filters by status', async () => {
     await page.fill('#search', 'whoami.test');
-    await page.waitForFunction("document.querySelectorAll('#records tbody tr').length === 1");
+    await expect.poll(() => page.locator('#records tbody tr').count()).toBe(1);
     expect(await page.getAttribute('#records tbody tr', 'data-name')).toBe('whoami@file');
     await page.fill('#search', '');
-    await page.waitForFunction("document.querySelectorAll('#records tbody tr').length === 5");
+    await expect.poll(() => page.locator('#records tbody tr').count()).toBe(5);
     await page.selectOption('#status', 'disabled');
-    await page.waitForFunction("document.querySelectorAll('#records tbody tr').length === 1");
+    await expect.poll(() => page.locator('#records tbody tr').count()).toBe(1);
     expect(await page.getAttribute('#records tbody tr', 'data-name')).toBe('broken@file');
   });
 
