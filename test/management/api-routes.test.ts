@@ -248,3 +248,12 @@ describe('base path (api.basePath)', () => {
     expect(() => normaliseBasePath('/a b')).toThrow(/--api.base-path/);
   });
 });
+
+describe('long names', () => {
+  it('finds a record whose encoded name is far longer than Fastify\'s default parameter limit', async () => {
+    const name = `${'x'.repeat(250)}/${'y'.repeat(250)}`;
+    const s = storeWith({ kubernetes: { http: { routers: { [name]: { service: 'api@internal', rule: 'Path(`/`)' } } } } });
+    const res = await apiFor(s).inject(`/api/http/routers/${encodeURIComponent(`${name}@kubernetes`)}`);
+    expect(res.statusCode).toBe(200);
+  });
+});
