@@ -44,6 +44,8 @@ export interface RuntimeOptions {
 // Shared empty list for records with no errors, users or entry points (most of them): 20,000
 // records would otherwise allocate 40,000 empty arrays on every snapshot. Never mutated.
 export const NONE: string[] = Object.freeze([]) as unknown as string[];
+
+/** Traefik's runtime info shared by every record: its status and error texts. */
 export abstract class Info {
   errors: string[] = NONE;
   status: Status = 'enabled';
