@@ -1,0 +1,112 @@
+/**
+ * The runtime view of the merged provider configurations, computed the way Traefik's runtime
+ * does it: qualified names (`name@provider`), default entry points, `using`, `usedBy`, statuses
+ * and error texts from the cross-checks Traefik makes while building routers, and v3's computed
+ * priorities. Pure: no I/O, no Fastify; the record store calls it on every new snapshot.
+ */
+import type { Router, ServerState, TCPRouter } from './dynamic-config.js';
+import { buildHttp, buildTcp, buildUdp, checkEntryPoints, checkRouterTree, populateUsedBy } from './runtime-checks.js';
+import {
+  MiddlewareInfo, RouterInfo, ServiceInfo, TCPMiddlewareInfo, TCPRouterInfo, TCPServiceInfo, UDPRouterInfo, UDPServiceInfo,
+  type EntryPointDef, type ProviderInput, type RuntimeConfiguration, type RuntimeOptions,
+} from './runtime-records.js';
+
+export * from './runtime-records.js';
+
+/**
+ * Visits a provider's name -> record map without Object.entries' pair arrays
+ * (20,000 of them per snapshot otherwise).
+ */
+function forEachEntry<V>(map: Record<string, V> | undefined, fn: (name: string, value: V) => void): void {
+  if (map == null) return;
+  for (const name in map) {
+    if (Object.prototype.hasOwnProperty.call(map, name)) fn(name, map[name] as V);
+  }
+}
+
+function toPriority(value: number | undefined): bigint {
+  if (value === undefined || value === 0 || !Number.isFinite(value)) return 0n;
+  return BigInt(Math.trunc(value));
+}
+
+function givenStatus(input: ProviderInput, name: string): Record<string, ServerState> | undefined {
+  const all = input.serverStatus;
+  return all === undefined ? undefined : (all[name] ?? all[`${name}@${input.provider}`]);
+}
+
+// Shared by every router that sets none: records are never mutated after the runtime is computed.
+const DEFAULT_OBSERVABILITY = Object.freeze({ accessLogs: true, metrics: true, tracing: true, traceVerbosity: 'minimal' });
+
+/** Computes the whole runtime view from every provider's configuration. */
+export function computeRuntime(
+  inputs: readonly ProviderInput[], entryPoints: readonly EntryPointDef[], options: RuntimeOptions = {},
+): RuntimeConfiguration {
+  const build = options.buildRouters ?? true;
+  const rt: RuntimeConfiguration = {
+    routers: new Map(), services: new Map(), middlewares: new Map(),
+    tcpRouters: new Map(), tcpServices: new Map(), tcpMiddlewares: new Map(),
+    udpRouters: new Map(), udpServices: new Map(),
+  };
+  const tcpEntryPoints = new Set(entryPoints.filter((e) => e.protocol === 'tcp').map((e) => e.name));
+  const udpEntryPoints = new Set(entryPoints.filter((e) => e.protocol === 'udp').map((e) => e.name));
+  const defaults = entryPoints.filter((e) => e.isDefault && e.protocol === 'tcp').map((e) => e.name).sort();
+
+  for (const input of inputs) {
+    const { provider, configuration: c } = input;
+    forEachEntry(c.http?.services, (name, svc) => {
+      const q = `${name}@${provider}`;
+      rt.services.set(q, new ServiceInfo(q, provider, svc, givenStatus(input, name)));
+    });
+    forEachEntry(c.http?.middlewares, (name, mw) => {
+      rt.middlewares.set(`${name}@${provider}`, new MiddlewareInfo(`${name}@${provider}`, provider, mw));
+    });
+    forEachEntry(c.http?.routers, (name, r) => {
+      const needsEntryPoints = (r.entryPoints ?? []).length === 0 && defaults.length > 0;
+      const needsObservability = build && r.parentRefs == null;
+      let config: Router = r;
+      if (needsEntryPoints || needsObservability) {
+        config = { ...r };
+        if (needsEntryPoints) config.entryPoints = defaults;
+        if (needsObservability) config.observability = r.observability == null ? DEFAULT_OBSERVABILITY : { ...DEFAULT_OBSERVABILITY, ...withoutUndefined(r.observability) };
+      }
+      const priority = input.priorities?.[name] ?? toPriority(r.priority);
+      const q = `${name}@${provider}`;
+      rt.routers.set(q, new RouterInfo(q, provider, config, priority));
+    });
+    forEachEntry(c.tcp?.services, (name, svc) => {
+      rt.tcpServices.set(`${name}@${provider}`, new TCPServiceInfo(`${name}@${provider}`, provider, svc, givenStatus(input, name)));
+    });
+    forEachEntry(c.tcp?.middlewares, (name, mw) => {
+      rt.tcpMiddlewares.set(`${name}@${provider}`, new TCPMiddlewareInfo(`${name}@${provider}`, provider, mw));
+    });
+    forEachEntry(c.tcp?.routers, (name, r) => {
+      const config: TCPRouter = (r.entryPoints ?? []).length === 0 && defaults.length > 0 ? { ...r, entryPoints: defaults } : r;
+      rt.tcpRouters.set(`${name}@${provider}`, new TCPRouterInfo(`${name}@${provider}`, provider, config, toPriority(r.priority)));
+    });
+    forEachEntry(c.udp?.services, (name, svc) => {
+      rt.udpServices.set(`${name}@${provider}`, new UDPServiceInfo(`${name}@${provider}`, provider, svc));
+    });
+    forEachEntry(c.udp?.routers, (name, r) => {
+      rt.udpRouters.set(`${name}@${provider}`, new UDPRouterInfo(`${name}@${provider}`, provider, r));
+    });
+  }
+
+  populateUsedBy(rt);
+  if (build) checkRouterTree(rt.routers);
+  checkEntryPoints(rt.routers, tcpEntryPoints);
+  checkEntryPoints(rt.tcpRouters, tcpEntryPoints);
+  checkEntryPoints(rt.udpRouters, udpEntryPoints);
+  if (build) {
+    buildHttp(rt);
+    buildTcp(rt);
+    buildUdp(rt);
+  }
+  return rt;
+}
+
+function withoutUndefined<T extends object>(obj: T | undefined): Partial<T> {
+  if (obj == null) return {};
+  const out: Partial<T> = {};
+  for (const [k, v] of Object.entries(obj)) if (v != null && v !== '') (out as Record<string, unknown>)[k] = v;
+  return out;
+}
