@@ -2,6 +2,9 @@
 SHELL := /bin/bash
 NPM ?= npm
 DATA_DIR ?= ./data
+# The embedded defaults of `make run`: the sample Traefik dynamic configuration feeds the
+# management API, so the API and dashboard have something to show without a cluster.
+RUN_FLAGS ?= --providers.file.filename examples/file-provider/dynamic.yaml
 ARGS ?=
 
 .PHONY: install build run test typecheck lint unit integration clean \
@@ -19,7 +22,7 @@ build: install
 
 ## Start every listener on embedded defaults, data under ./data (extra flags: make run ARGS="...")
 run: build
-	node dist/cli.js serve --data.dir $(DATA_DIR) $(ARGS)
+	node dist/cli.js serve --data.dir $(DATA_DIR) $(RUN_FLAGS) $(ARGS)
 
 ## Type-check, lint and run every test (unit, integration, end-to-end)
 test: build

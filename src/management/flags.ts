@@ -9,6 +9,6 @@ export const managementFlags = {
   'api.base-path': flag.string('/', 'Path prefix of the API and dashboard (Traefik\'s api.basePath), e.g. /traefik/'),
   'internal.listen-address': flag.address('127.0.0.1:8081', 'Loopback address where providers (the operator) deliver snapshots (host:port, or off)'),
   'internal.token-file': flag.string('', 'File holding the token that protects the internal listener (default: <data.dir>/internal-token, created if missing)'),
-  'providers.file.filename': flag.string('examples/file-provider/dynamic.yaml', 'Dynamic configuration file in Traefik\'s format (YAML, or JSON when it ends in .json); empty turns the file provider off'),
+  'providers.file.filename': flag.string('', 'Dynamic configuration file in Traefik\'s format (YAML, or JSON when it ends in .json); empty: no file provider (make run passes examples/file-provider/dynamic.yaml)'),
   'providers.file.watch': flag.boolean(true, 'Reload the file provider\'s file when it changes'),
 };
