@@ -1,0 +1,281 @@
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ExpositionError } from '../../../src/pushgateway/errors.js';
+import { parseText } from '../../../src/pushgateway/exposition/text-parser.js';
+import { renderFamiliesText } from '../../../src/pushgateway/exposition/text-encoder.js';
+import type { Metric, MetricFamily } from '../../../src/pushgateway/model.js';
+import { familiesArb } from './arbitraries.js';
+
+const fixture = (name: string): string =>
+  readFileSync(new URL(`../../fixtures/pushgateway/${name}`, import.meta.url), 'utf8');
+
+function errorOf(body: string | Uint8Array): string {
+  try {
+    parseText(body);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ExpositionError);
+    expect((e as ExpositionError).statusCode).toBe(400);
+    return (e as Error).message;
+  }
+  throw new Error('expected a parse error');
+}
+
+describe('parseText: accepted input', () => {
+  it('reads HELP, TYPE, labels, escapes and timestamps', () => {
+    const out = parseText(
+      '# HELP x Some\\nhelp with \\\\ backslash\n# TYPE x counter\nx{a="b",c="q\\"uo\\\\te\\nnl"} 1.5\nx 2 1000\n',
+    );
+    expect(out).toEqual([
+      {
+        name: 'x',
+        help: 'Some\nhelp with \\ backslash',
+        type: 'counter',
+        metrics: [
+          { labels: [['a', 'b'], ['c', 'q"uo\\te\nnl']], value: 1.5 },
+          { labels: [], value: 2, timestampMs: 1000 },
+        ],
+      },
+    ]);
+  });
+
+  it('defaults to untyped and accepts NaN, Inf and Go float syntax', () => {
+    const out = parseText('a NaN\nb +Inf\nc -Inf\nd 1e3\ne .5\nf 1.\ng -0\nh +inf\ni Infinity\nj 0001.50E-1\n');
+    const values = out.map((f) => [f.name, f.type, f.metrics[0]!.value]);
+    expect(values).toEqual([
+      ['a', 'untyped', NaN],
+      ['b', 'untyped', Infinity],
+      ['c', 'untyped', -Infinity],
+      ['d', 'untyped', 1000],
+      ['e', 'untyped', 0.5],
+      ['f', 'untyped', 1],
+      ['g', 'untyped', -0],
+      ['h', 'untyped', Infinity],
+      ['i', 'untyped', Infinity],
+      ['j', 'untyped', 0.15],
+    ]);
+  });
+
+  it('assembles summaries and histograms by their other labels', () => {
+    const out = parseText(
+      [
+        '# TYPE s summary',
+        's{quantile="0.5",a="1"} 3',
+        's{a="2",quantile="0.9"} 7',
+        's{a="1",quantile="0.9"} 4',
+        's_sum{a="1"} 10',
+        's_count{a="1"} 5',
+        '# TYPE h histogram',
+        'h_bucket{le="0.1"} 1',
+        'h_bucket{le="+Inf"} 2',
+        'h_sum 3.5',
+        'h_count 2',
+        '',
+      ].join('\n'),
+    );
+    expect(out).toEqual([
+      {
+        name: 's',
+        help: undefined,
+        type: 'summary',
+        metrics: [
+          {
+            labels: [['a', '1']],
+            summary: {
+              sampleCount: 5,
+              sampleSum: 10,
+              quantiles: [
+                { quantile: 0.5, value: 3 },
+                { quantile: 0.9, value: 4 },
+              ],
+            },
+          },
+          { labels: [['a', '2']], summary: { sampleCount: 0, sampleSum: 0, quantiles: [{ quantile: 0.9, value: 7 }] } },
+        ],
+      },
+      {
+        name: 'h',
+        help: undefined,
+        type: 'histogram',
+        metrics: [
+          {
+            labels: [],
+            histogram: {
+              sampleCount: 2,
+              sampleSum: 3.5,
+              buckets: [
+                { upperBound: 0.1, cumulativeCount: 1 },
+                { upperBound: Infinity, cumulativeCount: 2 },
+              ],
+            },
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('drops families that have HELP/TYPE but no samples, and ignores other comments', () => {
+    expect(parseText('# HELP a x\n# TYPE a gauge\n# random comment\n#\n\n# EOF\nb 1\n')).toEqual([
+      { name: 'b', help: undefined, type: 'untyped', metrics: [{ labels: [], value: 1 }] },
+    ]);
+    expect(parseText('')).toEqual([]);
+    expect(parseText('   ')).toEqual([]);
+  });
+
+  it('takes the type case-insensitively and allows blanks around tokens', () => {
+    const out = parseText('# TYPE a GAUGE\n  a { x = "1" , } \t 2 \t 3\n');
+    expect(out).toEqual([{ name: 'a', help: undefined, type: 'gauge', metrics: [{ labels: [['x', '1']], value: 2, timestampMs: 3 }] }]);
+  });
+
+  it('converts counts like Go uint64(float) on amd64', () => {
+    const counts = (v: string): number =>
+      parseText(`# TYPE s summary\ns_count ${v}\n`)[0]!.metrics[0]!.summary!.sampleCount;
+    expect(counts('3.9')).toBe(3);
+    expect(counts('NaN')).toBe(2 ** 63);
+    expect(counts('-1')).toBe(2 ** 64);
+    expect(counts('1e30')).toBe(2 ** 63);
+  });
+
+  it('treats OpenMetrics input as 0.0.4 does (counter foo + foo_total becomes untyped foo_total)', () => {
+    const out = parseText(fixture('openmetrics-counter.txt'));
+    expect(out.map((f) => [f.name, f.type, f.help])).toEqual([
+      ['foo_total', 'untyped', undefined],
+      ['foo_created', 'untyped', undefined],
+    ]);
+  });
+
+  it('reads a prometheus_client (Python) push body', () => {
+    const out = parseText(fixture('python-client.txt'));
+    expect(out.map((f) => `${f.name}:${f.type}:${f.metrics.length}`)).toEqual([
+      'jobs_total:counter:1',
+      'jobs_created:gauge:1',
+      'last_success_unixtime:gauge:1',
+      'duration_seconds:histogram:1',
+      'duration_seconds_created:gauge:1',
+      'latency:summary:1',
+      'latency_created:gauge:1',
+    ]);
+    expect(out[3]!.metrics[0]!.histogram!.buckets).toHaveLength(4);
+  });
+
+  it('accepts raw bytes and decodes UTF-8', () => {
+    const out = parseText(Buffer.from('# HELP x héllo\nx{a="ü😀"} 1\n', 'utf8'));
+    expect(out[0]!.help).toBe('héllo');
+    expect(out[0]!.metrics[0]!.labels).toEqual([['a', 'ü😀']]);
+  });
+
+  it('accepts invalid UTF-8 outside label values when given bytes', () => {
+    const out = parseText(Uint8Array.from([...Buffer.from('# comment '), 0xff, ...Buffer.from('\nx{a="é"} 1\n')]));
+    expect(out[0]!.metrics[0]!.labels).toEqual([['a', 'é']]);
+  });
+});
+
+describe('parseText: Go error texts', () => {
+  it.each([
+    ['a 1', 'text format parsing error in line 1: unexpected end of input stream'],
+    ['a abc\n', 'text format parsing error in line 1: expected float as value, got "abc"'],
+    ['a\n', 'text format parsing error in line 1: expected float as value, got ""'],
+    ['a 1\r\n', 'text format parsing error in line 1: expected float as value, got "1\\r"'],
+    ['a 1 \n', 'text format parsing error in line 1: expected integer as timestamp, got ""'],
+    ['a 1 #\n', 'text format parsing error in line 1: expected integer as timestamp, got "#"'],
+    ['a 1 # {x="y"} 1\n', 'text format parsing error in line 1: expected integer as timestamp, got "#"'],
+    ['a 1 2 3\n', 'text format parsing error in line 1: spurious string after timestamp: " 3"'],
+    ['a 1 1.5\n', 'text format parsing error in line 1: expected integer as timestamp, got "1.5"'],
+    ['a 1 99999999999999999999\n', 'text format parsing error in line 1: expected integer as timestamp, got "99999999999999999999"'],
+    ['1a 1\n', 'text format parsing error in line 1: invalid metric name'],
+    ['{a="b"} 1\n', 'text format parsing error in line 1: invalid metric name'],
+    ['a-b 1\n', 'text format parsing error in line 1: expected float as value, got "-b"'],
+    ['x 1\n# TYPE x counter\n', 'text format parsing error in line 2: second TYPE line for metric name "x", or TYPE reported after samples'],
+    ['# TYPE x gauge\n# TYPE x gauge\n', 'text format parsing error in line 2: second TYPE line for metric name "x", or TYPE reported after samples'],
+    ['# HELP x a\n# HELP x b\n', 'text format parsing error in line 2: second HELP line for metric name "x"'],
+    ['# TYPE s summary\n# HELP s a\n# HELP s_count b\n', 'text format parsing error in line 3: second HELP line for metric name "s"'],
+    ['# TYPE x foo\n', 'text format parsing error in line 1: unknown metric type "foo"'],
+    ['# TYPE x counter \n', 'text format parsing error in line 1: unknown metric type "counter "'],
+    ['# HELP 1x a\n', 'text format parsing error in line 1: invalid metric name in comment'],
+    ['# HELP x a\\tb\n', "text format parsing error in line 1: invalid escape sequence '\\t'"],
+    ['# HELP x a\\"b\n', "text format parsing error in line 1: invalid escape sequence '\\\"'"],
+    ['x{a="\\t"} 1\n', "text format parsing error in line 1: invalid escape sequence '\\t'"],
+    ['x{1a="b"} 1\n', 'text format parsing error in line 1: invalid label name for metric "x"'],
+    ['x{__name__="b"} 1\n', 'text format parsing error in line 1: label name "__name__" is reserved'],
+    ['x{a="1",a="2"} 1\n', 'text format parsing error in line 1: duplicate label names for metric "x"'],
+    ['x{a-b="1"} 1\n', "text format parsing error in line 1: expected '=' after label name, found '-'"],
+    ['x{a="1",a} 1\n', "text format parsing error in line 1: expected '=' after label name, found '}'"],
+    ['x{a=b} 1\n', "text format parsing error in line 1: expected '\"' at start of label value, found 'b'"],
+    ['x{a="b" c="d"} 1\n', 'text format parsing error in line 1: unexpected end of label value "b"'],
+    ['x{a="b\nc"} 1\n', 'text format parsing error in line 1: label value "b" contains unescaped new-line'],
+    ['# TYPE s summary\ns{quantile="x"} 1\n', "text format parsing error in line 2: expected float as value for 'quantile' label, got \"x\""],
+    ['# TYPE h histogram\nh_bucket{le="1_0"} 1\n', "text format parsing error in line 2: expected float as value for 'le' label, got \"1_0\""],
+    ['a 0x10\n', 'text format parsing error in line 1: expected float as value, got "0x10"'],
+    ['a 1e400\n', 'text format parsing error in line 1: expected float as value, got "1e400"'],
+    ['a +NaN\n', 'text format parsing error in line 1: expected float as value, got "+NaN"'],
+    ['a\t1\nb\n', 'text format parsing error in line 2: expected float as value, got ""'],
+    ['# TYPE x gauge_histogram\nx 1\n', 'unexpected type for metric name "x"'],
+  ])('%j', (body, message) => {
+    expect(errorOf(body)).toBe(message);
+  });
+
+  it('refuses a label value that is not UTF-8, quoting it as Go does', () => {
+    const body = Uint8Array.from([...Buffer.from('x{a="'), 0xff, ...Buffer.from('"} 1\n')]);
+    expect(errorOf(body)).toBe('text format parsing error in line 1: invalid label value "\\xff"');
+    const body2 = Uint8Array.from([...Buffer.from('a 1\nx{a="ok'), 0xc3, 0x28, ...Buffer.from('"} 1\n')]);
+    expect(errorOf(body2)).toBe('text format parsing error in line 2: invalid label value "ok\\xc3("');
+  });
+
+  it('quotes non-printable characters as Go %q does', () => {
+    expect(errorOf('a \x01\u200b\n')).toBe('text format parsing error in line 1: expected float as value, got "\\x01\\u200b"');
+  });
+});
+
+/** What the text format cannot carry, removed from generated families before comparing. */
+function normalizeForText(f: MetricFamily): MetricFamily {
+  const zero = (v: number): number => (Object.is(v, -0) ? 0 : v);
+  const help = f.help?.replace(/^[ \t]+/, '');
+  const metrics = f.metrics.map((m): Metric => {
+    const base: Metric = m.timestampMs === undefined ? { labels: m.labels } : { labels: m.labels, timestampMs: m.timestampMs };
+    if (m.summary) {
+      return {
+        ...base,
+        summary: {
+          sampleCount: m.summary.sampleCount,
+          sampleSum: zero(m.summary.sampleSum),
+          // A NaN quantile cannot be told from "no quantile label".
+          quantiles: m.summary.quantiles
+            .filter((q) => !Number.isNaN(q.quantile))
+            .map((q) => ({ quantile: zero(q.quantile), value: zero(q.value) })),
+        },
+      };
+    }
+    if (m.histogram) {
+      const buckets = m.histogram.buckets
+        .filter((b) => !Number.isNaN(b.upperBound))
+        .map((b) => ({ upperBound: zero(b.upperBound), cumulativeCount: b.cumulativeCount }));
+      // client_golang adds the +Inf bucket when it is missing.
+      if (!m.histogram.buckets.some((b) => b.upperBound === Infinity)) {
+        buckets.push({ upperBound: Infinity, cumulativeCount: m.histogram.sampleCount });
+      }
+      return { ...base, histogram: { sampleCount: m.histogram.sampleCount, sampleSum: zero(m.histogram.sampleSum), buckets } };
+    }
+    return { ...base, value: zero(m.value ?? 0) };
+  });
+  return { name: f.name, help: help === '' ? undefined : help, type: f.type, metrics };
+}
+
+describe('parseText(renderFamiliesText(f))', () => {
+  it('gives back the families', () => {
+    fc.assert(
+      fc.property(familiesArb(true), (families) => {
+        expect(parseText(renderFamiliesText(families))).toEqual(families.map(normalizeForText));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('gives back the families from bytes too', () => {
+    fc.assert(
+      fc.property(familiesArb(false), (families) => {
+        expect(parseText(Buffer.from(renderFamiliesText(families), 'utf8'))).toEqual(families.map(normalizeForText));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
