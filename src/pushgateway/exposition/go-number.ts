@@ -17,6 +17,8 @@ function isDigit(c: number): boolean {
 export function parseGoFloat(t: string): number | undefined {
   const n = t.length;
   if (n === 0) return undefined;
+  const fast = parsePlainDecimal(t);
+  if (fast === fast) return fast;
   let i = 0;
   const c0 = t.charCodeAt(0);
   if (c0 === 43 || c0 === 45) i = 1;
@@ -53,6 +55,39 @@ export function parseGoFloat(t: string): number | undefined {
   if (i !== n) return undefined;
   const v = Number(t);
   return Number.isFinite(v) ? v : undefined;
+}
+
+/** Exactly representable powers of ten. */
+const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+
+/**
+ * The common case `[+-]digits[.digits]` with at most 15 digits: the digits form an exact integer
+ * below 2^53 and the divisor an exact power of ten, so one IEEE division is correctly rounded (the
+ * classic strtod fast path) and much cheaper than Number() on a string. NaN means "not this case".
+ */
+function parsePlainDecimal(t: string): number {
+  const n = t.length;
+  let i = 0;
+  let c = t.charCodeAt(0);
+  const neg = c === 45;
+  if (neg || c === 43) i = 1;
+  let m = 0;
+  let digits = 0;
+  let frac = -1;
+  for (; i < n; i++) {
+    c = t.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      m = m * 10 + (c - 48);
+      digits++;
+    } else if (c === 46 && frac < 0) {
+      frac = digits;
+    } else {
+      return NaN;
+    }
+  }
+  if (digits === 0 || digits > 15) return NaN;
+  const v = frac < 0 ? m : m / POW10[digits - frac]!;
+  return neg ? -v : v;
 }
 
 const INT64_MAX = 9223372036854775807n;

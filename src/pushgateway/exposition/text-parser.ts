@@ -71,20 +71,23 @@ function isBlank(c: number): boolean {
   return c === SPACE || c === TAB;
 }
 
-function isNameStart(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+/** Character classes of ASCII bytes, as bit flags (a table lookup beats chained comparisons). */
+const LABEL_START = 1;
+const LABEL_CONT = 2;
+const METRIC_START = 4;
+const METRIC_CONT = 8;
+const CHAR_CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const letter = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+  const digit = c >= 48 && c <= 57;
+  CHAR_CLASS[c] =
+    (letter ? LABEL_START | METRIC_START : 0) |
+    (letter || digit ? LABEL_CONT | METRIC_CONT : 0) |
+    (c === 58 ? METRIC_START | METRIC_CONT : 0);
 }
 
-function isNameContinuation(c: number): boolean {
-  return isNameStart(c) || (c >= 48 && c <= 57);
-}
-
-function isMetricNameStart(c: number): boolean {
-  return isNameStart(c) || c === 58;
-}
-
-function isMetricNameContinuation(c: number): boolean {
-  return isNameContinuation(c) || c === 58;
+function hasClass(c: number, cls: number): boolean {
+  return c < 128 && (CHAR_CLASS[c]! & cls) !== 0;
 }
 
 function signatureOf(name: string, labels: readonly Label[]): string {
@@ -109,6 +112,13 @@ class TextParser {
   private mf!: FamilyBuilder;
   private isCount = false;
   private isSum = false;
+  /** The last name resolved by setOrCreateCurrentMF; bodies repeat one name over many lines. */
+  private lastName = '';
+  /** Where lastName was last read in the body (-1 when it came from a comment line). */
+  private lastNameAt = -1;
+  private lastMf: FamilyBuilder | undefined;
+  private lastIsCount = false;
+  private lastIsSum = false;
 
   constructor(s: string, byteMode: boolean) {
     this.s = s;
@@ -196,7 +206,7 @@ class TextParser {
   }
 
   private readTokenAsMetricName(): string {
-    if (!isMetricNameStart(this.c)) return '';
+    if (!hasClass(this.c, METRIC_START)) return '';
     const s = this.s;
     const start = this.p;
     let i = start;
@@ -207,14 +217,14 @@ class TextParser {
         throw EOF_SIGNAL;
       }
       c = s.charCodeAt(i);
-    } while (isMetricNameContinuation(c));
+    } while (hasClass(c, METRIC_CONT));
     this.p = i;
     this.c = c;
     return s.slice(start, i);
   }
 
   private readTokenAsLabelName(): string {
-    if (!isNameStart(this.c)) return '';
+    if (!hasClass(this.c, LABEL_START)) return '';
     const s = this.s;
     const start = this.p;
     let i = start;
@@ -225,7 +235,7 @@ class TextParser {
         throw EOF_SIGNAL;
       }
       c = s.charCodeAt(i);
-    } while (isNameContinuation(c));
+    } while (hasClass(c, LABEL_CONT));
     this.p = i;
     this.c = c;
     return s.slice(start, i);
@@ -339,6 +349,23 @@ class TextParser {
 
   /** Go's setOrCreateCurrentMF: `x_sum`/`x_count`(/`x_bucket`) attach to a declared summary (histogram) `x`. */
   private setOrCreateCurrentMF(name: string): FamilyBuilder {
+    // Safe to memoize: once a name resolves (to itself, or to a summary/histogram base whose type
+    // can no longer change), later lookups of the same name resolve the same way.
+    if (name === this.lastName && this.lastMf !== undefined) {
+      this.isCount = this.lastIsCount;
+      this.isSum = this.lastIsSum;
+      return (this.mf = this.lastMf);
+    }
+    const mf = this.resolveFamily(name);
+    this.lastName = name;
+    this.lastNameAt = -1;
+    this.lastMf = mf;
+    this.lastIsCount = this.isCount;
+    this.lastIsSum = this.isSum;
+    return mf;
+  }
+
+  private resolveFamily(name: string): FamilyBuilder {
     this.isCount = false;
     this.isSum = false;
     const families = this.families;
@@ -360,6 +387,37 @@ class TextParser {
     const created: FamilyBuilder = { name, help: undefined, type: undefined, metrics: [], bySignature: undefined };
     families.set(name, created);
     return (this.mf = created);
+  }
+
+  /**
+   * Bodies repeat one metric name over many lines: when the line starts with the name resolved last,
+   * step over it without slicing and hashing it again.
+   */
+  private repeatedName(): FamilyBuilder | undefined {
+    const at = this.lastNameAt;
+    const len = this.lastName.length;
+    const p = this.p;
+    const end = p + len;
+    if (at < 0 || this.lastMf === undefined || end >= this.n) return undefined;
+    const s = this.s;
+    // Compare within the flat body: String.prototype.startsWith(x, position) is far slower in V8.
+    for (let k = 0; k < len; k++) if (s.charCodeAt(p + k) !== s.charCodeAt(at + k)) return undefined;
+    const c = s.charCodeAt(end);
+    if (hasClass(c, METRIC_CONT)) return undefined;
+    this.p = end;
+    this.c = c;
+    this.isCount = this.lastIsCount;
+    this.isSum = this.lastIsSum;
+    return (this.mf = this.lastMf);
+  }
+
+  private newName(): FamilyBuilder {
+    const at = this.p;
+    const name = this.readTokenAsMetricName();
+    if (name.length === 0) throw this.error('invalid metric name');
+    const mf = this.setOrCreateCurrentMF(name);
+    this.lastNameAt = at;
+    return mf;
   }
 
   private comment(): void {
@@ -400,9 +458,7 @@ class TextParser {
   }
 
   private sample(): void {
-    const name = this.readTokenAsMetricName();
-    if (name.length === 0) throw this.error('invalid metric name');
-    const mf = this.setOrCreateCurrentMF(name);
+    const mf = this.repeatedName() ?? this.newName();
     if (mf.type === undefined) mf.type = 'untyped';
     const type = mf.type;
     const grouped = type === 'summary' || type === 'histogram';
@@ -455,7 +511,17 @@ class TextParser {
     }
 
     let metric: MetricBuilder;
-    if (grouped) {
+    if (!grouped) {
+      const token = this.readTokenUntilWhitespace();
+      const value = parseGoFloat(token);
+      if (value === undefined) throw this.error(`expected float as value, got ${this.quote(token)}`);
+      if (type === 'gauge_histogram') {
+        // Not a ParseError in Go, hence no line prefix.
+        throw new ExpositionError(`unexpected type for metric name ${goQuote(mf.name)}`);
+      }
+      metric = { labels, value };
+      mf.metrics.push(metric);
+    } else {
       const bySig = (mf.bySignature ??= new Map());
       const sig = signatureOf(mf.name, labels);
       const found = bySig.get(sig);
@@ -465,39 +531,22 @@ class TextParser {
         bySig.set(sig, metric);
         mf.metrics.push(metric);
       }
-    } else {
-      metric = { labels };
-      mf.metrics.push(metric);
-    }
-
-    const token = this.readTokenUntilWhitespace();
-    const value = parseGoFloat(token);
-    if (value === undefined) throw this.error(`expected float as value, got ${this.quote(token)}`);
-    switch (type) {
-      case 'counter':
-      case 'gauge':
-      case 'untyped':
-        metric.value = value;
-        break;
-      case 'summary': {
+      const token = this.readTokenUntilWhitespace();
+      const value = parseGoFloat(token);
+      if (value === undefined) throw this.error(`expected float as value, got ${this.quote(token)}`);
+      if (type === 'summary') {
         const summary = (metric.summary ??= { sampleCount: 0, sampleSum: 0, quantiles: [] });
         if (this.isCount) summary.sampleCount = goFloatToUint64(value);
         else if (this.isSum) summary.sampleSum = value;
         else if (!Number.isNaN(quantile)) summary.quantiles.push({ quantile, value });
-        break;
-      }
-      case 'histogram': {
+      } else {
         const histogram = (metric.histogram ??= { sampleCount: 0, sampleSum: 0, buckets: [] });
         if (this.isCount) histogram.sampleCount = goFloatToUint64(value);
         else if (this.isSum) histogram.sampleSum = value;
         else if (!Number.isNaN(bucket)) {
           histogram.buckets.push({ upperBound: bucket, cumulativeCount: goFloatToUint64(value) });
         }
-        break;
       }
-      default:
-        // Not a ParseError in Go, hence no line prefix.
-        throw new ExpositionError(`unexpected type for metric name ${goQuote(mf.name)}`);
     }
     if (this.c === NL) return;
 

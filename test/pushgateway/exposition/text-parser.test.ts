@@ -158,6 +158,18 @@ describe('parseText: accepted input', () => {
     expect(out[3]!.metrics[0]!.histogram!.buckets).toHaveLength(4);
   });
 
+  it('tells apart names that share a prefix with the previous line', () => {
+    const out = parseText('a 1\nab 2\na{x="1"} 3\na:b 4\nab 5\n# TYPE s summary\ns_sum 1\ns_sum_x 2\ns 3\n');
+    expect(out.map((f) => `${f.name}:${f.type}:${f.metrics.length}`)).toEqual([
+      'a:untyped:2',
+      'ab:untyped:2',
+      'a:b:untyped:1',
+      's:summary:1',
+      's_sum_x:untyped:1',
+    ]);
+    expect(out[3]!.metrics[0]!.summary).toEqual({ sampleCount: 0, sampleSum: 1, quantiles: [] });
+  });
+
   it('accepts raw bytes and decodes UTF-8', () => {
     const out = parseText(Buffer.from('# HELP x héllo\nx{a="ü😀"} 1\n', 'utf8'));
     expect(out[0]!.help).toBe('héllo');
