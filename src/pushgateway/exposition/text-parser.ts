@@ -250,19 +250,23 @@ class TextParser {
     let out = '';
     for (;;) {
       if (c === NL) break;
-      if (c === BACKSLASH && escapes) {
+      if (c === BACKSLASH) {
         out += s.slice(start, i);
-        if (++i >= this.n) {
-          this.p = i;
-          throw EOF_SIGNAL;
-        }
-        c = s.charCodeAt(i);
-        if (c === BACKSLASH) out += '\\';
-        else if (c === 110) out += '\n';
-        else {
-          this.p = i;
-          this.c = c;
-          throw this.error(`invalid escape sequence '\\${this.escapedByte()}'`);
+        // Go drops a backslash even where it does not recognise escapes (TYPE lines, the rest
+        // of a sample line): `# TYPE x \gauge` declares a gauge.
+        if (escapes) {
+          if (++i >= this.n) {
+            this.p = i;
+            throw EOF_SIGNAL;
+          }
+          c = s.charCodeAt(i);
+          if (c === BACKSLASH) out += '\\';
+          else if (c === 110) out += '\n';
+          else {
+            this.p = i;
+            this.c = c;
+            throw this.error(`invalid escape sequence '\\${this.escapedByte()}'`);
+          }
         }
         start = i + 1;
       }

@@ -94,3 +94,38 @@ export function familyArb(withTimestamps: boolean, name: fc.Arbitrary<string> = 
 export function familiesArb(withTimestamps: boolean): fc.Arbitrary<MetricFamily[]> {
   return fc.uniqueArray(familyArb(withTimestamps), { maxLength: 5, selector: (f) => f.name });
 }
+
+/** What the text format cannot carry, removed from generated families before comparing. */
+export function normalizeForText(f: MetricFamily): MetricFamily {
+  const zero = (v: number): number => (Object.is(v, -0) ? 0 : v);
+  const help = f.help?.replace(/^[ \t]+/, '');
+  const metrics = f.metrics.map((m): Metric => {
+    const base: Metric = m.timestampMs === undefined ? { labels: m.labels } : { labels: m.labels, timestampMs: m.timestampMs };
+    if (m.summary) {
+      return {
+        ...base,
+        summary: {
+          sampleCount: m.summary.sampleCount,
+          sampleSum: zero(m.summary.sampleSum),
+          // A NaN quantile cannot be told from "no quantile label".
+          quantiles: m.summary.quantiles
+            .filter((q) => !Number.isNaN(q.quantile))
+            .map((q) => ({ quantile: zero(q.quantile), value: zero(q.value) })),
+        },
+      };
+    }
+    if (m.histogram) {
+      const buckets = m.histogram.buckets
+        .filter((b) => !Number.isNaN(b.upperBound))
+        .map((b) => ({ upperBound: zero(b.upperBound), cumulativeCount: b.cumulativeCount }));
+      // client_golang adds the +Inf bucket when it is missing.
+      if (!m.histogram.buckets.some((b) => b.upperBound === Infinity)) {
+        buckets.push({ upperBound: Infinity, cumulativeCount: m.histogram.sampleCount });
+      }
+      return { ...base, histogram: { sampleCount: m.histogram.sampleCount, sampleSum: zero(m.histogram.sampleSum), buckets } };
+    }
+    return { ...base, value: zero(m.value ?? 0) };
+  });
+  return { name: f.name, help: help === '' ? undefined : help, type: f.type, metrics };
+}
+
