@@ -55,7 +55,6 @@ function pyFloat(s: string): number {
   return s === 'nan' ? NaN : s === 'inf' ? Infinity : s === '-inf' ? -Infinity : Number(s);
 }
 
-const finite = fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e300, max: 1e300 });
 const nonNegative = fc.double({ noNaN: true, noDefaultInfinity: true, min: 0, max: 1e300 });
 const labelsArb = (reserved: string): fc.Arbitrary<Label[]> =>
   fc
