@@ -37,7 +37,9 @@ describe('parseGroupingKey', () => {
     ['job%2Fbatch', [['job', 'batch']]],
     ['job/x/z/1/b/2/m/3', [['b', '2'], ['job', 'x'], ['m', '3'], ['z', '1']]],
     ['job/%C3%A9t%C3%A9', [['job', 'été']]],
-    ['job/été', [['job', 'été']]],
+    // req.url holds raw UTF-8 bytes as latin1 chars; a string with chars above U+00FF is taken as text.
+    ['job/Ã©tÃ©', [['job', 'été']]],
+    ['job/€/a/x€', [['a', 'x€'], ['job', '€']]],
     ['job/x/a@base64/w6l0w6k', [['a', 'été'], ['job', 'x']]],
   ])('%s', (path, expected) => {
     expect(parseGroupingKey(path)).toEqual(expected);
@@ -61,6 +63,24 @@ describe('parseGroupingKey', () => {
     ['job@base64/foo.bar', 400, 'invalid base64 encoding in job name "": illegal base64 data at input byte 3'],
     ['job@base64/YmF0Y.2g', 400, 'invalid base64 encoding in job name "bat": illegal base64 data at input byte 5'],
     ['job/x/a/%zz', 400, 'invalid URL escape "%zz"'],
+    ['job/x/%FF/1', 400, 'improper label name "\\xff"'],
+    ['job/x/%C3%A9/1', 400, 'improper label name "é"'],
+    [
+      'job/été',
+      400,
+      'pushed metrics are invalid or inconsistent with existing metrics: grouping key label named "job" has a value that is not utf8: "\\xe9t\\xe9"',
+    ],
+    ['job/x/a@base64/w6%FF', 400, 'invalid base64 encoding for label a="w6\\xff": illegal base64 data at input byte 2'],
+    [
+      'job@base64/_w',
+      400,
+      'pushed metrics are invalid or inconsistent with existing metrics: grouping key label named "job" has a value that is not utf8: "\\xff"',
+    ],
+    [
+      'job/x/a/%FF%C3',
+      400,
+      'pushed metrics are invalid or inconsistent with existing metrics: grouping key label named "a" has a value that is not utf8: "\\xff\\xc3"',
+    ],
     ['foo/bar', 404, '404 page not found'],
     ['job', 404, '404 page not found'],
     ['job/', 404, '404 page not found'],
