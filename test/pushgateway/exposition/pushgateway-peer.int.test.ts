@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GroupingKeyError } from '../../../src/pushgateway/errors.js';
 import { formatSampleValue } from '../../../src/pushgateway/exposition/go-float.js';
+import { compareGoStrings } from '../../../src/pushgateway/exposition/go-string-order.js';
 import {
   PROTOBUF_CONTENT_TYPE,
   encodeProtobufDelimited,
@@ -121,7 +122,7 @@ function sortMetrics(metrics: Metric[]): Metric[] {
   return [...metrics].sort((a, b) => {
     if (a.labels.length !== b.labels.length) return a.labels.length - b.labels.length;
     for (let i = 0; i < a.labels.length; i++) {
-      const c = Buffer.compare(Buffer.from(a.labels[i]![1]), Buffer.from(b.labels[i]![1]));
+      const c = compareGoStrings(a.labels[i]![1], b.labels[i]![1]);
       if (c !== 0) return c;
     }
     return 0;
