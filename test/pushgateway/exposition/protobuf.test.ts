@@ -11,10 +11,18 @@ import { loadMetricFamilyType } from '../../../src/pushgateway/exposition/metric
 import type { MetricFamily } from '../../../src/pushgateway/model.js';
 import { familiesArb } from './arbitraries.js';
 
+/** Encodes message objects; label values are given as strings here and sent as their UTF-8 bytes. */
 function encodeRaw(messages: Record<string, unknown>[]): Uint8Array {
   const type = loadMetricFamilyType();
   const w = protobuf.Writer.create();
-  for (const m of messages) type.encodeDelimited(type.fromObject(m), w);
+  const withBytes = (m: Record<string, unknown>): Record<string, unknown> => ({
+    ...m,
+    metric: ((m.metric ?? []) as Record<string, unknown>[]).map((x) => ({
+      ...x,
+      label: ((x.label ?? []) as { name: string; value: string }[]).map((l) => ({ name: l.name, value: Buffer.from(l.value) })),
+    })),
+  });
+  for (const m of messages) type.encodeDelimited(type.fromObject(withBytes(m)), w);
   return w.finish();
 }
 
@@ -105,6 +113,16 @@ describe('parseProtobufDelimited', () => {
     for (let cut = 1; cut < body.length; cut++) {
       expect(() => parseProtobufDelimited(body.subarray(0, cut))).toThrow(new ExpositionError('unexpected EOF'));
     }
+  });
+
+  it('refuses a label value that is not UTF-8, as Pushgateway does', () => {
+    const body = Buffer.from(encodeRaw([{ name: 'x', type: 1, metric: [{ label: [{ name: 'a', value: 'QQ' }], gauge: { value: 1 } }] }]));
+    const at = body.indexOf(Buffer.from('QQ'));
+    body[at] = 0xff;
+    body[at + 1] = 0xc3;
+    expect(() => parseProtobufDelimited(body)).toThrow(
+      'pushed metrics are invalid or inconsistent with existing metrics: collected metric "x" { } has a label named "a" whose value is not utf8: "\\xff\\xc3"',
+    );
   });
 
   it('refuses gauge histograms and a value that does not match the type', () => {
