@@ -75,7 +75,7 @@ describe('text bodies: same verdict and error text as Pushgateway', () => {
 
   it('agrees on randomly damaged bodies', async () => {
     const seeds = [...cases.map((c) => c.body), fixture('python-client.txt'), fixture('openmetrics-counter.txt')];
-    const alphabet = ['"', '\\', '\n', ' ', '\t', '{', '}', ',', '=', '#', 'e', '.', '-', '+', 'x', '_', '\r', 'n', '1', ':'];
+    const alphabet = ['"', '\\', '\n', ' ', '\t', '{', '}', ',', '=', '#', 'e', '.', '-', '+', 'x', '_', '\r', 'n', '1', ':', 'é', '😀', '\u200b', 'HELP', 'TYPE', 'summary', 'histogram', '_count', '_bucket', 'le', 'quantile'];
     const edit = fc.oneof(
       fc.record({ kind: fc.constant('delete' as const), at: fc.nat() }),
       fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), text: fc.constantFrom(...alphabet) }),
@@ -184,6 +184,19 @@ describe('exposition: our encoders and decoders against Pushgateway', () => {
       }),
       { numRuns: 150 },
     );
+  });
+
+  it('refuses a protobuf label value that is not UTF-8, as Pushgateway does', async () => {
+    const body = Buffer.from(
+      encodeProtobufDelimited([{ name: 'x', help: undefined, type: 'gauge', metrics: [{ labels: [['a', 'QQ']], value: 1 }] }]),
+    );
+    const at = body.indexOf(Buffer.from('QQ'));
+    body[at] = 0xff;
+    const r = await pg.send('PUT', '/metrics/job/badutf8', body, { 'Content-Type': PROTOBUF_CONTENT_TYPE });
+    await pg.send('DELETE', '/metrics/job/badutf8');
+    expect(r.status).toBe(400);
+    expect(r.text).toMatch(/^pushed metrics are invalid or inconsistent with existing metrics: .* has a label named "a" whose value is not utf8: "\\xffQ"\n$/s);
+    expect(() => parseProtobufDelimited(body)).toThrow(/ has a label named "a" whose value is not utf8: "\\xffQ"$/);
   });
 
   it('refuses a truncated protobuf body with the same text', async () => {
