@@ -235,13 +235,28 @@ function sortedByName(labels: readonly Label[]): Label[] {
   return [...labels].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 }
 
+/** Makes U+00FF in a value unambiguous next to the separator (rare; the common path is a scan). */
+function escapeIdValue(v: string): string {
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c === 0xff || c === 0x5c) return v.replace(/[\\\xff]/g, (m) => (m === '\\' ? '\\\\' : '\\xff'));
+  }
+  return v;
+}
+
 /**
  * A stable identity for a grouping key, as Pushgateway's storage key: the labels sorted by name,
- * each as `name\xffvalue`, joined by `\xff`.
+ * each as `name\xffvalue`, joined by `\xff`. Go's separator is the byte 0xFF, which UTF-8 text
+ * cannot contain; here it is the character U+00FF, which a value can contain, so in values `ÿ` is
+ * written `\xff` and `\` is written `\\` (only such values differ from the plain form), and two
+ * different label sets can never share an identity.
  */
 export function groupingKeyId(labels: readonly Label[]): string {
   let out = '';
-  for (const [n, v] of sortedByName(labels)) out += out.length === 0 ? `${n}${SEPARATOR}${v}` : `${SEPARATOR}${n}${SEPARATOR}${v}`;
+  for (const [n, v] of sortedByName(labels)) {
+    const pair = `${n}${SEPARATOR}${escapeIdValue(v)}`;
+    out += out.length === 0 ? pair : `${SEPARATOR}${pair}`;
+  }
   return out;
 }
 

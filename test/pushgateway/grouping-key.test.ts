@@ -96,6 +96,22 @@ describe('groupingKeyId', () => {
     expect(groupingKeyId([['a', '1'], ['job', 'j']])).toBe(groupingKeyId([['job', 'j'], ['a', '1']]));
     expect(groupingKeyId([])).toBe('');
   });
+
+  it('cannot confuse a value containing ÿ or \\ with a separator', () => {
+    expect(groupingKeyId([['a', 'x\xffb\xffy']])).not.toBe(groupingKeyId([['a', 'x'], ['b', 'y']]));
+    expect(groupingKeyId([['a', 'x\xffb\xffy']])).toBe('a\xffx\\xffb\\xffy');
+    expect(groupingKeyId([['a', '\\xff']])).not.toBe(groupingKeyId([['a', '\xff']]));
+    const value = fc.string({ unit: fc.constantFrom('\xff', '\\', 'x', 'b', 'a'), maxLength: 6 });
+    const labelSet = fc.uniqueArray(fc.tuple(fc.constantFrom('a', 'b', 'job'), value), { selector: (l) => l[0] });
+    fc.assert(
+      fc.property(labelSet, labelSet, (a, b) => {
+        const sort = (ls: [string, string][]): [string, string][] => [...ls].sort((x, y) => (x[0] < y[0] ? -1 : 1));
+        const same = JSON.stringify(sort(a)) === JSON.stringify(sort(b));
+        expect(groupingKeyId(a) === groupingKeyId(b)).toBe(same);
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });
 
 describe('encodeGroupingPath', () => {
