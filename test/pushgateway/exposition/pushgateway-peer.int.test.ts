@@ -199,6 +199,21 @@ describe('exposition: our encoders and decoders against Pushgateway', () => {
     expect(() => parseProtobufDelimited(body)).toThrow(/ has a label named "a" whose value is not utf8: "\\xffQ"$/);
   });
 
+  it('refuses a protobuf metric whose value does not match its family type, as Pushgateway does', async () => {
+    const gauge = encodeProtobufDelimited([{ name: 'wk', help: undefined, type: 'gauge', metrics: [{ labels: [['a', 'b']], value: 1 }] }]);
+    // Field 3 (type) is encoded as tag 0x18 followed by the enum value.
+    const body = Buffer.from(gauge);
+    const typeAt = body.indexOf(Buffer.from([0x18, 0x01]));
+    body[typeAt + 1] = 0x00; // GAUGE -> COUNTER
+    const r = await pg.send('PUT', '/metrics/job/wrongkind', body, { 'Content-Type': PROTOBUF_CONTENT_TYPE });
+    await pg.send('DELETE', '/metrics/job/wrongkind');
+    expect(r.status).toBe(400);
+    expect(r.text).toMatch(/^pushed metrics are invalid or inconsistent with existing metrics: collected metric "wk" \{ .*\} is not a COUNTER\n$/s);
+    expect(() => parseProtobufDelimited(body)).toThrow(
+      /^pushed metrics are invalid or inconsistent with existing metrics: collected metric "wk" \{ .*\} is not a COUNTER$/,
+    );
+  });
+
   it('refuses a truncated protobuf body with the same text', async () => {
     const body = encodeProtobufDelimited([{ name: 'x', help: 'h', type: 'gauge', metrics: [{ labels: [], value: 1 }] }]);
     const r = await pg.send('PUT', '/metrics/job/trunc', body.subarray(0, body.length - 2), {
