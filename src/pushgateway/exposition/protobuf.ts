@@ -180,27 +180,64 @@ function toFamily(f: PbFamily): MetricFamily {
   };
 }
 
+/** The longest length prefix Go's reader (pbutil.ReadDelimited) accepts: a varint32. */
+const MAX_PREFIX_BYTES = 5;
+
 /**
- * Decodes varint-length-delimited MetricFamily messages until the end of `body`. A later family
- * with the same name replaces an earlier one (Pushgateway keys them by name), keeping the earlier
- * position. Families without metrics are kept (a POST of one empties that family).
+ * Where the length prefix at `pos` ends, judged as Pushgateway 1.5.1's pbutil.ReadDelimited does:
+ * `'eof'` when the body ends inside the prefix (Go sees io.EOF there and treats the body as
+ * complete), or throws its error for a prefix longer than a varint32. The value itself is then read
+ * by protobufjs.
+ */
+function checkPrefix(bytes: Uint8Array, pos: number): 'ok' | 'eof' {
+  for (let k = 0; k < MAX_PREFIX_BYTES; k++) {
+    const b = bytes[pos + k];
+    if (b === undefined) return 'eof';
+    if (b < 0x80) return 'ok';
+  }
+  throw new ExpositionError('invalid varint32 encountered');
+}
+
+/** Go's (golang/protobuf 1.x) wording for what protobufjs reports. */
+function wireError(e: unknown): ExpositionError {
+  if (e instanceof RangeError) return new ExpositionError('unexpected EOF', { cause: e });
+  const wireType = /invalid wire type (\d+)/.exec(e instanceof Error ? e.message : '');
+  if (wireType) return new ExpositionError(`proto: can't skip unknown wire type ${wireType[1]}`, { cause: e });
+  return new ExpositionError('proto: cannot parse invalid wire-format data', { cause: e });
+}
+
+/**
+ * Decodes varint-length-delimited MetricFamily messages until the end of `body`, framed as
+ * Pushgateway 1.5.1 reads them: a body that ends inside a length prefix, or right after a prefix
+ * with none of its message, counts as complete (Go's reader reports a plain EOF there); a message
+ * cut short is `unexpected EOF`. A later family with the same name replaces an earlier one
+ * (Pushgateway keys them by name), keeping the earlier position. Families without metrics are kept
+ * (a POST of one empties that family).
  *
- * @throws ExpositionError `unexpected EOF` for a truncated message, or a wire-format error.
+ * @throws ExpositionError `unexpected EOF` for a truncated message, `invalid varint32 encountered`,
+ * or a wire-format error (Go's texts for wire type errors; a generic one otherwise).
  */
 export function parseProtobufDelimited(body: Uint8Array): MetricFamily[] {
   const type = metricFamilyType();
   // A plain Uint8Array view, not a Buffer: protobufjs then decodes strings in JavaScript, which
   // beats Buffer#utf8Slice for the short label strings that make up most of a push.
-  const reader = protobuf.Reader.create(new Uint8Array(body.buffer, body.byteOffset, body.byteLength));
+  const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  const reader = protobuf.Reader.create(bytes);
   const byName = new Map<string, MetricFamily>();
   while (reader.pos < reader.len) {
+    if (checkPrefix(bytes, reader.pos) === 'eof') break;
+    const length = reader.uint32();
+    const start = reader.pos;
+    if (length > 0 && start === reader.len) break;
+    if (reader.len - start < length) throw new ExpositionError('unexpected EOF');
     let message: PbFamily;
     try {
-      message = type.decodeDelimited(reader) as unknown as PbFamily;
+      // Its own reader, so that a field running past the message end is a truncation, as in Go.
+      message = type.decode(protobuf.Reader.create(bytes.subarray(start, start + length))) as unknown as PbFamily;
     } catch (e) {
-      if (e instanceof RangeError) throw new ExpositionError('unexpected EOF', { cause: e });
-      throw new ExpositionError('proto: cannot parse invalid wire-format data', { cause: e });
+      throw wireError(e);
     }
+    reader.skip(length);
     const family = toFamily(message);
     byName.set(family.name, family);
   }

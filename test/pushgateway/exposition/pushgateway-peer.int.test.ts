@@ -214,6 +214,38 @@ describe('exposition: our encoders and decoders against Pushgateway', () => {
     );
   });
 
+  it('answers every truncation and some garbage of a protobuf body as Pushgateway does', async () => {
+    const full = Buffer.from(
+      encodeProtobufDelimited([
+        { name: 'a', help: 'h', type: 'gauge', metrics: [{ labels: [['x', 'y']], value: 1 }] },
+        { name: 'b', help: undefined, type: 'counter', metrics: [{ labels: [], value: 2 }] },
+      ]),
+    );
+    const bodies: Buffer[] = [];
+    for (let cut = 1; cut < full.length; cut++) bodies.push(full.subarray(0, cut));
+    for (const hex of ['80', '8080808080', '0000', '02ffff', '020f00', '02080a', '0312017a', '03fa0100', '0322013a', '07220508011a0000']) {
+      bodies.push(Buffer.from(hex, 'hex'));
+    }
+    for (const body of bodies) {
+      const r = await pg.send('PUT', '/metrics/job/cut', body, { 'Content-Type': PROTOBUF_CONTENT_TYPE });
+      await pg.send('DELETE', '/metrics/job/cut');
+      let ours = '';
+      try {
+        parseProtobufDelimited(body);
+      } catch (e) {
+        ours = (e as Error).message;
+      }
+      const theirs = r.status === 400 ? r.text.replace(/\n$/, '') : '';
+      if (theirs.includes('illegal tag')) {
+        // Go names the message type in this one (`proto: io_prometheus_client.Metric: illegal tag 0
+        // (wire type 0)`); protobufjs does not tell us which message it was in.
+        expect(ours).toBe('proto: cannot parse invalid wire-format data');
+        continue;
+      }
+      expect({ body: body.toString('hex'), verdict: ours }).toEqual({ body: body.toString('hex'), verdict: theirs });
+    }
+  });
+
   it('refuses a truncated protobuf body with the same text', async () => {
     const body = encodeProtobufDelimited([{ name: 'x', help: 'h', type: 'gauge', metrics: [{ labels: [], value: 1 }] }]);
     const r = await pg.send('PUT', '/metrics/job/trunc', body.subarray(0, body.length - 2), {
