@@ -11,6 +11,7 @@ import { compareGoStrings } from '../../../src/pushgateway/exposition/go-string-
 import {
   PROTOBUF_CONTENT_TYPE,
   encodeProtobufDelimited,
+  isProtobufContentType,
   parseProtobufDelimited,
 } from '../../../src/pushgateway/exposition/protobuf.js';
 import { renderFamiliesText } from '../../../src/pushgateway/exposition/text-encoder.js';
@@ -244,6 +245,22 @@ describe('exposition: our encoders and decoders against Pushgateway', () => {
       }
       expect({ body: body.toString('hex'), verdict: ours }).toEqual({ body: body.toString('hex'), verdict: theirs });
     }
+  });
+
+  it.each([
+    'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited',
+    'application/vnd.google.protobuf;encoding=delimited;proto=io.prometheus.client.MetricFamily',
+    'Application/Vnd.Google.Protobuf; ENCODING = delimited; proto="io.prometheus.client.MetricFamily";',
+    'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=Delimited',
+    'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily',
+    'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited; encoding=delimited',
+    'text/plain; version=0.0.4',
+  ])('takes Content-Type %j as protobuf exactly when Pushgateway does', async (contentType) => {
+    const body = encodeProtobufDelimited([{ name: 'ct', help: undefined, type: 'gauge', metrics: [{ labels: [], value: 1 }] }]);
+    const r = await pg.send('PUT', '/metrics/job/ct', body, { 'Content-Type': contentType });
+    await pg.send('DELETE', '/metrics/job/ct');
+    // Read as text, this body is not valid text 0.0.4 and is refused.
+    expect(r.status === 200).toBe(isProtobufContentType(contentType));
   });
 
   it('refuses a truncated protobuf body with the same text', async () => {
