@@ -1,0 +1,90 @@
+import { CRD_KINDS, type CrdKind } from './crd-kinds.js';
+import { translateCrds } from './crd-translator.js';
+import type { ClusterView } from './endpoints-resolver.js';
+import { translateIngresses } from './ingress-translator.js';
+import type { EndpointSlice, Ingress, IngressClass, KubeObject, Service } from './kube-objects.js';
+import { SERVICE_NAME_LABEL } from './kube-objects.js';
+import { matchesLabels, parseLabelSelector } from './label-selector.js';
+import { ConfigBuilder, type TranslateOptions, type TranslationResult } from './translation-types.js';
+
+/** Everything the informers hold, as plain objects: the input of the pure translation. */
+export interface CacheSnapshot {
+  readonly ingresses: readonly Ingress[];
+  readonly ingressClasses: readonly IngressClass[];
+  readonly services: readonly Service[];
+  readonly endpointSlices: readonly EndpointSlice[];
+  readonly crds: Readonly<Record<CrdKind, readonly KubeObject[]>>;
+}
+
+export function emptyCrds(): Record<CrdKind, KubeObject[]> {
+  return Object.fromEntries(CRD_KINDS.map((k) => [k.kind, []])) as unknown as Record<CrdKind, KubeObject[]>;
+}
+
+/** Indexes Services by `ns/name` and EndpointSlices by their Service. */
+export function buildClusterView(services: readonly Service[], slices: readonly EndpointSlice[]): ClusterView {
+  const svcIndex = new Map<string, Service>();
+  for (const s of services) svcIndex.set(`${s.metadata?.namespace ?? ''}/${s.metadata?.name ?? ''}`, s);
+  const sliceIndex = new Map<string, EndpointSlice[]>();
+  for (const s of slices) {
+    const svc = s.metadata?.labels?.[SERVICE_NAME_LABEL];
+    if (svc === undefined) continue;
+    const key = `${s.metadata?.namespace ?? ''}/${svc}`;
+    const list = sliceIndex.get(key);
+    if (list) list.push(s);
+    else sliceIndex.set(key, [s]);
+  }
+  return {
+    service: (ns, name) => svcIndex.get(`${ns}/${name}`),
+    endpointSlices: (ns, name) => sliceIndex.get(`${ns}/${name}`) ?? [],
+  };
+}
+
+/**
+ * The whole translation: cached objects in, both providers' snapshots, CRD statuses and events out.
+ * Pure and deterministic (objects are visited in sorted order), so it is tested with goldens and
+ * can run in-process anywhere.
+ */
+export function translate(cache: CacheSnapshot, options: TranslateOptions, view?: ClusterView): TranslationResult {
+  const selector = parseLabelSelector(options.labelSelector);
+  const namespaces = new Set(options.namespaces);
+  const selected = <T extends KubeObject>(objs: readonly T[]): T[] =>
+    objs.filter((o) => (namespaces.size === 0 || namespaces.has(o.metadata?.namespace ?? '')) && matchesLabels(selector, o.metadata?.labels));
+  const clusterView = view ?? buildClusterView(cache.services, cache.endpointSlices);
+
+  const ingressOut = new ConfigBuilder();
+  const ingressEvents = translateIngresses(
+    { ingresses: selected(cache.ingresses), ingressClasses: cache.ingressClasses, view: clusterView, ingressClass: options.ingressClass },
+    ingressOut,
+  );
+
+  const crdOut = new ConfigBuilder();
+  const crdObjects = Object.fromEntries(CRD_KINDS.map((k) => [k.kind, selected(cache.crds[k.kind])])) as unknown as Record<CrdKind, KubeObject[]>;
+  const crd = translateCrds(
+    { objects: crdObjects, view: clusterView, ingressClass: options.ingressClass, maxObjectBytes: options.maxObjectBytes, maxRoutes: options.maxRoutes },
+    crdOut,
+  );
+  return {
+    kubernetes: ingressOut.build(),
+    kubernetescrd: crdOut.build(),
+    statuses: crd.statuses,
+    events: [...ingressEvents, ...crd.events],
+  };
+}
+
+/** Sorts loose objects (a manifest, a fixture) into a cache snapshot by apiVersion and kind. */
+export function cacheFromObjects(objects: readonly KubeObject[], crdGroups: readonly string[] = ['portico.dev', 'traefik.io']): CacheSnapshot {
+  const ingresses: Ingress[] = [];
+  const ingressClasses: IngressClass[] = [];
+  const services: Service[] = [];
+  const endpointSlices: EndpointSlice[] = [];
+  const crds = emptyCrds();
+  for (const o of objects) {
+    const group = (o.apiVersion ?? '').includes('/') ? (o.apiVersion ?? '').split('/')[0] : '';
+    if (o.kind === 'Ingress' && group === 'networking.k8s.io') ingresses.push(o as Ingress);
+    else if (o.kind === 'IngressClass' && group === 'networking.k8s.io') ingressClasses.push(o as IngressClass);
+    else if (o.kind === 'Service' && group === '') services.push(o as Service);
+    else if (o.kind === 'EndpointSlice' && group === 'discovery.k8s.io') endpointSlices.push(o as EndpointSlice);
+    else if (crdGroups.includes(group ?? '') && CRD_KINDS.some((k) => k.kind === o.kind)) crds[o.kind as CrdKind].push(o);
+  }
+  return { ingresses, ingressClasses, services, endpointSlices, crds };
+}

@@ -1,0 +1,39 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import type { KubeObject } from '../../../src/providers/kubernetes/kube-objects.js';
+import { cacheFromObjects, translate } from '../../../src/providers/kubernetes/translate.js';
+import { DEFAULT_TRANSLATE_OPTIONS, type TranslateOptions } from '../../../src/providers/kubernetes/translation-types.js';
+
+// Golden translation tests: objects in (input.yaml + the shared backends), records out
+// (expected.json). Regenerate after a deliberate change with UPDATE_GOLDEN=1 and review the diff.
+const root = new URL('../../fixtures/kubernetes/', import.meta.url).pathname;
+const update = process.env.UPDATE_GOLDEN === '1';
+
+function readObjects(file: string): KubeObject[] {
+  return parseAllDocuments(readFileSync(file, 'utf8'))
+    .map((d) => d.toJS() as KubeObject | null)
+    .filter((o): o is KubeObject => o !== null);
+}
+
+describe('translation goldens', () => {
+  const cases = readdirSync(join(root, 'golden')).sort();
+  const common = readObjects(join(root, 'common-backends.yaml'));
+  for (const name of cases) {
+    it(name, () => {
+      const dir = join(root, 'golden', name);
+      const objects = [...common, ...readObjects(join(dir, 'input.yaml'))];
+      const optionsFile = join(dir, 'options.json');
+      const options: TranslateOptions = {
+        ...DEFAULT_TRANSLATE_OPTIONS,
+        ...(existsSync(optionsFile) ? (JSON.parse(readFileSync(optionsFile, 'utf8')) as Partial<TranslateOptions>) : {}),
+      };
+      const result = translate(cacheFromObjects(objects), options);
+      const actual = `${JSON.stringify(result, null, 2)}\n`;
+      const expectedFile = join(dir, 'expected.json');
+      if (update || !existsSync(expectedFile)) writeFileSync(expectedFile, actual);
+      expect(actual).toBe(readFileSync(expectedFile, 'utf8'));
+    });
+  }
+});
