@@ -30,7 +30,7 @@ export function isTraefikServiceRef(spec: LoadBalancerSpec): boolean {
 
 /** `weight` as Traefik defaults it: 1 when unset. */
 export function weightOf(spec: LoadBalancerSpec): number {
-  return typeof spec.weight === 'number' ? spec.weight : 1;
+  return Number.isInteger(spec.weight) && (spec.weight as number) >= 0 ? (spec.weight as number) : 1;
 }
 
 /** The name a TraefikService reference resolves to. */
@@ -62,7 +62,8 @@ export function addHttpLoadBalancer(out: ConfigBuilder, view: ClusterView, ns: s
   if (isRecord(spec.healthCheck)) lb.healthCheck = spec.healthCheck;
   if (isRecord(spec.passiveHealthCheck)) lb.passiveHealthCheck = spec.passiveHealthCheck;
   lb.passHostHeader = typeof spec.passHostHeader === 'boolean' ? spec.passHostHeader : true;
-  lb.responseForwarding = isRecord(spec.responseForwarding) ? spec.responseForwarding : { flushInterval: '100ms' };
+  const flush = isRecord(spec.responseForwarding) ? str(spec.responseForwarding.flushInterval) : undefined;
+  lb.responseForwarding = { flushInterval: flush ?? '100ms' };
   const transport = str(spec.serversTransport);
   if (transport) lb.serversTransport = crdReference(transport, undefined, ns);
   const svc: Service = { loadBalancer: lb };
@@ -104,7 +105,7 @@ export function addTcpLoadBalancer(out: ConfigBuilder, view: ClusterView, ns: st
   const transport = str(spec.serversTransport);
   if (transport) lb.serversTransport = crdReference(transport, undefined, ns);
   if (isRecord(spec.proxyProtocol)) lb.proxyProtocol = spec.proxyProtocol;
-  if (typeof spec.terminationDelay === 'number') lb.terminationDelay = spec.terminationDelay;
+  if (Number.isInteger(spec.terminationDelay)) lb.terminationDelay = spec.terminationDelay as number;
   out.tcpServices[key] = { loadBalancer: lb };
   if (Object.keys(resolved.status).length > 0) out.serverStatus[key] = resolved.status;
 }

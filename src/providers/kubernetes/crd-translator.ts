@@ -94,7 +94,18 @@ function tlsOf(ctx: ObjectContext, tls: unknown): RouterTLSConfig & { passthroug
     out.options = name.includes('@') ? name : makeID(str(tls.options.namespace) ?? ctx.ns, name);
   }
   if (str(tls.certResolver)) out.certResolver = str(tls.certResolver);
-  if (Array.isArray(tls.domains)) out.domains = tls.domains.filter(isRecord).map((d) => ({ main: str(d.main), ...(strings(d.sans) ? { sans: strings(d.sans) } : {}) }));
+  if (Array.isArray(tls.domains)) out.domains = tls.domains.filter(isRecord).map((d) => ({
+    ...(str(d.main) !== undefined ? { main: str(d.main) } : {}),
+    ...(strings(d.sans) ? { sans: strings(d.sans) } : {}),
+  }));
+  return out;
+}
+
+/** Only the typed observability fields, so a stray field cannot make the server refuse the snapshot. */
+function observabilityOf(o: Record<string, unknown>): NonNullable<Router['observability']> {
+  const out: NonNullable<Router['observability']> = {};
+  for (const k of ['accessLogs', 'metrics', 'tracing'] as const) if (typeof o[k] === 'boolean') out[k] = o[k];
+  if (typeof o.traceVerbosity === 'string') out.traceVerbosity = o.traceVerbosity;
   return out;
 }
 
@@ -159,13 +170,14 @@ class CrdTranslation {
       }
       rt.rule = match;
       if (str(route.syntax)) rt.ruleSyntax = str(route.syntax);
-      if (typeof route.priority === 'number' && route.priority !== 0) rt.priority = route.priority;
+      if (route.priority !== undefined && !Number.isInteger(route.priority)) ctx.accept('InvalidSpec', `spec.routes[${i}].priority must be an integer`);
+      else if (typeof route.priority === 'number' && route.priority !== 0) rt.priority = route.priority;
       const tls = tlsOf(ctx, spec.tls);
       if (tls) {
         delete tls.passthrough;
         rt.tls = tls;
       }
-      if (isRecord(route.observability)) rt.observability = route.observability;
+      if (isRecord(route.observability)) rt.observability = observabilityOf(route.observability);
       claim(ctx, this.out.httpRouters, this.owners, key, rt, 'router');
     });
   }
@@ -196,7 +208,8 @@ class CrdTranslation {
       if (services.length > 0) rt.service = key;
       rt.rule = match;
       if (str(route.syntax)) rt.ruleSyntax = str(route.syntax);
-      if (typeof route.priority === 'number' && route.priority !== 0) rt.priority = route.priority;
+      if (route.priority !== undefined && !Number.isInteger(route.priority)) ctx.accept('InvalidSpec', `spec.routes[${i}].priority must be an integer`);
+      else if (typeof route.priority === 'number' && route.priority !== 0) rt.priority = route.priority;
       const tls = tlsOf(ctx, spec.tls);
       if (tls) rt.tls = { passthrough: tls.passthrough ?? false, ...tls };
       claim(ctx, this.out.tcpRouters, this.owners, key, rt, 'TCP router');
@@ -289,7 +302,7 @@ class CrdTranslation {
       claim(ctx, this.out.httpServices, this.owners, key, { highestRandomWeight: { services } }, 'service');
     } else if (isRecord(spec.mirroring)) {
       const m = spec.mirroring as LoadBalancerSpec;
-      const mirrors = list(m.mirrors).map((s) => ({ name: child(s), percent: typeof s.percent === 'number' ? s.percent : 0 }));
+      const mirrors = list(m.mirrors).map((s) => ({ name: child(s), percent: typeof s.percent === 'number' && Number.isFinite(s.percent) ? s.percent : 0 }));
       const mirroring: Record<string, unknown> = { service: child(m) };
       if (typeof m.mirrorBody === 'boolean') mirroring.mirrorBody = m.mirrorBody;
       if (typeof m.maxBodySize === 'number') mirroring.maxBodySize = m.maxBodySize;
