@@ -404,6 +404,9 @@ export class FakeKubeApiServer {
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    // Clients that vanish mid-stream (killed watches, restarts) are expected here.
+    req.on('error', () => undefined);
+    res.on('error', () => undefined);
     this.route(req, res).catch((err: unknown) => {
       if (!res.headersSent) this.reply(res, 500, status(500, 'InternalError', String(err)));
       else res.destroy();
@@ -528,7 +531,7 @@ export class FakeKubeApiServer {
 export function fakeKubeconfig(url: string, token = 'fake-token'): string {
   return [
     'apiVersion: v1', 'kind: Config', 'current-context: fake',
-    'clusters:', `- name: fake`, `  cluster: {server: "${url}"}`,
+    'clusters:', `- name: fake`, `  cluster: {server: "${url}", insecure-skip-tls-verify: true}`,
     'users:', `- name: fake`, `  user: {token: "${token}"}`,
     'contexts:', `- name: fake`, `  context: {cluster: fake, user: fake}`, '',
   ].join('\n');

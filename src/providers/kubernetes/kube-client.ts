@@ -63,14 +63,13 @@ export class KubeConfigApi implements KubeApi {
 
   constructor(private readonly kc: KubeConfig) {}
 
-  private async options(method: string, url: URL, signal: AbortSignal | undefined, contentType?: string): Promise<https.RequestOptions> {
+  private async options(method: string, url: URL, contentType?: string): Promise<https.RequestOptions> {
     const opts: https.RequestOptions = { method, headers: { Accept: 'application/json' } };
     await this.kc.applyToHTTPSOptions(opts);
     // applyToHTTPSOptions builds a new agent each call; keep the first for connection reuse.
     this.agent ??= url.protocol === 'https:' ? (opts.agent as Agent | undefined) : new http.Agent({ keepAlive: true });
     opts.agent = this.agent;
     if (contentType) (opts.headers as Record<string, string>)['Content-Type'] = contentType;
-    if (signal) opts.signal = signal;
     return opts;
   }
 
@@ -82,7 +81,8 @@ export class KubeConfigApi implements KubeApi {
 
   async request(method: string, path: string, options: RequestOptions = {}): Promise<KubeResponse> {
     const url = withQuery(this.server(), path, options.query);
-    const opts = await this.options(method, url, options.signal, options.body === undefined ? undefined : (options.contentType ?? 'application/json'));
+    const opts = await this.options(method, url, options.body === undefined ? undefined : (options.contentType ?? 'application/json'));
+    const signal = options.signal;
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
     return new Promise((resolve, reject) => {
       const req = (url.protocol === 'https:' ? https : http).request(url, opts, (res) => {
@@ -100,6 +100,10 @@ export class KubeConfigApi implements KubeApi {
           resolve({ status: res.statusCode ?? 0, body });
         });
       });
+      // Abort by hand rather than with `signal`: node keeps the signal's listener on pooled sockets.
+      const abort = () => req.destroy(new Error('request aborted'));
+      signal?.addEventListener('abort', abort, { once: true });
+      req.on('close', () => signal?.removeEventListener('abort', abort));
       req.on('error', reject);
       req.end(payload);
     });
@@ -107,7 +111,7 @@ export class KubeConfigApi implements KubeApi {
 
   async watch(path: string, query: Readonly<Record<string, string>>, onEvent: (event: WatchEvent) => void, signal: AbortSignal): Promise<void> {
     const url = withQuery(this.server(), path, { ...query, watch: 'true' });
-    const opts = await this.options('GET', url, signal);
+    const opts = await this.options('GET', url);
     return new Promise((resolve, reject) => {
       const req = (url.protocol === 'https:' ? https : http).request(url, opts, (res) => {
         if (res.statusCode !== 200) {
@@ -122,6 +126,8 @@ export class KubeConfigApi implements KubeApi {
         }
         const lines = createInterface({ input: res, crlfDelay: Infinity });
         let failed = false;
+        // readline re-emits the response's errors; they are handled on `res` below.
+        lines.on('error', () => undefined);
         lines.on('line', (line) => {
           if (line.trim() === '' || failed) return;
           let event: WatchEvent;
@@ -141,6 +147,12 @@ export class KubeConfigApi implements KubeApi {
           if (res.complete || signal.aborted) resolve();
           else reject(new KubeHttpError(0, `watch ${path}: stream ended early`));
         });
+      });
+      const abort = () => req.destroy();
+      signal.addEventListener('abort', abort, { once: true });
+      req.on('close', () => {
+        signal.removeEventListener('abort', abort);
+        if (signal.aborted) resolve();
       });
       req.on('error', (err) => (signal.aborted ? resolve() : reject(err)));
       req.end();
