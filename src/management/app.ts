@@ -1,18 +1,159 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import type { AreaDeps } from '../area.js';
+import { ConfigError, type ListenAddress } from '../config/flag-types.js';
 import type { ServeConfig } from '../config/flags.js';
+import { BasicAuthVerifier } from '../http/basic-auth.js';
 import { createApp } from '../http/create-app.js';
+import { AllowListError, IpAllowList } from '../http/ip-allow-list.js';
+import { parseHtpasswd } from '../http/users-file.js';
+import { FILE_PROVIDER, FileProvider } from '../providers/file/file-provider.js';
+import { registerAccessControl } from './access-control.js';
+import { badUrlResponder, registerApiRoutes, sendPageNotFound, sendTraefikError } from './api-routes.js';
+import { registerDashboard } from './dashboard/dashboard-routes.js';
+import { parseEntryPointList, mergeEntryPoints } from './entry-points.js';
+import { managementErrors } from './errors.js';
+import { TRAEFIK_ENTRY_POINT } from './internal-records.js';
+import { readOrCreateToken } from './internal-token.js';
+import { registerInternalRoutes } from './internal-routes.js';
+import { RecordStore } from './record-store.js';
+import type { EntryPointDef } from './runtime.js';
 
 export interface ManagementApps {
   /** The Traefik-compatible API and dashboard. */
   readonly api: FastifyInstance;
   /** The loopback-only listener where providers (the operator) deliver snapshots; null when off. */
   readonly internal: FastifyInstance | null;
+  /** The records both listeners share (tests and benchmarks read and feed it directly). */
+  readonly store: RecordStore;
+}
+
+/** The Traefik version whose API the management listener reproduces (`/api/version`). */
+export const TRAEFIK_API_VERSION = '3.7.9';
+
+/** Largest snapshot body the internal listener accepts (10,000 routers are a few MiB). */
+const INTERNAL_BODY_LIMIT = 64 * 1024 * 1024;
+
+function traefikAddress(a: ListenAddress): string {
+  const host = a.host.includes(':') ? `[${a.host}]` : a.host;
+  return `${host}:${a.port}`;
+}
+
+/** Portico's own listeners as entry points, plus the declared proxy entry points. */
+export function entryPointsFor(config: ServeConfig): EntryPointDef[] {
+  const own: EntryPointDef[] = [];
+  const addOwn = (name: string, a: ListenAddress | null) => {
+    if (a) own.push({ name, address: traefikAddress(a), protocol: 'tcp', isDefault: false });
+  };
+  addOwn(TRAEFIK_ENTRY_POINT, config['management.listen-address']);
+  addOwn('pushgateway', config['pushgateway.listen-address']);
+  addOwn('search', config['search.listen-address']);
+  let declared: EntryPointDef[];
+  try {
+    declared = parseEntryPointList(config['management.entry-points']);
+  } catch (err) {
+    throw new ConfigError(`--management.entry-points: ${(err as Error).message}`, { cause: err });
+  }
+  return mergeEntryPoints([own, declared]);
+}
+
+function loadVerifier(path: string): BasicAuthVerifier | null {
+  if (path === '') return null;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`--management.users-file: cannot read ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  try {
+    const users = parseHtpasswd(text, path);
+    if (users.size === 0) throw new ConfigError(`--management.users-file: ${path} holds no users`);
+    return new BasicAuthVerifier(users);
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError(`--management.users-file: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function loadAllowList(cidrs: readonly string[]): IpAllowList | null {
+  if (cidrs.length === 0) return null;
+  try {
+    return new IpAllowList(cidrs);
+  } catch (err) {
+    if (err instanceof AllowListError) throw new ConfigError(`--management.ip-allow-list: ${err.message}`, { cause: err });
+    throw err;
+  }
+}
+
+export interface ManagementApiOptions {
+  readonly store: RecordStore;
+  readonly logger: Logger;
+  /** Process start in ms since the epoch, for `/api/version`. */
+  readonly startDate: number;
+  readonly allowList?: IpAllowList | null;
+  readonly verifier?: BasicAuthVerifier | null;
+}
+
+/** The management listener's app (API, dashboard, /ping) over a record store. */
+export function createManagementApi(opts: ManagementApiOptions): FastifyInstance {
+  const { store, allowList = null, verifier = null } = opts;
+  const onBadUrl = badUrlResponder();
+  const api = createApp('management', opts.logger, {
+    fastify: {
+      // Kubernetes names run to 253 characters, qualified and percent-encoded even longer.
+      routerOptions: { maxParamLength: 8192 },
+      frameworkErrors: (error, request, reply) => {
+        if (error.code === 'FST_ERR_BAD_URL') return onBadUrl(request, reply);
+        return sendTraefikError(reply, managementErrors.internal());
+      },
+    },
+  });
+  api.setNotFoundHandler((_request, reply) => sendPageNotFound(reply));
+  api.setErrorHandler((error, request, reply) => {
+    request.log.error({ err: error }, 'management API request failed');
+    return sendTraefikError(reply, managementErrors.internal());
+  });
+  registerAccessControl(api, { allowList, verifier, openPaths: ['/ping'] });
+  api.get('/ping', async (_req, reply) => reply.type('text/plain; charset=utf-8').send('OK'));
+  registerApiRoutes(api, store, { version: TRAEFIK_API_VERSION, codename: 'portico', startDate: opts.startDate });
+  registerDashboard(api);
+  return api;
 }
 
 /** Builds the management API listener and its internal snapshot listener, sharing one record store. */
-export async function buildManagementApps(_config: ServeConfig, deps: AreaDeps): Promise<ManagementApps> {
-  const api = createApp('management', deps.logger);
-  api.get('/ping', async (_req, reply) => reply.type('text/plain; charset=utf-8').send('OK'));
-  return { api, internal: null };
+export async function buildManagementApps(config: ServeConfig, deps: AreaDeps): Promise<ManagementApps> {
+  const verifier = loadVerifier(config['management.users-file']);
+  const allowList = loadAllowList(config['management.ip-allow-list']);
+  const filename = config['providers.file.filename'];
+  const store = new RecordStore({
+    entryPoints: entryPointsFor(config),
+    now: deps.now,
+    staticProviders: filename === '' ? [] : [FILE_PROVIDER],
+  });
+
+  const api = createManagementApi({ store, logger: deps.logger, startDate: deps.now(), allowList, verifier });
+
+  let fileProvider: FileProvider | null = null;
+  if (filename !== '') {
+    fileProvider = new FileProvider({ filename, watch: config['providers.file.watch'], sink: store, logger: deps.logger.child({ area: 'management', provider: FILE_PROVIDER }) });
+    await fileProvider.start();
+    const fp = fileProvider;
+    api.addHook('onClose', async () => fp.stop());
+  }
+
+  let internal: FastifyInstance | null = null;
+  if (config['internal.listen-address']) {
+    const tokenFile = config['internal.token-file'] !== '' ? config['internal.token-file'] : join(config['data.dir'], 'internal-token');
+    const token = await readOrCreateToken(tokenFile);
+    internal = createApp('management-internal', deps.logger, { bodyLimit: INTERNAL_BODY_LIMIT });
+    const fp = fileProvider;
+    registerInternalRoutes(internal, {
+      store,
+      token,
+      providerError: (provider) => (provider === FILE_PROVIDER ? fp?.lastError : undefined),
+    });
+  }
+  return { api, internal, store };
 }

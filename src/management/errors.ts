@@ -1,0 +1,45 @@
+/**
+ * The management area's error catalogue. Traefik's API answers errors as `{"message":"…"}`
+ * through Go's http.Error (so `text/plain; charset=utf-8` and `nosniff`); unknown paths get
+ * mux's `404 page not found`. The internal endpoint answers `{"message":"…"}` as JSON.
+ */
+import { goJson } from './go-json.js';
+
+export type ManagementErrorCode =
+  | 'bad_page' | 'bad_id' | 'router_not_found' | 'service_not_found' | 'middleware_not_found' | 'entrypoint_not_found'
+  | 'bad_snapshot' | 'bad_provider' | 'provider_not_found' | 'unauthorized' | 'internal';
+
+export class ManagementError extends Error {
+  override readonly name = 'ManagementError';
+  constructor(readonly code: ManagementErrorCode, readonly statusCode: number, message: string, options?: ErrorOptions) {
+    super(message, options);
+  }
+}
+
+const NOT_FOUND_LABEL: Record<string, [ManagementErrorCode, string]> = {
+  routers: ['router_not_found', 'router'],
+  services: ['service_not_found', 'service'],
+  middlewares: ['middleware_not_found', 'middleware'],
+  entrypoints: ['entrypoint_not_found', 'entry point'],
+};
+
+export const managementErrors = {
+  badPage: (message: string) => new ManagementError('bad_page', 400, message),
+  /** Traefik: `unable to decode routerID "<raw>": invalid URL escape "%zz"`. */
+  badId: (idName: string, raw: string, cause: string) => new ManagementError('bad_id', 400, `unable to decode ${idName} ${JSON.stringify(raw)}: ${cause}`),
+  notFound: (kind: string, name: string) => {
+    const [code, label] = NOT_FOUND_LABEL[kind] ?? ['router_not_found', kind];
+    return new ManagementError(code, 404, `${label} not found: ${name}`);
+  },
+  badSnapshot: (message: string, cause?: unknown) => new ManagementError('bad_snapshot', 400, message, { cause }),
+  badProvider: (message: string) => new ManagementError('bad_provider', 400, message),
+  providerNotFound: (provider: string, detail?: string) =>
+    new ManagementError('provider_not_found', 404, `provider ${JSON.stringify(provider)} has no snapshot${detail ? `: ${detail}` : ''}`),
+  unauthorized: () => new ManagementError('unauthorized', 401, 'missing or invalid bearer token'),
+  internal: () => new ManagementError('internal', 500, 'internal server error'),
+};
+
+/** The body Traefik's writeError produces: `{"message":…}` plus the Encoder's newline. */
+export function messageBody(message: string): string {
+  return `${goJson({ message }, false)}\n`;
+}

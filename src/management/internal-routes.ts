@@ -1,0 +1,94 @@
+/**
+ * The internal endpoint where providers deliver whole snapshots (see the contract in
+ * dynamic-config.ts): `PUT|GET|DELETE /internal/v1/providers/{provider}` behind a bearer token.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import {
+  INTERNAL_PROVIDERS_PATH, PROVIDER_NAME_PATTERN, RESERVED_PROVIDERS, type ProviderPutResponse, type ProviderStatusResponse,
+} from './dynamic-config.js';
+import { managementErrors, ManagementError } from './errors.js';
+import { bearerMatches } from './internal-token.js';
+import type { RecordStore } from './record-store.js';
+import { SnapshotValidationError, validateProviderSnapshot } from './snapshot-validation.js';
+
+export interface InternalRoutesOptions {
+  readonly store: RecordStore;
+  readonly token: string;
+  /** Extra state of in-process providers (the file provider's last error). */
+  readonly providerError?: (provider: string) => string | undefined;
+}
+
+function sendError(reply: FastifyReply, err: ManagementError): FastifyReply {
+  if (err.statusCode === 401) reply.header('www-authenticate', 'Bearer realm="portico-internal"');
+  return reply.code(err.statusCode).type('application/json').send({ message: err.message });
+}
+
+function checkProvider(provider: string, writing: boolean): void {
+  if (!PROVIDER_NAME_PATTERN.test(provider)) {
+    throw managementErrors.badProvider(`provider name ${JSON.stringify(provider)} is not valid (lower-case letters, digits and dashes)`);
+  }
+  if (writing && RESERVED_PROVIDERS.includes(provider)) {
+    throw managementErrors.badProvider(`provider ${JSON.stringify(provider)} is reserved and cannot be written here`);
+  }
+}
+
+export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoutesOptions): void {
+  const { store, token } = opts;
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ManagementError) return sendError(reply, error);
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+      // Fastify's own refusals: bad JSON, wrong content type, body too large.
+      return reply.code(error.statusCode).type('application/json').send({ message: error.message });
+    }
+    request.log.error({ err: error }, 'internal endpoint failed');
+    return sendError(reply, managementErrors.internal());
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).type('application/json').send({ message: `no route for ${request.method} ${request.url.split('?')[0]}` }));
+
+  app.addHook('onRequest', async (request) => {
+    if (!bearerMatches(request.headers.authorization, token)) throw managementErrors.unauthorized();
+  });
+
+  const path = `${INTERNAL_PROVIDERS_PATH}/:provider`;
+  const params = { type: 'object', properties: { provider: { type: 'string' } }, required: ['provider'] } as const;
+
+  app.put<{ Params: { provider: string } }>(path, { schema: { params } }, async (request, reply) => {
+    const { provider } = request.params;
+    checkProvider(provider, true);
+    let snapshot;
+    try {
+      snapshot = validateProviderSnapshot(request.body);
+    } catch (err) {
+      if (err instanceof SnapshotValidationError) throw managementErrors.badSnapshot(err.message, err);
+      throw err;
+    }
+    const started = performance.now();
+    const stored = store.set(provider, snapshot);
+    request.log.info({ provider, version: stored.version, ms: Math.round(performance.now() - started) }, 'provider snapshot applied');
+    const body: ProviderPutResponse = { provider, version: stored.version };
+    return reply.code(200).send(body);
+  });
+
+  app.get<{ Params: { provider: string } }>(path, { schema: { params } }, async (request, reply) => {
+    const { provider } = request.params;
+    checkProvider(provider, false);
+    const stored = store.get(provider);
+    const lastError = opts.providerError?.(provider);
+    if (stored === undefined) throw managementErrors.providerNotFound(provider, lastError);
+    const body: ProviderStatusResponse = { provider, version: stored.version, receivedAt: new Date(stored.receivedAt).toISOString() };
+    if (lastError !== undefined) body.lastError = lastError;
+    return reply.code(200).send(body);
+  });
+
+  app.delete<{ Params: { provider: string } }>(path, { schema: { params } }, async (request, reply) => {
+    const { provider } = request.params;
+    checkProvider(provider, true);
+    const stored = store.get(provider);
+    if (stored === undefined || !store.delete(provider)) throw managementErrors.providerNotFound(provider);
+    request.log.info({ provider }, 'provider snapshot removed');
+    const body: ProviderPutResponse = { provider, version: stored.version };
+    return reply.code(200).send(body);
+  });
+}

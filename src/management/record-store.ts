@@ -1,0 +1,137 @@
+/**
+ * One snapshot per provider, side by side (`file`, `kubernetes`, `kubernetescrd`, …, plus the
+ * built-in `internal` one). Every change recomputes the whole runtime view and swaps it in with
+ * one assignment, so readers always see one consistent set of records and nothing half-applied.
+ */
+import { createHash } from 'node:crypto';
+import type { ProviderSnapshot } from './dynamic-config.js';
+import { INTERNAL_PROVIDER, internalProviderInput } from './internal-records.js';
+import { computeRuntime, type EntryPointDef, type ProviderInput, type RuntimeOptions } from './runtime.js';
+import { RuntimeView } from './runtime-view.js';
+
+export interface StoredSnapshot {
+  readonly provider: string;
+  readonly snapshot: ProviderSnapshot;
+  readonly version: string;
+  /** Milliseconds since the epoch when the snapshot was applied. */
+  readonly receivedAt: number;
+}
+
+export interface RecordStoreOptions {
+  readonly entryPoints: readonly EntryPointDef[];
+  /** Wall clock in milliseconds (injected for tests). */
+  readonly now: () => number;
+  /** Providers configured statically (e.g. `file`), listed by `/api/overview` even before they deliver. */
+  readonly staticProviders?: readonly string[];
+  readonly runtime?: RuntimeOptions;
+  /** Whether the built-in `internal` records are included (default true). */
+  readonly internalRecords?: boolean;
+}
+
+// Traefik's overview lists the Go field names of the configured providers, in struct order.
+const OVERVIEW_NAMES: readonly (readonly [string, string])[] = [
+  ['docker', 'Docker'], ['swarm', 'Swarm'], ['file', 'File'], ['kubernetes', 'KubernetesIngress'],
+  ['kubernetesingressnginx', 'KubernetesIngressNGINX'], ['kubernetescrd', 'KubernetesCRD'], ['kubernetesgateway', 'KubernetesGateway'],
+  ['knative', 'Knative'], ['rest', 'Rest'], ['consulcatalog', 'ConsulCatalog'], ['nomad', 'Nomad'], ['ecs', 'Ecs'],
+  ['consul', 'Consul'], ['etcd', 'Etcd'], ['zookeeper', 'ZooKeeper'], ['redis', 'Redis'], ['http', 'HTTP'],
+];
+
+/** `/api/overview`'s providers list for a set of provider names. */
+export function overviewProviders(names: Iterable<string>): string[] {
+  const set = new Set(names);
+  set.delete(INTERNAL_PROVIDER);
+  const out: string[] = [];
+  for (const [name, goName] of OVERVIEW_NAMES) {
+    if (set.delete(name)) out.push(goName);
+  }
+  for (const rest of [...set].sort()) out.push(`plugin-${rest}`);
+  return out;
+}
+
+/** A short content hash, used as the version when a provider sends none. */
+export function snapshotVersion(snapshot: ProviderSnapshot): string {
+  const h = createHash('sha256');
+  h.update(JSON.stringify(snapshot.configuration));
+  h.update('\0');
+  h.update(JSON.stringify(snapshot.serverStatus ?? {}));
+  return h.digest('hex').slice(0, 16);
+}
+
+export type ChangeListener = (view: RuntimeView) => void;
+
+export class RecordStore {
+  private readonly snapshots = new Map<string, StoredSnapshot>();
+  private current: RuntimeView;
+  private readonly listeners = new Set<ChangeListener>();
+
+  constructor(private readonly options: RecordStoreOptions) {
+    this.current = this.compute();
+  }
+
+  /** The records being served now; a new object after every change. */
+  get view(): RuntimeView {
+    return this.current;
+  }
+
+  get entryPoints(): readonly EntryPointDef[] {
+    return this.options.entryPoints;
+  }
+
+  /** Replaces one provider's whole snapshot and applies it. */
+  set(provider: string, snapshot: ProviderSnapshot): StoredSnapshot {
+    const stored: StoredSnapshot = {
+      provider,
+      snapshot,
+      version: snapshot.version !== undefined && snapshot.version !== '' ? snapshot.version : snapshotVersion(snapshot),
+      receivedAt: this.options.now(),
+    };
+    const previous = this.snapshots.get(provider);
+    this.snapshots.set(provider, stored);
+    try {
+      this.swap();
+    } catch (err) {
+      // Keep the previous state if the runtime cannot be computed: nothing is half-applied.
+      if (previous) this.snapshots.set(provider, previous);
+      else this.snapshots.delete(provider);
+      throw err;
+    }
+    return stored;
+  }
+
+  get(provider: string): StoredSnapshot | undefined {
+    return this.snapshots.get(provider);
+  }
+
+  providers(): string[] {
+    return [...this.snapshots.keys()].sort();
+  }
+
+  /** Removes a provider's snapshot; false when it had none. */
+  delete(provider: string): boolean {
+    if (!this.snapshots.delete(provider)) return false;
+    this.swap();
+    return true;
+  }
+
+  onChange(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private swap(): void {
+    this.current = this.compute();
+    for (const l of this.listeners) l(this.current);
+  }
+
+  private compute(): RuntimeView {
+    const inputs: ProviderInput[] = [];
+    if (this.options.internalRecords ?? true) inputs.push(internalProviderInput());
+    for (const s of this.snapshots.values()) {
+      const input: ProviderInput = { provider: s.provider, configuration: s.snapshot.configuration };
+      inputs.push(s.snapshot.serverStatus ? { ...input, serverStatus: s.snapshot.serverStatus } : input);
+    }
+    const rt = computeRuntime(inputs, this.options.entryPoints, this.options.runtime);
+    const names = new Set([...(this.options.staticProviders ?? []), ...this.snapshots.keys()]);
+    return new RuntimeView(rt, this.options.entryPoints, overviewProviders(names));
+  }
+}

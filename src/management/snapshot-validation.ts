@@ -1,0 +1,181 @@
+/**
+ * Shape checks for what providers deliver: a {@link ProviderSnapshot} on the internal endpoint and
+ * a dynamic configuration from the file provider. They check types, not meaning: a router naming
+ * a missing service is valid input and becomes a `disabled` record, as in Traefik. The first
+ * problem found is reported with its path and value, and nothing is applied.
+ */
+import type { DynamicConfiguration, ProviderSnapshot } from './dynamic-config.js';
+
+export class SnapshotValidationError extends Error {
+  override readonly name = 'SnapshotValidationError';
+}
+
+type Obj = Record<string, unknown>;
+
+function show(v: unknown): string {
+  const text = JSON.stringify(v);
+  if (text === undefined) return String(v);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' ? 'an object' : `${typeof v} ${show(v)}`;
+}
+
+function fail(path: string, what: string, v: unknown): never {
+  throw new SnapshotValidationError(`${path} must be ${what}, got ${describe(v)}`);
+}
+
+function keyPath(path: string, key: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function object(v: unknown, path: string): Obj {
+  if (!isObj(v)) fail(path, 'an object', v);
+  return v;
+}
+
+function onlyKeys(o: Obj, path: string, allowed: readonly string[]): void {
+  for (const k of Object.keys(o)) {
+    if (!allowed.includes(k)) throw new SnapshotValidationError(`${keyPath(path, k)} is not a known field (expected one of: ${allowed.join(', ')})`);
+  }
+}
+
+type Check = (v: unknown, path: string) => void;
+
+const str: Check = (v, p) => {
+  if (typeof v !== 'string') fail(p, 'a string', v);
+};
+const bool: Check = (v, p) => {
+  if (typeof v !== 'boolean') fail(p, 'a boolean', v);
+};
+const int: Check = (v, p) => {
+  if (typeof v !== 'number' || !Number.isInteger(v)) fail(p, 'an integer', v);
+};
+const num: Check = (v, p) => {
+  if (typeof v !== 'number' || !Number.isFinite(v)) fail(p, 'a number', v);
+};
+const anyObj: Check = (v, p) => {
+  object(v, p);
+};
+const strList: Check = (v, p) => {
+  if (!Array.isArray(v)) fail(p, 'a list of strings', v);
+  v.forEach((x, i) => str(x, `${p}[${i}]`));
+};
+const listOf = (item: Check): Check => (v, p) => {
+  if (!Array.isArray(v)) fail(p, 'a list', v);
+  v.forEach((x, i) => item(x, `${p}[${i}]`));
+};
+const nullableBool: Check = (v, p) => {
+  if (v !== null) bool(v, p);
+};
+
+/** An object whose listed fields (all optional) are checked; unknown fields refused when strict. */
+function shape(fields: Record<string, Check>, strict = true): Check {
+  const allowed = Object.keys(fields);
+  return (v, p) => {
+    const o = object(v, p);
+    if (strict) onlyKeys(o, p, allowed);
+    for (const [k, check] of Object.entries(fields)) {
+      if (o[k] !== undefined) check(o[k], keyPath(p, k));
+    }
+  };
+}
+
+/** A name -> record map; names are unqualified (the server adds `@provider`). */
+function named(item: Check): Check {
+  return (v, p) => {
+    const o = object(v, p);
+    for (const [name, rec] of Object.entries(o)) {
+      const at = keyPath(p, name);
+      if (name === '') throw new SnapshotValidationError(`${p} holds an empty name`);
+      if (name.includes('@')) throw new SnapshotValidationError(`${at}: a name may not contain "@" (the server appends @provider)`);
+      item(rec, at);
+    }
+  };
+}
+
+const domains = listOf(shape({ main: str, sans: strList }));
+const wrrServices = listOf(shape({ name: str, weight: int, status: int }, false));
+
+const router = shape({
+  entryPoints: strList, middlewares: strList, service: str, rule: str, parentRefs: strList, ruleSyntax: str, priority: int,
+  tls: shape({ options: str, certResolver: str, domains }),
+  observability: shape({ accessLogs: bool, metrics: bool, tracing: bool, traceVerbosity: str, metadata: anyObj }),
+});
+
+const server = shape({ url: str, weight: int, preservePath: bool, fenced: bool });
+
+const service = shape({
+  middlewares: strList,
+  loadBalancer: shape({
+    sticky: anyObj, servers: listOf(server), strategy: str, healthCheck: anyObj, passiveHealthCheck: anyObj,
+    passHostHeader: nullableBool, responseForwarding: shape({ flushInterval: str }), serversTransport: str,
+  }),
+  highestRandomWeight: shape({ services: wrrServices, healthCheck: anyObj }),
+  weighted: shape({ services: wrrServices, sticky: anyObj, healthCheck: anyObj }),
+  mirroring: shape({ service: str, mirrorBody: bool, maxBodySize: int, mirrors: listOf(shape({ name: str, percent: num })), healthCheck: anyObj }),
+  failover: shape({ service: str, fallback: str, healthCheck: anyObj, errors: anyObj }),
+});
+
+/** Middleware kinds are open-ended (plugins): each must hold an options object. */
+const middleware: Check = (v, p) => {
+  const o = object(v, p);
+  for (const [k, opts] of Object.entries(o)) object(opts, keyPath(p, k));
+};
+
+const tcpRouter = shape({
+  entryPoints: strList, middlewares: strList, service: str, rule: str, ruleSyntax: str, priority: int,
+  tls: shape({ passthrough: bool, options: str, certResolver: str, domains }),
+});
+const tcpService = shape({
+  loadBalancer: shape({ servers: listOf(shape({ address: str, tls: bool })), serversTransport: str, proxyProtocol: anyObj, terminationDelay: int, healthCheck: anyObj }),
+  weighted: shape({ services: listOf(shape({ name: str, weight: int })), healthCheck: anyObj }),
+});
+const tcpMiddleware = shape({ inFlightConn: anyObj, ipWhiteList: anyObj, ipAllowList: anyObj });
+const udpRouter = shape({ entryPoints: strList, service: str });
+const udpService = shape({
+  loadBalancer: shape({ servers: listOf(shape({ address: str })) }),
+  weighted: shape({ services: listOf(shape({ name: str, weight: int })) }),
+});
+
+const configuration = shape({
+  http: shape({ routers: named(router), services: named(service), middlewares: named(middleware), serversTransports: named(anyObj) }),
+  tcp: shape({ routers: named(tcpRouter), services: named(tcpService), middlewares: named(tcpMiddleware), serversTransports: named(anyObj) }),
+  udp: shape({ routers: named(udpRouter), services: named(udpService) }),
+  tls: shape({ certificates: listOf(anyObj), options: named(anyObj), stores: named(anyObj) }),
+});
+
+/** Checks a dynamic configuration (a null/empty document is an empty configuration). */
+export function validateDynamicConfiguration(value: unknown, path = 'configuration'): DynamicConfiguration {
+  if (value === null || value === undefined) return {};
+  configuration(value, path);
+  return value as DynamicConfiguration;
+}
+
+const serverStatus = named((v, p) => {
+  const o = object(v, p);
+  for (const [k, state] of Object.entries(o)) {
+    if (state !== 'UP' && state !== 'DOWN') fail(keyPath(p, k), '"UP" or "DOWN"', state);
+  }
+});
+
+/** Checks a snapshot body; throws {@link SnapshotValidationError} naming the first problem. */
+export function validateProviderSnapshot(value: unknown): ProviderSnapshot {
+  const o = object(value, 'body');
+  onlyKeys(o, 'body', ['configuration', 'serverStatus', 'version']);
+  if (o.configuration === undefined) throw new SnapshotValidationError('body.configuration is required (use {} for an empty configuration)');
+  const config = validateDynamicConfiguration(o.configuration, 'configuration');
+  if (o.serverStatus !== undefined) serverStatus(o.serverStatus, 'serverStatus');
+  if (o.version !== undefined) {
+    str(o.version, 'version');
+    if ((o.version as string).length > 256) throw new SnapshotValidationError('version is longer than 256 characters');
+  }
+  return { ...(o as unknown as ProviderSnapshot), configuration: config };
+}
