@@ -55,7 +55,6 @@ interface Endpointish {
   readonly address: string;
   readonly port: number;
   readonly ready: boolean;
-  readonly serving: boolean;
   readonly terminating: boolean;
 }
 
@@ -65,7 +64,7 @@ function resolveEndpoints(view: ClusterView, ref: BackendRef, service: Service, 
   const port = svcPort.port ?? 0;
   if (spec.type === 'ExternalName') return { external: hostPort(spec.externalName ?? '', port) };
   if (ref.nativeLB === true && spec.clusterIP && spec.clusterIP !== 'None') {
-    return [{ address: spec.clusterIP, port, ready: true, serving: true, terminating: false }];
+    return [{ address: spec.clusterIP, port, ready: true, terminating: false }];
   }
   const wantName = svcPort.name ?? '';
   const seen = new Set<string>();
@@ -83,7 +82,6 @@ function resolveEndpoints(view: ClusterView, ref: BackendRef, service: Service, 
           address,
           port: slicePort.port,
           ready: c.ready !== false,
-          serving: c.serving !== false,
           terminating: c.terminating === true,
         });
       }
@@ -109,9 +107,10 @@ export function schemeFor(port: ServicePort, explicit: string | undefined): stri
 }
 
 /**
- * HTTP servers (`<scheme>://<ip>:<port>`). Servers are the serving endpoints, as Traefik lists
- * them (a terminating one is `fenced`); `status` has every endpoint, UP when ready and DOWN when
- * not, so not-ready pods are visible in `serverStatus`.
+ * HTTP servers (`<scheme>://<ip>:<port>`). Every endpoint is a server, `status` UP when it is ready
+ * and DOWN when not, and a terminating one is `fenced`. Traefik leaves endpoints that are not
+ * serving out of the list; we keep them, marked DOWN, so the API shows which pods are not ready
+ * instead of hiding them (the management API reports `serverStatus` for listed servers only).
  */
 export function resolveHttpServers(view: ClusterView, ref: BackendRef): ResolvedServers<Server> {
   const found = lookup(view, ref);
@@ -127,7 +126,6 @@ export function resolveHttpServers(view: ClusterView, ref: BackendRef): Resolved
   for (const ep of eps) {
     const url = `${scheme}://${hostPort(ep.address, ep.port)}`;
     status[url] = ep.ready ? 'UP' : 'DOWN';
-    if (!ep.serving) continue;
     servers.push(ep.terminating ? { url, fenced: true } : { url });
   }
   if (servers.length === 0) {
@@ -150,7 +148,7 @@ export function resolveAddresses(view: ClusterView, ref: BackendRef): ResolvedSe
   for (const ep of eps) {
     const address = hostPort(ep.address, ep.port);
     status[address] = ep.ready ? 'UP' : 'DOWN';
-    if (ep.serving) servers.push({ address });
+    servers.push({ address });
   }
   if (servers.length === 0) {
     return {

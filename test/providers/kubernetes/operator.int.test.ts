@@ -102,7 +102,7 @@ describe('operator against the fake API server', () => {
     await eventually(() => conditions('refs')[1]?.reason === 'MiddlewareNotFound', 5000, 'status on refs');
     expect(conditions('bad')[0]?.observedGeneration).toBe(1);
     await eventually(() => kube.list('v1', 'Event').some((e) => e.involvedObject?.name === 'bad' && e.reason === 'InvalidRule' && e.type === 'Warning'), 5000, 'event');
-    expect(Object.keys(routers('kubernetescrd')).some((k) => k.startsWith('default-good-'))).toBe(true);
+    await eventually(() => Object.keys(routers('kubernetescrd')).some((k) => k.startsWith('default-good-')), 5000, 'good records delivered');
     expect(kube.get('coordination.k8s.io/v1', 'Lease', 'default', 'portico-operator')?.spec?.holderIdentity).toBe('replica-a');
     // Statuses are not rewritten when nothing changed.
     const patches = kube.count('PATCH IngressRoute/status');
