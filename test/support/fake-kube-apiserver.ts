@@ -108,6 +108,7 @@ export class FakeKubeApiServer {
   private compactedRv = 0;
   private failures: { count: number; status: number; match?: RegExp } = { count: 0, status: 500 };
   private listeningPort = 0;
+  private readonly sortedCache = new Map<string, { rv: number; items: Obj[] }>();
   /** Requests seen, by `METHOD kind` (`LIST Ingress`, `WATCH Ingress`, `PATCH Ingress/status` …). */
   readonly requests = new Map<string, number>();
 
@@ -510,9 +511,14 @@ export class FakeKubeApiServer {
       start = token.start;
       listRv = token.rv;
     }
-    const all = [...map.values()]
-      .filter((o) => (namespace === undefined || o.metadata.namespace === namespace) && matchesLabels(selector, o.metadata.labels))
-      .sort((a, b) => `${a.metadata.namespace ?? ''}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace ?? ''}/${b.metadata.name}`));
+    // Pages of one list share the sorted collection (big lists are paged by 500).
+    let sorted = this.sortedCache.get(this.resourceKey(d));
+    if (!sorted || sorted.rv !== this.rv) {
+      sorted = { rv: this.rv, items: [...map.values()].sort((a, b) => keyCompare(a, b)) };
+      this.sortedCache.set(this.resourceKey(d), sorted);
+    }
+    const all = sorted.items
+      .filter((o) => (namespace === undefined || o.metadata.namespace === namespace) && matchesLabels(selector, o.metadata.labels));
     const limit = Number(q.get('limit') ?? '0');
     const page = limit > 0 ? all.slice(start, start + limit) : all.slice(start);
     const next = limit > 0 && start + limit < all.length ? Buffer.from(JSON.stringify({ rv: listRv, start: start + limit })).toString('base64') : undefined;
@@ -525,6 +531,12 @@ export class FakeKubeApiServer {
       items,
     });
   }
+}
+
+function keyCompare(a: Obj, b: Obj): number {
+  const ka = `${a.metadata.namespace ?? ''}/${a.metadata.name}`;
+  const kb = `${b.metadata.namespace ?? ''}/${b.metadata.name}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
 /** A kubeconfig (YAML) pointing at the fake server, for `--kubeconfig`. */

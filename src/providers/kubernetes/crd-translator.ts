@@ -9,7 +9,9 @@ import type { ClusterView } from './endpoints-resolver.js';
 import { isRecord, objectKey, type KubeObject } from './kube-objects.js';
 import { CRD_PROVIDER, crdHttpRouterKey, crdObjectKey, crdReference, crdTcpRouterKey, crdUdpRouterKey, makeID } from './naming.js';
 import { checkRule } from './rule-parser.js';
-import type { Condition, ConfigBuilder, ObjectRef, ObjectStatus, OperatorEvent, Problem } from './translation-types.js';
+import { compareKeys } from './ingress-translator.js';
+import type { TranslationMemo } from './translation-memo.js';
+import { ConfigBuilder, type Condition, type ObjectRef, type ObjectStatus, type OperatorEvent, type Problem } from './translation-types.js';
 
 /**
  * Portico (and optionally Traefik) CRDs → provider `kubernetescrd` records, following Traefik's CRD
@@ -39,9 +41,14 @@ interface Pending {
   readonly what: string;
 }
 
+type Table = 'httpRouters' | 'tcpRouters' | 'udpRouters' | 'httpMiddlewares' | 'tcpMiddlewares' | 'httpServices';
+const TABLES = ['httpRouters', 'tcpRouters', 'udpRouters', 'httpMiddlewares', 'tcpMiddlewares', 'httpServices', 'tcpServices', 'udpServices'] as const;
+
 class ObjectContext {
   readonly problems: Problem[] = [];
   readonly pending: Pending[] = [];
+  /** Names this object defines as its own (a clash with another object is an error). */
+  readonly claimed: { table: Table; key: string; what: string }[] = [];
   constructor(readonly obj: KubeObject, readonly kind: CrdKind, readonly ns: string, readonly name: string) {}
 
   accept(reason: string, message: string): void {
@@ -124,19 +131,19 @@ function routesOf(ctx: ObjectContext, spec: Record<string, unknown>, max: number
   });
 }
 
-function claim<T>(ctx: ObjectContext, table: Record<string, T>, owners: Map<string, string>, key: string, value: T, what: string): boolean {
-  const owner = owners.get(`${what}|${key}`);
-  if (owner !== undefined || table[key] !== undefined) {
-    ctx.accept('DuplicateName', `${what} ${key}@${CRD_PROVIDER} is already defined by ${owner ?? 'another object'}`);
+function claim<T>(ctx: ObjectContext, out: ConfigBuilder, table: Table, key: string, value: T, what: string): boolean {
+  const records = out[table] as Record<string, unknown>;
+  if (records[key] !== undefined) {
+    ctx.accept('DuplicateName', `${what} ${key}@${CRD_PROVIDER} is defined twice by this object`);
     return false;
   }
-  owners.set(`${what}|${key}`, `${ctx.kind} ${ctx.ns}/${ctx.name}`);
-  table[key] = value;
+  ctx.claimed.push({ table, key, what });
+  records[key] = value;
   return true;
 }
 
+/** Translates one object into its own records (a fragment), read through `inputs.view`. */
 class CrdTranslation {
-  private readonly owners = new Map<string, string>();
   constructor(private readonly inputs: CrdInputs, private readonly out: ConfigBuilder) {}
 
   ingressRoute(ctx: ObjectContext, spec: Record<string, unknown>): void {
@@ -178,7 +185,7 @@ class CrdTranslation {
         rt.tls = tls;
       }
       if (isRecord(route.observability)) rt.observability = observabilityOf(route.observability);
-      claim(ctx, this.out.httpRouters, this.owners, key, rt, 'router');
+      claim(ctx, this.out, 'httpRouters', key, rt, 'router');
     });
   }
 
@@ -212,7 +219,7 @@ class CrdTranslation {
       else if (typeof route.priority === 'number' && route.priority !== 0) rt.priority = route.priority;
       const tls = tlsOf(ctx, spec.tls);
       if (tls) rt.tls = { passthrough: tls.passthrough ?? false, ...tls };
-      claim(ctx, this.out.tcpRouters, this.owners, key, rt, 'TCP router');
+      claim(ctx, this.out, 'tcpRouters', key, rt, 'TCP router');
     });
   }
 
@@ -231,7 +238,7 @@ class CrdTranslation {
         });
         this.out.udpServices[key] ??= { weighted: { services: children } };
       }
-      claim(ctx, this.out.udpRouters, this.owners, key, { ...(entryPoints ? { entryPoints } : {}), service: key }, 'UDP router');
+      claim(ctx, this.out, 'udpRouters', key, { ...(entryPoints ? { entryPoints } : {}), service: key }, 'UDP router');
     });
   }
 
@@ -248,7 +255,7 @@ class CrdTranslation {
       }
       (mw as Record<string, unknown>)[k] = this.middlewareOptions(ctx, k, v);
     }
-    claim(ctx, this.out.httpMiddlewares, this.owners, crdObjectKey(ctx.ns, ctx.name), mw, 'middleware');
+    claim(ctx, this.out, 'httpMiddlewares', crdObjectKey(ctx.ns, ctx.name), mw, 'middleware');
   }
 
   /** Turns Kubernetes-shaped options (references, secrets) into Traefik's dynamic ones. */
@@ -276,7 +283,7 @@ class CrdTranslation {
     if (kinds.length === 0) return ctx.accept('InvalidSpec', 'the TCP middleware has no type (inFlightConn, ipAllowList)');
     if (kinds.length > 1) ctx.accept('InvalidSpec', `multi-types middleware not supported (${kinds.join(', ')})`);
     for (const k of kinds) (mw as Record<string, unknown>)[k] = spec[k];
-    claim(ctx, this.out.tcpMiddlewares, this.owners, crdObjectKey(ctx.ns, ctx.name), mw, 'TCP middleware');
+    claim(ctx, this.out, 'tcpMiddlewares', crdObjectKey(ctx.ns, ctx.name), mw, 'TCP middleware');
   }
 
   traefikService(ctx: ObjectContext, spec: Record<string, unknown>): void {
@@ -296,10 +303,10 @@ class CrdTranslation {
     if (isRecord(spec.weighted)) {
       const w = spec.weighted;
       const services = list(w.services).map((s) => ({ name: child(s), weight: weightOf(s) }));
-      claim(ctx, this.out.httpServices, this.owners, key, { weighted: { services, ...(isRecord(w.sticky) ? { sticky: w.sticky } : {}) } }, 'service');
+      claim(ctx, this.out, 'httpServices', key, { weighted: { services, ...(isRecord(w.sticky) ? { sticky: w.sticky } : {}) } }, 'service');
     } else if (isRecord(spec.highestRandomWeight)) {
       const services = list(spec.highestRandomWeight.services).map((s) => ({ name: child(s), weight: weightOf(s) }));
-      claim(ctx, this.out.httpServices, this.owners, key, { highestRandomWeight: { services } }, 'service');
+      claim(ctx, this.out, 'httpServices', key, { highestRandomWeight: { services } }, 'service');
     } else if (isRecord(spec.mirroring)) {
       const m = spec.mirroring as LoadBalancerSpec;
       const mirrors = list(m.mirrors).map((s) => ({ name: child(s), percent: typeof s.percent === 'number' && Number.isFinite(s.percent) ? s.percent : 0 }));
@@ -307,7 +314,7 @@ class CrdTranslation {
       if (typeof m.mirrorBody === 'boolean') mirroring.mirrorBody = m.mirrorBody;
       if (typeof m.maxBodySize === 'number') mirroring.maxBodySize = m.maxBodySize;
       mirroring.mirrors = mirrors;
-      claim(ctx, this.out.httpServices, this.owners, key, { mirroring }, 'service');
+      claim(ctx, this.out, 'httpServices', key, { mirroring }, 'service');
     } else if (isRecord(spec.failover)) {
       const f = spec.failover;
       const failover: Record<string, unknown> = {};
@@ -318,20 +325,7 @@ class CrdTranslation {
         ctx.pending.push({ table: 'httpServices', name: failover[field] as string, what: 'TraefikService' });
       }
       if (isRecord(f.errors)) failover.errors = f.errors;
-      claim(ctx, this.out.httpServices, this.owners, key, { failover }, 'service');
-    }
-  }
-
-  /** References are checked last, once every record exists. */
-  resolvePending(ctx: ObjectContext): void {
-    for (const p of ctx.pending) {
-      const at = p.name.indexOf('@');
-      if (at >= 0 && p.name.slice(at + 1) !== CRD_PROVIDER) continue; // another provider: not ours to judge
-      const local = at >= 0 ? p.name.slice(0, at) : p.name;
-      if (this.out[p.table][local] === undefined) {
-        const reason = p.what === 'middleware' ? 'MiddlewareNotFound' : 'ServiceNotFound';
-        ctx.problems.push({ kind: 'refs', reason, message: `${p.what} "${local}@${CRD_PROVIDER}" does not exist` });
-      }
+      claim(ctx, this.out, 'httpServices', key, { failover }, 'service');
     }
   }
 
@@ -369,41 +363,106 @@ function sortKey(obj: KubeObject): string {
   return `${groupOf(obj.apiVersion) === 'traefik.io' ? '1' : '0'}|${objectKey(obj)}`;
 }
 
-export function translateCrds(inputs: CrdInputs, out: ConfigBuilder): CrdOutput {
-  const t = new CrdTranslation(inputs, out);
-  const contexts: ObjectContext[] = [];
+interface ObjectResult {
+  readonly ctx: ObjectContext;
+  readonly records: ConfigBuilder;
+}
+
+function translateObject(inputs: CrdInputs, kind: CrdKind, obj: KubeObject): ObjectResult {
+  const records = new ConfigBuilder();
+  const ctx = new ObjectContext(obj, kind, obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
+  const size = JSON.stringify(obj.spec ?? null).length;
+  if (size > inputs.maxObjectBytes) {
+    ctx.accept('TooLarge', `the spec is ${size} bytes, more than the ${inputs.maxObjectBytes} accepted`);
+  } else if (!isRecord(obj.spec)) {
+    ctx.accept('InvalidSpec', 'spec must be an object');
+  } else {
+    try {
+      new CrdTranslation(inputs, records).run(kind, ctx, obj.spec);
+    } catch (err) {
+      // A translation bug must cost one object, never the snapshot.
+      ctx.accept('InternalError', `translation failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return { ctx, records };
+}
+
+/**
+ * What a CRD object's records depend on: its spec, whose changes bump `generation`. Labels and
+ * annotations are read outside the memo (selection and class), status never.
+ */
+function specVersion(obj: KubeObject): unknown {
+  const md = obj.metadata;
+  return md?.uid !== undefined && md.generation !== undefined ? `${md.uid}/${md.generation}` : obj;
+}
+
+/** Adds one object's records: claimed names clash with earlier objects' (an error), the rest are shared. */
+function mergeObject(result: ObjectResult, out: ConfigBuilder, owners: Map<string, string>): Problem[] {
+  const problems: Problem[] = [];
+  const { ctx, records } = result;
+  for (const table of TABLES) {
+    const source = records[table] as Record<string, unknown>;
+    const target = out[table] as Record<string, unknown>;
+    for (const key in source) {
+      // An object claims one or two names; a scan beats building a map per object.
+      const claim = ctx.claimed.find((c) => c.key === key && c.table === table);
+      if (claim === undefined) {
+        target[key] ??= source[key];
+        continue;
+      }
+      if (target[key] !== undefined) {
+        problems.push({ kind: 'accept', reason: 'DuplicateName', message: `${claim.what} ${key}@${CRD_PROVIDER} is already defined by ${owners.get(`${table}|${key}`) ?? 'another object'}` });
+        continue;
+      }
+      target[key] = source[key];
+      owners.set(`${table}|${key}`, `${ctx.kind} ${ctx.ns}/${ctx.name}`);
+    }
+  }
+  for (const key in records.serverStatus) out.serverStatus[key] ??= records.serverStatus[key] as Record<string, 'UP' | 'DOWN'>;
+  return problems;
+}
+
+/** References are checked last, once every record exists. */
+function resolvePending(ctx: ObjectContext, out: ConfigBuilder): Problem[] {
+  const problems: Problem[] = [];
+  for (const p of ctx.pending) {
+    const at = p.name.indexOf('@');
+    if (at >= 0 && p.name.slice(at + 1) !== CRD_PROVIDER) continue; // another provider: not ours to judge
+    const local = at >= 0 ? p.name.slice(0, at) : p.name;
+    if (out[p.table][local] === undefined) {
+      const reason = p.what === 'middleware' ? 'MiddlewareNotFound' : 'ServiceNotFound';
+      problems.push({ kind: 'refs', reason, message: `${p.what} "${local}@${CRD_PROVIDER}" does not exist` });
+    }
+  }
+  return problems;
+}
+
+/**
+ * Translates the CRD objects into `out`, with a status and events per object. With a memo, an
+ * object whose instance and backends did not change reuses its previous fragment.
+ */
+export function translateCrds(inputs: CrdInputs, out: ConfigBuilder, memo?: TranslationMemo): CrdOutput {
+  const owners = new Map<string, string>();
+  const done: { ctx: ObjectContext; problems: Problem[] }[] = [];
   for (const kind of ORDER) {
-    const objects = [...inputs.objects[kind]].sort((a, b) => sortKey(a).localeCompare(sortKey(b)));
-    for (const obj of objects) {
+    const objects = inputs.objects[kind].map((o) => [sortKey(o), o] as const).sort((a, b) => compareKeys(a[0], b[0]));
+    for (const [key, obj] of objects) {
       const spec = isRecord(obj.spec) ? obj.spec : {};
       if (!shouldProcess(obj, spec, inputs.ingressClass)) continue;
-      const ctx = new ObjectContext(obj, kind, obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
-      contexts.push(ctx);
-      const size = JSON.stringify(obj.spec ?? null).length;
-      if (size > inputs.maxObjectBytes) {
-        ctx.accept('TooLarge', `the spec is ${size} bytes, more than the ${inputs.maxObjectBytes} accepted`);
-        continue;
-      }
-      if (!isRecord(obj.spec)) {
-        ctx.accept('InvalidSpec', 'spec must be an object');
-        continue;
-      }
-      try {
-        t.run(kind, ctx, spec);
-      } catch (err) {
-        // A translation bug must cost one object, never the snapshot.
-        ctx.accept('InternalError', `translation failed: ${err instanceof Error ? err.message : String(err)}`);
-      }
+      const result = memo
+        ? memo.getVersioned(`${kind}|${key}`, specVersion(obj), null, inputs.view, (view) => translateObject({ ...inputs, view }, kind, obj))
+        : translateObject(inputs, kind, obj);
+      done.push({ ctx: result.ctx, problems: mergeObject(result, out, owners) });
     }
   }
   const statuses: ObjectStatus[] = [];
   const events: OperatorEvent[] = [];
-  for (const ctx of contexts) {
-    t.resolvePending(ctx);
+  for (const { ctx, problems: mergeProblems } of done) {
+    const problems = [...ctx.problems, ...mergeProblems, ...resolvePending(ctx, out)];
     const ref = refOf(ctx);
-    statuses.push({ ref, observedGeneration: ctx.obj.metadata?.generation, conditions: conditions(ctx.problems) });
+    statuses.push({ ref, observedGeneration: ctx.obj.metadata?.generation, conditions: conditions(problems) });
     const seen = new Set<string>();
-    for (const p of ctx.problems) {
+    for (const p of problems) {
       const id = `${p.reason}|${p.message}`;
       if (seen.has(id)) continue;
       seen.add(id);

@@ -4,8 +4,35 @@ import type { EndpointSlice, Service, ServicePort } from './kube-objects.js';
 /** Read access to the cached Services and EndpointSlices (the translation never calls the API). */
 export interface ClusterView {
   service(namespace: string, name: string): Service | undefined;
-  /** Every EndpointSlice labelled `kubernetes.io/service-name: <name>` in the namespace. */
+  /**
+   * Every EndpointSlice labelled `kubernetes.io/service-name: <name>` in the namespace. A view
+   * that returns the same array while a Service's slices are unchanged lets `memo` work.
+   */
   endpointSlices(namespace: string, serviceName: string): readonly EndpointSlice[];
+  /**
+   * Resolutions kept between translations: reused while the Service object and its slice array
+   * are the same instances (objects are immutable once cached, so identity is version).
+   */
+  readonly memo?: Map<string, MemoEntry>;
+}
+
+export interface MemoEntry {
+  readonly service: Service | undefined;
+  readonly slices: readonly EndpointSlice[];
+  readonly result: ResolvedServers<unknown>;
+}
+
+function memoized<S>(view: ClusterView, kind: string, ref: BackendRef, compute: () => ResolvedServers<S>): ResolvedServers<S> {
+  const memo = view.memo;
+  if (!memo) return compute();
+  const key = `${kind}|${ref.namespace}|${ref.name}|${String(ref.port)}|${ref.scheme ?? ''}|${ref.nativeLB === true ? 1 : 0}`;
+  const service = view.service(ref.namespace, ref.name);
+  const slices = view.endpointSlices(ref.namespace, ref.name);
+  const hit = memo.get(key);
+  if (hit && hit.service === service && hit.slices === slices) return hit.result as ResolvedServers<S>;
+  const result = compute();
+  memo.set(key, { service, slices, result });
+  return result;
 }
 
 /** Why a backend could not be resolved; `reason` is the CamelCase condition reason. */
@@ -113,6 +140,10 @@ export function schemeFor(port: ServicePort, explicit: string | undefined): stri
  * instead of hiding them (the management API reports `serverStatus` for listed servers only).
  */
 export function resolveHttpServers(view: ClusterView, ref: BackendRef): ResolvedServers<Server> {
+  return memoized(view, 'http', ref, () => computeHttpServers(view, ref));
+}
+
+function computeHttpServers(view: ClusterView, ref: BackendRef): ResolvedServers<Server> {
   const found = lookup(view, ref);
   if ('reason' in found) return { servers: [], status: {}, error: found };
   const scheme = schemeFor(found.port, ref.scheme);
@@ -139,6 +170,10 @@ export function resolveHttpServers(view: ClusterView, ref: BackendRef): Resolved
 
 /** TCP/UDP servers (`<ip>:<port>`), with the same readiness rules as HTTP. */
 export function resolveAddresses(view: ClusterView, ref: BackendRef): ResolvedServers<{ address: string }> {
+  return memoized(view, 'l4', ref, () => computeAddresses(view, ref));
+}
+
+function computeAddresses(view: ClusterView, ref: BackendRef): ResolvedServers<{ address: string }> {
   const found = lookup(view, ref);
   if ('reason' in found) return { servers: [], status: {}, error: found };
   const eps = resolveEndpoints(view, ref, found.service, found.port);

@@ -1,4 +1,5 @@
 import { CRD_KINDS, CRD_VERSION, PORTICO_GROUP, TRAEFIK_GROUP, type CrdKind } from './crd-kinds.js';
+import { ClusterIndex } from './cluster-index.js';
 import type { EndpointSlice, Ingress, IngressClass, KubeObject, Service } from './kube-objects.js';
 import type { ResourceType, ReflectorSink } from './reflector.js';
 import { emptyCrds, type CacheSnapshot } from './translate.js';
@@ -20,6 +21,15 @@ export function watchedResources(options: { readonly traefikCrds: boolean }): Re
   return out;
 }
 
+/** Same spec generation, labels and annotations: only status (or bookkeeping) moved. */
+function statusOnlyChange(old: KubeObject, next: KubeObject): boolean {
+  const a = old.metadata ?? {};
+  const b = next.metadata ?? {};
+  return a.generation !== undefined && a.generation === b.generation && a.uid === b.uid &&
+    JSON.stringify(a.labels ?? {}) === JSON.stringify(b.labels ?? {}) &&
+    JSON.stringify(a.annotations ?? {}) === JSON.stringify(b.annotations ?? {});
+}
+
 function keyOf(obj: KubeObject): string {
   return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
 }
@@ -32,6 +42,8 @@ export class ObjectCache {
   private readonly stores = new Map<string, { type: ResourceType; objects: Map<string, KubeObject> }>();
   private readonly unsynced = new Set<string>();
   private version = 0;
+  /** Services and EndpointSlices as the translation reads them, maintained change by change. */
+  readonly clusterIndex = new ClusterIndex();
 
   /** `onChange` receives the resource id and object key (`ns/name`) of every change. */
   constructor(private readonly onChange: (resourceId: string, key: string) => void) {}
@@ -42,6 +54,12 @@ export class ObjectCache {
     const objects = new Map<string, KubeObject>();
     this.stores.set(id, { type, objects });
     this.unsynced.add(id);
+    const index = this.clusterIndex;
+    const isCrd = type.group === PORTICO_GROUP || type.group === TRAEFIK_GROUP;
+    const indexUpsert = type.id === 'services' ? (o: KubeObject) => index.upsertService(o as Service)
+      : type.id === 'endpointslices' ? (o: KubeObject) => index.upsertSlice(o as EndpointSlice) : undefined;
+    const indexRemove = type.id === 'services' ? (o: KubeObject) => index.removeService(o)
+      : type.id === 'endpointslices' ? (o: KubeObject) => index.removeSlice(o) : undefined;
     return {
       replace: (items) => {
         const seen = new Set<string>();
@@ -51,23 +69,34 @@ export class ObjectCache {
           const old = objects.get(key);
           if (old?.metadata?.resourceVersion !== undefined && old.metadata.resourceVersion === item.metadata?.resourceVersion) continue;
           objects.set(key, item);
+          indexUpsert?.(item);
           this.changed(type.id, key);
         }
-        for (const key of [...objects.keys()]) {
+        for (const [key, old] of [...objects]) {
           if (!seen.has(key)) {
             objects.delete(key);
+            indexRemove?.(old);
             this.changed(type.id, key);
           }
         }
       },
       upsert: (obj) => {
         const key = keyOf(obj);
+        const old = objects.get(key);
         objects.set(key, obj);
+        indexUpsert?.(obj);
+        // A status-only update (the leader's own condition writes) changes no record: keep the
+        // new object for the next status comparison, but do not rebuild the snapshot for it.
+        if (old && isCrd && statusOnlyChange(old, obj)) return;
         this.changed(type.id, key);
       },
       remove: (obj) => {
         const key = keyOf(obj);
-        if (objects.delete(key)) this.changed(type.id, key);
+        const old = objects.get(key);
+        if (old && objects.delete(key)) {
+          indexRemove?.(old);
+          this.changed(type.id, key);
+        }
       },
       listed: () => {
         if (this.unsynced.delete(id)) this.changed(type.id, '');

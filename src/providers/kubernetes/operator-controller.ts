@@ -6,6 +6,7 @@ import { Reflector, type ReflectorOptions } from './reflector.js';
 import { SnapshotDelivery, type FetchLike } from './snapshot-delivery.js';
 import { StatusWriter } from './status-writer.js';
 import { translate } from './translate.js';
+import { TranslationMemo } from './translation-memo.js';
 import { CRD_PROVIDER, INGRESS_PROVIDER } from './naming.js';
 import type { TranslateOptions, TranslationResult } from './translation-types.js';
 
@@ -59,6 +60,7 @@ export class OperatorController {
   private statusPass: Promise<void> | undefined;
   private pendingStatus: TranslationResult | undefined;
   private firstSyncAt: number | undefined;
+  private readonly memo = new TranslationMemo();
 
   constructor(private readonly options: ControllerOptions, private readonly deps: ControllerDeps, private readonly signal: AbortSignal) {
     this.cache = new ObjectCache(() => this.markDirty());
@@ -146,14 +148,15 @@ export class OperatorController {
 
   private reconcile(): void {
     const started = performance.now();
-    const result = translate(this.cache.snapshot(), this.options.translate);
+    const result = translate(this.cache.snapshot(), this.options.translate, this.cache.clusterIndex, this.memo);
+    this.cache.clusterIndex.prune();
     const ms = Math.round(performance.now() - started);
     this.reconciles++;
     if (this.firstSyncAt === undefined) {
       this.firstSyncAt = this.deps.now();
       this.deps.logger.info({ objects: this.cache.counts(), translateMs: ms }, 'first full sync translated');
     } else {
-      this.deps.logger.debug({ translateMs: ms }, 'reconciled');
+      this.deps.logger.debug({ translateMs: ms, reused: this.memo.hits, translated: this.memo.misses }, 'reconciled');
     }
     void this.delivery.deliver(INGRESS_PROVIDER, result.kubernetes);
     void this.delivery.deliver(CRD_PROVIDER, result.kubernetescrd);

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -60,6 +61,8 @@ function loadKubeConfig(file: string, inCluster: boolean): KubeConfig {
 
 /** Runs the operator until `deps.signal` aborts. */
 export async function runOperator(config: OperatorConfig, deps: OperatorDeps): Promise<void> {
+  // Every reflector and timer listens on the same signal.
+  setMaxListeners(1000, deps.signal);
   const inCluster = existsSync(join(SERVICE_ACCOUNT_DIR, 'token'));
   const labelSelector = config['operator.label-selector'];
   try {

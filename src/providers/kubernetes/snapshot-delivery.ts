@@ -77,14 +77,16 @@ export class SnapshotDelivery {
    * once it is delivered (or superseded by a newer one, or the operator stops).
    */
   async deliver(provider: string, snapshot: ProviderSnapshot): Promise<void> {
-    const json = JSON.stringify(snapshot.configuration);
-    const version = snapshotVersion(json + JSON.stringify(snapshot.serverStatus ?? {}));
+    // Serialize once: the body is assembled from the pieces the version is computed over.
+    const configuration = JSON.stringify(snapshot.configuration);
+    const serverStatus = JSON.stringify(snapshot.serverStatus ?? {});
+    const version = snapshotVersion(configuration + serverStatus);
     let state = this.providers.get(provider);
     if (state && state.version === version) {
       if (state.delivered === version) return;
       return state.sending;
     }
-    const body = JSON.stringify({ ...snapshot, version });
+    const body = `{"configuration":${configuration},"serverStatus":${serverStatus},"version":"${version}"}`;
     if (!state) {
       state = { body, version, delivered: undefined, rejected: undefined, sending: undefined };
       this.providers.set(provider, state);

@@ -5,6 +5,7 @@ import { translateIngresses } from './ingress-translator.js';
 import type { EndpointSlice, Ingress, IngressClass, KubeObject, Service } from './kube-objects.js';
 import { SERVICE_NAME_LABEL } from './kube-objects.js';
 import { matchesLabels, parseLabelSelector } from './label-selector.js';
+import type { TranslationMemo } from './translation-memo.js';
 import { ConfigBuilder, type TranslateOptions, type TranslationResult } from './translation-types.js';
 
 /** Everything the informers hold, as plain objects: the input of the pure translation. */
@@ -42,9 +43,11 @@ export function buildClusterView(services: readonly Service[], slices: readonly 
 /**
  * The whole translation: cached objects in, both providers' snapshots, CRD statuses and events out.
  * Pure and deterministic (objects are visited in sorted order), so it is tested with goldens and
- * can run in-process anywhere.
+ * can run in-process anywhere. `view` and `memo` only make repeated translations cheaper (an
+ * incrementally maintained index and per-object fragments); the result is the same without them.
  */
-export function translate(cache: CacheSnapshot, options: TranslateOptions, view?: ClusterView): TranslationResult {
+export function translate(cache: CacheSnapshot, options: TranslateOptions, view?: ClusterView, memo?: TranslationMemo): TranslationResult {
+  memo?.begin();
   const selector = parseLabelSelector(options.labelSelector);
   const namespaces = new Set(options.namespaces);
   const selected = <T extends KubeObject>(objs: readonly T[]): T[] =>
@@ -55,6 +58,7 @@ export function translate(cache: CacheSnapshot, options: TranslateOptions, view?
   const ingressEvents = translateIngresses(
     { ingresses: selected(cache.ingresses), ingressClasses: cache.ingressClasses, view: clusterView, ingressClass: options.ingressClass },
     ingressOut,
+    memo,
   );
 
   const crdOut = new ConfigBuilder();
@@ -62,7 +66,9 @@ export function translate(cache: CacheSnapshot, options: TranslateOptions, view?
   const crd = translateCrds(
     { objects: crdObjects, view: clusterView, ingressClass: options.ingressClass, maxObjectBytes: options.maxObjectBytes, maxRoutes: options.maxRoutes },
     crdOut,
+    memo,
   );
+  memo?.finish();
   return {
     kubernetes: ingressOut.build(),
     kubernetescrd: crdOut.build(),

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../../src/providers/kubernetes/kube-objects.js';
+import { ClusterIndex } from '../../../src/providers/kubernetes/cluster-index.js';
 import { cacheFromObjects, translate } from '../../../src/providers/kubernetes/translate.js';
+import { TranslationMemo } from '../../../src/providers/kubernetes/translation-memo.js';
 import { DEFAULT_TRANSLATE_OPTIONS, type TranslateOptions } from '../../../src/providers/kubernetes/translation-types.js';
 
 // Golden translation tests: objects in (input.yaml + the shared backends), records out
@@ -34,6 +36,16 @@ describe('translation goldens', () => {
       const expectedFile = join(dir, 'expected.json');
       if (update || !existsSync(expectedFile)) writeFileSync(expectedFile, actual);
       expect(actual).toBe(readFileSync(expectedFile, 'utf8'));
+
+      // The incremental path (index + per-object memo) gives the same result, cold and warm.
+      const cache = cacheFromObjects(objects);
+      const index = new ClusterIndex();
+      for (const svc of cache.services) index.upsertService(svc);
+      for (const slice of cache.endpointSlices) index.upsertSlice(slice);
+      const memo = new TranslationMemo();
+      expect(`${JSON.stringify(translate(cache, options, index, memo), null, 2)}\n`).toBe(actual);
+      expect(`${JSON.stringify(translate(cache, options, index, memo), null, 2)}\n`).toBe(actual);
+      expect(memo.misses).toBe(0);
     });
   }
 });
