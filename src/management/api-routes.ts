@@ -128,7 +128,7 @@ export function registerApiRoutes(app: FastifyInstance, store: RecordStore, vers
     try {
       switch (route.kind) {
         case 'rawdata':
-          return sendJson(reply, view.rawdata());
+          return reply.code(200).header('content-type', 'application/json').send(view.rawdata());
         case 'overview':
           return sendJson(reply, goJson(view.overview(), false));
         case 'version':

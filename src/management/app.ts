@@ -94,12 +94,24 @@ export interface ManagementApiOptions {
   readonly startDate: number;
   readonly allowList?: IpAllowList | null;
   readonly verifier?: BasicAuthVerifier | null;
+  /** Prefix of the API and dashboard, starting and ending with `/` (Traefik's `api.basePath`; default `/`). */
+  readonly basePath?: string;
+}
+
+/** Normalises `--api.base-path`: a leading and a trailing slash, nothing else changed. */
+export function normaliseBasePath(raw: string): string {
+  const v = raw.trim();
+  if (v === '' || v === '/') return '/';
+  if (!/^\/?[A-Za-z0-9._~\-/]+$/.test(v) || v.includes('//')) {
+    throw new ConfigError(`--api.base-path: "${raw}" is not a path prefix like /traefik/`);
+  }
+  return `${v.startsWith('/') ? '' : '/'}${v}${v.endsWith('/') ? '' : '/'}`;
 }
 
 /** The management listener's app (API, dashboard, /ping) over a record store. */
 export function createManagementApi(opts: ManagementApiOptions): FastifyInstance {
-  const { store, allowList = null, verifier = null } = opts;
-  const onBadUrl = badUrlResponder();
+  const { store, allowList = null, verifier = null, basePath = '/' } = opts;
+  const onBadUrl = badUrlResponder(basePath);
   const api = createApp('management', opts.logger, {
     fastify: {
       // Kubernetes names run to 253 characters, qualified and percent-encoded even longer.
@@ -117,8 +129,8 @@ export function createManagementApi(opts: ManagementApiOptions): FastifyInstance
   });
   registerAccessControl(api, { allowList, verifier, openPaths: ['/ping'] });
   api.get('/ping', async (_req, reply) => reply.type('text/plain; charset=utf-8').send('OK'));
-  registerApiRoutes(api, store, { version: TRAEFIK_API_VERSION, codename: 'portico', startDate: opts.startDate });
-  registerDashboard(api);
+  registerApiRoutes(api, store, { version: TRAEFIK_API_VERSION, codename: 'portico', startDate: opts.startDate }, basePath);
+  registerDashboard(api, basePath);
   return api;
 }
 
@@ -133,7 +145,8 @@ export async function buildManagementApps(config: ServeConfig, deps: AreaDeps): 
     staticProviders: filename === '' ? [] : [FILE_PROVIDER],
   });
 
-  const api = createManagementApi({ store, logger: deps.logger, startDate: deps.now(), allowList, verifier });
+  const basePath = normaliseBasePath(config['api.base-path']);
+  const api = createManagementApi({ store, logger: deps.logger, startDate: deps.now(), allowList, verifier, basePath });
 
   let fileProvider: FileProvider | null = null;
   if (filename !== '') {

@@ -6,6 +6,7 @@ export const managementFlags = {
   'management.users-file': flag.string('', 'htpasswd file of bcrypt users (htpasswd -nBC 10 USER); when set, the API and dashboard need basic auth (/ping stays open)'),
   'management.ip-allow-list': flag.list('', 'Comma-separated CIDR ranges or addresses allowed to use the API and dashboard (empty: everyone); others get 403'),
   'management.entry-points': flag.list('web=:80,websecure=:443', 'Entry points of the proxy the routers are written for, as name=[host]:port[/udp]; they are the default entry points of routers that name none'),
+  'api.base-path': flag.string('/', 'Path prefix of the API and dashboard (Traefik\'s api.basePath), e.g. /traefik/'),
   'internal.listen-address': flag.address('127.0.0.1:8081', 'Loopback address where providers (the operator) deliver snapshots (host:port, or off)'),
   'internal.token-file': flag.string('', 'File holding the token that protects the internal listener (default: <data.dir>/internal-token, created if missing)'),
   'providers.file.filename': flag.string('examples/file-provider/dynamic.yaml', 'Dynamic configuration file in Traefik\'s format (YAML, or JSON when it ends in .json); empty turns the file provider off'),

@@ -37,8 +37,11 @@ function filterService(c: Criterion, service: string | undefined): boolean {
   return (at === -1 ? c.serviceName : c.serviceName.slice(0, at)) === name;
 }
 
-/** Whether an entry passes the criterion; routers also check service and middleware filters. */
-export function keep(entry: ViewEntry, c: Criterion, isRouter: boolean): boolean {
+/**
+ * Whether an entry passes the criterion; routers also check the service filter, and HTTP/TCP
+ * routers the middleware filter.
+ */
+export function keep(entry: ViewEntry, c: Criterion, isRouter: boolean, filtersMiddlewares = isRouter): boolean {
   if (c.status !== '' && !equalFold(entry.status, c.status)) return false;
   if (c.search !== '') {
     const needle = c.search.toLowerCase();
@@ -46,7 +49,7 @@ export function keep(entry: ViewEntry, c: Criterion, isRouter: boolean): boolean
   }
   if (!isRouter) return true;
   if (!filterService(c, entry.service)) return false;
-  if (c.middlewareName !== '' && !entry.middlewares.includes(c.middlewareName)) return false;
+  if (filtersMiddlewares && c.middlewareName !== '' && !entry.middlewares.includes(c.middlewareName)) return false;
   return true;
 }
 
@@ -108,7 +111,7 @@ export function listPage(view: KindView, query: URLSearchParams): ListPage | { e
   if (criterion === null) {
     selected = ascending;
   } else {
-    selected = ascending.filter((e) => keep(e, criterion, isRouter));
+    selected = ascending.filter((e) => keep(e, criterion, isRouter, view.filtersMiddlewares));
   }
   const total = selected.length;
   const page = paginate(query, total);

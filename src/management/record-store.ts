@@ -87,14 +87,16 @@ export class RecordStore {
     };
     const previous = this.snapshots.get(provider);
     this.snapshots.set(provider, stored);
+    let view: RuntimeView;
     try {
-      this.swap();
+      view = this.compute();
     } catch (err) {
       // Keep the previous state if the runtime cannot be computed: nothing is half-applied.
       if (previous) this.snapshots.set(provider, previous);
       else this.snapshots.delete(provider);
       throw err;
     }
+    this.publish(view);
     return stored;
   }
 
@@ -109,7 +111,7 @@ export class RecordStore {
   /** Removes a provider's snapshot; false when it had none. */
   delete(provider: string): boolean {
     if (!this.snapshots.delete(provider)) return false;
-    this.swap();
+    this.publish(this.compute());
     return true;
   }
 
@@ -118,9 +120,16 @@ export class RecordStore {
     return () => this.listeners.delete(listener);
   }
 
-  private swap(): void {
-    this.current = this.compute();
-    for (const l of this.listeners) l(this.current);
+  /** Swaps the view in (one assignment: readers see the old or the new one), then tells listeners. */
+  private publish(view: RuntimeView): void {
+    this.current = view;
+    for (const l of this.listeners) {
+      try {
+        l(view);
+      } catch {
+        // A listener's failure must not undo an applied snapshot.
+      }
+    }
   }
 
   private compute(): RuntimeView {

@@ -10,6 +10,12 @@ import type {
 
 type Obj = Record<string, unknown>;
 
+/** A priority as JSON writes it: a plain number when exact, a BigInt (exact int64 text) otherwise. */
+function priorityValue(p: bigint): number | bigint | undefined {
+  if (p === 0n) return undefined;
+  return p <= 9007199254740991n && p >= -9007199254740991n ? Number(p) : p;
+}
+
 function isEmpty(v: unknown): boolean {
   return v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
 }
@@ -60,7 +66,7 @@ export function httpRouterRaw(r: RouterInfo): Obj {
     if (isEmpty(tls.options)) tls = ordered({ ...tls, options: 'default' }, ROUTER_TLS_KEYS);
   }
   const observability = c.observability == null ? undefined : ordered(c.observability as Obj, OBSERVABILITY_KEYS);
-  const out = ordered({ ...c, priority: r.priority === 0n ? undefined : r.priority, tls, observability }, ROUTER_KEYS);
+  const out = ordered({ ...c, priority: priorityValue(r.priority), tls, observability }, ROUTER_KEYS);
   runtimeTail(r, out);
   if (r.using.length > 0) out.using = r.using;
   return out;
@@ -148,7 +154,7 @@ export function tcpRouterRaw(r: TCPRouterInfo): Obj {
   const c = r.config as Obj;
   // TCP's passthrough has no omitempty: it is written whenever tls is.
   const tls = c.tls == null ? undefined : { passthrough: (c.tls as Obj).passthrough === true, ...ordered(c.tls as Obj, TCP_TLS_KEYS) };
-  const out = ordered({ ...c, priority: r.priority === 0n ? undefined : r.priority, tls }, TCP_ROUTER_KEYS);
+  const out = ordered({ ...c, priority: priorityValue(r.priority), tls }, TCP_ROUTER_KEYS);
   runtimeTail(r, out);
   if (r.using.length > 0) out.using = r.using;
   return out;

@@ -7,45 +7,94 @@
 import { goJson } from './go-json.js';
 import { entryPointRecord } from './entry-points.js';
 import * as rep from './representations.js';
-import type { EntryPointDef, RuntimeConfiguration, Status } from './runtime.js';
+import type {
+  EntryPointDef, MiddlewareInfo, RouterInfo, RuntimeConfiguration, ServiceInfo, Status, TCPMiddlewareInfo, TCPRouterInfo,
+  TCPServiceInfo, UDPRouterInfo, UDPServiceInfo,
+} from './runtime.js';
 
 export type Protocol = 'http' | 'tcp' | 'udp';
 export type ResourceKind = 'routers' | 'services' | 'middlewares';
 
-/** One record with the fields Traefik's filters and sorts look at. */
+/** Anything a view entry wraps: a runtime record with its name, provider and status. */
+interface RecordInfo {
+  readonly name: string;
+  readonly provider: string;
+  readonly status: Status;
+  readonly config: object;
+}
+
+/**
+ * How one kind of record is shown, sorted and searched. One shared codec per kind, so building a
+ * view allocates one small object per record and no closures.
+ */
+export interface RecordCodec<I extends RecordInfo> {
+  record(info: I): Record<string, unknown>;
+  raw(info: I): Record<string, unknown>;
+  /** Lower-cased texts `search` matches (rule and name for HTTP/TCP routers, else the name). */
+  searchIn(info: I): string[];
+  sortFields(info: I): SortFields;
+  /** Routers only: the service and (qualified, once built) middlewares the filters read. */
+  service?(info: I): string | undefined;
+  middlewares?(info: I): readonly string[];
+}
+
+const NO_NAMES: readonly string[] = Object.freeze([]);
+
+/** One record with the fields Traefik's filters and sorts look at, its JSON encoded on first use. */
 export class ViewEntry {
   private jsonText: string | undefined;
   private rawText: string | undefined;
+  private search: string[] | undefined;
+  private fields: SortFields | undefined;
 
-  constructor(
-    readonly name: string,
-    readonly provider: string,
-    readonly status: Status,
-    /** Lower-cased texts `search` matches (rule and name for HTTP/TCP routers, else the name). */
-    readonly searchIn: readonly string[],
-    readonly sortFields: SortFields,
-    /** Router only: its `service` and (qualified, once built) `middlewares`. */
-    readonly service: string | undefined,
-    readonly middlewares: readonly string[],
-    private readonly record: () => Record<string, unknown>,
-    private readonly rawRecord: () => Record<string, unknown>,
-  ) {}
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one codec type per kind; the pair is checked where built
+  constructor(private readonly info: RecordInfo, private readonly codec: RecordCodec<any>) {}
+
+  get name(): string {
+    return this.info.name;
+  }
+
+  get provider(): string {
+    return this.info.provider;
+  }
+
+  get status(): Status {
+    return this.info.status;
+  }
+
+  get service(): string | undefined {
+    return this.codec.service?.(this.info);
+  }
+
+  get middlewares(): readonly string[] {
+    return this.codec.middlewares?.(this.info) ?? NO_NAMES;
+  }
+
+  get searchIn(): readonly string[] {
+    this.search ??= this.codec.searchIn(this.info);
+    return this.search;
+  }
+
+  get sortFields(): SortFields {
+    this.fields ??= this.codec.sortFields(this.info);
+    return this.fields;
+  }
 
   /** The list/detail representation as Go would encode it (no trailing newline). */
   get json(): string {
-    this.jsonText ??= goJson(this.record());
+    this.jsonText ??= goJson(this.codec.record(this.info));
     return this.jsonText;
   }
 
   /** The `/api/rawdata` representation. */
   get raw(): string {
-    this.rawText ??= goJson(this.rawRecord());
+    this.rawText ??= goJson(this.codec.raw(this.info));
     return this.rawText;
   }
 
   /** The record as a plain object, for the dashboard and tests. */
   toRecord(): Record<string, unknown> {
-    return this.record();
+    return this.codec.record(this.info);
   }
 }
 
@@ -88,7 +137,11 @@ export class KindView {
   readonly byName: ReadonlyMap<string, ViewEntry>;
   private readonly sorted = new Map<string, readonly ViewEntry[]>();
 
-  constructor(readonly kind: ResourceKind, readonly entries: readonly ViewEntry[]) {
+  /**
+   * @param filtersMiddlewares whether `middlewareName` applies (HTTP and TCP routers; UDP routers
+   *   have no middlewares and Traefik ignores the parameter for them)
+   */
+  constructor(readonly kind: ResourceKind, readonly entries: readonly ViewEntry[], readonly filtersMiddlewares = kind === 'routers') {
     this.byName = new Map(entries.map((e) => [e.name, e]));
     this.sorted.set('name', entries);
   }
@@ -129,7 +182,69 @@ function byName<T extends { name: string }>(values: Iterable<T>): T[] {
   return [...values].sort((a, b) => compareStrings(a.name, b.name));
 }
 
-const EMPTY_FIELDS: SortFields = { priority: 0n, rule: '', service: '', entryPoints: 0, type: '', servers: 0 };
+function fields(f: Partial<SortFields>): SortFields {
+  return { priority: f.priority ?? 0n, rule: f.rule ?? '', service: f.service ?? '', entryPoints: f.entryPoints ?? 0, type: f.type ?? '', servers: f.servers ?? 0 };
+}
+
+const lower = (s: string | undefined) => (s ?? '').toLowerCase();
+
+const httpRouterCodec: RecordCodec<RouterInfo> = {
+  record: rep.httpRouterRecord,
+  raw: rep.httpRouterRaw,
+  searchIn: (r) => [lower(r.config.rule), lower(r.name)],
+  sortFields: (r) => fields({ priority: r.priority, rule: r.config.rule ?? '', service: r.config.service ?? '', entryPoints: r.config.entryPoints?.length ?? 0 }),
+  service: (r) => r.config.service,
+  middlewares: (r) => r.config.middlewares ?? NO_NAMES,
+};
+const httpServiceCodec: RecordCodec<ServiceInfo> = {
+  record: rep.httpServiceRecord,
+  raw: rep.httpServiceRaw,
+  searchIn: (s) => [lower(s.name)],
+  sortFields: (s) => fields({ type: rep.httpServiceType(s) ?? '', servers: s.config.loadBalancer?.servers?.length ?? 0 }),
+};
+const httpMiddlewareCodec: RecordCodec<MiddlewareInfo> = {
+  record: rep.httpMiddlewareRecord,
+  raw: rep.httpMiddlewareRaw,
+  searchIn: (m) => [lower(m.name)],
+  sortFields: (m) => fields({ type: rep.httpMiddlewareType(m) ?? '' }),
+};
+const tcpRouterCodec: RecordCodec<TCPRouterInfo> = {
+  record: rep.tcpRouterRecord,
+  raw: rep.tcpRouterRaw,
+  searchIn: (r) => [lower(r.config.rule), lower(r.name)],
+  sortFields: (r) => fields({ priority: r.priority, rule: r.config.rule ?? '', service: r.config.service ?? '', entryPoints: r.config.entryPoints?.length ?? 0 }),
+  service: (r) => r.config.service,
+  middlewares: (r) => r.config.middlewares ?? NO_NAMES,
+};
+const tcpServiceCodec: RecordCodec<TCPServiceInfo> = {
+  record: rep.tcpServiceRecord,
+  raw: rep.tcpServiceRaw,
+  searchIn: (s) => [lower(s.name)],
+  sortFields: (s) => fields({ type: rep.tcpServiceType(s) ?? '', servers: s.config.loadBalancer?.servers?.length ?? 0 }),
+};
+const tcpMiddlewareCodec: RecordCodec<TCPMiddlewareInfo> = {
+  record: rep.tcpMiddlewareRecord,
+  raw: rep.tcpMiddlewareRaw,
+  searchIn: (m) => [lower(m.name)],
+  sortFields: (m) => fields({ type: rep.tcpMiddlewareType(m) ?? '' }),
+};
+const udpRouterCodec: RecordCodec<UDPRouterInfo> = {
+  record: rep.udpRouterRecord,
+  raw: rep.udpRouterRaw,
+  searchIn: (r) => [lower(r.name)],
+  sortFields: (r) => fields({ service: r.config.service ?? '', entryPoints: r.config.entryPoints?.length ?? 0 }),
+  service: (r) => r.config.service,
+};
+const udpServiceCodec: RecordCodec<UDPServiceInfo> = {
+  record: rep.udpServiceRecord,
+  raw: rep.udpServiceRaw,
+  searchIn: (s) => [lower(s.name)],
+  sortFields: (s) => fields({ type: rep.udpServiceType(s) ?? '', servers: s.config.loadBalancer?.servers?.length ?? 0 }),
+};
+
+function kindView<I extends RecordInfo>(kind: ResourceKind, infos: Iterable<I>, codec: RecordCodec<I>): KindView {
+  return new KindView(kind, byName(infos).map((info) => new ViewEntry(info, codec)), codec.middlewares !== undefined);
+}
 
 /** Everything the API serves, for one applied set of snapshots. */
 export class RuntimeView {
@@ -138,53 +253,22 @@ export class RuntimeView {
   readonly udp: { readonly routers: KindView; readonly services: KindView };
   readonly entryPoints: readonly EntryPointEntry[];
   readonly entryPointsByName: ReadonlyMap<string, EntryPointEntry>;
-  private rawdataText: string | undefined;
+  private rawdataBody: Buffer | undefined;
 
   constructor(rt: RuntimeConfiguration, entryPoints: readonly EntryPointDef[], readonly providers: readonly string[]) {
-    const lower = (s: string | undefined) => (s ?? '').toLowerCase();
     this.http = {
-      routers: new KindView('routers', byName(rt.routers.values()).map((r) => new ViewEntry(
-        r.name, r.provider, r.status, [lower(r.config.rule), lower(r.name)],
-        { ...EMPTY_FIELDS, priority: r.priority, rule: r.config.rule ?? '', service: r.config.service ?? '', entryPoints: r.config.entryPoints?.length ?? 0 },
-        r.config.service, r.config.middlewares ?? [], () => rep.httpRouterRecord(r), () => rep.httpRouterRaw(r),
-      ))),
-      services: new KindView('services', byName(rt.services.values()).map((s) => new ViewEntry(
-        s.name, s.provider, s.status, [lower(s.name)],
-        { ...EMPTY_FIELDS, type: rep.httpServiceType(s) ?? '', servers: s.config.loadBalancer?.servers?.length ?? 0 },
-        undefined, [], () => rep.httpServiceRecord(s), () => rep.httpServiceRaw(s),
-      ))),
-      middlewares: new KindView('middlewares', byName(rt.middlewares.values()).map((m) => new ViewEntry(
-        m.name, m.provider, m.status, [lower(m.name)], { ...EMPTY_FIELDS, type: rep.httpMiddlewareType(m) ?? '' },
-        undefined, [], () => rep.httpMiddlewareRecord(m), () => rep.httpMiddlewareRaw(m),
-      ))),
+      routers: kindView('routers', rt.routers.values(), httpRouterCodec),
+      services: kindView('services', rt.services.values(), httpServiceCodec),
+      middlewares: kindView('middlewares', rt.middlewares.values(), httpMiddlewareCodec),
     };
     this.tcp = {
-      routers: new KindView('routers', byName(rt.tcpRouters.values()).map((r) => new ViewEntry(
-        r.name, r.provider, r.status, [lower(r.config.rule), lower(r.name)],
-        { ...EMPTY_FIELDS, priority: r.priority, rule: r.config.rule ?? '', service: r.config.service ?? '', entryPoints: r.config.entryPoints?.length ?? 0 },
-        r.config.service, r.config.middlewares ?? [], () => rep.tcpRouterRecord(r), () => rep.tcpRouterRaw(r),
-      ))),
-      services: new KindView('services', byName(rt.tcpServices.values()).map((s) => new ViewEntry(
-        s.name, s.provider, s.status, [lower(s.name)],
-        { ...EMPTY_FIELDS, type: rep.tcpServiceType(s) ?? '', servers: s.config.loadBalancer?.servers?.length ?? 0 },
-        undefined, [], () => rep.tcpServiceRecord(s), () => rep.tcpServiceRaw(s),
-      ))),
-      middlewares: new KindView('middlewares', byName(rt.tcpMiddlewares.values()).map((m) => new ViewEntry(
-        m.name, m.provider, m.status, [lower(m.name)], { ...EMPTY_FIELDS, type: rep.tcpMiddlewareType(m) ?? '' },
-        undefined, [], () => rep.tcpMiddlewareRecord(m), () => rep.tcpMiddlewareRaw(m),
-      ))),
+      routers: kindView('routers', rt.tcpRouters.values(), tcpRouterCodec),
+      services: kindView('services', rt.tcpServices.values(), tcpServiceCodec),
+      middlewares: kindView('middlewares', rt.tcpMiddlewares.values(), tcpMiddlewareCodec),
     };
     this.udp = {
-      routers: new KindView('routers', byName(rt.udpRouters.values()).map((r) => new ViewEntry(
-        r.name, r.provider, r.status, [lower(r.name)],
-        { ...EMPTY_FIELDS, service: r.config.service ?? '', entryPoints: r.config.entryPoints?.length ?? 0 },
-        r.config.service, [], () => rep.udpRouterRecord(r), () => rep.udpRouterRaw(r),
-      ))),
-      services: new KindView('services', byName(rt.udpServices.values()).map((s) => new ViewEntry(
-        s.name, s.provider, s.status, [lower(s.name)],
-        { ...EMPTY_FIELDS, type: rep.udpServiceType(s) ?? '', servers: s.config.loadBalancer?.servers?.length ?? 0 },
-        undefined, [], () => rep.udpServiceRecord(s), () => rep.udpServiceRaw(s),
-      ))),
+      routers: kindView('routers', rt.udpRouters.values(), udpRouterCodec),
+      services: kindView('services', rt.udpServices.values(), udpServiceCodec),
     };
     this.entryPoints = byName(entryPoints).map((ep) => ({ name: ep.name, json: goJson(entryPointRecord(ep), false) }));
     this.entryPointsByName = new Map(this.entryPoints.map((e) => [e.name, e]));
@@ -207,9 +291,9 @@ export class RuntimeView {
     return out;
   }
 
-  /** `/api/rawdata` body: maps keyed by qualified name (Go sorts map keys), empty maps omitted. */
-  rawdata(): string {
-    if (this.rawdataText === undefined) {
+  /** `/api/rawdata` body with the Encoder's newline: maps keyed by qualified name (Go sorts map keys), empty maps omitted. */
+  rawdata(): Buffer {
+    if (this.rawdataBody === undefined) {
       const sections: [string, KindView][] = [
         ['routers', this.http.routers], ['middlewares', this.http.middlewares], ['services', this.http.services],
         ['tcpRouters', this.tcp.routers], ['tcpMiddlewares', this.tcp.middlewares], ['tcpServices', this.tcp.services],
@@ -220,8 +304,8 @@ export class RuntimeView {
         if (view.entries.length === 0) continue;
         parts.push(`"${key}":{${view.entries.map((e) => `${goJson(e.name, false)}:${e.raw}`).join(',')}}`);
       }
-      this.rawdataText = `{${parts.join(',')}}`;
+      this.rawdataBody = Buffer.from(`{${parts.join(',')}}\n`, 'utf8');
     }
-    return this.rawdataText;
+    return this.rawdataBody;
   }
 }

@@ -89,13 +89,26 @@ describe('dashboard in headless Chromium', () => {
 
   it('searches and filters by status', async () => {
     await page.fill('#search', 'whoami.test');
-    await page.waitForFunction(() => document.querySelectorAll('#records tbody tr').length === 1);
+    await expect.poll(() => page.locator('#records tbody tr').count()).toBe(1);
     expect(await page.getAttribute('#records tbody tr', 'data-name')).toBe('whoami@file');
     await page.fill('#search', '');
-    await page.waitForFunction(() => document.querySelectorAll('#records tbody tr').length === 5);
+    await expect.poll(() => page.locator('#records tbody tr').count()).toBe(5);
     await page.selectOption('#status', 'disabled');
-    await page.waitForFunction(() => document.querySelectorAll('#records tbody tr').length === 1);
+    await expect.poll(() => page.locator('#records tbody tr').count()).toBe(1);
     expect(await page.getAttribute('#records tbody tr', 'data-name')).toBe('broken@file');
+  });
+
+  it('sorts by a column and direction', async () => {
+    await page.goto(`${base}/dashboard/#/http/routers`);
+    await page.waitForSelector('#records tbody tr');
+    await page.selectOption('#sort', 'priority');
+    await expect.poll(() => new URL(page.url()).hash).toBe('#/http/routers?sortBy=priority');
+    await page.waitForSelector('#records tbody tr');
+    await page.click('#direction');
+    await expect.poll(() => page.getAttribute('#records tbody tr:first-child', 'data-name')).toBe('api@internal');
+    expect(new URL(page.url()).hash).toBe('#/http/routers?sortBy=priority&direction=desc');
+    await page.selectOption('#status', 'disabled');
+    await expect.poll(() => page.locator('#records tbody tr').count()).toBe(1);
   });
 
   it('opens a detail view with the error text', async () => {

@@ -227,3 +227,33 @@ describe('protection', () => {
     expect((await protectedApp.inject({ url: '/ping', remoteAddress: '10.1.2.3' })).statusCode).toBe(200);
   });
 });
+
+describe('base path (api.basePath)', () => {
+  const based = createManagementApi({ store, logger: silentLogger, startDate: 0, basePath: '/traefik/' });
+
+  it('mounts the API and the dashboard under the prefix', async () => {
+    expect((await based.inject('/traefik/api/http/routers/api@internal')).statusCode).toBe(200);
+    expect((await based.inject('/api/http/routers')).statusCode).toBe(404);
+    expect((await based.inject('/traefik/')).headers.location).toBe('/traefik/dashboard/');
+    expect((await based.inject('/traefik/dashboard/')).statusCode).toBe(200);
+    expect((await based.inject('/traefik/api/http/routers/a%zz')).statusCode).toBe(400);
+    expect((await based.inject('/ping')).statusCode).toBe(200);
+  });
+
+  it('normalises the flag value', async () => {
+    const { normaliseBasePath } = await import('../../src/management/app.js');
+    expect(normaliseBasePath('')).toBe('/');
+    expect(normaliseBasePath('traefik')).toBe('/traefik/');
+    expect(normaliseBasePath('/a/b')).toBe('/a/b/');
+    expect(() => normaliseBasePath('/a b')).toThrow(/--api.base-path/);
+  });
+});
+
+describe('long names', () => {
+  it('finds a record whose encoded name is far longer than Fastify\'s default parameter limit', async () => {
+    const name = `${'x'.repeat(250)}/${'y'.repeat(250)}`;
+    const s = storeWith({ kubernetes: { http: { routers: { [name]: { service: 'api@internal', rule: 'Path(`/`)' } } } } });
+    const res = await apiFor(s).inject(`/api/http/routers/${encodeURIComponent(`${name}@kubernetes`)}`);
+    expect(res.statusCode).toBe(200);
+  });
+});

@@ -204,5 +204,6 @@ describe('paging many records', () => {
     expect(names((await getJson(app, '/api/tcp/routers?serviceName=x@q')).body)).toEqual(['t2@p']);
     expect(names((await getJson(app, '/api/udp/routers?serviceName=s@p')).body)).toEqual(['u1@p']);
     expect(names((await getJson(app, '/api/udp/routers?search=U2')).body)).toEqual(['u2@p']);
+    expect(names((await getJson(app, '/api/udp/routers?middlewareName=m')).body)).toEqual(['u1@p', 'u2@p']);
   });
 });

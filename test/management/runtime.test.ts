@@ -154,9 +154,28 @@ describe('runtime: status and error texts', () => {
   });
 
   it('reports a router without a service', () => {
-    const rt = run({ http: { routers: { r: { entryPoints: ['web'], rule: 'Path(`/`)' } } }, tcp: { routers: { t: { entryPoints: ['web'], rule: 'HostSNI(`a`)' } } } });
+    const rt = run({ http: { routers: { r: { entryPoints: ['web'], rule: 'Path(`/`)' }, n: { entryPoints: ['nope'] } } }, tcp: { routers: { t: { entryPoints: ['web'], rule: 'HostSNI(`a`)' } } } });
     expect(rt.routers.get('r@p')?.errors).toEqual(['router has no service and no child routers']);
+    expect(rt.routers.get('n@p')?.errors).toEqual(['router has no service and no child routers', 'entryPoint "nope" doesn\'t exist', 'no valid entryPoint for this router']);
     expect(rt.tcpRouters.get('t@p')?.errors).toEqual(['the service is missing on the router']);
+  });
+
+  it('checks the router tree: dead ends and parents with a service', () => {
+    const rt = run({ http: {
+      routers: {
+        dead: { entryPoints: ['web'], rule: 'Path(`/`)' },
+        parent: { entryPoints: ['web'], rule: 'Path(`/p`)', service: 's' },
+        child: { rule: 'Path(`/p/c`)', service: 's', parentRefs: ['parent'] },
+      },
+      services: { s: { loadBalancer: {} } },
+    } });
+    expect(rt.routers.get('dead@p')?.errors).toEqual(['router has no service and no child routers']);
+    expect(rt.routers.get('parent@p')?.errors).toEqual(['router has both a service and is referenced as a parent by other routers']);
+  });
+
+  it('refuses a TCP router without a rule', () => {
+    const rt = run({ tcp: { routers: { t: { entryPoints: ['web'], service: 's' } }, services: { s: { loadBalancer: {} } } } });
+    expect(rt.tcpRouters.get('t@p')?.errors).toEqual(['router has no rule']);
   });
 
   it('TCP and UDP routers get the same cross-checks; UDP needs UDP entry points', () => {

@@ -20,6 +20,7 @@ section.overview { display:grid; grid-template-columns:repeat(auto-fill,minmax(1
 .card .total { font-size:22px; font-weight:600; }
 .card .sub { font-size:12px; color:var(--muted); }
 .toolbar { display:flex; flex-wrap:wrap; gap:8px; align-items:center; margin:12px 0; }
+.toolbar button { padding:6px 10px; border:1px solid var(--line); border-radius:6px; background:#fff; cursor:pointer; font:inherit; }
 .toolbar input, .toolbar select { padding:6px 8px; border:1px solid var(--line); border-radius:6px; font:inherit; background:#fff; }
 .toolbar input { min-width:280px; }
 table { width:100%; border-collapse:collapse; background:#fff; border:1px solid var(--line); border-radius:8px; overflow:hidden; }

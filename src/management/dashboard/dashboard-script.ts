@@ -10,6 +10,11 @@ export const DASHBOARD_SCRIPT = String.raw`
   var PER_PAGE = 25;
   var KINDS = { http: ['routers', 'services', 'middlewares'], tcp: ['routers', 'services', 'middlewares'], udp: ['routers', 'services'] };
   var LABELS = { routers: 'Routers', services: 'Services', middlewares: 'Middlewares' };
+  var SORTS = {
+    routers: ['name', 'priority', 'status', 'rule', 'service', 'entryPoints', 'provider'],
+    services: ['name', 'type', 'servers', 'status', 'provider'],
+    middlewares: ['name', 'type', 'status', 'provider'],
+  };
   var searchTimer = null;
 
   function el(tag, attrs, children) {
@@ -33,16 +38,26 @@ export const DASHBOARD_SCRIPT = String.raw`
     var kind = KINDS[protocol].indexOf(parts[1]) !== -1 ? parts[1] : 'routers';
     var name = parts.length > 2 ? decodeURIComponent(parts.slice(2).join('/')) : null;
     var params = new URLSearchParams(q);
-    return { protocol: protocol, kind: kind, name: name, search: params.get('search') || '', status: params.get('status') || '', page: Math.max(1, parseInt(params.get('page') || '1', 10) || 1) };
+    return { protocol: protocol, kind: kind, name: name, search: params.get('search') || '', status: params.get('status') || '',
+      sortBy: params.get('sortBy') || '', direction: params.get('direction') === 'desc' ? 'desc' : '',
+      page: Math.max(1, parseInt(params.get('page') || '1', 10) || 1) };
   }
 
   function listHash(s) {
     var p = new URLSearchParams();
     if (s.search) p.set('search', s.search);
     if (s.status) p.set('status', s.status);
+    if (s.sortBy) p.set('sortBy', s.sortBy);
+    if (s.direction) p.set('direction', s.direction);
     if (s.page > 1) p.set('page', String(s.page));
     var q = p.toString();
     return '#/' + s.protocol + '/' + s.kind + (q ? '?' + q : '');
+  }
+
+  function withChanges(s, changes) {
+    var next = { protocol: s.protocol, kind: s.kind, search: s.search, status: s.status, sortBy: s.sortBy, direction: s.direction, page: s.page };
+    Object.keys(changes).forEach(function (k) { next[k] = changes[k]; });
+    return listHash(next);
   }
 
   function api(path) {
@@ -113,7 +128,7 @@ export const DASHBOARD_SCRIPT = String.raw`
     search.addEventListener('input', function () {
       clearTimeout(searchTimer);
       searchTimer = setTimeout(function () {
-        location.hash = listHash({ protocol: s.protocol, kind: s.kind, search: search.value, status: s.status, page: 1 });
+        location.hash = withChanges(s, { search: search.value, page: 1 });
       }, 250);
     });
     var status = el('select', { id: 'status', 'aria-label': 'Status' }, ['', 'enabled', 'warning', 'disabled'].map(function (v) {
@@ -121,14 +136,23 @@ export const DASHBOARD_SCRIPT = String.raw`
     }));
     status.value = s.status;
     status.addEventListener('change', function () {
-      location.hash = listHash({ protocol: s.protocol, kind: s.kind, search: s.search, status: status.value, page: 1 });
+      location.hash = withChanges(s, { status: status.value, page: 1 });
     });
-    view.appendChild(el('div', { className: 'toolbar' }, [search, status]));
+    var sort = el('select', { id: 'sort', 'aria-label': 'Sort by' }, SORTS[s.kind].map(function (v) {
+      return el('option', { value: v, text: 'Sort by ' + v });
+    }));
+    sort.value = s.sortBy || 'name';
+    sort.addEventListener('change', function () { location.hash = withChanges(s, { sortBy: sort.value === 'name' ? '' : sort.value, page: 1 }); });
+    var dir = el('button', { id: 'direction', type: 'button', text: s.direction === 'desc' ? 'Descending' : 'Ascending' });
+    dir.addEventListener('click', function () { location.hash = withChanges(s, { direction: s.direction === 'desc' ? '' : 'desc', page: 1 }); });
+    view.appendChild(el('div', { className: 'toolbar' }, [search, status, sort, dir]));
     var holder = el('div', { id: 'list' });
     view.appendChild(holder);
     var q = new URLSearchParams({ per_page: String(PER_PAGE), page: String(s.page) });
     if (s.search) q.set('search', s.search);
     if (s.status) q.set('status', s.status);
+    if (s.sortBy) q.set('sortBy', s.sortBy);
+    if (s.direction) q.set('direction', s.direction);
     api(s.protocol + '/' + s.kind + '?' + q.toString()).then(function (r) {
       if (!r.body || r.body.length === 0) {
         holder.appendChild(el('div', { className: 'empty', id: 'empty', text: 'No ' + s.kind + ' match.' }));
@@ -152,8 +176,8 @@ export const DASHBOARD_SCRIPT = String.raw`
       var next = el('button', { id: 'next', type: 'button', text: 'Next' });
       prev.disabled = s.page <= 1;
       next.disabled = !r.nextPage || r.nextPage === '1';
-      prev.addEventListener('click', function () { location.hash = listHash({ protocol: s.protocol, kind: s.kind, search: s.search, status: s.status, page: s.page - 1 }); });
-      next.addEventListener('click', function () { location.hash = listHash({ protocol: s.protocol, kind: s.kind, search: s.search, status: s.status, page: s.page + 1 }); });
+      prev.addEventListener('click', function () { location.hash = withChanges(s, { page: s.page - 1 }); });
+      next.addEventListener('click', function () { location.hash = withChanges(s, { page: s.page + 1 }); });
       holder.appendChild(el('div', { className: 'pager' }, [prev, el('span', { id: 'page', text: 'Page ' + s.page }), next]));
     }).catch(function (err) {
       holder.appendChild(el('div', { className: 'error-box', text: err.message }));
