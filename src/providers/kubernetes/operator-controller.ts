@@ -55,6 +55,9 @@ export class OperatorController {
   private readonly elector: LeaderElector | null;
   private readonly statusWriter: StatusWriter;
   private dirty = true;
+  /** Which providers' inputs changed since the last reconcile (both at start). */
+  private dirtyIngress = true;
+  private dirtyCrd = true;
   private wake: (() => void) | undefined;
   private reconciles = 0;
   private statusPass: Promise<void> | undefined;
@@ -63,7 +66,7 @@ export class OperatorController {
   private readonly memo = new TranslationMemo();
 
   constructor(private readonly options: ControllerOptions, private readonly deps: ControllerDeps, private readonly signal: AbortSignal) {
-    this.cache = new ObjectCache(() => this.markDirty());
+    this.cache = new ObjectCache((resourceId) => this.markDirty(resourceId));
     this.delivery = new SnapshotDelivery({ serverUrl: options.serverUrl }, { fetch: deps.fetch, readToken: deps.readToken, logger: deps.logger, sleep: deps.sleep }, signal);
     this.elector = options.lease ? new LeaderElector(options.lease, { api: deps.api, logger: deps.logger, now: deps.now, sleep: deps.sleep }) : null;
     this.elector?.onChange((leader) => {
@@ -75,8 +78,15 @@ export class OperatorController {
     });
   }
 
-  private markDirty(): void {
+  /** `resourceId` narrows what must be re-sent; none means everything (resync, new leader). */
+  private markDirty(resourceId?: string): void {
     this.dirty = true;
+    if (resourceId === 'ingresses' || resourceId === 'ingressclasses') this.dirtyIngress = true;
+    else if (resourceId !== undefined && resourceId.includes('/')) this.dirtyCrd = true;
+    else {
+      this.dirtyIngress = true;
+      this.dirtyCrd = true;
+    }
     const w = this.wake;
     this.wake = undefined;
     w?.();
@@ -158,8 +168,13 @@ export class OperatorController {
     } else {
       this.deps.logger.debug({ translateMs: ms, reused: this.memo.hits, translated: this.memo.misses }, 'reconciled');
     }
-    void this.delivery.deliver(INGRESS_PROVIDER, result.kubernetes);
-    void this.delivery.deliver(CRD_PROVIDER, result.kubernetescrd);
+    // Serializing a provider's snapshot costs as much as translating it: skip the untouched one.
+    const ingress = this.dirtyIngress;
+    const crd = this.dirtyCrd;
+    this.dirtyIngress = false;
+    this.dirtyCrd = false;
+    if (ingress) void this.delivery.deliver(INGRESS_PROVIDER, result.kubernetes);
+    if (crd) void this.delivery.deliver(CRD_PROVIDER, result.kubernetescrd);
     if (this.isLeader) this.writeStatus(result);
   }
 
