@@ -185,7 +185,10 @@ export class OperatorController {
       return;
     }
     this.statusPass = (async () => {
-      let next: TranslationResult | undefined = result;
+      // Records first: statuses wait until the snapshots are on the server (bounded wait), so a
+      // first sync's thousands of status writes do not delay the records users are waiting for.
+      for (let i = 0; i < 600 && !this.delivery.settled && !this.signal.aborted; i++) await this.deps.sleep(50, this.signal);
+      let next: TranslationResult | undefined = this.pendingStatus ?? result;
       while (next && !this.signal.aborted && this.isLeader) {
         const current: TranslationResult = next;
         this.pendingStatus = undefined;
