@@ -137,7 +137,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const child = spawn(process.execPath, [join(root, 'dist/cli.js'), 'operator', '--kubeconfig', join(dir, 'kubeconfig'), '--data.dir', dir,
     '--operator.server-url', probe, '--operator.health-address', 'off', '--operator.leader-election', 'false',
-    '--log.level', 'warn'], { stdio: ['ignore', 'inherit', 'inherit'] });
+    '--log.level', process.env.BENCH_OPERATOR_LOG ?? 'warn'], { stdio: ['ignore', 'inherit', 'inherit'] });
   const total = INGRESSES + ROUTES;
   try {
     const overview = async () => {
