@@ -1,17 +1,18 @@
 import { HTTP_MIDDLEWARE_KINDS, TCP_MIDDLEWARE_KINDS } from '../../management/dynamic-config.js';
 import type { Middleware, Router, RouterTLSConfig, TCPMiddleware, TCPRouter } from '../../management/dynamic-config.js';
-import { CRD_VERSION, groupOf, pluralOf, type CrdKind } from './crd-kinds.js';
+import { groupOf, type CrdKind } from './crd-kinds.js';
 import {
   addHttpLoadBalancer, addTcpLoadBalancer, addUdpLoadBalancer, childServiceName, isTraefikServiceRef, l4ChildKey, str,
   traefikServiceRef, weightOf, type LoadBalancerSpec,
 } from './crd-services.js';
 import type { ClusterView } from './endpoints-resolver.js';
 import { isRecord, objectKey, type KubeObject } from './kube-objects.js';
-import { CRD_PROVIDER, crdHttpRouterKey, crdObjectKey, crdReference, crdTcpRouterKey, crdUdpRouterKey, makeID } from './naming.js';
+import { crdHttpRouterKey, crdObjectKey, crdReference, crdTcpRouterKey, crdUdpRouterKey, makeID } from './naming.js';
 import { checkRule } from './rule-parser.js';
 import { compareKeys } from './ingress-translator.js';
 import type { TranslationMemo } from './translation-memo.js';
-import { ConfigBuilder, type Condition, type ObjectRef, type ObjectStatus, type OperatorEvent, type Problem } from './translation-types.js';
+import { claim, conditions, mergeObject, ObjectContext, refOf, resolvePending, type ObjectResult } from './crd-object-context.js';
+import { ConfigBuilder, type ObjectStatus, type OperatorEvent, type Problem } from './translation-types.js';
 
 /**
  * Portico (and optionally Traefik) CRDs → provider `kubernetescrd` records, following Traefik's CRD
@@ -34,35 +35,6 @@ export interface CrdOutput {
 }
 
 const DEFAULT_CLASSES: readonly string[] = ['', 'traefik', 'portico'];
-
-interface Pending {
-  readonly table: 'httpMiddlewares' | 'tcpMiddlewares' | 'httpServices';
-  readonly name: string;
-  readonly what: string;
-}
-
-type Table = 'httpRouters' | 'tcpRouters' | 'udpRouters' | 'httpMiddlewares' | 'tcpMiddlewares' | 'httpServices';
-const TABLES = ['httpRouters', 'tcpRouters', 'udpRouters', 'httpMiddlewares', 'tcpMiddlewares', 'httpServices', 'tcpServices', 'udpServices'] as const;
-
-class ObjectContext {
-  readonly problems: Problem[] = [];
-  readonly pending: Pending[] = [];
-  /** Names this object defines as its own (a clash with another object is an error). */
-  readonly claimed: { table: Table; key: string; what: string }[] = [];
-  constructor(readonly obj: KubeObject, readonly kind: CrdKind, readonly ns: string, readonly name: string) {}
-
-  accept(reason: string, message: string): void {
-    this.problems.push({ kind: 'accept', reason, message });
-  }
-}
-
-function refOf(ctx: ObjectContext): ObjectRef {
-  const md = ctx.obj.metadata ?? {};
-  return {
-    group: groupOf(ctx.obj.apiVersion), version: CRD_VERSION, plural: pluralOf(ctx.kind), kind: ctx.kind,
-    namespace: ctx.ns, name: ctx.name, uid: md.uid, resourceVersion: md.resourceVersion,
-  };
-}
 
 function shouldProcess(obj: KubeObject, spec: Record<string, unknown>, providerClass: string): boolean {
   const cls = str(spec.ingressClassName) ?? obj.metadata?.annotations?.['kubernetes.io/ingress.class'] ?? '';
@@ -129,17 +101,6 @@ function routesOf(ctx: ObjectContext, spec: Record<string, unknown>, max: number
     if (!isRecord(r)) ctx.accept('InvalidSpec', `spec.routes[${i}] is not an object`);
     return isRecord(r) ? r : {};
   });
-}
-
-function claim<T>(ctx: ObjectContext, out: ConfigBuilder, table: Table, key: string, value: T, what: string): boolean {
-  const records = out[table] as Record<string, unknown>;
-  if (records[key] !== undefined) {
-    ctx.accept('DuplicateName', `${what} ${key}@${CRD_PROVIDER} is defined twice by this object`);
-    return false;
-  }
-  ctx.claimed.push({ table, key, what });
-  records[key] = value;
-  return true;
 }
 
 /** Translates one object into its own records (a fragment), read through `inputs.view`. */
@@ -344,28 +305,9 @@ class CrdTranslation {
 /** Middlewares and services first, so that references made by routes can be checked. */
 const ORDER: readonly CrdKind[] = ['Middleware', 'MiddlewareTCP', 'TraefikService', 'IngressRoute', 'IngressRouteTCP', 'IngressRouteUDP'];
 
-function conditions(problems: readonly Problem[]): Condition[] {
-  const accept = problems.filter((p) => p.kind === 'accept');
-  const refs = problems.filter((p) => p.kind === 'refs');
-  const joined = (ps: readonly Problem[]) => [...new Set(ps.map((p) => p.message))].join('; ');
-  return [
-    accept.length === 0
-      ? { type: 'Accepted', status: 'True', reason: 'Accepted', message: 'the object was translated into records' }
-      : { type: 'Accepted', status: 'False', reason: (accept[0] as Problem).reason, message: joined(accept) },
-    refs.length === 0
-      ? { type: 'ResolvedRefs', status: 'True', reason: 'ResolvedRefs', message: 'all references were resolved' }
-      : { type: 'ResolvedRefs', status: 'False', reason: (refs[0] as Problem).reason, message: joined(refs) },
-  ];
-}
-
 function sortKey(obj: KubeObject): string {
   // Portico's group sorts before Traefik's, so a Portico object wins a name clash.
   return `${groupOf(obj.apiVersion) === 'traefik.io' ? '1' : '0'}|${objectKey(obj)}`;
-}
-
-interface ObjectResult {
-  readonly ctx: ObjectContext;
-  readonly records: ConfigBuilder;
 }
 
 function translateObject(inputs: CrdInputs, kind: CrdKind, obj: KubeObject): ObjectResult {
@@ -394,47 +336,6 @@ function translateObject(inputs: CrdInputs, kind: CrdKind, obj: KubeObject): Obj
 function specVersion(obj: KubeObject): unknown {
   const md = obj.metadata;
   return md?.uid !== undefined && md.generation !== undefined ? `${md.uid}/${md.generation}` : obj;
-}
-
-/** Adds one object's records: claimed names clash with earlier objects' (an error), the rest are shared. */
-function mergeObject(result: ObjectResult, out: ConfigBuilder, owners: Map<string, string>): Problem[] {
-  const problems: Problem[] = [];
-  const { ctx, records } = result;
-  for (const table of TABLES) {
-    const source = records[table] as Record<string, unknown>;
-    const target = out[table] as Record<string, unknown>;
-    for (const key in source) {
-      // An object claims one or two names; a scan beats building a map per object.
-      const claim = ctx.claimed.find((c) => c.key === key && c.table === table);
-      if (claim === undefined) {
-        target[key] ??= source[key];
-        continue;
-      }
-      if (target[key] !== undefined) {
-        problems.push({ kind: 'accept', reason: 'DuplicateName', message: `${claim.what} ${key}@${CRD_PROVIDER} is already defined by ${owners.get(`${table}|${key}`) ?? 'another object'}` });
-        continue;
-      }
-      target[key] = source[key];
-      owners.set(`${table}|${key}`, `${ctx.kind} ${ctx.ns}/${ctx.name}`);
-    }
-  }
-  for (const key in records.serverStatus) out.serverStatus[key] ??= records.serverStatus[key] as Record<string, 'UP' | 'DOWN'>;
-  return problems;
-}
-
-/** References are checked last, once every record exists. */
-function resolvePending(ctx: ObjectContext, out: ConfigBuilder): Problem[] {
-  const problems: Problem[] = [];
-  for (const p of ctx.pending) {
-    const at = p.name.indexOf('@');
-    if (at >= 0 && p.name.slice(at + 1) !== CRD_PROVIDER) continue; // another provider: not ours to judge
-    const local = at >= 0 ? p.name.slice(0, at) : p.name;
-    if (out[p.table][local] === undefined) {
-      const reason = p.what === 'middleware' ? 'MiddlewareNotFound' : 'ServiceNotFound';
-      problems.push({ kind: 'refs', reason, message: `${p.what} "${local}@${CRD_PROVIDER}" does not exist` });
-    }
-  }
-  return problems;
 }
 
 /**
