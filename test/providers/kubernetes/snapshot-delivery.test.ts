@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { SnapshotDelivery, type FetchLike } from '../../../src/providers/kubernetes/snapshot-delivery.js';
+import fc from 'fast-check';
+import { RecordSerializer, SnapshotDelivery, type FetchLike } from '../../../src/providers/kubernetes/snapshot-delivery.js';
 
 // Delivery with an injected fetch and sleep: no sockets, no timers.
 
@@ -77,5 +78,16 @@ describe('snapshot delivery', () => {
     await h2.delivery.check();
     await new Promise((r) => setTimeout(r, 0));
     expect(h2.calls.map((c) => c.method)).toEqual(['GET', 'GET', 'PUT']);
+  });
+});
+
+describe('record serializer', () => {
+  it('writes exactly what JSON.stringify writes, also when records are reused', () => {
+    const serializer = new RecordSerializer();
+    const record = fc.dictionary(fc.string(), fc.jsonValue());
+    fc.assert(fc.property(fc.dictionary(fc.string(), fc.dictionary(fc.string(), record)), (config) => {
+      expect(serializer.stringify(config, 2)).toBe(JSON.stringify(config));
+      expect(serializer.stringify(config, 2)).toBe(JSON.stringify(config));
+    }));
   });
 });
