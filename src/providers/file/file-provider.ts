@@ -116,7 +116,13 @@ export class FileProvider {
       text = await (this.opts.readFile ?? ((p) => fsReadFile(p, 'utf8')))(this.path);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      this.fail(code === 'ENOENT' ? `${this.path} does not exist` : `cannot read ${this.path}: ${(err as Error).message}`);
+      if (code === 'ENOENT') {
+        // Common when the default sample file is absent (a container image): say how to turn it off.
+        if (this.error === undefined) log.warn({ file: this.path }, 'file provider: the file does not exist (yet); --providers.file.filename "" turns the file provider off');
+        this.error = `${this.path} does not exist`;
+        return;
+      }
+      this.fail(`cannot read ${this.path}: ${(err as Error).message}`);
       return;
     }
     const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
