@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../../src/providers/kubernetes/kube-objects.js';
+import { validateProviderSnapshot } from '../../../src/management/snapshot-validation.js';
 import { ClusterIndex } from '../../../src/providers/kubernetes/cluster-index.js';
 import { cacheFromObjects, translate } from '../../../src/providers/kubernetes/translate.js';
 import { TranslationMemo } from '../../../src/providers/kubernetes/translation-memo.js';
@@ -36,6 +37,10 @@ describe('translation goldens', () => {
       const expectedFile = join(dir, 'expected.json');
       if (update || !existsSync(expectedFile)) writeFileSync(expectedFile, actual);
       expect(actual).toBe(readFileSync(expectedFile, 'utf8'));
+
+      // The contract with the management API: the server accepts both snapshots as they are.
+      expect(() => validateProviderSnapshot(JSON.parse(JSON.stringify(result.kubernetes)))).not.toThrow();
+      expect(() => validateProviderSnapshot(JSON.parse(JSON.stringify(result.kubernetescrd)))).not.toThrow();
 
       // The incremental path (index + per-object memo) gives the same result, cold and warm.
       const cache = cacheFromObjects(objects);
