@@ -91,6 +91,10 @@ export function childServiceName(out: ConfigBuilder, view: ClusterView, ns: stri
 export function addTcpLoadBalancer(out: ConfigBuilder, view: ClusterView, ns: string, spec: LoadBalancerSpec, key: string, problems: Problem[]): void {
   if (out.tcpServices[key]) return;
   const name = str(spec.name);
+  if (name?.includes('@')) {
+    problems.push({ kind: 'accept', reason: 'InvalidSpec', message: `service name "${name}" is not a Kubernetes Service name` });
+    return;
+  }
   if (!name) {
     problems.push({ kind: 'accept', reason: 'InvalidSpec', message: 'a service entry has no name' });
     return;
@@ -114,6 +118,10 @@ export function addTcpLoadBalancer(out: ConfigBuilder, view: ClusterView, ns: st
 export function addUdpLoadBalancer(out: ConfigBuilder, view: ClusterView, ns: string, spec: LoadBalancerSpec, key: string, problems: Problem[]): void {
   if (out.udpServices[key]) return;
   const name = str(spec.name);
+  if (name?.includes('@')) {
+    problems.push({ kind: 'accept', reason: 'InvalidSpec', message: `service name "${name}" is not a Kubernetes Service name` });
+    return;
+  }
   if (!name) {
     problems.push({ kind: 'accept', reason: 'InvalidSpec', message: 'a service entry has no name' });
     return;
@@ -129,5 +137,6 @@ export function addUdpLoadBalancer(out: ConfigBuilder, view: ClusterView, ns: st
 
 /** `<key>-<svc>-<port>`: the child names of a TCP/UDP route with several services. */
 export function l4ChildKey(key: string, spec: LoadBalancerSpec): string {
-  return `${key}-${str(spec.name) ?? ''}-${String(portOf(spec) ?? '')}`;
+  // Record names may not hold `@` (the server appends `@provider`); such entries are refused above.
+  return `${key}-${str(spec.name) ?? ''}-${String(portOf(spec) ?? '')}`.replaceAll('@', '-');
 }

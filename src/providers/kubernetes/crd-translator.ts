@@ -273,7 +273,7 @@ class CrdTranslation {
       const mirrors = list(m.mirrors).map((s) => ({ name: child(s), percent: typeof s.percent === 'number' && Number.isFinite(s.percent) ? s.percent : 0 }));
       const mirroring: Record<string, unknown> = { service: child(m) };
       if (typeof m.mirrorBody === 'boolean') mirroring.mirrorBody = m.mirrorBody;
-      if (typeof m.maxBodySize === 'number') mirroring.maxBodySize = m.maxBodySize;
+      if (Number.isInteger(m.maxBodySize)) mirroring.maxBodySize = m.maxBodySize;
       mirroring.mirrors = mirrors;
       claim(ctx, this.out, 'httpServices', key, { mirroring }, 'service');
     } else if (isRecord(spec.failover)) {
