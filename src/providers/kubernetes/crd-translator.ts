@@ -351,7 +351,7 @@ export function translateCrds(inputs: CrdInputs, out: ConfigBuilder, memo?: Tran
       const spec = isRecord(obj.spec) ? obj.spec : {};
       if (!shouldProcess(obj, spec, inputs.ingressClass)) continue;
       const result = memo
-        ? memo.getVersioned(`${kind}|${key}`, specVersion(obj), null, inputs.view, (view) => translateObject({ ...inputs, view }, kind, obj))
+        ? memo.getVersioned(`crd|${kind}|${key}`, specVersion(obj), null, inputs.view, (view) => translateObject({ ...inputs, view }, kind, obj))
         : translateObject(inputs, kind, obj);
       done.push({ ctx: result.ctx, problems: mergeObject(result, out, owners) });
     }

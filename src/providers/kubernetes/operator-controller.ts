@@ -64,6 +64,7 @@ export class OperatorController {
   private pendingStatus: TranslationResult | undefined;
   private firstSyncAt: number | undefined;
   private readonly memo = new TranslationMemo();
+  private last: TranslationResult | undefined;
 
   constructor(private readonly options: ControllerOptions, private readonly deps: ControllerDeps, private readonly signal: AbortSignal) {
     this.cache = new ObjectCache((resourceId) => this.markDirty(resourceId));
@@ -158,7 +159,13 @@ export class OperatorController {
 
   private reconcile(): void {
     const started = performance.now();
-    const result = translate(this.cache.snapshot(), this.options.translate, this.cache.clusterIndex, this.memo);
+    // Only the providers whose inputs changed are translated again; the other is reused.
+    const ingress = this.dirtyIngress;
+    const crd = this.dirtyCrd;
+    this.dirtyIngress = false;
+    this.dirtyCrd = false;
+    const result = translate(this.cache.snapshot(), this.options.translate, this.cache.clusterIndex, this.memo, { ingress, crd, previous: this.last });
+    this.last = result;
     this.cache.clusterIndex.prune();
     const ms = Math.round(performance.now() - started);
     this.reconciles++;
@@ -168,11 +175,6 @@ export class OperatorController {
     } else {
       this.deps.logger.debug({ translateMs: ms, reused: this.memo.hits, translated: this.memo.misses }, 'reconciled');
     }
-    // Serializing a provider's snapshot costs as much as translating it: skip the untouched one.
-    const ingress = this.dirtyIngress;
-    const crd = this.dirtyCrd;
-    this.dirtyIngress = false;
-    this.dirtyCrd = false;
     if (ingress) void this.delivery.deliver(INGRESS_PROVIDER, result.kubernetes);
     if (crd) void this.delivery.deliver(CRD_PROVIDER, result.kubernetescrd);
     if (this.isLeader) this.writeStatus(result);

@@ -46,35 +46,55 @@ export function buildClusterView(services: readonly Service[], slices: readonly 
  * can run in-process anywhere. `view` and `memo` only make repeated translations cheaper (an
  * incrementally maintained index and per-object fragments); the result is the same without them.
  */
-export function translate(cache: CacheSnapshot, options: TranslateOptions, view?: ClusterView, memo?: TranslationMemo): TranslationResult {
-  memo?.begin();
+/** Which providers to translate; a skipped one is taken from `previous`. */
+export interface TranslateParts {
+  readonly ingress: boolean;
+  readonly crd: boolean;
+  readonly previous?: TranslationResult;
+}
+
+export function translate(
+  cache: CacheSnapshot, options: TranslateOptions, view?: ClusterView, memo?: TranslationMemo, parts?: TranslateParts,
+): TranslationResult {
+  const previous = parts?.previous;
+  const doIngress = !previous || parts.ingress;
+  const doCrd = !previous || parts.crd;
+  memo?.begin([...(doIngress ? ['ing|'] : []), ...(doCrd ? ['crd|'] : [])]);
   const selector = parseLabelSelector(options.labelSelector);
   const namespaces = new Set(options.namespaces);
   const selected = <T extends KubeObject>(objs: readonly T[]): T[] =>
     objs.filter((o) => (namespaces.size === 0 || namespaces.has(o.metadata?.namespace ?? '')) && matchesLabels(selector, o.metadata?.labels));
   const clusterView = view ?? buildClusterView(cache.services, cache.endpointSlices);
 
-  const ingressOut = new ConfigBuilder();
-  const ingressEvents = translateIngresses(
-    { ingresses: selected(cache.ingresses), ingressClasses: cache.ingressClasses, view: clusterView, ingressClass: options.ingressClass },
-    ingressOut,
-    memo,
-  );
+  let kubernetes = previous?.kubernetes;
+  let ingressEvents = previous?.ingressEvents ?? [];
+  if (doIngress || !kubernetes) {
+    const ingressOut = new ConfigBuilder();
+    ingressEvents = translateIngresses(
+      { ingresses: selected(cache.ingresses), ingressClasses: cache.ingressClasses, view: clusterView, ingressClass: options.ingressClass },
+      ingressOut,
+      memo,
+    );
+    kubernetes = ingressOut.build();
+  }
 
-  const crdOut = new ConfigBuilder();
-  const crdObjects = Object.fromEntries(CRD_KINDS.map((k) => [k.kind, selected(cache.crds[k.kind])])) as unknown as Record<CrdKind, KubeObject[]>;
-  const crd = translateCrds(
-    { objects: crdObjects, view: clusterView, ingressClass: options.ingressClass, maxObjectBytes: options.maxObjectBytes, maxRoutes: options.maxRoutes },
-    crdOut,
-    memo,
-  );
+  let kubernetescrd = previous?.kubernetescrd;
+  let statuses = previous?.statuses ?? [];
+  let crdEvents = previous?.crdEvents ?? [];
+  if (doCrd || !kubernetescrd) {
+    const crdOut = new ConfigBuilder();
+    const crdObjects = Object.fromEntries(CRD_KINDS.map((k) => [k.kind, selected(cache.crds[k.kind])])) as unknown as Record<CrdKind, KubeObject[]>;
+    const crd = translateCrds(
+      { objects: crdObjects, view: clusterView, ingressClass: options.ingressClass, maxObjectBytes: options.maxObjectBytes, maxRoutes: options.maxRoutes },
+      crdOut,
+      memo,
+    );
+    kubernetescrd = crdOut.build();
+    statuses = crd.statuses;
+    crdEvents = crd.events;
+  }
   memo?.finish();
-  return {
-    kubernetes: ingressOut.build(),
-    kubernetescrd: crdOut.build(),
-    statuses: crd.statuses,
-    events: [...ingressEvents, ...crd.events],
-  };
+  return { kubernetes, kubernetescrd, statuses, events: [...ingressEvents, ...crdEvents], ingressEvents, crdEvents };
 }
 
 /** Sorts loose objects (a manifest, a fixture) into a cache snapshot by apiVersion and kind. */

@@ -59,14 +59,23 @@ export class TranslationMemo {
   hits = 0;
   misses = 0;
 
-  /** Starts a translation: slots not used by it are dropped at `finish()`. */
-  begin(): void {
+  private scopes: readonly string[] = [];
+
+  /**
+   * Starts a translation of the parts whose keys start with one of `scopes` (all by default):
+   * their slots not used by it are dropped at `finish()`; other parts' slots are kept as they are.
+   */
+  begin(scopes: readonly string[] = ['']): void {
+    this.scopes = scopes;
     this.next = new Map();
     this.hits = 0;
     this.misses = 0;
   }
 
   finish(): void {
+    for (const [key, slot] of this.slots) {
+      if (!this.next.has(key) && !this.scopes.some((scope) => key.startsWith(scope))) this.next.set(key, slot);
+    }
     this.slots = this.next;
   }
 

@@ -42,7 +42,10 @@ export interface TranslationResult {
   readonly kubernetes: ProviderSnapshot;
   readonly kubernetescrd: ProviderSnapshot;
   readonly statuses: readonly ObjectStatus[];
+  /** Every event (Ingress ones, then CRD ones). */
   readonly events: readonly OperatorEvent[];
+  readonly ingressEvents?: readonly OperatorEvent[];
+  readonly crdEvents?: readonly OperatorEvent[];
 }
 
 /** A problem found while translating one object; `refs` problems do not stop it being accepted. */
