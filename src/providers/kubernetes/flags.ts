@@ -7,6 +7,7 @@ export const operatorFlags = {
   'operator.server-url': flag.string('http://127.0.0.1:8081', 'Base URL of the server\'s internal listener, where snapshots are delivered'),
   'operator.token-file': flag.string('', 'File holding the internal listener\'s token (default: <data.dir>/internal-token, as the server writes it)'),
   'operator.namespaces': flag.list('', 'Comma-separated namespaces to watch (empty: all namespaces)'),
+  'operator.namespace-selector': flag.string('', 'Label selector on Namespace objects: only namespaces matching it are read (e.g. portico=enabled; empty: off)'),
   'operator.label-selector': flag.string('', 'Label selector Ingresses and CRD objects must match (e.g. app=web,tier!=db; empty: all)'),
   'operator.ingress-class': flag.string('', 'Ingress class to serve (empty: objects with no class or class traefik/portico)'),
   'operator.traefik-crds': flag.boolean(false, 'Also read Traefik\'s own traefik.io/v1alpha1 CRD kinds (the CRDs must be installed)'),

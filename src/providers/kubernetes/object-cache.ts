@@ -5,8 +5,9 @@ import type { ResourceType, ReflectorSink } from './reflector.js';
 import { emptyCrds, type CacheSnapshot } from './translate.js';
 
 /** What the operator watches: Ingress inputs, then the CRDs of Portico (and Traefik, by flag). */
-export function watchedResources(options: { readonly traefikCrds: boolean }): ResourceType[] {
+export function watchedResources(options: { readonly traefikCrds: boolean; readonly namespaceSelector?: string }): ResourceType[] {
   const out: ResourceType[] = [
+    ...(options.namespaceSelector ? [{ id: 'namespaces', group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false }] : []),
     { id: 'ingresses', group: 'networking.k8s.io', version: 'v1', plural: 'ingresses', kind: 'Ingress', namespaced: true },
     { id: 'ingressclasses', group: 'networking.k8s.io', version: 'v1', plural: 'ingressclasses', kind: 'IngressClass', namespaced: false },
     { id: 'services', group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true },
@@ -134,6 +135,7 @@ export class ObjectCache {
     const ingressClasses: IngressClass[] = [];
     const services: Service[] = [];
     const endpointSlices: EndpointSlice[] = [];
+    const namespaces: KubeObject[] = [];
     const crds = emptyCrds();
     for (const { type, objects } of this.stores.values()) {
       let target: KubeObject[];
@@ -142,11 +144,12 @@ export class ObjectCache {
         case 'ingressclasses': target = ingressClasses; break;
         case 'services': target = services; break;
         case 'endpointslices': target = endpointSlices; break;
+        case 'namespaces': target = namespaces; break;
         default: target = crds[type.kind as CrdKind];
       }
       for (const o of objects.values()) target.push(o);
     }
-    return { ingresses, ingressClasses, services, endpointSlices, crds };
+    return { ingresses, ingressClasses, services, endpointSlices, crds, namespaces };
   }
 
   /** Object counts per resource id (for logs and the bench). */

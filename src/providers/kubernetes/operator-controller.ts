@@ -23,6 +23,8 @@ export interface ControllerOptions {
   /** Namespaces to watch; empty = all (one cluster-wide watch per resource). */
   readonly namespaces: readonly string[];
   readonly labelSelector: string;
+  /** Label selector on Namespaces ('' = off): the Namespace watch uses it server-side. */
+  readonly namespaceSelector: string;
   readonly traefikCrds: boolean;
   /** Quiet time in ms between a change and the reconcile that delivers it. */
   readonly debounceMs: number;
@@ -110,10 +112,11 @@ export class OperatorController {
     const { deps, options, signal } = this;
     const tasks: Promise<void>[] = [];
     const scopes = options.namespaces.length > 0 ? options.namespaces : [''];
-    for (const type of watchedResources({ traefikCrds: options.traefikCrds })) {
+    for (const type of watchedResources({ traefikCrds: options.traefikCrds, namespaceSelector: options.namespaceSelector })) {
       // Label selectors apply to the routing objects, never to Services and EndpointSlices.
-      const routing = type.id !== 'services' && type.id !== 'endpointslices' && type.id !== 'ingressclasses';
-      const reflectorOptions: ReflectorOptions = { ...options.reflector, ...(routing && options.labelSelector ? { labelSelector: options.labelSelector } : {}) };
+      const routing = type.id !== 'services' && type.id !== 'endpointslices' && type.id !== 'ingressclasses' && type.id !== 'namespaces';
+      const selector = type.id === 'namespaces' ? options.namespaceSelector : routing ? options.labelSelector : '';
+      const reflectorOptions: ReflectorOptions = { ...options.reflector, ...(selector ? { labelSelector: selector } : {}) };
       for (const scope of type.namespaced ? scopes : ['']) {
         const reflector = new Reflector(type, scope === '' ? undefined : scope, this.cache.sink(type, scope), deps, reflectorOptions);
         tasks.push(reflector.run(signal));

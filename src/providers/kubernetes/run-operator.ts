@@ -65,11 +65,14 @@ export async function runOperator(config: OperatorConfig, deps: OperatorDeps): P
   setMaxListeners(1000, deps.signal);
   const inCluster = existsSync(join(SERVICE_ACCOUNT_DIR, 'token'));
   const labelSelector = config['operator.label-selector'];
-  try {
-    parseLabelSelector(labelSelector);
-  } catch (err) {
-    if (err instanceof LabelSelectorError) throw new ConfigError(`--operator.label-selector: ${err.message}`);
-    throw err;
+  const namespaceSelector = config['operator.namespace-selector'];
+  for (const [flagName, value] of [['operator.label-selector', labelSelector], ['operator.namespace-selector', namespaceSelector]] as const) {
+    try {
+      parseLabelSelector(value);
+    } catch (err) {
+      if (err instanceof LabelSelectorError) throw new ConfigError(`--${flagName}: ${err.message}`);
+      throw err;
+    }
   }
   const api = deps.api ?? new KubeConfigApi(loadKubeConfig(config.kubeconfig, inCluster));
   const tokenFile = config['operator.token-file'] !== '' ? config['operator.token-file'] : join(config['data.dir'], 'internal-token');
@@ -87,10 +90,12 @@ export async function runOperator(config: OperatorConfig, deps: OperatorDeps): P
         ingressClass: config['operator.ingress-class'],
         namespaces,
         labelSelector,
+        namespaceSelector,
         maxObjectBytes: config['operator.max-object-bytes'],
       },
       namespaces,
       labelSelector,
+      namespaceSelector,
       traefikCrds: config['operator.traefik-crds'],
       debounceMs: config['operator.debounce'],
       resyncMs: config['operator.resync'],

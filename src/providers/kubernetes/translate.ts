@@ -15,6 +15,8 @@ export interface CacheSnapshot {
   readonly services: readonly Service[];
   readonly endpointSlices: readonly EndpointSlice[];
   readonly crds: Readonly<Record<CrdKind, readonly KubeObject[]>>;
+  /** Namespace objects; read only with a namespace selector. */
+  readonly namespaces?: readonly KubeObject[];
 }
 
 export function emptyCrds(): Record<CrdKind, KubeObject[]> {
@@ -62,8 +64,16 @@ export function translate(
   memo?.begin([...(doIngress ? ['ing|'] : []), ...(doCrd ? ['crd|'] : [])]);
   const selector = parseLabelSelector(options.labelSelector);
   const namespaces = new Set(options.namespaces);
+  let labelled: Set<string> | undefined;
+  if (options.namespaceSelector !== '') {
+    const nsSelector = parseLabelSelector(options.namespaceSelector);
+    labelled = new Set((cache.namespaces ?? []).filter((n) => matchesLabels(nsSelector, n.metadata?.labels)).map((n) => n.metadata?.name ?? ''));
+  }
   const selected = <T extends KubeObject>(objs: readonly T[]): T[] =>
-    objs.filter((o) => (namespaces.size === 0 || namespaces.has(o.metadata?.namespace ?? '')) && matchesLabels(selector, o.metadata?.labels));
+    objs.filter((o) => {
+      const ns = o.metadata?.namespace ?? '';
+      return (namespaces.size === 0 || namespaces.has(ns)) && (labelled === undefined || labelled.has(ns)) && matchesLabels(selector, o.metadata?.labels);
+    });
   const clusterView = view ?? buildClusterView(cache.services, cache.endpointSlices);
 
   let kubernetes = previous?.kubernetes;
@@ -103,6 +113,7 @@ export function cacheFromObjects(objects: readonly KubeObject[], crdGroups: read
   const ingressClasses: IngressClass[] = [];
   const services: Service[] = [];
   const endpointSlices: EndpointSlice[] = [];
+  const namespaces: KubeObject[] = [];
   const crds = emptyCrds();
   for (const o of objects) {
     const group = (o.apiVersion ?? '').includes('/') ? (o.apiVersion ?? '').split('/')[0] : '';
@@ -110,7 +121,8 @@ export function cacheFromObjects(objects: readonly KubeObject[], crdGroups: read
     else if (o.kind === 'IngressClass' && group === 'networking.k8s.io') ingressClasses.push(o as IngressClass);
     else if (o.kind === 'Service' && group === '') services.push(o as Service);
     else if (o.kind === 'EndpointSlice' && group === 'discovery.k8s.io') endpointSlices.push(o as EndpointSlice);
+    else if (o.kind === 'Namespace' && group === '') namespaces.push(o);
     else if (crdGroups.includes(group ?? '') && CRD_KINDS.some((k) => k.kind === o.kind)) crds[o.kind as CrdKind].push(o);
   }
-  return { ingresses, ingressClasses, services, endpointSlices, crds };
+  return { ingresses, ingressClasses, services, endpointSlices, crds, namespaces };
 }

@@ -97,6 +97,8 @@ export interface TranslateOptions {
   readonly namespaces: readonly string[];
   /** Equality-based label selector objects must match (`a=b,c!=d,e,!f`); '' matches all. */
   readonly labelSelector: string;
+  /** Label selector on Namespace objects; objects are read only in matching namespaces ('' = off). */
+  readonly namespaceSelector: string;
   /** Largest accepted object, as JSON characters; bigger ones are refused with an event. */
   readonly maxObjectBytes: number;
   /** Most routes in one IngressRoute* object. */
@@ -107,6 +109,7 @@ export const DEFAULT_TRANSLATE_OPTIONS: TranslateOptions = {
   ingressClass: '',
   namespaces: [],
   labelSelector: '',
+  namespaceSelector: '',
   maxObjectBytes: 512 * 1024,
   maxRoutes: 1000,
 };

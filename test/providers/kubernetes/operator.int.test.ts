@@ -148,4 +148,16 @@ describe('operator against the fake API server', () => {
     kube.remove('networking.k8s.io/v1', 'Ingress', 'default', 'two');
     await eventually(() => !routers('kubernetes')['default-two-two-test'], 8000, 'after restart');
   });
+
+  it('reads only namespaces matching the namespace selector, and follows relabelling', async () => {
+    const ns = (name: string, labels: Record<string, string> = {}): Obj => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
+    const otherSvc = { ...svc, metadata: { name: 'whoami', namespace: 'other' } };
+    kube.applyAll([ns('default', { portico: 'enabled' }), ns('other'), svc, slice, otherSvc, ingress('web', 'a.test'), { ...ingress('web', 'b.test'), metadata: { name: 'web', namespace: 'other' } }]);
+    start(['--operator.namespace-selector', 'portico=enabled']);
+    await eventually(() => routers('kubernetes')['default-web-a-test'], 5000, 'selected namespace');
+    expect(routers('kubernetes')['other-web-b-test']).toBeUndefined();
+    kube.apply(ns('other', { portico: 'enabled' }));
+    await eventually(() => routers('kubernetes')['other-web-b-test'], 5000, 'relabelled namespace');
+  });
 });
+
