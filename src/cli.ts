@@ -76,8 +76,14 @@ async function operator(argv: string[]): Promise<void> {
   const config = load(operatorCommandFlags, argv);
   const logger = pino({ level: config['log.level'], base: { app: 'portico-operator' } });
   const controller = new AbortController();
-  onShutdown(logger, config['shutdown.timeout'], async () => controller.abort());
-  await runOperator(config, { logger, now: Date.now, signal: controller.signal });
+  let running: Promise<void> = Promise.resolve();
+  // Wait for the operator to stop its watches and release its Lease before exiting.
+  onShutdown(logger, config['shutdown.timeout'], async () => {
+    controller.abort();
+    await running.catch(() => undefined);
+  });
+  running = runOperator(config, { logger, now: Date.now, signal: controller.signal });
+  await running;
 }
 
 async function main(args: string[]): Promise<void> {

@@ -3,4 +3,20 @@ import { flag } from '../../config/flag-types.js';
 /** Operator (`portico operator`) flags. */
 export const operatorFlags = {
   'operator.health-address': flag.address(':8082', 'Address of the operator\'s health and readiness endpoints (host:port, or off)'),
+  kubeconfig: flag.string('', 'Kubeconfig file (default: the in-cluster service account when running in a pod, else ~/.kube/config)'),
+  'operator.server-url': flag.string('http://127.0.0.1:8081', 'Base URL of the server\'s internal listener, where snapshots are delivered'),
+  'operator.token-file': flag.string('', 'File holding the internal listener\'s token (default: <data.dir>/internal-token, as the server writes it)'),
+  'operator.namespaces': flag.list('', 'Comma-separated namespaces to watch (empty: all namespaces)'),
+  'operator.namespace-selector': flag.string('', 'Label selector on Namespace objects: only namespaces matching it are read (e.g. portico=enabled; empty: off)'),
+  'operator.label-selector': flag.string('', 'Label selector Ingresses and CRD objects must match (e.g. app=web,tier!=db; empty: all)'),
+  'operator.ingress-class': flag.string('', 'Ingress class to serve (empty: objects with no class or class traefik/portico)'),
+  'operator.traefik-crds': flag.boolean(false, 'Also read Traefik\'s own traefik.io/v1alpha1 CRD kinds (the CRDs must be installed)'),
+  'operator.leader-election': flag.enumOf(['auto', 'true', 'false'] as const, 'auto', 'Elect one status writer through a Lease (auto: on when running in a cluster)'),
+  'operator.lease-namespace': flag.string('', 'Namespace of the leader election Lease (default: the pod\'s namespace, else default)'),
+  'operator.lease-name': flag.string('portico-operator', 'Name of the leader election Lease'),
+  'operator.identity': flag.string('', 'This replica\'s identity in the Lease and in Events (default: <hostname>-<pid>)'),
+  'operator.debounce': flag.duration('100ms', 'Quiet time after a change before the snapshot is rebuilt and delivered'),
+  'operator.resync': flag.duration('5m', 'Interval of full re-translation and status re-check (0 turns it off)'),
+  'operator.delivery-check': flag.duration('2s', 'How often to ask the server which snapshot it holds, to re-deliver after a server restart'),
+  'operator.max-object-bytes': flag.bytes('512KiB', 'Largest CRD spec accepted; bigger objects are refused with an event'),
 };

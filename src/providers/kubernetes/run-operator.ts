@@ -1,15 +1,139 @@
+import { setMaxListeners } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { ConfigError } from '../../config/flag-types.js';
 import type { OperatorConfig } from '../../config/flags.js';
+import { startHealthServer } from './health-server.js';
+import { KubeConfigApi, type KubeApi } from './kube-client.js';
+import { LabelSelectorError, parseLabelSelector } from './label-selector.js';
+import { OperatorController } from './operator-controller.js';
+import type { FetchLike } from './snapshot-delivery.js';
+import { DEFAULT_TRANSLATE_OPTIONS } from './translation-types.js';
 
 export interface OperatorDeps {
   readonly logger: Logger;
   readonly now: () => number;
   /** Aborted on SIGTERM/SIGINT: the operator stops its watches and returns. */
   readonly signal: AbortSignal;
+  /** The Kubernetes API; default: built from `kubeconfig` / the in-cluster service account. */
+  readonly api?: KubeApi;
+  /** Default: the global fetch. */
+  readonly fetch?: FetchLike;
+  /** Default: real timers. */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  readonly random?: () => number;
+  /** Called once the health listener is bound (tests listen on port 0). */
+  readonly onHealthListening?: (port: number) => void;
+}
+
+const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+function loadKubeConfig(file: string, inCluster: boolean): KubeConfig {
+  const kc = new KubeConfig();
+  try {
+    if (file !== '') kc.loadFromFile(file);
+    else if (inCluster) kc.loadFromCluster();
+    else kc.loadFromDefault();
+  } catch (err) {
+    throw new ConfigError(`cannot load the kubeconfig${file ? ` "${file}"` : ''}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!kc.getCurrentCluster()) throw new ConfigError(`the kubeconfig${file ? ` "${file}"` : ''} has no current cluster`);
+  return kc;
 }
 
 /** Runs the operator until `deps.signal` aborts. */
-export async function runOperator(_config: OperatorConfig, deps: OperatorDeps): Promise<void> {
-  deps.logger.error('the operator is not implemented yet');
-  throw new Error('portico operator is not implemented yet');
+export async function runOperator(config: OperatorConfig, deps: OperatorDeps): Promise<void> {
+  // Every reflector and timer listens on the same signal.
+  setMaxListeners(1000, deps.signal);
+  const inCluster = existsSync(join(SERVICE_ACCOUNT_DIR, 'token'));
+  const labelSelector = config['operator.label-selector'];
+  const namespaceSelector = config['operator.namespace-selector'];
+  for (const [flagName, value] of [['operator.label-selector', labelSelector], ['operator.namespace-selector', namespaceSelector]] as const) {
+    try {
+      parseLabelSelector(value);
+    } catch (err) {
+      if (err instanceof LabelSelectorError) throw new ConfigError(`--${flagName}: ${err.message}`);
+      throw err;
+    }
+  }
+  const api = deps.api ?? new KubeConfigApi(loadKubeConfig(config.kubeconfig, inCluster));
+  const tokenFile = config['operator.token-file'] !== '' ? config['operator.token-file'] : join(config['data.dir'], 'internal-token');
+  const election = config['operator.leader-election'] === 'auto' ? inCluster : config['operator.leader-election'] === 'true';
+  const identity = config['operator.identity'] !== '' ? config['operator.identity'] : `${hostname()}-${process.pid}`;
+  let leaseNamespace = config['operator.lease-namespace'];
+  if (leaseNamespace === '') {
+    leaseNamespace = inCluster ? readFileSync(join(SERVICE_ACCOUNT_DIR, 'namespace'), 'utf8').trim() : 'default';
+  }
+  const namespaces = config['operator.namespaces'];
+  const controller = new OperatorController(
+    {
+      translate: {
+        ...DEFAULT_TRANSLATE_OPTIONS,
+        ingressClass: config['operator.ingress-class'],
+        namespaces,
+        labelSelector,
+        namespaceSelector,
+        maxObjectBytes: config['operator.max-object-bytes'],
+      },
+      namespaces,
+      labelSelector,
+      namespaceSelector,
+      traefikCrds: config['operator.traefik-crds'],
+      debounceMs: config['operator.debounce'],
+      resyncMs: config['operator.resync'],
+      deliveryCheckMs: Math.max(100, config['operator.delivery-check']),
+      serverUrl: config['operator.server-url'],
+      lease: election ? { namespace: leaseNamespace, name: config['operator.lease-name'], identity } : null,
+      alwaysLeader: true,
+      identity,
+    },
+    {
+      api,
+      logger: deps.logger,
+      now: deps.now,
+      sleep: deps.sleep ?? sleep,
+      random: deps.random ?? Math.random,
+      fetch: deps.fetch ?? ((url, init) => fetch(url, init)),
+      readToken: async () => {
+        try {
+          return (await readFile(tokenFile, 'utf8')).trim();
+        } catch (err) {
+          throw new Error(`cannot read the internal token file ${tokenFile}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        }
+      },
+    },
+    deps.signal,
+  );
+  const healthAddress = config['operator.health-address'];
+  const health = healthAddress ? await startHealthServer(healthAddress, { notReadyReason: () => controller.notReadyReason() }) : null;
+  if (health) deps.onHealthListening?.(health.port);
+  deps.logger.info({
+    serverUrl: config['operator.server-url'], namespaces: namespaces.length > 0 ? namespaces : 'all', labelSelector,
+    ingressClass: config['operator.ingress-class'], traefikCrds: config['operator.traefik-crds'], leaderElection: election,
+    healthPort: health?.port ?? null,
+  }, 'operator started');
+  try {
+    await controller.run();
+  } finally {
+    await health?.close();
+    deps.logger.info('operator stopped');
+  }
 }

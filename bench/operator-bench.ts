@@ -1,0 +1,200 @@
+/**
+ * Operator benchmark (`npm run bench:operator`, after `npm run build`): 5,000 Ingresses and 5,000
+ * IngressRoutes over 5,000 Services with 20,000 EndpointSlices, served by the in-process fake API
+ * server; the management server runs in-process (buildServer), the operator as the real
+ * `dist/cli.js operator` child process. Measures:
+ * - time from operator start to the management API showing all 10,000 routers (first full sync);
+ * - delay from one object change to the management API showing it (p50/p99 over sequential changes);
+ * - the operator's peak resident memory (VmHWM).
+ * Prints a table with the targets (5 s, 250 ms, 300 MB) and the ratio measured/target.
+ */
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { loadConfig } from '../src/config/load-config.js';
+import { serveFlags } from '../src/config/flags.js';
+import { buildServer } from '../src/server.js';
+import { FakeKubeApiServer, fakeKubeconfig, type Obj } from '../test/support/fake-kube-apiserver.js';
+
+const SERVICES = Number(process.env.BENCH_SERVICES ?? 5000);
+const SLICES_PER_SERVICE = 4;
+const INGRESSES = Number(process.env.BENCH_INGRESSES ?? 5000);
+const ROUTES = Number(process.env.BENCH_ROUTES ?? 5000);
+const CHANGES = Number(process.env.BENCH_CHANGES ?? 40);
+const root = new URL('../', import.meta.url).pathname;
+
+function ns(i: number): string {
+  return `team-${i % 50}`;
+}
+
+function objects(): Obj[] {
+  const out: Obj[] = [];
+  for (let s = 0; s < SERVICES; s++) {
+    const name = `svc-${s}`;
+    out.push({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: ns(s) }, spec: { ports: [{ name: 'http', port: 80 }] } });
+    for (let k = 0; k < SLICES_PER_SERVICE; k++) {
+      out.push({
+        apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
+        metadata: { name: `${name}-${k}`, namespace: ns(s), labels: { 'kubernetes.io/service-name': name } },
+        addressType: 'IPv4', ports: [{ name: 'http', port: 8080 }],
+        endpoints: [0, 1, 2].map((e) => ({ addresses: [`10.${s % 250}.${k * 16 + e}.${Math.floor(s / 250) + 1}`], conditions: { ready: e !== 2 } })),
+      });
+    }
+  }
+  for (let i = 0; i < INGRESSES; i++) out.push(ingress(i, `app-${i}.example.com`));
+  for (let i = 0; i < ROUTES; i++) out.push(route(i, `route-${i}.example.com`));
+  return out;
+}
+
+function ingress(i: number, host: string): Obj {
+  return {
+    apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: `ing-${i}`, namespace: ns(i) },
+    spec: { rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: `svc-${i % SERVICES}`, port: { name: 'http' } } } }] } }] },
+  };
+}
+
+function route(i: number, host: string): Obj {
+  return {
+    apiVersion: 'portico.dev/v1alpha1', kind: 'IngressRoute', metadata: { name: `ir-${i}`, namespace: ns(i) },
+    spec: { entryPoints: ['web'], routes: [{ match: `Host(\`${host}\`)`, services: [{ name: `svc-${i % SERVICES}`, port: 80 }] }] },
+  };
+}
+
+async function until(fn: () => Promise<boolean>, timeoutMs: number, intervalMs = 2): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    if (await fn()) return performance.now() - started;
+    if (performance.now() - started > timeoutMs) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+interface Put {
+  readonly at: number;
+  readonly provider: string;
+  readonly body: Buffer;
+}
+
+/**
+ * Sits between the operator and the server's internal listener and notes when each snapshot PUT
+ * has fully arrived, so the operator's share of a change's delay (translate + serialize + send)
+ * is measured apart from the server's (parse, validate, rebuild its records).
+ */
+async function deliveryProbe(target: string, puts: Put[]): Promise<string> {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (req.method === 'PUT') puts.push({ at: performance.now(), provider: (req.url ?? '').split('/').pop() ?? '', body });
+      const headers: Record<string, string> = {};
+      for (const h of ['authorization', 'content-type']) if (req.headers[h]) headers[h] = String(req.headers[h]);
+      fetch(`${target}${req.url ?? ''}`, { method: req.method, headers, ...(req.method === 'PUT' ? { body } : {}) })
+        .then(async (r) => {
+          res.writeHead(r.status, { 'content-type': 'application/json' });
+          res.end(Buffer.from(await r.arrayBuffer()));
+        })
+        .catch(() => {
+          res.writeHead(502);
+          res.end();
+        });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function main(): Promise<void> {
+  const kube = new FakeKubeApiServer({ bookmarkIntervalMs: 5000 });
+  await kube.start();
+  const t0 = performance.now();
+  kube.applyAll(objects());
+  process.stdout.write(`fake cluster: ${SERVICES} services, ${SERVICES * SLICES_PER_SERVICE} endpointslices, ${INGRESSES} ingresses, ${ROUTES} ingressroutes (${Math.round(performance.now() - t0)} ms to load)\n`);
+
+  const dir = mkdtempSync(join(tmpdir(), 'portico-operator-bench-'));
+  writeFileSync(join(dir, 'kubeconfig'), fakeKubeconfig(kube.url));
+  const config = loadConfig(serveFlags, {
+    argv: ['--data.dir', dir, '--providers.file.filename', '', '--management.listen-address', '127.0.0.1:0', '--internal.listen-address', '127.0.0.1:0',
+      '--pushgateway.listen-address', 'off', '--search.listen-address', 'off'],
+    env: {},
+    readFile: () => '',
+  });
+  const server = await buildServer(config, { logger: pino({ level: 'warn' }), now: Date.now, requestShutdown: () => undefined });
+  const ports = await server.start();
+  const api = `http://127.0.0.1:${ports.get('management')}`;
+
+  const puts: Put[] = [];
+  const probe = await deliveryProbe(`http://127.0.0.1:${ports.get('internal')}`, puts);
+  const started = performance.now();
+  const child = spawn(process.execPath, [join(root, 'dist/cli.js'), 'operator', '--kubeconfig', join(dir, 'kubeconfig'), '--data.dir', dir,
+    '--operator.server-url', probe, '--operator.health-address', 'off', '--operator.leader-election', 'false',
+    '--log.level', process.env.BENCH_OPERATOR_LOG ?? 'warn'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const total = INGRESSES + ROUTES;
+  try {
+    const overview = async () => {
+      const o = (await (await fetch(`${api}/api/overview`)).json()) as { http: { routers: { total: number } } };
+      return o.http.routers.total >= total;
+    };
+    await until(overview, 60_000, 20);
+    const syncMs = performance.now() - started;
+    const deliveredSyncMs = Math.max(...puts.map((p) => p.at)) - started;
+    const delivered: number[] = [];
+
+    const delays: number[] = [];
+    for (let c = 0; c < CHANGES; c++) {
+      const i = (c * 37) % Math.min(INGRESSES, ROUTES);
+      const host = `changed-${c}.example.com`;
+      let name: string;
+      if (c % 2 === 0) {
+        kube.apply(ingress(i, host));
+        name = `${ns(i)}-ing-${i}-changed-${c}-example-com@kubernetes`;
+      } else {
+        kube.apply(route(i, host));
+        const { createHash } = await import('node:crypto');
+        const hash = createHash('sha256').update(`Host(\`${host}\`)`).digest('hex').slice(0, 20);
+        name = `${ns(i)}-ir-${i}-${hash}@kubernetescrd`;
+      }
+      const t = performance.now();
+      await until(async () => (await fetch(`${api}/api/http/routers/${encodeURIComponent(name)}`)).status === 200, 30_000);
+      delays.push(performance.now() - t);
+      const needle = Buffer.from(`"${name.slice(0, name.indexOf('@'))}"`);
+      const put = puts.find((p) => p.at >= t && p.body.includes(needle));
+      if (put) delivered.push(put.at - t);
+    }
+    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    const hwmKb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+    const rows: [string, number, number, string][] = [
+      ['first full sync (ms)', syncMs, 5000, 'ms'],
+      ['  of which delivered (ms)', deliveredSyncMs, 5000, 'ms'],
+      ['change → visible p50 (ms)', percentile(delays, 50), 250, 'ms'],
+      ['change → visible p99 (ms)', percentile(delays, 99), 250, 'ms'],
+      ['change → delivered p50 (ms)', percentile(delivered, 50), 250, 'ms'],
+      ['change → delivered p99 (ms)', percentile(delivered, 99), 250, 'ms'],
+      ['operator peak RSS (MB)', hwmKb / 1024, 300, 'MB'],
+    ];
+    process.stdout.write(`\n${'metric'.padEnd(30)}${'measured'.padStart(12)}${'target'.padStart(10)}${'ratio'.padStart(8)}\n`);
+    for (const [name, value, target] of rows) {
+      process.stdout.write(`${name.padEnd(30)}${value.toFixed(1).padStart(12)}${String(target).padStart(10)}${(value / target).toFixed(2).padStart(8)}\n`);
+    }
+    process.stdout.write(`(${delays.length} sequential changes, alternating Ingress and IngressRoute; "delivered" = the snapshot PUT fully received\n` +
+      ' by the server, "visible" = the management API answers for the new router; ratio < 1 meets the target)\n');
+  } finally {
+    child.kill('SIGTERM');
+    await server.close();
+    await kube.close();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

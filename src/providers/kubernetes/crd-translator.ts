@@ -1,0 +1,374 @@
+import { HTTP_MIDDLEWARE_KINDS, TCP_MIDDLEWARE_KINDS } from '../../management/dynamic-config.js';
+import type { Middleware, Router, RouterTLSConfig, TCPMiddleware, TCPRouter } from '../../management/dynamic-config.js';
+import { groupOf, type CrdKind } from './crd-kinds.js';
+import {
+  addHttpLoadBalancer, addTcpLoadBalancer, addUdpLoadBalancer, childServiceName, isTraefikServiceRef, l4ChildKey, str,
+  traefikServiceRef, weightOf, type LoadBalancerSpec,
+} from './crd-services.js';
+import type { ClusterView } from './endpoints-resolver.js';
+import { isRecord, objectKey, type KubeObject } from './kube-objects.js';
+import { crdHttpRouterKey, crdObjectKey, crdReference, crdTcpRouterKey, crdUdpRouterKey, makeID } from './naming.js';
+import { checkRule } from './rule-parser.js';
+import { compareKeys } from './ingress-translator.js';
+import type { TranslationMemo } from './translation-memo.js';
+import { claim, conditions, mergeObject, ObjectContext, refOf, resolvePending, type ObjectResult } from './crd-object-context.js';
+import { ConfigBuilder, type ObjectStatus, type OperatorEvent, type Problem } from './translation-types.js';
+
+/**
+ * Portico (and optionally Traefik) CRDs → provider `kubernetescrd` records, following Traefik's CRD
+ * provider naming (reference §5.2) and spec fields (§6). Every object also gets a status: its
+ * `Accepted` and `ResolvedRefs` conditions, and a Warning event per problem. A bad object never
+ * stops the others: it is refused alone (Accepted=False) or kept with its broken references shown.
+ */
+
+export interface CrdInputs {
+  readonly objects: Readonly<Record<CrdKind, readonly KubeObject[]>>;
+  readonly view: ClusterView;
+  readonly ingressClass: string;
+  readonly maxObjectBytes: number;
+  readonly maxRoutes: number;
+}
+
+export interface CrdOutput {
+  readonly statuses: ObjectStatus[];
+  readonly events: OperatorEvent[];
+}
+
+const DEFAULT_CLASSES: readonly string[] = ['', 'traefik', 'portico'];
+
+function shouldProcess(obj: KubeObject, spec: Record<string, unknown>, providerClass: string): boolean {
+  const cls = str(spec.ingressClassName) ?? obj.metadata?.annotations?.['kubernetes.io/ingress.class'] ?? '';
+  return providerClass === '' ? DEFAULT_CLASSES.includes(cls) : cls === providerClass;
+}
+
+function strings(v: unknown): string[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const out = v.filter((x): x is string => typeof x === 'string');
+  return out.length > 0 ? out : undefined;
+}
+
+/** `middlewares: [{name, namespace}]` → record names, each checked once everything is built. */
+function middlewareRefs(ctx: ObjectContext, v: unknown, table: 'httpMiddlewares' | 'tcpMiddlewares'): string[] | undefined {
+  if (!Array.isArray(v) || v.length === 0) return undefined;
+  const out: string[] = [];
+  for (const m of v) {
+    const name = isRecord(m) ? str(m.name) : undefined;
+    if (!name) {
+      ctx.accept('InvalidSpec', 'a middleware reference has no name');
+      continue;
+    }
+    const ref = crdReference(name, str((m as Record<string, unknown>).namespace), ctx.ns);
+    out.push(ref);
+    ctx.pending.push({ table, name: ref, what: 'middleware' });
+  }
+  return out.length > 0 ? out : undefined;
+}
+
+function tlsOf(ctx: ObjectContext, tls: unknown): RouterTLSConfig & { passthrough?: boolean } | undefined {
+  if (!isRecord(tls)) return undefined;
+  const out: RouterTLSConfig & { passthrough?: boolean } = {};
+  if (typeof tls.passthrough === 'boolean') out.passthrough = tls.passthrough;
+  if (isRecord(tls.options) && str(tls.options.name)) {
+    const name = str(tls.options.name) as string;
+    out.options = name.includes('@') ? name : makeID(str(tls.options.namespace) ?? ctx.ns, name);
+  }
+  if (str(tls.certResolver)) out.certResolver = str(tls.certResolver);
+  if (Array.isArray(tls.domains)) out.domains = tls.domains.filter(isRecord).map((d) => ({
+    ...(str(d.main) !== undefined ? { main: str(d.main) } : {}),
+    ...(strings(d.sans) ? { sans: strings(d.sans) } : {}),
+  }));
+  return out;
+}
+
+/** Only the typed observability fields, so a stray field cannot make the server refuse the snapshot. */
+function observabilityOf(o: Record<string, unknown>): NonNullable<Router['observability']> {
+  const out: NonNullable<Router['observability']> = {};
+  for (const k of ['accessLogs', 'metrics', 'tracing'] as const) if (typeof o[k] === 'boolean') out[k] = o[k];
+  if (typeof o.traceVerbosity === 'string') out.traceVerbosity = o.traceVerbosity;
+  return out;
+}
+
+function routesOf(ctx: ObjectContext, spec: Record<string, unknown>, max: number): Record<string, unknown>[] {
+  if (!Array.isArray(spec.routes)) {
+    ctx.accept('InvalidSpec', 'spec.routes must be a list');
+    return [];
+  }
+  if (spec.routes.length > max) {
+    ctx.accept('TooLarge', `spec.routes has ${spec.routes.length} routes, more than the ${max} accepted`);
+    return [];
+  }
+  return spec.routes.map((r, i) => {
+    if (!isRecord(r)) ctx.accept('InvalidSpec', `spec.routes[${i}] is not an object`);
+    return isRecord(r) ? r : {};
+  });
+}
+
+/** Translates one object into its own records (a fragment), read through `inputs.view`. */
+class CrdTranslation {
+  constructor(private readonly inputs: CrdInputs, private readonly out: ConfigBuilder) {}
+
+  ingressRoute(ctx: ObjectContext, spec: Record<string, unknown>): void {
+    const entryPoints = strings(spec.entryPoints);
+    const routes = routesOf(ctx, spec, this.inputs.maxRoutes);
+    routes.forEach((route, i) => {
+      const match = str(route.match);
+      if (!match) return ctx.accept('InvalidSpec', `spec.routes[${i}].match is required`);
+      const check = checkRule(match, 'http');
+      if (!check.ok) ctx.accept('InvalidRule', check.error);
+      const key = crdHttpRouterKey(ctx.ns, ctx.name, match);
+      const rt: Router = {};
+      if (entryPoints) rt.entryPoints = entryPoints;
+      const mws = middlewareRefs(ctx, route.middlewares, 'httpMiddlewares');
+      if (mws) rt.middlewares = mws;
+      const services = Array.isArray(route.services) ? route.services.filter(isRecord) as LoadBalancerSpec[] : [];
+      if (services.length === 1 && isTraefikServiceRef(services[0] as LoadBalancerSpec)) {
+        rt.service = traefikServiceRef(services[0] as LoadBalancerSpec, ctx.ns);
+        ctx.pending.push({ table: 'httpServices', name: rt.service, what: 'TraefikService' });
+      } else if (services.length === 1) {
+        addHttpLoadBalancer(this.out, this.inputs.view, ctx.ns, services[0] as LoadBalancerSpec, key, ctx.problems);
+        rt.service = key;
+      } else if (services.length > 1) {
+        const children = services.map((s) => {
+          const name = childServiceName(this.out, this.inputs.view, ctx.ns, s, ctx.problems);
+          if (isTraefikServiceRef(s)) ctx.pending.push({ table: 'httpServices', name, what: 'TraefikService' });
+          return { name, weight: weightOf(s) };
+        });
+        this.out.httpServices[key] ??= { weighted: { services: children } };
+        rt.service = key;
+      }
+      rt.rule = match;
+      if (str(route.syntax)) rt.ruleSyntax = str(route.syntax);
+      if (route.priority !== undefined && !Number.isInteger(route.priority)) ctx.accept('InvalidSpec', `spec.routes[${i}].priority must be an integer`);
+      else if (typeof route.priority === 'number' && route.priority !== 0) rt.priority = route.priority;
+      const tls = tlsOf(ctx, spec.tls);
+      if (tls) {
+        delete tls.passthrough;
+        rt.tls = tls;
+      }
+      if (isRecord(route.observability)) rt.observability = observabilityOf(route.observability);
+      claim(ctx, this.out, 'httpRouters', key, rt, 'router');
+    });
+  }
+
+  ingressRouteTCP(ctx: ObjectContext, spec: Record<string, unknown>): void {
+    const entryPoints = strings(spec.entryPoints);
+    routesOf(ctx, spec, this.inputs.maxRoutes).forEach((route, i) => {
+      const match = str(route.match);
+      if (!match) return ctx.accept('InvalidSpec', `spec.routes[${i}].match is required`);
+      const check = checkRule(match, 'tcp');
+      if (!check.ok) ctx.accept('InvalidRule', check.error);
+      const key = crdTcpRouterKey(ctx.ns, ctx.name, match);
+      const rt: TCPRouter = {};
+      if (entryPoints) rt.entryPoints = entryPoints;
+      const mws = middlewareRefs(ctx, route.middlewares, 'tcpMiddlewares');
+      if (mws) rt.middlewares = mws;
+      const services = Array.isArray(route.services) ? route.services.filter(isRecord) as LoadBalancerSpec[] : [];
+      if (services.length === 0) ctx.accept('InvalidSpec', `spec.routes[${i}].services is empty`);
+      else if (services.length === 1) addTcpLoadBalancer(this.out, this.inputs.view, ctx.ns, services[0] as LoadBalancerSpec, key, ctx.problems);
+      else {
+        const children = services.map((s) => {
+          const child = l4ChildKey(key, s);
+          addTcpLoadBalancer(this.out, this.inputs.view, ctx.ns, s, child, ctx.problems);
+          return { name: child, weight: weightOf(s) };
+        });
+        this.out.tcpServices[key] ??= { weighted: { services: children } };
+      }
+      if (services.length > 0) rt.service = key;
+      rt.rule = match;
+      if (str(route.syntax)) rt.ruleSyntax = str(route.syntax);
+      if (route.priority !== undefined && !Number.isInteger(route.priority)) ctx.accept('InvalidSpec', `spec.routes[${i}].priority must be an integer`);
+      else if (typeof route.priority === 'number' && route.priority !== 0) rt.priority = route.priority;
+      const tls = tlsOf(ctx, spec.tls);
+      if (tls) rt.tls = { passthrough: tls.passthrough ?? false, ...tls };
+      claim(ctx, this.out, 'tcpRouters', key, rt, 'TCP router');
+    });
+  }
+
+  ingressRouteUDP(ctx: ObjectContext, spec: Record<string, unknown>): void {
+    const entryPoints = strings(spec.entryPoints);
+    routesOf(ctx, spec, this.inputs.maxRoutes).forEach((route, i) => {
+      const key = crdUdpRouterKey(ctx.ns, ctx.name, i);
+      const services = Array.isArray(route.services) ? route.services.filter(isRecord) as LoadBalancerSpec[] : [];
+      if (services.length === 0) return ctx.accept('InvalidSpec', `spec.routes[${i}].services is empty`);
+      if (services.length === 1) addUdpLoadBalancer(this.out, this.inputs.view, ctx.ns, services[0] as LoadBalancerSpec, key, ctx.problems);
+      else {
+        const children = services.map((s) => {
+          const child = l4ChildKey(key, s);
+          addUdpLoadBalancer(this.out, this.inputs.view, ctx.ns, s, child, ctx.problems);
+          return { name: child, weight: weightOf(s) };
+        });
+        this.out.udpServices[key] ??= { weighted: { services: children } };
+      }
+      claim(ctx, this.out, 'udpRouters', key, { ...(entryPoints ? { entryPoints } : {}), service: key }, 'UDP router');
+    });
+  }
+
+  middleware(ctx: ObjectContext, spec: Record<string, unknown>): void {
+    const mw: Middleware = {};
+    const kinds = HTTP_MIDDLEWARE_KINDS.filter((k) => spec[k] !== undefined && spec[k] !== null);
+    if (kinds.length === 0) return ctx.accept('InvalidSpec', 'the middleware has no type (addPrefix, headers, basicAuth, …)');
+    if (kinds.length > 1) ctx.accept('InvalidSpec', `multi-types middleware not supported (${kinds.join(', ')}); declare one middleware per type`);
+    for (const k of kinds) {
+      const v = spec[k];
+      if (!isRecord(v)) {
+        ctx.accept('InvalidSpec', `spec.${k} must be an object`);
+        continue;
+      }
+      (mw as Record<string, unknown>)[k] = this.middlewareOptions(ctx, k, v);
+    }
+    claim(ctx, this.out, 'httpMiddlewares', crdObjectKey(ctx.ns, ctx.name), mw, 'middleware');
+  }
+
+  /** Turns Kubernetes-shaped options (references, secrets) into Traefik's dynamic ones. */
+  private middlewareOptions(ctx: ObjectContext, kind: string, v: Record<string, unknown>): Record<string, unknown> {
+    const o = { ...v };
+    if (kind === 'chain') {
+      o.middlewares = middlewareRefs(ctx, v.middlewares, 'httpMiddlewares') ?? [];
+    } else if (kind === 'errors' && isRecord(v.service)) {
+      const s = v.service as LoadBalancerSpec;
+      o.service = childServiceName(this.out, this.inputs.view, ctx.ns, s, ctx.problems);
+      if (isTraefikServiceRef(s)) ctx.pending.push({ table: 'httpServices', name: o.service as string, what: 'TraefikService' });
+    } else if ((kind === 'basicAuth' || kind === 'digestAuth') && o.secret !== undefined) {
+      // Secrets are not read (least privilege): the users list stays empty, the secret name is kept visible.
+      ctx.problems.push({ kind: 'refs', reason: 'SecretNotRead', message: `spec.${kind}.secret ${String(o.secret)} is not resolved by the operator` });
+    } else if (kind === 'forwardAuth' && isRecord(v.tls)) {
+      const { caSecret: _ca, certSecret: _cert, ...rest } = v.tls;
+      o.tls = rest;
+    }
+    return o;
+  }
+
+  middlewareTCP(ctx: ObjectContext, spec: Record<string, unknown>): void {
+    const mw: TCPMiddleware = {};
+    const kinds = TCP_MIDDLEWARE_KINDS.filter((k) => isRecord(spec[k]));
+    if (kinds.length === 0) return ctx.accept('InvalidSpec', 'the TCP middleware has no type (inFlightConn, ipAllowList)');
+    if (kinds.length > 1) ctx.accept('InvalidSpec', `multi-types middleware not supported (${kinds.join(', ')})`);
+    for (const k of kinds) (mw as Record<string, unknown>)[k] = spec[k];
+    claim(ctx, this.out, 'tcpMiddlewares', crdObjectKey(ctx.ns, ctx.name), mw, 'TCP middleware');
+  }
+
+  traefikService(ctx: ObjectContext, spec: Record<string, unknown>): void {
+    const key = crdObjectKey(ctx.ns, ctx.name);
+    const child = (s: LoadBalancerSpec) => {
+      const name = childServiceName(this.out, this.inputs.view, ctx.ns, s, ctx.problems);
+      if (isTraefikServiceRef(s)) ctx.pending.push({ table: 'httpServices', name, what: 'TraefikService' });
+      return name;
+    };
+    const list = (v: unknown) => (Array.isArray(v) ? v.filter(isRecord) as LoadBalancerSpec[] : []);
+    const kinds = ['weighted', 'mirroring', 'highestRandomWeight', 'failover'].filter((k) => isRecord(spec[k]));
+    if (kinds.length !== 1) {
+      return ctx.accept('InvalidSpec', kinds.length === 0
+        ? 'the TraefikService has no type (weighted, mirroring, highestRandomWeight, failover)'
+        : `multi-types service not supported (${kinds.join(', ')})`);
+    }
+    if (isRecord(spec.weighted)) {
+      const w = spec.weighted;
+      const services = list(w.services).map((s) => ({ name: child(s), weight: weightOf(s) }));
+      claim(ctx, this.out, 'httpServices', key, { weighted: { services, ...(isRecord(w.sticky) ? { sticky: w.sticky } : {}) } }, 'service');
+    } else if (isRecord(spec.highestRandomWeight)) {
+      const services = list(spec.highestRandomWeight.services).map((s) => ({ name: child(s), weight: weightOf(s) }));
+      claim(ctx, this.out, 'httpServices', key, { highestRandomWeight: { services } }, 'service');
+    } else if (isRecord(spec.mirroring)) {
+      const m = spec.mirroring as LoadBalancerSpec;
+      const mirrors = list(m.mirrors).map((s) => ({ name: child(s), percent: typeof s.percent === 'number' && Number.isFinite(s.percent) ? s.percent : 0 }));
+      const mirroring: Record<string, unknown> = { service: child(m) };
+      if (typeof m.mirrorBody === 'boolean') mirroring.mirrorBody = m.mirrorBody;
+      if (Number.isInteger(m.maxBodySize)) mirroring.maxBodySize = m.maxBodySize;
+      mirroring.mirrors = mirrors;
+      claim(ctx, this.out, 'httpServices', key, { mirroring }, 'service');
+    } else if (isRecord(spec.failover)) {
+      const f = spec.failover;
+      const failover: Record<string, unknown> = {};
+      for (const field of ['service', 'fallback'] as const) {
+        const name = str(f[field]);
+        if (!name) continue;
+        failover[field] = crdReference(name, undefined, ctx.ns);
+        ctx.pending.push({ table: 'httpServices', name: failover[field] as string, what: 'TraefikService' });
+      }
+      if (isRecord(f.errors)) failover.errors = f.errors;
+      claim(ctx, this.out, 'httpServices', key, { failover }, 'service');
+    }
+  }
+
+  run(kind: CrdKind, ctx: ObjectContext, spec: Record<string, unknown>): void {
+    switch (kind) {
+      case 'IngressRoute': return this.ingressRoute(ctx, spec);
+      case 'IngressRouteTCP': return this.ingressRouteTCP(ctx, spec);
+      case 'IngressRouteUDP': return this.ingressRouteUDP(ctx, spec);
+      case 'Middleware': return this.middleware(ctx, spec);
+      case 'MiddlewareTCP': return this.middlewareTCP(ctx, spec);
+      case 'TraefikService': return this.traefikService(ctx, spec);
+    }
+  }
+}
+
+/** Middlewares and services first, so that references made by routes can be checked. */
+const ORDER: readonly CrdKind[] = ['Middleware', 'MiddlewareTCP', 'TraefikService', 'IngressRoute', 'IngressRouteTCP', 'IngressRouteUDP'];
+
+function sortKey(obj: KubeObject): string {
+  // Portico's group sorts before Traefik's, so a Portico object wins a name clash.
+  return `${groupOf(obj.apiVersion) === 'traefik.io' ? '1' : '0'}|${objectKey(obj)}`;
+}
+
+function translateObject(inputs: CrdInputs, kind: CrdKind, obj: KubeObject): ObjectResult {
+  const records = new ConfigBuilder();
+  const ctx = new ObjectContext(obj, kind, obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
+  const size = JSON.stringify(obj.spec ?? null).length;
+  if (size > inputs.maxObjectBytes) {
+    ctx.accept('TooLarge', `the spec is ${size} bytes, more than the ${inputs.maxObjectBytes} accepted`);
+  } else if (!isRecord(obj.spec)) {
+    ctx.accept('InvalidSpec', 'spec must be an object');
+  } else {
+    try {
+      new CrdTranslation(inputs, records).run(kind, ctx, obj.spec);
+    } catch (err) {
+      // A translation bug must cost one object, never the snapshot.
+      ctx.accept('InternalError', `translation failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return { ctx, records };
+}
+
+/**
+ * What a CRD object's records depend on: its spec, whose changes bump `generation`. Labels and
+ * annotations are read outside the memo (selection and class), status never.
+ */
+function specVersion(obj: KubeObject): unknown {
+  const md = obj.metadata;
+  return md?.uid !== undefined && md.generation !== undefined ? `${md.uid}/${md.generation}` : obj;
+}
+
+/**
+ * Translates the CRD objects into `out`, with a status and events per object. With a memo, an
+ * object whose instance and backends did not change reuses its previous fragment.
+ */
+export function translateCrds(inputs: CrdInputs, out: ConfigBuilder, memo?: TranslationMemo): CrdOutput {
+  const owners = new Map<string, string>();
+  const done: { ctx: ObjectContext; problems: Problem[] }[] = [];
+  for (const kind of ORDER) {
+    const objects = inputs.objects[kind].map((o) => [sortKey(o), o] as const).sort((a, b) => compareKeys(a[0], b[0]));
+    for (const [key, obj] of objects) {
+      const spec = isRecord(obj.spec) ? obj.spec : {};
+      if (!shouldProcess(obj, spec, inputs.ingressClass)) continue;
+      const result = memo
+        ? memo.getVersioned(`crd|${kind}|${key}`, specVersion(obj), null, inputs.view, (view) => translateObject({ ...inputs, view }, kind, obj))
+        : translateObject(inputs, kind, obj);
+      done.push({ ctx: result.ctx, problems: mergeObject(result, out, owners) });
+    }
+  }
+  const statuses: ObjectStatus[] = [];
+  const events: OperatorEvent[] = [];
+  for (const { ctx, problems: mergeProblems } of done) {
+    const problems = [...ctx.problems, ...mergeProblems, ...resolvePending(ctx, out)];
+    const ref = refOf(ctx);
+    statuses.push({ ref, observedGeneration: ctx.obj.metadata?.generation, conditions: conditions(problems) });
+    const seen = new Set<string>();
+    for (const p of problems) {
+      const id = `${p.reason}|${p.message}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      events.push({ ref, type: 'Warning', reason: p.reason, message: p.message });
+    }
+  }
+  return { statuses, events };
+}

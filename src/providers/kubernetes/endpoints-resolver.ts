@@ -1,0 +1,195 @@
+import type { Server, ServerState } from '../../management/dynamic-config.js';
+import type { EndpointSlice, Service, ServicePort } from './kube-objects.js';
+
+/** Read access to the cached Services and EndpointSlices (the translation never calls the API). */
+export interface ClusterView {
+  service(namespace: string, name: string): Service | undefined;
+  /**
+   * Every EndpointSlice labelled `kubernetes.io/service-name: <name>` in the namespace. A view
+   * that returns the same array while a Service's slices are unchanged lets `memo` work.
+   */
+  endpointSlices(namespace: string, serviceName: string): readonly EndpointSlice[];
+  /**
+   * Resolutions kept between translations: reused while the Service object and its slice array
+   * are the same instances (objects are immutable once cached, so identity is version).
+   */
+  readonly memo?: Map<string, MemoEntry>;
+}
+
+export interface MemoEntry {
+  readonly service: Service | undefined;
+  readonly slices: readonly EndpointSlice[];
+  readonly result: ResolvedServers<unknown>;
+}
+
+function memoized<S>(view: ClusterView, kind: string, ref: BackendRef, compute: () => ResolvedServers<S>): ResolvedServers<S> {
+  const memo = view.memo;
+  if (!memo) return compute();
+  const key = `${kind}|${ref.namespace}|${ref.name}|${String(ref.port)}|${ref.scheme ?? ''}|${ref.nativeLB === true ? 1 : 0}`;
+  const service = view.service(ref.namespace, ref.name);
+  const slices = view.endpointSlices(ref.namespace, ref.name);
+  const hit = memo.get(key);
+  if (hit && hit.service === service && hit.slices === slices) return hit.result as ResolvedServers<S>;
+  const result = compute();
+  memo.set(key, { service, slices, result });
+  return result;
+}
+
+/** Why a backend could not be resolved; `reason` is the CamelCase condition reason. */
+export interface BackendError {
+  readonly reason: 'ServiceNotFound' | 'PortNotFound' | 'NoEndpoints' | 'InvalidBackend';
+  readonly message: string;
+}
+
+export interface ResolvedServers<S> {
+  readonly servers: S[];
+  /** URL or address → UP/DOWN, from endpoint readiness. */
+  readonly status: Record<string, ServerState>;
+  /** Set when the backend is missing or empty; `servers` is then empty. */
+  readonly error?: BackendError;
+  /** The Service port used (for Ingress metadata). */
+  readonly port?: ServicePort;
+}
+
+export interface BackendRef {
+  readonly namespace: string;
+  readonly name: string;
+  /** A port number or a port name; undefined takes the Service's only port. */
+  readonly port: string | number | undefined;
+  /** `http`, `https` or `h2c`; default from the port (443 or a name starting with `https`). */
+  readonly scheme?: string;
+  /** Use the Service's cluster IP instead of its endpoints. */
+  readonly nativeLB?: boolean;
+}
+
+function findPort(service: Service, port: string | number | undefined): ServicePort | undefined {
+  const ports = service.spec?.ports ?? [];
+  if (port === undefined || port === '') return ports.length === 1 ? ports[0] : undefined;
+  if (typeof port === 'number') return ports.find((p) => p.port === port);
+  if (/^\d+$/.test(port)) return ports.find((p) => p.port === Number(port)) ?? ports.find((p) => p.name === port);
+  return ports.find((p) => p.name === port);
+}
+
+function hostPort(address: string, port: number): string {
+  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+}
+
+function describePort(port: string | number | undefined): string {
+  return port === undefined ? '(none)' : String(port);
+}
+
+interface Endpointish {
+  readonly address: string;
+  readonly port: number;
+  readonly ready: boolean;
+  readonly terminating: boolean;
+}
+
+/** Resolves a Service port to its endpoints: Traefik's EndpointSlice walk (§5.1 "Servers"). */
+function resolveEndpoints(view: ClusterView, ref: BackendRef, service: Service, svcPort: ServicePort): Endpointish[] | { external: string } {
+  const spec = service.spec ?? {};
+  const port = svcPort.port ?? 0;
+  if (spec.type === 'ExternalName') return { external: hostPort(spec.externalName ?? '', port) };
+  if (ref.nativeLB === true && spec.clusterIP && spec.clusterIP !== 'None') {
+    return [{ address: spec.clusterIP, port, ready: true, terminating: false }];
+  }
+  const wantName = svcPort.name ?? '';
+  const seen = new Set<string>();
+  const out: Endpointish[] = [];
+  for (const slice of view.endpointSlices(ref.namespace, ref.name)) {
+    const slicePort = (slice.ports ?? []).find((p) => (p.name ?? '') === wantName);
+    if (!slicePort || typeof slicePort.port !== 'number') continue;
+    for (const ep of slice.endpoints ?? []) {
+      const c = ep.conditions ?? {};
+      for (const address of ep.addresses ?? []) {
+        const key = hostPort(address, slicePort.port);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push({
+          address,
+          port: slicePort.port,
+          ready: c.ready !== false,
+          terminating: c.terminating === true,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+function lookup(view: ClusterView, ref: BackendRef): { service: Service; port: ServicePort } | BackendError {
+  const service = view.service(ref.namespace, ref.name);
+  if (!service) return { reason: 'ServiceNotFound', message: `service ${ref.namespace}/${ref.name} not found` };
+  const port = findPort(service, ref.port);
+  if (!port) {
+    return { reason: 'PortNotFound', message: `service port ${describePort(ref.port)} not found in service ${ref.namespace}/${ref.name}` };
+  }
+  return { service, port };
+}
+
+/** The URL scheme Traefik picks: explicit, else https for port 443 or a port name starting with `https`. */
+export function schemeFor(port: ServicePort, explicit: string | undefined): string {
+  if (explicit !== undefined && explicit !== '') return explicit;
+  return port.port === 443 || (port.name ?? '').startsWith('https') ? 'https' : 'http';
+}
+
+/**
+ * HTTP servers (`<scheme>://<ip>:<port>`). Every endpoint is a server, `status` UP when it is ready
+ * and DOWN when not, and a terminating one is `fenced`. Traefik leaves endpoints that are not
+ * serving out of the list; we keep them, marked DOWN, so the API shows which pods are not ready
+ * instead of hiding them (the management API reports `serverStatus` for listed servers only).
+ */
+export function resolveHttpServers(view: ClusterView, ref: BackendRef): ResolvedServers<Server> {
+  return memoized(view, 'http', ref, () => computeHttpServers(view, ref));
+}
+
+function computeHttpServers(view: ClusterView, ref: BackendRef): ResolvedServers<Server> {
+  const found = lookup(view, ref);
+  if ('reason' in found) return { servers: [], status: {}, error: found };
+  const scheme = schemeFor(found.port, ref.scheme);
+  const eps = resolveEndpoints(view, ref, found.service, found.port);
+  if ('external' in eps) {
+    const url = `${scheme}://${eps.external}`;
+    return { servers: [{ url }], status: { [url]: 'UP' }, port: found.port };
+  }
+  const servers: Server[] = [];
+  const status: Record<string, ServerState> = {};
+  for (const ep of eps) {
+    const url = `${scheme}://${hostPort(ep.address, ep.port)}`;
+    status[url] = ep.ready ? 'UP' : 'DOWN';
+    servers.push(ep.terminating ? { url, fenced: true } : { url });
+  }
+  if (servers.length === 0) {
+    return {
+      servers, status, port: found.port,
+      error: { reason: 'NoEndpoints', message: `no servers found for ${ref.namespace}/${ref.name}` },
+    };
+  }
+  return { servers, status, port: found.port };
+}
+
+/** TCP/UDP servers (`<ip>:<port>`), with the same readiness rules as HTTP. */
+export function resolveAddresses(view: ClusterView, ref: BackendRef): ResolvedServers<{ address: string }> {
+  return memoized(view, 'l4', ref, () => computeAddresses(view, ref));
+}
+
+function computeAddresses(view: ClusterView, ref: BackendRef): ResolvedServers<{ address: string }> {
+  const found = lookup(view, ref);
+  if ('reason' in found) return { servers: [], status: {}, error: found };
+  const eps = resolveEndpoints(view, ref, found.service, found.port);
+  if ('external' in eps) return { servers: [{ address: eps.external }], status: { [eps.external]: 'UP' }, port: found.port };
+  const servers: { address: string }[] = [];
+  const status: Record<string, ServerState> = {};
+  for (const ep of eps) {
+    const address = hostPort(ep.address, ep.port);
+    status[address] = ep.ready ? 'UP' : 'DOWN';
+    servers.push({ address });
+  }
+  if (servers.length === 0) {
+    return {
+      servers, status, port: found.port,
+      error: { reason: 'NoEndpoints', message: `no servers found for ${ref.namespace}/${ref.name}` },
+    };
+  }
+  return { servers, status, port: found.port };
+}

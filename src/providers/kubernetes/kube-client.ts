@@ -1,0 +1,161 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { Agent } from 'node:http';
+import { createInterface } from 'node:readline';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeObject } from './kube-objects.js';
+
+/**
+ * The operator's narrow view of the Kubernetes API: plain requests and watch streams, JSON in and
+ * out. Authentication, TLS and the server address come from @kubernetes/client-node's KubeConfig
+ * (kubeconfig files, in-cluster service accounts, exec plugins). We do not go through the
+ * generated API classes: they turn every object into model classes with Date fields, which is slow
+ * for tens of thousands of EndpointSlices and differs from what watch events carry.
+ * Tests inject their own KubeApi, or point a kubeconfig at the fake API server.
+ */
+
+export interface KubeResponse {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchEvent {
+  readonly type: WatchEventType;
+  /** The object, or for ERROR a `Status` (`{kind: 'Status', code: 410, reason: 'Expired'}`). */
+  readonly object: KubeObject & { code?: number; reason?: string; message?: string };
+}
+
+export interface RequestOptions {
+  readonly query?: Readonly<Record<string, string>>;
+  readonly body?: unknown;
+  /** Default `application/json`; status patches use `application/merge-patch+json`. */
+  readonly contentType?: string;
+  readonly signal?: AbortSignal;
+}
+
+export interface KubeApi {
+  request(method: string, path: string, options?: RequestOptions): Promise<KubeResponse>;
+  /**
+   * Streams a watch: resolves when the server ends the stream, rejects with a KubeHttpError for a
+   * non-200 answer or a broken connection. Aborting `signal` ends it quietly.
+   */
+  watch(path: string, query: Readonly<Record<string, string>>, onEvent: (event: WatchEvent) => void, signal: AbortSignal): Promise<void>;
+}
+
+export class KubeHttpError extends Error {
+  override readonly name = 'KubeHttpError';
+  constructor(readonly status: number, message: string, readonly body?: unknown) {
+    super(message);
+  }
+}
+
+function withQuery(base: string, path: string, query: Readonly<Record<string, string>> | undefined): URL {
+  const url = new URL(base.replace(/\/+$/, '') + path);
+  for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v);
+  return url;
+}
+
+/** A KubeApi over node's http/https, configured by a KubeConfig. */
+export class KubeConfigApi implements KubeApi {
+  private agent: Agent | undefined;
+
+  constructor(private readonly kc: KubeConfig) {}
+
+  private async options(method: string, url: URL, contentType?: string): Promise<https.RequestOptions> {
+    const opts: https.RequestOptions = { method, headers: { Accept: 'application/json' } };
+    await this.kc.applyToHTTPSOptions(opts);
+    // applyToHTTPSOptions builds a new agent each call; keep the first for connection reuse.
+    this.agent ??= url.protocol === 'https:' ? (opts.agent as Agent | undefined) : new http.Agent({ keepAlive: true });
+    opts.agent = this.agent;
+    if (contentType) (opts.headers as Record<string, string>)['Content-Type'] = contentType;
+    return opts;
+  }
+
+  private server(): string {
+    const cluster = this.kc.getCurrentCluster();
+    if (!cluster) throw new Error('the kubeconfig has no current cluster');
+    return cluster.server;
+  }
+
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<KubeResponse> {
+    const url = withQuery(this.server(), path, options.query);
+    const opts = await this.options(method, url, options.body === undefined ? undefined : (options.contentType ?? 'application/json'));
+    const signal = options.signal;
+    const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+    return new Promise((resolve, reject) => {
+      const req = (url.protocol === 'https:' ? https : http).request(url, opts, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: unknown = text;
+          try {
+            body = text === '' ? undefined : JSON.parse(text);
+          } catch {
+            // Not JSON (a proxy error page): keep the text for the error message.
+          }
+          resolve({ status: res.statusCode ?? 0, body });
+        });
+      });
+      // Abort by hand rather than with `signal`: node keeps the signal's listener on pooled sockets.
+      const abort = () => req.destroy(new Error('request aborted'));
+      signal?.addEventListener('abort', abort, { once: true });
+      req.on('close', () => signal?.removeEventListener('abort', abort));
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  async watch(path: string, query: Readonly<Record<string, string>>, onEvent: (event: WatchEvent) => void, signal: AbortSignal): Promise<void> {
+    const url = withQuery(this.server(), path, { ...query, watch: 'true' });
+    const opts = await this.options('GET', url);
+    return new Promise((resolve, reject) => {
+      const req = (url.protocol === 'https:' ? https : http).request(url, opts, (res) => {
+        if (res.statusCode !== 200) {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            reject(new KubeHttpError(res.statusCode ?? 0, `watch ${path}: HTTP ${res.statusCode ?? 0}: ${text.slice(0, 200)}`));
+          });
+          res.on('error', reject);
+          return;
+        }
+        const lines = createInterface({ input: res, crlfDelay: Infinity });
+        let failed = false;
+        // readline re-emits the response's errors; they are handled on `res` below.
+        lines.on('error', () => undefined);
+        lines.on('line', (line) => {
+          if (line.trim() === '' || failed) return;
+          let event: WatchEvent;
+          try {
+            event = JSON.parse(line) as WatchEvent;
+          } catch {
+            failed = true;
+            req.destroy();
+            reject(new KubeHttpError(0, `watch ${path}: undecodable event`));
+            return;
+          }
+          onEvent(event);
+        });
+        res.on('error', (err) => (signal.aborted ? resolve() : reject(err)));
+        res.on('aborted', () => (signal.aborted ? resolve() : reject(new KubeHttpError(0, `watch ${path}: connection aborted`))));
+        lines.on('close', () => {
+          if (res.complete || signal.aborted) resolve();
+          else reject(new KubeHttpError(0, `watch ${path}: stream ended early`));
+        });
+      });
+      const abort = () => req.destroy();
+      signal.addEventListener('abort', abort, { once: true });
+      req.on('close', () => {
+        signal.removeEventListener('abort', abort);
+        if (signal.aborted) resolve();
+      });
+      req.on('error', (err) => (signal.aborted ? resolve() : reject(err)));
+      req.end();
+    });
+  }
+}

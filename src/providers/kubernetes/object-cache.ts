@@ -1,0 +1,161 @@
+import { CRD_KINDS, CRD_VERSION, PORTICO_GROUP, TRAEFIK_GROUP, type CrdKind } from './crd-kinds.js';
+import { ClusterIndex } from './cluster-index.js';
+import type { EndpointSlice, Ingress, IngressClass, KubeObject, Service } from './kube-objects.js';
+import type { ResourceType, ReflectorSink } from './reflector.js';
+import { emptyCrds, type CacheSnapshot } from './translate.js';
+
+/** What the operator watches: Ingress inputs, then the CRDs of Portico (and Traefik, by flag). */
+export function watchedResources(options: { readonly traefikCrds: boolean; readonly namespaceSelector?: string }): ResourceType[] {
+  const out: ResourceType[] = [
+    ...(options.namespaceSelector ? [{ id: 'namespaces', group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false }] : []),
+    { id: 'ingresses', group: 'networking.k8s.io', version: 'v1', plural: 'ingresses', kind: 'Ingress', namespaced: true },
+    { id: 'ingressclasses', group: 'networking.k8s.io', version: 'v1', plural: 'ingressclasses', kind: 'IngressClass', namespaced: false },
+    { id: 'services', group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true },
+    { id: 'endpointslices', group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', kind: 'EndpointSlice', namespaced: true },
+  ];
+  const groups = options.traefikCrds ? [PORTICO_GROUP, TRAEFIK_GROUP] : [PORTICO_GROUP];
+  for (const group of groups) {
+    for (const k of CRD_KINDS) {
+      out.push({ id: `${group}/${k.plural}`, group, version: CRD_VERSION, plural: k.plural, kind: k.kind, namespaced: true });
+    }
+  }
+  return out;
+}
+
+/** Same spec generation, labels and annotations: only status (or bookkeeping) moved. */
+function statusOnlyChange(old: KubeObject, next: KubeObject): boolean {
+  const a = old.metadata ?? {};
+  const b = next.metadata ?? {};
+  return a.generation !== undefined && a.generation === b.generation && a.uid === b.uid &&
+    JSON.stringify(a.labels ?? {}) === JSON.stringify(b.labels ?? {}) &&
+    JSON.stringify(a.annotations ?? {}) === JSON.stringify(b.annotations ?? {});
+}
+
+function keyOf(obj: KubeObject): string {
+  return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+}
+
+/**
+ * The informers' store: one map per reflector (a resource in one namespace, or cluster-wide),
+ * a synced flag per reflector, and a change callback that feeds the reconcile queue.
+ */
+export class ObjectCache {
+  private readonly stores = new Map<string, { type: ResourceType; objects: Map<string, KubeObject> }>();
+  private readonly unsynced = new Set<string>();
+  private version = 0;
+  /** Services and EndpointSlices as the translation reads them, maintained change by change. */
+  readonly clusterIndex = new ClusterIndex();
+
+  /** `onChange` receives the resource id and object key (`ns/name`) of every change. */
+  constructor(private readonly onChange: (resourceId: string, key: string) => void) {}
+
+  /** A sink for one reflector; `scope` is its namespace or '' for cluster-wide. */
+  sink(type: ResourceType, scope: string): ReflectorSink {
+    const id = `${type.id}@${scope}`;
+    const objects = new Map<string, KubeObject>();
+    this.stores.set(id, { type, objects });
+    this.unsynced.add(id);
+    const index = this.clusterIndex;
+    const isCrd = type.group === PORTICO_GROUP || type.group === TRAEFIK_GROUP;
+    const indexUpsert = type.id === 'services' ? (o: KubeObject) => index.upsertService(o as Service)
+      : type.id === 'endpointslices' ? (o: KubeObject) => index.upsertSlice(o as EndpointSlice) : undefined;
+    const indexRemove = type.id === 'services' ? (o: KubeObject) => index.removeService(o)
+      : type.id === 'endpointslices' ? (o: KubeObject) => index.removeSlice(o) : undefined;
+    return {
+      replace: (items) => {
+        const seen = new Set<string>();
+        for (const item of items) {
+          const key = keyOf(item);
+          seen.add(key);
+          const old = objects.get(key);
+          if (old?.metadata?.resourceVersion !== undefined && old.metadata.resourceVersion === item.metadata?.resourceVersion) continue;
+          objects.set(key, item);
+          indexUpsert?.(item);
+          this.changed(type.id, key);
+        }
+        for (const [key, old] of [...objects]) {
+          if (!seen.has(key)) {
+            objects.delete(key);
+            indexRemove?.(old);
+            this.changed(type.id, key);
+          }
+        }
+      },
+      upsert: (obj) => {
+        const key = keyOf(obj);
+        const old = objects.get(key);
+        objects.set(key, obj);
+        indexUpsert?.(obj);
+        // A status-only update (the leader's own condition writes) changes no record: keep the
+        // new object for the next status comparison, but do not rebuild the snapshot for it.
+        if (old && isCrd && statusOnlyChange(old, obj)) return;
+        this.changed(type.id, key);
+      },
+      remove: (obj) => {
+        const key = keyOf(obj);
+        const old = objects.get(key);
+        if (old && objects.delete(key)) {
+          indexRemove?.(old);
+          this.changed(type.id, key);
+        }
+      },
+      listed: () => {
+        if (this.unsynced.delete(id)) this.changed(type.id, '');
+      },
+    };
+  }
+
+  private changed(resourceId: string, key: string): void {
+    this.version++;
+    this.onChange(resourceId, key);
+  }
+
+  /** Increases on every change; lets the reconciler skip work when nothing moved. */
+  get changeCount(): number {
+    return this.version;
+  }
+
+  /** True once every reflector has completed its first list. */
+  get synced(): boolean {
+    return this.unsynced.size === 0;
+  }
+
+  get(resourceId: string, namespace: string, name: string): KubeObject | undefined {
+    for (const s of this.stores.values()) {
+      if (s.type.id !== resourceId) continue;
+      const o = s.objects.get(`${namespace}/${name}`);
+      if (o) return o;
+    }
+    return undefined;
+  }
+
+  /** The cached objects as the translation's input. */
+  snapshot(): CacheSnapshot {
+    const ingresses: Ingress[] = [];
+    const ingressClasses: IngressClass[] = [];
+    const services: Service[] = [];
+    const endpointSlices: EndpointSlice[] = [];
+    const namespaces: KubeObject[] = [];
+    const crds = emptyCrds();
+    for (const { type, objects } of this.stores.values()) {
+      let target: KubeObject[];
+      switch (type.id) {
+        case 'ingresses': target = ingresses; break;
+        case 'ingressclasses': target = ingressClasses; break;
+        case 'services': target = services; break;
+        case 'endpointslices': target = endpointSlices; break;
+        case 'namespaces': target = namespaces; break;
+        default: target = crds[type.kind as CrdKind];
+      }
+      for (const o of objects.values()) target.push(o);
+    }
+    return { ingresses, ingressClasses, services, endpointSlices, crds, namespaces };
+  }
+
+  /** Object counts per resource id (for logs and the bench). */
+  counts(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const { type, objects } of this.stores.values()) out[type.id] = (out[type.id] ?? 0) + objects.size;
+    return out;
+  }
+}

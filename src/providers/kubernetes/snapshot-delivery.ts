@@ -1,0 +1,190 @@
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import { INTERNAL_PROVIDERS_PATH, type ProviderSnapshot } from '../../management/dynamic-config.js';
+
+/**
+ * Delivers whole provider snapshots to the server's internal endpoint
+ * (`PUT {server}/internal/v1/providers/{provider}`, bearer token) and keeps them there: a failed
+ * PUT is retried with backoff (only the newest snapshot is ever sent), and `check()` asks the
+ * server which version it holds (`GET` of the same path) so that a restarted server, which has
+ * none (404) or an older one, gets the snapshot again.
+ */
+
+export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) =>
+  Promise<{ status: number; text(): Promise<string> }>;
+
+export interface DeliveryDeps {
+  readonly fetch: FetchLike;
+  /** Reads the token (the file's trimmed content); called again after a 401. */
+  readonly readToken: () => Promise<string>;
+  readonly logger: Logger;
+  readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+export interface DeliveryOptions {
+  /** Base URL of the server's internal listener, e.g. `http://127.0.0.1:8081`. */
+  readonly serverUrl: string;
+  /** First retry delay in ms after a failed PUT (doubles, capped at `retryMaxMs`). Default 200. */
+  readonly retryInitialMs?: number;
+  /** Default 10000. */
+  readonly retryMaxMs?: number;
+}
+
+interface ProviderState {
+  body: string;
+  version: string;
+  /** Version the server confirmed it holds. */
+  delivered: string | undefined;
+  /** Version the server refused as invalid (400): not retried until a new version comes. */
+  rejected: string | undefined;
+  sending: Promise<void> | undefined;
+}
+
+/**
+ * JSON.stringify with the text of each record remembered by object identity. Unchanged records
+ * are the same objects from one translation to the next (the translation memo reuses them), so a
+ * one-object change re-serializes one record and concatenates the other thousands. The output is
+ * byte for byte what JSON.stringify gives.
+ */
+export class RecordSerializer {
+  private cache = new WeakMap<object, string>();
+
+  /** `depth` levels of maps are walked (configuration → http → routers); below, records are cached. */
+  stringify(value: unknown, depth: number): string {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return JSON.stringify(value) ?? 'null';
+    if (depth === 0) {
+      let text = this.cache.get(value);
+      if (text === undefined) {
+        text = JSON.stringify(value);
+        this.cache.set(value, text);
+      }
+      return text;
+    }
+    const parts: string[] = [];
+    for (const [k, v] of Object.entries(value)) {
+      if (v === undefined) continue;
+      parts.push(`${JSON.stringify(k)}:${this.stringify(v, depth - 1)}`);
+    }
+    return `{${parts.join(',')}}`;
+  }
+}
+
+/** A short content hash: the snapshot's version label. */
+export function snapshotVersion(body: string): string {
+  return createHash('sha256').update(body).digest('hex').slice(0, 16);
+}
+
+export class SnapshotDelivery {
+  private readonly providers = new Map<string, ProviderState>();
+  private token: string | undefined;
+  private deliveries = 0;
+  private readonly serializer = new RecordSerializer();
+
+  constructor(private readonly options: DeliveryOptions, private readonly deps: DeliveryDeps, private readonly signal: AbortSignal) {}
+
+  /** Number of successful PUTs so far. */
+  get deliveredCount(): number {
+    return this.deliveries;
+  }
+
+  /** True when every provider's newest snapshot is on the server (or was refused as invalid). */
+  get settled(): boolean {
+    for (const s of this.providers.values()) if (s.delivered !== s.version && s.rejected !== s.version) return false;
+    return this.providers.size > 0;
+  }
+
+  private url(provider: string): string {
+    return `${this.options.serverUrl.replace(/\/+$/, '')}${INTERNAL_PROVIDERS_PATH}/${provider}`;
+  }
+
+  private async headers(): Promise<Record<string, string>> {
+    this.token ??= await this.deps.readToken();
+    return { Authorization: `Bearer ${this.token}`, 'Content-Type': 'application/json' };
+  }
+
+  /**
+   * Sets the provider's newest snapshot and sends it unless the server already has it. Resolves
+   * once it is delivered (or superseded by a newer one, or the operator stops).
+   */
+  async deliver(provider: string, snapshot: ProviderSnapshot): Promise<void> {
+    // Serialize once: the body is assembled from the pieces the version is computed over.
+    const configuration = this.serializer.stringify(snapshot.configuration, 3);
+    const serverStatus = this.serializer.stringify(snapshot.serverStatus ?? {}, 1);
+    const version = snapshotVersion(configuration + serverStatus);
+    let state = this.providers.get(provider);
+    if (state && state.version === version) {
+      if (state.delivered === version) return;
+      return state.sending;
+    }
+    const body = `{"configuration":${configuration},"serverStatus":${serverStatus},"version":"${version}"}`;
+    if (!state) {
+      state = { body, version, delivered: undefined, rejected: undefined, sending: undefined };
+      this.providers.set(provider, state);
+    } else {
+      state.body = body;
+      state.version = version;
+    }
+    return this.send(provider, state);
+  }
+
+  private send(provider: string, state: ProviderState): Promise<void> {
+    if (state.sending) return state.sending; // the loop below picks up the newest body
+    const loop = async () => {
+      let failures = 0;
+      while (!this.signal.aborted && state.delivered !== state.version && state.rejected !== state.version) {
+        const version = state.version;
+        try {
+          const res = await this.deps.fetch(this.url(provider), { method: 'PUT', headers: await this.headers(), body: state.body, signal: this.signal });
+          if (res.status >= 200 && res.status < 300) {
+            state.delivered = version;
+            this.deliveries++;
+            this.deps.logger.debug({ provider, version }, 'snapshot delivered');
+            failures = 0;
+            continue;
+          }
+          const text = await res.text();
+          if (res.status === 400) {
+            // Retrying the same body cannot help; the previous snapshot stays on the server.
+            state.rejected = version;
+            this.deps.logger.error({ provider, version, response: text.slice(0, 500) }, 'the server refused the snapshot as invalid');
+            continue;
+          }
+          if (res.status === 401) this.token = undefined;
+          throw new Error(`PUT ${provider}: HTTP ${res.status}: ${text.slice(0, 300)}`);
+        } catch (err) {
+          if (this.signal.aborted) return;
+          failures++;
+          const delay = Math.min(this.options.retryMaxMs ?? 10_000, (this.options.retryInitialMs ?? 200) * 2 ** Math.min(failures - 1, 16));
+          this.deps.logger.warn({ provider, err: err instanceof Error ? err.message : String(err), retryInMs: delay }, 'snapshot delivery failed');
+          await this.deps.sleep(delay, this.signal);
+        }
+      }
+    };
+    state.sending = loop().finally(() => {
+      state.sending = undefined;
+    });
+    return state.sending;
+  }
+
+  /** Asks the server what it holds; re-delivers to a server that lost or never got a snapshot. */
+  async check(): Promise<void> {
+    for (const [provider, state] of this.providers) {
+      if (state.sending || state.delivered === undefined) continue;
+      try {
+        const res = await this.deps.fetch(this.url(provider), { method: 'GET', headers: await this.headers(), signal: this.signal });
+        const text = await res.text();
+        let held: string | undefined;
+        if (res.status === 200) held = (JSON.parse(text) as { version?: string }).version;
+        else if (res.status === 401) this.token = undefined;
+        else if (res.status !== 404) continue;
+        if (held !== state.version) {
+          this.deps.logger.info({ provider, held: held ?? null, version: state.version }, 'server does not hold the current snapshot, re-delivering');
+          state.delivered = undefined;
+          void this.send(provider, state);
+        }
+      } catch (err) {
+        this.deps.logger.debug({ provider, err: err instanceof Error ? err.message : String(err) }, 'snapshot check failed');
+      }
+    }
+  }
+}

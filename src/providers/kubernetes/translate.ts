@@ -1,0 +1,128 @@
+import { CRD_KINDS, type CrdKind } from './crd-kinds.js';
+import { translateCrds } from './crd-translator.js';
+import type { ClusterView } from './endpoints-resolver.js';
+import { translateIngresses } from './ingress-translator.js';
+import type { EndpointSlice, Ingress, IngressClass, KubeObject, Service } from './kube-objects.js';
+import { SERVICE_NAME_LABEL } from './kube-objects.js';
+import { matchesLabels, parseLabelSelector } from './label-selector.js';
+import type { TranslationMemo } from './translation-memo.js';
+import { ConfigBuilder, type TranslateOptions, type TranslationResult } from './translation-types.js';
+
+/** Everything the informers hold, as plain objects: the input of the pure translation. */
+export interface CacheSnapshot {
+  readonly ingresses: readonly Ingress[];
+  readonly ingressClasses: readonly IngressClass[];
+  readonly services: readonly Service[];
+  readonly endpointSlices: readonly EndpointSlice[];
+  readonly crds: Readonly<Record<CrdKind, readonly KubeObject[]>>;
+  /** Namespace objects; read only with a namespace selector. */
+  readonly namespaces?: readonly KubeObject[];
+}
+
+export function emptyCrds(): Record<CrdKind, KubeObject[]> {
+  return Object.fromEntries(CRD_KINDS.map((k) => [k.kind, []])) as unknown as Record<CrdKind, KubeObject[]>;
+}
+
+/** Indexes Services by `ns/name` and EndpointSlices by their Service. */
+export function buildClusterView(services: readonly Service[], slices: readonly EndpointSlice[]): ClusterView {
+  const svcIndex = new Map<string, Service>();
+  for (const s of services) svcIndex.set(`${s.metadata?.namespace ?? ''}/${s.metadata?.name ?? ''}`, s);
+  const sliceIndex = new Map<string, EndpointSlice[]>();
+  for (const s of slices) {
+    const svc = s.metadata?.labels?.[SERVICE_NAME_LABEL];
+    if (svc === undefined) continue;
+    const key = `${s.metadata?.namespace ?? ''}/${svc}`;
+    const list = sliceIndex.get(key);
+    if (list) list.push(s);
+    else sliceIndex.set(key, [s]);
+  }
+  return {
+    service: (ns, name) => svcIndex.get(`${ns}/${name}`),
+    endpointSlices: (ns, name) => sliceIndex.get(`${ns}/${name}`) ?? [],
+  };
+}
+
+/**
+ * The whole translation: cached objects in, both providers' snapshots, CRD statuses and events out.
+ * Pure and deterministic (objects are visited in sorted order), so it is tested with goldens and
+ * can run in-process anywhere. `view` and `memo` only make repeated translations cheaper (an
+ * incrementally maintained index and per-object fragments); the result is the same without them.
+ */
+/** Which providers to translate; a skipped one is taken from `previous`. */
+export interface TranslateParts {
+  readonly ingress: boolean;
+  readonly crd: boolean;
+  readonly previous?: TranslationResult;
+}
+
+export function translate(
+  cache: CacheSnapshot, options: TranslateOptions, view?: ClusterView, memo?: TranslationMemo, parts?: TranslateParts,
+): TranslationResult {
+  const previous = parts?.previous;
+  const doIngress = !previous || parts.ingress;
+  const doCrd = !previous || parts.crd;
+  memo?.begin([...(doIngress ? ['ing|'] : []), ...(doCrd ? ['crd|'] : [])]);
+  const selector = parseLabelSelector(options.labelSelector);
+  const namespaces = new Set(options.namespaces);
+  let labelled: Set<string> | undefined;
+  if (options.namespaceSelector !== '') {
+    const nsSelector = parseLabelSelector(options.namespaceSelector);
+    labelled = new Set((cache.namespaces ?? []).filter((n) => matchesLabels(nsSelector, n.metadata?.labels)).map((n) => n.metadata?.name ?? ''));
+  }
+  const selected = <T extends KubeObject>(objs: readonly T[]): T[] =>
+    objs.filter((o) => {
+      const ns = o.metadata?.namespace ?? '';
+      return (namespaces.size === 0 || namespaces.has(ns)) && (labelled === undefined || labelled.has(ns)) && matchesLabels(selector, o.metadata?.labels);
+    });
+  const clusterView = view ?? buildClusterView(cache.services, cache.endpointSlices);
+
+  let kubernetes = previous?.kubernetes;
+  let ingressEvents = previous?.ingressEvents ?? [];
+  if (doIngress || !kubernetes) {
+    const ingressOut = new ConfigBuilder();
+    ingressEvents = translateIngresses(
+      { ingresses: selected(cache.ingresses), ingressClasses: cache.ingressClasses, view: clusterView, ingressClass: options.ingressClass },
+      ingressOut,
+      memo,
+    );
+    kubernetes = ingressOut.build();
+  }
+
+  let kubernetescrd = previous?.kubernetescrd;
+  let statuses = previous?.statuses ?? [];
+  let crdEvents = previous?.crdEvents ?? [];
+  if (doCrd || !kubernetescrd) {
+    const crdOut = new ConfigBuilder();
+    const crdObjects = Object.fromEntries(CRD_KINDS.map((k) => [k.kind, selected(cache.crds[k.kind])])) as unknown as Record<CrdKind, KubeObject[]>;
+    const crd = translateCrds(
+      { objects: crdObjects, view: clusterView, ingressClass: options.ingressClass, maxObjectBytes: options.maxObjectBytes, maxRoutes: options.maxRoutes },
+      crdOut,
+      memo,
+    );
+    kubernetescrd = crdOut.build();
+    statuses = crd.statuses;
+    crdEvents = crd.events;
+  }
+  memo?.finish();
+  return { kubernetes, kubernetescrd, statuses, events: [...ingressEvents, ...crdEvents], ingressEvents, crdEvents };
+}
+
+/** Sorts loose objects (a manifest, a fixture) into a cache snapshot by apiVersion and kind. */
+export function cacheFromObjects(objects: readonly KubeObject[], crdGroups: readonly string[] = ['portico.dev', 'traefik.io']): CacheSnapshot {
+  const ingresses: Ingress[] = [];
+  const ingressClasses: IngressClass[] = [];
+  const services: Service[] = [];
+  const endpointSlices: EndpointSlice[] = [];
+  const namespaces: KubeObject[] = [];
+  const crds = emptyCrds();
+  for (const o of objects) {
+    const group = (o.apiVersion ?? '').includes('/') ? (o.apiVersion ?? '').split('/')[0] : '';
+    if (o.kind === 'Ingress' && group === 'networking.k8s.io') ingresses.push(o as Ingress);
+    else if (o.kind === 'IngressClass' && group === 'networking.k8s.io') ingressClasses.push(o as IngressClass);
+    else if (o.kind === 'Service' && group === '') services.push(o as Service);
+    else if (o.kind === 'EndpointSlice' && group === 'discovery.k8s.io') endpointSlices.push(o as EndpointSlice);
+    else if (o.kind === 'Namespace' && group === '') namespaces.push(o);
+    else if (crdGroups.includes(group ?? '') && CRD_KINDS.some((k) => k.kind === o.kind)) crds[o.kind as CrdKind].push(o);
+  }
+  return { ingresses, ingressClasses, services, endpointSlices, crds, namespaces };
+}

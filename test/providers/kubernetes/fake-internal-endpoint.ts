@@ -1,0 +1,86 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ProviderSnapshot } from '../../../src/management/dynamic-config.js';
+
+/**
+ * A stand-in for the server's internal listener (`PUT/GET /internal/v1/providers/{provider}`,
+ * bearer token), so operator tests do not depend on the management area. It can be "restarted"
+ * (forgets every snapshot) to check re-delivery.
+ */
+export class FakeInternalEndpoint {
+  readonly snapshots = new Map<string, ProviderSnapshot & { receivedAt: number }>();
+  puts = 0;
+  private server: http.Server;
+  private failing = 0;
+
+  constructor(private readonly token: string) {
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async start(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', () => resolve()));
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Forgets everything, as a restarted server does. */
+  forget(): void {
+    this.snapshots.clear();
+  }
+
+  /** The next `n` PUTs answer 503. */
+  failNext(n: number): void {
+    this.failing = n;
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const send = (code: number, body: unknown) => {
+      res.writeHead(code, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    const m = /^\/internal\/v1\/providers\/([a-z0-9-]+)$/.exec(req.url ?? '');
+    if (!m) return send(404, { message: 'not found' });
+    if (req.headers.authorization !== `Bearer ${this.token}`) return send(401, { message: 'unauthorized' });
+    const provider = m[1] as string;
+    if (req.method === 'GET') {
+      const s = this.snapshots.get(provider);
+      return s ? send(200, { provider, version: s.version, receivedAt: new Date(s.receivedAt).toISOString() }) : send(404, { message: `provider not found: ${provider}` });
+    }
+    if (req.method === 'PUT') {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      if (this.failing > 0) {
+        this.failing--;
+        return send(503, { message: 'unavailable' });
+      }
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ProviderSnapshot;
+      this.puts++;
+      this.snapshots.set(provider, { ...body, receivedAt: Date.now() });
+      return send(200, { provider, version: body.version });
+    }
+    return send(405, { message: 'method not allowed' });
+  }
+}
+
+/** Polls `check` until it returns a value (not undefined/false) or `timeoutMs` passes. */
+export async function eventually<T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined && v !== false) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,0 +1,93 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { RecordSerializer, SnapshotDelivery, type FetchLike } from '../../../src/providers/kubernetes/snapshot-delivery.js';
+
+// Delivery with an injected fetch and sleep: no sockets, no timers.
+
+interface Call {
+  method: string;
+  url: string;
+  auth: string | undefined;
+  body?: string;
+}
+
+function harness(answers: ((call: Call) => { status: number; body?: unknown })[], tokens: string[] = ['t1']) {
+  const calls: Call[] = [];
+  let tokenReads = 0;
+  const fetch: FetchLike = async (url, init) => {
+    const call: Call = { method: init.method, url, auth: init.headers.Authorization, body: init.body };
+    calls.push(call);
+    const answer = (answers.shift() ?? (() => ({ status: 200, body: {} })))(call);
+    return { status: answer.status, text: async () => JSON.stringify(answer.body ?? {}) };
+  };
+  const delivery = new SnapshotDelivery({ serverUrl: 'http://server:8081/' }, {
+    fetch,
+    readToken: async () => tokens[Math.min(tokenReads++, tokens.length - 1)] as string,
+    logger: pino({ level: 'silent' }),
+    sleep: async () => undefined,
+  }, new AbortController().signal);
+  return { delivery, calls, tokenReads: () => tokenReads };
+}
+
+const snapshot = { configuration: { http: { routers: { r: { rule: 'Host(`a`)', service: 's' } } } }, serverStatus: { s: { 'http://10.0.0.1:80': 'UP' as const } } };
+
+describe('snapshot delivery', () => {
+  it('PUTs a snapshot with the token and a content version, once per content', async () => {
+    const { delivery, calls } = harness([]);
+    await delivery.deliver('kubernetes', snapshot);
+    await delivery.deliver('kubernetes', structuredClone(snapshot));
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ method: 'PUT', url: 'http://server:8081/internal/v1/providers/kubernetes', auth: 'Bearer t1' });
+    const body = JSON.parse(calls[0]?.body ?? '{}') as { configuration: unknown; serverStatus: unknown; version: string };
+    expect(body.configuration).toEqual(snapshot.configuration);
+    expect(body.serverStatus).toEqual(snapshot.serverStatus);
+    expect(body.version).toMatch(/^[0-9a-f]{16}$/);
+    expect(delivery.settled).toBe(true);
+  });
+
+  it('retries failures, re-reads the token after a 401, and gives up on a 400 until the content changes', async () => {
+    const { delivery, calls, tokenReads } = harness([() => ({ status: 503 }), () => ({ status: 401 }), () => ({ status: 200 })], ['old', 'new']);
+    await delivery.deliver('kubernetes', snapshot);
+    expect(calls.map((c) => c.auth)).toEqual(['Bearer old', 'Bearer old', 'Bearer new']);
+    expect(tokenReads()).toBe(2);
+
+    const refused = harness([() => ({ status: 400, body: { message: 'bad' } })]);
+    await refused.delivery.deliver('kubernetescrd', snapshot);
+    expect(refused.calls).toHaveLength(1);
+    expect(refused.delivery.settled).toBe(true);
+    await refused.delivery.deliver('kubernetescrd', snapshot);
+    expect(refused.calls).toHaveLength(1);
+  });
+
+  it('re-delivers to a server that lost the snapshot or holds another version', async () => {
+    const { delivery, calls } = harness([]);
+    await delivery.deliver('kubernetes', snapshot);
+    const version = (JSON.parse(calls[0]?.body ?? '{}') as { version: string }).version;
+    calls.length = 0;
+    const answers: ((c: Call) => { status: number; body?: unknown })[] = [];
+    const h2 = harness(answers);
+    await h2.delivery.deliver('kubernetes', snapshot);
+    h2.calls.length = 0;
+
+    answers.push(() => ({ status: 200, body: { provider: 'kubernetes', version } }));
+    await h2.delivery.check();
+    expect(h2.calls.map((c) => c.method)).toEqual(['GET']);
+
+    answers.push(() => ({ status: 404, body: { message: 'provider not found' } }), () => ({ status: 200 }));
+    await h2.delivery.check();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(h2.calls.map((c) => c.method)).toEqual(['GET', 'GET', 'PUT']);
+  });
+});
+
+describe('record serializer', () => {
+  it('writes exactly what JSON.stringify writes, also when records are reused', () => {
+    const serializer = new RecordSerializer();
+    const record = fc.dictionary(fc.string(), fc.jsonValue());
+    fc.assert(fc.property(fc.dictionary(fc.string(), fc.dictionary(fc.string(), record)), (config) => {
+      expect(serializer.stringify(config, 2)).toBe(JSON.stringify(config));
+      expect(serializer.stringify(config, 2)).toBe(JSON.stringify(config));
+    }));
+  });
+});

@@ -1,0 +1,550 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { matchesLabels, parseLabelSelector, type LabelSelector } from '../../src/providers/kubernetes/label-selector.js';
+
+/**
+ * An in-process fake of the Kubernetes API server that speaks the real HTTP protocol, so the real
+ * operator (and @kubernetes/client-node's KubeConfig) runs against it unchanged:
+ * - collections and objects under `/api/v1/...` and `/apis/<group>/<version>/...`, namespaced or
+ *   cluster-wide; GET (list with `limit`/`continue`/`labelSelector`), POST, PUT (optimistic
+ *   concurrency: 409 on a stale `metadata.resourceVersion`), PATCH (JSON merge patch), DELETE;
+ * - one global resourceVersion, bumped per write; `metadata.generation` bumped on spec changes;
+ * - the `/status` subresource for the CRD kinds (the main resource ignores `status`);
+ * - watches: `?watch=1&resourceVersion=…&allowWatchBookmarks=true&timeoutSeconds=…` answered with
+ *   a chunked stream of JSON lines (ADDED/MODIFIED/DELETED/BOOKMARK/ERROR), replaying history
+ *   after the given resourceVersion; a resourceVersion older than the compacted history gets an
+ *   ERROR event with a `Status` of code 410 (`Expired`), and an expired `continue` token gets HTTP 410;
+ * - Leases (coordination.k8s.io/v1) and Events like any other resource;
+ * - test hooks: kill every watch mid-stream, compact history, restart the listener, fail requests.
+ */
+
+export interface ResourceDef {
+  readonly group: string;
+  readonly version: string;
+  readonly plural: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+  readonly statusSubresource: boolean;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are free-form JSON, as on the wire
+export type Obj = Record<string, any>;
+
+const CRD_KINDS = [
+  ['IngressRoute', 'ingressroutes'], ['IngressRouteTCP', 'ingressroutetcps'], ['IngressRouteUDP', 'ingressrouteudps'],
+  ['Middleware', 'middlewares'], ['MiddlewareTCP', 'middlewaretcps'], ['TraefikService', 'traefikservices'],
+] as const;
+
+export function defaultResources(options: { traefikCrds?: boolean } = {}): ResourceDef[] {
+  const out: ResourceDef[] = [
+    { group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true, statusSubresource: true },
+    { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, statusSubresource: false },
+    { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, statusSubresource: true },
+    { group: 'networking.k8s.io', version: 'v1', plural: 'ingresses', kind: 'Ingress', namespaced: true, statusSubresource: true },
+    { group: 'networking.k8s.io', version: 'v1', plural: 'ingressclasses', kind: 'IngressClass', namespaced: false, statusSubresource: false },
+    { group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', kind: 'EndpointSlice', namespaced: true, statusSubresource: false },
+    { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true, statusSubresource: false },
+  ];
+  for (const group of options.traefikCrds ? ['portico.dev', 'traefik.io'] : ['portico.dev']) {
+    for (const [kind, plural] of CRD_KINDS) out.push({ group, version: 'v1alpha1', plural, kind, namespaced: true, statusSubresource: true });
+  }
+  return out;
+}
+
+interface HistoryEntry {
+  readonly rv: number;
+  readonly resource: string;
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  readonly object: Obj;
+  readonly old?: Obj;
+}
+
+interface Watcher {
+  readonly resource: string;
+  readonly namespace: string | undefined;
+  readonly selector: LabelSelector;
+  readonly res: http.ServerResponse;
+  readonly timers: NodeJS.Timeout[];
+}
+
+export interface FakeKubeApiServerOptions {
+  readonly resources?: readonly ResourceDef[];
+  /** Watch events kept for replay; older resourceVersions get 410. Default 100000. */
+  readonly historyLimit?: number;
+  /** Bookmark interval for watches that allow them, in ms. Default 1000. */
+  readonly bookmarkIntervalMs?: number;
+  /** Required `Authorization` header value (e.g. `Bearer x`); undefined accepts anything. */
+  readonly authorization?: string;
+}
+
+function clone<T>(v: T): T {
+  return structuredClone(v);
+}
+
+/** RFC 7386 JSON merge patch. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return clone(patch);
+  const out: Obj = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as Obj) } : {};
+  for (const [k, v] of Object.entries(patch as Obj)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+function status(code: number, reason: string, message: string): Obj {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+}
+
+export class FakeKubeApiServer {
+  private server: http.Server;
+  private readonly sockets = new Set<Socket>();
+  private readonly defs = new Map<string, ResourceDef>();
+  private readonly store = new Map<string, Map<string, Obj>>();
+  private readonly history: HistoryEntry[] = [];
+  private readonly watchers = new Set<Watcher>();
+  private rv = 1000;
+  private compactedRv = 0;
+  private failures: { count: number; status: number; match?: RegExp } = { count: 0, status: 500 };
+  private listeningPort = 0;
+  private readonly sortedCache = new Map<string, { rv: number; items: Obj[] }>();
+  /** Requests seen, by `METHOD kind` (`LIST Ingress`, `WATCH Ingress`, `PATCH Ingress/status` …). */
+  readonly requests = new Map<string, number>();
+
+  constructor(private readonly options: FakeKubeApiServerOptions = {}) {
+    for (const d of options.resources ?? defaultResources()) {
+      this.defs.set(`${d.group}/${d.version}/${d.plural}`, d);
+      this.store.set(this.resourceKey(d), new Map());
+    }
+    this.server = this.createServer();
+  }
+
+  private createServer(): http.Server {
+    const server = http.createServer((req, res) => this.handle(req, res));
+    server.keepAliveTimeout = 60_000;
+    server.on('connection', (s) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+    return server;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.listeningPort}`;
+  }
+
+  get port(): number {
+    return this.listeningPort;
+  }
+
+  get resourceVersion(): number {
+    return this.rv;
+  }
+
+  async start(port = 0): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, '127.0.0.1', () => resolve());
+    });
+    this.listeningPort = (this.server.address() as AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    for (const w of this.watchers) this.endWatch(w);
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Stops and starts the listener on the same port, as an API server restart looks to clients. */
+  async restart(options: { downMs?: number; compact?: boolean } = {}): Promise<void> {
+    await this.close();
+    if (options.compact) this.compact();
+    if (options.downMs) await new Promise((r) => setTimeout(r, options.downMs));
+    this.server = this.createServer();
+    await this.start(this.listeningPort);
+  }
+
+  /** Breaks every open watch stream mid-flight (the TCP connection is destroyed). */
+  killWatches(): number {
+    const n = this.watchers.size;
+    for (const w of [...this.watchers]) {
+      this.watchers.delete(w);
+      for (const t of w.timers) clearTimeout(t);
+      w.res.socket?.destroy();
+    }
+    return n;
+  }
+
+  /** Forgets all history: watches resuming from any earlier resourceVersion get 410 Gone. */
+  compact(): void {
+    this.history.length = 0;
+    this.compactedRv = this.rv;
+  }
+
+  /** Sends `ERROR 410` to every open watch and ends it, as etcd compaction does. */
+  expireWatches(): number {
+    const n = this.watchers.size;
+    for (const w of [...this.watchers]) {
+      this.send(w, { type: 'ERROR', object: status(410, 'Expired', 'too old resource version') });
+      this.endWatch(w);
+    }
+    return n;
+  }
+
+  /** The next `count` requests (optionally only those whose `METHOD path` matches) fail with `status`. */
+  failNext(count: number, statusCode = 500, match?: RegExp): void {
+    this.failures = { count, status: statusCode, match };
+  }
+
+  get activeWatches(): number {
+    return this.watchers.size;
+  }
+
+  count(key: string): number {
+    return this.requests.get(key) ?? 0;
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // Direct object access (what `kubectl apply/delete` would do), bypassing HTTP.
+
+  private resourceKey(d: ResourceDef): string {
+    return `${d.group}/${d.plural}`;
+  }
+
+  private defFor(apiVersion: string, kind: string): ResourceDef {
+    for (const d of this.defs.values()) {
+      const av = d.group === '' ? d.version : `${d.group}/${d.version}`;
+      if (av === apiVersion && d.kind === kind) return d;
+    }
+    throw new Error(`fake API server: no resource for ${apiVersion} ${kind}`);
+  }
+
+  /** Creates or replaces an object (status kept unless given); returns the stored copy. */
+  apply(obj: Obj): Obj {
+    const d = this.defFor(obj.apiVersion, obj.kind);
+    const ns = d.namespaced ? (obj.metadata?.namespace ?? 'default') : undefined;
+    const key = `${ns ?? ''}/${obj.metadata.name}`;
+    const existing = this.store.get(this.resourceKey(d))?.get(key);
+    const body = clone(obj);
+    body.metadata = { ...body.metadata, ...(ns ? { namespace: ns } : {}) };
+    if (existing) {
+      delete body.metadata.resourceVersion;
+      if (d.statusSubresource && body.status === undefined) body.status = existing.status;
+      return this.write(d, 'MODIFIED', body, existing);
+    }
+    return this.write(d, 'ADDED', body, undefined);
+  }
+
+  applyAll(objects: readonly Obj[]): void {
+    for (const o of objects) this.apply(o);
+  }
+
+  remove(apiVersion: string, kind: string, namespace: string | undefined, name: string): boolean {
+    const d = this.defFor(apiVersion, kind);
+    const existing = this.store.get(this.resourceKey(d))?.get(`${d.namespaced ? (namespace ?? 'default') : ''}/${name}`);
+    if (!existing) return false;
+    this.write(d, 'DELETED', existing, existing);
+    return true;
+  }
+
+  get(apiVersion: string, kind: string, namespace: string | undefined, name: string): Obj | undefined {
+    const d = this.defFor(apiVersion, kind);
+    const o = this.store.get(this.resourceKey(d))?.get(`${d.namespaced ? (namespace ?? 'default') : ''}/${name}`);
+    return o ? clone(o) : undefined;
+  }
+
+  list(apiVersion: string, kind: string): Obj[] {
+    const d = this.defFor(apiVersion, kind);
+    return [...(this.store.get(this.resourceKey(d))?.values() ?? [])].map(clone);
+  }
+
+  private write(d: ResourceDef, type: HistoryEntry['type'], body: Obj, old: Obj | undefined): Obj {
+    const rk = this.resourceKey(d);
+    const map = this.store.get(rk) as Map<string, Obj>;
+    const key = `${body.metadata.namespace ?? ''}/${body.metadata.name}`;
+    this.rv++;
+    const stored = clone(body);
+    stored.apiVersion = d.group === '' ? d.version : `${d.group}/${d.version}`;
+    stored.kind = d.kind;
+    if (type === 'ADDED') {
+      stored.metadata.uid = randomUUID();
+      stored.metadata.creationTimestamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+      stored.metadata.generation = 1;
+    } else if (old) {
+      stored.metadata.uid = old.metadata.uid;
+      stored.metadata.creationTimestamp = old.metadata.creationTimestamp;
+      const specChanged = JSON.stringify(old.spec ?? null) !== JSON.stringify(stored.spec ?? null);
+      stored.metadata.generation = (old.metadata.generation ?? 1) + (type === 'MODIFIED' && specChanged ? 1 : 0);
+    }
+    stored.metadata.resourceVersion = String(this.rv);
+    if (type === 'DELETED') map.delete(key);
+    else map.set(key, stored);
+    const entry: HistoryEntry = { rv: this.rv, resource: rk, type, object: stored, old };
+    this.history.push(entry);
+    const limit = this.options.historyLimit ?? 100_000;
+    if (this.history.length > limit) {
+      const dropped = this.history.splice(0, this.history.length - limit);
+      this.compactedRv = (dropped[dropped.length - 1] as HistoryEntry).rv;
+    }
+    for (const w of this.watchers) if (w.resource === rk) this.deliver(w, entry);
+    return clone(stored);
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // Watches
+
+  private send(w: Watcher, event: Obj): void {
+    w.res.write(`${JSON.stringify(event)}\n`);
+  }
+
+  private endWatch(w: Watcher): void {
+    if (!this.watchers.delete(w)) return;
+    for (const t of w.timers) clearTimeout(t);
+    w.res.end();
+  }
+
+  /** One history entry as this watcher sees it (selector transitions become ADDED/DELETED). */
+  private deliver(w: Watcher, e: HistoryEntry): void {
+    const ns = e.object.metadata?.namespace;
+    if (w.namespace !== undefined && ns !== w.namespace) return;
+    const now = matchesLabels(w.selector, e.object.metadata?.labels);
+    const before = e.old ? matchesLabels(w.selector, e.old.metadata?.labels) : false;
+    let type: string = e.type;
+    if (e.type === 'MODIFIED') {
+      if (now && !before) type = 'ADDED';
+      else if (!now && before) type = 'DELETED';
+      else if (!now) return;
+    } else if (!now) {
+      return;
+    }
+    this.send(w, { type, object: e.object });
+  }
+
+  private startWatch(req: http.IncomingMessage, res: http.ServerResponse, d: ResourceDef, namespace: string | undefined, q: URLSearchParams): void {
+    let selector: LabelSelector;
+    try {
+      selector = parseLabelSelector(q.get('labelSelector') ?? '');
+    } catch (err) {
+      return this.reply(res, 400, status(400, 'BadRequest', (err as Error).message));
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+    res.flushHeaders();
+    const w: Watcher = { resource: this.resourceKey(d), namespace, selector, res, timers: [] };
+    this.watchers.add(w);
+    req.on('close', () => this.endWatch(w));
+    const rvParam = q.get('resourceVersion') ?? '';
+    if (rvParam === '' || rvParam === '0') {
+      for (const o of this.store.get(w.resource)?.values() ?? []) {
+        if ((namespace === undefined || o.metadata.namespace === namespace) && matchesLabels(selector, o.metadata.labels)) this.send(w, { type: 'ADDED', object: o });
+      }
+    } else {
+      const from = Number(rvParam);
+      if (!Number.isFinite(from) || from < this.compactedRv) {
+        this.send(w, { type: 'ERROR', object: status(410, 'Expired', `too old resource version: ${rvParam} (${this.compactedRv})`) });
+        this.endWatch(w);
+        return;
+      }
+      for (const e of this.history) if (e.rv > from && e.resource === w.resource) this.deliver(w, e);
+    }
+    if (q.get('allowWatchBookmarks') === 'true' || q.get('allowWatchBookmarks') === '1') {
+      const interval = this.options.bookmarkIntervalMs ?? 1000;
+      const tick = () => {
+        if (!this.watchers.has(w)) return;
+        this.send(w, { type: 'BOOKMARK', object: { kind: d.kind, apiVersion: d.group === '' ? d.version : `${d.group}/${d.version}`, metadata: { resourceVersion: String(this.rv) } } });
+        w.timers.push(setTimeout(tick, interval));
+      };
+      w.timers.push(setTimeout(tick, interval));
+    }
+    const timeout = Number(q.get('timeoutSeconds') ?? '0');
+    if (timeout > 0) w.timers.push(setTimeout(() => this.endWatch(w), timeout * 1000));
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // HTTP
+
+  private reply(res: http.ServerResponse, code: number, body: unknown): void {
+    const text = JSON.stringify(body);
+    res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+    res.end(text);
+  }
+
+  private bump(key: string): void {
+    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
+  }
+
+  private parsePath(pathname: string): { d: ResourceDef; namespace?: string; name?: string; sub?: string } | undefined {
+    const parts = pathname.split('/').filter((p) => p.length > 0).map(decodeURIComponent);
+    let group: string;
+    let rest: string[];
+    if (parts[0] === 'api') {
+      group = '';
+      rest = parts.slice(1);
+    } else if (parts[0] === 'apis') {
+      group = parts[1] ?? '';
+      rest = parts.slice(2);
+    } else {
+      return undefined;
+    }
+    const version = rest[0] ?? '';
+    rest = rest.slice(1);
+    let namespace: string | undefined;
+    if (rest[0] === 'namespaces' && rest.length >= 3) {
+      namespace = rest[1];
+      rest = rest.slice(2);
+    }
+    const d = this.defs.get(`${group}/${version}/${rest[0] ?? ''}`);
+    if (!d) return undefined;
+    return { d, namespace, name: rest[1], sub: rest[2] };
+  }
+
+  private async body(req: http.IncomingMessage): Promise<Obj> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Obj;
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    // Clients that vanish mid-stream (killed watches, restarts) are expected here.
+    req.on('error', () => undefined);
+    res.on('error', () => undefined);
+    this.route(req, res).catch((err: unknown) => {
+      if (!res.headersSent) this.reply(res, 500, status(500, 'InternalError', String(err)));
+      else res.destroy();
+    });
+  }
+
+  private async route(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    if (this.options.authorization !== undefined && req.headers.authorization !== this.options.authorization) {
+      return this.reply(res, 401, status(401, 'Unauthorized', 'Unauthorized'));
+    }
+    if (this.failures.count > 0 && (!this.failures.match || this.failures.match.test(`${req.method} ${url.pathname}`))) {
+      this.failures.count--;
+      return this.reply(res, this.failures.status, status(this.failures.status, 'InternalError', 'injected failure'));
+    }
+    if (url.pathname === '/version') return this.reply(res, 200, { major: '1', minor: '30', gitVersion: 'v1.30.0-portico-fake' });
+    const p = this.parsePath(url.pathname);
+    if (!p) return this.reply(res, 404, status(404, 'NotFound', `the server could not find the requested resource (${url.pathname})`));
+    const { d, namespace, name, sub } = p;
+    const map = this.store.get(this.resourceKey(d)) as Map<string, Obj>;
+    const q = url.searchParams;
+    const method = req.method ?? 'GET';
+
+    if (!name) {
+      if (method === 'GET' && (q.get('watch') === 'true' || q.get('watch') === '1')) {
+        this.bump(`WATCH ${d.kind}`);
+        return this.startWatch(req, res, d, namespace, q);
+      }
+      if (method === 'GET') {
+        this.bump(`LIST ${d.kind}`);
+        return this.listCollection(res, d, map, namespace, q);
+      }
+      if (method === 'POST') {
+        this.bump(`CREATE ${d.kind}`);
+        const obj = await this.body(req);
+        obj.metadata ??= {};
+        if (!obj.metadata.name && obj.metadata.generateName) obj.metadata.name = `${obj.metadata.generateName}${randomUUID().slice(0, 8)}`;
+        if (d.namespaced) obj.metadata.namespace = namespace ?? obj.metadata.namespace ?? 'default';
+        if (map.has(`${d.namespaced ? obj.metadata.namespace : ''}/${obj.metadata.name}`)) {
+          return this.reply(res, 409, status(409, 'AlreadyExists', `${d.plural} "${obj.metadata.name}" already exists`));
+        }
+        delete obj.metadata.resourceVersion;
+        return this.reply(res, 201, this.write(d, 'ADDED', obj, undefined));
+      }
+      return this.reply(res, 405, status(405, 'MethodNotAllowed', method));
+    }
+
+    const key = `${d.namespaced ? (namespace ?? '') : ''}/${name}`;
+    const existing = map.get(key);
+    const what = `${d.kind}${sub ? `/${sub}` : ''}`;
+    if (sub !== undefined && (sub !== 'status' || !d.statusSubresource)) return this.reply(res, 404, status(404, 'NotFound', `no subresource ${sub}`));
+    if (method === 'GET') {
+      this.bump(`GET ${what}`);
+      return existing ? this.reply(res, 200, existing) : this.reply(res, 404, status(404, 'NotFound', `${d.plural} "${name}" not found`));
+    }
+    if (method === 'DELETE') {
+      this.bump(`DELETE ${what}`);
+      if (!existing) return this.reply(res, 404, status(404, 'NotFound', `${d.plural} "${name}" not found`));
+      this.write(d, 'DELETED', existing, existing);
+      return this.reply(res, 200, existing);
+    }
+    if (method === 'PUT' || method === 'PATCH') {
+      this.bump(`${method} ${what}`);
+      if (!existing) return this.reply(res, 404, status(404, 'NotFound', `${d.plural} "${name}" not found`));
+      const body = await this.body(req);
+      let next: Obj;
+      if (method === 'PUT') {
+        const sent = body.metadata?.resourceVersion;
+        if (sent !== undefined && sent !== existing.metadata.resourceVersion) {
+          return this.reply(res, 409, status(409, 'Conflict', `Operation cannot be fulfilled on ${d.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`));
+        }
+        next = clone(body);
+      } else {
+        const type = req.headers['content-type'] ?? '';
+        if (!type.startsWith('application/merge-patch+json')) return this.reply(res, 415, status(415, 'UnsupportedMediaType', `unsupported patch type ${type}`));
+        next = mergePatch(existing, body) as Obj;
+      }
+      next.metadata = { ...existing.metadata, ...(next.metadata ?? {}), name: existing.metadata.name, namespace: existing.metadata.namespace };
+      if (sub === 'status') next = { ...clone(existing), status: next.status };
+      else if (d.statusSubresource) next.status = existing.status;
+      return this.reply(res, 200, this.write(d, 'MODIFIED', next, existing));
+    }
+    return this.reply(res, 405, status(405, 'MethodNotAllowed', method));
+  }
+
+  private listCollection(res: http.ServerResponse, d: ResourceDef, map: Map<string, Obj>, namespace: string | undefined, q: URLSearchParams): void {
+    let selector: LabelSelector;
+    try {
+      selector = parseLabelSelector(q.get('labelSelector') ?? '');
+    } catch (err) {
+      return this.reply(res, 400, status(400, 'BadRequest', (err as Error).message));
+    }
+    let start = 0;
+    let listRv = this.rv;
+    const cont = q.get('continue');
+    if (cont) {
+      const token = JSON.parse(Buffer.from(cont, 'base64').toString('utf8')) as { rv: number; start: number };
+      if (token.rv < this.compactedRv) {
+        return this.reply(res, 410, status(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.'));
+      }
+      start = token.start;
+      listRv = token.rv;
+    }
+    // Pages of one list share the sorted collection (big lists are paged by 500).
+    let sorted = this.sortedCache.get(this.resourceKey(d));
+    if (!sorted || sorted.rv !== this.rv) {
+      sorted = { rv: this.rv, items: [...map.values()].sort((a, b) => keyCompare(a, b)) };
+      this.sortedCache.set(this.resourceKey(d), sorted);
+    }
+    const all = sorted.items
+      .filter((o) => (namespace === undefined || o.metadata.namespace === namespace) && matchesLabels(selector, o.metadata.labels));
+    const limit = Number(q.get('limit') ?? '0');
+    const page = limit > 0 ? all.slice(start, start + limit) : all.slice(start);
+    const next = limit > 0 && start + limit < all.length ? Buffer.from(JSON.stringify({ rv: listRv, start: start + limit })).toString('base64') : undefined;
+    // List items carry no apiVersion/kind, as on a real server.
+    const items = page.map(({ apiVersion: _a, kind: _k, ...rest }) => rest);
+    this.reply(res, 200, {
+      kind: `${d.kind}List`,
+      apiVersion: d.group === '' ? d.version : `${d.group}/${d.version}`,
+      metadata: { resourceVersion: String(listRv), ...(next ? { continue: next } : {}) },
+      items,
+    });
+  }
+}
+
+function keyCompare(a: Obj, b: Obj): number {
+  const ka = `${a.metadata.namespace ?? ''}/${a.metadata.name}`;
+  const kb = `${b.metadata.namespace ?? ''}/${b.metadata.name}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+/** A kubeconfig (YAML) pointing at the fake server, for `--kubeconfig`. */
+export function fakeKubeconfig(url: string, token = 'fake-token'): string {
+  return [
+    'apiVersion: v1', 'kind: Config', 'current-context: fake',
+    'clusters:', `- name: fake`, `  cluster: {server: "${url}", insecure-skip-tls-verify: true}`,
+    'users:', `- name: fake`, `  user: {token: "${token}"}`,
+    'contexts:', `- name: fake`, `  context: {cluster: fake, user: fake}`, '',
+  ].join('\n');
+}
