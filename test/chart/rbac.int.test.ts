@@ -1,25 +1,31 @@
 /**
- * The chart grants the operator exactly what it uses: the expected sets below are the operator's
- * watches and writes (the contract in charts/portico/templates/_rbac.tpl). A new watch in the
- * operator needs a line here and one in _rbac.tpl; anything else the chart grants fails the test.
+ * The chart grants the operator exactly what it uses: the expected sets come from the operator's own
+ * list of watched resources and its writes. A new watch in the operator fails this test until
+ * charts/portico/templates/_rbac.tpl grants it; anything else the chart grants fails it too.
  */
 import { describe, expect, it } from 'vitest';
+import { PORTICO_GROUP, TRAEFIK_GROUP } from '../../src/providers/kubernetes/crd-kinds.js';
+import { watchedResources } from '../../src/providers/kubernetes/object-cache.js';
 import { only, render, type K8sObject } from './support/helm.js';
 
-const PORTICO_KINDS = ['ingressroutes', 'ingressroutetcps', 'ingressrouteudps', 'middlewares', 'middlewaretcps', 'traefikservices'];
+const resource = (r: { group: string; plural: string }) => `${r.group === '' ? 'core' : r.group}/${r.plural}`;
 
-/** Cluster-scoped kinds the operator lists and watches. */
-const CLUSTER_SCOPED = ['networking.k8s.io/ingressclasses:list', 'networking.k8s.io/ingressclasses:watch', 'core/namespaces:list', 'core/namespaces:watch'];
+/** Cluster-scoped kinds the operator lists and watches (the chart passes no namespace selector). */
+const CLUSTER_SCOPED = watchedResources({ traefikCrds: false })
+  .filter((r) => !r.namespaced)
+  .flatMap((r) => [`${resource(r)}:list`, `${resource(r)}:watch`]);
 
-/** What the operator needs in every namespace it watches. */
+/**
+ * What the operator needs in every namespace it watches: list+watch of every namespaced resource it
+ * reflects, PATCH of the CRDs' /status (conditions), POST of Events.
+ */
 function namespacedGrants(traefikCrds: boolean): string[] {
-  const readers = ['networking.k8s.io/ingresses', 'discovery.k8s.io/endpointslices', 'core/services', 'core/secrets', ...PORTICO_KINDS.map((k) => `portico.dev/${k}`)];
-  if (traefikCrds) readers.push(...PORTICO_KINDS.map((k) => `traefik.io/${k}`));
+  const watched = watchedResources({ traefikCrds }).filter((r) => r.namespaced);
+  const crds = watched.filter((r) => r.group === PORTICO_GROUP || r.group === TRAEFIK_GROUP);
   return [
-    ...readers.flatMap((r) => [`${r}:list`, `${r}:watch`]),
-    ...PORTICO_KINDS.flatMap((k) => ['get', 'update', 'patch'].map((v) => `portico.dev/${k}/status:${v}`)),
+    ...watched.flatMap((r) => [`${resource(r)}:list`, `${resource(r)}:watch`]),
+    ...crds.map((r) => `${resource(r)}/status:patch`),
     'core/events:create',
-    'core/events:patch',
   ];
 }
 

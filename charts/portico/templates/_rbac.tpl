@@ -1,17 +1,14 @@
 {{/*
-The operator's permissions, kept in this one file. test/chart/rbac.int.test.ts holds the same list
-as its expected set: change both together, and only when the operator's watches change.
-Informers need list and watch only (no get); status is written through the /status subresource.
+The operator's permissions, kept in this one file. test/chart/rbac.int.test.ts derives its expected
+set from the operator's own list of watched resources (src/providers/kubernetes/object-cache.ts) and
+its writes: status by PATCH on /status, Events by POST, the Lease by GET/POST/PUT.
+Reflectors need list and watch only (no get). Secrets are never read.
 */}}
 
 {{/* Cluster-scoped kinds: always granted by the ClusterRole. */}}
 {{- define "portico.rbac.clusterScopedRules" -}}
 - apiGroups: ["networking.k8s.io"]
   resources: ["ingressclasses"]
-  verbs: ["list", "watch"]
-# Namespace labels, for namespace selectors.
-- apiGroups: [""]
-  resources: ["namespaces"]
   verbs: ["list", "watch"]
 {{- end }}
 
@@ -24,9 +21,8 @@ Informers need list and watch only (no get); status is written through the /stat
 - apiGroups: ["discovery.k8s.io"]
   resources: ["endpointslices"]
   verbs: ["list", "watch"]
-# Secrets: the users of basicAuth middlewares.
 - apiGroups: [""]
-  resources: ["services", "secrets"]
+  resources: ["services"]
   verbs: ["list", "watch"]
 - apiGroups: ["portico.dev"]
   resources: {{ toJson $kinds }}
@@ -36,15 +32,21 @@ Informers need list and watch only (no get); status is written through the /stat
 {{- range $kinds }}
     - {{ . }}/status
 {{- end }}
-  verbs: ["get", "update", "patch"]
+  verbs: ["patch"]
 {{- if .Values.operator.traefikCrds }}
 - apiGroups: ["traefik.io"]
   resources: {{ toJson $kinds }}
   verbs: ["list", "watch"]
+- apiGroups: ["traefik.io"]
+  resources:
+{{- range $kinds }}
+    - {{ . }}/status
+{{- end }}
+  verbs: ["patch"]
 {{- end }}
 - apiGroups: [""]
   resources: ["events"]
-  verbs: ["create", "patch"]
+  verbs: ["create"]
 {{- end }}
 
 {{/* Leader election: the Lease in the release namespace only. */}}
