@@ -1,0 +1,234 @@
+import { analyze } from './analyzer.js';
+import { intToByte4 } from './bm25.js';
+import type { ParsedDoc } from './document-parser.js';
+
+/**
+ * The in-memory index of one Elasticsearch index (one shard). Documents get increasing ordinals in
+ * the order they were written; a re-indexed document gets a new ordinal, exactly as a Lucene doc
+ * id grows when a document is updated. Posting lists are therefore always sorted by ordinal, and
+ * ordinal order is the tie-break of every result order (see top-k.ts).
+ *
+ * Statistics used by BM25 (docCount, docFreq, sumTotalTermFreq) count live documents only: deleted
+ * ordinals stay in the posting lists as tombstones (skipped through the `live` bitmap) but leave the
+ * statistics at once. Lucene keeps them until a segment merge, which makes its scores drift in a way
+ * nobody can predict; we prefer scores that depend only on the live documents.
+ */
+
+const INITIAL = 4;
+
+/** A growable list of (ordinal, frequency) pairs, sorted by ordinal. */
+export class PostingList {
+  docs = new Int32Array(INITIAL);
+  freqs = new Uint16Array(INITIAL);
+  length = 0;
+  /** Live documents containing the term. */
+  docFreq = 0;
+
+  push(ord: number, freq: number): void {
+    if (this.length === this.docs.length) {
+      const docs = new Int32Array(this.length * 2);
+      docs.set(this.docs);
+      this.docs = docs;
+      const freqs = new Uint16Array(this.length * 2);
+      freqs.set(this.freqs);
+      this.freqs = freqs;
+    }
+    this.docs[this.length] = ord;
+    this.freqs[this.length] = Math.min(freq, 65535);
+    this.length++;
+    this.docFreq++;
+  }
+}
+
+function grow<T extends Uint8Array | Float64Array>(arr: T, need: number, make: (n: number) => T): T {
+  if (need <= arr.length) return arr;
+  const next = make(Math.max(need, arr.length * 2));
+  next.set(arr);
+  return next;
+}
+
+/** A `text` field: terms with frequencies, and one norm byte per document. */
+export class TextField {
+  readonly terms = new Map<string, PostingList>();
+  norms = new Uint8Array(INITIAL);
+  present = new Uint8Array(INITIAL);
+  /** Live documents with at least one token. */
+  docCount = 0;
+  /** Tokens in live documents. */
+  sumTotalTermFreq = 0;
+
+  add(ord: number, values: readonly string[]): void {
+    this.norms = grow(this.norms, ord + 1, (n) => new Uint8Array(n));
+    this.present = grow(this.present, ord + 1, (n) => new Uint8Array(n));
+    this.present[ord] = 1;
+    const freqs = new Map<string, number>();
+    let length = 0;
+    for (const v of values) length += analyze(v, (t) => freqs.set(t, (freqs.get(t) ?? 0) + 1));
+    if (length === 0) return;
+    for (const [term, freq] of freqs) {
+      let list = this.terms.get(term);
+      if (list === undefined) {
+        list = new PostingList();
+        this.terms.set(term, list);
+      }
+      list.push(ord, freq);
+    }
+    this.norms[ord] = intToByte4(length);
+    this.docCount++;
+    this.sumTotalTermFreq += length;
+  }
+
+  remove(ord: number, values: readonly string[]): void {
+    this.present[ord] = 0;
+    const seen = new Set<string>();
+    let length = 0;
+    for (const v of values) length += analyze(v, (t) => seen.add(t));
+    if (length === 0) return;
+    for (const term of seen) {
+      const list = this.terms.get(term);
+      if (list !== undefined) list.docFreq--;
+    }
+    this.docCount--;
+    this.sumTotalTermFreq -= length;
+  }
+}
+
+/** A `keyword` (or `boolean`) field: exact values, a posting list per value, values per document. */
+export class KeywordField {
+  readonly terms = new Map<string, PostingList>();
+  readonly values: (readonly string[] | undefined)[] = [];
+  docCount = 0;
+  sumDocFreq = 0;
+
+  add(ord: number, values: readonly string[]): void {
+    const unique = [...new Set(values)];
+    this.values[ord] = values;
+    if (unique.length === 0) return;
+    for (const v of unique) {
+      let list = this.terms.get(v);
+      if (list === undefined) {
+        list = new PostingList();
+        this.terms.set(v, list);
+      }
+      list.push(ord, 1);
+    }
+    this.docCount++;
+    this.sumDocFreq += unique.length;
+  }
+
+  remove(ord: number): void {
+    const values = this.values[ord];
+    this.values[ord] = undefined;
+    if (values === undefined) return;
+    const unique = new Set(values);
+    if (unique.size === 0) return;
+    for (const v of unique) {
+      const list = this.terms.get(v);
+      if (list !== undefined) list.docFreq--;
+    }
+    this.docCount--;
+    this.sumDocFreq -= unique.size;
+  }
+}
+
+/** A numeric, date or boolean field: the smallest value per document plus all values when several. */
+export class NumericField {
+  min = new Float64Array(INITIAL).fill(Number.NaN);
+  max = new Float64Array(INITIAL).fill(Number.NaN);
+  readonly multi = new Map<number, readonly number[]>();
+
+  add(ord: number, values: readonly number[]): void {
+    const make = (n: number) => new Float64Array(n).fill(Number.NaN);
+    this.min = grow(this.min, ord + 1, make);
+    this.max = grow(this.max, ord + 1, make);
+    if (values.length === 0) return;
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const v of values) {
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+    this.min[ord] = lo;
+    this.max[ord] = hi;
+    if (values.length > 1) this.multi.set(ord, values);
+  }
+
+  remove(ord: number): void {
+    if (ord < this.min.length) {
+      this.min[ord] = Number.NaN;
+      this.max[ord] = Number.NaN;
+    }
+    this.multi.delete(ord);
+  }
+
+  /** Every value of a document (empty when it has none). */
+  valuesOf(ord: number): readonly number[] {
+    const m = this.multi.get(ord);
+    if (m !== undefined) return m;
+    const v = this.min[ord];
+    return v === undefined || Number.isNaN(v) ? [] : [v];
+  }
+}
+
+export class InvertedIndex {
+  readonly ids: string[] = [];
+  live = new Uint8Array(INITIAL);
+  liveCount = 0;
+  readonly idToOrd = new Map<string, number>();
+  readonly text = new Map<string, TextField>();
+  readonly keyword = new Map<string, KeywordField>();
+  readonly numeric = new Map<string, NumericField>();
+  private allLiveCache: Int32Array | undefined;
+
+  get maxOrd(): number {
+    return this.ids.length;
+  }
+
+  /** Adds a new version of a document; the caller has removed the old one. Returns its ordinal. */
+  add(id: string, doc: ParsedDoc): number {
+    const ord = this.ids.length;
+    this.ids.push(id);
+    this.live = grow(this.live, ord + 1, (n) => new Uint8Array(n));
+    this.live[ord] = 1;
+    this.liveCount++;
+    this.idToOrd.set(id, ord);
+    this.allLiveCache = undefined;
+    for (const [path, values] of doc.text) getOrCreate(this.text, path, () => new TextField()).add(ord, values);
+    for (const [path, values] of doc.keyword) getOrCreate(this.keyword, path, () => new KeywordField()).add(ord, values);
+    for (const [path, values] of doc.numeric) getOrCreate(this.numeric, path, () => new NumericField()).add(ord, values);
+    return ord;
+  }
+
+  /** Removes a live document; `doc` is its parsed source, needed to take its terms out of the statistics. */
+  remove(ord: number, doc: ParsedDoc): void {
+    if (this.live[ord] !== 1) return;
+    this.live[ord] = 0;
+    this.liveCount--;
+    this.allLiveCache = undefined;
+    const id = this.ids[ord] as string;
+    if (this.idToOrd.get(id) === ord) this.idToOrd.delete(id);
+    for (const [path, values] of doc.text) this.text.get(path)?.remove(ord, values);
+    for (const path of doc.keyword.keys()) this.keyword.get(path)?.remove(ord);
+    for (const path of doc.numeric.keys()) this.numeric.get(path)?.remove(ord);
+  }
+
+  /** Every live ordinal, ascending (cached until the next write). */
+  allLive(): Int32Array {
+    if (this.allLiveCache === undefined) {
+      const out = new Int32Array(this.liveCount);
+      let n = 0;
+      for (let i = 0; i < this.ids.length; i++) if (this.live[i] === 1) out[n++] = i;
+      this.allLiveCache = out;
+    }
+    return this.allLiveCache;
+  }
+}
+
+function getOrCreate<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let v = map.get(key);
+  if (v === undefined) {
+    v = make();
+    map.set(key, v);
+  }
+  return v;
+}
