@@ -16,27 +16,47 @@ import type { ParsedDoc } from './document-parser.js';
 
 const INITIAL = 4;
 
-/** A growable list of (ordinal, frequency) pairs, sorted by ordinal. */
+/** Frequencies up to this are packed with the ordinal; larger ones go to a side table. */
+const FREQ_BITS = 4;
+const FREQ_MASK = (1 << FREQ_BITS) - 1;
+/** Ordinals must stay below 2^27 so that a packed posting is a small integer (V8 Smi). */
+export const MAX_ORDINALS = 2 ** (31 - FREQ_BITS);
+
+/**
+ * A list of (ordinal, frequency) pairs, sorted by ordinal. Each posting is one small integer,
+ * `ordinal << 4 | min(freq, 15)`, in a plain array: V8 stores it unboxed, appends without
+ * reallocating typed arrays (which made indexing GC-bound), and the rare frequencies above 15 sit
+ * in a side map.
+ */
 export class PostingList {
-  docs = new Int32Array(INITIAL);
-  freqs = new Uint16Array(INITIAL);
-  length = 0;
+  readonly packed: number[] = [];
+  bigFreqs: Map<number, number> | undefined;
   /** Live documents containing the term. */
   docFreq = 0;
 
+  get length(): number {
+    return this.packed.length;
+  }
+
   push(ord: number, freq: number): void {
-    if (this.length === this.docs.length) {
-      const docs = new Int32Array(this.length * 2);
-      docs.set(this.docs);
-      this.docs = docs;
-      const freqs = new Uint16Array(this.length * 2);
-      freqs.set(this.freqs);
-      this.freqs = freqs;
+    if (freq >= FREQ_MASK) {
+      this.bigFreqs ??= new Map();
+      this.bigFreqs.set(ord, freq);
+      this.packed.push((ord << FREQ_BITS) | FREQ_MASK);
+    } else {
+      this.packed.push((ord << FREQ_BITS) | freq);
     }
-    this.docs[this.length] = ord;
-    this.freqs[this.length] = Math.min(freq, 65535);
-    this.length++;
     this.docFreq++;
+  }
+
+  docAt(i: number): number {
+    return (this.packed[i] as number) >>> FREQ_BITS;
+  }
+
+  freqAt(i: number): number {
+    const p = this.packed[i] as number;
+    const f = p & FREQ_MASK;
+    return f === FREQ_MASK ? (this.bigFreqs?.get(p >>> FREQ_BITS) ?? f) : f;
   }
 }
 
@@ -56,23 +76,30 @@ export class TextField {
   docCount = 0;
   /** Tokens in live documents. */
   sumTotalTermFreq = 0;
+  /** Term frequencies of the document being added (reused: one Map per field, not per document). */
+  private readonly scratch = new Map<string, number>();
+  private readonly count = (t: string): void => {
+    this.scratch.set(t, (this.scratch.get(t) ?? 0) + 1);
+  };
 
   add(ord: number, values: readonly string[]): void {
     this.norms = grow(this.norms, ord + 1, (n) => new Uint8Array(n));
     this.present = grow(this.present, ord + 1, (n) => new Uint8Array(n));
     this.present[ord] = 1;
-    const freqs = new Map<string, number>();
+    const freqs = this.scratch;
     let length = 0;
-    for (const v of values) length += analyze(v, (t) => freqs.set(t, (freqs.get(t) ?? 0) + 1));
+    for (const v of values) length += analyze(v, this.count);
     if (length === 0) return;
-    for (const [term, freq] of freqs) {
-      let list = this.terms.get(term);
+    const terms = this.terms;
+    freqs.forEach((freq, term) => {
+      let list = terms.get(term);
       if (list === undefined) {
         list = new PostingList();
-        this.terms.set(term, list);
+        terms.set(term, list);
       }
       list.push(ord, freq);
-    }
+    });
+    freqs.clear();
     this.norms[ord] = intToByte4(length);
     this.docCount++;
     this.sumTotalTermFreq += length;
@@ -187,6 +214,7 @@ export class InvertedIndex {
   /** Adds a new version of a document; the caller has removed the old one. Returns its ordinal. */
   add(id: string, doc: ParsedDoc): number {
     const ord = this.ids.length;
+    if (ord >= MAX_ORDINALS) throw new RangeError(`an index holds at most ${MAX_ORDINALS} document versions`);
     this.ids.push(id);
     this.live = grow(this.live, ord + 1, (n) => new Uint8Array(n));
     this.live[ord] = 1;

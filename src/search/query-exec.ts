@@ -100,15 +100,16 @@ function scoreTerm(ctx: ExecContext, list: PostingList | undefined, boost: numbe
   const n = list.length;
   const docs = new Int32Array(list.docFreq);
   const scores = new Float32Array(list.docFreq);
-  const src = list.docs;
-  const freqs = list.freqs;
+  const packed = list.packed;
   let k = 0;
   for (let i = 0; i < n; i++) {
-    const d = src[i] as number;
+    const p = packed[i] as number;
+    const d = p >>> 4;
     if (live[d] !== 1) continue;
     const ni = norms === undefined ? one : (cache[norms[d] as number] as number);
+    const freq = (p & 15) === 15 ? list.freqAt(i) : p & 15;
     docs[k] = d;
-    scores[k] = bm25(weight, freqs[i] as number, ni);
+    scores[k] = bm25(weight, freq, ni);
     k++;
   }
   return { docs, scores, length: k };
@@ -221,7 +222,7 @@ function prefixQuery(ctx: ExecContext, path: string, value: string, boost: numbe
 /** Live ordinals in any of the lists, ascending. */
 function postingsUnion(ctx: ExecContext, lists: readonly PostingList[]): [Int32Array, number] {
   const mark = new Uint8Array(ctx.index.maxOrd);
-  for (const l of lists) for (let i = 0; i < l.length; i++) mark[l.docs[i] as number] = 1;
+  for (const l of lists) for (let i = 0; i < l.length; i++) mark[l.docAt(i)] = 1;
   const live = ctx.index.live;
   const out = new Int32Array(ctx.index.liveCount);
   let k = 0;

@@ -57,7 +57,8 @@ export type BulkAction =
 
 export type BulkItem = { readonly op: string; readonly outcome: WriteOutcome } | { readonly op: string; readonly index: string; readonly id: string; readonly error: SearchError };
 
-const LONG_MAX = 9223372036854775807;
+// Long.MAX_VALUE as the nearest double (the exact text is written with RawJson).
+const LONG_MAX = 2 ** 63;
 const SHARDS_WRITE = { total: 2, successful: 1, failed: 0 };
 
 /** Index-name rules of ES (MetadataCreateIndexService.validateIndexOrAliasName). */

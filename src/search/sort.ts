@@ -32,7 +32,8 @@ export interface SortPlan {
   readonly needsScores: boolean;
 }
 
-const LONG_MAX = 9223372036854775807;
+// Long.MAX_VALUE as the nearest double (the exact text is written with RawJson).
+const LONG_MAX = 2 ** 63;
 
 function missingFirst(key: SortKey): boolean {
   return key.missing === '_first';

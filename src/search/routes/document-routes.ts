@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBulk } from '../bulk.js';
 import { errors } from '../errors.js';
 import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendJson, type Params } from '../http-io.js';
@@ -8,7 +8,7 @@ import { SearchService } from '../search-service.js';
 export async function documentRoutes(app: FastifyInstance, opts: { service: SearchService }): Promise<void> {
   const { service } = opts;
 
-  const indexDoc = (op: 'index' | 'create') => async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
+  const indexDoc = (op: 'index' | 'create') => async (req: FastifyRequest, reply: FastifyReply) => {
     const p = req.params as Params;
     const index = p.index as string;
     const { value, text } = requiredJsonBody(req);
@@ -58,7 +58,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     return sendJson(req, reply, item.outcome.result === 'created' ? 201 : 200, SearchService.writeBody(item.outcome, forcedRefresh(req)));
   });
 
-  const bulk = async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
+  const bulk = async (req: FastifyRequest, reply: FastifyReply) => {
     const started = performance.now();
     const text = rawBody(req);
     if (text === undefined) throw errors.actionValidation(['no requests added']);
