@@ -97,12 +97,27 @@ function lower(s: string): string {
  * position (0-based; the standard analyzer never leaves gaps).
  */
 export function analyze(original: string, emit: (token: string, position: number) => void): number {
+  let pos = 0;
+  return scanTokens(original, (src, start, end) => emit(src.slice(start, end), pos++));
+}
+
+/**
+ * The tokenizer's core: calls `emit(src, start, end)` for each token, where the token is
+ * `src.slice(start, end)` (already lowercased). Indexing hashes the range without allocating a
+ * string for terms it has seen before. Returns the number of tokens.
+ */
+export function scanTokens(original: string, emitRange: (src: string, start: number, end: number) => void): number {
   // Lowercase once per field, not once per token; fall back to per-token lowercasing in the rare
   // case where lowercasing changes the length (U+0130).
   const lowered = original.toLowerCase();
   const sameLength = lowered.length === original.length;
   const text = sameLength ? lowered : original;
-  const lowerToken = sameLength ? identity : lower;
+  const emit = sameLength
+    ? (start: number, end: number) => emitRange(text, start, end)
+    : (start: number, end: number) => {
+        const t = lower(text.slice(start, end));
+        emitRange(t, 0, t.length);
+      };
   const n = text.length;
   let pos = 0;
   let i = 0;
@@ -121,7 +136,8 @@ export function analyze(original: string, emit: (token: string, position: number
     if (cls === IDEOGRAPHIC) {
       let end = i + width;
       while (end < n && classOfAt(text, end) === EXTEND) end += widthAt(text, end);
-      emit(lowerToken(text.slice(i, end)), pos++);
+      emit(i, end);
+      pos++;
       i = end;
       continue;
     }
@@ -132,7 +148,7 @@ export function analyze(original: string, emit: (token: string, position: number
         if (k !== COMPLEX && k !== EXTEND) break;
         end += widthAt(text, end);
       }
-      pos = emitSplit(text.slice(i, end), pos, emit, lowerToken);
+      pos = emitSplit(i, end, pos, emit);
       i = end;
       continue;
     }
@@ -174,21 +190,20 @@ export function analyze(original: string, emit: (token: string, position: number
       }
       break;
     }
-    if (hasAlnum) pos = emitSplit(text.slice(start, i), pos, emit, lowerToken);
+    if (hasAlnum) pos = emitSplit(start, i, pos, emit);
   }
   return pos;
 }
 
-function identity(s: string): string {
-  return s;
-}
-
-function emitSplit(token: string, pos: number, emit: (token: string, position: number) => void, lowerToken: (s: string) => string): number {
-  if (token.length <= MAX_TOKEN_LENGTH) {
-    emit(lowerToken(token), pos);
+function emitSplit(start: number, end: number, pos: number, emit: (start: number, end: number) => void): number {
+  if (end - start <= MAX_TOKEN_LENGTH) {
+    emit(start, end);
     return pos + 1;
   }
-  for (let k = 0; k < token.length; k += MAX_TOKEN_LENGTH) emit(lowerToken(token.slice(k, k + MAX_TOKEN_LENGTH)), pos++);
+  for (let k = start; k < end; k += MAX_TOKEN_LENGTH) {
+    emit(k, Math.min(end, k + MAX_TOKEN_LENGTH));
+    pos++;
+  }
   return pos;
 }
 

@@ -64,11 +64,9 @@ function collectValues(obj: Record<string, unknown>, prefix: string, mappings: M
     }
     const field = mappings.field(path);
     if (field === undefined) continue;
-    const leaves = (Array.isArray(value) ? value.flat(Infinity) : [value]).filter((v) => v !== null && v !== undefined);
+    const leaves = Array.isArray(value) ? value.flat(Infinity).filter((v) => v !== null && v !== undefined) : value === null ? [] : [value];
     addValues(field, leaves, doc, id);
-    for (const sub of mappings.fields.values()) {
-      if (sub.path.startsWith(`${path}.`) && !sub.path.slice(path.length + 1).includes('.')) addValues(sub, leaves, doc, id);
-    }
+    for (const sub of mappings.subfields.get(path) ?? []) addValues(sub, leaves, doc, id);
   }
 }
 

@@ -1,4 +1,4 @@
-import { analyze } from './analyzer.js';
+import { analyze, scanTokens } from './analyzer.js';
 import { intToByte4 } from './bm25.js';
 import type { ParsedDoc } from './document-parser.js';
 
@@ -33,6 +33,13 @@ export class PostingList {
   bigFreqs: Map<number, number> | undefined;
   /** Live documents containing the term. */
   docFreq = 0;
+  /** Next term with the same hash (TermDictionary chains collisions through the lists). */
+  nextInBucket: PostingList | undefined;
+  /** While a document is being added: its ordinal and this term's frequency in it. */
+  pendingOrd = -1;
+  pendingFreq = 0;
+
+  constructor(readonly term = '') {}
 
   get length(): number {
     return this.packed.length;
@@ -67,39 +74,97 @@ function grow<T extends Uint8Array | Float64Array>(arr: T, need: number, make: (
   return next;
 }
 
+/** FNV-1a over the UTF-16 units of src[start, end). */
+function hashRange(src: string, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ src.charCodeAt(i), 0x01000193);
+  return h | 0;
+}
+
+/**
+ * Term → posting list, keyed by a 32-bit hash of the term so that indexing looks up a token by its
+ * range in the field text without first allocating a string for it (the allocation and the string
+ * hashing of a Map<string, …> dominated bulk indexing). Collisions chain through the lists.
+ */
+export class TermDictionary {
+  private readonly buckets = new Map<number, PostingList>();
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** The list for src[start, end), created when new. */
+  intern(src: string, start: number, end: number): PostingList {
+    const h = hashRange(src, start, end);
+    const len = end - start;
+    let list = this.buckets.get(h);
+    const head = list;
+    while (list !== undefined) {
+      if (list.term.length === len && src.startsWith(list.term, start)) return list;
+      list = list.nextInBucket;
+    }
+    const created = new PostingList(src.slice(start, end));
+    created.nextInBucket = head;
+    this.buckets.set(h, created);
+    this.count++;
+    return created;
+  }
+
+  get(term: string): PostingList | undefined {
+    let list = this.buckets.get(hashRange(term, 0, term.length));
+    while (list !== undefined && list.term !== term) list = list.nextInBucket;
+    return list;
+  }
+
+  *entries(): IterableIterator<[string, PostingList]> {
+    for (const head of this.buckets.values()) {
+      for (let list: PostingList | undefined = head; list !== undefined; list = list.nextInBucket) yield [list.term, list];
+    }
+  }
+
+  keys(): string[] {
+    return [...this.entries()].map(([t]) => t);
+  }
+}
+
 /** A `text` field: terms with frequencies, and one norm byte per document. */
 export class TextField {
-  readonly terms = new Map<string, PostingList>();
+  readonly terms = new TermDictionary();
   norms = new Uint8Array(INITIAL);
   present = new Uint8Array(INITIAL);
   /** Live documents with at least one token. */
   docCount = 0;
   /** Tokens in live documents. */
   sumTotalTermFreq = 0;
-  /** Term frequencies of the document being added (reused: one Map per field, not per document). */
-  private readonly scratch = new Map<string, number>();
-  private readonly count = (t: string): void => {
-    this.scratch.set(t, (this.scratch.get(t) ?? 0) + 1);
+  /** Lists touched by the document being added (reused between documents). */
+  private readonly touched: PostingList[] = [];
+  private addingOrd = -1;
+  private readonly onToken = (src: string, start: number, end: number): void => {
+    const list = this.terms.intern(src, start, end);
+    if (list.pendingOrd !== this.addingOrd) {
+      list.pendingOrd = this.addingOrd;
+      list.pendingFreq = 1;
+      this.touched.push(list);
+    } else {
+      list.pendingFreq++;
+    }
   };
 
   add(ord: number, values: readonly string[]): void {
     this.norms = grow(this.norms, ord + 1, (n) => new Uint8Array(n));
     this.present = grow(this.present, ord + 1, (n) => new Uint8Array(n));
     this.present[ord] = 1;
-    const freqs = this.scratch;
+    this.addingOrd = ord;
     let length = 0;
-    for (const v of values) length += analyze(v, this.count);
+    for (const v of values) length += scanTokens(v, this.onToken);
+    const touched = this.touched;
+    for (let i = 0; i < touched.length; i++) {
+      const list = touched[i] as PostingList;
+      list.push(ord, list.pendingFreq);
+    }
+    touched.length = 0;
     if (length === 0) return;
-    const terms = this.terms;
-    freqs.forEach((freq, term) => {
-      let list = terms.get(term);
-      if (list === undefined) {
-        list = new PostingList();
-        terms.set(term, list);
-      }
-      list.push(ord, freq);
-    });
-    freqs.clear();
     this.norms[ord] = intToByte4(length);
     this.docCount++;
     this.sumTotalTermFreq += length;

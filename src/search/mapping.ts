@@ -33,12 +33,25 @@ export type Dynamic = true | false | 'strict';
 
 /** The mapping of one index: a properties tree (rendered as is) and the flat field table. */
 export class Mappings {
+  /** Multi-fields by parent path (`title` → [`title.keyword`]). */
+  readonly subfields: ReadonlyMap<string, readonly FieldDef[]>;
+
   private constructor(
     readonly properties: Readonly<Record<string, unknown>>,
     readonly fields: ReadonlyMap<string, FieldDef>,
     readonly dynamic: Dynamic,
     readonly dateDetection: boolean,
-  ) {}
+  ) {
+    const subs = new Map<string, FieldDef[]>();
+    for (const def of fields.values()) {
+      const dot = def.path.lastIndexOf('.');
+      if (dot > 0 && fields.has(def.path.slice(0, dot))) {
+        const parent = def.path.slice(0, dot);
+        subs.set(parent, [...(subs.get(parent) ?? []), def]);
+      }
+    }
+    this.subfields = subs;
+  }
 
   static empty(): Mappings {
     return new Mappings({}, new Map(), true, true);
