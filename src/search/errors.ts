@@ -83,7 +83,9 @@ export const errors = {
   mapperParsing: (reason: string, outer?: string) =>
     outer === undefined
       ? err(400, 'mapper_parsing_exception', reason)
-      : err(400, 'mapper_parsing_exception', outer, undefined, { type: 'mapper_parsing_exception', reason }),
+      : new SearchError(400, { type: 'mapper_parsing_exception', reason: outer, causedBy: { type: 'mapper_parsing_exception', reason } }, [
+          { type: 'mapper_parsing_exception', reason },
+        ]),
   documentParsing: (reason: string, cause?: EsCause) => err(400, 'document_parsing_exception', reason, undefined, cause),
   strictDynamic: (field: string, path: string) =>
     err(400, 'strict_dynamic_mapping_exception', `[1:1] mapping set to strict, dynamic introduction of [${field}] within [${path}] is not allowed`),
