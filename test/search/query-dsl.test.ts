@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SearchError } from '../../src/search/errors.js';
+import type { SearchError } from '../../src/search/errors.js';
 import { parseQuery, resolveMinimumShouldMatch } from '../../src/search/query-dsl.js';
 import { parseQueryString } from '../../src/search/query-string.js';
 
