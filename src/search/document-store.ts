@@ -51,8 +51,9 @@ export type Durability = 'request' | 'async';
  * A bulk request is one transaction, so the fsync is paid once per request, not per document.
  *
  * Write order is the table's rowid: INSERT OR REPLACE deletes the old row and inserts a new one
- * with a larger rowid (AUTOINCREMENT never reuses one), just as a re-indexed document gets a new
- * Lucene doc id; loading in rowid order therefore rebuilds the same tie-break order.
+ * with rowid max+1, just as a re-indexed document gets a new Lucene doc id; loading in rowid order
+ * rebuilds the same tie-break order. (A rowid is only reused after the row holding the maximum is
+ * deleted, and the new row is still after every existing one, so AUTOINCREMENT is not needed.)
  */
 export class SqliteDocumentStore implements DocumentStore {
   private readonly db: Database.Database;
@@ -78,7 +79,7 @@ export class SqliteDocumentStore implements DocumentStore {
         name TEXT PRIMARY KEY, uuid TEXT NOT NULL, created_ms INTEGER NOT NULL,
         settings TEXT NOT NULL, mappings TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS docs (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT, idx TEXT NOT NULL, id TEXT NOT NULL,
+        seq INTEGER PRIMARY KEY, idx TEXT NOT NULL, id TEXT NOT NULL,
         version INTEGER NOT NULL, seq_no INTEGER NOT NULL, source TEXT NOT NULL,
         UNIQUE (idx, id));
     `);

@@ -185,31 +185,79 @@ export class TextField {
   }
 }
 
+/**
+ * Exact terms of a keyword field. Most keyword values (package names, URLs, versions) occur in one
+ * document only, so such a value maps straight to its ordinal; a PostingList is made when a second
+ * document has it (or when it is looked up or its document deleted). This keeps hundreds of
+ * thousands of tiny objects off the heap, which is what made garbage collection dominate indexing.
+ */
+export class KeywordTerms {
+  private readonly map = new Map<string, PostingList | number>();
+
+  add(value: string, ord: number): void {
+    const cur = this.map.get(value);
+    if (cur === undefined) this.map.set(value, ord);
+    else if (typeof cur === 'number') {
+      const list = new PostingList(value);
+      list.push(cur, 1);
+      list.push(ord, 1);
+      this.map.set(value, list);
+    } else cur.push(ord, 1);
+  }
+
+  get(value: string): PostingList | undefined {
+    const cur = this.map.get(value);
+    if (typeof cur !== 'number') return cur;
+    const list = new PostingList(value);
+    list.push(cur, 1);
+    this.map.set(value, list);
+    return list;
+  }
+
+  keys(): IterableIterator<string> {
+    return this.map.keys();
+  }
+
+  *entries(): IterableIterator<[string, PostingList]> {
+    for (const key of this.map.keys()) yield [key, this.get(key) as PostingList];
+  }
+}
+
 /** A `keyword` (or `boolean`) field: exact values, a posting list per value, values per document. */
 export class KeywordField {
-  readonly terms = new Map<string, PostingList>();
-  readonly values: (readonly string[] | undefined)[] = [];
+  readonly terms = new KeywordTerms();
+  /** Per ordinal: its single value, or all of them when several (sorting, exists). */
+  private readonly values: (string | readonly string[] | undefined)[] = [];
   docCount = 0;
   sumDocFreq = 0;
 
+  valuesOf(ord: number): readonly string[] | undefined {
+    const v = this.values[ord];
+    return typeof v === 'string' ? [v] : v;
+  }
+
   add(ord: number, values: readonly string[]): void {
+    if (values.length === 0) {
+      this.values[ord] = values;
+      return;
+    }
+    if (values.length === 1) {
+      const v = values[0] as string;
+      this.values[ord] = v;
+      this.terms.add(v, ord);
+      this.docCount++;
+      this.sumDocFreq++;
+      return;
+    }
     const unique = [...new Set(values)];
     this.values[ord] = values;
-    if (unique.length === 0) return;
-    for (const v of unique) {
-      let list = this.terms.get(v);
-      if (list === undefined) {
-        list = new PostingList();
-        this.terms.set(v, list);
-      }
-      list.push(ord, 1);
-    }
+    for (const v of unique) this.terms.add(v, ord);
     this.docCount++;
     this.sumDocFreq += unique.length;
   }
 
   remove(ord: number): void {
-    const values = this.values[ord];
+    const values = this.valuesOf(ord);
     this.values[ord] = undefined;
     if (values === undefined) return;
     const unique = new Set(values);

@@ -5,6 +5,7 @@ import type { InvertedIndex, KeywordField, PostingList, TextField } from './inve
 import { parseBool, parseDate, parseNumber, type FieldDef, type Mappings } from './mapping.js';
 import { resolveMinimumShouldMatch, type FieldBoost, type Operator, type Query } from './query-dsl.js';
 import type { QsClause } from './query-string.js';
+import type { ScratchArena } from './scratch-arena.js';
 
 /**
  * Executes a query AST against one index. Every node yields the matching live ordinals in
@@ -24,13 +25,15 @@ export interface ExecContext {
   readonly mappings: Mappings;
   /** The `_source` of a live ordinal (phrase verification re-reads the text). */
   readonly sourceOf: (ord: number) => unknown;
+  /** Scratch memory for intermediate hit lists; reset by the caller before each query. */
+  readonly arena: ScratchArena;
 }
 
 const EMPTY: Hits = { docs: new Int32Array(0), scores: new Float32Array(0), length: 0 };
 const f = Math.fround;
 
-function constant(docs: Int32Array, n: number, score: number): Hits {
-  const scores = new Float32Array(n);
+function constant(docs: Int32Array, n: number, score: number, arena: ScratchArena): Hits {
+  const scores = arena.float32(n);
   scores.fill(score);
   return { docs: n === docs.length ? docs : docs.subarray(0, n), scores, length: n };
 }
@@ -40,7 +43,7 @@ export function execute(query: Query, ctx: ExecContext): Hits {
   switch (query.kind) {
     case 'match_all': {
       const all = ctx.index.allLive();
-      return constant(all, all.length, f(query.boost));
+      return constant(all, all.length, f(query.boost), ctx.arena);
     }
     case 'match_none':
       return EMPTY;
@@ -53,7 +56,7 @@ export function execute(query: Query, ctx: ExecContext): Hits {
     case 'term':
       return termQuery(ctx, query.field, query.value, query.boost, query.caseInsensitive);
     case 'terms':
-      return constScore(ctx, unionAll(query.values.map((v) => termQuery(ctx, query.field, v, 1, false))), query.boost);
+      return constScore(ctx, unionAll(query.values.map((v) => termQuery(ctx, query.field, v, 1, false)), ctx.arena), query.boost);
     case 'range':
       return rangeQuery(ctx, query);
     case 'exists':
@@ -61,14 +64,14 @@ export function execute(query: Query, ctx: ExecContext): Hits {
     case 'ids': {
       const ords = query.values.map((id) => ctx.index.idToOrd.get(id)).filter((o): o is number => o !== undefined);
       const docs = Int32Array.from(new Set(ords)).sort();
-      return constant(docs, docs.length, f(query.boost));
+      return constant(docs, docs.length, f(query.boost), ctx.arena);
     }
     case 'prefix':
       return prefixQuery(ctx, query.field, query.value, query.boost);
     case 'constant_score':
       return constScore(ctx, execute(query.filter, ctx), query.boost);
     case 'dis_max':
-      return disMax(query.queries.map((q) => execute(q, ctx)), query.tieBreaker, query.boost);
+      return disMax(query.queries.map((q) => execute(q, ctx)), query.tieBreaker, query.boost, ctx.arena);
     case 'bool':
       return boolQuery(ctx, query);
     case 'query_string':
@@ -76,8 +79,8 @@ export function execute(query: Query, ctx: ExecContext): Hits {
   }
 }
 
-function constScore(_ctx: ExecContext, hits: Hits, boost: number): Hits {
-  return constant(hits.docs, hits.length, f(boost));
+function constScore(ctx: ExecContext, hits: Hits, boost: number): Hits {
+  return constant(hits.docs, hits.length, f(boost), ctx.arena);
 }
 
 /** Field names matching a pattern (`title`, `title*`, `*`), in mapping order. */
@@ -98,8 +101,8 @@ function scoreTerm(ctx: ExecContext, list: PostingList | undefined, boost: numbe
   const one = cache[1] as number;
   const live = ctx.index.live;
   const n = list.length;
-  const docs = new Int32Array(list.docFreq);
-  const scores = new Float32Array(list.docFreq);
+  const docs = ctx.arena.int32(list.docFreq);
+  const scores = ctx.arena.float32(list.docFreq);
   const packed = list.packed;
   let k = 0;
   for (let i = 0; i < n; i++) {
@@ -145,7 +148,7 @@ function numericRange(ctx: ExecContext, path: string, lo: number, loInc: boolean
     const multi = field.multi.get(d);
     if (multi === undefined ? inRange(mn) : multi.some(inRange)) out[k++] = d;
   }
-  return constant(out, k, f(boost));
+  return constant(out, k, f(boost), ctx.arena);
 }
 
 function parseFor(ctx: ExecContext, def: FieldDef, value: unknown): number {
@@ -170,7 +173,7 @@ function termQuery(ctx: ExecContext, path: string, value: string | number | bool
       if (!caseInsensitive || field === undefined) return keywordTerm(ctx, field, String(value), boost);
       const wanted = String(value).toLowerCase();
       const matches = [...field.terms.keys()].filter((t) => t.toLowerCase() === wanted);
-      return constScore(ctx, unionAll(matches.map((t) => keywordTerm(ctx, field, t, 1))), boost);
+      return constScore(ctx, unionAll(matches.map((t) => keywordTerm(ctx, field, t, 1)), ctx.arena), boost);
     }
     case 'boolean': {
       const b = parseBool(typeof value === 'string' ? value : value === true || value === false ? value : String(value));
@@ -207,7 +210,7 @@ function rangeQuery(ctx: ExecContext, q: Extract<Query, { kind: 'range' }>): Hit
     (lo === undefined || (q.gt !== undefined ? t > String(lo) : t >= String(lo))) &&
     (hi === undefined || (q.lt !== undefined ? t < String(hi) : t <= String(hi)));
   const lists = [...field.terms.entries()].filter(([t]) => inRange(t)).map(([, l]) => l);
-  return constant(...postingsUnion(ctx, lists), f(q.boost));
+  return constant(...postingsUnion(ctx, lists), f(q.boost), ctx.arena);
 }
 
 function prefixQuery(ctx: ExecContext, path: string, value: string, boost: number): Hits {
@@ -216,7 +219,7 @@ function prefixQuery(ctx: ExecContext, path: string, value: string, boost: numbe
   const field = def.kind === 'text' ? ctx.index.text.get(path) : ctx.index.keyword.get(path);
   if (field === undefined) return EMPTY;
   const lists = [...field.terms.entries()].filter(([t]) => t.startsWith(value)).map(([, l]) => l);
-  return constant(...postingsUnion(ctx, lists), f(boost));
+  return constant(...postingsUnion(ctx, lists), f(boost), ctx.arena);
 }
 
 /** Live ordinals in any of the lists, ascending. */
@@ -239,14 +242,14 @@ function existsQuery(ctx: ExecContext, pattern: string, boost: number): Hits {
     const t = ctx.index.text.get(def.path);
     if (t !== undefined && def.kind === 'text') for (let d = 0; d < t.present.length; d++) if (t.present[d] === 1) mark[d] = 1;
     const kw = ctx.index.keyword.get(def.path);
-    if (kw !== undefined && def.kind === 'keyword') kw.values.forEach((v, d) => { if (v !== undefined && v.length > 0) mark[d] = 1; });
+    if (kw !== undefined && def.kind === 'keyword') for (let d = 0; d < mark.length; d++) if ((kw.valuesOf(d)?.length ?? 0) > 0) mark[d] = 1;
     const nm = ctx.index.numeric.get(def.path);
     if (nm !== undefined) for (let d = 0; d < nm.min.length; d++) if (!Number.isNaN(nm.min[d] as number)) mark[d] = 1;
   }
   const out = new Int32Array(ctx.index.liveCount);
   let k = 0;
   for (let d = 0; d < mark.length; d++) if (mark[d] === 1 && live[d] === 1) out[k++] = d;
-  return constant(out, k, f(boost));
+  return constant(out, k, f(boost), ctx.arena);
 }
 
 /** A `match` on one field, by field type; `lenient` skips values the field cannot parse. */
@@ -259,8 +262,8 @@ function matchField(ctx: ExecContext, path: string, text: string, op: Operator, 
     const field = ctx.index.text.get(path);
     const perTerm = terms.map((t) => textTerm(ctx, field, t, boost));
     if (perTerm.length === 1) return perTerm[0] as Hits;
-    if (op === 'and') return intersectSum(perTerm);
-    return unionSum(perTerm, Math.max(1, resolveMinimumShouldMatch(msm as string, perTerm.length)));
+    if (op === 'and') return intersectSum(perTerm, ctx.arena);
+    return unionSum(perTerm, Math.max(1, resolveMinimumShouldMatch(msm as string, perTerm.length)), ctx.arena);
   }
   if (def.kind === 'keyword') return keywordTerm(ctx, ctx.index.keyword.get(path), text, boost);
   try {
@@ -282,14 +285,14 @@ function phrase(ctx: ExecContext, path: string, text: string, boost: number, len
   if (field === undefined) return EMPTY;
   const lists = terms.map((t) => field.terms.get(t));
   if (lists.some((l) => l === undefined || l.docFreq === 0)) return EMPTY;
-  const candidates = intersectSum(terms.map((t) => textTerm(ctx, field, t, 1)));
+  const candidates = intersectSum(terms.map((t) => textTerm(ctx, field, t, 1)), ctx.arena);
   // PhraseQuery's weight sums the idf of its terms.
   let idfSum = 0;
   for (const l of lists) idfSum = f(idfSum + idf((l as PostingList).docFreq, field.docCount));
   const weight = termWeight(boost, idfSum);
   const cache = normInverseCache(avgFieldLength(field.sumTotalTermFreq, field.docCount));
-  const docs = new Int32Array(candidates.length);
-  const scores = new Float32Array(candidates.length);
+  const docs = ctx.arena.int32(candidates.length);
+  const scores = ctx.arena.float32(candidates.length);
   let k = 0;
   for (let i = 0; i < candidates.length; i++) {
     const d = candidates.docs[i] as number;
@@ -330,8 +333,8 @@ function multiMatch(ctx: ExecContext, q: Extract<Query, { kind: 'multi_match' }>
       ? phrase(ctx, field, q.text, f(boost * q.boost), true)
       : matchField(ctx, field, q.text, q.operator, q.msm, f(boost * q.boost), false, true),
   );
-  if (q.type === 'most_fields') return unionSum(perField, 1);
-  return disMax(perField, q.tieBreaker, 1);
+  if (q.type === 'most_fields') return unionSum(perField, 1, ctx.arena);
+  return disMax(perField, q.tieBreaker, 1, ctx.arena);
 }
 
 function expand(ctx: ExecContext, fields: readonly FieldBoost[]): FieldBoost[] {
@@ -347,7 +350,7 @@ function queryString(ctx: ExecContext, clauses: readonly QsClause[], fields: rea
     const perField = targets.map(({ field, boost: b }) =>
       c.phrase ? phrase(ctx, field, c.text, b, true) : matchField(ctx, field, c.text, op, undefined, b, false, true),
     );
-    return perField.length === 1 ? (perField[0] as Hits) : disMax(perField, 0, 1);
+    return perField.length === 1 ? (perField[0] as Hits) : disMax(perField, 0, 1, ctx.arena);
   };
   const must: Hits[] = [];
   const should: Hits[] = [];
@@ -357,11 +360,11 @@ function queryString(ctx: ExecContext, clauses: readonly QsClause[], fields: rea
     (occur === 'must' ? must : occur === 'should' ? should : mustNot).push(build(c));
   }
   const result = combineBool(ctx, must, should, [], mustNot, should.length > 0 && must.length === 0 ? 1 : 0);
-  return boost === 1 ? result : scale(result, boost);
+  return boost === 1 ? result : scale(result, boost, ctx.arena);
 }
 
-function scale(h: Hits, boost: number): Hits {
-  const scores = new Float32Array(h.length);
+function scale(h: Hits, boost: number, arena: ScratchArena): Hits {
+  const scores = arena.float32(h.length);
   for (let i = 0; i < h.length; i++) scores[i] = f((h.scores[i] as number) * f(boost));
   return { docs: h.docs, scores, length: h.length };
 }
@@ -375,39 +378,39 @@ function boolQuery(ctx: ExecContext, q: Extract<Query, { kind: 'bool' }>): Hits 
   let msm = resolveMinimumShouldMatch(q.msm, should.length);
   if (q.msm === undefined && required === 0 && should.length > 0) msm = 1;
   const result = combineBool(ctx, must, should, filter, mustNot, msm);
-  return q.boost === 1 ? result : scale(result, q.boost);
+  return q.boost === 1 ? result : scale(result, q.boost, ctx.arena);
 }
 
 function combineBool(ctx: ExecContext, must: Hits[], should: Hits[], filter: Hits[], mustNot: Hits[], msm: number): Hits {
   let base: Hits | undefined;
-  if (must.length > 0) base = intersectSum(must);
+  if (must.length > 0) base = intersectSum(must, ctx.arena);
   if (filter.length > 0) {
-    const fl = intersectSum(filter);
-    base = base === undefined ? constant(fl.docs, fl.length, 0) : intersectKeepLeft(base, fl);
+    const fl = intersectSum(filter, ctx.arena);
+    base = base === undefined ? constant(fl.docs, fl.length, 0, ctx.arena) : intersectKeepLeft(base, fl, ctx.arena);
   }
   if (should.length > 0 && msm > 0) {
-    const sh = unionSum(should, msm);
-    base = base === undefined ? sh : addOptional(intersectKeepLeft(base, sh), sh);
+    const sh = unionSum(should, msm, ctx.arena);
+    base = base === undefined ? sh : addOptional(intersectKeepLeft(base, sh, ctx.arena), sh, ctx.arena);
   } else if (should.length > 0 && base !== undefined) {
-    base = addOptional(base, unionSum(should, 1));
+    base = addOptional(base, unionSum(should, 1, ctx.arena), ctx.arena);
   }
   if (base === undefined) {
     if (should.length > 0) return EMPTY;
     // Only must_not clauses: match all, score 0 (ES adds a match_all filter).
     const all = ctx.index.allLive();
-    base = constant(all, all.length, 0);
+    base = constant(all, all.length, 0, ctx.arena);
   }
-  if (mustNot.length > 0) base = exclude(base, unionAll(mustNot));
+  if (mustNot.length > 0) base = exclude(base, unionAll(mustNot, ctx.arena), ctx.arena);
   return base;
 }
 
 /** Docs in every list; scores summed in double and rounded to float (ConjunctionScorer). */
-export function intersectSum(lists: readonly Hits[]): Hits {
+export function intersectSum(lists: readonly Hits[], arena: ScratchArena): Hits {
   if (lists.length === 1) return lists[0] as Hits;
   const sorted = [...lists].sort((a, b) => a.length - b.length);
   const lead = sorted[0] as Hits;
-  const docs = new Int32Array(lead.length);
-  const scores = new Float32Array(lead.length);
+  const docs = arena.int32(lead.length);
+  const scores = arena.float32(lead.length);
   const pos = new Int32Array(sorted.length);
   let k = 0;
   outer: for (let i = 0; i < lead.length; i++) {
@@ -429,9 +432,9 @@ export function intersectSum(lists: readonly Hits[]): Hits {
   return { docs, scores, length: k };
 }
 
-function intersectKeepLeft(left: Hits, right: Hits): Hits {
-  const docs = new Int32Array(Math.min(left.length, right.length));
-  const scores = new Float32Array(docs.length);
+function intersectKeepLeft(left: Hits, right: Hits, arena: ScratchArena): Hits {
+  const docs = arena.int32(Math.min(left.length, right.length));
+  const scores = arena.float32(docs.length);
   let i = 0;
   let j = 0;
   let k = 0;
@@ -451,8 +454,8 @@ function intersectKeepLeft(left: Hits, right: Hits): Hits {
 }
 
 /** ReqOptSumScorer: float(required) + float(optional) where the optional clause matches. */
-function addOptional(req: Hits, opt: Hits): Hits {
-  const scores = new Float32Array(req.length);
+function addOptional(req: Hits, opt: Hits, arena: ScratchArena): Hits {
+  const scores = arena.float32(req.length);
   let j = 0;
   for (let i = 0; i < req.length; i++) {
     const d = req.docs[i] as number;
@@ -463,9 +466,9 @@ function addOptional(req: Hits, opt: Hits): Hits {
   return { docs: req.docs, scores, length: req.length };
 }
 
-function exclude(base: Hits, remove: Hits): Hits {
-  const docs = new Int32Array(base.length);
-  const scores = new Float32Array(base.length);
+function exclude(base: Hits, remove: Hits, arena: ScratchArena): Hits {
+  const docs = arena.int32(base.length);
+  const scores = arena.float32(base.length);
   let j = 0;
   let k = 0;
   for (let i = 0; i < base.length; i++) {
@@ -482,28 +485,28 @@ function exclude(base: Hits, remove: Hits): Hits {
  * Docs in at least `minMatch` lists; scores summed in double, rounded to float
  * (DisjunctionSumScorer / BooleanScorer).
  */
-export function unionSum(lists: readonly Hits[], minMatch: number): Hits {
-  return merge(lists, minMatch, 'sum', 0);
+export function unionSum(lists: readonly Hits[], minMatch: number, arena: ScratchArena): Hits {
+  return merge(lists, minMatch, 'sum', 0, arena);
 }
 
-function unionAll(lists: readonly Hits[]): Hits {
-  return merge(lists, 1, 'sum', 0);
+function unionAll(lists: readonly Hits[], arena: ScratchArena): Hits {
+  return merge(lists, 1, 'sum', 0, arena);
 }
 
 /** DisjunctionMaxQuery: max + tieBreaker * (sum of the others). */
-function disMax(lists: readonly Hits[], tieBreaker: number, boost: number): Hits {
-  const h = merge(lists, 1, 'max', tieBreaker);
-  return boost === 1 ? h : scale(h, boost);
+function disMax(lists: readonly Hits[], tieBreaker: number, boost: number, arena: ScratchArena): Hits {
+  const h = merge(lists, 1, 'max', tieBreaker, arena);
+  return boost === 1 ? h : scale(h, boost, arena);
 }
 
-function merge(lists: readonly Hits[], minMatch: number, mode: 'sum' | 'max', tie: number): Hits {
+function merge(lists: readonly Hits[], minMatch: number, mode: 'sum' | 'max', tie: number, arena: ScratchArena): Hits {
   const live = lists.filter((l) => l.length > 0);
   if (live.length < minMatch) return EMPTY;
   if (live.length === 1 && minMatch <= 1) return live[0] as Hits;
   let total = 0;
   for (const l of live) total += l.length;
-  const docs = new Int32Array(total);
-  const scores = new Float32Array(total);
+  const docs = arena.int32(total);
+  const scores = arena.float32(total);
   const pos = new Int32Array(live.length);
   const m = live.length;
   let k = 0;

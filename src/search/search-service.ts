@@ -9,6 +9,7 @@ import { Mappings } from './mapping.js';
 import { execute, type ExecContext, type Hits } from './query-exec.js';
 import type { Query } from './query-dsl.js';
 import type { SearchRequest } from './search-request.js';
+import { ScratchArena } from './scratch-arena.js';
 import { planSort, type SortValue } from './sort.js';
 import { filterSource, isIdentity } from './source-filter.js';
 import { byScore, selectWindow, type Before } from './top-k.js';
@@ -30,6 +31,8 @@ export interface IndexState {
   readonly versions: number[];
   readonly seqNos: number[];
   nextSeqNo: number;
+  /** Scratch memory reused by every query on this index (see scratch-arena.ts). */
+  readonly arena: ScratchArena;
 }
 
 export interface IndexSettings {
@@ -130,7 +133,7 @@ export class SearchService {
   }
 
   private newState(name: string, uuid: string, createdMs: number, settings: IndexSettings, mappings: Mappings): IndexState {
-    return { name, uuid, createdMs, settings, mappings, index: new InvertedIndex(), versions: [], seqNos: [], nextSeqNo: 0 };
+    return { name, uuid, createdMs, settings, mappings, index: new InvertedIndex(), versions: [], seqNos: [], nextSeqNo: 0, arena: new ScratchArena() };
   }
 
   list(): IndexState[] {
@@ -337,7 +340,9 @@ export class SearchService {
   }
 
   private ctx(state: IndexState): ExecContext {
+    state.arena.reset();
     return {
+      arena: state.arena,
       indexName: state.name,
       index: state.index,
       mappings: state.mappings,
@@ -392,8 +397,10 @@ export class SearchService {
       plan0 ??= plan;
       total += hits.length;
       if (scored) for (let i = 0; i < hits.length; i++) if ((hits.scores[i] as number) > maxScore) maxScore = hits.scores[i] as number;
-      // Each index contributes its own top from+size, as each shard does in ES.
-      const window = selectWindow(hits.length, 0, end, before);
+      // Each index contributes its own top from+size, as each shard does in ES; with one index
+      // only the requested page is materialized.
+      const single = states.length === 1;
+      const window = selectWindow(hits.length, single ? req.from : 0, single ? req.size : end, before);
       perIndex.push(
         Array.from(window, (i) => ({
           state,
@@ -404,8 +411,8 @@ export class SearchService {
         })),
       );
     });
-    let merged: Candidate[];
-    if (perIndex.length === 1) merged = perIndex[0] as Candidate[];
+    let page: Candidate[];
+    if (perIndex.length === 1) page = perIndex[0] as Candidate[];
     else {
       const cmp = (a: Candidate, b: Candidate): number => {
         if (req.sort !== undefined && !sortByScore && plan0 !== undefined) {
@@ -414,9 +421,8 @@ export class SearchService {
         } else if (a.score !== b.score) return b.score - a.score;
         return a.shard - b.shard || a.ord - b.ord;
       };
-      merged = perIndex.flat().sort(cmp);
+      page = perIndex.flat().sort(cmp).slice(req.from, end);
     }
-    const page = merged.slice(req.from, end);
     const showScore = sortByScore || req.trackScores;
     const hitsOut = page.map((c) => this.renderHit(c.state, c.ord, showScore ? c.score : null, c.sortValues, req));
     const hitsBody: Record<string, unknown> = {};

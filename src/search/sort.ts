@@ -42,7 +42,7 @@ function missingFirst(key: SortKey): boolean {
 function fieldValue(index: InvertedIndex, def: FieldDef, ord: number, key: SortKey): number | string | null {
   const useMax = key.mode === 'max' || (key.mode === undefined && key.order === 'desc');
   if (def.kind === 'keyword') {
-    const vals = index.keyword.get(def.path)?.values[ord];
+    const vals = index.keyword.get(def.path)?.valuesOf(ord);
     if (vals === undefined || vals.length === 0) return null;
     let best = vals[0] as string;
     for (const v of vals) if (useMax ? v > best : v < best) best = v;
