@@ -17,11 +17,11 @@ function isPretty(req: FastifyRequest): boolean {
 }
 
 /** Sends a JSON body in ES's style (pretty on request, vendor content type echoed). */
-export function sendJson(req: FastifyRequest, reply: FastifyReply, status: number, body: unknown): FastifyReply {
+export function sendJson(req: FastifyRequest, reply: FastifyReply, status: number, body: unknown, hasRaw = false): FastifyReply {
   return reply
     .code(status)
     .header('content-type', responseContentType(req.headers.accept, req.headers['content-type']))
-    .send(renderJson(body, isPretty(req)));
+    .send(renderJson(body, isPretty(req), hasRaw));
 }
 
 /** The raw body text, or undefined when there is none. */

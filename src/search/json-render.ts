@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { errors } from './errors.js';
 
 /**
@@ -13,10 +12,13 @@ export class RawJson {
 }
 
 /** Renders a response value; `RawJson` leaves are inserted verbatim (re-indented when pretty). */
-export function renderJson(value: unknown, pretty: boolean): string {
+export function renderJson(value: unknown, pretty: boolean, hasRaw = false): string {
   if (pretty) return `${prettyPrint(value, '')}\n`;
+  // A replacer function slows JSON.stringify down a lot: only search responses carry RawJson.
+  if (!hasRaw) return JSON.stringify(value);
   const raws: string[] = [];
-  const nonce = randomBytes(6).toString('hex');
+  // The marker only has to be absent from user strings, where a NUL would be escaped anyway.
+  const nonce = Math.random().toString(36).slice(2, 10);
   const text = JSON.stringify(value, (_k, v: unknown) => {
     if (v instanceof RawJson) {
       raws.push(v.text);

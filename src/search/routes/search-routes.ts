@@ -12,7 +12,7 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     const params = queryOf(req);
     const request = parseSearchRequest(jsonBody(req), params);
     const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true');
-    return sendJson(req, reply, 200, service.search(states, request, started));
+    return sendJson(req, reply, 200, service.search(states, request, started), true);
   };
   for (const path of ['/_search', '/:index/_search']) {
     app.get(path, search);
