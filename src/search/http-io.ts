@@ -21,7 +21,8 @@ export function sendJson(req: FastifyRequest, reply: FastifyReply, status: numbe
   return reply
     .code(status)
     .header('content-type', responseContentType(req.headers.accept, req.headers['content-type']))
-    .send(renderJson(body, isPretty(req), hasRaw));
+    // A Buffer, so that Fastify sends our content type as is (it rewrites it for strings).
+    .send(Buffer.from(renderJson(body, isPretty(req), hasRaw)));
 }
 
 /** The raw body text, or undefined when there is none. */
