@@ -131,7 +131,8 @@ async function main(): Promise<void> {
       const r = await request(server.port, 'POST', `/packages/_search?from=${from}&size=10`, JSON.stringify({ query: { match: { description: q } } }));
       if (r.status !== 200) throw new Error(`search failed: ${r.text.slice(0, 300)}`);
     };
-    for (const q of QUERIES) await run(q, 0);
+    // Warm up (JIT, scratch buffers) on every depth before measuring, as the references do.
+    for (let r = 0; r < 2; r++) for (const from of DEPTHS) for (const q of QUERIES) await run(q, from);
     const portico: Record<number, DepthStats> = {};
     for (const from of DEPTHS) {
       const samples: number[] = [];
