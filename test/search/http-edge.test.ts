@@ -4,7 +4,7 @@ import { startSearch, type SearchHarness } from './harness.js';
 describe('search HTTP edge', () => {
   let h: SearchHarness;
   beforeAll(async () => {
-    h = await startSearch(['--search.max-body-size', '2kb']);
+    h = await startSearch(['--search.max-body-size', '2mb']);
   });
   afterAll(async () => h.close());
 
@@ -36,7 +36,7 @@ describe('search HTTP edge', () => {
   });
 
   it('answers a too large body with 413 in ES envelope', async () => {
-    const res = await h.app.inject({ method: 'POST', url: '/m8/_search', payload: JSON.stringify({ query: { match: { a: 'x'.repeat(4000) } } }), headers: { 'content-type': 'application/json' } });
+    const res = await h.app.inject({ method: 'POST', url: '/m8/_search', payload: JSON.stringify({ query: { match: { a: 'x'.repeat(3_000_000) } } }), headers: { 'content-type': 'application/json' } });
     expect(res.statusCode).toBe(413);
     expect(res.json()).toMatchObject({ status: 413, error: { type: 'content_too_long_exception' } });
     expect(res.headers['x-elastic-product']).toBe('Elasticsearch');
@@ -69,5 +69,17 @@ describe('search HTTP edge', () => {
     expect(after.hits.hits.map((x: { _id: string }) => x._id)).toEqual(['b', 'a']);
     expect(after.hits.hits).toEqual(before.hits.hits);
     expect((await app.inject({ method: 'GET', url: '/keep/_doc/a' })).json()).toMatchObject({ _version: 2, found: true });
+  });
+
+  it('counts exactly up to 10,000 hits by default, then reports a lower bound', async () => {
+    let body = '';
+    for (let i = 0; i < 10_050; i++) body += `{"index":{}}\n{"v":${i % 7}}\n`;
+    const bulk = await h.app.inject({ method: 'POST', url: '/many/_bulk', payload: body, headers: { 'content-type': 'application/x-ndjson' } });
+    expect(bulk.statusCode).toBe(200);
+    const res = (await h.app.inject({ method: 'GET', url: '/many/_search?size=0' })).json();
+    expect(res.hits.total).toEqual({ value: 10_000, relation: 'gte' });
+    const exact = (await h.app.inject({ method: 'GET', url: '/many/_search?size=0&track_total_hits=true' })).json();
+    expect(exact.hits.total).toEqual({ value: 10_050, relation: 'eq' });
+    expect((await h.app.inject({ method: 'GET', url: '/many/_count' })).json().count).toBe(10_050);
   });
 });

@@ -194,8 +194,9 @@ export class RestRunner {
         payload = typeof body === 'string' ? body : `${(body as unknown[]).map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}\n`;
       } else payload = typeof body === 'string' ? body : JSON.stringify(body);
     }
+    const method = apiName === 'index' && params.id === undefined ? 'POST' : api.method;
     const res = await this.app().inject({
-      method: api.method as 'GET',
+      method: method as 'GET',
       url,
       payload,
       headers: { ...(payload === undefined ? {} : { 'content-type': contentType }), ...((headers as Record<string, string>) ?? {}) },
