@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { AreaDeps } from '../area.js';
 import type { ServeConfig } from '../config/flags.js';
 import { BasicAuthVerifier, parseBasicAuthorization } from '../http/basic-auth.js';
+import { ConfigError } from '../config/flag-types.js';
 import { createApp } from '../http/create-app.js';
 import { parseHtpasswd } from '../http/users-file.js';
 import { SqliteDocumentStore, type DocumentStore } from './document-store.js';
@@ -26,6 +27,22 @@ export interface SearchAppOptions {
 export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, options: SearchAppOptions = {}): Promise<FastifyInstance> {
   const maxBody = config['search.max-body-size'];
   const app = createApp('search', deps.logger, { bodyLimit: maxBody });
+  const usersFile = config['search.users-file'];
+  let verifier: BasicAuthVerifier | undefined;
+  if (usersFile !== '') {
+    let text: string;
+    try {
+      text = readFileSync(usersFile, 'utf8');
+    } catch (e) {
+      throw new ConfigError(`--search.users-file: cannot read "${usersFile}": ${(e as Error).message}`, { cause: e });
+    }
+    try {
+      verifier = new BasicAuthVerifier(parseHtpasswd(text, usersFile));
+    } catch (e) {
+      throw new ConfigError(`--search.users-file: ${(e as Error).message}`, { cause: e });
+    }
+  }
+
   const store = options.store ?? new SqliteDocumentStore(join(config['data.dir'], 'search'), config['search.durability']);
   const service = new SearchService(store, deps.now);
   try {
@@ -35,9 +52,6 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
     throw e;
   }
   app.addHook('onClose', async () => store.close());
-
-  const usersFile = config['search.users-file'];
-  const verifier = usersFile === '' ? undefined : new BasicAuthVerifier(parseHtpasswd(readFileSync(usersFile, 'utf8'), usersFile));
 
   // ES reads a body on GET (`GET /_search` with a query), so GET must go through body parsing.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });

@@ -33,8 +33,6 @@ export class PostingList {
   bigFreqs: Map<number, number> | undefined;
   /** Live documents containing the term. */
   docFreq = 0;
-  /** Next term with the same hash (TermDictionary chains collisions through the lists). */
-  nextInBucket: PostingList | undefined;
   /** While a document is being added: its ordinal and this term's frequency in it. */
   pendingOrd = -1;
   pendingFreq = 0;
@@ -84,10 +82,15 @@ function hashRange(src: string, start: number, end: number): number {
 /**
  * Term → posting list, keyed by a 32-bit hash of the term so that indexing looks up a token by its
  * range in the field text without first allocating a string for it (the allocation and the string
- * hashing of a Map<string, …> dominated bulk indexing). Collisions chain through the lists.
+ * hashing of a Map<string, …> dominated bulk indexing); equal hashes are told apart by comparing
+ * the term text.
  */
 export class TermDictionary {
-  private readonly buckets = new Map<number, PostingList>();
+  // Open addressing with linear probing: slot -> hash in `hashes`, list in `lists` (0 = empty slot,
+  // so hash 0 is stored as 1). Faster than a Map<number, …> on the hot indexing path.
+  private hashes = new Int32Array(1 << 12);
+  private lists: (PostingList | undefined)[] = new Array<PostingList | undefined>(1 << 12);
+  private mask = (1 << 12) - 1;
   private count = 0;
 
   get size(): number {
@@ -96,31 +99,57 @@ export class TermDictionary {
 
   /** The list for src[start, end), created when new. */
   intern(src: string, start: number, end: number): PostingList {
-    const h = hashRange(src, start, end);
+    const h = hashRange(src, start, end) || 1;
     const len = end - start;
-    let list = this.buckets.get(h);
-    const head = list;
-    while (list !== undefined) {
-      if (list.term.length === len && src.startsWith(list.term, start)) return list;
-      list = list.nextInBucket;
+    const hashes = this.hashes;
+    const mask = this.mask;
+    let slot = h & mask;
+    for (;;) {
+      const sh = hashes[slot] as number;
+      if (sh === 0) break;
+      if (sh === h) {
+        const list = this.lists[slot] as PostingList;
+        if (list.term.length === len && src.startsWith(list.term, start)) return list;
+      }
+      slot = (slot + 1) & mask;
     }
     const created = new PostingList(src.slice(start, end));
-    created.nextInBucket = head;
-    this.buckets.set(h, created);
-    this.count++;
+    hashes[slot] = h;
+    this.lists[slot] = created;
+    if (++this.count * 2 > mask) this.grow();
     return created;
   }
 
+  private grow(): void {
+    const oldHashes = this.hashes;
+    const oldLists = this.lists;
+    const size = oldHashes.length * 2;
+    this.hashes = new Int32Array(size);
+    this.lists = new Array<PostingList | undefined>(size);
+    this.mask = size - 1;
+    for (let i = 0; i < oldHashes.length; i++) {
+      const h = oldHashes[i] as number;
+      if (h === 0) continue;
+      let slot = h & this.mask;
+      while (this.hashes[slot] !== 0) slot = (slot + 1) & this.mask;
+      this.hashes[slot] = h;
+      this.lists[slot] = oldLists[i];
+    }
+  }
+
   get(term: string): PostingList | undefined {
-    let list = this.buckets.get(hashRange(term, 0, term.length));
-    while (list !== undefined && list.term !== term) list = list.nextInBucket;
-    return list;
+    const h = hashRange(term, 0, term.length) || 1;
+    let slot = h & this.mask;
+    for (;;) {
+      const sh = this.hashes[slot] as number;
+      if (sh === 0) return undefined;
+      if (sh === h && (this.lists[slot] as PostingList).term === term) return this.lists[slot];
+      slot = (slot + 1) & this.mask;
+    }
   }
 
   *entries(): IterableIterator<[string, PostingList]> {
-    for (const head of this.buckets.values()) {
-      for (let list: PostingList | undefined = head; list !== undefined; list = list.nextInBucket) yield [list.term, list];
-    }
+    for (const list of this.lists) if (list !== undefined) yield [list.term, list];
   }
 
   keys(): string[] {
