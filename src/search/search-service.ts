@@ -1,18 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { float32ForJson } from './bm25.js';
 import { parseDocument, type ParsedDoc } from './document-parser.js';
 import type { DocumentStore } from './document-store.js';
 import { errors, SearchError } from './errors.js';
 import { InvertedIndex } from './inverted-index.js';
-import { RawJson } from './json-render.js';
 import { Mappings } from './mapping.js';
-import { execute, type ExecContext, type Hits } from './query-exec.js';
+import { execute, type ExecContext } from './query-exec.js';
 import type { Query } from './query-dsl.js';
 import type { SearchRequest } from './search-request.js';
 import { ScratchArena } from './scratch-arena.js';
-import { planSort, type SortValue } from './sort.js';
-import { filterSource, isIdentity } from './source-filter.js';
-import { byScore, selectWindow, type Before } from './top-k.js';
+import { runSearch } from './search-phase.js';
+import { parseSettings, validateIndexName, type IndexSettings } from './index-settings.js';
 
 /**
  * The search engine behind the routes: indices (settings, mappings, in-memory index) over a
@@ -35,13 +32,6 @@ export interface IndexState {
   readonly arena: ScratchArena;
 }
 
-export interface IndexSettings {
-  readonly maxResultWindow: number;
-  readonly numberOfShards: number;
-  readonly numberOfReplicas: number;
-  /** Every setting as given, flattened with the `index.` prefix. */
-  readonly raw: Record<string, unknown>;
-}
 
 export type WriteResult = 'created' | 'updated' | 'deleted' | 'not_found' | 'noop';
 
@@ -60,48 +50,7 @@ export type BulkAction =
 
 export type BulkItem = { readonly op: string; readonly outcome: WriteOutcome } | { readonly op: string; readonly index: string; readonly id: string; readonly error: SearchError };
 
-// Long.MAX_VALUE as the nearest double (the exact text is written with RawJson).
-const LONG_MAX = 2 ** 63;
 const SHARDS_WRITE = { total: 2, successful: 1, failed: 0 };
-
-/** Index-name rules of ES (MetadataCreateIndexService.validateIndexOrAliasName). */
-export function validateIndexName(name: string): void {
-  if (name !== name.toLowerCase()) throw errors.invalidIndexName(name, 'must be lowercase');
-  if (/^[_\-+]/.test(name)) throw errors.invalidIndexName(name, "must not start with '_', '-', or '+'");
-  if (/[\\/*?"<>| ,#:]/.test(name)) throw errors.invalidIndexName(name, 'must not contain the following characters [ , ", *, \\, <, |, ,, >, /, ?]');
-  if (name === '.' || name === '..') throw errors.invalidIndexName(name, 'must not be \'.\' or \'..\'');
-  if (Buffer.byteLength(name) > 255) throw errors.invalidIndexName(name, 'index name is too long, (' + Buffer.byteLength(name) + ' > 255)');
-}
-
-function flattenSettings(raw: unknown, prefix = ''): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return out;
-  for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
-    const key = prefix + k;
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) Object.assign(out, flattenSettings(v, `${key}.`));
-    else out[key.startsWith('index.') ? key : `index.${key}`] = v;
-  }
-  return out;
-}
-
-function intSetting(raw: Record<string, unknown>, key: string, def: number, min: number): number {
-  const v = raw[key];
-  if (v === undefined) return def;
-  const n = Number(v);
-  if (!Number.isInteger(n)) throw errors.illegalArgument(`Failed to parse value [${String(v)}] for setting [${key}]`);
-  if (n < min) throw errors.illegalArgument(`Failed to parse value [${n}] for setting [${key}] must be >= ${min}`);
-  return n;
-}
-
-export function parseSettings(raw: unknown): IndexSettings {
-  const flat = flattenSettings(raw);
-  return {
-    maxResultWindow: intSetting(flat, 'index.max_result_window', 10_000, 1),
-    numberOfShards: intSetting(flat, 'index.number_of_shards', 1, 1),
-    numberOfReplicas: intSetting(flat, 'index.number_of_replicas', 1, 0),
-    raw: flat,
-  };
-}
 
 function autoId(): string {
   // ES ids are 20 URL-safe base64 characters.
@@ -352,111 +301,11 @@ export class SearchService {
 
   /** Runs a search over the resolved indices and builds ES's response body. */
   search(states: readonly IndexState[], req: SearchRequest, startedMs: number): Record<string, unknown> {
-    const end = req.from + req.size;
-    for (const s of states) {
-      if (end > s.settings.maxResultWindow) throw errors.resultWindowTooLarge(s.name, s.settings.maxResultWindow, end);
-    }
-    const sortByScore = req.sort === undefined || (req.sort.length > 0 && req.sort[0]?.field === '_score' && req.sort[0].order === 'desc' && req.sort.length === 1);
-    const scored = sortByScore || req.trackScores || (req.sort?.some((k) => k.field === '_score') ?? false);
-    type Candidate = { state: IndexState; shard: number; ord: number; score: number; sortValues: SortValue[] | undefined };
-    const perIndex: Candidate[][] = [];
-    let total = 0;
-    let maxScore = -Infinity;
-    let plan0: ReturnType<typeof planSort> | undefined;
-    states.forEach((state, shard) => {
-      const ctx = this.ctx(state);
-      let hits = execute(req.query, ctx);
-      if (req.minScore !== undefined) hits = filterHits(hits, (i) => (hits.scores[i] as number) >= (req.minScore as number));
-      if (req.postFilter !== undefined) {
-        const allowed = execute(req.postFilter, ctx);
-        const set = new Set(allowed.docs.subarray(0, allowed.length));
-        hits = filterHits(hits, (i) => set.has(hits.docs[i] as number));
-      }
-      let before: Before;
-      let plan: ReturnType<typeof planSort> | undefined;
-      if (req.sort === undefined || sortByScore) {
-        before = byScore(hits.docs, hits.scores);
-        if (req.searchAfter !== undefined) {
-          plan = planSort(state.name, state.index, state.mappings, [{ field: '_score', order: 'desc', missing: undefined, mode: undefined, unmappedType: undefined }], hits);
-        }
-      } else {
-        plan = planSort(state.name, state.index, state.mappings, req.sort, hits);
-        before = plan.before;
-      }
-      if (req.searchAfter !== undefined && plan !== undefined) {
-        const p = plan;
-        const after = req.searchAfter;
-        const keep = filterIndices(hits.length, (i) => p.after(i, after));
-        const filtered = pick(hits, keep);
-        plan = req.sort === undefined || sortByScore
-          ? planSort(state.name, state.index, state.mappings, [{ field: '_score', order: 'desc', missing: undefined, mode: undefined, unmappedType: undefined }], filtered)
-          : planSort(state.name, state.index, state.mappings, req.sort ?? [], filtered);
-        hits = filtered;
-        before = req.sort === undefined || sortByScore ? byScore(hits.docs, hits.scores) : plan.before;
-      }
-      plan0 ??= plan;
-      total += hits.length;
-      if (scored) for (let i = 0; i < hits.length; i++) if ((hits.scores[i] as number) > maxScore) maxScore = hits.scores[i] as number;
-      // Each index contributes its own top from+size, as each shard does in ES; with one index
-      // only the requested page is materialized.
-      const single = states.length === 1;
-      const window = selectWindow(hits.length, single ? req.from : 0, single ? req.size : end, before);
-      perIndex.push(
-        Array.from(window, (i) => ({
-          state,
-          shard,
-          ord: hits.docs[i] as number,
-          score: hits.scores[i] as number,
-          sortValues: req.sort !== undefined && !sortByScore ? plan?.sortValues(i) : req.sort !== undefined ? [float32ForJson(hits.scores[i] as number)] : undefined,
-        })),
-      );
+    return runSearch(states, req, startedMs, {
+      ctx: (state) => this.ctx(state),
+      sourceText: (state, id) => this.store.getDoc(state.name, id)?.source ?? '{}',
+      now: this.now,
     });
-    let page: Candidate[];
-    if (perIndex.length === 1) page = perIndex[0] as Candidate[];
-    else {
-      const cmp = (a: Candidate, b: Candidate): number => {
-        if (req.sort !== undefined && !sortByScore && plan0 !== undefined) {
-          const c = plan0.compareTuples(a.sortValues ?? [], b.sortValues ?? []);
-          if (c !== 0) return c;
-        } else if (a.score !== b.score) return b.score - a.score;
-        return a.shard - b.shard || a.ord - b.ord;
-      };
-      page = perIndex.flat().sort(cmp).slice(req.from, end);
-    }
-    const showScore = sortByScore || req.trackScores;
-    const hitsOut = page.map((c) => this.renderHit(c.state, c.ord, showScore ? c.score : null, c.sortValues, req));
-    const hitsBody: Record<string, unknown> = {};
-    if (req.trackTotalHits !== false) {
-      const limit = req.trackTotalHits;
-      const value = total > limit ? limit : total;
-      hitsBody.total = req.restTotalHitsAsInt ? value : { value, relation: total > limit ? 'gte' : 'eq' };
-    } else if (req.restTotalHitsAsInt) hitsBody.total = -1;
-    hitsBody.max_score = showScore && total > 0 && req.size > 0 && maxScore > -Infinity ? float32ForJson(maxScore) : null;
-    hitsBody.hits = hitsOut;
-    return {
-      took: Math.max(0, Math.round(this.now() - startedMs)),
-      timed_out: false,
-      _shards: { total: states.length, successful: states.length, skipped: 0, failed: 0 },
-      hits: hitsBody,
-    };
-  }
-
-  private renderHit(state: IndexState, ord: number, score: number | null, sortValues: SortValue[] | undefined, req: SearchRequest): Record<string, unknown> {
-    const id = state.index.ids[ord] as string;
-    const hit: Record<string, unknown> = { _index: state.name, _id: id };
-    if (req.version) hit._version = state.versions[ord];
-    if (req.seqNoPrimaryTerm) {
-      hit._seq_no = state.seqNos[ord];
-      hit._primary_term = 1;
-    }
-    hit._score = score === null ? null : float32ForJson(score);
-    if (req.source.fetch) {
-      const raw = this.store.getDoc(state.name, id)?.source ?? '{}';
-      hit._source = isIdentity(req.source) ? new RawJson(raw) : filterSource(JSON.parse(raw), req.source);
-    }
-    // Long.MAX_VALUE / MIN_VALUE (missing numeric values) are not representable as JS numbers.
-    if (sortValues !== undefined) hit.sort = sortValues.map((v) => (v === LONG_MAX ? new RawJson('9223372036854775807') : v === -LONG_MAX ? new RawJson('-9223372036854775808') : v));
-    return hit;
   }
 
   /** The write part of a document response (`_index`, `_id`, `_version`, `result`, …). */
@@ -473,26 +322,6 @@ export class SearchService {
     if (forcedRefresh) body.forced_refresh = true;
     return body;
   }
-}
-
-function filterIndices(n: number, keep: (i: number) => boolean): Int32Array {
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) if (keep(i)) out.push(i);
-  return Int32Array.from(out);
-}
-
-function pick(hits: Hits, idx: Int32Array): Hits {
-  const docs = new Int32Array(idx.length);
-  const scores = new Float32Array(idx.length);
-  idx.forEach((i, k) => {
-    docs[k] = hits.docs[i] as number;
-    scores[k] = hits.scores[i] as number;
-  });
-  return { docs, scores, length: idx.length };
-}
-
-function filterHits(hits: Hits, keep: (i: number) => boolean): Hits {
-  return pick(hits, filterIndices(hits.length, keep));
 }
 
 function deepMerge(base: unknown, patch: unknown): unknown {
