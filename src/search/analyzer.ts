@@ -106,10 +106,11 @@ export function analyze(original: string, emit: (token: string, position: number
  * `src.slice(start, end)` (already lowercased). Indexing hashes the range without allocating a
  * string for terms it has seen before. Returns the number of tokens.
  */
-export function scanTokens(original: string, emitRange: (src: string, start: number, end: number) => void): number {
+export function scanTokens(original: string, emitRange: (src: string, start: number, end: number, hash?: number) => void): number {
   // Lowercase once per field, not once per token; fall back to per-token lowercasing in the rare
   // case where lowercasing changes the length (U+0130).
   const lowered = original.toLowerCase();
+  if (ASCII_ONLY.test(lowered)) return scanAscii(lowered, emitRange);
   const sameLength = lowered.length === original.length;
   const text = sameLength ? lowered : original;
   const emit = sameLength
@@ -231,6 +232,81 @@ function classOfAt(text: string, i: number): number {
 function widthAt(text: string, i: number): number {
   const c = text.charCodeAt(i);
   return c >= 0xd800 && c <= 0xdbff && i + 1 < text.length ? 2 : 1;
+}
+
+const ASCII_ONLY = /^[^\u0080-\uffff]*$/;
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/**
+ * FNV-1a hash of src[start, end) over UTF-16 units; `scanAscii` computes the same value while it
+ * scans, so that indexing need not read the token a second time.
+ */
+export function hashRange(src: string, start: number, end: number): number {
+  let h = FNV_OFFSET;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ src.charCodeAt(i), FNV_PRIME);
+  return h | 0;
+}
+
+/**
+ * The same rules as the general loop, specialised for lowercased ASCII text (the vast majority of
+ * field values): words are runs of [a-z0-9_], joined across one `.`, `'` or `:` between letters
+ * and one `.`, `'`, `,` or `;` between digits; underscore-only runs are dropped. The tests check it
+ * against the general loop.
+ */
+function scanAscii(text: string, emitRange: (src: string, start: number, end: number, hash?: number) => void): number {
+  const n = text.length;
+  let count = 0;
+  let i = 0;
+  while (i < n) {
+    let c = text.charCodeAt(i);
+    let last = ASCII[c] as number;
+    if (last !== ALETTER && last !== NUMERIC && last !== EXTEND_NUM_LET) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let alnum = last !== EXTEND_NUM_LET;
+    let h = Math.imul(FNV_OFFSET ^ c, FNV_PRIME);
+    i++;
+    while (i < n) {
+      c = text.charCodeAt(i);
+      const k = ASCII[c] as number;
+      if (k === ALETTER || k === NUMERIC || k === EXTEND_NUM_LET) {
+        if (k !== EXTEND_NUM_LET) alnum = true;
+        last = k;
+        h = Math.imul(h ^ c, FNV_PRIME);
+        i++;
+        continue;
+      }
+      if ((k === MID_LETTER || k === MID_NUM || k === MID_NUM_LET) && i + 1 < n) {
+        const next = ASCII[text.charCodeAt(i + 1)];
+        if ((last === ALETTER && next === ALETTER && k !== MID_NUM) || (last === NUMERIC && next === NUMERIC && k !== MID_LETTER)) {
+          h = Math.imul(h ^ c, FNV_PRIME);
+          i++;
+          continue;
+        }
+      }
+      break;
+    }
+    if (!alnum) continue;
+    if (i - start <= MAX_TOKEN_LENGTH) {
+      emitRange(text, start, i, h | 0);
+      count++;
+    } else {
+      for (let k = start; k < i; k += MAX_TOKEN_LENGTH) {
+        emitRange(text, k, Math.min(i, k + MAX_TOKEN_LENGTH));
+        count++;
+      }
+    }
+  }
+  return count;
+}
+
+/** The general tokenizer loop for any text, exposed for tests that compare it with the ASCII path. */
+export function scanTokensGeneral(original: string, emitRange: (src: string, start: number, end: number) => void): number {
+  // A trailing U+0080 (a control character, never part of a token) forces the general loop.
+  return scanTokens(`${original}\u0080`, emitRange);
 }
 
 /** The tokens of `text` as an array (convenience for queries and tests). */

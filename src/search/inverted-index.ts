@@ -1,4 +1,4 @@
-import { analyze, scanTokens } from './analyzer.js';
+import { analyze, hashRange, scanTokens } from './analyzer.js';
 import { intToByte4 } from './bm25.js';
 import type { ParsedDoc } from './document-parser.js';
 
@@ -72,13 +72,6 @@ function grow<T extends Uint8Array | Float64Array>(arr: T, need: number, make: (
   return next;
 }
 
-/** FNV-1a over the UTF-16 units of src[start, end). */
-function hashRange(src: string, start: number, end: number): number {
-  let h = 0x811c9dc5;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ src.charCodeAt(i), 0x01000193);
-  return h | 0;
-}
-
 /**
  * Term → posting list, keyed by a 32-bit hash of the term so that indexing looks up a token by its
  * range in the field text without first allocating a string for it (the allocation and the string
@@ -97,9 +90,9 @@ export class TermDictionary {
     return this.count;
   }
 
-  /** The list for src[start, end), created when new. */
-  intern(src: string, start: number, end: number): PostingList {
-    const h = hashRange(src, start, end) || 1;
+  /** The list for src[start, end), created when new; `hash` is hashRange(src, start, end) if known. */
+  intern(src: string, start: number, end: number, hash?: number): PostingList {
+    const h = (hash ?? hashRange(src, start, end)) || 1;
     const len = end - start;
     const hashes = this.hashes;
     const mask = this.mask;
@@ -169,8 +162,8 @@ export class TextField {
   /** Lists touched by the document being added (reused between documents). */
   private readonly touched: PostingList[] = [];
   private addingOrd = -1;
-  private readonly onToken = (src: string, start: number, end: number): void => {
-    const list = this.terms.intern(src, start, end);
+  private readonly onToken = (src: string, start: number, end: number, hash?: number): void => {
+    const list = this.terms.intern(src, start, end, hash);
     if (list.pendingOrd !== this.addingOrd) {
       list.pendingOrd = this.addingOrd;
       list.pendingFreq = 1;

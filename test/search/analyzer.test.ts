@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { tokens } from '../../src/search/analyzer.js';
+import { hashRange, scanTokens, scanTokensGeneral, tokens } from '../../src/search/analyzer.js';
 
 describe('standard analyzer', () => {
   it.each([
@@ -31,6 +31,23 @@ describe('standard analyzer', () => {
         }
         expect(tokens(out.join(' '))).toEqual(out);
       }),
+    );
+  });
+
+  it('tokenizes ASCII text with the fast path exactly as the general loop does, with matching hashes', () => {
+    const ascii = fc.string({ unit: fc.constantFrom(...'aZ09_.,;:\'" -/@x'.split('')), maxLength: 60 });
+    fc.assert(
+      fc.property(ascii, (s) => {
+        const fast: string[] = [];
+        scanTokens(s, (src, start, end, hash) => {
+          fast.push(src.slice(start, end));
+          if (hash !== undefined) expect(hash).toBe(hashRange(src, start, end));
+        });
+        const general: string[] = [];
+        scanTokensGeneral(s, (src, start, end) => general.push(src.slice(start, end)));
+        expect(fast).toEqual(general);
+      }),
+      { numRuns: 500 },
     );
   });
 });
