@@ -72,6 +72,13 @@ function grow<T extends Uint8Array | Float64Array>(arr: T, need: number, make: (
   return next;
 }
 
+/** term === src.slice(start, start + len), without making the slice (a plain loop beats startsWith here). */
+function sameText(term: string, src: string, start: number, len: number): boolean {
+  if (term.length !== len) return false;
+  for (let i = 0; i < len; i++) if (term.charCodeAt(i) !== src.charCodeAt(start + i)) return false;
+  return true;
+}
+
 /**
  * Term → posting list, keyed by a 32-bit hash of the term so that indexing looks up a token by its
  * range in the field text without first allocating a string for it (the allocation and the string
@@ -102,7 +109,7 @@ export class TermDictionary {
       if (sh === 0) break;
       if (sh === h) {
         const list = this.lists[slot] as PostingList;
-        if (list.term.length === len && src.startsWith(list.term, start)) return list;
+        if (sameText(list.term, src, start, len)) return list;
       }
       slot = (slot + 1) & mask;
     }
