@@ -29,6 +29,8 @@ const corpus = resolve(root, opt('corpus', ['../shared', '../../shared'].map((d)
 const copies = Number(opt('copies', '1'));
 const rounds = Number(opt('rounds', '5'));
 const batch = Number(opt('batch', '5000'));
+/** Only Portico (e.g. a quick --copies 16 memory run on a shared machine). */
+const skipReferences = args.includes('--skip-references');
 const DEPTHS = [0, 100, 1000, 9990];
 const QUERIES = [
   'python library', 'game', 'network monitoring tool', 'web server', 'perl module', 'documentation', 'development files',
@@ -148,6 +150,11 @@ async function main(): Promise<void> {
     }
     const memAfterQueries = rssMiB(server.pid);
 
+    if (skipReferences) {
+      console.log(`\n${total} documents: bulk ${Math.round(rate)} docs/s wall, ${Math.round(ratePerCpu)} docs per server CPU-second; RSS ${memAfterLoad.toFixed(0)} MiB after load, ${memAfterQueries.toFixed(0)} MiB after queries`);
+      for (const from of DEPTHS) console.log(`from ${String(from).padStart(5)}: median ${(portico[from] as DepthStats).median_ms.toFixed(2)} ms, p95 ${(portico[from] as DepthStats).p95_ms.toFixed(2)} ms`);
+      return;
+    }
     // Xapian, in-process in Python.
     const xap = spawnSync('/usr/bin/python3', [join(root, 'bench', 'xapian-reference.py'), corpus, String(copies), String(rounds), JSON.stringify(QUERIES), JSON.stringify(DEPTHS)], { encoding: 'utf8', maxBuffer: 1 << 20 });
     if (xap.status !== 0) throw new Error(`xapian reference failed (Debian package python3-xapian needed): ${xap.stderr}`);
