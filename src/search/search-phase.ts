@@ -48,6 +48,8 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
       const set = new Set(allowed.docs.subarray(0, allowed.length));
       hits = filterHits(hits, (i) => set.has(hits.docs[i] as number));
     }
+    // The total counts every match, also those before a search_after point (as ES does).
+    total += hits.length;
     let before: Before;
     let plan: ReturnType<typeof planSort> | undefined;
     if (req.sort === undefined || sortByScore) {
@@ -71,7 +73,6 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
       before = req.sort === undefined || sortByScore ? byScore(hits.docs, hits.scores) : plan.before;
     }
     plan0 ??= plan;
-    total += hits.length;
     if (scored) for (let i = 0; i < hits.length; i++) if ((hits.scores[i] as number) > maxScore) maxScore = hits.scores[i] as number;
     // Each index contributes its own top from+size, as each shard does in ES; with one index
     // only the requested page is materialized.
