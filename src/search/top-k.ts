@@ -74,8 +74,11 @@ function heapWindow(n: number, from: number, end: number, before: Before): Int32
       down(0);
     }
   }
-  const sorted = sortIndices(heap.subarray(0, size), before);
-  return sorted.slice(from, end);
+  // The heap holds the best `end` hits; only the last `size` of them need to be put in order.
+  const best = heap.slice(0, size);
+  if (from >= size) return new Int32Array(0);
+  if (from > 0) quickselect(best, 0, size - 1, from, before);
+  return sortIndices(best.subarray(from, size), before);
 }
 
 /** Rearranges idx[lo..hi] so that idx[k] holds the k-th hit in order, smaller ones before it. */
