@@ -125,6 +125,7 @@ export function merge(lists: readonly Hits[], minMatch: number, mode: 'sum' | 'm
   const live = lists.filter((l) => l.length > 0);
   if (live.length < minMatch) return EMPTY;
   if (live.length === 1 && minMatch <= 1) return live[0] as Hits;
+  if (live.length === 2 && mode === 'sum' && minMatch <= 1) return union2(live[0] as Hits, live[1] as Hits, arena);
   let total = 0;
   for (const l of live) total += l.length;
   const docs = arena.int32(total);
@@ -159,6 +160,42 @@ export function merge(lists: readonly Hits[], minMatch: number, mode: 'sum' | 'm
     docs[k] = min;
     scores[k] = mode === 'sum' ? sum : fTie === 0 ? max : f(max + f(fTie * f(sum - max)));
     k++;
+  }
+  return { docs, scores, length: k };
+}
+
+/** The common two-term `match`: a two-pointer union summing scores (float + float in double, then float). */
+function union2(a: Hits, b: Hits, arena: ScratchArena): Hits {
+  const docs = arena.int32(a.length + b.length);
+  const scores = arena.float32(a.length + b.length);
+  const ad = a.docs;
+  const bd = b.docs;
+  const as = a.scores;
+  const bs = b.scores;
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) {
+    const x = ad[i] as number;
+    const y = bd[j] as number;
+    if (x < y) {
+      docs[k] = x;
+      scores[k++] = as[i++] as number;
+    } else if (y < x) {
+      docs[k] = y;
+      scores[k++] = bs[j++] as number;
+    } else {
+      docs[k] = x;
+      scores[k++] = (as[i++] as number) + (bs[j++] as number);
+    }
+  }
+  while (i < a.length) {
+    docs[k] = ad[i] as number;
+    scores[k++] = as[i++] as number;
+  }
+  while (j < b.length) {
+    docs[k] = bd[j] as number;
+    scores[k++] = bs[j++] as number;
   }
   return { docs, scores, length: k };
 }
