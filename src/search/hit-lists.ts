@@ -158,7 +158,8 @@ export function merge(lists: readonly Hits[], minMatch: number, mode: 'sum' | 'm
     }
     if (count < minMatch) continue;
     docs[k] = min;
-    scores[k] = mode === 'sum' ? sum : fTie === 0 ? max : f(max + f(fTie * f(sum - max)));
+    // DisjunctionMaxScorer: (float) (max + otherScoreSum * tieBreakerMultiplier), the sum in double.
+    scores[k] = mode === 'sum' ? sum : fTie === 0 ? max : max + (sum - max) * fTie;
     k++;
   }
   return { docs, scores, length: k };
