@@ -23,6 +23,9 @@ export function parseDocument(source: unknown, mappings: Mappings, id: string): 
   if (source === null || typeof source !== 'object' || Array.isArray(source)) {
     throw errors.documentParsing('[1:1] failed to parse: source is not an object', { type: 'not_x_content_exception', reason: 'Compressor detection can only be called on some xContent bytes or compressed xContent bytes' });
   }
+  // Usually every field is mapped already: one pass. Otherwise find the dynamic additions first.
+  const first: ParsedDoc = { text: new Map(), keyword: new Map(), numeric: new Map() };
+  if (collectValues(source as Record<string, unknown>, '', mappings, first, id)) return { doc: first, mappings };
   const additions = new Map<string, unknown>();
   walk(source as Record<string, unknown>, '', mappings, additions);
   const effective = mappings.withAdditions(additions);
@@ -54,20 +57,29 @@ function objectsIn(value: unknown): Record<string, unknown>[] {
   return [];
 }
 
-function collectValues(obj: Record<string, unknown>, prefix: string, mappings: Mappings, doc: ParsedDoc, id: string): void {
-  for (const [key, value] of Object.entries(obj)) {
+/** Adds the values of mapped fields to `doc`; false when a field needs a dynamic mapping first. */
+function collectValues(obj: Record<string, unknown>, prefix: string, mappings: Mappings, doc: ParsedDoc, id: string): boolean {
+  let complete = true;
+  for (const key in obj) {
+    const value = obj[key];
     const path = prefix + key;
-    const objects = objectsIn(value);
-    if (objects.length > 0) {
-      for (const o of objects) collectValues(o, `${path}.`, mappings, doc, id);
-      continue;
+    if (value !== null && typeof value === 'object') {
+      const objects = objectsIn(value);
+      if (objects.length > 0) {
+        for (const o of objects) if (!collectValues(o, `${path}.`, mappings, doc, id)) complete = false;
+        continue;
+      }
     }
     const field = mappings.field(path);
-    if (field === undefined) continue;
-    const leaves = Array.isArray(value) ? value.flat(Infinity).filter((v) => v !== null && v !== undefined) : value === null ? [] : [value];
+    if (field === undefined) {
+      if (mappings.dynamic !== false && dynamicMappingFor(value, mappings.dateDetection) !== undefined) complete = false;
+      continue;
+    }
+    const leaves = Array.isArray(value) ? value.flat(Infinity).filter((v) => v !== null && v !== undefined) : value === null || value === undefined ? [] : [value];
     addValues(field, leaves, doc, id);
     for (const sub of mappings.subfields.get(path) ?? []) addValues(sub, leaves, doc, id);
   }
+  return complete;
 }
 
 function fail(field: FieldDef, id: string, value: unknown, cause: { type: string; reason: string }): never {
