@@ -1,13 +1,104 @@
-import type { FastifyInstance } from 'fastify';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AreaDeps } from '../area.js';
 import type { ServeConfig } from '../config/flags.js';
+import { BasicAuthVerifier, parseBasicAuthorization } from '../http/basic-auth.js';
+import { ConfigError } from '../config/flag-types.js';
 import { createApp } from '../http/create-app.js';
+import { parseHtpasswd } from '../http/users-file.js';
+import { SqliteDocumentStore, type DocumentStore } from './document-store.js';
+import { errors, SearchError } from './errors.js';
+import { sendJson } from './http-io.js';
+import { renderJson } from './json-render.js';
+import { documentRoutes } from './routes/document-routes.js';
+import { indexRoutes } from './routes/index-routes.js';
+import { searchRoutes } from './routes/search-routes.js';
+import { SearchService } from './search-service.js';
+
+/** Options for building the search app without the CLI (tests pass their own store). */
+export interface SearchAppOptions {
+  /** Store to use instead of SQLite under `<data.dir>/search/`. */
+  readonly store?: DocumentStore;
+}
 
 /** Builds the search listener's app (Elasticsearch-compatible). */
-export async function buildSearchApp(_config: ServeConfig, deps: AreaDeps): Promise<FastifyInstance> {
-  const app = createApp('search', deps.logger);
-  app.addHook('onSend', async (_req, reply) => {
+export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, options: SearchAppOptions = {}): Promise<FastifyInstance> {
+  const maxBody = config['search.max-body-size'];
+  const app = createApp('search', deps.logger, { bodyLimit: maxBody });
+  const usersFile = config['search.users-file'];
+  let verifier: BasicAuthVerifier | undefined;
+  if (usersFile !== '') {
+    let text: string;
+    try {
+      text = readFileSync(usersFile, 'utf8');
+    } catch (e) {
+      throw new ConfigError(`--search.users-file: cannot read "${usersFile}": ${(e as Error).message}`, { cause: e });
+    }
+    try {
+      verifier = new BasicAuthVerifier(parseHtpasswd(text, usersFile));
+    } catch (e) {
+      throw new ConfigError(`--search.users-file: ${(e as Error).message}`, { cause: e });
+    }
+  }
+
+  const store = options.store ?? new SqliteDocumentStore(join(config['data.dir'], 'search'), config['search.durability']);
+  const service = new SearchService(store, deps.now);
+  try {
+    service.load();
+  } catch (e) {
+    store.close();
+    throw e;
+  }
+  app.addHook('onClose', async () => store.close());
+
+  // ES reads a body on GET (`GET /_search` with a query), so GET must go through body parsing.
+  app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
+  // We parse bodies ourselves: malformed JSON must give ES's error, NDJSON is split by _bulk.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBody }, (_req, body, done) => done(null, body));
+
+  app.addHook('onSend', async (_req, reply, payload) => {
     reply.header('X-Elastic-Product', 'Elasticsearch');
+    return payload;
   });
+
+  if (verifier !== undefined) {
+    app.addHook('onRequest', async (req) => {
+      const creds = parseBasicAuthorization(req.headers.authorization);
+      if (creds === undefined) throw errors.missingAuth(req.url);
+      if (!(await verifier.verify(creds))) throw errors.badCredentials(creds.user, req.url);
+    });
+  }
+
+  app.setErrorHandler((error: FastifyError | SearchError, req: FastifyRequest, reply: FastifyReply) => {
+    let e: SearchError;
+    if (error instanceof SearchError) e = error;
+    else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') e = errors.bodyTooLarge(Number(req.headers['content-length'] ?? 0), maxBody);
+    else if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') e = errors.unsupportedContentType(req.headers['content-type'] ?? '');
+    else if (typeof error.statusCode === 'number' && error.statusCode < 500) e = errors.illegalArgument(error.message);
+    else {
+      req.log.error({ err: error }, 'search request failed');
+      e = errors.internal();
+    }
+    if (e.status >= 500) req.log.error({ err: error }, 'search request failed');
+    for (const [k, v] of Object.entries(e.headers ?? {})) reply.header(k, v);
+    if (req.method === 'HEAD') return reply.code(e.status).header('content-type', 'application/json').send();
+    return sendJson(req, reply, e.status, e.toBody());
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? req.url;
+    return reply
+      .code(400)
+      .header('content-type', 'application/json; charset=UTF-8')
+      .send(renderJson({ error: `no handler found for uri [${path}] and method [${req.method}]`, status: 400 }, false));
+  });
+
+  const clusterUuid = createHash('sha256').update(config['data.dir']).digest('base64url').slice(0, 22);
+  await app.register(indexRoutes, { service, info: { flavor: config['search.flavor'], clusterUuid, version: '8.17.0' } });
+  await app.register(documentRoutes, { service });
+  await app.register(searchRoutes, { service, now: deps.now });
   return app;
 }

@@ -1,6 +1,10 @@
 import { flag } from '../config/flag-types.js';
 
-/** Search (Elasticsearch-compatible) flags. */
+/** Search (Elasticsearch-compatible) flags. Documents live under `<data.dir>/search/`. */
 export const searchFlags = {
   'search.listen-address': flag.address(':9200', 'Address of the Elasticsearch-compatible search listener (host:port, or off)'),
+  'search.users-file': flag.string('', 'File of user:bcrypt-hash lines (htpasswd -B) for HTTP basic auth on the search listener; empty: no auth'),
+  'search.max-body-size': flag.bytes('100mb', 'Largest accepted request body, like ES http.max_content_length; larger requests get 413'),
+  'search.flavor': flag.enumOf(['elasticsearch', 'opensearch'] as const, 'elasticsearch', 'Which product GET / describes'),
+  'search.durability': flag.enumOf(['request', 'async'] as const, 'request', 'Like ES index.translog.durability: request fsyncs every acknowledged write (SQLite synchronous=FULL); async survives process crashes but not power loss (synchronous=NORMAL)'),
 };

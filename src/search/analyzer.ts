@@ -1,0 +1,317 @@
+/**
+ * The `standard` analyzer as Elasticsearch configures it: Lucene's StandardTokenizer (Unicode
+ * UAX#29 word boundaries, max_token_length 255) followed by a lowercase filter, no stop words.
+ *
+ * Why not `Intl.Segmenter`: ICU segments CJK text with a dictionary into multi-character words,
+ * whereas Lucene emits one token per ideograph and per hiragana character, and ICU is about ten
+ * times slower than this loop on the ASCII text that dominates real corpora. The rules below are
+ * the UAX#29 word-break rules (WB4-WB13b) over the word-break classes, with ASCII classified by a
+ * table and everything else by Unicode property escapes.
+ *
+ * Token rules that matter in practice (checked against Lucene's documented behaviour):
+ * - letters and digits join (`v1`, `2nd`); `_` joins alphanumerics (`foo_bar`);
+ * - `.`, `'` and `:` join letters on both sides (`example.com`, `dog's`, `a:b`);
+ * - `.`, `,`, `;` and `'` join digits on both sides (`3.14`, `1,000`);
+ * - everything else separates: `john@example.com` gives `john`, `example.com`;
+ *   `https://a.org/x` gives `https`, `a.org`, `x`;
+ * - each Han ideograph and each hiragana character is its own token; katakana runs stay together;
+ *   Thai, Lao, Myanmar and Khmer runs are one token each (Lucene's SOUTHEAST_ASIAN type);
+ * - emoji and symbols are dropped (Lucene ≥ 8 would emit emoji as tokens; not supported).
+ */
+
+/** Longest token; longer runs are split every 255 UTF-16 units, as Lucene does. */
+export const MAX_TOKEN_LENGTH = 255;
+
+// Word-break classes we distinguish.
+const OTHER = 0;
+const ALETTER = 1;
+const NUMERIC = 2;
+const MID_LETTER = 3; // joins letters only
+const MID_NUM = 4; // joins digits only
+const MID_NUM_LET = 5; // joins letters or digits (incl. apostrophe, treated as Single_Quote)
+const EXTEND_NUM_LET = 6;
+const EXTEND = 7; // combining marks, format chars, ZWJ: attach to what precedes (WB4)
+const KATAKANA = 8;
+const IDEOGRAPHIC = 9; // also hiragana: one token per character
+const COMPLEX = 10; // Thai and friends: one token per run
+
+const ASCII = new Uint8Array(128);
+for (let c = 0x30; c <= 0x39; c++) ASCII[c] = NUMERIC;
+for (let c = 0x41; c <= 0x5a; c++) ASCII[c] = ALETTER;
+for (let c = 0x61; c <= 0x7a; c++) ASCII[c] = ALETTER;
+ASCII[0x3a] = MID_LETTER; // :
+ASCII[0x2c] = MID_NUM; // ,
+ASCII[0x3b] = MID_NUM; // ;
+ASCII[0x2e] = MID_NUM_LET; // .
+ASCII[0x27] = MID_NUM_LET; // '
+ASCII[0x5f] = EXTEND_NUM_LET; // _
+
+const RE_EXTEND = /^[\p{M}\p{Cf}\u200d]$/u;
+const RE_IDEO = /^[\p{Script=Han}\p{Script=Hiragana}\u3005\u3007\u3021-\u3029\u3038-\u303b]$/u;
+const RE_KATAKANA = /^[\p{Script=Katakana}\u30fc\uff70]$/u;
+const RE_COMPLEX = /^[\p{Script=Thai}\p{Script=Lao}\p{Script=Myanmar}\p{Script=Khmer}\p{Script=Tai_Tham}\p{Script=Tai_Viet}]$/u;
+const RE_NUMERIC = /^\p{Nd}$/u;
+const RE_LETTER = /^[\p{Alphabetic}\p{Nl}]$/u;
+const MID_LETTER_SET = new Set([0xb7, 0x387, 0x5f4, 0x2027, 0xfe13, 0xfe55, 0xff1a]);
+const MID_NUM_SET = new Set([0x37e, 0x589, 0x60c, 0x60d, 0x66c, 0x7f8, 0x2044, 0xfe10, 0xfe14, 0xfe50, 0xfe54, 0xff0c, 0xff1b]);
+const MID_NUM_LET_SET = new Set([0x2018, 0x2019, 0x2024, 0xfe52, 0xff07, 0xff0e]);
+const RE_EXTEND_NUM_LET = /^[\p{Pc}\u202f]$/u;
+
+const classCache = new Map<number, number>();
+
+function classifyNonAscii(cp: number): number {
+  const cached = classCache.get(cp);
+  if (cached !== undefined) return cached;
+  const ch = String.fromCodePoint(cp);
+  let cls = OTHER;
+  if (RE_EXTEND.test(ch)) cls = EXTEND;
+  else if (MID_LETTER_SET.has(cp)) cls = MID_LETTER;
+  else if (MID_NUM_SET.has(cp)) cls = MID_NUM;
+  else if (MID_NUM_LET_SET.has(cp)) cls = MID_NUM_LET;
+  else if (RE_EXTEND_NUM_LET.test(ch)) cls = EXTEND_NUM_LET;
+  else if (RE_IDEO.test(ch)) cls = IDEOGRAPHIC;
+  else if (RE_KATAKANA.test(ch)) cls = KATAKANA;
+  else if (RE_COMPLEX.test(ch)) cls = COMPLEX;
+  else if (RE_NUMERIC.test(ch)) cls = NUMERIC;
+  else if (RE_LETTER.test(ch)) cls = ALETTER;
+  // The cache is bounded by the number of distinct code points seen; cap it anyway.
+  if (classCache.size < 65536) classCache.set(cp, cls);
+  return cls;
+}
+
+function isWordish(cls: number): boolean {
+  return cls === ALETTER || cls === NUMERIC || cls === KATAKANA || cls === EXTEND_NUM_LET;
+}
+
+/**
+ * Lowercases like Java's Character.toLowerCase per code point (JS's toLowerCase differs only for a
+ * few special cases such as U+0130, which we map to a plain `i` as Java does).
+ */
+function lower(s: string): string {
+  const l = s.toLowerCase();
+  return l.includes('\u0307') && s.includes('\u0130') ? l.replace(/i\u0307/g, 'i') : l;
+}
+
+/**
+ * Calls `emit` with each token of `text`, lowercased, in order. `emit` receives the token and its
+ * position (0-based; the standard analyzer never leaves gaps).
+ */
+export function analyze(original: string, emit: (token: string, position: number) => void): number {
+  let pos = 0;
+  return scanTokens(original, (src, start, end) => emit(src.slice(start, end), pos++));
+}
+
+/**
+ * The tokenizer's core: calls `emit(src, start, end)` for each token, where the token is
+ * `src.slice(start, end)` (already lowercased). Indexing hashes the range without allocating a
+ * string for terms it has seen before. Returns the number of tokens.
+ */
+export function scanTokens(original: string, emitRange: (src: string, start: number, end: number, hash?: number) => void): number {
+  // Lowercase once per field, not once per token; fall back to per-token lowercasing in the rare
+  // case where lowercasing changes the length (U+0130).
+  const lowered = original.toLowerCase();
+  if (ASCII_ONLY.test(lowered)) return scanAscii(lowered, emitRange);
+  const sameLength = lowered.length === original.length;
+  const text = sameLength ? lowered : original;
+  const emit = sameLength
+    ? (start: number, end: number) => emitRange(text, start, end)
+    : (start: number, end: number) => {
+        const t = lower(text.slice(start, end));
+        emitRange(t, 0, t.length);
+      };
+  const n = text.length;
+  let pos = 0;
+  let i = 0;
+  while (i < n) {
+    let c = text.charCodeAt(i);
+    let cls: number;
+    let width = 1;
+    if (c < 128) cls = ASCII[c] as number;
+    else {
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+        c = text.codePointAt(i) as number;
+        width = c > 0xffff ? 2 : 1;
+      }
+      cls = classifyNonAscii(c);
+    }
+    if (cls === IDEOGRAPHIC) {
+      let end = i + width;
+      while (end < n && classOfAt(text, end) === EXTEND) end += widthAt(text, end);
+      emit(i, end);
+      pos++;
+      i = end;
+      continue;
+    }
+    if (cls === COMPLEX) {
+      let end = i + width;
+      while (end < n) {
+        const k = classOfAt(text, end);
+        if (k !== COMPLEX && k !== EXTEND) break;
+        end += widthAt(text, end);
+      }
+      pos = emitSplit(i, end, pos, emit);
+      i = end;
+      continue;
+    }
+    if (!isWordish(cls)) {
+      i += width;
+      continue;
+    }
+    // A word: extend while the UAX#29 rules say "no break".
+    const start = i;
+    let last = cls; // class of the last non-Extend char in the word
+    let hasAlnum = cls !== EXTEND_NUM_LET;
+    i += width;
+    while (i < n) {
+      const k = classOfAt(text, i);
+      const w = widthAt(text, i);
+      if (k === EXTEND) {
+        i += w;
+        continue;
+      }
+      if (joins(last, k)) {
+        last = k;
+        if (k !== EXTEND_NUM_LET) hasAlnum = true;
+        i += w;
+        continue;
+      }
+      if (k === MID_LETTER || k === MID_NUM || k === MID_NUM_LET) {
+        // WB6/7 and WB11/12: a single middle char between two letters or two digits.
+        let j = i + w;
+        while (j < n && classOfAt(text, j) === EXTEND) j += widthAt(text, j);
+        if (j < n) {
+          const next = classOfAt(text, j);
+          const letterJoin = last === ALETTER && next === ALETTER && (k === MID_LETTER || k === MID_NUM_LET);
+          const numJoin = last === NUMERIC && next === NUMERIC && (k === MID_NUM || k === MID_NUM_LET);
+          if (letterJoin || numJoin) {
+            i = j;
+            continue;
+          }
+        }
+      }
+      break;
+    }
+    if (hasAlnum) pos = emitSplit(start, i, pos, emit);
+  }
+  return pos;
+}
+
+function emitSplit(start: number, end: number, pos: number, emit: (start: number, end: number) => void): number {
+  if (end - start <= MAX_TOKEN_LENGTH) {
+    emit(start, end);
+    return pos + 1;
+  }
+  for (let k = start; k < end; k += MAX_TOKEN_LENGTH) {
+    emit(k, Math.min(end, k + MAX_TOKEN_LENGTH));
+    pos++;
+  }
+  return pos;
+}
+
+function joins(prev: number, next: number): boolean {
+  switch (next) {
+    case ALETTER:
+      return prev === ALETTER || prev === NUMERIC || prev === EXTEND_NUM_LET; // WB5, WB10, WB13b
+    case NUMERIC:
+      return prev === ALETTER || prev === NUMERIC || prev === EXTEND_NUM_LET; // WB9, WB8, WB13b
+    case KATAKANA:
+      return prev === KATAKANA || prev === EXTEND_NUM_LET; // WB13, WB13b
+    case EXTEND_NUM_LET:
+      return prev === ALETTER || prev === NUMERIC || prev === KATAKANA || prev === EXTEND_NUM_LET; // WB13a
+    default:
+      return false;
+  }
+}
+
+function classOfAt(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c < 128) return ASCII[c] as number;
+  return classifyNonAscii(c >= 0xd800 && c <= 0xdbff ? (text.codePointAt(i) as number) : c);
+}
+
+function widthAt(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  return c >= 0xd800 && c <= 0xdbff && i + 1 < text.length ? 2 : 1;
+}
+
+const ASCII_ONLY = /^[^\u0080-\uffff]*$/;
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/**
+ * FNV-1a hash of src[start, end) over UTF-16 units; `scanAscii` computes the same value while it
+ * scans, so that indexing need not read the token a second time.
+ */
+export function hashRange(src: string, start: number, end: number): number {
+  let h = FNV_OFFSET;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ src.charCodeAt(i), FNV_PRIME);
+  return h | 0;
+}
+
+/**
+ * The same rules as the general loop, specialised for lowercased ASCII text (the vast majority of
+ * field values): words are runs of [a-z0-9_], joined across one `.`, `'` or `:` between letters
+ * and one `.`, `'`, `,` or `;` between digits; underscore-only runs are dropped. The tests check it
+ * against the general loop.
+ */
+function scanAscii(text: string, emitRange: (src: string, start: number, end: number, hash?: number) => void): number {
+  const n = text.length;
+  let count = 0;
+  let i = 0;
+  while (i < n) {
+    let c = text.charCodeAt(i);
+    let last = ASCII[c] as number;
+    if (last !== ALETTER && last !== NUMERIC && last !== EXTEND_NUM_LET) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let alnum = last !== EXTEND_NUM_LET;
+    let h = Math.imul(FNV_OFFSET ^ c, FNV_PRIME);
+    i++;
+    while (i < n) {
+      c = text.charCodeAt(i);
+      const k = ASCII[c] as number;
+      if (k === ALETTER || k === NUMERIC || k === EXTEND_NUM_LET) {
+        if (k !== EXTEND_NUM_LET) alnum = true;
+        last = k;
+        h = Math.imul(h ^ c, FNV_PRIME);
+        i++;
+        continue;
+      }
+      if ((k === MID_LETTER || k === MID_NUM || k === MID_NUM_LET) && i + 1 < n) {
+        const next = ASCII[text.charCodeAt(i + 1)];
+        if ((last === ALETTER && next === ALETTER && k !== MID_NUM) || (last === NUMERIC && next === NUMERIC && k !== MID_LETTER)) {
+          h = Math.imul(h ^ c, FNV_PRIME);
+          i++;
+          continue;
+        }
+      }
+      break;
+    }
+    if (!alnum) continue;
+    if (i - start <= MAX_TOKEN_LENGTH) {
+      emitRange(text, start, i, h | 0);
+      count++;
+    } else {
+      for (let k = start; k < i; k += MAX_TOKEN_LENGTH) {
+        emitRange(text, k, Math.min(i, k + MAX_TOKEN_LENGTH));
+        count++;
+      }
+    }
+  }
+  return count;
+}
+
+/** The general tokenizer loop for any text, exposed for tests that compare it with the ASCII path. */
+export function scanTokensGeneral(original: string, emitRange: (src: string, start: number, end: number) => void): number {
+  // A trailing U+0080 (a control character, never part of a token) forces the general loop.
+  return scanTokens(`${original}\u0080`, emitRange);
+}
+
+/** The tokens of `text` as an array (convenience for queries and tests). */
+export function tokens(text: string): string[] {
+  const out: string[] = [];
+  analyze(text, (t) => out.push(t));
+  return out;
+}

@@ -1,0 +1,65 @@
+import { errors, SearchError } from './errors.js';
+import { parseJsonBody } from './json-render.js';
+import type { BulkAction } from './search-service.js';
+
+/**
+ * Parses a `_bulk` NDJSON body into actions: an action line (`index`, `create`, `update`,
+ * `delete`) followed, except for delete, by a source line. The source text of index/create is kept
+ * verbatim so it is stored exactly as sent. A malformed action line fails the whole request, as
+ * in ES; a malformed source becomes that item's error.
+ */
+export function parseBulk(body: string, defaultIndex: string | undefined): (BulkAction | SearchError)[] {
+  const lines = body.split('\n');
+  const out: (BulkAction | SearchError)[] = [];
+  let i = 0;
+  const next = (): string | undefined => {
+    while (i < lines.length) {
+      const l = lines[i++] as string;
+      if (l.trim() !== '') return l;
+    }
+    return undefined;
+  };
+  while (true) {
+    const line = next();
+    if (line === undefined) break;
+    const action = parseJsonBody(line);
+    if (action === null || typeof action !== 'object' || Array.isArray(action)) throw errors.illegalArgument('Malformed action/metadata line [1], expected START_OBJECT');
+    const [op, metaRaw] = Object.entries(action as Record<string, unknown>)[0] ?? [];
+    if (op === undefined || !['index', 'create', 'update', 'delete'].includes(op)) {
+      throw errors.illegalArgument(`Malformed action/metadata line [${i}], expected field [create], [delete], [index] or [update] but found [${op ?? ''}]`);
+    }
+    const meta = (metaRaw ?? {}) as Record<string, unknown>;
+    const index = meta._index === undefined ? defaultIndex : String(meta._index);
+    if (index === undefined) {
+      out.push(errors.actionValidation(['index is missing']));
+      if (op !== 'delete') next();
+      continue;
+    }
+    const id = meta._id === undefined || meta._id === null ? undefined : String(meta._id);
+    if (op === 'delete') {
+      if (id === undefined) throw errors.actionValidation(['id is missing']);
+      out.push({ op, index, id });
+      continue;
+    }
+    const src = next();
+    if (src === undefined) throw errors.illegalArgument('The bulk request must be terminated by a newline [\\n]');
+    let source: unknown;
+    try {
+      source = parseJsonBody(src);
+    } catch (e) {
+      if (e instanceof SearchError) {
+        out.push(e);
+        continue;
+      }
+      throw e;
+    }
+    if (op === 'update') {
+      if (id === undefined) throw errors.actionValidation(['id is missing']);
+      const u = (source ?? {}) as Record<string, unknown>;
+      out.push({ op, index, id, doc: u.doc, docAsUpsert: u.doc_as_upsert === true, upsert: u.upsert });
+    } else {
+      out.push({ op: op as 'index' | 'create', index, id, source, raw: src.trim() });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,166 @@
+import { errors } from './errors.js';
+import { dynamicMappingFor, parseBool, parseDate, parseNumber, type FieldDef, type Mappings } from './mapping.js';
+
+/** The indexable values of one document, by field path and kind. */
+export interface ParsedDoc {
+  readonly text: Map<string, string[]>;
+  readonly keyword: Map<string, string[]>;
+  readonly numeric: Map<string, number[]>;
+}
+
+export interface ParseResult {
+  readonly doc: ParsedDoc;
+  /** Mappings after dynamic additions (the same object when nothing was added). */
+  readonly mappings: Mappings;
+}
+
+/**
+ * Flattens a document's `_source` into field values according to the mappings, adding dynamic
+ * mappings for new fields (or refusing them under `dynamic: strict`). Throws
+ * document_parsing_exception when a value does not fit its field's type.
+ */
+export function parseDocument(source: unknown, mappings: Mappings, id: string): ParseResult {
+  if (source === null || typeof source !== 'object' || Array.isArray(source)) {
+    throw errors.documentParsing('[1:1] failed to parse: source is not an object', { type: 'not_x_content_exception', reason: 'Compressor detection can only be called on some xContent bytes or compressed xContent bytes' });
+  }
+  // Usually every field is mapped already: one pass. Otherwise find the dynamic additions first.
+  const first: ParsedDoc = { text: new Map(), keyword: new Map(), numeric: new Map() };
+  if (collectValues(source as Record<string, unknown>, '', mappings, first, id)) return { doc: first, mappings };
+  const additions = new Map<string, unknown>();
+  walk(source as Record<string, unknown>, '', mappings, additions);
+  const effective = mappings.withAdditions(additions);
+  const doc: ParsedDoc = { text: new Map(), keyword: new Map(), numeric: new Map() };
+  collectValues(source as Record<string, unknown>, '', effective, doc, id);
+  return { doc, mappings: effective };
+}
+
+function walk(obj: Record<string, unknown>, prefix: string, mappings: Mappings, additions: Map<string, unknown>): void {
+  for (const [key, value] of Object.entries(obj)) {
+    const path = prefix + key;
+    const objects = objectsIn(value);
+    if (objects.length > 0) {
+      for (const o of objects) walk(o, `${path}.`, mappings, additions);
+      continue;
+    }
+    if (mappings.field(path) !== undefined || additions.has(path)) continue;
+    const dyn = dynamicMappingFor(value, mappings.dateDetection);
+    if (dyn === undefined) continue;
+    if (mappings.dynamic === 'strict') throw errors.strictDynamic(key, prefix === '' ? '_doc' : prefix.slice(0, -1));
+    if (mappings.dynamic === false) continue;
+    additions.set(path, dyn);
+  }
+}
+
+function objectsIn(value: unknown): Record<string, unknown>[] {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return [value as Record<string, unknown>];
+  if (Array.isArray(value)) return value.flatMap((v) => objectsIn(v));
+  return [];
+}
+
+/** Adds the values of mapped fields to `doc`; false when a field needs a dynamic mapping first. */
+function collectValues(obj: Record<string, unknown>, prefix: string, mappings: Mappings, doc: ParsedDoc, id: string): boolean {
+  let complete = true;
+  for (const key in obj) {
+    const value = obj[key];
+    const path = prefix + key;
+    if (value !== null && typeof value === 'object') {
+      const objects = objectsIn(value);
+      if (objects.length > 0) {
+        for (const o of objects) if (!collectValues(o, `${path}.`, mappings, doc, id)) complete = false;
+        continue;
+      }
+    }
+    const field = mappings.field(path);
+    if (field === undefined) {
+      if (mappings.dynamic !== false && dynamicMappingFor(value, mappings.dateDetection) !== undefined) complete = false;
+      continue;
+    }
+    const leaves = Array.isArray(value) ? value.flat(Infinity).filter((v) => v !== null && v !== undefined) : value === null || value === undefined ? [] : [value];
+    addValues(field, leaves, doc, id);
+    for (const sub of mappings.subfields.get(path) ?? []) addValues(sub, leaves, doc, id);
+  }
+  return complete;
+}
+
+function fail(field: FieldDef, id: string, value: unknown, cause: { type: string; reason: string }): never {
+  const preview = typeof value === 'string' ? value : JSON.stringify(value);
+  throw errors.documentParsing(
+    `[1:2] failed to parse field [${field.path}] of type [${field.esType}] in document with id '${id}'. Preview of field's value: '${preview}'`,
+    cause,
+  );
+}
+
+function push<T>(map: Map<string, T[]>, path: string, values: T[]): void {
+  const existing = map.get(path);
+  if (existing === undefined) map.set(path, values);
+  else existing.push(...values);
+}
+
+function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, id: string): void {
+  if (!field.index) return;
+  switch (field.kind) {
+    case 'text': {
+      const out: string[] = [];
+      for (const v of leaves) {
+        if (typeof v === 'string') out.push(v);
+        else if (typeof v === 'number' || typeof v === 'boolean') out.push(String(v));
+        else fail(field, id, v, { type: 'illegal_state_exception', reason: `Can't get text on a ${typeName(v)} at 1:2` });
+      }
+      push(doc.text, field.path, out);
+      return;
+    }
+    case 'keyword': {
+      const out: string[] = [];
+      for (const v of leaves) {
+        if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') {
+          fail(field, id, v, { type: 'illegal_state_exception', reason: `Can't get text on a ${typeName(v)} at 1:2` });
+        }
+        const s = String(v);
+        if (field.ignoreAbove === undefined || s.length <= field.ignoreAbove) out.push(s);
+      }
+      push(doc.keyword, field.path, out);
+      return;
+    }
+    case 'numeric': {
+      const out: number[] = [];
+      for (const v of leaves) {
+        const n = parseNumber(v, field.integer);
+        if (n === undefined) fail(field, id, v, { type: 'number_format_exception', reason: `For input string: "${String(v)}"` });
+        out.push(n);
+      }
+      push(doc.numeric, field.path, out);
+      return;
+    }
+    case 'date': {
+      const out: number[] = [];
+      for (const v of leaves) {
+        const ms = parseDate(v);
+        if (ms === undefined) {
+          fail(field, id, v, { type: 'illegal_argument_exception', reason: `failed to parse date field [${String(v)}] with format [strict_date_optional_time||epoch_millis]` });
+        }
+        out.push(ms);
+      }
+      push(doc.numeric, field.path, out);
+      return;
+    }
+    case 'boolean': {
+      const nums: number[] = [];
+      const strs: string[] = [];
+      for (const v of leaves) {
+        const b = parseBool(v);
+        if (b === undefined) fail(field, id, v, { type: 'illegal_argument_exception', reason: `Failed to parse value [${String(v)}] as only [true] or [false] are allowed.` });
+        nums.push(b ? 1 : 0);
+        strs.push(String(b));
+      }
+      push(doc.numeric, field.path, nums);
+      push(doc.keyword, field.path, strs);
+      return;
+    }
+  }
+}
+
+function typeName(v: unknown): string {
+  if (Array.isArray(v)) return 'START_ARRAY';
+  if (typeof v === 'object') return 'START_OBJECT';
+  return 'VALUE';
+}

@@ -1,0 +1,181 @@
+/**
+ * The search area's error catalogue. Every failure a client can see is built here, with
+ * Elasticsearch's type, status and reason text (see /work/shared/reference/search.md §1.2), and
+ * rendered in ES's envelope: {"error":{"root_cause":[…],"type","reason",…},"status":N}.
+ */
+
+/** One cause in ES's error chain: type, reason and extra metadata keys (index, line, col, …). */
+export interface EsCause {
+  readonly type: string;
+  readonly reason: string;
+  readonly meta?: Readonly<Record<string, unknown>>;
+  readonly causedBy?: EsCause;
+}
+
+export class SearchError extends Error {
+  override readonly name = 'SearchError';
+  constructor(
+    readonly status: number,
+    readonly cause_: EsCause,
+    /** Root causes when they differ from the outer error (search_phase_execution_exception). */
+    readonly rootCauses?: readonly EsCause[],
+    /** Response headers that go with the error (WWW-Authenticate). */
+    readonly headers?: Readonly<Record<string, string>>,
+  ) {
+    super(cause_.reason);
+  }
+
+  get type(): string {
+    return this.cause_.type;
+  }
+
+  /** ES's JSON body for this error. */
+  toBody(): Record<string, unknown> {
+    const roots = this.rootCauses ?? [{ type: this.cause_.type, reason: this.cause_.reason, meta: this.cause_.meta }];
+    return {
+      error: { root_cause: roots.map((r) => causeBody(r, false)), ...causeBody(this.cause_, true) },
+      status: this.status,
+    };
+  }
+}
+
+function causeBody(c: EsCause, withCause: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> = { type: c.type, reason: c.reason, ...(c.meta ?? {}) };
+  if (withCause && c.causedBy) body.caused_by = causeBody(c.causedBy, true);
+  return body;
+}
+
+const err = (status: number, type: string, reason: string, meta?: Record<string, unknown>, causedBy?: EsCause) =>
+  new SearchError(status, { type, reason, meta, causedBy });
+
+function indexMeta(index: string, uuid = '_na_'): Record<string, unknown> {
+  return { index_uuid: uuid, index };
+}
+
+export const errors = {
+  indexNotFound: (index: string) =>
+    err(404, 'index_not_found_exception', `no such index [${index}]`, {
+      'resource.type': 'index_or_alias',
+      'resource.id': index,
+      ...indexMeta(index),
+    }),
+  indexExists: (index: string, uuid: string) =>
+    err(400, 'resource_already_exists_exception', `index [${index}/${uuid}] already exists`, indexMeta(index, uuid)),
+  invalidIndexName: (index: string, why: string) =>
+    err(400, 'invalid_index_name_exception', `Invalid index name [${index}], ${why}`, indexMeta(index)),
+  illegalArgument: (reason: string) => err(400, 'illegal_argument_exception', reason),
+  /** Jackson's intValue() on a non-numeric string in the body (NumberFormatException). */
+  numberFormat: (value: string) => err(400, 'number_format_exception', `For input string: "${value}"`),
+  inputCoercion: (reason: string) => err(400, 'input_coercion_exception', reason),
+  parsing: (reason: string, line?: number, col?: number) =>
+    err(400, 'parsing_exception', reason, line !== undefined ? { line, col } : undefined),
+  unknownQuery: (name: string, suggestion?: string) =>
+    err(400, 'parsing_exception', `unknown query [${name}]${suggestion ?? ''}`, { line: 1, col: 1 }, {
+      type: 'named_object_not_found_exception',
+      reason: `[1:1] unknown field [${name}]`,
+    }),
+  /** Malformed JSON: x_content_parse_exception wrapping the parser's message, status 400. */
+  malformedJson: (line: number, col: number, message: string) =>
+    err(400, 'x_content_parse_exception', `[${line}:${col}] ${message}`, undefined, {
+      type: 'json_parse_exception',
+      reason: `${message}\n at [Source: (byte[])"…"; line: ${line}, column: ${col}]`,
+    }),
+  mapperParsing: (reason: string, outer?: string) =>
+    outer === undefined
+      ? err(400, 'mapper_parsing_exception', reason)
+      : new SearchError(400, { type: 'mapper_parsing_exception', reason: outer, causedBy: { type: 'mapper_parsing_exception', reason } }, [
+          { type: 'mapper_parsing_exception', reason },
+        ]),
+  documentParsing: (reason: string, cause?: EsCause) => err(400, 'document_parsing_exception', reason, undefined, cause),
+  strictDynamic: (field: string, path: string) =>
+    err(400, 'strict_dynamic_mapping_exception', `[1:1] mapping set to strict, dynamic introduction of [${field}] within [${path}] is not allowed`),
+  versionConflictExists: (index: string, uuid: string, id: string, version: number) =>
+    err(409, 'version_conflict_engine_exception', `[${id}]: version conflict, document already exists (current version [${version}])`, {
+      index_uuid: uuid,
+      shard: '0',
+      index,
+    }),
+  documentMissing: (index: string, uuid: string, id: string) =>
+    err(404, 'document_missing_exception', `[${id}]: document missing`, { index_uuid: uuid, shard: '0', index }),
+  actionValidation: (problems: readonly string[]) =>
+    err(400, 'action_request_validation_exception', `Validation Failed: ${problems.map((p, i) => `${i + 1}: ${p};`).join('')}`),
+  /** A shard-level failure (the result window check): wrapped in search_phase_execution_exception. */
+  shardFailure: (index: string, inner: EsCause) =>
+    new SearchError(
+      400,
+      {
+        type: 'search_phase_execution_exception',
+        reason: 'all shards failed',
+        meta: {
+          phase: 'query',
+          grouped: true,
+          failed_shards: [{ shard: 0, index, node: 'portico-node-0', reason: { type: inner.type, reason: inner.reason } }],
+        },
+        causedBy: { ...inner, causedBy: { type: inner.type, reason: inner.reason } },
+      },
+      [inner],
+    ),
+  resultWindowTooLarge: (index: string, max: number, requested: number) =>
+    errors.shardFailure(index, {
+      type: 'illegal_argument_exception',
+      reason:
+        `Result window is too large, from + size must be less than or equal to: [${max}] but was [${requested}]. ` +
+        'See the scroll api for a more efficient way to request large data sets. ' +
+        'This limit can be set by changing the [index.max_result_window] index level setting.',
+    }),
+  fielddataDisabled: (index: string, field: string) =>
+    errors.shardFailure(index, {
+      type: 'illegal_argument_exception',
+      reason:
+        'Text fields are not optimised for operations that require per-document field data like aggregations and sorting, ' +
+        'so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true ' +
+        `on [${field}] in order to load field data by uninverting the inverted index. Note that this can use significant memory.`,
+    }),
+  noMappingForSort: (index: string, field: string) =>
+    errors.shardFailure(index, { type: 'query_shard_exception', reason: `No mapping found for [${field}] in order to sort on` }),
+  queryShard: (index: string, reason: string) => errors.shardFailure(index, { type: 'query_shard_exception', reason }),
+  bodyTooLarge: (length: number, max: number) =>
+    err(413, 'content_too_long_exception', `request content length [${length}] exceeds the limit of [${max}] bytes`),
+  unsupportedContentType: (ct: string) => new UnsupportedContentType(ct),
+  mediaTypeHeader: (reason: string) =>
+    err(400, 'media_type_header_exception', 'Invalid media-type value on headers [Content-Type, Accept]', undefined, { type: 'status_exception', reason }),
+  missingAuth: (path: string) =>
+    new SearchError(
+      401,
+      {
+        type: 'security_exception',
+        reason: `missing authentication credentials for REST request [${path}]`,
+        meta: { header: { 'WWW-Authenticate': WWW_AUTHENTICATE } },
+      },
+      undefined,
+      { 'WWW-Authenticate': WWW_AUTHENTICATE },
+    ),
+  badCredentials: (user: string, path: string) =>
+    new SearchError(
+      401,
+      {
+        type: 'security_exception',
+        reason: `unable to authenticate user [${user}] for REST request [${path}]`,
+        meta: { header: { 'WWW-Authenticate': WWW_AUTHENTICATE } },
+      },
+      undefined,
+      { 'WWW-Authenticate': WWW_AUTHENTICATE },
+    ),
+  noHandler: (method: string, path: string) =>
+    err(405, 'illegal_argument_exception', `Incorrect HTTP method for uri [${path}] and method [${method}], allowed: []`),
+  internal: () => err(500, 'exception', 'internal server error'),
+};
+
+/** The realm header the issue asks for (ES 7's single-string form). */
+export const WWW_AUTHENTICATE = 'Basic realm="security" charset="UTF-8"';
+
+/** ES answers an unsupported Content-Type with a flat body: {"error":"…","status":406}. */
+export class UnsupportedContentType extends SearchError {
+  constructor(readonly contentType: string) {
+    super(406, { type: 'media_type', reason: `Content-Type header [${contentType}] is not supported` });
+  }
+
+  override toBody(): Record<string, unknown> {
+    return { error: this.message, status: 406 };
+  }
+}

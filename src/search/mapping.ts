@@ -1,0 +1,236 @@
+import { errors } from './errors.js';
+
+/**
+ * Index mappings: the field types we index, the explicit `mappings` of `PUT /<index>`, and
+ * Elasticsearch's dynamic mapping for fields a document introduces (strings become `text` with a
+ * `.keyword` sub-field, `ignore_above: 256`; ISO dates become `date`; integers `long`; other
+ * numbers `float`; booleans `boolean`; objects recurse).
+ */
+
+export type FieldType = 'text' | 'keyword' | 'numeric' | 'date' | 'boolean';
+
+const NUMERIC_TYPES = new Set(['long', 'integer', 'short', 'byte', 'double', 'float', 'half_float', 'scaled_float', 'unsigned_long']);
+const INTEGER_TYPES = new Set(['long', 'integer', 'short', 'byte', 'unsigned_long']);
+const TEXT_TYPES = new Set(['text', 'match_only_text']);
+const KEYWORD_TYPES = new Set(['keyword', 'constant_keyword', 'wildcard']);
+const OBJECT_TYPES = new Set(['object', 'nested']);
+
+export interface FieldDef {
+  /** Full dotted path (`user.name`, `title.keyword`). */
+  readonly path: string;
+  readonly kind: FieldType;
+  /** The type name as written in the mapping (`long`, `match_only_text`, …). */
+  readonly esType: string;
+  readonly integer: boolean;
+  /** keyword: values longer than this are not indexed (dynamic `.keyword`: 256). */
+  readonly ignoreAbove?: number;
+  readonly index: boolean;
+  /** text: fielddata enabled (allows sorting). */
+  readonly fielddata: boolean;
+}
+
+export type Dynamic = true | false | 'strict';
+
+/** The mapping of one index: a properties tree (rendered as is) and the flat field table. */
+export class Mappings {
+  /** Multi-fields by parent path (`title` → [`title.keyword`]). */
+  readonly subfields: ReadonlyMap<string, readonly FieldDef[]>;
+
+  private constructor(
+    readonly properties: Readonly<Record<string, unknown>>,
+    readonly fields: ReadonlyMap<string, FieldDef>,
+    readonly dynamic: Dynamic,
+    readonly dateDetection: boolean,
+  ) {
+    const subs = new Map<string, FieldDef[]>();
+    for (const def of fields.values()) {
+      const dot = def.path.lastIndexOf('.');
+      if (dot > 0 && fields.has(def.path.slice(0, dot))) {
+        const parent = def.path.slice(0, dot);
+        subs.set(parent, [...(subs.get(parent) ?? []), def]);
+      }
+    }
+    this.subfields = subs;
+  }
+
+  static empty(): Mappings {
+    return new Mappings({}, new Map(), true, true);
+  }
+
+  /** Parses the `mappings` object of `PUT /<index>`; throws mapper_parsing_exception. */
+  static parse(raw: unknown): Mappings {
+    if (raw == null) return Mappings.empty();
+    if (typeof raw !== 'object' || Array.isArray(raw)) throw errors.mapperParsing('Failed to parse mapping: Expected map for property [mappings]');
+    const obj = { ...(raw as Record<string, unknown>) };
+    // ES 7 clients may still wrap the mapping in "_doc".
+    if (obj._doc !== undefined && Object.keys(obj).length === 1) Object.assign(obj, obj._doc as object, { _doc: undefined });
+    const dynamic = parseDynamic(obj.dynamic);
+    const dateDetection = obj.date_detection === undefined ? true : obj.date_detection === true || obj.date_detection === 'true';
+    const properties = (obj.properties ?? {}) as Record<string, unknown>;
+    if (typeof properties !== 'object' || Array.isArray(properties)) throw errors.mapperParsing('Failed to parse mapping: Expected map for property [properties]');
+    for (const key of Object.keys(obj)) {
+      if (!['properties', 'dynamic', 'date_detection', '_source', '_doc', 'numeric_detection', '_meta', '_routing', 'dynamic_templates'].includes(key)) {
+        throw errors.mapperParsing(`Root mapping definition has unsupported parameters:  [${key} : ${JSON.stringify(obj[key])}]`, `Failed to parse mapping: Root mapping definition has unsupported parameters:  [${key} : ${JSON.stringify(obj[key])}]`);
+      }
+    }
+    const fields = new Map<string, FieldDef>();
+    collect(properties, '', fields);
+    return new Mappings(properties, fields, dynamic, dateDetection);
+  }
+
+  field(path: string): FieldDef | undefined {
+    return this.fields.get(path);
+  }
+
+  /** A new Mappings with dynamically added properties merged in (never mutates this one). */
+  withAdditions(additions: ReadonlyMap<string, unknown>): Mappings {
+    if (additions.size === 0) return this;
+    const properties = structuredClone(this.properties) as Record<string, unknown>;
+    for (const [path, def] of additions) {
+      const parts = path.split('.');
+      let props = properties;
+      for (let i = 0; i < parts.length - 1; i++) {
+        const key = parts[i] as string;
+        const existing = (props[key] ??= { properties: {} }) as Record<string, unknown>;
+        existing.properties ??= {};
+        props = existing.properties as Record<string, unknown>;
+      }
+      props[parts[parts.length - 1] as string] = def;
+    }
+    const fields = new Map<string, FieldDef>();
+    collect(properties, '', fields);
+    return new Mappings(properties, fields, this.dynamic, this.dateDetection);
+  }
+
+  /** The body of GET /<index>/_mapping for this index. */
+  toJSON(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    if (this.dynamic !== true) out.dynamic = String(this.dynamic);
+    out.properties = this.properties;
+    return out;
+  }
+}
+
+function parseDynamic(v: unknown): Dynamic {
+  if (v === undefined || v === true || v === 'true') return true;
+  if (v === false || v === 'false') return false;
+  if (v === 'strict') return 'strict';
+  throw errors.mapperParsing(`Failed to parse mapping: Could not convert [dynamic] to boolean`);
+}
+
+function collect(properties: Record<string, unknown>, prefix: string, out: Map<string, FieldDef>): void {
+  for (const [name, rawDef] of Object.entries(properties)) {
+    const path = prefix + name;
+    if (rawDef == null || typeof rawDef !== 'object' || Array.isArray(rawDef)) {
+      throw errors.mapperParsing(`Expected map for property [fields] on field [${name}] but got a class java.lang.String`, `Failed to parse mapping: Expected map for property [fields] on field [${name}] but got a class java.lang.String`);
+    }
+    const def = rawDef as Record<string, unknown>;
+    const type = def.type === undefined ? (def.properties !== undefined ? 'object' : 'object') : def.type;
+    if (typeof type !== 'string') throw errors.mapperParsing(`No type specified for field [${name}]`, `Failed to parse mapping: No type specified for field [${name}]`);
+    if (OBJECT_TYPES.has(type)) {
+      const sub = def.properties ?? {};
+      if (typeof sub !== 'object' || Array.isArray(sub)) throw errors.mapperParsing(`Expected map for property [properties] on field [${name}]`);
+      collect(sub as Record<string, unknown>, `${path}.`, out);
+      continue;
+    }
+    const field = toField(path, name, type, def);
+    out.set(path, field);
+    const multi = def.fields;
+    if (multi !== undefined) {
+      if (typeof multi !== 'object' || multi === null || Array.isArray(multi)) throw errors.mapperParsing(`Expected map for property [fields] on field [${name}]`);
+      for (const [subName, subRaw] of Object.entries(multi as Record<string, unknown>)) {
+        const subDef = (subRaw ?? {}) as Record<string, unknown>;
+        const subType = subDef.type;
+        if (typeof subType !== 'string') throw errors.mapperParsing(`No type specified for field [${subName}]`, `Failed to parse mapping: No type specified for field [${subName}]`);
+        out.set(`${path}.${subName}`, toField(`${path}.${subName}`, subName, subType, subDef));
+      }
+    }
+  }
+}
+
+function toField(path: string, name: string, type: string, def: Record<string, unknown>): FieldDef {
+  let kind: FieldType;
+  if (TEXT_TYPES.has(type)) kind = 'text';
+  else if (KEYWORD_TYPES.has(type)) kind = 'keyword';
+  else if (NUMERIC_TYPES.has(type)) kind = 'numeric';
+  else if (type === 'date' || type === 'date_nanos') kind = 'date';
+  else if (type === 'boolean') kind = 'boolean';
+  else {
+    const reason = `No handler for type [${type}] declared on field [${name}]`;
+    throw errors.mapperParsing(reason, `Failed to parse mapping: ${reason}`);
+  }
+  const ignoreAbove = typeof def.ignore_above === 'number' ? def.ignore_above : undefined;
+  return {
+    path,
+    kind,
+    esType: type,
+    integer: INTEGER_TYPES.has(type),
+    ignoreAbove,
+    index: def.index !== false && def.index !== 'false',
+    fielddata: def.fielddata === true,
+  };
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}(?::\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+const SLASH_DATE = /^\d{4}\/\d{2}\/\d{2}(?: \d{2}:\d{2}:\d{2})?(?: ?(?:Z|[+-]\d{2}:?\d{2}))?$/;
+
+/** The mapping ES's dynamic mapping gives a JSON value, or undefined for null/empty arrays. */
+export function dynamicMappingFor(value: unknown, dateDetection: boolean): Record<string, unknown> | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      const m = dynamicMappingFor(v, dateDetection);
+      if (m !== undefined) return m;
+    }
+    return undefined;
+  }
+  switch (typeof value) {
+    case 'string':
+      if (dateDetection && (ISO_DATE.test(value) || SLASH_DATE.test(value)) && parseDate(value) !== undefined) return { type: 'date' };
+      return { type: 'text', fields: { keyword: { type: 'keyword', ignore_above: 256 } } };
+    case 'number':
+      return { type: Number.isInteger(value) ? 'long' : 'float' };
+    case 'boolean':
+      return { type: 'boolean' };
+    default:
+      return undefined; // objects are walked by the caller
+  }
+}
+
+/**
+ * Parses a date the way `strict_date_optional_time||epoch_millis` does: ISO 8601 with an optional
+ * time and zone (no zone means UTC, unlike JS's Date.parse), or epoch milliseconds. Returns epoch
+ * milliseconds, or undefined when the value is not a date.
+ */
+export function parseDate(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? Math.trunc(value) : undefined;
+  if (typeof value !== 'string') return undefined;
+  if (/^-?\d+$/.test(value) && !ISO_DATE.test(value)) return Number(value);
+  let s = value.trim();
+  if (SLASH_DATE.test(s)) s = s.replace(/\//g, '-').replace(' ', 'T');
+  if (!ISO_DATE.test(s)) return undefined;
+  s = s.replace(' ', 'T').replace(',', '.');
+  const hasTime = s.includes('T');
+  const hasZone = /(?:Z|[+-]\d{2}:?\d{2}|[+-]\d{2})$/.test(s.slice(10));
+  if (hasTime && !hasZone) s += 'Z';
+  if (hasTime && /T\d{2}$/.test(s.replace(/Z$/, ''))) s = s.replace(/T(\d{2})(Z?)$/, 'T$1:00$2');
+  const ms = Date.parse(s);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** Coerces a numeric value as ES does with `coerce: true`; undefined when it is not a number. */
+export function parseNumber(value: unknown, integer: boolean): number | undefined {
+  let n: number;
+  if (typeof value === 'number') n = value;
+  else if (typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value))) n = Number(value);
+  else return undefined;
+  if (!Number.isFinite(n)) return undefined;
+  return integer ? Math.trunc(n) : n;
+}
+
+/** ES booleans: true/false, "true"/"false", and "" (false). */
+export function parseBool(value: unknown): boolean | undefined {
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false' || value === '') return false;
+  return undefined;
+}

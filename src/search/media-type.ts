@@ -1,0 +1,62 @@
+import { errors } from './errors.js';
+
+/**
+ * Content negotiation as Elasticsearch does it: JSON and NDJSON bodies, plain or with the vendor
+ * types `application/vnd.elasticsearch+json; compatible-with=7|8|9` (and the OpenSearch ones),
+ * answered with the same family of content type.
+ */
+
+export interface MediaType {
+  readonly kind: 'json' | 'ndjson';
+  /** The compatible-with version of a vendor type, or undefined for plain types. */
+  readonly compatibleWith: number | undefined;
+  readonly vendor: 'elasticsearch' | 'opensearch' | undefined;
+}
+
+const RE = /^\s*application\/(?:vnd\.(elasticsearch|opensearch)\+)?(json|x-ndjson)\s*(?:;(.*))?$/i;
+
+/** Parses a Content-Type or Accept entry; undefined when it is not one we speak. */
+export function parseMediaType(header: string): MediaType | undefined {
+  const m = RE.exec(header);
+  if (!m) return undefined;
+  const params = (m[3] ?? '').split(';').map((p) => p.trim().toLowerCase());
+  const compat = params.find((p) => p.startsWith('compatible-with='));
+  const version = compat === undefined ? undefined : Number(compat.slice('compatible-with='.length));
+  if (version !== undefined && ![7, 8, 9].includes(version)) {
+    throw errors.mediaTypeHeader(`Accept version must be either version 7, 8 or 9, but found ${compat?.slice(16)}. Accept=${header}`);
+  }
+  return {
+    kind: (m[2] as string).toLowerCase() === 'json' ? 'json' : 'ndjson',
+    compatibleWith: version,
+    vendor: m[1] === undefined ? undefined : ((m[1] as string).toLowerCase() as 'elasticsearch' | 'opensearch'),
+  };
+}
+
+/** The body's media type; refuses anything else with ES's 406. `text/plain` is read as JSON (curl -d). */
+export function requestMediaType(contentType: string | undefined): MediaType | undefined {
+  if (contentType === undefined || contentType === '') return undefined;
+  const mt = parseMediaType(contentType);
+  if (mt !== undefined) return mt;
+  if (/^\s*(?:text\/plain|application\/x-www-form-urlencoded)\b/i.test(contentType)) return { kind: 'json', compatibleWith: undefined, vendor: undefined };
+  throw errors.unsupportedContentType(contentType);
+}
+
+/** Content type of a JSON response for the request's Accept (or Content-Type) header. */
+export function responseContentType(accept: string | undefined, contentType: string | undefined): string {
+  for (const h of [accept, contentType]) {
+    if (h === undefined) continue;
+    for (const entry of h.split(',')) {
+      const mt = parseMediaTypeSafe(entry);
+      if (mt?.compatibleWith !== undefined) return `application/vnd.${mt.vendor ?? 'elasticsearch'}+json;compatible-with=${mt.compatibleWith}`;
+    }
+  }
+  return 'application/json; charset=UTF-8';
+}
+
+function parseMediaTypeSafe(h: string): MediaType | undefined {
+  try {
+    return parseMediaType(h);
+  } catch {
+    return undefined;
+  }
+}

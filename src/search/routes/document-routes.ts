@@ -1,0 +1,92 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parseBulk } from '../bulk.js';
+import { errors } from '../errors.js';
+import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendJson, type Params } from '../http-io.js';
+import { SearchService } from '../search-service.js';
+
+/** Document APIs: `_doc`, `_create`, `_update`, `_bulk`. */
+export async function documentRoutes(app: FastifyInstance, opts: { service: SearchService }): Promise<void> {
+  const { service } = opts;
+
+  const indexDoc = (op: 'index' | 'create') => async (req: FastifyRequest, reply: FastifyReply) => {
+    const p = req.params as Params;
+    const index = p.index as string;
+    const { value, text } = requiredJsonBody(req);
+    const opType = queryOf(req).op_type === 'create' ? 'create' : op;
+    const outcome = service.indexDoc(index, p.id, value, text, opType);
+    return sendJson(req, reply, outcome.result === 'created' ? 201 : 200, SearchService.writeBody(outcome, forcedRefresh(req)));
+  };
+  app.put('/:index/_doc/:id', indexDoc('index'));
+  app.post('/:index/_doc/:id', indexDoc('index'));
+  app.post('/:index/_doc', indexDoc('index'));
+  app.put('/:index/_create/:id', indexDoc('create'));
+  app.post('/:index/_create/:id', indexDoc('create'));
+
+  app.get('/:index/_doc/:id', { exposeHeadRoute: false }, async (req, reply) => {
+    const p = req.params as Params;
+    const index = p.index as string;
+    const id = p.id as string;
+    const doc = service.getDoc(index, id);
+    if (doc === undefined) return sendJson(req, reply, 404, { _index: index, _id: id, found: false });
+    return sendJson(req, reply, 200, {
+      _index: index,
+      _id: id,
+      _version: doc.version,
+      _seq_no: doc.seqNo,
+      _primary_term: 1,
+      found: true,
+      _source: JSON.parse(doc.source) as unknown,
+    });
+  });
+  app.head('/:index/_doc/:id', async (req, reply) => {
+    const p = req.params as Params;
+    const found = service.getDoc(p.index as string, p.id as string) !== undefined;
+    return reply.code(found ? 200 : 404).header('content-type', 'application/json').send();
+  });
+  app.delete('/:index/_doc/:id', async (req, reply) => {
+    const p = req.params as Params;
+    const outcome = service.deleteDoc(p.index as string, p.id as string);
+    return sendJson(req, reply, outcome.result === 'not_found' ? 404 : 200, SearchService.writeBody(outcome, forcedRefresh(req)));
+  });
+  app.post('/:index/_update/:id', async (req, reply) => {
+    const p = req.params as Params;
+    const { value } = requiredJsonBody(req);
+    const u = (value ?? {}) as Record<string, unknown>;
+    const [item] = service.bulk([{ op: 'update', index: p.index as string, id: p.id as string, doc: u.doc, docAsUpsert: u.doc_as_upsert === true, upsert: u.upsert }]);
+    if (item === undefined) throw errors.internal();
+    if ('error' in item) throw item.error;
+    return sendJson(req, reply, item.outcome.result === 'created' ? 201 : 200, SearchService.writeBody(item.outcome, forcedRefresh(req)));
+  });
+
+  const bulk = async (req: FastifyRequest, reply: FastifyReply) => {
+    const started = performance.now();
+    const text = rawBody(req);
+    if (text === undefined) throw errors.actionValidation(['no requests added']);
+    const actions = parseBulk(text, (req.params as Params).index);
+    if (actions.length === 0) throw errors.actionValidation(['no requests added']);
+    const items = service.bulk(actions);
+    const refresh = forcedRefresh(req);
+    let failed = false;
+    const out = items.map((item) => {
+      if ('error' in item) {
+        failed = true;
+        return { [item.op]: { _index: item.index, _id: item.id, status: item.error.status, error: errorItem(item.error.toBody()) } };
+      }
+      const o = item.outcome;
+      const status = o.result === 'created' ? 201 : o.result === 'not_found' ? 404 : 200;
+      return { [item.op]: { ...SearchService.writeBody(o, refresh), status } };
+    });
+    return sendJson(req, reply, 200, { errors: failed, took: Math.round(performance.now() - started), items: out });
+  };
+  app.post('/_bulk', bulk);
+  app.put('/_bulk', bulk);
+  app.post('/:index/_bulk', bulk);
+  app.put('/:index/_bulk', bulk);
+}
+
+/** A bulk item's error is the outer cause without root_cause/status. */
+function errorItem(body: Record<string, unknown>): unknown {
+  const e = { ...(body.error as Record<string, unknown>) };
+  delete e.root_cause;
+  return e;
+}

@@ -1,0 +1,32 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { jsonBody, queryOf, sendJson, type Params } from '../http-io.js';
+import { parseCountQuery, parseSearchRequest } from '../search-request.js';
+import type { SearchService } from '../search-service.js';
+
+/** `_search` and `_count` on one index, several (`a,b`, wildcards) or all. */
+export async function searchRoutes(app: FastifyInstance, opts: { service: SearchService; now: () => number }): Promise<void> {
+  const { service, now } = opts;
+
+  const search = async (req: FastifyRequest, reply: FastifyReply) => {
+    const started = now();
+    const params = queryOf(req);
+    const request = parseSearchRequest(jsonBody(req), params);
+    const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true');
+    return sendJson(req, reply, 200, service.search(states, request, started), true);
+  };
+  for (const path of ['/_search', '/:index/_search']) {
+    app.get(path, search);
+    app.post(path, search);
+  }
+
+  const count = async (req: FastifyRequest, reply: FastifyReply) => {
+    const query = parseCountQuery(jsonBody(req), queryOf(req));
+    const states = service.resolve((req.params as Params).index);
+    const n = service.count(states, query);
+    return sendJson(req, reply, 200, { count: n, _shards: { total: states.length, successful: states.length, skipped: 0, failed: 0 } });
+  };
+  for (const path of ['/_count', '/:index/_count']) {
+    app.get(path, count);
+    app.post(path, count);
+  }
+}

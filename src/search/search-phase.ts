@@ -1,0 +1,157 @@
+import { float32ForJson } from './bm25.js';
+import { errors } from './errors.js';
+import type { Hits } from './hit-lists.js';
+import { RawJson } from './json-render.js';
+import { execute, type ExecContext } from './query-exec.js';
+import type { SearchRequest } from './search-request.js';
+import type { IndexState } from './search-service.js';
+import { planSort, type SortValue } from './sort.js';
+import { filterSource, isIdentity } from './source-filter.js';
+import { byScore, selectWindow, type Before } from './top-k.js';
+
+/**
+ * The query and fetch phases of `_search`: run the query on every index, pick each index's window
+ * in the total order, merge (score or sort values, then index position, then ordinal), render hits
+ * with their stored `_source`, and build ES's response envelope.
+ */
+
+/** What a search needs from the service. */
+export interface SearchEnv {
+  ctx(state: IndexState): ExecContext;
+  /** Stored `_source` JSON text of a live document. */
+  sourceText(state: IndexState, id: string): string;
+  now(): number;
+}
+
+// Long.MAX_VALUE as the nearest double (the exact text is written with RawJson).
+const LONG_MAX = 2 ** 63;
+
+/** Runs a search over the resolved indices and builds ES's response body. */
+export function runSearch(states: readonly IndexState[], req: SearchRequest, startedMs: number, env: SearchEnv): Record<string, unknown> {
+  const end = req.from + req.size;
+  for (const s of states) {
+    if (end > s.settings.maxResultWindow) throw errors.resultWindowTooLarge(s.name, s.settings.maxResultWindow, end);
+  }
+  const sortByScore = req.sort === undefined || (req.sort.length > 0 && req.sort[0]?.field === '_score' && req.sort[0].order === 'desc' && req.sort.length === 1);
+  const scored = sortByScore || req.trackScores || (req.sort?.some((k) => k.field === '_score') ?? false);
+  type Candidate = { state: IndexState; shard: number; ord: number; score: number; sortValues: SortValue[] | undefined };
+  const perIndex: Candidate[][] = [];
+  let total = 0;
+  let maxScore = -Infinity;
+  let plan0: ReturnType<typeof planSort> | undefined;
+  states.forEach((state, shard) => {
+    const ctx = env.ctx(state);
+    let hits = execute(req.query, ctx);
+    if (req.minScore !== undefined) hits = filterHits(hits, (i) => (hits.scores[i] as number) >= (req.minScore as number));
+    if (req.postFilter !== undefined) {
+      const allowed = execute(req.postFilter, ctx);
+      const set = new Set(allowed.docs.subarray(0, allowed.length));
+      hits = filterHits(hits, (i) => set.has(hits.docs[i] as number));
+    }
+    // The total counts every match, also those before a search_after point (as ES does).
+    total += hits.length;
+    let before: Before;
+    let plan: ReturnType<typeof planSort> | undefined;
+    if (req.sort === undefined || sortByScore) {
+      before = byScore(hits.docs, hits.scores);
+      if (req.searchAfter !== undefined) {
+        plan = planSort(state.name, state.index, state.mappings, [{ field: '_score', order: 'desc', missing: undefined, mode: undefined, unmappedType: undefined }], hits);
+      }
+    } else {
+      plan = planSort(state.name, state.index, state.mappings, req.sort, hits);
+      before = plan.before;
+    }
+    if (req.searchAfter !== undefined && plan !== undefined) {
+      const p = plan;
+      const after = req.searchAfter;
+      const keep = filterIndices(hits.length, (i) => p.after(i, after));
+      const filtered = pick(hits, keep);
+      plan = req.sort === undefined || sortByScore
+        ? planSort(state.name, state.index, state.mappings, [{ field: '_score', order: 'desc', missing: undefined, mode: undefined, unmappedType: undefined }], filtered)
+        : planSort(state.name, state.index, state.mappings, req.sort ?? [], filtered);
+      hits = filtered;
+      before = req.sort === undefined || sortByScore ? byScore(hits.docs, hits.scores) : plan.before;
+    }
+    plan0 ??= plan;
+    if (scored) for (let i = 0; i < hits.length; i++) if ((hits.scores[i] as number) > maxScore) maxScore = hits.scores[i] as number;
+    // Each index contributes its own top from+size, as each shard does in ES; with one index
+    // only the requested page is materialized.
+    const single = states.length === 1;
+    const window = selectWindow(hits.length, single ? req.from : 0, single ? req.size : end, before);
+    perIndex.push(
+      Array.from(window, (i) => ({
+        state,
+        shard,
+        ord: hits.docs[i] as number,
+        score: hits.scores[i] as number,
+        sortValues: req.sort !== undefined && !sortByScore ? plan?.sortValues(i) : req.sort !== undefined ? [float32ForJson(hits.scores[i] as number)] : undefined,
+      })),
+    );
+  });
+  let page: Candidate[];
+  if (perIndex.length === 1) page = perIndex[0] as Candidate[];
+  else {
+    const cmp = (a: Candidate, b: Candidate): number => {
+      if (req.sort !== undefined && !sortByScore && plan0 !== undefined) {
+        const c = plan0.compareTuples(a.sortValues ?? [], b.sortValues ?? []);
+        if (c !== 0) return c;
+      } else if (a.score !== b.score) return b.score - a.score;
+      return a.shard - b.shard || a.ord - b.ord;
+    };
+    page = perIndex.flat().sort(cmp).slice(req.from, end);
+  }
+  const showScore = sortByScore || req.trackScores;
+  const hitsOut = page.map((c) => renderHit(env, c.state, c.ord, showScore ? c.score : null, c.sortValues, req));
+  const hitsBody: Record<string, unknown> = {};
+  if (req.trackTotalHits !== false) {
+    const limit = req.trackTotalHits;
+    const value = total > limit ? limit : total;
+    hitsBody.total = req.restTotalHitsAsInt ? value : { value, relation: total > limit ? 'gte' : 'eq' };
+  } else if (req.restTotalHitsAsInt) hitsBody.total = -1;
+  hitsBody.max_score = showScore && total > 0 && req.size > 0 && maxScore > -Infinity ? float32ForJson(maxScore) : null;
+  hitsBody.hits = hitsOut;
+  return {
+    took: Math.max(0, Math.round(env.now() - startedMs)),
+    timed_out: false,
+    _shards: { total: states.length, successful: states.length, skipped: 0, failed: 0 },
+    hits: hitsBody,
+  };
+}
+
+function renderHit(env: SearchEnv, state: IndexState, ord: number, score: number | null, sortValues: SortValue[] | undefined, req: SearchRequest): Record<string, unknown> {
+  const id = state.index.ids[ord] as string;
+  const hit: Record<string, unknown> = { _index: state.name, _id: id };
+  if (req.version) hit._version = state.versions[ord];
+  if (req.seqNoPrimaryTerm) {
+    hit._seq_no = state.seqNos[ord];
+    hit._primary_term = 1;
+  }
+  hit._score = score === null ? null : float32ForJson(score);
+  if (req.source.fetch) {
+    const raw = env.sourceText(state, id);
+    hit._source = isIdentity(req.source) ? new RawJson(raw) : filterSource(JSON.parse(raw), req.source);
+  }
+  // Long.MAX_VALUE / MIN_VALUE (missing numeric values) are not representable as JS numbers.
+  if (sortValues !== undefined) hit.sort = sortValues.map((v) => (v === LONG_MAX ? new RawJson('9223372036854775807') : v === -LONG_MAX ? new RawJson('-9223372036854775808') : v));
+  return hit;
+}
+
+function filterIndices(n: number, keep: (i: number) => boolean): Int32Array {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) if (keep(i)) out.push(i);
+  return Int32Array.from(out);
+}
+
+function pick(hits: Hits, idx: Int32Array): Hits {
+  const docs = new Int32Array(idx.length);
+  const scores = new Float32Array(idx.length);
+  idx.forEach((i, k) => {
+    docs[k] = hits.docs[i] as number;
+    scores[k] = hits.scores[i] as number;
+  });
+  return { docs, scores, length: idx.length };
+}
+
+function filterHits(hits: Hits, keep: (i: number) => boolean): Hits {
+  return pick(hits, filterIndices(hits.length, keep));
+}

@@ -1,0 +1,333 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { parseDocument, type ParsedDoc } from './document-parser.js';
+import type { DocumentStore } from './document-store.js';
+import { errors, SearchError } from './errors.js';
+import { InvertedIndex } from './inverted-index.js';
+import { Mappings } from './mapping.js';
+import { execute, type ExecContext } from './query-exec.js';
+import type { Query } from './query-dsl.js';
+import type { SearchRequest } from './search-request.js';
+import { ScratchArena } from './scratch-arena.js';
+import { runSearch } from './search-phase.js';
+import { parseSettings, validateIndexName, type IndexSettings } from './index-settings.js';
+
+/**
+ * The search engine behind the routes: indices (settings, mappings, in-memory index) over a
+ * DocumentStore. Writes go to the store inside one transaction per request and to the in-memory
+ * index at the same time; they are visible to searches at once (a refresh is a no-op).
+ */
+
+export interface IndexState {
+  readonly name: string;
+  readonly uuid: string;
+  readonly createdMs: number;
+  readonly settings: IndexSettings;
+  mappings: Mappings;
+  readonly index: InvertedIndex;
+  /** Per ordinal: version and sequence number of the live document. */
+  readonly versions: number[];
+  readonly seqNos: number[];
+  nextSeqNo: number;
+  /** Scratch memory reused by every query on this index (see scratch-arena.ts). */
+  readonly arena: ScratchArena;
+}
+
+
+export type WriteResult = 'created' | 'updated' | 'deleted' | 'not_found' | 'noop';
+
+export interface WriteOutcome {
+  readonly index: string;
+  readonly id: string;
+  readonly version: number;
+  readonly result: WriteResult;
+  readonly seqNo: number;
+}
+
+export type BulkAction =
+  | { readonly op: 'index' | 'create'; readonly index: string; readonly id: string | undefined; readonly source: unknown; readonly raw: string }
+  | { readonly op: 'update'; readonly index: string; readonly id: string; readonly doc: unknown; readonly docAsUpsert: boolean; readonly upsert: unknown }
+  | { readonly op: 'delete'; readonly index: string; readonly id: string };
+
+export type BulkItem = { readonly op: string; readonly outcome: WriteOutcome } | { readonly op: string; readonly index: string; readonly id: string; readonly error: SearchError };
+
+const SHARDS_WRITE = { total: 2, successful: 1, failed: 0 };
+
+function autoId(): string {
+  // ES ids are 20 URL-safe base64 characters.
+  return randomBytes(15).toString('base64url');
+}
+
+export interface SearchResponse {
+  readonly body: Record<string, unknown>;
+}
+
+export class SearchService {
+  private readonly indices = new Map<string, IndexState>();
+
+  constructor(private readonly store: DocumentStore, private readonly now: () => number) {}
+
+  /** Loads every index from the store and rebuilds its in-memory index (write order kept). */
+  load(): void {
+    for (const meta of this.store.listIndices()) {
+      const state = this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings));
+      this.store.scanDocs(meta.name, (doc) => {
+        const { doc: parsed } = parseDocument(JSON.parse(doc.source), state.mappings, doc.id);
+        const ord = state.index.add(doc.id, parsed);
+        state.versions[ord] = doc.version;
+        state.seqNos[ord] = doc.seqNo;
+        if (doc.seqNo >= state.nextSeqNo) state.nextSeqNo = doc.seqNo + 1;
+      });
+      this.indices.set(meta.name, state);
+    }
+  }
+
+  private newState(name: string, uuid: string, createdMs: number, settings: IndexSettings, mappings: Mappings): IndexState {
+    return { name, uuid, createdMs, settings, mappings, index: new InvertedIndex(), versions: [], seqNos: [], nextSeqNo: 0, arena: new ScratchArena() };
+  }
+
+  list(): IndexState[] {
+    return [...this.indices.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+
+  get(name: string): IndexState {
+    const s = this.indices.get(name);
+    if (s === undefined) throw errors.indexNotFound(name);
+    return s;
+  }
+
+  exists(name: string): boolean {
+    return this.indices.has(name);
+  }
+
+  /**
+   * Resolves an index expression (`a`, `a,b`, `logs-*`, `_all`, `*`). Missing concrete names are
+   * an error; wildcards that match nothing resolve to nothing (allow_no_indices).
+   */
+  resolve(expr: string | undefined, ignoreUnavailable = false): IndexState[] {
+    if (expr === undefined || expr === '' || expr === '_all' || expr === '*') return this.list();
+    const out = new Map<string, IndexState>();
+    for (const part of expr.split(',')) {
+      if (part.includes('*')) {
+        const re = new RegExp(`^${part.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+        for (const s of this.list()) if (re.test(s.name)) out.set(s.name, s);
+      } else {
+        const s = this.indices.get(part);
+        if (s === undefined) {
+          if (ignoreUnavailable) continue;
+          throw errors.indexNotFound(part);
+        }
+        out.set(part, s);
+      }
+    }
+    return [...out.values()];
+  }
+
+  createIndex(name: string, body: unknown): IndexState {
+    validateIndexName(name);
+    const existing = this.indices.get(name);
+    if (existing !== undefined) throw errors.indexExists(name, existing.uuid);
+    const b = (body ?? {}) as Record<string, unknown>;
+    if (typeof b !== 'object' || Array.isArray(b)) throw errors.parsing('request body must be an object');
+    for (const k of Object.keys(b)) {
+      if (!['settings', 'mappings', 'aliases'].includes(k)) throw errors.parsing(`unknown key [${k}] for create index`);
+    }
+    const settings = parseSettings(b.settings);
+    const mappings = Mappings.parse(b.mappings);
+    const state = this.newState(name, randomUUID().replace(/-/g, '').slice(0, 22), this.now(), settings, mappings);
+    this.store.putIndex({ name, uuid: state.uuid, createdMs: state.createdMs, settings: settings.raw, mappings: mappings.toJSON() });
+    this.indices.set(name, state);
+    return state;
+  }
+
+  deleteIndex(expr: string): void {
+    const targets = this.resolve(expr);
+    if (targets.length === 0 && !expr.includes('*')) throw errors.indexNotFound(expr);
+    for (const t of targets) {
+      this.store.deleteIndex(t.name);
+      this.indices.delete(t.name);
+    }
+  }
+
+  /** Adds dynamic mappings to an index's mapping; the same for PUT /<index>/_mapping. */
+  putMapping(name: string, body: unknown): void {
+    const state = this.get(name);
+    const parsed = Mappings.parse(body);
+    const additions = new Map<string, unknown>();
+    for (const [k, v] of Object.entries(parsed.properties)) additions.set(k, v);
+    state.mappings = state.mappings.withAdditions(additions);
+    this.store.updateMappings(name, state.mappings.toJSON());
+  }
+
+  private ensureIndex(name: string): IndexState {
+    const s = this.indices.get(name);
+    if (s !== undefined) return s;
+    return this.createIndex(name, undefined);
+  }
+
+  getDoc(index: string, id: string): { version: number; seqNo: number; source: string } | undefined {
+    const state = this.get(index);
+    const ord = state.index.idToOrd.get(id);
+    if (ord === undefined) return undefined;
+    const doc = this.store.getDoc(index, id);
+    if (doc === undefined) return undefined;
+    return { version: state.versions[ord] as number, seqNo: state.seqNos[ord] as number, source: doc.source };
+  }
+
+  private parsedOf(state: IndexState, ord: number): ParsedDoc {
+    const id = state.index.ids[ord] as string;
+    const doc = this.store.getDoc(state.name, id);
+    if (doc === undefined) return { text: new Map(), keyword: new Map(), numeric: new Map() };
+    return parseDocument(JSON.parse(doc.source), state.mappings, id).doc;
+  }
+
+  private write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create'): WriteOutcome {
+    const { doc, mappings } = parseDocument(source, state.mappings, id);
+    const oldOrd = state.index.idToOrd.get(id);
+    if (oldOrd !== undefined && op === 'create') {
+      throw errors.versionConflictExists(state.name, state.uuid, id, state.versions[oldOrd] as number);
+    }
+    let version = 1;
+    if (oldOrd !== undefined) {
+      version = (state.versions[oldOrd] as number) + 1;
+      state.index.remove(oldOrd, this.parsedOf(state, oldOrd));
+    }
+    if (mappings !== state.mappings) {
+      state.mappings = mappings;
+      this.store.updateMappings(state.name, mappings.toJSON());
+    }
+    const seqNo = state.nextSeqNo++;
+    this.store.putDoc(state.name, { id, version, seqNo, source: raw });
+    const ord = state.index.add(id, doc);
+    state.versions[ord] = version;
+    state.seqNos[ord] = seqNo;
+    return { index: state.name, id, version, result: oldOrd === undefined ? 'created' : 'updated', seqNo };
+  }
+
+  private remove(state: IndexState, id: string): WriteOutcome {
+    const ord = state.index.idToOrd.get(id);
+    const seqNo = state.nextSeqNo++;
+    if (ord === undefined) return { index: state.name, id, version: 1, result: 'not_found', seqNo };
+    const version = (state.versions[ord] as number) + 1;
+    state.index.remove(ord, this.parsedOf(state, ord));
+    this.store.deleteDoc(state.name, id);
+    return { index: state.name, id, version, result: 'deleted', seqNo };
+  }
+
+  /**
+   * Runs writes in one store transaction. If the commit fails the in-memory index may hold writes
+   * that were never stored, so it is rebuilt from the store before the error propagates.
+   */
+  private transaction<T>(fn: () => T): T {
+    try {
+      return this.store.transaction(fn);
+    } catch (e) {
+      if (!(e instanceof SearchError)) {
+        this.indices.clear();
+        this.load();
+      }
+      throw e;
+    }
+  }
+
+  indexDoc(index: string, id: string | undefined, source: unknown, raw: string, op: 'index' | 'create'): WriteOutcome {
+    validateIndexName(index);
+    return this.transaction(() => this.write(this.ensureIndex(index), id ?? autoId(), source, raw, op));
+  }
+
+  deleteDoc(index: string, id: string): WriteOutcome {
+    const state = this.get(index);
+    return this.transaction(() => this.remove(state, id));
+  }
+
+  /** Applies bulk actions in one transaction; each item succeeds or fails on its own. */
+  bulk(actions: readonly (BulkAction | SearchError)[]): BulkItem[] {
+    return this.transaction(() =>
+      actions.map((a): BulkItem => {
+        if (a instanceof SearchError) return { op: 'index', index: '', id: '', error: a };
+        try {
+          validateIndexName(a.index);
+          switch (a.op) {
+            case 'index':
+            case 'create':
+              return { op: a.op, outcome: this.write(this.ensureIndex(a.index), a.id ?? autoId(), a.source, a.raw, a.op) };
+            case 'delete': {
+              const state = this.indices.get(a.index);
+              if (state === undefined) return { op: a.op, outcome: { index: a.index, id: a.id, version: 1, result: 'not_found', seqNo: 0 } };
+              return { op: a.op, outcome: this.remove(state, a.id) };
+            }
+            case 'update':
+              return { op: a.op, outcome: this.update(a) };
+          }
+        } catch (e) {
+          if (e instanceof SearchError) return { op: a.op, index: a.index, id: a.id ?? '', error: e };
+          throw e;
+        }
+      }),
+    );
+  }
+
+  private update(a: Extract<BulkAction, { op: 'update' }>): WriteOutcome {
+    const state = a.docAsUpsert || a.upsert !== undefined ? this.ensureIndex(a.index) : this.get(a.index);
+    const existing = this.getDoc(state.name, a.id);
+    if (existing === undefined) {
+      const fresh = a.upsert ?? (a.docAsUpsert ? a.doc : undefined);
+      if (fresh === undefined) throw errors.documentMissing(state.name, state.uuid, a.id);
+      return this.write(state, a.id, fresh, JSON.stringify(fresh), 'index');
+    }
+    const merged = deepMerge(JSON.parse(existing.source), a.doc);
+    const mergedRaw = JSON.stringify(merged);
+    if (mergedRaw === JSON.stringify(JSON.parse(existing.source))) {
+      return { index: state.name, id: a.id, version: existing.version, result: 'noop', seqNo: existing.seqNo };
+    }
+    return this.write(state, a.id, merged, mergedRaw, 'index');
+  }
+
+  count(states: readonly IndexState[], query: Query): number {
+    let n = 0;
+    for (const s of states) n += execute(query, this.ctx(s)).length;
+    return n;
+  }
+
+  private ctx(state: IndexState): ExecContext {
+    state.arena.reset();
+    return {
+      arena: state.arena,
+      indexName: state.name,
+      index: state.index,
+      mappings: state.mappings,
+      sourceOf: (ord) => JSON.parse(this.store.getDoc(state.name, state.index.ids[ord] as string)?.source ?? '{}'),
+    };
+  }
+
+  /** Runs a search over the resolved indices and builds ES's response body. */
+  search(states: readonly IndexState[], req: SearchRequest, startedMs: number): Record<string, unknown> {
+    return runSearch(states, req, startedMs, {
+      ctx: (state) => this.ctx(state),
+      sourceText: (state, id) => this.store.getDoc(state.name, id)?.source ?? '{}',
+      now: this.now,
+    });
+  }
+
+  /** The write part of a document response (`_index`, `_id`, `_version`, `result`, …). */
+  static writeBody(o: WriteOutcome, forcedRefresh: boolean): Record<string, unknown> {
+    const body: Record<string, unknown> = {
+      _index: o.index,
+      _id: o.id,
+      _version: o.version,
+      result: o.result,
+      _shards: o.result === 'noop' ? { total: 0, successful: 0, failed: 0 } : SHARDS_WRITE,
+      _seq_no: o.seqNo,
+      _primary_term: 1,
+    };
+    if (forcedRefresh) body.forced_refresh = true;
+    return body;
+  }
+}
+
+function deepMerge(base: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  if (base === null || typeof base !== 'object' || Array.isArray(base)) return patch;
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(patch as Record<string, unknown>)) out[k] = deepMerge(out[k], v);
+  return out;
+}

@@ -1,0 +1,50 @@
+/** `_source` filtering: includes and excludes with `*` wildcards on dotted paths. */
+
+export interface SourceFilter {
+  /** false for `_source: false`: hits carry no `_source`. */
+  readonly fetch: boolean;
+  readonly includes: readonly string[];
+  readonly excludes: readonly string[];
+}
+
+function compile(patterns: readonly string[]): RegExp[] {
+  return patterns.map((p) => new RegExp(`^${p.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`));
+}
+
+/** True when nothing is filtered, so the stored JSON text can be sent as is. */
+export function isIdentity(filter: SourceFilter): boolean {
+  return filter.fetch && filter.includes.length === 0 && filter.excludes.length === 0;
+}
+
+/**
+ * Applies the filter to a parsed source. A path is kept when it (or one of its ancestors) matches
+ * an include, or when an include names something below it (objects are walked into); excludes win.
+ */
+export function filterSource(source: unknown, filter: SourceFilter): unknown {
+  const inc = compile(filter.includes);
+  const exc = compile(filter.excludes);
+  const walk = (value: unknown, path: string, included: boolean): unknown => {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+        const p = path === '' ? k : `${path}.${k}`;
+        if (exc.some((r) => r.test(p))) continue;
+        const selfIncluded = included || inc.length === 0 || inc.some((r) => r.test(p));
+        const isObj = v !== null && typeof v === 'object';
+        if (!selfIncluded && !isObj) continue;
+        const child = walk(v, p, selfIncluded);
+        if (!selfIncluded && isObj && !Array.isArray(v) && Object.keys(child as object).length === 0) continue;
+        if (!selfIncluded && Array.isArray(v) && (child as unknown[]).length === 0) continue;
+        out[k] = child;
+      }
+      return out;
+    }
+    if (Array.isArray(value)) {
+      return value
+        .map((v) => walk(v, path, included))
+        .filter((v) => included || (v !== null && typeof v === 'object' && Object.keys(v as object).length > 0));
+    }
+    return value;
+  };
+  return walk(source, '', false);
+}

@@ -1,0 +1,53 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { hashRange, scanTokens, scanTokensGeneral, tokens } from '../../src/search/analyzer.js';
+
+describe('standard analyzer', () => {
+  it.each([
+    ["The 2 QUICK Brown-Foxes jumped over the lazy dog's bone.", ['the', '2', 'quick', 'brown', 'foxes', 'jumped', 'over', 'the', 'lazy', "dog's", 'bone']],
+    ['john@example.com', ['john', 'example.com']],
+    ['https://www.example.com/path?x=1', ['https', 'www.example.com', 'path', 'x', '1']],
+    ['3.14 1,000 v1.2 2nd', ['3.14', '1,000', 'v1.2', '2nd']],
+    ['foo_bar a:b U.S.A. ___', ['foo_bar', 'a:b', 'u.s.a']],
+    ["'quoted' rock'n'roll", ['quoted', "rock'n'roll"]],
+    ['日本語のテキスト', ['日', '本', '語', 'の', 'テキスト']],
+    ['한국어 café naïve ÉCOLE', ['한국어', 'café', 'naïve', 'école']],
+    ['', []],
+  ])('%s', (input, expected) => {
+    expect(tokens(input)).toEqual(expected);
+  });
+
+  it('splits tokens longer than 255 characters', () => {
+    expect(tokens('a'.repeat(300)).map((t) => t.length)).toEqual([255, 45]);
+  });
+
+  it('never emits empty tokens or upper case, and is stable under re-analysis of its output', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 80 }), (s) => {
+        const out = tokens(s);
+        for (const t of out) {
+          expect(t.length).toBeGreaterThan(0);
+          expect(t).toBe(t.toLowerCase());
+        }
+        expect(tokens(out.join(' '))).toEqual(out);
+      }),
+    );
+  });
+
+  it('tokenizes ASCII text with the fast path exactly as the general loop does, with matching hashes', () => {
+    const ascii = fc.string({ unit: fc.constantFrom(...'aZ09_.,;:\'" -/@x'.split('')), maxLength: 60 });
+    fc.assert(
+      fc.property(ascii, (s) => {
+        const fast: string[] = [];
+        scanTokens(s, (src, start, end, hash) => {
+          fast.push(src.slice(start, end));
+          if (hash !== undefined) expect(hash).toBe(hashRange(src, start, end));
+        });
+        const general: string[] = [];
+        scanTokensGeneral(s, (src, start, end) => general.push(src.slice(start, end)));
+        expect(fast).toEqual(general);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

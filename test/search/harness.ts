@@ -1,0 +1,46 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { serveFlags, type ServeConfig } from '../../src/config/flags.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { buildSearchApp } from '../../src/search/app.js';
+
+/** A search app on a fresh temporary data directory. */
+export interface SearchHarness {
+  readonly app: FastifyInstance;
+  readonly dataDir: string;
+  /** Closes the app (and its store) and builds a new one on the same data directory. */
+  restart(): Promise<FastifyInstance>;
+  close(): Promise<void>;
+}
+
+export function searchConfig(dataDir: string, extra: string[] = []): ServeConfig {
+  return loadConfig(serveFlags, {
+    argv: ['--data.dir', dataDir, '--search.durability', 'async', ...extra],
+    env: {},
+    readFile: () => '',
+  });
+}
+
+export async function startSearch(extra: string[] = []): Promise<SearchHarness> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'portico-search-'));
+  const deps = { logger: pino({ level: 'silent' }), now: Date.now, requestShutdown: () => undefined };
+  let app = await buildSearchApp(searchConfig(dataDir, extra), deps);
+  return {
+    get app() {
+      return app;
+    },
+    dataDir,
+    async restart() {
+      await app.close();
+      app = await buildSearchApp(searchConfig(dataDir, extra), deps);
+      return app;
+    },
+    async close() {
+      await app.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
