@@ -1,0 +1,238 @@
+import { isValidLabelName, isValidMetricName } from './grouping-key.js';
+import type { Label, Metric, MetricFamily, MetricType } from './model.js';
+import { compareStrings, formatLabelSet, seriesKey } from './sanitize.js';
+
+/** The two gauges the gateway keeps per group; pushed families of these names are refused or replaced. */
+export const PUSH_TIME = 'push_time_seconds';
+export const PUSH_FAILURE_TIME = 'push_failure_time_seconds';
+
+const UPPER: Record<MetricType, string> = {
+  counter: 'COUNTER',
+  gauge: 'GAUGE',
+  untyped: 'UNTYPED',
+  summary: 'SUMMARY',
+  histogram: 'HISTOGRAM',
+};
+
+export function upperType(t: MetricType): string {
+  return UPPER[t];
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** What the index needs to know of a group's current families. */
+export interface IndexedGroup {
+  readonly id: string;
+  readonly labels: readonly Label[];
+  readonly familyNames: Iterable<string>;
+}
+
+/**
+ * Incremental version of the check Pushgateway runs with `Gatherers.Gather()` over a copy of the
+ * whole store on every push. It keeps, for every family name, the type each group holds it with,
+ * and for every series (name + sorted labels) the group that holds it, so that a push is checked
+ * in O(size of the push) with the same accept/reject outcome.
+ */
+export class ConsistencyIndex {
+  /** family name → (group id → type) */
+  private readonly families = new Map<string, Map<string, MetricType>>();
+  /** series key → group id */
+  private readonly series = new Map<string, string>();
+  /** group id → grouping labels, for messages */
+  private readonly groupLabels = new Map<string, readonly Label[]>();
+
+  /** @param ownTypes types of the gateway's own metrics (a pushed family of such a name must match). */
+  constructor(private readonly ownTypes: ReadonlyMap<string, MetricType>) {}
+
+  /**
+   * Checks sanitized families about to be stored in group `groupId`. `replacedNames` are the names
+   * of the group's families the push removes (all of them for PUT, the pushed ones for POST).
+   * Returns the problem (without Pushgateway's prefix) or undefined.
+   */
+  check(groupId: string, families: readonly MetricFamily[], replacedNames: ReadonlySet<string>): string | undefined {
+    const pushed = new Map<string, MetricType>();
+    for (const f of families) pushed.set(f.name, f.type);
+    const seen = new Set<string>();
+    for (const f of families) {
+      const problem =
+        this.checkFamilyName(f) ??
+        this.checkTypes(groupId, f) ??
+        this.checkSuffixes(groupId, f, pushed, replacedNames) ??
+        this.checkMetrics(groupId, f, seen);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  }
+
+  private checkFamilyName(f: MetricFamily): string | undefined {
+    if (!isValidMetricName(f.name) || LONE_SURROGATE.test(f.name)) return `metric name ${JSON.stringify(f.name)} is not valid`;
+    if ((f.name === PUSH_TIME || f.name === PUSH_FAILURE_TIME) && f.type !== 'gauge') {
+      return `collected metric "${f.name}" is not a GAUGE: the gateway keeps ${f.name} as a gauge per group (pushed as ${UPPER[f.type]})`;
+    }
+    return undefined;
+  }
+
+  private checkTypes(groupId: string, f: MetricFamily): string | undefined {
+    const own = this.ownTypes.get(f.name);
+    if (own !== undefined && own !== f.type) {
+      return `gathered metric family ${f.name} has type ${UPPER[f.type]} but should have ${UPPER[own]}`;
+    }
+    const holders = this.families.get(f.name);
+    if (holders === undefined) return undefined;
+    for (const [other, type] of holders) {
+      if (other === groupId || type === f.type) continue;
+      const sample = f.metrics[0];
+      const labels = sample ? ` ${formatLabelSet(sample.labels)}` : '';
+      return `collected metric "${f.name}"${labels} is not a ${UPPER[type]}: it was pushed as ${UPPER[f.type]}, but the group ${this.describe(other)} holds "${f.name}" as ${UPPER[type]}`;
+    }
+    return undefined;
+  }
+
+  /** Type of `name` as it would be after the push, or undefined when no family has that name. */
+  private typeAfter(groupId: string, name: string, pushed: ReadonlyMap<string, MetricType>, replaced: ReadonlySet<string>): MetricType | undefined {
+    const p = pushed.get(name);
+    if (p !== undefined) return p;
+    const own = this.ownTypes.get(name);
+    if (own !== undefined) return own;
+    if (name === PUSH_TIME || name === PUSH_FAILURE_TIME) return 'gauge';
+    const holders = this.families.get(name);
+    if (holders === undefined) return undefined;
+    for (const [gid, type] of holders) {
+      if (gid !== groupId || !replaced.has(name)) return type;
+    }
+    return undefined;
+  }
+
+  // client_golang registry.go checkSuffixCollisions, applied to the store as it would be after the push.
+  private checkSuffixes(groupId: string, f: MetricFamily, pushed: ReadonlyMap<string, MetricType>, replaced: ReadonlySet<string>): string | undefined {
+    const name = f.name;
+    for (const suffix of ['_count', '_sum', '_bucket']) {
+      if (!name.endsWith(suffix)) continue;
+      const base = name.slice(0, -suffix.length);
+      const baseType = this.typeAfter(groupId, base, pushed, replaced);
+      if (baseType === 'histogram' || (baseType === 'summary' && suffix !== '_bucket')) {
+        return `collected metric named "${name}" collides with previously collected ${baseType} named "${base}"`;
+      }
+    }
+    if (f.type === 'summary' || f.type === 'histogram') {
+      const suffixes = f.type === 'histogram' ? ['_count', '_sum', '_bucket'] : ['_count', '_sum'];
+      for (const suffix of suffixes) {
+        if (this.typeAfter(groupId, name + suffix, pushed, replaced) !== undefined) {
+          return `collected ${f.type} named "${name}" collides with previously collected metric named "${name + suffix}"`;
+        }
+      }
+    }
+    return undefined;
+  }
+
+  private checkMetrics(groupId: string, f: MetricFamily, seen: Set<string>): string | undefined {
+    for (const m of f.metrics) {
+      const problem = checkMetric(f, m);
+      if (problem !== undefined) return problem;
+      const key = seriesKey(f.name, m.labels);
+      const owner = this.series.get(key);
+      if (seen.has(key) || (owner !== undefined && owner !== groupId)) {
+        const where = owner !== undefined && owner !== groupId ? ` (it is already held by group ${this.describe(owner)})` : ' (twice in this push)';
+        return `collected metric "${f.name}" ${formatLabelSet(m.labels)} was collected before with the same name and label values${where}`;
+      }
+      seen.add(key);
+    }
+    return undefined;
+  }
+
+  private describe(groupId: string): string {
+    return formatLabelSet(this.groupLabels.get(groupId) ?? []);
+  }
+
+  /** Records that group `groupId` now holds `added` and no longer holds `removed` (sanitized families). */
+  update(groupId: string, labels: readonly Label[], removed: Iterable<MetricFamily>, added: Iterable<MetricFamily>): void {
+    this.groupLabels.set(groupId, labels);
+    for (const f of removed) {
+      const holders = this.families.get(f.name);
+      if (holders !== undefined) {
+        holders.delete(groupId);
+        if (holders.size === 0) this.families.delete(f.name);
+      }
+      for (const m of f.metrics) {
+        const key = seriesKey(f.name, m.labels);
+        if (this.series.get(key) === groupId) this.series.delete(key);
+      }
+    }
+    for (const f of added) {
+      let holders = this.families.get(f.name);
+      if (holders === undefined) {
+        holders = new Map();
+        this.families.set(f.name, holders);
+      }
+      holders.set(groupId, f.type);
+      for (const m of f.metrics) this.series.set(seriesKey(f.name, m.labels), groupId);
+    }
+  }
+
+  /** Forgets a deleted group (its families must have been passed as `removed` to update first). */
+  forgetGroup(groupId: string): void {
+    this.groupLabels.delete(groupId);
+  }
+
+  /** Type a family name has in the store (first holder), for rendering. */
+  typeOf(name: string): MetricType | undefined {
+    const holders = this.families.get(name);
+    if (holders === undefined) return undefined;
+    for (const t of holders.values()) return t;
+    return undefined;
+  }
+
+  /** Family names held by at least one group, sorted. */
+  familyNames(): string[] {
+    return [...this.families.keys()].sort(compareStrings);
+  }
+
+  get seriesCount(): number {
+    return this.series.size;
+  }
+
+  clear(): void {
+    this.families.clear();
+    this.series.clear();
+    this.groupLabels.clear();
+  }
+}
+
+/**
+ * Per-metric checks client_golang's checkMetricConsistency makes: the value matches the type,
+ * label names are valid and unique, no `quantile` label on a summary or `le` on a histogram,
+ * and every string is well-formed Unicode.
+ */
+export function checkMetric(f: MetricFamily, m: Metric): string | undefined {
+  const kindOk =
+    f.type === 'summary' ? m.summary !== undefined : f.type === 'histogram' ? m.histogram !== undefined : m.value !== undefined;
+  if (!kindOk) return `collected metric "${f.name}" ${formatLabelSet(m.labels)} is not a ${UPPER[f.type]}`;
+  const names = new Set<string>();
+  for (const [name, value] of m.labels) {
+    if (!isValidLabelName(name) || name.startsWith('__')) {
+      return `collected metric "${f.name}" ${formatLabelSet(m.labels)} has a label with an invalid name: ${name}`;
+    }
+    if (names.has(name)) return `collected metric "${f.name}" ${formatLabelSet(m.labels)} has two or more labels with the same name: ${name}`;
+    names.add(name);
+    if (LONE_SURROGATE.test(value)) return `collected metric "${f.name}" has a label named ${name} whose value is not utf8`;
+    if (f.type === 'summary' && name === 'quantile') {
+      return `collected metric "${f.name}" ${formatLabelSet(m.labels)} has a label named "quantile" which is reserved for summaries`;
+    }
+    if (f.type === 'histogram' && name === 'le') {
+      return `collected metric "${f.name}" ${formatLabelSet(m.labels)} has a label named "le" which is reserved for histogram buckets`;
+    }
+  }
+  return undefined;
+}
+
+/** Label-name duplicates must be caught before sanitizing merges them. */
+export function findDuplicateLabel(f: MetricFamily): string | undefined {
+  for (const m of f.metrics) {
+    const names = new Set<string>();
+    for (const [name] of m.labels) {
+      if (names.has(name)) return `collected metric "${f.name}" ${formatLabelSet(m.labels)} has two or more labels with the same name: ${name}`;
+      names.add(name);
+    }
+  }
+  return undefined;
+}
