@@ -11,7 +11,8 @@ const CORS: Record<string, string> = {
 };
 
 function json(reply: FastifyReply, data: unknown): FastifyReply {
-  return reply.headers(CORS).type('application/json').send(JSON.stringify({ status: 'success', data }));
+  // A Buffer, so that Fastify does not append a charset: Pushgateway sends plain application/json.
+  return reply.headers(CORS).type('application/json').send(Buffer.from(JSON.stringify({ status: 'success', data })));
 }
 
 /** Pushgateway's build_information, with Node's version where Go's would be. */

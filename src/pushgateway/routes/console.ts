@@ -1,11 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { renderConsolePage } from '../console/console-page.js';
 import type { Gateway } from '../gateway.js';
 
 /** The web console at `<prefix>/` (and `<prefix>/status`, as Pushgateway serves both). */
 export function registerConsoleRoutes(app: FastifyInstance, gw: Gateway): void {
   const p = gw.settings.prefix;
-  const page = async (_request: unknown, reply: import('fastify').FastifyReply) =>
+  const page = async (_request: unknown, reply: FastifyReply) =>
     reply.type('text/html; charset=utf-8').send(
       renderConsolePage({
         prefix: p,

@@ -56,10 +56,10 @@ export function registerPushRoutes(app: FastifyInstance, gw: Gateway): void {
 
   const push = (replace: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
     const started = process.hrtime.bigint();
-    const grouping = parseGroupingKey(groupingPath(request, prefix));
-    const ttlMs = ttlOf(request, groupTtlMs);
     const body = (request.body as Buffer | undefined) ?? Buffer.alloc(0);
     try {
+      const grouping = parseGroupingKey(groupingPath(request, prefix));
+      const ttlMs = ttlOf(request, groupTtlMs);
       const families = decodePushBody(body, request.headers['content-type']);
       gw.store.push({ grouping, families, replace, nowMs: gw.now(), ttlMs });
     } finally {
