@@ -18,8 +18,12 @@ export function gatewayConfig(argv: string[] = []): ServeConfig {
 
 /** A settable clock for TTL and push-time tests. */
 export class TestClock {
-  constructor(public ms = Date.UTC(2026, 0, 2, 3, 4, 5, 678)) {}
-  now = (): number => this.ms;
+  constructor(public ms = Date.UTC(2026, 0, 2, 3, 4, 5, 678), private readonly real = false) {}
+  /** A clock that follows the wall clock (for tests against real peers). */
+  static real(): TestClock {
+    return new TestClock(0, true);
+  }
+  now = (): number => (this.real ? Date.now() : this.ms);
   advance(ms: number): void {
     this.ms += ms;
   }
@@ -53,4 +57,13 @@ export function pushedOnly(text: string): string {
     if (keep && line !== '') out.push(line);
   }
   return out.join('\n') + (out.length > 0 ? '\n' : '');
+}
+
+/** Builds the app and listens on 127.0.0.1 port 0; returns the base URL. */
+export async function listenGateway(argv: string[] = [], clock = new TestClock()): Promise<Harness & { url: string }> {
+  const h = await buildGateway(argv, clock);
+  await h.app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = h.app.server.address();
+  const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
+  return { ...h, url: `http://127.0.0.1:${port}` };
 }
