@@ -37,8 +37,8 @@ export function badGzip(): GatewayError {
   return new GatewayError('bad_gzip', 400, 'gzip: invalid header');
 }
 
-export function badGzipData(detail: string): GatewayError {
-  return new GatewayError('bad_gzip', 400, `gzip: ${detail}`);
+export function badGzipData(detail: string, prefixed = true): GatewayError {
+  return new GatewayError('bad_gzip', 400, prefixed ? `gzip: ${detail}` : detail);
 }
 
 export function badTtlHeader(value: string): GatewayError {

@@ -26,10 +26,14 @@ export async function readBody(stream: Readable, contentEncoding: string | undef
     gunzip.destroy();
     stream.resume();
     const code = (err as NodeJS.ErrnoException).code;
+    // Go's gzip.NewReader reads a 10-byte header first: nothing gives "EOF", a short header
+    // "unexpected EOF", a wrong one "gzip: invalid header" (Pushgateway answers these texts).
+    if (code?.startsWith('Z_') && received === 0) throw badGzipData('EOF', false);
+    if (code?.startsWith('Z_') && received < 10) throw badGzipData('unexpected EOF', false);
     if (code === 'Z_DATA_ERROR') {
       throw /header/i.test((err as Error).message) ? badGzip() : badGzipData((err as Error).message);
     }
-    if (code === 'Z_BUF_ERROR') throw badGzipData('unexpected EOF');
+    if (code === 'Z_BUF_ERROR') throw badGzipData('unexpected EOF', false);
     throw err;
   }
 }
