@@ -36,6 +36,8 @@ export interface IndexedGroup {
 export class ConsistencyIndex {
   /** family name → (group id → type) */
   private readonly families = new Map<string, Map<string, MetricType>>();
+  /** family name → (type → number of groups holding the family with that type) */
+  private readonly typeCounts = new Map<string, Map<MetricType, number>>();
   /** series key → group id */
   private readonly series = new Map<string, string>();
   /** group id → grouping labels, for messages */
@@ -77,15 +79,25 @@ export class ConsistencyIndex {
     if (own !== undefined && own !== f.type) {
       return `gathered metric family ${f.name} has type ${UPPER[f.type]} but should have ${UPPER[own]}`;
     }
-    const holders = this.families.get(f.name);
-    if (holders === undefined) return undefined;
-    for (const [other, type] of holders) {
-      if (other === groupId || type === f.type) continue;
-      const sample = f.metrics[0];
-      const labels = sample ? ` ${formatLabelSet(sample.labels)}` : '';
-      return `collected metric "${f.name}"${labels} is not a ${UPPER[type]}: it was pushed as ${UPPER[f.type]}, but the group ${this.describe(other)} holds "${f.name}" as ${UPPER[type]}`;
+    const counts = this.typeCounts.get(f.name);
+    if (counts === undefined) return undefined;
+    // O(1) in the number of groups: compare per-type holder counts, leaving out this group's own.
+    const mine = this.families.get(f.name)?.get(groupId);
+    let conflicting: MetricType | undefined;
+    for (const [type, n] of counts) {
+      if (type !== f.type && n - (mine === type ? 1 : 0) > 0) conflicting = type;
     }
-    return undefined;
+    if (conflicting === undefined) return undefined;
+    let other = '';
+    for (const [gid, type] of this.families.get(f.name) ?? []) {
+      if (gid !== groupId && type === conflicting) {
+        other = gid;
+        break;
+      }
+    }
+    const sample = f.metrics[0];
+    const labels = sample ? ` ${formatLabelSet(sample.labels)}` : '';
+    return `collected metric "${f.name}"${labels} is not a ${UPPER[conflicting]}: it was pushed as ${UPPER[f.type]}, but the group ${this.describe(other)} holds "${f.name}" as ${UPPER[conflicting]}`;
   }
 
   /** Type of `name` as it would be after the push, or undefined when no family has that name. */
@@ -149,8 +161,10 @@ export class ConsistencyIndex {
     this.groupLabels.set(groupId, labels);
     for (const f of removed) {
       const holders = this.families.get(f.name);
-      if (holders !== undefined) {
+      const held = holders?.get(groupId);
+      if (holders !== undefined && held !== undefined) {
         holders.delete(groupId);
+        this.count(f.name, held, -1);
         if (holders.size === 0) this.families.delete(f.name);
       }
       for (const m of f.metrics) {
@@ -164,9 +178,24 @@ export class ConsistencyIndex {
         holders = new Map();
         this.families.set(f.name, holders);
       }
+      const held = holders.get(groupId);
+      if (held !== undefined) this.count(f.name, held, -1);
       holders.set(groupId, f.type);
+      this.count(f.name, f.type, 1);
       for (const m of f.metrics) this.series.set(seriesKey(f.name, m.labels), groupId);
     }
+  }
+
+  private count(name: string, type: MetricType, delta: number): void {
+    let counts = this.typeCounts.get(name);
+    if (counts === undefined) {
+      counts = new Map();
+      this.typeCounts.set(name, counts);
+    }
+    const n = (counts.get(type) ?? 0) + delta;
+    if (n > 0) counts.set(type, n);
+    else counts.delete(type);
+    if (counts.size === 0) this.typeCounts.delete(name);
   }
 
   /** Forgets a deleted group (its families must have been passed as `removed` to update first). */
@@ -193,6 +222,7 @@ export class ConsistencyIndex {
 
   clear(): void {
     this.families.clear();
+    this.typeCounts.clear();
     this.series.clear();
     this.groupLabels.clear();
   }

@@ -20,6 +20,16 @@ function compareEntries(a: Entry, b: Entry): number {
   return compareMetricLabels(a.labels, b.labels) || compareStrings(a.groupId, b.groupId);
 }
 
+/**
+ * The encoder builds a metric's text by concatenation, which V8 keeps as a tree of pieces (a cons
+ * string) until it is read; reading one character flattens it in place. Cached texts are flattened
+ * once here so that they take less memory and every later scrape joins flat strings.
+ */
+function flat(text: string): string {
+  text.charCodeAt(0);
+  return text;
+}
+
 function sameLabels(a: readonly Label[], b: readonly Label[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
@@ -62,7 +72,7 @@ class FamilyView {
       old.entries.forEach((e, i) => {
         const m = metrics[i] as Metric;
         e.metric = m;
-        e.text = renderMetricText(this.name, family.type, m);
+        e.text = flat(renderMetricText(this.name, family.type, m));
       });
       if (old.help !== family.help) {
         this.byGroup.set(groupId, { entries: old.entries, help: family.help, type: family.type });
@@ -71,7 +81,7 @@ class FamilyView {
       return;
     }
     if (old !== undefined) this.removeEntries(old.entries);
-    const entries = metrics.map((m): Entry => ({ groupId, labels: m.labels, metric: m, text: renderMetricText(this.name, family.type, m) }));
+    const entries = metrics.map((m): Entry => ({ groupId, labels: m.labels, metric: m, text: flat(renderMetricText(this.name, family.type, m)) }));
     for (const e of entries) this.entries.splice(this.lowerBound(e), 0, e);
     this.byGroup.set(groupId, { entries, help: family.help, type: family.type });
     this.help = undefined;

@@ -66,7 +66,9 @@ describe('push routes', () => {
     const { app } = await gw();
     const ok = await app.inject({ method: 'PUT', url: '/metrics/job/z', payload: gzipSync('zz 1\n'), headers: { 'content-encoding': 'GZip' } });
     expect(ok.statusCode).toBe(200);
-    const bad = await app.inject({ method: 'PUT', url: '/metrics/job/z', payload: 'zz 1\n', headers: { 'content-encoding': 'gzip' } });
+    const short = await app.inject({ method: 'PUT', url: '/metrics/job/z', payload: 'zz 1\n', headers: { 'content-encoding': 'gzip' } });
+    expect(short.body).toBe('unexpected EOF\n');
+    const bad = await app.inject({ method: 'PUT', url: '/metrics/job/z', payload: 'zz 1\nnot gzip at all\n', headers: { 'content-encoding': 'gzip' } });
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toBe('gzip: invalid header\n');
     expect(bad.headers['content-type']).toBe('text/plain; charset=utf-8');
