@@ -1,0 +1,258 @@
+/**
+ * Delimited protobuf bodies (`application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily;
+ * encoding=delimited`): varint-length-prefixed MetricFamily messages until EOF, as the Go and Java
+ * clients push them and as Prometheus can scrape them. protobufjs does the wire format; this file
+ * maps messages to and from the gateway's model.
+ *
+ * What is kept: name, help, type, labels, counter/gauge/untyped values, summary quantiles, classic
+ * histogram buckets (the float variants of the counts when set), timestamp_ms. What is dropped:
+ * exemplars, created timestamps, unit, and the native-histogram part of a histogram (schema, spans,
+ * deltas). A histogram that is only native therefore arrives with count and sum but no buckets,
+ * which is also what Pushgateway's text exposition shows for it.
+ */
+import protobuf from 'protobufjs';
+import { ExpositionError } from '../errors.js';
+import type { Bucket, Label, Metric, MetricFamily, MetricType, Quantile } from '../model.js';
+import { loadMetricFamilyType } from './metrics-proto.js';
+
+// The schema is a constant; building it once per process is like a constant table, not a registry.
+let familyType: protobuf.Type | undefined;
+function metricFamilyType(): protobuf.Type {
+  return (familyType ??= loadMetricFamilyType());
+}
+
+const TYPE_BY_ENUM: readonly (MetricType | undefined)[] = ['counter', 'gauge', 'summary', 'untyped', 'histogram'];
+const ENUM_BY_TYPE: Readonly<Record<MetricType, number>> = { counter: 0, gauge: 1, summary: 2, untyped: 3, histogram: 4 };
+const ENUM_NAMES = ['COUNTER', 'GAUGE', 'SUMMARY', 'UNTYPED', 'HISTOGRAM', 'GAUGE_HISTOGRAM'];
+
+type Long = protobuf.Long;
+
+/* The decoded message shapes (protobufjs reflection: unset scalars read their default, unset messages null). */
+interface PbLabelPair {
+  name: string;
+  value: string;
+}
+interface PbValue {
+  value: number;
+}
+interface PbSummary {
+  sampleCount: number | Long;
+  sampleSum: number;
+  quantile: { quantile: number; value: number }[];
+}
+interface PbBucket {
+  cumulativeCount: number | Long;
+  cumulativeCountFloat: number;
+  upperBound: number;
+}
+interface PbHistogram {
+  sampleCount: number | Long;
+  sampleCountFloat: number;
+  sampleSum: number;
+  bucket: PbBucket[];
+}
+interface PbMetric {
+  label: PbLabelPair[];
+  gauge: PbValue | null;
+  counter: PbValue | null;
+  untyped: PbValue | null;
+  summary: PbSummary | null;
+  histogram: PbHistogram | null;
+  timestampMs: number | Long;
+}
+interface PbFamily {
+  name: string;
+  help: string;
+  type: number;
+  metric: PbMetric[];
+}
+
+function num(v: number | Long, unsigned: boolean): number {
+  return typeof v === 'number' ? v : protobuf.util.LongBits.from(v).toNumber(unsigned);
+}
+
+function hasField(msg: object, field: string): boolean {
+  return Object.prototype.hasOwnProperty.call(msg, field);
+}
+
+function labelText(labels: readonly Label[]): string {
+  return labels.map(([n, v]) => `label:<name:${JSON.stringify(n)} value:${JSON.stringify(v)} > `).join('');
+}
+
+function toMetric(family: string, type: MetricType, m: PbMetric): Metric {
+  const labels: Label[] = m.label.map((l) => [l.name, l.value]);
+  const base: { labels: Label[]; timestampMs?: number } = { labels };
+  if (hasField(m, 'timestampMs')) base.timestampMs = num(m.timestampMs, false);
+  const wrongKind = (): ExpositionError =>
+    new ExpositionError(
+      `pushed metrics are invalid or inconsistent with existing metrics: collected metric ${JSON.stringify(family)} { ${labelText(labels)}} is not a ${ENUM_NAMES[ENUM_BY_TYPE[type]]}`,
+    );
+  switch (type) {
+    case 'counter':
+    case 'gauge':
+    case 'untyped': {
+      const holder = m[type];
+      if (holder === null) throw wrongKind();
+      return { ...base, value: holder.value };
+    }
+    case 'summary': {
+      const s = m.summary;
+      if (s === null) throw wrongKind();
+      const quantiles: Quantile[] = s.quantile.map((q) => ({ quantile: q.quantile, value: q.value }));
+      return { ...base, summary: { sampleCount: num(s.sampleCount, true), sampleSum: s.sampleSum, quantiles } };
+    }
+    case 'histogram': {
+      const h = m.histogram;
+      if (h === null) throw wrongKind();
+      // As client_golang's encoders do: a positive float count wins over the integer one.
+      const buckets: Bucket[] = h.bucket.map((b) => ({
+        upperBound: b.upperBound,
+        cumulativeCount: b.cumulativeCountFloat > 0 ? b.cumulativeCountFloat : num(b.cumulativeCount, true),
+      }));
+      const sampleCount = h.sampleCountFloat > 0 ? h.sampleCountFloat : num(h.sampleCount, true);
+      return { ...base, histogram: { sampleCount, sampleSum: h.sampleSum, buckets } };
+    }
+  }
+}
+
+function toFamily(f: PbFamily): MetricFamily {
+  const type = TYPE_BY_ENUM[f.type];
+  if (type === undefined) {
+    throw new ExpositionError(
+      `unsupported metric type ${ENUM_NAMES[f.type] ?? String(f.type)} for metric family ${JSON.stringify(f.name)}`,
+    );
+  }
+  return {
+    name: f.name,
+    help: hasField(f, 'help') ? f.help : undefined,
+    type,
+    metrics: f.metric.map((m) => toMetric(f.name, type, m)),
+  };
+}
+
+/**
+ * Decodes varint-length-delimited MetricFamily messages until the end of `body`. A later family
+ * with the same name replaces an earlier one (Pushgateway keys them by name), keeping the earlier
+ * position. Families without metrics are kept (a POST of one empties that family).
+ *
+ * @throws ExpositionError `unexpected EOF` for a truncated message, or a wire-format error.
+ */
+export function parseProtobufDelimited(body: Uint8Array): MetricFamily[] {
+  const type = metricFamilyType();
+  const reader = protobuf.Reader.create(body);
+  const byName = new Map<string, MetricFamily>();
+  while (reader.pos < reader.len) {
+    let message: PbFamily;
+    try {
+      message = type.decodeDelimited(reader) as unknown as PbFamily;
+    } catch (e) {
+      if (e instanceof RangeError) throw new ExpositionError('unexpected EOF', { cause: e });
+      throw new ExpositionError('proto: cannot parse invalid wire-format data', { cause: e });
+    }
+    const family = toFamily(message);
+    byName.set(family.name, family);
+  }
+  return [...byName.values()];
+}
+
+const TWO_64 = 18446744073709551616;
+
+function isUint64(v: number): boolean {
+  return Number.isInteger(v) && v >= 0 && v < TWO_64;
+}
+
+function fromMetric(type: MetricType, m: Metric): Record<string, unknown> {
+  const out: Record<string, unknown> = { label: m.labels.map(([name, value]) => ({ name, value })) };
+  if (m.timestampMs !== undefined) out.timestampMs = m.timestampMs;
+  switch (type) {
+    case 'counter':
+    case 'gauge':
+    case 'untyped':
+      out[type] = { value: m.value ?? 0 };
+      break;
+    case 'summary': {
+      const s = m.summary ?? { sampleCount: 0, sampleSum: 0, quantiles: [] };
+      out.summary = {
+        sampleCount: isUint64(s.sampleCount) ? s.sampleCount : 0,
+        sampleSum: s.sampleSum,
+        quantile: s.quantiles.map((q) => ({ quantile: q.quantile, value: q.value })),
+      };
+      break;
+    }
+    case 'histogram': {
+      const h = m.histogram ?? { sampleCount: 0, sampleSum: 0, buckets: [] };
+      const hist: Record<string, unknown> = {
+        sampleSum: h.sampleSum,
+        bucket: h.buckets.map((b) =>
+          isUint64(b.cumulativeCount)
+            ? { cumulativeCount: b.cumulativeCount, upperBound: b.upperBound }
+            : { cumulativeCountFloat: b.cumulativeCount, upperBound: b.upperBound },
+        ),
+      };
+      if (isUint64(h.sampleCount)) hist.sampleCount = h.sampleCount;
+      else hist.sampleCountFloat = h.sampleCount;
+      out.histogram = hist;
+      break;
+    }
+  }
+  return out;
+}
+
+/** Encodes families as varint-length-delimited MetricFamily messages (what a Go client pushes). */
+export function encodeProtobufDelimited(families: readonly MetricFamily[]): Uint8Array {
+  const type = metricFamilyType();
+  const writer = protobuf.Writer.create();
+  for (const f of families) {
+    const msg: Record<string, unknown> = {
+      name: f.name,
+      type: ENUM_BY_TYPE[f.type],
+      metric: f.metrics.map((m) => fromMetric(f.type, m)),
+    };
+    if (f.help !== undefined) msg.help = f.help;
+    type.encodeDelimited(type.fromObject(msg), writer);
+  }
+  return writer.finish();
+}
+
+export const PROTOBUF_CONTENT_TYPE =
+  'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited';
+
+/**
+ * Parses a media type the way Go's mime.ParseMediaType does for our purpose: type and parameter
+ * names case-insensitive, values case-sensitive and optionally quoted. Undefined when malformed.
+ */
+export function parseMediaType(value: string): { type: string; params: Map<string, string> } | undefined {
+  const parts = value.split(';');
+  const type = (parts[0] ?? '').trim().toLowerCase();
+  const slash = type.indexOf('/');
+  if (slash <= 0 || slash === type.length - 1) return undefined;
+  const params = new Map<string, string>();
+  for (let i = 1; i < parts.length; i++) {
+    const part = parts[i]!.trim();
+    if (part.length === 0) continue;
+    const eq = part.indexOf('=');
+    if (eq <= 0) return undefined;
+    const key = part.slice(0, eq).trim().toLowerCase();
+    let v = part.slice(eq + 1).trim();
+    if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) v = v.slice(1, -1).replace(/\\(.)/g, '$1');
+    if (params.has(key)) return undefined;
+    params.set(key, v);
+  }
+  return { type, params };
+}
+
+/**
+ * True when a push body is delimited protobuf: media type `application/vnd.google.protobuf` with
+ * `proto=io.prometheus.client.MetricFamily` and `encoding=delimited`, in any order. Everything else
+ * (including a missing Content-Type) is read as text 0.0.4, as Pushgateway does.
+ */
+export function isProtobufContentType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const parsed = parseMediaType(contentType);
+  return (
+    parsed !== undefined &&
+    parsed.type === 'application/vnd.google.protobuf' &&
+    parsed.params.get('proto') === 'io.prometheus.client.MetricFamily' &&
+    parsed.params.get('encoding') === 'delimited'
+  );
+}

@@ -1,0 +1,161 @@
+import fc from 'fast-check';
+import protobuf from 'protobufjs';
+import { describe, expect, it } from 'vitest';
+import { ExpositionError } from '../../../src/pushgateway/errors.js';
+import {
+  encodeProtobufDelimited,
+  isProtobufContentType,
+  parseProtobufDelimited,
+} from '../../../src/pushgateway/exposition/protobuf.js';
+import { loadMetricFamilyType } from '../../../src/pushgateway/exposition/metrics-proto.js';
+import type { MetricFamily } from '../../../src/pushgateway/model.js';
+import { familiesArb } from './arbitraries.js';
+
+function encodeRaw(messages: Record<string, unknown>[]): Uint8Array {
+  const type = loadMetricFamilyType();
+  const w = protobuf.Writer.create();
+  for (const m of messages) type.encodeDelimited(type.fromObject(m), w);
+  return w.finish();
+}
+
+describe('parseProtobufDelimited', () => {
+  it('reads every metric type, labels and timestamps', () => {
+    const body = encodeRaw([
+      { name: 'c', help: 'C.', type: 0, metric: [{ label: [{ name: 'a', value: 'b' }], counter: { value: 3 }, timestampMs: 5 }] },
+      { name: 'g', type: 1, metric: [{ gauge: { value: -1.5 } }] },
+      { name: 'u', type: 3, metric: [{ untyped: { value: NaN } }] },
+      { name: 's', type: 2, metric: [{ summary: { sampleCount: 4, sampleSum: 2, quantile: [{ quantile: 0.5, value: 1 }] } }] },
+      {
+        name: 'h',
+        type: 4,
+        metric: [
+          {
+            histogram: {
+              sampleCount: 3,
+              sampleSum: 1,
+              bucket: [
+                { upperBound: 1, cumulativeCount: 2 },
+                { upperBound: Infinity, cumulativeCountFloat: 3.5 },
+              ],
+            },
+          },
+        ],
+      },
+    ]);
+    expect(parseProtobufDelimited(body)).toEqual([
+      { name: 'c', help: 'C.', type: 'counter', metrics: [{ labels: [['a', 'b']], value: 3, timestampMs: 5 }] },
+      { name: 'g', help: undefined, type: 'gauge', metrics: [{ labels: [], value: -1.5 }] },
+      { name: 'u', help: undefined, type: 'untyped', metrics: [{ labels: [], value: NaN }] },
+      {
+        name: 's',
+        help: undefined,
+        type: 'summary',
+        metrics: [{ labels: [], summary: { sampleCount: 4, sampleSum: 2, quantiles: [{ quantile: 0.5, value: 1 }] } }],
+      },
+      {
+        name: 'h',
+        help: undefined,
+        type: 'histogram',
+        metrics: [
+          {
+            labels: [],
+            histogram: {
+              sampleCount: 3,
+              sampleSum: 1,
+              buckets: [
+                { upperBound: 1, cumulativeCount: 2 },
+                { upperBound: Infinity, cumulativeCount: 3.5 },
+              ],
+            },
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('uses sample_count_float when set, and keeps only classic buckets of a native histogram', () => {
+    const body = encodeRaw([
+      {
+        name: 'h',
+        type: 4,
+        metric: [{ histogram: { sampleCountFloat: 2.5, sampleSum: 1, schema: 3, zeroThreshold: 1e-128, positiveSpan: [{ offset: 0, length: 1 }], positiveDelta: [2] } }],
+      },
+    ]);
+    expect(parseProtobufDelimited(body)[0]!.metrics[0]!.histogram).toEqual({ sampleCount: 2.5, sampleSum: 1, buckets: [] });
+  });
+
+  it('lets a later family with the same name win', () => {
+    const body = encodeRaw([
+      { name: 'x', type: 1, metric: [{ gauge: { value: 1 } }] },
+      { name: 'y', type: 1, metric: [{ gauge: { value: 2 } }] },
+      { name: 'x', type: 1, metric: [{ gauge: { value: 3 } }] },
+    ]);
+    expect(parseProtobufDelimited(body).map((f) => [f.name, f.metrics[0]!.value])).toEqual([
+      ['x', 3],
+      ['y', 2],
+    ]);
+  });
+
+  it('reads an empty body as no families', () => {
+    expect(parseProtobufDelimited(new Uint8Array())).toEqual([]);
+  });
+
+  it('refuses a truncated message with unexpected EOF', () => {
+    const body = encodeRaw([{ name: 'x', type: 1, metric: [{ gauge: { value: 1 } }] }]);
+    for (let cut = 1; cut < body.length; cut++) {
+      expect(() => parseProtobufDelimited(body.subarray(0, cut))).toThrow(new ExpositionError('unexpected EOF'));
+    }
+  });
+
+  it('refuses gauge histograms and a value that does not match the type', () => {
+    expect(() => parseProtobufDelimited(encodeRaw([{ name: 'gh', type: 5, metric: [{ histogram: {} }] }]))).toThrow(
+      'unsupported metric type GAUGE_HISTOGRAM for metric family "gh"',
+    );
+    expect(() =>
+      parseProtobufDelimited(encodeRaw([{ name: 'c', type: 0, metric: [{ label: [{ name: 'a', value: 'b' }], gauge: { value: 1 } }] }])),
+    ).toThrow(/^pushed metrics are invalid or inconsistent with existing metrics: collected metric "c" .* is not a COUNTER$/);
+  });
+});
+
+describe('encodeProtobufDelimited', () => {
+  it('round-trips any families', () => {
+    fc.assert(
+      fc.property(familiesArb(true), (families) => {
+        const positive = families.map(nonNegativeCounts);
+        expect(parseProtobufDelimited(encodeProtobufDelimited(positive))).toEqual(positive);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps large and fractional counts', () => {
+    const f: MetricFamily = {
+      name: 'h',
+      help: '',
+      type: 'histogram',
+      metrics: [{ labels: [], histogram: { sampleCount: 2 ** 60, sampleSum: 0, buckets: [{ upperBound: 1, cumulativeCount: 0.5 }] } }],
+    };
+    expect(parseProtobufDelimited(encodeProtobufDelimited([f]))).toEqual([f]);
+  });
+});
+
+/** Counts in the model are non-negative; the generator's counts already are. */
+function nonNegativeCounts(f: MetricFamily): MetricFamily {
+  return f;
+}
+
+describe('isProtobufContentType', () => {
+  it.each([
+    ['application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited', true],
+    ['application/vnd.google.protobuf;encoding=delimited;proto=io.prometheus.client.MetricFamily', true],
+    ['Application/Vnd.Google.Protobuf; Encoding=delimited; PROTO="io.prometheus.client.MetricFamily"', true],
+    ['application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=text', false],
+    ['application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily', false],
+    ['application/vnd.google.protobuf; encoding=Delimited; proto=io.prometheus.client.MetricFamily', false],
+    ['text/plain; version=0.0.4', false],
+    ['', false],
+    [undefined, false],
+  ])('%s → %s', (ct, expected) => {
+    expect(isProtobufContentType(ct)).toBe(expected);
+  });
+});

@@ -1,0 +1,289 @@
+/**
+ * Differential tests against the real Pushgateway 1.5.1: the same bodies and paths must be accepted
+ * or refused alike, with the same error texts, and our encoders must print what it prints.
+ */
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GroupingKeyError } from '../../../src/pushgateway/errors.js';
+import { formatSampleValue } from '../../../src/pushgateway/exposition/go-float.js';
+import {
+  PROTOBUF_CONTENT_TYPE,
+  encodeProtobufDelimited,
+  parseProtobufDelimited,
+} from '../../../src/pushgateway/exposition/protobuf.js';
+import { renderFamiliesText } from '../../../src/pushgateway/exposition/text-encoder.js';
+import { parseText } from '../../../src/pushgateway/exposition/text-parser.js';
+import { encodeGroupingPath, parseGroupingKey } from '../../../src/pushgateway/grouping-key.js';
+import type { Label, Metric, MetricFamily } from '../../../src/pushgateway/model.js';
+import { familyArb, labelNameArb, metricNameArb, normalizeForText, textArb } from './arbitraries.js';
+import { startPushgateway, type PeerResponse, type Pushgateway } from './pushgateway-peer.js';
+
+let pg: Pushgateway;
+
+beforeAll(async () => {
+  pg = await startPushgateway();
+});
+
+afterAll(async () => {
+  await pg?.stop();
+});
+
+const fixture = (name: string): string =>
+  readFileSync(new URL(`../../fixtures/pushgateway/${name}`, import.meta.url), 'utf8');
+
+function ourTextError(body: Uint8Array): string | undefined {
+  try {
+    parseText(body);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+/** PUTs a text body to a fresh group and deletes the group again. */
+async function pushText(body: Uint8Array): Promise<PeerResponse> {
+  const r = await pg.send('PUT', '/metrics/job/peer', body, { 'Content-Type': 'text/plain; version=0.0.4' });
+  await pg.send('DELETE', '/metrics/job/peer');
+  return r;
+}
+
+function expectSameVerdict(body: Uint8Array, ours: string | undefined, theirs: PeerResponse): void {
+  const context = JSON.stringify(Buffer.from(body).toString('latin1'));
+  if (ours !== undefined) {
+    expect({ context, status: theirs.status, text: theirs.text }).toEqual({ context, status: 400, text: `${ours}\n` });
+  } else if (theirs.status !== 200) {
+    // Accepted by the parser but refused by Pushgateway's later checks (timestamps, consistency).
+    expect({ context, status: theirs.status }).toEqual({ context, status: 400 });
+    expect(theirs.text).toMatch(/^pushed metrics are invalid or inconsistent with existing metrics: /);
+  }
+}
+
+describe('text bodies: same verdict and error text as Pushgateway', () => {
+  const cases = JSON.parse(fixture('text-cases.json')) as { body: string; error?: string; divergence?: string }[];
+
+  it.each(cases.filter((c) => c.divergence === undefined).map((c) => [c.body]))('%j', async (body) => {
+    const bytes = Buffer.from(body, 'utf8');
+    expectSameVerdict(bytes, ourTextError(bytes), await pushText(bytes));
+  });
+
+  it('refuses an invalid UTF-8 label value alike', async () => {
+    const bytes = Uint8Array.from([...Buffer.from('a 1\nx{a="ok'), 0xff, ...Buffer.from('"} 1\n')]);
+    expectSameVerdict(bytes, ourTextError(bytes), await pushText(bytes));
+  });
+
+  it('agrees on randomly damaged bodies', async () => {
+    const seeds = [...cases.map((c) => c.body), fixture('python-client.txt'), fixture('openmetrics-counter.txt')];
+    const alphabet = ['"', '\\', '\n', ' ', '\t', '{', '}', ',', '=', '#', 'e', '.', '-', '+', 'x', '_', '\r', 'n', '1', ':'];
+    const edit = fc.oneof(
+      fc.record({ kind: fc.constant('delete' as const), at: fc.nat() }),
+      fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), text: fc.constantFrom(...alphabet) }),
+      fc.record({ kind: fc.constant('byte' as const), at: fc.nat(), byte: fc.constantFrom(0xff, 0xc3, 0x00, 0x80) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...seeds), fc.array(edit, { minLength: 1, maxLength: 3 }), async (seed, edits) => {
+        let bytes = Buffer.from(seed, 'utf8');
+        for (const e of edits) {
+          const at = bytes.length === 0 ? 0 : e.at % (bytes.length + 1);
+          if (e.kind === 'delete') bytes = Buffer.concat([bytes.subarray(0, at), bytes.subarray(at + 1)]);
+          else if (e.kind === 'insert') bytes = Buffer.concat([bytes.subarray(0, at), Buffer.from(e.text), bytes.subarray(at)]);
+          else bytes = Buffer.concat([bytes.subarray(0, at), Buffer.from([e.byte]), bytes.subarray(at)]);
+        }
+        // The one known divergence (TYPE gauge_histogram with samples) is left out.
+        if (/gauge_histogram/i.test(bytes.toString('latin1'))) return;
+        expectSameVerdict(bytes, ourTextError(bytes), await pushText(bytes));
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
+/** Pushgateway adds the grouping labels and instance="" and sorts label pairs by name. */
+function sanitize(families: readonly MetricFamily[], job: string): MetricFamily[] {
+  return families.map((f) => ({
+    ...f,
+    metrics: sortMetrics(
+      f.metrics.map((m): Metric => {
+        const labels = new Map<string, string>(m.labels);
+        labels.set('job', job);
+        if (!labels.has('instance')) labels.set('instance', '');
+        return { ...m, labels: [...labels.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)) };
+      }),
+    ),
+  }));
+}
+
+/**
+ * client_golang's metric order: fewer labels first, then label values position by position,
+ * compared as UTF-8 bytes (not UTF-16 code units: U+F172 sorts before U+1F600 in Go).
+ */
+function sortMetrics(metrics: Metric[]): Metric[] {
+  return [...metrics].sort((a, b) => {
+    if (a.labels.length !== b.labels.length) return a.labels.length - b.labels.length;
+    for (let i = 0; i < a.labels.length; i++) {
+      const c = Buffer.compare(Buffer.from(a.labels[i]![1]), Buffer.from(b.labels[i]![1]));
+      if (c !== 0) return c;
+    }
+    return 0;
+  });
+}
+
+const peerFamiliesArb = fc.uniqueArray(
+  familyArb(
+    false,
+    metricNameArb.map((n) => `peer_${n}`),
+  ),
+  { minLength: 1, maxLength: 4, selector: (f) => f.name },
+);
+
+describe('exposition: our encoders and decoders against Pushgateway', () => {
+  it('prints sample values exactly as Go does', async () => {
+    const values = fc.sample(fc.double(), { numRuns: 300, seed: 42 });
+    values.push(1e6, 1e21, 1e-5, 0.0001, 123456, 1234567, -0, 5e-324, Number('-1128819997049469.2'));
+    const body = values.map((v, i) => `floats{i="${i}"} ${Number.isNaN(v) ? 'NaN' : String(v)}\n`).join('');
+    const put = await pg.send('PUT', '/metrics/job/floats', body);
+    expect(put.status).toBe(200);
+    const text = (await pg.send('GET', '/metrics')).text;
+    await pg.send('DELETE', '/metrics/job/floats');
+    const seen = new Map<number, string>();
+    for (const line of text.split('\n')) {
+      const m = /^floats\{i="(\d+)",instance="",job="floats"\} (\S+)$/.exec(line);
+      if (m) seen.set(Number(m[1]), m[2]!);
+    }
+    expect(seen.size).toBe(values.length);
+    for (const [i, v] of values.entries()) expect({ i, v, text: seen.get(i) }).toEqual({ i, v, text: formatSampleValue(v) });
+  });
+
+  it('renders its whole /metrics page byte for byte', async () => {
+    const put = await pg.send('PUT', '/metrics/job/render/instance/x', fixture('python-client.txt'));
+    expect(put.status).toBe(200);
+    const extra = '# HELP odd Help with \\\\ and \\n and "quotes".\n# TYPE odd gauge\nodd{v="a\\\\b\\"c\\nd",w="é😀"} 1e-7\n# TYPE h histogram\nh_bucket{le="0.5"} 3\nh_sum 1234567\nh_count 4\n';
+    expect((await pg.send('PUT', '/metrics/job/render2', extra)).status).toBe(200);
+    const page = (await pg.send('GET', '/metrics')).text;
+    await pg.send('DELETE', '/metrics/job/render/instance/x');
+    await pg.send('DELETE', '/metrics/job/render2');
+    expect(page).toContain('h_bucket{instance="",job="render2",le="+Inf"} 4\n');
+    expect(renderFamiliesText(parseText(page))).toBe(page);
+  });
+
+  it('accepts our protobuf and gives back the same families, in protobuf and in text', async () => {
+    await fc.assert(
+      fc.asyncProperty(peerFamiliesArb, async (families) => {
+        const put = await pg.send('PUT', '/metrics/job/proto', encodeProtobufDelimited(families), {
+          'Content-Type': PROTOBUF_CONTENT_TYPE,
+        });
+        expect({ status: put.status, text: put.text }).toEqual({ status: 200, text: '' });
+        const proto = await pg.send('GET', '/metrics', undefined, { Accept: PROTOBUF_CONTENT_TYPE });
+        const text = await pg.send('GET', '/metrics');
+        await pg.send('DELETE', '/metrics/job/proto');
+        const expected = sanitize(families, 'proto').sort((a, b) => (a.name < b.name ? -1 : 1));
+        const mine = (fs: MetricFamily[]): MetricFamily[] => fs.filter((f) => f.name.startsWith('peer_'));
+        expect(mine(parseProtobufDelimited(proto.body))).toEqual(expected);
+        expect(mine(parseText(text.body))).toEqual(expected.map(normalizeForText));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('refuses a truncated protobuf body with the same text', async () => {
+    const body = encodeProtobufDelimited([{ name: 'x', help: 'h', type: 'gauge', metrics: [{ labels: [], value: 1 }] }]);
+    const r = await pg.send('PUT', '/metrics/job/trunc', body.subarray(0, body.length - 2), {
+      'Content-Type': PROTOBUF_CONTENT_TYPE,
+    });
+    expect({ status: r.status, text: r.text }).toEqual({ status: 400, text: 'unexpected EOF\n' });
+    expect(() => parseProtobufDelimited(body.subarray(0, body.length - 2))).toThrow('unexpected EOF');
+  });
+});
+
+async function groupLabels(): Promise<Record<string, string>[]> {
+  const api = JSON.parse((await pg.send('GET', '/api/v1/metrics')).text) as { data: { labels: Record<string, string> }[] };
+  return api.data.map((g) => g.labels);
+}
+
+/** DELETE is queued (202) in Pushgateway, so wait until the group is really gone. */
+async function expectNoGroups(): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if ((await groupLabels()).length === 0) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  expect(await groupLabels()).toEqual([]);
+}
+
+function ourGroupingVerdict(raw: string): { labels?: Record<string, string>; status?: number; text?: string } {
+  try {
+    return { labels: Object.fromEntries(parseGroupingKey(raw)) };
+  } catch (e) {
+    if (!(e instanceof GroupingKeyError)) throw e;
+    return { status: e.statusCode, text: `${e.message}\n` };
+  }
+}
+
+describe('grouping keys: same labels and errors as Pushgateway', () => {
+  // Not sent: an invalid base64 job (Pushgateway 1.5.1 then hangs every later job@base64 request,
+  // fixed in 1.6.1), paths Go's ServeMux redirects (`job/`, `//`), and malformed %-escapes (Go's
+  // server answers those with a bare 400 before any handler).
+  it.each([
+    'job/batch',
+    'job/batch/instance/a',
+    'job@base64/YmF0Y2g/path@base64/L3Zhci90bXA=',
+    'job@base64/YmF0Y2g==/p@base64/L3Zhci90bXA',
+    'job/x/e@base64/=',
+    'job/x/e@base64/',
+    'job/x/inst/',
+    'job/x/a/1/a/2',
+    'job/jl/job/other',
+    'job/a%20b+c',
+    'job%2Fbatch',
+    'job/%C3%A9t%C3%A9/b/%E2%82%AC',
+    'job/x/a@base64/w6l0w6k',
+    'job/x/a/b/c',
+    'job/x/a/b%2Fc',
+    'job/x/a-b/1',
+    'job/x/__a/1',
+    'job/x/1a/1',
+    'job@base64/=',
+    'job/x/a@base64/foo.bar',
+    'job/x/a@base64/YQ+',
+    'job/x/a@base64/Y',
+    'job/x/a@base64/YWJjZ',
+    'foo/bar',
+  ])('%s', async (raw) => {
+    const put = await pg.send('PUT', `/metrics/${raw}`, '');
+    const groups = await groupLabels();
+    if (put.status === 200) await pg.send('DELETE', `/metrics/${raw}`);
+    const ours = ourGroupingVerdict(raw);
+    if (ours.labels !== undefined) {
+      expect(put.status).toBe(200);
+      expect(groups).toEqual([ours.labels]);
+    } else {
+      expect({ status: put.status, text: put.text }).toEqual({ status: ours.status, text: ours.text });
+    }
+    await expectNoGroups();
+  });
+
+  it('reads back any labels encoded by encodeGroupingPath', async () => {
+    const labels = fc.uniqueArray(
+      fc.tuple(
+        labelNameArb.filter((n) => n !== 'job'),
+        textArb,
+      ),
+      { selector: (l) => l[0], maxLength: 4 },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        textArb.filter((v) => v.length > 0),
+        labels,
+        async (job, ls) => {
+          const all: Label[] = [['job', job], ...ls.map(([n, v]): Label => [n, v])];
+          const path = `/metrics/${encodeGroupingPath(all)}`;
+          const put = await pg.send('PUT', path, '');
+          expect({ path, status: put.status, text: put.text }).toEqual({ path, status: 200, text: '' });
+          expect(await groupLabels()).toEqual([Object.fromEntries(all)]);
+          expect((await pg.send('DELETE', path)).status).toBe(202);
+          await expectNoGroups();
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
