@@ -141,7 +141,7 @@ describe('side by side with Debian prometheus-pushgateway', () => {
     for (const step of bad) {
       const a = await send(pgUrl, step);
       const b = await send(portico?.url as string, step);
-      expect({ step: step.path, body: step.body, ...b }).toEqual({ step: step.path, body: step.body, ...a });
+      expect({ step: step.path, sent: step.body, ...b }).toEqual({ step: step.path, sent: step.body, ...a });
     }
   });
 });
