@@ -1,3 +1,4 @@
+import { renderOpenMetricsHeader, renderOpenMetricsMetric } from './exposition/openmetrics-encoder.js';
 import { renderFamilyHeader, renderMetricText } from './exposition/text-encoder.js';
 import type { Label, Metric, MetricFamily, MetricType } from './model.js';
 import { compareMetricLabels, compareStrings } from './sanitize.js';
@@ -8,7 +9,12 @@ interface Entry {
   metric: Metric;
   /** Text 0.0.4 lines of this metric, rendered once per change. */
   text: string;
+  /** OpenMetrics lines, rendered on the first OpenMetrics scrape after a change. */
+  omText: string | undefined;
 }
+
+/** The cached exposition formats. */
+export type CachedFormat = 'text' | 'openmetrics';
 
 interface Contribution {
   readonly entries: Entry[];
@@ -49,6 +55,7 @@ class FamilyView {
   private readonly entries: Entry[] = [];
   private readonly byGroup = new Map<string, Contribution>();
   private text: string | undefined;
+  private omText: string | undefined;
   private help: { value: string | undefined } | undefined;
 
   constructor(readonly name: string) {}
@@ -60,6 +67,7 @@ class FamilyView {
   set(groupId: string, family: MetricFamily | undefined): void {
     const old = this.byGroup.get(groupId);
     this.text = undefined;
+    this.omText = undefined;
     if (family === undefined) {
       if (old === undefined) return;
       this.removeEntries(old.entries);
@@ -73,6 +81,7 @@ class FamilyView {
         const m = metrics[i] as Metric;
         e.metric = m;
         e.text = flat(renderMetricText(this.name, family.type, m));
+        e.omText = undefined;
       });
       if (old.help !== family.help) {
         this.byGroup.set(groupId, { entries: old.entries, help: family.help, type: family.type });
@@ -81,7 +90,7 @@ class FamilyView {
       return;
     }
     if (old !== undefined) this.removeEntries(old.entries);
-    const entries = metrics.map((m): Entry => ({ groupId, labels: m.labels, metric: m, text: flat(renderMetricText(this.name, family.type, m)) }));
+    const entries = metrics.map((m): Entry => ({ groupId, labels: m.labels, metric: m, text: flat(renderMetricText(this.name, family.type, m)), omText: undefined }));
     for (const e of entries) this.entries.splice(this.lowerBound(e), 0, e);
     this.byGroup.set(groupId, { entries, help: family.help, type: family.type });
     this.help = undefined;
@@ -133,13 +142,25 @@ class FamilyView {
     return 'untyped';
   }
 
-  render(helpOverride: string | undefined): string {
-    if (this.text === undefined) {
-      const parts: string[] = [renderFamilyHeader(this.name, this.resolvedHelp(helpOverride), this.type())];
-      for (const e of this.entries) parts.push(e.text);
-      this.text = parts.join('');
+  render(format: CachedFormat, helpOverride: string | undefined): string {
+    const type = this.type();
+    if (format === 'text') {
+      if (this.text === undefined) {
+        const parts: string[] = [renderFamilyHeader(this.name, this.resolvedHelp(helpOverride), type)];
+        for (const e of this.entries) parts.push(e.text);
+        this.text = parts.join('');
+      }
+      return this.text;
     }
-    return this.text;
+    if (this.omText === undefined) {
+      const parts: string[] = [renderOpenMetricsHeader(this.name, this.resolvedHelp(helpOverride), type)];
+      for (const e of this.entries) {
+        e.omText ??= flat(renderOpenMetricsMetric(this.name, type, e.metric));
+        parts.push(e.omText);
+      }
+      this.omText = parts.join('');
+    }
+    return this.omText;
   }
 
   model(helpOverride: string | undefined): MetricFamily {
@@ -186,9 +207,9 @@ export class ExpositionCache {
     return this.sortedNames;
   }
 
-  /** Every family's text 0.0.4, sorted by name. */
-  rendered(): RenderedFamily[] {
-    return this.names().map((name) => ({ name, text: (this.views.get(name) as FamilyView).render(this.helpOverrides.get(name)) }));
+  /** Every family's text in `format` (text 0.0.4 or OpenMetrics, without `# EOF`), sorted by name. */
+  rendered(format: CachedFormat = 'text'): RenderedFamily[] {
+    return this.names().map((name) => ({ name, text: (this.views.get(name) as FamilyView).render(format, this.helpOverrides.get(name)) }));
   }
 
   /** Every family merged across groups, sorted, for the other formats and the API. */

@@ -1,5 +1,5 @@
 import { ConsistencyIndex, PUSH_FAILURE_TIME, PUSH_TIME, findDuplicateLabel } from './consistency-index.js';
-import { ExpositionCache, type RenderedFamily } from './exposition-cache.js';
+import { ExpositionCache, type CachedFormat, type RenderedFamily } from './exposition-cache.js';
 import { ConsistencyError, timestampsRefused } from './gateway-errors.js';
 import { groupingKeyId } from './grouping-key.js';
 import type { Label, MetricFamily, MetricType } from './model.js';
@@ -68,8 +68,8 @@ export interface GroupStore {
   /** Groups sorted by grouping key. */
   groups(nowMs: number): readonly Group[];
   get(grouping: readonly Label[], nowMs: number): Group | undefined;
-  /** Text 0.0.4 of every pushed family (push_time families included), sorted by name. */
-  rendered(nowMs: number): RenderedFamily[];
+  /** Text 0.0.4 (or OpenMetrics) of every pushed family (push_time families included), sorted by name. */
+  rendered(nowMs: number, format?: CachedFormat): RenderedFamily[];
   /** The same families as models, for OpenMetrics, protobuf and merging. */
   families(nowMs: number): MetricFamily[];
   /** Set while the store holds an inconsistency (only possible with the check disabled). */
@@ -322,9 +322,9 @@ export class InMemoryGroupStore implements GroupStore {
     return this.byId.get(groupingKeyId(grouping));
   }
 
-  rendered(nowMs: number): RenderedFamily[] {
+  rendered(nowMs: number, format: CachedFormat = 'text'): RenderedFamily[] {
     this.expire(nowMs);
-    return this.cache.rendered();
+    return this.cache.rendered(format);
   }
 
   families(nowMs: number): MetricFamily[] {

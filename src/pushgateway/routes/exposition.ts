@@ -3,6 +3,7 @@ import { gzip } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { negotiateFormat } from '../exposition/negotiate.js';
 import { OPENMETRICS_CONTENT_TYPE, renderFamiliesOpenMetrics } from '../exposition/openmetrics-encoder.js';
+import type { CachedFormat } from '../exposition-cache.js';
 import { PROTOBUF_CONTENT_TYPE, encodeProtobufDelimited } from '../exposition/protobuf.js';
 import { TEXT_CONTENT_TYPE, renderFamiliesText } from '../exposition/text-encoder.js';
 import type { Gateway } from '../gateway.js';
@@ -36,24 +37,34 @@ export function mergeFamilies(a: readonly MetricFamily[], b: readonly MetricFami
   return out;
 }
 
-/** Text 0.0.4 of the store's cached family texts merged with the gateway's own families, in name order. */
-export function renderText(gw: Gateway, own: readonly MetricFamily[]): string {
-  const pushed = gw.store.rendered(gw.now());
+function renderOne(format: CachedFormat, family: MetricFamily): string {
+  if (format === 'text') return renderFamiliesText([family]);
+  const om = renderFamiliesOpenMetrics([family]);
+  return om.slice(0, -'# EOF\n'.length);
+}
+
+/**
+ * The store's cached family texts merged with the gateway's own families, in name order (text
+ * 0.0.4, or OpenMetrics ending with `# EOF`).
+ */
+export function renderCached(gw: Gateway, own: readonly MetricFamily[], format: CachedFormat): string {
+  const pushed = gw.store.rendered(gw.now(), format);
   const parts: string[] = [];
   let j = 0;
   for (const p of pushed) {
-    while (j < own.length && compareStrings((own[j] as MetricFamily).name, p.name) < 0) parts.push(renderFamiliesText([own[j++] as MetricFamily]));
+    while (j < own.length && compareStrings((own[j] as MetricFamily).name, p.name) < 0) parts.push(renderOne(format, own[j++] as MetricFamily));
     const same = own[j];
     if (same !== undefined && same.name === p.name) {
       // Rare: someone pushed a family named like one of the gateway's own; merge the two uncached.
       const stored = gw.store.families(gw.now()).find((f) => f.name === p.name);
-      parts.push(renderFamiliesText(mergeFamilies(stored ? [stored] : [], [same])));
+      for (const f of mergeFamilies(stored ? [stored] : [], [same])) parts.push(renderOne(format, f));
       j++;
     } else {
       parts.push(p.text);
     }
   }
-  while (j < own.length) parts.push(renderFamiliesText([own[j++] as MetricFamily]));
+  while (j < own.length) parts.push(renderOne(format, own[j++] as MetricFamily));
+  if (format === 'openmetrics') parts.push('# EOF\n');
   return parts.join('');
 }
 
@@ -86,18 +97,12 @@ export function registerExpositionRoute(app: FastifyInstance, gw: Gateway): void
       const format = negotiateFormat(request.headers.accept);
       let body: string | Uint8Array;
       let contentType: string;
-      if (format === 'text') {
-        body = renderText(gw, own);
-        contentType = TEXT_CONTENT_TYPE;
+      if (format === 'text' || format === 'openmetrics') {
+        body = renderCached(gw, own, format);
+        contentType = format === 'text' ? TEXT_CONTENT_TYPE : OPENMETRICS_CONTENT_TYPE;
       } else {
-        const families = mergeFamilies(gw.store.families(gw.now()), own);
-        if (format === 'openmetrics') {
-          body = renderFamiliesOpenMetrics(families);
-          contentType = OPENMETRICS_CONTENT_TYPE;
-        } else {
-          body = encodeProtobufDelimited(families);
-          contentType = PROTOBUF_CONTENT_TYPE;
-        }
+        body = encodeProtobufDelimited(mergeFamilies(gw.store.families(gw.now()), own));
+        contentType = PROTOBUF_CONTENT_TYPE;
       }
       reply.type(contentType).header('vary', 'Accept-Encoding');
       if (acceptsGzip(request.headers['accept-encoding'])) {
