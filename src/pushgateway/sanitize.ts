@@ -6,12 +6,24 @@ import type { Label, Metric, MetricFamily } from './model.js';
  * when the metric has no instance label, and the pairs end up sorted by name.
  */
 export function sanitizeLabels(labels: readonly Label[], grouping: readonly Label[]): Label[] {
-  const out = new Map<string, string>();
-  for (const [name, value] of labels) out.set(name, value);
-  for (const [name, value] of grouping) out.set(name, value);
-  if (!out.has('instance')) out.set('instance', '');
-  return [...out].sort(byLabelName);
+  // The label tuples are reused rather than copied: every metric of a push shares the grouping
+  // key's tuples, which matters for memory with many series.
+  const out: Label[] = [];
+  let hasInstance = false;
+  outer: for (const l of labels) {
+    for (const g of grouping) if (g[0] === l[0]) continue outer;
+    if (l[0] === 'instance') hasInstance = true;
+    out.push(l);
+  }
+  for (const g of grouping) {
+    if (g[0] === 'instance') hasInstance = true;
+    out.push(g);
+  }
+  if (!hasInstance) out.push(EMPTY_INSTANCE);
+  return out.sort(byLabelName);
 }
+
+const EMPTY_INSTANCE: Label = ['instance', ''];
 
 function byLabelName(a: Label, b: Label): number {
   return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
@@ -31,9 +43,10 @@ export function sanitizeFamily(family: MetricFamily, grouping: readonly Label[])
  * occur in valid UTF-8, so two different label sets never share a key.
  */
 export function seriesKey(name: string, sortedLabels: readonly Label[]): string {
-  let key = name;
-  for (const [n, v] of sortedLabels) key += `\xff${n}\xff${v}`;
-  return key;
+  // join() gives one flat string; `+=` would keep a tree of pieces alive in the index.
+  const parts: string[] = [name];
+  for (const [n, v] of sortedLabels) parts.push(n, v);
+  return parts.join('\xff');
 }
 
 /** `{a="1",b="2"}` for messages; values JSON-quoted so that odd characters stay visible. */
