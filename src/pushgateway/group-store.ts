@@ -57,8 +57,12 @@ export interface PushOutcome {
 export interface GroupStore {
   /** Validates and stores a push; throws ConsistencyError (after recording the failure time) when refused. */
   push(req: PushRequest): PushOutcome;
-  /** Records a refused push on the group (creating it if missing), as Pushgateway's setPushFailedTimestamp. */
-  recordFailure(grouping: readonly Label[], nowMs: number): void;
+  /**
+   * Records a refused push on the group (creating it if missing), as Pushgateway's
+   * setPushFailedTimestamp. A group created this way gets `ttlMs` (so that a TTL also reaps groups
+   * whose pushes never succeeded); an existing group keeps its expiry.
+   */
+  recordFailure(grouping: readonly Label[], nowMs: number, ttlMs?: number): void;
   /** Deletes the group with exactly this grouping key; false if there was none. */
   delete(grouping: readonly Label[], nowMs: number): boolean;
   /** Deletes every group at once. */
@@ -152,7 +156,7 @@ export class InMemoryGroupStore implements GroupStore {
     this.expire(req.nowMs);
     const id = groupingKeyId(req.grouping);
     if (hasTimestamps(req.families)) {
-      this.recordFailure(req.grouping, req.nowMs);
+      this.recordFailure(req.grouping, req.nowMs, req.ttlMs);
       throw timestampsRefused();
     }
     // Pushed push_time_seconds / push_failure_time_seconds gauges are replaced by the gateway's own.
@@ -167,7 +171,7 @@ export class InMemoryGroupStore implements GroupStore {
     for (const f of sanitized) replaced.add(f.name);
     problem ??= this.index.check(id, sanitized, replaced);
     if (problem !== undefined && this.checkConsistency) {
-      this.recordFailure(req.grouping, req.nowMs);
+      this.recordFailure(req.grouping, req.nowMs, req.ttlMs);
       throw new ConsistencyError(problem);
     }
     const stored = sanitized.filter((f) => f.name !== PUSH_TIME && f.name !== PUSH_FAILURE_TIME);
@@ -239,9 +243,16 @@ export class InMemoryGroupStore implements GroupStore {
     });
   }
 
-  recordFailure(grouping: readonly Label[], nowMs: number): void {
+  recordFailure(grouping: readonly Label[], nowMs: number, ttlMs?: number): void {
     const id = groupingKeyId(grouping);
-    const group = this.byId.get(id) ?? this.create(id, grouping);
+    let group = this.byId.get(id);
+    if (group === undefined) {
+      group = this.create(id, grouping);
+      if (ttlMs !== undefined && ttlMs > 0) {
+        group.expiresAtMs = nowMs + ttlMs;
+        this.schedule(group);
+      }
+    }
     group.pushFailureTimeSeconds = nowMs / 1000;
     this.renderPushTimes(group);
     this.changed();

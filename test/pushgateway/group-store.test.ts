@@ -274,6 +274,13 @@ describe('InMemoryGroupStore: TTL', () => {
     expect(store.groups(T0 + 1_000_000)).toHaveLength(1);
   });
 
+  it('gives a group created by a refused push the TTL too', () => {
+    const store = new InMemoryGroupStore();
+    refused(() => store.push(req('a', [{ name: 'm', help: undefined, type: 'gauge', metrics: [{ labels: [], value: 1, timestampMs: 1 }] }], { ttlMs: 5000 })));
+    expect(store.groups(T0 + 4999)).toHaveLength(1);
+    expect(store.groups(T0 + 5000)).toHaveLength(0);
+  });
+
   it('honours a shorter TTL pushed later', () => {
     const store = new InMemoryGroupStore();
     store.push(req('a', [gauge('m', 1)], { ttlMs: 100_000 }));

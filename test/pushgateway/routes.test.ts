@@ -141,6 +141,13 @@ describe('push routes', () => {
     expect(unknown.body).toBe('404 page not found\n');
   });
 
+  it('reads an empty value from // (what prom-client sends), where Pushgateway redirects', async () => {
+    const { app } = await gw();
+    expect((await app.inject({ method: 'PUT', url: '/metrics/job/j/a//b/c', payload: 'x 1\n' })).statusCode).toBe(200);
+    const data = (await app.inject({ method: 'GET', url: '/api/v1/metrics' })).json() as { data: { labels: Record<string, string> }[] };
+    expect(data.data[0]?.labels).toEqual({ a: '', b: 'c', job: 'j' });
+  });
+
   it('decodes @base64 job and label values, = for empty', async () => {
     const { app } = await gw();
     const job = Buffer.from('a/b').toString('base64url');
