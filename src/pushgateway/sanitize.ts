@@ -39,14 +39,15 @@ export function sanitizeFamily(family: MetricFamily, grouping: readonly Label[])
 
 /**
  * Identity of one series (or one summary/histogram metric) across the store: the family name and
- * the sorted label pairs, joined with 0xFF as Prometheus' model.SeparatorByte does; 0xFF cannot
- * occur in valid UTF-8, so two different label sets never share a key.
+ * the sorted label pairs joined by a lone surrogate (U+D800). Prometheus joins with the byte 0xFF,
+ * which valid UTF-8 cannot contain; a JS string can hold U+00FF, but never a lone surrogate in a
+ * stored label (they are refused as invalid UTF-8), so two label sets never share a key.
  */
 export function seriesKey(name: string, sortedLabels: readonly Label[]): string {
   // join() gives one flat string; `+=` would keep a tree of pieces alive in the index.
   const parts: string[] = [name];
   for (const [n, v] of sortedLabels) parts.push(n, v);
-  return parts.join('\xff');
+  return parts.join('\uD800');
 }
 
 /** `{a="1",b="2"}` for messages; values JSON-quoted so that odd characters stay visible. */

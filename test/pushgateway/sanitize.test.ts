@@ -24,8 +24,7 @@ describe('ordering and identities', () => {
   });
 
   it('never gives two label sets the same series key', () => {
-    expect(seriesKey('m', [['a', 'b'], ['c', 'd']])).not.toBe(seriesKey('m', [['a', 'b\xffc'], ['', 'd']].slice(0, 1)));
-    expect(seriesKey('m', [['a', '1']])).toBe('m\xffa\xff1');
+    expect(seriesKey('m', [['a', 'b'], ['c', 'd']])).not.toBe(seriesKey('m', [['a', 'b\xffc\xffd']]));
   });
 });
 
