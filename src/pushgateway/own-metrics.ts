@@ -33,7 +33,19 @@ export class OwnMetrics {
   private readonly pushDuration: Summary<'method'>;
   private readonly pushSize: Summary<'method'>;
 
-  constructor(build: BuildInfo) {
+  private cached: { atMs: number; families: Promise<MetricFamily[]> } | undefined;
+
+  /**
+   * @param maxAgeMs how long collected values are reused (default 1000 ms): collecting the process
+   *   and Node.js metrics costs several ms of system calls, more than serving every pushed group,
+   *   and nobody scrapes more often than once a second.
+   * @param now clock in ms (injected for tests)
+   */
+  constructor(
+    build: BuildInfo,
+    private readonly maxAgeMs = 1000,
+    private readonly now: () => number = Date.now,
+  ) {
     collectDefaultMetrics({ register: this.registry });
     const info = new Gauge({
       name: 'pushgateway_build_info',
@@ -89,10 +101,17 @@ export class OwnMetrics {
     return out;
   }
 
-  /** Current values as the shared model, sorted by name. */
-  async families(): Promise<MetricFamily[]> {
-    const json = await this.registry.getMetricsAsJSON();
-    return json.map(toFamily).sort((a, b) => compareStrings(a.name, b.name));
+  /** Current values (at most maxAgeMs old) as the shared model, sorted by name. */
+  families(): Promise<MetricFamily[]> {
+    const now = this.now();
+    if (this.cached === undefined || now - this.cached.atMs >= this.maxAgeMs || now < this.cached.atMs) {
+      const families = this.registry.getMetricsAsJSON().then((json) => json.map(toFamily).sort((a, b) => compareStrings(a.name, b.name)));
+      this.cached = { atMs: now, families };
+      families.catch(() => {
+        if (this.cached?.families === families) this.cached = undefined;
+      });
+    }
+    return this.cached.families;
   }
 }
 

@@ -133,8 +133,10 @@ export async function loadGroups(file: string): Promise<Group[]> {
 
 /** Writes the file atomically: a temporary file in the same directory, fsync, rename. */
 export async function saveGroups(file: string, groups: readonly Group[]): Promise<void> {
+  // Encoded before the first await: the snapshot is the store at one instant.
+  const text = encodeGroups(groups);
   await mkdir(dirname(file), { recursive: true });
-  await writeFileAtomic(file, encodeGroups(groups), { fsync: true });
+  await writeFileAtomic(file, text, { fsync: true });
 }
 
 export interface PersisterOptions {
