@@ -15,6 +15,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseText } from '../src/pushgateway/exposition/text-parser.js';
+import { InMemoryGroupStore } from '../src/pushgateway/group-store.js';
 
 const PG_BIN = '/usr/bin/prometheus-pushgateway';
 const WRK = '/usr/bin/wrk';
@@ -131,6 +133,22 @@ function rssMiB(pid: number | undefined): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
+/**
+ * CPU time of one POST in the store alone (parse excluded), at a given number of groups: the HTTP
+ * measurement on a shared machine is noisy, this one shows whether push cost grows with the store.
+ */
+function storePushMicros(groups: number): number {
+  const store = new InMemoryGroupStore();
+  for (let i = 0; i < groups; i++) store.push({ grouping: [['instance', `i${i}`], ['job', 'bench']], families: parseText(body(i)), replace: true, nowMs: 1 });
+  const bodies = Array.from({ length: 20_000 }, (_, i) => parseText(body(i)));
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < bodies.length; i++) {
+    store.push({ grouping: [['instance', `i${(i * 7919) % groups}`], ['job', 'bench']], families: bodies[i] as ReturnType<typeof parseText>, replace: false, nowMs: 2 });
+  }
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / bodies.length;
+}
+
 async function main(): Promise<void> {
   if (!args.includes('--no-build')) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
   const dir = mkdtempSync(join(tmpdir(), 'pg-bench-'));
@@ -195,6 +213,10 @@ async function main(): Promise<void> {
     await pg.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+  const small = storePushMicros(SMALL);
+  const large = storePushMicros(LARGE);
+  rows.push([`Portico store CPU µs per push, ${SMALL} groups`, small, NaN]);
+  rows.push([`Portico store CPU µs per push, ${LARGE} groups (vs ${SMALL}: ×${(large / small).toFixed(2)})`, large, NaN]);
   const fmt = (n: number) => (Number.isNaN(n) ? '-' : n >= 100 ? n.toFixed(0) : n.toFixed(2));
   console.log(`\n${'measure'.padEnd(58)} ${'Portico'.padStart(10)} ${'Pushgw'.padStart(10)} ${'Portico/Pushgw'.padStart(15)}`);
   for (const [name, p, g] of rows) {
