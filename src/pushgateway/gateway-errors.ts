@@ -1,19 +1,21 @@
+import { PushgatewayError } from './errors.js';
+
 /**
- * Errors of the push gateway's store and routes (the exposition and grouping-key errors live in
- * errors.ts). Messages follow Pushgateway's texts where it has one; `status` is the HTTP answer.
+ * Errors of the push gateway's store and routes, on the area's PushgatewayError base (errors.ts
+ * holds the exposition and grouping-key ones). Messages follow Pushgateway's texts where it has one.
  */
 
 export const CONSISTENCY_PREFIX = 'pushed metrics are invalid or inconsistent with existing metrics: ';
 
-export class GatewayError extends Error {
+export class GatewayError extends PushgatewayError {
   override readonly name: string = 'GatewayError';
   constructor(
     readonly code: string,
-    readonly statusCode: number,
+    statusCode: number,
     message: string,
-    options?: ErrorOptions,
+    options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(message, statusCode, options);
   }
 }
 
@@ -43,8 +45,4 @@ export function badGzipData(detail: string, prefixed = true): GatewayError {
 
 export function badTtlHeader(value: string): GatewayError {
   return new GatewayError('bad_ttl', 400, `invalid X-Portico-Group-TTL header "${value}": expected a duration like 30s, 5m, 1h30m, or 0 for none`);
-}
-
-export function adminApiDisabled(): GatewayError {
-  return new GatewayError('admin_disabled', 404, '404 page not found');
 }
