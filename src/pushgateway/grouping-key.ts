@@ -4,7 +4,8 @@
  * and written the way a client should write it so that any label value survives the trip.
  */
 import { GroupingKeyError } from './errors.js';
-import { goQuote, isWellFormedString } from './exposition/go-quote.js';
+import { isUtf8 } from 'node:buffer';
+import { goQuote, goQuoteBytes, isWellFormedString } from './exposition/go-quote.js';
 import type { Label } from './model.js';
 
 const BASE64_SUFFIX = '@base64';
@@ -48,92 +49,139 @@ function hexValue(c: number): number {
 }
 
 /**
- * Go's url.PathUnescape-style decoding as done for `r.URL.Path`: `%XX` becomes a byte, `+` stays.
+ * Go's decoding of `r.URL.Path`: `%XX` becomes a byte, `+` stays. The result is a binary string
+ * (one char per byte), because Go splits and decodes bytes and only later (if at all) meets UTF-8.
+ *
+ * The input is the path as Node hands it over in `req.url`: one char per byte of the request line
+ * (latin1), so raw UTF-8 bytes arrive as two or more chars. A string with a char above U+00FF cannot
+ * come from the wire that way; it is taken as text and encoded as UTF-8 first.
  * A malformed escape is refused with Go's url.EscapeError text (Go's server answers 400 there too).
  */
-function percentDecode(raw: string): string {
-  if (!raw.includes('%')) return raw;
-  const bytes: number[] = [];
-  const utf8 = Buffer.from(raw, 'utf8');
-  for (let i = 0; i < utf8.length; i++) {
-    const b = utf8[i]!;
+function percentDecodeToBinary(raw: string): string {
+  let plain = true;
+  let wide = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 37 || c >= 0x80) plain = false;
+    if (c > 0xff) {
+      wide = true;
+      break;
+    }
+  }
+  if (plain) return raw;
+  const wire = Buffer.from(raw, wide ? 'utf8' : 'latin1');
+  const bytes = Buffer.allocUnsafe(wire.length);
+  let n = 0;
+  for (let i = 0; i < wire.length; i++) {
+    const b = wire[i]!;
     if (b !== 37) {
-      bytes.push(b);
+      bytes[n++] = b;
       continue;
     }
-    const h = hexValue(utf8[i + 1] ?? -1);
-    const l = hexValue(utf8[i + 2] ?? -1);
+    const h = hexValue(wire[i + 1] ?? -1);
+    const l = hexValue(wire[i + 2] ?? -1);
     if (h < 0 || l < 0) {
-      const bad = utf8.subarray(i, Math.min(i + 3, utf8.length)).toString('utf8');
-      throw new GroupingKeyError(`invalid URL escape "${bad}"`);
+      const bad = wire.subarray(i, Math.min(i + 3, wire.length)).toString('latin1');
+      throw new GroupingKeyError(`invalid URL escape ${goQuoteBytes(Buffer.from(bad, 'latin1'))}`);
     }
-    bytes.push(h * 16 + l);
+    bytes[n++] = h * 16 + l;
     i += 2;
   }
-  return Buffer.from(bytes).toString('utf8');
+  return bytes.toString('latin1', 0, n);
 }
 
-const BASE64URL_VALUES = new Int8Array(128).fill(-1);
+function binaryBytes(bin: string): Buffer {
+  return Buffer.from(bin, 'latin1');
+}
+
+/** Go's `%q` of a byte string held as a binary string. */
+function quoteBinary(bin: string): string {
+  return goQuoteBytes(binaryBytes(bin));
+}
+
+const BASE64URL_VALUES = new Int8Array(256).fill(-1);
 for (let i = 0; i < 64; i++) {
   BASE64URL_VALUES['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.charCodeAt(i)] = i;
 }
 
 /**
- * Go `base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))`: returns the decoded text, or
- * the error text plus what Go returns alongside it (the complete 4-character groups before the
- * error), which Pushgateway prints in its job error message. CR and LF are skipped, as Go does.
+ * Go `base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))` over a binary string: the
+ * decoded bytes (as a binary string), or the error text plus what Go returns alongside it (the
+ * complete 4-character groups before the error), which Pushgateway prints in its job error
+ * message. CR and LF are skipped, as Go does.
  */
 function decodeBase64(s: string): { value: string; error?: string } {
   let end = s.length;
   while (end > 0 && s.charCodeAt(end - 1) === 61) end--;
   const out: number[] = [];
   const quantum: number[] = [];
-  let quantumStartLen = 0;
+  let complete = 0;
   for (let i = 0; i < end; i++) {
     const c = s.charCodeAt(i);
     if (c === 10 || c === 13) continue;
-    const v = c < 128 ? BASE64URL_VALUES[c]! : -1;
-    if (v < 0) {
-      return { value: Buffer.from(out.slice(0, quantumStartLen)).toString('utf8'), error: illegal(s, i) };
-    }
+    const v = BASE64URL_VALUES[c] ?? -1;
+    if (v < 0) return { value: Buffer.from(out.slice(0, complete)).toString('latin1'), error: illegal(i) };
     quantum.push(v);
     if (quantum.length === 4) {
       const [a, b, c2, d] = quantum as [number, number, number, number];
       out.push((a << 2) | (b >> 4), ((b & 15) << 4) | (c2 >> 2), ((c2 & 3) << 6) | d);
       quantum.length = 0;
-      quantumStartLen = out.length;
+      complete = out.length;
     }
   }
-  if (quantum.length === 1) {
-    return { value: Buffer.from(out).toString('utf8'), error: illegal(s, end - 1) };
-  }
+  if (quantum.length === 1) return { value: Buffer.from(out).toString('latin1'), error: illegal(end - 1) };
   if (quantum.length >= 2) {
     const [a, b] = quantum as [number, number];
     out.push((a << 2) | (b >> 4));
     if (quantum.length === 3) out.push(((b & 15) << 4) | (quantum[2]! >> 2));
   }
-  return { value: Buffer.from(out).toString('utf8') };
+  return { value: Buffer.from(out).toString('latin1') };
 }
 
-/** Go reports byte offsets; `i` is a UTF-16 index into the decoded path segment. */
-function illegal(s: string, i: number): string {
-  return `illegal base64 data at input byte ${Buffer.byteLength(s.slice(0, i), 'utf8')}`;
+function illegal(byteOffset: number): string {
+  return `illegal base64 data at input byte ${byteOffset}`;
 }
 
 const NOT_FOUND = '404 page not found';
 
 /**
+ * A label value of the grouping key as text. Go keeps invalid UTF-8 and then fails every push (and
+ * every later push to any group, as the poisoned group stays stored) in its consistency check; we
+ * refuse it here, with the same prefix and status, before anything is stored.
+ */
+function labelValueText(name: string, bin: string): string {
+  let ascii = true;
+  for (let i = 0; i < bin.length; i++) {
+    if (bin.charCodeAt(i) >= 0x80) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) return bin;
+  const bytes = binaryBytes(bin);
+  if (!isUtf8(bytes)) {
+    throw new GroupingKeyError(
+      `pushed metrics are invalid or inconsistent with existing metrics: grouping key label named ${goQuote(name)} has a value that is not utf8: ${goQuoteBytes(bytes)}`,
+    );
+  }
+  return bytes.toString('utf8');
+}
+
+/**
  * Reads the grouping key from the path after `/metrics/`, still percent-encoded as received (e.g.
- * `job/batch/instance/a`, `job@base64/YmF0Y2g/path@base64/L3Zhci90bXA=`). Returns the labels,
+ * `job/batch/instance/a`, `job@base64/YmF0Y2g/path@base64/L3Zhci90bXA=`): pass the remainder of
+ * Node's `req.url` (latin1, one char per byte), not a router's decoded parameters. Returns the labels,
  * `job` included, sorted by name. Pushgateway's rules: the whole path is percent-decoded before it
  * is split (so `%2F` splits), `+` stays `+`, a trailing `/` after a name gives an empty value, the last
  * duplicate wins, and a `job` pair among the labels is overwritten by the job segment.
  *
- * @throws GroupingKeyError (400) with Pushgateway's text, or (404, `404 page not found`) when the
- * path would not reach a push handler (not `job/...` or `job@base64/...`, or no job segment).
+ * @throws GroupingKeyError (400) with Pushgateway's text; (400) for a value that is not UTF-8 once
+ * decoded (Pushgateway 1.5.1 stores such a group and then fails every push); (404,
+ * `404 page not found`) when the path would not reach a push handler (not `job/...` or
+ * `job@base64/...`, or no job segment).
  */
 export function parseGroupingKey(rawPath: string): Label[] {
-  const path = percentDecode(rawPath);
+  const path = percentDecodeToBinary(rawPath);
   const firstSlash = path.indexOf('/');
   const head = firstSlash < 0 ? path : path.slice(0, firstSlash);
   const jobBase64 = head === `job${BASE64_SUFFIX}`;
@@ -146,7 +194,7 @@ export function parseGroupingKey(rawPath: string): Label[] {
   if (jobBase64) {
     const decoded = decodeBase64(job);
     if (decoded.error !== undefined) {
-      throw new GroupingKeyError(`invalid base64 encoding in job name ${goQuote(decoded.value)}: ${decoded.error}`);
+      throw new GroupingKeyError(`invalid base64 encoding in job name ${quoteBinary(decoded.value)}: ${decoded.error}`);
     }
     job = decoded.value;
   }
@@ -156,7 +204,7 @@ export function parseGroupingKey(rawPath: string): Label[] {
   if (labelsString.length > 1) {
     const components = labelsString.split('/');
     if (components.length % 2 === 0) {
-      throw new GroupingKeyError(`odd number of components in label string ${goQuote(labelsString)}`);
+      throw new GroupingKeyError(`odd number of components in label string ${quoteBinary(labelsString)}`);
     }
     for (let i = 1; i < components.length - 1; i += 2) {
       const name = components[i]!;
@@ -164,7 +212,7 @@ export function parseGroupingKey(rawPath: string): Label[] {
       const isBase64 = name.endsWith(BASE64_SUFFIX);
       const trimmed = isBase64 ? name.slice(0, -BASE64_SUFFIX.length) : name;
       if (!isValidLabelName(trimmed) || trimmed.startsWith('__')) {
-        throw new GroupingKeyError(`improper label name ${goQuote(trimmed)}`);
+        throw new GroupingKeyError(`improper label name ${quoteBinary(trimmed)}`);
       }
       if (!isBase64) {
         result.set(name, value);
@@ -172,28 +220,43 @@ export function parseGroupingKey(rawPath: string): Label[] {
       }
       const decoded = decodeBase64(value);
       if (decoded.error !== undefined) {
-        throw new GroupingKeyError(
-          `invalid base64 encoding for label ${trimmed}=${goQuote(value)}: ${decoded.error}`,
-        );
+        throw new GroupingKeyError(`invalid base64 encoding for label ${trimmed}=${quoteBinary(value)}: ${decoded.error}`);
       }
       result.set(trimmed, decoded.value);
     }
   }
   result.set('job', job);
-  return [...result.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const labels: Label[] = [];
+  for (const [name, bin] of result) labels.push([name, labelValueText(name, bin)]);
+  return labels.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 }
 
 function sortedByName(labels: readonly Label[]): Label[] {
   return [...labels].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 }
 
+/** Makes U+00FF in a value unambiguous next to the separator (rare; the common path is a scan). */
+function escapeIdValue(v: string): string {
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c === 0xff || c === 0x5c) return v.replace(/[\\\xff]/g, (m) => (m === '\\' ? '\\\\' : '\\xff'));
+  }
+  return v;
+}
+
 /**
  * A stable identity for a grouping key, as Pushgateway's storage key: the labels sorted by name,
- * each as `name\xffvalue`, joined by `\xff`.
+ * each as `name\xffvalue`, joined by `\xff`. Go's separator is the byte 0xFF, which UTF-8 text
+ * cannot contain; here it is the character U+00FF, which a value can contain, so in values `ÿ` is
+ * written `\xff` and `\` is written `\\` (only such values differ from the plain form), and two
+ * different label sets can never share an identity.
  */
 export function groupingKeyId(labels: readonly Label[]): string {
   let out = '';
-  for (const [n, v] of sortedByName(labels)) out += out.length === 0 ? `${n}${SEPARATOR}${v}` : `${SEPARATOR}${n}${SEPARATOR}${v}`;
+  for (const [n, v] of sortedByName(labels)) {
+    const pair = `${n}${SEPARATOR}${escapeIdValue(v)}`;
+    out += out.length === 0 ? pair : `${SEPARATOR}${pair}`;
+  }
   return out;
 }
 

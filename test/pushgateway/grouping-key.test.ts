@@ -37,7 +37,9 @@ describe('parseGroupingKey', () => {
     ['job%2Fbatch', [['job', 'batch']]],
     ['job/x/z/1/b/2/m/3', [['b', '2'], ['job', 'x'], ['m', '3'], ['z', '1']]],
     ['job/%C3%A9t%C3%A9', [['job', 'été']]],
-    ['job/été', [['job', 'été']]],
+    // req.url holds raw UTF-8 bytes as latin1 chars; a string with chars above U+00FF is taken as text.
+    ['job/Ã©tÃ©', [['job', 'été']]],
+    ['job/€/a/x€', [['a', 'x€'], ['job', '€']]],
     ['job/x/a@base64/w6l0w6k', [['a', 'été'], ['job', 'x']]],
   ])('%s', (path, expected) => {
     expect(parseGroupingKey(path)).toEqual(expected);
@@ -61,6 +63,24 @@ describe('parseGroupingKey', () => {
     ['job@base64/foo.bar', 400, 'invalid base64 encoding in job name "": illegal base64 data at input byte 3'],
     ['job@base64/YmF0Y.2g', 400, 'invalid base64 encoding in job name "bat": illegal base64 data at input byte 5'],
     ['job/x/a/%zz', 400, 'invalid URL escape "%zz"'],
+    ['job/x/%FF/1', 400, 'improper label name "\\xff"'],
+    ['job/x/%C3%A9/1', 400, 'improper label name "é"'],
+    [
+      'job/été',
+      400,
+      'pushed metrics are invalid or inconsistent with existing metrics: grouping key label named "job" has a value that is not utf8: "\\xe9t\\xe9"',
+    ],
+    ['job/x/a@base64/w6%FF', 400, 'invalid base64 encoding for label a="w6\\xff": illegal base64 data at input byte 2'],
+    [
+      'job@base64/_w',
+      400,
+      'pushed metrics are invalid or inconsistent with existing metrics: grouping key label named "job" has a value that is not utf8: "\\xff"',
+    ],
+    [
+      'job/x/a/%FF%C3',
+      400,
+      'pushed metrics are invalid or inconsistent with existing metrics: grouping key label named "a" has a value that is not utf8: "\\xff\\xc3"',
+    ],
     ['foo/bar', 404, '404 page not found'],
     ['job', 404, '404 page not found'],
     ['job/', 404, '404 page not found'],
@@ -75,6 +95,22 @@ describe('groupingKeyId', () => {
     expect(groupingKeyId([['job', 'j'], ['a', '1']])).toBe('a\xff1\xffjob\xffj');
     expect(groupingKeyId([['a', '1'], ['job', 'j']])).toBe(groupingKeyId([['job', 'j'], ['a', '1']]));
     expect(groupingKeyId([])).toBe('');
+  });
+
+  it('cannot confuse a value containing ÿ or \\ with a separator', () => {
+    expect(groupingKeyId([['a', 'x\xffb\xffy']])).not.toBe(groupingKeyId([['a', 'x'], ['b', 'y']]));
+    expect(groupingKeyId([['a', 'x\xffb\xffy']])).toBe('a\xffx\\xffb\\xffy');
+    expect(groupingKeyId([['a', '\\xff']])).not.toBe(groupingKeyId([['a', '\xff']]));
+    const value = fc.string({ unit: fc.constantFrom('\xff', '\\', 'x', 'b', 'a'), maxLength: 6 });
+    const labelSet = fc.uniqueArray(fc.tuple(fc.constantFrom('a', 'b', 'job'), value), { selector: (l) => l[0] });
+    fc.assert(
+      fc.property(labelSet, labelSet, (a, b) => {
+        const sort = (ls: [string, string][]): [string, string][] => [...ls].sort((x, y) => (x[0] < y[0] ? -1 : 1));
+        const same = JSON.stringify(sort(a)) === JSON.stringify(sort(b));
+        expect(groupingKeyId(a) === groupingKeyId(b)).toBe(same);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

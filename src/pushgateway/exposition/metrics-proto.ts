@@ -14,8 +14,10 @@ const descriptor = {
           nested: {
             client: {
               nested: {
+                // The value is read as bytes (wire-compatible with string) so that a value that is
+                // not UTF-8 can be refused as Pushgateway does, instead of decoded into U+FFFD.
                 LabelPair: {
-                  fields: { name: { type: 'string', id: 1 }, value: { type: 'string', id: 2 } },
+                  fields: { name: { type: 'string', id: 1 }, value: { type: 'bytes', id: 2 } },
                 },
                 MetricType: {
                   values: { COUNTER: 0, GAUGE: 1, SUMMARY: 2, UNTYPED: 3, HISTOGRAM: 4, GAUGE_HISTOGRAM: 5 },

@@ -13,6 +13,7 @@
 import protobuf from 'protobufjs';
 import { ExpositionError } from '../errors.js';
 import type { Bucket, Label, Metric, MetricFamily, MetricType, Quantile } from '../model.js';
+import { goQuote, goQuoteBytes } from './go-quote.js';
 import { loadMetricFamilyType } from './metrics-proto.js';
 
 // The schema is a constant; building it once per process is like a constant table, not a registry.
@@ -30,7 +31,7 @@ type Long = protobuf.Long;
 /* The decoded message shapes (protobufjs reflection: unset scalars read their default, unset messages null). */
 interface PbLabelPair {
   name: string;
-  value: string;
+  value: Uint8Array;
 }
 interface PbValue {
   value: number;
@@ -79,38 +80,87 @@ function labelText(labels: readonly Label[]): string {
   return labels.map(([n, v]) => `label:<name:${JSON.stringify(n)} value:${JSON.stringify(v)} > `).join('');
 }
 
-function toMetric(family: string, type: MetricType, m: PbMetric): Metric {
-  const labels: Label[] = m.label.map((l) => [l.name, l.value]);
-  const base: { labels: Label[]; timestampMs?: number } = { labels };
-  if (hasField(m, 'timestampMs')) base.timestampMs = num(m.timestampMs, false);
-  const wrongKind = (): ExpositionError =>
-    new ExpositionError(
-      `pushed metrics are invalid or inconsistent with existing metrics: collected metric ${JSON.stringify(family)} { ${labelText(labels)}} is not a ${ENUM_NAMES[ENUM_BY_TYPE[type]]}`,
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A label value's bytes as text. Pushgateway refuses a value that is not UTF-8 (in its consistency
+ * check); so do we, with its prefix and wording.
+ */
+function labelValue(family: string, name: string, bytes: Uint8Array, labels: readonly Label[]): string {
+  const n = bytes.length;
+  let ascii = true;
+  for (let i = 0; i < n; i++) {
+    if (bytes[i]! >= 0x80) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) {
+    if (n <= 64) {
+      let s = '';
+      for (let i = 0; i < n; i++) s += String.fromCharCode(bytes[i]!);
+      return s;
+    }
+    return Buffer.from(bytes.buffer, bytes.byteOffset, n).toString('latin1');
+  }
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    throw new ExpositionError(
+      `pushed metrics are invalid or inconsistent with existing metrics: collected metric ${JSON.stringify(family)} { ${labelText(labels)}} has a label named ${goQuote(name)} whose value is not utf8: ${goQuoteBytes(bytes)}`,
     );
+  }
+}
+
+function wrongKind(family: string, type: MetricType, labels: readonly Label[]): ExpositionError {
+  return new ExpositionError(
+    `pushed metrics are invalid or inconsistent with existing metrics: collected metric ${JSON.stringify(family)} { ${labelText(labels)}} is not a ${ENUM_NAMES[ENUM_BY_TYPE[type]]}`,
+  );
+}
+
+/** Metric objects are built in one literal each (no spreads): this runs for every pushed series. */
+function toMetric(family: string, type: MetricType, m: PbMetric): Metric {
+  const pbLabels = m.label;
+  const labels: Label[] = new Array<Label>(pbLabels.length);
+  for (let i = 0; i < pbLabels.length; i++) {
+    const l = pbLabels[i]!;
+    labels[i] = [l.name, labelValue(family, l.name, l.value, labels.slice(0, i))];
+  }
+  const ts = hasField(m, 'timestampMs') ? num(m.timestampMs, false) : undefined;
   switch (type) {
     case 'counter':
     case 'gauge':
     case 'untyped': {
-      const holder = m[type];
-      if (holder === null) throw wrongKind();
-      return { ...base, value: holder.value };
+      const holder = type === 'counter' ? m.counter : type === 'gauge' ? m.gauge : m.untyped;
+      if (holder === null) throw wrongKind(family, type, labels);
+      return ts === undefined ? { labels, value: holder.value } : { labels, value: holder.value, timestampMs: ts };
     }
     case 'summary': {
       const s = m.summary;
-      if (s === null) throw wrongKind();
-      const quantiles: Quantile[] = s.quantile.map((q) => ({ quantile: q.quantile, value: q.value }));
-      return { ...base, summary: { sampleCount: num(s.sampleCount, true), sampleSum: s.sampleSum, quantiles } };
+      if (s === null) throw wrongKind(family, type, labels);
+      const quantiles: Quantile[] = new Array<Quantile>(s.quantile.length);
+      for (let i = 0; i < quantiles.length; i++) {
+        const q = s.quantile[i]!;
+        quantiles[i] = { quantile: q.quantile, value: q.value };
+      }
+      const summary = { sampleCount: num(s.sampleCount, true), sampleSum: s.sampleSum, quantiles };
+      return ts === undefined ? { labels, summary } : { labels, summary, timestampMs: ts };
     }
     case 'histogram': {
       const h = m.histogram;
-      if (h === null) throw wrongKind();
+      if (h === null) throw wrongKind(family, type, labels);
       // As client_golang's encoders do: a positive float count wins over the integer one.
-      const buckets: Bucket[] = h.bucket.map((b) => ({
-        upperBound: b.upperBound,
-        cumulativeCount: b.cumulativeCountFloat > 0 ? b.cumulativeCountFloat : num(b.cumulativeCount, true),
-      }));
+      const buckets: Bucket[] = new Array<Bucket>(h.bucket.length);
+      for (let i = 0; i < buckets.length; i++) {
+        const b = h.bucket[i]!;
+        buckets[i] = {
+          upperBound: b.upperBound,
+          cumulativeCount: b.cumulativeCountFloat > 0 ? b.cumulativeCountFloat : num(b.cumulativeCount, true),
+        };
+      }
       const sampleCount = h.sampleCountFloat > 0 ? h.sampleCountFloat : num(h.sampleCount, true);
-      return { ...base, histogram: { sampleCount, sampleSum: h.sampleSum, buckets } };
+      const histogram = { sampleCount, sampleSum: h.sampleSum, buckets };
+      return ts === undefined ? { labels, histogram } : { labels, histogram, timestampMs: ts };
     }
   }
 }
@@ -130,25 +180,64 @@ function toFamily(f: PbFamily): MetricFamily {
   };
 }
 
+/** The longest length prefix Go's reader (pbutil.ReadDelimited) accepts: a varint32. */
+const MAX_PREFIX_BYTES = 5;
+
 /**
- * Decodes varint-length-delimited MetricFamily messages until the end of `body`. A later family
- * with the same name replaces an earlier one (Pushgateway keys them by name), keeping the earlier
- * position. Families without metrics are kept (a POST of one empties that family).
+ * Where the length prefix at `pos` ends, judged as Pushgateway 1.5.1's pbutil.ReadDelimited does:
+ * `'eof'` when the body ends inside the prefix (Go sees io.EOF there and treats the body as
+ * complete), or throws its error for a prefix longer than a varint32. The value itself is then read
+ * by protobufjs.
+ */
+function checkPrefix(bytes: Uint8Array, pos: number): 'ok' | 'eof' {
+  for (let k = 0; k < MAX_PREFIX_BYTES; k++) {
+    const b = bytes[pos + k];
+    if (b === undefined) return 'eof';
+    if (b < 0x80) return 'ok';
+  }
+  throw new ExpositionError('invalid varint32 encountered');
+}
+
+/** Go's (golang/protobuf 1.x) wording for what protobufjs reports. */
+function wireError(e: unknown): ExpositionError {
+  if (e instanceof RangeError) return new ExpositionError('unexpected EOF', { cause: e });
+  const wireType = /invalid wire type (\d+)/.exec(e instanceof Error ? e.message : '');
+  if (wireType) return new ExpositionError(`proto: can't skip unknown wire type ${wireType[1]}`, { cause: e });
+  return new ExpositionError('proto: cannot parse invalid wire-format data', { cause: e });
+}
+
+/**
+ * Decodes varint-length-delimited MetricFamily messages until the end of `body`, framed as
+ * Pushgateway 1.5.1 reads them: a body that ends inside a length prefix, or right after a prefix
+ * with none of its message, counts as complete (Go's reader reports a plain EOF there); a message
+ * cut short is `unexpected EOF`. A later family with the same name replaces an earlier one
+ * (Pushgateway keys them by name), keeping the earlier position. Families without metrics are kept
+ * (a POST of one empties that family).
  *
- * @throws ExpositionError `unexpected EOF` for a truncated message, or a wire-format error.
+ * @throws ExpositionError `unexpected EOF` for a truncated message, `invalid varint32 encountered`,
+ * or a wire-format error (Go's texts for wire type errors; a generic one otherwise).
  */
 export function parseProtobufDelimited(body: Uint8Array): MetricFamily[] {
   const type = metricFamilyType();
-  const reader = protobuf.Reader.create(body);
+  // A plain Uint8Array view, not a Buffer: protobufjs then decodes strings in JavaScript, which
+  // beats Buffer#utf8Slice for the short label strings that make up most of a push.
+  const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  const reader = protobuf.Reader.create(bytes);
   const byName = new Map<string, MetricFamily>();
   while (reader.pos < reader.len) {
+    if (checkPrefix(bytes, reader.pos) === 'eof') break;
+    const length = reader.uint32();
+    const start = reader.pos;
+    if (length > 0 && start === reader.len) break;
+    if (reader.len - start < length) throw new ExpositionError('unexpected EOF');
     let message: PbFamily;
     try {
-      message = type.decodeDelimited(reader) as unknown as PbFamily;
+      // Its own reader, so that a field running past the message end is a truncation, as in Go.
+      message = type.decode(protobuf.Reader.create(bytes.subarray(start, start + length))) as unknown as PbFamily;
     } catch (e) {
-      if (e instanceof RangeError) throw new ExpositionError('unexpected EOF', { cause: e });
-      throw new ExpositionError('proto: cannot parse invalid wire-format data', { cause: e });
+      throw wireError(e);
     }
+    reader.skip(length);
     const family = toFamily(message);
     byName.set(family.name, family);
   }
@@ -162,7 +251,9 @@ function isUint64(v: number): boolean {
 }
 
 function fromMetric(type: MetricType, m: Metric): Record<string, unknown> {
-  const out: Record<string, unknown> = { label: m.labels.map(([name, value]) => ({ name, value })) };
+  const out: Record<string, unknown> = {
+    label: m.labels.map(([name, value]) => ({ name, value: Buffer.from(value, 'utf8') })),
+  };
   if (m.timestampMs !== undefined) out.timestampMs = m.timestampMs;
   switch (type) {
     case 'counter':

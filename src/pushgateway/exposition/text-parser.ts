@@ -90,11 +90,18 @@ function hasClass(c: number, cls: number): boolean {
   return c < 128 && (CHAR_CLASS[c]! & cls) !== 0;
 }
 
+/**
+ * Go's LabelsToSignature as a string key. Go separates with the byte 0xFF, which UTF-8 text cannot
+ * contain; a JavaScript string can contain U+00FF, so the separator here is a lone surrogate, which
+ * a label value cannot contain (values are checked to be well-formed before they get here).
+ */
+const SIGNATURE_SEPARATOR = '\ud800';
+
 function signatureOf(name: string, labels: readonly Label[]): string {
   if (labels.length === 0) return name;
   const sorted = labels.length === 1 ? labels : [...labels].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   let sig = name;
-  for (const [n, v] of sorted) sig += `\xff${n}\xff${v}`;
+  for (const [n, v] of sorted) sig += `${SIGNATURE_SEPARATOR}${n}${SIGNATURE_SEPARATOR}${v}`;
   return sig;
 }
 

@@ -11,10 +11,18 @@ import { loadMetricFamilyType } from '../../../src/pushgateway/exposition/metric
 import type { MetricFamily } from '../../../src/pushgateway/model.js';
 import { familiesArb } from './arbitraries.js';
 
+/** Encodes message objects; label values are given as strings here and sent as their UTF-8 bytes. */
 function encodeRaw(messages: Record<string, unknown>[]): Uint8Array {
   const type = loadMetricFamilyType();
   const w = protobuf.Writer.create();
-  for (const m of messages) type.encodeDelimited(type.fromObject(m), w);
+  const withBytes = (m: Record<string, unknown>): Record<string, unknown> => ({
+    ...m,
+    metric: ((m.metric ?? []) as Record<string, unknown>[]).map((x) => ({
+      ...x,
+      label: ((x.label ?? []) as { name: string; value: string }[]).map((l) => ({ name: l.name, value: Buffer.from(l.value) })),
+    })),
+  });
+  for (const m of messages) type.encodeDelimited(type.fromObject(withBytes(m)), w);
   return w.finish();
 }
 
@@ -100,11 +108,52 @@ describe('parseProtobufDelimited', () => {
     expect(parseProtobufDelimited(new Uint8Array())).toEqual([]);
   });
 
-  it('refuses a truncated message with unexpected EOF', () => {
+  it('refuses a truncated message with unexpected EOF, but takes a body cut after a prefix as complete', () => {
     const body = encodeRaw([{ name: 'x', type: 1, metric: [{ gauge: { value: 1 } }] }]);
-    for (let cut = 1; cut < body.length; cut++) {
+    // Pushgateway's reader sees a plain EOF when nothing of the message follows its length prefix.
+    expect(parseProtobufDelimited(body.subarray(0, 1))).toEqual([]);
+    for (let cut = 2; cut < body.length; cut++) {
       expect(() => parseProtobufDelimited(body.subarray(0, cut))).toThrow(new ExpositionError('unexpected EOF'));
     }
+  });
+
+  // Verdicts observed on Pushgateway 1.5.1 (hex body → error text, or '' when accepted).
+  it.each([
+    ['80', ''],
+    ['8080808080', 'invalid varint32 encountered'],
+    ['808080808001', 'invalid varint32 encountered'],
+    ['0000', ''],
+    ['02ffff', 'unexpected EOF'],
+    ['030a0561', 'unexpected EOF'],
+    ['020f00', "proto: can't skip unknown wire type 7"],
+    ['020a', 'unexpected EOF'],
+    ['0208', 'unexpected EOF'],
+    ['02080a', ''],
+    ['0312017a', ''],
+    ['050a036162', 'unexpected EOF'],
+    ['0a2208120b0a01781201791a0000', 'unexpected EOF'],
+    ['021a05', 'unexpected EOF'],
+    ['03fa0100', ''],
+    ['0322013a', 'unexpected EOF'],
+  ])('%s → %j', (hex, expected) => {
+    let verdict = '';
+    try {
+      parseProtobufDelimited(Buffer.from(hex, 'hex'));
+    } catch (e) {
+      expect(e).toBeInstanceOf(ExpositionError);
+      verdict = (e as Error).message;
+    }
+    expect(verdict).toBe(expected);
+  });
+
+  it('refuses a label value that is not UTF-8, as Pushgateway does', () => {
+    const body = Buffer.from(encodeRaw([{ name: 'x', type: 1, metric: [{ label: [{ name: 'a', value: 'QQ' }], gauge: { value: 1 } }] }]));
+    const at = body.indexOf(Buffer.from('QQ'));
+    body[at] = 0xff;
+    body[at + 1] = 0xc3;
+    expect(() => parseProtobufDelimited(body)).toThrow(
+      'pushed metrics are invalid or inconsistent with existing metrics: collected metric "x" { } has a label named "a" whose value is not utf8: "\\xff\\xc3"',
+    );
   });
 
   it('refuses gauge histograms and a value that does not match the type', () => {

@@ -113,6 +113,11 @@ describe('parseText: accepted input', () => {
     ]);
   });
 
+  it('keeps summaries apart whose label values contain ÿ', () => {
+    const out = parseText('# TYPE s summary\ns_sum{a="x\xffb\xffy"} 1\ns_sum{a="x",b="y"} 2\n');
+    expect(out[0]!.metrics.map((m) => m.summary!.sampleSum)).toEqual([1, 2]);
+  });
+
   it('drops families that have HELP/TYPE but no samples, and ignores other comments', () => {
     expect(parseText('# HELP a x\n# TYPE a gauge\n# random comment\n#\n\n# EOF\nb 1\n')).toEqual([
       { name: 'b', help: undefined, type: 'untyped', metrics: [{ labels: [], value: 1 }] },
