@@ -8,6 +8,7 @@ import { BasicAuthVerifier, parseBasicAuthorization } from '../http/basic-auth.j
 import { createApp } from '../http/create-app.js';
 import { formatAddress } from '../http/listen.js';
 import { parseWebConfig } from '../http/users-file.js';
+import { isProtobufContentType } from './exposition/protobuf.js';
 import { pushgatewayFlags } from './flags.js';
 import { joinPath, normalizePrefix, type Gateway, type GatewaySettings } from './gateway.js';
 import { InMemoryGroupStore } from './group-store.js';
@@ -108,6 +109,12 @@ export async function buildPushgatewayApp(config: ServeConfig, deps: AreaDeps): 
   // Pushgateway parses every body itself whatever its Content-Type (text unless it is delimited
   // protobuf), so one parser takes them all, gunzipping and enforcing the size limit.
   app.removeAllContentTypeParsers();
+  // Fastify refuses a malformed Content-Type with 415 before any parser runs; Pushgateway reads
+  // such a body as text, so anything that is not the protobuf type is presented as text.
+  app.addHook('onRequest', async (request) => {
+    const ct = request.headers['content-type'];
+    if (ct !== undefined && !isProtobufContentType(ct)) request.headers['content-type'] = 'text/plain';
+  });
   app.addContentTypeParser('*', (request, payload, done) => {
     readBody(payload, request.headers['content-encoding'], settings.maxBodySize).then(
       (body) => done(null, body),

@@ -43,6 +43,8 @@ describe('push routes', () => {
     expect(noType.statusCode).toBe(200);
     const odd = await app.inject({ method: 'POST', url: '/metrics/job/b', payload: 'y 1\n', headers: { 'content-type': 'application/json' } });
     expect(odd.statusCode).toBe(200);
+    const malformed = await app.inject({ method: 'POST', url: '/metrics/job/c', payload: 'z 1\n', headers: { 'content-type': 'not a media type;;' } });
+    expect(malformed.statusCode).toBe(200);
   });
 
   it('reads delimited protobuf when the Content-Type says so; a repeated family: the last wins', async () => {
@@ -136,6 +138,9 @@ describe('push routes', () => {
     const get = await app.inject({ method: 'GET', url: '/metrics/job/d' });
     expect(get.statusCode).toBe(405);
     expect(get.headers.allow).toBe('DELETE, OPTIONS, POST, PUT');
+    const head = await app.inject({ method: 'HEAD', url: '/metrics' });
+    expect(head.statusCode).toBe(405);
+    expect(head.headers.allow).toBe('GET, OPTIONS');
     const unknown = await app.inject({ method: 'GET', url: '/nowhere' });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.body).toBe('404 page not found\n');
