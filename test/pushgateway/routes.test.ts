@@ -95,6 +95,9 @@ describe('push routes', () => {
       ['/metrics/job/j/a/b/c', 'x 1\n', 'odd number of components in label string "/a/b/c"\n'],
       ['/metrics/job/j/a-b/c', 'x 1\n', 'improper label name "a-b"\n'],
       ['/metrics/job@base64/=', 'x 1\n', 'job name is required\n'],
+      ['/metrics/job/j/a@base64/foo.bar', 'x 1\n', 'invalid base64 encoding for label a="foo.bar": illegal base64 data at input byte 3\n'],
+      ['/metrics/job/j', '# TYPE process_open_fds counter\nprocess_open_fds 1\n', 'pushed metrics are invalid or inconsistent with existing metrics: gathered metric family process_open_fds has type COUNTER but should have GAUGE\n'],
+      ['/metrics/job/j', 'x{a="1",a="2"} 1\n', 'text format parsing error in line 1: duplicate label names for metric "x"\n'],
       ['/metrics/job/j', 'x 1', 'text format parsing error in line 1: unexpected end of input stream\n'],
       ['/metrics/job/j', 'x 1 1000\n', 'pushed metrics are invalid or inconsistent with existing metrics: pushed metrics must not have timestamps\n'],
     ];
