@@ -1,6 +1,6 @@
 import { isValidLabelName, isValidMetricName } from './grouping-key.js';
 import type { Label, Metric, MetricFamily, MetricType } from './model.js';
-import { compareStrings, formatLabelSet, seriesKey } from './sanitize.js';
+import { formatLabelSet, seriesKey } from './sanitize.js';
 
 /** The two gauges the gateway keeps per group; pushed families of these names are refused or replaced. */
 export const PUSH_TIME = 'push_time_seconds';
@@ -19,13 +19,6 @@ export function upperType(t: MetricType): string {
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** What the index needs to know of a group's current families. */
-export interface IndexedGroup {
-  readonly id: string;
-  readonly labels: readonly Label[];
-  readonly familyNames: Iterable<string>;
-}
 
 /**
  * Incremental version of the check Pushgateway runs with `Gatherers.Gather()` over a copy of the
@@ -201,19 +194,6 @@ export class ConsistencyIndex {
   /** Forgets a deleted group (its families must have been passed as `removed` to update first). */
   forgetGroup(groupId: string): void {
     this.groupLabels.delete(groupId);
-  }
-
-  /** Type a family name has in the store (first holder), for rendering. */
-  typeOf(name: string): MetricType | undefined {
-    const holders = this.families.get(name);
-    if (holders === undefined) return undefined;
-    for (const t of holders.values()) return t;
-    return undefined;
-  }
-
-  /** Family names held by at least one group, sorted. */
-  familyNames(): string[] {
-    return [...this.families.keys()].sort(compareStrings);
   }
 
   get seriesCount(): number {

@@ -217,11 +217,6 @@ export class ExpositionCache {
     return this.names().map((name) => (this.views.get(name) as FamilyView).model(this.helpOverrides.get(name)));
   }
 
-  /** The merged family `name`, if any group holds it. */
-  family(name: string): MetricFamily | undefined {
-    return this.views.get(name)?.model(this.helpOverrides.get(name));
-  }
-
   clear(): void {
     this.views.clear();
     this.sortedNames = undefined;

@@ -13,7 +13,6 @@ export interface ConsoleModel {
   readonly version: string;
   readonly startTimeMs: number;
   readonly flags: Readonly<Record<string, string>>;
-  readonly nowMs: number;
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

@@ -14,7 +14,6 @@ export function registerConsoleRoutes(app: FastifyInstance, gw: Gateway): void {
         version: gw.settings.version,
         startTimeMs: gw.settings.startTimeMs,
         flags: gw.settings.flags,
-        nowMs: gw.now(),
       }),
     );
   app.get(`${p}/`, { config: { handler: 'status' } }, page);
