@@ -133,6 +133,13 @@ async function scrapeMs(url: string, runs: number): Promise<number> {
   return times[Math.floor(times.length / 2)] as number;
 }
 
+/**
+ * Both runtimes return memory some seconds after the load stops (V8's memory reducer, Go's
+ * scavenger): resident memory is sampled after a quiet pause so that it reflects what is kept,
+ * not the garbage of the fill that has not been collected yet.
+ */
+const settle = () => new Promise((r) => setTimeout(r, 8000));
+
 function rssMiB(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
@@ -195,6 +202,7 @@ async function main(): Promise<void> {
     const gScrape = await scrapeMs(pg.url, 7);
     rows.push([`GET /metrics ms, ${SMALL} groups (lower is better)`, pScrape, gScrape]);
     rows.push([`scrapes/s, ${SMALL} groups (higher is better)`, 1000 / pScrape, 1000 / gScrape]);
+    await settle();
     const pRssSmall = rssMiB(portico.child.pid);
     const gRssSmall = rssMiB(pg.child.pid);
     rows.push([`RSS MiB, ${SMALL} groups`, pRssSmall, gRssSmall]);
@@ -208,6 +216,7 @@ async function main(): Promise<void> {
     const pScrapeL = await scrapeMs(portico.url, 9);
     const gScrapeL = await scrapeMs(pg.url, 5);
     rows.push([`GET /metrics ms, ${LARGE} groups (lower is better)`, pScrapeL, gScrapeL]);
+    await settle();
     const pRss = rssMiB(portico.child.pid);
     const gRss = rssMiB(pg.child.pid);
     rows.push([`RSS MiB, ${LARGE} groups`, pRss, gRss]);
