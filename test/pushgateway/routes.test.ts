@@ -141,6 +141,9 @@ describe('push routes', () => {
     const get = await app.inject({ method: 'GET', url: '/metrics/job/d' });
     expect(get.statusCode).toBe(405);
     expect(get.headers.allow).toBe('DELETE, OPTIONS, POST, PUT');
+    const options = await app.inject({ method: 'OPTIONS', url: '/metrics/job/d' });
+    expect(options.statusCode).toBe(200);
+    expect(options.headers.allow).toBe('DELETE, OPTIONS, POST, PUT');
     const head = await app.inject({ method: 'HEAD', url: '/metrics' });
     expect(head.statusCode).toBe(405);
     expect(head.headers.allow).toBe('GET, OPTIONS');

@@ -80,6 +80,15 @@ export function registerPushRoutes(app: FastifyInstance, gw: Gateway): void {
       return reply.code(202).send();
     },
   });
+  // httprouter answers OPTIONS itself with the allowed methods.
+  app.route({
+    method: 'OPTIONS',
+    url,
+    handler: async (request, reply) => {
+      if (!PUSH_PATH.test(groupingPath(request, prefix))) return reply.callNotFound();
+      return reply.code(200).header('allow', 'DELETE, OPTIONS, POST, PUT').send();
+    },
+  });
   app.route({
     method: 'GET',
     url,
