@@ -198,8 +198,8 @@ export function parseGroupingKey(rawPath: string): Label[] {
     }
     job = decoded.value;
   }
-  if (job.length === 0) throw new GroupingKeyError('job name is required');
 
+  // Pushgateway reads the labels before it checks the job: a bad label beats an empty job.
   const result = new Map<string, string>();
   if (labelsString.length > 1) {
     const components = labelsString.split('/');
@@ -225,6 +225,7 @@ export function parseGroupingKey(rawPath: string): Label[] {
       result.set(trimmed, decoded.value);
     }
   }
+  if (job.length === 0) throw new GroupingKeyError('job name is required');
   result.set('job', job);
   const labels: Label[] = [];
   for (const [name, bin] of result) labels.push([name, labelValueText(name, bin)]);

@@ -56,6 +56,8 @@ describe('parseGroupingKey', () => {
     ['job/x//1', 400, 'improper label name ""'],
     ['job@base64/=', 400, 'job name is required'],
     ['job@base64/===', 400, 'job name is required'],
+    ['job@base64/=/job/a@base64%2FYQ', 400, 'odd number of components in label string "/job/a@base64/YQ"'],
+    ['job@base64/=/a-b/1', 400, 'improper label name "a-b"'],
     ['job/x/a@base64/foo.bar', 400, 'invalid base64 encoding for label a="foo.bar": illegal base64 data at input byte 3'],
     ['job/x/a@base64/YQ+', 400, 'invalid base64 encoding for label a="YQ+": illegal base64 data at input byte 2'],
     ['job/x/a@base64/Y', 400, 'invalid base64 encoding for label a="Y": illegal base64 data at input byte 0'],

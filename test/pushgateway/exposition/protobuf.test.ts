@@ -208,3 +208,18 @@ describe('isProtobufContentType', () => {
     expect(isProtobufContentType(ct)).toBe(expected);
   });
 });
+
+describe('parseProtobufDelimited on arbitrary input', () => {
+  it('either returns families or throws an ExpositionError', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 60 }), (body) => {
+        try {
+          parseProtobufDelimited(body);
+        } catch (e) {
+          expect(e).toBeInstanceOf(ExpositionError);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});

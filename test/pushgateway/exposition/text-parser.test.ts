@@ -232,3 +232,22 @@ describe('parseText(renderFamiliesText(f))', () => {
     );
   });
 });
+
+describe('parseText on arbitrary input', () => {
+  it('either returns families or throws an ExpositionError', () => {
+    const token = fc.constantFrom('a', 'x_sum', '{', '}', '"', '\\', '=', ',', ' ', '\n', '# HELP ', '# TYPE ', 'summary', 'histogram', 'le', 'quantile', '1', 'NaN', '\xff', '😀');
+    const text = fc.array(token, { maxLength: 30 }).map((t) => t.join(''));
+    const bytes = fc.uint8Array({ maxLength: 40 });
+    fc.assert(
+      fc.property(fc.oneof(text, bytes), (body) => {
+        try {
+          const out = parseText(body);
+          expect(Array.isArray(out)).toBe(true);
+        } catch (e) {
+          expect(e).toBeInstanceOf(ExpositionError);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
