@@ -1,6 +1,6 @@
 import { isValidLabelName, isValidMetricName } from './grouping-key.js';
 import type { Label, Metric, MetricFamily, MetricType } from './model.js';
-import { formatLabelSet, seriesKey } from './sanitize.js';
+import { formatLabelSet, seriesHash } from './sanitize.js';
 
 /** The two gauges the gateway keeps per group; pushed families of these names are refused or replaced. */
 export const PUSH_TIME = 'push_time_seconds';
@@ -31,13 +31,19 @@ export class ConsistencyIndex {
   private readonly families = new Map<string, Map<string, MetricType>>();
   /** family name → (type → number of groups holding the family with that type) */
   private readonly typeCounts = new Map<string, Map<MetricType, number>>();
-  /** series key → group id */
-  private readonly series = new Map<string, string>();
+  /** series hash (name + sorted labels) → group id */
+  private readonly series = new Map<number, string>();
   /** group id → grouping labels, for messages */
   private readonly groupLabels = new Map<string, readonly Label[]>();
 
-  /** @param ownTypes types of the gateway's own metrics (a pushed family of such a name must match). */
-  constructor(private readonly ownTypes: ReadonlyMap<string, MetricType>) {}
+  /**
+   * @param ownTypes types of the gateway's own metrics (a pushed family of such a name must match).
+   * @param stored the family `name` group `groupId` holds, to confirm a series-hash hit.
+   */
+  constructor(
+    private readonly ownTypes: ReadonlyMap<string, MetricType>,
+    private readonly stored: (groupId: string, name: string) => MetricFamily | undefined = () => undefined,
+  ) {}
 
   /**
    * Checks sanitized families about to be stored in group `groupId`. `replacedNames` are the names
@@ -47,7 +53,7 @@ export class ConsistencyIndex {
   check(groupId: string, families: readonly MetricFamily[], replacedNames: ReadonlySet<string>): string | undefined {
     const pushed = new Map<string, MetricType>();
     for (const f of families) pushed.set(f.name, f.type);
-    const seen = new Set<string>();
+    const seen = new Map<number, { name: string; labels: readonly Label[] }[]>();
     for (const f of families) {
       const problem =
         this.checkFamilyName(f) ??
@@ -130,17 +136,21 @@ export class ConsistencyIndex {
     return undefined;
   }
 
-  private checkMetrics(groupId: string, f: MetricFamily, seen: Set<string>): string | undefined {
+  private checkMetrics(groupId: string, f: MetricFamily, seen: Map<number, { name: string; labels: readonly Label[] }[]>): string | undefined {
     for (const m of f.metrics) {
       const problem = checkMetric(f, m);
       if (problem !== undefined) return problem;
-      const key = seriesKey(f.name, m.labels);
-      const owner = this.series.get(key);
-      if (seen.has(key) || (owner !== undefined && owner !== groupId)) {
-        const where = owner !== undefined && owner !== groupId ? ` (it is already held by group ${this.describe(owner)})` : ' (twice in this push)';
+      const h = seriesHash(f.name, m.labels);
+      const twin = seen.get(h)?.some((o) => o.name === f.name && sameLabels(o.labels, m.labels)) ?? false;
+      const owner = this.series.get(h);
+      const held = owner !== undefined && owner !== groupId && (this.stored(owner, f.name)?.metrics.some((o) => sameLabels(o.labels, m.labels)) ?? false);
+      if (twin || held) {
+        const where = held ? ` (it is already held by group ${this.describe(owner as string)})` : ' (twice in this push)';
         return `collected metric "${f.name}" ${formatLabelSet(m.labels)} was collected before with the same name and label values${where}`;
       }
-      seen.add(key);
+      const list = seen.get(h);
+      if (list === undefined) seen.set(h, [{ name: f.name, labels: m.labels }]);
+      else list.push({ name: f.name, labels: m.labels });
     }
     return undefined;
   }
@@ -161,8 +171,8 @@ export class ConsistencyIndex {
         if (holders.size === 0) this.families.delete(f.name);
       }
       for (const m of f.metrics) {
-        const key = seriesKey(f.name, m.labels);
-        if (this.series.get(key) === groupId) this.series.delete(key);
+        const h = seriesHash(f.name, m.labels);
+        if (this.series.get(h) === groupId) this.series.delete(h);
       }
     }
     for (const f of added) {
@@ -175,7 +185,7 @@ export class ConsistencyIndex {
       if (held !== undefined) this.count(f.name, held, -1);
       holders.set(groupId, f.type);
       this.count(f.name, f.type, 1);
-      for (const m of f.metrics) this.series.set(seriesKey(f.name, m.labels), groupId);
+      for (const m of f.metrics) this.series.set(seriesHash(f.name, m.labels), groupId);
     }
   }
 
@@ -206,6 +216,10 @@ export class ConsistencyIndex {
     this.series.clear();
     this.groupLabels.clear();
   }
+}
+
+function sameLabels(a: readonly Label[], b: readonly Label[]): boolean {
+  return a.length === b.length && a.every((l, i) => l[0] === (b[i] as Label)[0] && l[1] === (b[i] as Label)[1]);
 }
 
 /**

@@ -126,7 +126,7 @@ export class InMemoryGroupStore implements GroupStore {
 
   constructor(private readonly opts: InMemoryGroupStoreOptions = {}) {
     this.ownTypes = opts.ownTypes ?? new Map();
-    this.index = new ConsistencyIndex(this.ownTypes);
+    this.index = new ConsistencyIndex(this.ownTypes, (id, name) => this.byId.get(id)?.families.get(name)?.family);
     this.cache = new ExpositionCache(opts.ownHelp);
     this.checkConsistency = opts.checkConsistency ?? true;
   }

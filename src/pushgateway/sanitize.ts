@@ -38,7 +38,8 @@ export function sanitizeFamily(family: MetricFamily, grouping: readonly Label[])
 }
 
 /**
- * Identity of one series (or one summary/histogram metric) across the store: the family name and
+ * Identity of one series (or one summary/histogram metric) as a string (for tests and tools; the
+ * index uses seriesHash): the family name and
  * the sorted label pairs joined by a lone surrogate (U+D800). Prometheus joins with the byte 0xFF,
  * which valid UTF-8 cannot contain; a JS string can hold U+00FF, but never a lone surrogate in a
  * stored label (they are refused as invalid UTF-8), so two label sets never share a key.
@@ -48,6 +49,35 @@ export function seriesKey(name: string, sortedLabels: readonly Label[]): string 
   const parts: string[] = [name];
   for (const [n, v] of sortedLabels) parts.push(n, v);
   return parts.join('\uD800');
+}
+
+/**
+ * A 53-bit hash of a series identity (a cyrb53-style pair of 32-bit multiplicative hashes over the
+ * name and label pairs). The index keys series by it, as client_golang keys them by a 64-bit
+ * xxhash: a number costs far less memory than the joined string, and a hit is confirmed against
+ * the stored labels before a push is refused, so a collision can never refuse a valid push.
+ */
+export function seriesHash(name: string, sortedLabels: readonly Label[]): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  const feed = (s: string) => {
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 2654435761);
+      h2 = Math.imul(h2 ^ c, 1597334677);
+    }
+    // A separator no stored label character can be (a lone surrogate, see seriesKey).
+    h1 = Math.imul(h1 ^ 0xd800, 2654435761);
+    h2 = Math.imul(h2 ^ 0xd800, 1597334677);
+  };
+  feed(name);
+  for (const [n, v] of sortedLabels) {
+    feed(n);
+    feed(v);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
 /** `{a="1",b="2"}` for messages; values JSON-quoted so that odd characters stay visible. */

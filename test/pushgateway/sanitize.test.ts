@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatRfc3339Nano, metricJson } from '../../src/pushgateway/api-json.js';
-import { compareMetricLabels, sanitizeLabels, seriesKey } from '../../src/pushgateway/sanitize.js';
+import { compareMetricLabels, sanitizeLabels, seriesHash, seriesKey } from '../../src/pushgateway/sanitize.js';
 import { joinPath, normalizePrefix } from '../../src/pushgateway/gateway.js';
 
 describe('sanitizeLabels', () => {
@@ -25,6 +25,10 @@ describe('ordering and identities', () => {
 
   it('never gives two label sets the same series key', () => {
     expect(seriesKey('m', [['a', 'b'], ['c', 'd']])).not.toBe(seriesKey('m', [['a', 'b\xffc\xffd']]));
+    expect(seriesHash('m', [['a', 'b'], ['c', 'd']])).toBe(seriesHash('m', [['a', 'b'], ['c', 'd']]));
+    expect(seriesHash('m', [['a', 'b'], ['c', 'd']])).not.toBe(seriesHash('m', [['a', 'bc'], ['', 'd']]));
+    expect(seriesHash('m', [['a', 'b']])).not.toBe(seriesHash('ma', [['', 'b']]));
+    expect(Number.isSafeInteger(seriesHash('m', []))).toBe(true);
   });
 });
 
