@@ -91,7 +91,8 @@ describe('persistence file', () => {
     const errors: unknown[] = [];
     const p = new Persister({ file, intervalMs: 60_000, snapshot: () => groups, now: () => now, onError: (e) => errors.push(e) });
     p.markDirty();
-    await new Promise((r) => setTimeout(r, 20));
+    // The first write is due at once; on a loaded machine it may take a moment.
+    for (let i = 0; i < 200 && (await readFile(file, 'utf8').catch(() => '')) === ''; i++) await new Promise((r) => setTimeout(r, 25));
     expect(decodeGroups(await readFile(file, 'utf8'))).toHaveLength(2);
     groups = [];
     now = 1000;
