@@ -126,7 +126,7 @@ class FamilyView {
       let firstId: string | undefined;
       let help: string | undefined;
       for (const [id, c] of this.byGroup) {
-        if (firstId === undefined || id < firstId) {
+        if (firstId === undefined || compareStrings(id, firstId) < 0) {
           firstId = id;
           help = c.help;
         }

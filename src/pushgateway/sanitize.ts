@@ -1,3 +1,4 @@
+import { compareGoStrings } from './exposition/go-string-order.js';
 import type { Label, Metric, MetricFamily } from './model.js';
 
 /**
@@ -94,12 +95,12 @@ export function compareMetricLabels(a: readonly Label[], b: readonly Label[]): n
   for (let i = 0; i < a.length; i++) {
     const va = (a[i] as Label)[1];
     const vb = (b[i] as Label)[1];
-    if (va !== vb) return va < vb ? -1 : 1;
+    if (va !== vb) return compareGoStrings(va, vb);
   }
   return 0;
 }
 
-/** Byte-order comparison used for family names and grouping keys. */
+/** Byte (UTF-8) order, as Go compares strings: for family names and grouping keys. */
 export function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return a === b ? 0 : compareGoStrings(a, b);
 }

@@ -21,6 +21,8 @@ describe('ordering and identities', () => {
     expect(compareMetricLabels([['instance', ''], ['job', 'b']], [['a', '2'], ['instance', ''], ['job', 'a']])).toBeLessThan(0);
     expect(compareMetricLabels([['a', '1'], ['job', 'z']], [['b', '2'], ['job', 'a']])).toBeLessThan(0);
     expect(compareMetricLabels([['a', '1']], [['b', '1']])).toBe(0);
+    // Go compares UTF-8 bytes: U+F172 sorts before U+1F600, unlike JavaScript's UTF-16 `<`.
+    expect(compareMetricLabels([['a', '\uF172']], [['a', '\u{1F600}']])).toBeLessThan(0);
   });
 
   it('never gives two label sets the same series key', () => {
