@@ -1,12 +1,169 @@
-import type { FastifyInstance } from 'fastify';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyError, FastifyInstance } from 'fastify';
 import type { AreaDeps } from '../area.js';
+import { formatDuration, type ListenAddress } from '../config/flag-types.js';
 import type { ServeConfig } from '../config/flags.js';
+import { BasicAuthVerifier, parseBasicAuthorization } from '../http/basic-auth.js';
 import { createApp } from '../http/create-app.js';
+import { formatAddress } from '../http/listen.js';
+import { parseWebConfig } from '../http/users-file.js';
+import { isProtobufContentType } from './exposition/protobuf.js';
+import { pushgatewayFlags } from './flags.js';
+import { joinPath, normalizePrefix, type Gateway, type GatewaySettings } from './gateway.js';
+import { InMemoryGroupStore } from './group-store.js';
+import { OwnMetrics, type HandlerName } from './own-metrics.js';
+import { Persister, loadGroups } from './persistence.js';
+import { readBody } from './request-body.js';
+import { registerApiRoutes } from './routes/api.js';
+import { registerConsoleRoutes } from './routes/console.js';
+import { registerExpositionRoute } from './routes/exposition.js';
+import { registerLifecycleRoutes } from './routes/lifecycle.js';
+import { registerPushRoutes } from './routes/push.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Pushgateway's handler name for pushgateway_http_requests_total. */
+    handler?: HandlerName;
+  }
+}
+
+function readVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    return pkg.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Flags as Pushgateway's status shows them: strings, durations in Go form (`5m0s`). */
+function flagStrings(config: ServeConfig): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, spec] of Object.entries(pushgatewayFlags)) {
+    const value = (config as Record<string, unknown>)[name];
+    if (spec.kind === 'duration') out[name] = formatDuration(value as number);
+    else if (spec.kind === 'address') out[name] = value === null ? 'off' : formatAddress(value as ListenAddress);
+    else out[name] = String(value);
+  }
+  return out;
+}
+
+/** Resolves --persistence.file: default under --data.dir, "off" for memory only. */
+export function persistenceFile(config: ServeConfig): string | undefined {
+  const raw = config['persistence.file'].trim();
+  if (raw === 'off') return undefined;
+  return raw === '' ? join(config['data.dir'], 'pushgateway.json') : raw;
+}
+
+function plainError(message: string): string {
+  return message.endsWith('\n') ? message : `${message}\n`;
+}
 
 /** Builds the push gateway listener's app (Pushgateway-compatible). */
-export async function buildPushgatewayApp(_config: ServeConfig, deps: AreaDeps): Promise<FastifyInstance> {
-  const app = createApp('pushgateway', deps.logger);
-  app.get('/-/healthy', async (_req, reply) => reply.type('text/plain; charset=utf-8').send('OK'));
-  app.get('/-/ready', async (_req, reply) => reply.type('text/plain; charset=utf-8').send('OK'));
+export async function buildPushgatewayApp(config: ServeConfig, deps: AreaDeps): Promise<FastifyInstance> {
+  const prefix = normalizePrefix(config['web.route-prefix']);
+  const settings: GatewaySettings = {
+    prefix,
+    telemetryPath: joinPath(prefix, config['web.telemetry-path']),
+    enableLifecycle: config['web.enable-lifecycle'],
+    enableAdminApi: config['web.enable-admin-api'],
+    checkConsistency: !config['push.disable-consistency-check'],
+    groupTtlMs: config['push.group-ttl'],
+    maxBodySize: config['push.max-body-size'],
+    flags: flagStrings(config),
+    version: readVersion(),
+    startTimeMs: deps.now(),
+  };
+
+  const webConfigFile = config['web.config.file'];
+  const verifier = webConfigFile === '' ? undefined : new BasicAuthVerifier(parseWebConfig(readFileSync(webConfigFile, 'utf8'), webConfigFile).basicAuthUsers);
+
+  const own = new OwnMetrics({ version: settings.version, revision: '', branch: '' });
+  let persister: Persister | undefined;
+  const store = new InMemoryGroupStore({
+    ownTypes: own.types(),
+    ownHelp: own.helps(),
+    checkConsistency: settings.checkConsistency,
+    onChange: () => persister?.markDirty(),
+  });
+  const file = persistenceFile(config);
+  if (file !== undefined) {
+    // A corrupt or unreadable file throws here and stops start-up, naming the file.
+    store.load(await loadGroups(file));
+    persister = new Persister({
+      file,
+      intervalMs: config['persistence.interval'],
+      snapshot: () => store.groups(deps.now()),
+      now: deps.now,
+      onError: (err) => deps.logger.error({ err, file }, 'writing the persistence file failed'),
+    });
+  }
+
+  const gw: Gateway = { store, own, settings, now: deps.now, requestShutdown: deps.requestShutdown };
+  const app = createApp('pushgateway', deps.logger, {
+    bodyLimit: settings.maxBodySize,
+    fastify: { routerOptions: { maxParamLength: 65_536 } },
+  });
+
+  // Pushgateway parses every body itself whatever its Content-Type (text unless it is delimited
+  // protobuf), so one parser takes them all, gunzipping and enforcing the size limit.
+  app.removeAllContentTypeParsers();
+  // Fastify refuses a malformed Content-Type with 415 before any parser runs; Pushgateway reads
+  // such a body as text, so anything that is not the protobuf type is presented as text.
+  app.addHook('onRequest', async (request) => {
+    const ct = request.headers['content-type'];
+    if (ct !== undefined && !isProtobufContentType(ct)) request.headers['content-type'] = 'text/plain';
+  });
+  app.addContentTypeParser('*', (request, payload, done) => {
+    readBody(payload, request.headers['content-encoding'], settings.maxBodySize).then(
+      (body) => done(null, body),
+      (err: Error) => done(err as FastifyError),
+    );
+  });
+
+  if (verifier !== undefined) {
+    const open = new Set([`${prefix}/-/healthy`, `${prefix}/-/ready`]);
+    app.addHook('onRequest', async (request, reply) => {
+      const path = request.url.split('?', 1)[0] as string;
+      if (open.has(path)) return;
+      if (await verifier.verify(parseBasicAuthorization(request.headers.authorization))) return;
+      await reply.code(401).header('www-authenticate', 'Basic').type('text/plain; charset=utf-8').send('Unauthorized\n');
+    });
+  }
+
+  app.addHook('onResponse', async (request, reply) => {
+    const handler = request.routeOptions.config.handler;
+    if (handler !== undefined && handler !== 'metrics') own.countRequest(handler, request.method, reply.statusCode);
+  });
+
+  app.setErrorHandler((err: FastifyError & { statusCode?: number }, request, reply) => {
+    const status = typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500;
+    if (status >= 500) request.log.error({ err }, 'push gateway request failed');
+    else request.log.debug({ err: err.message, url: request.url }, 'push gateway request refused');
+    return reply
+      .code(status)
+      .type('text/plain; charset=utf-8')
+      .header('x-content-type-options', 'nosniff')
+      .send(plainError(status >= 500 ? 'internal server error' : err.message));
+  });
+  app.setNotFoundHandler((_request, reply) =>
+    reply.code(404).type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send('404 page not found\n'),
+  );
+
+  registerLifecycleRoutes(app, gw);
+  registerPushRoutes(app, gw);
+  registerExpositionRoute(app, gw);
+  registerApiRoutes(app, gw);
+  registerConsoleRoutes(app, gw);
+
+  // TTL expiry also happens lazily on every read and write; this sweep makes expired groups leave
+  // memory and the persistence file when nobody is calling.
+  const sweep = setInterval(() => store.expire(deps.now()), 1000);
+  sweep.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(sweep);
+    await persister?.close();
+  });
   return app;
 }

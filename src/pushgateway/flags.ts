@@ -5,7 +5,7 @@ export const pushgatewayFlags = {
   'pushgateway.listen-address': flag.address(':9091', 'Address of the push gateway listener (host:port, or off)'),
   'web.route-prefix': flag.string('', 'Path prefix for every push gateway route, like Pushgateway\'s (e.g. /pushgateway)'),
   'web.telemetry-path': flag.string('/metrics', 'Path under the route prefix where Prometheus scrapes pushed and own metrics'),
-  'web.config.file': flag.string('', 'Pushgateway-style web config file (YAML) with basic_auth_users: {user: bcrypt-hash}'),
+  'web.config.file': flag.string('', 'Pushgateway-style web config file (YAML) with basic_auth_users: {user: bcrypt-hash}; /-/healthy and /-/ready stay open for probes'),
   'web.enable-lifecycle': flag.boolean(false, 'Enable PUT/POST /-/quit to shut Portico down'),
   'web.enable-admin-api': flag.boolean(false, 'Enable PUT /api/v1/admin/wipe, which deletes every group'),
   'persistence.file': flag.string('', 'File that holds pushed groups across restarts (default: <data.dir>/pushgateway.json; "off" keeps them in memory only)'),

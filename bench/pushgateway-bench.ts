@@ -1,0 +1,245 @@
+/**
+ * npm run bench:pushgateway: Portico's push gateway against Debian's prometheus-pushgateway on
+ * this machine. Prints pushes per second (wrk, POST of a 10-metric body, 32 connections, spread
+ * over the existing groups), GET /metrics latency with 2,000 and 20,000 groups of 10 series, and
+ * resident memory, each with the ratio Portico/Pushgateway.
+ *
+ * Pushgateway needs O(n²) time to be filled with its consistency check on (each push re-checks
+ * the whole store), so it is filled with --push.disable-consistency-check and a persistence file,
+ * then restarted with the check on (its default) from that file for the push measurement.
+ *
+ * Scrape times are measured with curl, pushes with wrk, so that Node's own HTTP client does not
+ * weigh on the figures.
+ *
+ * Flags: --no-build (use the existing dist/), --seconds=N (wrk duration per run, default 8).
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseText } from '../src/pushgateway/exposition/text-parser.js';
+import { InMemoryGroupStore } from '../src/pushgateway/group-store.js';
+
+const PG_BIN = '/usr/bin/prometheus-pushgateway';
+const WRK = '/usr/bin/wrk';
+const CURL = '/usr/bin/curl';
+const SMALL = 2_000;
+const LARGE = 20_000;
+const SERIES = 10;
+const args = process.argv.slice(2);
+const seconds = Number(args.find((a) => a.startsWith('--seconds='))?.slice(10) ?? 8);
+const root = new URL('..', import.meta.url).pathname;
+
+for (const [bin, pkg] of [
+  [PG_BIN, 'prometheus-pushgateway'],
+  [WRK, 'wrk'],
+  [CURL, 'curl'],
+] as const) {
+  if (!existsSync(bin)) throw new Error(`${bin} not found: install the Debian package "${pkg}"`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === 'object' && a !== null ? a.port : 0));
+    });
+  });
+}
+
+interface Proc {
+  readonly child: ChildProcess;
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+async function start(cmd: string, argv: string[], url: string): Promise<Proc> {
+  const child = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr?.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`${cmd} exited: ${err}`);
+    try {
+      if ((await fetch(`${url}/-/ready`)).status === 200) return { child, url, stop };
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await stop();
+  throw new Error(`${cmd} did not start: ${err}`);
+}
+
+function body(seed: number): string {
+  let out = '';
+  for (let m = 0; m < SERIES; m++) out += `# TYPE bench_metric_${m} gauge\nbench_metric_${m}{worker="w"} ${seed + m}\n`;
+  return out;
+}
+
+async function fill(url: string, from: number, to: number): Promise<void> {
+  let next = from;
+  const worker = async () => {
+    while (next < to) {
+      const i = next++;
+      const res = await fetch(`${url}/metrics/job/bench/instance/i${i}`, { method: 'PUT', body: body(i) });
+      if (res.status >= 300) throw new Error(`fill push to ${url} failed: ${res.status} ${await res.text()}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+}
+
+function wrkPushes(url: string, groups: number, secs: number): number {
+  const dir = mkdtempSync(join(tmpdir(), 'pg-bench-wrk-'));
+  const script = join(dir, 'push.lua');
+  writeFileSync(
+    script,
+    `local body = ${JSON.stringify(body(7))}
+local n = ${groups}
+local tid = 0
+setup = function(thread) tid = tid + 1; thread:set("tid", tid) end
+init = function() math.randomseed(os.time() + (tid or 0) * 7919) end
+request = function()
+  return wrk.format("POST", "/metrics/job/bench/instance/i" .. math.random(0, n - 1), nil, body)
+end
+`,
+  );
+  const out = execFileSync(WRK, ['-t', '2', '-c', '32', '-d', `${secs}s`, '--timeout', '60s', '-s', script, url], { encoding: 'utf8' });
+  rmSync(dir, { recursive: true, force: true });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  if (non2xx > 0) throw new Error(`wrk saw ${non2xx} failed pushes against ${url}:\n${out}`);
+  return rps;
+}
+
+/** Median GET /metrics time in ms, measured by curl (a C client, so that the client's own cost stays small). */
+async function scrapeMs(url: string, runs: number): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const out = execFileSync(CURL, ['-s', '-o', '/dev/null', '-w', '%{http_code} %{size_download} %{time_total}', `${url}/metrics`], { encoding: 'utf8' });
+    const [code, size, total] = out.trim().split(' ');
+    if (code !== '200' || Number(size) === 0) throw new Error(`scrape of ${url} failed: ${out}`);
+    times.push(Number(total) * 1000);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] as number;
+}
+
+/**
+ * Both runtimes return memory some seconds after the load stops (V8's memory reducer, Go's
+ * scavenger): resident memory is sampled after a quiet pause so that it reflects what is kept,
+ * not the garbage of the fill that has not been collected yet.
+ */
+const settle = () => new Promise((r) => setTimeout(r, 8000));
+
+function rssMiB(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
+}
+
+/**
+ * CPU time of one POST in the store alone (parse excluded), at a given number of groups: the HTTP
+ * measurement on a shared machine is noisy, this one shows whether push cost grows with the store.
+ */
+function storePushMicros(groups: number): number {
+  const store = new InMemoryGroupStore();
+  for (let i = 0; i < groups; i++) store.push({ grouping: [['instance', `i${i}`], ['job', 'bench']], families: parseText(body(i)), replace: true, nowMs: 1 });
+  const bodies = Array.from({ length: 20_000 }, (_, i) => parseText(body(i)));
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < bodies.length; i++) {
+    store.push({ grouping: [['instance', `i${(i * 7919) % groups}`], ['job', 'bench']], families: bodies[i] as ReturnType<typeof parseText>, replace: false, nowMs: 2 });
+  }
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / bodies.length;
+}
+
+async function main(): Promise<void> {
+  if (!args.includes('--no-build')) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+  const dir = mkdtempSync(join(tmpdir(), 'pg-bench-'));
+  const pgFile = join(dir, 'pg.data');
+  const [pPort, gPort] = [await freePort(), await freePort()];
+  const portico = await start(
+    process.execPath,
+    [
+      join(root, 'dist/cli.js'),
+      'serve',
+      `--pushgateway.listen-address=127.0.0.1:${pPort}`,
+      '--management.listen-address=off',
+      '--search.listen-address=off',
+      '--persistence.file=off',
+      '--log.level=warn',
+    ],
+    `http://127.0.0.1:${pPort}`,
+  );
+  const pgArgs = (check: boolean) => [
+    `--web.listen-address=127.0.0.1:${gPort}`,
+    `--persistence.file=${pgFile}`,
+    '--log.level=warn',
+    ...(check ? [] : ['--push.disable-consistency-check']),
+  ];
+  const pgUrl = `http://127.0.0.1:${gPort}`;
+  let pg = await start(PG_BIN, pgArgs(false), pgUrl);
+  const rows: [string, number, number][] = [];
+  try {
+    console.log(`filling ${SMALL} groups × ${SERIES} series…`);
+    await Promise.all([fill(portico.url, 0, SMALL), fill(pg.url, 0, SMALL)]);
+    await pg.stop();
+    pg = await start(PG_BIN, pgArgs(true), pgUrl);
+
+    console.log(`pushes (wrk, 32 connections, ${seconds}s each)…`);
+    const pPush = wrkPushes(portico.url, SMALL, seconds);
+    const gPush = wrkPushes(pg.url, SMALL, seconds);
+    rows.push([`pushes/s, ${SMALL} groups (higher is better)`, pPush, gPush]);
+    const pScrape = await scrapeMs(portico.url, 21);
+    const gScrape = await scrapeMs(pg.url, 7);
+    rows.push([`GET /metrics ms, ${SMALL} groups (lower is better)`, pScrape, gScrape]);
+    rows.push([`scrapes/s, ${SMALL} groups (higher is better)`, 1000 / pScrape, 1000 / gScrape]);
+    await settle();
+    const pRssSmall = rssMiB(portico.child.pid);
+    const gRssSmall = rssMiB(pg.child.pid);
+    rows.push([`RSS MiB, ${SMALL} groups`, pRssSmall, gRssSmall]);
+
+    console.log(`filling ${LARGE} groups…`, new Date().toISOString());
+    await pg.stop();
+    pg = await start(PG_BIN, pgArgs(false), pgUrl);
+    await Promise.all([fill(portico.url, SMALL, LARGE), fill(pg.url, SMALL, LARGE)]);
+    const pPushLarge = wrkPushes(portico.url, LARGE, Math.max(2, Math.round(seconds / 2)));
+    rows.push([`Portico pushes/s, ${LARGE} groups (vs ${SMALL}: ×${(pPushLarge / pPush).toFixed(2)})`, pPushLarge, NaN]);
+    const pScrapeL = await scrapeMs(portico.url, 9);
+    const gScrapeL = await scrapeMs(pg.url, 5);
+    rows.push([`GET /metrics ms, ${LARGE} groups (lower is better)`, pScrapeL, gScrapeL]);
+    await settle();
+    const pRss = rssMiB(portico.child.pid);
+    const gRss = rssMiB(pg.child.pid);
+    rows.push([`RSS MiB, ${LARGE} groups`, pRss, gRss]);
+    const perSeries = (big: number, small: number) => ((big - small) * 1024 * 1024) / ((LARGE - SMALL) * SERIES);
+    rows.push(['RSS bytes per added series (lower is better)', perSeries(pRss, pRssSmall), perSeries(gRss, gRssSmall)]);
+  } finally {
+    await portico.stop();
+    await pg.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const small = storePushMicros(SMALL);
+  const large = storePushMicros(LARGE);
+  rows.push([`Portico store CPU µs per push, ${SMALL} groups`, small, NaN]);
+  rows.push([`Portico store CPU µs per push, ${LARGE} groups (vs ${SMALL}: ×${(large / small).toFixed(2)})`, large, NaN]);
+  const fmt = (n: number) => (Number.isNaN(n) ? '-' : n >= 100 ? n.toFixed(0) : n.toFixed(2));
+  console.log(`\n${'measure'.padEnd(58)} ${'Portico'.padStart(10)} ${'Pushgw'.padStart(10)} ${'Portico/Pushgw'.padStart(15)}`);
+  for (const [name, p, g] of rows) {
+    console.log(`${name.padEnd(58)} ${fmt(p).padStart(10)} ${fmt(g).padStart(10)} ${(Number.isNaN(g) ? '-' : (p / g).toFixed(2)).padStart(15)}`);
+  }
+  console.log('\nTargets: pushes/s ratio ≥ 100 and scrapes/s ratio ≥ 5 at 2,000 groups; Portico pushes/s flat from 2,000 to 20,000 groups; RSS per series ratio ≤ 1.');
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

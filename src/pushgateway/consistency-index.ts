@@ -1,0 +1,262 @@
+import { isValidLabelName, isValidMetricName } from './grouping-key.js';
+import type { Label, Metric, MetricFamily, MetricType } from './model.js';
+import { formatLabelSet, seriesHash } from './sanitize.js';
+
+/** The two gauges the gateway keeps per group; pushed families of these names are refused or replaced. */
+export const PUSH_TIME = 'push_time_seconds';
+export const PUSH_FAILURE_TIME = 'push_failure_time_seconds';
+
+const UPPER: Record<MetricType, string> = {
+  counter: 'COUNTER',
+  gauge: 'GAUGE',
+  untyped: 'UNTYPED',
+  summary: 'SUMMARY',
+  histogram: 'HISTOGRAM',
+};
+
+export function upperType(t: MetricType): string {
+  return UPPER[t];
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Incremental version of the check Pushgateway runs with `Gatherers.Gather()` over a copy of the
+ * whole store on every push. It keeps, for every family name, the type each group holds it with,
+ * and for every series (name + sorted labels) the group that holds it, so that a push is checked
+ * in O(size of the push) with the same accept/reject outcome.
+ */
+export class ConsistencyIndex {
+  /** family name → (group id → type) */
+  private readonly families = new Map<string, Map<string, MetricType>>();
+  /** family name → (type → number of groups holding the family with that type) */
+  private readonly typeCounts = new Map<string, Map<MetricType, number>>();
+  /** series hash (name + sorted labels) → group id */
+  private readonly series = new Map<number, string>();
+  /** group id → grouping labels, for messages */
+  private readonly groupLabels = new Map<string, readonly Label[]>();
+
+  /**
+   * @param ownTypes types of the gateway's own metrics (a pushed family of such a name must match).
+   * @param stored the family `name` group `groupId` holds, to confirm a series-hash hit.
+   */
+  constructor(
+    private readonly ownTypes: ReadonlyMap<string, MetricType>,
+    private readonly stored: (groupId: string, name: string) => MetricFamily | undefined = () => undefined,
+  ) {}
+
+  /**
+   * Checks sanitized families about to be stored in group `groupId`. `replacedNames` are the names
+   * of the group's families the push removes (all of them for PUT, the pushed ones for POST).
+   * Returns the problem (without Pushgateway's prefix) or undefined.
+   */
+  check(groupId: string, families: readonly MetricFamily[], replacedNames: ReadonlySet<string>): string | undefined {
+    const pushed = new Map<string, MetricType>();
+    for (const f of families) pushed.set(f.name, f.type);
+    const seen = new Map<number, { name: string; labels: readonly Label[] }[]>();
+    for (const f of families) {
+      const problem =
+        this.checkFamilyName(f) ??
+        this.checkTypes(groupId, f) ??
+        this.checkSuffixes(groupId, f, pushed, replacedNames) ??
+        this.checkMetrics(groupId, f, seen);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  }
+
+  private checkFamilyName(f: MetricFamily): string | undefined {
+    if (!isValidMetricName(f.name) || LONE_SURROGATE.test(f.name)) return `metric name ${JSON.stringify(f.name)} is not valid`;
+    if ((f.name === PUSH_TIME || f.name === PUSH_FAILURE_TIME) && f.type !== 'gauge') {
+      return `collected metric "${f.name}" is not a GAUGE: the gateway keeps ${f.name} as a gauge per group (pushed as ${UPPER[f.type]})`;
+    }
+    return undefined;
+  }
+
+  private checkTypes(groupId: string, f: MetricFamily): string | undefined {
+    const own = this.ownTypes.get(f.name);
+    if (own !== undefined && own !== f.type) {
+      return `gathered metric family ${f.name} has type ${UPPER[f.type]} but should have ${UPPER[own]}`;
+    }
+    const counts = this.typeCounts.get(f.name);
+    if (counts === undefined) return undefined;
+    // O(1) in the number of groups: compare per-type holder counts, leaving out this group's own.
+    const mine = this.families.get(f.name)?.get(groupId);
+    let conflicting: MetricType | undefined;
+    for (const [type, n] of counts) {
+      if (type !== f.type && n - (mine === type ? 1 : 0) > 0) conflicting = type;
+    }
+    if (conflicting === undefined) return undefined;
+    let other = '';
+    for (const [gid, type] of this.families.get(f.name) ?? []) {
+      if (gid !== groupId && type === conflicting) {
+        other = gid;
+        break;
+      }
+    }
+    const sample = f.metrics[0];
+    const labels = sample ? ` ${formatLabelSet(sample.labels)}` : '';
+    return `collected metric "${f.name}"${labels} is not a ${UPPER[conflicting]}: it was pushed as ${UPPER[f.type]}, but the group ${this.describe(other)} holds "${f.name}" as ${UPPER[conflicting]}`;
+  }
+
+  /** Type of `name` as it would be after the push, or undefined when no family has that name. */
+  private typeAfter(groupId: string, name: string, pushed: ReadonlyMap<string, MetricType>, replaced: ReadonlySet<string>): MetricType | undefined {
+    const p = pushed.get(name);
+    if (p !== undefined) return p;
+    const own = this.ownTypes.get(name);
+    if (own !== undefined) return own;
+    if (name === PUSH_TIME || name === PUSH_FAILURE_TIME) return 'gauge';
+    const holders = this.families.get(name);
+    if (holders === undefined) return undefined;
+    for (const [gid, type] of holders) {
+      if (gid !== groupId || !replaced.has(name)) return type;
+    }
+    return undefined;
+  }
+
+  // client_golang registry.go checkSuffixCollisions, applied to the store as it would be after the push.
+  private checkSuffixes(groupId: string, f: MetricFamily, pushed: ReadonlyMap<string, MetricType>, replaced: ReadonlySet<string>): string | undefined {
+    const name = f.name;
+    for (const suffix of ['_count', '_sum', '_bucket']) {
+      if (!name.endsWith(suffix)) continue;
+      const base = name.slice(0, -suffix.length);
+      const baseType = this.typeAfter(groupId, base, pushed, replaced);
+      if (baseType === 'histogram' || (baseType === 'summary' && suffix !== '_bucket')) {
+        return `collected metric named "${name}" collides with previously collected ${baseType} named "${base}"`;
+      }
+    }
+    if (f.type === 'summary' || f.type === 'histogram') {
+      const suffixes = f.type === 'histogram' ? ['_count', '_sum', '_bucket'] : ['_count', '_sum'];
+      for (const suffix of suffixes) {
+        if (this.typeAfter(groupId, name + suffix, pushed, replaced) !== undefined) {
+          return `collected ${f.type} named "${name}" collides with previously collected metric named "${name + suffix}"`;
+        }
+      }
+    }
+    return undefined;
+  }
+
+  private checkMetrics(groupId: string, f: MetricFamily, seen: Map<number, { name: string; labels: readonly Label[] }[]>): string | undefined {
+    for (const m of f.metrics) {
+      const problem = checkMetric(f, m);
+      if (problem !== undefined) return problem;
+      const h = seriesHash(f.name, m.labels);
+      const twin = seen.get(h)?.some((o) => o.name === f.name && sameLabels(o.labels, m.labels)) ?? false;
+      const owner = this.series.get(h);
+      const held = owner !== undefined && owner !== groupId && (this.stored(owner, f.name)?.metrics.some((o) => sameLabels(o.labels, m.labels)) ?? false);
+      if (twin || held) {
+        const where = held ? ` (it is already held by group ${this.describe(owner as string)})` : ' (twice in this push)';
+        return `collected metric "${f.name}" ${formatLabelSet(m.labels)} was collected before with the same name and label values${where}`;
+      }
+      const list = seen.get(h);
+      if (list === undefined) seen.set(h, [{ name: f.name, labels: m.labels }]);
+      else list.push({ name: f.name, labels: m.labels });
+    }
+    return undefined;
+  }
+
+  private describe(groupId: string): string {
+    return formatLabelSet(this.groupLabels.get(groupId) ?? []);
+  }
+
+  /** Records that group `groupId` now holds `added` and no longer holds `removed` (sanitized families). */
+  update(groupId: string, labels: readonly Label[], removed: Iterable<MetricFamily>, added: Iterable<MetricFamily>): void {
+    this.groupLabels.set(groupId, labels);
+    for (const f of removed) {
+      const holders = this.families.get(f.name);
+      const held = holders?.get(groupId);
+      if (holders !== undefined && held !== undefined) {
+        holders.delete(groupId);
+        this.count(f.name, held, -1);
+        if (holders.size === 0) this.families.delete(f.name);
+      }
+      for (const m of f.metrics) {
+        const h = seriesHash(f.name, m.labels);
+        if (this.series.get(h) === groupId) this.series.delete(h);
+      }
+    }
+    for (const f of added) {
+      let holders = this.families.get(f.name);
+      if (holders === undefined) {
+        holders = new Map();
+        this.families.set(f.name, holders);
+      }
+      const held = holders.get(groupId);
+      if (held !== undefined) this.count(f.name, held, -1);
+      holders.set(groupId, f.type);
+      this.count(f.name, f.type, 1);
+      for (const m of f.metrics) this.series.set(seriesHash(f.name, m.labels), groupId);
+    }
+  }
+
+  private count(name: string, type: MetricType, delta: number): void {
+    let counts = this.typeCounts.get(name);
+    if (counts === undefined) {
+      counts = new Map();
+      this.typeCounts.set(name, counts);
+    }
+    const n = (counts.get(type) ?? 0) + delta;
+    if (n > 0) counts.set(type, n);
+    else counts.delete(type);
+    if (counts.size === 0) this.typeCounts.delete(name);
+  }
+
+  /** Forgets a deleted group (its families must have been passed as `removed` to update first). */
+  forgetGroup(groupId: string): void {
+    this.groupLabels.delete(groupId);
+  }
+
+  get seriesCount(): number {
+    return this.series.size;
+  }
+
+  clear(): void {
+    this.families.clear();
+    this.typeCounts.clear();
+    this.series.clear();
+    this.groupLabels.clear();
+  }
+}
+
+function sameLabels(a: readonly Label[], b: readonly Label[]): boolean {
+  return a.length === b.length && a.every((l, i) => l[0] === (b[i] as Label)[0] && l[1] === (b[i] as Label)[1]);
+}
+
+/**
+ * Per-metric checks client_golang's checkMetricConsistency makes: the value matches the type,
+ * label names are valid and unique, no `quantile` label on a summary or `le` on a histogram,
+ * and every string is well-formed Unicode.
+ */
+export function checkMetric(f: MetricFamily, m: Metric): string | undefined {
+  const kindOk =
+    f.type === 'summary' ? m.summary !== undefined : f.type === 'histogram' ? m.histogram !== undefined : m.value !== undefined;
+  if (!kindOk) return `collected metric "${f.name}" ${formatLabelSet(m.labels)} is not a ${UPPER[f.type]}`;
+  const names = new Set<string>();
+  for (const [name, value] of m.labels) {
+    if (!isValidLabelName(name) || name.startsWith('__')) {
+      return `collected metric "${f.name}" ${formatLabelSet(m.labels)} has a label with an invalid name: ${name}`;
+    }
+    if (names.has(name)) return `collected metric "${f.name}" ${formatLabelSet(m.labels)} has two or more labels with the same name: ${name}`;
+    names.add(name);
+    if (LONE_SURROGATE.test(value)) return `collected metric "${f.name}" has a label named ${name} whose value is not utf8`;
+    if (f.type === 'summary' && name === 'quantile') {
+      return `collected metric "${f.name}" ${formatLabelSet(m.labels)} has a label named "quantile" which is reserved for summaries`;
+    }
+    if (f.type === 'histogram' && name === 'le') {
+      return `collected metric "${f.name}" ${formatLabelSet(m.labels)} has a label named "le" which is reserved for histogram buckets`;
+    }
+  }
+  return undefined;
+}
+
+/** Label-name duplicates must be caught before sanitizing merges them. */
+export function findDuplicateLabel(f: MetricFamily): string | undefined {
+  for (const m of f.metrics) {
+    const names = new Set<string>();
+    for (const [name] of m.labels) {
+      if (names.has(name)) return `collected metric "${f.name}" ${formatLabelSet(m.labels)} has two or more labels with the same name: ${name}`;
+      names.add(name);
+    }
+  }
+  return undefined;
+}

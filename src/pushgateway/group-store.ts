@@ -1,0 +1,367 @@
+import { ConsistencyIndex, PUSH_FAILURE_TIME, PUSH_TIME, findDuplicateLabel } from './consistency-index.js';
+import { ExpositionCache, type CachedFormat, type RenderedFamily } from './exposition-cache.js';
+import { ConsistencyError, timestampsRefused } from './gateway-errors.js';
+import { groupingKeyId } from './grouping-key.js';
+import type { Label, MetricFamily, MetricType } from './model.js';
+import { compareStrings, sanitizeFamily, sanitizeLabels } from './sanitize.js';
+import { ExpiryQueue } from './expiry-queue.js';
+
+export const PUSH_TIME_HELP = 'Last Unix time when changing this group in the Pushgateway succeeded.';
+export const PUSH_FAILURE_TIME_HELP = 'Last Unix time when changing this group in the Pushgateway failed.';
+
+/** A stored family and when it was last pushed. */
+export interface StoredFamily {
+  /** Sanitized: grouping labels applied, instance="" added, labels sorted. */
+  readonly family: MetricFamily;
+  readonly pushedAtMs: number;
+}
+
+/** One group: everything pushed under one grouping key. */
+export interface Group {
+  /** groupingKeyId of the grouping labels. */
+  readonly id: string;
+  /** Grouping labels (job and the URL labels), sorted by name. */
+  readonly labels: readonly Label[];
+  readonly families: ReadonlyMap<string, StoredFamily>;
+  /** Unix seconds of the last successful push (0 if none succeeded yet). */
+  readonly pushTimeSeconds: number;
+  /** Unix seconds of the last refused push (0 if none failed). */
+  readonly pushFailureTimeSeconds: number;
+  /** When the group expires (ms since the epoch), undefined when it never does. */
+  readonly expiresAtMs: number | undefined;
+}
+
+export interface PushRequest {
+  /** Grouping labels, job included, as parseGroupingKey returns them. */
+  readonly grouping: readonly Label[];
+  readonly families: readonly MetricFamily[];
+  /** PUT: replace the whole group; POST: replace only the pushed families. */
+  readonly replace: boolean;
+  readonly nowMs: number;
+  /** Time to live of the group from now, in ms; 0 or undefined: never expires. */
+  readonly ttlMs?: number;
+}
+
+export interface PushOutcome {
+  /**
+   * With the consistency check disabled, the problem the push brought into the store (stored
+   * anyway); scrapes fail until it is gone, as in Pushgateway.
+   */
+  readonly inconsistency?: string;
+}
+
+/**
+ * Where pushed groups live. Every method applies one write atomically: validate everything,
+ * then mutate. One in-memory implementation today; the interface leaves room for a shared one.
+ */
+export interface GroupStore {
+  /** Validates and stores a push; throws ConsistencyError (after recording the failure time) when refused. */
+  push(req: PushRequest): PushOutcome;
+  /**
+   * Records a refused push on the group (creating it if missing), as Pushgateway's
+   * setPushFailedTimestamp. A group created this way gets `ttlMs` (so that a TTL also reaps groups
+   * whose pushes never succeeded); an existing group keeps its expiry.
+   */
+  recordFailure(grouping: readonly Label[], nowMs: number, ttlMs?: number): void;
+  /** Deletes the group with exactly this grouping key; false if there was none. */
+  delete(grouping: readonly Label[], nowMs: number): boolean;
+  /** Deletes every group at once. */
+  wipe(): void;
+  /** Drops groups whose TTL has run out; returns how many. */
+  expire(nowMs: number): number;
+  /** Groups sorted by grouping key. */
+  groups(nowMs: number): readonly Group[];
+  get(grouping: readonly Label[], nowMs: number): Group | undefined;
+  /** Text 0.0.4 (or OpenMetrics) of every pushed family (push_time families included), sorted by name. */
+  rendered(nowMs: number, format?: CachedFormat): RenderedFamily[];
+  /** The same families as models, for OpenMetrics, protobuf and merging. */
+  families(nowMs: number): MetricFamily[];
+  /** Set while the store holds an inconsistency (only possible with the check disabled). */
+  inconsistency(): string | undefined;
+  /** Replaces the whole content (loading the persistence file); no check, no change event. */
+  load(groups: readonly Group[]): void;
+  /** Counts writes; persistence compares it to know whether there is something to write. */
+  readonly changeCount: number;
+  readonly groupCount: number;
+  readonly seriesCount: number;
+}
+
+export interface InMemoryGroupStoreOptions {
+  /** Types of the gateway's own metrics: pushed families of these names must have the same type. */
+  readonly ownTypes?: ReadonlyMap<string, MetricType>;
+  /** Help of the gateway's own metrics, which replaces pushed help for these names on exposition. */
+  readonly ownHelp?: ReadonlyMap<string, string>;
+  /** Check pushes for consistency (Pushgateway's default); false is --push.disable-consistency-check. */
+  readonly checkConsistency?: boolean;
+  /** Called after every change (push, failure, delete, wipe, expiry). */
+  readonly onChange?: () => void;
+}
+
+interface MutableGroup {
+  readonly id: string;
+  readonly labels: readonly Label[];
+  families: Map<string, StoredFamily>;
+  pushTimeSeconds: number;
+  pushFailureTimeSeconds: number;
+  expiresAtMs: number | undefined;
+  /** Expiry time of this group's live entry in the expiry queue (one per group at most). */
+  queuedAtMs: number | undefined;
+}
+
+function hasTimestamps(families: readonly MetricFamily[]): boolean {
+  return families.some((f) => f.metrics.some((m) => m.timestampMs !== undefined));
+}
+
+/** The in-memory GroupStore, with its incremental consistency index and exposition cache. */
+export class InMemoryGroupStore implements GroupStore {
+  private readonly byId = new Map<string, MutableGroup>();
+  private sorted: MutableGroup[] | undefined;
+  private readonly index: ConsistencyIndex;
+  private readonly cache: ExpositionCache;
+  private readonly expiries = new ExpiryQueue();
+  private readonly checkConsistency: boolean;
+  private readonly ownTypes: ReadonlyMap<string, MetricType>;
+  private problem: string | undefined;
+  private changes = 0;
+
+  constructor(private readonly opts: InMemoryGroupStoreOptions = {}) {
+    this.ownTypes = opts.ownTypes ?? new Map();
+    this.index = new ConsistencyIndex(this.ownTypes, (id, name) => this.byId.get(id)?.families.get(name)?.family);
+    this.cache = new ExpositionCache(opts.ownHelp);
+    this.checkConsistency = opts.checkConsistency ?? true;
+  }
+
+  get changeCount(): number {
+    return this.changes;
+  }
+
+  get groupCount(): number {
+    return this.byId.size;
+  }
+
+  get seriesCount(): number {
+    return this.index.seriesCount;
+  }
+
+  inconsistency(): string | undefined {
+    return this.problem;
+  }
+
+  private changed(): void {
+    this.changes++;
+    this.opts.onChange?.();
+  }
+
+  push(req: PushRequest): PushOutcome {
+    this.expire(req.nowMs);
+    const id = groupingKeyId(req.grouping);
+    if (hasTimestamps(req.families)) {
+      this.recordFailure(req.grouping, req.nowMs, req.ttlMs);
+      throw timestampsRefused();
+    }
+    // Pushed push_time_seconds / push_failure_time_seconds gauges are replaced by the gateway's own.
+    let problem: string | undefined;
+    for (const f of req.families) {
+      problem = findDuplicateLabel(f);
+      if (problem !== undefined) break;
+    }
+    const sanitized = req.families.map((f) => sanitizeFamily(f, req.grouping));
+    const existing = this.byId.get(id);
+    const replaced = new Set<string>(req.replace && existing ? existing.families.keys() : []);
+    for (const f of sanitized) replaced.add(f.name);
+    problem ??= this.index.check(id, sanitized, replaced);
+    if (problem !== undefined && this.checkConsistency) {
+      this.recordFailure(req.grouping, req.nowMs, req.ttlMs);
+      throw new ConsistencyError(problem);
+    }
+    const stored = sanitized.filter((f) => f.name !== PUSH_TIME && f.name !== PUSH_FAILURE_TIME);
+    this.apply(id, req.grouping, existing, stored, req.replace, req.nowMs, req.ttlMs);
+    if (problem !== undefined) this.problem ??= problem;
+    else if (this.problem !== undefined) this.recheck();
+    this.changed();
+    return problem === undefined ? {} : { inconsistency: problem };
+  }
+
+  private apply(
+    id: string,
+    grouping: readonly Label[],
+    existing: MutableGroup | undefined,
+    families: readonly MetricFamily[],
+    replace: boolean,
+    nowMs: number,
+    ttlMs: number | undefined,
+  ): void {
+    const group = existing ?? this.create(id, grouping);
+    const removed: MetricFamily[] = [];
+    const next = replace ? new Map<string, StoredFamily>() : new Map(group.families);
+    for (const f of families) {
+      if (f.metrics.length === 0) next.delete(f.name);
+      else next.set(f.name, { family: f, pushedAtMs: nowMs });
+    }
+    for (const [name, old] of group.families) {
+      if (next.get(name) !== old) {
+        removed.push(old.family);
+        if (!next.has(name)) this.cache.set(id, name, undefined);
+      }
+    }
+    const added = families.filter((f) => f.metrics.length > 0);
+    this.index.update(id, group.labels, removed, added);
+    for (const f of added) this.cache.set(id, f.name, f);
+    group.families = next;
+    group.pushTimeSeconds = nowMs / 1000;
+    this.renderPushTimes(group);
+    group.expiresAtMs = ttlMs !== undefined && ttlMs > 0 ? nowMs + ttlMs : undefined;
+    this.schedule(group);
+  }
+
+  // A later expiry keeps the queued entry (it is re-queued when it comes due), so steady pushes
+  // with a TTL do not grow the queue; an earlier one needs a new entry.
+  private schedule(group: MutableGroup): void {
+    const at = group.expiresAtMs;
+    if (at === undefined || (group.queuedAtMs !== undefined && group.queuedAtMs <= at)) return;
+    group.queuedAtMs = at;
+    this.expiries.add(at, group.id);
+  }
+
+  private create(id: string, grouping: readonly Label[]): MutableGroup {
+    const labels = [...grouping].sort((a, b) => compareStrings(a[0], b[0]));
+    const group: MutableGroup = { id, labels, families: new Map(), pushTimeSeconds: 0, pushFailureTimeSeconds: 0, expiresAtMs: undefined, queuedAtMs: undefined };
+    this.byId.set(id, group);
+    this.index.update(id, labels, [], []);
+    this.sorted = undefined;
+    return group;
+  }
+
+  private renderPushTimes(group: MutableGroup): void {
+    const labels = sanitizeLabels([], group.labels);
+    this.cache.set(group.id, PUSH_TIME, { name: PUSH_TIME, help: PUSH_TIME_HELP, type: 'gauge', metrics: [{ labels, value: group.pushTimeSeconds }] });
+    this.cache.set(group.id, PUSH_FAILURE_TIME, {
+      name: PUSH_FAILURE_TIME,
+      help: PUSH_FAILURE_TIME_HELP,
+      type: 'gauge',
+      metrics: [{ labels, value: group.pushFailureTimeSeconds }],
+    });
+  }
+
+  recordFailure(grouping: readonly Label[], nowMs: number, ttlMs?: number): void {
+    const id = groupingKeyId(grouping);
+    let group = this.byId.get(id);
+    if (group === undefined) {
+      group = this.create(id, grouping);
+      if (ttlMs !== undefined && ttlMs > 0) {
+        group.expiresAtMs = nowMs + ttlMs;
+        this.schedule(group);
+      }
+    }
+    group.pushFailureTimeSeconds = nowMs / 1000;
+    this.renderPushTimes(group);
+    this.changed();
+  }
+
+  delete(grouping: readonly Label[], nowMs: number): boolean {
+    this.expire(nowMs);
+    const id = groupingKeyId(grouping);
+    if (!this.remove(id)) return false;
+    if (this.problem !== undefined) this.recheck();
+    this.changed();
+    return true;
+  }
+
+  private remove(id: string): boolean {
+    const group = this.byId.get(id);
+    if (group === undefined) return false;
+    this.index.update(id, group.labels, [...group.families.values()].map((s) => s.family), []);
+    this.index.forgetGroup(id);
+    for (const name of group.families.keys()) this.cache.set(id, name, undefined);
+    this.cache.set(id, PUSH_TIME, undefined);
+    this.cache.set(id, PUSH_FAILURE_TIME, undefined);
+    this.byId.delete(id);
+    this.sorted = undefined;
+    return true;
+  }
+
+  wipe(): void {
+    this.byId.clear();
+    this.index.clear();
+    this.cache.clear();
+    this.expiries.clear();
+    this.sorted = undefined;
+    this.problem = undefined;
+    this.changed();
+  }
+
+  expire(nowMs: number): number {
+    let n = 0;
+    for (const { at, id } of this.expiries.due(nowMs)) {
+      const group = this.byId.get(id);
+      if (group === undefined || group.queuedAtMs !== at) continue;
+      group.queuedAtMs = undefined;
+      if (group.expiresAtMs === undefined) continue;
+      if (group.expiresAtMs <= nowMs) {
+        this.remove(id);
+        n++;
+      } else {
+        this.schedule(group);
+      }
+    }
+    if (n > 0) {
+      if (this.problem !== undefined) this.recheck();
+      this.changed();
+    }
+    return n;
+  }
+
+  /** Only while the store is inconsistent: rebuild the index from scratch and find what is still wrong. */
+  private recheck(): void {
+    this.index.clear();
+    this.problem = undefined;
+    for (const g of this.byId.values()) {
+      const families = [...g.families.values()].map((s) => s.family);
+      this.problem ??= this.index.check(g.id, families, new Set());
+      this.index.update(g.id, g.labels, [], families);
+    }
+  }
+
+  groups(nowMs: number): readonly Group[] {
+    this.expire(nowMs);
+    this.sorted ??= [...this.byId.values()].sort((a, b) => compareStrings(a.id, b.id));
+    return this.sorted;
+  }
+
+  get(grouping: readonly Label[], nowMs: number): Group | undefined {
+    this.expire(nowMs);
+    return this.byId.get(groupingKeyId(grouping));
+  }
+
+  rendered(nowMs: number, format: CachedFormat = 'text'): RenderedFamily[] {
+    this.expire(nowMs);
+    return this.cache.rendered(format);
+  }
+
+  families(nowMs: number): MetricFamily[] {
+    this.expire(nowMs);
+    return this.cache.families();
+  }
+
+  load(groups: readonly Group[]): void {
+    this.byId.clear();
+    this.index.clear();
+    this.cache.clear();
+    this.expiries.clear();
+    this.sorted = undefined;
+    this.problem = undefined;
+    for (const g of groups) {
+      const group = this.create(g.id, g.labels);
+      group.families = new Map(g.families);
+      group.pushTimeSeconds = g.pushTimeSeconds;
+      group.pushFailureTimeSeconds = g.pushFailureTimeSeconds;
+      group.expiresAtMs = g.expiresAtMs;
+      const families = [...g.families.values()].map((s) => s.family);
+      this.problem ??= this.index.check(g.id, families, new Set());
+      this.index.update(g.id, group.labels, [], families);
+      for (const f of families) this.cache.set(g.id, f.name, f);
+      this.renderPushTimes(group);
+      this.schedule(group);
+    }
+  }
+}

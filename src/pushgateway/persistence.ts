@@ -1,0 +1,201 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import type { Group, StoredFamily } from './group-store.js';
+import { groupingKeyId } from './grouping-key.js';
+import type { Label, MetricFamily } from './model.js';
+
+/** Version of the persistence file format; bump on any incompatible change. */
+export const PERSISTENCE_FORMAT_VERSION = 1;
+const FORMAT_NAME = 'portico-pushgateway';
+
+export class PersistenceError extends Error {
+  override readonly name = 'PersistenceError';
+}
+
+interface FileGroup {
+  labels: Label[];
+  pushTimeSeconds: number;
+  pushFailureTimeSeconds: number;
+  expiresAtMs?: number;
+  families: { pushedAtMs: number; family: MetricFamily }[];
+}
+
+interface FileContent {
+  format: string;
+  version: number;
+  groups: FileGroup[];
+}
+
+// JSON has no NaN or ±Inf, which pushed samples may hold: they are written as {"$num":"NaN"}.
+// No object of the format has a "$num" key otherwise, so the reviver cannot mistake anything.
+function replacer(_key: string, value: unknown): unknown {
+  if (typeof value === 'number' && !Number.isFinite(value)) return { $num: Number.isNaN(value) ? 'NaN' : value > 0 ? '+Inf' : '-Inf' };
+  return value;
+}
+
+function reviver(_key: string, value: unknown): unknown {
+  if (value !== null && typeof value === 'object' && '$num' in value) {
+    const v = (value as { $num: unknown }).$num;
+    if (v === 'NaN') return NaN;
+    if (v === '+Inf') return Infinity;
+    if (v === '-Inf') return -Infinity;
+    throw new Error(`unknown special number ${JSON.stringify(v)}`);
+  }
+  return value;
+}
+
+/** Serializes groups to the persistence file's text. */
+export function encodeGroups(groups: readonly Group[]): string {
+  const content: FileContent = {
+    format: FORMAT_NAME,
+    version: PERSISTENCE_FORMAT_VERSION,
+    groups: groups.map((g) => ({
+      labels: [...g.labels],
+      pushTimeSeconds: g.pushTimeSeconds,
+      pushFailureTimeSeconds: g.pushFailureTimeSeconds,
+      ...(g.expiresAtMs !== undefined ? { expiresAtMs: g.expiresAtMs } : {}),
+      families: [...g.families.values()].map((s) => ({ pushedAtMs: s.pushedAtMs, family: s.family })),
+    })),
+  };
+  return JSON.stringify(content, replacer);
+}
+
+function isLabelList(v: unknown): v is Label[] {
+  return Array.isArray(v) && v.every((l) => Array.isArray(l) && l.length === 2 && typeof l[0] === 'string' && typeof l[1] === 'string');
+}
+
+const TYPES = new Set(['counter', 'gauge', 'untyped', 'summary', 'histogram']);
+
+function checkFamily(f: unknown, where: string): MetricFamily {
+  const fam = f as MetricFamily;
+  if (fam === null || typeof fam !== 'object' || typeof fam.name !== 'string' || !TYPES.has(fam.type) || !Array.isArray(fam.metrics)) {
+    throw new Error(`${where}: not a metric family`);
+  }
+  if (fam.help !== undefined && typeof fam.help !== 'string') throw new Error(`${where}: help is not a string`);
+  fam.metrics.forEach((m, i) => {
+    if (m === null || typeof m !== 'object' || !isLabelList(m.labels)) throw new Error(`${where}, metric ${i}: bad labels`);
+    const kind = fam.type === 'summary' ? m.summary : fam.type === 'histogram' ? m.histogram : m.value;
+    if (kind === undefined) throw new Error(`${where}, metric ${i}: no ${fam.type} value`);
+  });
+  return fam;
+}
+
+/** Parses the persistence file's text; throws an Error saying what is wrong. */
+export function decodeGroups(text: string): Group[] {
+  const doc = JSON.parse(text, reviver) as Partial<FileContent> | null;
+  if (doc === null || typeof doc !== 'object' || doc.format !== FORMAT_NAME) throw new Error(`not a ${FORMAT_NAME} persistence file`);
+  if (doc.version !== PERSISTENCE_FORMAT_VERSION) throw new Error(`unsupported format version ${String(doc.version)} (this Portico reads ${PERSISTENCE_FORMAT_VERSION})`);
+  if (!Array.isArray(doc.groups)) throw new Error('"groups" is not a list');
+  return doc.groups.map((g, gi): Group => {
+    if (!isLabelList(g.labels) || typeof g.pushTimeSeconds !== 'number' || typeof g.pushFailureTimeSeconds !== 'number' || !Array.isArray(g.families)) {
+      throw new Error(`group ${gi}: missing labels, push times or families`);
+    }
+    if (g.expiresAtMs !== undefined && typeof g.expiresAtMs !== 'number') throw new Error(`group ${gi}: expiresAtMs is not a number`);
+    const families = new Map<string, StoredFamily>();
+    g.families.forEach((s, fi) => {
+      const family = checkFamily(s.family, `group ${gi}, family ${fi}`);
+      families.set(family.name, { family, pushedAtMs: typeof s.pushedAtMs === 'number' ? s.pushedAtMs : 0 });
+    });
+    return {
+      id: groupingKeyId(g.labels),
+      labels: g.labels,
+      families,
+      pushTimeSeconds: g.pushTimeSeconds,
+      pushFailureTimeSeconds: g.pushFailureTimeSeconds,
+      expiresAtMs: g.expiresAtMs,
+    };
+  });
+}
+
+/**
+ * Reads the persistence file. A missing file is an empty store; anything else that prevents
+ * reading it (permissions, corrupt content) throws a PersistenceError naming the file, so that
+ * start-up stops instead of silently dropping or later overwriting the data.
+ */
+export async function loadGroups(file: string): Promise<Group[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new PersistenceError(`cannot read the persistence file ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  try {
+    return decodeGroups(text);
+  } catch (err) {
+    throw new PersistenceError(
+      `the persistence file ${file} is corrupt (${(err as Error).message}); move it away or fix it to start, or set --persistence.file`,
+      { cause: err },
+    );
+  }
+}
+
+/** Writes the file atomically: a temporary file in the same directory, fsync, rename. */
+export async function saveGroups(file: string, groups: readonly Group[]): Promise<void> {
+  // Encoded before the first await: the snapshot is the store at one instant.
+  const text = encodeGroups(groups);
+  await mkdir(dirname(file), { recursive: true });
+  await writeFileAtomic(file, text, { fsync: true });
+}
+
+export interface PersisterOptions {
+  readonly file: string;
+  /** Minimum time between two writes, in ms. */
+  readonly intervalMs: number;
+  /** Current groups to write. */
+  readonly snapshot: () => readonly Group[];
+  readonly onError: (err: unknown) => void;
+  /** Wall clock in ms. */
+  readonly now: () => number;
+}
+
+/**
+ * Writes the store at most once per interval after a change (Pushgateway's behaviour), and once
+ * more on shutdown when something changed since the last write.
+ */
+export class Persister {
+  private dirty = false;
+  private timer: NodeJS.Timeout | undefined;
+  private lastWriteMs = -Infinity;
+  private writing: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(private readonly opts: PersisterOptions) {}
+
+  /** Notes a change and schedules a write. */
+  markDirty(): void {
+    this.dirty = true;
+    if (this.timer !== undefined || this.closed) return;
+    const wait = Math.max(0, this.lastWriteMs + this.opts.intervalMs - this.opts.now());
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush().catch(this.opts.onError);
+    }, wait);
+    this.timer.unref();
+  }
+
+  /** Writes now if anything changed since the last write. */
+  flush(): Promise<void> {
+    this.writing = this.writing.catch(() => undefined).then(async () => {
+      if (!this.dirty) return;
+      this.dirty = false;
+      this.lastWriteMs = this.opts.now();
+      try {
+        await saveGroups(this.opts.file, this.opts.snapshot());
+      } catch (err) {
+        this.dirty = true;
+        throw err;
+      }
+    });
+    return this.writing;
+  }
+
+  /** Stops the timer and writes what is pending. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.flush();
+  }
+}

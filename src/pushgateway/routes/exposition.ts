@@ -1,0 +1,122 @@
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import type { FastifyInstance } from 'fastify';
+import { negotiateFormat } from '../exposition/negotiate.js';
+import { OPENMETRICS_CONTENT_TYPE, renderFamiliesOpenMetrics } from '../exposition/openmetrics-encoder.js';
+import type { CachedFormat } from '../exposition-cache.js';
+import { PROTOBUF_CONTENT_TYPE, encodeProtobufDelimited } from '../exposition/protobuf.js';
+import { TEXT_CONTENT_TYPE, renderFamiliesText } from '../exposition/text-encoder.js';
+import type { Gateway } from '../gateway.js';
+import { CONSISTENCY_PREFIX } from '../gateway-errors.js';
+import type { MetricFamily } from '../model.js';
+import { compareMetricLabels, compareStrings } from '../sanitize.js';
+
+const gzipAsync = promisify(gzip);
+
+/** Merges two name-sorted family lists; same-named families (a pushed one and an own one) are combined. */
+export function mergeFamilies(a: readonly MetricFamily[], b: readonly MetricFamily[]): MetricFamily[] {
+  const out: MetricFamily[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const x = a[i];
+    const y = b[j];
+    if (y === undefined || (x !== undefined && x.name < y.name)) {
+      out.push(x as MetricFamily);
+      i++;
+    } else if (x === undefined || y.name < x.name) {
+      out.push(y);
+      j++;
+    } else {
+      const metrics = [...x.metrics, ...y.metrics].sort((m, n) => compareMetricLabels(m.labels, n.labels));
+      out.push({ ...x, help: y.help ?? x.help, metrics });
+      i++;
+      j++;
+    }
+  }
+  return out;
+}
+
+function renderOne(format: CachedFormat, family: MetricFamily): string {
+  if (format === 'text') return renderFamiliesText([family]);
+  const om = renderFamiliesOpenMetrics([family]);
+  return om.slice(0, -'# EOF\n'.length);
+}
+
+/**
+ * The store's cached family texts merged with the gateway's own families, in name order (text
+ * 0.0.4, or OpenMetrics ending with `# EOF`).
+ */
+export function renderCached(gw: Gateway, own: readonly MetricFamily[], format: CachedFormat): string {
+  const pushed = gw.store.rendered(gw.now(), format);
+  const parts: string[] = [];
+  let j = 0;
+  for (const p of pushed) {
+    while (j < own.length && compareStrings((own[j] as MetricFamily).name, p.name) < 0) parts.push(renderOne(format, own[j++] as MetricFamily));
+    const same = own[j];
+    if (same !== undefined && same.name === p.name) {
+      // Rare: someone pushed a family named like one of the gateway's own; merge the two uncached.
+      const stored = gw.store.families(gw.now()).find((f) => f.name === p.name);
+      for (const f of mergeFamilies(stored ? [stored] : [], [same])) parts.push(renderOne(format, f));
+      j++;
+    } else {
+      parts.push(p.text);
+    }
+  }
+  while (j < own.length) parts.push(renderOne(format, own[j++] as MetricFamily));
+  if (format === 'openmetrics') parts.push('# EOF\n');
+  return parts.join('');
+}
+
+function acceptsGzip(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((part) => {
+    const [coding, ...params] = part.trim().split(';');
+    if (coding?.trim().toLowerCase() !== 'gzip') return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+/** GET <telemetry path>: every group's families plus the gateway's own metrics. */
+export function registerExpositionRoute(app: FastifyInstance, gw: Gateway): void {
+  app.route({
+    method: 'GET',
+    url: gw.settings.telemetryPath,
+    exposeHeadRoute: false,
+    config: { handler: 'metrics' },
+    handler: async (request, reply) => {
+      const problem = gw.store.inconsistency();
+      if (problem !== undefined) {
+        // Only reachable with --push.disable-consistency-check, as in Pushgateway: scrapes fail until fixed.
+        return reply
+          .code(500)
+          .type('text/plain; charset=utf-8')
+          .send(`An error has occurred while serving metrics:\n\n${CONSISTENCY_PREFIX}${problem}\n`);
+      }
+      const own = await gw.own.families();
+      const format = negotiateFormat(request.headers.accept);
+      let body: string | Uint8Array;
+      let contentType: string;
+      if (format === 'text' || format === 'openmetrics') {
+        body = renderCached(gw, own, format);
+        contentType = format === 'text' ? TEXT_CONTENT_TYPE : OPENMETRICS_CONTENT_TYPE;
+      } else {
+        body = encodeProtobufDelimited(mergeFamilies(gw.store.families(gw.now()), own));
+        contentType = PROTOBUF_CONTENT_TYPE;
+      }
+      reply.type(contentType).header('vary', 'Accept-Encoding');
+      if (acceptsGzip(request.headers['accept-encoding'])) {
+        const zipped = await gzipAsync(typeof body === 'string' ? Buffer.from(body) : body);
+        return reply.header('content-encoding', 'gzip').send(zipped);
+      }
+      return reply.send(typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    },
+  });
+  // As Pushgateway's router: HEAD is not served on the exposition path.
+  app.route({
+    method: 'HEAD',
+    url: gw.settings.telemetryPath,
+    handler: async (_request, reply) => reply.code(405).header('allow', 'GET, OPTIONS').send(),
+  });
+}

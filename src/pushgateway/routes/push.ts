@@ -1,0 +1,105 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ConfigError, parseDuration } from '../../config/flag-types.js';
+import { isProtobufContentType, parseProtobufDelimited } from '../exposition/protobuf.js';
+import { parseText } from '../exposition/text-parser.js';
+import type { Gateway } from '../gateway.js';
+import { badTtlHeader } from '../gateway-errors.js';
+import { parseGroupingKey } from '../grouping-key.js';
+import type { MetricFamily } from '../model.js';
+
+/** Request header with a per-push group time to live (a Portico extension). */
+export const TTL_HEADER = 'x-portico-group-ttl';
+
+/** Parses a push body: delimited protobuf when the Content-Type says so, text 0.0.4 otherwise (like Pushgateway). */
+export function decodePushBody(body: Buffer, contentType: string | undefined): MetricFamily[] {
+  if (body.length === 0) return [];
+  if (contentType !== undefined && isProtobufContentType(contentType)) {
+    // Families are keyed by name, so a repeated family replaces the earlier one (Pushgateway's rule).
+    const byName = new Map<string, MetricFamily>();
+    for (const f of parseProtobufDelimited(new Uint8Array(body.buffer, body.byteOffset, body.length))) byName.set(f.name, f);
+    return [...byName.values()];
+  }
+  // Bytes, not a string: the parser refuses invalid UTF-8 in label values with Go's text.
+  return parseText(body);
+}
+
+/** The part of the URL after `<prefix>/metrics/`, still percent-encoded, without the query. */
+function groupingPath(request: FastifyRequest, prefix: string): string {
+  const url = request.url;
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  return path.slice(prefix.length + '/metrics/'.length);
+}
+
+function ttlOf(request: FastifyRequest, defaultMs: number): number {
+  const raw = request.headers[TTL_HEADER];
+  if (raw === undefined) return defaultMs;
+  const value = Array.isArray(raw) ? raw.join(',') : raw;
+  try {
+    return parseDuration(value);
+  } catch (err) {
+    if (err instanceof ConfigError) throw badTtlHeader(value);
+    throw err;
+  }
+}
+
+const PUSH_PATH = /^job(@base64)?\/[^/]/;
+
+/**
+ * PUT, POST and DELETE on `<prefix>/metrics/job/<job>{/<label>/<value>}`, with Pushgateway's
+ * answers: 200 (202 with the consistency check disabled) for pushes, 202 for deletes, 400 with
+ * Pushgateway's text for a bad key, body or inconsistent push, 405 for other methods.
+ */
+export function registerPushRoutes(app: FastifyInstance, gw: Gateway): void {
+  const { prefix, checkConsistency, groupTtlMs } = gw.settings;
+  const url = `${prefix}/metrics/*`;
+
+  const push = (replace: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const started = process.hrtime.bigint();
+    const body = (request.body as Buffer | undefined) ?? Buffer.alloc(0);
+    try {
+      const grouping = parseGroupingKey(groupingPath(request, prefix));
+      const ttlMs = ttlOf(request, groupTtlMs);
+      const families = decodePushBody(body, request.headers['content-type']);
+      gw.store.push({ grouping, families, replace, nowMs: gw.now(), ttlMs });
+    } finally {
+      gw.own.observePush(request.method, Number(process.hrtime.bigint() - started) / 1e9, body.length);
+    }
+    return reply.code(checkConsistency ? 200 : 202).send();
+  };
+
+  app.route({ method: 'PUT', url, config: { handler: 'push' }, handler: push(true) });
+  app.route({ method: 'POST', url, config: { handler: 'push' }, handler: push(false) });
+  app.route({
+    method: 'DELETE',
+    url,
+    config: { handler: 'delete' },
+    handler: async (request, reply) => {
+      const grouping = parseGroupingKey(groupingPath(request, prefix));
+      gw.store.delete(grouping, gw.now());
+      return reply.code(202).send();
+    },
+  });
+  // httprouter answers OPTIONS itself with the allowed methods.
+  app.route({
+    method: 'OPTIONS',
+    url,
+    handler: async (request, reply) => {
+      if (!PUSH_PATH.test(groupingPath(request, prefix))) return reply.callNotFound();
+      return reply.code(200).header('allow', 'DELETE, OPTIONS, POST, PUT').send();
+    },
+  });
+  app.route({
+    method: 'GET',
+    url,
+    exposeHeadRoute: false,
+    handler: async (request, reply) => {
+      if (!PUSH_PATH.test(groupingPath(request, prefix))) return reply.callNotFound();
+      return reply
+        .code(405)
+        .header('allow', 'DELETE, OPTIONS, POST, PUT')
+        .type('text/plain; charset=utf-8')
+        .send('Method Not Allowed\n');
+    },
+  });
+}

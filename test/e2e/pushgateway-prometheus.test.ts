@@ -1,0 +1,77 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestClock, listenGateway, type Harness } from '../pushgateway/gateway-harness.js';
+import { eventually, freePort, requireBinary, startPeer, type Peer } from '../pushgateway/peer-processes.js';
+
+/** Debian's Prometheus scrapes Portico with honor_labels: true; its query API must return the pushed series. */
+let prom: Peer | undefined;
+let promUrl = '';
+let dir = '';
+let portico: (Harness & { url: string }) | undefined;
+
+beforeAll(async () => {
+  const bin = requireBinary('/usr/bin/prometheus', 'prometheus');
+  portico = await listenGateway([], TestClock.real());
+  dir = await mkdtemp(join(tmpdir(), 'portico-prom-'));
+  const target = new URL(portico.url).host;
+  const config = join(dir, 'prometheus.yml');
+  await writeFile(
+    config,
+    `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: portico-pushgateway\n    honor_labels: true\n    static_configs:\n      - targets: ['${target}']\n`,
+  );
+  const port = await freePort();
+  promUrl = `http://127.0.0.1:${port}`;
+  prom = await startPeer(
+    bin,
+    [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    `${promUrl}/-/ready`,
+    45_000,
+  );
+});
+
+afterAll(async () => {
+  await prom?.stop();
+  await portico?.app.close();
+  if (dir !== '') await rm(dir, { recursive: true, force: true });
+});
+
+interface Series {
+  metric: Record<string, string>;
+  value: [number, string];
+}
+
+async function query(q: string): Promise<Series[]> {
+  const res = await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(q)}`);
+  const body = (await res.json()) as { status: string; data: { result: Series[] } };
+  return body.data.result;
+}
+
+describe('Prometheus scraping Portico with honor_labels: true', () => {
+  it('returns the pushed series with their job and grouping labels', async () => {
+    const put = await fetch(`${portico?.url}/metrics/job/nightly_backup/instance/db-1/zone@base64/ZXUvd2VzdA`, {
+      method: 'PUT',
+      body: '# HELP backup_bytes Bytes written.\n# TYPE backup_bytes gauge\nbackup_bytes{disk="a"} 1234567\n# TYPE backup_runs counter\nbackup_runs_total 3\n# TYPE backup_seconds histogram\nbackup_seconds_bucket{le="10"} 1\nbackup_seconds_bucket{le="+Inf"} 2\nbackup_seconds_sum 30\nbackup_seconds_count 2\n',
+    });
+    expect(put.status).toBe(200);
+    const series = await eventually(
+      async () => {
+        const r = await query('backup_bytes');
+        return r.length > 0 ? r : undefined;
+      },
+      30_000,
+      'backup_bytes in Prometheus',
+    );
+    expect(series).toHaveLength(1);
+    expect(series[0]?.metric).toEqual({ __name__: 'backup_bytes', disk: 'a', instance: 'db-1', job: 'nightly_backup', zone: 'eu/west' });
+    expect(series[0]?.value[1]).toBe('1234567');
+    const pushTime = await query('push_time_seconds{job="nightly_backup"}');
+    expect(pushTime[0]?.metric).toMatchObject({ instance: 'db-1', job: 'nightly_backup', zone: 'eu/west' });
+    expect(Number(pushTime[0]?.value[1])).toBeGreaterThan(1.7e9);
+    expect((await query('backup_runs_total'))[0]?.value[1]).toBe('3');
+    expect((await query('backup_seconds_count'))[0]?.value[1]).toBe('2');
+    const up = await query('up{job="portico-pushgateway"}');
+    expect(up[0]?.value[1]).toBe('1');
+  });
+});

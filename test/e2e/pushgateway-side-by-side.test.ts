@@ -1,0 +1,147 @@
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeProtobufDelimited } from '../../src/pushgateway/exposition/protobuf.js';
+import { TestClock, listenGateway, type Harness } from '../pushgateway/gateway-harness.js';
+import { freePort, requireBinary, startPeer, type Peer } from '../pushgateway/peer-processes.js';
+
+/**
+ * Sends the same pushes to Debian's prometheus-pushgateway and to Portico and compares what
+ * GET /metrics exposes for the pushed families (push time values aside), and the answers to bad
+ * requests.
+ */
+let pg: Peer | undefined;
+let pgUrl = '';
+let portico: (Harness & { url: string }) | undefined;
+
+beforeAll(async () => {
+  const bin = requireBinary('/usr/bin/prometheus-pushgateway', 'prometheus-pushgateway');
+  const port = await freePort();
+  pgUrl = `http://127.0.0.1:${port}`;
+  pg = await startPeer(bin, [`--web.listen-address=127.0.0.1:${port}`, '--persistence.file=', '--log.level=warn'], `${pgUrl}/-/ready`);
+  portico = await listenGateway([], TestClock.real());
+});
+
+afterAll(async () => {
+  await pg?.stop();
+  await portico?.app.close();
+});
+
+interface Step {
+  readonly method: 'PUT' | 'POST' | 'DELETE';
+  readonly path: string;
+  readonly body?: string | Uint8Array;
+  readonly headers?: Record<string, string>;
+}
+
+const PROTO = 'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited';
+
+const TEXT_ALL_TYPES = `# HELP sbs_requests_total Requests with a "quoted" help, a backslash \\\\ and a newline \\n here.
+# TYPE sbs_requests_total counter
+sbs_requests_total{code="200",path="/a\\"b\\\\c\\nd"} 1027
+sbs_requests_total{code="500"} 3
+# HELP sbs_temperature A gauge.
+# TYPE sbs_temperature gauge
+sbs_temperature{room="b"} -Inf
+sbs_temperature{room="a"} 21.5
+sbs_temperature{room="c",floor="1"} NaN
+sbs_temperature{room="d"} 1234567
+sbs_temperature{room="e"} 0.00001
+sbs_untyped_thing 1e20
+# TYPE sbs_latency summary
+sbs_latency{quantile="0.5"} 0.05
+sbs_latency{quantile="0.99"} +Inf
+sbs_latency_sum 17.5
+sbs_latency_count 345
+# TYPE sbs_size histogram
+sbs_size_bucket{le="100"} 2
+sbs_size_bucket{le="1000"} 5
+sbs_size_bucket{le="+Inf"} 6
+sbs_size_sum 4321
+sbs_size_count 6
+`;
+
+const STEPS: Step[] = [
+  { method: 'PUT', path: '/metrics/job/sbs/instance/i1', body: TEXT_ALL_TYPES },
+  { method: 'PUT', path: '/metrics/job/sbs/instance/i2', body: TEXT_ALL_TYPES.replace(/1027/g, '1').replace(/-Inf/g, '5') },
+  { method: 'POST', path: '/metrics/job/other/b/2/a/1', body: 'sbs_temperature{job="ignored",instance="fromBody",room="z"} 3\nsbs_keep 1\nsbs_replace 1\n' },
+  { method: 'POST', path: '/metrics/job/other/a/1/b/2', body: 'sbs_replace{x="new"} 2\n' },
+  { method: 'PUT', path: '/metrics/job@base64/YS9i/path@base64/L3Zhci90bXA/empty@base64/=', body: 'sbs_base64 1\n' },
+  { method: 'PUT', path: '/metrics/job/gone', body: 'sbs_gone 1\n' },
+  { method: 'DELETE', path: '/metrics/job/gone' },
+  {
+    method: 'PUT',
+    path: '/metrics/job/proto/instance/p1',
+    headers: { 'content-type': PROTO },
+    body: encodeProtobufDelimited([
+      { name: 'sbs_proto_gauge', help: 'From the Go client.', type: 'gauge', metrics: [{ labels: [['k', 'v']], value: 0.25 }] },
+      {
+        name: 'sbs_proto_hist',
+        help: 'Proto histogram.',
+        type: 'histogram',
+        metrics: [{ labels: [], histogram: { sampleCount: 3, sampleSum: 1.5, buckets: [{ upperBound: 0.1, cumulativeCount: 1 }, { upperBound: 1, cumulativeCount: 2 }] } }],
+      },
+    ]),
+  },
+  { method: 'PUT', path: '/metrics/job/gz', headers: { 'content-encoding': 'gzip' }, body: gzipSync('sbs_gzipped 42\n') },
+  { method: 'PUT', path: '/metrics/job/emptied', body: 'sbs_soon_gone 1\n' },
+  { method: 'PUT', path: '/metrics/job/emptied', body: '' },
+  { method: 'POST', path: '/metrics/job/conflict', body: '# TYPE sbs_temperature counter\nsbs_temperature 1\n' },
+  { method: 'POST', path: '/metrics/job/ts', body: 'sbs_with_ts 1 1000\n' },
+];
+
+async function send(base: string, step: Step): Promise<{ status: number; body: string }> {
+  const res = await fetch(base + step.path, { method: step.method, body: step.body, headers: step.headers });
+  return { status: res.status, body: await res.text() };
+}
+
+/** The pushed families of an exposition, with push time values replaced. */
+function normalize(text: string): string {
+  const keep: string[] = [];
+  let pushed = false;
+  for (const line of text.split('\n')) {
+    const header = /^# (?:HELP|TYPE) (\S+)/.exec(line);
+    if (header) pushed = /^(sbs_|push_time_seconds|push_failure_time_seconds)/.test(header[1] as string);
+    if (!pushed || line === '') continue;
+    keep.push(line.replace(/^(push_(?:failure_)?time_seconds\{[^}]*\}) (?!0$).*$/, '$1 <time>'));
+  }
+  return keep.join('\n');
+}
+
+describe('side by side with Debian prometheus-pushgateway', () => {
+  it('answers the same pushes with the same status codes', async () => {
+    for (const step of STEPS) {
+      const a = await send(pgUrl, step);
+      const b = await send(portico?.url as string, step);
+      expect({ step: `${step.method} ${step.path}`, status: b.status }).toEqual({ step: `${step.method} ${step.path}`, status: a.status });
+      if (a.status === 400 && !a.body.startsWith('pushed metrics are invalid')) expect(b.body).toBe(a.body);
+    }
+  });
+
+  it('exposes the same pushed families on GET /metrics (timestamps aside)', async () => {
+    const a = normalize(await (await fetch(`${pgUrl}/metrics`)).text());
+    const b = normalize(await (await fetch(`${portico?.url}/metrics`)).text());
+    expect(a).toContain('sbs_requests_total');
+    expect(b).toBe(a);
+  });
+
+  it('gives the same answers to bad grouping keys and bodies', async () => {
+    const bad: Step[] = [
+      { method: 'PUT', path: '/metrics/job/x/a/b/c', body: 'x 1\n' },
+      { method: 'PUT', path: '/metrics/job/x/a-b/c', body: 'x 1\n' },
+      { method: 'PUT', path: '/metrics/job/x/__a/c', body: 'x 1\n' },
+      { method: 'PUT', path: '/metrics/job@base64/=', body: 'x 1\n' },
+      { method: 'PUT', path: '/metrics/job/x/a@base64/foo.bar', body: 'x 1\n' },
+      { method: 'PUT', path: '/metrics/job/x', body: 'x 1' },
+      { method: 'PUT', path: '/metrics/job/x', body: 'x{a="1",a="2"} 1\n' },
+      { method: 'PUT', path: '/metrics/job/x', body: '# TYPE x summary\nx{quantile="a"} 1\n' },
+      { method: 'PUT', path: '/metrics/job/x', body: 'x 1\r\n' },
+      { method: 'PUT', path: '/metrics/job/x', headers: { 'content-encoding': 'gzip' }, body: 'not gzip' },
+      { method: 'PUT', path: '/metrics/job/x', headers: { 'content-encoding': 'gzip' }, body: 'not gzip at all, longer than a header' },
+    ];
+    for (const step of bad) {
+      const a = await send(pgUrl, step);
+      const b = await send(portico?.url as string, step);
+      expect({ step: step.path, sent: step.body, ...b }).toEqual({ step: step.path, sent: step.body, ...a });
+    }
+  });
+});

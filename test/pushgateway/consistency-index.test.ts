@@ -1,0 +1,81 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ConsistencyError } from '../../src/pushgateway/gateway-errors.js';
+import { InMemoryGroupStore } from '../../src/pushgateway/group-store.js';
+import type { Label, Metric, MetricFamily, MetricType } from '../../src/pushgateway/model.js';
+import { sanitizeFamily, seriesKey } from '../../src/pushgateway/sanitize.js';
+
+type State = Map<string, Map<string, MetricFamily>>;
+
+/** What Pushgateway's full Gather over the whole store would say, computed from scratch. */
+function consistent(state: State): boolean {
+  const types = new Map<string, MetricType>();
+  const series = new Set<string>();
+  for (const families of state.values()) {
+    for (const f of families.values()) {
+      const t = types.get(f.name);
+      if (t !== undefined && t !== f.type) return false;
+      types.set(f.name, f.type);
+      for (const m of f.metrics) {
+        const key = seriesKey(f.name, m.labels);
+        if (series.has(key)) return false;
+        series.add(key);
+      }
+    }
+  }
+  for (const [name, t] of types) {
+    const suffixes = t === 'summary' ? ['_sum', '_count'] : t === 'histogram' ? ['_sum', '_count', '_bucket'] : [];
+    if (suffixes.some((s) => types.has(name + s))) return false;
+  }
+  return true;
+}
+
+function metricOf(type: MetricType, labels: Label[], v: number): Metric {
+  if (type === 'summary') return { labels, summary: { sampleCount: v, sampleSum: v, quantiles: [] } };
+  if (type === 'histogram') return { labels, histogram: { sampleCount: v, sampleSum: v, buckets: [{ upperBound: Infinity, cumulativeCount: v }] } };
+  return { labels, value: v };
+}
+
+const label = fc.constantFrom<Label>(['x', '1'], ['x', '2'], ['job', 'j1'], ['g', 'a']);
+const family = fc.record({
+  name: fc.constantFrom('m', 'm_sum', 'm_count', 'm_bucket', 'n'),
+  type: fc.constantFrom<MetricType>('gauge', 'counter', 'summary', 'histogram'),
+  metrics: fc.array(fc.uniqueArray(label, { maxLength: 2, selector: (l) => l[0] }), { minLength: 1, maxLength: 2 }),
+});
+const push = fc.record({
+  job: fc.constantFrom('j1', 'j2'),
+  g: fc.constantFrom(undefined, 'a'),
+  replace: fc.boolean(),
+  families: fc.uniqueArray(family, { maxLength: 3, selector: (f) => f.name }),
+});
+
+describe('ConsistencyIndex', () => {
+  it('accepts a push exactly when the whole store would stay consistent (same outcome as a full check)', () => {
+    fc.assert(
+      fc.property(fc.array(push, { maxLength: 20 }), (pushes) => {
+        const store = new InMemoryGroupStore();
+        const state: State = new Map();
+        for (const p of pushes) {
+          const grouping: Label[] = p.g === undefined ? [['job', p.job]] : [['g', p.g], ['job', p.job]];
+          const key = JSON.stringify(grouping);
+          const families: MetricFamily[] = p.families.map((f) => ({ name: f.name, help: undefined, type: f.type, metrics: f.metrics.map((ls, i) => metricOf(f.type, ls, i)) }));
+          const next: State = new Map([...state].map(([k, v]) => [k, new Map(v)]));
+          const group = p.replace ? new Map<string, MetricFamily>() : new Map(next.get(key) ?? []);
+          for (const f of families) group.set(f.name, sanitizeFamily(f, grouping));
+          next.set(key, group);
+          let accepted = true;
+          try {
+            store.push({ grouping, families, replace: p.replace, nowMs: 1 });
+          } catch (err) {
+            if (!(err instanceof ConsistencyError)) throw err;
+            accepted = false;
+          }
+          expect(accepted).toBe(consistent(next));
+          if (accepted) state.set(key, group);
+          else if (!state.has(key)) state.set(key, new Map());
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,129 @@
+import { chmod, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InMemoryGroupStore } from '../../src/pushgateway/group-store.js';
+import { PersistenceError, Persister, decodeGroups, encodeGroups, loadGroups, saveGroups } from '../../src/pushgateway/persistence.js';
+import { buildGateway, pushedOnly } from './gateway-harness.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'portico-pg-persist-'));
+});
+afterEach(async () => {
+  await chmod(dir, 0o700).catch(() => undefined);
+  await rm(dir, { recursive: true, force: true });
+});
+
+function sampleStore(): InMemoryGroupStore {
+  const store = new InMemoryGroupStore();
+  store.push({
+    grouping: [['job', 'j'], ['path', '/var/tmp']],
+    replace: true,
+    nowMs: 1_700_000_000_123,
+    ttlMs: 3_600_000,
+    families: [
+      { name: 'g', help: 'with "quotes" and \\ and\nnewline', type: 'gauge', metrics: [{ labels: [['a', 'NaN']], value: NaN }, { labels: [['a', 'inf']], value: -Infinity }] },
+      { name: 's', help: undefined, type: 'summary', metrics: [{ labels: [], summary: { sampleCount: 3, sampleSum: 1.5, quantiles: [{ quantile: 0.5, value: Infinity }] } }] },
+      { name: 'h', help: 'h', type: 'histogram', metrics: [{ labels: [], histogram: { sampleCount: 2, sampleSum: 2, buckets: [{ upperBound: 1, cumulativeCount: 1 }, { upperBound: Infinity, cumulativeCount: 2 }] } }] },
+    ],
+  });
+  store.recordFailure([['job', 'failed-only']], 1_700_000_001_000);
+  return store;
+}
+
+describe('persistence format', () => {
+  it('round-trips groups, special floats, help and TTL, with a format version', () => {
+    const store = sampleStore();
+    const groups = store.groups(0);
+    const text = encodeGroups(groups);
+    expect(JSON.parse(text)).toMatchObject({ format: 'portico-pushgateway', version: 1 });
+    const back = decodeGroups(text);
+    expect(encodeGroups(back)).toBe(text);
+    expect(back.map((g) => [g.id, g.labels, g.pushTimeSeconds, g.pushFailureTimeSeconds, g.expiresAtMs])).toEqual(
+      groups.map((g) => [g.id, g.labels, g.pushTimeSeconds, g.pushFailureTimeSeconds, g.expiresAtMs]),
+    );
+    expect(Number.isNaN(back[1]?.families.get("g")?.family.metrics[0]?.value)).toBe(true);
+    const reloaded = new InMemoryGroupStore();
+    reloaded.load(back);
+    const render = (s: InMemoryGroupStore) => s.rendered(0).map((f) => f.text).join('');
+    expect(render(reloaded)).toBe(render(store));
+  });
+
+  it('refuses other versions and malformed content with a message saying what is wrong', () => {
+    expect(() => decodeGroups('{"format":"portico-pushgateway","version":99,"groups":[]}')).toThrow(/unsupported format version 99/);
+    expect(() => decodeGroups('{"format":"portico-pushgateway","version":1,"groups":[{"labels":"x"}]}')).toThrow(/group 0/);
+    expect(() => decodeGroups('[]')).toThrow(/not a portico-pushgateway persistence file/);
+  });
+});
+
+describe('persistence file', () => {
+  it('a missing file is an empty store; a corrupt one is reported with its name', async () => {
+    expect(await loadGroups(join(dir, 'absent.json'))).toEqual([]);
+    const file = join(dir, 'corrupt.json');
+    await writeFile(file, '{"format":"portico-pushgateway","version":1,"groups":[');
+    await expect(loadGroups(file)).rejects.toThrow(PersistenceError);
+    await expect(loadGroups(file)).rejects.toThrow(file);
+  });
+
+  it('stops the app from starting on a corrupt file, and leaves the file alone', async () => {
+    const file = join(dir, 'pg.json');
+    await writeFile(file, 'garbage');
+    await expect(buildGateway([`--persistence.file=${file}`])).rejects.toThrow(/persistence file .*pg\.json is corrupt/);
+    expect(await readFile(file, 'utf8')).toBe('garbage');
+  });
+
+  it('writes atomically: a failed write leaves the previous file intact and no temporary file', async () => {
+    const file = join(dir, 'pg.json');
+    await saveGroups(file, sampleStore().groups(0));
+    const before = await readFile(file, 'utf8');
+    await chmod(dir, 0o500);
+    if (process.getuid?.() !== 0) await expect(saveGroups(file, [])).rejects.toThrow();
+    await chmod(dir, 0o700);
+    expect(await readFile(file, 'utf8')).toBe(process.getuid?.() === 0 ? await readFile(file, 'utf8') : before);
+    expect((await readdir(dir)).filter((f) => f !== 'pg.json')).toEqual([]);
+  });
+
+  it('Persister writes at most once per interval after changes, and on close', async () => {
+    const file = join(dir, 'pg.json');
+    let groups = sampleStore().groups(0);
+    let now = 0;
+    const errors: unknown[] = [];
+    const p = new Persister({ file, intervalMs: 60_000, snapshot: () => groups, now: () => now, onError: (e) => errors.push(e) });
+    p.markDirty();
+    // The first write is due at once; on a loaded machine it may take a moment.
+    for (let i = 0; i < 200 && (await readFile(file, 'utf8').catch(() => '')) === ''; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(decodeGroups(await readFile(file, 'utf8'))).toHaveLength(2);
+    groups = [];
+    now = 1000;
+    p.markDirty();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(decodeGroups(await readFile(file, 'utf8'))).toHaveLength(2);
+    await p.close();
+    expect(decodeGroups(await readFile(file, 'utf8'))).toHaveLength(0);
+    expect(errors).toEqual([]);
+  });
+
+  it('survives a restart of the app: written on close, loaded on start; expired groups are dropped', async () => {
+    const file = join(dir, 'sub', 'pg.json');
+    const first = await buildGateway([`--persistence.file=${file}`, '--persistence.interval=1h']);
+    await first.app.inject({ method: 'PUT', url: '/metrics/job/keep/a/1', payload: '# HELP k Kept.\n# TYPE k counter\nk 5\n' });
+    await first.app.inject({ method: 'PUT', url: '/metrics/job/brief', payload: 'b 1\n', headers: { 'x-portico-group-ttl': '10s' } });
+    const exposed = pushedOnly((await first.app.inject({ method: 'GET', url: '/metrics' })).body);
+    await first.app.close();
+    const second = await buildGateway([`--persistence.file=${file}`], first.clock);
+    expect(pushedOnly((await second.app.inject({ method: 'GET', url: '/metrics' })).body)).toBe(exposed);
+    first.clock.advance(11_000);
+    expect(pushedOnly((await second.app.inject({ method: 'GET', url: '/metrics' })).body)).not.toContain('brief');
+    await second.app.close();
+    const groups = decodeGroups(await readFile(file, 'utf8'));
+    expect(groups.map((g) => g.labels)).toEqual([[['a', '1'], ['job', 'keep']]]);
+  });
+
+  it('defaults to <data.dir>/pushgateway.json', async () => {
+    const h = await buildGateway([`--data.dir=${dir}`, '--persistence.file=']);
+    await h.app.inject({ method: 'PUT', url: '/metrics/job/d', payload: 'x 1\n' });
+    await h.app.close();
+    expect(decodeGroups(await readFile(join(dir, 'pushgateway.json'), 'utf8'))).toHaveLength(1);
+  });
+});
