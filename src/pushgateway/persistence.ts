@@ -170,7 +170,12 @@ export class Persister {
     const wait = Math.max(0, this.lastWriteMs + this.opts.intervalMs - this.opts.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.flush().catch(this.opts.onError);
+      // A failed write is retried an interval later: without a new change nothing else would
+      // write the acknowledged data before shutdown.
+      void this.flush().catch((err: unknown) => {
+        this.opts.onError(err);
+        this.markDirty();
+      });
     }, wait);
     this.timer.unref();
   }

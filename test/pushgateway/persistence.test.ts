@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -102,6 +102,21 @@ describe('persistence file', () => {
     await p.close();
     expect(decodeGroups(await readFile(file, 'utf8'))).toHaveLength(0);
     expect(errors).toEqual([]);
+  });
+
+  it('Persister retries a failed write an interval later, without waiting for another change', async () => {
+    const file = join(dir, 'pg.json');
+    // A directory where the file should be: the rename fails (EISDIR), even as root.
+    await mkdir(file);
+    const errors: unknown[] = [];
+    const p = new Persister({ file, intervalMs: 20, snapshot: () => sampleStore().groups(0), now: Date.now, onError: (e) => errors.push(e) });
+    p.markDirty();
+    for (let i = 0; i < 200 && errors.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(errors.length).toBeGreaterThan(0);
+    await rm(file, { recursive: true });
+    for (let i = 0; i < 200 && (await readFile(file, 'utf8').catch(() => '')) === ''; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(decodeGroups(await readFile(file, 'utf8'))).toHaveLength(2);
+    await p.close();
   });
 
   it('survives a restart of the app: written on close, loaded on start; expired groups are dropped', async () => {
