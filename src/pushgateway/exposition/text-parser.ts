@@ -212,8 +212,9 @@ class TextParser {
     return s.slice(start, i);
   }
 
-  private readTokenAsMetricName(): string {
-    if (!hasClass(this.c, METRIC_START)) return '';
+  /** A metric or label name: a `start`-class char, then `cont`-class chars (empty if none). */
+  private readNameToken(startClass: number, contClass: number): string {
+    if (!hasClass(this.c, startClass)) return '';
     const s = this.s;
     const start = this.p;
     let i = start;
@@ -224,25 +225,7 @@ class TextParser {
         throw EOF_SIGNAL;
       }
       c = s.charCodeAt(i);
-    } while (hasClass(c, METRIC_CONT));
-    this.p = i;
-    this.c = c;
-    return s.slice(start, i);
-  }
-
-  private readTokenAsLabelName(): string {
-    if (!hasClass(this.c, LABEL_START)) return '';
-    const s = this.s;
-    const start = this.p;
-    let i = start;
-    let c: number;
-    do {
-      if (++i >= this.n) {
-        this.p = i;
-        throw EOF_SIGNAL;
-      }
-      c = s.charCodeAt(i);
-    } while (hasClass(c, LABEL_CONT));
+    } while (hasClass(c, contClass));
     this.p = i;
     this.c = c;
     return s.slice(start, i);
@@ -424,7 +407,7 @@ class TextParser {
 
   private newName(): FamilyBuilder {
     const at = this.p;
-    const name = this.readTokenAsMetricName();
+    const name = this.readNameToken(METRIC_START, METRIC_CONT);
     if (name.length === 0) throw this.error('invalid metric name');
     const mf = this.setOrCreateCurrentMF(name);
     this.lastNameAt = at;
@@ -448,7 +431,7 @@ class TextParser {
       return;
     }
     this.skipBlankTab();
-    const name = this.readTokenAsMetricName();
+    const name = this.readNameToken(METRIC_START, METRIC_CONT);
     if (this.c === NL) return;
     if (!isBlank(this.c)) throw this.error('invalid metric name in comment');
     const mf = this.setOrCreateCurrentMF(name);
@@ -485,7 +468,7 @@ class TextParser {
           this.skipBlankTab();
           break;
         }
-        const labelName = this.readTokenAsLabelName();
+        const labelName = this.readNameToken(LABEL_START, LABEL_CONT);
         if (labelName.length === 0) throw this.error(`invalid label name for metric ${goQuote(mf.name)}`);
         if (labelName === '__name__') throw this.error('label name "__name__" is reserved');
         const special = (type === 'summary' && labelName === 'quantile') || (type === 'histogram' && labelName === 'le');
