@@ -281,13 +281,17 @@ export class InMemoryGroupStore implements GroupStore {
   }
 
   wipe(): void {
+    this.clear();
+    this.changed();
+  }
+
+  private clear(): void {
     this.byId.clear();
     this.index.clear();
     this.cache.clear();
     this.expiries.clear();
     this.sorted = undefined;
     this.problem = undefined;
-    this.changed();
   }
 
   expire(nowMs: number): number {
@@ -344,12 +348,7 @@ export class InMemoryGroupStore implements GroupStore {
   }
 
   load(groups: readonly Group[]): void {
-    this.byId.clear();
-    this.index.clear();
-    this.cache.clear();
-    this.expiries.clear();
-    this.sorted = undefined;
-    this.problem = undefined;
+    this.clear();
     for (const g of groups) {
       const group = this.create(g.id, g.labels);
       group.families = new Map(g.families);
