@@ -79,3 +79,72 @@ describe('ConsistencyIndex', () => {
     );
   });
 });
+
+const op = fc.oneof(
+  { weight: 6, arbitrary: push.chain((p) => fc.constantFrom(undefined, 2, 5).map((ttl) => ({ kind: 'push' as const, ...p, ttl }))) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), job: fc.constantFrom('j1', 'j2'), g: fc.constantFrom(undefined, 'a') }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'wipe' as const }) },
+);
+
+function seriesIn(state: State): number {
+  let n = 0;
+  for (const families of state.values()) for (const f of families.values()) n += f.metrics.length;
+  return n;
+}
+
+describe('ConsistencyIndex after deletes, wipes and TTL expiry', () => {
+  it('keeps the same outcome as a full check and releases every series and type it no longer holds', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 25 }), (ops) => {
+        const store = new InMemoryGroupStore();
+        let state: State = new Map();
+        const expiry = new Map<string, number | undefined>();
+        ops.forEach((o, now) => {
+          for (const [key, at] of expiry) {
+            if (at !== undefined && at <= now) {
+              state.delete(key);
+              expiry.delete(key);
+            }
+          }
+          if (o.kind === 'wipe') {
+            store.wipe();
+            state = new Map();
+            expiry.clear();
+          } else {
+            const grouping: Label[] = o.g === undefined ? [['job', o.job]] : [['g', o.g], ['job', o.job]];
+            const key = JSON.stringify(grouping);
+            if (o.kind === 'delete') {
+              store.delete(grouping, now);
+              state.delete(key);
+              expiry.delete(key);
+            } else {
+              const families: MetricFamily[] = o.families.map((f) => ({ name: f.name, help: undefined, type: f.type, metrics: f.metrics.map((ls, i) => metricOf(f.type, ls, i)) }));
+              const next: State = new Map([...state].map(([k, v]) => [k, new Map(v)]));
+              const group = o.replace ? new Map<string, MetricFamily>() : new Map(next.get(key) ?? []);
+              for (const f of families) group.set(f.name, sanitizeFamily(f, grouping));
+              next.set(key, group);
+              let accepted = true;
+              try {
+                store.push({ grouping, families, replace: o.replace, nowMs: now, ttlMs: o.ttl });
+              } catch (err) {
+                if (!(err instanceof ConsistencyError)) throw err;
+                accepted = false;
+              }
+              expect(accepted).toBe(consistent(next));
+              if (accepted) {
+                state.set(key, group);
+                expiry.set(key, o.ttl === undefined ? undefined : now + o.ttl);
+              } else if (!state.has(key)) {
+                state.set(key, new Map());
+                expiry.set(key, o.ttl === undefined ? undefined : now + o.ttl);
+              }
+            }
+          }
+          expect(store.groupCount).toBe(state.size);
+          expect(store.seriesCount).toBe(seriesIn(state));
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
