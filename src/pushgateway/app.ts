@@ -19,6 +19,7 @@ import { registerApiRoutes } from './routes/api.js';
 import { registerConsoleRoutes } from './routes/console.js';
 import { registerExpositionRoute } from './routes/exposition.js';
 import { registerLifecycleRoutes } from './routes/lifecycle.js';
+import { automaticOptions } from './routes/options.js';
 import { registerPushRoutes } from './routes/push.js';
 
 declare module 'fastify' {
@@ -151,11 +152,13 @@ export async function buildPushgatewayApp(config: ServeConfig, deps: AreaDeps): 
     reply.code(404).type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send('404 page not found\n'),
   );
 
+  const registerOptions = automaticOptions(app, `${prefix}/api/v1/`);
   registerLifecycleRoutes(app, gw);
   registerPushRoutes(app, gw);
   registerExpositionRoute(app, gw);
   registerApiRoutes(app, gw);
   registerConsoleRoutes(app, gw);
+  registerOptions();
 
   // TTL expiry also happens lazily on every read and write; this sweep makes expired groups leave
   // memory and the persistence file when nobody is calling.

@@ -277,6 +277,19 @@ describe('API, admin and lifecycle', () => {
 });
 
 describe('route prefix and basic auth', () => {
+  it('answers OPTIONS on the paths it serves with the allowed methods, as httprouter does', async () => {
+    const { app } = await gw(['--web.enable-admin-api']);
+    for (const url of ['/metrics', '/-/healthy', '/-/ready', '/', '/status']) {
+      const r = await app.inject({ method: 'OPTIONS', url });
+      expect([url, r.statusCode, r.headers.allow]).toEqual([url, 200, 'GET, OPTIONS']);
+    }
+    expect((await app.inject({ method: 'OPTIONS', url: '/-/quit' })).headers.allow).toBe('GET, OPTIONS, POST, PUT');
+    // The API keeps its own CORS answer, wipe included.
+    const wipe = await app.inject({ method: 'OPTIONS', url: '/api/v1/admin/wipe' });
+    expect([wipe.statusCode, wipe.headers['access-control-allow-origin']]).toEqual([200, '*']);
+    expect((await app.inject({ method: 'OPTIONS', url: '/nothing' })).statusCode).toBe(404);
+  });
+
   it('moves every route under --web.route-prefix', async () => {
     const { app } = await gw(['--web.route-prefix=/pg/']);
     expect((await app.inject({ method: 'PUT', url: '/pg/metrics/job/p', payload: 'x 1\n' })).statusCode).toBe(200);
