@@ -49,31 +49,50 @@ const push = fc.record({
   families: fc.uniqueArray(family, { maxLength: 3, selector: (f) => f.name }),
 });
 
+function groupingOf(p: { job: string; g: string | undefined }): Label[] {
+  return p.g === undefined ? [['job', p.job]] : [['g', p.g], ['job', p.job]];
+}
+
+interface ModelPush {
+  job: string;
+  g: string | undefined;
+  replace: boolean;
+  families: { name: string; type: MetricType; metrics: Label[][] }[];
+}
+
+/**
+ * Pushes to the store and to the model state; checks that the store accepts exactly when the
+ * model after the push would be consistent. Returns whether it was accepted.
+ */
+function pushBoth(store: InMemoryGroupStore, state: State, p: ModelPush, nowMs: number, ttlMs?: number): boolean {
+  const grouping = groupingOf(p);
+  const key = JSON.stringify(grouping);
+  const families: MetricFamily[] = p.families.map((f) => ({ name: f.name, help: undefined, type: f.type, metrics: f.metrics.map((ls, i) => metricOf(f.type, ls, i)) }));
+  const next: State = new Map([...state].map(([k, v]) => [k, new Map(v)]));
+  const group = p.replace ? new Map<string, MetricFamily>() : new Map(next.get(key) ?? []);
+  for (const f of families) group.set(f.name, sanitizeFamily(f, grouping));
+  next.set(key, group);
+  let accepted = true;
+  try {
+    store.push({ grouping, families, replace: p.replace, nowMs, ttlMs });
+  } catch (err) {
+    if (!(err instanceof ConsistencyError)) throw err;
+    accepted = false;
+  }
+  expect(accepted).toBe(consistent(next));
+  if (accepted) state.set(key, group);
+  else if (!state.has(key)) state.set(key, new Map());
+  return accepted;
+}
+
+
 describe('ConsistencyIndex', () => {
   it('accepts a push exactly when the whole store would stay consistent (same outcome as a full check)', () => {
     fc.assert(
       fc.property(fc.array(push, { maxLength: 20 }), (pushes) => {
         const store = new InMemoryGroupStore();
         const state: State = new Map();
-        for (const p of pushes) {
-          const grouping: Label[] = p.g === undefined ? [['job', p.job]] : [['g', p.g], ['job', p.job]];
-          const key = JSON.stringify(grouping);
-          const families: MetricFamily[] = p.families.map((f) => ({ name: f.name, help: undefined, type: f.type, metrics: f.metrics.map((ls, i) => metricOf(f.type, ls, i)) }));
-          const next: State = new Map([...state].map(([k, v]) => [k, new Map(v)]));
-          const group = p.replace ? new Map<string, MetricFamily>() : new Map(next.get(key) ?? []);
-          for (const f of families) group.set(f.name, sanitizeFamily(f, grouping));
-          next.set(key, group);
-          let accepted = true;
-          try {
-            store.push({ grouping, families, replace: p.replace, nowMs: 1 });
-          } catch (err) {
-            if (!(err instanceof ConsistencyError)) throw err;
-            accepted = false;
-          }
-          expect(accepted).toBe(consistent(next));
-          if (accepted) state.set(key, group);
-          else if (!state.has(key)) state.set(key, new Map());
-        }
+        for (const p of pushes) pushBoth(store, state, p, 1);
       }),
       { numRuns: 300 },
     );
@@ -111,33 +130,15 @@ describe('ConsistencyIndex after deletes, wipes and TTL expiry', () => {
             state = new Map();
             expiry.clear();
           } else {
-            const grouping: Label[] = o.g === undefined ? [['job', o.job]] : [['g', o.g], ['job', o.job]];
-            const key = JSON.stringify(grouping);
+            const key = JSON.stringify(groupingOf(o));
             if (o.kind === 'delete') {
-              store.delete(grouping, now);
+              store.delete(groupingOf(o), now);
               state.delete(key);
               expiry.delete(key);
             } else {
-              const families: MetricFamily[] = o.families.map((f) => ({ name: f.name, help: undefined, type: f.type, metrics: f.metrics.map((ls, i) => metricOf(f.type, ls, i)) }));
-              const next: State = new Map([...state].map(([k, v]) => [k, new Map(v)]));
-              const group = o.replace ? new Map<string, MetricFamily>() : new Map(next.get(key) ?? []);
-              for (const f of families) group.set(f.name, sanitizeFamily(f, grouping));
-              next.set(key, group);
-              let accepted = true;
-              try {
-                store.push({ grouping, families, replace: o.replace, nowMs: now, ttlMs: o.ttl });
-              } catch (err) {
-                if (!(err instanceof ConsistencyError)) throw err;
-                accepted = false;
-              }
-              expect(accepted).toBe(consistent(next));
-              if (accepted) {
-                state.set(key, group);
-                expiry.set(key, o.ttl === undefined ? undefined : now + o.ttl);
-              } else if (!state.has(key)) {
-                state.set(key, new Map());
-                expiry.set(key, o.ttl === undefined ? undefined : now + o.ttl);
-              }
+              const existed = state.has(key);
+              const accepted = pushBoth(store, state, o, now, o.ttl);
+              if (accepted || !existed) expiry.set(key, o.ttl === undefined ? undefined : now + o.ttl);
             }
           }
           expect(store.groupCount).toBe(state.size);
