@@ -4,7 +4,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
+import { freePort } from '../peer-processes.js';
 
 export interface PeerResponse {
   status: number;
@@ -19,18 +19,6 @@ export interface Pushgateway {
 }
 
 const BINARY = 'prometheus-pushgateway';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function send(
   port: number,
