@@ -87,18 +87,26 @@ export function decodeGroups(text: string): Group[] {
   if (doc === null || typeof doc !== 'object' || doc.format !== FORMAT_NAME) throw new Error(`not a ${FORMAT_NAME} persistence file`);
   if (doc.version !== PERSISTENCE_FORMAT_VERSION) throw new Error(`unsupported format version ${String(doc.version)} (this Portico reads ${PERSISTENCE_FORMAT_VERSION})`);
   if (!Array.isArray(doc.groups)) throw new Error('"groups" is not a list');
+  // A repeated grouping key or family name cannot come from encodeGroups; taking the last one
+  // would silently drop data (and leave the store's index and cache holding the first).
+  const seen = new Map<string, number>();
   return doc.groups.map((g, gi): Group => {
     if (!isLabelList(g.labels) || typeof g.pushTimeSeconds !== 'number' || typeof g.pushFailureTimeSeconds !== 'number' || !Array.isArray(g.families)) {
       throw new Error(`group ${gi}: missing labels, push times or families`);
     }
     if (g.expiresAtMs !== undefined && typeof g.expiresAtMs !== 'number') throw new Error(`group ${gi}: expiresAtMs is not a number`);
+    const id = groupingKeyId(g.labels);
+    const twin = seen.get(id);
+    if (twin !== undefined) throw new Error(`group ${gi} has the same grouping key as group ${twin}`);
+    seen.set(id, gi);
     const families = new Map<string, StoredFamily>();
     g.families.forEach((s, fi) => {
       const family = checkFamily(s.family, `group ${gi}, family ${fi}`);
+      if (families.has(family.name)) throw new Error(`group ${gi}, family ${fi}: family ${JSON.stringify(family.name)} appears twice`);
       families.set(family.name, { family, pushedAtMs: typeof s.pushedAtMs === 'number' ? s.pushedAtMs : 0 });
     });
     return {
-      id: groupingKeyId(g.labels),
+      id,
       labels: g.labels,
       families,
       pushTimeSeconds: g.pushTimeSeconds,

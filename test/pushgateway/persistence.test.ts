@@ -55,6 +55,16 @@ describe('persistence format', () => {
     expect(() => decodeGroups('{"format":"portico-pushgateway","version":1,"groups":[{"labels":"x"}]}')).toThrow(/group 0/);
     expect(() => decodeGroups('[]')).toThrow(/not a portico-pushgateway persistence file/);
   });
+
+  it('refuses a repeated grouping key or family name instead of keeping only the last', () => {
+    const doc = JSON.parse(encodeGroups(sampleStore().groups(0))) as { groups: { labels: unknown; families: unknown[] }[] };
+    const [first, second] = doc.groups as [{ labels: unknown; families: unknown[] }, { labels: unknown; families: unknown[] }];
+    expect(() => decodeGroups(JSON.stringify({ ...doc, groups: [first, { ...second, labels: first.labels }] }))).toThrow(
+      /group 1 has the same grouping key as group 0/,
+    );
+    const withTwin = { ...second, families: [...second.families, second.families[0]] };
+    expect(() => decodeGroups(JSON.stringify({ ...doc, groups: [first, withTwin] }))).toThrow(/group 1, family 3: family "g" appears twice/);
+  });
 });
 
 describe('persistence file', () => {
