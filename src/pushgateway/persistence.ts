@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import type { Group, StoredFamily } from './group-store.js';
 import { groupingKeyId } from './grouping-key.js';
-import type { Label, MetricFamily } from './model.js';
+import type { Label, Metric, MetricFamily, MetricType } from './model.js';
 
 /** Version of the persistence file format; bump on any incompatible change. */
 export const PERSISTENCE_FORMAT_VERSION = 1;
@@ -67,6 +67,26 @@ function isLabelList(v: unknown): v is Label[] {
 
 const TYPES = new Set(['counter', 'gauge', 'untyped', 'summary', 'histogram']);
 
+const isNumber = (v: unknown): v is number => typeof v === 'number';
+
+function isPairList(v: unknown, a: string, b: string): boolean {
+  return Array.isArray(v) && v.every((p) => p !== null && typeof p === 'object' && isNumber((p as Record<string, unknown>)[a]) && isNumber((p as Record<string, unknown>)[b]));
+}
+
+// Every number the encoders will format is checked, so that a damaged file stops start-up
+// instead of failing every scrape afterwards.
+function hasValueOfType(type: MetricType, m: Metric): boolean {
+  if (type === 'summary') {
+    const v = m.summary;
+    return v !== null && typeof v === 'object' && isNumber(v.sampleCount) && isNumber(v.sampleSum) && isPairList(v.quantiles, 'quantile', 'value');
+  }
+  if (type === 'histogram') {
+    const v = m.histogram;
+    return v !== null && typeof v === 'object' && isNumber(v.sampleCount) && isNumber(v.sampleSum) && isPairList(v.buckets, 'upperBound', 'cumulativeCount');
+  }
+  return isNumber(m.value);
+}
+
 function checkFamily(f: unknown, where: string): MetricFamily {
   const fam = f as MetricFamily;
   if (fam === null || typeof fam !== 'object' || typeof fam.name !== 'string' || !TYPES.has(fam.type) || !Array.isArray(fam.metrics)) {
@@ -75,8 +95,7 @@ function checkFamily(f: unknown, where: string): MetricFamily {
   if (fam.help !== undefined && typeof fam.help !== 'string') throw new Error(`${where}: help is not a string`);
   fam.metrics.forEach((m, i) => {
     if (m === null || typeof m !== 'object' || !isLabelList(m.labels)) throw new Error(`${where}, metric ${i}: bad labels`);
-    const kind = fam.type === 'summary' ? m.summary : fam.type === 'histogram' ? m.histogram : m.value;
-    if (kind === undefined) throw new Error(`${where}, metric ${i}: no ${fam.type} value`);
+    if (!hasValueOfType(fam.type, m)) throw new Error(`${where}, metric ${i}: no ${fam.type} value`);
   });
   return fam;
 }

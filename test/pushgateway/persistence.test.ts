@@ -56,6 +56,17 @@ describe('persistence format', () => {
     expect(() => decodeGroups('[]')).toThrow(/not a portico-pushgateway persistence file/);
   });
 
+  it('refuses values the encoders cannot format (a damaged number fails start-up, not every scrape)', () => {
+    const doc = (family: unknown) =>
+      JSON.stringify({ format: 'portico-pushgateway', version: 1, groups: [{ labels: [['job', 'j']], pushTimeSeconds: 1, pushFailureTimeSeconds: 0, families: [{ pushedAtMs: 1, family }] }] });
+    expect(() => decodeGroups(doc({ name: 'g', type: 'gauge', metrics: [{ labels: [], value: '1' }] }))).toThrow(/metric 0: no gauge value/);
+    expect(() => decodeGroups(doc({ name: 's', type: 'summary', metrics: [{ labels: [], summary: { sampleCount: 1, sampleSum: 1 } }] }))).toThrow(/no summary value/);
+    expect(() =>
+      decodeGroups(doc({ name: 'h', type: 'histogram', metrics: [{ labels: [], histogram: { sampleCount: 1, sampleSum: 1, buckets: [{ upperBound: 1 }] } }] })),
+    ).toThrow(/no histogram value/);
+    expect(decodeGroups(doc({ name: 'g', type: 'gauge', metrics: [{ labels: [], value: { $num: 'NaN' } }] }))).toHaveLength(1);
+  });
+
   it('refuses a repeated grouping key or family name instead of keeping only the last', () => {
     const doc = JSON.parse(encodeGroups(sampleStore().groups(0))) as { groups: { labels: unknown; families: unknown[] }[] };
     const [first, second] = doc.groups as [{ labels: unknown; families: unknown[] }, { labels: unknown; families: unknown[] }];
