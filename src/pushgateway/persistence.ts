@@ -1,6 +1,6 @@
-import { mkdir, readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { Group, StoredFamily } from './group-store.js';
 import { groupingKeyId } from './grouping-key.js';
 import type { Label, Metric, MetricFamily, MetricType } from './model.js';
@@ -158,12 +158,46 @@ export async function loadGroups(file: string): Promise<Group[]> {
   }
 }
 
-/** Writes the file atomically: a temporary file in the same directory, fsync, rename. */
+/**
+ * Replaces `file` atomically: the whole text goes to a temporary file in the same directory,
+ * which is fsynced and then renamed over the old one, and the directory is fsynced so the rename
+ * survives a power cut. write-file-atomic was used here first, but it issues a single write()
+ * and ignores a short count, so a full disk or a file-size limit produced a truncated file that
+ * then replaced the good one; FileHandle.writeFile writes until everything is written or fails.
+ */
+async function replaceFileAtomically(file: string, text: string): Promise<void> {
+  const dir = dirname(file);
+  const tmp = join(dir, `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(tmp, 'wx', 0o600);
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+  await handle.close();
+  try {
+    await rename(tmp, file);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+  const dirHandle = await open(dir, 'r');
+  try {
+    await dirHandle.sync();
+  } finally {
+    await dirHandle.close();
+  }
+}
+
+/** Writes the file atomically (see replaceFileAtomically). */
 export async function saveGroups(file: string, groups: readonly Group[]): Promise<void> {
   // Encoded before the first await: the snapshot is the store at one instant.
   const text = encodeGroups(groups);
   await mkdir(dirname(file), { recursive: true });
-  await writeFileAtomic(file, text, { fsync: true });
+  await replaceFileAtomically(file, text);
 }
 
 export interface PersisterOptions {

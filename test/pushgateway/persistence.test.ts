@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,14 +95,23 @@ describe('persistence file', () => {
     expect(await readFile(file, 'utf8')).toBe('garbage');
   });
 
-  it('writes atomically: a failed write leaves the previous file intact and no temporary file', async () => {
+  it('writes atomically: a write that fails part-way leaves the previous file intact', async () => {
     const file = join(dir, 'pg.json');
     await saveGroups(file, sampleStore().groups(0));
     const before = await readFile(file, 'utf8');
-    await chmod(dir, 0o500);
-    if (process.getuid?.() !== 0) await expect(saveGroups(file, [])).rejects.toThrow();
-    await chmod(dir, 0o700);
-    expect(await readFile(file, 'utf8')).toBe(process.getuid?.() === 0 ? await readFile(file, 'utf8') : before);
+    // A file-size limit stops the new write part-way for every user, root included (a read-only
+    // directory would not stop root): the kernel refuses the write past 1 KiB with EFBIG.
+    const big = JSON.stringify('x'.repeat(64 * 1024));
+    const script = [
+      `import { saveGroups } from ${JSON.stringify(new URL('../../src/pushgateway/persistence.ts', import.meta.url).pathname)};`,
+      `const groups = [{ id: 'job\\xffbig', labels: [['job', 'big']], families: new Map([['g', { pushedAtMs: 0, family: { name: 'g', help: ${big}, type: 'gauge', metrics: [{ labels: [], value: 1 }] } }]]), pushTimeSeconds: 1, pushFailureTimeSeconds: 0, expiresAtMs: undefined }];`,
+      `process.on('SIGXFSZ', () => undefined);`,
+      `await saveGroups(${JSON.stringify(file)}, groups).then(() => process.exit(0), (e) => { console.error(e.code); process.exit(3); });`,
+    ].join('\n');
+    const child = spawnSync('bash', ['-c', `ulimit -f 1; exec "${process.execPath}" --import tsx --input-type=module -e "$0"`, script], { encoding: 'utf8' });
+    expect(child.status, child.stderr).toBe(3);
+    expect(child.stderr).toContain('EFBIG');
+    expect(await readFile(file, 'utf8')).toBe(before);
     expect((await readdir(dir)).filter((f) => f !== 'pg.json')).toEqual([]);
   });
 
