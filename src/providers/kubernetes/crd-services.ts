@@ -87,23 +87,33 @@ export function childServiceName(out: ConfigBuilder, view: ClusterView, ns: stri
   return key;
 }
 
-/** TCP load balancer for one IngressRouteTCP service entry. */
-export function addTcpLoadBalancer(out: ConfigBuilder, view: ClusterView, ns: string, spec: LoadBalancerSpec, key: string, problems: Problem[]): void {
-  if (out.tcpServices[key]) return;
+/**
+ * Resolves a TCP or UDP service entry to addresses, recording why it cannot be used; undefined
+ * when no record should be made (a Service with no endpoints still gets one, with no servers).
+ */
+function resolveL4Entry(view: ClusterView, ns: string, spec: LoadBalancerSpec, problems: Problem[]): ReturnType<typeof resolveAddresses> | undefined {
   const name = str(spec.name);
   if (name?.includes('@')) {
     problems.push({ kind: 'accept', reason: 'InvalidSpec', message: `service name "${name}" is not a Kubernetes Service name` });
-    return;
+    return undefined;
   }
   if (!name) {
     problems.push({ kind: 'accept', reason: 'InvalidSpec', message: 'a service entry has no name' });
-    return;
+    return undefined;
   }
   const resolved = resolveAddresses(view, { namespace: str(spec.namespace) ?? ns, name, port: portOf(spec), nativeLB: spec.nativeLB === true });
   if (resolved.error) {
     problems.push({ kind: 'refs', reason: resolved.error.reason, message: resolved.error.message });
-    if (resolved.error.reason !== 'NoEndpoints') return;
+    if (resolved.error.reason !== 'NoEndpoints') return undefined;
   }
+  return resolved;
+}
+
+/** TCP load balancer for one IngressRouteTCP service entry. */
+export function addTcpLoadBalancer(out: ConfigBuilder, view: ClusterView, ns: string, spec: LoadBalancerSpec, key: string, problems: Problem[]): void {
+  if (out.tcpServices[key]) return;
+  const resolved = resolveL4Entry(view, ns, spec, problems);
+  if (!resolved) return;
   const tls = spec.tls === true;
   const lb: NonNullable<TCPService['loadBalancer']> = { servers: resolved.servers.map((s) => (tls ? { address: s.address, tls } : s)) };
   const transport = str(spec.serversTransport);
@@ -117,20 +127,8 @@ export function addTcpLoadBalancer(out: ConfigBuilder, view: ClusterView, ns: st
 /** UDP load balancer for one IngressRouteUDP service entry (UDP records have no serverStatus). */
 export function addUdpLoadBalancer(out: ConfigBuilder, view: ClusterView, ns: string, spec: LoadBalancerSpec, key: string, problems: Problem[]): void {
   if (out.udpServices[key]) return;
-  const name = str(spec.name);
-  if (name?.includes('@')) {
-    problems.push({ kind: 'accept', reason: 'InvalidSpec', message: `service name "${name}" is not a Kubernetes Service name` });
-    return;
-  }
-  if (!name) {
-    problems.push({ kind: 'accept', reason: 'InvalidSpec', message: 'a service entry has no name' });
-    return;
-  }
-  const resolved = resolveAddresses(view, { namespace: str(spec.namespace) ?? ns, name, port: portOf(spec), nativeLB: spec.nativeLB === true });
-  if (resolved.error) {
-    problems.push({ kind: 'refs', reason: resolved.error.reason, message: resolved.error.message });
-    if (resolved.error.reason !== 'NoEndpoints') return;
-  }
+  const resolved = resolveL4Entry(view, ns, spec, problems);
+  if (!resolved) return;
   const svc: UDPService = { loadBalancer: { servers: resolved.servers } };
   out.udpServices[key] = svc;
 }
