@@ -80,6 +80,16 @@ function sameText(term: string, src: string, start: number, len: number): boolea
 }
 
 /**
+ * A flat copy of `s`. V8 makes a slice of 13 or more characters a view into its parent, so a term
+ * sliced from a field value would keep the whole (lowercased) value alive for as long as the index
+ * lives, and every comparison in `sameText` would go through the view to the parent: a copy made
+ * once per new term keeps the heap small and the hot comparison to one memory access.
+ */
+export function ownString(s: string): string {
+  return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
+}
+
+/**
  * Term → posting list, keyed by a 32-bit hash of the term so that indexing looks up a token by its
  * range in the field text without first allocating a string for it (the allocation and the string
  * hashing of a Map<string, …> dominated bulk indexing); equal hashes are told apart by comparing
@@ -113,7 +123,7 @@ export class TermDictionary {
       }
       slot = (slot + 1) & mask;
     }
-    const created = new PostingList(src.slice(start, end));
+    const created = new PostingList(ownString(src.slice(start, end)));
     hashes[slot] = h;
     this.lists[slot] = created;
     if (++this.count * 2 > mask) this.grow();
