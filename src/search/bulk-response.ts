@@ -28,6 +28,8 @@ export function renderBulkResponse(items: readonly BulkItem[], forcedRefresh: bo
   let failed = false;
   const parts: string[] = new Array<string>(items.length);
   const refresh = forcedRefresh ? ',"forced_refresh":true' : '';
+  let lastIndex: string | undefined;
+  let lastIndexJson = '';
   for (let i = 0; i < items.length; i++) {
     const item = items[i] as BulkItem;
     if ('error' in item) {
@@ -37,8 +39,13 @@ export function renderBulkResponse(items: readonly BulkItem[], forcedRefresh: bo
       continue;
     }
     const o = item.outcome;
+    // Every item of a bulk usually names the same index: quote it once.
+    if (o.index !== lastIndex) {
+      lastIndex = o.index;
+      lastIndexJson = JSON.stringify(o.index);
+    }
     parts[i] =
-      `{${JSON.stringify(item.op)}:{"_index":${JSON.stringify(o.index)},"_id":${JSON.stringify(o.id)},"_version":${o.version},"result":"${o.result}",` +
+      `{${JSON.stringify(item.op)}:{"_index":${lastIndexJson},"_id":${JSON.stringify(o.id)},"_version":${o.version},"result":"${o.result}",` +
       `"_shards":${o.result === 'noop' ? SHARDS_NOOP : SHARDS_WRITE},"_seq_no":${o.seqNo},"_primary_term":1${refresh},"status":${itemStatus(o)}}}`;
   }
   return `{"errors":${failed},"took":${took},"items":[${parts.join(',')}]}`;
