@@ -14,6 +14,7 @@ export class RawJson {
 /** Renders a response value; `RawJson` leaves are inserted verbatim (re-indented when pretty). */
 export function renderJson(value: unknown, pretty: boolean, hasRaw = false): string {
   if (pretty) return `${prettyPrint(value, '')}\n`;
+  if (value instanceof RawJson) return value.text;
   // A replacer function slows JSON.stringify down a lot: only search responses carry RawJson.
   if (!hasRaw) return JSON.stringify(value);
   const raws: string[] = [];

@@ -245,7 +245,8 @@ export class SearchService {
       actions.map((a): BulkItem => {
         if (a instanceof SearchError) return { op: 'index', index: '', id: '', error: a };
         try {
-          validateIndexName(a.index);
+          // An existing index's name was checked when it was created.
+          if (!this.indices.has(a.index)) validateIndexName(a.index);
           switch (a.op) {
             case 'index':
             case 'create':

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBulk } from '../bulk.js';
+import { renderBulkResponse } from '../bulk-response.js';
 import { errors } from '../errors.js';
+import { RawJson } from '../json-render.js';
 import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendJson, type Params } from '../http-io.js';
 import { SearchService } from '../search-service.js';
 
@@ -65,28 +67,11 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const actions = parseBulk(text, (req.params as Params).index);
     if (actions.length === 0) throw errors.actionValidation(['no requests added']);
     const items = service.bulk(actions);
-    const refresh = forcedRefresh(req);
-    let failed = false;
-    const out = items.map((item) => {
-      if ('error' in item) {
-        failed = true;
-        return { [item.op]: { _index: item.index, _id: item.id, status: item.error.status, error: errorItem(item.error.toBody()) } };
-      }
-      const o = item.outcome;
-      const status = o.result === 'created' ? 201 : o.result === 'not_found' ? 404 : 200;
-      return { [item.op]: { ...SearchService.writeBody(o, refresh), status } };
-    });
-    return sendJson(req, reply, 200, { errors: failed, took: Math.round(performance.now() - started), items: out });
+    const body = renderBulkResponse(items, forcedRefresh(req), Math.round(performance.now() - started));
+    return sendJson(req, reply, 200, new RawJson(body), true);
   };
   app.post('/_bulk', bulk);
   app.put('/_bulk', bulk);
   app.post('/:index/_bulk', bulk);
   app.put('/:index/_bulk', bulk);
-}
-
-/** A bulk item's error is the outer cause without root_cause/status. */
-function errorItem(body: Record<string, unknown>): unknown {
-  const e = { ...(body.error as Record<string, unknown>) };
-  delete e.root_cause;
-  return e;
 }

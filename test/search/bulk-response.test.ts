@@ -1,0 +1,44 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { bulkResponseObject, renderBulkResponse } from '../../src/search/bulk-response.js';
+import { errors } from '../../src/search/errors.js';
+import type { BulkItem, WriteResult } from '../../src/search/search-service.js';
+
+const results: WriteResult[] = ['created', 'updated', 'deleted', 'not_found', 'noop'];
+
+const outcomeItem = fc.record({
+  op: fc.constantFrom('index', 'create', 'update', 'delete'),
+  outcome: fc.record({
+    index: fc.string(),
+    id: fc.string(),
+    version: fc.nat(),
+    result: fc.constantFrom(...results),
+    seqNo: fc.nat(),
+  }),
+});
+
+const errorItem = fc.record({ op: fc.constantFrom('index', 'create', 'update', 'delete'), index: fc.string(), id: fc.string(), reason: fc.string() }).map(
+  ({ op, index, id, reason }): BulkItem => ({ op, index, id, error: reason.length % 2 === 0 ? errors.illegalArgument(reason) : errors.documentMissing(index, 'uuid', id) }),
+);
+
+describe('bulk response', () => {
+  it('the compact text is exactly JSON.stringify of the reference object', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(outcomeItem, errorItem), { maxLength: 20 }), fc.boolean(), fc.nat(), (items, refresh, took) => {
+        expect(renderBulkResponse(items, refresh, took)).toBe(JSON.stringify(bulkResponseObject(items, refresh, took)));
+      }),
+    );
+  });
+
+  it('reports errors:true when any item failed and ES item statuses', () => {
+    const items: BulkItem[] = [
+      { op: 'index', outcome: { index: 'a', id: '1', version: 1, result: 'created', seqNo: 0 } },
+      { op: 'delete', outcome: { index: 'a', id: '2', version: 1, result: 'not_found', seqNo: 1 } },
+      { op: 'update', index: 'a', id: '3', error: errors.documentMissing('a', 'u', '3') },
+    ];
+    const body = JSON.parse(renderBulkResponse(items, false, 5)) as { errors: boolean; items: Record<string, { status: number; error?: { root_cause?: unknown } }>[] };
+    expect(body.errors).toBe(true);
+    expect(body.items.map((i) => Object.values(i)[0]?.status)).toEqual([201, 404, 404]);
+    expect(body.items[2]?.update?.error?.root_cause).toBeUndefined();
+  });
+});
