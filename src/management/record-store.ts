@@ -144,6 +144,7 @@ export class RecordStore {
     }
     const rt = computeRuntime(inputs, this.options.entryPoints, this.options.runtime, this.memo);
     const names = new Set([...(this.options.staticProviders ?? []), ...this.snapshots.keys()]);
-    return new RuntimeView(rt, this.options.entryPoints, overviewProviders(names));
+    // Read before the constructor assigns it, so the first view has no previous one.
+    return new RuntimeView(rt, this.options.entryPoints, overviewProviders(names), this.current as RuntimeView | undefined);
   }
 }
