@@ -14,6 +14,8 @@ import { qualify } from './runtime-records.js';
 
 /** What a router's runtime record starts from; a pure function of the record, provider and context. */
 export interface PreparedRouter {
+  /** The record this was prepared from (or one equal to it). */
+  readonly source: Router;
   /** The record as shown unbuilt: default entry points and (when built) observability filled in. */
   readonly config: Router;
   /** `config` with its middleware names qualified, as shown once built (`config` itself when it has none). */
@@ -57,7 +59,7 @@ export function prepareRouter(r: Router, provider: string, ctx: PrepareContext):
   const built = mws !== undefined && mws.length > 0 ? { ...config, middlewares: mws.map((m) => qualify(m, provider)) } : config;
   const middlewareRefs = mws === undefined || mws.length === 0 ? NO_REFS : mws.filter((m) => m !== '').map((m) => qualify(m, provider));
   const service = config.service === undefined || config.service === '' ? '' : qualify(config.service, provider);
-  return { config, built, service, middlewareRefs };
+  return { source: r, config, built, service, middlewareRefs };
 }
 
 /** Whether two JSON values are equal, key order included (it shows in the encoded records). */
@@ -80,18 +82,13 @@ export function sameJson(a: unknown, b: unknown): boolean {
   return true;
 }
 
-interface Seen {
-  readonly raw: Router;
-  readonly prepared: PreparedRouter;
-}
-
 /**
  * Prepared routers by provider and name, from the last recompute. Owned by one record store;
  * each recompute replaces a provider's entries, so records that disappear are forgotten.
  */
 export class RouterMemo {
-  private byProvider = new Map<string, Map<string, Seen>>();
-  private next = new Map<string, Map<string, Seen>>();
+  private byProvider = new Map<string, Map<string, PreparedRouter>>();
+  private next = new Map<string, Map<string, PreparedRouter>>();
   private contextKey = '';
 
   /** Starts a recompute; a changed context forgets everything. */
@@ -109,8 +106,8 @@ export class RouterMemo {
       this.next.set(provider, out);
     }
     const seen = this.byProvider.get(provider)?.get(name);
-    const prepared = seen !== undefined && sameJson(seen.raw, r) ? seen.prepared : prepareRouter(r, provider, ctx);
-    out.set(name, { raw: r, prepared });
+    const prepared = seen !== undefined && sameJson(seen.source, r) ? seen : prepareRouter(r, provider, ctx);
+    out.set(name, prepared);
     return prepared;
   }
 
