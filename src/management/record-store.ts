@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { ProviderSnapshot } from './dynamic-config.js';
 import { INTERNAL_PROVIDER, internalProviderInput } from './internal-records.js';
 import { computeRuntime, type EntryPointDef, type ProviderInput, type RuntimeOptions } from './runtime.js';
+import { RouterMemo } from './runtime-memo.js';
 import { RuntimeView } from './runtime-view.js';
 
 export interface StoredSnapshot {
@@ -63,6 +64,8 @@ export class RecordStore {
   private readonly snapshots = new Map<string, StoredSnapshot>();
   private current: RuntimeView;
   private readonly listeners = new Set<ChangeListener>();
+  /** Per-router work kept between recomputes (an operator changes few records per snapshot). */
+  private readonly memo = new RouterMemo();
 
   constructor(private readonly options: RecordStoreOptions) {
     this.current = this.compute();
@@ -139,8 +142,9 @@ export class RecordStore {
       const input: ProviderInput = { provider: s.provider, configuration: s.snapshot.configuration };
       inputs.push(s.snapshot.serverStatus ? { ...input, serverStatus: s.snapshot.serverStatus } : input);
     }
-    const rt = computeRuntime(inputs, this.options.entryPoints, this.options.runtime);
+    const rt = computeRuntime(inputs, this.options.entryPoints, this.options.runtime, this.memo);
     const names = new Set([...(this.options.staticProviders ?? []), ...this.snapshots.keys()]);
-    return new RuntimeView(rt, this.options.entryPoints, overviewProviders(names));
+    // Read before the constructor assigns it, so the first view has no previous one.
+    return new RuntimeView(rt, this.options.entryPoints, overviewProviders(names), this.current as RuntimeView | undefined);
   }
 }

@@ -17,8 +17,11 @@ function definedKinds(obj: object, kinds: readonly string[]): string[] {
   return kinds.filter((k) => rec[k] != null);
 }
 
+/** Sorted without duplicates; usually already so (one or two entry points), then returned as is. */
 function uniqueSorted(values: string[]): string[] {
-  if (values.length < 2) return values;
+  let ordered = true;
+  for (let i = 1; i < values.length && ordered; i++) ordered = (values[i - 1] as string) < (values[i] as string);
+  if (ordered) return values;
   return [...new Set(values)].sort();
 }
 
@@ -38,9 +41,15 @@ export function populateUsedBy(rt: RuntimeConfiguration): void {
     if (target.usedBy === NONE) target.usedBy = [router];
     else target.usedBy.push(router);
   };
+  const linkQualified = (users: Map<string, { usedBy: string[] }>, ref: string, router: string) => {
+    const target = users.get(ref);
+    if (target === undefined) return;
+    if (target.usedBy === NONE) target.usedBy = [router];
+    else target.usedBy.push(router);
+  };
   for (const r of rt.routers.values()) {
-    for (const m of r.config.middlewares ?? []) link(rt.middlewares, m, r.provider, r.name);
-    link(rt.services, r.config.service, r.provider, r.name);
+    for (const m of r.prepared.middlewareRefs) linkQualified(rt.middlewares, m, r.name);
+    if (r.prepared.service !== '') linkQualified(rt.services, r.prepared.service, r.name);
   }
   for (const r of rt.tcpRouters.values()) {
     for (const m of r.config.middlewares ?? []) link(rt.tcpMiddlewares, m, r.provider, r.name);
@@ -157,17 +166,15 @@ export function buildHttp(rt: RuntimeConfiguration): void {
 
   for (const r of rt.routers.values()) {
     if (r.using.length === 0) continue;
-    const mws = r.config.middlewares;
-    if (mws !== undefined && mws.length > 0) r.config = { ...r.config, middlewares: mws.map((m) => qualify(m, r.provider)) };
+    r.config = r.prepared.built;
     if (r.priority === 0n) r.priority = BigInt(utf8Length(r.config.rule ?? ''));
     if (r.priority > MAX_USER_PRIORITY && r.provider !== 'internal') {
       r.addError(`the router priority ${r.priority} exceeds the max user-defined priority ${MAX_USER_PRIORITY}`, true);
       continue;
     }
-    const service = r.config.service ?? '';
     // Reported by checkRouterTree; Traefik stops there too.
-    if (service === '') continue;
-    const serviceErr = buildService(qualify(service, r.provider), NONE);
+    if (r.prepared.service === '') continue;
+    const serviceErr = buildService(r.prepared.service, NONE);
     if (serviceErr !== null) {
       r.addError(serviceErr, true);
       continue;

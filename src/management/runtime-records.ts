@@ -5,6 +5,7 @@
 import type {
   DynamicConfiguration, Middleware, Router, Service, ServerState, TCPMiddleware, TCPRouter, TCPService, UDPRouter, UDPService,
 } from './dynamic-config.js';
+import type { PreparedRouter } from './runtime-memo.js';
 
 export type Status = 'enabled' | 'disabled' | 'warning';
 
@@ -62,7 +63,8 @@ export abstract class Info {
 
 export class RouterInfo extends Info {
   using: string[] = NONE;
-  constructor(name: string, provider: string, public config: Router, public priority: bigint) {
+  /** @param prepared the per-record work: qualified names and the built config (runtime-memo.ts) */
+  constructor(name: string, provider: string, public config: Router, public priority: bigint, readonly prepared: PreparedRouter) {
     super(name, provider);
   }
 }

@@ -134,7 +134,7 @@ function sortValue(e: ViewEntry, key: string): string | number | bigint {
 
 /** All records of one kind, sorted by name. */
 export class KindView {
-  readonly byName: ReadonlyMap<string, ViewEntry>;
+  private index: ReadonlyMap<string, ViewEntry> | undefined;
   private readonly sorted = new Map<string, readonly ViewEntry[]>();
 
   /**
@@ -142,8 +142,13 @@ export class KindView {
    *   have no middlewares and Traefik ignores the parameter for them)
    */
   constructor(readonly kind: ResourceKind, readonly entries: readonly ViewEntry[], readonly filtersMiddlewares = kind === 'routers') {
-    this.byName = new Map(entries.map((e) => [e.name, e]));
     this.sorted.set('name', entries);
+  }
+
+  /** Entries by qualified name; built on first use, as most snapshots are replaced before a detail request. */
+  get byName(): ReadonlyMap<string, ViewEntry> {
+    this.index ??= new Map(this.entries.map((e) => [e.name, e]));
+    return this.index;
   }
 
   /**
@@ -242,8 +247,29 @@ const udpServiceCodec: RecordCodec<UDPServiceInfo> = {
   sortFields: (s) => fields({ type: rep.udpServiceType(s) ?? '', servers: s.config.loadBalancer?.servers?.length ?? 0 }),
 };
 
-function kindView<I extends RecordInfo>(kind: ResourceKind, infos: Iterable<I>, codec: RecordCodec<I>): KindView {
-  return new KindView(kind, byName(infos).map((info) => new ViewEntry(info, codec)), codec.middlewares !== undefined);
+/**
+ * The records sorted by name. Usually the same names as in the previous view (an operator
+ * changes records far more often than it adds or removes them): then that order is reused
+ * instead of sorting again.
+ */
+function sortedInfos<I extends RecordInfo>(infos: ReadonlyMap<string, I>, previous: KindView | undefined): I[] {
+  if (previous !== undefined && previous.entries.length === infos.size) {
+    const out: I[] = [];
+    for (const e of previous.entries) {
+      const info = infos.get(e.name);
+      if (info === undefined) break;
+      out.push(info);
+    }
+    // Same size and every previous name present: the same set of names, so the same order.
+    if (out.length === infos.size) return out;
+  }
+  return byName(infos.values());
+}
+
+function kindView<I extends RecordInfo>(
+  kind: ResourceKind, infos: ReadonlyMap<string, I>, codec: RecordCodec<I>, previous: KindView | undefined,
+): KindView {
+  return new KindView(kind, sortedInfos(infos, previous).map((info) => new ViewEntry(info, codec)), codec.middlewares !== undefined);
 }
 
 /** Everything the API serves, for one applied set of snapshots. */
@@ -255,20 +281,21 @@ export class RuntimeView {
   readonly entryPointsByName: ReadonlyMap<string, EntryPointEntry>;
   private rawdataBody: Buffer | undefined;
 
-  constructor(rt: RuntimeConfiguration, entryPoints: readonly EntryPointDef[], readonly providers: readonly string[]) {
+  /** @param previous the view this one replaces, whose name orders are reused where still valid */
+  constructor(rt: RuntimeConfiguration, entryPoints: readonly EntryPointDef[], readonly providers: readonly string[], previous?: RuntimeView) {
     this.http = {
-      routers: kindView('routers', rt.routers.values(), httpRouterCodec),
-      services: kindView('services', rt.services.values(), httpServiceCodec),
-      middlewares: kindView('middlewares', rt.middlewares.values(), httpMiddlewareCodec),
+      routers: kindView('routers', rt.routers, httpRouterCodec, previous?.http.routers),
+      services: kindView('services', rt.services, httpServiceCodec, previous?.http.services),
+      middlewares: kindView('middlewares', rt.middlewares, httpMiddlewareCodec, previous?.http.middlewares),
     };
     this.tcp = {
-      routers: kindView('routers', rt.tcpRouters.values(), tcpRouterCodec),
-      services: kindView('services', rt.tcpServices.values(), tcpServiceCodec),
-      middlewares: kindView('middlewares', rt.tcpMiddlewares.values(), tcpMiddlewareCodec),
+      routers: kindView('routers', rt.tcpRouters, tcpRouterCodec, previous?.tcp.routers),
+      services: kindView('services', rt.tcpServices, tcpServiceCodec, previous?.tcp.services),
+      middlewares: kindView('middlewares', rt.tcpMiddlewares, tcpMiddlewareCodec, previous?.tcp.middlewares),
     };
     this.udp = {
-      routers: kindView('routers', rt.udpRouters.values(), udpRouterCodec),
-      services: kindView('services', rt.udpServices.values(), udpServiceCodec),
+      routers: kindView('routers', rt.udpRouters, udpRouterCodec, previous?.udp.routers),
+      services: kindView('services', rt.udpServices, udpServiceCodec, previous?.udp.services),
     };
     this.entryPoints = byName(entryPoints).map((ep) => ({ name: ep.name, json: goJson(entryPointRecord(ep), false) }));
     this.entryPointsByName = new Map(this.entryPoints.map((e) => [e.name, e]));

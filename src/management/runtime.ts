@@ -4,12 +4,13 @@
  * and error texts from the cross-checks Traefik makes while building routers, and v3's computed
  * priorities. Pure: no I/O, no Fastify; the record store calls it on every new snapshot.
  */
-import type { Router, ServerState, TCPRouter } from './dynamic-config.js';
+import type { ServerState, TCPRouter } from './dynamic-config.js';
 import { buildHttp, buildTcp, buildUdp, checkEntryPoints, checkRouterTree, populateUsedBy } from './runtime-checks.js';
 import {
   MiddlewareInfo, RouterInfo, ServiceInfo, TCPMiddlewareInfo, TCPRouterInfo, TCPServiceInfo, UDPRouterInfo, UDPServiceInfo,
   type EntryPointDef, type ProviderInput, type RuntimeConfiguration, type RuntimeOptions,
 } from './runtime-records.js';
+import { prepareRouter, type PrepareContext, type RouterMemo } from './runtime-memo.js';
 
 export * from './runtime-records.js';
 
@@ -34,12 +35,13 @@ function givenStatus(input: ProviderInput, name: string): Record<string, ServerS
   return all === undefined ? undefined : (all[name] ?? all[`${name}@${input.provider}`]);
 }
 
-// Shared by every router that sets none: records are never mutated after the runtime is computed.
-const DEFAULT_OBSERVABILITY = Object.freeze({ accessLogs: true, metrics: true, tracing: true, traceVerbosity: 'minimal' });
-
-/** Computes the whole runtime view from every provider's configuration. */
+/**
+ * Computes the whole runtime view from every provider's configuration. With a `memo` (one per
+ * record store), routers equal to those of the previous call reuse their per-record work; the
+ * result is the same either way.
+ */
 export function computeRuntime(
-  inputs: readonly ProviderInput[], entryPoints: readonly EntryPointDef[], options: RuntimeOptions = {},
+  inputs: readonly ProviderInput[], entryPoints: readonly EntryPointDef[], options: RuntimeOptions = {}, memo?: RouterMemo,
 ): RuntimeConfiguration {
   const build = options.buildRouters ?? true;
   const rt: RuntimeConfiguration = {
@@ -50,6 +52,8 @@ export function computeRuntime(
   const tcpEntryPoints = new Set(entryPoints.filter((e) => e.protocol === 'tcp').map((e) => e.name));
   const udpEntryPoints = new Set(entryPoints.filter((e) => e.protocol === 'udp').map((e) => e.name));
   const defaults = entryPoints.filter((e) => e.isDefault && e.protocol === 'tcp').map((e) => e.name).sort();
+  const ctx: PrepareContext = { defaults, build };
+  memo?.begin(ctx);
 
   for (const input of inputs) {
     const { provider, configuration: c } = input;
@@ -61,17 +65,10 @@ export function computeRuntime(
       rt.middlewares.set(`${name}@${provider}`, new MiddlewareInfo(`${name}@${provider}`, provider, mw));
     });
     forEachEntry(c.http?.routers, (name, r) => {
-      const needsEntryPoints = (r.entryPoints ?? []).length === 0 && defaults.length > 0;
-      const needsObservability = build && r.parentRefs == null;
-      let config: Router = r;
-      if (needsEntryPoints || needsObservability) {
-        config = { ...r };
-        if (needsEntryPoints) config.entryPoints = defaults;
-        if (needsObservability) config.observability = r.observability == null ? DEFAULT_OBSERVABILITY : { ...DEFAULT_OBSERVABILITY, ...withoutUndefined(r.observability) };
-      }
+      const prepared = memo === undefined ? prepareRouter(r, provider, ctx) : memo.prepare(r, name, provider, ctx);
       const priority = input.priorities?.[name] ?? toPriority(r.priority);
       const q = `${name}@${provider}`;
-      rt.routers.set(q, new RouterInfo(q, provider, config, priority));
+      rt.routers.set(q, new RouterInfo(q, provider, prepared.config, priority, prepared));
     });
     forEachEntry(c.tcp?.services, (name, svc) => {
       rt.tcpServices.set(`${name}@${provider}`, new TCPServiceInfo(`${name}@${provider}`, provider, svc, givenStatus(input, name)));
@@ -101,12 +98,6 @@ export function computeRuntime(
     buildTcp(rt);
     buildUdp(rt);
   }
+  memo?.commit();
   return rt;
-}
-
-function withoutUndefined<T extends object>(obj: T | undefined): Partial<T> {
-  if (obj == null) return {};
-  const out: Partial<T> = {};
-  for (const [k, v] of Object.entries(obj)) if (v != null && v !== '') (out as Record<string, unknown>)[k] = v;
-  return out;
 }

@@ -39,4 +39,22 @@ describe('snapshot validation', () => {
   it('treats a null configuration as empty', () => {
     expect(validateProviderSnapshot({ configuration: null })).toEqual({ configuration: {} });
   });
+
+  // Messages as the one-pass validator worded them: the fast pass without paths must not change them.
+  it.each([
+    [{ http: { routers: { 'a.b': { entryPoints: ['web', 3] } } } }, 'configuration.http.routers["a.b"].entryPoints[1] must be a string, got number 3'],
+    [{ http: { services: { s: { loadBalancer: { servers: [{ url: 'x' }, { url: 'y', weight: 1.5 }] } } } } }, 'configuration.http.services.s.loadBalancer.servers[1].weight must be an integer, got number 1.5'],
+    [{ http: { routers: { r: { tls: { domains: [{ main: 'x', sans: ['a', null] }] } } } } }, 'configuration.http.routers.r.tls.domains[0].sans[1] must be a string, got null'],
+    [{ http: { middlewares: { 'm-1': { headers: 'no' } } } }, 'configuration.http.middlewares["m-1"].headers must be an object, got string "no"'],
+    [{ tcp: { routers: { t: { bogus: true } } } }, 'configuration.tcp.routers.t.bogus is not a known field (expected one of: entryPoints, middlewares, service, rule, ruleSyntax, priority, tls)'],
+    [{ http: { routers: { 'x@y': {} } } }, 'configuration.http.routers["x@y"]: a name may not contain "@" (the server appends @provider)'],
+    [{ udp: { services: { u: { loadBalancer: { servers: [{ address: 7 }] } } } } }, 'configuration.udp.services.u.loadBalancer.servers[0].address must be a string, got number 7'],
+  ])('names the first problem with its full path (%#)', (configuration, message) => {
+    expect(() => validateProviderSnapshot({ configuration })).toThrow(new SnapshotValidationError(message));
+  });
+
+  it('names a bad server state with its path', () => {
+    expect(() => validateProviderSnapshot({ configuration: {}, serverStatus: { s: { 'http://x': 'MAYBE' } } }))
+      .toThrow(new SnapshotValidationError('serverStatus.s["http://x"] must be "UP" or "DOWN", got string "MAYBE"'));
+  });
 });
