@@ -89,6 +89,14 @@ function decodeId(resource: string, raw: string): string {
   return decoded.value;
 }
 
+/** The route of a raw (still encoded) request URL under `prefix`, and its query string. */
+function routeOfUrl(url: string, prefix: string): { route: Route | null; query: string } {
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  const route = path.startsWith(prefix) ? matchApiPath(path.slice(prefix.length).split('/')) : null;
+  return { route, query: q === -1 ? '' : url.slice(q + 1) };
+}
+
 /**
  * Answers a URL Fastify could not decode (`%zz`): inside a record path that is Traefik's
  * `unable to decode routerID` 400, anywhere else mux's 404. Set as Fastify's frameworkErrors.
@@ -96,10 +104,7 @@ function decodeId(resource: string, raw: string): string {
 export function badUrlResponder(basePath = '/') {
   const prefix = `${basePath}api/`;
   return (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    const url = request.raw.url ?? '';
-    const q = url.indexOf('?');
-    const path = q === -1 ? url : url.slice(0, q);
-    const route = path.startsWith(prefix) ? matchApiPath(path.slice(prefix.length).split('/')) : null;
+    const { route } = routeOfUrl(request.raw.url ?? '', prefix);
     if (route === null) return sendPageNotFound(reply);
     if (request.method !== 'GET') return reply.code(405).send('');
     if (route.kind !== 'entrypoints' && route.kind !== 'records') return sendPageNotFound(reply);
@@ -116,14 +121,11 @@ export function badUrlResponder(basePath = '/') {
 export function registerApiRoutes(app: FastifyInstance, store: RecordStore, version: VersionInfo, basePath = '/'): void {
   const prefix = `${basePath}api/`;
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const url = request.raw.url ?? '';
-    const q = url.indexOf('?');
-    const path = q === -1 ? url : url.slice(0, q);
-    const route = path.startsWith(prefix) ? matchApiPath(path.slice(prefix.length).split('/')) : null;
+    const { route, query: rawQuery } = routeOfUrl(request.raw.url ?? '', prefix);
     if (route === null) return sendPageNotFound(reply);
     // gorilla/mux: the path matched but the method did not.
     if (request.method !== 'GET') return reply.code(405).send('');
-    const query = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
+    const query = new URLSearchParams(rawQuery);
     const view = store.view;
     try {
       switch (route.kind) {
