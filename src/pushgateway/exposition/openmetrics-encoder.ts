@@ -5,9 +5,9 @@
  * `.0` when Go's shortest form has neither `.` nor `e`, counts as integers, timestamps in seconds,
  * and `# EOF` at the end.
  */
-import type { Label, Metric, MetricFamily, MetricType } from '../model.js';
+import type { Metric, MetricFamily, MetricType } from '../model.js';
 import { formatGoFloat } from './go-float.js';
-import { escapeLabelValue } from './text-encoder.js';
+import { escapeLabelValue, sampleLines, type NumberFormat } from './sample-lines.js';
 
 export const OPENMETRICS_CONTENT_TYPE = 'application/openmetrics-text; version=1.0.0; charset=utf-8';
 
@@ -37,18 +37,6 @@ const OM_TYPE: Readonly<Record<MetricType, string>> = {
   histogram: 'histogram',
 };
 
-function labelSet(labels: readonly Label[], extraName?: string, extraValue?: number): string {
-  if (labels.length === 0 && extraName === undefined) return '';
-  let out = '{';
-  let sep = '';
-  for (const [n, v] of labels) {
-    out += `${sep}${n}="${escapeLabelValue(v)}"`;
-    sep = ',';
-  }
-  if (extraName !== undefined) out += `${sep}${extraName}="${formatOpenMetricsFloat(extraValue ?? 0)}"`;
-  return `${out}}`;
-}
-
 function timestamp(metric: Metric): string {
   return metric.timestampMs === undefined ? '' : ` ${formatOpenMetricsFloat(metric.timestampMs / 1000)}`;
 }
@@ -65,42 +53,12 @@ export function renderOpenMetricsHeader(name: string, help: string | undefined, 
   return help === undefined ? typeLine : `# HELP ${n} ${escapeLabelValue(help)}\n${typeLine}`;
 }
 
+const OM_NUMBERS: NumberFormat = { float: formatOpenMetricsFloat, count: formatCount };
+
 /** Every sample line of one metric in OpenMetrics form. */
 export function renderOpenMetricsMetric(name: string, type: MetricType, metric: Metric): string {
   const n = familyName(name, type);
-  const ts = timestamp(metric);
-  switch (type) {
-    case 'counter':
-      return `${n}_total${labelSet(metric.labels)} ${formatOpenMetricsFloat(metric.value ?? 0)}${ts}\n`;
-    case 'gauge':
-    case 'untyped':
-      return `${n}${labelSet(metric.labels)} ${formatOpenMetricsFloat(metric.value ?? 0)}${ts}\n`;
-    case 'summary': {
-      const s = metric.summary ?? { sampleCount: 0, sampleSum: 0, quantiles: [] };
-      let out = '';
-      for (const q of s.quantiles) {
-        out += `${n}${labelSet(metric.labels, 'quantile', q.quantile)} ${formatOpenMetricsFloat(q.value)}${ts}\n`;
-      }
-      const plain = labelSet(metric.labels);
-      out += `${n}_sum${plain} ${formatOpenMetricsFloat(s.sampleSum)}${ts}\n`;
-      out += `${n}_count${plain} ${formatCount(s.sampleCount)}${ts}\n`;
-      return out;
-    }
-    case 'histogram': {
-      const h = metric.histogram ?? { sampleCount: 0, sampleSum: 0, buckets: [] };
-      let out = '';
-      let infSeen = false;
-      for (const b of h.buckets) {
-        out += `${n}_bucket${labelSet(metric.labels, 'le', b.upperBound)} ${formatCount(b.cumulativeCount)}${ts}\n`;
-        if (b.upperBound === Infinity) infSeen = true;
-      }
-      if (!infSeen) out += `${n}_bucket${labelSet(metric.labels, 'le', Infinity)} ${formatCount(h.sampleCount)}${ts}\n`;
-      const plain = labelSet(metric.labels);
-      out += `${n}_sum${plain} ${formatOpenMetricsFloat(h.sampleSum)}${ts}\n`;
-      out += `${n}_count${plain} ${formatCount(h.sampleCount)}${ts}\n`;
-      return out;
-    }
-  }
+  return sampleLines(n, type, metric, timestamp(metric), OM_NUMBERS, type === 'counter' ? `${n}_total` : n);
 }
 
 /** A whole OpenMetrics exposition ending in `# EOF`; families without metrics are left out. */
