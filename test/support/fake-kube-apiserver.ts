@@ -40,6 +40,7 @@ export function defaultResources(options: { traefikCrds?: boolean } = {}): Resou
   const out: ResourceDef[] = [
     { group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true, statusSubresource: true },
     { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, statusSubresource: false },
+    { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true, statusSubresource: false },
     { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, statusSubresource: true },
     { group: 'networking.k8s.io', version: 'v1', plural: 'ingresses', kind: 'Ingress', namespaced: true, statusSubresource: true },
     { group: 'networking.k8s.io', version: 'v1', plural: 'ingressclasses', kind: 'IngressClass', namespaced: false, statusSubresource: false },

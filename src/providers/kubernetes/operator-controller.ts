@@ -112,9 +112,9 @@ export class OperatorController {
     const { deps, options, signal } = this;
     const tasks: Promise<void>[] = [];
     const scopes = options.namespaces.length > 0 ? options.namespaces : [''];
-    for (const type of watchedResources({ traefikCrds: options.traefikCrds, namespaceSelector: options.namespaceSelector })) {
-      // Label selectors apply to the routing objects, never to Services and EndpointSlices.
-      const routing = type.id !== 'services' && type.id !== 'endpointslices' && type.id !== 'ingressclasses' && type.id !== 'namespaces';
+    for (const type of watchedResources({ traefikCrds: options.traefikCrds, namespaceSelector: options.namespaceSelector, secrets: options.translate.readSecrets })) {
+      // Label selectors apply to the routing objects, never to Services, EndpointSlices or Secrets.
+      const routing = !['services', 'endpointslices', 'ingressclasses', 'namespaces', 'secrets'].includes(type.id);
       const selector = type.id === 'namespaces' ? options.namespaceSelector : routing ? options.labelSelector : '';
       const reflectorOptions: ReflectorOptions = { ...options.reflector, ...(selector ? { labelSelector: selector } : {}) };
       for (const scope of type.namespaced ? scopes : ['']) {
