@@ -311,11 +311,12 @@ function mergeIngress(fragment: IngressFragment, out: ConfigBuilder, events: Ope
  * Translates the Ingresses into `out`; returns Warning events for what could not be used. With a
  * memo, an Ingress whose object and backends did not change reuses its previous fragment.
  */
-export function translateIngresses(inputs: IngressInputs, out: ConfigBuilder, memo?: TranslationMemo): OperatorEvent[] {
+export function translateIngresses(inputs: IngressInputs, out: ConfigBuilder, memo?: TranslationMemo, served?: ObjectRef[]): OperatorEvent[] {
   const events: OperatorEvent[] = [];
   const sorted = [...inputs.ingresses].sort((a, b) => compareKeys(objectKey(a), objectKey(b)));
   for (const ing of sorted) {
     if (!shouldProcessIngress(ing, inputs.ingressClasses, inputs.ingressClass)) continue;
+    served?.push(ingressRef(ing));
     const fragment = memo
       ? memo.get(`ing|${objectKey(ing)}`, ing, null, inputs.view, (view) => translateOneIngress(ing, view, inputs.policy))
       : translateOneIngress(ing, inputs.view, inputs.policy);

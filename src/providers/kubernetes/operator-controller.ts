@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { IngressStatusWriter, ingressEndpointEnabled, type IngressEndpoint } from './ingress-status.js';
 import type { KubeApi } from './kube-client.js';
 import { LeaderElector, type LeaseOptions } from './leader-election.js';
 import { ObjectCache, watchedResources } from './object-cache.js';
@@ -39,6 +40,8 @@ export interface ControllerOptions {
   readonly alwaysLeader: boolean;
   readonly identity: string;
   readonly reflector?: ReflectorOptions;
+  /** Written to the served Ingresses' status by the leader; unset or empty: Ingress status untouched. */
+  readonly ingressEndpoint?: IngressEndpoint;
 }
 
 export interface ControllerDeps {
@@ -56,6 +59,7 @@ export class OperatorController {
   private readonly delivery: SnapshotDelivery;
   private readonly elector: LeaderElector | null;
   private readonly statusWriter: StatusWriter;
+  private readonly ingressStatus: IngressStatusWriter | undefined;
   private dirty = true;
   /** Which providers' inputs changed since the last reconcile (both at start). */
   private dirtyIngress = true;
@@ -79,6 +83,15 @@ export class OperatorController {
       api: deps.api, logger: deps.logger, now: deps.now,
       current: (ref) => this.cache.get(`${ref.group}/${ref.plural}`, ref.namespace, ref.name),
     });
+    const endpoint = options.ingressEndpoint;
+    this.ingressStatus = endpoint && ingressEndpointEnabled(endpoint)
+      ? new IngressStatusWriter(endpoint, {
+        api: deps.api, logger: deps.logger, now: deps.now,
+        current: (ref) => this.cache.get('ingresses', ref.namespace, ref.name),
+        cachedService: (namespace, name) => this.cache.clusterIndex.service(namespace, name),
+        watchesNamespace: (namespace) => options.namespaces.length === 0 || options.namespaces.includes(namespace),
+      })
+      : undefined;
   }
 
   /** `resourceId` narrows what must be re-sent; none means everything (resync, new leader). */
@@ -199,7 +212,8 @@ export class OperatorController {
         this.pendingStatus = undefined;
         const written = await this.statusWriter.writeStatuses(current.statuses);
         const events = await this.statusWriter.recordEvents(current.events);
-        if (written + events > 0) this.deps.logger.debug({ statuses: written, events }, 'status written');
+        const ingresses = (await this.ingressStatus?.write(current.servedIngresses ?? [])) ?? 0;
+        if (written + events + ingresses > 0) this.deps.logger.debug({ statuses: written, events, ingresses }, 'status written');
         next = this.pendingStatus;
       }
     })().finally(() => {

@@ -77,8 +77,9 @@ export function slimSecret(secret: Secret): Secret {
   const data = secret.data ?? {};
   const keys = Object.keys(data);
   // Only values that can become users are kept: a basic-auth Secret's username and password, the
-  // one key of an Opaque Secret. Other values are never read, so they are not held either.
-  const keep = (k: string) => type === BASIC_AUTH_SECRET_TYPE ? k === 'username' || k === 'password' : CREDENTIAL_TYPES.includes(type) && keys.length === 1;
+  // one key of a one-key Secret. Other values are never read, so they are not held either.
+  const keep = (k: string) => (type === BASIC_AUTH_SECRET_TYPE && (k === 'username' || k === 'password')) ||
+    (CREDENTIAL_TYPES.includes(type) && keys.length === 1);
   const kept: Record<string, string> = {};
   for (const k of keys) kept[k] = keep(k) ? (data[k] ?? '') : '';
   return {

@@ -6,7 +6,7 @@ import type { EndpointSlice, Ingress, IngressClass, KubeObject, Secret, Service 
 import { SERVICE_NAME_LABEL } from './kube-objects.js';
 import { matchesLabels, parseLabelSelector } from './label-selector.js';
 import type { TranslationMemo } from './translation-memo.js';
-import { ConfigBuilder, type TranslateOptions, type TranslationResult } from './translation-types.js';
+import { ConfigBuilder, type ObjectRef, type TranslateOptions, type TranslationResult } from './translation-types.js';
 
 /** Everything the informers hold, as plain objects: the input of the pure translation. */
 export interface CacheSnapshot {
@@ -83,14 +83,18 @@ export function translate(
 
   let kubernetes = previous?.kubernetes;
   let ingressEvents = previous?.ingressEvents ?? [];
+  let servedIngresses = previous?.servedIngresses ?? [];
   if (doIngress || !kubernetes) {
     const ingressOut = new ConfigBuilder();
+    const served: ObjectRef[] = [];
     ingressEvents = translateIngresses(
       { ingresses: selected(cache.ingresses), ingressClasses: cache.ingressClasses, view: clusterView, ingressClass: options.ingressClass, policy: options },
       ingressOut,
       memo,
+      served,
     );
     kubernetes = ingressOut.build();
+    servedIngresses = served;
   }
 
   let kubernetescrd = previous?.kubernetescrd;
@@ -112,7 +116,7 @@ export function translate(
     crdEvents = crd.events;
   }
   memo?.finish();
-  return { kubernetes, kubernetescrd, statuses, events: [...ingressEvents, ...crdEvents], ingressEvents, crdEvents };
+  return { kubernetes, kubernetescrd, statuses, events: [...ingressEvents, ...crdEvents], ingressEvents, crdEvents, servedIngresses };
 }
 
 /** Sorts loose objects (a manifest, a fixture) into a cache snapshot by apiVersion and kind. */

@@ -46,6 +46,8 @@ export interface TranslationResult {
   /** Every event (Ingress ones, then CRD ones). */
   readonly events: readonly OperatorEvent[];
   readonly ingressEvents?: readonly OperatorEvent[];
+  /** The Ingresses this provider serves (class and selectors match): their status gets the ingress endpoint. */
+  readonly servedIngresses?: readonly ObjectRef[];
   readonly crdEvents?: readonly OperatorEvent[];
 }
 
