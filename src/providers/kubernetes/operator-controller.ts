@@ -98,7 +98,8 @@ export class OperatorController {
   private markDirty(resourceId?: string): void {
     this.dirty = true;
     if (resourceId === 'ingresses' || resourceId === 'ingressclasses') this.dirtyIngress = true;
-    else if (resourceId !== undefined && resourceId.includes('/')) this.dirtyCrd = true;
+    // Secrets are read by CRD middlewares only.
+    else if (resourceId !== undefined && (resourceId.includes('/') || resourceId === 'secrets')) this.dirtyCrd = true;
     else {
       this.dirtyIngress = true;
       this.dirtyCrd = true;
