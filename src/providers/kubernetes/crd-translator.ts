@@ -14,7 +14,7 @@ import type { TranslationMemo } from './translation-memo.js';
 import { claim, conditions, mergeObject, ObjectContext, refOf, resolvePending, type ObjectResult } from './crd-object-context.js';
 import { ConfigBuilder, type ObjectStatus, type OperatorEvent, type Problem } from './translation-types.js';
 import {
-  httpServiceRefusal, l4ServiceRefusal, middlewareRefRefusal, REF_NOT_PERMITTED, tlsOptionRefusal, type ReferencePolicy, type RouteKind,
+  httpServiceRefusal, middlewareRefusal, REF_NOT_PERMITTED, routeRefusal, tlsOptionRefusal, type ReferencePolicy,
 } from './reference-policy.js';
 import { authUsers } from './secret-credentials.js';
 
@@ -122,7 +122,7 @@ class CrdTranslation {
     routes.forEach((route, i) => {
       const match = str(route.match);
       if (!match) return ctx.accept('InvalidSpec', `spec.routes[${i}].match is required`);
-      if (this.refused(ctx, tlsRefusal ?? this.routeRefusal(ctx, route, 'IngressRoute'))) return;
+      if (this.refused(ctx, tlsRefusal ?? routeRefusal(this.inputs.policy, ctx.ns, route, 'IngressRoute'))) return;
       const check = checkRule(match, 'http');
       if (!check.ok) ctx.accept('InvalidRule', check.error);
       const key = crdHttpRouterKey(ctx.ns, ctx.name, match);
@@ -166,7 +166,7 @@ class CrdTranslation {
     routesOf(ctx, spec, this.inputs.maxRoutes).forEach((route, i) => {
       const match = str(route.match);
       if (!match) return ctx.accept('InvalidSpec', `spec.routes[${i}].match is required`);
-      if (this.refused(ctx, tlsRefusal ?? this.routeRefusal(ctx, route, 'IngressRouteTCP'))) return;
+      if (this.refused(ctx, tlsRefusal ?? routeRefusal(this.inputs.policy, ctx.ns, route, 'IngressRouteTCP'))) return;
       const check = checkRule(match, 'tcp');
       if (!check.ok) ctx.accept('InvalidRule', check.error);
       const key = crdTcpRouterKey(ctx.ns, ctx.name, match);
@@ -200,7 +200,7 @@ class CrdTranslation {
     const entryPoints = strings(spec.entryPoints);
     routesOf(ctx, spec, this.inputs.maxRoutes).forEach((route, i) => {
       const key = crdUdpRouterKey(ctx.ns, ctx.name, i);
-      if (this.refused(ctx, this.routeRefusal(ctx, route, 'IngressRouteUDP'))) return;
+      if (this.refused(ctx, routeRefusal(this.inputs.policy, ctx.ns, route, 'IngressRouteUDP'))) return;
       const services = Array.isArray(route.services) ? route.services.filter(isRecord) as LoadBalancerSpec[] : [];
       if (services.length === 0) return ctx.accept('InvalidSpec', `spec.routes[${i}].services is empty`);
       if (services.length === 1) addUdpLoadBalancer(this.out, this.inputs.view, this.inputs.policy, ctx.ns, services[0] as LoadBalancerSpec, key, ctx.problems);
@@ -229,7 +229,7 @@ class CrdTranslation {
       }
       // As in Traefik, a middleware whose references or secret cannot be used is not built at
       // all: routers using it then show `middleware "…" does not exist`.
-      if (this.refused(ctx, this.middlewareRefusal(ctx, k, v))) return;
+      if (this.refused(ctx, middlewareRefusal(this.inputs.policy, ctx.ns, k, v))) return;
       const options = this.middlewareOptions(ctx, k, v);
       if (options === undefined) return;
       (mw as Record<string, unknown>)[k] = options;
@@ -242,36 +242,6 @@ class CrdTranslation {
     if (refusal === undefined) return false;
     ctx.problems.push({ kind: 'refs', reason: REF_NOT_PERMITTED, message: refusal });
     return true;
-  }
-
-  /** The first reference of a route that the reference policy refuses: Traefik then skips the route. */
-  private routeRefusal(ctx: ObjectContext, route: Record<string, unknown>, kind: RouteKind | 'IngressRouteUDP'): string | undefined {
-    const policy = this.inputs.policy;
-    if (policy.allowCrossNamespace) return undefined;
-    if (kind !== 'IngressRouteUDP' && Array.isArray(route.middlewares)) {
-      for (const m of route.middlewares) {
-        const refusal = middlewareRefRefusal(policy, ctx.ns, m, kind);
-        if (refusal) return refusal;
-      }
-    }
-    for (const s of Array.isArray(route.services) ? route.services.filter(isRecord) : []) {
-      const refusal = kind === 'IngressRoute' ? httpServiceRefusal(policy, ctx.ns, s) : l4ServiceRefusal(policy, ctx.ns, s, kind === 'IngressRouteTCP' ? 'tcp' : 'udp');
-      if (refusal) return refusal;
-    }
-    return undefined;
-  }
-
-  /** A chain's middlewares and an errors middleware's service follow the same rules as routes. */
-  private middlewareRefusal(ctx: ObjectContext, kind: string, v: Record<string, unknown>): string | undefined {
-    const policy = this.inputs.policy;
-    if (kind === 'chain' && Array.isArray(v.middlewares)) {
-      for (const m of v.middlewares) {
-        const refusal = middlewareRefRefusal(policy, ctx.ns, m, 'IngressRoute');
-        if (refusal) return refusal;
-      }
-    }
-    if (kind === 'errors' && isRecord(v.service)) return httpServiceRefusal(policy, ctx.ns, v.service);
-    return undefined;
   }
 
   /**

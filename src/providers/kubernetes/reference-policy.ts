@@ -86,3 +86,32 @@ export function tlsOptionRefusal(policy: ReferencePolicy, parentNs: string, opti
   if (name === '' || name.includes('@') || namespace === '' || namespace === parentNs) return undefined;
   return `TLSOption ${namespace}/${name} is not in the ${routeKind} namespace ${parentNs}`;
 }
+
+/** The first reference of a route the policy refuses: Traefik then skips the whole route. */
+export function routeRefusal(policy: ReferencePolicy, parentNs: string, route: Record<string, unknown>, kind: RouteKind | 'IngressRouteUDP'): string | undefined {
+  if (policy.allowCrossNamespace) return undefined;
+  if (kind !== 'IngressRouteUDP' && Array.isArray(route.middlewares)) {
+    for (const m of route.middlewares) {
+      const refusal = middlewareRefRefusal(policy, parentNs, m, kind);
+      if (refusal) return refusal;
+    }
+  }
+  for (const s of Array.isArray(route.services) ? route.services.filter(isRecord) : []) {
+    const refusal = kind === 'IngressRoute' ? httpServiceRefusal(policy, parentNs, s) : l4ServiceRefusal(policy, parentNs, s, kind === 'IngressRouteTCP' ? 'tcp' : 'udp');
+    if (refusal) return refusal;
+  }
+  return undefined;
+}
+
+/** A chain's middlewares and an errors middleware's service follow the same rules as routes. */
+export function middlewareRefusal(policy: ReferencePolicy, parentNs: string, kind: string, options: Record<string, unknown>): string | undefined {
+  if (policy.allowCrossNamespace) return undefined;
+  if (kind === 'chain' && Array.isArray(options.middlewares)) {
+    for (const m of options.middlewares) {
+      const refusal = middlewareRefRefusal(policy, parentNs, m, 'IngressRoute');
+      if (refusal) return refusal;
+    }
+  }
+  if (kind === 'errors' && isRecord(options.service)) return httpServiceRefusal(policy, parentNs, options.service);
+  return undefined;
+}
