@@ -6,6 +6,17 @@ import type { ResourceType, ReflectorSink } from './reflector.js';
 import { emptyCrds, type CacheSnapshot } from './translate.js';
 
 /**
+ * Secret types that never hold middleware credentials, left out server-side: Helm release Secrets
+ * (up to 1 MiB each, one per release revision), certificates and tokens are most of a cluster's
+ * Secrets, and the operator should neither transfer nor hold them.
+ */
+export const SKIPPED_SECRET_TYPES: readonly string[] = [
+  'helm.sh/release.v1', 'kubernetes.io/tls', 'kubernetes.io/service-account-token', 'kubernetes.io/dockerconfigjson',
+  'kubernetes.io/dockercfg', 'bootstrap.kubernetes.io/token',
+];
+const SECRET_FIELD_SELECTOR = SKIPPED_SECRET_TYPES.map((t) => `type!=${t}`).join(',');
+
+/**
  * What the operator watches: Ingress inputs, Secrets (middleware credentials, unless `secrets` is
  * false), then the CRDs of Portico (and Traefik, by flag). The chart's RBAC is derived from this.
  */
@@ -16,7 +27,9 @@ export function watchedResources(options: { readonly traefikCrds: boolean; reado
     { id: 'ingressclasses', group: 'networking.k8s.io', version: 'v1', plural: 'ingressclasses', kind: 'IngressClass', namespaced: false },
     { id: 'services', group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true },
     { id: 'endpointslices', group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', kind: 'EndpointSlice', namespaced: true },
-    ...(options.secrets !== false ? [{ id: 'secrets', group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true }] : []),
+    ...(options.secrets !== false
+      ? [{ id: 'secrets', group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true, fieldSelector: SECRET_FIELD_SELECTOR }]
+      : []),
   ];
   const groups = options.traefikCrds ? [PORTICO_GROUP, TRAEFIK_GROUP] : [PORTICO_GROUP];
   for (const group of groups) {

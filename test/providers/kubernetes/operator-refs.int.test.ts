@@ -110,6 +110,17 @@ describe('operator: secrets, Ingress status and reference options', () => {
     await eventually(() => http('kubernetescrd')?.middlewares?.['default-auth']?.basicAuth?.users?.[0] === `admin:{SHA}${sha('back')}`, 5000, 'restored');
   });
 
+  it('asks the API server for credential Secrets only: certificates and Helm releases never reach it', async () => {
+    const tls: Obj = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cert', namespace: 'default' }, type: 'kubernetes.io/tls', data: { 'tls.crt': b64('C'), 'tls.key': b64('K') } };
+    const release: Obj = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'sh.helm.release.v1.app.v1', namespace: 'default' }, type: 'helm.sh/release.v1', data: { release: b64('x'.repeat(1000)) } };
+    const onTls: Obj = { ...authMiddleware, metadata: { name: 'on-tls', namespace: 'default' }, spec: { basicAuth: { secret: 'cert' } } };
+    kube.applyAll([svc, slice, tls, release, basicAuthSecret('s3cret'), authMiddleware, onTls]);
+    start();
+    await eventually(() => http('kubernetescrd')?.middlewares?.['default-auth'], 5000, 'middleware delivered');
+    await eventually(() => condition('Middleware', 'on-tls', 'ResolvedRefs')?.message === "secret 'default/cert' not found", 5000, 'TLS secret filtered out');
+    expect(http('kubernetescrd')?.middlewares?.['default-on-tls']).toBeUndefined();
+  });
+
   it('with --operator.read-secrets=false never lists Secrets and shows the middleware without users', async () => {
     kube.applyAll([svc, slice, basicAuthSecret('s3cret'), authMiddleware]);
     start(['--operator.read-secrets=false']);
