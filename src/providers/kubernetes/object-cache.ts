@@ -140,6 +140,11 @@ export class ObjectCache {
     return this.version;
   }
 
+  /** The reflectors still waiting for their first list, as `resource@namespace` ('' = all namespaces). */
+  unsyncedResources(): string[] {
+    return [...this.unsynced].sort();
+  }
+
   /** True once every reflector has completed its first list. */
   get synced(): boolean {
     return this.unsynced.size === 0;

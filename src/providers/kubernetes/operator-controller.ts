@@ -115,7 +115,8 @@ export class OperatorController {
 
   /** null when ready; otherwise what the operator still waits for. */
   notReadyReason(): string | null {
-    if (!this.cache.synced) return 'waiting for the first list of every watched resource';
+    // Naming what is missing points at the cause, typically RBAC (e.g. no list on secrets).
+    if (!this.cache.synced) return `waiting for the first list of ${this.cache.unsyncedResources().join(', ')}`;
     if (this.reconciles === 0) return 'waiting for the first translation';
     if (!this.delivery.settled) return `waiting for the first delivery to ${this.options.serverUrl}`;
     return null;

@@ -121,6 +121,27 @@ describe('operator: secrets, Ingress status and reference options', () => {
     expect(http('kubernetescrd')?.middlewares?.['default-on-tls']).toBeUndefined();
   });
 
+  it('is not ready while Secrets cannot be listed (RBAC), and says so', async () => {
+    kube.applyAll([svc, slice]);
+    kube.failNext(1_000_000, 403, /\/secrets/);
+    const config = loadConfig(operatorCommandFlags, {
+      argv: ['--kubeconfig', join(dir, 'kubeconfig'), '--data.dir', dir, '--operator.server-url', endpoint.url,
+        '--operator.health-address', '127.0.0.1:0', '--operator.leader-election', 'false'],
+      env: {}, readFile: () => '',
+    });
+    const controller = new AbortController();
+    let setPort: (p: number) => void = () => undefined;
+    const port = new Promise<number>((resolve) => { setPort = resolve; });
+    running.push({ controller, done: runOperator(config, { logger: pino({ level: 'silent' }), now: Date.now, signal: controller.signal, onHealthListening: (p) => setPort(p) }) });
+    const health = await port;
+    await eventually(async () => {
+      const res = await fetch(`http://127.0.0.1:${health}/readyz`);
+      return res.status === 503 && (await res.text()).includes('waiting for the first list of secrets@');
+    }, 5000, 'readyz names the secrets watch');
+    kube.failNext(0);
+    await eventually(async () => (await fetch(`http://127.0.0.1:${health}/readyz`)).status === 200, 10000, 'ready once Secrets can be listed');
+  });
+
   it('with --operator.read-secrets=false never lists Secrets and shows the middleware without users', async () => {
     kube.applyAll([svc, slice, basicAuthSecret('s3cret'), authMiddleware]);
     start(['--operator.read-secrets=false']);
