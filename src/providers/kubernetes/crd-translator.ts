@@ -23,6 +23,8 @@ import { authUsers } from './secret-credentials.js';
  * provider naming (reference §5.2) and spec fields (§6). Every object also gets a status: its
  * `Accepted` and `ResolvedRefs` conditions, and a Warning event per problem. A bad object never
  * stops the others: it is refused alone (Accepted=False) or kept with its broken references shown.
+ * Traefik's reference options (reference-policy.ts) decide which references may be followed, and
+ * basicAuth/digestAuth users come from Secrets (secret-credentials.ts), read through the view.
  */
 
 export interface CrdInputs {
