@@ -17,14 +17,16 @@ const CLUSTER_SCOPED = watchedResources({ traefikCrds: false })
 
 /**
  * What the operator needs in every namespace it watches: list+watch of every namespaced resource it
- * reflects, PATCH of the CRDs' /status (conditions), POST of Events.
+ * reflects (Secrets unless operator.readSecrets is off), PATCH of the CRDs' /status (conditions)
+ * and of the Ingresses' /status (the ingress endpoint, on by default), POST of Events.
  */
-function namespacedGrants(traefikCrds: boolean): string[] {
-  const watched = watchedResources({ traefikCrds }).filter((r) => r.namespaced);
+function namespacedGrants(traefikCrds: boolean, options: { secrets?: boolean; ingressStatus?: boolean } = {}): string[] {
+  const watched = watchedResources({ traefikCrds, secrets: options.secrets ?? true }).filter((r) => r.namespaced);
   const crds = watched.filter((r) => r.group === PORTICO_GROUP || r.group === TRAEFIK_GROUP);
   return [
     ...watched.flatMap((r) => [`${resource(r)}:list`, `${resource(r)}:watch`]),
     ...crds.map((r) => `${resource(r)}/status:patch`),
+    ...(options.ingressStatus ?? true ? ['networking.k8s.io/ingresses/status:patch'] : []),
     'core/events:create',
   ];
 }
@@ -102,6 +104,29 @@ describe('operator RBAC', () => {
     }
     const args = operatorArgs(objects);
     expect(args).toContain('--operator.namespaces=apps,web');
+
+    // The chart's own Service (the published service) is outside those namespaces: GET of it alone.
+    const published = objects.filter((o) => o.kind === 'Role' && o.metadata.name === 'portico-published-service');
+    expect(published.map((r) => r.metadata.namespace)).toEqual(['portico']);
+    expect((published[0] as K8sObject)['rules']).toEqual([{ apiGroups: [''], resources: ['services'], resourceNames: ['portico'], verbs: ['get'] }]);
+    bindingFor(objects, 'RoleBinding', 'portico-published-service', 'portico');
+    expect(args).toContain('--operator.ingress-endpoint.published-service=portico/portico');
+  });
+
+  it('Secrets and Ingress status are granted only when used', () => {
+    const objects = render({ setJson: { 'operator.readSecrets': false, 'operator.ingressEndpoint': { enabled: false } } });
+    expect(grants(only(objects, 'ClusterRole'))).toEqual(sorted([...CLUSTER_SCOPED, ...namespacedGrants(false, { secrets: false, ingressStatus: false })]));
+    expect(grants(only(objects, 'ClusterRole')).some((g) => g.startsWith('core/secrets'))).toBe(false);
+    const args = operatorArgs(objects);
+    expect(args).toContain('--operator.read-secrets=false');
+    expect(args.some((a) => a.startsWith('--operator.ingress-endpoint'))).toBe(false);
+
+    // A fixed address needs no Service read; a published Service in a watched namespace is in the cache.
+    const fixed = render({ setJson: { 'operator.namespaces': ['apps'], 'operator.ingressEndpoint': { enabled: true, ip: '203.0.113.9' } } });
+    expect(fixed.filter((o) => o.metadata.name === 'portico-published-service')).toEqual([]);
+    expect(operatorArgs(fixed)).toContain('--operator.ingress-endpoint.ip=203.0.113.9');
+    const watched = render({ setJson: { 'operator.namespaces': ['apps', 'portico'] } });
+    expect(watched.filter((o) => o.metadata.name === 'portico-published-service')).toEqual([]);
   });
 
   it('without leader election there is no Lease permission; without the operator no RBAC at all', () => {

@@ -36,6 +36,7 @@ const SCHEMA_CASES: readonly BadCase[] = [
   { name: 'an access mode that does not exist', set: { 'persistence.accessModes': ['ReadWriteSometimes'] }, says: ['/persistence/accessModes/0'] },
   { name: 'extra args that are not flags', set: { 'server.extraArgs': ['serve'] }, says: ['/server/extraArgs/0'] },
   { name: 'a route prefix without a leading slash', set: { 'server.pushgateway.routePrefix': 'pushgateway' }, says: ['/server/pushgateway/routePrefix'] },
+  { name: 'a published service without its namespace', set: { 'operator.ingressEndpoint.publishedService': 'portico' }, says: ['/operator/ingressEndpoint/publishedService'] },
 ];
 
 const TEMPLATE_CASES: readonly BadCase[] = [

@@ -7,7 +7,7 @@ import { matchesLabels, parseLabelSelector, type LabelSelector } from '../../src
  * An in-process fake of the Kubernetes API server that speaks the real HTTP protocol, so the real
  * operator (and @kubernetes/client-node's KubeConfig) runs against it unchanged:
  * - collections and objects under `/api/v1/...` and `/apis/<group>/<version>/...`, namespaced or
- *   cluster-wide; GET (list with `limit`/`continue`/`labelSelector`), POST, PUT (optimistic
+ *   cluster-wide; GET (list with `limit`/`continue`/`labelSelector`/`fieldSelector`), POST, PUT (optimistic
  *   concurrency: 409 on a stale `metadata.resourceVersion`), PATCH (JSON merge patch), DELETE;
  * - one global resourceVersion, bumped per write; `metadata.generation` bumped on spec changes;
  * - the `/status` subresource for the CRD kinds (the main resource ignores `status`);
@@ -40,6 +40,7 @@ export function defaultResources(options: { traefikCrds?: boolean } = {}): Resou
   const out: ResourceDef[] = [
     { group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true, statusSubresource: true },
     { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, statusSubresource: false },
+    { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true, statusSubresource: false },
     { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, statusSubresource: true },
     { group: 'networking.k8s.io', version: 'v1', plural: 'ingresses', kind: 'Ingress', namespaced: true, statusSubresource: true },
     { group: 'networking.k8s.io', version: 'v1', plural: 'ingressclasses', kind: 'IngressClass', namespaced: false, statusSubresource: false },
@@ -60,10 +61,39 @@ interface HistoryEntry {
   readonly old?: Obj;
 }
 
+/** A field selector term (`type!=kubernetes.io/tls`, `metadata.name=x`), as the real server takes them. */
+interface FieldTerm {
+  readonly field: string;
+  readonly value: string;
+  readonly equal: boolean;
+}
+
+function parseFieldSelector(text: string): FieldTerm[] {
+  if (text.trim() === '') return [];
+  return text.split(',').map((term) => {
+    const m = /^([A-Za-z.]+)(!=|==|=)(.*)$/.exec(term.trim());
+    if (!m) throw new Error(`invalid field selector term "${term}"`);
+    return { field: m[1] as string, value: m[3] as string, equal: m[2] !== '!=' };
+  });
+}
+
+function fieldValue(o: Obj, field: string): string {
+  if (field === 'metadata.name') return o.metadata?.name ?? '';
+  if (field === 'metadata.namespace') return o.metadata?.namespace ?? '';
+  if (field === 'type') return o.type ?? '';
+  throw new Error(`field label not supported: ${field}`);
+}
+
+/** Labels and fields both match (every term of each). */
+function matches(selector: LabelSelector, fields: readonly FieldTerm[], o: Obj): boolean {
+  return matchesLabels(selector, o.metadata?.labels) && fields.every((t) => (fieldValue(o, t.field) === t.value) === t.equal);
+}
+
 interface Watcher {
   readonly resource: string;
   readonly namespace: string | undefined;
   readonly selector: LabelSelector;
+  readonly fields: readonly FieldTerm[];
   readonly res: http.ServerResponse;
   readonly timers: NodeJS.Timeout[];
 }
@@ -308,8 +338,8 @@ export class FakeKubeApiServer {
   private deliver(w: Watcher, e: HistoryEntry): void {
     const ns = e.object.metadata?.namespace;
     if (w.namespace !== undefined && ns !== w.namespace) return;
-    const now = matchesLabels(w.selector, e.object.metadata?.labels);
-    const before = e.old ? matchesLabels(w.selector, e.old.metadata?.labels) : false;
+    const now = matches(w.selector, w.fields, e.object);
+    const before = e.old ? matches(w.selector, w.fields, e.old) : false;
     let type: string = e.type;
     if (e.type === 'MODIFIED') {
       if (now && !before) type = 'ADDED';
@@ -323,20 +353,22 @@ export class FakeKubeApiServer {
 
   private startWatch(req: http.IncomingMessage, res: http.ServerResponse, d: ResourceDef, namespace: string | undefined, q: URLSearchParams): void {
     let selector: LabelSelector;
+    let fields: FieldTerm[];
     try {
       selector = parseLabelSelector(q.get('labelSelector') ?? '');
+      fields = parseFieldSelector(q.get('fieldSelector') ?? '');
     } catch (err) {
       return this.reply(res, 400, status(400, 'BadRequest', (err as Error).message));
     }
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
-    const w: Watcher = { resource: this.resourceKey(d), namespace, selector, res, timers: [] };
+    const w: Watcher = { resource: this.resourceKey(d), namespace, selector, fields, res, timers: [] };
     this.watchers.add(w);
     req.on('close', () => this.endWatch(w));
     const rvParam = q.get('resourceVersion') ?? '';
     if (rvParam === '' || rvParam === '0') {
       for (const o of this.store.get(w.resource)?.values() ?? []) {
-        if ((namespace === undefined || o.metadata.namespace === namespace) && matchesLabels(selector, o.metadata.labels)) this.send(w, { type: 'ADDED', object: o });
+        if ((namespace === undefined || o.metadata.namespace === namespace) && matches(selector, fields, o)) this.send(w, { type: 'ADDED', object: o });
       }
     } else {
       const from = Number(rvParam);
@@ -495,8 +527,10 @@ export class FakeKubeApiServer {
 
   private listCollection(res: http.ServerResponse, d: ResourceDef, map: Map<string, Obj>, namespace: string | undefined, q: URLSearchParams): void {
     let selector: LabelSelector;
+    let fields: FieldTerm[];
     try {
       selector = parseLabelSelector(q.get('labelSelector') ?? '');
+      fields = parseFieldSelector(q.get('fieldSelector') ?? '');
     } catch (err) {
       return this.reply(res, 400, status(400, 'BadRequest', (err as Error).message));
     }
@@ -518,7 +552,7 @@ export class FakeKubeApiServer {
       this.sortedCache.set(this.resourceKey(d), sorted);
     }
     const all = sorted.items
-      .filter((o) => (namespace === undefined || o.metadata.namespace === namespace) && matchesLabels(selector, o.metadata.labels));
+      .filter((o) => (namespace === undefined || o.metadata.namespace === namespace) && matches(selector, fields, o));
     const limit = Number(q.get('limit') ?? '0');
     const page = limit > 0 ? all.slice(start, start + limit) : all.slice(start);
     const next = limit > 0 && start + limit < all.length ? Buffer.from(JSON.stringify({ rv: listRv, start: start + limit })).toString('base64') : undefined;

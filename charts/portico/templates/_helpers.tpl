@@ -93,3 +93,18 @@ Pass (list $ probeValues).
 {{- toYaml $probe }}
 {{- end }}
 {{- end }}
+
+{{/*
+The Service whose address the operator copies to the Ingresses it serves ("namespace/name"), or
+empty when operator.ingressEndpoint gives a fixed ip/hostname or is off. Default: our own Service.
+*/}}
+{{- define "portico.publishedService" -}}
+{{- $e := .Values.operator.ingressEndpoint -}}
+{{- if $e.enabled -}}
+{{- if $e.publishedService -}}
+{{- $e.publishedService -}}
+{{- else if not (or $e.ip $e.hostname) -}}
+{{- printf "%s/%s" .Release.Namespace (include "portico.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+{{- end }}

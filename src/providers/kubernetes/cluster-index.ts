@@ -1,5 +1,5 @@
 import type { ClusterView, MemoEntry } from './endpoints-resolver.js';
-import type { EndpointSlice, KubeObject, Service } from './kube-objects.js';
+import type { EndpointSlice, KubeObject, Secret, Service } from './kube-objects.js';
 import { SERVICE_NAME_LABEL } from './kube-objects.js';
 
 /**
@@ -13,7 +13,20 @@ export class ClusterIndex implements ClusterView {
   private readonly slices = new Map<string, readonly EndpointSlice[]>();
   /** slice `ns/name` → the service key it is filed under. */
   private readonly sliceOwner = new Map<string, string>();
+  private readonly secrets = new Map<string, Secret>();
   readonly memo = new Map<string, MemoEntry>();
+
+  secret(namespace: string, name: string): Secret | undefined {
+    return this.secrets.get(`${namespace}/${name}`);
+  }
+
+  upsertSecret(secret: Secret): void {
+    this.secrets.set(objKey(secret), secret);
+  }
+
+  removeSecret(secret: KubeObject): void {
+    this.secrets.delete(objKey(secret));
+  }
 
   service(namespace: string, name: string): Service | undefined {
     return this.services.get(`${namespace}/${name}`);

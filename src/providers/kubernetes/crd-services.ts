@@ -2,6 +2,7 @@ import type { Service, ServersLoadBalancer, TCPService, UDPService } from '../..
 import { resolveAddresses, resolveHttpServers, type ClusterView } from './endpoints-resolver.js';
 import { isRecord } from './kube-objects.js';
 import { crdReference, serviceKey } from './naming.js';
+import type { ReferencePolicy } from './reference-policy.js';
 import type { ConfigBuilder, Problem } from './translation-types.js';
 
 /**
@@ -39,7 +40,7 @@ export function traefikServiceRef(spec: LoadBalancerSpec, ns: string): string {
 }
 
 /** Adds an HTTP load balancer for a `kind: Service` entry under `key`; problems go to `problems`. */
-export function addHttpLoadBalancer(out: ConfigBuilder, view: ClusterView, ns: string, spec: LoadBalancerSpec, key: string, problems: Problem[]): void {
+export function addHttpLoadBalancer(out: ConfigBuilder, view: ClusterView, policy: ReferencePolicy, ns: string, spec: LoadBalancerSpec, key: string, problems: Problem[]): void {
   if (out.httpServices[key]) return;
   const name = str(spec.name);
   if (!name) {
@@ -49,11 +50,12 @@ export function addHttpLoadBalancer(out: ConfigBuilder, view: ClusterView, ns: s
   const namespace = str(spec.namespace) ?? ns;
   const resolved = resolveHttpServers(view, {
     namespace, name, port: portOf(spec), scheme: str(spec.scheme), nativeLB: spec.nativeLB === true,
+    allowExternalName: policy.allowExternalNameServices,
   });
   if (resolved.error) {
     problems.push({ kind: 'refs', reason: resolved.error.reason, message: resolved.error.message });
-    // A missing Service leaves no record: the router then shows "the service … does not exist".
-    if (resolved.error.reason !== 'NoEndpoints') return;
+    // A refused backend leaves no record: the router then shows "the service … does not exist".
+    if (resolved.error.reason !== 'NoEndpoints' || !policy.allowEmptyServices) return;
   }
   const lb: ServersLoadBalancer = {};
   if (isRecord(spec.sticky)) lb.sticky = spec.sticky;
@@ -78,12 +80,12 @@ export function addHttpLoadBalancer(out: ConfigBuilder, view: ClusterView, ns: s
  * The name a list entry of an IngressRoute, weighted or mirroring TraefikService contributes:
  * a reference for TraefikService entries, else a child load balancer `Normalize(ns-svc-port)`.
  */
-export function childServiceName(out: ConfigBuilder, view: ClusterView, ns: string, spec: LoadBalancerSpec, problems: Problem[]): string {
+export function childServiceName(out: ConfigBuilder, view: ClusterView, policy: ReferencePolicy, ns: string, spec: LoadBalancerSpec, problems: Problem[]): string {
   if (isTraefikServiceRef(spec)) return traefikServiceRef(spec, ns);
   const namespace = str(spec.namespace) ?? ns;
   const port = portOf(spec);
   const key = serviceKey(namespace, str(spec.name) ?? '', port ?? '');
-  addHttpLoadBalancer(out, view, ns, spec, key, problems);
+  addHttpLoadBalancer(out, view, policy, ns, spec, key, problems);
   return key;
 }
 
@@ -91,7 +93,7 @@ export function childServiceName(out: ConfigBuilder, view: ClusterView, ns: stri
  * Resolves a TCP or UDP service entry to addresses, recording why it cannot be used; undefined
  * when no record should be made (a Service with no endpoints still gets one, with no servers).
  */
-function resolveL4Entry(view: ClusterView, ns: string, spec: LoadBalancerSpec, problems: Problem[]): ReturnType<typeof resolveAddresses> | undefined {
+function resolveL4Entry(view: ClusterView, policy: ReferencePolicy, ns: string, spec: LoadBalancerSpec, problems: Problem[]): ReturnType<typeof resolveAddresses> | undefined {
   const name = str(spec.name);
   if (name?.includes('@')) {
     problems.push({ kind: 'accept', reason: 'InvalidSpec', message: `service name "${name}" is not a Kubernetes Service name` });
@@ -101,18 +103,20 @@ function resolveL4Entry(view: ClusterView, ns: string, spec: LoadBalancerSpec, p
     problems.push({ kind: 'accept', reason: 'InvalidSpec', message: 'a service entry has no name' });
     return undefined;
   }
-  const resolved = resolveAddresses(view, { namespace: str(spec.namespace) ?? ns, name, port: portOf(spec), nativeLB: spec.nativeLB === true });
+  const resolved = resolveAddresses(view, {
+    namespace: str(spec.namespace) ?? ns, name, port: portOf(spec), nativeLB: spec.nativeLB === true, allowExternalName: policy.allowExternalNameServices,
+  });
   if (resolved.error) {
     problems.push({ kind: 'refs', reason: resolved.error.reason, message: resolved.error.message });
-    if (resolved.error.reason !== 'NoEndpoints') return undefined;
+    if (resolved.error.reason !== 'NoEndpoints' || !policy.allowEmptyServices) return undefined;
   }
   return resolved;
 }
 
 /** TCP load balancer for one IngressRouteTCP service entry. */
-export function addTcpLoadBalancer(out: ConfigBuilder, view: ClusterView, ns: string, spec: LoadBalancerSpec, key: string, problems: Problem[]): void {
+export function addTcpLoadBalancer(out: ConfigBuilder, view: ClusterView, policy: ReferencePolicy, ns: string, spec: LoadBalancerSpec, key: string, problems: Problem[]): void {
   if (out.tcpServices[key]) return;
-  const resolved = resolveL4Entry(view, ns, spec, problems);
+  const resolved = resolveL4Entry(view, policy, ns, spec, problems);
   if (!resolved) return;
   const tls = spec.tls === true;
   const lb: NonNullable<TCPService['loadBalancer']> = { servers: resolved.servers.map((s) => (tls ? { address: s.address, tls } : s)) };
@@ -125,9 +129,9 @@ export function addTcpLoadBalancer(out: ConfigBuilder, view: ClusterView, ns: st
 }
 
 /** UDP load balancer for one IngressRouteUDP service entry (UDP records have no serverStatus). */
-export function addUdpLoadBalancer(out: ConfigBuilder, view: ClusterView, ns: string, spec: LoadBalancerSpec, key: string, problems: Problem[]): void {
+export function addUdpLoadBalancer(out: ConfigBuilder, view: ClusterView, policy: ReferencePolicy, ns: string, spec: LoadBalancerSpec, key: string, problems: Problem[]): void {
   if (out.udpServices[key]) return;
-  const resolved = resolveL4Entry(view, ns, spec, problems);
+  const resolved = resolveL4Entry(view, policy, ns, spec, problems);
   if (!resolved) return;
   const svc: UDPService = { loadBalancer: { servers: resolved.servers } };
   out.udpServices[key] = svc;

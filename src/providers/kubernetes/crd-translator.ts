@@ -13,12 +13,18 @@ import { compareKeys } from './ingress-translator.js';
 import type { TranslationMemo } from './translation-memo.js';
 import { claim, conditions, mergeObject, ObjectContext, refOf, resolvePending, type ObjectResult } from './crd-object-context.js';
 import { ConfigBuilder, type ObjectStatus, type OperatorEvent, type Problem } from './translation-types.js';
+import {
+  httpServiceRefusal, middlewareRefusal, REF_NOT_PERMITTED, routeRefusal, tlsOptionRefusal, type ReferencePolicy,
+} from './reference-policy.js';
+import { authUsers } from './secret-credentials.js';
 
 /**
  * Portico (and optionally Traefik) CRDs → provider `kubernetescrd` records, following Traefik's CRD
  * provider naming (reference §5.2) and spec fields (§6). Every object also gets a status: its
  * `Accepted` and `ResolvedRefs` conditions, and a Warning event per problem. A bad object never
  * stops the others: it is refused alone (Accepted=False) or kept with its broken references shown.
+ * Traefik's reference options (reference-policy.ts) decide which references may be followed, and
+ * basicAuth/digestAuth users come from Secrets (secret-credentials.ts), read through the view.
  */
 
 export interface CrdInputs {
@@ -27,6 +33,10 @@ export interface CrdInputs {
   readonly ingressClass: string;
   readonly maxObjectBytes: number;
   readonly maxRoutes: number;
+  /** Cross-namespace, ExternalName and empty-service rules. */
+  readonly policy: ReferencePolicy;
+  /** Resolve basicAuth/digestAuth `secret` into `users` (the view serves Secrets). */
+  readonly readSecrets: boolean;
 }
 
 export interface CrdOutput {
@@ -110,9 +120,11 @@ class CrdTranslation {
   ingressRoute(ctx: ObjectContext, spec: Record<string, unknown>): void {
     const entryPoints = strings(spec.entryPoints);
     const routes = routesOf(ctx, spec, this.inputs.maxRoutes);
+    const tlsRefusal = tlsOptionRefusal(this.inputs.policy, ctx.ns, isRecord(spec.tls) ? spec.tls.options : undefined, 'IngressRoute');
     routes.forEach((route, i) => {
       const match = str(route.match);
       if (!match) return ctx.accept('InvalidSpec', `spec.routes[${i}].match is required`);
+      if (this.refused(ctx, tlsRefusal ?? routeRefusal(this.inputs.policy, ctx.ns, route, 'IngressRoute'))) return;
       const check = checkRule(match, 'http');
       if (!check.ok) ctx.accept('InvalidRule', check.error);
       const key = crdHttpRouterKey(ctx.ns, ctx.name, match);
@@ -125,11 +137,11 @@ class CrdTranslation {
         rt.service = traefikServiceRef(services[0] as LoadBalancerSpec, ctx.ns);
         ctx.pending.push({ table: 'httpServices', name: rt.service, what: 'TraefikService' });
       } else if (services.length === 1) {
-        addHttpLoadBalancer(this.out, this.inputs.view, ctx.ns, services[0] as LoadBalancerSpec, key, ctx.problems);
+        addHttpLoadBalancer(this.out, this.inputs.view, this.inputs.policy, ctx.ns, services[0] as LoadBalancerSpec, key, ctx.problems);
         rt.service = key;
       } else if (services.length > 1) {
         const children = services.map((s) => {
-          const name = childServiceName(this.out, this.inputs.view, ctx.ns, s, ctx.problems);
+          const name = childServiceName(this.out, this.inputs.view, this.inputs.policy, ctx.ns, s, ctx.problems);
           if (isTraefikServiceRef(s)) ctx.pending.push({ table: 'httpServices', name, what: 'TraefikService' });
           return { name, weight: weightOf(s) };
         });
@@ -152,9 +164,11 @@ class CrdTranslation {
 
   ingressRouteTCP(ctx: ObjectContext, spec: Record<string, unknown>): void {
     const entryPoints = strings(spec.entryPoints);
+    const tlsRefusal = tlsOptionRefusal(this.inputs.policy, ctx.ns, isRecord(spec.tls) ? spec.tls.options : undefined, 'IngressRouteTCP');
     routesOf(ctx, spec, this.inputs.maxRoutes).forEach((route, i) => {
       const match = str(route.match);
       if (!match) return ctx.accept('InvalidSpec', `spec.routes[${i}].match is required`);
+      if (this.refused(ctx, tlsRefusal ?? routeRefusal(this.inputs.policy, ctx.ns, route, 'IngressRouteTCP'))) return;
       const check = checkRule(match, 'tcp');
       if (!check.ok) ctx.accept('InvalidRule', check.error);
       const key = crdTcpRouterKey(ctx.ns, ctx.name, match);
@@ -164,11 +178,11 @@ class CrdTranslation {
       if (mws) rt.middlewares = mws;
       const services = Array.isArray(route.services) ? route.services.filter(isRecord) as LoadBalancerSpec[] : [];
       if (services.length === 0) ctx.accept('InvalidSpec', `spec.routes[${i}].services is empty`);
-      else if (services.length === 1) addTcpLoadBalancer(this.out, this.inputs.view, ctx.ns, services[0] as LoadBalancerSpec, key, ctx.problems);
+      else if (services.length === 1) addTcpLoadBalancer(this.out, this.inputs.view, this.inputs.policy, ctx.ns, services[0] as LoadBalancerSpec, key, ctx.problems);
       else {
         const children = services.map((s) => {
           const child = l4ChildKey(key, s);
-          addTcpLoadBalancer(this.out, this.inputs.view, ctx.ns, s, child, ctx.problems);
+          addTcpLoadBalancer(this.out, this.inputs.view, this.inputs.policy, ctx.ns, s, child, ctx.problems);
           return { name: child, weight: weightOf(s) };
         });
         this.out.tcpServices[key] ??= { weighted: { services: children } };
@@ -188,13 +202,14 @@ class CrdTranslation {
     const entryPoints = strings(spec.entryPoints);
     routesOf(ctx, spec, this.inputs.maxRoutes).forEach((route, i) => {
       const key = crdUdpRouterKey(ctx.ns, ctx.name, i);
+      if (this.refused(ctx, routeRefusal(this.inputs.policy, ctx.ns, route, 'IngressRouteUDP'))) return;
       const services = Array.isArray(route.services) ? route.services.filter(isRecord) as LoadBalancerSpec[] : [];
       if (services.length === 0) return ctx.accept('InvalidSpec', `spec.routes[${i}].services is empty`);
-      if (services.length === 1) addUdpLoadBalancer(this.out, this.inputs.view, ctx.ns, services[0] as LoadBalancerSpec, key, ctx.problems);
+      if (services.length === 1) addUdpLoadBalancer(this.out, this.inputs.view, this.inputs.policy, ctx.ns, services[0] as LoadBalancerSpec, key, ctx.problems);
       else {
         const children = services.map((s) => {
           const child = l4ChildKey(key, s);
-          addUdpLoadBalancer(this.out, this.inputs.view, ctx.ns, s, child, ctx.problems);
+          addUdpLoadBalancer(this.out, this.inputs.view, this.inputs.policy, ctx.ns, s, child, ctx.problems);
           return { name: child, weight: weightOf(s) };
         });
         this.out.udpServices[key] ??= { weighted: { services: children } };
@@ -214,23 +229,50 @@ class CrdTranslation {
         ctx.accept('InvalidSpec', `spec.${k} must be an object`);
         continue;
       }
-      (mw as Record<string, unknown>)[k] = this.middlewareOptions(ctx, k, v);
+      // As in Traefik, a middleware whose references or secret cannot be used is not built at
+      // all: routers using it then show `middleware "…" does not exist`.
+      if (this.refused(ctx, middlewareRefusal(this.inputs.policy, ctx.ns, k, v))) return;
+      const options = this.middlewareOptions(ctx, k, v);
+      if (options === undefined) return;
+      (mw as Record<string, unknown>)[k] = options;
     }
     claim(ctx, this.out, 'httpMiddlewares', crdObjectKey(ctx.ns, ctx.name), mw, 'middleware');
   }
 
-  /** Turns Kubernetes-shaped options (references, secrets) into Traefik's dynamic ones. */
-  private middlewareOptions(ctx: ObjectContext, kind: string, v: Record<string, unknown>): Record<string, unknown> {
+  /** Records a refused reference; true when there was one. */
+  private refused(ctx: ObjectContext, refusal: string | undefined): boolean {
+    if (refusal === undefined) return false;
+    ctx.problems.push({ kind: 'refs', reason: REF_NOT_PERMITTED, message: refusal });
+    return true;
+  }
+
+  /**
+   * Turns Kubernetes-shaped options (references, secrets) into Traefik's dynamic ones; undefined
+   * when the middleware cannot be built (its secret is missing or unusable).
+   */
+  private middlewareOptions(ctx: ObjectContext, kind: string, v: Record<string, unknown>): Record<string, unknown> | undefined {
     const o = { ...v };
     if (kind === 'chain') {
       o.middlewares = middlewareRefs(ctx, v.middlewares, 'httpMiddlewares') ?? [];
     } else if (kind === 'errors' && isRecord(v.service)) {
       const s = v.service as LoadBalancerSpec;
-      o.service = childServiceName(this.out, this.inputs.view, ctx.ns, s, ctx.problems);
+      o.service = childServiceName(this.out, this.inputs.view, this.inputs.policy, ctx.ns, s, ctx.problems);
       if (isTraefikServiceRef(s)) ctx.pending.push({ table: 'httpServices', name: o.service as string, what: 'TraefikService' });
-    } else if ((kind === 'basicAuth' || kind === 'digestAuth') && o.secret !== undefined) {
-      // Secrets are not read (least privilege): the users list stays empty, the secret name is kept visible.
-      ctx.problems.push({ kind: 'refs', reason: 'SecretNotRead', message: `spec.${kind}.secret ${String(o.secret)} is not resolved by the operator` });
+    } else if ((kind === 'basicAuth' || kind === 'digestAuth') && !this.inputs.readSecrets) {
+      if (o.secret !== undefined) {
+        // Secrets are not read (--operator.read-secrets=false): the secret name stays visible, no users.
+        ctx.problems.push({ kind: 'refs', reason: 'SecretNotRead', message: `spec.${kind}.secret ${String(o.secret)} is not resolved by the operator` });
+      }
+    } else if (kind === 'basicAuth' || kind === 'digestAuth') {
+      const name = str(v.secret) ?? '';
+      const result = authUsers(kind, ctx.ns, name, name === '' ? undefined : this.inputs.view.secret?.(ctx.ns, name));
+      if (result.error) {
+        ctx.problems.push({ kind: 'refs', reason: result.error.reason, message: result.error.message });
+        return undefined;
+      }
+      // Traefik's dynamic options: users first, the other fields as given, no `secret`.
+      const { secret: _secret, users: _users, usersFile: _file, ...rest } = v;
+      return { users: result.users, ...rest };
     } else if (kind === 'forwardAuth' && isRecord(v.tls)) {
       const { caSecret: _ca, certSecret: _cert, ...rest } = v.tls;
       o.tls = rest;
@@ -250,7 +292,7 @@ class CrdTranslation {
   traefikService(ctx: ObjectContext, spec: Record<string, unknown>): void {
     const key = crdObjectKey(ctx.ns, ctx.name);
     const child = (s: LoadBalancerSpec) => {
-      const name = childServiceName(this.out, this.inputs.view, ctx.ns, s, ctx.problems);
+      const name = childServiceName(this.out, this.inputs.view, this.inputs.policy, ctx.ns, s, ctx.problems);
       if (isTraefikServiceRef(s)) ctx.pending.push({ table: 'httpServices', name, what: 'TraefikService' });
       return name;
     };
@@ -261,6 +303,12 @@ class CrdTranslation {
         ? 'the TraefikService has no type (weighted, mirroring, highestRandomWeight, failover)'
         : `multi-types service not supported (${kinds.join(', ')})`);
     }
+    const entries = [
+      ...list(isRecord(spec.weighted) ? spec.weighted.services : undefined),
+      ...list(isRecord(spec.highestRandomWeight) ? spec.highestRandomWeight.services : undefined),
+      ...(isRecord(spec.mirroring) ? [spec.mirroring, ...list(spec.mirroring.mirrors)] : []),
+    ];
+    for (const entry of entries) if (this.refused(ctx, httpServiceRefusal(this.inputs.policy, ctx.ns, entry))) return;
     if (isRecord(spec.weighted)) {
       const w = spec.weighted;
       const services = list(w.services).map((s) => ({ name: child(s), weight: weightOf(s) }));

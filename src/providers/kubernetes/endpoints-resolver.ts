@@ -1,5 +1,5 @@
 import type { Server, ServerState } from '../../management/dynamic-config.js';
-import type { EndpointSlice, Service, ServicePort } from './kube-objects.js';
+import type { EndpointSlice, Secret, Service, ServicePort } from './kube-objects.js';
 
 /** Read access to the cached Services and EndpointSlices (the translation never calls the API). */
 export interface ClusterView {
@@ -9,6 +9,8 @@ export interface ClusterView {
    * that returns the same array while a Service's slices are unchanged lets `memo` work.
    */
   endpointSlices(namespace: string, serviceName: string): readonly EndpointSlice[];
+  /** The cached Secret, when Secrets are read (middleware credentials); objects are immutable. */
+  secret?(namespace: string, name: string): Secret | undefined;
   /**
    * Resolutions kept between translations: reused while the Service object and its slice array
    * are the same instances (objects are immutable once cached, so identity is version).
@@ -25,7 +27,7 @@ export interface MemoEntry {
 function memoized<S>(view: ClusterView, kind: string, ref: BackendRef, compute: () => ResolvedServers<S>): ResolvedServers<S> {
   const memo = view.memo;
   if (!memo) return compute();
-  const key = `${kind}|${ref.namespace}|${ref.name}|${String(ref.port)}|${ref.scheme ?? ''}|${ref.nativeLB === true ? 1 : 0}`;
+  const key = `${kind}|${ref.namespace}|${ref.name}|${String(ref.port)}|${ref.scheme ?? ''}|${ref.nativeLB === true ? 1 : 0}|${ref.allowExternalName === false ? 0 : 1}`;
   const service = view.service(ref.namespace, ref.name);
   const slices = view.endpointSlices(ref.namespace, ref.name);
   const hit = memo.get(key);
@@ -37,7 +39,7 @@ function memoized<S>(view: ClusterView, kind: string, ref: BackendRef, compute: 
 
 /** Why a backend could not be resolved; `reason` is the CamelCase condition reason. */
 export interface BackendError {
-  readonly reason: 'ServiceNotFound' | 'PortNotFound' | 'NoEndpoints' | 'InvalidBackend';
+  readonly reason: 'ServiceNotFound' | 'PortNotFound' | 'NoEndpoints' | 'InvalidBackend' | 'ExternalNameNotAllowed';
   readonly message: string;
 }
 
@@ -60,6 +62,8 @@ export interface BackendRef {
   readonly scheme?: string;
   /** Use the Service's cluster IP instead of its endpoints. */
   readonly nativeLB?: boolean;
+  /** False refuses ExternalName Services (Traefik's `allowExternalNameServices`); default true. */
+  readonly allowExternalName?: boolean;
 }
 
 function findPort(service: Service, port: string | number | undefined): ServicePort | undefined {
@@ -123,6 +127,9 @@ function lookup(view: ClusterView, ref: BackendRef): { service: Service; port: S
   const port = findPort(service, ref.port);
   if (!port) {
     return { reason: 'PortNotFound', message: `service port ${describePort(ref.port)} not found in service ${ref.namespace}/${ref.name}` };
+  }
+  if (service.spec?.type === 'ExternalName' && ref.allowExternalName === false) {
+    return { reason: 'ExternalNameNotAllowed', message: `externalName services not allowed: ${ref.namespace}/${ref.name}` };
   }
   return { service, port };
 }

@@ -19,4 +19,11 @@ export const operatorFlags = {
   'operator.resync': flag.duration('5m', 'Interval of full re-translation and status re-check (0 turns it off)'),
   'operator.delivery-check': flag.duration('2s', 'How often to ask the server which snapshot it holds, to re-deliver after a server restart'),
   'operator.max-object-bytes': flag.bytes('512KiB', 'Largest CRD spec accepted; bigger objects are refused with an event'),
+  'operator.read-secrets': flag.boolean(true, 'Watch Secrets to resolve basicAuth/digestAuth middleware users (false: no Secret access, users stay empty)'),
+  'operator.allow-cross-namespace': flag.boolean(false, 'Let CRD objects reference Services, Middlewares, TraefikServices and TLSOptions in other namespaces (Traefik\'s allowCrossNamespace)'),
+  'operator.allow-external-name-services': flag.boolean(false, 'Accept ExternalName Services as backends (Traefik\'s allowExternalNameServices); refused backends show an error on their router'),
+  'operator.allow-empty-services': flag.boolean(false, 'Give a Service without endpoints a load balancer with no servers (Traefik\'s allowEmptyServices); else its router shows an error'),
+  'operator.ingress-endpoint.ip': flag.string('', 'IP written to status.loadBalancer.ingress of the Ingresses served (Traefik\'s ingressEndpoint.ip)'),
+  'operator.ingress-endpoint.hostname': flag.string('', 'Hostname written to status.loadBalancer.ingress of the Ingresses served (ingressEndpoint.hostname)'),
+  'operator.ingress-endpoint.published-service': flag.string('', 'Service <namespace>/<name> whose load balancer status (else cluster IP) is copied to the Ingresses served; wins over ip and hostname'),
 };

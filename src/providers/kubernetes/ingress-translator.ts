@@ -7,6 +7,7 @@ import {
   serviceKey,
 } from './naming.js';
 import { checkRule } from './rule-parser.js';
+import type { ReferencePolicy } from './reference-policy.js';
 import { ConfigBuilder, type OperatorEvent, type ObjectRef } from './translation-types.js';
 import type { TranslationMemo } from './translation-memo.js';
 
@@ -33,6 +34,8 @@ export interface IngressInputs {
   readonly ingressClasses: readonly IngressClass[];
   readonly view: ClusterView;
   readonly ingressClass: string;
+  /** ExternalName and empty-service rules (cross-namespace does not apply to Ingress backends). */
+  readonly policy: ReferencePolicy;
 }
 
 function ingressRef(ing: Ingress): ObjectRef {
@@ -171,7 +174,7 @@ interface BackendResult {
   readonly portText: string;
 }
 
-function addBackend(out: ConfigBuilder, view: ClusterView, ns: string, backend: IngressBackend, key: string | undefined, events: (reason: string, message: string) => void): BackendResult | undefined {
+function addBackend(out: ConfigBuilder, view: ClusterView, policy: ReferencePolicy, ns: string, backend: IngressBackend, key: string | undefined, events: (reason: string, message: string) => void): BackendResult | undefined {
   const svc = backend.service;
   if (!svc?.name) {
     events('InvalidBackend', backend.resource ? `resource backends (${backend.resource.kind ?? '?'}/${backend.resource.name ?? '?'}) are not supported` : 'backend has no service name');
@@ -183,8 +186,10 @@ function addBackend(out: ConfigBuilder, view: ClusterView, ns: string, backend: 
   if (out.httpServices[name]) return { key: name, portText };
   const kubeSvc = view.service(ns, svc.name);
   const opts = serviceOptions(kubeSvc);
-  const resolved = resolveHttpServers(view, { namespace: ns, name: svc.name, port, scheme: opts.scheme, nativeLB: opts.nativeLB });
-  if (resolved.error && resolved.error.reason !== 'NoEndpoints') {
+  const resolved = resolveHttpServers(view, {
+    namespace: ns, name: svc.name, port, scheme: opts.scheme, nativeLB: opts.nativeLB, allowExternalName: policy.allowExternalNameServices,
+  });
+  if (resolved.error && (resolved.error.reason !== 'NoEndpoints' || !policy.allowEmptyServices)) {
     // The router still points at `name`; the missing record makes the management API show the error.
     events(resolved.error.reason, resolved.error.message);
     return { key: name, portText };
@@ -215,7 +220,7 @@ interface IngressFragment {
 }
 
 /** One Ingress into its own records (a fragment); merged into the provider's records afterwards. */
-function translateOneIngress(ing: Ingress, view: ClusterView): IngressFragment {
+function translateOneIngress(ing: Ingress, view: ClusterView, policy: ReferencePolicy): IngressFragment {
   const out = new ConfigBuilder();
   const events: OperatorEvent[] = [];
   const ref = ingressRef(ing);
@@ -228,7 +233,7 @@ function translateOneIngress(ing: Ingress, view: ClusterView): IngressFragment {
 
   const defaultBackend = ing.spec?.defaultBackend;
   if (defaultBackend) {
-    const backend = addBackend(out, view, ns, defaultBackend, DEFAULT_BACKEND_SERVICE, warn);
+    const backend = addBackend(out, view, policy, ns, defaultBackend, DEFAULT_BACKEND_SERVICE, warn);
     if (backend) {
       const rt: Router = { rule: 'PathPrefix("/")', ruleSyntax: 'default', priority: DEFAULT_BACKEND_PRIORITY, service: DEFAULT_BACKEND_SERVICE };
       applyAnnotations(rt, ann);
@@ -245,7 +250,7 @@ function translateOneIngress(ing: Ingress, view: ClusterView): IngressFragment {
         warn('InvalidBackend', `path ${path.path ?? ''} has no backend`);
         continue;
       }
-      const backend = addBackend(out, view, ns, path.backend, undefined, warn);
+      const backend = addBackend(out, view, policy, ns, path.backend, undefined, warn);
       if (!backend) continue;
       const rt: Router = {};
       applyAnnotations(rt, { entryPoints: ann.entryPoints, middlewares: ann.middlewares });
@@ -306,14 +311,15 @@ function mergeIngress(fragment: IngressFragment, out: ConfigBuilder, events: Ope
  * Translates the Ingresses into `out`; returns Warning events for what could not be used. With a
  * memo, an Ingress whose object and backends did not change reuses its previous fragment.
  */
-export function translateIngresses(inputs: IngressInputs, out: ConfigBuilder, memo?: TranslationMemo): OperatorEvent[] {
+export function translateIngresses(inputs: IngressInputs, out: ConfigBuilder, memo?: TranslationMemo, served?: ObjectRef[]): OperatorEvent[] {
   const events: OperatorEvent[] = [];
   const sorted = [...inputs.ingresses].sort((a, b) => compareKeys(objectKey(a), objectKey(b)));
   for (const ing of sorted) {
     if (!shouldProcessIngress(ing, inputs.ingressClasses, inputs.ingressClass)) continue;
+    served?.push(ingressRef(ing));
     const fragment = memo
-      ? memo.get(`ing|${objectKey(ing)}`, ing, null, inputs.view, (view) => translateOneIngress(ing, view))
-      : translateOneIngress(ing, inputs.view);
+      ? memo.get(`ing|${objectKey(ing)}`, ing, null, inputs.view, (view) => translateOneIngress(ing, view, inputs.policy))
+      : translateOneIngress(ing, inputs.view, inputs.policy);
     mergeIngress(fragment, out, events);
   }
   return events;

@@ -97,6 +97,12 @@ export interface EndpointSlice extends KubeObject {
   ports?: EndpointPort[] | null;
 }
 
+/** A Secret as the cache keeps it: `data` values are base64, as the API server sends them. */
+export interface Secret extends KubeObject {
+  type?: string;
+  data?: Record<string, string> | null;
+}
+
 /** The label an EndpointSlice carries to name its Service. */
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 

@@ -1,17 +1,35 @@
 import { CRD_KINDS, CRD_VERSION, PORTICO_GROUP, TRAEFIK_GROUP, type CrdKind } from './crd-kinds.js';
 import { ClusterIndex } from './cluster-index.js';
-import type { EndpointSlice, Ingress, IngressClass, KubeObject, Service } from './kube-objects.js';
+import type { EndpointSlice, Ingress, IngressClass, KubeObject, Secret, Service } from './kube-objects.js';
+import { slimSecret } from './secret-credentials.js';
 import type { ResourceType, ReflectorSink } from './reflector.js';
 import { emptyCrds, type CacheSnapshot } from './translate.js';
 
-/** What the operator watches: Ingress inputs, then the CRDs of Portico (and Traefik, by flag). */
-export function watchedResources(options: { readonly traefikCrds: boolean; readonly namespaceSelector?: string }): ResourceType[] {
+/**
+ * Secret types that never hold middleware credentials, left out server-side: Helm release Secrets
+ * (up to 1 MiB each, one per release revision), certificates and tokens are most of a cluster's
+ * Secrets, and the operator should neither transfer nor hold them.
+ */
+export const SKIPPED_SECRET_TYPES: readonly string[] = [
+  'helm.sh/release.v1', 'kubernetes.io/tls', 'kubernetes.io/service-account-token', 'kubernetes.io/dockerconfigjson',
+  'kubernetes.io/dockercfg', 'bootstrap.kubernetes.io/token',
+];
+const SECRET_FIELD_SELECTOR = SKIPPED_SECRET_TYPES.map((t) => `type!=${t}`).join(',');
+
+/**
+ * What the operator watches: Ingress inputs, Secrets (middleware credentials, unless `secrets` is
+ * false), then the CRDs of Portico (and Traefik, by flag). The chart's RBAC is derived from this.
+ */
+export function watchedResources(options: { readonly traefikCrds: boolean; readonly namespaceSelector?: string; readonly secrets?: boolean }): ResourceType[] {
   const out: ResourceType[] = [
     ...(options.namespaceSelector ? [{ id: 'namespaces', group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false }] : []),
     { id: 'ingresses', group: 'networking.k8s.io', version: 'v1', plural: 'ingresses', kind: 'Ingress', namespaced: true },
     { id: 'ingressclasses', group: 'networking.k8s.io', version: 'v1', plural: 'ingressclasses', kind: 'IngressClass', namespaced: false },
     { id: 'services', group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true },
     { id: 'endpointslices', group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', kind: 'EndpointSlice', namespaced: true },
+    ...(options.secrets !== false
+      ? [{ id: 'secrets', group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true, fieldSelector: SECRET_FIELD_SELECTOR }]
+      : []),
   ];
   const groups = options.traefikCrds ? [PORTICO_GROUP, TRAEFIK_GROUP] : [PORTICO_GROUP];
   for (const group of groups) {
@@ -56,15 +74,21 @@ export class ObjectCache {
     this.stores.set(id, { type, objects });
     this.unsynced.add(id);
     const index = this.clusterIndex;
-    const isCrd = type.group === PORTICO_GROUP || type.group === TRAEFIK_GROUP;
+    // CRD objects and Ingresses get status written by the leader; those writes alone change no record.
+    const hasStatus = type.group === PORTICO_GROUP || type.group === TRAEFIK_GROUP || type.id === 'ingresses';
+    const isSecret = type.id === 'secrets';
     const indexUpsert = type.id === 'services' ? (o: KubeObject) => index.upsertService(o as Service)
-      : type.id === 'endpointslices' ? (o: KubeObject) => index.upsertSlice(o as EndpointSlice) : undefined;
+      : type.id === 'endpointslices' ? (o: KubeObject) => index.upsertSlice(o as EndpointSlice)
+        : isSecret ? (o: KubeObject) => index.upsertSecret(o as Secret) : undefined;
     const indexRemove = type.id === 'services' ? (o: KubeObject) => index.removeService(o)
-      : type.id === 'endpointslices' ? (o: KubeObject) => index.removeSlice(o) : undefined;
+      : type.id === 'endpointslices' ? (o: KubeObject) => index.removeSlice(o)
+        : isSecret ? (o: KubeObject) => index.removeSecret(o) : undefined;
+    // Secrets are cut down before they are stored (memory, and data never read is never held).
+    const keep = isSecret ? (o: KubeObject) => slimSecret(o as Secret) : (o: KubeObject) => o;
     return {
-      replace: (items) => {
+      replace: (listed) => {
         const seen = new Set<string>();
-        for (const item of items) {
+        for (const item of listed.map(keep)) {
           const key = keyOf(item);
           seen.add(key);
           const old = objects.get(key);
@@ -81,14 +105,15 @@ export class ObjectCache {
           }
         }
       },
-      upsert: (obj) => {
+      upsert: (received) => {
+        const obj = keep(received);
         const key = keyOf(obj);
         const old = objects.get(key);
         objects.set(key, obj);
         indexUpsert?.(obj);
         // A status-only update (the leader's own condition writes) changes no record: keep the
         // new object for the next status comparison, but do not rebuild the snapshot for it.
-        if (old && isCrd && statusOnlyChange(old, obj)) return;
+        if (old && hasStatus && statusOnlyChange(old, obj)) return;
         this.changed(type.id, key);
       },
       remove: (obj) => {
@@ -115,6 +140,11 @@ export class ObjectCache {
     return this.version;
   }
 
+  /** The reflectors still waiting for their first list, as `resource@namespace` ('' = all namespaces). */
+  unsyncedResources(): string[] {
+    return [...this.unsynced].sort();
+  }
+
   /** True once every reflector has completed its first list. */
   get synced(): boolean {
     return this.unsynced.size === 0;
@@ -136,10 +166,12 @@ export class ObjectCache {
     const services: Service[] = [];
     const endpointSlices: EndpointSlice[] = [];
     const namespaces: KubeObject[] = [];
+    const secrets: Secret[] = [];
     const crds = emptyCrds();
     for (const { type, objects } of this.stores.values()) {
       let target: KubeObject[];
       switch (type.id) {
+        case 'secrets': target = secrets; break;
         case 'ingresses': target = ingresses; break;
         case 'ingressclasses': target = ingressClasses; break;
         case 'services': target = services; break;
@@ -149,7 +181,7 @@ export class ObjectCache {
       }
       for (const o of objects.values()) target.push(o);
     }
-    return { ingresses, ingressClasses, services, endpointSlices, crds, namespaces };
+    return { ingresses, ingressClasses, services, endpointSlices, crds, namespaces, secrets };
   }
 
   /** Object counts per resource id (for logs and the bench). */

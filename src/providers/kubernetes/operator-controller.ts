@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { IngressStatusWriter, ingressEndpointEnabled, type IngressEndpoint } from './ingress-status.js';
 import type { KubeApi } from './kube-client.js';
 import { LeaderElector, type LeaseOptions } from './leader-election.js';
 import { ObjectCache, watchedResources } from './object-cache.js';
@@ -39,6 +40,8 @@ export interface ControllerOptions {
   readonly alwaysLeader: boolean;
   readonly identity: string;
   readonly reflector?: ReflectorOptions;
+  /** Written to the served Ingresses' status by the leader; unset or empty: Ingress status untouched. */
+  readonly ingressEndpoint?: IngressEndpoint;
 }
 
 export interface ControllerDeps {
@@ -56,6 +59,7 @@ export class OperatorController {
   private readonly delivery: SnapshotDelivery;
   private readonly elector: LeaderElector | null;
   private readonly statusWriter: StatusWriter;
+  private readonly ingressStatus: IngressStatusWriter | undefined;
   private dirty = true;
   /** Which providers' inputs changed since the last reconcile (both at start). */
   private dirtyIngress = true;
@@ -79,13 +83,23 @@ export class OperatorController {
       api: deps.api, logger: deps.logger, now: deps.now,
       current: (ref) => this.cache.get(`${ref.group}/${ref.plural}`, ref.namespace, ref.name),
     });
+    const endpoint = options.ingressEndpoint;
+    this.ingressStatus = endpoint && ingressEndpointEnabled(endpoint)
+      ? new IngressStatusWriter(endpoint, {
+        api: deps.api, logger: deps.logger, now: deps.now,
+        current: (ref) => this.cache.get('ingresses', ref.namespace, ref.name),
+        cachedService: (namespace, name) => this.cache.clusterIndex.service(namespace, name),
+        watchesNamespace: (namespace) => options.namespaces.length === 0 || options.namespaces.includes(namespace),
+      })
+      : undefined;
   }
 
   /** `resourceId` narrows what must be re-sent; none means everything (resync, new leader). */
   private markDirty(resourceId?: string): void {
     this.dirty = true;
     if (resourceId === 'ingresses' || resourceId === 'ingressclasses') this.dirtyIngress = true;
-    else if (resourceId !== undefined && resourceId.includes('/')) this.dirtyCrd = true;
+    // Secrets are read by CRD middlewares only.
+    else if (resourceId !== undefined && (resourceId.includes('/') || resourceId === 'secrets')) this.dirtyCrd = true;
     else {
       this.dirtyIngress = true;
       this.dirtyCrd = true;
@@ -101,7 +115,8 @@ export class OperatorController {
 
   /** null when ready; otherwise what the operator still waits for. */
   notReadyReason(): string | null {
-    if (!this.cache.synced) return 'waiting for the first list of every watched resource';
+    // Naming what is missing points at the cause, typically RBAC (e.g. no list on secrets).
+    if (!this.cache.synced) return `waiting for the first list of ${this.cache.unsyncedResources().join(', ')}`;
     if (this.reconciles === 0) return 'waiting for the first translation';
     if (!this.delivery.settled) return `waiting for the first delivery to ${this.options.serverUrl}`;
     return null;
@@ -112,9 +127,9 @@ export class OperatorController {
     const { deps, options, signal } = this;
     const tasks: Promise<void>[] = [];
     const scopes = options.namespaces.length > 0 ? options.namespaces : [''];
-    for (const type of watchedResources({ traefikCrds: options.traefikCrds, namespaceSelector: options.namespaceSelector })) {
-      // Label selectors apply to the routing objects, never to Services and EndpointSlices.
-      const routing = type.id !== 'services' && type.id !== 'endpointslices' && type.id !== 'ingressclasses' && type.id !== 'namespaces';
+    for (const type of watchedResources({ traefikCrds: options.traefikCrds, namespaceSelector: options.namespaceSelector, secrets: options.translate.readSecrets })) {
+      // Label selectors apply to the routing objects, never to Services, EndpointSlices or Secrets.
+      const routing = !['services', 'endpointslices', 'ingressclasses', 'namespaces', 'secrets'].includes(type.id);
       const selector = type.id === 'namespaces' ? options.namespaceSelector : routing ? options.labelSelector : '';
       const reflectorOptions: ReflectorOptions = { ...options.reflector, ...(selector ? { labelSelector: selector } : {}) };
       for (const scope of type.namespaced ? scopes : ['']) {
@@ -199,7 +214,8 @@ export class OperatorController {
         this.pendingStatus = undefined;
         const written = await this.statusWriter.writeStatuses(current.statuses);
         const events = await this.statusWriter.recordEvents(current.events);
-        if (written + events > 0) this.deps.logger.debug({ statuses: written, events }, 'status written');
+        const ingresses = (await this.ingressStatus?.write(current.servedIngresses ?? [])) ?? 0;
+        if (written + events + ingresses > 0) this.deps.logger.debug({ statuses: written, events, ingresses }, 'status written');
         next = this.pendingStatus;
       }
     })().finally(() => {

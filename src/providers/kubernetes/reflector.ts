@@ -24,6 +24,8 @@ export interface ResourceType {
   readonly plural: string;
   readonly kind: string;
   readonly namespaced: boolean;
+  /** A server-side field selector for every list and watch of this resource. */
+  readonly fieldSelector?: string;
 }
 
 export function apiVersionOf(type: ResourceType): string {
@@ -122,7 +124,10 @@ export class Reflector {
   }
 
   private baseQuery(): Record<string, string> {
-    return this.options.labelSelector ? { labelSelector: this.options.labelSelector } : {};
+    return {
+      ...(this.options.labelSelector ? { labelSelector: this.options.labelSelector } : {}),
+      ...(this.type.fieldSelector ? { fieldSelector: this.type.fieldSelector } : {}),
+    };
   }
 
   private async list(signal: AbortSignal): Promise<void> {

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { ConfigError } from '../../config/flag-types.js';
 import type { OperatorConfig } from '../../config/flags.js';
 import { startHealthServer } from './health-server.js';
+import { parsePublishedService } from './ingress-status.js';
 import { KubeConfigApi, type KubeApi } from './kube-client.js';
 import { LabelSelectorError, parseLabelSelector } from './label-selector.js';
 import { OperatorController } from './operator-controller.js';
@@ -74,6 +75,11 @@ export async function runOperator(config: OperatorConfig, deps: OperatorDeps): P
       throw err;
     }
   }
+  const publishedService = config['operator.ingress-endpoint.published-service'];
+  if (publishedService !== '') {
+    const parsed = parsePublishedService(publishedService);
+    if ('error' in parsed) throw new ConfigError(`--operator.ingress-endpoint.published-service: ${parsed.error}`);
+  }
   const api = deps.api ?? new KubeConfigApi(loadKubeConfig(config.kubeconfig, inCluster));
   const tokenFile = config['operator.token-file'] !== '' ? config['operator.token-file'] : join(config['data.dir'], 'internal-token');
   const election = config['operator.leader-election'] === 'auto' ? inCluster : config['operator.leader-election'] === 'true';
@@ -92,6 +98,10 @@ export async function runOperator(config: OperatorConfig, deps: OperatorDeps): P
         labelSelector,
         namespaceSelector,
         maxObjectBytes: config['operator.max-object-bytes'],
+        readSecrets: config['operator.read-secrets'],
+        allowCrossNamespace: config['operator.allow-cross-namespace'],
+        allowExternalNameServices: config['operator.allow-external-name-services'],
+        allowEmptyServices: config['operator.allow-empty-services'],
       },
       namespaces,
       labelSelector,
@@ -104,6 +114,11 @@ export async function runOperator(config: OperatorConfig, deps: OperatorDeps): P
       lease: election ? { namespace: leaseNamespace, name: config['operator.lease-name'], identity } : null,
       alwaysLeader: true,
       identity,
+      ingressEndpoint: {
+        ip: config['operator.ingress-endpoint.ip'],
+        hostname: config['operator.ingress-endpoint.hostname'],
+        publishedService,
+      },
     },
     {
       api,

@@ -2,11 +2,11 @@ import { CRD_KINDS, type CrdKind } from './crd-kinds.js';
 import { translateCrds } from './crd-translator.js';
 import type { ClusterView } from './endpoints-resolver.js';
 import { translateIngresses } from './ingress-translator.js';
-import type { EndpointSlice, Ingress, IngressClass, KubeObject, Service } from './kube-objects.js';
+import type { EndpointSlice, Ingress, IngressClass, KubeObject, Secret, Service } from './kube-objects.js';
 import { SERVICE_NAME_LABEL } from './kube-objects.js';
 import { matchesLabels, parseLabelSelector } from './label-selector.js';
 import type { TranslationMemo } from './translation-memo.js';
-import { ConfigBuilder, type TranslateOptions, type TranslationResult } from './translation-types.js';
+import { ConfigBuilder, type ObjectRef, type TranslateOptions, type TranslationResult } from './translation-types.js';
 
 /** Everything the informers hold, as plain objects: the input of the pure translation. */
 export interface CacheSnapshot {
@@ -17,14 +17,18 @@ export interface CacheSnapshot {
   readonly crds: Readonly<Record<CrdKind, readonly KubeObject[]>>;
   /** Namespace objects; read only with a namespace selector. */
   readonly namespaces?: readonly KubeObject[];
+  /** Secrets (middleware credentials); read unless `readSecrets` is off. */
+  readonly secrets?: readonly Secret[];
 }
 
 export function emptyCrds(): Record<CrdKind, KubeObject[]> {
   return Object.fromEntries(CRD_KINDS.map((k) => [k.kind, []])) as unknown as Record<CrdKind, KubeObject[]>;
 }
 
-/** Indexes Services by `ns/name` and EndpointSlices by their Service. */
-export function buildClusterView(services: readonly Service[], slices: readonly EndpointSlice[]): ClusterView {
+/** Indexes Services and Secrets by `ns/name` and EndpointSlices by their Service. */
+export function buildClusterView(services: readonly Service[], slices: readonly EndpointSlice[], secrets: readonly Secret[] = []): ClusterView {
+  const secretIndex = new Map<string, Secret>();
+  for (const s of secrets) secretIndex.set(`${s.metadata?.namespace ?? ''}/${s.metadata?.name ?? ''}`, s);
   const svcIndex = new Map<string, Service>();
   for (const s of services) svcIndex.set(`${s.metadata?.namespace ?? ''}/${s.metadata?.name ?? ''}`, s);
   const sliceIndex = new Map<string, EndpointSlice[]>();
@@ -39,6 +43,7 @@ export function buildClusterView(services: readonly Service[], slices: readonly 
   return {
     service: (ns, name) => svcIndex.get(`${ns}/${name}`),
     endpointSlices: (ns, name) => sliceIndex.get(`${ns}/${name}`) ?? [],
+    secret: (ns, name) => secretIndex.get(`${ns}/${name}`),
   };
 }
 
@@ -74,18 +79,22 @@ export function translate(
       const ns = o.metadata?.namespace ?? '';
       return (namespaces.size === 0 || namespaces.has(ns)) && (labelled === undefined || labelled.has(ns)) && matchesLabels(selector, o.metadata?.labels);
     });
-  const clusterView = view ?? buildClusterView(cache.services, cache.endpointSlices);
+  const clusterView = view ?? buildClusterView(cache.services, cache.endpointSlices, cache.secrets);
 
   let kubernetes = previous?.kubernetes;
   let ingressEvents = previous?.ingressEvents ?? [];
+  let servedIngresses = previous?.servedIngresses ?? [];
   if (doIngress || !kubernetes) {
     const ingressOut = new ConfigBuilder();
+    const served: ObjectRef[] = [];
     ingressEvents = translateIngresses(
-      { ingresses: selected(cache.ingresses), ingressClasses: cache.ingressClasses, view: clusterView, ingressClass: options.ingressClass },
+      { ingresses: selected(cache.ingresses), ingressClasses: cache.ingressClasses, view: clusterView, ingressClass: options.ingressClass, policy: options },
       ingressOut,
       memo,
+      served,
     );
     kubernetes = ingressOut.build();
+    servedIngresses = served;
   }
 
   let kubernetescrd = previous?.kubernetescrd;
@@ -95,7 +104,10 @@ export function translate(
     const crdOut = new ConfigBuilder();
     const crdObjects = Object.fromEntries(CRD_KINDS.map((k) => [k.kind, selected(cache.crds[k.kind])])) as unknown as Record<CrdKind, KubeObject[]>;
     const crd = translateCrds(
-      { objects: crdObjects, view: clusterView, ingressClass: options.ingressClass, maxObjectBytes: options.maxObjectBytes, maxRoutes: options.maxRoutes },
+      {
+        objects: crdObjects, view: clusterView, ingressClass: options.ingressClass, maxObjectBytes: options.maxObjectBytes, maxRoutes: options.maxRoutes,
+        policy: options, readSecrets: options.readSecrets,
+      },
       crdOut,
       memo,
     );
@@ -104,7 +116,7 @@ export function translate(
     crdEvents = crd.events;
   }
   memo?.finish();
-  return { kubernetes, kubernetescrd, statuses, events: [...ingressEvents, ...crdEvents], ingressEvents, crdEvents };
+  return { kubernetes, kubernetescrd, statuses, events: [...ingressEvents, ...crdEvents], ingressEvents, crdEvents, servedIngresses };
 }
 
 /** Sorts loose objects (a manifest, a fixture) into a cache snapshot by apiVersion and kind. */
@@ -114,6 +126,7 @@ export function cacheFromObjects(objects: readonly KubeObject[], crdGroups: read
   const services: Service[] = [];
   const endpointSlices: EndpointSlice[] = [];
   const namespaces: KubeObject[] = [];
+  const secrets: Secret[] = [];
   const crds = emptyCrds();
   for (const o of objects) {
     const group = (o.apiVersion ?? '').includes('/') ? (o.apiVersion ?? '').split('/')[0] : '';
@@ -122,7 +135,8 @@ export function cacheFromObjects(objects: readonly KubeObject[], crdGroups: read
     else if (o.kind === 'Service' && group === '') services.push(o as Service);
     else if (o.kind === 'EndpointSlice' && group === 'discovery.k8s.io') endpointSlices.push(o as EndpointSlice);
     else if (o.kind === 'Namespace' && group === '') namespaces.push(o);
+    else if (o.kind === 'Secret' && group === '') secrets.push(o as Secret);
     else if (crdGroups.includes(group ?? '') && CRD_KINDS.some((k) => k.kind === o.kind)) crds[o.kind as CrdKind].push(o);
   }
-  return { ingresses, ingressClasses, services, endpointSlices, crds, namespaces };
+  return { ingresses, ingressClasses, services, endpointSlices, crds, namespaces, secrets };
 }

@@ -1,5 +1,5 @@
 import type { ClusterView, MemoEntry } from './endpoints-resolver.js';
-import type { EndpointSlice, KubeObject, Service } from './kube-objects.js';
+import type { EndpointSlice, KubeObject, Secret, Service } from './kube-objects.js';
 
 /**
  * Per-object translation results kept between translations. Cached objects are never mutated (a
@@ -17,16 +17,24 @@ interface Dependency {
   readonly slices: readonly EndpointSlice[];
 }
 
+interface SecretDependency {
+  readonly namespace: string;
+  readonly name: string;
+  readonly secret: Secret | undefined;
+}
+
 export interface MemoSlot<T> {
   readonly object: unknown;
   readonly context: unknown;
   readonly deps: readonly Dependency[];
+  readonly secretDeps: readonly SecretDependency[];
   readonly value: T;
 }
 
 /** A view that records which Services (and their slices) a translation read. */
 export class TrackingView implements ClusterView {
   readonly deps: Dependency[] = [];
+  readonly secretDeps: SecretDependency[] = [];
   private readonly seen = new Set<string>();
 
   constructor(private readonly inner: ClusterView) {}
@@ -50,6 +58,12 @@ export class TrackingView implements ClusterView {
   endpointSlices(namespace: string, serviceName: string): readonly EndpointSlice[] {
     this.track(namespace, serviceName);
     return this.inner.endpointSlices(namespace, serviceName);
+  }
+
+  secret(namespace: string, name: string): Secret | undefined {
+    const secret = this.inner.secret?.(namespace, name);
+    if (!this.secretDeps.some((d) => d.namespace === namespace && d.name === name)) this.secretDeps.push({ namespace, name, secret });
+    return secret;
   }
 }
 
@@ -94,14 +108,16 @@ export class TranslationMemo {
   getVersioned<T>(key: string, version: unknown, context: unknown, view: ClusterView, compute: (view: ClusterView) => T): T {
     const object = version;
     const slot = this.slots.get(key);
-    if (slot && slot.object === object && slot.context === context && slot.deps.every((d) => view.service(d.namespace, d.name) === d.service && view.endpointSlices(d.namespace, d.name) === d.slices)) {
+    if (slot && slot.object === object && slot.context === context &&
+      slot.deps.every((d) => view.service(d.namespace, d.name) === d.service && view.endpointSlices(d.namespace, d.name) === d.slices) &&
+      slot.secretDeps.every((d) => view.secret?.(d.namespace, d.name) === d.secret)) {
       this.next.set(key, slot);
       this.hits++;
       return slot.value as T;
     }
     const tracking = new TrackingView(view);
     const value = compute(tracking);
-    this.next.set(key, { object, context, deps: tracking.deps, value });
+    this.next.set(key, { object, context, deps: tracking.deps, secretDeps: tracking.secretDeps, value });
     this.misses++;
     return value;
   }

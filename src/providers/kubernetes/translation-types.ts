@@ -2,6 +2,7 @@ import type {
   DynamicConfiguration, Middleware, ProviderSnapshot, Router, Service, ServerState, TCPMiddleware, TCPRouter, TCPService,
   UDPRouter, UDPService,
 } from '../../management/dynamic-config.js';
+import { DEFAULT_REFERENCE_POLICY, type ReferencePolicy } from './reference-policy.js';
 
 /** Which object a status or event is about. `plural` and `group` address its API path. */
 export interface ObjectRef {
@@ -45,6 +46,8 @@ export interface TranslationResult {
   /** Every event (Ingress ones, then CRD ones). */
   readonly events: readonly OperatorEvent[];
   readonly ingressEvents?: readonly OperatorEvent[];
+  /** The Ingresses this provider serves (class and selectors match): their status gets the ingress endpoint. */
+  readonly servedIngresses?: readonly ObjectRef[];
   readonly crdEvents?: readonly OperatorEvent[];
 }
 
@@ -89,8 +92,8 @@ function nonEmpty(o: object): boolean {
   return false;
 }
 
-/** Options shared by both translators. */
-export interface TranslateOptions {
+/** Options shared by both translators (with Traefik's reference options, see ReferencePolicy). */
+export interface TranslateOptions extends ReferencePolicy {
   /** Provider `ingressClass`: '' accepts objects with no class or class `traefik`/`portico`. */
   readonly ingressClass: string;
   /** Namespaces to read; empty means all. */
@@ -103,6 +106,8 @@ export interface TranslateOptions {
   readonly maxObjectBytes: number;
   /** Most routes in one IngressRoute* object. */
   readonly maxRoutes: number;
+  /** Resolve basicAuth/digestAuth secrets into `users` (Secrets are watched). Default true. */
+  readonly readSecrets: boolean;
 }
 
 export const DEFAULT_TRANSLATE_OPTIONS: TranslateOptions = {
@@ -112,4 +117,6 @@ export const DEFAULT_TRANSLATE_OPTIONS: TranslateOptions = {
   namespaceSelector: '',
   maxObjectBytes: 512 * 1024,
   maxRoutes: 1000,
+  readSecrets: true,
+  ...DEFAULT_REFERENCE_POLICY,
 };

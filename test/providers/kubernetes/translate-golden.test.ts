@@ -52,6 +52,7 @@ describe('translation goldens', () => {
       const index = new ClusterIndex();
       for (const svc of cache.services) index.upsertService(svc);
       for (const slice of cache.endpointSlices) index.upsertSlice(slice);
+      for (const secret of cache.secrets ?? []) index.upsertSecret(secret);
       const memo = new TranslationMemo();
       const cold = translate(cache, options, index, memo);
       expect(render(cold)).toBe(actual);
