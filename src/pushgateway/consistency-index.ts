@@ -1,4 +1,5 @@
 import { isValidLabelName, isValidMetricName } from './grouping-key.js';
+import type { FamilyView } from './exposition-cache.js';
 import type { Label, Metric, MetricFamily, MetricType } from './model.js';
 import { formatLabelSet, seriesHash } from './sanitize.js';
 
@@ -20,30 +21,35 @@ export function upperType(t: MetricType): string {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** What the check reads about the store: the per-name views and the grouping labels of a group. */
+export interface HeldFamilies {
+  /** The view of family `name` (every group's record of it), undefined when no group holds it. */
+  view(name: string): FamilyView | undefined;
+  /** Grouping labels of group `groupId`, for messages. */
+  groupLabels(groupId: string): readonly Label[] | undefined;
+}
+
 /**
  * Incremental version of the check Pushgateway runs with `Gatherers.Gather()` over a copy of the
- * whole store on every push. It keeps, for every family name, the type each group holds it with,
- * and for every series (name + sorted labels) the group that holds it, so that a push is checked
- * in O(size of the push) with the same accept/reject outcome.
+ * whole store on every push. It reads the store's per-name views, which know the type each group
+ * holds a family with (and how many groups hold each type) and every stored metric in label
+ * order, so that a push is checked in O(size of the push × log(metrics of a name)) with the same
+ * accept/reject outcome. It keeps no state of its own.
  */
 export class ConsistencyIndex {
-  /** family name → (group id → type) */
-  private readonly families = new Map<string, Map<string, MetricType>>();
-  /** family name → (type → number of groups holding the family with that type) */
-  private readonly typeCounts = new Map<string, Map<MetricType, number>>();
-  /** series hash (name + sorted labels) → group id */
-  private readonly series = new Map<number, string>();
-  /** group id → grouping labels, for messages */
-  private readonly groupLabels = new Map<string, readonly Label[]>();
-
   /**
    * @param ownTypes types of the gateway's own metrics (a pushed family of such a name must match).
-   * @param stored the family `name` group `groupId` holds, to confirm a series-hash hit.
+   * @param held the store as it is before the push.
    */
   constructor(
     private readonly ownTypes: ReadonlyMap<string, MetricType>,
-    private readonly stored: (groupId: string, name: string) => MetricFamily | undefined = () => undefined,
+    private readonly held: HeldFamilies,
   ) {}
+
+  /** The view of a pushed name; the push time gauges are the gateway's, and a pushed one replaces them. */
+  private view(name: string): FamilyView | undefined {
+    return name === PUSH_TIME || name === PUSH_FAILURE_TIME ? undefined : this.held.view(name);
+  }
 
   /**
    * Checks sanitized families about to be stored in group `groupId`. `replacedNames` are the names
@@ -78,18 +84,18 @@ export class ConsistencyIndex {
     if (own !== undefined && own !== f.type) {
       return `gathered metric family ${f.name} has type ${UPPER[f.type]} but should have ${UPPER[own]}`;
     }
-    const counts = this.typeCounts.get(f.name);
-    if (counts === undefined) return undefined;
+    const view = this.view(f.name);
+    if (view === undefined) return undefined;
     // O(1) in the number of groups: compare per-type holder counts, leaving out this group's own.
-    const mine = this.families.get(f.name)?.get(groupId);
+    const mine = view.byGroup.get(groupId)?.type;
     let conflicting: MetricType | undefined;
-    for (const [type, n] of counts) {
+    for (const [type, n] of view.typeCounts) {
       if (type !== f.type && n - (mine === type ? 1 : 0) > 0) conflicting = type;
     }
     if (conflicting === undefined) return undefined;
     let other = '';
-    for (const [gid, type] of this.families.get(f.name) ?? []) {
-      if (gid !== groupId && type === conflicting) {
+    for (const [gid, r] of view.byGroup) {
+      if (gid !== groupId && r.type === conflicting) {
         other = gid;
         break;
       }
@@ -106,10 +112,10 @@ export class ConsistencyIndex {
     const own = this.ownTypes.get(name);
     if (own !== undefined) return own;
     if (name === PUSH_TIME || name === PUSH_FAILURE_TIME) return 'gauge';
-    const holders = this.families.get(name);
+    const holders = this.view(name)?.byGroup;
     if (holders === undefined) return undefined;
-    for (const [gid, type] of holders) {
-      if (gid !== groupId || !replaced.has(name)) return type;
+    for (const [gid, r] of holders) {
+      if (gid !== groupId || !replaced.has(name)) return r.type;
     }
     return undefined;
   }
@@ -137,15 +143,15 @@ export class ConsistencyIndex {
   }
 
   private checkMetrics(groupId: string, f: MetricFamily, seen: Map<number, { name: string; labels: readonly Label[] }[]>): string | undefined {
+    const view = this.view(f.name);
     for (const m of f.metrics) {
       const problem = checkMetric(f, m);
       if (problem !== undefined) return problem;
       const h = seriesHash(f.name, m.labels);
       const twin = seen.get(h)?.some((o) => o.name === f.name && sameLabels(o.labels, m.labels)) ?? false;
-      const owner = this.series.get(h);
-      const held = owner !== undefined && owner !== groupId && (this.stored(owner, f.name)?.metrics.some((o) => sameLabels(o.labels, m.labels)) ?? false);
-      if (twin || held) {
-        const where = held ? ` (it is already held by group ${this.describe(owner as string)})` : ' (twice in this push)';
+      const owner = view?.holderOf(m.labels, groupId);
+      if (twin || owner !== undefined) {
+        const where = owner !== undefined ? ` (it is already held by group ${this.describe(owner)})` : ' (twice in this push)';
         return `collected metric "${f.name}" ${formatLabelSet(m.labels)} was collected before with the same name and label values${where}`;
       }
       const list = seen.get(h);
@@ -156,65 +162,7 @@ export class ConsistencyIndex {
   }
 
   private describe(groupId: string): string {
-    return formatLabelSet(this.groupLabels.get(groupId) ?? []);
-  }
-
-  /** Records that group `groupId` now holds `added` and no longer holds `removed` (sanitized families). */
-  update(groupId: string, labels: readonly Label[], removed: Iterable<MetricFamily>, added: Iterable<MetricFamily>): void {
-    this.groupLabels.set(groupId, labels);
-    for (const f of removed) {
-      const holders = this.families.get(f.name);
-      const held = holders?.get(groupId);
-      if (holders !== undefined && held !== undefined) {
-        holders.delete(groupId);
-        this.count(f.name, held, -1);
-        if (holders.size === 0) this.families.delete(f.name);
-      }
-      for (const m of f.metrics) {
-        const h = seriesHash(f.name, m.labels);
-        if (this.series.get(h) === groupId) this.series.delete(h);
-      }
-    }
-    for (const f of added) {
-      let holders = this.families.get(f.name);
-      if (holders === undefined) {
-        holders = new Map();
-        this.families.set(f.name, holders);
-      }
-      const held = holders.get(groupId);
-      if (held !== undefined) this.count(f.name, held, -1);
-      holders.set(groupId, f.type);
-      this.count(f.name, f.type, 1);
-      for (const m of f.metrics) this.series.set(seriesHash(f.name, m.labels), groupId);
-    }
-  }
-
-  private count(name: string, type: MetricType, delta: number): void {
-    let counts = this.typeCounts.get(name);
-    if (counts === undefined) {
-      counts = new Map();
-      this.typeCounts.set(name, counts);
-    }
-    const n = (counts.get(type) ?? 0) + delta;
-    if (n > 0) counts.set(type, n);
-    else counts.delete(type);
-    if (counts.size === 0) this.typeCounts.delete(name);
-  }
-
-  /** Forgets a deleted group (its families must have been passed as `removed` to update first). */
-  forgetGroup(groupId: string): void {
-    this.groupLabels.delete(groupId);
-  }
-
-  get seriesCount(): number {
-    return this.series.size;
-  }
-
-  clear(): void {
-    this.families.clear();
-    this.typeCounts.clear();
-    this.series.clear();
-    this.groupLabels.clear();
+    return formatLabelSet(this.held.groupLabels(groupId) ?? []);
   }
 }
 

@@ -1,34 +1,20 @@
-import { renderOpenMetricsHeader, renderOpenMetricsMetric } from './exposition/openmetrics-encoder.js';
+import { formatOpenMetricsFloat, renderOpenMetricsHeader, renderOpenMetricsMetric } from './exposition/openmetrics-encoder.js';
 import { renderFamilyHeader, renderMetricText } from './exposition/text-encoder.js';
+import { PUSH_FAILURE_TIME, PUSH_TIME } from './consistency-index.js';
 import type { Label, Metric, MetricFamily, MetricType } from './model.js';
 import { compareMetricLabels, compareStrings } from './sanitize.js';
-
-interface Entry {
-  readonly groupId: string;
-  readonly labels: readonly Label[];
-  metric: Metric;
-  /** Text 0.0.4 lines of this metric, rendered once per change. */
-  text: string;
-  /** OpenMetrics lines, rendered on the first OpenMetrics scrape after a change. */
-  omText: string | undefined;
-}
+import { GroupFamily, StoredMetric, payloadOf } from './stored-family.js';
 
 /** The cached exposition formats. */
 export type CachedFormat = 'text' | 'openmetrics';
 
-interface Contribution {
-  readonly entries: Entry[];
-  readonly help: string | undefined;
-  readonly type: MetricType;
-}
-
-function compareEntries(a: Entry, b: Entry): number {
+function compareEntries(a: StoredMetric, b: StoredMetric): number {
   return compareMetricLabels(a.labels, b.labels) || compareStrings(a.groupId, b.groupId);
 }
 
 /**
  * The encoder builds a metric's text by concatenation, which V8 keeps as a tree of pieces (a cons
- * string) until it is read; reading one character flattens it in place. Cached texts are flattened
+ * string) until it is read; reading one character flattens it in place. Stored texts are flattened
  * once here so that they take less memory and every later scrape joins flat strings.
  */
 function flat(text: string): string {
@@ -46,73 +32,164 @@ function sameLabels(a: readonly Label[], b: readonly Label[]): boolean {
   return true;
 }
 
+const byLabels = (a: Metric, b: Metric): number => compareMetricLabels(a.labels, b.labels);
+
 /**
- * One exposed family merged across groups: metrics kept in Pushgateway's order (an array sorted
- * incrementally), each with its rendered text, and the family text cached until a push changes it.
- * A re-push of the same label sets (the common case) only swaps texts in place.
+ * OpenMetrics lines of a stored metric. For a bare number (counter, gauge, untyped without a
+ * timestamp) they are its text 0.0.4 line with a counter's `_total` name and OpenMetrics' float
+ * form: the label set is taken from the stored text (both formats escape it alike), so nothing is
+ * kept for OpenMetrics and little is rendered per scrape.
  */
-class FamilyView {
-  private readonly entries: Entry[] = [];
-  private readonly byGroup = new Map<string, Contribution>();
-  private text: string | undefined;
-  private omText: string | undefined;
+function openMetricsLines(name: string, omName: string, type: MetricType, e: StoredMetric): string {
+  const p = e.payload;
+  if (typeof p !== 'number') return renderOpenMetricsMetric(name, type, e.toMetric());
+  // `name{labels} value\n`: label values may hold spaces, the value never does.
+  const labelEnd = e.text.lastIndexOf(' ');
+  return `${omName}${e.text.slice(name.length, labelEnd)} ${formatOpenMetricsFloat(p)}\n`;
+}
+
+/** A counter's OpenMetrics sample name, else the family name. */
+function openMetricsSampleName(name: string, type: MetricType): string {
+  if (type !== 'counter') return name;
+  return name.endsWith('_total') ? name : `${name}_total`;
+}
+
+/**
+ * One family name across groups: each group's record, and every stored metric in Pushgateway's
+ * order (an array sorted incrementally) for the exposition and for finding who holds a series.
+ * A re-push of the same label sets (the common case) only swaps values and texts in place.
+ */
+export class FamilyView {
+  private readonly entries: StoredMetric[] = [];
+  private readonly records = new Map<string, GroupFamily>();
+  private readonly counts = new Map<MetricType, number>();
   private help: { value: string | undefined } | undefined;
+  /** The last help stored: an equal help pushed later shares this string instead of keeping its own. */
+  private lastHelp: string | undefined;
 
   constructor(readonly name: string) {}
 
   get isEmpty(): boolean {
-    return this.byGroup.size === 0;
+    return this.records.size === 0;
   }
 
-  set(groupId: string, family: MetricFamily | undefined): void {
-    const old = this.byGroup.get(groupId);
-    this.text = undefined;
-    this.omText = undefined;
-    if (family === undefined) {
-      if (old === undefined) return;
-      this.removeEntries(old.entries);
-      this.byGroup.delete(groupId);
-      this.help = undefined;
-      return;
-    }
-    const metrics = [...family.metrics].sort((a, b) => compareMetricLabels(a.labels, b.labels));
-    if (old !== undefined && old.type === family.type && old.entries.length === metrics.length && old.entries.every((e, i) => sameLabels(e.labels, (metrics[i] as Metric).labels))) {
-      old.entries.forEach((e, i) => {
-        const m = metrics[i] as Metric;
-        e.metric = m;
-        e.text = flat(renderMetricText(this.name, family.type, m));
-        e.omText = undefined;
-      });
-      if (old.help !== family.help) {
-        this.byGroup.set(groupId, { entries: old.entries, help: family.help, type: family.type });
-        this.help = undefined;
+  /** Each holding group's record, by group id. */
+  get byGroup(): ReadonlyMap<string, GroupFamily> {
+    return this.records;
+  }
+
+  /** How many groups hold this family with each type (types held by none left out). */
+  get typeCounts(): ReadonlyMap<MetricType, number> {
+    return this.counts;
+  }
+
+  /** Stores `family` (sanitized) as group `groupId`'s; returns its record. */
+  set(groupId: string, family: MetricFamily, pushedAtMs: number): GroupFamily {
+    const old = this.records.get(groupId);
+    const help = family.help === undefined || family.help !== this.lastHelp ? family.help : this.lastHelp;
+    this.lastHelp = help;
+    const metrics = family.metrics.length === 1 ? family.metrics : [...family.metrics].sort(byLabels);
+    const type = family.type;
+    if (old !== undefined && old.type === type && old.size === metrics.length) {
+      const held = old.list();
+      if (held.every((e, i) => sameLabels(e.labels, (metrics[i] as Metric).labels))) {
+        held.forEach((e, i) => {
+          const m = metrics[i] as Metric;
+          e.payload = payloadOf(m);
+          e.text = flat(renderMetricText(this.name, type, m));
+        });
+        return this.attach(groupId, new GroupFamily(this.name, help, type, pushedAtMs, old.metrics));
       }
-      return;
     }
-    if (old !== undefined) this.removeEntries(old.entries);
-    const entries = metrics.map((m): Entry => ({ groupId, labels: m.labels, metric: m, text: flat(renderMetricText(this.name, family.type, m)), omText: undefined }));
-    for (const e of entries) this.entries.splice(this.lowerBound(e), 0, e);
-    this.byGroup.set(groupId, { entries, help: family.help, type: family.type });
+    if (old !== undefined) this.detach(groupId, old);
+    const stored = metrics.map((m) => {
+      const probe = new StoredMetric(groupId, m.labels, 0, '');
+      return new StoredMetric(groupId, this.share(m.labels, this.lowerBound(probe)), payloadOf(m), flat(renderMetricText(this.name, type, m)));
+    });
+    return this.attach(groupId, new GroupFamily(this.name, help, type, pushedAtMs, stored.length === 1 ? (stored[0] as StoredMetric) : stored));
+  }
+
+  /**
+   * Puts `record` (already rendered) in place of group `groupId`'s current record. Metrics the
+   * current record shares with it stay where they are; others are inserted in order.
+   */
+  attach(groupId: string, record: GroupFamily): GroupFamily {
+    const old = this.records.get(groupId);
+    if (old !== undefined) {
+      if (old.metrics !== record.metrics) this.removeEntries(old.list());
+      this.count(old.type, -1);
+    }
+    if (old?.metrics !== record.metrics) for (const e of record.list()) this.entries.splice(this.lowerBound(e), 0, e);
+    this.records.set(groupId, record);
+    this.count(record.type, 1);
+    if (old?.help !== record.help || old === undefined) this.help = undefined;
+    return record;
+  }
+
+  /** Removes group `groupId`'s record, if any. */
+  remove(groupId: string): void {
+    const old = this.records.get(groupId);
+    if (old !== undefined) this.detach(groupId, old);
+  }
+
+  private detach(groupId: string, old: GroupFamily): void {
+    this.removeEntries(old.list());
+    this.records.delete(groupId);
+    this.count(old.type, -1);
     this.help = undefined;
   }
 
-  private lowerBound(e: Entry): number {
+  private count(type: MetricType, delta: number): void {
+    const n = (this.counts.get(type) ?? 0) + delta;
+    if (n > 0) this.counts.set(type, n);
+    else this.counts.delete(type);
+  }
+
+  /**
+   * The labels as they will be stored: each tuple equal to the one at the same place in the
+   * neighbouring metric is that tuple (sorted neighbours mostly share names and many values), in
+   * an array of exactly the right size.
+   */
+  private share(labels: readonly Label[], at: number): Label[] {
+    const near = (this.entries[at - 1] ?? this.entries[at])?.labels;
+    return labels.map((l, j) => {
+      const n = near?.[j];
+      return n !== undefined && n[0] === l[0] && n[1] === l[1] ? n : l;
+    });
+  }
+
+  private lowerBound(e: StoredMetric): number {
     let lo = 0;
     let hi = this.entries.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compareEntries(this.entries[mid] as Entry, e) < 0) lo = mid + 1;
+      if (compareEntries(this.entries[mid] as StoredMetric, e) < 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
-  private removeEntries(old: readonly Entry[]): void {
+  private removeEntries(old: readonly StoredMetric[]): void {
     for (const e of old) {
       let i = this.lowerBound(e);
       while (i < this.entries.length && this.entries[i] !== e) i++;
       if (i < this.entries.length) this.entries.splice(i, 1);
     }
+  }
+
+  /** A group other than `groupId` holding a metric with exactly these (sanitized) labels. */
+  holderOf(labels: readonly Label[], groupId: string): string | undefined {
+    let i = this.lowerBound(new StoredMetric('', labels, 0, ''));
+    for (; i < this.entries.length; i++) {
+      const e = this.entries[i] as StoredMetric;
+      if (compareMetricLabels(e.labels, labels) !== 0) break;
+      if (e.groupId !== groupId && sameLabels(e.labels, labels)) return e.groupId;
+    }
+    return undefined;
+  }
+
+  get metricCount(): number {
+    return this.entries.length;
   }
 
   /**
@@ -125,10 +202,10 @@ class FamilyView {
     if (this.help === undefined) {
       let firstId: string | undefined;
       let help: string | undefined;
-      for (const [id, c] of this.byGroup) {
+      for (const [id, r] of this.records) {
         if (firstId === undefined || compareStrings(id, firstId) < 0) {
           firstId = id;
-          help = c.help;
+          help = r.help;
         }
       }
       this.help = { value: help };
@@ -138,33 +215,29 @@ class FamilyView {
 
   type(): MetricType {
     const first = this.entries[0];
-    if (first !== undefined) return (this.byGroup.get(first.groupId) as Contribution).type;
+    if (first !== undefined) return (this.records.get(first.groupId) as GroupFamily).type;
     return 'untyped';
   }
 
+  /** The family's text: header and every metric's lines, joined now (texts are kept per metric only). */
   render(format: CachedFormat, helpOverride: string | undefined): string {
     const type = this.type();
+    const help = this.resolvedHelp(helpOverride);
+    const parts: string[] = new Array<string>(this.entries.length + 1);
+    let n = 0;
     if (format === 'text') {
-      if (this.text === undefined) {
-        const parts: string[] = [renderFamilyHeader(this.name, this.resolvedHelp(helpOverride), type)];
-        for (const e of this.entries) parts.push(e.text);
-        this.text = parts.join('');
-      }
-      return this.text;
+      parts[n++] = renderFamilyHeader(this.name, help, type);
+      for (const e of this.entries) parts[n++] = e.text;
+    } else {
+      parts[n++] = renderOpenMetricsHeader(this.name, help, type);
+      const omName = openMetricsSampleName(this.name, type);
+      for (const e of this.entries) parts[n++] = openMetricsLines(this.name, omName, type, e);
     }
-    if (this.omText === undefined) {
-      const parts: string[] = [renderOpenMetricsHeader(this.name, this.resolvedHelp(helpOverride), type)];
-      for (const e of this.entries) {
-        e.omText ??= flat(renderOpenMetricsMetric(this.name, type, e.metric));
-        parts.push(e.omText);
-      }
-      this.omText = parts.join('');
-    }
-    return this.omText;
+    return parts.join('');
   }
 
   model(helpOverride: string | undefined): MetricFamily {
-    return { name: this.name, help: this.resolvedHelp(helpOverride), type: this.type(), metrics: this.entries.map((e) => e.metric) };
+    return { name: this.name, help: this.resolvedHelp(helpOverride), type: this.type(), metrics: this.entries.map((e) => e.toMetric()) };
   }
 }
 
@@ -175,31 +248,60 @@ export interface RenderedFamily {
 }
 
 /**
- * The exposition of every pushed family, kept up to date by the store on each write so that a
- * scrape is a concatenation of cached texts: only the families a push touched are re-rendered,
- * and only the metrics it changed.
+ * Every stored family by name, across groups: the store's records and the exposition built from
+ * them. Only the metrics a push changed are re-rendered; a scrape joins the stored texts.
  */
 export class ExpositionCache {
   private readonly views = new Map<string, FamilyView>();
   private sortedNames: string[] | undefined;
+  private pushedSeries = 0;
 
   /** @param helpOverrides help of the gateway's own metrics, which replaces a pushed help for the same name. */
   constructor(private readonly helpOverrides: ReadonlyMap<string, string> = new Map()) {}
 
-  /** Sets (or, with undefined, removes) the sanitized family `name` of group `groupId`. */
-  set(groupId: string, name: string, family: MetricFamily | undefined): void {
+  /** The view of family `name`, undefined when no group holds it. */
+  view(name: string): FamilyView | undefined {
+    return this.views.get(name);
+  }
+
+  /** Stores the sanitized family `family.name` (with metrics) of group `groupId`; returns its record. */
+  set(groupId: string, family: MetricFamily, pushedAtMs: number): GroupFamily {
+    return this.update(family.name, (view) => view.set(groupId, family, pushedAtMs));
+  }
+
+  /** Puts back a record made earlier (when the store rebuilds its views). */
+  attach(groupId: string, record: GroupFamily): void {
+    this.update(record.name, (view) => view.attach(groupId, record));
+  }
+
+  /** Removes family `name` of group `groupId`. */
+  remove(groupId: string, name: string): void {
+    const view = this.views.get(name);
+    if (view === undefined) return;
+    this.update(name, (v) => v.remove(groupId));
+  }
+
+  private update<T>(name: string, change: (view: FamilyView) => T): T {
     let view = this.views.get(name);
     if (view === undefined) {
-      if (family === undefined) return;
       view = new FamilyView(name);
       this.views.set(name, view);
       this.sortedNames = undefined;
     }
-    view.set(groupId, family);
+    const pushed = name !== PUSH_TIME && name !== PUSH_FAILURE_TIME;
+    if (pushed) this.pushedSeries -= view.metricCount;
+    const result = change(view);
+    if (pushed) this.pushedSeries += view.metricCount;
     if (view.isEmpty) {
       this.views.delete(name);
       this.sortedNames = undefined;
     }
+    return result;
+  }
+
+  /** Stored metrics of pushed families (the push time gauges left out). */
+  get seriesCount(): number {
+    return this.pushedSeries;
   }
 
   private names(): string[] {
@@ -220,5 +322,6 @@ export class ExpositionCache {
   clear(): void {
     this.views.clear();
     this.sortedNames = undefined;
+    this.pushedSeries = 0;
   }
 }

@@ -5,16 +5,12 @@ import { groupingKeyId } from './grouping-key.js';
 import type { Label, MetricFamily, MetricType } from './model.js';
 import { compareStrings, sanitizeFamily, sanitizeLabels } from './sanitize.js';
 import { ExpiryQueue } from './expiry-queue.js';
+import type { GroupFamily, StoredFamily } from './stored-family.js';
+
+export type { StoredFamily };
 
 export const PUSH_TIME_HELP = 'Last Unix time when changing this group in the Pushgateway succeeded.';
 export const PUSH_FAILURE_TIME_HELP = 'Last Unix time when changing this group in the Pushgateway failed.';
-
-/** A stored family and when it was last pushed. */
-export interface StoredFamily {
-  /** Sanitized: grouping labels applied, instance="" added, labels sorted. */
-  readonly family: MetricFamily;
-  readonly pushedAtMs: number;
-}
 
 /** One group: everything pushed under one grouping key. */
 export interface Group {
@@ -100,7 +96,7 @@ export interface InMemoryGroupStoreOptions {
 interface MutableGroup {
   readonly id: string;
   readonly labels: readonly Label[];
-  families: Map<string, StoredFamily>;
+  families: Map<string, GroupFamily>;
   pushTimeSeconds: number;
   pushFailureTimeSeconds: number;
   expiresAtMs: number | undefined;
@@ -126,8 +122,8 @@ export class InMemoryGroupStore implements GroupStore {
 
   constructor(private readonly opts: InMemoryGroupStoreOptions = {}) {
     this.ownTypes = opts.ownTypes ?? new Map();
-    this.index = new ConsistencyIndex(this.ownTypes, (id, name) => this.byId.get(id)?.families.get(name)?.family);
     this.cache = new ExpositionCache(opts.ownHelp);
+    this.index = new ConsistencyIndex(this.ownTypes, { view: (name) => this.cache.view(name), groupLabels: (id) => this.byId.get(id)?.labels });
     this.checkConsistency = opts.checkConsistency ?? true;
   }
 
@@ -140,7 +136,7 @@ export class InMemoryGroupStore implements GroupStore {
   }
 
   get seriesCount(): number {
-    return this.index.seriesCount;
+    return this.cache.seriesCount;
   }
 
   inconsistency(): string | undefined {
@@ -165,8 +161,9 @@ export class InMemoryGroupStore implements GroupStore {
       problem = findDuplicateLabel(f);
       if (problem !== undefined) break;
     }
-    const sanitized = req.families.map((f) => sanitizeFamily(f, req.grouping));
     const existing = this.byId.get(id);
+    // The group's own label tuples when it exists: every stored metric of the group shares them.
+    const sanitized = req.families.map((f) => sanitizeFamily(f, existing?.labels ?? req.grouping));
     const replaced = new Set<string>(req.replace && existing ? existing.families.keys() : []);
     for (const f of sanitized) replaced.add(f.name);
     problem ??= this.index.check(id, sanitized, replaced);
@@ -192,21 +189,18 @@ export class InMemoryGroupStore implements GroupStore {
     ttlMs: number | undefined,
   ): void {
     const group = existing ?? this.create(id, grouping);
-    const removed: MetricFamily[] = [];
-    const next = replace ? new Map<string, StoredFamily>() : new Map(group.families);
+    const next = replace ? new Map<string, GroupFamily>() : new Map(group.families);
+    const kept = new Set<string>();
     for (const f of families) {
       if (f.metrics.length === 0) next.delete(f.name);
-      else next.set(f.name, { family: f, pushedAtMs: nowMs });
+      else kept.add(f.name);
     }
-    for (const [name, old] of group.families) {
-      if (next.get(name) !== old) {
-        removed.push(old.family);
-        if (!next.has(name)) this.cache.set(id, name, undefined);
-      }
+    for (const name of group.families.keys()) {
+      if (!next.has(name) && !kept.has(name)) this.cache.remove(id, name);
     }
-    const added = families.filter((f) => f.metrics.length > 0);
-    this.index.update(id, group.labels, removed, added);
-    for (const f of added) this.cache.set(id, f.name, f);
+    for (const f of families) {
+      if (f.metrics.length > 0) next.set(f.name, this.cache.set(id, f, nowMs));
+    }
     group.families = next;
     group.pushTimeSeconds = nowMs / 1000;
     this.renderPushTimes(group);
@@ -227,20 +221,15 @@ export class InMemoryGroupStore implements GroupStore {
     const labels = [...grouping].sort((a, b) => compareStrings(a[0], b[0]));
     const group: MutableGroup = { id, labels, families: new Map(), pushTimeSeconds: 0, pushFailureTimeSeconds: 0, expiresAtMs: undefined, queuedAtMs: undefined };
     this.byId.set(id, group);
-    this.index.update(id, labels, [], []);
     this.sorted = undefined;
     return group;
   }
 
   private renderPushTimes(group: MutableGroup): void {
     const labels = sanitizeLabels([], group.labels);
-    this.cache.set(group.id, PUSH_TIME, { name: PUSH_TIME, help: PUSH_TIME_HELP, type: 'gauge', metrics: [{ labels, value: group.pushTimeSeconds }] });
-    this.cache.set(group.id, PUSH_FAILURE_TIME, {
-      name: PUSH_FAILURE_TIME,
-      help: PUSH_FAILURE_TIME_HELP,
-      type: 'gauge',
-      metrics: [{ labels, value: group.pushFailureTimeSeconds }],
-    });
+    const at = group.pushTimeSeconds * 1000;
+    this.cache.set(group.id, { name: PUSH_TIME, help: PUSH_TIME_HELP, type: 'gauge', metrics: [{ labels, value: group.pushTimeSeconds }] }, at);
+    this.cache.set(group.id, { name: PUSH_FAILURE_TIME, help: PUSH_FAILURE_TIME_HELP, type: 'gauge', metrics: [{ labels, value: group.pushFailureTimeSeconds }] }, at);
   }
 
   recordFailure(grouping: readonly Label[], nowMs: number, ttlMs?: number): void {
@@ -270,11 +259,9 @@ export class InMemoryGroupStore implements GroupStore {
   private remove(id: string): boolean {
     const group = this.byId.get(id);
     if (group === undefined) return false;
-    this.index.update(id, group.labels, [...group.families.values()].map((s) => s.family), []);
-    this.index.forgetGroup(id);
-    for (const name of group.families.keys()) this.cache.set(id, name, undefined);
-    this.cache.set(id, PUSH_TIME, undefined);
-    this.cache.set(id, PUSH_FAILURE_TIME, undefined);
+    for (const name of group.families.keys()) this.cache.remove(id, name);
+    this.cache.remove(id, PUSH_TIME);
+    this.cache.remove(id, PUSH_FAILURE_TIME);
     this.byId.delete(id);
     this.sorted = undefined;
     return true;
@@ -287,7 +274,6 @@ export class InMemoryGroupStore implements GroupStore {
 
   private clear(): void {
     this.byId.clear();
-    this.index.clear();
     this.cache.clear();
     this.expiries.clear();
     this.sorted = undefined;
@@ -315,14 +301,17 @@ export class InMemoryGroupStore implements GroupStore {
     return n;
   }
 
-  /** Only while the store is inconsistent: rebuild the index from scratch and find what is still wrong. */
+  /**
+   * Only while the store is inconsistent: rebuild the views group by group, checking each against
+   * the ones before it, to find what is still wrong. Records are put back as they are.
+   */
   private recheck(): void {
-    this.index.clear();
+    this.cache.clear();
     this.problem = undefined;
     for (const g of this.byId.values()) {
-      const families = [...g.families.values()].map((s) => s.family);
-      this.problem ??= this.index.check(g.id, families, new Set());
-      this.index.update(g.id, g.labels, [], families);
+      this.problem ??= this.index.check(g.id, [...g.families.values()].map((r) => r.family), new Set());
+      for (const r of g.families.values()) this.cache.attach(g.id, r);
+      this.renderPushTimes(g);
     }
   }
 
@@ -351,14 +340,16 @@ export class InMemoryGroupStore implements GroupStore {
     this.clear();
     for (const g of groups) {
       const group = this.create(g.id, g.labels);
-      group.families = new Map(g.families);
       group.pushTimeSeconds = g.pushTimeSeconds;
       group.pushFailureTimeSeconds = g.pushFailureTimeSeconds;
       group.expiresAtMs = g.expiresAtMs;
-      const families = [...g.families.values()].map((s) => s.family);
-      this.problem ??= this.index.check(g.id, families, new Set());
-      this.index.update(g.id, group.labels, [], families);
-      for (const f of families) this.cache.set(g.id, f.name, f);
+      const stored = [...g.families.values()];
+      this.problem ??= this.index.check(
+        g.id,
+        stored.map((s) => s.family),
+        new Set(),
+      );
+      for (const s of stored) group.families.set(s.family.name, this.cache.set(g.id, s.family, s.pushedAtMs));
       this.renderPushTimes(group);
       this.schedule(group);
     }
