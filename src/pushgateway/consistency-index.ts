@@ -1,7 +1,7 @@
 import { isValidLabelName, isValidMetricName } from './grouping-key.js';
 import type { FamilyView } from './exposition-cache.js';
 import type { Label, Metric, MetricFamily, MetricType } from './model.js';
-import { formatLabelSet, seriesHash } from './sanitize.js';
+import { formatLabelSet, sameLabels, seriesHash } from './sanitize.js';
 
 /** The two gauges the gateway keeps per group; pushed families of these names are refused or replaced. */
 export const PUSH_TIME = 'push_time_seconds';
@@ -27,6 +27,8 @@ export interface HeldFamilies {
   view(name: string): FamilyView | undefined;
   /** Grouping labels of group `groupId`, for messages. */
   groupLabels(groupId: string): readonly Label[] | undefined;
+  /** True while no two groups hold the same series (nor a type conflict): what an accepted push keeps. */
+  isConsistent(): boolean;
 }
 
 /**
@@ -144,12 +146,15 @@ export class ConsistencyIndex {
 
   private checkMetrics(groupId: string, f: MetricFamily, seen: Map<number, { name: string; labels: readonly Label[] }[]>): string | undefined {
     const view = this.view(f.name);
+    // A series this group holds now is held by no other group while the store is consistent, so
+    // the common re-push of the same series needs no search.
+    const mine = view !== undefined && this.held.isConsistent() ? view.byGroup.get(groupId) : undefined;
     for (const m of f.metrics) {
       const problem = checkMetric(f, m);
       if (problem !== undefined) return problem;
       const h = seriesHash(f.name, m.labels);
       const twin = seen.get(h)?.some((o) => o.name === f.name && sameLabels(o.labels, m.labels)) ?? false;
-      const owner = view?.holderOf(m.labels, groupId);
+      const owner = mine?.holds(m.labels) === true ? undefined : view?.holderOf(m.labels, groupId);
       if (twin || owner !== undefined) {
         const where = owner !== undefined ? ` (it is already held by group ${this.describe(owner)})` : ' (twice in this push)';
         return `collected metric "${f.name}" ${formatLabelSet(m.labels)} was collected before with the same name and label values${where}`;
@@ -164,10 +169,6 @@ export class ConsistencyIndex {
   private describe(groupId: string): string {
     return formatLabelSet(this.held.groupLabels(groupId) ?? []);
   }
-}
-
-function sameLabels(a: readonly Label[], b: readonly Label[]): boolean {
-  return a.length === b.length && a.every((l, i) => l[0] === (b[i] as Label)[0] && l[1] === (b[i] as Label)[1]);
 }
 
 /**

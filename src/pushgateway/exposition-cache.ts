@@ -2,7 +2,7 @@ import { formatOpenMetricsFloat, renderOpenMetricsHeader, renderOpenMetricsMetri
 import { renderFamilyHeader, renderMetricText } from './exposition/text-encoder.js';
 import { PUSH_FAILURE_TIME, PUSH_TIME } from './consistency-index.js';
 import type { Label, Metric, MetricFamily, MetricType } from './model.js';
-import { compareMetricLabels, compareStrings } from './sanitize.js';
+import { compareMetricLabels, compareStrings, sameLabels } from './sanitize.js';
 import { GroupFamily, StoredMetric, payloadOf } from './stored-family.js';
 
 /** The cached exposition formats. */
@@ -20,16 +20,6 @@ function compareEntries(a: StoredMetric, b: StoredMetric): number {
 function flat(text: string): string {
   text.charCodeAt(0);
   return text;
-}
-
-function sameLabels(a: readonly Label[], b: readonly Label[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] as Label;
-    const y = b[i] as Label;
-    if (x[0] !== y[0] || x[1] !== y[1]) return false;
-  }
-  return true;
 }
 
 const byLabels = (a: Metric, b: Metric): number => compareMetricLabels(a.labels, b.labels);
@@ -64,6 +54,10 @@ export class FamilyView {
   private readonly records = new Map<string, GroupFamily>();
   private readonly counts = new Map<MetricType, number>();
   private help: { value: string | undefined } | undefined;
+  /** The family's text 0.0.4 until a change; the metrics' texts are slices of it (no second copy). */
+  private text: string | undefined;
+  /** The family's OpenMetrics text until a change, rendered on the first OpenMetrics scrape. */
+  private omText: string | undefined;
   /** The last help stored: an equal help pushed later shares this string instead of keeping its own. */
   private lastHelp: string | undefined;
 
@@ -85,6 +79,7 @@ export class FamilyView {
 
   /** Stores `family` (sanitized) as group `groupId`'s; returns its record. */
   set(groupId: string, family: MetricFamily, pushedAtMs: number): GroupFamily {
+    this.changed();
     const old = this.records.get(groupId);
     const help = family.help === undefined || family.help !== this.lastHelp ? family.help : this.lastHelp;
     this.lastHelp = help;
@@ -114,6 +109,7 @@ export class FamilyView {
    * current record shares with it stay where they are; others are inserted in order.
    */
   attach(groupId: string, record: GroupFamily): GroupFamily {
+    this.changed();
     const old = this.records.get(groupId);
     if (old !== undefined) {
       if (old.metrics !== record.metrics) this.removeEntries(old.list());
@@ -133,10 +129,16 @@ export class FamilyView {
   }
 
   private detach(groupId: string, old: GroupFamily): void {
+    this.changed();
     this.removeEntries(old.list());
     this.records.delete(groupId);
     this.count(old.type, -1);
     this.help = undefined;
+  }
+
+  private changed(): void {
+    this.text = undefined;
+    this.omText = undefined;
   }
 
   private count(type: MetricType, delta: number): void {
@@ -219,21 +221,38 @@ export class FamilyView {
     return 'untyped';
   }
 
-  /** The family's text: header and every metric's lines, joined now (texts are kept per metric only). */
+  /** The family's text: header and every metric's lines, cached until a change. */
   render(format: CachedFormat, helpOverride: string | undefined): string {
-    const type = this.type();
-    const help = this.resolvedHelp(helpOverride);
-    const parts: string[] = new Array<string>(this.entries.length + 1);
-    let n = 0;
     if (format === 'text') {
-      parts[n++] = renderFamilyHeader(this.name, help, type);
-      for (const e of this.entries) parts[n++] = e.text;
-    } else {
-      parts[n++] = renderOpenMetricsHeader(this.name, help, type);
-      const omName = openMetricsSampleName(this.name, type);
-      for (const e of this.entries) parts[n++] = openMetricsLines(this.name, omName, type, e);
+      this.text ??= this.join(renderFamilyHeader(this.name, this.resolvedHelp(helpOverride), this.type()));
+      return this.text;
     }
-    return parts.join('');
+    if (this.omText === undefined) {
+      const type = this.type();
+      const omName = openMetricsSampleName(this.name, type);
+      const parts: string[] = [renderOpenMetricsHeader(this.name, this.resolvedHelp(helpOverride), type)];
+      for (const e of this.entries) parts.push(openMetricsLines(this.name, omName, type, e));
+      this.omText = parts.join('');
+    }
+    return this.omText;
+  }
+
+  /**
+   * Joins the header and the metrics' texts into the family text, and makes each metric's text a
+   * slice of it (V8 keeps a slice as a reference to the joined string), so that the bytes are held
+   * once while a scrape still only joins the families.
+   */
+  private join(header: string): string {
+    const parts: string[] = [header];
+    for (const e of this.entries) parts.push(e.text);
+    const text = parts.join('');
+    let at = header.length;
+    for (const e of this.entries) {
+      const end = at + e.text.length;
+      e.text = text.slice(at, end);
+      at = end;
+    }
+    return text;
   }
 
   model(helpOverride: string | undefined): MetricFamily {

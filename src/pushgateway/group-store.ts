@@ -123,7 +123,11 @@ export class InMemoryGroupStore implements GroupStore {
   constructor(private readonly opts: InMemoryGroupStoreOptions = {}) {
     this.ownTypes = opts.ownTypes ?? new Map();
     this.cache = new ExpositionCache(opts.ownHelp);
-    this.index = new ConsistencyIndex(this.ownTypes, { view: (name) => this.cache.view(name), groupLabels: (id) => this.byId.get(id)?.labels });
+    this.index = new ConsistencyIndex(this.ownTypes, {
+      view: (name) => this.cache.view(name),
+      groupLabels: (id) => this.byId.get(id)?.labels,
+      isConsistent: () => this.problem === undefined,
+    });
     this.checkConsistency = opts.checkConsistency ?? true;
   }
 

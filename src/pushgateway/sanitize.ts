@@ -81,6 +81,17 @@ export function seriesHash(name: string, sortedLabels: readonly Label[]): number
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
+/** Same names and values in the same order. */
+export function sameLabels(a: readonly Label[], b: readonly Label[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as Label;
+    const y = b[i] as Label;
+    if (x[0] !== y[0] || x[1] !== y[1]) return false;
+  }
+  return true;
+}
+
 /** `{a="1",b="2"}` for messages; values JSON-quoted so that odd characters stay visible. */
 export function formatLabelSet(labels: readonly Label[]): string {
   return `{${labels.map(([n, v]) => `${n}=${JSON.stringify(v)}`).join(',')}}`;

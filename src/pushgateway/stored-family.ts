@@ -5,6 +5,7 @@
  * from them only on the rare paths that need them (JSON API, console, persistence, protobuf).
  */
 import type { Label, Metric, MetricFamily, MetricType } from './model.js';
+import { compareMetricLabels, sameLabels } from './sanitize.js';
 
 /** A stored family and when it was last pushed. */
 export interface StoredFamily {
@@ -63,6 +64,23 @@ export class GroupFamily implements StoredFamily {
   list(): readonly StoredMetric[] {
     const m = this.metrics;
     return m instanceof StoredMetric ? [m] : m;
+  }
+
+  /** Whether one of the metrics has exactly these labels. */
+  holds(labels: readonly Label[]): boolean {
+    const m = this.metrics;
+    if (m instanceof StoredMetric) return sameLabels(m.labels, labels);
+    let lo = 0;
+    let hi = m.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareMetricLabels((m[mid] as StoredMetric).labels, labels) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < m.length && compareMetricLabels((m[i] as StoredMetric).labels, labels) === 0; i++) {
+      if (sameLabels((m[i] as StoredMetric).labels, labels)) return true;
+    }
+    return false;
   }
 
   /** The family as a plain model, built on each call. */
