@@ -6,7 +6,8 @@
  * counted), collects garbage and reads V8's heap. Prints bytes per added series.
  *
  * Needs `--expose-gc` (the npm script passes it). Flags: --groups=N (default 20000),
- * --openmetrics=no (skip the OpenMetrics scrape).
+ * --openmetrics=no (skip the OpenMetrics scrape), --body=client (each family with a HELP line and
+ * a long label value, as client libraries push them, instead of the benchmark's bare gauges).
  */
 import { parseText } from '../src/pushgateway/exposition/text-parser.js';
 import { InMemoryGroupStore } from '../src/pushgateway/group-store.js';
@@ -16,13 +17,21 @@ const args = process.argv.slice(2);
 const LARGE = Number(args.find((a) => a.startsWith('--groups='))?.slice(9) ?? 20_000);
 const SMALL = Math.min(2_000, Math.floor(LARGE / 10));
 const scrapeOm = !args.includes('--openmetrics=no');
+const clientBodies = args.includes('--body=client');
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with node --expose-gc (npm run probe:pushgateway-heap does)');
 
 function body(seed: number): Buffer {
   let out = '';
-  for (let m = 0; m < SERIES; m++) out += `# TYPE bench_metric_${m} gauge\nbench_metric_${m}{worker="w"} ${seed + m}\n`;
+  for (let m = 0; m < SERIES; m++) {
+    if (clientBodies) {
+      out += `# HELP bench_metric_${m} Seconds the batch job spent in stage ${m}, as a client library describes it.\n`;
+      out += `# TYPE bench_metric_${m} gauge\nbench_metric_${m}{path="/var/lib/batch/stage-${m}/${seed}"} ${seed + m + 0.25}\n`;
+    } else {
+      out += `# TYPE bench_metric_${m} gauge\nbench_metric_${m}{worker="w"} ${seed + m}\n`;
+    }
+  }
   return Buffer.from(out);
 }
 
@@ -64,7 +73,7 @@ if (store.seriesCount !== LARGE * SERIES) throw new Error(`expected ${LARGE * SE
 
 const added = (LARGE - SMALL) * SERIES;
 const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
-console.log(`groups ${SMALL} → ${LARGE} (${SERIES} series each), scrape formats: text${scrapeOm ? ' + openmetrics' : ''} (${scraped} chars)`);
+console.log(`groups ${SMALL} → ${LARGE} (${SERIES} series each, ${clientBodies ? 'client' : 'bench'} bodies), scrape formats: text${scrapeOm ? ' + openmetrics' : ''} (${scraped} chars)`);
 console.log(`heap used: empty ${kib(empty.heap)}, ${SMALL} groups ${kib(small.heap)}, ${LARGE} groups ${kib(large.heap)}`);
 console.log(`external + array buffers: ${kib(small.external)} → ${kib(large.external)}`);
 console.log(`heap bytes per added series:     ${((large.heap - small.heap) / added).toFixed(0)}`);

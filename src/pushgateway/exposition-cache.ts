@@ -2,7 +2,7 @@ import { formatOpenMetricsFloat, renderOpenMetricsHeader, renderOpenMetricsMetri
 import { renderFamilyHeader, renderMetricText } from './exposition/text-encoder.js';
 import { PUSH_FAILURE_TIME, PUSH_TIME } from './consistency-index.js';
 import type { Label, Metric, MetricFamily, MetricType } from './model.js';
-import { compareMetricLabels, compareStrings, sameLabels } from './sanitize.js';
+import { compareMetricLabels, compareStrings, ownLabel, ownString, sameLabels } from './sanitize.js';
 import { GroupFamily, StoredMetric, payloadOf } from './stored-family.js';
 
 /** The cached exposition formats. */
@@ -61,7 +61,11 @@ export class FamilyView {
   /** The last help stored: an equal help pushed later shares this string instead of keeping its own. */
   private lastHelp: string | undefined;
 
-  constructor(readonly name: string) {}
+  readonly name: string;
+
+  constructor(name: string) {
+    this.name = ownString(name);
+  }
 
   get isEmpty(): boolean {
     return this.records.size === 0;
@@ -77,11 +81,16 @@ export class FamilyView {
     return this.counts;
   }
 
-  /** Stores `family` (sanitized) as group `groupId`'s; returns its record. */
-  set(groupId: string, family: MetricFamily, pushedAtMs: number): GroupFamily {
+  /**
+   * Stores `family` (sanitized) as group `groupId`'s; returns its record. `owned` are label tuples
+   * that may be kept as they are (the group's grouping labels); other new tuples are copied when
+   * they hold slices of the push body.
+   */
+  set(groupId: string, family: MetricFamily, pushedAtMs: number, owned: readonly Label[]): GroupFamily {
     this.changed();
     const old = this.records.get(groupId);
-    const help = family.help === undefined || family.help !== this.lastHelp ? family.help : this.lastHelp;
+    let help = family.help;
+    if (help !== undefined) help = help === this.lastHelp ? this.lastHelp : help === old?.help ? old.help : ownString(help);
     this.lastHelp = help;
     const metrics = family.metrics.length === 1 ? family.metrics : [...family.metrics].sort(byLabels);
     const type = family.type;
@@ -99,7 +108,7 @@ export class FamilyView {
     if (old !== undefined) this.detach(groupId, old);
     const stored = metrics.map((m) => {
       const probe = new StoredMetric(groupId, m.labels, 0, '');
-      return new StoredMetric(groupId, this.share(m.labels, this.lowerBound(probe)), payloadOf(m), flat(renderMetricText(this.name, type, m)));
+      return new StoredMetric(groupId, this.share(m.labels, this.lowerBound(probe), owned), payloadOf(m), flat(renderMetricText(this.name, type, m)));
     });
     return this.attach(groupId, new GroupFamily(this.name, help, type, pushedAtMs, stored.length === 1 ? (stored[0] as StoredMetric) : stored));
   }
@@ -150,13 +159,14 @@ export class FamilyView {
   /**
    * The labels as they will be stored: each tuple equal to the one at the same place in the
    * neighbouring metric is that tuple (sorted neighbours mostly share names and many values), in
-   * an array of exactly the right size.
+   * an array of exactly the right size. Other tuples are `owned` ones or own copies.
    */
-  private share(labels: readonly Label[], at: number): Label[] {
+  private share(labels: readonly Label[], at: number, owned: readonly Label[]): Label[] {
     const near = (this.entries[at - 1] ?? this.entries[at])?.labels;
     return labels.map((l, j) => {
       const n = near?.[j];
-      return n !== undefined && n[0] === l[0] && n[1] === l[1] ? n : l;
+      if (n !== undefined && n[0] === l[0] && n[1] === l[1]) return n;
+      return owned.includes(l) ? l : ownLabel(l);
     });
   }
 
@@ -283,9 +293,12 @@ export class ExpositionCache {
     return this.views.get(name);
   }
 
-  /** Stores the sanitized family `family.name` (with metrics) of group `groupId`; returns its record. */
-  set(groupId: string, family: MetricFamily, pushedAtMs: number): GroupFamily {
-    return this.update(family.name, (view) => view.set(groupId, family, pushedAtMs));
+  /**
+   * Stores the sanitized family `family.name` (with metrics) of group `groupId`; returns its record.
+   * `owned`: label tuples that may be kept as they are (see FamilyView.set).
+   */
+  set(groupId: string, family: MetricFamily, pushedAtMs: number, owned: readonly Label[] = []): GroupFamily {
+    return this.update(family.name, (view) => view.set(groupId, family, pushedAtMs, owned));
   }
 
   /** Puts back a record made earlier (when the store rebuilds its views). */

@@ -3,7 +3,7 @@ import { ExpositionCache, type CachedFormat, type RenderedFamily } from './expos
 import { ConsistencyError, timestampsRefused } from './gateway-errors.js';
 import { groupingKeyId } from './grouping-key.js';
 import type { Label, MetricFamily, MetricType } from './model.js';
-import { compareStrings, sanitizeFamily, sanitizeLabels } from './sanitize.js';
+import { compareStrings, ownLabel, ownString, sanitizeFamily, sanitizeLabels } from './sanitize.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import type { GroupFamily, StoredFamily } from './stored-family.js';
 
@@ -104,6 +104,11 @@ interface MutableGroup {
   queuedAtMs: number | undefined;
 }
 
+/** Grouping labels as a group keeps them: sorted by name, with strings of their own (see ownString). */
+function groupLabelsOf(grouping: readonly Label[]): Label[] {
+  return grouping.map(ownLabel).sort((a, b) => compareStrings(a[0], b[0]));
+}
+
 function hasTimestamps(families: readonly MetricFamily[]): boolean {
   return families.some((f) => f.metrics.some((m) => m.timestampMs !== undefined));
 }
@@ -166,8 +171,9 @@ export class InMemoryGroupStore implements GroupStore {
       if (problem !== undefined) break;
     }
     const existing = this.byId.get(id);
-    // The group's own label tuples when it exists: every stored metric of the group shares them.
-    const sanitized = req.families.map((f) => sanitizeFamily(f, existing?.labels ?? req.grouping));
+    // The group's own label tuples: every stored metric of the group shares them.
+    const groupLabels = existing?.labels ?? groupLabelsOf(req.grouping);
+    const sanitized = req.families.map((f) => sanitizeFamily(f, groupLabels));
     const replaced = new Set<string>(req.replace && existing ? existing.families.keys() : []);
     for (const f of sanitized) replaced.add(f.name);
     problem ??= this.index.check(id, sanitized, replaced);
@@ -176,7 +182,7 @@ export class InMemoryGroupStore implements GroupStore {
       throw new ConsistencyError(problem);
     }
     const stored = sanitized.filter((f) => f.name !== PUSH_TIME && f.name !== PUSH_FAILURE_TIME);
-    this.apply(id, req.grouping, existing, stored, req.replace, req.nowMs, req.ttlMs);
+    this.apply(id, groupLabels, existing, stored, req.replace, req.nowMs, req.ttlMs);
     if (problem !== undefined) this.problem ??= problem;
     else if (this.problem !== undefined) this.recheck();
     this.changed();
@@ -185,14 +191,16 @@ export class InMemoryGroupStore implements GroupStore {
 
   private apply(
     id: string,
-    grouping: readonly Label[],
+    groupLabels: readonly Label[],
     existing: MutableGroup | undefined,
     families: readonly MetricFamily[],
     replace: boolean,
     nowMs: number,
     ttlMs: number | undefined,
   ): void {
-    const group = existing ?? this.create(id, grouping);
+    const group = existing ?? this.create(id, groupLabels);
+    // The group's id, not this push's equal one: every stored metric keeps a reference to it.
+    const gid = group.id;
     const next = replace ? new Map<string, GroupFamily>() : new Map(group.families);
     const kept = new Set<string>();
     for (const f of families) {
@@ -200,10 +208,13 @@ export class InMemoryGroupStore implements GroupStore {
       else kept.add(f.name);
     }
     for (const name of group.families.keys()) {
-      if (!next.has(name) && !kept.has(name)) this.cache.remove(id, name);
+      if (!next.has(name) && !kept.has(name)) this.cache.remove(gid, name);
     }
     for (const f of families) {
-      if (f.metrics.length > 0) next.set(f.name, this.cache.set(id, f, nowMs));
+      if (f.metrics.length === 0) continue;
+      // Keyed by the record's name, not the pushed one: that one is a slice of the push body.
+      const record = this.cache.set(gid, f, nowMs, group.labels);
+      next.set(record.name, record);
     }
     group.families = next;
     group.pushTimeSeconds = nowMs / 1000;
@@ -221,8 +232,9 @@ export class InMemoryGroupStore implements GroupStore {
     this.expiries.add(at, group.id);
   }
 
-  private create(id: string, grouping: readonly Label[]): MutableGroup {
-    const labels = [...grouping].sort((a, b) => compareStrings(a[0], b[0]));
+  /** @param labels the grouping labels as groupLabelsOf gives them. */
+  private create(key: string, labels: readonly Label[]): MutableGroup {
+    const id = ownString(key);
     const group: MutableGroup = { id, labels, families: new Map(), pushTimeSeconds: 0, pushFailureTimeSeconds: 0, expiresAtMs: undefined, queuedAtMs: undefined };
     this.byId.set(id, group);
     this.sorted = undefined;
@@ -232,15 +244,17 @@ export class InMemoryGroupStore implements GroupStore {
   private renderPushTimes(group: MutableGroup): void {
     const labels = sanitizeLabels([], group.labels);
     const at = group.pushTimeSeconds * 1000;
-    this.cache.set(group.id, { name: PUSH_TIME, help: PUSH_TIME_HELP, type: 'gauge', metrics: [{ labels, value: group.pushTimeSeconds }] }, at);
-    this.cache.set(group.id, { name: PUSH_FAILURE_TIME, help: PUSH_FAILURE_TIME_HELP, type: 'gauge', metrics: [{ labels, value: group.pushFailureTimeSeconds }] }, at);
+    const push = { name: PUSH_TIME, help: PUSH_TIME_HELP, type: 'gauge', metrics: [{ labels, value: group.pushTimeSeconds }] } as const;
+    const failure = { name: PUSH_FAILURE_TIME, help: PUSH_FAILURE_TIME_HELP, type: 'gauge', metrics: [{ labels, value: group.pushFailureTimeSeconds }] } as const;
+    this.cache.set(group.id, push, at, group.labels);
+    this.cache.set(group.id, failure, at, group.labels);
   }
 
   recordFailure(grouping: readonly Label[], nowMs: number, ttlMs?: number): void {
     const id = groupingKeyId(grouping);
     let group = this.byId.get(id);
     if (group === undefined) {
-      group = this.create(id, grouping);
+      group = this.create(id, groupLabelsOf(grouping));
       if (ttlMs !== undefined && ttlMs > 0) {
         group.expiresAtMs = nowMs + ttlMs;
         this.schedule(group);
@@ -343,7 +357,7 @@ export class InMemoryGroupStore implements GroupStore {
   load(groups: readonly Group[]): void {
     this.clear();
     for (const g of groups) {
-      const group = this.create(g.id, g.labels);
+      const group = this.create(g.id, groupLabelsOf(g.labels));
       group.pushTimeSeconds = g.pushTimeSeconds;
       group.pushFailureTimeSeconds = g.pushFailureTimeSeconds;
       group.expiresAtMs = g.expiresAtMs;
@@ -353,7 +367,10 @@ export class InMemoryGroupStore implements GroupStore {
         stored.map((s) => s.family),
         new Set(),
       );
-      for (const s of stored) group.families.set(s.family.name, this.cache.set(g.id, s.family, s.pushedAtMs));
+      for (const s of stored) {
+        const record = this.cache.set(g.id, s.family, s.pushedAtMs, group.labels);
+        group.families.set(record.name, record);
+      }
       this.renderPushTimes(group);
       this.schedule(group);
     }
