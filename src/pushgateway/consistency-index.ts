@@ -1,5 +1,6 @@
 import { isValidLabelName, isValidMetricName } from './grouping-key.js';
 import type { FamilyView } from './exposition-cache.js';
+import type { GroupFamily } from './stored-family.js';
 import type { Label, Metric, MetricFamily, MetricType } from './model.js';
 import { formatLabelSet, sameLabels, seriesHash } from './sanitize.js';
 
@@ -21,9 +22,12 @@ export function upperType(t: MetricType): string {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** The checked group's record of a family name, as the views hold it. */
+export type MineLookup = (name: string) => GroupFamily | undefined;
+
 /** What the check reads about the store: the per-name views and the grouping labels of a group. */
 export interface HeldFamilies {
-  /** The view of family `name` (every group's record of it), undefined when no group holds it. */
+  /** The view of family `name` (every group's metrics of it), undefined when no group holds it. */
   view(name: string): FamilyView | undefined;
   /** Grouping labels of group `groupId`, for messages. */
   groupLabels(groupId: string): readonly Label[] | undefined;
@@ -56,18 +60,19 @@ export class ConsistencyIndex {
   /**
    * Checks sanitized families about to be stored in group `groupId`. `replacedNames` are the names
    * of the group's families the push removes (all of them for PUT, the pushed ones for POST).
+   * `mine` gives the group's records as the views hold them (none while the views are rebuilt).
    * Returns the problem (without Pushgateway's prefix) or undefined.
    */
-  check(groupId: string, families: readonly MetricFamily[], replacedNames: ReadonlySet<string>): string | undefined {
+  check(groupId: string, families: readonly MetricFamily[], replacedNames: ReadonlySet<string>, mine: MineLookup = () => undefined): string | undefined {
     const pushed = new Map<string, MetricType>();
     for (const f of families) pushed.set(f.name, f.type);
     const seen = new Map<number, { name: string; labels: readonly Label[] }[]>();
     for (const f of families) {
       const problem =
         this.checkFamilyName(f) ??
-        this.checkTypes(groupId, f) ??
-        this.checkSuffixes(groupId, f, pushed, replacedNames) ??
-        this.checkMetrics(groupId, f, seen);
+        this.checkTypes(groupId, f, mine) ??
+        this.checkSuffixes(groupId, f, pushed, replacedNames, mine) ??
+        this.checkMetrics(groupId, f, seen, mine);
       if (problem !== undefined) return problem;
     }
     return undefined;
@@ -81,7 +86,7 @@ export class ConsistencyIndex {
     return undefined;
   }
 
-  private checkTypes(groupId: string, f: MetricFamily): string | undefined {
+  private checkTypes(groupId: string, f: MetricFamily, mineOf: MineLookup): string | undefined {
     const own = this.ownTypes.get(f.name);
     if (own !== undefined && own !== f.type) {
       return `gathered metric family ${f.name} has type ${UPPER[f.type]} but should have ${UPPER[own]}`;
@@ -89,46 +94,46 @@ export class ConsistencyIndex {
     const view = this.view(f.name);
     if (view === undefined) return undefined;
     // O(1) in the number of groups: compare per-type holder counts, leaving out this group's own.
-    const mine = view.byGroup.get(groupId)?.type;
+    const mine = mineOf(f.name)?.type;
     let conflicting: MetricType | undefined;
     for (const [type, n] of view.typeCounts) {
       if (type !== f.type && n - (mine === type ? 1 : 0) > 0) conflicting = type;
     }
     if (conflicting === undefined) return undefined;
-    let other = '';
-    for (const [gid, r] of view.byGroup) {
-      if (gid !== groupId && r.type === conflicting) {
-        other = gid;
-        break;
-      }
-    }
+    const other = view.otherHolder(groupId, conflicting)?.groupId ?? '';
     const sample = f.metrics[0];
     const labels = sample ? ` ${formatLabelSet(sample.labels)}` : '';
     return `collected metric "${f.name}"${labels} is not a ${UPPER[conflicting]}: it was pushed as ${UPPER[f.type]}, but the group ${this.describe(other)} holds "${f.name}" as ${UPPER[conflicting]}`;
   }
 
   /** Type of `name` as it would be after the push, or undefined when no family has that name. */
-  private typeAfter(groupId: string, name: string, pushed: ReadonlyMap<string, MetricType>, replaced: ReadonlySet<string>): MetricType | undefined {
+  private typeAfter(groupId: string, name: string, pushed: ReadonlyMap<string, MetricType>, replaced: ReadonlySet<string>, mineOf: MineLookup): MetricType | undefined {
     const p = pushed.get(name);
     if (p !== undefined) return p;
     const own = this.ownTypes.get(name);
     if (own !== undefined) return own;
     if (name === PUSH_TIME || name === PUSH_FAILURE_TIME) return 'gauge';
-    const holders = this.view(name)?.byGroup;
-    if (holders === undefined) return undefined;
-    for (const [gid, r] of holders) {
-      if (gid !== groupId || !replaced.has(name)) return r.type;
+    if (this.view(name) === undefined) return undefined;
+    if (!replaced.has(name)) {
+      const mine = mineOf(name);
+      if (mine !== undefined) return mine.type;
     }
-    return undefined;
+    return this.view(name)?.otherHolder(groupId)?.type;
   }
 
   // client_golang registry.go checkSuffixCollisions, applied to the store as it would be after the push.
-  private checkSuffixes(groupId: string, f: MetricFamily, pushed: ReadonlyMap<string, MetricType>, replaced: ReadonlySet<string>): string | undefined {
+  private checkSuffixes(
+    groupId: string,
+    f: MetricFamily,
+    pushed: ReadonlyMap<string, MetricType>,
+    replaced: ReadonlySet<string>,
+    mine: MineLookup,
+  ): string | undefined {
     const name = f.name;
     for (const suffix of ['_count', '_sum', '_bucket']) {
       if (!name.endsWith(suffix)) continue;
       const base = name.slice(0, -suffix.length);
-      const baseType = this.typeAfter(groupId, base, pushed, replaced);
+      const baseType = this.typeAfter(groupId, base, pushed, replaced, mine);
       if (baseType === 'histogram' || (baseType === 'summary' && suffix !== '_bucket')) {
         return `collected metric named "${name}" collides with previously collected ${baseType} named "${base}"`;
       }
@@ -136,7 +141,7 @@ export class ConsistencyIndex {
     if (f.type === 'summary' || f.type === 'histogram') {
       const suffixes = f.type === 'histogram' ? ['_count', '_sum', '_bucket'] : ['_count', '_sum'];
       for (const suffix of suffixes) {
-        if (this.typeAfter(groupId, name + suffix, pushed, replaced) !== undefined) {
+        if (this.typeAfter(groupId, name + suffix, pushed, replaced, mine) !== undefined) {
           return `collected ${f.type} named "${name}" collides with previously collected metric named "${name + suffix}"`;
         }
       }
@@ -144,11 +149,11 @@ export class ConsistencyIndex {
     return undefined;
   }
 
-  private checkMetrics(groupId: string, f: MetricFamily, seen: Map<number, { name: string; labels: readonly Label[] }[]>): string | undefined {
+  private checkMetrics(groupId: string, f: MetricFamily, seen: Map<number, { name: string; labels: readonly Label[] }[]>, mineOf: MineLookup): string | undefined {
     const view = this.view(f.name);
     // A series this group holds now is held by no other group while the store is consistent, so
     // the common re-push of the same series needs no search.
-    const mine = view !== undefined && this.held.isConsistent() ? view.byGroup.get(groupId) : undefined;
+    const mine = view !== undefined && this.held.isConsistent() ? mineOf(f.name) : undefined;
     for (const m of f.metrics) {
       const problem = checkMetric(f, m);
       if (problem !== undefined) return problem;

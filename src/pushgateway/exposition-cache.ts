@@ -8,10 +8,6 @@ import { GroupFamily, StoredMetric, payloadOf } from './stored-family.js';
 /** The cached exposition formats. */
 export type CachedFormat = 'text' | 'openmetrics';
 
-function compareEntries(a: StoredMetric, b: StoredMetric): number {
-  return compareMetricLabels(a.labels, b.labels) || compareStrings(a.groupId, b.groupId);
-}
-
 /**
  * The encoder builds a metric's text by concatenation, which V8 keeps as a tree of pieces (a cons
  * string) until it is read; reading one character flattens it in place. Stored texts are flattened
@@ -45,14 +41,15 @@ function openMetricsSampleName(name: string, type: MetricType): string {
 }
 
 /**
- * One family name across groups: each group's record, and every stored metric in Pushgateway's
- * order (an array sorted incrementally) for the exposition and for finding who holds a series.
- * A re-push of the same label sets (the common case) only swaps values and texts in place.
+ * One family name across groups: every stored metric in Pushgateway's order (an array sorted
+ * incrementally), for the exposition and for finding who holds a series; each metric knows its
+ * group's record. A re-push of the same label sets (the common case) only swaps values and texts
+ * in place.
  */
 export class FamilyView {
   private readonly entries: StoredMetric[] = [];
-  private readonly records = new Map<string, GroupFamily>();
   private readonly counts = new Map<MetricType, number>();
+  private holders = 0;
   private help: { value: string | undefined } | undefined;
   /** The family's text 0.0.4 until a change; the metrics' texts are slices of it (no second copy). */
   private text: string | undefined;
@@ -60,7 +57,6 @@ export class FamilyView {
   private omText: string | undefined;
   /** The last help stored: an equal help pushed later shares this string instead of keeping its own. */
   private lastHelp: string | undefined;
-
   readonly name: string;
 
   constructor(name: string) {
@@ -68,12 +64,7 @@ export class FamilyView {
   }
 
   get isEmpty(): boolean {
-    return this.records.size === 0;
-  }
-
-  /** Each holding group's record, by group id. */
-  get byGroup(): ReadonlyMap<string, GroupFamily> {
-    return this.records;
+    return this.holders === 0;
   }
 
   /** How many groups hold this family with each type (types held by none left out). */
@@ -82,13 +73,12 @@ export class FamilyView {
   }
 
   /**
-   * Stores `family` (sanitized) as group `groupId`'s; returns its record. `owned` are label tuples
-   * that may be kept as they are (the group's grouping labels); other new tuples are copied when
-   * they hold slices of the push body.
+   * Stores `family` (sanitized) as group `groupId`'s, in place of `old` (its current record, if
+   * any); returns the record. `owned` are label tuples that may be kept as they are (the group's
+   * grouping labels); other new tuples are copied when they hold slices of the push body.
    */
-  set(groupId: string, family: MetricFamily, pushedAtMs: number, owned: readonly Label[]): GroupFamily {
+  set(groupId: string, old: GroupFamily | undefined, family: MetricFamily, pushedAtMs: number, owned: readonly Label[]): GroupFamily {
     this.changed();
-    const old = this.records.get(groupId);
     let help = family.help;
     if (help !== undefined) help = help === this.lastHelp ? this.lastHelp : help === old?.help ? old.help : ownString(help);
     this.lastHelp = help;
@@ -102,46 +92,42 @@ export class FamilyView {
           e.payload = payloadOf(m);
           e.text = flat(renderMetricText(this.name, type, m));
         });
-        return this.attach(groupId, new GroupFamily(this.name, help, type, pushedAtMs, old.metrics));
+        if (old.help !== help) this.help = undefined;
+        old.help = help;
+        old.pushedAtMs = pushedAtMs;
+        return old;
       }
     }
-    if (old !== undefined) this.detach(groupId, old);
+    if (old !== undefined) this.remove(old);
+    const record = new GroupFamily(groupId, this.name, help, type, pushedAtMs);
     const stored = metrics.map((m) => {
-      const probe = new StoredMetric(groupId, m.labels, 0, '');
-      return new StoredMetric(groupId, this.share(m.labels, this.lowerBound(probe), owned), payloadOf(m), flat(renderMetricText(this.name, type, m)));
+      const at = this.lowerBound(m.labels, groupId);
+      return new StoredMetric(record, this.share(m.labels, at, owned), payloadOf(m), flat(renderMetricText(this.name, type, m)));
     });
-    return this.attach(groupId, new GroupFamily(this.name, help, type, pushedAtMs, stored.length === 1 ? (stored[0] as StoredMetric) : stored));
-  }
-
-  /**
-   * Puts `record` (already rendered) in place of group `groupId`'s current record. Metrics the
-   * current record shares with it stay where they are; others are inserted in order.
-   */
-  attach(groupId: string, record: GroupFamily): GroupFamily {
-    this.changed();
-    const old = this.records.get(groupId);
-    if (old !== undefined) {
-      if (old.metrics !== record.metrics) this.removeEntries(old.list());
-      this.count(old.type, -1);
-    }
-    if (old?.metrics !== record.metrics) for (const e of record.list()) this.entries.splice(this.lowerBound(e), 0, e);
-    this.records.set(groupId, record);
-    this.count(record.type, 1);
-    if (old?.help !== record.help || old === undefined) this.help = undefined;
+    record.metrics = stored.length === 1 ? (stored[0] as StoredMetric) : stored;
+    this.attach(record);
     return record;
   }
 
-  /** Removes group `groupId`'s record, if any. */
-  remove(groupId: string): void {
-    const old = this.records.get(groupId);
-    if (old !== undefined) this.detach(groupId, old);
+  /** Adds a record made earlier (when the store rebuilds its views). */
+  attach(record: GroupFamily): void {
+    this.changed();
+    for (const e of record.list()) this.entries.splice(this.lowerBound(e.labels, record.groupId), 0, e);
+    this.holders++;
+    this.count(record.type, 1);
+    this.help = undefined;
   }
 
-  private detach(groupId: string, old: GroupFamily): void {
+  /** Removes a record of this family. */
+  remove(record: GroupFamily): void {
     this.changed();
-    this.removeEntries(old.list());
-    this.records.delete(groupId);
-    this.count(old.type, -1);
+    for (const e of record.list()) {
+      let i = this.lowerBound(e.labels, record.groupId);
+      while (i < this.entries.length && this.entries[i] !== e) i++;
+      if (i < this.entries.length) this.entries.splice(i, 1);
+    }
+    this.holders--;
+    this.count(record.type, -1);
     this.help = undefined;
   }
 
@@ -170,32 +156,33 @@ export class FamilyView {
     });
   }
 
-  private lowerBound(e: StoredMetric): number {
+  /** Index of the first metric that sorts at or after (`labels`, `groupId`). */
+  private lowerBound(labels: readonly Label[], groupId: string): number {
     let lo = 0;
     let hi = this.entries.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compareEntries(this.entries[mid] as StoredMetric, e) < 0) lo = mid + 1;
+      const e = this.entries[mid] as StoredMetric;
+      if ((compareMetricLabels(e.labels, labels) || compareStrings(e.groupId, groupId)) < 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
-  private removeEntries(old: readonly StoredMetric[]): void {
-    for (const e of old) {
-      let i = this.lowerBound(e);
-      while (i < this.entries.length && this.entries[i] !== e) i++;
-      if (i < this.entries.length) this.entries.splice(i, 1);
-    }
-  }
-
   /** A group other than `groupId` holding a metric with exactly these (sanitized) labels. */
   holderOf(labels: readonly Label[], groupId: string): string | undefined {
-    let i = this.lowerBound(new StoredMetric('', labels, 0, ''));
-    for (; i < this.entries.length; i++) {
+    for (let i = this.lowerBound(labels, ''); i < this.entries.length; i++) {
       const e = this.entries[i] as StoredMetric;
       if (compareMetricLabels(e.labels, labels) !== 0) break;
       if (e.groupId !== groupId && sameLabels(e.labels, labels)) return e.groupId;
+    }
+    return undefined;
+  }
+
+  /** The first record (in exposition order) of a group other than `groupId`, optionally of type `type`. */
+  otherHolder(groupId: string, type?: MetricType): GroupFamily | undefined {
+    for (const e of this.entries) {
+      if (e.record.groupId !== groupId && (type === undefined || e.record.type === type)) return e.record;
     }
     return undefined;
   }
@@ -212,23 +199,17 @@ export class FamilyView {
   resolvedHelp(override: string | undefined): string | undefined {
     if (override !== undefined) return override;
     if (this.help === undefined) {
-      let firstId: string | undefined;
-      let help: string | undefined;
-      for (const [id, r] of this.records) {
-        if (firstId === undefined || compareStrings(id, firstId) < 0) {
-          firstId = id;
-          help = r.help;
-        }
+      let first: GroupFamily | undefined;
+      for (const e of this.entries) {
+        if (first === undefined || (e.record !== first && compareStrings(e.record.groupId, first.groupId) < 0)) first = e.record;
       }
-      this.help = { value: help };
+      this.help = { value: first?.help };
     }
     return this.help.value;
   }
 
   type(): MetricType {
-    const first = this.entries[0];
-    if (first !== undefined) return (this.records.get(first.groupId) as GroupFamily).type;
-    return 'untyped';
+    return this.entries[0]?.record.type ?? 'untyped';
   }
 
   /** The family's text: header and every metric's lines, cached until a change. */
@@ -294,23 +275,23 @@ export class ExpositionCache {
   }
 
   /**
-   * Stores the sanitized family `family.name` (with metrics) of group `groupId`; returns its record.
-   * `owned`: label tuples that may be kept as they are (see FamilyView.set).
+   * Stores the sanitized family `family.name` (with metrics) of group `groupId` in place of `old`,
+   * the group's current record of that name; returns the record. `owned`: label tuples that may be
+   * kept as they are (see FamilyView.set).
    */
-  set(groupId: string, family: MetricFamily, pushedAtMs: number, owned: readonly Label[] = []): GroupFamily {
-    return this.update(family.name, (view) => view.set(groupId, family, pushedAtMs, owned));
+  set(groupId: string, old: GroupFamily | undefined, family: MetricFamily, pushedAtMs: number, owned: readonly Label[]): GroupFamily {
+    return this.update(family.name, (view) => view.set(groupId, old, family, pushedAtMs, owned));
   }
 
   /** Puts back a record made earlier (when the store rebuilds its views). */
-  attach(groupId: string, record: GroupFamily): void {
-    this.update(record.name, (view) => view.attach(groupId, record));
+  attach(record: GroupFamily): void {
+    this.update(record.name, (view) => view.attach(record));
   }
 
-  /** Removes family `name` of group `groupId`. */
-  remove(groupId: string, name: string): void {
-    const view = this.views.get(name);
-    if (view === undefined) return;
-    this.update(name, (v) => v.remove(groupId));
+  /** Removes a stored record. */
+  remove(record: GroupFamily): void {
+    if (!this.views.has(record.name)) return;
+    this.update(record.name, (v) => v.remove(record));
   }
 
   private update<T>(name: string, change: (view: FamilyView) => T): T {

@@ -93,15 +93,45 @@ export interface InMemoryGroupStoreOptions {
   readonly onChange?: () => void;
 }
 
-interface MutableGroup {
-  readonly id: string;
-  readonly labels: readonly Label[];
-  families: Map<string, GroupFamily>;
-  pushTimeSeconds: number;
-  pushFailureTimeSeconds: number;
-  expiresAtMs: number | undefined;
+const byName = (a: GroupFamily, b: GroupFamily): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** One group as the store keeps it (and hands it out as a Group). */
+class MutableGroup implements Group {
+  /** The group's family records, sorted by name (an array costs far less than a Map per group). */
+  records: GroupFamily[] = [];
+  pushTimeSeconds = 0;
+  pushFailureTimeSeconds = 0;
+  expiresAtMs: number | undefined = undefined;
   /** Expiry time of this group's live entry in the expiry queue (one per group at most). */
-  queuedAtMs: number | undefined;
+  queuedAtMs: number | undefined = undefined;
+  /** The records of the group's push_time_seconds and push_failure_time_seconds gauges. */
+  pushTime: GroupFamily | undefined = undefined;
+  pushFailureTime: GroupFamily | undefined = undefined;
+
+  constructor(
+    readonly id: string,
+    readonly labels: readonly Label[],
+  ) {}
+
+  /** The families by name, as a new Map (for the API, the console and persistence). */
+  get families(): ReadonlyMap<string, GroupFamily> {
+    return new Map(this.records.map((r) => [r.name, r]));
+  }
+
+  /** The record of family `name`, if the group holds one. */
+  record(name: string): GroupFamily | undefined {
+    const list = this.records;
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const n = (list[mid] as GroupFamily).name;
+      if (n === name) return list[mid];
+      if (n < name) lo = mid + 1;
+      else hi = mid;
+    }
+    return undefined;
+  }
 }
 
 /** Grouping labels as a group keeps them: sorted by name, with strings of their own (see ownString). */
@@ -174,9 +204,9 @@ export class InMemoryGroupStore implements GroupStore {
     // The group's own label tuples: every stored metric of the group shares them.
     const groupLabels = existing?.labels ?? groupLabelsOf(req.grouping);
     const sanitized = req.families.map((f) => sanitizeFamily(f, groupLabels));
-    const replaced = new Set<string>(req.replace && existing ? existing.families.keys() : []);
+    const replaced = new Set<string>(req.replace && existing ? existing.records.map((r) => r.name) : []);
     for (const f of sanitized) replaced.add(f.name);
-    problem ??= this.index.check(id, sanitized, replaced);
+    problem ??= this.index.check(id, sanitized, replaced, (name) => existing?.record(name));
     if (problem !== undefined && this.checkConsistency) {
       this.recordFailure(req.grouping, req.nowMs, req.ttlMs);
       throw new ConsistencyError(problem);
@@ -201,22 +231,25 @@ export class InMemoryGroupStore implements GroupStore {
     const group = existing ?? this.create(id, groupLabels);
     // The group's id, not this push's equal one: every stored metric keeps a reference to it.
     const gid = group.id;
-    const next = replace ? new Map<string, GroupFamily>() : new Map(group.families);
-    const kept = new Set<string>();
+    const pushed = new Map<string, MetricFamily>();
+    const emptied = new Set<string>();
     for (const f of families) {
-      if (f.metrics.length === 0) next.delete(f.name);
-      else kept.add(f.name);
+      if (f.metrics.length === 0) {
+        emptied.add(f.name);
+        pushed.delete(f.name);
+      } else {
+        pushed.set(f.name, f);
+        emptied.delete(f.name);
+      }
     }
-    for (const name of group.families.keys()) {
-      if (!next.has(name) && !kept.has(name)) this.cache.remove(gid, name);
+    const next: GroupFamily[] = [];
+    for (const r of group.records) {
+      if (pushed.has(r.name)) continue;
+      if (replace || emptied.has(r.name)) this.cache.remove(r);
+      else next.push(r);
     }
-    for (const f of families) {
-      if (f.metrics.length === 0) continue;
-      // Keyed by the record's name, not the pushed one: that one is a slice of the push body.
-      const record = this.cache.set(gid, f, nowMs, group.labels);
-      next.set(record.name, record);
-    }
-    group.families = next;
+    for (const f of pushed.values()) next.push(this.cache.set(gid, group.record(f.name), f, nowMs, group.labels));
+    group.records = next.sort(byName);
     group.pushTimeSeconds = nowMs / 1000;
     this.renderPushTimes(group);
     group.expiresAtMs = ttlMs !== undefined && ttlMs > 0 ? nowMs + ttlMs : undefined;
@@ -235,7 +268,7 @@ export class InMemoryGroupStore implements GroupStore {
   /** @param labels the grouping labels as groupLabelsOf gives them. */
   private create(key: string, labels: readonly Label[]): MutableGroup {
     const id = ownString(key);
-    const group: MutableGroup = { id, labels, families: new Map(), pushTimeSeconds: 0, pushFailureTimeSeconds: 0, expiresAtMs: undefined, queuedAtMs: undefined };
+    const group = new MutableGroup(id, labels);
     this.byId.set(id, group);
     this.sorted = undefined;
     return group;
@@ -246,8 +279,8 @@ export class InMemoryGroupStore implements GroupStore {
     const at = group.pushTimeSeconds * 1000;
     const push = { name: PUSH_TIME, help: PUSH_TIME_HELP, type: 'gauge', metrics: [{ labels, value: group.pushTimeSeconds }] } as const;
     const failure = { name: PUSH_FAILURE_TIME, help: PUSH_FAILURE_TIME_HELP, type: 'gauge', metrics: [{ labels, value: group.pushFailureTimeSeconds }] } as const;
-    this.cache.set(group.id, push, at, group.labels);
-    this.cache.set(group.id, failure, at, group.labels);
+    group.pushTime = this.cache.set(group.id, group.pushTime, push, at, group.labels);
+    group.pushFailureTime = this.cache.set(group.id, group.pushFailureTime, failure, at, group.labels);
   }
 
   recordFailure(grouping: readonly Label[], nowMs: number, ttlMs?: number): void {
@@ -277,9 +310,9 @@ export class InMemoryGroupStore implements GroupStore {
   private remove(id: string): boolean {
     const group = this.byId.get(id);
     if (group === undefined) return false;
-    for (const name of group.families.keys()) this.cache.remove(id, name);
-    this.cache.remove(id, PUSH_TIME);
-    this.cache.remove(id, PUSH_FAILURE_TIME);
+    for (const r of group.records) this.cache.remove(r);
+    if (group.pushTime !== undefined) this.cache.remove(group.pushTime);
+    if (group.pushFailureTime !== undefined) this.cache.remove(group.pushFailureTime);
     this.byId.delete(id);
     this.sorted = undefined;
     return true;
@@ -327,9 +360,14 @@ export class InMemoryGroupStore implements GroupStore {
     this.cache.clear();
     this.problem = undefined;
     for (const g of this.byId.values()) {
-      this.problem ??= this.index.check(g.id, [...g.families.values()].map((r) => r.family), new Set());
-      for (const r of g.families.values()) this.cache.attach(g.id, r);
-      this.renderPushTimes(g);
+      this.problem ??= this.index.check(
+        g.id,
+        g.records.map((r) => r.family),
+        new Set(),
+      );
+      for (const r of g.records) this.cache.attach(r);
+      if (g.pushTime !== undefined) this.cache.attach(g.pushTime);
+      if (g.pushFailureTime !== undefined) this.cache.attach(g.pushFailureTime);
     }
   }
 
@@ -367,10 +405,7 @@ export class InMemoryGroupStore implements GroupStore {
         stored.map((s) => s.family),
         new Set(),
       );
-      for (const s of stored) {
-        const record = this.cache.set(g.id, s.family, s.pushedAtMs, group.labels);
-        group.families.set(record.name, record);
-      }
+      group.records = stored.map((s) => this.cache.set(group.id, undefined, s.family, s.pushedAtMs, group.labels)).sort(byName);
       this.renderPushTimes(group);
       this.schedule(group);
     }

@@ -17,8 +17,8 @@ export interface StoredFamily {
 /** One stored metric (one series, or one summary/histogram with its sample lines). */
 export class StoredMetric {
   constructor(
-    /** groupingKeyId of the group that holds it: the tie-break of the exposition order. */
-    readonly groupId: string,
+    /** The family record it belongs to (which knows the group, the type and the help). */
+    readonly record: GroupFamily,
     /** Sanitized and sorted by name; the tuples are shared with neighbouring metrics where equal. */
     readonly labels: readonly Label[],
     /**
@@ -29,6 +29,11 @@ export class StoredMetric {
     /** Text 0.0.4 lines of this metric, flat. */
     public text: string,
   ) {}
+
+  /** groupingKeyId of the group that holds it: the tie-break of the exposition order. */
+  get groupId(): string {
+    return this.record.groupId;
+  }
 
   /** The metric as a plain model. */
   toMetric(): Metric {
@@ -43,16 +48,21 @@ export function payloadOf(m: Metric): number | Metric {
   return m;
 }
 
-/** A family as one group holds it; it is also that group's entry in `Group.families`. */
+/**
+ * A family as one group holds it; it is also that group's entry in `Group.families`. A re-push of
+ * the same label sets updates it (help, push time, values) in place.
+ */
 export class GroupFamily implements StoredFamily {
+  /** The metrics in exposition order; a lone metric is held without an array. Set once, by the view. */
+  metrics: StoredMetric | readonly StoredMetric[] = [];
+
   constructor(
+    readonly groupId: string,
     readonly name: string,
     /** HELP text, unescaped; the same string object as other groups' equal help where possible. */
-    readonly help: string | undefined,
+    public help: string | undefined,
     readonly type: MetricType,
-    readonly pushedAtMs: number,
-    /** The metrics in exposition order; a lone metric is held without an array. */
-    readonly metrics: StoredMetric | readonly StoredMetric[],
+    public pushedAtMs: number,
   ) {}
 
   get size(): number {
