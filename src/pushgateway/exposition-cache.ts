@@ -298,7 +298,8 @@ export class ExpositionCache {
     let view = this.views.get(name);
     if (view === undefined) {
       view = new FamilyView(name);
-      this.views.set(name, view);
+      // Keyed by the view's own copy of the name: the pushed one may be a slice of the push body.
+      this.views.set(view.name, view);
       this.sortedNames = undefined;
     }
     const pushed = name !== PUSH_TIME && name !== PUSH_FAILURE_TIME;
