@@ -1,4 +1,4 @@
-import { formatOpenMetricsFloat, renderOpenMetricsHeader, renderOpenMetricsMetric } from './exposition/openmetrics-encoder.js';
+import { renderOpenMetricsHeader, renderOpenMetricsMetric } from './exposition/openmetrics-encoder.js';
 import { renderFamilyHeader, renderMetricText } from './exposition/text-encoder.js';
 import { PUSH_FAILURE_TIME, PUSH_TIME } from './consistency-index.js';
 import type { Label, Metric, MetricFamily, MetricType } from './model.js';
@@ -21,17 +21,35 @@ function flat(text: string): string {
 const byLabels = (a: Metric, b: Metric): number => compareMetricLabels(a.labels, b.labels);
 
 /**
- * OpenMetrics lines of a stored metric. For a bare number (counter, gauge, untyped without a
- * timestamp) they are its text 0.0.4 line with a counter's `_total` name and OpenMetrics' float
- * form: the label set is taken from the stored text (both formats escape it alike), so nothing is
- * kept for OpenMetrics and little is rendered per scrape.
+ * Whether the value at the end of a text 0.0.4 line (`… value\n`) needs OpenMetrics' `.0`: Go's
+ * shortest form without a point, an exponent, NaN or Inf (text writes -0 as `0`, OpenMetrics as
+ * `0.0`, which fits the same rule).
  */
-function openMetricsLines(name: string, omName: string, type: MetricType, e: StoredMetric): string {
-  const p = e.payload;
-  if (typeof p !== 'number') return renderOpenMetricsMetric(name, type, e.toMetric());
-  // `name{labels} value\n`: label values may hold spaces, the value never does.
-  const labelEnd = e.text.lastIndexOf(' ');
-  return `${omName}${e.text.slice(name.length, labelEnd)} ${formatOpenMetricsFloat(p)}\n`;
+function needsPoint(line: string): boolean {
+  for (let i = line.length - 2; i >= 0; i--) {
+    const c = line.charCodeAt(i);
+    if (c === 32) return true;
+    if (c === 46 || c === 101 || c === 78 || c === 73) return false; // . e N I
+  }
+  return true;
+}
+
+/**
+ * Appends the OpenMetrics lines of a stored metric to `parts`. For a bare number (counter, gauge,
+ * untyped without a timestamp) they are its stored text 0.0.4 line with a counter's `_total` name
+ * and OpenMetrics' float form (the label set is escaped alike in both formats), so nothing is kept
+ * for OpenMetrics and a scrape renders almost nothing.
+ */
+function pushOpenMetricsLines(parts: string[], name: string, omName: string, type: MetricType, e: StoredMetric): void {
+  if (typeof e.payload !== 'number') {
+    parts.push(renderOpenMetricsMetric(name, type, e.toMetric()));
+    return;
+  }
+  const line = e.text;
+  const point = needsPoint(line);
+  if (omName !== name) parts.push(omName, line.slice(name.length, point ? -1 : undefined));
+  else parts.push(point ? line.slice(0, -1) : line);
+  if (point) parts.push('.0\n');
 }
 
 /** A counter's OpenMetrics sample name, else the family name. */
@@ -222,7 +240,7 @@ export class FamilyView {
       const type = this.type();
       const omName = openMetricsSampleName(this.name, type);
       const parts: string[] = [renderOpenMetricsHeader(this.name, this.resolvedHelp(helpOverride), type)];
-      for (const e of this.entries) parts.push(openMetricsLines(this.name, omName, type, e));
+      for (const e of this.entries) pushOpenMetricsLines(parts, this.name, omName, type, e);
       this.omText = parts.join('');
     }
     return this.omText;
