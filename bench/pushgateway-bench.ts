@@ -11,6 +11,10 @@
  * Scrape times are measured with curl, pushes with wrk, so that Node's own HTTP client does not
  * weigh on the figures.
  *
+ * Resident memory is the lowest of several samples taken once both processes are quiet; the
+ * store's live heap per series (bench/pushgateway-heap-probe.ts, after a forced GC) is printed
+ * beside it, as the steadier figure.
+ *
  * Flags: --no-build (use the existing dist/), --seconds=N (wrk duration per run, default 8).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -133,16 +137,36 @@ async function scrapeMs(url: string, runs: number): Promise<number> {
   return times[Math.floor(times.length / 2)] as number;
 }
 
-/**
- * Both runtimes return memory some seconds after the load stops (V8's memory reducer, Go's
- * scavenger): resident memory is sampled after a quiet pause so that it reflects what is kept,
- * not the garbage of the fill that has not been collected yet.
- */
-const settle = () => new Promise((r) => setTimeout(r, 8000));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function rssMiB(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
+}
+
+/**
+ * Resident memory of both processes once they are quiet. Both runtimes return memory some seconds
+ * after the load stops (V8's memory reducer, Go's scavenger), at moments of their own: each is
+ * sampled once a second for `samples` seconds after an 8 s pause, and its lowest sample is taken,
+ * so that the figure reflects what is kept rather than garbage not yet collected or returned.
+ */
+async function quietRssMiB(pids: readonly (number | undefined)[], samples = 6): Promise<number[]> {
+  await sleep(8000);
+  const lowest = pids.map(() => Infinity);
+  for (let i = 0; i < samples; i++) {
+    pids.forEach((pid, k) => (lowest[k] = Math.min(lowest[k] as number, rssMiB(pid))));
+    await sleep(1000);
+  }
+  return lowest;
+}
+
+/** The store's live heap per series, from bench/pushgateway-heap-probe.ts in a child process (steadier than RSS). */
+function probeHeapBytesPerSeries(): number {
+  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(root, 'bench/pushgateway-heap-probe.ts'), '--openmetrics=no'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  return Number(/heap bytes per added series:\s+(\d+)/.exec(out)?.[1] ?? NaN);
 }
 
 /**
@@ -202,9 +226,7 @@ async function main(): Promise<void> {
     const gScrape = await scrapeMs(pg.url, 7);
     rows.push([`GET /metrics ms, ${SMALL} groups (lower is better)`, pScrape, gScrape]);
     rows.push([`scrapes/s, ${SMALL} groups (higher is better)`, 1000 / pScrape, 1000 / gScrape]);
-    await settle();
-    const pRssSmall = rssMiB(portico.child.pid);
-    const gRssSmall = rssMiB(pg.child.pid);
+    const [pRssSmall, gRssSmall] = (await quietRssMiB([portico.child.pid, pg.child.pid])) as [number, number];
     rows.push([`RSS MiB, ${SMALL} groups`, pRssSmall, gRssSmall]);
 
     console.log(`filling ${LARGE} groups…`, new Date().toISOString());
@@ -216,9 +238,7 @@ async function main(): Promise<void> {
     const pScrapeL = await scrapeMs(portico.url, 9);
     const gScrapeL = await scrapeMs(pg.url, 5);
     rows.push([`GET /metrics ms, ${LARGE} groups (lower is better)`, pScrapeL, gScrapeL]);
-    await settle();
-    const pRss = rssMiB(portico.child.pid);
-    const gRss = rssMiB(pg.child.pid);
+    const [pRss, gRss] = (await quietRssMiB([portico.child.pid, pg.child.pid])) as [number, number];
     rows.push([`RSS MiB, ${LARGE} groups`, pRss, gRss]);
     const perSeries = (big: number, small: number) => ((big - small) * 1024 * 1024) / ((LARGE - SMALL) * SERIES);
     rows.push(['RSS bytes per added series (lower is better)', perSeries(pRss, pRssSmall), perSeries(gRss, gRssSmall)]);
@@ -227,6 +247,7 @@ async function main(): Promise<void> {
     await pg.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+  rows.push(['Portico store live heap bytes per series (heap probe)', probeHeapBytesPerSeries(), NaN]);
   const small = storePushMicros(SMALL);
   const large = storePushMicros(LARGE);
   rows.push([`Portico store CPU µs per push, ${SMALL} groups`, small, NaN]);

@@ -19,7 +19,7 @@ import { registerApiRoutes } from './routes/api.js';
 import { registerConsoleRoutes } from './routes/console.js';
 import { registerExpositionRoute } from './routes/exposition.js';
 import { registerLifecycleRoutes } from './routes/lifecycle.js';
-import { automaticOptions } from './routes/options.js';
+import { automaticMethodAnswers } from './routes/options.js';
 import { registerPushRoutes } from './routes/push.js';
 
 declare module 'fastify' {
@@ -104,7 +104,8 @@ export async function buildPushgatewayApp(config: ServeConfig, deps: AreaDeps): 
   const gw: Gateway = { store, own, settings, now: deps.now, requestShutdown: deps.requestShutdown };
   const app = createApp('pushgateway', deps.logger, {
     bodyLimit: settings.maxBodySize,
-    fastify: { routerOptions: { maxParamLength: 65_536 } },
+    // No automatic HEAD routes: Pushgateway answers HEAD with 405 everywhere (automaticMethodAnswers).
+    fastify: { exposeHeadRoutes: false, routerOptions: { maxParamLength: 65_536 } },
   });
 
   // Pushgateway parses every body itself whatever its Content-Type (text unless it is delimited
@@ -152,13 +153,13 @@ export async function buildPushgatewayApp(config: ServeConfig, deps: AreaDeps): 
     reply.code(404).type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send('404 page not found\n'),
   );
 
-  const registerOptions = automaticOptions(app, `${prefix}/api/v1/`);
+  const registerMethodAnswers = automaticMethodAnswers(app, `${prefix}/api/v1/`);
   registerLifecycleRoutes(app, gw);
   registerPushRoutes(app, gw);
   registerExpositionRoute(app, gw);
   registerApiRoutes(app, gw);
   registerConsoleRoutes(app, gw);
-  registerOptions();
+  registerMethodAnswers();
 
   // TTL expiry also happens lazily on every read and write; this sweep makes expired groups leave
   // memory and the persistence file when nobody is calling.

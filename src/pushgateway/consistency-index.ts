@@ -1,6 +1,8 @@
 import { isValidLabelName, isValidMetricName } from './grouping-key.js';
+import type { FamilyView } from './exposition-cache.js';
+import type { GroupFamily } from './stored-family.js';
 import type { Label, Metric, MetricFamily, MetricType } from './model.js';
-import { formatLabelSet, seriesHash } from './sanitize.js';
+import { formatLabelSet, sameLabels, seriesHash } from './sanitize.js';
 
 /** The two gauges the gateway keeps per group; pushed families of these names are refused or replaced. */
 export const PUSH_TIME = 'push_time_seconds';
@@ -20,46 +22,57 @@ export function upperType(t: MetricType): string {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** The checked group's record of a family name, as the views hold it. */
+export type MineLookup = (name: string) => GroupFamily | undefined;
+
+/** What the check reads about the store: the per-name views and the grouping labels of a group. */
+export interface HeldFamilies {
+  /** The view of family `name` (every group's metrics of it), undefined when no group holds it. */
+  view(name: string): FamilyView | undefined;
+  /** Grouping labels of group `groupId`, for messages. */
+  groupLabels(groupId: string): readonly Label[] | undefined;
+  /** True while no two groups hold the same series (nor a type conflict): what an accepted push keeps. */
+  isConsistent(): boolean;
+}
+
 /**
  * Incremental version of the check Pushgateway runs with `Gatherers.Gather()` over a copy of the
- * whole store on every push. It keeps, for every family name, the type each group holds it with,
- * and for every series (name + sorted labels) the group that holds it, so that a push is checked
- * in O(size of the push) with the same accept/reject outcome.
+ * whole store on every push. It reads the store's per-name views, which know the type each group
+ * holds a family with (and how many groups hold each type) and every stored metric in label
+ * order, so that a push is checked in O(size of the push × log(metrics of a name)) with the same
+ * accept/reject outcome. It keeps no state of its own.
  */
 export class ConsistencyIndex {
-  /** family name → (group id → type) */
-  private readonly families = new Map<string, Map<string, MetricType>>();
-  /** family name → (type → number of groups holding the family with that type) */
-  private readonly typeCounts = new Map<string, Map<MetricType, number>>();
-  /** series hash (name + sorted labels) → group id */
-  private readonly series = new Map<number, string>();
-  /** group id → grouping labels, for messages */
-  private readonly groupLabels = new Map<string, readonly Label[]>();
-
   /**
    * @param ownTypes types of the gateway's own metrics (a pushed family of such a name must match).
-   * @param stored the family `name` group `groupId` holds, to confirm a series-hash hit.
+   * @param held the store as it is before the push.
    */
   constructor(
     private readonly ownTypes: ReadonlyMap<string, MetricType>,
-    private readonly stored: (groupId: string, name: string) => MetricFamily | undefined = () => undefined,
+    private readonly held: HeldFamilies,
   ) {}
+
+  /** The view of a pushed name; the push time gauges are the gateway's, and a pushed one replaces them. */
+  private view(name: string): FamilyView | undefined {
+    return name === PUSH_TIME || name === PUSH_FAILURE_TIME ? undefined : this.held.view(name);
+  }
 
   /**
    * Checks sanitized families about to be stored in group `groupId`. `replacedNames` are the names
    * of the group's families the push removes (all of them for PUT, the pushed ones for POST).
+   * `mine` gives the group's records as the views hold them (none while the views are rebuilt).
    * Returns the problem (without Pushgateway's prefix) or undefined.
    */
-  check(groupId: string, families: readonly MetricFamily[], replacedNames: ReadonlySet<string>): string | undefined {
+  check(groupId: string, families: readonly MetricFamily[], replacedNames: ReadonlySet<string>, mine: MineLookup = () => undefined): string | undefined {
     const pushed = new Map<string, MetricType>();
     for (const f of families) pushed.set(f.name, f.type);
     const seen = new Map<number, { name: string; labels: readonly Label[] }[]>();
     for (const f of families) {
       const problem =
         this.checkFamilyName(f) ??
-        this.checkTypes(groupId, f) ??
-        this.checkSuffixes(groupId, f, pushed, replacedNames) ??
-        this.checkMetrics(groupId, f, seen);
+        this.checkTypes(groupId, f, mine) ??
+        this.checkSuffixes(groupId, f, pushed, replacedNames, mine) ??
+        this.checkMetrics(groupId, f, seen, mine);
       if (problem !== undefined) return problem;
     }
     return undefined;
@@ -73,54 +86,54 @@ export class ConsistencyIndex {
     return undefined;
   }
 
-  private checkTypes(groupId: string, f: MetricFamily): string | undefined {
+  private checkTypes(groupId: string, f: MetricFamily, mineOf: MineLookup): string | undefined {
     const own = this.ownTypes.get(f.name);
     if (own !== undefined && own !== f.type) {
       return `gathered metric family ${f.name} has type ${UPPER[f.type]} but should have ${UPPER[own]}`;
     }
-    const counts = this.typeCounts.get(f.name);
-    if (counts === undefined) return undefined;
+    const view = this.view(f.name);
+    if (view === undefined) return undefined;
     // O(1) in the number of groups: compare per-type holder counts, leaving out this group's own.
-    const mine = this.families.get(f.name)?.get(groupId);
+    const mine = mineOf(f.name)?.type;
     let conflicting: MetricType | undefined;
-    for (const [type, n] of counts) {
+    for (const [type, n] of view.typeCounts) {
       if (type !== f.type && n - (mine === type ? 1 : 0) > 0) conflicting = type;
     }
     if (conflicting === undefined) return undefined;
-    let other = '';
-    for (const [gid, type] of this.families.get(f.name) ?? []) {
-      if (gid !== groupId && type === conflicting) {
-        other = gid;
-        break;
-      }
-    }
+    const other = view.otherHolder(groupId, conflicting)?.groupId ?? '';
     const sample = f.metrics[0];
     const labels = sample ? ` ${formatLabelSet(sample.labels)}` : '';
     return `collected metric "${f.name}"${labels} is not a ${UPPER[conflicting]}: it was pushed as ${UPPER[f.type]}, but the group ${this.describe(other)} holds "${f.name}" as ${UPPER[conflicting]}`;
   }
 
   /** Type of `name` as it would be after the push, or undefined when no family has that name. */
-  private typeAfter(groupId: string, name: string, pushed: ReadonlyMap<string, MetricType>, replaced: ReadonlySet<string>): MetricType | undefined {
+  private typeAfter(groupId: string, name: string, pushed: ReadonlyMap<string, MetricType>, replaced: ReadonlySet<string>, mineOf: MineLookup): MetricType | undefined {
     const p = pushed.get(name);
     if (p !== undefined) return p;
     const own = this.ownTypes.get(name);
     if (own !== undefined) return own;
     if (name === PUSH_TIME || name === PUSH_FAILURE_TIME) return 'gauge';
-    const holders = this.families.get(name);
-    if (holders === undefined) return undefined;
-    for (const [gid, type] of holders) {
-      if (gid !== groupId || !replaced.has(name)) return type;
+    if (this.view(name) === undefined) return undefined;
+    if (!replaced.has(name)) {
+      const mine = mineOf(name);
+      if (mine !== undefined) return mine.type;
     }
-    return undefined;
+    return this.view(name)?.otherHolder(groupId)?.type;
   }
 
   // client_golang registry.go checkSuffixCollisions, applied to the store as it would be after the push.
-  private checkSuffixes(groupId: string, f: MetricFamily, pushed: ReadonlyMap<string, MetricType>, replaced: ReadonlySet<string>): string | undefined {
+  private checkSuffixes(
+    groupId: string,
+    f: MetricFamily,
+    pushed: ReadonlyMap<string, MetricType>,
+    replaced: ReadonlySet<string>,
+    mine: MineLookup,
+  ): string | undefined {
     const name = f.name;
     for (const suffix of ['_count', '_sum', '_bucket']) {
       if (!name.endsWith(suffix)) continue;
       const base = name.slice(0, -suffix.length);
-      const baseType = this.typeAfter(groupId, base, pushed, replaced);
+      const baseType = this.typeAfter(groupId, base, pushed, replaced, mine);
       if (baseType === 'histogram' || (baseType === 'summary' && suffix !== '_bucket')) {
         return `collected metric named "${name}" collides with previously collected ${baseType} named "${base}"`;
       }
@@ -128,7 +141,7 @@ export class ConsistencyIndex {
     if (f.type === 'summary' || f.type === 'histogram') {
       const suffixes = f.type === 'histogram' ? ['_count', '_sum', '_bucket'] : ['_count', '_sum'];
       for (const suffix of suffixes) {
-        if (this.typeAfter(groupId, name + suffix, pushed, replaced) !== undefined) {
+        if (this.typeAfter(groupId, name + suffix, pushed, replaced, mine) !== undefined) {
           return `collected ${f.type} named "${name}" collides with previously collected metric named "${name + suffix}"`;
         }
       }
@@ -136,16 +149,19 @@ export class ConsistencyIndex {
     return undefined;
   }
 
-  private checkMetrics(groupId: string, f: MetricFamily, seen: Map<number, { name: string; labels: readonly Label[] }[]>): string | undefined {
+  private checkMetrics(groupId: string, f: MetricFamily, seen: Map<number, { name: string; labels: readonly Label[] }[]>, mineOf: MineLookup): string | undefined {
+    const view = this.view(f.name);
+    // A series this group holds now is held by no other group while the store is consistent, so
+    // the common re-push of the same series needs no search.
+    const mine = view !== undefined && this.held.isConsistent() ? mineOf(f.name) : undefined;
     for (const m of f.metrics) {
       const problem = checkMetric(f, m);
       if (problem !== undefined) return problem;
       const h = seriesHash(f.name, m.labels);
       const twin = seen.get(h)?.some((o) => o.name === f.name && sameLabels(o.labels, m.labels)) ?? false;
-      const owner = this.series.get(h);
-      const held = owner !== undefined && owner !== groupId && (this.stored(owner, f.name)?.metrics.some((o) => sameLabels(o.labels, m.labels)) ?? false);
-      if (twin || held) {
-        const where = held ? ` (it is already held by group ${this.describe(owner as string)})` : ' (twice in this push)';
+      const owner = mine?.holds(m.labels) === true ? undefined : view?.holderOf(m.labels, groupId);
+      if (twin || owner !== undefined) {
+        const where = owner !== undefined ? ` (it is already held by group ${this.describe(owner)})` : ' (twice in this push)';
         return `collected metric "${f.name}" ${formatLabelSet(m.labels)} was collected before with the same name and label values${where}`;
       }
       const list = seen.get(h);
@@ -156,70 +172,8 @@ export class ConsistencyIndex {
   }
 
   private describe(groupId: string): string {
-    return formatLabelSet(this.groupLabels.get(groupId) ?? []);
+    return formatLabelSet(this.held.groupLabels(groupId) ?? []);
   }
-
-  /** Records that group `groupId` now holds `added` and no longer holds `removed` (sanitized families). */
-  update(groupId: string, labels: readonly Label[], removed: Iterable<MetricFamily>, added: Iterable<MetricFamily>): void {
-    this.groupLabels.set(groupId, labels);
-    for (const f of removed) {
-      const holders = this.families.get(f.name);
-      const held = holders?.get(groupId);
-      if (holders !== undefined && held !== undefined) {
-        holders.delete(groupId);
-        this.count(f.name, held, -1);
-        if (holders.size === 0) this.families.delete(f.name);
-      }
-      for (const m of f.metrics) {
-        const h = seriesHash(f.name, m.labels);
-        if (this.series.get(h) === groupId) this.series.delete(h);
-      }
-    }
-    for (const f of added) {
-      let holders = this.families.get(f.name);
-      if (holders === undefined) {
-        holders = new Map();
-        this.families.set(f.name, holders);
-      }
-      const held = holders.get(groupId);
-      if (held !== undefined) this.count(f.name, held, -1);
-      holders.set(groupId, f.type);
-      this.count(f.name, f.type, 1);
-      for (const m of f.metrics) this.series.set(seriesHash(f.name, m.labels), groupId);
-    }
-  }
-
-  private count(name: string, type: MetricType, delta: number): void {
-    let counts = this.typeCounts.get(name);
-    if (counts === undefined) {
-      counts = new Map();
-      this.typeCounts.set(name, counts);
-    }
-    const n = (counts.get(type) ?? 0) + delta;
-    if (n > 0) counts.set(type, n);
-    else counts.delete(type);
-    if (counts.size === 0) this.typeCounts.delete(name);
-  }
-
-  /** Forgets a deleted group (its families must have been passed as `removed` to update first). */
-  forgetGroup(groupId: string): void {
-    this.groupLabels.delete(groupId);
-  }
-
-  get seriesCount(): number {
-    return this.series.size;
-  }
-
-  clear(): void {
-    this.families.clear();
-    this.typeCounts.clear();
-    this.series.clear();
-    this.groupLabels.clear();
-  }
-}
-
-function sameLabels(a: readonly Label[], b: readonly Label[]): boolean {
-  return a.length === b.length && a.every((l, i) => l[0] === (b[i] as Label)[0] && l[1] === (b[i] as Label)[1]);
 }
 
 /**

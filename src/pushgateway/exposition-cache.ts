@@ -1,34 +1,16 @@
 import { renderOpenMetricsHeader, renderOpenMetricsMetric } from './exposition/openmetrics-encoder.js';
 import { renderFamilyHeader, renderMetricText } from './exposition/text-encoder.js';
+import { PUSH_FAILURE_TIME, PUSH_TIME } from './consistency-index.js';
 import type { Label, Metric, MetricFamily, MetricType } from './model.js';
-import { compareMetricLabels, compareStrings } from './sanitize.js';
-
-interface Entry {
-  readonly groupId: string;
-  readonly labels: readonly Label[];
-  metric: Metric;
-  /** Text 0.0.4 lines of this metric, rendered once per change. */
-  text: string;
-  /** OpenMetrics lines, rendered on the first OpenMetrics scrape after a change. */
-  omText: string | undefined;
-}
+import { compareMetricLabels, compareStrings, ownLabel, ownString, sameLabels } from './sanitize.js';
+import { GroupFamily, StoredMetric, payloadOf } from './stored-family.js';
 
 /** The cached exposition formats. */
 export type CachedFormat = 'text' | 'openmetrics';
 
-interface Contribution {
-  readonly entries: Entry[];
-  readonly help: string | undefined;
-  readonly type: MetricType;
-}
-
-function compareEntries(a: Entry, b: Entry): number {
-  return compareMetricLabels(a.labels, b.labels) || compareStrings(a.groupId, b.groupId);
-}
-
 /**
  * The encoder builds a metric's text by concatenation, which V8 keeps as a tree of pieces (a cons
- * string) until it is read; reading one character flattens it in place. Cached texts are flattened
+ * string) until it is read; reading one character flattens it in place. Stored texts are flattened
  * once here so that they take less memory and every later scrape joins flat strings.
  */
 function flat(text: string): string {
@@ -36,83 +18,195 @@ function flat(text: string): string {
   return text;
 }
 
-function sameLabels(a: readonly Label[], b: readonly Label[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] as Label;
-    const y = b[i] as Label;
-    if (x[0] !== y[0] || x[1] !== y[1]) return false;
+const byLabels = (a: Metric, b: Metric): number => compareMetricLabels(a.labels, b.labels);
+
+/**
+ * Whether the value at the end of a text 0.0.4 line (`… value\n`) needs OpenMetrics' `.0`: Go's
+ * shortest form without a point, an exponent, NaN or Inf (text writes -0 as `0`, OpenMetrics as
+ * `0.0`, which fits the same rule).
+ */
+function needsPoint(line: string): boolean {
+  for (let i = line.length - 2; i >= 0; i--) {
+    const c = line.charCodeAt(i);
+    if (c === 32) return true;
+    if (c === 46 || c === 101 || c === 78 || c === 73) return false; // . e N I
   }
   return true;
 }
 
 /**
- * One exposed family merged across groups: metrics kept in Pushgateway's order (an array sorted
- * incrementally), each with its rendered text, and the family text cached until a push changes it.
- * A re-push of the same label sets (the common case) only swaps texts in place.
+ * Appends the OpenMetrics lines of a stored metric to `parts`. For a bare number (counter, gauge,
+ * untyped without a timestamp) they are its stored text 0.0.4 line with a counter's `_total` name
+ * and OpenMetrics' float form (the label set is escaped alike in both formats), so nothing is kept
+ * for OpenMetrics and a scrape renders almost nothing.
  */
-class FamilyView {
-  private readonly entries: Entry[] = [];
-  private readonly byGroup = new Map<string, Contribution>();
-  private text: string | undefined;
-  private omText: string | undefined;
+function pushOpenMetricsLines(parts: string[], name: string, omName: string, type: MetricType, e: StoredMetric): void {
+  if (typeof e.payload !== 'number') {
+    parts.push(renderOpenMetricsMetric(name, type, e.toMetric()));
+    return;
+  }
+  const line = e.text;
+  const point = needsPoint(line);
+  if (omName !== name) parts.push(omName, line.slice(name.length, point ? -1 : undefined));
+  else parts.push(point ? line.slice(0, -1) : line);
+  if (point) parts.push('.0\n');
+}
+
+/** A counter's OpenMetrics sample name, else the family name. */
+function openMetricsSampleName(name: string, type: MetricType): string {
+  if (type !== 'counter') return name;
+  return name.endsWith('_total') ? name : `${name}_total`;
+}
+
+/**
+ * One family name across groups: every stored metric in Pushgateway's order (an array sorted
+ * incrementally), for the exposition and for finding who holds a series; each metric knows its
+ * group's record. A re-push of the same label sets (the common case) only swaps values and texts
+ * in place.
+ */
+export class FamilyView {
+  private readonly entries: StoredMetric[] = [];
+  private readonly counts = new Map<MetricType, number>();
+  private holders = 0;
   private help: { value: string | undefined } | undefined;
+  /** The family's text 0.0.4 until a change; the metrics' texts are slices of it (no second copy). */
+  private text: string | undefined;
+  /** The family's OpenMetrics text until a change, rendered on the first OpenMetrics scrape. */
+  private omText: string | undefined;
+  /** The last help stored: an equal help pushed later shares this string instead of keeping its own. */
+  private lastHelp: string | undefined;
+  readonly name: string;
 
-  constructor(readonly name: string) {}
-
-  get isEmpty(): boolean {
-    return this.byGroup.size === 0;
+  constructor(name: string) {
+    this.name = ownString(name);
   }
 
-  set(groupId: string, family: MetricFamily | undefined): void {
-    const old = this.byGroup.get(groupId);
-    this.text = undefined;
-    this.omText = undefined;
-    if (family === undefined) {
-      if (old === undefined) return;
-      this.removeEntries(old.entries);
-      this.byGroup.delete(groupId);
-      this.help = undefined;
-      return;
-    }
-    const metrics = [...family.metrics].sort((a, b) => compareMetricLabels(a.labels, b.labels));
-    if (old !== undefined && old.type === family.type && old.entries.length === metrics.length && old.entries.every((e, i) => sameLabels(e.labels, (metrics[i] as Metric).labels))) {
-      old.entries.forEach((e, i) => {
-        const m = metrics[i] as Metric;
-        e.metric = m;
-        e.text = flat(renderMetricText(this.name, family.type, m));
-        e.omText = undefined;
-      });
-      if (old.help !== family.help) {
-        this.byGroup.set(groupId, { entries: old.entries, help: family.help, type: family.type });
-        this.help = undefined;
+  get isEmpty(): boolean {
+    return this.holders === 0;
+  }
+
+  /** How many groups hold this family with each type (types held by none left out). */
+  get typeCounts(): ReadonlyMap<MetricType, number> {
+    return this.counts;
+  }
+
+  /**
+   * Stores `family` (sanitized) as group `groupId`'s, in place of `old` (its current record, if
+   * any); returns the record. `owned` are label tuples that may be kept as they are (the group's
+   * grouping labels); other new tuples are copied when they hold slices of the push body.
+   */
+  set(groupId: string, old: GroupFamily | undefined, family: MetricFamily, pushedAtMs: number, owned: readonly Label[]): GroupFamily {
+    this.changed();
+    let help = family.help;
+    if (help !== undefined) help = help === this.lastHelp ? this.lastHelp : help === old?.help ? old.help : ownString(help);
+    this.lastHelp = help;
+    const metrics = family.metrics.length === 1 ? family.metrics : [...family.metrics].sort(byLabels);
+    const type = family.type;
+    if (old !== undefined && old.type === type && old.size === metrics.length) {
+      const held = old.list();
+      if (held.every((e, i) => sameLabels(e.labels, (metrics[i] as Metric).labels))) {
+        held.forEach((e, i) => {
+          const m = metrics[i] as Metric;
+          e.payload = payloadOf(m);
+          e.text = flat(renderMetricText(this.name, type, m));
+        });
+        if (old.help !== help) this.help = undefined;
+        old.help = help;
+        old.pushedAtMs = pushedAtMs;
+        return old;
       }
-      return;
     }
-    if (old !== undefined) this.removeEntries(old.entries);
-    const entries = metrics.map((m): Entry => ({ groupId, labels: m.labels, metric: m, text: flat(renderMetricText(this.name, family.type, m)), omText: undefined }));
-    for (const e of entries) this.entries.splice(this.lowerBound(e), 0, e);
-    this.byGroup.set(groupId, { entries, help: family.help, type: family.type });
+    if (old !== undefined) this.remove(old);
+    const record = new GroupFamily(groupId, this.name, help, type, pushedAtMs);
+    const stored = metrics.map((m) => {
+      const at = this.lowerBound(m.labels, groupId);
+      return new StoredMetric(record, this.share(m.labels, at, owned), payloadOf(m), flat(renderMetricText(this.name, type, m)));
+    });
+    record.metrics = stored.length === 1 ? (stored[0] as StoredMetric) : stored;
+    this.attach(record);
+    return record;
+  }
+
+  /** Adds a record made earlier (when the store rebuilds its views). */
+  attach(record: GroupFamily): void {
+    this.changed();
+    for (const e of record.list()) this.entries.splice(this.lowerBound(e.labels, record.groupId), 0, e);
+    this.holders++;
+    this.count(record.type, 1);
     this.help = undefined;
   }
 
-  private lowerBound(e: Entry): number {
+  /** Removes a record of this family. */
+  remove(record: GroupFamily): void {
+    this.changed();
+    for (const e of record.list()) {
+      let i = this.lowerBound(e.labels, record.groupId);
+      while (i < this.entries.length && this.entries[i] !== e) i++;
+      if (i < this.entries.length) this.entries.splice(i, 1);
+    }
+    this.holders--;
+    this.count(record.type, -1);
+    this.help = undefined;
+  }
+
+  private changed(): void {
+    this.text = undefined;
+    this.omText = undefined;
+  }
+
+  private count(type: MetricType, delta: number): void {
+    const n = (this.counts.get(type) ?? 0) + delta;
+    if (n > 0) this.counts.set(type, n);
+    else this.counts.delete(type);
+  }
+
+  /**
+   * The labels as they will be stored: each tuple equal to the one at the same place in the
+   * neighbouring metric is that tuple (sorted neighbours mostly share names and many values), in
+   * an array of exactly the right size. Other tuples are `owned` ones or own copies.
+   */
+  private share(labels: readonly Label[], at: number, owned: readonly Label[]): Label[] {
+    const near = (this.entries[at - 1] ?? this.entries[at])?.labels;
+    return labels.map((l, j) => {
+      const n = near?.[j];
+      if (n !== undefined && n[0] === l[0] && n[1] === l[1]) return n;
+      return owned.includes(l) ? l : ownLabel(l);
+    });
+  }
+
+  /** Index of the first metric that sorts at or after (`labels`, `groupId`). */
+  private lowerBound(labels: readonly Label[], groupId: string): number {
     let lo = 0;
     let hi = this.entries.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compareEntries(this.entries[mid] as Entry, e) < 0) lo = mid + 1;
+      const e = this.entries[mid] as StoredMetric;
+      if ((compareMetricLabels(e.labels, labels) || compareStrings(e.groupId, groupId)) < 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
-  private removeEntries(old: readonly Entry[]): void {
-    for (const e of old) {
-      let i = this.lowerBound(e);
-      while (i < this.entries.length && this.entries[i] !== e) i++;
-      if (i < this.entries.length) this.entries.splice(i, 1);
+  /** A group other than `groupId` holding a metric with exactly these (sanitized) labels. */
+  holderOf(labels: readonly Label[], groupId: string): string | undefined {
+    for (let i = this.lowerBound(labels, ''); i < this.entries.length; i++) {
+      const e = this.entries[i] as StoredMetric;
+      if (compareMetricLabels(e.labels, labels) !== 0) break;
+      if (e.groupId !== groupId && sameLabels(e.labels, labels)) return e.groupId;
     }
+    return undefined;
+  }
+
+  /** The first record (in exposition order) of a group other than `groupId`, optionally of type `type`. */
+  otherHolder(groupId: string, type?: MetricType): GroupFamily | undefined {
+    for (const e of this.entries) {
+      if (e.record.groupId !== groupId && (type === undefined || e.record.type === type)) return e.record;
+    }
+    return undefined;
+  }
+
+  get metricCount(): number {
+    return this.entries.length;
   }
 
   /**
@@ -123,48 +217,55 @@ class FamilyView {
   resolvedHelp(override: string | undefined): string | undefined {
     if (override !== undefined) return override;
     if (this.help === undefined) {
-      let firstId: string | undefined;
-      let help: string | undefined;
-      for (const [id, c] of this.byGroup) {
-        if (firstId === undefined || compareStrings(id, firstId) < 0) {
-          firstId = id;
-          help = c.help;
-        }
+      let first: GroupFamily | undefined;
+      for (const e of this.entries) {
+        if (first === undefined || (e.record !== first && compareStrings(e.record.groupId, first.groupId) < 0)) first = e.record;
       }
-      this.help = { value: help };
+      this.help = { value: first?.help };
     }
     return this.help.value;
   }
 
   type(): MetricType {
-    const first = this.entries[0];
-    if (first !== undefined) return (this.byGroup.get(first.groupId) as Contribution).type;
-    return 'untyped';
+    return this.entries[0]?.record.type ?? 'untyped';
   }
 
+  /** The family's text: header and every metric's lines, cached until a change. */
   render(format: CachedFormat, helpOverride: string | undefined): string {
-    const type = this.type();
     if (format === 'text') {
-      if (this.text === undefined) {
-        const parts: string[] = [renderFamilyHeader(this.name, this.resolvedHelp(helpOverride), type)];
-        for (const e of this.entries) parts.push(e.text);
-        this.text = parts.join('');
-      }
+      this.text ??= this.join(renderFamilyHeader(this.name, this.resolvedHelp(helpOverride), this.type()));
       return this.text;
     }
     if (this.omText === undefined) {
+      const type = this.type();
+      const omName = openMetricsSampleName(this.name, type);
       const parts: string[] = [renderOpenMetricsHeader(this.name, this.resolvedHelp(helpOverride), type)];
-      for (const e of this.entries) {
-        e.omText ??= flat(renderOpenMetricsMetric(this.name, type, e.metric));
-        parts.push(e.omText);
-      }
+      for (const e of this.entries) pushOpenMetricsLines(parts, this.name, omName, type, e);
       this.omText = parts.join('');
     }
     return this.omText;
   }
 
+  /**
+   * Joins the header and the metrics' texts into the family text, and makes each metric's text a
+   * slice of it (V8 keeps a slice as a reference to the joined string), so that the bytes are held
+   * once while a scrape still only joins the families.
+   */
+  private join(header: string): string {
+    const parts: string[] = [header];
+    for (const e of this.entries) parts.push(e.text);
+    const text = parts.join('');
+    let at = header.length;
+    for (const e of this.entries) {
+      const end = at + e.text.length;
+      e.text = text.slice(at, end);
+      at = end;
+    }
+    return text;
+  }
+
   model(helpOverride: string | undefined): MetricFamily {
-    return { name: this.name, help: this.resolvedHelp(helpOverride), type: this.type(), metrics: this.entries.map((e) => e.metric) };
+    return { name: this.name, help: this.resolvedHelp(helpOverride), type: this.type(), metrics: this.entries.map((e) => e.toMetric()) };
   }
 }
 
@@ -175,31 +276,64 @@ export interface RenderedFamily {
 }
 
 /**
- * The exposition of every pushed family, kept up to date by the store on each write so that a
- * scrape is a concatenation of cached texts: only the families a push touched are re-rendered,
- * and only the metrics it changed.
+ * Every stored family by name, across groups: the store's records and the exposition built from
+ * them. Only the metrics a push changed are re-rendered; a scrape joins the stored texts.
  */
 export class ExpositionCache {
   private readonly views = new Map<string, FamilyView>();
   private sortedNames: string[] | undefined;
+  private pushedSeries = 0;
 
   /** @param helpOverrides help of the gateway's own metrics, which replaces a pushed help for the same name. */
   constructor(private readonly helpOverrides: ReadonlyMap<string, string> = new Map()) {}
 
-  /** Sets (or, with undefined, removes) the sanitized family `name` of group `groupId`. */
-  set(groupId: string, name: string, family: MetricFamily | undefined): void {
+  /** The view of family `name`, undefined when no group holds it. */
+  view(name: string): FamilyView | undefined {
+    return this.views.get(name);
+  }
+
+  /**
+   * Stores the sanitized family `family.name` (with metrics) of group `groupId` in place of `old`,
+   * the group's current record of that name; returns the record. `owned`: label tuples that may be
+   * kept as they are (see FamilyView.set).
+   */
+  set(groupId: string, old: GroupFamily | undefined, family: MetricFamily, pushedAtMs: number, owned: readonly Label[]): GroupFamily {
+    return this.update(family.name, (view) => view.set(groupId, old, family, pushedAtMs, owned));
+  }
+
+  /** Puts back a record made earlier (when the store rebuilds its views). */
+  attach(record: GroupFamily): void {
+    this.update(record.name, (view) => view.attach(record));
+  }
+
+  /** Removes a stored record. */
+  remove(record: GroupFamily): void {
+    if (!this.views.has(record.name)) return;
+    this.update(record.name, (v) => v.remove(record));
+  }
+
+  private update<T>(name: string, change: (view: FamilyView) => T): T {
     let view = this.views.get(name);
     if (view === undefined) {
-      if (family === undefined) return;
       view = new FamilyView(name);
-      this.views.set(name, view);
+      // Keyed by the view's own copy of the name: the pushed one may be a slice of the push body.
+      this.views.set(view.name, view);
       this.sortedNames = undefined;
     }
-    view.set(groupId, family);
+    const pushed = name !== PUSH_TIME && name !== PUSH_FAILURE_TIME;
+    if (pushed) this.pushedSeries -= view.metricCount;
+    const result = change(view);
+    if (pushed) this.pushedSeries += view.metricCount;
     if (view.isEmpty) {
       this.views.delete(name);
       this.sortedNames = undefined;
     }
+    return result;
+  }
+
+  /** Stored metrics of pushed families (the push time gauges left out). */
+  get seriesCount(): number {
+    return this.pushedSeries;
   }
 
   private names(): string[] {
@@ -220,5 +354,6 @@ export class ExpositionCache {
   clear(): void {
     this.views.clear();
     this.sortedNames = undefined;
+    this.pushedSeries = 0;
   }
 }

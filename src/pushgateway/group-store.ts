@@ -3,18 +3,14 @@ import { ExpositionCache, type CachedFormat, type RenderedFamily } from './expos
 import { ConsistencyError, timestampsRefused } from './gateway-errors.js';
 import { groupingKeyId } from './grouping-key.js';
 import type { Label, MetricFamily, MetricType } from './model.js';
-import { compareStrings, sanitizeFamily, sanitizeLabels } from './sanitize.js';
+import { compareStrings, ownLabel, ownString, sanitizeFamily, sanitizeLabels } from './sanitize.js';
 import { ExpiryQueue } from './expiry-queue.js';
+import type { GroupFamily, StoredFamily } from './stored-family.js';
+
+export type { StoredFamily };
 
 export const PUSH_TIME_HELP = 'Last Unix time when changing this group in the Pushgateway succeeded.';
 export const PUSH_FAILURE_TIME_HELP = 'Last Unix time when changing this group in the Pushgateway failed.';
-
-/** A stored family and when it was last pushed. */
-export interface StoredFamily {
-  /** Sanitized: grouping labels applied, instance="" added, labels sorted. */
-  readonly family: MetricFamily;
-  readonly pushedAtMs: number;
-}
 
 /** One group: everything pushed under one grouping key. */
 export interface Group {
@@ -97,15 +93,50 @@ export interface InMemoryGroupStoreOptions {
   readonly onChange?: () => void;
 }
 
-interface MutableGroup {
-  readonly id: string;
-  readonly labels: readonly Label[];
-  families: Map<string, StoredFamily>;
-  pushTimeSeconds: number;
-  pushFailureTimeSeconds: number;
-  expiresAtMs: number | undefined;
+const byName = (a: GroupFamily, b: GroupFamily): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** One group as the store keeps it (and hands it out as a Group). */
+class MutableGroup implements Group {
+  /** The group's family records, sorted by name (an array costs far less than a Map per group). */
+  records: GroupFamily[] = [];
+  pushTimeSeconds = 0;
+  pushFailureTimeSeconds = 0;
+  expiresAtMs: number | undefined = undefined;
   /** Expiry time of this group's live entry in the expiry queue (one per group at most). */
-  queuedAtMs: number | undefined;
+  queuedAtMs: number | undefined = undefined;
+  /** The records of the group's push_time_seconds and push_failure_time_seconds gauges. */
+  pushTime: GroupFamily | undefined = undefined;
+  pushFailureTime: GroupFamily | undefined = undefined;
+
+  constructor(
+    readonly id: string,
+    readonly labels: readonly Label[],
+  ) {}
+
+  /** The families by name, as a new Map (for the API, the console and persistence). */
+  get families(): ReadonlyMap<string, GroupFamily> {
+    return new Map(this.records.map((r) => [r.name, r]));
+  }
+
+  /** The record of family `name`, if the group holds one. */
+  record(name: string): GroupFamily | undefined {
+    const list = this.records;
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const n = (list[mid] as GroupFamily).name;
+      if (n === name) return list[mid];
+      if (n < name) lo = mid + 1;
+      else hi = mid;
+    }
+    return undefined;
+  }
+}
+
+/** Grouping labels as a group keeps them: sorted by name, with strings of their own (see ownString). */
+function groupLabelsOf(grouping: readonly Label[]): Label[] {
+  return grouping.map(ownLabel).sort((a, b) => compareStrings(a[0], b[0]));
 }
 
 function hasTimestamps(families: readonly MetricFamily[]): boolean {
@@ -126,8 +157,12 @@ export class InMemoryGroupStore implements GroupStore {
 
   constructor(private readonly opts: InMemoryGroupStoreOptions = {}) {
     this.ownTypes = opts.ownTypes ?? new Map();
-    this.index = new ConsistencyIndex(this.ownTypes, (id, name) => this.byId.get(id)?.families.get(name)?.family);
     this.cache = new ExpositionCache(opts.ownHelp);
+    this.index = new ConsistencyIndex(this.ownTypes, {
+      view: (name) => this.cache.view(name),
+      groupLabels: (id) => this.byId.get(id)?.labels,
+      isConsistent: () => this.problem === undefined,
+    });
     this.checkConsistency = opts.checkConsistency ?? true;
   }
 
@@ -140,7 +175,7 @@ export class InMemoryGroupStore implements GroupStore {
   }
 
   get seriesCount(): number {
-    return this.index.seriesCount;
+    return this.cache.seriesCount;
   }
 
   inconsistency(): string | undefined {
@@ -165,17 +200,19 @@ export class InMemoryGroupStore implements GroupStore {
       problem = findDuplicateLabel(f);
       if (problem !== undefined) break;
     }
-    const sanitized = req.families.map((f) => sanitizeFamily(f, req.grouping));
     const existing = this.byId.get(id);
-    const replaced = new Set<string>(req.replace && existing ? existing.families.keys() : []);
+    // The group's own label tuples: every stored metric of the group shares them.
+    const groupLabels = existing?.labels ?? groupLabelsOf(req.grouping);
+    const sanitized = req.families.map((f) => sanitizeFamily(f, groupLabels));
+    const replaced = new Set<string>(req.replace && existing ? existing.records.map((r) => r.name) : []);
     for (const f of sanitized) replaced.add(f.name);
-    problem ??= this.index.check(id, sanitized, replaced);
+    problem ??= this.index.check(id, sanitized, replaced, (name) => existing?.record(name));
     if (problem !== undefined && this.checkConsistency) {
       this.recordFailure(req.grouping, req.nowMs, req.ttlMs);
       throw new ConsistencyError(problem);
     }
     const stored = sanitized.filter((f) => f.name !== PUSH_TIME && f.name !== PUSH_FAILURE_TIME);
-    this.apply(id, req.grouping, existing, stored, req.replace, req.nowMs, req.ttlMs);
+    this.apply(id, groupLabels, existing, stored, req.replace, req.nowMs, req.ttlMs);
     if (problem !== undefined) this.problem ??= problem;
     else if (this.problem !== undefined) this.recheck();
     this.changed();
@@ -184,30 +221,35 @@ export class InMemoryGroupStore implements GroupStore {
 
   private apply(
     id: string,
-    grouping: readonly Label[],
+    groupLabels: readonly Label[],
     existing: MutableGroup | undefined,
     families: readonly MetricFamily[],
     replace: boolean,
     nowMs: number,
     ttlMs: number | undefined,
   ): void {
-    const group = existing ?? this.create(id, grouping);
-    const removed: MetricFamily[] = [];
-    const next = replace ? new Map<string, StoredFamily>() : new Map(group.families);
+    const group = existing ?? this.create(id, groupLabels);
+    // The group's id, not this push's equal one: every stored metric keeps a reference to it.
+    const gid = group.id;
+    const pushed = new Map<string, MetricFamily>();
+    const emptied = new Set<string>();
     for (const f of families) {
-      if (f.metrics.length === 0) next.delete(f.name);
-      else next.set(f.name, { family: f, pushedAtMs: nowMs });
-    }
-    for (const [name, old] of group.families) {
-      if (next.get(name) !== old) {
-        removed.push(old.family);
-        if (!next.has(name)) this.cache.set(id, name, undefined);
+      if (f.metrics.length === 0) {
+        emptied.add(f.name);
+        pushed.delete(f.name);
+      } else {
+        pushed.set(f.name, f);
+        emptied.delete(f.name);
       }
     }
-    const added = families.filter((f) => f.metrics.length > 0);
-    this.index.update(id, group.labels, removed, added);
-    for (const f of added) this.cache.set(id, f.name, f);
-    group.families = next;
+    const next: GroupFamily[] = [];
+    for (const r of group.records) {
+      if (pushed.has(r.name)) continue;
+      if (replace || emptied.has(r.name)) this.cache.remove(r);
+      else next.push(r);
+    }
+    for (const f of pushed.values()) next.push(this.cache.set(gid, group.record(f.name), f, nowMs, group.labels));
+    group.records = next.sort(byName);
     group.pushTimeSeconds = nowMs / 1000;
     this.renderPushTimes(group);
     group.expiresAtMs = ttlMs !== undefined && ttlMs > 0 ? nowMs + ttlMs : undefined;
@@ -223,31 +265,29 @@ export class InMemoryGroupStore implements GroupStore {
     this.expiries.add(at, group.id);
   }
 
-  private create(id: string, grouping: readonly Label[]): MutableGroup {
-    const labels = [...grouping].sort((a, b) => compareStrings(a[0], b[0]));
-    const group: MutableGroup = { id, labels, families: new Map(), pushTimeSeconds: 0, pushFailureTimeSeconds: 0, expiresAtMs: undefined, queuedAtMs: undefined };
+  /** @param labels the grouping labels as groupLabelsOf gives them. */
+  private create(key: string, labels: readonly Label[]): MutableGroup {
+    const id = ownString(key);
+    const group = new MutableGroup(id, labels);
     this.byId.set(id, group);
-    this.index.update(id, labels, [], []);
     this.sorted = undefined;
     return group;
   }
 
   private renderPushTimes(group: MutableGroup): void {
     const labels = sanitizeLabels([], group.labels);
-    this.cache.set(group.id, PUSH_TIME, { name: PUSH_TIME, help: PUSH_TIME_HELP, type: 'gauge', metrics: [{ labels, value: group.pushTimeSeconds }] });
-    this.cache.set(group.id, PUSH_FAILURE_TIME, {
-      name: PUSH_FAILURE_TIME,
-      help: PUSH_FAILURE_TIME_HELP,
-      type: 'gauge',
-      metrics: [{ labels, value: group.pushFailureTimeSeconds }],
-    });
+    const at = group.pushTimeSeconds * 1000;
+    const push = { name: PUSH_TIME, help: PUSH_TIME_HELP, type: 'gauge', metrics: [{ labels, value: group.pushTimeSeconds }] } as const;
+    const failure = { name: PUSH_FAILURE_TIME, help: PUSH_FAILURE_TIME_HELP, type: 'gauge', metrics: [{ labels, value: group.pushFailureTimeSeconds }] } as const;
+    group.pushTime = this.cache.set(group.id, group.pushTime, push, at, group.labels);
+    group.pushFailureTime = this.cache.set(group.id, group.pushFailureTime, failure, at, group.labels);
   }
 
   recordFailure(grouping: readonly Label[], nowMs: number, ttlMs?: number): void {
     const id = groupingKeyId(grouping);
     let group = this.byId.get(id);
     if (group === undefined) {
-      group = this.create(id, grouping);
+      group = this.create(id, groupLabelsOf(grouping));
       if (ttlMs !== undefined && ttlMs > 0) {
         group.expiresAtMs = nowMs + ttlMs;
         this.schedule(group);
@@ -270,11 +310,9 @@ export class InMemoryGroupStore implements GroupStore {
   private remove(id: string): boolean {
     const group = this.byId.get(id);
     if (group === undefined) return false;
-    this.index.update(id, group.labels, [...group.families.values()].map((s) => s.family), []);
-    this.index.forgetGroup(id);
-    for (const name of group.families.keys()) this.cache.set(id, name, undefined);
-    this.cache.set(id, PUSH_TIME, undefined);
-    this.cache.set(id, PUSH_FAILURE_TIME, undefined);
+    for (const r of group.records) this.cache.remove(r);
+    if (group.pushTime !== undefined) this.cache.remove(group.pushTime);
+    if (group.pushFailureTime !== undefined) this.cache.remove(group.pushFailureTime);
     this.byId.delete(id);
     this.sorted = undefined;
     return true;
@@ -287,7 +325,6 @@ export class InMemoryGroupStore implements GroupStore {
 
   private clear(): void {
     this.byId.clear();
-    this.index.clear();
     this.cache.clear();
     this.expiries.clear();
     this.sorted = undefined;
@@ -315,14 +352,22 @@ export class InMemoryGroupStore implements GroupStore {
     return n;
   }
 
-  /** Only while the store is inconsistent: rebuild the index from scratch and find what is still wrong. */
+  /**
+   * Only while the store is inconsistent: rebuild the views group by group, checking each against
+   * the ones before it, to find what is still wrong. Records are put back as they are.
+   */
   private recheck(): void {
-    this.index.clear();
+    this.cache.clear();
     this.problem = undefined;
     for (const g of this.byId.values()) {
-      const families = [...g.families.values()].map((s) => s.family);
-      this.problem ??= this.index.check(g.id, families, new Set());
-      this.index.update(g.id, g.labels, [], families);
+      this.problem ??= this.index.check(
+        g.id,
+        g.records.map((r) => r.family),
+        new Set(),
+      );
+      for (const r of g.records) this.cache.attach(r);
+      if (g.pushTime !== undefined) this.cache.attach(g.pushTime);
+      if (g.pushFailureTime !== undefined) this.cache.attach(g.pushFailureTime);
     }
   }
 
@@ -350,15 +395,17 @@ export class InMemoryGroupStore implements GroupStore {
   load(groups: readonly Group[]): void {
     this.clear();
     for (const g of groups) {
-      const group = this.create(g.id, g.labels);
-      group.families = new Map(g.families);
+      const group = this.create(g.id, groupLabelsOf(g.labels));
       group.pushTimeSeconds = g.pushTimeSeconds;
       group.pushFailureTimeSeconds = g.pushFailureTimeSeconds;
       group.expiresAtMs = g.expiresAtMs;
-      const families = [...g.families.values()].map((s) => s.family);
-      this.problem ??= this.index.check(g.id, families, new Set());
-      this.index.update(g.id, group.labels, [], families);
-      for (const f of families) this.cache.set(g.id, f.name, f);
+      const stored = [...g.families.values()];
+      this.problem ??= this.index.check(
+        g.id,
+        stored.map((s) => s.family),
+        new Set(),
+      );
+      group.records = stored.map((s) => this.cache.set(group.id, undefined, s.family, s.pushedAtMs, group.labels)).sort(byName);
       this.renderPushTimes(group);
       this.schedule(group);
     }

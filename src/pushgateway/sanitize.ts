@@ -81,6 +81,32 @@ export function seriesHash(name: string, sortedLabels: readonly Label[]): number
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
+/**
+ * `s` as a string of its own. The text parser hands out slices of the decoded push body (V8 shares
+ * the characters of any substring of 13 or more with the string it was taken from), so a name,
+ * help or label value kept from a push would keep that whole body alive for as long as it is
+ * stored. Shorter strings are always copies already.
+ */
+export function ownString(s: string): string {
+  return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
+}
+
+/** A label whose strings are its own (see ownString); the same tuple when they are short. */
+export function ownLabel(l: Label): Label {
+  return l[0].length < 13 && l[1].length < 13 ? l : [ownString(l[0]), ownString(l[1])];
+}
+
+/** Same names and values in the same order. */
+export function sameLabels(a: readonly Label[], b: readonly Label[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as Label;
+    const y = b[i] as Label;
+    if (x[0] !== y[0] || x[1] !== y[1]) return false;
+  }
+  return true;
+}
+
 /** `{a="1",b="2"}` for messages; values JSON-quoted so that odd characters stay visible. */
 export function formatLabelSet(labels: readonly Label[]): string {
   return `{${labels.map(([n, v]) => `${n}=${JSON.stringify(v)}`).join(',')}}`;

@@ -144,4 +144,13 @@ describe('side by side with Debian prometheus-pushgateway', () => {
       expect({ step: step.path, sent: step.body, ...b }).toEqual({ step: step.path, sent: step.body, ...a });
     }
   });
+
+  it('answers HEAD alike: 405 with the same Allow on served paths, 404 elsewhere', async () => {
+    const paths = ['/', '/status', '/metrics', '/-/healthy', '/-/ready', '/-/quit', '/api/v1/status', '/api/v1/metrics', '/metrics/job/x/a/b', '/metrics/job@base64/eA', '/metrics/job', '/metrics/nope/x', '/api/v1/nope', '/nothing'];
+    const head = async (base: string, path: string) => {
+      const r = await fetch(base + path, { method: 'HEAD' });
+      return { path, status: r.status, allow: r.headers.get('allow'), type: r.headers.get('content-type'), length: r.headers.get('content-length') };
+    };
+    for (const path of paths) expect(await head(portico?.url as string, path)).toEqual(await head(pgUrl, path));
+  });
 });

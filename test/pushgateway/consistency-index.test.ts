@@ -149,3 +149,35 @@ describe('ConsistencyIndex after deletes, wipes and TTL expiry', () => {
     );
   });
 });
+
+describe('ConsistencyIndex with the check disabled (--push.disable-consistency-check)', () => {
+  it('stores every push and reports an inconsistency exactly while the store is inconsistent', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 25 }), (ops) => {
+        const store = new InMemoryGroupStore({ checkConsistency: false });
+        let state: State = new Map();
+        ops.forEach((o, now) => {
+          if (o.kind === 'wipe') {
+            store.wipe();
+            state = new Map();
+          } else if (o.kind === 'delete') {
+            store.delete(groupingOf(o), now);
+            state.delete(JSON.stringify(groupingOf(o)));
+          } else {
+            const grouping = groupingOf(o);
+            const key = JSON.stringify(grouping);
+            const families: MetricFamily[] = o.families.map((f) => ({ name: f.name, help: undefined, type: f.type, metrics: f.metrics.map((ls, i) => metricOf(f.type, ls, i)) }));
+            const group = o.replace ? new Map<string, MetricFamily>() : new Map(state.get(key) ?? []);
+            for (const f of families) group.set(f.name, sanitizeFamily(f, grouping));
+            state.set(key, group);
+            // No TTL here: expiry is covered above, and the model would have to follow it.
+            store.push({ grouping, families, replace: o.replace, nowMs: now });
+          }
+          expect({ step: now, inconsistent: store.inconsistency() !== undefined }).toEqual({ step: now, inconsistent: !consistent(state) });
+          expect(store.groupCount).toBe(state.size);
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

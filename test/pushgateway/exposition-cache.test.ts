@@ -31,9 +31,12 @@ function naive(groups: readonly Group[]): MetricFamily[] {
     }));
 }
 
-const label = fc.constantFrom<Label>(['a', '1'], ['a', '2'], ['b', 'x'], ['b', ''], ['instance', 'i1']);
+// Values with a space, a quote, a backslash and a newline: OpenMetrics lines reuse the text's label set.
+const label = fc.constantFrom<Label>(['a', '1'], ['a', '2'], ['b', 'x'], ['b', ''], ['b', 'x y "q" \\ \n'], ['instance', 'i1']);
+/** One type per name, so that most pushes are accepted; counters with and without `_total`. */
+const TYPES: Record<string, MetricFamily['type']> = { m1: 'gauge', m2: 'counter', m3_total: 'counter', m4: 'untyped', m5: 'summary' };
 const family = fc.record({
-  name: fc.constantFrom('m1', 'm2', 'm3'),
+  name: fc.constantFrom('m1', 'm2', 'm3_total', 'm4', 'm5'),
   help: fc.constantFrom(undefined, 'help one', 'help two'),
   metrics: fc.uniqueArray(fc.uniqueArray(label, { maxLength: 2, selector: (l) => l[0] }), {
     minLength: 1,
@@ -62,8 +65,12 @@ describe('ExpositionCache (through the store)', () => {
           const families: MetricFamily[] = o.families.map((f) => ({
             name: f.name,
             help: f.help,
-            type: 'gauge',
-            metrics: f.metrics.map((labels, i) => ({ labels, value: f.value + i })),
+            type: TYPES[f.name] ?? 'gauge',
+            metrics: f.metrics.map((labels, i) =>
+              TYPES[f.name] === 'summary'
+                ? { labels, summary: { sampleCount: i + 1, sampleSum: f.value, quantiles: [{ quantile: 0.5, value: f.value + i }] } }
+                : { labels, value: f.value + i },
+            ),
           }));
           try {
             store.push({ grouping: [['job', o.job]], families, replace: o.replace, nowMs: now });

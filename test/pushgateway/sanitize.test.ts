@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatRfc3339Nano, metricJson } from '../../src/pushgateway/api-json.js';
-import { compareMetricLabels, sanitizeLabels, seriesHash, seriesKey } from '../../src/pushgateway/sanitize.js';
+import type { Label } from '../../src/pushgateway/model.js';
+import { compareMetricLabels, ownLabel, ownString, sanitizeLabels, seriesHash, seriesKey } from '../../src/pushgateway/sanitize.js';
 import { joinPath, normalizePrefix } from '../../src/pushgateway/gateway.js';
 
 describe('sanitizeLabels', () => {
@@ -58,5 +60,25 @@ describe('route prefix', () => {
     expect(normalizePrefix('pg/')).toBe('/pg');
     expect(joinPath('', '/metrics')).toBe('/metrics');
     expect(joinPath('/pg', 'metrics/')).toBe('/pg/metrics');
+  });
+});
+
+describe('ownString and ownLabel', () => {
+  it('give back an equal string for any string, lone surrogates included', () => {
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 40 }), (a, b) => {
+      const body = `${a}${b}${a}`;
+      const slice = body.slice(a.length, a.length + b.length + a.length);
+      expect(ownString(slice)).toBe(slice);
+      expect(ownString(body)).toBe(body);
+    }));
+  });
+
+  it('keep a label with short strings as the same tuple and copy one with a long string', () => {
+    const short: Label = ['job', 'batch'];
+    expect(ownLabel(short)).toBe(short);
+    const long: Label = ['path', '/var/lib/some/long/path'];
+    const owned = ownLabel(long);
+    expect(owned).not.toBe(long);
+    expect(owned).toEqual(long);
   });
 });

@@ -83,7 +83,6 @@ export function registerExpositionRoute(app: FastifyInstance, gw: Gateway): void
   app.route({
     method: 'GET',
     url: gw.settings.telemetryPath,
-    exposeHeadRoute: false,
     config: { handler: 'metrics' },
     handler: async (request, reply) => {
       const problem = gw.store.inconsistency();
@@ -112,11 +111,5 @@ export function registerExpositionRoute(app: FastifyInstance, gw: Gateway): void
       }
       return reply.send(typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
     },
-  });
-  // As Pushgateway's router: HEAD is not served on the exposition path.
-  app.route({
-    method: 'HEAD',
-    url: gw.settings.telemetryPath,
-    handler: async (_request, reply) => reply.code(405).header('allow', 'GET, OPTIONS').send(),
   });
 }

@@ -24,5 +24,5 @@ export function registerLifecycleRoutes(app: FastifyInstance, gw: Gateway): void
       return text(reply, 200, 'Requesting termination... Goodbye!');
     },
   });
-  app.get('/-/quit', { exposeHeadRoute: false }, async (_r, reply) => text(reply, 405, 'Only POST or PUT requests allowed.\n'));
+  app.get('/-/quit', async (_r, reply) => text(reply, 405, 'Only POST or PUT requests allowed.\n'));
 }

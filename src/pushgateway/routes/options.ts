@@ -1,16 +1,29 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+
+/** Pushgateway's (httprouter's) 405: `Allow`, plain text, `nosniff`; HEAD gets the headers only. */
+export function methodNotAllowed(reply: FastifyReply, allow: string): FastifyReply {
+  return reply
+    .code(405)
+    .header('allow', allow)
+    .header('x-content-type-options', 'nosniff')
+    .type('text/plain; charset=utf-8')
+    .send('Method Not Allowed\n');
+}
 
 /**
  * httprouter (under Pushgateway's router) answers OPTIONS on every path it serves with 200 and
- * `Allow:` listing the methods registered there. Call before registering routes; call the returned
- * function after, to add those OPTIONS routes. Wildcard paths are left out (the push and API
- * routes answer OPTIONS themselves), as are paths under `skipUnder` (covered by a wildcard
- * OPTIONS route, e.g. the API's CORS answer). HEAD is never listed: Pushgateway serves none.
+ * `Allow:` listing the methods registered there, and a method not registered on a served path
+ * (HEAD included: Pushgateway serves none) with 405 and the same `Allow:`. Call before registering
+ * routes, with Fastify's automatic HEAD routes turned off (`exposeHeadRoutes: false`); call the
+ * returned function after, to add those OPTIONS routes and a 405 HEAD route on each path.
+ * Wildcard paths are left out (the push routes answer OPTIONS and HEAD themselves); so are
+ * OPTIONS routes for paths under `optionsSkipUnder` (covered by a wildcard OPTIONS route, e.g. the
+ * API's CORS answer).
  */
-export function automaticOptions(app: FastifyInstance, skipUnder: string): () => void {
+export function automaticMethodAnswers(app: FastifyInstance, optionsSkipUnder: string): () => void {
   const methods = new Map<string, Set<string>>();
   app.addHook('onRoute', (route) => {
-    if (route.url.includes('*') || route.url.startsWith(skipUnder)) return;
+    if (route.url.includes('*')) return;
     let set = methods.get(route.url);
     if (set === undefined) {
       set = new Set();
@@ -20,9 +33,11 @@ export function automaticOptions(app: FastifyInstance, skipUnder: string): () =>
   });
   return () => {
     for (const [url, set] of [...methods]) {
-      if (set.has('OPTIONS')) continue;
-      const allow = [...set, 'OPTIONS'].filter((m) => m !== 'HEAD').sort().join(', ');
-      app.route({ method: 'OPTIONS', url, handler: async (_request, reply) => reply.code(200).header('allow', allow).send() });
+      const allow = [...new Set([...set, 'OPTIONS'])].filter((m) => m !== 'HEAD').sort().join(', ');
+      if (!set.has('OPTIONS') && !url.startsWith(optionsSkipUnder)) {
+        app.route({ method: 'OPTIONS', url, handler: async (_request, reply) => reply.code(200).header('allow', allow).send() });
+      }
+      if (!set.has('HEAD')) app.route({ method: 'HEAD', url, handler: async (_request, reply) => methodNotAllowed(reply, allow) });
     }
   };
 }

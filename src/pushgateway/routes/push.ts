@@ -4,6 +4,7 @@ import { isProtobufContentType, parseProtobufDelimited } from '../exposition/pro
 import { parseText } from '../exposition/text-parser.js';
 import type { Gateway } from '../gateway.js';
 import { badTtlHeader } from '../gateway-errors.js';
+import { methodNotAllowed } from './options.js';
 import { parseGroupingKey } from '../grouping-key.js';
 import type { MetricFamily } from '../model.js';
 
@@ -90,16 +91,11 @@ export function registerPushRoutes(app: FastifyInstance, gw: Gateway): void {
     },
   });
   app.route({
-    method: 'GET',
+    method: ['GET', 'HEAD'],
     url,
-    exposeHeadRoute: false,
     handler: async (request, reply) => {
       if (!PUSH_PATH.test(groupingPath(request, prefix))) return reply.callNotFound();
-      return reply
-        .code(405)
-        .header('allow', 'DELETE, OPTIONS, POST, PUT')
-        .type('text/plain; charset=utf-8')
-        .send('Method Not Allowed\n');
+      return methodNotAllowed(reply, 'DELETE, OPTIONS, POST, PUT');
     },
   });
 }
