@@ -42,10 +42,23 @@ export class StoredMetric {
   }
 }
 
-/** What a metric's payload is: a bare number when nothing else about it needs keeping. */
+const NO_LABELS: readonly Label[] = [];
+
+/**
+ * What a metric's payload is: a bare number when nothing else about it needs keeping, else a new
+ * object with the value fields only. Never the pushed metric itself: its `labels` are the
+ * parser's tuples, slices of the push body, which would keep that whole body alive.
+ */
 export function payloadOf(m: Metric): number | Metric {
-  if (m.value !== undefined && m.summary === undefined && m.histogram === undefined && m.timestampMs === undefined) return m.value;
-  return m;
+  const { value, summary, histogram, timestampMs } = m;
+  if (value !== undefined && summary === undefined && histogram === undefined && timestampMs === undefined) return value;
+  return {
+    labels: NO_LABELS,
+    ...(value !== undefined && { value }),
+    ...(summary !== undefined && { summary }),
+    ...(histogram !== undefined && { histogram }),
+    ...(timestampMs !== undefined && { timestampMs }),
+  };
 }
 
 /**
