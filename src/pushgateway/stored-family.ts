@@ -61,13 +61,34 @@ export function payloadOf(m: Metric): number | Metric {
   };
 }
 
+/** Metrics sorted into exposition order, and where each stood in the push when that differs. */
+export interface SortedMetrics {
+  readonly sorted: readonly Metric[];
+  /** `order[k]`: the push position of `sorted[k]`; undefined when the push was in order already. */
+  readonly order: readonly number[] | undefined;
+}
+
+/** Sorts a family's metrics by labels as Pushgateway exposes them (stable: equal ones keep their push order). */
+export function sortMetrics(metrics: readonly Metric[]): SortedMetrics {
+  if (metrics.length < 2) return { sorted: metrics, order: undefined };
+  const order = metrics.map((_, i) => i).sort((a, b) => compareMetricLabels((metrics[a] as Metric).labels, (metrics[b] as Metric).labels) || a - b);
+  if (order.every((at, k) => at === k)) return { sorted: metrics, order: undefined };
+  return { sorted: order.map((at) => metrics[at] as Metric), order };
+}
+
 /**
  * A family as one group holds it; it is also that group's entry in `Group.families`. A re-push of
- * the same label sets updates it (help, push time, values) in place.
+ * the same label sets updates it (help, push time, values, push order) in place.
  */
 export class GroupFamily implements StoredFamily {
   /** The metrics in exposition order; a lone metric is held without an array. Set once, by the view. */
   metrics: StoredMetric | readonly StoredMetric[] = [];
+  /**
+   * Push position of each of `metrics`, when the push was not in exposition order (see
+   * sortMetrics): the API, the console and persistence give the metrics in push order, as
+   * Pushgateway does (it keeps families as pushed and sorts only its exposition).
+   */
+  order: readonly number[] | undefined = undefined;
 
   constructor(
     readonly groupId: string,
@@ -106,8 +127,16 @@ export class GroupFamily implements StoredFamily {
     return false;
   }
 
-  /** The family as a plain model, built on each call. */
+  /** The family as a plain model, its metrics in push order, built on each call. */
   get family(): MetricFamily {
-    return { name: this.name, help: this.help, type: this.type, metrics: this.list().map((m) => m.toMetric()) };
+    const sorted = this.list();
+    const order = this.order;
+    let metrics: Metric[];
+    if (order === undefined) metrics = sorted.map((m) => m.toMetric());
+    else {
+      metrics = new Array<Metric>(sorted.length);
+      sorted.forEach((m, k) => (metrics[order[k] as number] = m.toMetric()));
+    }
+    return { name: this.name, help: this.help, type: this.type, metrics };
   }
 }

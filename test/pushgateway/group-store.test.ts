@@ -59,6 +59,26 @@ describe('InMemoryGroupStore: Pushgateway semantics', () => {
     expect(t).not.toContain('b{instance="",job="j"} 2');
   });
 
+  it('keeps a family\'s metrics in push order for the API, console and persistence; the exposition sorts them', () => {
+    const store = new InMemoryGroupStore();
+    const values = (): string[] => [...(store.get([['job', 'j']], T0)?.families.get('m')?.family.metrics ?? [])].map((m) => `${m.labels[0]?.[1]}=${m.value}`);
+    const push = (order: string[], value: number) =>
+      store.push(req('j', [fam('m', 'gauge', order.map((a) => ({ labels: [['a', a]], value })))]));
+    push(['2', '1', '3'], 1);
+    expect(values()).toEqual(['2=1', '1=1', '3=1']);
+    expect(text(store)).toContain('m{a="1",instance="",job="j"} 1\nm{a="2",instance="",job="j"} 1\nm{a="3",instance="",job="j"} 1\n');
+    // A re-push of the same series (updated in place) in another order takes that order.
+    push(['3', '2', '1'], 2);
+    expect(values()).toEqual(['3=2', '2=2', '1=2']);
+    push(['1', '2', '3'], 3);
+    expect(values()).toEqual(['1=3', '2=3', '3=3']);
+    push(['3', '1', '2'], 4);
+    const copy = new InMemoryGroupStore();
+    copy.load(store.groups(T0));
+    expect([...(copy.get([['job', 'j']], T0)?.families.get('m')?.family.metrics ?? [])].map((m) => m.labels[0]?.[1])).toEqual(['3', '1', '2']);
+    expect(text(copy)).toBe(text(store));
+  });
+
   it('PUT replaces the group; an empty PUT keeps the group with its push times', () => {
     const store = new InMemoryGroupStore();
     store.push(req('j', [gauge('a', 1), gauge('b', 2)]));
