@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConsistencyError } from '../../src/pushgateway/gateway-errors.js';
 import { InMemoryGroupStore, type Group, type PushRequest } from '../../src/pushgateway/group-store.js';
 import type { Label, MetricFamily, MetricType } from '../../src/pushgateway/model.js';
@@ -258,6 +258,37 @@ describe('InMemoryGroupStore: Pushgateway semantics', () => {
     store.push(req('c', [gauge('z', 1)]));
     expect(store.inconsistency()).toBeDefined();
     store.delete([['job', 'b']], T0);
+    expect(store.inconsistency()).toBeUndefined();
+  });
+
+  it('while inconsistent, re-checks the whole store once per read of the problem, not on every write', () => {
+    const store = new InMemoryGroupStore({ checkConsistency: false });
+    for (let i = 0; i < 50; i++) store.push(req(`g${i}`, [gauge('m', i, [['i', `${i}`]])]));
+    store.push(req('bad', [fam('m', 'counter', [{ labels: [], value: 1 }])]));
+    expect(store.inconsistency()).toContain('is not a GAUGE');
+    // The re-check walks every group (seconds with 20,000 of them): count how often it runs.
+    const recheck = vi.spyOn(store as unknown as { recheck: () => void }, 'recheck');
+    for (let i = 0; i < 20; i++) store.push(req('other', [gauge('x', i)]));
+    store.delete([['job', 'g3']], T0);
+    expect(recheck).toHaveBeenCalledTimes(0);
+    expect(store.inconsistency()).toContain('is not a GAUGE');
+    expect(store.inconsistency()).toContain('is not a GAUGE');
+    expect(recheck).toHaveBeenCalledTimes(1);
+    store.delete([['job', 'bad']], T0);
+    expect(store.inconsistency()).toBeUndefined();
+    expect(recheck).toHaveBeenCalledTimes(2);
+    // Consistent again: writes need no re-check at all.
+    store.push(req('other', [gauge('x', 99)]));
+    expect(store.inconsistency()).toBeUndefined();
+    expect(recheck).toHaveBeenCalledTimes(2);
+  });
+
+  it('with the check disabled, reports only problems the stored groups hold, as a scrape-time check would', () => {
+    const store = new InMemoryGroupStore({ checkConsistency: false });
+    store.push(req('a', [fam('s', 'summary', [{ labels: [], summary: { sampleCount: 1, sampleSum: 1, quantiles: [] } }])]));
+    // An empty family stores nothing (it only deletes the group's family of that name).
+    const out = store.push(req('b', [fam('s_sum', 'gauge', [])]));
+    expect(out.inconsistency).toContain('collides with previously collected summary');
     expect(store.inconsistency()).toBeUndefined();
   });
 
