@@ -3,7 +3,7 @@ import { renderFamilyHeader, renderMetricText } from './exposition/text-encoder.
 import { PUSH_FAILURE_TIME, PUSH_TIME } from './consistency-index.js';
 import type { Label, Metric, MetricFamily, MetricType } from './model.js';
 import { compareMetricLabels, compareStrings, ownLabel, ownString, sameLabels } from './sanitize.js';
-import { GroupFamily, StoredMetric, payloadOf } from './stored-family.js';
+import { GroupFamily, StoredMetric, payloadOf, sortMetrics } from './stored-family.js';
 
 /** The cached exposition formats. */
 export type CachedFormat = 'text' | 'openmetrics';
@@ -17,8 +17,6 @@ function flat(text: string): string {
   text.charCodeAt(0);
   return text;
 }
-
-const byLabels = (a: Metric, b: Metric): number => compareMetricLabels(a.labels, b.labels);
 
 /**
  * Whether the value at the end of a text 0.0.4 line (`… value\n`) needs OpenMetrics' `.0`: Go's
@@ -100,7 +98,7 @@ export class FamilyView {
     let help = family.help;
     if (help !== undefined) help = help === this.lastHelp ? this.lastHelp : help === old?.help ? old.help : ownString(help);
     this.lastHelp = help;
-    const metrics = family.metrics.length === 1 ? family.metrics : [...family.metrics].sort(byLabels);
+    const { sorted: metrics, order } = sortMetrics(family.metrics);
     const type = family.type;
     if (old !== undefined && old.type === type && old.size === metrics.length) {
       const held = old.list();
@@ -113,6 +111,7 @@ export class FamilyView {
         if (old.help !== help) this.help = undefined;
         old.help = help;
         old.pushedAtMs = pushedAtMs;
+        old.order = order;
         return old;
       }
     }
@@ -123,6 +122,7 @@ export class FamilyView {
       return new StoredMetric(record, this.share(m.labels, at, owned), payloadOf(m), flat(renderMetricText(this.name, type, m)));
     });
     record.metrics = stored.length === 1 ? (stored[0] as StoredMetric) : stored;
+    record.order = order;
     this.attach(record);
     return record;
   }

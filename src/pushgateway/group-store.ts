@@ -153,6 +153,14 @@ export class InMemoryGroupStore implements GroupStore {
   private readonly checkConsistency: boolean;
   private readonly ownTypes: ReadonlyMap<string, MetricType>;
   private problem: string | undefined;
+  /**
+   * Set by a write while the store is inconsistent: `problem` may be out of date (the write may
+   * have fixed it) until recheck() runs, on the next read of inconsistency(), so that what is read
+   * is always what the stored groups hold, as Pushgateway's scrape-time check sees it. A recheck
+   * walks the whole store (seconds at 20,000 groups), so it runs once per read (a scrape), not
+   * once per write.
+   */
+  private stale = false;
   private changes = 0;
 
   constructor(private readonly opts: InMemoryGroupStoreOptions = {}) {
@@ -179,6 +187,7 @@ export class InMemoryGroupStore implements GroupStore {
   }
 
   inconsistency(): string | undefined {
+    if (this.stale) this.recheck();
     return this.problem;
   }
 
@@ -213,8 +222,10 @@ export class InMemoryGroupStore implements GroupStore {
     }
     const stored = sanitized.filter((f) => f.name !== PUSH_TIME && f.name !== PUSH_FAILURE_TIME);
     this.apply(id, groupLabels, existing, stored, req.replace, req.nowMs, req.ttlMs);
+    // A problem of the push alone (an empty family, a pushed push_time_seconds) is not in the store:
+    // the recheck on the next read keeps only what the stored groups still hold.
     if (problem !== undefined) this.problem ??= problem;
-    else if (this.problem !== undefined) this.recheck();
+    if (this.problem !== undefined) this.stale = true;
     this.changed();
     return problem === undefined ? {} : { inconsistency: problem };
   }
@@ -302,7 +313,7 @@ export class InMemoryGroupStore implements GroupStore {
     this.expire(nowMs);
     const id = groupingKeyId(grouping);
     if (!this.remove(id)) return false;
-    if (this.problem !== undefined) this.recheck();
+    if (this.problem !== undefined) this.stale = true;
     this.changed();
     return true;
   }
@@ -329,6 +340,7 @@ export class InMemoryGroupStore implements GroupStore {
     this.expiries.clear();
     this.sorted = undefined;
     this.problem = undefined;
+    this.stale = false;
   }
 
   expire(nowMs: number): number {
@@ -346,7 +358,7 @@ export class InMemoryGroupStore implements GroupStore {
       }
     }
     if (n > 0) {
-      if (this.problem !== undefined) this.recheck();
+      if (this.problem !== undefined) this.stale = true;
       this.changed();
     }
     return n;
@@ -357,6 +369,7 @@ export class InMemoryGroupStore implements GroupStore {
    * the ones before it, to find what is still wrong. Records are put back as they are.
    */
   private recheck(): void {
+    this.stale = false;
     this.cache.clear();
     this.problem = undefined;
     for (const g of this.byId.values()) {

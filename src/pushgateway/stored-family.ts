@@ -42,19 +42,53 @@ export class StoredMetric {
   }
 }
 
-/** What a metric's payload is: a bare number when nothing else about it needs keeping. */
+const NO_LABELS: readonly Label[] = [];
+
+/**
+ * What a metric's payload is: a bare number when nothing else about it needs keeping, else a new
+ * object with the value fields only. Never the pushed metric itself: its `labels` are the
+ * parser's tuples, slices of the push body, which would keep that whole body alive.
+ */
 export function payloadOf(m: Metric): number | Metric {
-  if (m.value !== undefined && m.summary === undefined && m.histogram === undefined && m.timestampMs === undefined) return m.value;
-  return m;
+  const { value, summary, histogram, timestampMs } = m;
+  if (value !== undefined && summary === undefined && histogram === undefined && timestampMs === undefined) return value;
+  return {
+    labels: NO_LABELS,
+    ...(value !== undefined && { value }),
+    ...(summary !== undefined && { summary }),
+    ...(histogram !== undefined && { histogram }),
+    ...(timestampMs !== undefined && { timestampMs }),
+  };
+}
+
+/** Metrics sorted into exposition order, and where each stood in the push when that differs. */
+export interface SortedMetrics {
+  readonly sorted: readonly Metric[];
+  /** `order[k]`: the push position of `sorted[k]`; undefined when the push was in order already. */
+  readonly order: readonly number[] | undefined;
+}
+
+/** Sorts a family's metrics by labels as Pushgateway exposes them (stable: equal ones keep their push order). */
+export function sortMetrics(metrics: readonly Metric[]): SortedMetrics {
+  if (metrics.length < 2) return { sorted: metrics, order: undefined };
+  const order = metrics.map((_, i) => i).sort((a, b) => compareMetricLabels((metrics[a] as Metric).labels, (metrics[b] as Metric).labels) || a - b);
+  if (order.every((at, k) => at === k)) return { sorted: metrics, order: undefined };
+  return { sorted: order.map((at) => metrics[at] as Metric), order };
 }
 
 /**
  * A family as one group holds it; it is also that group's entry in `Group.families`. A re-push of
- * the same label sets updates it (help, push time, values) in place.
+ * the same label sets updates it (help, push time, values, push order) in place.
  */
 export class GroupFamily implements StoredFamily {
   /** The metrics in exposition order; a lone metric is held without an array. Set once, by the view. */
   metrics: StoredMetric | readonly StoredMetric[] = [];
+  /**
+   * Push position of each of `metrics`, when the push was not in exposition order (see
+   * sortMetrics): the API, the console and persistence give the metrics in push order, as
+   * Pushgateway does (it keeps families as pushed and sorts only its exposition).
+   */
+  order: readonly number[] | undefined = undefined;
 
   constructor(
     readonly groupId: string,
@@ -93,8 +127,16 @@ export class GroupFamily implements StoredFamily {
     return false;
   }
 
-  /** The family as a plain model, built on each call. */
+  /** The family as a plain model, its metrics in push order, built on each call. */
   get family(): MetricFamily {
-    return { name: this.name, help: this.help, type: this.type, metrics: this.list().map((m) => m.toMetric()) };
+    const sorted = this.list();
+    const order = this.order;
+    let metrics: Metric[];
+    if (order === undefined) metrics = sorted.map((m) => m.toMetric());
+    else {
+      metrics = new Array<Metric>(sorted.length);
+      sorted.forEach((m, k) => (metrics[order[k] as number] = m.toMetric()));
+    }
+    return { name: this.name, help: this.help, type: this.type, metrics };
   }
 }

@@ -82,6 +82,9 @@ const STEPS: Step[] = [
       },
     ]),
   },
+  // Metrics out of label order: the exposition sorts them, the API keeps them as pushed.
+  { method: 'PUT', path: '/metrics/job/order', body: 'sbs_order{a="2"} 1\nsbs_order{a="1"} 2\nsbs_order{a="3",b="x"} 3\nsbs_order{a="0"} 4\n' },
+  { method: 'POST', path: '/metrics/job/order', body: 'sbs_order{a="3",b="x"} 5\nsbs_order{a="0"} 6\nsbs_order{a="2"} 7\nsbs_order{a="1"} 8\n' },
   { method: 'PUT', path: '/metrics/job/gz', headers: { 'content-encoding': 'gzip' }, body: gzipSync('sbs_gzipped 42\n') },
   { method: 'PUT', path: '/metrics/job/emptied', body: 'sbs_soon_gone 1\n' },
   { method: 'PUT', path: '/metrics/job/emptied', body: '' },
@@ -122,6 +125,27 @@ describe('side by side with Debian prometheus-pushgateway', () => {
     const b = normalize(await (await fetch(`${portico?.url}/metrics`)).text());
     expect(a).toContain('sbs_requests_total');
     expect(b).toBe(a);
+  });
+
+  it('lists the same metrics, in the same order, in /api/v1/metrics', async () => {
+    interface ApiGroup {
+      labels: Record<string, string>;
+      [family: string]: unknown;
+    }
+    const pushed = async (base: string) => {
+      const { data } = (await (await fetch(`${base}/api/v1/metrics`)).json()) as { data: ApiGroup[] };
+      return data
+        .map((g) => [
+          JSON.stringify(g.labels),
+          Object.entries(g)
+            .filter(([name]) => name.startsWith('sbs_'))
+            .map(([name, f]) => [name, (f as { metrics: unknown[] }).metrics]),
+        ])
+        .sort((x, y) => ((x[0] as string) < (y[0] as string) ? -1 : 1));
+    };
+    const a = await pushed(pgUrl);
+    expect(JSON.stringify(a)).toContain('sbs_order');
+    expect(await pushed(portico?.url as string)).toEqual(a);
   });
 
   it('gives the same answers to bad grouping keys and bodies', async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConsistencyError } from '../../src/pushgateway/gateway-errors.js';
 import { InMemoryGroupStore, type Group, type PushRequest } from '../../src/pushgateway/group-store.js';
 import type { Label, MetricFamily, MetricType } from '../../src/pushgateway/model.js';
@@ -57,6 +57,26 @@ describe('InMemoryGroupStore: Pushgateway semantics', () => {
     expect(t).toContain('a{instance="",job="j"} 1\n');
     expect(t).toContain('b{instance="",job="j",x="1"} 3\n');
     expect(t).not.toContain('b{instance="",job="j"} 2');
+  });
+
+  it('keeps a family\'s metrics in push order for the API, console and persistence; the exposition sorts them', () => {
+    const store = new InMemoryGroupStore();
+    const values = (): string[] => [...(store.get([['job', 'j']], T0)?.families.get('m')?.family.metrics ?? [])].map((m) => `${m.labels[0]?.[1]}=${m.value}`);
+    const push = (order: string[], value: number) =>
+      store.push(req('j', [fam('m', 'gauge', order.map((a) => ({ labels: [['a', a]], value })))]));
+    push(['2', '1', '3'], 1);
+    expect(values()).toEqual(['2=1', '1=1', '3=1']);
+    expect(text(store)).toContain('m{a="1",instance="",job="j"} 1\nm{a="2",instance="",job="j"} 1\nm{a="3",instance="",job="j"} 1\n');
+    // A re-push of the same series (updated in place) in another order takes that order.
+    push(['3', '2', '1'], 2);
+    expect(values()).toEqual(['3=2', '2=2', '1=2']);
+    push(['1', '2', '3'], 3);
+    expect(values()).toEqual(['1=3', '2=3', '3=3']);
+    push(['3', '1', '2'], 4);
+    const copy = new InMemoryGroupStore();
+    copy.load(store.groups(T0));
+    expect([...(copy.get([['job', 'j']], T0)?.families.get('m')?.family.metrics ?? [])].map((m) => m.labels[0]?.[1])).toEqual(['3', '1', '2']);
+    expect(text(copy)).toBe(text(store));
   });
 
   it('PUT replaces the group; an empty PUT keeps the group with its push times', () => {
@@ -238,6 +258,37 @@ describe('InMemoryGroupStore: Pushgateway semantics', () => {
     store.push(req('c', [gauge('z', 1)]));
     expect(store.inconsistency()).toBeDefined();
     store.delete([['job', 'b']], T0);
+    expect(store.inconsistency()).toBeUndefined();
+  });
+
+  it('while inconsistent, re-checks the whole store once per read of the problem, not on every write', () => {
+    const store = new InMemoryGroupStore({ checkConsistency: false });
+    for (let i = 0; i < 50; i++) store.push(req(`g${i}`, [gauge('m', i, [['i', `${i}`]])]));
+    store.push(req('bad', [fam('m', 'counter', [{ labels: [], value: 1 }])]));
+    expect(store.inconsistency()).toContain('is not a GAUGE');
+    // The re-check walks every group (seconds with 20,000 of them): count how often it runs.
+    const recheck = vi.spyOn(store as unknown as { recheck: () => void }, 'recheck');
+    for (let i = 0; i < 20; i++) store.push(req('other', [gauge('x', i)]));
+    store.delete([['job', 'g3']], T0);
+    expect(recheck).toHaveBeenCalledTimes(0);
+    expect(store.inconsistency()).toContain('is not a GAUGE');
+    expect(store.inconsistency()).toContain('is not a GAUGE');
+    expect(recheck).toHaveBeenCalledTimes(1);
+    store.delete([['job', 'bad']], T0);
+    expect(store.inconsistency()).toBeUndefined();
+    expect(recheck).toHaveBeenCalledTimes(2);
+    // Consistent again: writes need no re-check at all.
+    store.push(req('other', [gauge('x', 99)]));
+    expect(store.inconsistency()).toBeUndefined();
+    expect(recheck).toHaveBeenCalledTimes(2);
+  });
+
+  it('with the check disabled, reports only problems the stored groups hold, as a scrape-time check would', () => {
+    const store = new InMemoryGroupStore({ checkConsistency: false });
+    store.push(req('a', [fam('s', 'summary', [{ labels: [], summary: { sampleCount: 1, sampleSum: 1, quantiles: [] } }])]));
+    // An empty family stores nothing (it only deletes the group's family of that name).
+    const out = store.push(req('b', [fam('s_sum', 'gauge', [])]));
+    expect(out.inconsistency).toContain('collides with previously collected summary');
     expect(store.inconsistency()).toBeUndefined();
   });
 
