@@ -1,0 +1,237 @@
+/**
+ * Snapshot wire format 2, "snapshot lines" (media type {@link SNAPSHOT_LINES_MEDIA_TYPE}): the
+ * same whole {@link ProviderSnapshot} the JSON body carries (format 1, `application/json`), cut
+ * into one line per record so that both ends can skip what did not change.
+ *
+ * The body is UTF-8 text, lines separated by `\n`. Each line is an assignment
+ * `<path>\t<value>`: `<path>` is a JSON array of one or more strings (object keys from the
+ * snapshot's root), `<value>` any JSON text. Neither contains a raw tab or newline (JSON escapes
+ * them in strings and compact JSON has no whitespace). Decoding starts from `{}` and, line by line,
+ * sets the value at its path, creating the objects on the way; a path assigned twice, or one that
+ * runs through a value that is not an object created this way, is refused. Key order is line
+ * order, as JSON.parse of format 1 would give it. Empty lines are ignored.
+ *
+ * The operator writes `["version"]` first, then one line per router, service, middleware, …
+ * (`["configuration","http","routers","<name>"]`) and per `serverStatus` entry, and `{}` for an
+ * empty map it walks. Any split is valid: `["configuration"]\t{…}` alone is a whole snapshot.
+ *
+ * Why: an operator re-sends thousands of records per change and changes a handful. The server
+ * keeps the lines it accepted last with their parsed values; an identical line is recognised by
+ * string equality and yields the very same value object, which is neither parsed nor validated
+ * again and which the runtime recognises as unchanged by identity. The operator keeps each
+ * record's line by object identity and serializes only new records.
+ */
+import { hash } from 'node:crypto';
+
+/** Media type of format 2. */
+export const SNAPSHOT_LINES_MEDIA_TYPE = 'application/vnd.portico.snapshot.v2+jsonl';
+
+export class SnapshotLinesError extends Error {
+  override readonly name = 'SnapshotLinesError';
+}
+
+// Keys that would reach an object's prototype when assigned; refused as Fastify refuses them in
+// format 1 bodies (secure-json-parse).
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+interface CachedLine {
+  readonly parent: string;
+  readonly name: string;
+  readonly line: string;
+  readonly digest: Buffer;
+}
+
+/** The encoded body and its version (a content hash of the lines). */
+export interface EncodedSnapshot {
+  readonly body: string;
+  readonly version: string;
+}
+
+/**
+ * Encodes snapshots into lines. Each record's line (and its digest) is remembered by the record
+ * object's identity: unchanged records are the same objects from one translation to the next (the
+ * translation memo reuses them), so a one-record change serializes and hashes one line.
+ */
+export class SnapshotLineEncoder {
+  private cache = new WeakMap<object, CachedLine>();
+
+  /**
+   * @param value the snapshot without its version (`{configuration, serverStatus}`)
+   * @param depths how many levels of maps are cut into lines below each top-level key
+   *   (`{configuration: 3, serverStatus: 1}`); other keys are one line each
+   */
+  encode(value: Readonly<Record<string, unknown>>, depths: Readonly<Record<string, number>>): EncodedSnapshot {
+    const lines: string[] = [];
+    const digests: Buffer[] = [];
+    for (const key in value) {
+      if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+      this.walk(value[key], '[', key, depths[key] ?? 0, lines, digests);
+    }
+    const version = hash('sha256', Buffer.concat(digests), 'hex').slice(0, 16);
+    return { body: `["version"]\t${JSON.stringify(version)}\n${lines.join('\n')}`, version };
+  }
+
+  /** `parent` is the path's JSON text so far without its closing bracket (`["configuration"`). */
+  private walk(value: unknown, parent: string, name: string, depth: number, lines: string[], digests: Buffer[]): void {
+    if (value === undefined) return;
+    const isMap = typeof value === 'object' && value !== null && !Array.isArray(value);
+    if (isMap && depth > 0) {
+      const path = `${parent}${parent === '[' ? '' : ','}${JSON.stringify(name)}`;
+      let empty = true;
+      for (const k in value) {
+        if (!Object.prototype.hasOwnProperty.call(value, k)) continue;
+        const v = (value as Record<string, unknown>)[k];
+        if (v === undefined) continue;
+        empty = false;
+        this.walk(v, path, k, depth - 1, lines, digests);
+      }
+      if (empty) this.push(`${path}]\t{}`, lines, digests);
+      return;
+    }
+    if (typeof value === 'object' && value !== null) {
+      const cached = this.cache.get(value);
+      if (cached !== undefined && cached.name === name && cached.parent === parent) {
+        lines.push(cached.line);
+        digests.push(cached.digest);
+        return;
+      }
+      const line = `${parent}${parent === '[' ? '' : ','}${JSON.stringify(name)}]\t${JSON.stringify(value)}`;
+      const digest = hash('sha256', line, 'buffer');
+      this.cache.set(value, { parent, name, line, digest });
+      lines.push(line);
+      digests.push(digest);
+      return;
+    }
+    this.push(`${parent}${parent === '[' ? '' : ','}${JSON.stringify(name)}]\t${JSON.stringify(value)}`, lines, digests);
+  }
+
+  private push(line: string, lines: string[], digests: Buffer[]): void {
+    lines.push(line);
+    digests.push(hash('sha256', line, 'buffer'));
+  }
+}
+
+interface ParsedLine {
+  readonly path: readonly string[];
+  readonly value: unknown;
+}
+
+/** One decoded body, applied to the decoder's memory only by {@link SnapshotLineDecoder.commit}. */
+export interface DecodedSnapshot {
+  readonly value: Record<string, unknown>;
+  /** Values taken over from lines accepted before (never re-parsed; already validated). */
+  readonly reused: ReadonlySet<object>;
+  /** Lines parsed for this body (for logs). */
+  readonly parsed: number;
+  readonly lines: ReadonlyMap<string, ParsedLine>;
+}
+
+function parsePath(text: string, lineNo: number): string[] {
+  let path: unknown;
+  try {
+    path = JSON.parse(text);
+  } catch {
+    throw new SnapshotLinesError(`line ${lineNo}: the path is not valid JSON`);
+  }
+  if (!Array.isArray(path) || path.length === 0 || !path.every((p) => typeof p === 'string')) {
+    throw new SnapshotLinesError(`line ${lineNo}: the path must be a non-empty JSON array of strings`);
+  }
+  for (const key of path as string[]) {
+    if (FORBIDDEN_KEYS.has(key)) throw new SnapshotLinesError(`line ${lineNo}: the key ${JSON.stringify(key)} is not allowed`);
+  }
+  return path as string[];
+}
+
+function hasForbiddenKey(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(hasForbiddenKey);
+  for (const k of Object.keys(value)) {
+    if (FORBIDDEN_KEYS.has(k) || hasForbiddenKey((value as Record<string, unknown>)[k])) return true;
+  }
+  return false;
+}
+
+function parseLine(line: string, lineNo: number): ParsedLine {
+  const tab = line.indexOf('\t');
+  if (tab === -1) throw new SnapshotLinesError(`line ${lineNo}: expected <path><TAB><value>`);
+  const path = parsePath(line.slice(0, tab), lineNo);
+  const text = line.slice(tab + 1);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new SnapshotLinesError(`line ${lineNo}: the value is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+  }
+  // Only a text naming one of them can hold one; the walk is the rare case.
+  if ((text.includes('__proto__') || text.includes('constructor') || text.includes('prototype')) && hasForbiddenKey(value)) {
+    throw new SnapshotLinesError(`line ${lineNo}: the value holds a key that is not allowed (__proto__, constructor or prototype)`);
+  }
+  return { path, value };
+}
+
+/** A copy that does not keep the whole body alive (a substring may point into its parent). */
+function detached(line: string): string {
+  return Buffer.from(line, 'utf8').toString('utf8');
+}
+
+/**
+ * Decodes bodies of one provider, reusing what it accepted last: an identical line gives the same
+ * value object. Owned by whoever receives that provider's snapshots; not shared between providers.
+ */
+export class SnapshotLineDecoder {
+  private held: ReadonlyMap<string, ParsedLine> = new Map();
+
+  decode(body: string): DecodedSnapshot {
+    const root: Record<string, unknown> = {};
+    // Objects this decode created: only those may receive further keys.
+    const containers = new Set<object>([root]);
+    const reused = new Set<object>();
+    const lines = new Map<string, ParsedLine>();
+    let parsed = 0;
+    let lineNo = 0;
+    let start = 0;
+    while (start <= body.length) {
+      let end = body.indexOf('\n', start);
+      if (end === -1) end = body.length;
+      lineNo++;
+      const line = body.slice(start, end);
+      start = end + 1;
+      if (line === '') continue;
+      let entry = this.held.get(line);
+      let key = line;
+      if (entry !== undefined) {
+        if (typeof entry.value === 'object' && entry.value !== null) reused.add(entry.value);
+      } else {
+        key = detached(line);
+        entry = parseLine(key, lineNo);
+        parsed++;
+      }
+      lines.set(key, entry);
+      let target = root;
+      const { path } = entry;
+      for (let i = 0; i < path.length - 1; i++) {
+        const k = path[i] as string;
+        let next = target[k];
+        if (next === undefined) {
+          next = {};
+          containers.add(next as object);
+          target[k] = next;
+        } else if (typeof next !== 'object' || next === null || !containers.has(next)) {
+          throw new SnapshotLinesError(`line ${lineNo}: the path ${JSON.stringify(path)} runs through a value set by another line`);
+        }
+        target = next as Record<string, unknown>;
+      }
+      const last = path[path.length - 1] as string;
+      if (Object.prototype.hasOwnProperty.call(target, last)) {
+        throw new SnapshotLinesError(`line ${lineNo}: the path ${JSON.stringify(path)} is assigned twice`);
+      }
+      target[last] = entry.value;
+    }
+    return { value: root, reused, parsed, lines };
+  }
+
+  /** Remembers a decoded body's lines once its snapshot was accepted (the previous ones are dropped). */
+  commit(decoded: DecodedSnapshot): void {
+    this.held = decoded.lines;
+  }
+}
