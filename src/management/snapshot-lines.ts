@@ -123,7 +123,8 @@ export interface DecodedSnapshot {
   readonly reused: ReadonlySet<object>;
   /** Lines parsed for this body (for logs). */
   readonly parsed: number;
-  readonly lines: ReadonlyMap<string, ParsedLine>;
+  /** The body's lines, for {@link SnapshotLineDecoder.commit}. */
+  readonly lines: readonly unknown[];
 }
 
 function parsePath(text: string, lineNo: number): string[] {
@@ -174,19 +175,33 @@ function detached(line: string): string {
   return Buffer.from(line, 'utf8').toString('utf8');
 }
 
+interface HeldLine {
+  readonly text: string;
+  readonly parsed: ParsedLine;
+}
+
+/** How far ahead in the previous body a line is looked for when the two bodies part (deleted records). */
+const RESYNC_WINDOW = 16;
+
 /**
- * Decodes bodies of one provider, reusing what it accepted last: an identical line gives the same
- * value object. Owned by whoever receives that provider's snapshots; not shared between providers.
+ * Decodes bodies of one provider, reusing what it accepted last: a line identical to one of the
+ * previous body gives the same value object. The previous body's lines are walked alongside the
+ * new ones (a sender keeps its order, so most lines are equal to the one at the same place): a
+ * string comparison per line and no hashing of whole lines, which cost more than the parsing it
+ * saves. A line not found near its place is parsed again, which is only slower.
+ * Owned by whoever receives that provider's snapshots; not shared between providers.
  */
 export class SnapshotLineDecoder {
-  private held: ReadonlyMap<string, ParsedLine> = new Map();
+  private held: readonly HeldLine[] = [];
 
   decode(body: string): DecodedSnapshot {
     const root: Record<string, unknown> = {};
     // Objects this decode created: only those may receive further keys.
     const containers = new Set<object>([root]);
     const reused = new Set<object>();
-    const lines = new Map<string, ParsedLine>();
+    const lines: HeldLine[] = [];
+    const held = this.held;
+    let j = 0;
     let parsed = 0;
     let lineNo = 0;
     let start = 0;
@@ -194,21 +209,32 @@ export class SnapshotLineDecoder {
       let end = body.indexOf('\n', start);
       if (end === -1) end = body.length;
       lineNo++;
-      const line = body.slice(start, end);
+      const text = body.slice(start, end);
       start = end + 1;
-      if (line === '') continue;
-      let entry = this.held.get(line);
-      let key = line;
-      if (entry !== undefined) {
-        if (typeof entry.value === 'object' && entry.value !== null) reused.add(entry.value);
+      if (text === '') continue;
+      let line: HeldLine | undefined;
+      if (j < held.length && (held[j] as HeldLine).text === text) {
+        line = held[j++];
       } else {
-        key = detached(line);
-        entry = parseLine(key, lineNo);
+        for (let d = 1; d <= RESYNC_WINDOW && j + d < held.length; d++) {
+          if ((held[j + d] as HeldLine).text === text) {
+            line = held[j + d];
+            j += d + 1;
+            break;
+          }
+        }
+      }
+      if (line !== undefined) {
+        const v = line.parsed.value;
+        if (typeof v === 'object' && v !== null) reused.add(v);
+      } else {
+        const copy = detached(text);
+        line = { text: copy, parsed: parseLine(copy, lineNo) };
         parsed++;
       }
-      lines.set(key, entry);
+      lines.push(line);
       let target = root;
-      const { path } = entry;
+      const { path, value } = line.parsed;
       for (let i = 0; i < path.length - 1; i++) {
         const k = path[i] as string;
         let next = target[k];
@@ -225,13 +251,13 @@ export class SnapshotLineDecoder {
       if (Object.prototype.hasOwnProperty.call(target, last)) {
         throw new SnapshotLinesError(`line ${lineNo}: the path ${JSON.stringify(path)} is assigned twice`);
       }
-      target[last] = entry.value;
+      target[last] = value;
     }
     return { value: root, reused, parsed, lines };
   }
 
   /** Remembers a decoded body's lines once its snapshot was accepted (the previous ones are dropped). */
   commit(decoded: DecodedSnapshot): void {
-    this.held = decoded.lines;
+    this.held = decoded.lines as readonly HeldLine[];
   }
 }
