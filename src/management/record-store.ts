@@ -1,13 +1,14 @@
 /**
  * One snapshot per provider, side by side (`file`, `kubernetes`, `kubernetescrd`, …, plus the
- * built-in `internal` one). Every change recomputes the whole runtime view and swaps it in with
- * one assignment, so readers always see one consistent set of records and nothing half-applied.
+ * built-in `internal` one). Every change computes the new runtime view (incrementally: only the
+ * records the change can reach, see runtime-incremental.ts) and swaps it in with one assignment,
+ * so readers always see one consistent set of records and nothing half-applied.
  */
 import { createHash } from 'node:crypto';
 import type { ProviderSnapshot } from './dynamic-config.js';
 import { INTERNAL_PROVIDER, internalProviderInput } from './internal-records.js';
-import { computeRuntime, type EntryPointDef, type ProviderInput, type RuntimeOptions } from './runtime.js';
-import { RouterMemo } from './runtime-memo.js';
+import type { EntryPointDef, ProviderInput, RuntimeOptions } from './runtime.js';
+import { IncrementalRuntime } from './runtime-incremental.js';
 import { RuntimeView } from './runtime-view.js';
 
 export interface StoredSnapshot {
@@ -64,11 +65,22 @@ export class RecordStore {
   private readonly snapshots = new Map<string, StoredSnapshot>();
   private current: RuntimeView;
   private readonly listeners = new Set<ChangeListener>();
-  /** Per-router work kept between recomputes (an operator changes few records per snapshot). */
-  private readonly memo = new RouterMemo();
+  /** The runtime kept between changes (an operator changes few records per snapshot). */
+  private runtime: IncrementalRuntime;
+  /** Built once: the same objects every time, so the incremental runtime sees them unchanged. */
+  private readonly internalInput: ProviderInput | undefined;
+  /** Each snapshot's runtime input, kept with it so that an unchanged provider is the same object. */
+  private readonly inputs = new WeakMap<StoredSnapshot, ProviderInput>();
 
   constructor(private readonly options: RecordStoreOptions) {
+    this.runtime = new IncrementalRuntime(options.entryPoints, options.runtime);
+    this.internalInput = (options.internalRecords ?? true) ? internalProviderInput() : undefined;
     this.current = this.compute();
+  }
+
+  /** Records the last change recomputed (-1: all of them); for logs. */
+  get lastRecomputed(): number {
+    return this.runtime.lastRecomputed;
   }
 
   /** The records being served now; a new object after every change. */
@@ -97,6 +109,8 @@ export class RecordStore {
       // Keep the previous state if the runtime cannot be computed: nothing is half-applied.
       if (previous) this.snapshots.set(provider, previous);
       else this.snapshots.delete(provider);
+      // The incremental state may hold part of the failed attempt: start it afresh.
+      this.runtime = new IncrementalRuntime(this.options.entryPoints, this.options.runtime);
       throw err;
     }
     this.publish(view);
@@ -137,12 +151,17 @@ export class RecordStore {
 
   private compute(): RuntimeView {
     const inputs: ProviderInput[] = [];
-    if (this.options.internalRecords ?? true) inputs.push(internalProviderInput());
+    if (this.internalInput !== undefined) inputs.push(this.internalInput);
     for (const s of this.snapshots.values()) {
-      const input: ProviderInput = { provider: s.provider, configuration: s.snapshot.configuration };
-      inputs.push(s.snapshot.serverStatus ? { ...input, serverStatus: s.snapshot.serverStatus } : input);
+      let input = this.inputs.get(s);
+      if (input === undefined) {
+        input = { provider: s.provider, configuration: s.snapshot.configuration };
+        if (s.snapshot.serverStatus) input = { ...input, serverStatus: s.snapshot.serverStatus };
+        this.inputs.set(s, input);
+      }
+      inputs.push(input);
     }
-    const rt = computeRuntime(inputs, this.options.entryPoints, this.options.runtime, this.memo);
+    const rt = this.runtime.compute(inputs);
     const names = new Set([...(this.options.staticProviders ?? []), ...this.snapshots.keys()]);
     // Read before the constructor assigns it, so the first view has no previous one.
     return new RuntimeView(rt, this.options.entryPoints, overviewProviders(names), this.current as RuntimeView | undefined);

@@ -1,0 +1,336 @@
+/**
+ * Keeps the runtime between snapshots and, when one provider's snapshot is replaced, recomputes
+ * only the records the change can reach. The result equals what {@link computeRuntime} gives for
+ * the same inputs, record for record; unchanged records keep their runtime objects (and so the
+ * view keeps their encoded JSON).
+ *
+ * Why it is exact: records reference each other by name (a router its service, middlewares and
+ * parent routers; a service its child services; a chain its middlewares). Every runtime field of
+ * a record (`usedBy`, `using`, status, errors, the computed priority) is a function of the
+ * records connected to it through these references, named records that do not exist included,
+ * and of nothing else. So the records to recompute are the connected components, in the new
+ * reference graph, of every changed record and of every name a changed record referenced
+ * before; all other components are unchanged, as are their results. A component is recomputed
+ * with its records in their global order (providers, then each provider's key order), because
+ * Traefik's recursion errors name the path found first. Order matters only where references
+ * form a cycle, and a cycle needs records referencing their own kind (composite services,
+ * chains): a provider may send unchanged records in another order, so the components holding
+ * such records are recomputed on every change (they are few; plain routers and load balancers
+ * are not composite). Providers themselves reordered: computed from scratch.
+ *
+ * A change too large to gain from this (a quarter of the records or more, e.g. the file
+ * provider or a format 1 body, whose records are all new objects) is computed from scratch.
+ */
+import type { DynamicConfiguration } from './dynamic-config.js';
+import { computeRuntime, type EntryPointDef, type ProviderInput, type RuntimeConfiguration, type RuntimeOptions } from './runtime.js';
+import { RouterMemo } from './runtime-memo.js';
+import { qualify } from './runtime-records.js';
+
+/** Record kinds, each with its own name space; a node id is `<kind>:<qualified name>`. */
+type Kind = 'hr' | 'hs' | 'hm' | 'tr' | 'ts' | 'tm' | 'ur' | 'us';
+
+const KIND_KEYS: readonly (readonly [Kind, 'http' | 'tcp' | 'udp', 'routers' | 'services' | 'middlewares', keyof RuntimeConfiguration])[] = [
+  ['hr', 'http', 'routers', 'routers'], ['hs', 'http', 'services', 'services'], ['hm', 'http', 'middlewares', 'middlewares'],
+  ['tr', 'tcp', 'routers', 'tcpRouters'], ['ts', 'tcp', 'services', 'tcpServices'], ['tm', 'tcp', 'middlewares', 'tcpMiddlewares'],
+  ['ur', 'udp', 'routers', 'udpRouters'], ['us', 'udp', 'services', 'udpServices'],
+];
+
+type Rec = Record<string, unknown>;
+
+function recordMap(c: DynamicConfiguration, protocol: 'http' | 'tcp' | 'udp', key: 'routers' | 'services' | 'middlewares'): Rec | undefined {
+  const section = c[protocol] as Record<string, Rec | undefined> | undefined;
+  return section?.[key] ?? undefined;
+}
+
+function names(list: unknown): string[] {
+  if (!Array.isArray(list)) return [];
+  const out: string[] = [];
+  for (const item of list) {
+    if (typeof item === 'string') out.push(item);
+    else if (typeof item === 'object' && item !== null && typeof (item as { name?: unknown }).name === 'string') out.push((item as { name: string }).name);
+  }
+  return out;
+}
+
+/** Node ids a record references (whether they exist or not), and whether one is of its own kind. */
+function referencesOf(kind: Kind, record: Rec, provider: string): { refs: string[]; composite: boolean } {
+  const refs: string[] = [];
+  const add = (k: Kind, name: unknown) => {
+    if (typeof name === 'string') refs.push(`${k}:${qualify(name, provider)}`);
+  };
+  let composite = false;
+  switch (kind) {
+    case 'hr':
+    case 'tr': {
+      const svc = kind === 'hr' ? 'hs' : 'ts';
+      const mw = kind === 'hr' ? 'hm' : 'tm';
+      add(svc, record.service);
+      for (const m of names(record.middlewares)) add(mw, m);
+      for (const p of names(record.parentRefs)) add(kind, p);
+      break;
+    }
+    case 'ur':
+      add('us', record.service);
+      break;
+    case 'hs': {
+      for (const key of ['weighted', 'highestRandomWeight'] as const) {
+        for (const n of names((record[key] as Rec | undefined)?.services)) add('hs', n);
+      }
+      const mirroring = record.mirroring as Rec | undefined;
+      if (mirroring) {
+        add('hs', mirroring.service);
+        for (const n of names(mirroring.mirrors)) add('hs', n);
+      }
+      const failover = record.failover as Rec | undefined;
+      if (failover) {
+        add('hs', failover.service);
+        add('hs', failover.fallback);
+      }
+      composite = refs.length > 0;
+      break;
+    }
+    case 'ts':
+    case 'us':
+      for (const n of names((record.weighted as Rec | undefined)?.services)) add(kind, n);
+      composite = refs.length > 0;
+      break;
+    case 'hm':
+      for (const n of names((record.chain as Rec | undefined)?.middlewares)) add('hm', n);
+      composite = refs.length > 0;
+      break;
+    case 'tm':
+      break;
+  }
+  return { refs, composite };
+}
+
+/** A record's identity for change detection: its object and, for services, its given server states. */
+function sameRecord(kind: Kind, a: ProviderInput, b: ProviderInput, name: string, ra: unknown, rb: unknown): boolean {
+  if (ra !== rb) return false;
+  if (kind === 'hs' || kind === 'ts') {
+    const sa = a.serverStatus;
+    const sb = b.serverStatus;
+    if (sa !== sb && (sa?.[name] ?? sa?.[`${name}@${a.provider}`]) !== (sb?.[name] ?? sb?.[`${name}@${b.provider}`])) return false;
+  }
+  if (kind === 'hr' && a.priorities !== b.priorities && a.priorities?.[name] !== b.priorities?.[name]) return false;
+  return true;
+}
+
+interface ChangeSet {
+  /** Node ids of records added, removed or replaced. */
+  readonly changed: Set<string>;
+  /** Records in the new inputs. */
+  total: number;
+}
+
+/** Computes runtimes, incrementally where it pays; one per record store. */
+export class IncrementalRuntime {
+  private inputs: readonly ProviderInput[] = [];
+  private rt: RuntimeConfiguration | undefined;
+  private readonly memo = new RouterMemo();
+  /** Forward references of every existing record. */
+  private refs = new Map<string, readonly string[]>();
+  /** Reverse references: node id -> records referencing it. */
+  private users = new Map<string, Set<string>>();
+  private composites = new Set<string>();
+  /** Records recomputed by the last call (for logs and tests); -1 after a full computation. */
+  lastRecomputed = -1;
+
+  /**
+   * @param fullRatio share of changed records (of all) from which a change is computed from
+   *   scratch; default 0.25 (tests set Infinity to always take the incremental path)
+   */
+  constructor(private readonly entryPoints: readonly EntryPointDef[], private readonly options: RuntimeOptions = {}, private readonly fullRatio = 0.25) {}
+
+  /** The runtime for `inputs`. The inputs of one provider are never mutated once handed over. */
+  compute(inputs: readonly ProviderInput[]): RuntimeConfiguration {
+    const previous = this.rt;
+    const changes = previous === undefined ? undefined : this.changes(inputs);
+    let rt: RuntimeConfiguration;
+    if (previous === undefined || changes === undefined || changes.changed.size >= Math.max(changes.total, 1) * this.fullRatio) {
+      rt = computeRuntime(inputs, this.entryPoints, this.options, this.memo);
+      this.rebuildGraph(inputs);
+      this.lastRecomputed = -1;
+    } else {
+      rt = this.recompute(previous, inputs, changes);
+    }
+    this.inputs = inputs;
+    this.rt = rt;
+    return rt;
+  }
+
+  /** What changed since the last call; undefined when providers were reordered (computed from scratch). */
+  private changes(inputs: readonly ProviderInput[]): ChangeSet | undefined {
+    const before = new Map(this.inputs.map((i) => [i.provider, i]));
+    const kept = inputs.filter((i) => before.has(i.provider)).map((i) => i.provider);
+    const keptBefore = this.inputs.filter((i) => inputs.some((n) => n.provider === i.provider)).map((i) => i.provider);
+    if (kept.join('\u0000') !== keptBefore.join('\u0000')) return undefined;
+    const set: ChangeSet = { changed: new Set(), total: 0 };
+    const after = new Set(inputs.map((i) => i.provider));
+    for (const input of inputs) {
+      const old = before.get(input.provider);
+      if (old === input) {
+        set.total += this.countRecords(input);
+        continue;
+      }
+      this.diffProvider(old, input, set);
+    }
+    for (const old of this.inputs) if (!after.has(old.provider)) this.diffProvider(old, undefined, set);
+    return set;
+  }
+
+  private countRecords(input: ProviderInput): number {
+    let n = 0;
+    for (const [, protocol, key] of KIND_KEYS) {
+      const map = recordMap(input.configuration, protocol, key);
+      if (map !== undefined) for (const name in map) if (Object.prototype.hasOwnProperty.call(map, name)) n++;
+    }
+    return n;
+  }
+
+  private diffProvider(old: ProviderInput | undefined, next: ProviderInput | undefined, set: ChangeSet): void {
+    const provider = (next ?? old)?.provider as string;
+    for (const [kind, protocol, key] of KIND_KEYS) {
+      const a = old === undefined ? undefined : recordMap(old.configuration, protocol, key);
+      const b = next === undefined ? undefined : recordMap(next.configuration, protocol, key);
+      if (b !== undefined) {
+        for (const name in b) {
+          if (!Object.prototype.hasOwnProperty.call(b, name)) continue;
+          set.total++;
+          const id = `${kind}:${name}@${provider}`;
+          const had = a !== undefined && Object.prototype.hasOwnProperty.call(a, name);
+          if (!had || old === undefined || !sameRecord(kind, old, next as ProviderInput, name, a[name], b[name])) set.changed.add(id);
+        }
+      }
+      if (a !== undefined) {
+        for (const name in a) {
+          if (!Object.prototype.hasOwnProperty.call(a, name)) continue;
+          if (b === undefined || !Object.prototype.hasOwnProperty.call(b, name)) set.changed.add(`${kind}:${name}@${provider}`);
+        }
+      }
+    }
+  }
+
+  private recompute(previous: RuntimeConfiguration, inputs: readonly ProviderInput[], changes: ChangeSet): RuntimeConfiguration {
+    // Seeds: changed records and what they referenced before; composite records below.
+    const seeds: string[] = [...changes.changed];
+    for (const id of changes.changed) for (const ref of this.refs.get(id) ?? []) seeds.push(ref);
+    // The new graph: forward references of changed records replaced.
+    const inputByProvider = new Map(inputs.map((i) => [i.provider, i]));
+    for (const id of changes.changed) {
+      this.unlink(id);
+      const record = this.recordOf(id, inputByProvider);
+      if (record !== undefined) this.link(id, record.kind, record.value, record.provider);
+    }
+    // Connected components of the seeds.
+    const reached = new Set<string>(seeds);
+    for (const id of this.composites) reached.add(id);
+    const queue = [...reached];
+    while (queue.length > 0) {
+      const id = queue.pop() as string;
+      for (const next of this.refs.get(id) ?? []) if (!reached.has(next)) { reached.add(next); queue.push(next); }
+      for (const next of this.users.get(id) ?? []) if (!reached.has(next)) { reached.add(next); queue.push(next); }
+    }
+    // The reached records that exist, per provider and kind, by their name in the provider's map.
+    const wanted = new Map<string, Map<Kind, Set<string>>>();
+    for (const id of reached) {
+      const at = id.indexOf('@');
+      if (at === -1) continue;
+      const provider = id.slice(at + 1);
+      if (!inputByProvider.has(provider)) continue;
+      const kind = id.slice(0, 2) as Kind;
+      let byKind = wanted.get(provider);
+      if (byKind === undefined) wanted.set(provider, (byKind = new Map()));
+      let set = byKind.get(kind);
+      if (set === undefined) byKind.set(kind, (set = new Set()));
+      set.add(id.slice(3, at));
+    }
+    const subInputs: ProviderInput[] = [];
+    let recomputed = 0;
+    for (const input of inputs) {
+      const byKind = wanted.get(input.provider);
+      if (byKind === undefined) continue;
+      const configuration: Record<string, Record<string, Rec>> = {};
+      for (const [kind, protocol, key] of KIND_KEYS) {
+        const want = byKind.get(kind);
+        const map = want === undefined ? undefined : recordMap(input.configuration, protocol, key);
+        if (want === undefined || map === undefined) continue;
+        // Walk the provider's map rather than the wanted names: its order is the global order.
+        const picked: Rec = {};
+        let any = false;
+        for (const name in map) {
+          if (Object.prototype.hasOwnProperty.call(map, name) && want.has(name)) {
+            picked[name] = map[name];
+            any = true;
+            recomputed++;
+          }
+        }
+        if (any) (configuration[protocol] ??= {})[key] = picked;
+      }
+      subInputs.push({ ...input, configuration: configuration as DynamicConfiguration });
+    }
+    const sub = computeRuntime(subInputs, this.entryPoints, this.options);
+    this.lastRecomputed = recomputed;
+    // Unchanged components keep their runtime objects; reached ones are replaced or dropped.
+    const merged = {} as Record<keyof RuntimeConfiguration, Map<string, unknown>>;
+    for (const [kind, , , rtKey] of KIND_KEYS) {
+      const map = new Map<string, unknown>(previous[rtKey]);
+      for (const id of reached) if (id.startsWith(kind) && id.charCodeAt(2) === 58) map.delete(id.slice(3));
+      for (const [name, info] of sub[rtKey]) map.set(name, info);
+      merged[rtKey] = map;
+    }
+    return merged as unknown as RuntimeConfiguration;
+  }
+
+  private recordOf(id: string, inputs: ReadonlyMap<string, ProviderInput>): { kind: Kind; value: Rec; provider: string } | undefined {
+    const at = id.indexOf('@');
+    const provider = id.slice(at + 1);
+    const input = inputs.get(provider);
+    if (input === undefined) return undefined;
+    const kind = id.slice(0, 2) as Kind;
+    const [, protocol, key] = KIND_KEYS.find((k) => k[0] === kind) as (typeof KIND_KEYS)[number];
+    const map = recordMap(input.configuration, protocol, key);
+    const name = id.slice(3, at);
+    if (map === undefined || !Object.prototype.hasOwnProperty.call(map, name)) return undefined;
+    const value = map[name];
+    return typeof value === 'object' && value !== null ? { kind, value: value as Rec, provider } : { kind, value: {}, provider };
+  }
+
+  private link(id: string, kind: Kind, record: Rec, provider: string): void {
+    const { refs, composite } = referencesOf(kind, record, provider);
+    this.refs.set(id, refs);
+    for (const ref of refs) {
+      let users = this.users.get(ref);
+      if (users === undefined) this.users.set(ref, (users = new Set()));
+      users.add(id);
+    }
+    if (composite) this.composites.add(id);
+  }
+
+  private unlink(id: string): void {
+    for (const ref of this.refs.get(id) ?? []) {
+      const users = this.users.get(ref);
+      users?.delete(id);
+      if (users?.size === 0) this.users.delete(ref);
+    }
+    this.refs.delete(id);
+    this.composites.delete(id);
+  }
+
+  private rebuildGraph(inputs: readonly ProviderInput[]): void {
+    this.refs = new Map();
+    this.users = new Map();
+    this.composites = new Set();
+    for (const input of inputs) {
+      for (const [kind, protocol, key] of KIND_KEYS) {
+        const map = recordMap(input.configuration, protocol, key);
+        if (map === undefined) continue;
+        for (const name in map) {
+          if (!Object.prototype.hasOwnProperty.call(map, name)) continue;
+          const value = map[name];
+          this.link(`${kind}:${name}@${input.provider}`, kind, typeof value === 'object' && value !== null ? (value as Rec) : {}, input.provider);
+        }
+      }
+    }
+  }
+}
