@@ -38,13 +38,20 @@ interface CachedLine {
   readonly parent: string;
   readonly name: string;
   readonly line: string;
-  readonly digest: Buffer;
+  /** The line's SHA-256 as a latin1 string: 32 characters, lighter than a Buffer per record. */
+  readonly digest: string;
 }
 
-/** The encoded body and its version (a content hash of the lines). */
+/** An encoded snapshot: its record lines and version (a content hash of the lines). */
 export interface EncodedSnapshot {
-  readonly body: string;
   readonly version: string;
+  /** The lines after the version line; the strings are the encoder's, shared between encodings. */
+  readonly lines: readonly string[];
+}
+
+/** The body to send: the version line, then the record lines. */
+export function snapshotLinesBody(encoded: EncodedSnapshot): string {
+  return `["version"]\t${JSON.stringify(encoded.version)}\n${encoded.lines.join('\n')}`;
 }
 
 /**
@@ -62,17 +69,17 @@ export class SnapshotLineEncoder {
    */
   encode(value: Readonly<Record<string, unknown>>, depths: Readonly<Record<string, number>>): EncodedSnapshot {
     const lines: string[] = [];
-    const digests: Buffer[] = [];
+    const digests: string[] = [];
     for (const key in value) {
       if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
       this.walk(value[key], '[', key, depths[key] ?? 0, lines, digests);
     }
-    const version = hash('sha256', Buffer.concat(digests), 'hex').slice(0, 16);
-    return { body: `["version"]\t${JSON.stringify(version)}\n${lines.join('\n')}`, version };
+    const version = hash('sha256', Buffer.from(digests.join(''), 'latin1'), 'hex').slice(0, 16);
+    return { version, lines };
   }
 
   /** `parent` is the path's JSON text so far without its closing bracket (`["configuration"`). */
-  private walk(value: unknown, parent: string, name: string, depth: number, lines: string[], digests: Buffer[]): void {
+  private walk(value: unknown, parent: string, name: string, depth: number, lines: string[], digests: string[]): void {
     if (value === undefined) return;
     const isMap = typeof value === 'object' && value !== null && !Array.isArray(value);
     if (isMap && depth > 0) {
@@ -96,7 +103,7 @@ export class SnapshotLineEncoder {
         return;
       }
       const line = `${parent}${parent === '[' ? '' : ','}${JSON.stringify(name)}]\t${JSON.stringify(value)}`;
-      const digest = hash('sha256', line, 'buffer');
+      const digest = hash('sha256', line, 'binary');
       this.cache.set(value, { parent, name, line, digest });
       lines.push(line);
       digests.push(digest);
@@ -105,9 +112,9 @@ export class SnapshotLineEncoder {
     this.push(`${parent}${parent === '[' ? '' : ','}${JSON.stringify(name)}]\t${JSON.stringify(value)}`, lines, digests);
   }
 
-  private push(line: string, lines: string[], digests: Buffer[]): void {
+  private push(line: string, lines: string[], digests: string[]): void {
     lines.push(line);
-    digests.push(hash('sha256', line, 'buffer'));
+    digests.push(hash('sha256', line, 'binary'));
   }
 }
 
@@ -237,7 +244,8 @@ export class SnapshotLineDecoder {
       const { path, value } = line.parsed;
       for (let i = 0; i < path.length - 1; i++) {
         const k = path[i] as string;
-        let next = target[k];
+        // Own keys only: `valueOf` and friends are names like any other.
+        let next = Object.prototype.hasOwnProperty.call(target, k) ? target[k] : undefined;
         if (next === undefined) {
           next = {};
           containers.add(next as object);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/create-app.js';
 import { bearerMatches, readOrCreateToken } from '../../src/management/internal-token.js';
 import { registerInternalRoutes } from '../../src/management/internal-routes.js';
-import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder } from '../../src/management/snapshot-lines.js';
+import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder, snapshotLinesBody } from '../../src/management/snapshot-lines.js';
 import { apiFor, silentLogger, storeWith } from './helpers.js';
 
 const TOKEN = 'tok-123';
@@ -50,7 +50,9 @@ describe('internal endpoint', () => {
     const { app, api } = setup();
     const encoder = new SnapshotLineEncoder();
     const put = (value: Record<string, unknown>) => {
-      const { body, version } = encoder.encode(value, { configuration: 3, serverStatus: 1 });
+      const encoded = encoder.encode(value, { configuration: 3, serverStatus: 1 });
+      const { version } = encoded;
+      const body = snapshotLinesBody(encoded);
       return { version, res: app.inject({ method: 'PUT', url: '/internal/v1/providers/kubernetes', headers: { ...auth, 'content-type': SNAPSHOT_LINES_MEDIA_TYPE }, payload: body }) };
     };
     const { configuration, serverStatus } = snapshot;

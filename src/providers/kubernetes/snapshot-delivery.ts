@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { INTERNAL_PROVIDERS_PATH, type ProviderSnapshot } from '../../management/dynamic-config.js';
-import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder } from '../../management/snapshot-lines.js';
+import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder, snapshotLinesBody, type EncodedSnapshot } from '../../management/snapshot-lines.js';
 
 /**
  * Delivers whole provider snapshots to the server's internal endpoint
@@ -36,7 +36,11 @@ export interface DeliveryOptions {
 }
 
 interface ProviderState {
-  body: string;
+  /**
+   * The newest snapshot, encoded. The body is joined for each PUT and not kept: two 6 MB strings
+   * held for a retry that rarely comes cost more than joining the lines again.
+   */
+  encoded: EncodedSnapshot;
   version: string;
   /** Version the server confirmed it holds. */
   delivered: string | undefined;
@@ -80,23 +84,23 @@ export class SnapshotDelivery {
   async deliver(provider: string, snapshot: ProviderSnapshot): Promise<void> {
     // Records are lines three maps down (configuration → http → routers → name) and one down in
     // serverStatus (service name → servers).
-    const { body, version } = this.encoder.encode(
-      { configuration: snapshot.configuration, serverStatus: snapshot.serverStatus ?? {} }, { configuration: 3, serverStatus: 1 },
-    );
+    const encoded = this.encoder.encode({ configuration: snapshot.configuration, serverStatus: snapshot.serverStatus ?? {} }, { configuration: 3, serverStatus: 1 });
+    const { version } = encoded;
     let state = this.providers.get(provider);
     if (state && state.version === version) {
       if (state.delivered === version) return;
       return state.sending;
     }
     if (!state) {
-      state = { body, version, delivered: undefined, rejected: undefined, sending: undefined };
+      state = { encoded, version, delivered: undefined, rejected: undefined, sending: undefined };
       this.providers.set(provider, state);
     } else {
-      state.body = body;
+      state.encoded = encoded;
       state.version = version;
     }
     return this.send(provider, state);
   }
+
 
   private send(provider: string, state: ProviderState): Promise<void> {
     if (state.sending) return state.sending; // the loop below picks up the newest body
@@ -105,7 +109,7 @@ export class SnapshotDelivery {
       while (!this.signal.aborted && state.delivered !== state.version && state.rejected !== state.version) {
         const version = state.version;
         try {
-          const res = await this.deps.fetch(this.url(provider), { method: 'PUT', headers: await this.headers(), body: state.body, signal: this.signal });
+          const res = await this.deps.fetch(this.url(provider), { method: 'PUT', headers: await this.headers(), body: snapshotLinesBody(state.encoded), signal: this.signal });
           if (res.status >= 200 && res.status < 300) {
             state.delivered = version;
             this.deliveries++;
