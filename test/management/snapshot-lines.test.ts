@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SnapshotLineDecoder, SnapshotLineEncoder, SnapshotLinesError, snapshotLinesBody } from '../../src/management/snapshot-lines.js';
+import { SnapshotLineDecoder, SnapshotLineEncoder, SnapshotLinesError, snapshotLinesBody, snapshotLinesChunks } from '../../src/management/snapshot-lines.js';
 
 const DEPTHS = { configuration: 3, serverStatus: 1 };
 
@@ -31,6 +31,17 @@ describe('snapshot lines', () => {
         expect(JSON.stringify(decoded.value)).toBe(JSON.stringify({ version: encoded.version, ...value }));
       }
     }));
+  });
+
+  it('cuts the body into pieces at line ends', () => {
+    const routers: Record<string, object> = {};
+    for (let i = 0; i < 50; i++) routers[`r${i}`] = { rule: `Host(\`h${i}.example.com\`)` };
+    const encoded = new SnapshotLineEncoder().encode({ configuration: { http: { routers } } }, DEPTHS);
+    const chunks = [...snapshotLinesChunks(encoded, 200)];
+    expect(chunks.length).toBeGreaterThan(5);
+    for (const c of chunks.slice(0, -1)) expect(c.endsWith('\n')).toBe(true);
+    expect(chunks.join('')).toBe(snapshotLinesBody(encoded));
+    expect(new SnapshotLineDecoder().decode(chunks.join('')).value).toEqual({ version: encoded.version, configuration: { http: { routers } } });
   });
 
   it('gives the same version for equal content and another one for a change', () => {

@@ -20,7 +20,13 @@ function harness(answers: ((call: Call) => { status: number; body?: unknown })[]
   const calls: Call[] = [];
   let tokenReads = 0;
   const fetch: FetchLike = async (url, init) => {
-    const call: Call = { method: init.method, url, auth: init.headers.Authorization, body: init.body };
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      const chunks: Uint8Array[] = [];
+      for await (const c of init.body) chunks.push(c);
+      body = Buffer.concat(chunks).toString('utf8');
+    }
+    const call: Call = { method: init.method, url, auth: init.headers.Authorization, ...(body === undefined ? {} : { body }) };
     calls.push(call);
     const answer = (answers.shift() ?? (() => ({ status: 200, body: {} })))(call);
     return { status: answer.status, text: async () => JSON.stringify(answer.body ?? {}) };
