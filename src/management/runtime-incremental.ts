@@ -133,6 +133,8 @@ export class IncrementalRuntime {
   /** Reverse references: node id -> records referencing it. */
   private users = new Map<string, Set<string>>();
   private composites = new Set<string>();
+  /** Record counts of inputs seen before (an unchanged provider is counted once). */
+  private readonly counts = new WeakMap<ProviderInput, number>();
   /** Records recomputed by the last call (for logs and tests); -1 after a full computation. */
   lastRecomputed = -1;
 
@@ -180,11 +182,14 @@ export class IncrementalRuntime {
   }
 
   private countRecords(input: ProviderInput): number {
+    const known = this.counts.get(input);
+    if (known !== undefined) return known;
     let n = 0;
     for (const [, protocol, key] of KIND_KEYS) {
       const map = recordMap(input.configuration, protocol, key);
       if (map !== undefined) for (const name in map) if (Object.prototype.hasOwnProperty.call(map, name)) n++;
     }
+    this.counts.set(input, n);
     return n;
   }
 
@@ -272,8 +277,15 @@ export class IncrementalRuntime {
     const sub = computeRuntime(subInputs, this.entryPoints, this.options);
     this.lastRecomputed = recomputed;
     // Unchanged components keep their runtime objects; reached ones are replaced or dropped.
+    const reachedKinds = new Set<string>();
+    for (const id of reached) reachedKinds.add(id.slice(0, 2));
     const merged = {} as Record<keyof RuntimeConfiguration, Map<string, unknown>>;
     for (const [kind, , , rtKey] of KIND_KEYS) {
+      // A kind nothing reached is the same map as before (removed records are reached too).
+      if (!reachedKinds.has(kind)) {
+        merged[rtKey] = previous[rtKey];
+        continue;
+      }
       const map = new Map<string, unknown>(previous[rtKey]);
       for (const id of reached) if (id.startsWith(kind) && id.charCodeAt(2) === 58) map.delete(id.slice(3));
       for (const [name, info] of sub[rtKey]) map.set(name, info);
