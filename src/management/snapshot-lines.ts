@@ -34,6 +34,14 @@ export class SnapshotLinesError extends Error {
 // format 1 bodies (secure-json-parse).
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
+/**
+ * A flat copy of a string: neither a substring that keeps its whole parent alive nor a
+ * concatenation kept as a tree of its parts.
+ */
+function detached(text: string): string {
+  return Buffer.from(text, 'utf8').toString('utf8');
+}
+
 interface CachedLine {
   readonly parent: string;
   readonly name: string;
@@ -121,7 +129,8 @@ export class SnapshotLineEncoder {
         digests.push(cached.digest);
         return;
       }
-      const line = `${parent}${parent === '[' ? '' : ','}${JSON.stringify(name)}]\t${JSON.stringify(value)}`;
+      // One flat copy: the template would be kept as a tree of five strings, all of them held.
+      const line = detached(`${parent}${parent === '[' ? '' : ','}${JSON.stringify(name)}]\t${JSON.stringify(value)}`);
       const digest = hash('sha256', line, 'binary');
       this.cache.set(value, { parent, name, line, digest });
       lines.push(line);
@@ -196,10 +205,6 @@ function parseLine(line: string, lineNo: number): ParsedLine {
   return { path, value };
 }
 
-/** A copy that does not keep the whole body alive (a substring may point into its parent). */
-function detached(line: string): string {
-  return Buffer.from(line, 'utf8').toString('utf8');
-}
 
 interface HeldLine {
   readonly text: string;
