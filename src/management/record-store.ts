@@ -78,6 +78,9 @@ export class RecordStore {
     this.current = this.compute();
   }
 
+  /** Whether a rebuild of the incremental runtime's reference graph is already scheduled. */
+  private preparing = false;
+
   /** Records the last change recomputed (-1: all of them); for logs. */
   get lastRecomputed(): number {
     return this.runtime.lastRecomputed;
@@ -140,6 +143,7 @@ export class RecordStore {
   /** Swaps the view in (one assignment: readers see the old or the new one), then tells listeners. */
   private publish(view: RuntimeView): void {
     this.current = view;
+    this.schedulePrepare();
     for (const l of this.listeners) {
       try {
         l(view);
@@ -147,6 +151,20 @@ export class RecordStore {
         // A listener's failure must not undo an applied snapshot.
       }
     }
+  }
+
+  /**
+   * After a computation from scratch, rebuilds the incremental runtime's reference graph once the
+   * current request is answered, so that the next small change is incremental without paying for
+   * it, and a run of whole-snapshot replacements never does.
+   */
+  private schedulePrepare(): void {
+    if (this.preparing || !this.runtime.needsPrepare) return;
+    this.preparing = true;
+    setImmediate(() => {
+      this.preparing = false;
+      this.runtime.prepare();
+    }).unref();
   }
 
   private compute(): RuntimeView {

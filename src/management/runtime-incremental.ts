@@ -20,6 +20,9 @@
  *
  * A change too large to gain from this (a quarter of the records or more, e.g. the file
  * provider or a format 1 body, whose records are all new objects) is computed from scratch.
+ * After that the reference graph is stale; {@link IncrementalRuntime.prepare} rebuilds it, which
+ * the record store schedules off the request path. Until then changes are computed from scratch,
+ * with no diff, so a whole-snapshot replacement costs what it did before this file existed.
  */
 import type { DynamicConfiguration } from './dynamic-config.js';
 import { computeRuntime, type EntryPointDef, type ProviderInput, type RuntimeConfiguration, type RuntimeOptions } from './runtime.js';
@@ -133,6 +136,10 @@ export class IncrementalRuntime {
   /** Reverse references: node id -> records referencing it. */
   private users = new Map<string, Set<string>>();
   private composites = new Set<string>();
+  /** False after a computation from scratch, until {@link prepare}. */
+  private graphReady = false;
+  /** Records in the last inputs (known once the graph is ready). */
+  private total = 0;
   /** Record counts of inputs seen before (an unchanged provider is counted once). */
   private readonly counts = new WeakMap<ProviderInput, number>();
   /** Records recomputed by the last call (for logs and tests); -1 after a full computation. */
@@ -147,22 +154,39 @@ export class IncrementalRuntime {
   /** The runtime for `inputs`. The inputs of one provider are never mutated once handed over. */
   compute(inputs: readonly ProviderInput[]): RuntimeConfiguration {
     const previous = this.rt;
-    const changes = previous === undefined ? undefined : this.changes(inputs);
+    const changes = previous === undefined || !this.graphReady ? undefined : this.changes(inputs, Math.max(this.total, 1) * this.fullRatio);
     let rt: RuntimeConfiguration;
     if (previous === undefined || changes === undefined || changes.changed.size >= Math.max(changes.total, 1) * this.fullRatio) {
       rt = computeRuntime(inputs, this.entryPoints, this.options, this.memo);
-      this.rebuildGraph(inputs);
+      this.graphReady = false;
       this.lastRecomputed = -1;
     } else {
       rt = this.recompute(previous, inputs, changes);
+      this.total = changes.total;
     }
     this.inputs = inputs;
     this.rt = rt;
     return rt;
   }
 
-  /** What changed since the last call; undefined when providers were reordered (computed from scratch). */
-  private changes(inputs: readonly ProviderInput[]): ChangeSet | undefined {
+  /** Whether {@link prepare} has work to do (after a computation from scratch). */
+  get needsPrepare(): boolean {
+    return this.rt !== undefined && !this.graphReady;
+  }
+
+  /** Builds the reference graph of the last inputs, so the next small change is incremental. */
+  prepare(): void {
+    if (!this.needsPrepare) return;
+    this.rebuildGraph(this.inputs);
+    this.total = this.inputs.reduce((n, input) => n + this.countRecords(input), 0);
+    this.graphReady = true;
+  }
+
+  /**
+   * What changed since the last call; undefined when providers were reordered or more than
+   * `limit` records changed (computed from scratch: no need to finish the diff).
+   */
+  private changes(inputs: readonly ProviderInput[], limit: number): ChangeSet | undefined {
     const before = new Map(this.inputs.map((i) => [i.provider, i]));
     const kept = inputs.filter((i) => before.has(i.provider)).map((i) => i.provider);
     const keptBefore = this.inputs.filter((i) => inputs.some((n) => n.provider === i.provider)).map((i) => i.provider);
@@ -175,9 +199,9 @@ export class IncrementalRuntime {
         set.total += this.countRecords(input);
         continue;
       }
-      this.diffProvider(old, input, set);
+      if (!this.diffProvider(old, input, set, limit)) return undefined;
     }
-    for (const old of this.inputs) if (!after.has(old.provider)) this.diffProvider(old, undefined, set);
+    for (const old of this.inputs) if (!after.has(old.provider) && !this.diffProvider(old, undefined, set, limit)) return undefined;
     return set;
   }
 
@@ -193,7 +217,8 @@ export class IncrementalRuntime {
     return n;
   }
 
-  private diffProvider(old: ProviderInput | undefined, next: ProviderInput | undefined, set: ChangeSet): void {
+  /** Adds a provider's changes to `set`; false as soon as more than `limit` records changed. */
+  private diffProvider(old: ProviderInput | undefined, next: ProviderInput | undefined, set: ChangeSet, limit: number): boolean {
     const provider = (next ?? old)?.provider as string;
     for (const [kind, protocol, key] of KIND_KEYS) {
       const a = old === undefined ? undefined : recordMap(old.configuration, protocol, key);
@@ -202,18 +227,24 @@ export class IncrementalRuntime {
         for (const name in b) {
           if (!Object.prototype.hasOwnProperty.call(b, name)) continue;
           set.total++;
-          const id = `${kind}:${name}@${provider}`;
           const had = a !== undefined && Object.prototype.hasOwnProperty.call(a, name);
-          if (!had || old === undefined || !sameRecord(kind, old, next as ProviderInput, name, a[name], b[name])) set.changed.add(id);
+          if (!had || old === undefined || !sameRecord(kind, old, next as ProviderInput, name, a[name], b[name])) {
+            set.changed.add(`${kind}:${name}@${provider}`);
+            if (set.changed.size > limit) return false;
+          }
         }
       }
       if (a !== undefined) {
         for (const name in a) {
           if (!Object.prototype.hasOwnProperty.call(a, name)) continue;
-          if (b === undefined || !Object.prototype.hasOwnProperty.call(b, name)) set.changed.add(`${kind}:${name}@${provider}`);
+          if (b === undefined || !Object.prototype.hasOwnProperty.call(b, name)) {
+            set.changed.add(`${kind}:${name}@${provider}`);
+            if (set.changed.size > limit) return false;
+          }
         }
       }
     }
+    return true;
   }
 
   private recompute(previous: RuntimeConfiguration, inputs: readonly ProviderInput[], changes: ChangeSet): RuntimeConfiguration {

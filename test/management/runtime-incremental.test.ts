@@ -116,6 +116,7 @@ describe('incremental runtime', () => {
           };
           inputs = at === -1 ? [...inputs, next] : inputs.map((i, n) => (n === at ? next : i));
         }
+        inc.prepare();
         view = new RuntimeView(inc.compute(inputs), ENTRY_POINTS, [], view);
         const full = new RuntimeView(computeRuntime(inputs, ENTRY_POINTS, options), ENTRY_POINTS, []);
         expect(shown(view)).toEqual(shown(full));
@@ -134,10 +135,17 @@ describe('incremental runtime', () => {
     const inc = new IncrementalRuntime(ENTRY_POINTS);
     inc.compute([{ provider: 'a', configuration: { http: { routers, services } } }]);
     expect(inc.lastRecomputed).toBe(-1);
+    expect(inc.needsPrepare).toBe(true);
+    inc.prepare();
     // r5 moves from s5 to s6: r5, r6, s5 and s6 are recomputed.
     const rt = inc.compute([{ provider: 'a', configuration: { http: { routers: { ...routers, r5: { rule: 'Host(`x`)', service: 's6' } }, services } } }]);
     expect(inc.lastRecomputed).toBe(4);
     expect(rt.services.get('s6@a')?.usedBy).toEqual(['r5@a', 'r6@a']);
     expect(rt.services.get('s5@a')?.usedBy).toEqual([]);
+    // Without a prepared graph (right after a computation from scratch) a change is computed whole.
+    const fresh = new IncrementalRuntime(ENTRY_POINTS);
+    fresh.compute([{ provider: 'a', configuration: { http: { routers, services } } }]);
+    fresh.compute([{ provider: 'a', configuration: { http: { routers: { ...routers, r5: { rule: 'Host(`x`)', service: 's6' } }, services } } }]);
+    expect(fresh.lastRecomputed).toBe(-1);
   });
 });
