@@ -80,7 +80,7 @@ export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoute
       if (err instanceof SnapshotValidationError || err instanceof SnapshotLinesError) throw managementErrors.badSnapshot(err.message, err);
       throw err;
     }
-    const stored = store.set(provider, snapshot);
+    const stored = store.set(provider, snapshot, { incremental: decoded !== undefined });
     if (decoded !== undefined) {
       decoder.commit(decoded);
       decoders.set(provider, decoder);

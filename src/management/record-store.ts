@@ -95,8 +95,14 @@ export class RecordStore {
     return this.options.entryPoints;
   }
 
-  /** Replaces one provider's whole snapshot and applies it. */
-  set(provider: string, snapshot: ProviderSnapshot): StoredSnapshot {
+  /**
+   * Replaces one provider's whole snapshot and applies it.
+   * @param options.incremental the provider re-sends mostly unchanged records as the same objects
+   *   (format 2, snapshot lines): prepare for applying its next snapshot incrementally. Without it
+   *   (the file provider, format 1 bodies, whose records are all new objects) nothing is prepared
+   *   and a replacement costs one computation from scratch.
+   */
+  set(provider: string, snapshot: ProviderSnapshot, options: { readonly incremental?: boolean } = {}): StoredSnapshot {
     const stored: StoredSnapshot = {
       provider,
       snapshot,
@@ -117,6 +123,7 @@ export class RecordStore {
       throw err;
     }
     this.publish(view);
+    if (options.incremental === true) this.schedulePrepare();
     return stored;
   }
 
@@ -143,7 +150,6 @@ export class RecordStore {
   /** Swaps the view in (one assignment: readers see the old or the new one), then tells listeners. */
   private publish(view: RuntimeView): void {
     this.current = view;
-    this.schedulePrepare();
     for (const l of this.listeners) {
       try {
         l(view);
@@ -156,7 +162,7 @@ export class RecordStore {
   /**
    * After a computation from scratch, rebuilds the incremental runtime's reference graph once the
    * current request is answered, so that the next small change is incremental without paying for
-   * it, and a run of whole-snapshot replacements never does.
+   * it on the request path.
    */
   private schedulePrepare(): void {
     if (this.preparing || !this.runtime.needsPrepare) return;

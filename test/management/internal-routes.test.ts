@@ -47,7 +47,7 @@ describe('internal endpoint', () => {
   });
 
   it('PUT takes format 2 (snapshot lines): applies it whole, refuses a bad record and keeps the previous one', async () => {
-    const { app, api } = setup();
+    const { app, api, store } = setup();
     const encoder = new SnapshotLineEncoder();
     const put = (value: Record<string, unknown>) => {
       const encoded = encoder.encode(value, { configuration: 3, serverStatus: 1 });
@@ -60,10 +60,13 @@ describe('internal endpoint', () => {
     expect((await first.res).json()).toEqual({ provider: 'kubernetes', version: first.version });
     expect(((await api.inject('/api/http/services/s@kubernetes')).json() as Record<string, unknown>).serverStatus).toEqual({ 'http://a': 'DOWN' });
 
-    // Same router object (its line is reused on both ends), another service: the router sees it.
+    // Same router object (its line is reused on both ends), another service: the router sees it,
+    // and only those two records are recomputed (once the store prepared, after the response).
+    await new Promise((resolve) => setImmediate(resolve));
     const routers = configuration.http.routers;
     const second = put({ configuration: { http: { routers, services: { s: { loadBalancer: { servers: [{ url: 'http://b' }] } } } } }, serverStatus: {} });
     expect((await second.res).statusCode).toBe(200);
+    expect(store.lastRecomputed).toBe(2);
     expect(((await api.inject('/api/http/services/s@kubernetes')).json() as Record<string, unknown>).serverStatus).toEqual({ 'http://b': 'UP' });
 
     const bad = put({ configuration: { http: { routers: { ...routers, x: { rule: 7 } } } } });
