@@ -45,66 +45,70 @@ function recordMap(c: DynamicConfiguration, protocol: 'http' | 'tcp' | 'udp', ke
   return section?.[key] ?? undefined;
 }
 
-function names(list: unknown): string[] {
-  if (!Array.isArray(list)) return [];
-  const out: string[] = [];
+/** Appends `<kind>:<qualified name>` for each name in `list` (strings or `{name}` objects). */
+function addNames(out: string[], kind: Kind, list: unknown, provider: string): void {
+  if (!Array.isArray(list)) return;
   for (const item of list) {
-    if (typeof item === 'string') out.push(item);
-    else if (typeof item === 'object' && item !== null && typeof (item as { name?: unknown }).name === 'string') out.push((item as { name: string }).name);
+    const name = typeof item === 'string' ? item : typeof item === 'object' && item !== null ? (item as { name?: unknown }).name : undefined;
+    if (typeof name === 'string') out.push(`${kind}:${qualify(name, provider)}`);
   }
-  return out;
 }
 
-/** Node ids a record references (whether they exist or not), and whether one is of its own kind. */
-function referencesOf(kind: Kind, record: Rec, provider: string): { refs: string[]; composite: boolean } {
-  const refs: string[] = [];
-  const add = (k: Kind, name: unknown) => {
-    if (typeof name === 'string') refs.push(`${k}:${qualify(name, provider)}`);
-  };
-  let composite = false;
+function addName(out: string[], kind: Kind, name: unknown, provider: string): void {
+  if (typeof name === 'string') out.push(`${kind}:${qualify(name, provider)}`);
+}
+
+const NO_REFS: readonly string[] = Object.freeze([]);
+
+/**
+ * Node ids a record references, whether they exist or not. Most records (load balancers, plain
+ * middlewares) reference nothing: they get the shared empty list.
+ */
+function referencesOf(kind: Kind, record: Rec, provider: string): readonly string[] {
+  let out: string[] | undefined;
   switch (kind) {
     case 'hr':
-    case 'tr': {
-      const svc = kind === 'hr' ? 'hs' : 'ts';
-      const mw = kind === 'hr' ? 'hm' : 'tm';
-      add(svc, record.service);
-      for (const m of names(record.middlewares)) add(mw, m);
-      for (const p of names(record.parentRefs)) add(kind, p);
+    case 'tr':
+      out = [];
+      addName(out, kind === 'hr' ? 'hs' : 'ts', record.service, provider);
+      addNames(out, kind === 'hr' ? 'hm' : 'tm', record.middlewares, provider);
+      addNames(out, kind, record.parentRefs, provider);
       break;
-    }
     case 'ur':
-      add('us', record.service);
+      out = [];
+      addName(out, 'us', record.service, provider);
       break;
     case 'hs': {
-      for (const key of ['weighted', 'highestRandomWeight'] as const) {
-        for (const n of names((record[key] as Rec | undefined)?.services)) add('hs', n);
-      }
-      const mirroring = record.mirroring as Rec | undefined;
+      const { weighted, highestRandomWeight, mirroring, failover } = record as Record<string, Rec | undefined>;
+      if (weighted === undefined && highestRandomWeight === undefined && mirroring === undefined && failover === undefined) break;
+      out = [];
+      addNames(out, 'hs', weighted?.services, provider);
+      addNames(out, 'hs', highestRandomWeight?.services, provider);
       if (mirroring) {
-        add('hs', mirroring.service);
-        for (const n of names(mirroring.mirrors)) add('hs', n);
+        addName(out, 'hs', mirroring.service, provider);
+        addNames(out, 'hs', mirroring.mirrors, provider);
       }
-      const failover = record.failover as Rec | undefined;
       if (failover) {
-        add('hs', failover.service);
-        add('hs', failover.fallback);
+        addName(out, 'hs', failover.service, provider);
+        addName(out, 'hs', failover.fallback, provider);
       }
-      composite = refs.length > 0;
       break;
     }
     case 'ts':
     case 'us':
-      for (const n of names((record.weighted as Rec | undefined)?.services)) add(kind, n);
-      composite = refs.length > 0;
+      if (record.weighted === undefined) break;
+      out = [];
+      addNames(out, kind, (record.weighted as Rec | undefined)?.services, provider);
       break;
     case 'hm':
-      for (const n of names((record.chain as Rec | undefined)?.middlewares)) add('hm', n);
-      composite = refs.length > 0;
+      if (record.chain === undefined) break;
+      out = [];
+      addNames(out, 'hm', (record.chain as Rec | undefined)?.middlewares, provider);
       break;
     case 'tm':
       break;
   }
-  return { refs, composite };
+  return out === undefined || out.length === 0 ? NO_REFS : out;
 }
 
 /** A record's identity for change detection: its object and, for services, its given server states. */
@@ -134,7 +138,8 @@ export class IncrementalRuntime {
   /** Forward references of every existing record. */
   private refs = new Map<string, readonly string[]>();
   /** Reverse references: node id -> records referencing it. */
-  private users = new Map<string, Set<string>>();
+  /** One user as a string (the usual case), several as an array. */
+  private users = new Map<string, string | string[]>();
   private composites = new Set<string>();
   /** False after a computation from scratch, until {@link prepare}. */
   private graphReady = false;
@@ -265,7 +270,12 @@ export class IncrementalRuntime {
     while (queue.length > 0) {
       const id = queue.pop() as string;
       for (const next of this.refs.get(id) ?? []) if (!reached.has(next)) { reached.add(next); queue.push(next); }
-      for (const next of this.users.get(id) ?? []) if (!reached.has(next)) { reached.add(next); queue.push(next); }
+      const users = this.users.get(id);
+      if (typeof users === 'string') {
+        if (!reached.has(users)) { reached.add(users); queue.push(users); }
+      } else if (users !== undefined) {
+        for (const next of users) if (!reached.has(next)) { reached.add(next); queue.push(next); }
+      }
     }
     // The reached records that exist, per provider and kind, by their name in the provider's map.
     const wanted = new Map<string, Map<Kind, Set<string>>>();
@@ -339,22 +349,33 @@ export class IncrementalRuntime {
     return typeof value === 'object' && value !== null ? { kind, value: value as Rec, provider } : { kind, value: {}, provider };
   }
 
-  private link(id: string, kind: Kind, record: Rec, provider: string): void {
-    const { refs, composite } = referencesOf(kind, record, provider);
-    this.refs.set(id, refs);
+  /** Records a record's references; `id` is built only for records that have some. */
+  private link(id: string | (() => string), kind: Kind, record: Rec, provider: string): void {
+    const refs = referencesOf(kind, record, provider);
+    if (refs.length === 0) return;
+    const self = typeof id === 'string' ? id : id();
+    this.refs.set(self, refs);
     for (const ref of refs) {
-      let users = this.users.get(ref);
-      if (users === undefined) this.users.set(ref, (users = new Set()));
-      users.add(id);
+      const users = this.users.get(ref);
+      if (users === undefined) this.users.set(ref, self);
+      else if (typeof users === 'string') {
+        if (users !== self) this.users.set(ref, [users, self]);
+      } else if (!users.includes(self)) users.push(self);
     }
-    if (composite) this.composites.add(id);
+    // Routers reference their own kind only as parents, which no order-dependent check reads.
+    if (kind !== 'hr' && kind !== 'tr' && kind !== 'ur') this.composites.add(self);
   }
 
   private unlink(id: string): void {
-    for (const ref of this.refs.get(id) ?? []) {
+    for (const ref of this.refs.get(id) ?? NO_REFS) {
       const users = this.users.get(ref);
-      users?.delete(id);
-      if (users?.size === 0) this.users.delete(ref);
+      if (users === id) this.users.delete(ref);
+      else if (Array.isArray(users)) {
+        const at = users.indexOf(id);
+        if (at !== -1) users.splice(at, 1);
+        if (users.length === 1) this.users.set(ref, users[0] as string);
+        else if (users.length === 0) this.users.delete(ref);
+      }
     }
     this.refs.delete(id);
     this.composites.delete(id);
@@ -371,7 +392,8 @@ export class IncrementalRuntime {
         for (const name in map) {
           if (!Object.prototype.hasOwnProperty.call(map, name)) continue;
           const value = map[name];
-          this.link(`${kind}:${name}@${input.provider}`, kind, typeof value === 'object' && value !== null ? (value as Rec) : {}, input.provider);
+          if (typeof value !== 'object' || value === null) continue;
+          this.link(() => `${kind}:${name}@${input.provider}`, kind, value as Rec, input.provider);
         }
       }
     }
