@@ -7,6 +7,10 @@
  * - delay from one object change to the management API showing it (p50/p99 over sequential changes);
  * - the operator's peak resident memory (VmHWM).
  * Prints a table with the targets (5 s, 250 ms, 300 MB) and the ratio measured/target.
+ *
+ * The operator runs with the Node flags the Helm chart gives it (NODE_OPTIONS in
+ * charts/portico/templates/deployment.yaml): `--max-semi-space-size=4`. BENCH_OPERATOR_NODE_ARGS
+ * replaces them (e.g. to add `--cpu-prof`); BENCH_CHANGES (default 40) shortens the run.
  */
 import { spawn } from 'node:child_process';
 import http from 'node:http';
@@ -89,7 +93,7 @@ interface Put {
  * has fully arrived, so the operator's share of a change's delay (translate + serialize + send)
  * is measured apart from the server's (parse, validate, rebuild its records).
  */
-async function deliveryProbe(target: string, puts: Put[]): Promise<string> {
+async function deliveryProbe(target: string, puts: Put[]): Promise<{ url: string; server: http.Server }> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -110,7 +114,7 @@ async function deliveryProbe(target: string, puts: Put[]): Promise<string> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
 async function main(): Promise<void> {
@@ -133,9 +137,11 @@ async function main(): Promise<void> {
   const api = `http://127.0.0.1:${ports.get('management')}`;
 
   const puts: Put[] = [];
-  const probe = await deliveryProbe(`http://127.0.0.1:${ports.get('internal')}`, puts);
+  const { url: probe, server: probeServer } = await deliveryProbe(`http://127.0.0.1:${ports.get('internal')}`, puts);
   const started = performance.now();
-  const child = spawn(process.execPath, [join(root, 'dist/cli.js'), 'operator', '--kubeconfig', join(dir, 'kubeconfig'), '--data.dir', dir,
+  // As in the chart's operator container (see the header).
+  const nodeArgs = (process.env.BENCH_OPERATOR_NODE_ARGS ?? '--max-semi-space-size=4').split(' ').filter((a) => a !== '');
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'dist/cli.js'), 'operator', '--kubeconfig', join(dir, 'kubeconfig'), '--data.dir', dir,
     '--operator.server-url', probe, '--operator.health-address', 'off', '--operator.leader-election', 'false',
     '--log.level', process.env.BENCH_OPERATOR_LOG ?? 'warn'], { stdio: ['ignore', 'inherit', 'inherit'] });
   const total = INGRESSES + ROUTES;
@@ -189,6 +195,9 @@ async function main(): Promise<void> {
       ' by the server, "visible" = the management API answers for the new router; ratio < 1 meets the target)\n');
   } finally {
     child.kill('SIGTERM');
+    // The operator's keep-alive connections would hold the probe (and this process) open.
+    probeServer.closeAllConnections();
+    probeServer.close();
     await server.close();
     await kube.close();
   }

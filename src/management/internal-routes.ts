@@ -1,6 +1,9 @@
 /**
  * The internal endpoint where providers deliver whole snapshots (see the contract in
  * dynamic-config.ts): `PUT|GET|DELETE /internal/v1/providers/{provider}` behind a bearer token.
+ * A PUT body is format 1 (`application/json`, the snapshot as one JSON document) or format 2
+ * (snapshot lines, see snapshot-lines.ts), whose unchanged records are neither parsed nor
+ * validated again.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import {
@@ -9,6 +12,7 @@ import {
 import { managementErrors, ManagementError } from './errors.js';
 import { bearerMatches } from './internal-token.js';
 import type { RecordStore } from './record-store.js';
+import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder, SnapshotLinesError, type DecodedSnapshot } from './snapshot-lines.js';
 import { SnapshotValidationError, validateProviderSnapshot } from './snapshot-validation.js';
 
 export interface InternalRoutesOptions {
@@ -34,6 +38,10 @@ function checkProvider(provider: string, writing: boolean): void {
 
 export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoutesOptions): void {
   const { store, token } = opts;
+  // Per provider: the format 2 lines it last had accepted.
+  const decoders = new Map<string, SnapshotLineDecoder>();
+
+  app.addContentTypeParser(SNAPSHOT_LINES_MEDIA_TYPE, { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ManagementError) return sendError(reply, error);
@@ -57,16 +65,31 @@ export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoute
   app.put<{ Params: { provider: string } }>(path, { schema: { params } }, async (request, reply) => {
     const { provider } = request.params;
     checkProvider(provider, true);
+    const started = performance.now();
     let snapshot;
+    let decoded: DecodedSnapshot | undefined;
+    const decoder = decoders.get(provider) ?? new SnapshotLineDecoder();
     try {
-      snapshot = validateProviderSnapshot(request.body);
+      if (typeof request.body === 'string') {
+        decoded = decoder.decode(request.body);
+        snapshot = validateProviderSnapshot(decoded.value, decoded.reused);
+      } else {
+        snapshot = validateProviderSnapshot(request.body);
+      }
     } catch (err) {
-      if (err instanceof SnapshotValidationError) throw managementErrors.badSnapshot(err.message, err);
+      if (err instanceof SnapshotValidationError || err instanceof SnapshotLinesError) throw managementErrors.badSnapshot(err.message, err);
       throw err;
     }
-    const started = performance.now();
-    const stored = store.set(provider, snapshot);
-    request.log.info({ provider, version: stored.version, ms: Math.round(performance.now() - started) }, 'provider snapshot applied');
+    const stored = store.set(provider, snapshot, { incremental: decoded !== undefined });
+    if (decoded !== undefined) {
+      decoder.commit(decoded);
+      decoders.set(provider, decoder);
+    } else {
+      decoders.delete(provider);
+    }
+    request.log.info({
+      provider, version: stored.version, ms: Math.round(performance.now() - started), ...(decoded ? { parsedLines: decoded.parsed } : {}),
+    }, 'provider snapshot applied');
     const body: ProviderPutResponse = { provider, version: stored.version };
     return reply.code(200).send(body);
   });
@@ -87,6 +110,7 @@ export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoute
     checkProvider(provider, true);
     const stored = store.get(provider);
     if (stored === undefined || !store.delete(provider)) throw managementErrors.providerNotFound(provider);
+    decoders.delete(provider);
     request.log.info({ provider }, 'provider snapshot removed');
     const body: ProviderPutResponse = { provider, version: stored.version };
     return reply.code(200).send(body);

@@ -1,13 +1,14 @@
 /**
  * One snapshot per provider, side by side (`file`, `kubernetes`, `kubernetescrd`, …, plus the
- * built-in `internal` one). Every change recomputes the whole runtime view and swaps it in with
- * one assignment, so readers always see one consistent set of records and nothing half-applied.
+ * built-in `internal` one). Every change computes the new runtime view (incrementally: only the
+ * records the change can reach, see runtime-incremental.ts) and swaps it in with one assignment,
+ * so readers always see one consistent set of records and nothing half-applied.
  */
 import { createHash } from 'node:crypto';
 import type { ProviderSnapshot } from './dynamic-config.js';
 import { INTERNAL_PROVIDER, internalProviderInput } from './internal-records.js';
-import { computeRuntime, type EntryPointDef, type ProviderInput, type RuntimeOptions } from './runtime.js';
-import { RouterMemo } from './runtime-memo.js';
+import type { EntryPointDef, ProviderInput, RuntimeOptions } from './runtime.js';
+import { IncrementalRuntime } from './runtime-incremental.js';
 import { RuntimeView } from './runtime-view.js';
 
 export interface StoredSnapshot {
@@ -64,11 +65,25 @@ export class RecordStore {
   private readonly snapshots = new Map<string, StoredSnapshot>();
   private current: RuntimeView;
   private readonly listeners = new Set<ChangeListener>();
-  /** Per-router work kept between recomputes (an operator changes few records per snapshot). */
-  private readonly memo = new RouterMemo();
+  /** The runtime kept between changes (an operator changes few records per snapshot). */
+  private runtime: IncrementalRuntime;
+  /** Built once: the same objects every time, so the incremental runtime sees them unchanged. */
+  private readonly internalInput: ProviderInput | undefined;
+  /** Each snapshot's runtime input, kept with it so that an unchanged provider is the same object. */
+  private readonly inputs = new WeakMap<StoredSnapshot, ProviderInput>();
 
   constructor(private readonly options: RecordStoreOptions) {
+    this.runtime = new IncrementalRuntime(options.entryPoints, options.runtime);
+    this.internalInput = (options.internalRecords ?? true) ? internalProviderInput() : undefined;
     this.current = this.compute();
+  }
+
+  /** Whether a rebuild of the incremental runtime's reference graph is already scheduled. */
+  private preparing = false;
+
+  /** Records the last change recomputed (-1: all of them); for logs. */
+  get lastRecomputed(): number {
+    return this.runtime.lastRecomputed;
   }
 
   /** The records being served now; a new object after every change. */
@@ -80,8 +95,14 @@ export class RecordStore {
     return this.options.entryPoints;
   }
 
-  /** Replaces one provider's whole snapshot and applies it. */
-  set(provider: string, snapshot: ProviderSnapshot): StoredSnapshot {
+  /**
+   * Replaces one provider's whole snapshot and applies it.
+   * @param options.incremental the provider re-sends mostly unchanged records as the same objects
+   *   (format 2, snapshot lines): prepare for applying its next snapshot incrementally. Without it
+   *   (the file provider, format 1 bodies, whose records are all new objects) nothing is prepared
+   *   and a replacement costs one computation from scratch.
+   */
+  set(provider: string, snapshot: ProviderSnapshot, options: { readonly incremental?: boolean } = {}): StoredSnapshot {
     const stored: StoredSnapshot = {
       provider,
       snapshot,
@@ -97,9 +118,12 @@ export class RecordStore {
       // Keep the previous state if the runtime cannot be computed: nothing is half-applied.
       if (previous) this.snapshots.set(provider, previous);
       else this.snapshots.delete(provider);
+      // The incremental state may hold part of the failed attempt: start it afresh.
+      this.runtime = new IncrementalRuntime(this.options.entryPoints, this.options.runtime);
       throw err;
     }
     this.publish(view);
+    if (options.incremental === true) this.schedulePrepare();
     return stored;
   }
 
@@ -135,14 +159,33 @@ export class RecordStore {
     }
   }
 
+  /**
+   * After a computation from scratch, rebuilds the incremental runtime's reference graph once the
+   * current request is answered, so that the next small change is incremental without paying for
+   * it on the request path.
+   */
+  private schedulePrepare(): void {
+    if (this.preparing || !this.runtime.needsPrepare) return;
+    this.preparing = true;
+    setImmediate(() => {
+      this.preparing = false;
+      this.runtime.prepare();
+    }).unref();
+  }
+
   private compute(): RuntimeView {
     const inputs: ProviderInput[] = [];
-    if (this.options.internalRecords ?? true) inputs.push(internalProviderInput());
+    if (this.internalInput !== undefined) inputs.push(this.internalInput);
     for (const s of this.snapshots.values()) {
-      const input: ProviderInput = { provider: s.provider, configuration: s.snapshot.configuration };
-      inputs.push(s.snapshot.serverStatus ? { ...input, serverStatus: s.snapshot.serverStatus } : input);
+      let input = this.inputs.get(s);
+      if (input === undefined) {
+        input = { provider: s.provider, configuration: s.snapshot.configuration };
+        if (s.snapshot.serverStatus) input = { ...input, serverStatus: s.snapshot.serverStatus };
+        this.inputs.set(s, input);
+      }
+      inputs.push(input);
     }
-    const rt = computeRuntime(inputs, this.options.entryPoints, this.options.runtime, this.memo);
+    const rt = this.runtime.compute(inputs);
     const names = new Set([...(this.options.staticProviders ?? []), ...this.snapshots.keys()]);
     // Read before the constructor assigns it, so the first view has no previous one.
     return new RuntimeView(rt, this.options.entryPoints, overviewProviders(names), this.current as RuntimeView | undefined);

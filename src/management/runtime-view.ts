@@ -48,7 +48,7 @@ export class ViewEntry {
   private fields: SortFields | undefined;
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one codec type per kind; the pair is checked where built
-  constructor(private readonly info: RecordInfo, private readonly codec: RecordCodec<any>) {}
+  constructor(readonly info: RecordInfo, private readonly codec: RecordCodec<any>) {}
 
   get name(): string {
     return this.info.name;
@@ -248,28 +248,38 @@ const udpServiceCodec: RecordCodec<UDPServiceInfo> = {
 };
 
 /**
- * The records sorted by name. Usually the same names as in the previous view (an operator
- * changes records far more often than it adds or removes them): then that order is reused
- * instead of sorting again.
+ * The entries sorted by name. Usually nearly the same names as in the previous view (an operator
+ * changes a few records at a time): then that order is reused, the few new names sorted and
+ * merged in, instead of sorting everything again. An entry whose runtime record is the very
+ * object of the previous view's entry is taken over with its encoded JSON.
  */
-function sortedInfos<I extends RecordInfo>(infos: ReadonlyMap<string, I>, previous: KindView | undefined): I[] {
-  if (previous !== undefined && previous.entries.length === infos.size) {
-    const out: I[] = [];
-    for (const e of previous.entries) {
-      const info = infos.get(e.name);
-      if (info === undefined) break;
-      out.push(info);
-    }
-    // Same size and every previous name present: the same set of names, so the same order.
-    if (out.length === infos.size) return out;
+function sortedEntries<I extends RecordInfo>(infos: ReadonlyMap<string, I>, codec: RecordCodec<I>, previous: KindView | undefined): ViewEntry[] {
+  const entry = (info: I, old: ViewEntry | undefined) => (old !== undefined && old.info === info ? old : new ViewEntry(info, codec));
+  if (previous === undefined || previous.entries.length === 0) return byName(infos.values()).map((info) => entry(info, undefined));
+  const kept: ViewEntry[] = [];
+  for (const e of previous.entries) {
+    const info = infos.get(e.name);
+    if (info !== undefined) kept.push(entry(info, e));
   }
-  return byName(infos.values());
+  if (kept.length === infos.size) return kept;
+  const index = previous.byName;
+  const added: I[] = [];
+  for (const [name, info] of infos) if (!index.has(name)) added.push(info);
+  const fresh = byName(added);
+  const out: ViewEntry[] = [];
+  let i = 0;
+  for (const e of kept) {
+    while (i < fresh.length && compareStrings((fresh[i] as I).name, e.name) < 0) out.push(entry(fresh[i++] as I, undefined));
+    out.push(e);
+  }
+  while (i < fresh.length) out.push(entry(fresh[i++] as I, undefined));
+  return out;
 }
 
 function kindView<I extends RecordInfo>(
   kind: ResourceKind, infos: ReadonlyMap<string, I>, codec: RecordCodec<I>, previous: KindView | undefined,
 ): KindView {
-  return new KindView(kind, sortedInfos(infos, previous).map((info) => new ViewEntry(info, codec)), codec.middlewares !== undefined);
+  return new KindView(kind, sortedEntries(infos, codec, previous), codec.middlewares !== undefined);
 }
 
 /** Everything the API serves, for one applied set of snapshots. */

@@ -60,7 +60,13 @@ function onlyKeys(o: Obj, path: string, allowed: readonly string[]): void {
   }
 }
 
-type Check = (v: unknown, path: string) => void;
+/**
+ * Values known to be valid already (records taken over unchanged from a snapshot accepted
+ * before, see snapshot-lines.ts): a name -> record map skips their check.
+ */
+export type KnownValid = ReadonlySet<object>;
+
+type Check = (v: unknown, path: string, known?: KnownValid) => void;
 
 const str: Check = (v, p) => {
   if (typeof v !== 'string') fail(p, 'a string', v);
@@ -93,18 +99,18 @@ const nullableBool: Check = (v, p) => {
 function shape(fields: Record<string, Check>, strict = true): Check {
   const allowed = Object.keys(fields);
   const checks = Object.entries(fields);
-  return (v, p) => {
+  return (v, p, known) => {
     const o = object(v, p);
     if (strict) onlyKeys(o, p, allowed);
     for (const [k, check] of checks) {
-      if (o[k] !== undefined) check(o[k], keyPath(p, k));
+      if (o[k] !== undefined) check(o[k], keyPath(p, k), known);
     }
   };
 }
 
 /** A name -> record map; names are unqualified (the server adds `@provider`). */
 function named(item: Check): Check {
-  return (v, p) => {
+  return (v, p, known) => {
     const o = object(v, p);
     for (const name in o) {
       if (!Object.prototype.hasOwnProperty.call(o, name)) continue;
@@ -112,6 +118,7 @@ function named(item: Check): Check {
       const at = keyPath(p, name);
       if (name === '') throw new SnapshotValidationError(`${p} holds an empty name`);
       if (name.includes('@')) throw new SnapshotValidationError(`${at}: a name may not contain "@" (the server appends @provider)`);
+      if (known !== undefined && typeof rec === 'object' && rec !== null && known.has(rec)) continue;
       item(rec, at);
     }
   };
@@ -173,20 +180,20 @@ const configuration = shape({
  * same first problem with its full path. Checks are pure and deterministic, so both passes fail
  * at the same value.
  */
-function checked(check: Check, value: unknown, path: string): void {
+function checked(check: Check, value: unknown, path: string, known?: KnownValid): void {
   try {
-    check(value, NO_PATH);
+    check(value, NO_PATH, known);
   } catch (err) {
     if (!(err instanceof SnapshotValidationError)) throw err;
-    check(value, path);
+    check(value, path, known);
     throw err;
   }
 }
 
 /** Checks a dynamic configuration (a null/empty document is an empty configuration). */
-export function validateDynamicConfiguration(value: unknown, path = 'configuration'): DynamicConfiguration {
+export function validateDynamicConfiguration(value: unknown, path = 'configuration', known?: KnownValid): DynamicConfiguration {
   if (value === null || value === undefined) return {};
-  checked(configuration, value, path);
+  checked(configuration, value, path, known);
   return value as DynamicConfiguration;
 }
 
@@ -198,13 +205,16 @@ const serverStatus = named((v, p) => {
   }
 });
 
-/** Checks a snapshot body; throws {@link SnapshotValidationError} naming the first problem. */
-export function validateProviderSnapshot(value: unknown): ProviderSnapshot {
+/**
+ * Checks a snapshot body; throws {@link SnapshotValidationError} naming the first problem.
+ * Records in `known` are taken as valid without a look.
+ */
+export function validateProviderSnapshot(value: unknown, known?: KnownValid): ProviderSnapshot {
   const o = object(value, 'body');
   onlyKeys(o, 'body', ['configuration', 'serverStatus', 'version']);
   if (o.configuration === undefined) throw new SnapshotValidationError('body.configuration is required (use {} for an empty configuration)');
-  const config = validateDynamicConfiguration(o.configuration, 'configuration');
-  if (o.serverStatus !== undefined) checked(serverStatus, o.serverStatus, 'serverStatus');
+  const config = validateDynamicConfiguration(o.configuration, 'configuration', known);
+  if (o.serverStatus !== undefined) checked(serverStatus, o.serverStatus, 'serverStatus', known);
   if (o.version !== undefined) {
     str(o.version, 'version');
     if ((o.version as string).length > 256) throw new SnapshotValidationError('version is longer than 256 characters');

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/create-app.js';
 import { bearerMatches, readOrCreateToken } from '../../src/management/internal-token.js';
 import { registerInternalRoutes } from '../../src/management/internal-routes.js';
+import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder, snapshotLinesBody } from '../../src/management/snapshot-lines.js';
 import { apiFor, silentLogger, storeWith } from './helpers.js';
 
 const TOKEN = 'tok-123';
@@ -43,6 +44,39 @@ describe('internal endpoint', () => {
     const next = await app.inject({ method: 'PUT', url: '/internal/v1/providers/kubernetes', headers: auth, payload: { configuration: {} } });
     expect(next.json<{ version: string }>().version).toMatch(/^[0-9a-f]{16}$/);
     expect((await api.inject('/api/http/services/s@kubernetes')).statusCode).toBe(404);
+  });
+
+  it('PUT takes format 2 (snapshot lines): applies it whole, refuses a bad record and keeps the previous one', async () => {
+    const { app, api, store } = setup();
+    const encoder = new SnapshotLineEncoder();
+    const put = (value: Record<string, unknown>) => {
+      const encoded = encoder.encode(value, { configuration: 3, serverStatus: 1 });
+      const { version } = encoded;
+      const body = snapshotLinesBody(encoded);
+      return { version, res: app.inject({ method: 'PUT', url: '/internal/v1/providers/kubernetes', headers: { ...auth, 'content-type': SNAPSHOT_LINES_MEDIA_TYPE }, payload: body }) };
+    };
+    const { configuration, serverStatus } = snapshot;
+    const first = put({ configuration, serverStatus });
+    expect((await first.res).json()).toEqual({ provider: 'kubernetes', version: first.version });
+    expect(((await api.inject('/api/http/services/s@kubernetes')).json() as Record<string, unknown>).serverStatus).toEqual({ 'http://a': 'DOWN' });
+
+    // Same router object (its line is reused on both ends), another service: the router sees it,
+    // and only those two records are recomputed (once the store prepared, after the response).
+    await new Promise((resolve) => setImmediate(resolve));
+    const routers = configuration.http.routers;
+    const second = put({ configuration: { http: { routers, services: { s: { loadBalancer: { servers: [{ url: 'http://b' }] } } } } }, serverStatus: {} });
+    expect((await second.res).statusCode).toBe(200);
+    expect(store.lastRecomputed).toBe(2);
+    expect(((await api.inject('/api/http/services/s@kubernetes')).json() as Record<string, unknown>).serverStatus).toEqual({ 'http://b': 'UP' });
+
+    const bad = put({ configuration: { http: { routers: { ...routers, x: { rule: 7 } } } } });
+    expect((await bad.res).statusCode).toBe(400);
+    expect((await bad.res).json()).toEqual({ message: 'configuration.http.routers.x.rule must be a string, got number 7' });
+    const garbled = await app.inject({ method: 'PUT', url: '/internal/v1/providers/kubernetes', headers: { ...auth, 'content-type': SNAPSHOT_LINES_MEDIA_TYPE }, payload: '["configuration"]\t{' });
+    expect(garbled.statusCode).toBe(400);
+    expect(garbled.json<{ message: string }>().message).toMatch(/^line 1: the value is not valid JSON/);
+    expect((await app.inject({ url: '/internal/v1/providers/kubernetes', headers: auth })).json()).toMatchObject({ version: second.version });
+    expect((await api.inject('/api/http/routers/r@kubernetes')).statusCode).toBe(200);
   });
 
   it('GET reports version and receive time, or 404 so the operator re-delivers', async () => {

@@ -57,6 +57,32 @@ function withQuery(base: string, path: string, query: Readonly<Record<string, st
   return url;
 }
 
+/**
+ * A response whose body is decoded on first read. The status writer sends thousands of PATCHes
+ * after a first sync and reads only their status: parsing each returned object made garbage
+ * enough to grow the operator's resident memory by tens of MB.
+ */
+function lazyResponse(status: number, raw: Buffer): KubeResponse {
+  let decoded = false;
+  let body: unknown;
+  return {
+    status,
+    get body(): unknown {
+      if (!decoded) {
+        decoded = true;
+        const text = raw.toString('utf8');
+        body = text;
+        try {
+          body = text === '' ? undefined : JSON.parse(text);
+        } catch {
+          // Not JSON (a proxy error page): keep the text for the error message.
+        }
+      }
+      return body;
+    },
+  };
+}
+
 /** A KubeApi over node's http/https, configured by a KubeConfig. */
 export class KubeConfigApi implements KubeApi {
   private agent: Agent | undefined;
@@ -89,16 +115,7 @@ export class KubeConfigApi implements KubeApi {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let body: unknown = text;
-          try {
-            body = text === '' ? undefined : JSON.parse(text);
-          } catch {
-            // Not JSON (a proxy error page): keep the text for the error message.
-          }
-          resolve({ status: res.statusCode ?? 0, body });
-        });
+        res.on('end', () => resolve(lazyResponse(res.statusCode ?? 0, Buffer.concat(chunks))));
       });
       // Abort by hand rather than with `signal`: node keeps the signal's listener on pooled sockets.
       const abort = () => req.destroy(new Error('request aborted'));

@@ -13,8 +13,10 @@ import type { TranslateOptions, TranslationResult } from './translation-types.js
 
 /**
  * The operator's loop: reflectors fill the cache; every change marks the configuration dirty;
- * after `debounceMs` the reconciler translates the whole cache (a pure function) and hands both
- * snapshots to the delivery, which sends only what changed. The leader then writes CRD statuses
+ * the reconciler translates the whole cache (a pure function) and hands both snapshots to the
+ * delivery, which sends only what changed. Reconciles start at most once per `debounceMs`: a
+ * change after a quiet period is translated at once (after the events already queued are in),
+ * changes during a burst are batched into the next reconcile. The leader then writes CRD statuses
  * and events. Translation of the complete cache keeps the result independent of event order; it
  * is fast enough for tens of thousands of objects (see bench/operator-bench.ts).
  */
@@ -27,7 +29,10 @@ export interface ControllerOptions {
   /** Label selector on Namespaces ('' = off): the Namespace watch uses it server-side. */
   readonly namespaceSelector: string;
   readonly traefikCrds: boolean;
-  /** Quiet time in ms between a change and the reconcile that delivers it. */
+  /**
+   * Shortest time in ms between the starts of two reconciles. A change that comes later than
+   * that after the last reconcile is not delayed; changes within it wait and are batched.
+   */
   readonly debounceMs: number;
   /** Full re-translation and status check interval in ms (0 = off). */
   readonly resyncMs: number;
@@ -69,6 +74,8 @@ export class OperatorController {
   private statusPass: Promise<void> | undefined;
   private pendingStatus: TranslationResult | undefined;
   private firstSyncAt: number | undefined;
+  /** When the last reconcile started (deps.now), for the rate limit; none yet at start. */
+  private lastReconcileAt: number | undefined;
   private readonly memo = new TranslationMemo();
   private last: TranslationResult | undefined;
 
@@ -162,7 +169,9 @@ export class OperatorController {
     while (!signal.aborted) {
       if (!this.dirty) await Promise.race([new Promise<void>((resolve) => { this.wake = resolve; }), aborted]);
       if (signal.aborted) break;
-      await this.deps.sleep(this.options.debounceMs, signal);
+      // A zero sleep still lets the events that arrived together (one watch chunk) land first.
+      const since = this.lastReconcileAt === undefined ? Infinity : this.deps.now() - this.lastReconcileAt;
+      await this.deps.sleep(Math.max(0, Math.min(this.options.debounceMs, this.options.debounceMs - since)), signal);
       if (signal.aborted) break;
       this.dirty = false;
       if (!this.cache.synced) continue;
@@ -177,6 +186,7 @@ export class OperatorController {
 
   private reconcile(): void {
     const started = performance.now();
+    this.lastReconcileAt = this.deps.now();
     // Only the providers whose inputs changed are translated again; the other is reused.
     const ingress = this.dirtyIngress;
     const crd = this.dirtyCrd;

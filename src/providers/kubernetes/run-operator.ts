@@ -126,7 +126,8 @@ export async function runOperator(config: OperatorConfig, deps: OperatorDeps): P
       now: deps.now,
       sleep: deps.sleep ?? sleep,
       random: deps.random ?? Math.random,
-      fetch: deps.fetch ?? ((url, init) => fetch(url, init)),
+      // `duplex: 'half'` lets undici stream the snapshot body (RequestInit's type lacks both).
+      fetch: deps.fetch ?? ((url, init) => fetch(url, { ...init, duplex: 'half' } as RequestInit)),
       readToken: async () => {
         try {
           return (await readFile(tokenFile, 'utf8')).trim();

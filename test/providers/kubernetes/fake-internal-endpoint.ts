@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ProviderSnapshot } from '../../../src/management/dynamic-config.js';
+import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder } from '../../../src/management/snapshot-lines.js';
 
 /**
  * A stand-in for the server's internal listener (`PUT/GET /internal/v1/providers/{provider}`,
@@ -60,7 +61,8 @@ export class FakeInternalEndpoint {
         this.failing--;
         return send(503, { message: 'unavailable' });
       }
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ProviderSnapshot;
+      const text = Buffer.concat(chunks).toString('utf8');
+      const body = (req.headers['content-type'] === SNAPSHOT_LINES_MEDIA_TYPE ? new SnapshotLineDecoder().decode(text).value : JSON.parse(text)) as ProviderSnapshot;
       this.puts++;
       this.snapshots.set(provider, { ...body, receivedAt: Date.now() });
       return send(200, { provider, version: body.version });

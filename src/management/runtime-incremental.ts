@@ -1,0 +1,401 @@
+/**
+ * Keeps the runtime between snapshots and, when one provider's snapshot is replaced, recomputes
+ * only the records the change can reach. The result equals what {@link computeRuntime} gives for
+ * the same inputs, record for record; unchanged records keep their runtime objects (and so the
+ * view keeps their encoded JSON).
+ *
+ * Why it is exact: records reference each other by name (a router its service, middlewares and
+ * parent routers; a service its child services; a chain its middlewares). Every runtime field of
+ * a record (`usedBy`, `using`, status, errors, the computed priority) is a function of the
+ * records connected to it through these references, named records that do not exist included,
+ * and of nothing else. So the records to recompute are the connected components, in the new
+ * reference graph, of every changed record and of every name a changed record referenced
+ * before; all other components are unchanged, as are their results. A component is recomputed
+ * with its records in their global order (providers, then each provider's key order), because
+ * Traefik's recursion errors name the path found first. Order matters only where references
+ * form a cycle, and a cycle needs records referencing their own kind (composite services,
+ * chains): a provider may send unchanged records in another order, so the components holding
+ * such records are recomputed on every change (they are few; plain routers and load balancers
+ * are not composite). Providers themselves reordered: computed from scratch.
+ *
+ * A change too large to gain from this (a quarter of the records or more, e.g. the file
+ * provider or a format 1 body, whose records are all new objects) is computed from scratch.
+ * After that the reference graph is stale; {@link IncrementalRuntime.prepare} rebuilds it, which
+ * the record store schedules off the request path. Until then changes are computed from scratch,
+ * with no diff, so a whole-snapshot replacement costs what it did before this file existed.
+ */
+import type { DynamicConfiguration } from './dynamic-config.js';
+import { computeRuntime, type EntryPointDef, type ProviderInput, type RuntimeConfiguration, type RuntimeOptions } from './runtime.js';
+import { RouterMemo } from './runtime-memo.js';
+import { qualify } from './runtime-records.js';
+
+/** Record kinds, each with its own name space; a node id is `<kind>:<qualified name>`. */
+type Kind = 'hr' | 'hs' | 'hm' | 'tr' | 'ts' | 'tm' | 'ur' | 'us';
+
+const KIND_KEYS: readonly (readonly [Kind, 'http' | 'tcp' | 'udp', 'routers' | 'services' | 'middlewares', keyof RuntimeConfiguration])[] = [
+  ['hr', 'http', 'routers', 'routers'], ['hs', 'http', 'services', 'services'], ['hm', 'http', 'middlewares', 'middlewares'],
+  ['tr', 'tcp', 'routers', 'tcpRouters'], ['ts', 'tcp', 'services', 'tcpServices'], ['tm', 'tcp', 'middlewares', 'tcpMiddlewares'],
+  ['ur', 'udp', 'routers', 'udpRouters'], ['us', 'udp', 'services', 'udpServices'],
+];
+
+type Rec = Record<string, unknown>;
+
+function recordMap(c: DynamicConfiguration, protocol: 'http' | 'tcp' | 'udp', key: 'routers' | 'services' | 'middlewares'): Rec | undefined {
+  const section = c[protocol] as Record<string, Rec | undefined> | undefined;
+  return section?.[key] ?? undefined;
+}
+
+/** Appends `<kind>:<qualified name>` for each name in `list` (strings or `{name}` objects). */
+function addNames(out: string[], kind: Kind, list: unknown, provider: string): void {
+  if (!Array.isArray(list)) return;
+  for (const item of list) {
+    const name = typeof item === 'string' ? item : typeof item === 'object' && item !== null ? (item as { name?: unknown }).name : undefined;
+    if (typeof name === 'string') out.push(`${kind}:${qualify(name, provider)}`);
+  }
+}
+
+function addName(out: string[], kind: Kind, name: unknown, provider: string): void {
+  if (typeof name === 'string') out.push(`${kind}:${qualify(name, provider)}`);
+}
+
+const NO_REFS: readonly string[] = Object.freeze([]);
+
+/**
+ * Node ids a record references, whether they exist or not. Most records (load balancers, plain
+ * middlewares) reference nothing: they get the shared empty list.
+ */
+function referencesOf(kind: Kind, record: Rec, provider: string): readonly string[] {
+  let out: string[] | undefined;
+  switch (kind) {
+    case 'hr':
+    case 'tr':
+      out = [];
+      addName(out, kind === 'hr' ? 'hs' : 'ts', record.service, provider);
+      addNames(out, kind === 'hr' ? 'hm' : 'tm', record.middlewares, provider);
+      addNames(out, kind, record.parentRefs, provider);
+      break;
+    case 'ur':
+      out = [];
+      addName(out, 'us', record.service, provider);
+      break;
+    case 'hs': {
+      const { weighted, highestRandomWeight, mirroring, failover } = record as Record<string, Rec | undefined>;
+      if (weighted === undefined && highestRandomWeight === undefined && mirroring === undefined && failover === undefined) break;
+      out = [];
+      addNames(out, 'hs', weighted?.services, provider);
+      addNames(out, 'hs', highestRandomWeight?.services, provider);
+      if (mirroring) {
+        addName(out, 'hs', mirroring.service, provider);
+        addNames(out, 'hs', mirroring.mirrors, provider);
+      }
+      if (failover) {
+        addName(out, 'hs', failover.service, provider);
+        addName(out, 'hs', failover.fallback, provider);
+      }
+      break;
+    }
+    case 'ts':
+    case 'us':
+      if (record.weighted === undefined) break;
+      out = [];
+      addNames(out, kind, (record.weighted as Rec | undefined)?.services, provider);
+      break;
+    case 'hm':
+      if (record.chain === undefined) break;
+      out = [];
+      addNames(out, 'hm', (record.chain as Rec | undefined)?.middlewares, provider);
+      break;
+    case 'tm':
+      break;
+  }
+  return out === undefined || out.length === 0 ? NO_REFS : out;
+}
+
+/** A record's identity for change detection: its object and, for services, its given server states. */
+function sameRecord(kind: Kind, a: ProviderInput, b: ProviderInput, name: string, ra: unknown, rb: unknown): boolean {
+  if (ra !== rb) return false;
+  if (kind === 'hs' || kind === 'ts') {
+    const sa = a.serverStatus;
+    const sb = b.serverStatus;
+    if (sa !== sb && (sa?.[name] ?? sa?.[`${name}@${a.provider}`]) !== (sb?.[name] ?? sb?.[`${name}@${b.provider}`])) return false;
+  }
+  if (kind === 'hr' && a.priorities !== b.priorities && a.priorities?.[name] !== b.priorities?.[name]) return false;
+  return true;
+}
+
+interface ChangeSet {
+  /** Node ids of records added, removed or replaced. */
+  readonly changed: Set<string>;
+  /** Records in the new inputs. */
+  total: number;
+}
+
+/** Computes runtimes, incrementally where it pays; one per record store. */
+export class IncrementalRuntime {
+  private inputs: readonly ProviderInput[] = [];
+  private rt: RuntimeConfiguration | undefined;
+  private readonly memo = new RouterMemo();
+  /** Forward references of every existing record. */
+  private refs = new Map<string, readonly string[]>();
+  /** Reverse references: node id -> records referencing it. */
+  /** One user as a string (the usual case), several as an array. */
+  private users = new Map<string, string | string[]>();
+  private composites = new Set<string>();
+  /** False after a computation from scratch, until {@link prepare}. */
+  private graphReady = false;
+  /** Records in the last inputs (known once the graph is ready). */
+  private total = 0;
+  /** Record counts of inputs seen before (an unchanged provider is counted once). */
+  private readonly counts = new WeakMap<ProviderInput, number>();
+  /** Records recomputed by the last call (for logs and tests); -1 after a full computation. */
+  lastRecomputed = -1;
+
+  /**
+   * @param fullRatio share of changed records (of all) from which a change is computed from
+   *   scratch; default 0.25 (tests set Infinity to always take the incremental path)
+   */
+  constructor(private readonly entryPoints: readonly EntryPointDef[], private readonly options: RuntimeOptions = {}, private readonly fullRatio = 0.25) {}
+
+  /** The runtime for `inputs`. The inputs of one provider are never mutated once handed over. */
+  compute(inputs: readonly ProviderInput[]): RuntimeConfiguration {
+    const previous = this.rt;
+    const changes = previous === undefined || !this.graphReady ? undefined : this.changes(inputs, Math.max(this.total, 1) * this.fullRatio);
+    let rt: RuntimeConfiguration;
+    if (previous === undefined || changes === undefined || changes.changed.size >= Math.max(changes.total, 1) * this.fullRatio) {
+      rt = computeRuntime(inputs, this.entryPoints, this.options, this.memo);
+      this.graphReady = false;
+      this.lastRecomputed = -1;
+    } else {
+      rt = this.recompute(previous, inputs, changes);
+      this.total = changes.total;
+    }
+    this.inputs = inputs;
+    this.rt = rt;
+    return rt;
+  }
+
+  /** Whether {@link prepare} has work to do (after a computation from scratch). */
+  get needsPrepare(): boolean {
+    return this.rt !== undefined && !this.graphReady;
+  }
+
+  /** Builds the reference graph of the last inputs, so the next small change is incremental. */
+  prepare(): void {
+    if (!this.needsPrepare) return;
+    this.rebuildGraph(this.inputs);
+    this.total = this.inputs.reduce((n, input) => n + this.countRecords(input), 0);
+    this.graphReady = true;
+  }
+
+  /**
+   * What changed since the last call; undefined when providers were reordered or more than
+   * `limit` records changed (computed from scratch: no need to finish the diff).
+   */
+  private changes(inputs: readonly ProviderInput[], limit: number): ChangeSet | undefined {
+    const before = new Map(this.inputs.map((i) => [i.provider, i]));
+    const kept = inputs.filter((i) => before.has(i.provider)).map((i) => i.provider);
+    const keptBefore = this.inputs.filter((i) => inputs.some((n) => n.provider === i.provider)).map((i) => i.provider);
+    if (kept.join('\u0000') !== keptBefore.join('\u0000')) return undefined;
+    const set: ChangeSet = { changed: new Set(), total: 0 };
+    const after = new Set(inputs.map((i) => i.provider));
+    for (const input of inputs) {
+      const old = before.get(input.provider);
+      if (old === input) {
+        set.total += this.countRecords(input);
+        continue;
+      }
+      if (!this.diffProvider(old, input, set, limit)) return undefined;
+    }
+    for (const old of this.inputs) if (!after.has(old.provider) && !this.diffProvider(old, undefined, set, limit)) return undefined;
+    return set;
+  }
+
+  private countRecords(input: ProviderInput): number {
+    const known = this.counts.get(input);
+    if (known !== undefined) return known;
+    let n = 0;
+    for (const [, protocol, key] of KIND_KEYS) {
+      const map = recordMap(input.configuration, protocol, key);
+      if (map !== undefined) for (const name in map) if (Object.prototype.hasOwnProperty.call(map, name)) n++;
+    }
+    this.counts.set(input, n);
+    return n;
+  }
+
+  /** Adds a provider's changes to `set`; false as soon as more than `limit` records changed. */
+  private diffProvider(old: ProviderInput | undefined, next: ProviderInput | undefined, set: ChangeSet, limit: number): boolean {
+    const provider = (next ?? old)?.provider as string;
+    for (const [kind, protocol, key] of KIND_KEYS) {
+      const a = old === undefined ? undefined : recordMap(old.configuration, protocol, key);
+      const b = next === undefined ? undefined : recordMap(next.configuration, protocol, key);
+      if (b !== undefined) {
+        for (const name in b) {
+          if (!Object.prototype.hasOwnProperty.call(b, name)) continue;
+          set.total++;
+          const had = a !== undefined && Object.prototype.hasOwnProperty.call(a, name);
+          if (!had || old === undefined || !sameRecord(kind, old, next as ProviderInput, name, a[name], b[name])) {
+            set.changed.add(`${kind}:${name}@${provider}`);
+            if (set.changed.size > limit) return false;
+          }
+        }
+      }
+      if (a !== undefined) {
+        for (const name in a) {
+          if (!Object.prototype.hasOwnProperty.call(a, name)) continue;
+          if (b === undefined || !Object.prototype.hasOwnProperty.call(b, name)) {
+            set.changed.add(`${kind}:${name}@${provider}`);
+            if (set.changed.size > limit) return false;
+          }
+        }
+      }
+    }
+    return true;
+  }
+
+  private recompute(previous: RuntimeConfiguration, inputs: readonly ProviderInput[], changes: ChangeSet): RuntimeConfiguration {
+    // Seeds: changed records and what they referenced before; composite records below.
+    const seeds: string[] = [...changes.changed];
+    for (const id of changes.changed) for (const ref of this.refs.get(id) ?? []) seeds.push(ref);
+    // The new graph: forward references of changed records replaced.
+    const inputByProvider = new Map(inputs.map((i) => [i.provider, i]));
+    for (const id of changes.changed) {
+      this.unlink(id);
+      const record = this.recordOf(id, inputByProvider);
+      if (record !== undefined) this.link(id, record.kind, record.value, record.provider);
+    }
+    // Connected components of the seeds.
+    const reached = new Set<string>(seeds);
+    for (const id of this.composites) reached.add(id);
+    const queue = [...reached];
+    while (queue.length > 0) {
+      const id = queue.pop() as string;
+      for (const next of this.refs.get(id) ?? []) if (!reached.has(next)) { reached.add(next); queue.push(next); }
+      const users = this.users.get(id);
+      if (typeof users === 'string') {
+        if (!reached.has(users)) { reached.add(users); queue.push(users); }
+      } else if (users !== undefined) {
+        for (const next of users) if (!reached.has(next)) { reached.add(next); queue.push(next); }
+      }
+    }
+    // The reached records that exist, per provider and kind, by their name in the provider's map.
+    const wanted = new Map<string, Map<Kind, Set<string>>>();
+    for (const id of reached) {
+      const at = id.indexOf('@');
+      if (at === -1) continue;
+      const provider = id.slice(at + 1);
+      if (!inputByProvider.has(provider)) continue;
+      const kind = id.slice(0, 2) as Kind;
+      let byKind = wanted.get(provider);
+      if (byKind === undefined) wanted.set(provider, (byKind = new Map()));
+      let set = byKind.get(kind);
+      if (set === undefined) byKind.set(kind, (set = new Set()));
+      set.add(id.slice(3, at));
+    }
+    const subInputs: ProviderInput[] = [];
+    let recomputed = 0;
+    for (const input of inputs) {
+      const byKind = wanted.get(input.provider);
+      if (byKind === undefined) continue;
+      const configuration: Record<string, Record<string, Rec>> = {};
+      for (const [kind, protocol, key] of KIND_KEYS) {
+        const want = byKind.get(kind);
+        const map = want === undefined ? undefined : recordMap(input.configuration, protocol, key);
+        if (want === undefined || map === undefined) continue;
+        // Walk the provider's map rather than the wanted names: its order is the global order.
+        const picked: Rec = {};
+        let any = false;
+        for (const name in map) {
+          if (Object.prototype.hasOwnProperty.call(map, name) && want.has(name)) {
+            picked[name] = map[name];
+            any = true;
+            recomputed++;
+          }
+        }
+        if (any) (configuration[protocol] ??= {})[key] = picked;
+      }
+      subInputs.push({ ...input, configuration: configuration as DynamicConfiguration });
+    }
+    const sub = computeRuntime(subInputs, this.entryPoints, this.options);
+    this.lastRecomputed = recomputed;
+    // Unchanged components keep their runtime objects; reached ones are replaced or dropped.
+    const reachedKinds = new Set<string>();
+    for (const id of reached) reachedKinds.add(id.slice(0, 2));
+    const merged = {} as Record<keyof RuntimeConfiguration, Map<string, unknown>>;
+    for (const [kind, , , rtKey] of KIND_KEYS) {
+      // A kind nothing reached is the same map as before (removed records are reached too).
+      if (!reachedKinds.has(kind)) {
+        merged[rtKey] = previous[rtKey];
+        continue;
+      }
+      const map = new Map<string, unknown>(previous[rtKey]);
+      for (const id of reached) if (id.startsWith(kind) && id.charCodeAt(2) === 58) map.delete(id.slice(3));
+      for (const [name, info] of sub[rtKey]) map.set(name, info);
+      merged[rtKey] = map;
+    }
+    return merged as unknown as RuntimeConfiguration;
+  }
+
+  private recordOf(id: string, inputs: ReadonlyMap<string, ProviderInput>): { kind: Kind; value: Rec; provider: string } | undefined {
+    const at = id.indexOf('@');
+    const provider = id.slice(at + 1);
+    const input = inputs.get(provider);
+    if (input === undefined) return undefined;
+    const kind = id.slice(0, 2) as Kind;
+    const [, protocol, key] = KIND_KEYS.find((k) => k[0] === kind) as (typeof KIND_KEYS)[number];
+    const map = recordMap(input.configuration, protocol, key);
+    const name = id.slice(3, at);
+    if (map === undefined || !Object.prototype.hasOwnProperty.call(map, name)) return undefined;
+    const value = map[name];
+    return typeof value === 'object' && value !== null ? { kind, value: value as Rec, provider } : { kind, value: {}, provider };
+  }
+
+  /** Records a record's references; `id` is built only for records that have some. */
+  private link(id: string | (() => string), kind: Kind, record: Rec, provider: string): void {
+    const refs = referencesOf(kind, record, provider);
+    if (refs.length === 0) return;
+    const self = typeof id === 'string' ? id : id();
+    this.refs.set(self, refs);
+    for (const ref of refs) {
+      const users = this.users.get(ref);
+      if (users === undefined) this.users.set(ref, self);
+      else if (typeof users === 'string') {
+        if (users !== self) this.users.set(ref, [users, self]);
+      } else if (!users.includes(self)) users.push(self);
+    }
+    // Routers reference their own kind only as parents, which no order-dependent check reads.
+    if (kind !== 'hr' && kind !== 'tr' && kind !== 'ur') this.composites.add(self);
+  }
+
+  private unlink(id: string): void {
+    for (const ref of this.refs.get(id) ?? NO_REFS) {
+      const users = this.users.get(ref);
+      if (users === id) this.users.delete(ref);
+      else if (Array.isArray(users)) {
+        const at = users.indexOf(id);
+        if (at !== -1) users.splice(at, 1);
+        if (users.length === 1) this.users.set(ref, users[0] as string);
+        else if (users.length === 0) this.users.delete(ref);
+      }
+    }
+    this.refs.delete(id);
+    this.composites.delete(id);
+  }
+
+  private rebuildGraph(inputs: readonly ProviderInput[]): void {
+    this.refs = new Map();
+    this.users = new Map();
+    this.composites = new Set();
+    for (const input of inputs) {
+      for (const [kind, protocol, key] of KIND_KEYS) {
+        const map = recordMap(input.configuration, protocol, key);
+        if (map === undefined) continue;
+        for (const name in map) {
+          if (!Object.prototype.hasOwnProperty.call(map, name)) continue;
+          const value = map[name];
+          if (typeof value !== 'object' || value === null) continue;
+          this.link(() => `${kind}:${name}@${input.provider}`, kind, value as Rec, input.provider);
+        }
+      }
+    }
+  }
+}
