@@ -1,6 +1,7 @@
-import { analyze, hashRange, scanTokens } from './analyzer.js';
+import { hashRange, scanTokens } from './analyzer.js';
 import { intToByte4 } from './bm25.js';
 import type { ParsedDoc } from './document-parser.js';
+import { MAX_ORDINALS, PostingStore } from './posting-store.js';
 
 /**
  * The in-memory index of one Elasticsearch index (one shard). Documents get increasing ordinals in
@@ -16,63 +17,9 @@ import type { ParsedDoc } from './document-parser.js';
 
 const INITIAL = 4;
 
-/** Frequencies up to this are packed with the ordinal; larger ones go to a side table. */
-const FREQ_BITS = 4;
-const FREQ_MASK = (1 << FREQ_BITS) - 1;
-/** Ordinals must stay below 2^27 so that a packed posting is a small integer (V8 Smi). */
-export const MAX_ORDINALS = 2 ** (31 - FREQ_BITS);
+export { MAX_ORDINALS } from './posting-store.js';
 
-/** Shared by every list that has no posting yet; never written to. */
-const EMPTY: number[] = [];
-
-/**
- * A list of (ordinal, frequency) pairs, sorted by ordinal. Each posting is one small integer,
- * `ordinal << 4 | min(freq, 15)`, in a plain array: V8 stores it unboxed, appends without
- * reallocating typed arrays (which made indexing GC-bound), and the rare frequencies above 15 sit
- * in a side map.
- */
-export class PostingList {
-  /** Replaced once, at the first push (see `push`); read it after adding, never keep it across adds. */
-  packed: number[] = EMPTY;
-  bigFreqs: Map<number, number> | undefined;
-  /** Live documents containing the term. */
-  docFreq = 0;
-  /** While a document is being added: its ordinal and this term's frequency in it. */
-  pendingOrd = -1;
-  pendingFreq = 0;
-
-  constructor(readonly term = '') {}
-
-  get length(): number {
-    return this.packed.length;
-  }
-
-  push(ord: number, freq: number): void {
-    let p = (ord << FREQ_BITS) | freq;
-    if (freq >= FREQ_MASK) {
-      this.bigFreqs ??= new Map();
-      this.bigFreqs.set(ord, freq);
-      p = (ord << FREQ_BITS) | FREQ_MASK;
-    }
-    // Most terms occur in one document: a one-element literal holds exactly one slot, whereas the
-    // first push onto [] reserves 17 (about 130 bytes more per term, all of it surviving GC).
-    if (this.packed === EMPTY) this.packed = [p];
-    else this.packed.push(p);
-    this.docFreq++;
-  }
-
-  docAt(i: number): number {
-    return (this.packed[i] as number) >>> FREQ_BITS;
-  }
-
-  freqAt(i: number): number {
-    const p = this.packed[i] as number;
-    const f = p & FREQ_MASK;
-    return f === FREQ_MASK ? (this.bigFreqs?.get(p >>> FREQ_BITS) ?? f) : f;
-  }
-}
-
-function grow<T extends Uint8Array | Float64Array>(arr: T, need: number, make: (n: number) => T): T {
+function grow<T extends Uint8Array | Float64Array | Int32Array>(arr: T, need: number, make: (n: number) => T): T {
   if (need <= arr.length) return arr;
   const next = make(Math.max(need, arr.length * 2));
   next.set(arr);
@@ -97,25 +44,25 @@ export function ownString(s: string): string {
 }
 
 /**
- * Term → posting list, keyed by a 32-bit hash of the term so that indexing looks up a token by its
- * range in the field text without first allocating a string for it (the allocation and the string
- * hashing of a Map<string, …> dominated bulk indexing); equal hashes are told apart by comparing
- * the term text.
+ * Term text → term id of a text field, keyed by a 32-bit hash of the term so that indexing looks up
+ * a token by its range in the field text without first allocating a string for it (the allocation
+ * and the string hashing of a Map<string, …> dominated bulk indexing); equal hashes are told apart
+ * by comparing the term text. Ids are dense (0, 1, …) and index the field's PostingStore.
  */
 export class TermDictionary {
-  // Open addressing with linear probing: slot -> hash in `hashes`, list in `lists` (0 = empty slot,
-  // so hash 0 is stored as 1). Faster than a Map<number, …> on the hot indexing path.
-  private hashes = new Int32Array(1 << 12);
-  private lists: (PostingList | undefined)[] = new Array<PostingList | undefined>(1 << 12);
-  private mask = (1 << 12) - 1;
-  private count = 0;
+  // Open addressing with linear probing: slot -> hash in `hashes` and id + 1 in `ids` (0 = empty).
+  private hashes = new Int32Array(1 << 10);
+  private ids = new Int32Array(1 << 10);
+  private mask = (1 << 10) - 1;
+  /** Term text by id. */
+  readonly texts: string[] = [];
 
   get size(): number {
-    return this.count;
+    return this.texts.length;
   }
 
-  /** The list for src[start, end), created when new; `hash` is hashRange(src, start, end) if known. */
-  intern(src: string, start: number, end: number, hash?: number): PostingList {
+  /** The id of src[start, end), created when new; `hash` is hashRange(src, start, end) if known. */
+  intern(src: string, start: number, end: number, hash?: number): number {
     const h = (hash ?? hashRange(src, start, end)) || 1;
     const len = end - start;
     const hashes = this.hashes;
@@ -125,24 +72,25 @@ export class TermDictionary {
       const sh = hashes[slot] as number;
       if (sh === 0) break;
       if (sh === h) {
-        const list = this.lists[slot] as PostingList;
-        if (sameText(list.term, src, start, len)) return list;
+        const id = (this.ids[slot] as number) - 1;
+        if (sameText(this.texts[id] as string, src, start, len)) return id;
       }
       slot = (slot + 1) & mask;
     }
-    const created = new PostingList(ownString(src.slice(start, end)));
+    const id = this.texts.length;
+    this.texts.push(ownString(src.slice(start, end)));
     hashes[slot] = h;
-    this.lists[slot] = created;
-    if (++this.count * 2 > mask) this.grow();
-    return created;
+    this.ids[slot] = id + 1;
+    if (this.texts.length * 2 > mask) this.grow();
+    return id;
   }
 
   private grow(): void {
     const oldHashes = this.hashes;
-    const oldLists = this.lists;
+    const oldIds = this.ids;
     const size = oldHashes.length * 2;
     this.hashes = new Int32Array(size);
-    this.lists = new Array<PostingList | undefined>(size);
+    this.ids = new Int32Array(size);
     this.mask = size - 1;
     for (let i = 0; i < oldHashes.length; i++) {
       const h = oldHashes[i] as number;
@@ -150,167 +98,196 @@ export class TermDictionary {
       let slot = h & this.mask;
       while (this.hashes[slot] !== 0) slot = (slot + 1) & this.mask;
       this.hashes[slot] = h;
-      this.lists[slot] = oldLists[i];
+      this.ids[slot] = oldIds[i] as number;
     }
   }
 
-  get(term: string): PostingList | undefined {
-    const h = hashRange(term, 0, term.length) || 1;
+  /** The id of `term`, or -1. */
+  get(term: string): number {
+    return this.find(term, 0, term.length, hashRange(term, 0, term.length));
+  }
+
+  /** The id of src[start, end), or -1. */
+  find(src: string, start: number, end: number, hash: number): number {
+    const h = hash || 1;
     let slot = h & this.mask;
     for (;;) {
       const sh = this.hashes[slot] as number;
-      if (sh === 0) return undefined;
-      if (sh === h && (this.lists[slot] as PostingList).term === term) return this.lists[slot];
+      if (sh === 0) return -1;
+      if (sh === h) {
+        const id = (this.ids[slot] as number) - 1;
+        if (sameText(this.texts[id] as string, src, start, end - start)) return id;
+      }
       slot = (slot + 1) & this.mask;
     }
   }
 
-  *entries(): IterableIterator<[string, PostingList]> {
-    for (const list of this.lists) if (list !== undefined) yield [list.term, list];
+  /** [term, id] for every term, in id order. */
+  *entries(): IterableIterator<[string, number]> {
+    for (let i = 0; i < this.texts.length; i++) yield [this.texts[i] as string, i];
   }
 
   keys(): string[] {
-    return [...this.entries()].map(([t]) => t);
+    return this.texts.slice();
   }
 }
 
 /** A `text` field: terms with frequencies, and one norm byte per document. */
 export class TextField {
   readonly terms = new TermDictionary();
+  readonly postings = new PostingStore();
   norms = new Uint8Array(INITIAL);
   present = new Uint8Array(INITIAL);
   /** Live documents with at least one token. */
   docCount = 0;
   /** Tokens in live documents. */
   sumTotalTermFreq = 0;
-  /** Lists touched by the document being added (reused between documents). */
-  private readonly touched: PostingList[] = [];
-  private addingOrd = -1;
+  /** Term ids touched by the document being added, and per term id its frequency so far (0 = untouched). */
+  private touched = new Int32Array(64);
+  private touchedCount = 0;
+  private pendingFreq = new Int32Array(64);
   private readonly onToken = (src: string, start: number, end: number, hash?: number): void => {
-    const list = this.terms.intern(src, start, end, hash);
-    if (list.pendingOrd !== this.addingOrd) {
-      list.pendingOrd = this.addingOrd;
-      list.pendingFreq = 1;
-      this.touched.push(list);
-    } else {
-      list.pendingFreq++;
+    const id = this.terms.intern(src, start, end, hash);
+    if (id >= this.pendingFreq.length) this.pendingFreq = grow(this.pendingFreq, id + 1, (n) => new Int32Array(n));
+    const f = this.pendingFreq[id] as number;
+    if (f === 0) {
+      if (this.touchedCount === this.touched.length) this.touched = grow(this.touched, this.touchedCount + 1, (n) => new Int32Array(n));
+      this.touched[this.touchedCount++] = id;
     }
+    this.pendingFreq[id] = f + 1;
   };
 
   add(ord: number, values: readonly string[]): void {
     this.norms = grow(this.norms, ord + 1, (n) => new Uint8Array(n));
     this.present = grow(this.present, ord + 1, (n) => new Uint8Array(n));
     this.present[ord] = 1;
-    this.addingOrd = ord;
     let length = 0;
     for (const v of values) length += scanTokens(v, this.onToken);
     const touched = this.touched;
-    for (let i = 0; i < touched.length; i++) {
-      const list = touched[i] as PostingList;
-      list.push(ord, list.pendingFreq);
+    const pending = this.pendingFreq;
+    const postings = this.postings;
+    for (let i = 0; i < this.touchedCount; i++) {
+      const id = touched[i] as number;
+      while (id >= postings.termCount) postings.newTerm();
+      postings.add(id, ord, pending[id] as number);
+      pending[id] = 0;
     }
-    touched.length = 0;
+    this.touchedCount = 0;
     if (length === 0) return;
     this.norms[ord] = intToByte4(length);
     this.docCount++;
     this.sumTotalTermFreq += length;
   }
 
+  /** The term id of `term`, or -1 (also when no live document has it any more, see docFreq). */
+  lookup(term: string): number {
+    return this.terms.get(term);
+  }
+
   remove(ord: number, values: readonly string[]): void {
     this.present[ord] = 0;
-    const seen = new Set<string>();
+    const seen = new Set<number>();
     let length = 0;
-    for (const v of values) length += analyze(v, (t) => seen.add(t));
+    for (const v of values) length += scanTokens(v, (src, start, end, hash) => seen.add(this.terms.find(src, start, end, hash ?? hashRange(src, start, end))));
     if (length === 0) return;
-    for (const term of seen) {
-      const list = this.terms.get(term);
-      if (list !== undefined) list.docFreq--;
-    }
+    for (const id of seen) if (id >= 0) this.postings.decDocFreq(id);
     this.docCount--;
     this.sumTotalTermFreq -= length;
   }
 }
 
-/**
- * Exact terms of a keyword field. Most keyword values (package names, URLs, versions) occur in one
- * document only, so such a value maps straight to its ordinal; a PostingList is made when a second
- * document has it (or when it is looked up or its document deleted). This keeps hundreds of
- * thousands of tiny objects off the heap, which is what made garbage collection dominate indexing.
- */
+/** Exact terms of a keyword field: value → dense term id (indexing the field's PostingStore). */
 export class KeywordTerms {
-  private readonly map = new Map<string, PostingList | number>();
+  private readonly map = new Map<string, number>();
+  /** Term text by id. */
+  readonly texts: string[] = [];
 
-  add(value: string, ord: number): void {
-    const cur = this.map.get(value);
-    if (cur === undefined) this.map.set(value, ord);
-    else if (typeof cur === 'number') {
-      const list = new PostingList(value);
-      list.push(cur, 1);
-      list.push(ord, 1);
-      this.map.set(value, list);
-    } else cur.push(ord, 1);
+  constructor(private readonly postings: PostingStore) {}
+
+  /** The id of `value`, created when new. */
+  intern(value: string): number {
+    let id = this.map.get(value);
+    if (id === undefined) {
+      id = this.postings.newTerm();
+      this.texts.push(value);
+      this.map.set(value, id);
+    }
+    return id;
   }
 
-  get(value: string): PostingList | undefined {
-    const cur = this.map.get(value);
-    if (typeof cur !== 'number') return cur;
-    const list = new PostingList(value);
-    list.push(cur, 1);
-    this.map.set(value, list);
-    return list;
+  /** The id of `value`, or -1. */
+  get(value: string): number {
+    return this.map.get(value) ?? -1;
   }
 
   keys(): IterableIterator<string> {
     return this.map.keys();
   }
 
-  *entries(): IterableIterator<[string, PostingList]> {
-    for (const key of this.map.keys()) yield [key, this.get(key) as PostingList];
+  entries(): IterableIterator<[string, number]> {
+    return this.map.entries();
   }
 }
 
 /** A `keyword` (or `boolean`) field: exact values, a posting list per value, values per document. */
 export class KeywordField {
-  readonly terms = new KeywordTerms();
-  /** Per ordinal: its single value, or all of them when several (sorting, exists). */
-  private readonly values: (string | readonly string[] | undefined)[] = [];
+  readonly postings = new PostingStore();
+  readonly terms = new KeywordTerms(this.postings);
+  /** Per ordinal: the term id of its single value; -1 none, -2 several (in `multi`). */
+  private single = new Int32Array(INITIAL).fill(-1);
+  private readonly multi = new Map<number, readonly string[]>();
   docCount = 0;
   sumDocFreq = 0;
 
   valuesOf(ord: number): readonly string[] | undefined {
-    const v = this.values[ord];
-    return typeof v === 'string' ? [v] : v;
+    const id = ord < this.single.length ? (this.single[ord] as number) : -1;
+    if (id >= 0) return [this.terms.texts[id] as string];
+    return id === -2 ? this.multi.get(ord) : undefined;
+  }
+
+  /** Whether a document has at least one value. */
+  hasValue(ord: number): boolean {
+    const id = ord < this.single.length ? (this.single[ord] as number) : -1;
+    return id >= 0 || (id === -2 && (this.multi.get(ord)?.length ?? 0) > 0);
+  }
+
+  lookup(value: string): number {
+    return this.terms.get(value);
   }
 
   add(ord: number, values: readonly string[]): void {
-    if (values.length === 0) {
-      this.values[ord] = values;
-      return;
+    if (ord >= this.single.length) {
+      const next = new Int32Array(Math.max(ord + 1, this.single.length * 2)).fill(-1);
+      next.set(this.single);
+      this.single = next;
     }
+    if (values.length === 0) return;
     if (values.length === 1) {
-      const v = values[0] as string;
-      this.values[ord] = v;
-      this.terms.add(v, ord);
+      const id = this.terms.intern(values[0] as string);
+      this.single[ord] = id;
+      this.postings.add(id, ord, 1);
       this.docCount++;
       this.sumDocFreq++;
       return;
     }
     const unique = [...new Set(values)];
-    this.values[ord] = values;
-    for (const v of unique) this.terms.add(v, ord);
+    this.single[ord] = -2;
+    this.multi.set(ord, values);
+    for (const v of unique) this.postings.add(this.terms.intern(v), ord, 1);
     this.docCount++;
     this.sumDocFreq += unique.length;
   }
 
   remove(ord: number): void {
     const values = this.valuesOf(ord);
-    this.values[ord] = undefined;
+    if (ord < this.single.length) this.single[ord] = -1;
+    this.multi.delete(ord);
     if (values === undefined) return;
     const unique = new Set(values);
     if (unique.size === 0) return;
     for (const v of unique) {
-      const list = this.terms.get(v);
-      if (list !== undefined) list.docFreq--;
+      const id = this.terms.get(v);
+      if (id >= 0) this.postings.decDocFreq(id);
     }
     this.docCount--;
     this.sumDocFreq -= unique.size;

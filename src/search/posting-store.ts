@@ -1,0 +1,188 @@
+/**
+ * Posting lists of one field, for every term of it, in typed arrays outside the JS object heap.
+ *
+ * A term is a small integer id (given out by the field's term dictionary). Its postings are
+ * (ordinal, frequency) pairs in ordinal order, each packed into one int32, `ord << 4 | min(freq, 15)`;
+ * the rare frequencies of 15 and more sit in a side map. A list is a chain of blocks in one pool
+ * (chunks of 2^20 int32): block k of a list holds 2^(k+1) int32, the first of them the offset of the
+ * next block, so most terms (one document) take two slots, and a list of n postings takes about
+ * log2(n) blocks. Per-term bookkeeping is a handful of Int32Arrays indexed by term id.
+ *
+ * Why: a JS array per term meant hundreds of thousands of growing arrays and objects the garbage
+ * collector traced on every major GC, and re-allocated on every growth; indexing spent as much time
+ * in GC as in tokenizing. Here appending a posting writes two int32 at worst and allocates nothing
+ * except a new block every doubling, and queries copy a list out with a few `set` calls.
+ */
+
+/** Frequencies up to this are packed with the ordinal; larger ones go to a side table. */
+export const FREQ_BITS = 4;
+export const FREQ_MASK = (1 << FREQ_BITS) - 1;
+/** Ordinals must stay below 2^27 so that a packed posting is a positive int32. */
+export const MAX_ORDINALS = 2 ** (31 - FREQ_BITS);
+
+const CHUNK_BITS = 20;
+const CHUNK_SIZE = 1 << CHUNK_BITS;
+const CHUNK_MASK = CHUNK_SIZE - 1;
+/** Largest block (int32 slots, incl. the next pointer): 2^(MAX_LEVEL + 1). */
+const MAX_LEVEL = 10;
+/** The first chunk starts small and doubles (tests and small indices make many fields). */
+const FIRST_CHUNK = 1 << 10;
+
+function growInt32(arr: Int32Array<ArrayBuffer>, need: number, fill: number): Int32Array<ArrayBuffer> {
+  if (need <= arr.length) return arr;
+  const next = new Int32Array(Math.max(need, arr.length * 2));
+  next.set(arr);
+  if (fill !== 0) next.fill(fill, arr.length);
+  return next;
+}
+
+export class PostingStore {
+  private chunks: Int32Array[] = [new Int32Array(FIRST_CHUNK)];
+  /** Next free slot in the pool (global offset). */
+  private top = 0;
+  // Per term id:
+  private head = new Int32Array(64);
+  private tail = new Int32Array(64);
+  /** Postings written into the tail block. */
+  private fill = new Int32Array(64);
+  /** Block number of the tail block (its size is 2^(min(level, MAX_LEVEL) + 1)). */
+  private level = new Int32Array(64);
+  private counts = new Int32Array(64);
+  private docFreqs = new Int32Array(64);
+  private terms = 0;
+  /** (termId * MAX_ORDINALS + ord) -> frequency, for frequencies >= FREQ_MASK. */
+  private readonly bigFreqs = new Map<number, number>();
+
+  /** Number of term ids given out. */
+  get termCount(): number {
+    return this.terms;
+  }
+
+  /** A new, empty list; returns its term id. */
+  newTerm(): number {
+    const id = this.terms++;
+    if (id >= this.head.length) {
+      const n = id + 1;
+      this.head = growInt32(this.head, n, 0);
+      this.tail = growInt32(this.tail, n, 0);
+      this.fill = growInt32(this.fill, n, 0);
+      this.level = growInt32(this.level, n, 0);
+      this.counts = growInt32(this.counts, n, 0);
+      this.docFreqs = growInt32(this.docFreqs, n, 0);
+    }
+    this.head[id] = -1;
+    return id;
+  }
+
+  /** Postings in the list (live or not). */
+  count(term: number): number {
+    return this.counts[term] as number;
+  }
+
+  /** Live documents in the list. */
+  docFreq(term: number): number {
+    return this.docFreqs[term] as number;
+  }
+
+  /** A document of the list was deleted: it leaves the statistics (the posting stays as a tombstone). */
+  decDocFreq(term: number): void {
+    this.docFreqs[term] = (this.docFreqs[term] as number) - 1;
+  }
+
+  /** Appends a posting; `ord` is larger than every ordinal already in the list. */
+  add(term: number, ord: number, freq: number): void {
+    let p = (ord << FREQ_BITS) | freq;
+    if (freq >= FREQ_MASK) {
+      this.bigFreqs.set(term * MAX_ORDINALS + ord, freq);
+      p = (ord << FREQ_BITS) | FREQ_MASK;
+    }
+    this.counts[term] = (this.counts[term] as number) + 1;
+    this.docFreqs[term] = (this.docFreqs[term] as number) + 1;
+    const t = this.tail[term] as number;
+    const used = this.fill[term] as number;
+    if (this.head[term] !== -1) {
+      const lvl = this.level[term] as number;
+      if (used < (2 << (lvl < MAX_LEVEL ? lvl : MAX_LEVEL)) - 1) {
+        (this.chunks[t >>> CHUNK_BITS] as Int32Array)[(t & CHUNK_MASK) + 1 + used] = p;
+        this.fill[term] = used + 1;
+        return;
+      }
+      const next = this.alloc(2 << (lvl + 1 < MAX_LEVEL ? lvl + 1 : MAX_LEVEL));
+      (this.chunks[t >>> CHUNK_BITS] as Int32Array)[t & CHUNK_MASK] = next;
+      this.level[term] = lvl + 1;
+      this.tail[term] = next;
+      this.fill[term] = 1;
+      (this.chunks[next >>> CHUNK_BITS] as Int32Array)[(next & CHUNK_MASK) + 1] = p;
+      return;
+    }
+    const first = this.alloc(2);
+    this.head[term] = first;
+    this.tail[term] = first;
+    this.level[term] = 0;
+    this.fill[term] = 1;
+    (this.chunks[first >>> CHUNK_BITS] as Int32Array)[(first & CHUNK_MASK) + 1] = p;
+  }
+
+  /** Reserves `size` slots that do not cross a chunk boundary; returns the global offset. */
+  private alloc(size: number): number {
+    let at = this.top;
+    if ((at & CHUNK_MASK) + size > CHUNK_SIZE) at = ((at >>> CHUNK_BITS) + 1) << CHUNK_BITS;
+    const c = at >>> CHUNK_BITS;
+    const end = (at & CHUNK_MASK) + size;
+    let chunk = this.chunks[c];
+    if (chunk === undefined) {
+      chunk = new Int32Array(c === 0 ? FIRST_CHUNK : CHUNK_SIZE);
+      this.chunks[c] = chunk;
+    }
+    if (end > chunk.length) {
+      const grown = new Int32Array(Math.min(CHUNK_SIZE, Math.max(end, chunk.length * 2)));
+      grown.set(chunk);
+      this.chunks[c] = grown;
+    }
+    this.top = at + size;
+    return at;
+  }
+
+  /**
+   * Copies the packed postings of a list into `out` (which holds at least `count(term)` slots), in
+   * ordinal order; returns how many were copied.
+   */
+  copyTo(term: number, out: Int32Array): number {
+    const n = this.counts[term] as number;
+    let b = this.head[term] as number;
+    let k = 0;
+    let lvl = 0;
+    while (k < n) {
+      const chunk = this.chunks[b >>> CHUNK_BITS] as Int32Array;
+      const at = b & CHUNK_MASK;
+      const cap = (2 << (lvl < MAX_LEVEL ? lvl : MAX_LEVEL)) - 1;
+      const take = n - k < cap ? n - k : cap;
+      if (take === 1) out[k] = chunk[at + 1] as number;
+      else out.set(chunk.subarray(at + 1, at + 1 + take), k);
+      k += take;
+      b = chunk[at] as number;
+      lvl++;
+    }
+    return n;
+  }
+
+  /** The packed postings of a list, in a fresh array. */
+  postings(term: number): Int32Array {
+    const out = new Int32Array(this.count(term));
+    this.copyTo(term, out);
+    return out;
+  }
+
+  /** Frequency of a packed posting of `term`. */
+  freqOf(term: number, packed: number): number {
+    const f = packed & FREQ_MASK;
+    return f === FREQ_MASK ? (this.bigFreqs.get(term * MAX_ORDINALS + (packed >>> FREQ_BITS)) ?? f) : f;
+  }
+
+  /** Approximate bytes held (pool and per-term tables). */
+  get bytes(): number {
+    let n = 0;
+    for (const c of this.chunks) n += c.byteLength;
+    return n + this.head.byteLength * 6;
+  }
+}
