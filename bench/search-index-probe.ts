@@ -33,6 +33,8 @@ const copies = Number(opt('copies', '1'));
 const rounds = Number(opt('rounds', '3'));
 const batch = Number(opt('batch', '5000'));
 const durability = opt('durability', 'request') as Durability;
+/** Stop after loading (profiling the bulk path). */
+const bulkOnly = args.includes('--bulk-only');
 const DEPTHS = [0, 100, 1000, 9990];
 const QUERIES = [
   'python library', 'game', 'network monitoring tool', 'web server', 'perl module', 'documentation', 'development files',
@@ -82,6 +84,7 @@ function main(): void {
     const m = process.memoryUsage();
     console.log(`memory after load: rss ${mib(m.rss)} MiB, heapUsed ${mib(m.heapUsed)} MiB, external+arrayBuffers ${mib(m.external + m.arrayBuffers)} MiB`);
 
+    if (bulkOnly) return;
     const state = service.get('packages');
     let checksum = 0;
     const mix = (s: string): void => {

@@ -1,4 +1,4 @@
-import { hashRange, scanTokens } from './analyzer.js';
+import { hashRange, scanTokens, tokenText, tokenUnit } from './analyzer.js';
 import { intToByte4 } from './bm25.js';
 import type { ParsedDoc } from './document-parser.js';
 import { MAX_ORDINALS, PostingStore } from './posting-store.js';
@@ -26,10 +26,10 @@ function grow<T extends Uint8Array | Float64Array | Int32Array>(arr: T, need: nu
   return next;
 }
 
-/** term === src.slice(start, start + len), without making the slice (a plain loop beats startsWith here). */
+/** term === tokenText(src, start, start + len), without making the slice (a plain loop beats startsWith here). */
 function sameText(term: string, src: string, start: number, len: number): boolean {
   if (term.length !== len) return false;
-  for (let i = 0; i < len; i++) if (term.charCodeAt(i) !== src.charCodeAt(start + i)) return false;
+  for (let i = 0; i < len; i++) if (term.charCodeAt(i) !== tokenUnit(src, start + i)) return false;
   return true;
 }
 
@@ -50,9 +50,11 @@ export function ownString(s: string): string {
  * by comparing the term text. Ids are dense (0, 1, …) and index the field's PostingStore.
  */
 export class TermDictionary {
-  // Open addressing with linear probing: slot -> hash in `hashes` and id + 1 in `ids` (0 = empty).
-  private hashes = new Int32Array(1 << 10);
-  private ids = new Int32Array(1 << 10);
+  constructor(private readonly postings: PostingStore) {}
+
+  // Open addressing with linear probing. Slot i is table[2i] = hash (0 = empty slot, so hash 0 is
+  // stored as 1) and table[2i + 1] = id: one cache line holds both.
+  private table = new Int32Array(2 << 10);
   private mask = (1 << 10) - 1;
   /** Term text by id. */
   readonly texts: string[] = [];
@@ -61,44 +63,42 @@ export class TermDictionary {
     return this.texts.length;
   }
 
-  /** The id of src[start, end), created when new; `hash` is hashRange(src, start, end) if known. */
+  /** The id of the token src[start, end) (see scanTokens), created when new; `hash` is hashRange(src, start, end) if known. */
   intern(src: string, start: number, end: number, hash?: number): number {
     const h = (hash ?? hashRange(src, start, end)) || 1;
     const len = end - start;
-    const hashes = this.hashes;
+    const table = this.table;
     const mask = this.mask;
     let slot = h & mask;
     for (;;) {
-      const sh = hashes[slot] as number;
+      const sh = table[2 * slot] as number;
       if (sh === 0) break;
       if (sh === h) {
-        const id = (this.ids[slot] as number) - 1;
+        const id = table[2 * slot + 1] as number;
         if (sameText(this.texts[id] as string, src, start, len)) return id;
       }
       slot = (slot + 1) & mask;
     }
-    const id = this.texts.length;
-    this.texts.push(ownString(src.slice(start, end)));
-    hashes[slot] = h;
-    this.ids[slot] = id + 1;
+    const id = this.postings.newTerm();
+    this.texts.push(ownString(tokenText(src, start, end)));
+    table[2 * slot] = h;
+    table[2 * slot + 1] = id;
     if (this.texts.length * 2 > mask) this.grow();
     return id;
   }
 
   private grow(): void {
-    const oldHashes = this.hashes;
-    const oldIds = this.ids;
-    const size = oldHashes.length * 2;
-    this.hashes = new Int32Array(size);
-    this.ids = new Int32Array(size);
-    this.mask = size - 1;
-    for (let i = 0; i < oldHashes.length; i++) {
-      const h = oldHashes[i] as number;
+    const old = this.table;
+    const slots = old.length; // twice the old slot count
+    this.table = new Int32Array(slots * 2);
+    this.mask = slots - 1;
+    for (let i = 0; i < old.length; i += 2) {
+      const h = old[i] as number;
       if (h === 0) continue;
       let slot = h & this.mask;
-      while (this.hashes[slot] !== 0) slot = (slot + 1) & this.mask;
-      this.hashes[slot] = h;
-      this.ids[slot] = oldIds[i] as number;
+      while (this.table[2 * slot] !== 0) slot = (slot + 1) & this.mask;
+      this.table[2 * slot] = h;
+      this.table[2 * slot + 1] = old[i + 1] as number;
     }
   }
 
@@ -112,10 +112,10 @@ export class TermDictionary {
     const h = hash || 1;
     let slot = h & this.mask;
     for (;;) {
-      const sh = this.hashes[slot] as number;
+      const sh = this.table[2 * slot] as number;
       if (sh === 0) return -1;
       if (sh === h) {
-        const id = (this.ids[slot] as number) - 1;
+        const id = this.table[2 * slot + 1] as number;
         if (sameText(this.texts[id] as string, src, start, end - start)) return id;
       }
       slot = (slot + 1) & this.mask;
@@ -134,27 +134,23 @@ export class TermDictionary {
 
 /** A `text` field: terms with frequencies, and one norm byte per document. */
 export class TextField {
-  readonly terms = new TermDictionary();
   readonly postings = new PostingStore();
+  readonly terms = new TermDictionary(this.postings);
   norms = new Uint8Array(INITIAL);
   present = new Uint8Array(INITIAL);
   /** Live documents with at least one token. */
   docCount = 0;
   /** Tokens in live documents. */
   sumTotalTermFreq = 0;
-  /** Term ids touched by the document being added, and per term id its frequency so far (0 = untouched). */
+  /** Term ids touched by the document being added (their frequencies are pending in the PostingStore). */
   private touched = new Int32Array(64);
   private touchedCount = 0;
-  private pendingFreq = new Int32Array(64);
   private readonly onToken = (src: string, start: number, end: number, hash?: number): void => {
     const id = this.terms.intern(src, start, end, hash);
-    if (id >= this.pendingFreq.length) this.pendingFreq = grow(this.pendingFreq, id + 1, (n) => new Int32Array(n));
-    const f = this.pendingFreq[id] as number;
-    if (f === 0) {
+    if (this.postings.bumpPending(id) === 0) {
       if (this.touchedCount === this.touched.length) this.touched = grow(this.touched, this.touchedCount + 1, (n) => new Int32Array(n));
       this.touched[this.touchedCount++] = id;
     }
-    this.pendingFreq[id] = f + 1;
   };
 
   add(ord: number, values: readonly string[]): void {
@@ -164,14 +160,8 @@ export class TextField {
     let length = 0;
     for (const v of values) length += scanTokens(v, this.onToken);
     const touched = this.touched;
-    const pending = this.pendingFreq;
     const postings = this.postings;
-    for (let i = 0; i < this.touchedCount; i++) {
-      const id = touched[i] as number;
-      while (id >= postings.termCount) postings.newTerm();
-      postings.add(id, ord, pending[id] as number);
-      pending[id] = 0;
-    }
+    for (let i = 0; i < this.touchedCount; i++) postings.flushPending(touched[i] as number, ord);
     this.touchedCount = 0;
     if (length === 0) return;
     this.norms[ord] = intToByte4(length);

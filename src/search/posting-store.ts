@@ -28,27 +28,21 @@ const MAX_LEVEL = 10;
 /** The first chunk starts small and doubles (tests and small indices make many fields). */
 const FIRST_CHUNK = 1 << 10;
 
-function growInt32(arr: Int32Array<ArrayBuffer>, need: number, fill: number): Int32Array<ArrayBuffer> {
-  if (need <= arr.length) return arr;
-  const next = new Int32Array(Math.max(need, arr.length * 2));
-  next.set(arr);
-  if (fill !== 0) next.fill(fill, arr.length);
-  return next;
-}
+// Per-term record: STRIDE int32 in one array (one cache line per term on the indexing path).
+const STRIDE = 8;
+const HEAD = 0; // offset of the first block, -1 while empty
+const TAIL = 1; // offset of the last block
+const FILL = 2; // postings written into the last block
+const LEVEL = 3; // block number of the last block (its size is 2^(min(level, MAX_LEVEL) + 1))
+const COUNT = 4; // postings in the list (live or not)
+const DOC_FREQ = 5; // live documents in the list
+const PENDING = 6; // scratch for the indexer: the term's frequency in the document being added
 
 export class PostingStore {
   private chunks: Int32Array[] = [new Int32Array(FIRST_CHUNK)];
   /** Next free slot in the pool (global offset). */
   private top = 0;
-  // Per term id:
-  private head = new Int32Array(64);
-  private tail = new Int32Array(64);
-  /** Postings written into the tail block. */
-  private fill = new Int32Array(64);
-  /** Block number of the tail block (its size is 2^(min(level, MAX_LEVEL) + 1)). */
-  private level = new Int32Array(64);
-  private counts = new Int32Array(64);
-  private docFreqs = new Int32Array(64);
+  private meta = new Int32Array(64 * STRIDE);
   private terms = 0;
   /** (termId * MAX_ORDINALS + ord) -> frequency, for frequencies >= FREQ_MASK. */
   private readonly bigFreqs = new Map<number, number>();
@@ -61,32 +55,46 @@ export class PostingStore {
   /** A new, empty list; returns its term id. */
   newTerm(): number {
     const id = this.terms++;
-    if (id >= this.head.length) {
-      const n = id + 1;
-      this.head = growInt32(this.head, n, 0);
-      this.tail = growInt32(this.tail, n, 0);
-      this.fill = growInt32(this.fill, n, 0);
-      this.level = growInt32(this.level, n, 0);
-      this.counts = growInt32(this.counts, n, 0);
-      this.docFreqs = growInt32(this.docFreqs, n, 0);
+    const o = id * STRIDE;
+    if (o >= this.meta.length) {
+      const next = new Int32Array(this.meta.length * 2);
+      next.set(this.meta);
+      this.meta = next;
     }
-    this.head[id] = -1;
+    this.meta[o + HEAD] = -1;
     return id;
   }
 
   /** Postings in the list (live or not). */
   count(term: number): number {
-    return this.counts[term] as number;
+    return this.meta[term * STRIDE + COUNT] as number;
   }
 
   /** Live documents in the list. */
   docFreq(term: number): number {
-    return this.docFreqs[term] as number;
+    return this.meta[term * STRIDE + DOC_FREQ] as number;
   }
 
   /** A document of the list was deleted: it leaves the statistics (the posting stays as a tombstone). */
   decDocFreq(term: number): void {
-    this.docFreqs[term] = (this.docFreqs[term] as number) - 1;
+    const o = term * STRIDE + DOC_FREQ;
+    this.meta[o] = (this.meta[o] as number) - 1;
+  }
+
+  /** Counts one more occurrence of `term` in the document being added; returns the count before. */
+  bumpPending(term: number): number {
+    const o = term * STRIDE + PENDING;
+    const f = this.meta[o] as number;
+    this.meta[o] = f + 1;
+    return f;
+  }
+
+  /** Appends the pending frequency of `term` as a posting of `ord` and clears it. */
+  flushPending(term: number, ord: number): void {
+    const o = term * STRIDE + PENDING;
+    const f = this.meta[o] as number;
+    this.meta[o] = 0;
+    this.add(term, ord, f);
   }
 
   /** Appends a posting; `ord` is larger than every ordinal already in the list. */
@@ -96,30 +104,32 @@ export class PostingStore {
       this.bigFreqs.set(term * MAX_ORDINALS + ord, freq);
       p = (ord << FREQ_BITS) | FREQ_MASK;
     }
-    this.counts[term] = (this.counts[term] as number) + 1;
-    this.docFreqs[term] = (this.docFreqs[term] as number) + 1;
-    const t = this.tail[term] as number;
-    const used = this.fill[term] as number;
-    if (this.head[term] !== -1) {
-      const lvl = this.level[term] as number;
+    const m = this.meta;
+    const o = term * STRIDE;
+    m[o + COUNT] = (m[o + COUNT] as number) + 1;
+    m[o + DOC_FREQ] = (m[o + DOC_FREQ] as number) + 1;
+    const used = m[o + FILL] as number;
+    if (m[o + HEAD] !== -1) {
+      const t = m[o + TAIL] as number;
+      const lvl = m[o + LEVEL] as number;
       if (used < (2 << (lvl < MAX_LEVEL ? lvl : MAX_LEVEL)) - 1) {
         (this.chunks[t >>> CHUNK_BITS] as Int32Array)[(t & CHUNK_MASK) + 1 + used] = p;
-        this.fill[term] = used + 1;
+        m[o + FILL] = used + 1;
         return;
       }
       const next = this.alloc(2 << (lvl + 1 < MAX_LEVEL ? lvl + 1 : MAX_LEVEL));
       (this.chunks[t >>> CHUNK_BITS] as Int32Array)[t & CHUNK_MASK] = next;
-      this.level[term] = lvl + 1;
-      this.tail[term] = next;
-      this.fill[term] = 1;
+      m[o + LEVEL] = lvl + 1;
+      m[o + TAIL] = next;
+      m[o + FILL] = 1;
       (this.chunks[next >>> CHUNK_BITS] as Int32Array)[(next & CHUNK_MASK) + 1] = p;
       return;
     }
     const first = this.alloc(2);
-    this.head[term] = first;
-    this.tail[term] = first;
-    this.level[term] = 0;
-    this.fill[term] = 1;
+    m[o + HEAD] = first;
+    m[o + TAIL] = first;
+    m[o + LEVEL] = 0;
+    m[o + FILL] = 1;
     (this.chunks[first >>> CHUNK_BITS] as Int32Array)[(first & CHUNK_MASK) + 1] = p;
   }
 
@@ -148,8 +158,8 @@ export class PostingStore {
    * ordinal order; returns how many were copied.
    */
   copyTo(term: number, out: Int32Array): number {
-    const n = this.counts[term] as number;
-    let b = this.head[term] as number;
+    const n = this.meta[term * STRIDE + COUNT] as number;
+    let b = this.meta[term * STRIDE + HEAD] as number;
     let k = 0;
     let lvl = 0;
     while (k < n) {
@@ -183,6 +193,6 @@ export class PostingStore {
   get bytes(): number {
     let n = 0;
     for (const c of this.chunks) n += c.byteLength;
-    return n + this.head.byteLength * 6;
+    return n + this.meta.byteLength;
   }
 }
