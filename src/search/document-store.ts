@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { SqliteWriter } from './sqlite-writer.js';
 
 /** What is stored about an index: everything needed to rebuild it at start. */
 export interface StoredIndex {
@@ -54,26 +55,30 @@ export type Durability = 'request' | 'async';
  * with rowid max+1, just as a re-indexed document gets a new Lucene doc id; loading in rowid order
  * rebuilds the same tie-break order. (A rowid is only reused after the row holding the maximum is
  * deleted, and the new row is still after every existing one, so AUTOINCREMENT is not needed.)
+ *
+ * Writes go through a second connection on a worker thread (see sqlite-writer.ts) so that storing
+ * overlaps with indexing; this connection only reads. Every write belongs to a transaction (a write
+ * outside `transaction` is one of its own), which returns once the worker has committed. Until then
+ * the transaction's own writes are not visible to this connection, so `getDoc` answers them from
+ * `pending` (a bulk may re-index or update a document it wrote itself).
  */
 export class SqliteDocumentStore implements DocumentStore {
   private readonly db: Database.Database;
   private readonly stmts: {
     listIndices: Database.Statement;
-    putIndex: Database.Statement;
-    updateMappings: Database.Statement;
-    deleteIndex: Database.Statement;
-    deleteIndexDocs: Database.Statement;
     scan: Database.Statement;
     get: Database.Statement;
-    put: Database.Statement;
-    del: Database.Statement;
   };
+  private readonly writer: SqliteWriter;
+  /** Writes of the open transaction by `idx \0 id`: the document, or null when deleted. */
+  private readonly pending = new Map<string, StoredDoc | null>();
+  private inTransaction = false;
 
   constructor(dir: string, durability: Durability = 'request') {
     mkdirSync(dir, { recursive: true });
-    this.db = new Database(join(dir, 'documents.db'));
+    const file = join(dir, 'documents.db');
+    this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${durability === 'request' ? 'FULL' : 'NORMAL'}`);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS indices (
         name TEXT PRIMARY KEY, uuid TEXT NOT NULL, created_ms INTEGER NOT NULL,
@@ -85,15 +90,10 @@ export class SqliteDocumentStore implements DocumentStore {
     `);
     this.stmts = {
       listIndices: this.db.prepare('SELECT name, uuid, created_ms, settings, mappings FROM indices ORDER BY name'),
-      putIndex: this.db.prepare('INSERT OR REPLACE INTO indices (name, uuid, created_ms, settings, mappings) VALUES (?, ?, ?, ?, ?)'),
-      updateMappings: this.db.prepare('UPDATE indices SET mappings = ? WHERE name = ?'),
-      deleteIndex: this.db.prepare('DELETE FROM indices WHERE name = ?'),
-      deleteIndexDocs: this.db.prepare('DELETE FROM docs WHERE idx = ?'),
       scan: this.db.prepare('SELECT id, version, seq_no, source FROM docs WHERE idx = ? ORDER BY seq').raw(true),
       get: this.db.prepare('SELECT id, version, seq_no, source FROM docs WHERE idx = ? AND id = ?').raw(true),
-      put: this.db.prepare('INSERT OR REPLACE INTO docs (idx, id, version, seq_no, source) VALUES (?, ?, ?, ?, ?)'),
-      del: this.db.prepare('DELETE FROM docs WHERE idx = ? AND id = ?'),
     };
+    this.writer = new SqliteWriter(file, durability === 'request' ? 'FULL' : 'NORMAL');
   }
 
   listIndices(): StoredIndex[] {
@@ -107,18 +107,15 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   putIndex(meta: StoredIndex): void {
-    this.stmts.putIndex.run(meta.name, meta.uuid, meta.createdMs, JSON.stringify(meta.settings), JSON.stringify(meta.mappings));
+    this.transaction(() => this.writer.putIndex(meta.name, meta.uuid, meta.createdMs, JSON.stringify(meta.settings), JSON.stringify(meta.mappings)));
   }
 
   updateMappings(name: string, mappings: unknown): void {
-    this.stmts.updateMappings.run(JSON.stringify(mappings), name);
+    this.transaction(() => this.writer.updateMappings(name, JSON.stringify(mappings)));
   }
 
   deleteIndex(name: string): void {
-    this.transaction(() => {
-      this.stmts.deleteIndexDocs.run(name);
-      this.stmts.deleteIndex.run(name);
-    });
+    this.transaction(() => this.writer.deleteIndex(name));
   }
 
   scanDocs(index: string, each: (doc: StoredDoc) => void): void {
@@ -128,23 +125,49 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   getDoc(index: string, id: string): StoredDoc | undefined {
+    if (this.pending.size > 0) {
+      const p = this.pending.get(`${index}\u0000${id}`);
+      if (p !== undefined) return p ?? undefined;
+    }
     const row = this.stmts.get.get(index, id) as [string, number, number, string] | undefined;
     return row === undefined ? undefined : { id: row[0], version: row[1], seqNo: row[2], source: row[3] };
   }
 
   putDoc(index: string, doc: StoredDoc): void {
-    this.stmts.put.run(index, doc.id, doc.version, doc.seqNo, doc.source);
+    this.transaction(() => {
+      this.writer.putDoc(index, doc.id, doc.version, doc.seqNo, doc.source);
+      this.pending.set(`${index}\u0000${doc.id}`, doc);
+    });
   }
 
   deleteDoc(index: string, id: string): void {
-    this.stmts.del.run(index, id);
+    this.transaction(() => {
+      this.writer.deleteDoc(index, id);
+      this.pending.set(`${index}\u0000${id}`, null);
+    });
   }
 
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    if (this.inTransaction) return fn();
+    this.inTransaction = true;
+    try {
+      let result: T;
+      try {
+        result = fn();
+      } catch (e) {
+        this.writer.rollback();
+        throw e;
+      }
+      this.writer.commit();
+      return result;
+    } finally {
+      this.inTransaction = false;
+      this.pending.clear();
+    }
   }
 
   close(): void {
+    this.writer.close();
     if (this.db.open) this.db.close();
   }
 }
