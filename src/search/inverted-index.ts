@@ -159,12 +159,13 @@ export class TextField {
     this.present[ord] = 1;
     let length = 0;
     for (const v of values) length += scanTokens(v, this.onToken);
+    const norm = length === 0 ? 0 : intToByte4(length);
     const touched = this.touched;
     const postings = this.postings;
-    for (let i = 0; i < this.touchedCount; i++) postings.flushPending(touched[i] as number, ord);
+    for (let i = 0; i < this.touchedCount; i++) postings.flushPending(touched[i] as number, ord, norm);
     this.touchedCount = 0;
     if (length === 0) return;
-    this.norms[ord] = intToByte4(length);
+    this.norms[ord] = norm;
     this.docCount++;
     this.sumTotalTermFreq += length;
   }

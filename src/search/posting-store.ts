@@ -37,6 +37,10 @@ const LEVEL = 3; // block number of the last block (its size is 2^(min(level, MA
 const COUNT = 4; // postings in the list (live or not)
 const DOC_FREQ = 5; // live documents in the list
 const PENDING = 6; // scratch for the indexer: the term's frequency in the document being added
+// Score bound of a text term: largest frequency (<< 8) and smallest norm byte of its postings
+// (see maxScore in match-top-k.ts); 255 when empty.
+const BOUND = 7;
+const MAX_BOUND_FREQ = (1 << 23) - 1;
 
 export class PostingStore {
   private chunks: Int32Array[] = [new Int32Array(FIRST_CHUNK)];
@@ -62,6 +66,7 @@ export class PostingStore {
       this.meta = next;
     }
     this.meta[o + HEAD] = -1;
+    this.meta[o + BOUND] = 255;
     return id;
   }
 
@@ -89,12 +94,30 @@ export class PostingStore {
     return f;
   }
 
-  /** Appends the pending frequency of `term` as a posting of `ord` and clears it. */
-  flushPending(term: number, ord: number): void {
-    const o = term * STRIDE + PENDING;
-    const f = this.meta[o] as number;
-    this.meta[o] = 0;
+  /**
+   * Appends the pending frequency of `term` as a posting of `ord` and clears it; `norm` is the
+   * document's norm byte for the field (kept for the term's score bound).
+   */
+  flushPending(term: number, ord: number, norm: number): void {
+    const o = term * STRIDE;
+    const m = this.meta;
+    const f = m[o + PENDING] as number;
+    m[o + PENDING] = 0;
+    const bound = m[o + BOUND] as number;
+    const bf = bound >>> 8;
+    const bn = bound & 255;
+    m[o + BOUND] = ((f > bf ? (f < MAX_BOUND_FREQ ? f : MAX_BOUND_FREQ) : bf) << 8) | (norm < bn ? norm : bn);
     this.add(term, ord, f);
+  }
+
+  /** The largest frequency in a text term's postings (capped at 2^23 - 1, 0 when empty). */
+  maxFreq(term: number): number {
+    return (this.meta[term * STRIDE + BOUND] as number) >>> 8;
+  }
+
+  /** The smallest norm byte among a text term's postings (255 when empty). */
+  minNorm(term: number): number {
+    return (this.meta[term * STRIDE + BOUND] as number) & 255;
   }
 
   /** Appends a posting; `ord` is larger than every ordinal already in the list. */

@@ -106,15 +106,39 @@ function scoreTerm(ctx: ExecContext, postings: PostingStore, term: number, boost
   postings.copyTo(term, docs);
   const scores = ctx.arena.float32(docFreq);
   let k = 0;
+  if (norms === undefined) {
+    for (let i = 0; i < n; i++) {
+      const p = docs[i] as number;
+      const d = p >>> FREQ_BITS;
+      if (live[d] !== 1) continue;
+      const low = p & FREQ_MASK;
+      docs[k] = d;
+      scores[k] = bm25(weight, low === FREQ_MASK ? postings.freqOf(term, p) : low, one);
+      k++;
+    }
+    return { docs, scores, length: k };
+  }
+  // A score depends only on (frequency, norm byte): long lists reuse them from a table filled on
+  // first use (NaN = not yet computed), which saves the float division chain per posting.
+  const table = n > 1024 ? ctx.arena.float32(FREQ_MASK << 8).fill(Number.NaN) : undefined;
   for (let i = 0; i < n; i++) {
     const p = docs[i] as number;
     const d = p >>> FREQ_BITS;
     if (live[d] !== 1) continue;
-    const ni = norms === undefined ? one : (cache[norms[d] as number] as number);
+    const norm = norms[d] as number;
     const low = p & FREQ_MASK;
-    const freq = low === FREQ_MASK ? postings.freqOf(term, p) : low;
+    let s: number;
+    if (low === FREQ_MASK) s = bm25(weight, postings.freqOf(term, p), cache[norm] as number);
+    else if (table !== undefined) {
+      const slot = (low << 8) | norm;
+      s = table[slot] as number;
+      if (s !== s) {
+        s = bm25(weight, low, cache[norm] as number);
+        table[slot] = s;
+      }
+    } else s = bm25(weight, low, cache[norm] as number);
     docs[k] = d;
-    scores[k] = bm25(weight, freq, ni);
+    scores[k] = s;
     k++;
   }
   return { docs, scores, length: k };
