@@ -5,8 +5,9 @@ import type { BulkAction } from './search-service.js';
 /**
  * Parses a `_bulk` NDJSON body into actions: an action line (`index`, `create`, `update`,
  * `delete`) followed, except for delete, by a source line. The source text of index/create is kept
- * verbatim so it is stored exactly as sent. A malformed action line fails the whole request, as
- * in ES; a malformed source becomes that item's error.
+ * verbatim so it is stored exactly as sent, and parsed only when the item is applied (`source` is
+ * then undefined). A malformed action line fails the whole request, as in ES; a malformed source
+ * becomes that item's error.
  */
 export function parseBulk(body: string, defaultIndex: string | undefined): (BulkAction | SearchError)[] {
   const lines = body.split('\n');
@@ -43,6 +44,13 @@ export function parseBulk(body: string, defaultIndex: string | undefined): (Bulk
     }
     const src = next();
     if (src === undefined) throw errors.illegalArgument('The bulk request must be terminated by a newline [\\n]');
+    if (op !== 'update') {
+      // Parsed when the item is applied (SearchService.bulk): a bulk's parsed sources would
+      // otherwise all live until the whole request is done, and the garbage collector would copy
+      // and promote every one of them.
+      out.push({ op: op as 'index' | 'create', index, id, source: undefined, raw: src.trim() });
+      continue;
+    }
     let source: unknown;
     try {
       source = parseJsonBody(src);
@@ -53,13 +61,9 @@ export function parseBulk(body: string, defaultIndex: string | undefined): (Bulk
       }
       throw e;
     }
-    if (op === 'update') {
-      if (id === undefined) throw errors.actionValidation(['id is missing']);
-      const u = (source ?? {}) as Record<string, unknown>;
-      out.push({ op, index, id, doc: u.doc, docAsUpsert: u.doc_as_upsert === true, upsert: u.upsert });
-    } else {
-      out.push({ op: op as 'index' | 'create', index, id, source, raw: src.trim() });
-    }
+    if (id === undefined) throw errors.actionValidation(['id is missing']);
+    const u = (source ?? {}) as Record<string, unknown>;
+    out.push({ op: 'update', index, id, doc: u.doc, docAsUpsert: u.doc_as_upsert === true, upsert: u.upsert });
   }
   return out;
 }

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { parseDocument, type ParsedDoc } from './document-parser.js';
 import type { DocumentStore } from './document-store.js';
 import { errors, SearchError } from './errors.js';
+import { parseJsonBody } from './json-render.js';
 import { InvertedIndex } from './inverted-index.js';
 import { Mappings } from './mapping.js';
 import { execute, type ExecContext } from './query-exec.js';
@@ -44,6 +45,7 @@ export interface WriteOutcome {
 }
 
 export type BulkAction =
+  /** `source` undefined: parse `raw` when the item is applied (a malformed one is the item's error). */
   | { readonly op: 'index' | 'create'; readonly index: string; readonly id: string | undefined; readonly source: unknown; readonly raw: string }
   | { readonly op: 'update'; readonly index: string; readonly id: string; readonly doc: unknown; readonly docAsUpsert: boolean; readonly upsert: unknown }
   | { readonly op: 'delete'; readonly index: string; readonly id: string };
@@ -244,13 +246,23 @@ export class SearchService {
     return this.transaction(() =>
       actions.map((a): BulkItem => {
         if (a instanceof SearchError) return { op: 'index', index: '', id: '', error: a };
+        let source: unknown;
+        if (a.op === 'index' || a.op === 'create') {
+          try {
+            source = a.source ?? parseJsonBody(a.raw);
+          } catch (e) {
+            // As when the bulk parser refuses a line: an item without index or id.
+            if (e instanceof SearchError) return { op: 'index', index: '', id: '', error: e };
+            throw e;
+          }
+        }
         try {
           // An existing index's name was checked when it was created.
           if (!this.indices.has(a.index)) validateIndexName(a.index);
           switch (a.op) {
             case 'index':
             case 'create':
-              return { op: a.op, outcome: this.write(this.ensureIndex(a.index), a.id ?? autoId(), a.source, a.raw, a.op) };
+              return { op: a.op, outcome: this.write(this.ensureIndex(a.index), a.id ?? autoId(), source, a.raw, a.op) };
             case 'delete': {
               const state = this.indices.get(a.index);
               if (state === undefined) return { op: a.op, outcome: { index: a.index, id: a.id, version: 1, result: 'not_found', seqNo: 0 } };
