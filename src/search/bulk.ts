@@ -2,6 +2,10 @@ import { errors, SearchError } from './errors.js';
 import { parseJsonBody } from './json-render.js';
 import type { BulkAction } from './search-service.js';
 
+/** `{"index":{"_id":"<id>"}}` or the same with `create`; the id without quotes, escapes or controls. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what must not match
+const SIMPLE_ACTION = /^\{"(index|create)":\{"_id":"([^"\\\u0000-\u001f]*)"\}\}[ \t\r]*$/;
+
 /**
  * Parses a `_bulk` NDJSON body into actions: an action line (`index`, `create`, `update`,
  * `delete`) followed, except for delete, by a source line. The source text of index/create is kept
@@ -23,6 +27,15 @@ export function parseBulk(body: string, defaultIndex: string | undefined): (Bulk
   while (true) {
     const line = next();
     if (line === undefined) break;
+    // The action line clients send most, `{"index":{"_id":"…"}}` in compact form, without JSON.parse
+    // and the objects it makes; anything else (other keys, spaces, escapes) takes the general way.
+    const simple = defaultIndex === undefined ? null : SIMPLE_ACTION.exec(line);
+    if (simple !== null) {
+      const src = next();
+      if (src === undefined) throw errors.illegalArgument('The bulk request must be terminated by a newline [\\n]');
+      out.push({ op: simple[1] as 'index' | 'create', index: defaultIndex as string, id: simple[2], source: undefined, raw: src.trim() });
+      continue;
+    }
     const action = parseJsonBody(line);
     if (action === null || typeof action !== 'object' || Array.isArray(action)) throw errors.illegalArgument('Malformed action/metadata line [1], expected START_OBJECT');
     const [op, metaRaw] = Object.entries(action as Record<string, unknown>)[0] ?? [];

@@ -70,8 +70,8 @@ export class SqliteDocumentStore implements DocumentStore {
     get: Database.Statement;
   };
   private readonly writer: SqliteWriter;
-  /** Writes of the open transaction by `idx \0 id`: the document, or null when deleted. */
-  private readonly pending = new Map<string, StoredDoc | null>();
+  /** Writes of the open transaction by index and id: the document, or null when deleted. */
+  private readonly pending = new Map<string, Map<string, StoredDoc | null>>();
   private inTransaction = false;
 
   constructor(dir: string, durability: Durability = 'request') {
@@ -115,7 +115,10 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   deleteIndex(name: string): void {
-    this.transaction(() => this.writer.deleteIndex(name));
+    this.transaction(() => {
+      this.writer.deleteIndex(name);
+      this.pending.delete(name);
+    });
   }
 
   scanDocs(index: string, each: (doc: StoredDoc) => void): void {
@@ -125,10 +128,8 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   getDoc(index: string, id: string): StoredDoc | undefined {
-    if (this.pending.size > 0) {
-      const p = this.pending.get(`${index}\u0000${id}`);
-      if (p !== undefined) return p ?? undefined;
-    }
+    const p = this.pending.get(index)?.get(id);
+    if (p !== undefined) return p ?? undefined;
     const row = this.stmts.get.get(index, id) as [string, number, number, string] | undefined;
     return row === undefined ? undefined : { id: row[0], version: row[1], seqNo: row[2], source: row[3] };
   }
@@ -136,15 +137,24 @@ export class SqliteDocumentStore implements DocumentStore {
   putDoc(index: string, doc: StoredDoc): void {
     this.transaction(() => {
       this.writer.putDoc(index, doc.id, doc.version, doc.seqNo, doc.source);
-      this.pending.set(`${index}\u0000${doc.id}`, doc);
+      this.pendingOf(index).set(doc.id, doc);
     });
   }
 
   deleteDoc(index: string, id: string): void {
     this.transaction(() => {
       this.writer.deleteDoc(index, id);
-      this.pending.set(`${index}\u0000${id}`, null);
+      this.pendingOf(index).set(id, null);
     });
+  }
+
+  private pendingOf(index: string): Map<string, StoredDoc | null> {
+    let m = this.pending.get(index);
+    if (m === undefined) {
+      m = new Map();
+      this.pending.set(index, m);
+    }
+    return m;
   }
 
   transaction<T>(fn: () => T): T {

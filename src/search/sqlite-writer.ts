@@ -23,8 +23,11 @@ const PUT_INDEX = 2; // name, uuid, createdMs, settings JSON, mappings JSON
 const UPDATE_MAPPINGS = 3; // mappings JSON, name
 const DELETE_INDEX = 4; // name
 
-/** Operations sent to the worker at once while a transaction is open (documents, about 1 MB). */
-const CHUNK_OPS = 1000;
+/**
+ * Operations sent to the worker at once while a transaction is open. Small enough that the worker
+ * is never far behind (the commit waits for the last chunk), large enough that messages are few.
+ */
+const CHUNK_OPS = 200;
 
 const WORKER_SOURCE = `
 'use strict';
