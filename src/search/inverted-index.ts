@@ -1,4 +1,4 @@
-import { hashRange, scanTokens, tokenText, tokenUnit } from './analyzer.js';
+import { hashRange, scanTokens, tokenUnit } from './analyzer.js';
 import { intToByte4 } from './bm25.js';
 import type { ParsedDoc } from './document-parser.js';
 import { MAX_ORDINALS, PostingStore } from './posting-store.js';
@@ -26,41 +26,31 @@ function grow<T extends Uint8Array | Float64Array | Int32Array>(arr: T, need: nu
   return next;
 }
 
-/** term === tokenText(src, start, start + len), without making the slice (a plain loop beats startsWith here). */
-function sameText(term: string, src: string, start: number, len: number): boolean {
-  if (term.length !== len) return false;
-  for (let i = 0; i < len; i++) if (term.charCodeAt(i) !== tokenUnit(src, start + i)) return false;
-  return true;
-}
-
 /**
- * A flat copy of `s`. V8 makes a slice of 13 or more characters a view into its parent, so a term
- * sliced from a field value would keep the whole (lowercased) value alive for as long as the index
- * lives, and every comparison in `sameText` would go through the view to the parent: a copy made
- * once per new term keeps the heap small and the hot comparison to one memory access.
- */
-export function ownString(s: string): string {
-  return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
-}
-
-/**
- * Term text → term id of a text field, keyed by a 32-bit hash of the term so that indexing looks up
- * a token by its range in the field text without first allocating a string for it (the allocation
- * and the string hashing of a Map<string, …> dominated bulk indexing); equal hashes are told apart
- * by comparing the term text. Ids are dense (0, 1, …) and index the field's PostingStore.
+ * Term text → term id of a text field. Indexing looks a token up by its range in the field text
+ * (and the hash the tokenizer computed while scanning it), without allocating a string for it: the
+ * allocation and the string hashing of a Map<string, …> dominated bulk indexing.
+ *
+ * The terms' text lives in one Uint16Array, each term as a record [length, id low, id high,
+ * UTF-16 units…], and the open-addressing table maps a hash to its record: a lookup touches the
+ * table slot and the record, two cache lines, and the hundreds of thousands of terms are no
+ * objects for the garbage collector. Ids are dense (0, 1, …) and index the field's PostingStore;
+ * term strings are made only when a query enumerates the terms (prefix, range).
  */
 export class TermDictionary {
-  constructor(private readonly postings: PostingStore) {}
-
-  // Open addressing with linear probing. Slot i is table[2i] = hash (0 = empty slot, so hash 0 is
-  // stored as 1) and table[2i + 1] = id: one cache line holds both.
+  // Slot i: table[2i] = hash (0 = empty slot, so hash 0 is stored as 1), table[2i + 1] = record offset.
   private table = new Int32Array(2 << 10);
   private mask = (1 << 10) - 1;
-  /** Term text by id. */
-  readonly texts: string[] = [];
+  private pool = new Uint16Array(1 << 12);
+  private poolTop = 0;
+  /** Record offset by term id. */
+  private offsets = new Int32Array(1 << 8);
+  private count = 0;
+
+  constructor(private readonly postings: PostingStore) {}
 
   get size(): number {
-    return this.texts.length;
+    return this.count;
   }
 
   /** The id of the token src[start, end) (see scanTokens), created when new; `hash` is hashRange(src, start, end) if known. */
@@ -74,17 +64,43 @@ export class TermDictionary {
       const sh = table[2 * slot] as number;
       if (sh === 0) break;
       if (sh === h) {
-        const id = table[2 * slot + 1] as number;
-        if (sameText(this.texts[id] as string, src, start, len)) return id;
+        const at = table[2 * slot + 1] as number;
+        if (this.sameText(at, src, start, len)) return (this.pool[at + 1] as number) | ((this.pool[at + 2] as number) << 16);
       }
       slot = (slot + 1) & mask;
     }
     const id = this.postings.newTerm();
-    this.texts.push(ownString(tokenText(src, start, end)));
+    const at = this.poolTop;
+    if (at + 3 + len > this.pool.length) {
+      const grown = new Uint16Array(Math.max(at + 3 + len, this.pool.length * 2));
+      grown.set(this.pool);
+      this.pool = grown;
+    }
+    const pool = this.pool;
+    pool[at] = len;
+    pool[at + 1] = id & 0xffff;
+    pool[at + 2] = id >>> 16;
+    for (let i = 0; i < len; i++) pool[at + 3 + i] = tokenUnit(src, start + i);
+    this.poolTop = at + 3 + len;
+    if (id >= this.offsets.length) {
+      const grown = new Int32Array(this.offsets.length * 2);
+      grown.set(this.offsets);
+      this.offsets = grown;
+    }
+    this.offsets[id] = at;
+    this.count++;
     table[2 * slot] = h;
-    table[2 * slot + 1] = id;
-    if (this.texts.length * 2 > mask) this.grow();
+    table[2 * slot + 1] = at;
+    if (this.count * 2 > mask) this.grow();
     return id;
+  }
+
+  /** Whether the record at `at` holds the token src[start, start + len). */
+  private sameText(at: number, src: string, start: number, len: number): boolean {
+    const pool = this.pool;
+    if (pool[at] !== len) return false;
+    for (let i = 0; i < len; i++) if (pool[at + 3 + i] !== tokenUnit(src, start + i)) return false;
+    return true;
   }
 
   private grow(): void {
@@ -115,20 +131,30 @@ export class TermDictionary {
       const sh = this.table[2 * slot] as number;
       if (sh === 0) return -1;
       if (sh === h) {
-        const id = this.table[2 * slot + 1] as number;
-        if (sameText(this.texts[id] as string, src, start, end - start)) return id;
+        const at = this.table[2 * slot + 1] as number;
+        if (this.sameText(at, src, start, end - start)) return (this.pool[at + 1] as number) | ((this.pool[at + 2] as number) << 16);
       }
       slot = (slot + 1) & this.mask;
     }
   }
 
+  /** The text of term `id`. */
+  text(id: number): string {
+    const at = this.offsets[id] as number;
+    const len = this.pool[at] as number;
+    let out = '';
+    // Chunked so that no call passes more arguments than the engine allows.
+    for (let i = 0; i < len; i += 4096) out += String.fromCharCode(...this.pool.subarray(at + 3 + i, at + 3 + Math.min(len, i + 4096)));
+    return out;
+  }
+
   /** [term, id] for every term, in id order. */
   *entries(): IterableIterator<[string, number]> {
-    for (let i = 0; i < this.texts.length; i++) yield [this.texts[i] as string, i];
+    for (let i = 0; i < this.count; i++) yield [this.text(i), i];
   }
 
   keys(): string[] {
-    return this.texts.slice();
+    return Array.from({ length: this.count }, (_, i) => this.text(i));
   }
 }
 
