@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteWriter } from './sqlite-writer.js';
@@ -37,6 +37,13 @@ export interface DocumentStore {
   /** Runs `fn` in one transaction: all of its writes are durable when it returns, or none are. */
   transaction<T>(fn: () => T): T;
   close(): void;
+  /**
+   * The in-memory index saved by the last close, when nothing was written since (so that a restart
+   * need not rebuild the index from every document); undefined otherwise.
+   */
+  loadSnapshot?(): Buffer | undefined;
+  /** What close() saves for loadSnapshot. */
+  setSnapshotSource?(source: () => Buffer): void;
 }
 
 /** How hard a commit is pushed to disk (see SqliteDocumentStore). */
@@ -68,8 +75,11 @@ export class SqliteDocumentStore implements DocumentStore {
     listIndices: Database.Statement;
     scan: Database.Statement;
     get: Database.Statement;
+    generation: Database.Statement;
   };
   private readonly writer: SqliteWriter;
+  private readonly snapshotFile: string;
+  private snapshotSource: (() => Buffer) | undefined;
   /** Writes of the open transaction by index and id: the document, or null when deleted. */
   private readonly pending = new Map<string, Map<string, StoredDoc | null>>();
   private inTransaction = false;
@@ -83,6 +93,8 @@ export class SqliteDocumentStore implements DocumentStore {
       CREATE TABLE IF NOT EXISTS indices (
         name TEXT PRIMARY KEY, uuid TEXT NOT NULL, created_ms INTEGER NOT NULL,
         settings TEXT NOT NULL, mappings TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+      INSERT OR IGNORE INTO meta (key, value) VALUES ('generation', 0);
       CREATE TABLE IF NOT EXISTS docs (
         seq INTEGER PRIMARY KEY, idx TEXT NOT NULL, id TEXT NOT NULL,
         version INTEGER NOT NULL, seq_no INTEGER NOT NULL, source TEXT NOT NULL,
@@ -92,7 +104,9 @@ export class SqliteDocumentStore implements DocumentStore {
       listIndices: this.db.prepare('SELECT name, uuid, created_ms, settings, mappings FROM indices ORDER BY name'),
       scan: this.db.prepare('SELECT id, version, seq_no, source FROM docs WHERE idx = ? ORDER BY seq').raw(true),
       get: this.db.prepare('SELECT id, version, seq_no, source FROM docs WHERE idx = ? AND id = ?').raw(true),
+      generation: this.db.prepare("SELECT value FROM meta WHERE key = 'generation'").pluck(true),
     };
+    this.snapshotFile = join(dir, 'index.snapshot');
     this.writer = new SqliteWriter(file, durability === 'request' ? 'FULL' : 'NORMAL');
   }
 
@@ -176,8 +190,50 @@ export class SqliteDocumentStore implements DocumentStore {
     }
   }
 
+  /** The generation: the number of commits so far (see the writer). */
+  private generation(): number {
+    return Number(this.stmts.generation.get());
+  }
+
+  /**
+   * The snapshot file is the generation it was taken at (8 bytes, little-endian double) followed by
+   * the service's data. It is only an accelerator: SQLite stays the source of truth, and a snapshot
+   * from another generation (a write after it, or a crash before a newer one) is ignored.
+   */
+  loadSnapshot(): Buffer | undefined {
+    if (!existsSync(this.snapshotFile)) return undefined;
+    const file = readFileSync(this.snapshotFile);
+    if (file.length < 8 || file.readDoubleLE(0) !== this.generation()) return undefined;
+    return file.subarray(8);
+  }
+
+  setSnapshotSource(source: () => Buffer): void {
+    this.snapshotSource = source;
+  }
+
   close(): void {
+    if (!this.db.open) return;
     this.writer.close();
-    if (this.db.open) this.db.close();
+    if (this.snapshotSource !== undefined) {
+      try {
+        const header = Buffer.alloc(8);
+        header.writeDoubleLE(this.generation(), 0);
+        const data = this.snapshotSource();
+        const tmp = `${this.snapshotFile}.tmp`;
+        const fd = openSync(tmp, 'w');
+        try {
+          writeSync(fd, header);
+          for (let at = 0; at < data.length; ) at += writeSync(fd, data, at);
+          fsyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+        renameSync(tmp, this.snapshotFile);
+      } catch {
+        // Without a snapshot the next start rebuilds the index from the documents.
+        rmSync(this.snapshotFile, { force: true });
+      }
+    }
+    this.db.close();
   }
 }

@@ -153,6 +153,22 @@ export class TermDictionary {
     for (let i = 0; i < this.count; i++) yield [this.text(i), i];
   }
 
+  snapshot(): unknown {
+    return { table: this.table, mask: this.mask, pool: this.pool, poolTop: this.poolTop, offsets: this.offsets, count: this.count };
+  }
+
+  static restore(postings: PostingStore, data: unknown): TermDictionary {
+    const d = data as { table: Int32Array<ArrayBuffer>; mask: number; pool: Uint16Array<ArrayBuffer>; poolTop: number; offsets: Int32Array<ArrayBuffer>; count: number };
+    const dict = new TermDictionary(postings);
+    dict.table = d.table;
+    dict.mask = d.mask;
+    dict.pool = d.pool;
+    dict.poolTop = d.poolTop;
+    dict.offsets = d.offsets;
+    dict.count = d.count;
+    return dict;
+  }
+
   keys(): string[] {
     return Array.from({ length: this.count }, (_, i) => this.text(i));
   }
@@ -201,6 +217,23 @@ export class TextField {
     return this.terms.get(term);
   }
 
+  snapshot(): unknown {
+    return { postings: this.postings.snapshot(), terms: this.terms.snapshot(), norms: this.norms, present: this.present, docCount: this.docCount, sumTotalTermFreq: this.sumTotalTermFreq };
+  }
+
+  static restore(data: unknown): TextField {
+    const d = data as { postings: unknown; terms: unknown; norms: Uint8Array; present: Uint8Array; docCount: number; sumTotalTermFreq: number };
+    const postings = PostingStore.restore(d.postings);
+    return Object.assign(new TextField(), {
+      postings,
+      terms: TermDictionary.restore(postings, d.terms),
+      norms: d.norms,
+      present: d.present,
+      docCount: d.docCount,
+      sumTotalTermFreq: d.sumTotalTermFreq,
+    });
+  }
+
   remove(ord: number, values: readonly string[]): void {
     this.present[ord] = 0;
     const seen = new Set<number>();
@@ -241,6 +274,14 @@ export class KeywordTerms {
     return this.map.keys();
   }
 
+  /** Fills a new dictionary from the texts of a snapshot (ids are positions; the store holds them already). */
+  restoreTexts(texts: readonly string[]): void {
+    texts.forEach((t, id) => {
+      this.texts.push(t);
+      this.map.set(t, id);
+    });
+  }
+
   entries(): IterableIterator<[string, number]> {
     return this.map.entries();
   }
@@ -270,6 +311,21 @@ export class KeywordField {
 
   lookup(value: string): number {
     return this.terms.get(value);
+  }
+
+  snapshot(): unknown {
+    return { postings: this.postings.snapshot(), texts: this.terms.texts, single: this.single, multi: this.multi, docCount: this.docCount, sumDocFreq: this.sumDocFreq };
+  }
+
+  static restore(data: unknown): KeywordField {
+    const d = data as { postings: unknown; texts: string[]; single: Int32Array; multi: Map<number, string[]>; docCount: number; sumDocFreq: number };
+    const field = new KeywordField();
+    const postings = PostingStore.restore(d.postings);
+    const terms = new KeywordTerms(postings);
+    terms.restoreTexts(d.texts);
+    Object.assign(field, { postings, terms, single: d.single, docCount: d.docCount, sumDocFreq: d.sumDocFreq });
+    for (const [k, v] of d.multi) field.multi.set(k, v);
+    return field;
   }
 
   add(ord: number, values: readonly string[]): void {
@@ -341,6 +397,19 @@ export class NumericField {
     this.multi.delete(ord);
   }
 
+  snapshot(): unknown {
+    return { min: this.min, max: this.max, multi: this.multi };
+  }
+
+  static restore(data: unknown): NumericField {
+    const d = data as { min: Float64Array<ArrayBuffer>; max: Float64Array<ArrayBuffer>; multi: Map<number, number[]> };
+    const field = new NumericField();
+    field.min = d.min;
+    field.max = d.max;
+    for (const [k, v] of d.multi) field.multi.set(k, v);
+    return field;
+  }
+
   /** Every value of a document (empty when it has none). */
   valuesOf(ord: number): readonly number[] {
     const m = this.multi.get(ord);
@@ -391,6 +460,26 @@ export class InvertedIndex {
     for (const [path, values] of doc.text) this.text.get(path)?.remove(ord, values);
     for (const path of doc.keyword.keys()) this.keyword.get(path)?.remove(ord);
     for (const path of doc.numeric.keys()) this.numeric.get(path)?.remove(ord);
+  }
+
+  /** Everything needed to rebuild the index (plain data and typed arrays, for v8.serialize). */
+  snapshot(): unknown {
+    const fields = <T extends { snapshot(): unknown }>(m: Map<string, T>) => [...m].map(([k, v]) => [k, v.snapshot()] as const);
+    return { ids: this.ids, live: this.live, liveCount: this.liveCount, text: fields(this.text), keyword: fields(this.keyword), numeric: fields(this.numeric) };
+  }
+
+  static restore(data: unknown): InvertedIndex {
+    const d = data as { ids: string[]; live: Uint8Array<ArrayBuffer>; liveCount: number; text: [string, unknown][]; keyword: [string, unknown][]; numeric: [string, unknown][] };
+    const index = Object.assign(new InvertedIndex(), { ids: d.ids });
+    index.live = d.live;
+    index.liveCount = d.liveCount;
+    d.ids.forEach((id, ord) => {
+      if (d.live[ord] === 1) index.idToOrd.set(id, ord);
+    });
+    for (const [k, v] of d.text) index.text.set(k, TextField.restore(v));
+    for (const [k, v] of d.keyword) index.keyword.set(k, KeywordField.restore(v));
+    for (const [k, v] of d.numeric) index.numeric.set(k, NumericField.restore(v));
+    return index;
   }
 
   /** Every live ordinal, ascending (cached until the next write). */

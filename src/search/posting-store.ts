@@ -212,6 +212,22 @@ export class PostingStore {
     return f === FREQ_MASK ? (this.bigFreqs.get(term * MAX_ORDINALS + (packed >>> FREQ_BITS)) ?? f) : f;
   }
 
+  /** Everything needed to rebuild this store (plain data for v8.serialize; see index-snapshot.ts). */
+  snapshot(): unknown {
+    return { chunks: this.chunks, top: this.top, meta: this.meta, terms: this.terms, bigFreqs: this.bigFreqs };
+  }
+
+  static restore(data: unknown): PostingStore {
+    const d = data as { chunks: Int32Array[]; top: number; meta: Int32Array<ArrayBuffer>; terms: number; bigFreqs: Map<number, number> };
+    const store = new PostingStore();
+    store.chunks = d.chunks;
+    store.top = d.top;
+    store.meta = d.meta;
+    store.terms = d.terms;
+    for (const [k, v] of d.bigFreqs) store.bigFreqs.set(k, v);
+    return store;
+  }
+
   /** Approximate bytes held (pool and per-term tables). */
   get bytes(): number {
     let n = 0;

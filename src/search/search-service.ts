@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { deserialize, serialize } from 'node:v8';
 import { parseDocument, type ParsedDoc } from './document-parser.js';
 import type { DocumentStore } from './document-store.js';
 import { errors, SearchError } from './errors.js';
@@ -54,6 +55,9 @@ export type BulkItem = { readonly op: string; readonly outcome: WriteOutcome } |
 
 const SHARDS_WRITE = { total: 2, successful: 1, failed: 0 };
 
+/** Version of the snapshot layout (the index classes' snapshot()); a snapshot of another is ignored. */
+const SNAPSHOT_FORMAT = 1;
+
 function autoId(): string {
   // ES ids are 20 URL-safe base64 characters.
   return randomBytes(15).toString('base64url');
@@ -66,10 +70,25 @@ export interface SearchResponse {
 export class SearchService {
   private readonly indices = new Map<string, IndexState>();
 
-  constructor(private readonly store: DocumentStore, private readonly now: () => number) {}
+  constructor(private readonly store: DocumentStore, private readonly now: () => number) {
+    store.setSnapshotSource?.(() => this.snapshot());
+  }
 
-  /** Loads every index from the store and rebuilds its in-memory index (write order kept). */
+  /**
+   * Loads every index from the store: from the snapshot saved at the last clean shutdown when the
+   * store has not changed since, else by rebuilding each in-memory index from its documents (write
+   * order kept).
+   */
   load(): void {
+    const snapshot = this.store.loadSnapshot?.();
+    if (snapshot !== undefined) {
+      try {
+        if (this.restore(snapshot)) return;
+      } catch {
+        // An unreadable snapshot is only a slower start.
+      }
+      this.indices.clear();
+    }
     for (const meta of this.store.listIndices()) {
       const state = this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings));
       this.store.scanDocs(meta.name, (doc) => {
@@ -83,8 +102,34 @@ export class SearchService {
     }
   }
 
-  private newState(name: string, uuid: string, createdMs: number, settings: IndexSettings, mappings: Mappings): IndexState {
-    return { name, uuid, createdMs, settings, mappings, index: new InvertedIndex(), versions: [], seqNos: [], nextSeqNo: 0, arena: new ScratchArena() };
+  private newState(name: string, uuid: string, createdMs: number, settings: IndexSettings, mappings: Mappings, index = new InvertedIndex()): IndexState {
+    return { name, uuid, createdMs, settings, mappings, index, versions: [], seqNos: [], nextSeqNo: 0, arena: new ScratchArena() };
+  }
+
+  /** The in-memory state of every index (v8 serialization of plain data and typed arrays). */
+  private snapshot(): Buffer {
+    const indices = [...this.indices.values()].map((s) => ({ name: s.name, index: s.index.snapshot(), versions: s.versions, seqNos: s.seqNos, nextSeqNo: s.nextSeqNo }));
+    return serialize({ format: SNAPSHOT_FORMAT, indices });
+  }
+
+  /** Restores the indices from a snapshot; false when it does not match the store's indices. */
+  private restore(buf: Buffer): boolean {
+    const data = deserialize(buf) as { format: number; indices: { name: string; index: unknown; versions: number[]; seqNos: number[]; nextSeqNo: number }[] };
+    if (data.format !== SNAPSHOT_FORMAT) return false;
+    const metas = this.store.listIndices();
+    const byName = new Map(data.indices.map((d) => [d.name, d]));
+    if (metas.length !== byName.size || metas.some((m) => !byName.has(m.name))) return false;
+    for (const meta of metas) {
+      const d = byName.get(meta.name) as NonNullable<ReturnType<typeof byName.get>>;
+      const state: IndexState = {
+        ...this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings), InvertedIndex.restore(d.index)),
+        versions: d.versions,
+        seqNos: d.seqNos,
+        nextSeqNo: d.nextSeqNo,
+      };
+      this.indices.set(meta.name, state);
+    }
+    return true;
   }
 
   list(): IndexState[] {

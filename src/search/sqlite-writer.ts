@@ -48,6 +48,7 @@ try {
     db.prepare('UPDATE indices SET mappings = ? WHERE name = ?'),
     db.prepare('DELETE FROM docs WHERE idx = ?'),
     db.prepare('DELETE FROM indices WHERE name = ?'),
+    db.prepare("UPDATE meta SET value = value + 1 WHERE key = 'generation'"),
   ];
 } catch (e) {
   openError = e;
@@ -80,6 +81,8 @@ function end(sql) {
   const err = openError || failure;
   failure = undefined;
   try {
+    // Every commit moves the generation on: a saved index snapshot is only good for its own.
+    if (inTxn && err === undefined && sql === 'COMMIT') stmts[6].run();
     if (inTxn) db.exec(err === undefined ? sql : 'ROLLBACK');
   } catch (e) {
     if (sql === 'COMMIT' && db.inTransaction) db.exec('ROLLBACK');
