@@ -96,7 +96,7 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
     // Each index contributes its own top from+size, as each shard does in ES; with one index
     // only the requested page is materialized.
     const single = states.length === 1;
-    const window = selectWindow(hits.length, single ? req.from : 0, single ? req.size : end, before);
+    const window = selectWindow(hits.length, single ? req.from : 0, single ? req.size : end, before, (n) => ctx.arena.int32(n));
     perIndex.push(
       Array.from(window, (i) => ({
         state,
