@@ -44,6 +44,8 @@ interface Term {
   readonly weight: number;
   readonly bound: number;
   readonly store: PostingStore;
+  /** Scores by (frequency << 8 | norm byte) for frequencies below 15, NaN until first computed. */
+  readonly table: Float32Array;
   readonly id: number;
   pos: number;
 }
@@ -87,7 +89,8 @@ export function matchTopK(
     const postings = arena.int32(store.count(id));
     store.copyTo(id, postings);
     const bound = bm25(weight, store.maxFreq(id), cache[store.minNorm(id)] as number);
-    terms.push({ order, postings, length: postings.length, weight, bound, store, id, pos: 0 });
+    const table = arena.float32(FREQ_MASK << 8).fill(Number.NaN);
+    terms.push({ order, postings, length: postings.length, weight, bound, store, id, table, pos: 0 });
   });
   const k = from + size;
   // The total: more than the limit when one term alone exceeds it, else one cheap pass over the
@@ -111,6 +114,22 @@ export function matchTopK(
   let firstEssential = 0;
   let theta = -Infinity;
 
+  // One term: its own score is the document's, so one tight pass over its postings.
+  if (n === 1 && k > 0) {
+    const t = terms[0] as Term;
+    const ps = t.postings;
+    for (let i = 0; i < t.length; i++) {
+      const p = ps[i] as number;
+      const d = p >>> FREQ_BITS;
+      if (live[d] !== 1) continue;
+      const score = Math.fround(termScore(t, p, norms[d] as number, cache));
+      if (heapSize < k) heapPush(heapDocs, heapScores, heapSize++, d, score);
+      else if (score > (heapScores[0] as number)) heapReplaceRoot(heapDocs, heapScores, heapSize, d, score);
+      if (score > maxScore) maxScore = score;
+    }
+    t.pos = t.length;
+  }
+
   for (;;) {
     // The next candidate: the smallest current ordinal among the essential terms.
     let d = 0x7fffffff;
@@ -129,8 +148,7 @@ export function matchTopK(
         const p = t.postings[t.pos] as number;
         t.pos++;
         if (live[d] !== 1) continue;
-        const low = p & FREQ_MASK;
-        const s = bm25(t.weight, low === FREQ_MASK ? t.store.freqOf(t.id, p) : low, cache[norms[d] as number] as number);
+        const s = termScore(t, p, norms[d] as number, cache);
         contrib[t.order] = (contrib[t.order] as number) + s;
         matched[t.order] = 1;
         partial += s;
@@ -151,8 +169,7 @@ export function matchTopK(
       if (pos < t.length && (t.postings[pos] as number) >>> FREQ_BITS === d) {
         const p = t.postings[pos] as number;
         t.pos = pos + 1;
-        const low = p & FREQ_MASK;
-        const s = bm25(t.weight, low === FREQ_MASK ? t.store.freqOf(t.id, p) : low, cache[norms[d] as number] as number);
+        const s = termScore(t, p, norms[d] as number, cache);
         contrib[t.order] = (contrib[t.order] as number) + s;
         matched[t.order] = 1;
         partial += s;
@@ -198,6 +215,19 @@ export function matchTopK(
   }
   const start = Math.min(from, count);
   return { docs: orderedDocs.subarray(start), scores: orderedScores.subarray(start), total, maxScore };
+}
+
+/** The BM25 score of a packed posting of `t` in a document with norm byte `norm` (as scoreTerm computes it). */
+function termScore(t: Term, p: number, norm: number, cache: Float32Array): number {
+  const low = p & FREQ_MASK;
+  if (low === FREQ_MASK) return bm25(t.weight, t.store.freqOf(t.id, p), cache[norm] as number);
+  const slot = (low << 8) | norm;
+  let s = t.table[slot] as number;
+  if (s !== s) {
+    s = bm25(t.weight, low, cache[norm] as number);
+    t.table[slot] = s;
+  }
+  return s;
 }
 
 /** Live documents in any of the terms' postings. */
