@@ -88,6 +88,7 @@ function main(): void {
   try {
     let store = new SqliteDocumentStore(dir, durability);
     let service = new SearchService(store, Date.now);
+    service.load();
     service.createIndex('packages', { settings: { number_of_replicas: 0 } });
     gc?.();
     const c0 = cpuUs();

@@ -42,8 +42,8 @@ export interface DocumentStore {
    * need not rebuild the index from every document); undefined otherwise.
    */
   loadSnapshot?(): Buffer | undefined;
-  /** What close() saves for loadSnapshot. */
-  setSnapshotSource?(source: () => Buffer): void;
+  /** What close() saves for loadSnapshot (nothing when the source returns undefined). */
+  setSnapshotSource?(source: () => Buffer | undefined): void;
 }
 
 /** How hard a commit is pushed to disk (see SqliteDocumentStore). */
@@ -79,7 +79,7 @@ export class SqliteDocumentStore implements DocumentStore {
   };
   private readonly writer: SqliteWriter;
   private readonly snapshotFile: string;
-  private snapshotSource: (() => Buffer) | undefined;
+  private snapshotSource: (() => Buffer | undefined) | undefined;
   /** Writes of the open transaction by index and id: the document, or null when deleted. */
   private readonly pending = new Map<string, Map<string, StoredDoc | null>>();
   private inTransaction = false;
@@ -207,7 +207,7 @@ export class SqliteDocumentStore implements DocumentStore {
     return file.subarray(8);
   }
 
-  setSnapshotSource(source: () => Buffer): void {
+  setSnapshotSource(source: () => Buffer | undefined): void {
     this.snapshotSource = source;
   }
 
@@ -219,6 +219,7 @@ export class SqliteDocumentStore implements DocumentStore {
         const header = Buffer.alloc(8);
         header.writeDoubleLE(this.generation(), 0);
         const data = this.snapshotSource();
+        if (data === undefined) throw new Error('no consistent index to save');
         const tmp = `${this.snapshotFile}.tmp`;
         const fd = openSync(tmp, 'w');
         try {

@@ -70,8 +70,11 @@ export interface SearchResponse {
 export class SearchService {
   private readonly indices = new Map<string, IndexState>();
 
+  /** Whether the indices are completely loaded (only then is a snapshot of them worth saving). */
+  private loaded = false;
+
   constructor(private readonly store: DocumentStore, private readonly now: () => number) {
-    store.setSnapshotSource?.(() => this.snapshot());
+    store.setSnapshotSource?.(() => (this.loaded ? this.snapshot() : undefined));
   }
 
   /**
@@ -80,10 +83,14 @@ export class SearchService {
    * order kept).
    */
   load(): void {
+    this.loaded = false;
     const snapshot = this.store.loadSnapshot?.();
     if (snapshot !== undefined) {
       try {
-        if (this.restore(snapshot)) return;
+        if (this.restore(snapshot)) {
+          this.loaded = true;
+          return;
+        }
       } catch {
         // An unreadable snapshot is only a slower start.
       }
@@ -100,6 +107,7 @@ export class SearchService {
       });
       this.indices.set(meta.name, state);
     }
+    this.loaded = true;
   }
 
   private newState(name: string, uuid: string, createdMs: number, settings: IndexSettings, mappings: Mappings, index = new InvertedIndex()): IndexState {
