@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { deserialize, serialize } from 'node:v8';
 import { parseDocument, type ParsedDoc } from './document-parser.js';
 import type { DocumentStore } from './document-store.js';
 import { errors, SearchError } from './errors.js';
+import { restoreIndices, saveIndices } from './index-snapshot.js';
 import { parseJsonBody } from './json-render.js';
 import { InvertedIndex } from './inverted-index.js';
 import { Mappings } from './mapping.js';
@@ -54,9 +54,6 @@ export type BulkAction =
 export type BulkItem = { readonly op: string; readonly outcome: WriteOutcome } | { readonly op: string; readonly index: string; readonly id: string; readonly error: SearchError };
 
 const SHARDS_WRITE = { total: 2, successful: 1, failed: 0 };
-
-/** Version of the snapshot layout (the index classes' snapshot()); a snapshot of another is ignored. */
-const SNAPSHOT_FORMAT = 1;
 
 function autoId(): string {
   // ES ids are 20 URL-safe base64 characters.
@@ -114,28 +111,19 @@ export class SearchService {
     return { name, uuid, createdMs, settings, mappings, index, versions: [], seqNos: [], nextSeqNo: 0, arena: new ScratchArena() };
   }
 
-  /** The in-memory state of every index (v8 serialization of plain data and typed arrays). */
   private snapshot(): Buffer {
-    const indices = [...this.indices.values()].map((s) => ({ name: s.name, index: s.index.snapshot(), versions: s.versions, seqNos: s.seqNos, nextSeqNo: s.nextSeqNo }));
-    return serialize({ format: SNAPSHOT_FORMAT, indices });
+    return saveIndices([...this.indices.values()]);
   }
 
   /** Restores the indices from a snapshot; false when it does not match the store's indices. */
   private restore(buf: Buffer): boolean {
-    const data = deserialize(buf) as { format: number; indices: { name: string; index: unknown; versions: number[]; seqNos: number[]; nextSeqNo: number }[] };
-    if (data.format !== SNAPSHOT_FORMAT) return false;
     const metas = this.store.listIndices();
-    const byName = new Map(data.indices.map((d) => [d.name, d]));
-    if (metas.length !== byName.size || metas.some((m) => !byName.has(m.name))) return false;
+    const restored = restoreIndices(buf, metas.map((m) => m.name));
+    if (restored === undefined) return false;
     for (const meta of metas) {
-      const d = byName.get(meta.name) as NonNullable<ReturnType<typeof byName.get>>;
-      const state: IndexState = {
-        ...this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings), InvertedIndex.restore(d.index)),
-        versions: d.versions,
-        seqNos: d.seqNos,
-        nextSeqNo: d.nextSeqNo,
-      };
-      this.indices.set(meta.name, state);
+      const r = restored.get(meta.name) as NonNullable<ReturnType<typeof restored.get>>;
+      const fresh = this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings), r.index);
+      this.indices.set(meta.name, { ...fresh, versions: r.versions, seqNos: r.seqNos, nextSeqNo: r.nextSeqNo });
     }
     return true;
   }
