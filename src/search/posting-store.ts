@@ -25,6 +25,7 @@ const CHUNK_SIZE = 1 << CHUNK_BITS;
 const CHUNK_MASK = CHUNK_SIZE - 1;
 /** Largest block (int32 slots, incl. the next pointer): 2^(MAX_LEVEL + 1). */
 const MAX_LEVEL = 10;
+const MAX_POOL = 2 ** 31 - 1;
 /** The first chunk starts small and doubles (tests and small indices make many fields). */
 const FIRST_CHUNK = 1 << 10;
 
@@ -159,7 +160,9 @@ export class PostingStore {
   /** Reserves `size` slots that do not cross a chunk boundary; returns the global offset. */
   private alloc(size: number): number {
     let at = this.top;
-    if ((at & CHUNK_MASK) + size > CHUNK_SIZE) at = ((at >>> CHUNK_BITS) + 1) << CHUNK_BITS;
+    if ((at & CHUNK_MASK) + size > CHUNK_SIZE) at = (at >>> CHUNK_BITS) * CHUNK_SIZE + CHUNK_SIZE;
+    // Offsets are kept in Int32Arrays: one field holds at most 2^31 slots (8 GiB of postings).
+    if (at + size > MAX_POOL) throw new RangeError(`a field holds at most ${MAX_POOL} posting slots`);
     const c = at >>> CHUNK_BITS;
     const end = (at & CHUNK_MASK) + size;
     let chunk = this.chunks[c];
