@@ -57,6 +57,19 @@ describe('SQLite document store (writes on a worker thread)', () => {
     expect(ids).toEqual(['kept']);
   });
 
+  it('fails the whole transaction when SQLite refuses a write, and keeps working afterwards', () => {
+    expect(() =>
+      store.transaction(() => {
+        store.putDoc('i', doc('ok'));
+        store.putDoc('i', { ...doc('bad'), source: null as unknown as string }); // NOT NULL
+      }),
+    ).toThrow(/document store write failed/);
+    expect(store.getDoc('i', 'ok')).toBeUndefined();
+    store.putDoc('i', doc('after'));
+    expect(reopen().getDoc('i', 'after')).toEqual(doc('after'));
+    expect(store.getDoc('i', 'ok')).toBeUndefined();
+  });
+
   it('scans in write order: a re-written document moves to the end', () => {
     store.transaction(() => ['a', 'b', 'c'].forEach((id, n) => store.putDoc('i', doc(id, 1, n))));
     store.putDoc('i', doc('a', 2, 3));
