@@ -61,13 +61,20 @@ describe('SQLite document store (writes on a worker thread)', () => {
     expect(() =>
       store.transaction(() => {
         store.putDoc('i', doc('ok'));
-        store.putDoc('i', { ...doc('bad'), source: null as unknown as string }); // NOT NULL
+        store.putDoc('i', { ...doc('bad'), id: null as unknown as string }); // NOT NULL
       }),
     ).toThrow(/document store write failed/);
     expect(store.getDoc('i', 'ok')).toBeUndefined();
     store.putDoc('i', doc('after'));
     expect(reopen().getDoc('i', 'after')).toEqual(doc('after'));
     expect(store.getDoc('i', 'ok')).toBeUndefined();
+  });
+
+  it('stores sources of any text, also an empty one and one with the chunk separator', () => {
+    const odd = ['', '{"a":"\u0001"}', 'x\u0001y', '{"b":"é\u{1f600}"}'];
+    store.transaction(() => odd.forEach((source, n) => store.putDoc('i', { id: `o${n}`, version: 1, seqNo: n, source })));
+    reopen();
+    odd.forEach((source, n) => expect(store.getDoc('i', `o${n}`)?.source).toBe(source));
   });
 
   it('scans in write order: a re-written document moves to the end', () => {
