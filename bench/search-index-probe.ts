@@ -58,7 +58,9 @@ function pct(sorted: number[], p: number): number {
 }
 
 function main(): void {
-  const lines = gunzipSync(readFileSync(corpus)).toString('utf8').split('\n').filter((l) => l.trim() !== '');
+  // --limit N: only the first N documents of the corpus (e.g. under valgrind --tool=callgrind).
+  const limit = Number(opt('limit', 'Infinity'));
+  const lines = gunzipSync(readFileSync(corpus)).toString('utf8').split('\n').filter((l) => l.trim() !== '').slice(0, limit);
   const bodies: string[] = [];
   let id = 0;
   for (let c = 0; c < copies; c++) {
