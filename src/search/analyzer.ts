@@ -98,19 +98,99 @@ function lower(s: string): string {
  */
 export function analyze(original: string, emit: (token: string, position: number) => void): number {
   let pos = 0;
-  return scanTokens(original, (src, start, end) => emit(src.slice(start, end), pos++));
+  return scanTokens(original, (src, start, end) => emit(tokenText(src, start, end), pos++));
+}
+
+/** Lower case of ASCII letters by code unit (other units map to themselves). */
+const LOWER = new Uint8Array(128);
+for (let c = 0; c < 128; c++) LOWER[c] = c >= 0x41 && c <= 0x5a ? c + 32 : c;
+
+/** The code unit of a token at src[i] (see scanTokens: ASCII letters may still be upper case). */
+export function tokenUnit(src: string, i: number): number {
+  const c = src.charCodeAt(i);
+  return c < 128 ? (LOWER[c] as number) : c;
+}
+
+/** The text of the token src[start, end) as `scanTokens` reports it. */
+export function tokenText(src: string, start: number, end: number): string {
+  const t = src.slice(start, end);
+  // Upper case ASCII only occurs in tokens of the ASCII path, which are ASCII throughout.
+  return HAS_UPPER_ASCII.test(t) ? t.toLowerCase() : t;
+}
+
+const HAS_UPPER_ASCII = /[A-Z]/;
+
+/**
+ * The tokenizer's core: calls `emit(src, start, end, hash?)` for each token and returns the number
+ * of tokens. The token is src[start, end) with ASCII letters lowercased (`tokenText`, `tokenUnit`):
+ * ASCII text, the vast majority of field values, is scanned in place, without first making a
+ * lowercased copy of the whole value, and `hash` is then hashRange of the token, computed during the
+ * scan. At the first non-ASCII unit the scan restarts at the last token boundary with the general
+ * loop over the lowercased value; the general loop keeps no state across a token boundary, so
+ * this is the same as running it from the start.
+ */
+export function scanTokens(original: string, emitRange: (src: string, start: number, end: number, hash?: number) => void): number {
+  const n = original.length;
+  let count = 0;
+  let i = 0;
+  while (i < n) {
+    let c = original.charCodeAt(i);
+    if (c >= 128) return count + scanGeneral(original, i, emitRange);
+    let last = ASCII[c] as number;
+    if (last !== ALETTER && last !== NUMERIC && last !== EXTEND_NUM_LET) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let alnum = last !== EXTEND_NUM_LET;
+    let h = Math.imul(FNV_OFFSET ^ (LOWER[c] as number), FNV_PRIME);
+    i++;
+    while (i < n) {
+      c = original.charCodeAt(i);
+      if (c >= 128) return count + scanGeneral(original, start, emitRange);
+      const k = ASCII[c] as number;
+      if (k === ALETTER || k === NUMERIC || k === EXTEND_NUM_LET) {
+        if (k !== EXTEND_NUM_LET) alnum = true;
+        last = k;
+        h = Math.imul(h ^ (LOWER[c] as number), FNV_PRIME);
+        i++;
+        continue;
+      }
+      if ((k === MID_LETTER || k === MID_NUM || k === MID_NUM_LET) && i + 1 < n) {
+        const c2 = original.charCodeAt(i + 1);
+        if (c2 >= 128) return count + scanGeneral(original, start, emitRange);
+        const next = ASCII[c2];
+        if ((last === ALETTER && next === ALETTER && k !== MID_NUM) || (last === NUMERIC && next === NUMERIC && k !== MID_LETTER)) {
+          h = Math.imul(h ^ c, FNV_PRIME);
+          i++;
+          continue;
+        }
+      }
+      break;
+    }
+    if (!alnum) continue;
+    if (i - start <= MAX_TOKEN_LENGTH) {
+      emitRange(original, start, i, h | 0);
+      count++;
+    } else {
+      for (let k = start; k < i; k += MAX_TOKEN_LENGTH) {
+        emitRange(original, k, Math.min(i, k + MAX_TOKEN_LENGTH));
+        count++;
+      }
+    }
+  }
+  return count;
 }
 
 /**
- * The tokenizer's core: calls `emit(src, start, end)` for each token, where the token is
- * `src.slice(start, end)` (already lowercased). Indexing hashes the range without allocating a
- * string for terms it has seen before. Returns the number of tokens.
+ * The general loop (UAX#29 over word-break classes) from `from`, which must be a token boundary, to
+ * the end of `original`; returns the number of tokens.
  */
-export function scanTokens(original: string, emitRange: (src: string, start: number, end: number, hash?: number) => void): number {
+function scanGeneral(original: string, from: number, emitRange: (src: string, start: number, end: number, hash?: number) => void): number {
   // Lowercase once per field, not once per token; fall back to per-token lowercasing in the rare
-  // case where lowercasing changes the length (U+0130).
+  // case where lowercasing changes the length (U+0130). Lowercasing the whole value (not the rest
+  // from `from`) keeps the context that final sigma depends on.
   const lowered = original.toLowerCase();
-  if (ASCII_ONLY.test(lowered)) return scanAscii(lowered, emitRange);
   const sameLength = lowered.length === original.length;
   const text = sameLength ? lowered : original;
   const emit = sameLength
@@ -121,7 +201,7 @@ export function scanTokens(original: string, emitRange: (src: string, start: num
       };
   const n = text.length;
   let pos = 0;
-  let i = 0;
+  let i = from;
   while (i < n) {
     let c = text.charCodeAt(i);
     let cls: number;
@@ -234,79 +314,23 @@ function widthAt(text: string, i: number): number {
   return c >= 0xd800 && c <= 0xdbff && i + 1 < text.length ? 2 : 1;
 }
 
-const ASCII_ONLY = /^[^\u0080-\uffff]*$/;
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
 /**
- * FNV-1a hash of src[start, end) over UTF-16 units; `scanAscii` computes the same value while it
+ * FNV-1a hash of the token src[start, end) over its (lowercased, see tokenUnit) UTF-16 units; the
+ * ASCII path of `scanTokens` computes the same value while it
  * scans, so that indexing need not read the token a second time.
  */
 export function hashRange(src: string, start: number, end: number): number {
   let h = FNV_OFFSET;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ src.charCodeAt(i), FNV_PRIME);
+  for (let i = start; i < end; i++) h = Math.imul(h ^ tokenUnit(src, i), FNV_PRIME);
   return h | 0;
-}
-
-/**
- * The same rules as the general loop, specialised for lowercased ASCII text (the vast majority of
- * field values): words are runs of [a-z0-9_], joined across one `.`, `'` or `:` between letters
- * and one `.`, `'`, `,` or `;` between digits; underscore-only runs are dropped. The tests check it
- * against the general loop.
- */
-function scanAscii(text: string, emitRange: (src: string, start: number, end: number, hash?: number) => void): number {
-  const n = text.length;
-  let count = 0;
-  let i = 0;
-  while (i < n) {
-    let c = text.charCodeAt(i);
-    let last = ASCII[c] as number;
-    if (last !== ALETTER && last !== NUMERIC && last !== EXTEND_NUM_LET) {
-      i++;
-      continue;
-    }
-    const start = i;
-    let alnum = last !== EXTEND_NUM_LET;
-    let h = Math.imul(FNV_OFFSET ^ c, FNV_PRIME);
-    i++;
-    while (i < n) {
-      c = text.charCodeAt(i);
-      const k = ASCII[c] as number;
-      if (k === ALETTER || k === NUMERIC || k === EXTEND_NUM_LET) {
-        if (k !== EXTEND_NUM_LET) alnum = true;
-        last = k;
-        h = Math.imul(h ^ c, FNV_PRIME);
-        i++;
-        continue;
-      }
-      if ((k === MID_LETTER || k === MID_NUM || k === MID_NUM_LET) && i + 1 < n) {
-        const next = ASCII[text.charCodeAt(i + 1)];
-        if ((last === ALETTER && next === ALETTER && k !== MID_NUM) || (last === NUMERIC && next === NUMERIC && k !== MID_LETTER)) {
-          h = Math.imul(h ^ c, FNV_PRIME);
-          i++;
-          continue;
-        }
-      }
-      break;
-    }
-    if (!alnum) continue;
-    if (i - start <= MAX_TOKEN_LENGTH) {
-      emitRange(text, start, i, h | 0);
-      count++;
-    } else {
-      for (let k = start; k < i; k += MAX_TOKEN_LENGTH) {
-        emitRange(text, k, Math.min(i, k + MAX_TOKEN_LENGTH));
-        count++;
-      }
-    }
-  }
-  return count;
 }
 
 /** The general tokenizer loop for any text, exposed for tests that compare it with the ASCII path. */
 export function scanTokensGeneral(original: string, emitRange: (src: string, start: number, end: number) => void): number {
-  // A trailing U+0080 (a control character, never part of a token) forces the general loop.
-  return scanTokens(`${original}\u0080`, emitRange);
+  return scanGeneral(original, 0, emitRange);
 }
 
 /** The tokens of `text` as an array (convenience for queries and tests). */

@@ -2,11 +2,16 @@ import { errors, SearchError } from './errors.js';
 import { parseJsonBody } from './json-render.js';
 import type { BulkAction } from './search-service.js';
 
+/** `{"index":{"_id":"<id>"}}` or the same with `create`; the id without quotes, escapes or controls. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what must not match
+const SIMPLE_ACTION = /^\{"(index|create)":\{"_id":"([^"\\\u0000-\u001f]*)"\}\}[ \t\r]*$/;
+
 /**
  * Parses a `_bulk` NDJSON body into actions: an action line (`index`, `create`, `update`,
  * `delete`) followed, except for delete, by a source line. The source text of index/create is kept
- * verbatim so it is stored exactly as sent. A malformed action line fails the whole request, as
- * in ES; a malformed source becomes that item's error.
+ * verbatim so it is stored exactly as sent, and parsed only when the item is applied (`source` is
+ * then undefined). A malformed action line fails the whole request, as in ES; a malformed source
+ * becomes that item's error.
  */
 export function parseBulk(body: string, defaultIndex: string | undefined): (BulkAction | SearchError)[] {
   const lines = body.split('\n');
@@ -22,6 +27,15 @@ export function parseBulk(body: string, defaultIndex: string | undefined): (Bulk
   while (true) {
     const line = next();
     if (line === undefined) break;
+    // The action line clients send most, `{"index":{"_id":"…"}}` in compact form, without JSON.parse
+    // and the objects it makes; anything else (other keys, spaces, escapes) takes the general way.
+    const simple = defaultIndex === undefined ? null : SIMPLE_ACTION.exec(line);
+    if (simple !== null) {
+      const src = next();
+      if (src === undefined) throw errors.illegalArgument('The bulk request must be terminated by a newline [\\n]');
+      out.push({ op: simple[1] as 'index' | 'create', index: defaultIndex as string, id: simple[2], source: undefined, raw: src.trim() });
+      continue;
+    }
     const action = parseJsonBody(line);
     if (action === null || typeof action !== 'object' || Array.isArray(action)) throw errors.illegalArgument('Malformed action/metadata line [1], expected START_OBJECT');
     const [op, metaRaw] = Object.entries(action as Record<string, unknown>)[0] ?? [];
@@ -43,6 +57,13 @@ export function parseBulk(body: string, defaultIndex: string | undefined): (Bulk
     }
     const src = next();
     if (src === undefined) throw errors.illegalArgument('The bulk request must be terminated by a newline [\\n]');
+    if (op !== 'update') {
+      // Parsed when the item is applied (SearchService.bulk): a bulk's parsed sources would
+      // otherwise all live until the whole request is done, and the garbage collector would copy
+      // and promote every one of them.
+      out.push({ op: op as 'index' | 'create', index, id, source: undefined, raw: src.trim() });
+      continue;
+    }
     let source: unknown;
     try {
       source = parseJsonBody(src);
@@ -53,13 +74,9 @@ export function parseBulk(body: string, defaultIndex: string | undefined): (Bulk
       }
       throw e;
     }
-    if (op === 'update') {
-      if (id === undefined) throw errors.actionValidation(['id is missing']);
-      const u = (source ?? {}) as Record<string, unknown>;
-      out.push({ op, index, id, doc: u.doc, docAsUpsert: u.doc_as_upsert === true, upsert: u.upsert });
-    } else {
-      out.push({ op: op as 'index' | 'create', index, id, source, raw: src.trim() });
-    }
+    if (id === undefined) throw errors.actionValidation(['id is missing']);
+    const u = (source ?? {}) as Record<string, unknown>;
+    out.push({ op: 'update', index, id, doc: u.doc, docAsUpsert: u.doc_as_upsert === true, upsert: u.upsert });
   }
   return out;
 }

@@ -1,6 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { SqliteWriter } from './sqlite-writer.js';
 
 /** What is stored about an index: everything needed to rebuild it at start. */
 export interface StoredIndex {
@@ -36,6 +37,13 @@ export interface DocumentStore {
   /** Runs `fn` in one transaction: all of its writes are durable when it returns, or none are. */
   transaction<T>(fn: () => T): T;
   close(): void;
+  /**
+   * The in-memory index saved by the last close, when nothing was written since (so that a restart
+   * need not rebuild the index from every document); undefined otherwise.
+   */
+  loadSnapshot?(): Buffer | undefined;
+  /** What close() saves for loadSnapshot (nothing when the source returns undefined). */
+  setSnapshotSource?(source: () => Buffer | undefined): void;
 }
 
 /** How hard a commit is pushed to disk (see SqliteDocumentStore). */
@@ -54,30 +62,39 @@ export type Durability = 'request' | 'async';
  * with rowid max+1, just as a re-indexed document gets a new Lucene doc id; loading in rowid order
  * rebuilds the same tie-break order. (A rowid is only reused after the row holding the maximum is
  * deleted, and the new row is still after every existing one, so AUTOINCREMENT is not needed.)
+ *
+ * Writes go through a second connection on a worker thread (see sqlite-writer.ts) so that storing
+ * overlaps with indexing; this connection only reads. Every write belongs to a transaction (a write
+ * outside `transaction` is one of its own), which returns once the worker has committed. Until then
+ * the transaction's own writes are not visible to this connection, so `getDoc` answers them from
+ * `pending` (a bulk may re-index or update a document it wrote itself).
  */
 export class SqliteDocumentStore implements DocumentStore {
   private readonly db: Database.Database;
   private readonly stmts: {
     listIndices: Database.Statement;
-    putIndex: Database.Statement;
-    updateMappings: Database.Statement;
-    deleteIndex: Database.Statement;
-    deleteIndexDocs: Database.Statement;
     scan: Database.Statement;
     get: Database.Statement;
-    put: Database.Statement;
-    del: Database.Statement;
+    generation: Database.Statement;
   };
+  private readonly writer: SqliteWriter;
+  private readonly snapshotFile: string;
+  private snapshotSource: (() => Buffer | undefined) | undefined;
+  /** Writes of the open transaction by index and id: the document, or null when deleted. */
+  private readonly pending = new Map<string, Map<string, StoredDoc | null>>();
+  private inTransaction = false;
 
   constructor(dir: string, durability: Durability = 'request') {
     mkdirSync(dir, { recursive: true });
-    this.db = new Database(join(dir, 'documents.db'));
+    const file = join(dir, 'documents.db');
+    this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${durability === 'request' ? 'FULL' : 'NORMAL'}`);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS indices (
         name TEXT PRIMARY KEY, uuid TEXT NOT NULL, created_ms INTEGER NOT NULL,
         settings TEXT NOT NULL, mappings TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+      INSERT OR IGNORE INTO meta (key, value) VALUES ('generation', 0);
       CREATE TABLE IF NOT EXISTS docs (
         seq INTEGER PRIMARY KEY, idx TEXT NOT NULL, id TEXT NOT NULL,
         version INTEGER NOT NULL, seq_no INTEGER NOT NULL, source TEXT NOT NULL,
@@ -85,15 +102,12 @@ export class SqliteDocumentStore implements DocumentStore {
     `);
     this.stmts = {
       listIndices: this.db.prepare('SELECT name, uuid, created_ms, settings, mappings FROM indices ORDER BY name'),
-      putIndex: this.db.prepare('INSERT OR REPLACE INTO indices (name, uuid, created_ms, settings, mappings) VALUES (?, ?, ?, ?, ?)'),
-      updateMappings: this.db.prepare('UPDATE indices SET mappings = ? WHERE name = ?'),
-      deleteIndex: this.db.prepare('DELETE FROM indices WHERE name = ?'),
-      deleteIndexDocs: this.db.prepare('DELETE FROM docs WHERE idx = ?'),
       scan: this.db.prepare('SELECT id, version, seq_no, source FROM docs WHERE idx = ? ORDER BY seq').raw(true),
       get: this.db.prepare('SELECT id, version, seq_no, source FROM docs WHERE idx = ? AND id = ?').raw(true),
-      put: this.db.prepare('INSERT OR REPLACE INTO docs (idx, id, version, seq_no, source) VALUES (?, ?, ?, ?, ?)'),
-      del: this.db.prepare('DELETE FROM docs WHERE idx = ? AND id = ?'),
+      generation: this.db.prepare("SELECT value FROM meta WHERE key = 'generation'").pluck(true),
     };
+    this.snapshotFile = join(dir, 'index.snapshot');
+    this.writer = new SqliteWriter(file, durability === 'request' ? 'FULL' : 'NORMAL');
   }
 
   listIndices(): StoredIndex[] {
@@ -107,17 +121,17 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   putIndex(meta: StoredIndex): void {
-    this.stmts.putIndex.run(meta.name, meta.uuid, meta.createdMs, JSON.stringify(meta.settings), JSON.stringify(meta.mappings));
+    this.transaction(() => this.writer.putIndex(meta.name, meta.uuid, meta.createdMs, JSON.stringify(meta.settings), JSON.stringify(meta.mappings)));
   }
 
   updateMappings(name: string, mappings: unknown): void {
-    this.stmts.updateMappings.run(JSON.stringify(mappings), name);
+    this.transaction(() => this.writer.updateMappings(name, JSON.stringify(mappings)));
   }
 
   deleteIndex(name: string): void {
     this.transaction(() => {
-      this.stmts.deleteIndexDocs.run(name);
-      this.stmts.deleteIndex.run(name);
+      this.writer.deleteIndex(name);
+      this.pending.delete(name);
     });
   }
 
@@ -128,23 +142,99 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   getDoc(index: string, id: string): StoredDoc | undefined {
+    const p = this.pending.get(index)?.get(id);
+    if (p !== undefined) return p ?? undefined;
     const row = this.stmts.get.get(index, id) as [string, number, number, string] | undefined;
     return row === undefined ? undefined : { id: row[0], version: row[1], seqNo: row[2], source: row[3] };
   }
 
   putDoc(index: string, doc: StoredDoc): void {
-    this.stmts.put.run(index, doc.id, doc.version, doc.seqNo, doc.source);
+    this.transaction(() => {
+      this.writer.putDoc(index, doc.id, doc.version, doc.seqNo, doc.source);
+      this.pendingOf(index).set(doc.id, doc);
+    });
   }
 
   deleteDoc(index: string, id: string): void {
-    this.stmts.del.run(index, id);
+    this.transaction(() => {
+      this.writer.deleteDoc(index, id);
+      this.pendingOf(index).set(id, null);
+    });
+  }
+
+  private pendingOf(index: string): Map<string, StoredDoc | null> {
+    let m = this.pending.get(index);
+    if (m === undefined) {
+      m = new Map();
+      this.pending.set(index, m);
+    }
+    return m;
   }
 
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    if (this.inTransaction) return fn();
+    this.inTransaction = true;
+    try {
+      let result: T;
+      try {
+        result = fn();
+      } catch (e) {
+        this.writer.rollback();
+        throw e;
+      }
+      this.writer.commit();
+      return result;
+    } finally {
+      this.inTransaction = false;
+      this.pending.clear();
+    }
+  }
+
+  /** The generation: the number of commits so far (see the writer). */
+  private generation(): number {
+    return Number(this.stmts.generation.get());
+  }
+
+  /**
+   * The snapshot file is the generation it was taken at (8 bytes, little-endian double) followed by
+   * the service's data. It is only an accelerator: SQLite stays the source of truth, and a snapshot
+   * from another generation (a write after it, or a crash before a newer one) is ignored.
+   */
+  loadSnapshot(): Buffer | undefined {
+    if (!existsSync(this.snapshotFile)) return undefined;
+    const file = readFileSync(this.snapshotFile);
+    if (file.length < 8 || file.readDoubleLE(0) !== this.generation()) return undefined;
+    return file.subarray(8);
+  }
+
+  setSnapshotSource(source: () => Buffer | undefined): void {
+    this.snapshotSource = source;
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.writer.close();
+    if (this.snapshotSource !== undefined) {
+      try {
+        const header = Buffer.alloc(8);
+        header.writeDoubleLE(this.generation(), 0);
+        const data = this.snapshotSource();
+        if (data === undefined) throw new Error('no consistent index to save');
+        const tmp = `${this.snapshotFile}.tmp`;
+        const fd = openSync(tmp, 'w');
+        try {
+          writeSync(fd, header);
+          for (let at = 0; at < data.length; ) at += writeSync(fd, data, at);
+          fsyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+        renameSync(tmp, this.snapshotFile);
+      } catch {
+        // Without a snapshot the next start rebuilds the index from the documents.
+        rmSync(this.snapshotFile, { force: true });
+      }
+    }
+    this.db.close();
   }
 }

@@ -1,6 +1,8 @@
-import { analyze, hashRange, scanTokens } from './analyzer.js';
+import { hashRange, scanTokens } from './analyzer.js';
 import { intToByte4 } from './bm25.js';
 import type { ParsedDoc } from './document-parser.js';
+import { MAX_ORDINALS, PostingStore } from './posting-store.js';
+import { TermDictionary } from './term-dictionary.js';
 
 /**
  * The in-memory index of one Elasticsearch index (one shard). Documents get increasing ordinals in
@@ -12,188 +14,40 @@ import type { ParsedDoc } from './document-parser.js';
  * ordinals stay in the posting lists as tombstones (skipped through the `live` bitmap) but leave the
  * statistics at once. Lucene keeps them until a segment merge, which makes its scores drift in a way
  * nobody can predict; we prefer scores that depend only on the live documents.
+ *
+ * Terms are dense integer ids per field and postings live in typed arrays (term-dictionary.ts,
+ * posting-store.ts): hundreds of thousands of terms are no objects for the garbage collector.
  */
 
 const INITIAL = 4;
 
-/** Frequencies up to this are packed with the ordinal; larger ones go to a side table. */
-const FREQ_BITS = 4;
-const FREQ_MASK = (1 << FREQ_BITS) - 1;
-/** Ordinals must stay below 2^27 so that a packed posting is a small integer (V8 Smi). */
-export const MAX_ORDINALS = 2 ** (31 - FREQ_BITS);
+export { MAX_ORDINALS } from './posting-store.js';
 
-/** Shared by every list that has no posting yet; never written to. */
-const EMPTY: number[] = [];
-
-/**
- * A list of (ordinal, frequency) pairs, sorted by ordinal. Each posting is one small integer,
- * `ordinal << 4 | min(freq, 15)`, in a plain array: V8 stores it unboxed, appends without
- * reallocating typed arrays (which made indexing GC-bound), and the rare frequencies above 15 sit
- * in a side map.
- */
-export class PostingList {
-  /** Replaced once, at the first push (see `push`); read it after adding, never keep it across adds. */
-  packed: number[] = EMPTY;
-  bigFreqs: Map<number, number> | undefined;
-  /** Live documents containing the term. */
-  docFreq = 0;
-  /** While a document is being added: its ordinal and this term's frequency in it. */
-  pendingOrd = -1;
-  pendingFreq = 0;
-
-  constructor(readonly term = '') {}
-
-  get length(): number {
-    return this.packed.length;
-  }
-
-  push(ord: number, freq: number): void {
-    let p = (ord << FREQ_BITS) | freq;
-    if (freq >= FREQ_MASK) {
-      this.bigFreqs ??= new Map();
-      this.bigFreqs.set(ord, freq);
-      p = (ord << FREQ_BITS) | FREQ_MASK;
-    }
-    // Most terms occur in one document: a one-element literal holds exactly one slot, whereas the
-    // first push onto [] reserves 17 (about 130 bytes more per term, all of it surviving GC).
-    if (this.packed === EMPTY) this.packed = [p];
-    else this.packed.push(p);
-    this.docFreq++;
-  }
-
-  docAt(i: number): number {
-    return (this.packed[i] as number) >>> FREQ_BITS;
-  }
-
-  freqAt(i: number): number {
-    const p = this.packed[i] as number;
-    const f = p & FREQ_MASK;
-    return f === FREQ_MASK ? (this.bigFreqs?.get(p >>> FREQ_BITS) ?? f) : f;
-  }
-}
-
-function grow<T extends Uint8Array | Float64Array>(arr: T, need: number, make: (n: number) => T): T {
+function grow<T extends Uint8Array | Float64Array | Int32Array>(arr: T, need: number, make: (n: number) => T): T {
   if (need <= arr.length) return arr;
   const next = make(Math.max(need, arr.length * 2));
   next.set(arr);
   return next;
 }
 
-/** term === src.slice(start, start + len), without making the slice (a plain loop beats startsWith here). */
-function sameText(term: string, src: string, start: number, len: number): boolean {
-  if (term.length !== len) return false;
-  for (let i = 0; i < len; i++) if (term.charCodeAt(i) !== src.charCodeAt(start + i)) return false;
-  return true;
-}
-
-/**
- * A flat copy of `s`. V8 makes a slice of 13 or more characters a view into its parent, so a term
- * sliced from a field value would keep the whole (lowercased) value alive for as long as the index
- * lives, and every comparison in `sameText` would go through the view to the parent: a copy made
- * once per new term keeps the heap small and the hot comparison to one memory access.
- */
-export function ownString(s: string): string {
-  return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
-}
-
-/**
- * Term → posting list, keyed by a 32-bit hash of the term so that indexing looks up a token by its
- * range in the field text without first allocating a string for it (the allocation and the string
- * hashing of a Map<string, …> dominated bulk indexing); equal hashes are told apart by comparing
- * the term text.
- */
-export class TermDictionary {
-  // Open addressing with linear probing: slot -> hash in `hashes`, list in `lists` (0 = empty slot,
-  // so hash 0 is stored as 1). Faster than a Map<number, …> on the hot indexing path.
-  private hashes = new Int32Array(1 << 12);
-  private lists: (PostingList | undefined)[] = new Array<PostingList | undefined>(1 << 12);
-  private mask = (1 << 12) - 1;
-  private count = 0;
-
-  get size(): number {
-    return this.count;
-  }
-
-  /** The list for src[start, end), created when new; `hash` is hashRange(src, start, end) if known. */
-  intern(src: string, start: number, end: number, hash?: number): PostingList {
-    const h = (hash ?? hashRange(src, start, end)) || 1;
-    const len = end - start;
-    const hashes = this.hashes;
-    const mask = this.mask;
-    let slot = h & mask;
-    for (;;) {
-      const sh = hashes[slot] as number;
-      if (sh === 0) break;
-      if (sh === h) {
-        const list = this.lists[slot] as PostingList;
-        if (sameText(list.term, src, start, len)) return list;
-      }
-      slot = (slot + 1) & mask;
-    }
-    const created = new PostingList(ownString(src.slice(start, end)));
-    hashes[slot] = h;
-    this.lists[slot] = created;
-    if (++this.count * 2 > mask) this.grow();
-    return created;
-  }
-
-  private grow(): void {
-    const oldHashes = this.hashes;
-    const oldLists = this.lists;
-    const size = oldHashes.length * 2;
-    this.hashes = new Int32Array(size);
-    this.lists = new Array<PostingList | undefined>(size);
-    this.mask = size - 1;
-    for (let i = 0; i < oldHashes.length; i++) {
-      const h = oldHashes[i] as number;
-      if (h === 0) continue;
-      let slot = h & this.mask;
-      while (this.hashes[slot] !== 0) slot = (slot + 1) & this.mask;
-      this.hashes[slot] = h;
-      this.lists[slot] = oldLists[i];
-    }
-  }
-
-  get(term: string): PostingList | undefined {
-    const h = hashRange(term, 0, term.length) || 1;
-    let slot = h & this.mask;
-    for (;;) {
-      const sh = this.hashes[slot] as number;
-      if (sh === 0) return undefined;
-      if (sh === h && (this.lists[slot] as PostingList).term === term) return this.lists[slot];
-      slot = (slot + 1) & this.mask;
-    }
-  }
-
-  *entries(): IterableIterator<[string, PostingList]> {
-    for (const list of this.lists) if (list !== undefined) yield [list.term, list];
-  }
-
-  keys(): string[] {
-    return [...this.entries()].map(([t]) => t);
-  }
-}
-
 /** A `text` field: terms with frequencies, and one norm byte per document. */
 export class TextField {
-  readonly terms = new TermDictionary();
+  readonly postings = new PostingStore();
+  readonly terms = new TermDictionary(this.postings);
   norms = new Uint8Array(INITIAL);
   present = new Uint8Array(INITIAL);
   /** Live documents with at least one token. */
   docCount = 0;
   /** Tokens in live documents. */
   sumTotalTermFreq = 0;
-  /** Lists touched by the document being added (reused between documents). */
-  private readonly touched: PostingList[] = [];
-  private addingOrd = -1;
+  /** Term ids touched by the document being added (their frequencies are pending in the PostingStore). */
+  private touched = new Int32Array(64);
+  private touchedCount = 0;
   private readonly onToken = (src: string, start: number, end: number, hash?: number): void => {
-    const list = this.terms.intern(src, start, end, hash);
-    if (list.pendingOrd !== this.addingOrd) {
-      list.pendingOrd = this.addingOrd;
-      list.pendingFreq = 1;
-      this.touched.push(list);
-    } else {
-      list.pendingFreq++;
+    const id = this.terms.intern(src, start, end, hash);
+    if (this.postings.bumpPending(id) === 0) {
+      if (this.touchedCount === this.touched.length) this.touched = grow(this.touched, this.touchedCount + 1, (n) => new Int32Array(n));
+      this.touched[this.touchedCount++] = id;
     }
   };
 
@@ -201,116 +55,168 @@ export class TextField {
     this.norms = grow(this.norms, ord + 1, (n) => new Uint8Array(n));
     this.present = grow(this.present, ord + 1, (n) => new Uint8Array(n));
     this.present[ord] = 1;
-    this.addingOrd = ord;
     let length = 0;
     for (const v of values) length += scanTokens(v, this.onToken);
+    const norm = length === 0 ? 0 : intToByte4(length);
     const touched = this.touched;
-    for (let i = 0; i < touched.length; i++) {
-      const list = touched[i] as PostingList;
-      list.push(ord, list.pendingFreq);
-    }
-    touched.length = 0;
+    const postings = this.postings;
+    for (let i = 0; i < this.touchedCount; i++) postings.flushPending(touched[i] as number, ord, norm);
+    this.touchedCount = 0;
     if (length === 0) return;
-    this.norms[ord] = intToByte4(length);
+    this.norms[ord] = norm;
     this.docCount++;
     this.sumTotalTermFreq += length;
   }
 
+  /** The term id of `term`, or -1 (also when no live document has it any more, see docFreq). */
+  lookup(term: string): number {
+    return this.terms.get(term);
+  }
+
+  snapshot(): unknown {
+    return { postings: this.postings.snapshot(), terms: this.terms.snapshot(), norms: this.norms, present: this.present, docCount: this.docCount, sumTotalTermFreq: this.sumTotalTermFreq };
+  }
+
+  static restore(data: unknown): TextField {
+    const d = data as { postings: unknown; terms: unknown; norms: Uint8Array; present: Uint8Array; docCount: number; sumTotalTermFreq: number };
+    const postings = PostingStore.restore(d.postings);
+    return Object.assign(new TextField(), {
+      postings,
+      terms: TermDictionary.restore(postings, d.terms),
+      norms: d.norms,
+      present: d.present,
+      docCount: d.docCount,
+      sumTotalTermFreq: d.sumTotalTermFreq,
+    });
+  }
+
   remove(ord: number, values: readonly string[]): void {
     this.present[ord] = 0;
-    const seen = new Set<string>();
+    const seen = new Set<number>();
     let length = 0;
-    for (const v of values) length += analyze(v, (t) => seen.add(t));
+    for (const v of values) length += scanTokens(v, (src, start, end, hash) => seen.add(this.terms.find(src, start, end, hash ?? hashRange(src, start, end))));
     if (length === 0) return;
-    for (const term of seen) {
-      const list = this.terms.get(term);
-      if (list !== undefined) list.docFreq--;
-    }
+    for (const id of seen) if (id >= 0) this.postings.decDocFreq(id);
     this.docCount--;
     this.sumTotalTermFreq -= length;
   }
 }
 
-/**
- * Exact terms of a keyword field. Most keyword values (package names, URLs, versions) occur in one
- * document only, so such a value maps straight to its ordinal; a PostingList is made when a second
- * document has it (or when it is looked up or its document deleted). This keeps hundreds of
- * thousands of tiny objects off the heap, which is what made garbage collection dominate indexing.
- */
+/** Exact terms of a keyword field: value → dense term id (indexing the field's PostingStore). */
 export class KeywordTerms {
-  private readonly map = new Map<string, PostingList | number>();
+  private readonly map = new Map<string, number>();
+  /** Term text by id. */
+  readonly texts: string[] = [];
 
-  add(value: string, ord: number): void {
-    const cur = this.map.get(value);
-    if (cur === undefined) this.map.set(value, ord);
-    else if (typeof cur === 'number') {
-      const list = new PostingList(value);
-      list.push(cur, 1);
-      list.push(ord, 1);
-      this.map.set(value, list);
-    } else cur.push(ord, 1);
+  constructor(private readonly postings: PostingStore) {}
+
+  /** The id of `value`, created when new. */
+  intern(value: string): number {
+    let id = this.map.get(value);
+    if (id === undefined) {
+      id = this.postings.newTerm();
+      this.texts.push(value);
+      this.map.set(value, id);
+    }
+    return id;
   }
 
-  get(value: string): PostingList | undefined {
-    const cur = this.map.get(value);
-    if (typeof cur !== 'number') return cur;
-    const list = new PostingList(value);
-    list.push(cur, 1);
-    this.map.set(value, list);
-    return list;
+  /** The id of `value`, or -1. */
+  get(value: string): number {
+    return this.map.get(value) ?? -1;
   }
 
   keys(): IterableIterator<string> {
     return this.map.keys();
   }
 
-  *entries(): IterableIterator<[string, PostingList]> {
-    for (const key of this.map.keys()) yield [key, this.get(key) as PostingList];
+  /** Fills a new dictionary from the texts of a snapshot (ids are positions; the store holds them already). */
+  restoreTexts(texts: readonly string[]): void {
+    texts.forEach((t, id) => {
+      this.texts.push(t);
+      this.map.set(t, id);
+    });
+  }
+
+  entries(): IterableIterator<[string, number]> {
+    return this.map.entries();
   }
 }
 
 /** A `keyword` (or `boolean`) field: exact values, a posting list per value, values per document. */
 export class KeywordField {
-  readonly terms = new KeywordTerms();
-  /** Per ordinal: its single value, or all of them when several (sorting, exists). */
-  private readonly values: (string | readonly string[] | undefined)[] = [];
+  readonly postings = new PostingStore();
+  readonly terms = new KeywordTerms(this.postings);
+  /** Per ordinal: the term id of its single value; -1 none, -2 several (in `multi`). */
+  private single = new Int32Array(INITIAL).fill(-1);
+  private readonly multi = new Map<number, readonly string[]>();
   docCount = 0;
   sumDocFreq = 0;
 
   valuesOf(ord: number): readonly string[] | undefined {
-    const v = this.values[ord];
-    return typeof v === 'string' ? [v] : v;
+    const id = ord < this.single.length ? (this.single[ord] as number) : -1;
+    if (id >= 0) return [this.terms.texts[id] as string];
+    return id === -2 ? this.multi.get(ord) : undefined;
+  }
+
+  /** Whether a document has at least one value. */
+  hasValue(ord: number): boolean {
+    const id = ord < this.single.length ? (this.single[ord] as number) : -1;
+    return id >= 0 || (id === -2 && (this.multi.get(ord)?.length ?? 0) > 0);
+  }
+
+  lookup(value: string): number {
+    return this.terms.get(value);
+  }
+
+  snapshot(): unknown {
+    return { postings: this.postings.snapshot(), texts: this.terms.texts, single: this.single, multi: this.multi, docCount: this.docCount, sumDocFreq: this.sumDocFreq };
+  }
+
+  static restore(data: unknown): KeywordField {
+    const d = data as { postings: unknown; texts: string[]; single: Int32Array; multi: Map<number, string[]>; docCount: number; sumDocFreq: number };
+    const field = new KeywordField();
+    const postings = PostingStore.restore(d.postings);
+    const terms = new KeywordTerms(postings);
+    terms.restoreTexts(d.texts);
+    Object.assign(field, { postings, terms, single: d.single, docCount: d.docCount, sumDocFreq: d.sumDocFreq });
+    for (const [k, v] of d.multi) field.multi.set(k, v);
+    return field;
   }
 
   add(ord: number, values: readonly string[]): void {
-    if (values.length === 0) {
-      this.values[ord] = values;
-      return;
+    if (ord >= this.single.length) {
+      const next = new Int32Array(Math.max(ord + 1, this.single.length * 2)).fill(-1);
+      next.set(this.single);
+      this.single = next;
     }
+    if (values.length === 0) return;
     if (values.length === 1) {
-      const v = values[0] as string;
-      this.values[ord] = v;
-      this.terms.add(v, ord);
+      const id = this.terms.intern(values[0] as string);
+      this.single[ord] = id;
+      this.postings.add(id, ord, 1);
       this.docCount++;
       this.sumDocFreq++;
       return;
     }
     const unique = [...new Set(values)];
-    this.values[ord] = values;
-    for (const v of unique) this.terms.add(v, ord);
+    this.single[ord] = -2;
+    this.multi.set(ord, values);
+    for (const v of unique) this.postings.add(this.terms.intern(v), ord, 1);
     this.docCount++;
     this.sumDocFreq += unique.length;
   }
 
   remove(ord: number): void {
     const values = this.valuesOf(ord);
-    this.values[ord] = undefined;
+    if (ord < this.single.length) this.single[ord] = -1;
+    this.multi.delete(ord);
     if (values === undefined) return;
     const unique = new Set(values);
     if (unique.size === 0) return;
     for (const v of unique) {
-      const list = this.terms.get(v);
-      if (list !== undefined) list.docFreq--;
+      const id = this.terms.get(v);
+      if (id >= 0) this.postings.decDocFreq(id);
     }
     this.docCount--;
     this.sumDocFreq -= unique.size;
@@ -345,6 +251,19 @@ export class NumericField {
       this.max[ord] = Number.NaN;
     }
     this.multi.delete(ord);
+  }
+
+  snapshot(): unknown {
+    return { min: this.min, max: this.max, multi: this.multi };
+  }
+
+  static restore(data: unknown): NumericField {
+    const d = data as { min: Float64Array<ArrayBuffer>; max: Float64Array<ArrayBuffer>; multi: Map<number, number[]> };
+    const field = new NumericField();
+    field.min = d.min;
+    field.max = d.max;
+    for (const [k, v] of d.multi) field.multi.set(k, v);
+    return field;
   }
 
   /** Every value of a document (empty when it has none). */
@@ -397,6 +316,26 @@ export class InvertedIndex {
     for (const [path, values] of doc.text) this.text.get(path)?.remove(ord, values);
     for (const path of doc.keyword.keys()) this.keyword.get(path)?.remove(ord);
     for (const path of doc.numeric.keys()) this.numeric.get(path)?.remove(ord);
+  }
+
+  /** Everything needed to rebuild the index (plain data and typed arrays, for v8.serialize). */
+  snapshot(): unknown {
+    const fields = <T extends { snapshot(): unknown }>(m: Map<string, T>) => [...m].map(([k, v]) => [k, v.snapshot()] as const);
+    return { ids: this.ids, live: this.live, liveCount: this.liveCount, text: fields(this.text), keyword: fields(this.keyword), numeric: fields(this.numeric) };
+  }
+
+  static restore(data: unknown): InvertedIndex {
+    const d = data as { ids: string[]; live: Uint8Array<ArrayBuffer>; liveCount: number; text: [string, unknown][]; keyword: [string, unknown][]; numeric: [string, unknown][] };
+    const index = Object.assign(new InvertedIndex(), { ids: d.ids });
+    index.live = d.live;
+    index.liveCount = d.liveCount;
+    d.ids.forEach((id, ord) => {
+      if (d.live[ord] === 1) index.idToOrd.set(id, ord);
+    });
+    for (const [k, v] of d.text) index.text.set(k, TextField.restore(v));
+    for (const [k, v] of d.keyword) index.keyword.set(k, KeywordField.restore(v));
+    for (const [k, v] of d.numeric) index.numeric.set(k, NumericField.restore(v));
+    return index;
   }
 
   /** Every live ordinal, ascending (cached until the next write). */

@@ -1,7 +1,8 @@
 import { analyze, tokens } from './analyzer.js';
 import { avgFieldLength, bm25, idf, normInverseCache, termWeight } from './bm25.js';
 import { errors } from './errors.js';
-import type { InvertedIndex, KeywordField, PostingList, TextField } from './inverted-index.js';
+import type { InvertedIndex, KeywordField, TextField } from './inverted-index.js';
+import { FREQ_BITS, FREQ_MASK, type PostingStore } from './posting-store.js';
 import { parseBool, parseDate, parseNumber, type FieldDef, type Mappings } from './mapping.js';
 import { resolveMinimumShouldMatch, type FieldBoost, type Operator, type Query } from './query-dsl.js';
 import type { QsClause } from './query-string.js';
@@ -89,26 +90,55 @@ function resolveFields(ctx: ExecContext, pattern: string): FieldDef[] {
   return [...ctx.mappings.fields.values()].filter((d) => re.test(d.path));
 }
 
-/** BM25 hits of one term's posting list. */
-function scoreTerm(ctx: ExecContext, list: PostingList | undefined, boost: number, docCount: number, avgdl: number, norms: Uint8Array | undefined): Hits {
-  if (list === undefined || list.docFreq === 0) return EMPTY;
-  const weight = termWeight(boost, idf(list.docFreq, docCount));
+/** BM25 hits of one term's posting list (`term` -1: no such term). */
+function scoreTerm(ctx: ExecContext, postings: PostingStore, term: number, boost: number, docCount: number, avgdl: number, norms: Uint8Array | undefined): Hits {
+  if (term < 0) return EMPTY;
+  const docFreq = postings.docFreq(term);
+  if (docFreq === 0) return EMPTY;
+  const weight = termWeight(boost, idf(docFreq, docCount));
   const cache = normInverseCache(avgdl);
   const one = cache[1] as number;
   const live = ctx.index.live;
-  const n = list.length;
-  const docs = ctx.arena.int32(list.docFreq);
-  const scores = ctx.arena.float32(list.docFreq);
-  const packed = list.packed;
+  const n = postings.count(term);
+  // Decode in place: the packed postings go into `docs`, which the loop overwrites from the front
+  // (k <= i) with the live ordinals.
+  const docs = ctx.arena.int32(n);
+  postings.copyTo(term, docs);
+  const scores = ctx.arena.float32(docFreq);
   let k = 0;
+  if (norms === undefined) {
+    for (let i = 0; i < n; i++) {
+      const p = docs[i] as number;
+      const d = p >>> FREQ_BITS;
+      if (live[d] !== 1) continue;
+      const low = p & FREQ_MASK;
+      docs[k] = d;
+      scores[k] = bm25(weight, low === FREQ_MASK ? postings.freqOf(term, p) : low, one);
+      k++;
+    }
+    return { docs, scores, length: k };
+  }
+  // A score depends only on (frequency, norm byte): long lists reuse them from a table filled on
+  // first use (NaN = not yet computed), which saves the float division chain per posting.
+  const table = n > 1024 ? ctx.arena.float32(FREQ_MASK << 8).fill(Number.NaN) : undefined;
   for (let i = 0; i < n; i++) {
-    const p = packed[i] as number;
-    const d = p >>> 4;
+    const p = docs[i] as number;
+    const d = p >>> FREQ_BITS;
     if (live[d] !== 1) continue;
-    const ni = norms === undefined ? one : (cache[norms[d] as number] as number);
-    const freq = (p & 15) === 15 ? list.freqAt(i) : p & 15;
+    const norm = norms[d] as number;
+    const low = p & FREQ_MASK;
+    let s: number;
+    if (low === FREQ_MASK) s = bm25(weight, postings.freqOf(term, p), cache[norm] as number);
+    else if (table !== undefined) {
+      const slot = (low << 8) | norm;
+      s = table[slot] as number;
+      if (s !== s) {
+        s = bm25(weight, low, cache[norm] as number);
+        table[slot] = s;
+      }
+    } else s = bm25(weight, low, cache[norm] as number);
     docs[k] = d;
-    scores[k] = bm25(weight, freq, ni);
+    scores[k] = s;
     k++;
   }
   return { docs, scores, length: k };
@@ -116,13 +146,13 @@ function scoreTerm(ctx: ExecContext, list: PostingList | undefined, boost: numbe
 
 function textTerm(ctx: ExecContext, field: TextField | undefined, term: string, boost: number): Hits {
   if (field === undefined) return EMPTY;
-  return scoreTerm(ctx, field.terms.get(term), boost, field.docCount, avgFieldLength(field.sumTotalTermFreq, field.docCount), field.norms);
+  return scoreTerm(ctx, field.postings, field.lookup(term), boost, field.docCount, avgFieldLength(field.sumTotalTermFreq, field.docCount), field.norms);
 }
 
 function keywordTerm(ctx: ExecContext, field: KeywordField | undefined, value: string, boost: number): Hits {
   if (field === undefined) return EMPTY;
   // Keyword fields index docs only, without norms: freq 1, length 1, avgdl = sumDocFreq / docCount.
-  return scoreTerm(ctx, field.terms.get(value), boost, field.docCount, avgFieldLength(field.sumDocFreq, field.docCount), undefined);
+  return scoreTerm(ctx, field.postings, field.lookup(value), boost, field.docCount, avgFieldLength(field.sumDocFreq, field.docCount), undefined);
 }
 
 function numericEquals(ctx: ExecContext, def: FieldDef, value: number, boost: number): Hits {
@@ -205,8 +235,8 @@ function rangeQuery(ctx: ExecContext, q: Extract<Query, { kind: 'range' }>): Hit
   const inRange = (t: string) =>
     (lo === undefined || (q.gt !== undefined ? t > String(lo) : t >= String(lo))) &&
     (hi === undefined || (q.lt !== undefined ? t < String(hi) : t <= String(hi)));
-  const lists = [...field.terms.entries()].filter(([t]) => inRange(t)).map(([, l]) => l);
-  return constant(...postingsUnion(ctx, lists), f(q.boost), ctx.arena);
+  const ids = [...field.terms.entries()].filter(([t]) => inRange(t)).map(([, id]) => id);
+  return constant(...postingsUnion(ctx, field.postings, ids), f(q.boost), ctx.arena);
 }
 
 function prefixQuery(ctx: ExecContext, path: string, value: string, boost: number): Hits {
@@ -214,14 +244,17 @@ function prefixQuery(ctx: ExecContext, path: string, value: string, boost: numbe
   if (def === undefined) return EMPTY;
   const field = def.kind === 'text' ? ctx.index.text.get(path) : ctx.index.keyword.get(path);
   if (field === undefined) return EMPTY;
-  const lists = [...field.terms.entries()].filter(([t]) => t.startsWith(value)).map(([, l]) => l);
-  return constant(...postingsUnion(ctx, lists), f(boost), ctx.arena);
+  const ids = [...field.terms.entries()].filter(([t]) => t.startsWith(value)).map(([, id]) => id);
+  return constant(...postingsUnion(ctx, field.postings, ids), f(boost), ctx.arena);
 }
 
 /** Live ordinals in any of the lists, ascending. */
-function postingsUnion(ctx: ExecContext, lists: readonly PostingList[]): [Int32Array, number] {
+function postingsUnion(ctx: ExecContext, postings: PostingStore, ids: readonly number[]): [Int32Array, number] {
   const mark = new Uint8Array(ctx.index.maxOrd);
-  for (const l of lists) for (let i = 0; i < l.length; i++) mark[l.docAt(i)] = 1;
+  for (const id of ids) {
+    const packed = postings.postings(id);
+    for (let i = 0; i < packed.length; i++) mark[(packed[i] as number) >>> FREQ_BITS] = 1;
+  }
   const live = ctx.index.live;
   const out = new Int32Array(ctx.index.liveCount);
   let k = 0;
@@ -238,7 +271,7 @@ function existsQuery(ctx: ExecContext, pattern: string, boost: number): Hits {
     const t = ctx.index.text.get(def.path);
     if (t !== undefined && def.kind === 'text') for (let d = 0; d < t.present.length; d++) if (t.present[d] === 1) mark[d] = 1;
     const kw = ctx.index.keyword.get(def.path);
-    if (kw !== undefined && def.kind === 'keyword') for (let d = 0; d < mark.length; d++) if ((kw.valuesOf(d)?.length ?? 0) > 0) mark[d] = 1;
+    if (kw !== undefined && def.kind === 'keyword') for (let d = 0; d < mark.length; d++) if (kw.hasValue(d)) mark[d] = 1;
     const nm = ctx.index.numeric.get(def.path);
     if (nm !== undefined) for (let d = 0; d < nm.min.length; d++) if (!Number.isNaN(nm.min[d] as number)) mark[d] = 1;
   }
@@ -279,12 +312,12 @@ function phrase(ctx: ExecContext, path: string, text: string, boost: number, len
   if (terms.length <= 1) return matchField(ctx, path, text, 'or', undefined, boost, false, lenient);
   const field = ctx.index.text.get(path);
   if (field === undefined) return EMPTY;
-  const lists = terms.map((t) => field.terms.get(t));
-  if (lists.some((l) => l === undefined || l.docFreq === 0)) return EMPTY;
+  const ids = terms.map((t) => field.lookup(t));
+  if (ids.some((id) => id < 0 || field.postings.docFreq(id) === 0)) return EMPTY;
   const candidates = intersectSum(terms.map((t) => textTerm(ctx, field, t, 1)), ctx.arena);
   // PhraseQuery's weight sums the idf of its terms.
   let idfSum = 0;
-  for (const l of lists) idfSum = f(idfSum + idf((l as PostingList).docFreq, field.docCount));
+  for (const id of ids) idfSum = f(idfSum + idf(field.postings.docFreq(id), field.docCount));
   const weight = termWeight(boost, idfSum);
   const cache = normInverseCache(avgFieldLength(field.sumTotalTermFreq, field.docCount));
   const docs = ctx.arena.int32(candidates.length);

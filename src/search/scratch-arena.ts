@@ -11,6 +11,21 @@ export class ScratchArena {
   private floats = new Float32Array(1 << 16);
   private floatTop = 0;
 
+  private stampArray = new Int32Array(0);
+  private stampValue = 0;
+
+  /**
+   * A per-document "seen" array for one pass: `marks[d] === stamp` means seen. Valid until the next
+   * call; nothing has to be cleared between passes (the stamp changes instead).
+   */
+  marks(n: number): { readonly marks: Int32Array; readonly stamp: number } {
+    if (this.stampArray.length < n || this.stampValue === 0x7fffffff) {
+      this.stampArray = new Int32Array(Math.max(n, this.stampArray.length * 2));
+      this.stampValue = 0;
+    }
+    return { marks: this.stampArray, stamp: ++this.stampValue };
+  }
+
   reset(): void {
     this.intTop = 0;
     this.floatTop = 0;

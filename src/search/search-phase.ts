@@ -2,6 +2,7 @@ import { float32ForJson } from './bm25.js';
 import { errors } from './errors.js';
 import type { Hits } from './hit-lists.js';
 import { RawJson } from './json-render.js';
+import { fastMatchField, matchTopK } from './match-top-k.js';
 import { execute, type ExecContext } from './query-exec.js';
 import type { SearchRequest } from './search-request.js';
 import type { IndexState } from './search-service.js';
@@ -23,6 +24,13 @@ export interface SearchEnv {
   now(): number;
 }
 
+/**
+ * Largest from + size answered by matchTopK. Its heap pays log(k) per accepted hit, whereas deep
+ * windows are cheaper with the full hit list and quickselect (measured in-process on the Debian
+ * corpus: about 30 % less CPU at from 0 and 20 % at from 100, 50 % more at from 1000).
+ */
+const FAST_WINDOW = 128;
+
 // Long.MAX_VALUE as the nearest double (the exact text is written with RawJson).
 const LONG_MAX = 2 ** 63;
 
@@ -41,6 +49,17 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
   let plan0: ReturnType<typeof planSort> | undefined;
   states.forEach((state, shard) => {
     const ctx = env.ctx(state);
+    // The common case, a relevance-ordered `match` on one index: only the window is computed.
+    if (states.length === 1 && req.from + req.size <= FAST_WINDOW && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.searchAfter === undefined && req.query.kind === 'match') {
+      const field = fastMatchField(req.query, state.mappings, state.index);
+      const top = field === undefined ? undefined : matchTopK(req.query, field, state.index.live, req.from, req.size, req.trackTotalHits === false ? 0 : req.trackTotalHits, ctx.arena);
+      if (top !== undefined) {
+        total += top.total;
+        if (top.maxScore > maxScore) maxScore = top.maxScore;
+        perIndex.push(Array.from(top.docs, (ord, i) => ({ state, shard, ord, score: top.scores[i] as number, sortValues: undefined })));
+        return;
+      }
+    }
     let hits = execute(req.query, ctx);
     if (req.minScore !== undefined) hits = filterHits(hits, (i) => (hits.scores[i] as number) >= (req.minScore as number));
     if (req.postFilter !== undefined) {
@@ -77,7 +96,7 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
     // Each index contributes its own top from+size, as each shard does in ES; with one index
     // only the requested page is materialized.
     const single = states.length === 1;
-    const window = selectWindow(hits.length, single ? req.from : 0, single ? req.size : end, before);
+    const window = selectWindow(hits.length, single ? req.from : 0, single ? req.size : end, before, (n) => ctx.arena.int32(n));
     perIndex.push(
       Array.from(window, (i) => ({
         state,

@@ -2,6 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { parseDocument, type ParsedDoc } from './document-parser.js';
 import type { DocumentStore } from './document-store.js';
 import { errors, SearchError } from './errors.js';
+import { restoreIndices, saveIndices } from './index-snapshot.js';
+import { parseJsonBody } from './json-render.js';
 import { InvertedIndex } from './inverted-index.js';
 import { Mappings } from './mapping.js';
 import { execute, type ExecContext } from './query-exec.js';
@@ -44,6 +46,7 @@ export interface WriteOutcome {
 }
 
 export type BulkAction =
+  /** `source` undefined: parse `raw` when the item is applied (a malformed one is the item's error). */
   | { readonly op: 'index' | 'create'; readonly index: string; readonly id: string | undefined; readonly source: unknown; readonly raw: string }
   | { readonly op: 'update'; readonly index: string; readonly id: string; readonly doc: unknown; readonly docAsUpsert: boolean; readonly upsert: unknown }
   | { readonly op: 'delete'; readonly index: string; readonly id: string };
@@ -64,10 +67,32 @@ export interface SearchResponse {
 export class SearchService {
   private readonly indices = new Map<string, IndexState>();
 
-  constructor(private readonly store: DocumentStore, private readonly now: () => number) {}
+  /** Whether the indices are completely loaded (only then is a snapshot of them worth saving). */
+  private loaded = false;
 
-  /** Loads every index from the store and rebuilds its in-memory index (write order kept). */
+  constructor(private readonly store: DocumentStore, private readonly now: () => number) {
+    store.setSnapshotSource?.(() => (this.loaded ? this.snapshot() : undefined));
+  }
+
+  /**
+   * Loads every index from the store: from the snapshot saved at the last clean shutdown when the
+   * store has not changed since, else by rebuilding each in-memory index from its documents (write
+   * order kept).
+   */
   load(): void {
+    this.loaded = false;
+    const snapshot = this.store.loadSnapshot?.();
+    if (snapshot !== undefined) {
+      try {
+        if (this.restore(snapshot)) {
+          this.loaded = true;
+          return;
+        }
+      } catch {
+        // An unreadable snapshot is only a slower start.
+      }
+      this.indices.clear();
+    }
     for (const meta of this.store.listIndices()) {
       const state = this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings));
       this.store.scanDocs(meta.name, (doc) => {
@@ -79,10 +104,28 @@ export class SearchService {
       });
       this.indices.set(meta.name, state);
     }
+    this.loaded = true;
   }
 
-  private newState(name: string, uuid: string, createdMs: number, settings: IndexSettings, mappings: Mappings): IndexState {
-    return { name, uuid, createdMs, settings, mappings, index: new InvertedIndex(), versions: [], seqNos: [], nextSeqNo: 0, arena: new ScratchArena() };
+  private newState(name: string, uuid: string, createdMs: number, settings: IndexSettings, mappings: Mappings, index = new InvertedIndex()): IndexState {
+    return { name, uuid, createdMs, settings, mappings, index, versions: [], seqNos: [], nextSeqNo: 0, arena: new ScratchArena() };
+  }
+
+  private snapshot(): Buffer {
+    return saveIndices([...this.indices.values()]);
+  }
+
+  /** Restores the indices from a snapshot; false when it does not match the store's indices. */
+  private restore(buf: Buffer): boolean {
+    const metas = this.store.listIndices();
+    const restored = restoreIndices(buf, metas.map((m) => m.name));
+    if (restored === undefined) return false;
+    for (const meta of metas) {
+      const r = restored.get(meta.name) as NonNullable<ReturnType<typeof restored.get>>;
+      const fresh = this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings), r.index);
+      this.indices.set(meta.name, { ...fresh, versions: r.versions, seqNos: r.seqNos, nextSeqNo: r.nextSeqNo });
+    }
+    return true;
   }
 
   list(): IndexState[] {
@@ -244,13 +287,23 @@ export class SearchService {
     return this.transaction(() =>
       actions.map((a): BulkItem => {
         if (a instanceof SearchError) return { op: 'index', index: '', id: '', error: a };
+        let source: unknown;
+        if (a.op === 'index' || a.op === 'create') {
+          try {
+            source = a.source ?? parseJsonBody(a.raw);
+          } catch (e) {
+            // As when the bulk parser refuses a line: an item without index or id.
+            if (e instanceof SearchError) return { op: 'index', index: '', id: '', error: e };
+            throw e;
+          }
+        }
         try {
           // An existing index's name was checked when it was created.
           if (!this.indices.has(a.index)) validateIndexName(a.index);
           switch (a.op) {
             case 'index':
             case 'create':
-              return { op: a.op, outcome: this.write(this.ensureIndex(a.index), a.id ?? autoId(), a.source, a.raw, a.op) };
+              return { op: a.op, outcome: this.write(this.ensureIndex(a.index), a.id ?? autoId(), source, a.raw, a.op) };
             case 'delete': {
               const state = this.indices.get(a.index);
               if (state === undefined) return { op: a.op, outcome: { index: a.index, id: a.id, version: 1, result: 'not_found', seqNo: 0 } };

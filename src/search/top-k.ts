@@ -17,12 +17,16 @@ export type Before = (a: number, b: number) => boolean;
 
 const HEAP_LIMIT = 512;
 
-/** Indices (0..n-1) of the hits in the window, in order. */
-export function selectWindow(n: number, from: number, size: number, before: Before): Int32Array {
+/**
+ * Indices (0..n-1) of the hits in the window, in order. `scratch`, when given, provides the
+ * working array of the quickselect path (a query's scratch arena), so deep pages allocate only the
+ * window.
+ */
+export function selectWindow(n: number, from: number, size: number, before: Before, scratch?: (n: number) => Int32Array): Int32Array {
   const end = Math.min(n, from + size);
   if (from >= end) return new Int32Array(0);
   if (end <= HEAP_LIMIT || end * 8 < n) return heapWindow(n, from, end, before);
-  const idx = new Int32Array(n);
+  const idx = scratch === undefined ? new Int32Array(n) : scratch(n);
   for (let i = 0; i < n; i++) idx[i] = i;
   quickselect(idx, 0, n - 1, from, before);
   quickselect(idx, from, n - 1, end - 1, before);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hashRange, scanTokens, scanTokensGeneral, tokens } from '../../src/search/analyzer.js';
+import { hashRange, scanTokens, scanTokensGeneral, tokenText, tokens } from '../../src/search/analyzer.js';
 
 describe('standard analyzer', () => {
   it.each([
@@ -40,7 +40,7 @@ describe('standard analyzer', () => {
       fc.property(ascii, (s) => {
         const fast: string[] = [];
         scanTokens(s, (src, start, end, hash) => {
-          fast.push(src.slice(start, end));
+          fast.push(tokenText(src, start, end));
           if (hash !== undefined) expect(hash).toBe(hashRange(src, start, end));
         });
         const general: string[] = [];
@@ -48,6 +48,26 @@ describe('standard analyzer', () => {
         expect(fast).toEqual(general);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('restarts into the general loop at a non-ASCII character exactly as if it had run the general loop throughout', () => {
+    // ASCII word characters and punctuation next to letters, marks, sigma (final-sigma context),
+    // dotted I (lowercasing changes the length), CJK, Thai and a surrogate pair.
+    const mixed = fc.array(fc.constantFrom(...[...'aZ09_.,;:\'" -/^`xΣσÉé\u0301\u0130日テไ—', '\u{1d400}']), { maxLength: 40 }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(mixed, (s) => {
+        const fast: string[] = [];
+        const n = scanTokens(s, (src, start, end, hash) => {
+          fast.push(tokenText(src, start, end));
+          expect(hash ?? hashRange(src, start, end)).toBe(hashRange(tokenText(src, start, end), 0, end - start));
+        });
+        const general: string[] = [];
+        scanTokensGeneral(s, (src, start, end) => general.push(src.slice(start, end)));
+        expect(fast).toEqual(general);
+        expect(n).toBe(general.length);
+      }),
+      { numRuns: 2000 },
     );
   });
 });

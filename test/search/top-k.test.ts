@@ -16,6 +16,7 @@ describe('selectWindow', () => {
           const before = byScore(docs, scores);
           const full = Array.from(docs.keys()).sort((a, b) => (before(a, b) ? -1 : 1));
           expect(Array.from(selectWindow(n, from, size, before))).toEqual(full.slice(from, from + size));
+          expect(Array.from(selectWindow(n, from, size, before, (k) => new Int32Array(k + 3).fill(-7)))).toEqual(full.slice(from, from + size));
         },
       ),
       { numRuns: 150 },

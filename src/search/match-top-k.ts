@@ -1,0 +1,295 @@
+import { tokens } from './analyzer.js';
+import { avgFieldLength, bm25, idf, normInverseCache, termWeight } from './bm25.js';
+import type { InvertedIndex, TextField } from './inverted-index.js';
+import type { Mappings } from './mapping.js';
+import { FREQ_BITS, FREQ_MASK, type PostingStore } from './posting-store.js';
+import type { Query } from './query-dsl.js';
+import type { ScratchArena } from './scratch-arena.js';
+
+/**
+ * The best `k` hits of a `match` query (operator or, no minimum_should_match) on one text field,
+ * in relevance order, without building the full hit list.
+ *
+ * The general path scores every posting of every term into a hit list, merges the lists into a
+ * union and then selects the window: three passes over arrays as long as the posting lists. Here
+ * the term cursors are merged document at a time, each document's score is computed once (with the
+ * same float arithmetic: term scores as in scoreTerm, summed in double in query-term order and
+ * rounded to float, as unionSum does) and offered to a bounded heap in typed arrays.
+ *
+ * When the total need not be counted exactly (some term alone has more live documents than the
+ * total-hits limit, so the total is "more than the limit" whatever the union is), documents that
+ * cannot enter the heap are skipped without scoring them (MaxScore, Turtle & Flood 1995): each term
+ * has an upper bound (its score at its largest frequency in its shortest document); once the heap is
+ * full with worst score θ, the terms whose bounds add up to at most θ only score documents that
+ * other terms also match. A document enters the heap only with a score strictly above θ because
+ * documents arrive in ordinal order and ties go to the smaller ordinal, so skipping documents whose
+ * bound is at most θ never changes the result.
+ */
+
+export interface TopK {
+  /** Ordinals of the window's hits (from..k-1 of the order), best first. */
+  readonly docs: Int32Array;
+  readonly scores: Float32Array;
+  /** Exact number of matching live documents when at most `limit`, otherwise limit + 1. */
+  readonly total: number;
+  /** Best score, -Infinity when nothing matched. */
+  readonly maxScore: number;
+}
+
+interface Term {
+  /** Position among the query's terms (summation order). */
+  readonly order: number;
+  readonly postings: Int32Array;
+  readonly length: number;
+  readonly weight: number;
+  readonly bound: number;
+  readonly store: PostingStore;
+  /** Scores by (frequency << 8 | norm byte) for frequencies below 15, NaN until first computed. */
+  readonly table: Float32Array;
+  readonly id: number;
+  pos: number;
+}
+
+/** The text field a query can be answered from here, or undefined when the general path must run. */
+export function fastMatchField(query: Query, mappings: Mappings, index: InvertedIndex): TextField | undefined {
+  if (query.kind !== 'match' || query.operator !== 'or' || query.msm !== undefined) return undefined;
+  if (mappings.field(query.field)?.kind !== 'text') return undefined;
+  return index.text.get(query.field);
+}
+
+/**
+ * Runs a `match` accepted by fastMatchField. `from`/`size` select the window; `limit` is the number
+ * of hits counted exactly (track_total_hits; 0 when not tracked). Returns undefined when the query
+ * has no tokens (zero_terms_query applies: the general path handles it).
+ */
+export function matchTopK(
+  query: Extract<Query, { kind: 'match' }>,
+  field: TextField,
+  live: Uint8Array,
+  from: number,
+  size: number,
+  limit: number,
+  arena: ScratchArena,
+): TopK | undefined {
+  const words = tokens(query.text);
+  if (words.length === 0) return undefined;
+  const avgdl = avgFieldLength(field.sumTotalTermFreq, field.docCount);
+  const cache = normInverseCache(avgdl);
+  const norms = field.norms;
+  const terms: Term[] = [];
+  let maxDocFreq = 0;
+  words.forEach((w, order) => {
+    const id = field.lookup(w);
+    if (id < 0) return;
+    const store = field.postings;
+    const docFreq = store.docFreq(id);
+    if (docFreq === 0) return;
+    if (docFreq > maxDocFreq) maxDocFreq = docFreq;
+    const weight = termWeight(query.boost, idf(docFreq, field.docCount));
+    const postings = arena.int32(store.count(id));
+    store.copyTo(id, postings);
+    const bound = bm25(weight, store.maxFreq(id), cache[store.minNorm(id)] as number);
+    const table = arena.float32(FREQ_MASK << 8).fill(Number.NaN);
+    terms.push({ order, postings, length: postings.length, weight, bound, store, id, table, pos: 0 });
+  });
+  const k = from + size;
+  // The total: more than the limit when one term alone exceeds it, else one cheap pass over the
+  // ordinals (no scoring), so that scoring can skip what cannot enter the window.
+  const total = maxDocFreq > limit ? limit + 1 : terms.length === 1 ? maxDocFreq : countUnion(terms, live, arena);
+  const heapDocs = new Int32Array(k);
+  const heapScores = new Float32Array(k);
+  let heapSize = 0;
+  let maxScore = -Infinity;
+
+  // Terms by ascending bound; prefix[j] = sum of the bounds of terms[0..j-1] (in double, then a
+  // little slack so that the rounding of the real sums can never exceed it).
+  terms.sort((a, b) => a.bound - b.bound || a.order - b.order);
+  const n = terms.length;
+  const prefix = new Float64Array(n + 1);
+  for (let j = 0; j < n; j++) prefix[j + 1] = (prefix[j] as number) + (terms[j] as Term).bound;
+  for (let j = 1; j <= n; j++) prefix[j] = (prefix[j] as number) * (1 + 1e-6);
+  const contrib = new Float64Array(words.length);
+  const matched = new Uint8Array(words.length);
+  /** Terms before this index are non-essential: they only add to documents the others found. */
+  let firstEssential = 0;
+  let theta = -Infinity;
+
+  // One term: its own score is the document's, so one tight pass over its postings.
+  if (n === 1 && k > 0) {
+    const t = terms[0] as Term;
+    const ps = t.postings;
+    for (let i = 0; i < t.length; i++) {
+      const p = ps[i] as number;
+      const d = p >>> FREQ_BITS;
+      if (live[d] !== 1) continue;
+      const score = Math.fround(termScore(t, p, norms[d] as number, cache));
+      if (heapSize < k) heapPush(heapDocs, heapScores, heapSize++, d, score);
+      else if (score > (heapScores[0] as number)) heapReplaceRoot(heapDocs, heapScores, heapSize, d, score);
+      if (score > maxScore) maxScore = score;
+    }
+    t.pos = t.length;
+  }
+
+  for (;;) {
+    // The next candidate: the smallest current ordinal among the essential terms.
+    let d = 0x7fffffff;
+    for (let j = firstEssential; j < n; j++) {
+      const t = terms[j] as Term;
+      if (t.pos < t.length) {
+        const od = (t.postings[t.pos] as number) >>> FREQ_BITS;
+        if (od < d) d = od;
+      }
+    }
+    if (d === 0x7fffffff) break;
+    let partial = 0;
+    for (let j = firstEssential; j < n; j++) {
+      const t = terms[j] as Term;
+      if (t.pos < t.length && (t.postings[t.pos] as number) >>> FREQ_BITS === d) {
+        const p = t.postings[t.pos] as number;
+        t.pos++;
+        if (live[d] !== 1) continue;
+        const s = termScore(t, p, norms[d] as number, cache);
+        contrib[t.order] = (contrib[t.order] as number) + s;
+        matched[t.order] = 1;
+        partial += s;
+      }
+    }
+    if (live[d] !== 1) continue;
+    // The non-essential terms, best bound first, while they can still lift the document above θ.
+    let ok = true;
+    for (let j = firstEssential - 1; j >= 0; j--) {
+      if (heapSize === k && partial + (prefix[j + 1] as number) <= theta) {
+        ok = false;
+        break;
+      }
+      const t = terms[j] as Term;
+      let pos = t.pos;
+      while (pos < t.length && (t.postings[pos] as number) >>> FREQ_BITS < d) pos++;
+      t.pos = pos;
+      if (pos < t.length && (t.postings[pos] as number) >>> FREQ_BITS === d) {
+        const p = t.postings[pos] as number;
+        t.pos = pos + 1;
+        const s = termScore(t, p, norms[d] as number, cache);
+        contrib[t.order] = (contrib[t.order] as number) + s;
+        matched[t.order] = 1;
+        partial += s;
+      }
+    }
+    // The score exactly as unionSum computes it: float term scores summed in query order.
+    let sum = 0;
+    for (let o = 0; o < words.length; o++) {
+      if (matched[o] === 1) {
+        sum += contrib[o] as number;
+        contrib[o] = 0;
+        matched[o] = 0;
+      }
+    }
+    if (!ok || k === 0) continue;
+    const score = Math.fround(sum);
+    if (score > maxScore) maxScore = score;
+    if (heapSize < k) {
+      heapPush(heapDocs, heapScores, heapSize++, d, score);
+      if (heapSize === k) {
+        theta = heapScores[0] as number;
+        while (firstEssential < n && (prefix[firstEssential + 1] as number) <= theta) firstEssential++;
+      }
+    } else if (score > (heapScores[0] as number)) {
+      heapReplaceRoot(heapDocs, heapScores, heapSize, d, score);
+      theta = heapScores[0] as number;
+      while (firstEssential < n && (prefix[firstEssential + 1] as number) <= theta) firstEssential++;
+    }
+  }
+  // Take the heap apart worst first: positions heapSize-1 .. 0 of the order.
+  const count = heapSize;
+  const orderedDocs = new Int32Array(count);
+  const orderedScores = new Float32Array(count);
+  for (let i = count - 1; i >= 0; i--) {
+    orderedDocs[i] = heapDocs[0] as number;
+    orderedScores[i] = heapScores[0] as number;
+    heapSize--;
+    if (heapSize > 0) {
+      heapDocs[0] = heapDocs[heapSize] as number;
+      heapScores[0] = heapScores[heapSize] as number;
+      siftDown(heapDocs, heapScores, heapSize, 0);
+    }
+  }
+  const start = Math.min(from, count);
+  return { docs: orderedDocs.subarray(start), scores: orderedScores.subarray(start), total, maxScore };
+}
+
+/** The BM25 score of a packed posting of `t` in a document with norm byte `norm` (as scoreTerm computes it). */
+function termScore(t: Term, p: number, norm: number, cache: Float32Array): number {
+  const low = p & FREQ_MASK;
+  if (low === FREQ_MASK) return bm25(t.weight, t.store.freqOf(t.id, p), cache[norm] as number);
+  const slot = (low << 8) | norm;
+  let s = t.table[slot] as number;
+  if (s !== s) {
+    s = bm25(t.weight, low, cache[norm] as number);
+    t.table[slot] = s;
+  }
+  return s;
+}
+
+/** Live documents in any of the terms' postings. */
+function countUnion(terms: readonly Term[], live: Uint8Array, arena: ScratchArena): number {
+  const { marks, stamp } = arena.marks(live.length);
+  let n = 0;
+  for (const t of terms) {
+    const ps = t.postings;
+    for (let i = 0; i < t.length; i++) {
+      const d = (ps[i] as number) >>> FREQ_BITS;
+      if (live[d] === 1 && marks[d] !== stamp) {
+        marks[d] = stamp;
+        n++;
+      }
+    }
+  }
+  return n;
+}
+
+/** Heap order: the root is the worst hit (lowest score; among equal scores the highest ordinal). */
+function worse(ds: Int32Array, ss: Float32Array, a: number, b: number): boolean {
+  const sa = ss[a] as number;
+  const sb = ss[b] as number;
+  return sa < sb || (sa === sb && (ds[a] as number) > (ds[b] as number));
+}
+
+function heapPush(ds: Int32Array, ss: Float32Array, at: number, d: number, s: number): void {
+  ds[at] = d;
+  ss[at] = s;
+  let i = at;
+  while (i > 0) {
+    const p = (i - 1) >> 1;
+    if (!worse(ds, ss, i, p)) break;
+    swap(ds, ss, i, p);
+    i = p;
+  }
+}
+
+function heapReplaceRoot(ds: Int32Array, ss: Float32Array, size: number, d: number, s: number): void {
+  ds[0] = d;
+  ss[0] = s;
+  siftDown(ds, ss, size, 0);
+}
+
+function siftDown(ds: Int32Array, ss: Float32Array, size: number, at: number): void {
+  let i = at;
+  for (;;) {
+    const l = 2 * i + 1;
+    if (l >= size) return;
+    const r = l + 1;
+    const c = r < size && worse(ds, ss, r, l) ? r : l;
+    if (!worse(ds, ss, c, i)) return;
+    swap(ds, ss, c, i);
+    i = c;
+  }
+}
+
+function swap(ds: Int32Array, ss: Float32Array, a: number, b: number): void {
+  const d = ds[a] as number;
+  ds[a] = ds[b] as number;
+  ds[b] = d;
+  const s = ss[a] as number;
+  ss[a] = ss[b] as number;
+  ss[b] = s;
+}

@@ -1,0 +1,240 @@
+/**
+ * Posting lists of one field, for every term of it, in typed arrays outside the JS object heap.
+ *
+ * A term is a small integer id (given out by the field's term dictionary). Its postings are
+ * (ordinal, frequency) pairs in ordinal order, each packed into one int32, `ord << 4 | min(freq, 15)`;
+ * the rare frequencies of 15 and more sit in a side map. A list is a chain of blocks in one pool
+ * (chunks of 2^20 int32): block k of a list holds 2^(k+1) int32, the first of them the offset of the
+ * next block, so most terms (one document) take two slots, and a list of n postings takes about
+ * log2(n) blocks. Per-term bookkeeping is a handful of Int32Arrays indexed by term id.
+ *
+ * Why: a JS array per term meant hundreds of thousands of growing arrays and objects the garbage
+ * collector traced on every major GC, and re-allocated on every growth; indexing spent as much time
+ * in GC as in tokenizing. Here appending a posting writes two int32 at worst and allocates nothing
+ * except a new block every doubling, and queries copy a list out with a few `set` calls.
+ */
+
+/** Frequencies up to this are packed with the ordinal; larger ones go to a side table. */
+export const FREQ_BITS = 4;
+export const FREQ_MASK = (1 << FREQ_BITS) - 1;
+/** Ordinals must stay below 2^27 so that a packed posting is a positive int32. */
+export const MAX_ORDINALS = 2 ** (31 - FREQ_BITS);
+
+const CHUNK_BITS = 20;
+const CHUNK_SIZE = 1 << CHUNK_BITS;
+const CHUNK_MASK = CHUNK_SIZE - 1;
+/** Largest block (int32 slots, incl. the next pointer): 2^(MAX_LEVEL + 1). */
+const MAX_LEVEL = 10;
+const MAX_POOL = 2 ** 31 - 1;
+/** The first chunk starts small and doubles (tests and small indices make many fields). */
+const FIRST_CHUNK = 1 << 10;
+
+// Per-term record: STRIDE int32 in one array (one cache line per term on the indexing path).
+const STRIDE = 8;
+const HEAD = 0; // offset of the first block, -1 while empty
+const TAIL = 1; // offset of the last block
+const FILL = 2; // postings written into the last block
+const LEVEL = 3; // block number of the last block (its size is 2^(min(level, MAX_LEVEL) + 1))
+const COUNT = 4; // postings in the list (live or not)
+const DOC_FREQ = 5; // live documents in the list
+const PENDING = 6; // scratch for the indexer: the term's frequency in the document being added
+// Score bound of a text term: largest frequency (<< 8) and smallest norm byte of its postings
+// (see maxScore in match-top-k.ts); 255 when empty.
+const BOUND = 7;
+const MAX_BOUND_FREQ = (1 << 23) - 1;
+
+export class PostingStore {
+  private chunks: Int32Array[] = [new Int32Array(FIRST_CHUNK)];
+  /** Next free slot in the pool (global offset). */
+  private top = 0;
+  private meta = new Int32Array(64 * STRIDE);
+  private terms = 0;
+  /** (termId * MAX_ORDINALS + ord) -> frequency, for frequencies >= FREQ_MASK. */
+  private readonly bigFreqs = new Map<number, number>();
+
+  /** Number of term ids given out. */
+  get termCount(): number {
+    return this.terms;
+  }
+
+  /** A new, empty list; returns its term id. */
+  newTerm(): number {
+    const id = this.terms++;
+    const o = id * STRIDE;
+    if (o >= this.meta.length) {
+      const next = new Int32Array(this.meta.length * 2);
+      next.set(this.meta);
+      this.meta = next;
+    }
+    this.meta[o + HEAD] = -1;
+    this.meta[o + BOUND] = 255;
+    return id;
+  }
+
+  /** Postings in the list (live or not). */
+  count(term: number): number {
+    return this.meta[term * STRIDE + COUNT] as number;
+  }
+
+  /** Live documents in the list. */
+  docFreq(term: number): number {
+    return this.meta[term * STRIDE + DOC_FREQ] as number;
+  }
+
+  /** A document of the list was deleted: it leaves the statistics (the posting stays as a tombstone). */
+  decDocFreq(term: number): void {
+    const o = term * STRIDE + DOC_FREQ;
+    this.meta[o] = (this.meta[o] as number) - 1;
+  }
+
+  /** Counts one more occurrence of `term` in the document being added; returns the count before. */
+  bumpPending(term: number): number {
+    const o = term * STRIDE + PENDING;
+    const f = this.meta[o] as number;
+    this.meta[o] = f + 1;
+    return f;
+  }
+
+  /**
+   * Appends the pending frequency of `term` as a posting of `ord` and clears it; `norm` is the
+   * document's norm byte for the field (kept for the term's score bound).
+   */
+  flushPending(term: number, ord: number, norm: number): void {
+    const o = term * STRIDE;
+    const m = this.meta;
+    const f = m[o + PENDING] as number;
+    m[o + PENDING] = 0;
+    const bound = m[o + BOUND] as number;
+    const bf = bound >>> 8;
+    const bn = bound & 255;
+    m[o + BOUND] = ((f > bf ? (f < MAX_BOUND_FREQ ? f : MAX_BOUND_FREQ) : bf) << 8) | (norm < bn ? norm : bn);
+    this.add(term, ord, f);
+  }
+
+  /** The largest frequency in a text term's postings (capped at 2^23 - 1, 0 when empty). */
+  maxFreq(term: number): number {
+    return (this.meta[term * STRIDE + BOUND] as number) >>> 8;
+  }
+
+  /** The smallest norm byte among a text term's postings (255 when empty). */
+  minNorm(term: number): number {
+    return (this.meta[term * STRIDE + BOUND] as number) & 255;
+  }
+
+  /** Appends a posting; `ord` is larger than every ordinal already in the list. */
+  add(term: number, ord: number, freq: number): void {
+    let p = (ord << FREQ_BITS) | freq;
+    if (freq >= FREQ_MASK) {
+      this.bigFreqs.set(term * MAX_ORDINALS + ord, freq);
+      p = (ord << FREQ_BITS) | FREQ_MASK;
+    }
+    const m = this.meta;
+    const o = term * STRIDE;
+    m[o + COUNT] = (m[o + COUNT] as number) + 1;
+    m[o + DOC_FREQ] = (m[o + DOC_FREQ] as number) + 1;
+    const used = m[o + FILL] as number;
+    if (m[o + HEAD] !== -1) {
+      const t = m[o + TAIL] as number;
+      const lvl = m[o + LEVEL] as number;
+      if (used < (2 << (lvl < MAX_LEVEL ? lvl : MAX_LEVEL)) - 1) {
+        (this.chunks[t >>> CHUNK_BITS] as Int32Array)[(t & CHUNK_MASK) + 1 + used] = p;
+        m[o + FILL] = used + 1;
+        return;
+      }
+      const next = this.alloc(2 << (lvl + 1 < MAX_LEVEL ? lvl + 1 : MAX_LEVEL));
+      (this.chunks[t >>> CHUNK_BITS] as Int32Array)[t & CHUNK_MASK] = next;
+      m[o + LEVEL] = lvl + 1;
+      m[o + TAIL] = next;
+      m[o + FILL] = 1;
+      (this.chunks[next >>> CHUNK_BITS] as Int32Array)[(next & CHUNK_MASK) + 1] = p;
+      return;
+    }
+    const first = this.alloc(2);
+    m[o + HEAD] = first;
+    m[o + TAIL] = first;
+    m[o + LEVEL] = 0;
+    m[o + FILL] = 1;
+    (this.chunks[first >>> CHUNK_BITS] as Int32Array)[(first & CHUNK_MASK) + 1] = p;
+  }
+
+  /** Reserves `size` slots that do not cross a chunk boundary; returns the global offset. */
+  private alloc(size: number): number {
+    let at = this.top;
+    if ((at & CHUNK_MASK) + size > CHUNK_SIZE) at = (at >>> CHUNK_BITS) * CHUNK_SIZE + CHUNK_SIZE;
+    // Offsets are kept in Int32Arrays: one field holds at most 2^31 slots (8 GiB of postings).
+    if (at + size > MAX_POOL) throw new RangeError(`a field holds at most ${MAX_POOL} posting slots`);
+    const c = at >>> CHUNK_BITS;
+    const end = (at & CHUNK_MASK) + size;
+    let chunk = this.chunks[c];
+    if (chunk === undefined) {
+      chunk = new Int32Array(c === 0 ? FIRST_CHUNK : CHUNK_SIZE);
+      this.chunks[c] = chunk;
+    }
+    if (end > chunk.length) {
+      const grown = new Int32Array(Math.min(CHUNK_SIZE, Math.max(end, chunk.length * 2)));
+      grown.set(chunk);
+      this.chunks[c] = grown;
+    }
+    this.top = at + size;
+    return at;
+  }
+
+  /**
+   * Copies the packed postings of a list into `out` (which holds at least `count(term)` slots), in
+   * ordinal order; returns how many were copied.
+   */
+  copyTo(term: number, out: Int32Array): number {
+    const n = this.meta[term * STRIDE + COUNT] as number;
+    let b = this.meta[term * STRIDE + HEAD] as number;
+    let k = 0;
+    let lvl = 0;
+    while (k < n) {
+      const chunk = this.chunks[b >>> CHUNK_BITS] as Int32Array;
+      const at = b & CHUNK_MASK;
+      const cap = (2 << (lvl < MAX_LEVEL ? lvl : MAX_LEVEL)) - 1;
+      const take = n - k < cap ? n - k : cap;
+      if (take === 1) out[k] = chunk[at + 1] as number;
+      else out.set(chunk.subarray(at + 1, at + 1 + take), k);
+      k += take;
+      b = chunk[at] as number;
+      lvl++;
+    }
+    return n;
+  }
+
+  /** The packed postings of a list, in a fresh array. */
+  postings(term: number): Int32Array {
+    const out = new Int32Array(this.count(term));
+    this.copyTo(term, out);
+    return out;
+  }
+
+  /** Frequency of a packed posting of `term`. */
+  freqOf(term: number, packed: number): number {
+    const f = packed & FREQ_MASK;
+    return f === FREQ_MASK ? (this.bigFreqs.get(term * MAX_ORDINALS + (packed >>> FREQ_BITS)) ?? f) : f;
+  }
+
+  /** Everything needed to rebuild this store (plain data for v8.serialize; see index-snapshot.ts). */
+  snapshot(): unknown {
+    return { chunks: this.chunks, top: this.top, meta: this.meta, terms: this.terms, bigFreqs: this.bigFreqs };
+  }
+
+  static restore(data: unknown): PostingStore {
+    const d = data as { chunks: Int32Array[]; top: number; meta: Int32Array<ArrayBuffer>; terms: number; bigFreqs: Map<number, number> };
+    const store = new PostingStore();
+    store.chunks = d.chunks;
+    store.top = d.top;
+    store.meta = d.meta;
+    store.terms = d.terms;
+    for (const [k, v] of d.bigFreqs) store.bigFreqs.set(k, v);
+    return store;
+  }
+
+  /** Approximate bytes held (pool and per-term tables). */
+  get bytes(): number {
+    let n = 0;
+    for (const c of this.chunks) n += c.byteLength;
+    return n + this.meta.byteLength;
+  }
+}

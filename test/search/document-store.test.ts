@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteDocumentStore, type StoredDoc } from '../../src/search/document-store.js';
+
+const doc = (id: string, version = 1, seqNo = 0): StoredDoc => ({ id, version, seqNo, source: `{"id":"${id}","v":${version}}` });
+
+describe('SQLite document store (writes on a worker thread)', () => {
+  let dir: string;
+  let store: SqliteDocumentStore;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'portico-store-'));
+    store = new SqliteDocumentStore(dir, 'async');
+    store.putIndex({ name: 'i', uuid: 'u', createdMs: 1, settings: {}, mappings: {} });
+  });
+  afterEach(() => {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const reopen = (): SqliteDocumentStore => {
+    store.close();
+    store = new SqliteDocumentStore(dir, 'async');
+    return store;
+  };
+
+  it('a transaction reads its own writes and they are stored when it returns', () => {
+    store.transaction(() => {
+      store.putDoc('i', doc('a'));
+      expect(store.getDoc('i', 'a')).toEqual(doc('a'));
+      store.putDoc('i', doc('a', 2, 1));
+      store.putDoc('i', doc('b', 1, 2));
+      store.deleteDoc('i', 'b');
+      expect(store.getDoc('i', 'a')?.version).toBe(2);
+      expect(store.getDoc('i', 'b')).toBeUndefined();
+    });
+    expect(store.getDoc('i', 'a')).toEqual(doc('a', 2, 1));
+    expect(reopen().getDoc('i', 'a')).toEqual(doc('a', 2, 1));
+    expect(store.getDoc('i', 'b')).toBeUndefined();
+    expect(store.listIndices().map((x) => x.name)).toEqual(['i']);
+  });
+
+  it('stores nothing of a transaction that throws', () => {
+    store.putDoc('i', doc('kept'));
+    expect(() =>
+      store.transaction(() => {
+        for (let n = 0; n < 2500; n++) store.putDoc('i', doc(`x${n}`)); // more than one chunk reaches the worker
+        store.deleteDoc('i', 'kept');
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
+    expect(store.getDoc('i', 'x0')).toBeUndefined();
+    expect(store.getDoc('i', 'kept')).toEqual(doc('kept'));
+    const ids: string[] = [];
+    reopen().scanDocs('i', (d) => ids.push(d.id));
+    expect(ids).toEqual(['kept']);
+  });
+
+  it('fails the whole transaction when SQLite refuses a write, and keeps working afterwards', () => {
+    expect(() =>
+      store.transaction(() => {
+        store.putDoc('i', doc('ok'));
+        store.putDoc('i', { ...doc('bad'), id: null as unknown as string }); // NOT NULL
+      }),
+    ).toThrow(/document store write failed/);
+    expect(store.getDoc('i', 'ok')).toBeUndefined();
+    store.putDoc('i', doc('after'));
+    expect(reopen().getDoc('i', 'after')).toEqual(doc('after'));
+    expect(store.getDoc('i', 'ok')).toBeUndefined();
+  });
+
+  it('stores sources of any text, also an empty one and one with the chunk separator', () => {
+    const odd = ['', '{"a":"\u0001"}', 'x\u0001y', '{"b":"é\u{1f600}"}'];
+    store.transaction(() => odd.forEach((source, n) => store.putDoc('i', { id: `o${n}`, version: 1, seqNo: n, source })));
+    reopen();
+    odd.forEach((source, n) => expect(store.getDoc('i', `o${n}`)?.source).toBe(source));
+  });
+
+  it('scans in write order: a re-written document moves to the end', () => {
+    store.transaction(() => ['a', 'b', 'c'].forEach((id, n) => store.putDoc('i', doc(id, 1, n))));
+    store.putDoc('i', doc('a', 2, 3));
+    const ids: string[] = [];
+    store.scanDocs('i', (d) => ids.push(d.id));
+    expect(ids).toEqual(['b', 'c', 'a']);
+  });
+
+  it('deleting an index removes its documents', () => {
+    store.putDoc('i', doc('a'));
+    store.deleteIndex('i');
+    expect(store.getDoc('i', 'a')).toBeUndefined();
+    expect(reopen().listIndices()).toEqual([]);
+  });
+});

@@ -1,0 +1,64 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseDocument } from '../../src/search/document-parser.js';
+import { InvertedIndex } from '../../src/search/inverted-index.js';
+import { Mappings } from '../../src/search/mapping.js';
+import { fastMatchField, matchTopK } from '../../src/search/match-top-k.js';
+import { execute } from '../../src/search/query-exec.js';
+import { parseQuery, type Query } from '../../src/search/query-dsl.js';
+import { ScratchArena } from '../../src/search/scratch-arena.js';
+import { byScore, selectWindow } from '../../src/search/top-k.js';
+
+// matchTopK must give exactly the window, scores, total and max score of the general path
+// (score every term, union, select): skipping documents that cannot enter the window is only
+// allowed to save work.
+const WORDS = ['a', 'b', 'c', 'd', 'e', 'f'];
+
+function build(texts: readonly string[], deleted: readonly number[]): { index: InvertedIndex; mappings: Mappings } {
+  let mappings = Mappings.parse({ properties: { t: { type: 'text' } } });
+  const index = new InvertedIndex();
+  const docs = texts.map((text, i) => {
+    const { doc, mappings: m } = parseDocument({ t: text }, mappings, `d${i}`);
+    mappings = m;
+    index.add(`d${i}`, doc);
+    return doc;
+  });
+  for (const i of deleted) if (i < texts.length) index.remove(i, docs[i] as (typeof docs)[number]);
+  return { index, mappings };
+}
+
+describe('matchTopK', () => {
+  it('equals the general path for any corpus, query, window and total limit', () => {
+    const text = fc.array(fc.constantFrom(...WORDS), { minLength: 0, maxLength: 12 }).map((w) => w.join(' '));
+    fc.assert(
+      fc.property(
+        fc.array(text, { minLength: 1, maxLength: 80 }),
+        fc.array(fc.nat(79), { maxLength: 10 }),
+        fc.array(fc.constantFrom(...WORDS, 'zz'), { minLength: 1, maxLength: 4 }),
+        fc.nat(30),
+        fc.integer({ min: 0, max: 20 }),
+        fc.constantFrom(0, 3, 10, 10_000, Infinity),
+        fc.constantFrom(1, 2.5),
+        (texts, deleted, words, from, size, limit, boost) => {
+          const { index, mappings } = build(texts, deleted);
+          const query = parseQuery({ match: { t: { query: words.join(' '), boost } } }) as Extract<Query, { kind: 'match' }>;
+          const field = fastMatchField(query, mappings, index);
+          expect(field).toBeDefined();
+          const top = matchTopK(query, field as NonNullable<typeof field>, index.live, from, size, limit, new ScratchArena());
+          const arena = new ScratchArena();
+          const hits = execute(query, { arena, indexName: 'i', index, mappings, sourceOf: () => ({}) });
+          const window = selectWindow(hits.length, from, size, byScore(hits.docs, hits.scores));
+          expect(top).toBeDefined();
+          const t = top as NonNullable<typeof top>;
+          expect(Array.from(t.docs)).toEqual(Array.from(window, (i) => hits.docs[i]));
+          expect(Array.from(t.scores)).toEqual(Array.from(window, (i) => hits.scores[i]));
+          expect(t.total > limit ? 'more' : t.total).toEqual(hits.length > limit ? 'more' : hits.length);
+          let max = -Infinity;
+          for (let i = 0; i < hits.length; i++) max = Math.max(max, hits.scores[i] as number);
+          if (from + size > 0) expect(t.maxScore).toBe(max);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});
