@@ -38,6 +38,15 @@ const SOURCE_SEPARATOR = '\u0001';
  */
 const CHUNK_OPS = 200;
 
+/**
+ * How long a blocked commit waits without the worker finishing any chunk before it gives up. The
+ * worker bumps a progress counter after every chunk, so only a worker that is gone (out of memory,
+ * terminated) or stuck in one statement for this long trips it: the commit then fails instead of
+ * freezing the server for good, and every later write fails at once.
+ */
+const STALL_LIMIT_MS = 60_000;
+const WAIT_SLICE_MS = 1_000;
+
 const WORKER_SOURCE = `
 'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
@@ -109,6 +118,7 @@ parentPort.on('message', (m) => {
   try {
     if (m.t === 'ops') {
       if (openError === undefined && failure === undefined) run(m.ops, m.sources, m.count);
+      Atomics.add(flag, 1, 1);
     } else if (m.t === 'commit') end('COMMIT');
     else if (m.t === 'rollback') end('ROLLBACK');
     else if (m.t === 'close') {
@@ -131,12 +141,15 @@ parentPort.on('message', (m) => {
 /** The write connection; every method but `put*`/`delete*` blocks until the worker has answered. */
 export class SqliteWriter {
   private readonly worker: Worker;
-  private readonly flag = new Int32Array(new SharedArrayBuffer(4));
+  /** [0]: set to 1 with each answer; [1]: chunks the worker has finished (its heartbeat). */
+  private readonly flag = new Int32Array(new SharedArrayBuffer(8));
   private readonly reply: MessagePort;
   private ops: unknown[] = [];
   private sources: string[] = [];
   private opCount = 0;
   private closed = false;
+  /** Why the worker can no longer be used (it exited or stopped answering); every call then fails. */
+  private broken: string | undefined;
 
   /** `synchronous`: SQLite's synchronous pragma for the write connection (FULL or NORMAL). */
   constructor(file: string, synchronous: 'FULL' | 'NORMAL') {
@@ -147,6 +160,9 @@ export class SqliteWriter {
       eval: true,
       workerData: { file, synchronous, sqlite, flag: this.flag.buffer, reply: port2 },
       transferList: [port2],
+    });
+    this.worker.on('exit', (code) => {
+      if (!this.closed) this.broken ??= `the document store writer exited (code ${code})`;
     });
     // Neither the worker nor its port keeps the process alive; close() ends it.
     this.worker.unref();
@@ -212,17 +228,40 @@ export class SqliteWriter {
     if (this.closed) return;
     this.closed = true;
     this.ops = [];
-    this.call('close');
-    void this.worker.terminate();
+    try {
+      if (this.broken === undefined) this.call('close');
+    } finally {
+      void this.worker.terminate();
+    }
     this.reply.close();
   }
 
   private call(t: string): void {
+    if (this.broken !== undefined) throw new Error(this.broken);
     Atomics.store(this.flag, 0, 0);
     this.worker.postMessage({ t });
-    Atomics.wait(this.flag, 0, 0);
+    this.awaitAnswer();
     const answer = receiveMessageOnPort(this.reply)?.message as { ok: boolean; message?: string } | undefined;
     if (answer === undefined) throw new Error('the document store writer did not answer');
     if (!answer.ok) throw new Error(`document store write failed: ${answer.message ?? 'unknown error'}`);
+  }
+
+  /** Blocks until the worker answers, as long as it keeps finishing chunks (see STALL_LIMIT_MS). */
+  private awaitAnswer(): void {
+    let progress = Atomics.load(this.flag, 1);
+    let idleMs = 0;
+    while (Atomics.wait(this.flag, 0, 0, WAIT_SLICE_MS) === 'timed-out') {
+      const now = Atomics.load(this.flag, 1);
+      if (now !== progress) {
+        progress = now;
+        idleMs = 0;
+        continue;
+      }
+      idleMs += WAIT_SLICE_MS;
+      if (idleMs >= STALL_LIMIT_MS) {
+        this.broken = `the document store writer stopped answering for ${STALL_LIMIT_MS / 1000} s`;
+        throw new Error(this.broken);
+      }
+    }
   }
 }

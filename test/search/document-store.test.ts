@@ -91,4 +91,15 @@ describe('SQLite document store (writes on a worker thread)', () => {
     expect(store.getDoc('i', 'a')).toBeUndefined();
     expect(reopen().listIndices()).toEqual([]);
   });
+
+  it('a writer thread that is gone fails every later write instead of blocking the server', async () => {
+    store.putDoc('i', doc('before'));
+    const worker = (store as unknown as { writer: { worker: { terminate(): Promise<number> } } }).writer.worker;
+    await worker.terminate();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(() => store.putDoc('i', doc('lost'))).toThrow(/writer exited/);
+    expect(() => store.putDoc('i', doc('lost-again'))).toThrow(/writer exited/);
+    expect(store.getDoc('i', 'before')).toEqual(doc('before'));
+    expect(store.getDoc('i', 'lost')).toBeUndefined();
+  });
 });
