@@ -36,8 +36,14 @@ describe('reference policy (Traefik\'s allowCrossNamespace)', () => {
     expect(routeRefusal(strict, 'app', route, 'IngressRoute')).toBe('middleware infra/m is not in the IngressRoute namespace app');
     expect(routeRefusal(strict, 'app', route, 'IngressRouteUDP')).toBe('udp service infra/web is not in the parent resource namespace app');
     expect(routeRefusal(open, 'app', route, 'IngressRoute')).toBeUndefined();
-    expect(middlewareRefusal(strict, 'app', 'chain', { middlewares: [{ name: 'm', namespace: 'infra' }] })).toBe('middleware infra/m is not in the IngressRoute namespace app');
-    expect(middlewareRefusal(strict, 'app', 'errors', { service: { name: 'web', namespace: 'infra' } })).toBe('service infra/web not in the parent resource namespace app');
+    // Traefik's chain builder never checks its members' namespaces (nor the @kubernetescrd form).
+    expect(middlewareRefusal(strict, 'app', 'chain', { middlewares: [{ name: 'm', namespace: 'infra' }, { name: 'infra-m@kubernetescrd' }] })).toBeUndefined();
+    // The errors service goes through Traefik's load balancer builder, whose text this is.
+    expect(middlewareRefusal(strict, 'app', 'errors', { service: { name: 'web', namespace: 'infra' } }))
+      .toBe('load balancer service infra/web is not in the parent resource namespace app');
+    expect(middlewareRefusal(strict, 'app', 'errors', { service: { name: 'web', serversTransport: 'infra-t@kubernetescrd' } }))
+      .toBe('invalid reference to serversTransport infra-t@kubernetescrd: namespace-name@kubernetescrd format is not allowed when crossnamespace is disallowed');
+    expect(middlewareRefusal(open, 'app', 'errors', { service: { name: 'web', namespace: 'infra' } })).toBeUndefined();
     expect(middlewareRefusal(strict, 'app', 'headers', { customRequestHeaders: {} })).toBeUndefined();
   });
 });
