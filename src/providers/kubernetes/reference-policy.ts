@@ -88,7 +88,11 @@ export function tlsOptionRefusal(policy: ReferencePolicy, parentNs: string, opti
   return `TLSOption ${namespace}/${name} is not in the ${routeKind} namespace ${parentNs}`;
 }
 
-/** The first reference of a route the policy refuses: Traefik then skips the whole route. */
+/**
+ * The first reference of a route the policy refuses, for which Traefik skips the whole route: its
+ * middlewares, and for an IngressRoute its services. A refused IngressRouteTCP/UDP service entry
+ * is not one: Traefik skips that entry only (`l4ServiceRefusal`) and still builds the router.
+ */
 export function routeRefusal(policy: ReferencePolicy, parentNs: string, route: Record<string, unknown>, kind: RouteKind | 'IngressRouteUDP'): string | undefined {
   if (policy.allowCrossNamespace) return undefined;
   if (kind !== 'IngressRouteUDP' && Array.isArray(route.middlewares)) {
@@ -97,8 +101,9 @@ export function routeRefusal(policy: ReferencePolicy, parentNs: string, route: R
       if (refusal) return refusal;
     }
   }
+  if (kind !== 'IngressRoute') return undefined;
   for (const s of Array.isArray(route.services) ? route.services.filter(isRecord) : []) {
-    const refusal = kind === 'IngressRoute' ? httpServiceRefusal(policy, parentNs, s) : l4ServiceRefusal(policy, parentNs, s, kind === 'IngressRouteTCP' ? 'tcp' : 'udp');
+    const refusal = httpServiceRefusal(policy, parentNs, s);
     if (refusal) return refusal;
   }
   return undefined;
