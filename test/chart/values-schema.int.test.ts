@@ -37,6 +37,10 @@ const SCHEMA_CASES: readonly BadCase[] = [
   { name: 'extra args that are not flags', set: { 'server.extraArgs': ['serve'] }, says: ['/server/extraArgs/0'] },
   { name: 'a route prefix without a leading slash', set: { 'server.pushgateway.routePrefix': 'pushgateway' }, says: ['/server/pushgateway/routePrefix'] },
   { name: 'a published service without its namespace', set: { 'operator.ingressEndpoint.publishedService': 'portico' }, says: ['/operator/ingressEndpoint/publishedService'] },
+  // The operator refuses these at start (--operator.ingress-endpoint.*): the chart must refuse them first.
+  { name: 'an ingress endpoint IP that is not one', set: { 'operator.ingressEndpoint.ip': '300.1.2.3' }, says: ['/operator/ingressEndpoint/ip'] },
+  { name: 'an ingress endpoint hostname that is an IP', set: { 'operator.ingressEndpoint.hostname': '203.0.113.7' }, says: ['/operator/ingressEndpoint/hostname'] },
+  { name: 'an ingress endpoint hostname with an empty label', set: { 'operator.ingressEndpoint.hostname': 'lb..example.com' }, says: ['/operator/ingressEndpoint/hostname'] },
 ];
 
 const TEMPLATE_CASES: readonly BadCase[] = [

@@ -10,7 +10,8 @@ import { matchesLabels, parseLabelSelector, type LabelSelector } from '../../src
  *   cluster-wide; GET (list with `limit`/`continue`/`labelSelector`/`fieldSelector`), POST, PUT (optimistic
  *   concurrency: 409 on a stale `metadata.resourceVersion`), PATCH (JSON merge patch), DELETE;
  * - one global resourceVersion, bumped per write; `metadata.generation` bumped on spec changes;
- * - the `/status` subresource for the CRD kinds (the main resource ignores `status`);
+ * - the `/status` subresource for the CRD kinds (the main resource ignores `status`); an Ingress
+ *   status keeps only IngressLoadBalancerIngress's fields, as the real server does;
  * - watches: `?watch=1&resourceVersion=…&allowWatchBookmarks=true&timeoutSeconds=…` answered with
  *   a chunked stream of JSON lines (ADDED/MODIFIED/DELETED/BOOKMARK/ERROR), replaying history
  *   after the given resourceVersion; a resourceVersion older than the compacted history gets an
@@ -121,6 +122,18 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
     else out[k] = mergePatch(out[k], v);
   }
   return out;
+}
+
+/**
+ * An Ingress status as the real server stores it: `loadBalancer.ingress` entries keep only the
+ * fields of IngressLoadBalancerIngress (`ip`, `hostname`, `ports`); others (a Service's `ipMode`)
+ * are dropped, as unknown fields are.
+ */
+function ingressStatusAsStored(st: unknown): unknown {
+  const lb = (st as { loadBalancer?: { ingress?: unknown } } | undefined)?.loadBalancer;
+  if (!Array.isArray(lb?.ingress)) return st;
+  const ingress = (lb.ingress as Record<string, unknown>[]).map((e) => Object.fromEntries(Object.entries(e).filter(([k]) => ['ip', 'hostname', 'ports'].includes(k))));
+  return { ...(st as Record<string, unknown>), loadBalancer: { ...lb, ingress } };
 }
 
 function status(code: number, reason: string, message: string): Obj {
@@ -518,7 +531,7 @@ export class FakeKubeApiServer {
         next = mergePatch(existing, body) as Obj;
       }
       next.metadata = { ...existing.metadata, ...(next.metadata ?? {}), name: existing.metadata.name, namespace: existing.metadata.namespace };
-      if (sub === 'status') next = { ...clone(existing), status: next.status };
+      if (sub === 'status') next = { ...clone(existing), status: d.kind === 'Ingress' ? ingressStatusAsStored(next.status) : next.status };
       else if (d.statusSubresource) next.status = existing.status;
       return this.reply(res, 200, this.write(d, 'MODIFIED', next, existing));
     }

@@ -50,7 +50,7 @@ export function addHttpLoadBalancer(out: ConfigBuilder, view: ClusterView, polic
   const namespace = str(spec.namespace) ?? ns;
   const resolved = resolveHttpServers(view, {
     namespace, name, port: portOf(spec), scheme: str(spec.scheme), nativeLB: spec.nativeLB === true,
-    allowExternalName: policy.allowExternalNameServices,
+    allowExternalName: policy.allowExternalNameServices, externalNameAnyPort: true,
   });
   if (resolved.error) {
     problems.push({ kind: 'refs', reason: resolved.error.reason, message: resolved.error.message });
@@ -105,6 +105,7 @@ function resolveL4Entry(view: ClusterView, policy: ReferencePolicy, ns: string, 
   }
   const resolved = resolveAddresses(view, {
     namespace: str(spec.namespace) ?? ns, name, port: portOf(spec), nativeLB: spec.nativeLB === true, allowExternalName: policy.allowExternalNameServices,
+    externalNameAnyPort: true,
   });
   if (resolved.error) {
     problems.push({ kind: 'refs', reason: resolved.error.reason, message: resolved.error.message });

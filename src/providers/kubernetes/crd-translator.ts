@@ -14,7 +14,7 @@ import type { TranslationMemo } from './translation-memo.js';
 import { claim, conditions, mergeObject, ObjectContext, refOf, resolvePending, type ObjectResult } from './crd-object-context.js';
 import { ConfigBuilder, type ObjectStatus, type OperatorEvent, type Problem } from './translation-types.js';
 import {
-  httpServiceRefusal, middlewareRefusal, REF_NOT_PERMITTED, routeRefusal, tlsOptionRefusal, type ReferencePolicy,
+  httpServiceRefusal, l4ServiceRefusal, middlewareRefusal, REF_NOT_PERMITTED, routeRefusal, tlsOptionRefusal, type ReferencePolicy,
 } from './reference-policy.js';
 import { authUsers } from './secret-credentials.js';
 
@@ -177,15 +177,19 @@ class CrdTranslation {
       const mws = middlewareRefs(ctx, route.middlewares, 'tcpMiddlewares');
       if (mws) rt.middlewares = mws;
       const services = Array.isArray(route.services) ? route.services.filter(isRecord) as LoadBalancerSpec[] : [];
+      // As in Traefik, a refused entry is left out and the router is still built: with one entry
+      // it then points at a service that does not exist, which the API shows as its error.
+      const allowed = (s: LoadBalancerSpec) => !this.refused(ctx, l4ServiceRefusal(this.inputs.policy, ctx.ns, s, 'tcp'));
       if (services.length === 0) ctx.accept('InvalidSpec', `spec.routes[${i}].services is empty`);
-      else if (services.length === 1) addTcpLoadBalancer(this.out, this.inputs.view, this.inputs.policy, ctx.ns, services[0] as LoadBalancerSpec, key, ctx.problems);
-      else {
-        const children = services.map((s) => {
+      else if (services.length === 1) {
+        if (allowed(services[0] as LoadBalancerSpec)) addTcpLoadBalancer(this.out, this.inputs.view, this.inputs.policy, ctx.ns, services[0] as LoadBalancerSpec, key, ctx.problems);
+      } else {
+        const children = services.filter(allowed).map((s) => {
           const child = l4ChildKey(key, s);
           addTcpLoadBalancer(this.out, this.inputs.view, this.inputs.policy, ctx.ns, s, child, ctx.problems);
           return { name: child, weight: weightOf(s) };
         });
-        this.out.tcpServices[key] ??= { weighted: { services: children } };
+        if (children.length > 0) this.out.tcpServices[key] ??= { weighted: { services: children } };
       }
       if (services.length > 0) rt.service = key;
       rt.rule = match;
@@ -205,14 +209,17 @@ class CrdTranslation {
       if (this.refused(ctx, routeRefusal(this.inputs.policy, ctx.ns, route, 'IngressRouteUDP'))) return;
       const services = Array.isArray(route.services) ? route.services.filter(isRecord) as LoadBalancerSpec[] : [];
       if (services.length === 0) return ctx.accept('InvalidSpec', `spec.routes[${i}].services is empty`);
-      if (services.length === 1) addUdpLoadBalancer(this.out, this.inputs.view, this.inputs.policy, ctx.ns, services[0] as LoadBalancerSpec, key, ctx.problems);
-      else {
-        const children = services.map((s) => {
+      // A refused entry is left out, the router kept (as for TCP above).
+      const allowed = (s: LoadBalancerSpec) => !this.refused(ctx, l4ServiceRefusal(this.inputs.policy, ctx.ns, s, 'udp'));
+      if (services.length === 1) {
+        if (allowed(services[0] as LoadBalancerSpec)) addUdpLoadBalancer(this.out, this.inputs.view, this.inputs.policy, ctx.ns, services[0] as LoadBalancerSpec, key, ctx.problems);
+      } else {
+        const children = services.filter(allowed).map((s) => {
           const child = l4ChildKey(key, s);
           addUdpLoadBalancer(this.out, this.inputs.view, this.inputs.policy, ctx.ns, s, child, ctx.problems);
           return { name: child, weight: weightOf(s) };
         });
-        this.out.udpServices[key] ??= { weighted: { services: children } };
+        if (children.length > 0) this.out.udpServices[key] ??= { weighted: { services: children } };
       }
       claim(ctx, this.out, 'udpRouters', key, { ...(entryPoints ? { entryPoints } : {}), service: key }, 'UDP router');
     });

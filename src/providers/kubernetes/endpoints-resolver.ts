@@ -27,7 +27,7 @@ export interface MemoEntry {
 function memoized<S>(view: ClusterView, kind: string, ref: BackendRef, compute: () => ResolvedServers<S>): ResolvedServers<S> {
   const memo = view.memo;
   if (!memo) return compute();
-  const key = `${kind}|${ref.namespace}|${ref.name}|${String(ref.port)}|${ref.scheme ?? ''}|${ref.nativeLB === true ? 1 : 0}|${ref.allowExternalName === false ? 0 : 1}`;
+  const key = `${kind}|${ref.namespace}|${ref.name}|${String(ref.port)}|${ref.scheme ?? ''}|${ref.nativeLB === true ? 1 : 0}|${ref.allowExternalName === false ? 0 : 1}|${ref.externalNameAnyPort === true ? 1 : 0}`;
   const service = view.service(ref.namespace, ref.name);
   const slices = view.endpointSlices(ref.namespace, ref.name);
   const hit = memo.get(key);
@@ -64,6 +64,12 @@ export interface BackendRef {
   readonly nativeLB?: boolean;
   /** False refuses ExternalName Services (Traefik's `allowExternalNameServices`); default true. */
   readonly allowExternalName?: boolean;
+  /**
+   * A numeric port an ExternalName Service does not declare (such Services often declare none) is
+   * used as given, as Traefik's CRD provider does; its Ingress provider requires a declared port.
+   * Default false.
+   */
+  readonly externalNameAnyPort?: boolean;
 }
 
 function findPort(service: Service, port: string | number | undefined): ServicePort | undefined {
@@ -121,15 +127,22 @@ function resolveEndpoints(view: ClusterView, ref: BackendRef, service: Service, 
   return out;
 }
 
+function undeclaredExternalNamePort(service: Service, ref: BackendRef): ServicePort | undefined {
+  if (ref.externalNameAnyPort !== true || service.spec?.type !== 'ExternalName') return undefined;
+  const n = typeof ref.port === 'number' ? ref.port : typeof ref.port === 'string' && /^\d+$/.test(ref.port) ? Number(ref.port) : 0;
+  return n > 0 && n <= 65535 ? { port: n } : undefined;
+}
+
 function lookup(view: ClusterView, ref: BackendRef): { service: Service; port: ServicePort } | BackendError {
   const service = view.service(ref.namespace, ref.name);
   if (!service) return { reason: 'ServiceNotFound', message: `service ${ref.namespace}/${ref.name} not found` };
-  const port = findPort(service, ref.port);
-  if (!port) {
-    return { reason: 'PortNotFound', message: `service port ${describePort(ref.port)} not found in service ${ref.namespace}/${ref.name}` };
-  }
+  // Before the port, as Traefik does: an ExternalName Service often declares no port at all.
   if (service.spec?.type === 'ExternalName' && ref.allowExternalName === false) {
     return { reason: 'ExternalNameNotAllowed', message: `externalName services not allowed: ${ref.namespace}/${ref.name}` };
+  }
+  const port = findPort(service, ref.port) ?? undeclaredExternalNamePort(service, ref);
+  if (!port) {
+    return { reason: 'PortNotFound', message: `service port ${describePort(ref.port)} not found in service ${ref.namespace}/${ref.name}` };
   }
   return { service, port };
 }

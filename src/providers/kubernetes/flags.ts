@@ -1,4 +1,10 @@
-import { flag } from '../../config/flag-types.js';
+import { flag, type FlagSpec } from '../../config/flag-types.js';
+import { parseEndpointHostname, parseEndpointIp } from './ingress-status.js';
+
+/** A string flag, default '', checked when the configuration is read. */
+function validatedString(help: string, parse: (raw: string) => string): FlagSpec<string> {
+  return { ...flag.string('', help), parse };
+}
 
 /** Operator (`portico operator`) flags. */
 export const operatorFlags = {
@@ -23,7 +29,7 @@ export const operatorFlags = {
   'operator.allow-cross-namespace': flag.boolean(false, 'Let CRD objects reference Services, Middlewares, TraefikServices and TLSOptions in other namespaces (Traefik\'s allowCrossNamespace)'),
   'operator.allow-external-name-services': flag.boolean(false, 'Accept ExternalName Services as backends (Traefik\'s allowExternalNameServices); refused backends show an error on their router'),
   'operator.allow-empty-services': flag.boolean(false, 'Give a Service without endpoints a load balancer with no servers (Traefik\'s allowEmptyServices); else its router shows an error'),
-  'operator.ingress-endpoint.ip': flag.string('', 'IP written to status.loadBalancer.ingress of the Ingresses served (Traefik\'s ingressEndpoint.ip)'),
-  'operator.ingress-endpoint.hostname': flag.string('', 'Hostname written to status.loadBalancer.ingress of the Ingresses served (ingressEndpoint.hostname)'),
+  'operator.ingress-endpoint.ip': validatedString('IP written to status.loadBalancer.ingress of the Ingresses served (Traefik\'s ingressEndpoint.ip)', parseEndpointIp),
+  'operator.ingress-endpoint.hostname': validatedString('Hostname written to status.loadBalancer.ingress of the Ingresses served (ingressEndpoint.hostname)', parseEndpointHostname),
   'operator.ingress-endpoint.published-service': flag.string('', 'Service <namespace>/<name> whose load balancer status (else cluster IP) is copied to the Ingresses served; wins over ip and hostname'),
 };

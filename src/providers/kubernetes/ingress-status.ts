@@ -1,4 +1,6 @@
+import { isIP } from 'node:net';
 import type { Logger } from 'pino';
+import { ConfigError } from '../../config/flag-types.js';
 import type { KubeApi } from './kube-client.js';
 import { isRecord, type KubeObject, type Service } from './kube-objects.js';
 import type { ObjectRef } from './translation-types.js';
@@ -22,16 +24,48 @@ export interface IngressEndpoint {
   readonly publishedService: string;
 }
 
+/**
+ * One entry of an Ingress's `status.loadBalancer.ingress` (networking.k8s.io/v1
+ * IngressLoadBalancerIngress): `ip`, `hostname` and `ports` only. A Service's entries also carry
+ * `ipMode` (Kubernetes 1.29+, set on every LoadBalancer IP from 1.30); the Ingress type has no
+ * such field, so the API server drops it and it must not be written or compared.
+ */
 export interface LoadBalancerIngress {
   readonly ip?: string;
   readonly hostname?: string;
-  readonly ipMode?: string;
-  readonly ports?: readonly unknown[];
+  readonly ports?: readonly PortStatus[];
+}
+
+/** IngressPortStatus: the port, its protocol, and the error the load balancer reports for it, if any. */
+export interface PortStatus {
+  readonly port: number;
+  readonly protocol: string;
+  readonly error?: string;
 }
 
 /** True when at least one option is set (otherwise Ingress status is left alone). */
 export function ingressEndpointEnabled(e: IngressEndpoint): boolean {
   return e.ip !== '' || e.hostname !== '' || e.publishedService !== '';
+}
+
+/**
+ * `--operator.ingress-endpoint.ip`: '' or an IPv4/IPv6 address. The API server refuses anything
+ * else in an Ingress status, so a bad value is refused at start, not by every status PATCH.
+ */
+export function parseEndpointIp(raw: string): string {
+  if (raw !== '' && isIP(raw) === 0) throw new ConfigError(`"${raw}" is not an IP address`);
+  return raw;
+}
+
+/** A DNS-1123 subdomain, as the API server requires of an Ingress status hostname. */
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** `--operator.ingress-endpoint.hostname`: '' or a DNS name (lower case, at most 253 characters, not an IP). */
+export function parseEndpointHostname(raw: string): string {
+  if (raw !== '' && (raw.length > 253 || !DNS_SUBDOMAIN.test(raw) || isIP(raw) !== 0)) {
+    throw new ConfigError(`"${raw}" is not a DNS hostname (lower case, e.g. lb.example.com)`);
+  }
+  return raw;
 }
 
 /** `<namespace>/<name>` split, or an error text naming the bad value (Traefik's wording). */
@@ -43,18 +77,31 @@ export function parsePublishedService(value: string): { namespace: string; name:
   return { namespace: parts[0] as string, name: parts[1] as string };
 }
 
-function lbIngressOf(svc: Service): LoadBalancerIngress[] {
-  const status = svc.status;
+/**
+ * A `status.loadBalancer.ingress` list (a Service's or an Ingress's) as the Ingress API stores it:
+ * known fields only, in the API's field order, empty values left out. Used both to build what is
+ * written and to read what an Ingress shows, so the comparison sees what the server keeps.
+ */
+function lbIngressList(status: unknown): LoadBalancerIngress[] {
   const lb = isRecord(status) && isRecord(status.loadBalancer) ? status.loadBalancer : undefined;
   const list = lb && Array.isArray(lb.ingress) ? lb.ingress.filter(isRecord) : [];
   return list.map((e) => {
-    const out: { ip?: string; hostname?: string; ipMode?: string; ports?: unknown[] } = {};
+    const out: { ip?: string; hostname?: string; ports?: PortStatus[] } = {};
     if (typeof e.ip === 'string' && e.ip !== '') out.ip = e.ip;
     if (typeof e.hostname === 'string' && e.hostname !== '') out.hostname = e.hostname;
-    if (typeof e.ipMode === 'string') out.ipMode = e.ipMode;
-    if (Array.isArray(e.ports) && e.ports.length > 0) out.ports = e.ports;
+    const ports = Array.isArray(e.ports) ? e.ports.filter(isRecord).map(portStatus) : [];
+    if (ports.length > 0) out.ports = ports;
     return out;
   });
+}
+
+function portStatus(p: Record<string, unknown>): PortStatus {
+  const out: { port: number; protocol: string; error?: string } = {
+    port: typeof p.port === 'number' ? p.port : 0,
+    protocol: typeof p.protocol === 'string' ? p.protocol : '',
+  };
+  if (typeof p.error === 'string' && p.error !== '') out.error = p.error;
+  return out;
 }
 
 /**
@@ -71,17 +118,16 @@ export function desiredAddresses(endpoint: IngressEndpoint, service: (namespace:
   if ('error' in ref) return { error: ref.error };
   const svc = service(ref.namespace, ref.name);
   if (!svc) return { error: `missing service: ${endpoint.publishedService}` };
-  const lb = lbIngressOf(svc);
+  const lb = lbIngressList(svc.status);
   if (lb.length > 0) return { addresses: lb };
   const clusterIP = svc.spec?.clusterIP;
   if (clusterIP && clusterIP !== 'None') return { addresses: [{ ip: clusterIP }] };
   return {};
 }
 
-function sameAddresses(current: unknown, desired: readonly LoadBalancerIngress[]): boolean {
-  const status = current as { loadBalancer?: { ingress?: unknown } } | undefined;
-  const list = Array.isArray(status?.loadBalancer?.ingress) ? status.loadBalancer.ingress : [];
-  return JSON.stringify(list) === JSON.stringify(desired);
+/** True when an Ingress's `status` already shows `desired` (compared as the API stores both). */
+export function showsAddresses(status: unknown, desired: readonly LoadBalancerIngress[]): boolean {
+  return JSON.stringify(lbIngressList(status)) === JSON.stringify(lbIngressList({ loadBalancer: { ingress: desired } }));
 }
 
 export interface IngressStatusDeps {
@@ -140,7 +186,7 @@ export class IngressStatusWriter {
     if (addresses === undefined) return 0;
     const todo = served.filter((ref) => {
       const obj = this.deps.current(ref);
-      return obj !== undefined && !sameAddresses(obj.status, addresses);
+      return obj !== undefined && !showsAddresses(obj.status, addresses);
     });
     let written = 0;
     let next = 0;

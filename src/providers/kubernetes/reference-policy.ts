@@ -5,8 +5,9 @@ import { CRD_PROVIDER } from './naming.js';
  * Traefik's reference options (providers.kubernetesCRD / providers.kubernetesIngress), with its
  * defaults (all off) and its error texts:
  * - `allowCrossNamespace`: a CRD object may reference Services, TraefikServices, Middlewares and
- *   TLSOptions in other namespaces; without it such a route (or middleware, or TraefikService) is
- *   not built, as in Traefik, and the object's `ResolvedRefs` condition says why;
+ *   TLSOptions in other namespaces; without it such a route (or errors middleware, or
+ *   TraefikService) is not built, as in Traefik, and the object's `ResolvedRefs` condition says
+ *   why. A chain's members are never checked, as in Traefik;
  * - `allowExternalNameServices`: ExternalName Services may be backends; without it the backend is
  *   refused like a missing Service (no service record, so the router shows the error);
  * - `allowEmptyServices`: a Service without endpoints still gets a load balancer with no servers;
@@ -87,7 +88,11 @@ export function tlsOptionRefusal(policy: ReferencePolicy, parentNs: string, opti
   return `TLSOption ${namespace}/${name} is not in the ${routeKind} namespace ${parentNs}`;
 }
 
-/** The first reference of a route the policy refuses: Traefik then skips the whole route. */
+/**
+ * The first reference of a route the policy refuses, for which Traefik skips the whole route: its
+ * middlewares, and for an IngressRoute its services. A refused IngressRouteTCP/UDP service entry
+ * is not one: Traefik skips that entry only (`l4ServiceRefusal`) and still builds the router.
+ */
 export function routeRefusal(policy: ReferencePolicy, parentNs: string, route: Record<string, unknown>, kind: RouteKind | 'IngressRouteUDP'): string | undefined {
   if (policy.allowCrossNamespace) return undefined;
   if (kind !== 'IngressRouteUDP' && Array.isArray(route.middlewares)) {
@@ -96,22 +101,26 @@ export function routeRefusal(policy: ReferencePolicy, parentNs: string, route: R
       if (refusal) return refusal;
     }
   }
+  if (kind !== 'IngressRoute') return undefined;
   for (const s of Array.isArray(route.services) ? route.services.filter(isRecord) : []) {
-    const refusal = kind === 'IngressRoute' ? httpServiceRefusal(policy, parentNs, s) : l4ServiceRefusal(policy, parentNs, s, kind === 'IngressRouteTCP' ? 'tcp' : 'udp');
+    const refusal = httpServiceRefusal(policy, parentNs, s);
     if (refusal) return refusal;
   }
   return undefined;
 }
 
-/** A chain's middlewares and an errors middleware's service follow the same rules as routes. */
+/**
+ * Why a Middleware's own references are refused. Only an errors middleware's service is checked,
+ * with the text of Traefik's load balancer builder (`buildServersLB`), which it goes through.
+ * A chain's members are not: Traefik's chain builder turns them into `ns-name` without any
+ * namespace check (with or without `allowCrossNamespace`), and the routes using the chain are
+ * judged on their own references only.
+ */
 export function middlewareRefusal(policy: ReferencePolicy, parentNs: string, kind: string, options: Record<string, unknown>): string | undefined {
-  if (policy.allowCrossNamespace) return undefined;
-  if (kind === 'chain' && Array.isArray(options.middlewares)) {
-    for (const m of options.middlewares) {
-      const refusal = middlewareRefRefusal(policy, parentNs, m, 'IngressRoute');
-      if (refusal) return refusal;
-    }
-  }
-  if (kind === 'errors' && isRecord(options.service)) return httpServiceRefusal(policy, parentNs, options.service);
-  return undefined;
+  if (policy.allowCrossNamespace || kind !== 'errors' || !isRecord(options.service)) return undefined;
+  const spec = options.service;
+  const name = str(spec.name) ?? '';
+  const namespace = str(spec.namespace) ?? '';
+  if (namespace !== '' && namespace !== parentNs) return `load balancer service ${namespace}/${name} is not in the parent resource namespace ${parentNs}`;
+  return serversTransportRefusal(spec);
 }

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Service } from '../../../src/providers/kubernetes/kube-objects.js';
-import { desiredAddresses, ingressEndpointEnabled, parsePublishedService } from '../../../src/providers/kubernetes/ingress-status.js';
+import pino from 'pino';
+import { operatorFlags } from '../../../src/providers/kubernetes/flags.js';
+import type { KubeApi } from '../../../src/providers/kubernetes/kube-client.js';
+import {
+  desiredAddresses, ingressEndpointEnabled, IngressStatusWriter, parseEndpointHostname, parseEndpointIp, parsePublishedService, showsAddresses,
+} from '../../../src/providers/kubernetes/ingress-status.js';
 
 const none = { ip: '', hostname: '', publishedService: '' };
 const svc = (spec: Service['spec'], status?: unknown): Service => ({ metadata: { name: 'p', namespace: 'ns' }, spec, ...(status !== undefined ? { status } : {}) });
@@ -20,7 +25,8 @@ describe('ingress endpoint', () => {
   it('copies a published Service\'s load balancer ingress (it wins over ip), else its cluster IP', () => {
     const e = { ip: '192.0.2.1', hostname: '', publishedService: 'ns/p' };
     const lb = svc({ type: 'LoadBalancer', clusterIP: '10.0.0.1' }, { loadBalancer: { ingress: [{ ip: '198.51.100.4', ports: [] }, { hostname: 'x.elb.test', ipMode: 'Proxy' }] } });
-    expect(desiredAddresses(e, () => lb)).toEqual({ addresses: [{ ip: '198.51.100.4' }, { hostname: 'x.elb.test', ipMode: 'Proxy' }] });
+    // ipMode is a Service field only: the Ingress API has none, so it is not written.
+    expect(desiredAddresses(e, () => lb)).toEqual({ addresses: [{ ip: '198.51.100.4' }, { hostname: 'x.elb.test' }] });
     expect(desiredAddresses(e, () => svc({ clusterIP: '10.0.0.1' }, { loadBalancer: {} }))).toEqual({ addresses: [{ ip: '10.0.0.1' }] });
     expect(desiredAddresses(e, () => svc({ clusterIP: 'None' }))).toEqual({});
   });
@@ -30,5 +36,70 @@ describe('ingress endpoint', () => {
     expect(parsePublishedService('a/b/c')).toEqual({ error: "invalid publishedService format (expected 'namespace/service' format): a/b/c" });
     expect(parsePublishedService('/b')).toHaveProperty('error');
     expect(parsePublishedService('a/b')).toEqual({ namespace: 'a', name: 'b' });
+  });
+
+  it('compares with what the Ingress API keeps: no ipMode, ports in the API\'s field order', () => {
+    const stored = { loadBalancer: { ingress: [{ ip: '198.51.100.4', ports: [{ port: 443, protocol: 'TCP' }] }] } };
+    expect(showsAddresses(stored, [{ ip: '198.51.100.4', ports: [{ protocol: 'TCP', port: 443 } as { port: number; protocol: string }] }])).toBe(true);
+    expect(showsAddresses(stored, [{ ip: '198.51.100.5' }])).toBe(false);
+    expect(showsAddresses(undefined, [])).toBe(true);
+  });
+});
+
+describe('IngressStatusWriter', () => {
+  // A published LoadBalancer Service on Kubernetes 1.30+: every IP entry carries ipMode.
+  const published: Service = {
+    metadata: { name: 'portico', namespace: 'ops' }, spec: { type: 'LoadBalancer', clusterIP: '10.0.0.9' },
+    status: { loadBalancer: { ingress: [{ ip: '198.51.100.4', ipMode: 'VIP', ports: [{ port: 80, protocol: 'TCP' }] }] } },
+  };
+  const ref = { group: 'networking.k8s.io', version: 'v1', plural: 'ingresses', kind: 'Ingress', namespace: 'app', name: 'web' };
+
+  function setup() {
+    // The Ingress as the API server stores it: ipMode is not an Ingress field, so it is dropped.
+    let stored: unknown = {};
+    const patches: unknown[] = [];
+    const api: KubeApi = {
+      request: (method, _path, options) => {
+        if (method !== 'PATCH') throw new Error(`unexpected ${method}`);
+        patches.push(options?.body);
+        const body = options?.body as { status: { loadBalancer: { ingress: Record<string, unknown>[] } } };
+        stored = { loadBalancer: { ingress: body.status.loadBalancer.ingress.map(({ ipMode: _dropped, ...kept }) => kept) } };
+        return Promise.resolve({ status: 200, body: {} });
+      },
+      watch: () => Promise.reject(new Error('no watch')),
+    };
+    const writer = new IngressStatusWriter({ ip: '', hostname: '', publishedService: 'ops/portico' }, {
+      api, logger: pino({ level: 'silent' }), now: () => 0,
+      current: () => ({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { namespace: 'app', name: 'web' }, status: stored }),
+      cachedService: () => published, watchesNamespace: () => true,
+    });
+    return { writer, patches };
+  }
+
+  it('writes a published Service\'s address once, not again on every pass', async () => {
+    const { writer, patches } = setup();
+    expect(await writer.write([ref])).toBe(1);
+    expect(patches).toEqual([{ status: { loadBalancer: { ingress: [{ ip: '198.51.100.4', ports: [{ port: 80, protocol: 'TCP' }] }] } } }]);
+    expect(await writer.write([ref])).toBe(0);
+    expect(await writer.write([ref])).toBe(0);
+    expect(patches).toHaveLength(1);
+  });
+});
+
+describe('ingress endpoint flags', () => {
+  it('accept what the API server accepts in an Ingress status, and nothing else', () => {
+    for (const ok of ['', '192.0.2.1', '2001:db8::1']) expect(parseEndpointIp(ok)).toBe(ok);
+    for (const bad of ['lb.example.com', '192.0.2.300', ' 192.0.2.1']) expect(() => parseEndpointIp(bad)).toThrow(`"${bad}" is not an IP address`);
+    for (const ok of ['', 'lb.example.com', 'x-1.elb.test']) expect(parseEndpointHostname(ok)).toBe(ok);
+    for (const bad of ['LB.example.com', 'lb_1.test', '-lb.test', '192.0.2.1', 'http://lb.test', `${'a'.repeat(250)}.test`]) {
+      expect(() => parseEndpointHostname(bad)).toThrow(`"${bad}" is not a DNS hostname`);
+    }
+  });
+
+  it('are checked when the configuration is read', () => {
+    expect(() => operatorFlags['operator.ingress-endpoint.ip'].parse('lb.example.com')).toThrow('is not an IP address');
+    expect(() => operatorFlags['operator.ingress-endpoint.hostname'].parse('203.0.113.7')).toThrow('is not a DNS hostname');
+    expect(operatorFlags['operator.ingress-endpoint.ip'].defaultText).toBe('');
+    expect(operatorFlags['operator.ingress-endpoint.ip'].kind).toBe('string');
   });
 });

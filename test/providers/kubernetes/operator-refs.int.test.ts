@@ -177,6 +177,26 @@ describe('operator: secrets, Ingress status and reference options', () => {
     expect(lb()).toEqual([{ ip: '198.51.100.1' }, { hostname: 'lb.example.net' }]);
   });
 
+  it('does not re-write a published address whose Service entry carries ipMode (Kubernetes 1.30+)', async () => {
+    const published: Obj = {
+      apiVersion: 'v1', kind: 'Service', metadata: { name: 'portico', namespace: 'portico' }, spec: { type: 'LoadBalancer', clusterIP: '10.96.0.99' },
+      status: { loadBalancer: { ingress: [{ ip: '198.51.100.1', ipMode: 'VIP' }] } },
+    };
+    kube.applyAll([svc, slice, published, ingress('web', 'a.test')]);
+    start(['--operator.ingress-endpoint.published-service', 'portico/portico']);
+    const lb = () => kube.get('networking.k8s.io/v1', 'Ingress', 'default', 'web')?.status?.loadBalancer?.ingress;
+    await eventually(() => lb()?.[0]?.ip === '198.51.100.1', 5000, 'load balancer status');
+    expect(lb()).toEqual([{ ip: '198.51.100.1' }]);
+    const patches = kube.count('PATCH Ingress/status');
+    // Each change makes a status pass; the Ingress already shows the address, so none writes.
+    kube.apply(ingress('web', 'c.test'));
+    await eventually(() => http('kubernetes')?.routers?.['default-web-c-test'], 5000, 'changed ingress delivered');
+    kube.apply(ingress('web', 'd.test'));
+    await eventually(() => http('kubernetes')?.routers?.['default-web-d-test'], 5000, 'changed again');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(kube.count('PATCH Ingress/status')).toBe(patches);
+  });
+
   it('fetches a published Service outside the watched namespaces', async () => {
     const published: Obj = {
       apiVersion: 'v1', kind: 'Service', metadata: { name: 'portico', namespace: 'portico' }, spec: { clusterIP: '10.96.0.99' },

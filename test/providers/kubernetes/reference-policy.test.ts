@@ -34,10 +34,19 @@ describe('reference policy (Traefik\'s allowCrossNamespace)', () => {
   it('finds the first refused reference of a route or a middleware', () => {
     const route = { middlewares: [{ name: 'ok' }, { name: 'm', namespace: 'infra' }], services: [{ name: 'web', namespace: 'infra' }] };
     expect(routeRefusal(strict, 'app', route, 'IngressRoute')).toBe('middleware infra/m is not in the IngressRoute namespace app');
-    expect(routeRefusal(strict, 'app', route, 'IngressRouteUDP')).toBe('udp service infra/web is not in the parent resource namespace app');
+    // Traefik skips a refused TCP/UDP service entry alone, not the route.
+    expect(routeRefusal(strict, 'app', route, 'IngressRouteUDP')).toBeUndefined();
+    expect(routeRefusal(strict, 'app', { services: route.services }, 'IngressRouteTCP')).toBeUndefined();
+    expect(routeRefusal(strict, 'app', { services: route.services }, 'IngressRoute')).toBe('service infra/web not in the parent resource namespace app');
     expect(routeRefusal(open, 'app', route, 'IngressRoute')).toBeUndefined();
-    expect(middlewareRefusal(strict, 'app', 'chain', { middlewares: [{ name: 'm', namespace: 'infra' }] })).toBe('middleware infra/m is not in the IngressRoute namespace app');
-    expect(middlewareRefusal(strict, 'app', 'errors', { service: { name: 'web', namespace: 'infra' } })).toBe('service infra/web not in the parent resource namespace app');
+    // Traefik's chain builder never checks its members' namespaces (nor the @kubernetescrd form).
+    expect(middlewareRefusal(strict, 'app', 'chain', { middlewares: [{ name: 'm', namespace: 'infra' }, { name: 'infra-m@kubernetescrd' }] })).toBeUndefined();
+    // The errors service goes through Traefik's load balancer builder, whose text this is.
+    expect(middlewareRefusal(strict, 'app', 'errors', { service: { name: 'web', namespace: 'infra' } }))
+      .toBe('load balancer service infra/web is not in the parent resource namespace app');
+    expect(middlewareRefusal(strict, 'app', 'errors', { service: { name: 'web', serversTransport: 'infra-t@kubernetescrd' } }))
+      .toBe('invalid reference to serversTransport infra-t@kubernetescrd: namespace-name@kubernetescrd format is not allowed when crossnamespace is disallowed');
+    expect(middlewareRefusal(open, 'app', 'errors', { service: { name: 'web', namespace: 'infra' } })).toBeUndefined();
     expect(middlewareRefusal(strict, 'app', 'headers', { customRequestHeaders: {} })).toBeUndefined();
   });
 });
