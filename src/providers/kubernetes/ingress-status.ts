@@ -10,8 +10,8 @@ import type { ObjectRef } from './translation-types.js';
  * `ingressEndpoint` options write it, so `kubectl get ingress` shows an ADDRESS and tools that
  * wait for one (Argo CD health, external-dns) work:
  * - `publishedService` (`<namespace>/<name>`) copies that Service's `status.loadBalancer.ingress`;
- *   where the Service has none (a ClusterIP Service, as the chart's own), Portico writes its
- *   cluster IP, where Traefik would write nothing;
+ *   a Service with none (a ClusterIP Service) gives nothing to write, as in Traefik: publishing a
+ *   private cluster IP would mislead external-dns and fight any other controller's status;
  * - otherwise `ip` and/or `hostname` are written as one entry.
  * Written by the leader only, and only when it differs from what the Ingress already shows.
  */
@@ -119,10 +119,7 @@ export function desiredAddresses(endpoint: IngressEndpoint, service: (namespace:
   const svc = service(ref.namespace, ref.name);
   if (!svc) return { error: `missing service: ${endpoint.publishedService}` };
   const lb = lbIngressList(svc.status);
-  if (lb.length > 0) return { addresses: lb };
-  const clusterIP = svc.spec?.clusterIP;
-  if (clusterIP && clusterIP !== 'None') return { addresses: [{ ip: clusterIP }] };
-  return {};
+  return lb.length > 0 ? { addresses: lb } : {};
 }
 
 /** True when an Ingress's `status` already shows `desired` (compared as the API stores both). */

@@ -22,12 +22,12 @@ describe('ingress endpoint', () => {
     expect(desiredAddresses({ ...none, ip: '192.0.2.1', hostname: 'lb.test' }, () => undefined)).toEqual({ addresses: [{ ip: '192.0.2.1', hostname: 'lb.test' }] });
   });
 
-  it('copies a published Service\'s load balancer ingress (it wins over ip), else its cluster IP', () => {
+  it('copies a published Service\'s load balancer ingress (it wins over ip), and nothing when it has none', () => {
     const e = { ip: '192.0.2.1', hostname: '', publishedService: 'ns/p' };
     const lb = svc({ type: 'LoadBalancer', clusterIP: '10.0.0.1' }, { loadBalancer: { ingress: [{ ip: '198.51.100.4', ports: [] }, { hostname: 'x.elb.test', ipMode: 'Proxy' }] } });
     // ipMode is a Service field only: the Ingress API has none, so it is not written.
     expect(desiredAddresses(e, () => lb)).toEqual({ addresses: [{ ip: '198.51.100.4' }, { hostname: 'x.elb.test' }] });
-    expect(desiredAddresses(e, () => svc({ clusterIP: '10.0.0.1' }, { loadBalancer: {} }))).toEqual({ addresses: [{ ip: '10.0.0.1' }] });
+    expect(desiredAddresses(e, () => svc({ clusterIP: '10.0.0.1' }, { loadBalancer: {} }))).toEqual({});
     expect(desiredAddresses(e, () => svc({ clusterIP: 'None' }))).toEqual({});
   });
 
