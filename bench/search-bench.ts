@@ -17,16 +17,19 @@
  * per request, so that the share of HTTP is visible. The client is undici's Client on one
  * keep-alive connection (node:http's client costs about twice its CPU per request, fetch about
  * four times). Total hits of the three engines are compared as a check that they answer the same
- * queries (analyzers differ slightly, so a few totals may too).
+ * queries (analyzers differ slightly, so a few totals may too). After indexing, the engines' query
+ * rounds are interleaved (Portico, Xapian, FTS5, depth by depth, round by round) so that a burst of
+ * load on a shared machine weighs on all of them instead of whichever ran at that moment.
  *
  * Targets: Portico/Xapian ≤ 1.5× for median and p95 at every depth, ≥ 20,000 docs/s bulk indexing,
  * the same at 16 copies of the corpus (1M documents; RSS about 2 GiB, several minutes).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
 import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { Client } from 'undici';
@@ -126,70 +129,97 @@ interface DepthStats {
   p95_ms: number;
 }
 
-interface Timed {
-  stats: DepthStats;
-  /** CPU per request, µs, of the server and of the client (only for Portico). */
-  serverCpuUs?: number;
-  clientCpuUs?: number;
-}
-
 const stats = (samples: number[]): DepthStats => {
-  samples.sort((a, b) => a - b);
-  return { median_ms: median(samples), p95_ms: percentile(samples, 0.95) };
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { median_ms: median(sorted), p95_ms: percentile(sorted, 0.95) };
 };
 
 const TRACK_TOTAL_HITS = 10_000;
 
-/** SQLite FTS5 doing a `_search`'s work in-process: page, total up to 10,000, response JSON. */
-function runFts5(lines: readonly string[]): { rate: number; depths: Record<number, DepthStats>; totals: number[] } {
+/** An engine answering the query set: one round = every query once at one depth, ms per query. */
+interface Engine {
+  readonly totals: number[];
+  round(from: number): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+/** Xapian in /usr/bin/python3, indexed and then driven one round at a time over stdin/stdout. */
+async function startXapian(): Promise<Engine & { rate: number }> {
+  const child = spawn('/usr/bin/python3', [join(root, 'bench', 'xapian-reference.py'), corpus, String(copies), JSON.stringify(QUERIES), JSON.stringify(DEPTHS)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((res) => child.on('exit', () => res()));
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async (): Promise<unknown> => {
+    const r = await lines.next();
+    if (r.done === true) throw new Error(`xapian reference failed (Debian package python3-xapian needed): ${stderr}`);
+    return JSON.parse(r.value) as unknown;
+  };
+  const ready = (await next()) as { index_docs_per_s: number; totals: number[] };
+  return {
+    rate: ready.index_docs_per_s,
+    totals: ready.totals,
+    async round(from) {
+      child.stdin.write(`${JSON.stringify({ from })}\n`);
+      return ((await next()) as { samples: number[] }).samples;
+    },
+    close: () => {
+      child.stdin.end();
+      return exited;
+    },
+  };
+}
+
+/** SQLite FTS5 doing a `_search`'s work in-process: page, total, response JSON with `_source`. */
+function startFts5(lines: readonly string[]): Engine & { rate: number } {
   const fts = new Database(':memory:');
-  try {
-    fts.exec("CREATE VIRTUAL TABLE docs USING fts5(description, source UNINDEXED, tokenize = 'unicode61')");
-    const ins = fts.prepare('INSERT INTO docs (rowid, description, source) VALUES (?, ?, ?)');
-    const f0 = performance.now();
-    let id = 0;
-    fts.transaction(() => {
-      for (let c = 0; c < copies; c++) for (const l of lines) ins.run(id++, (JSON.parse(l) as { description?: string }).description ?? '', l);
-    })();
-    const rate = (copies * lines.length) / ((performance.now() - f0) / 1000);
-    // The window count is computed over every match before LIMIT applies, so one pass gives the
-    // page and the total; the stored source is joined for the page's rows only (sorting the
-    // matches with their source attached measured slower than this).
-    const page = fts
-      .prepare(
-        'SELECT p.id, p.s, d.source, p.n FROM (SELECT id, s, count(*) OVER () AS n FROM (SELECT rowid AS id, bm25(docs) AS s FROM docs WHERE docs MATCH ?) ' +
-          'ORDER BY s LIMIT ? OFFSET ?) p JOIN docs d ON d.rowid = p.id ORDER BY p.s',
-      )
-      .raw(true);
-    const count = fts.prepare('SELECT count(*) FROM docs WHERE docs MATCH ?').pluck();
-    const ftsQuery = (q: string) => q.split(/\s+/).map((t) => `"${t}"`).join(' OR ');
-    const run = (q: string, from: number): { value: number; body: string } => {
-      const rows = page.all(ftsQuery(q), 10, from) as [number, number, string, number][];
-      // Past the last match the page is empty and so is the window: count separately (rare).
-      const total = rows[0]?.[3] ?? (count.get(ftsQuery(q)) as number);
-      const hits = rows.map((r) => `{"_index":"packages","_id":"${r[0]}","_score":${-r[1]},"_source":${r[2]}}`).join(',');
-      const value = Math.min(total, TRACK_TOTAL_HITS);
-      const body = `{"took":0,"timed_out":false,"_shards":{"total":1,"successful":1,"skipped":0,"failed":0},"hits":{"total":{"value":${value},"relation":"${total > TRACK_TOTAL_HITS ? 'gte' : 'eq'}"},"max_score":${rows[0] !== undefined ? -rows[0][1] : null},"hits":[${hits}]}}`;
-      return { value, body };
-    };
-    const totals = QUERIES.map((q) => run(q, 0).value);
-    for (let r = 0; r < 2; r++) for (const from of DEPTHS) for (const q of QUERIES) run(q, from);
-    const depths: Record<number, DepthStats> = {};
-    for (const from of DEPTHS) {
+  fts.exec("CREATE VIRTUAL TABLE docs USING fts5(description, source UNINDEXED, tokenize = 'unicode61')");
+  const ins = fts.prepare('INSERT INTO docs (rowid, description, source) VALUES (?, ?, ?)');
+  const f0 = performance.now();
+  let id = 0;
+  fts.transaction(() => {
+    for (let c = 0; c < copies; c++) for (const l of lines) ins.run(id++, (JSON.parse(l) as { description?: string }).description ?? '', l);
+  })();
+  const rate = (copies * lines.length) / ((performance.now() - f0) / 1000);
+  // The window count is computed over every match before LIMIT applies, so one pass gives the
+  // page and the total; the stored source is joined for the page's rows only (sorting the
+  // matches with their source attached measured slower than this).
+  const page = fts
+    .prepare(
+      'SELECT p.id, p.s, d.source, p.n FROM (SELECT id, s, count(*) OVER () AS n FROM (SELECT rowid AS id, bm25(docs) AS s FROM docs WHERE docs MATCH ?) ' +
+        'ORDER BY s LIMIT ? OFFSET ?) p JOIN docs d ON d.rowid = p.id ORDER BY p.s',
+    )
+    .raw(true);
+  const count = fts.prepare('SELECT count(*) FROM docs WHERE docs MATCH ?').pluck();
+  const ftsQuery = (q: string) => q.split(/\s+/).map((t) => `"${t}"`).join(' OR ');
+  const run = (q: string, from: number): { value: number; body: string } => {
+    const rows = page.all(ftsQuery(q), 10, from) as [number, number, string, number][];
+    // Past the last match the page is empty and so is the window: count separately.
+    const total = rows[0]?.[3] ?? (count.get(ftsQuery(q)) as number);
+    const hits = rows.map((r) => `{"_index":"packages","_id":"${r[0]}","_score":${-r[1]},"_source":${r[2]}}`).join(',');
+    const value = Math.min(total, TRACK_TOTAL_HITS);
+    const body = `{"took":0,"timed_out":false,"_shards":{"total":1,"successful":1,"skipped":0,"failed":0},"hits":{"total":{"value":${value},"relation":"${total > TRACK_TOTAL_HITS ? 'gte' : 'eq'}"},"max_score":${rows[0] !== undefined ? -rows[0][1] : null},"hits":[${hits}]}}`;
+    return { value, body };
+  };
+  const totals = QUERIES.map((q) => run(q, 0).value);
+  for (let r = 0; r < 2; r++) for (const from of DEPTHS) for (const q of QUERIES) run(q, from);
+  return {
+    rate,
+    totals,
+    round: (from) => {
       const samples: number[] = [];
-      for (let r = 0; r < rounds; r++) {
-        for (const q of QUERIES) {
-          const s = performance.now();
-          run(q, from);
-          samples.push(performance.now() - s);
-        }
+      for (const q of QUERIES) {
+        const s = performance.now();
+        run(q, from);
+        samples.push(performance.now() - s);
       }
-      depths[from] = stats(samples);
-    }
-    return { rate, depths, totals };
-  } finally {
-    fts.close();
-  }
+      return Promise.resolve(samples);
+    },
+    close: () => {
+      fts.close();
+      return Promise.resolve();
+    },
+  };
 }
 
 async function main(): Promise<void> {
@@ -198,6 +228,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
   const server = await startPortico(dataDir);
   const http = httpClient(server.port);
+  const references: Engine[] = [];
   try {
     await http.request('PUT', '/packages', JSON.stringify({ settings: { number_of_replicas: 0 } }));
     const t0 = performance.now();
@@ -217,24 +248,30 @@ async function main(): Promise<void> {
     const ratePerCpu = total / ((cpuMs(server.pid) - cpu0) / 1000);
     const memAfterLoad = memMiB(server.pid);
 
-    // Measures a request loop: latency per request, and CPU per request of server and client.
-    const timed = async (n: number, one: (i: number) => Promise<void>): Promise<Timed> => {
-      const samples: number[] = [];
+    // CPU of server and client over the measured requests only, read around each batch (reading
+    // /proc per request would add its own cost between requests).
+    let serverCpuMs = 0;
+    let clientCpuUs = 0;
+    const timedBatch = async (n: number, one: (i: number) => Promise<unknown>): Promise<number[]> => {
+      const ms: number[] = [];
       const s0 = cpuMs(server.pid);
       const c0 = ownCpuUs();
       for (let i = 0; i < n; i++) {
         const s = performance.now();
         await one(i);
-        samples.push(performance.now() - s);
+        ms.push(performance.now() - s);
       }
-      return { stats: stats(samples), serverCpuUs: ((cpuMs(server.pid) - s0) * 1000) / n, clientCpuUs: (ownCpuUs() - c0) / n };
+      clientCpuUs += ownCpuUs() - c0;
+      serverCpuMs += cpuMs(server.pid) - s0;
+      return ms;
     };
     const info = async () => {
       const r = await http.request('GET', '/');
       if (r.status !== 200) throw new Error(`GET / failed: ${r.text.slice(0, 300)}`);
     };
     for (let i = 0; i < 200; i++) await info();
-    const floor = await timed(500, info);
+    const floorSamples = await timedBatch(500, info);
+    const floor = { stats: stats(floorSamples), serverCpuUs: (serverCpuMs * 1000) / 500, clientCpuUs: clientCpuUs / 500 };
 
     const search = async (q: string, from: number): Promise<string> => {
       const r = await http.request('POST', `/packages/_search?from=${from}&size=10`, JSON.stringify({ query: { match: { description: q } } }));
@@ -245,16 +282,35 @@ async function main(): Promise<void> {
     for (const q of QUERIES) porticoTotals.push((JSON.parse(await search(q, 0)) as { hits: { total: { value: number } } }).hits.total.value);
     // Warm up (JIT, scratch buffers) on every depth before measuring, as the references do.
     for (let r = 0; r < 2; r++) for (const from of DEPTHS) for (const q of QUERIES) await search(q, from);
-    const portico: Record<number, Timed> = {};
-    for (const from of DEPTHS) {
-      portico[from] = await timed(rounds * QUERIES.length, async (i) => {
-        await search(QUERIES[i % QUERIES.length] as string, from);
-      });
+    const portico: Engine = {
+      totals: porticoTotals,
+      round: (from) => timedBatch(QUERIES.length, (i) => search(QUERIES[i] as string, from)),
+      close: () => Promise.resolve(),
+    };
+
+    let xapian: (Engine & { rate: number }) | undefined;
+    let fts: (Engine & { rate: number }) | undefined;
+    if (!skipReferences) {
+      xapian = await startXapian();
+      references.push(xapian);
+      fts = startFts5(lines);
+      references.push(fts);
     }
+    // Rounds are interleaved, engine by engine and depth by depth, so that a burst of load on a
+    // shared machine falls on every engine rather than on whichever ran at that moment.
+    const engines = [portico, xapian, fts].filter((e) => e !== undefined);
+    const samples = engines.map(() => new Map<number, number[]>(DEPTHS.map((d) => [d, []])));
+    serverCpuMs = 0;
+    clientCpuUs = 0;
+    for (let r = 0; r < rounds; r++) {
+      for (const from of DEPTHS) {
+        for (const [i, e] of engines.entries()) samples[i]?.get(from)?.push(...(await e.round(from)));
+      }
+    }
+    const perRequest = rounds * DEPTHS.length * QUERIES.length;
     const memAfterQueries = memMiB(server.pid);
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-    await http.close();
-    await server.stop();
+    const depthStats = (i: number, from: number) => stats(samples[i]?.get(from) ?? []);
 
     const fmt = (n: number) => n.toFixed(2).padStart(8);
     const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`.padStart(7);
@@ -263,30 +319,23 @@ async function main(): Promise<void> {
     console.log(`Portico RSS: ${memAfterLoad.rss.toFixed(0)} MiB after load, ${memAfterQueries.rss.toFixed(0)} MiB after queries, peak ${memAfterQueries.peak.toFixed(0)} MiB`);
     console.log(
       `HTTP floor (GET / on the same connection): median ${floor.stats.median_ms.toFixed(2)} ms, p95 ${floor.stats.p95_ms.toFixed(2)} ms; ` +
-        `CPU per request: server ${(floor.serverCpuUs ?? 0).toFixed(0)} µs, client ${(floor.clientCpuUs ?? 0).toFixed(0)} µs`,
+        `CPU per request: server ${floor.serverCpuUs.toFixed(0)} µs, client ${floor.clientCpuUs.toFixed(0)} µs`,
     );
-    console.log('\n  from | Portico med   p95 | CPU µs/req server client');
-    for (const from of DEPTHS) {
-      const p = portico[from] as Timed;
-      console.log(`${String(from).padStart(6)} | ${fmt(p.stats.median_ms)} ${fmt(p.stats.p95_ms)} | ${(p.serverCpuUs ?? 0).toFixed(0).padStart(13)} ${(p.clientCpuUs ?? 0).toFixed(0).padStart(6)}`);
+    console.log(`Portico _search CPU per request (all depths): server ${((serverCpuMs * 1000) / perRequest).toFixed(0)} µs, client ${(clientCpuUs / perRequest).toFixed(0)} µs`);
+    if (xapian === undefined || fts === undefined) {
+      console.log('\n  from | Portico med   p95');
+      for (const from of DEPTHS) console.log(`${String(from).padStart(6)} | ${fmt(depthStats(0, from).median_ms)} ${fmt(depthStats(0, from).p95_ms)}`);
+      return;
     }
-    if (skipReferences) return;
-
-    // Xapian, in-process in Python.
-    const xap = spawnSync('/usr/bin/python3', [join(root, 'bench', 'xapian-reference.py'), corpus, String(copies), String(rounds), JSON.stringify(QUERIES), JSON.stringify(DEPTHS)], { encoding: 'utf8', maxBuffer: 1 << 20 });
-    if (xap.status !== 0) throw new Error(`xapian reference failed (Debian package python3-xapian needed): ${xap.stderr}`);
-    const xapian = JSON.parse(xap.stdout) as { index_docs_per_s: number; depths: Record<string, DepthStats>; totals: number[] };
-    const fts = runFts5(lines);
-
     const sameTotals = (other: number[]) => QUERIES.filter((_, i) => other[i] === porticoTotals[i]).length;
-    console.log(`\nreferences in-process: Xapian indexing ${Math.round(xapian.index_docs_per_s)} docs/s, FTS5 ${Math.round(fts.rate)} docs/s`);
+    console.log(`references in-process: Xapian indexing ${Math.round(xapian.rate)} docs/s (first copy), FTS5 ${Math.round(fts.rate)} docs/s`);
     console.log(`hits.total equal to Portico's: Xapian ${sameTotals(xapian.totals)}/${QUERIES.length}, FTS5 ${sameTotals(fts.totals)}/${QUERIES.length} queries`);
     console.log('\n  from | Portico med   p95 | Xapian med   p95 | FTS5 med     p95 | vs Xapian med  p95 | vs FTS5 med  p95 | ≤ 1.5× Xapian');
     let met = 0;
     for (const from of DEPTHS) {
-      const p = (portico[from] as Timed).stats;
-      const x = xapian.depths[String(from)] as DepthStats;
-      const f = fts.depths[from] as DepthStats;
+      const p = depthStats(0, from);
+      const x = depthStats(1, from);
+      const f = depthStats(2, from);
       const ok = p.median_ms <= 1.5 * x.median_ms && p.p95_ms <= 1.5 * x.p95_ms;
       if (ok) met++;
       console.log(
@@ -296,6 +345,7 @@ async function main(): Promise<void> {
     }
     console.log(`\nlatencies in ms; Portico over HTTP (keep-alive), references in-process; latency target met at ${met} of ${DEPTHS.length} depths, bulk target ${rate >= 20_000 ? 'met' : 'NOT met'}`);
   } finally {
+    for (const r of references) await r.close().catch(() => undefined);
     await http.close().catch(() => undefined);
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });

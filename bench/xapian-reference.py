@@ -15,9 +15,11 @@ Equivalent work, query by query:
 - The database is on disk (glass backend) with a warm page cache, as any Xapian deployment runs;
   queries are parsed once, outside the timed loop.
 
-Usage: /usr/bin/python3 bench/xapian-reference.py CORPUS.ndjson.gz COPIES ROUNDS QUERIES_JSON DEPTHS_JSON
-Prints one JSON object on stdout:
-  {"index_docs_per_s", "depths": {from: {"median_ms", "p95_ms"}}, "totals": [hits.total.value per query]}.
+Usage: /usr/bin/python3 bench/xapian-reference.py CORPUS.ndjson.gz COPIES QUERIES_JSON DEPTHS_JSON
+Indexes, warms up, then prints one JSON line {"index_docs_per_s", "totals": [hits.total.value per
+query]}. Then, for each line {"from": N} read on stdin, runs every query once at that depth and
+prints {"samples": [ms per query]}; exits at the end of stdin. The bench interleaves these rounds
+with Portico's and FTS5's so that the load of a shared machine weighs on every engine alike.
 With COPIES > 1 each distinct document is tokenized once and added COPIES times; the indexing rate
 is measured on the first copy only (full work per document).
 Needs Debian's python3-xapian (apt-get install python3-xapian).
@@ -25,7 +27,6 @@ Needs Debian's python3-xapian (apt-get install python3-xapian).
 import gzip
 import json
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -39,9 +40,9 @@ except ImportError:
 TRACK_TOTAL_HITS = 10000
 SIZE = 10
 
-corpus, copies, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-queries = json.loads(sys.argv[4])
-depths = json.loads(sys.argv[5])
+corpus, copies = sys.argv[1], int(sys.argv[2])
+queries = json.loads(sys.argv[3])
+depths = json.loads(sys.argv[4])
 
 with gzip.open(corpus, "rt", encoding="utf-8") as fh:
     lines = [l.strip() for l in fh if l.strip()]
@@ -104,19 +105,17 @@ try:
         for frm in depths:
             for q in parsed:
                 run(q, frm)
+    print(json.dumps({"index_docs_per_s": index_rate, "totals": totals}), flush=True)
 
-    out = {}
-    for frm in depths:
+    # One round per request line, so that the bench can interleave the engines' rounds.
+    for line in sys.stdin:
+        frm = json.loads(line)["from"]
         samples = []
-        for _ in range(rounds):
-            for q in parsed:
-                t0 = time.perf_counter()
-                run(q, frm)
-                samples.append((time.perf_counter() - t0) * 1000)
-        samples.sort()
-        out[str(frm)] = {"median_ms": statistics.median(samples), "p95_ms": samples[max(0, -(-len(samples) * 95 // 100) - 1)]}
+        for q in parsed:
+            t0 = time.perf_counter()
+            run(q, frm)
+            samples.append((time.perf_counter() - t0) * 1000)
+        print(json.dumps({"samples": samples}), flush=True)
     db.close()
 finally:
     shutil.rmtree(path, ignore_errors=True)
-
-print(json.dumps({"index_docs_per_s": index_rate, "depths": out, "totals": totals}))
