@@ -15,8 +15,8 @@
  * with `_source` spliced in verbatim. Portico also pays the HTTP round trip the references do not:
  * its floor (GET / over the same connection) is printed with the client's and the server's CPU time
  * per request, so that the share of HTTP is visible. The client is undici's Client on one
- * keep-alive connection (node:http's client costs about twice its CPU per request, fetch about
- * four times). Total hits of the three engines are compared as a check that they answer the same
+ * keep-alive connection (node:http's client measured up to twice its CPU per request here, fetch
+ * three times). Total hits of the three engines are compared as a check that they answer the same
  * queries (analyzers differ slightly, so a few totals may too). After indexing, the engines' query
  * rounds are interleaved (Portico, Xapian, FTS5, depth by depth, round by round) so that a burst of
  * load on a shared machine weighs on all of them instead of whichever ran at that moment.
