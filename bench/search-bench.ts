@@ -22,7 +22,9 @@
  * load on a shared machine weighs on all of them instead of whichever ran at that moment.
  *
  * Targets: Portico/Xapian ≤ 1.5× for median and p95 at every depth, ≥ 20,000 docs/s bulk indexing,
- * the same at 16 copies of the corpus (1M documents; RSS about 2 GiB, several minutes).
+ * the same at 16 copies of the corpus (`--copies 16 --rounds 5`: 1M documents; Portico's RSS peaked at
+ * 1.8 GiB and the bench's own, holding FTS5 in memory, at 1.7 GiB; about 10 minutes on this busy
+ * 2-core machine, half of it loading Portico over `_bulk`).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
