@@ -59,9 +59,10 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBody }, (_req, body, done) => done(null, body));
 
-  app.addHook('onSend', async (_req, reply, payload) => {
+  // Callback style: an async hook costs a promise and a microtask turn on every response.
+  app.addHook('onSend', (_req, reply, payload, done) => {
     reply.header('X-Elastic-Product', 'Elasticsearch');
-    return payload;
+    done(null, payload);
   });
 
   if (verifier !== undefined) {
