@@ -24,7 +24,7 @@ import { DEFAULT_TRANSLATE_OPTIONS } from './translation-types.js';
  * a major GC that came late. Proportional to the live heap, so it is no cap: a bigger cluster
  * still gets the heap it needs; the price is more frequent major GCs (tens of ms each).
  */
-export const STEADY_HEAP_GROWING_PERCENT = 30;
+export const STEADY_HEAP_GROWING_PERCENT = 20;
 
 function tightenHeapGrowth(): void {
   setFlagsFromString(`--heap-growing-percent=${STEADY_HEAP_GROWING_PERCENT}`);
