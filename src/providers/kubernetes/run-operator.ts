@@ -17,8 +17,8 @@ import type { FetchLike } from './snapshot-delivery.js';
 import { DEFAULT_TRANSLATE_OPTIONS } from './translation-types.js';
 
 /**
- * Old-generation growth allowed between major GCs once the first sync is in, in percent of the
- * live heap. V8's default lets a heap with ~150 MB live (10,000 routing objects over 20,000
+ * Old-generation growth allowed between major GCs, in percent of the live heap, set for the
+ * operator process when it starts. V8's default lets a heap with ~150 MB live (10,000 routing objects over 20,000
  * EndpointSlices) grow by 60-100% before collecting, which made most of the operator's peak
  * resident memory: the garbage of thousands of status writes and snapshot deliveries waited for
  * a major GC that came late. Proportional to the live heap, so it is no cap: a bigger cluster
