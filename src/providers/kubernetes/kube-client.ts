@@ -33,6 +33,11 @@ export interface RequestOptions {
   /** Default `application/json`; status patches use `application/merge-patch+json`. */
   readonly contentType?: string;
   readonly signal?: AbortSignal;
+  /**
+   * Do not keep a successful (2xx) response's body (`body` is then undefined): for writes whose
+   * answer is not read, e.g. status patches, where the server returns the whole object. Default false.
+   */
+  readonly discardBody?: boolean;
 }
 
 export interface KubeApi {
@@ -112,10 +117,14 @@ export class KubeConfigApi implements KubeApi {
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
     return new Promise((resolve, reject) => {
       const req = (url.protocol === 'https:' ? https : http).request(url, opts, (res) => {
+        const status = res.statusCode ?? 0;
+        const keep = !(options.discardBody === true && status >= 200 && status < 300);
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('data', (c: Buffer) => {
+          if (keep) chunks.push(c);
+        });
         res.on('error', reject);
-        res.on('end', () => resolve(lazyResponse(res.statusCode ?? 0, Buffer.concat(chunks))));
+        res.on('end', () => resolve(keep ? lazyResponse(status, Buffer.concat(chunks)) : { status, body: undefined }));
       });
       // Abort by hand rather than with `signal`: node keeps the signal's listener on pooled sockets.
       const abort = () => req.destroy(new Error('request aborted'));

@@ -109,11 +109,18 @@ export class ObjectCache {
         const obj = keep(received);
         const key = keyOf(obj);
         const old = objects.get(key);
+        // A status-only update (the leader's own condition writes) changes no record: keep the
+        // new status and resourceVersion for the next status comparison, but share the old spec,
+        // labels and annotations (equal by the check) so the event's copies die young instead of
+        // each first sync's thousands of status writes moving a second copy of every object into
+        // the old generation; and do not rebuild the snapshot for it.
+        if (old && hasStatus && statusOnlyChange(old, obj)) {
+          const md = obj.metadata ?? {};
+          objects.set(key, { ...obj, metadata: { ...md, labels: old.metadata?.labels, annotations: old.metadata?.annotations }, spec: old.spec });
+          return;
+        }
         objects.set(key, obj);
         indexUpsert?.(obj);
-        // A status-only update (the leader's own condition writes) changes no record: keep the
-        // new object for the next status comparison, but do not rebuild the snapshot for it.
-        if (old && hasStatus && statusOnlyChange(old, obj)) return;
         this.changed(type.id, key);
       },
       remove: (obj) => {

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { KubeHttpError, type KubeApi, type WatchEvent } from './kube-client.js';
 import type { KubeObject } from './kube-objects.js';
+import { slim } from './object-slimming.js';
 
 /**
  * One resource's list+watch loop (client-go's Reflector), written here because the client
@@ -70,17 +71,6 @@ export interface ReflectorOptions {
 }
 
 class GoneError extends Error {}
-
-/** Drops fields that are large and never read, to keep 30k cached objects small. */
-export function slim(obj: KubeObject): KubeObject {
-  const md = obj.metadata as (KubeObject['metadata'] & { managedFields?: unknown }) | undefined;
-  if (md?.managedFields !== undefined) delete md.managedFields;
-  const ann = md?.annotations;
-  if (ann && ann['kubectl.kubernetes.io/last-applied-configuration'] !== undefined) {
-    delete ann['kubectl.kubernetes.io/last-applied-configuration'];
-  }
-  return obj;
-}
 
 export class Reflector {
   private resourceVersion = '';

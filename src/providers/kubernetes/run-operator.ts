@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { ConfigError } from '../../config/flag-types.js';
@@ -14,6 +15,20 @@ import { LabelSelectorError, parseLabelSelector } from './label-selector.js';
 import { OperatorController } from './operator-controller.js';
 import type { FetchLike } from './snapshot-delivery.js';
 import { DEFAULT_TRANSLATE_OPTIONS } from './translation-types.js';
+
+/**
+ * Old-generation growth allowed between major GCs, in percent of the live heap, set for the
+ * operator process when it starts. V8's default lets a heap with ~150 MB live (10,000 routing objects over 20,000
+ * EndpointSlices) grow by 60-100% before collecting, which made most of the operator's peak
+ * resident memory: the garbage of thousands of status writes and snapshot deliveries waited for
+ * a major GC that came late. Proportional to the live heap, so it is no cap: a bigger cluster
+ * still gets the heap it needs; the price is more frequent major GCs (tens of ms each).
+ */
+export const STEADY_HEAP_GROWING_PERCENT = 20;
+
+function tightenHeapGrowth(): void {
+  setFlagsFromString(`--heap-growing-percent=${STEADY_HEAP_GROWING_PERCENT}`);
+}
 
 export interface OperatorDeps {
   readonly logger: Logger;
@@ -29,6 +44,8 @@ export interface OperatorDeps {
   readonly random?: () => number;
   /** Called once the health listener is bound (tests listen on port 0). */
   readonly onHealthListening?: (port: number) => void;
+  /** Whether to tighten V8's heap growth for this process (see above). Default true. */
+  readonly tuneHeap?: boolean;
 }
 
 const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -64,6 +81,7 @@ function loadKubeConfig(file: string, inCluster: boolean): KubeConfig {
 export async function runOperator(config: OperatorConfig, deps: OperatorDeps): Promise<void> {
   // Every reflector and timer listens on the same signal.
   setMaxListeners(1000, deps.signal);
+  if (deps.tuneHeap !== false) tightenHeapGrowth();
   const inCluster = existsSync(join(SERVICE_ACCOUNT_DIR, 'token'));
   const labelSelector = config['operator.label-selector'];
   const namespaceSelector = config['operator.namespace-selector'];

@@ -87,6 +87,7 @@ export class StatusWriter {
         const res = await this.deps.api.request('PATCH', `${objectPath(status.ref)}/status`, {
           body: { status: { conditions } },
           contentType: 'application/merge-patch+json',
+          discardBody: true,
         });
         if (res.status === 200) written++;
         else if (res.status !== 404) this.deps.logger.warn({ object: `${status.ref.kind} ${status.ref.namespace}/${status.ref.name}`, status: res.status }, 'status update failed');
@@ -123,7 +124,7 @@ export class StatusWriter {
         count: 1,
       };
       try {
-        const res = await this.deps.api.request('POST', `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/events`, { body });
+        const res = await this.deps.api.request('POST', `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/events`, { body, discardBody: true });
         if (res.status === 201 || res.status === 200) created++;
       } catch (err) {
         this.deps.logger.debug({ err: err instanceof Error ? err.message : String(err) }, 'event not recorded');
