@@ -198,7 +198,7 @@ export class IngressStatusWriter {
   private async patch(ref: ObjectRef, addresses: readonly LoadBalancerIngress[]): Promise<number> {
     const path = `/apis/networking.k8s.io/v1/namespaces/${encodeURIComponent(ref.namespace)}/ingresses/${encodeURIComponent(ref.name)}/status`;
     try {
-      const res = await this.deps.api.request('PATCH', path, { body: { status: { loadBalancer: { ingress: addresses } } }, contentType: 'application/merge-patch+json' });
+      const res = await this.deps.api.request('PATCH', path, { body: { status: { loadBalancer: { ingress: addresses } } }, contentType: 'application/merge-patch+json', discardBody: true });
       if (res.status === 200) return 1;
       if (res.status !== 404) this.deps.logger.warn({ ingress: `${ref.namespace}/${ref.name}`, status: res.status }, 'Ingress status update failed');
     } catch (err) {
