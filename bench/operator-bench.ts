@@ -1,8 +1,8 @@
 /**
  * Operator benchmark (`npm run bench:operator`, after `npm run build`): 5,000 Ingresses and 5,000
  * IngressRoutes over 5,000 Services with 20,000 EndpointSlices, served by the in-process fake API
- * server; the management server runs in-process (buildServer), the operator as the real
- * `dist/cli.js operator` child process. Measures:
+ * server in this process; the server (`dist/cli.js serve`) and the operator (`dist/cli.js operator`)
+ * run as their own child processes, as they run in the pod's two containers. Measures:
  * - time from operator start to the management API showing all 10,000 routers (first full sync);
  * - delay from one object change to the management API showing it (p50/p99 over sequential changes);
  * - the operator's peak resident memory (VmHWM).
@@ -14,14 +14,11 @@
  */
 import { spawn } from 'node:child_process';
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
-import { loadConfig } from '../src/config/load-config.js';
-import { serveFlags } from '../src/config/flags.js';
-import { buildServer } from '../src/server.js';
 import { FakeKubeApiServer, fakeKubeconfig, type Obj } from '../test/support/fake-kube-apiserver.js';
 
 const SERVICES = Number(process.env.BENCH_SERVICES ?? 5000);
@@ -77,6 +74,14 @@ async function until(fn: () => Promise<boolean>, timeoutMs: number, intervalMs =
   }
 }
 
+async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = s.address() as AddressInfo;
+  await new Promise((resolve) => s.close(resolve));
+  return port;
+}
+
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
@@ -94,23 +99,27 @@ interface Put {
  * is measured apart from the server's (parse, validate, rebuild its records).
  */
 async function deliveryProbe(target: string, puts: Put[]): Promise<{ url: string; server: http.Server }> {
+  // Streams each request on to the server as it arrives (a copy of the body is kept to find the
+  // changed router in it), so the probe adds no store-and-forward delay to "visible".
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
+    const headers: Record<string, string> = {};
+    for (const h of ['authorization', 'content-type', 'content-length', 'transfer-encoding']) if (req.headers[h]) headers[h] = String(req.headers[h]);
+    const upstream = http.request(`${target}${req.url ?? ''}`, { method: req.method, headers }, (r) => {
+      res.writeHead(r.statusCode ?? 502, { 'content-type': r.headers['content-type'] ?? 'application/json' });
+      r.pipe(res);
+    });
+    upstream.on('error', () => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
+    req.on('data', (c: Buffer) => {
+      chunks.push(c);
+      upstream.write(c);
+    });
     req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      if (req.method === 'PUT') puts.push({ at: performance.now(), provider: (req.url ?? '').split('/').pop() ?? '', body });
-      const headers: Record<string, string> = {};
-      for (const h of ['authorization', 'content-type']) if (req.headers[h]) headers[h] = String(req.headers[h]);
-      fetch(`${target}${req.url ?? ''}`, { method: req.method, headers, ...(req.method === 'PUT' ? { body } : {}) })
-        .then(async (r) => {
-          res.writeHead(r.status, { 'content-type': 'application/json' });
-          res.end(Buffer.from(await r.arrayBuffer()));
-        })
-        .catch(() => {
-          res.writeHead(502);
-          res.end();
-        });
+      if (req.method === 'PUT') puts.push({ at: performance.now(), provider: (req.url ?? '').split('/').pop() ?? '', body: Buffer.concat(chunks) });
+      upstream.end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -126,18 +135,17 @@ async function main(): Promise<void> {
 
   const dir = mkdtempSync(join(tmpdir(), 'portico-operator-bench-'));
   writeFileSync(join(dir, 'kubeconfig'), fakeKubeconfig(kube.url));
-  const config = loadConfig(serveFlags, {
-    argv: ['--data.dir', dir, '--providers.file.filename', '', '--management.listen-address', '127.0.0.1:0', '--internal.listen-address', '127.0.0.1:0',
-      '--pushgateway.listen-address', 'off', '--search.listen-address', 'off'],
-    env: {},
-    readFile: () => '',
-  });
-  const server = await buildServer(config, { logger: pino({ level: 'warn' }), now: Date.now, requestShutdown: () => undefined });
-  const ports = await server.start();
-  const api = `http://127.0.0.1:${ports.get('management')}`;
+  // The server runs as its own process, as in the pod (its own container beside the operator's),
+  // so that its work does not share this process's event loop with the fake API server.
+  const [managementPort, internalPort] = [await freePort(), await freePort()];
+  const serverChild = spawn(process.execPath, [join(root, 'dist/cli.js'), 'serve', '--data.dir', dir, '--providers.file.filename', '',
+    '--management.listen-address', `127.0.0.1:${managementPort}`, '--internal.listen-address', `127.0.0.1:${internalPort}`,
+    '--pushgateway.listen-address', 'off', '--search.listen-address', 'off', '--log.level', 'warn'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const api = `http://127.0.0.1:${managementPort}`;
+  await until(async () => (await fetch(`${api}/api/overview`).catch(() => undefined))?.status === 200, 30_000, 50);
 
   const puts: Put[] = [];
-  const { url: probe, server: probeServer } = await deliveryProbe(`http://127.0.0.1:${ports.get('internal')}`, puts);
+  const { url: probe, server: probeServer } = await deliveryProbe(`http://127.0.0.1:${internalPort}`, puts);
   const started = performance.now();
   // As in the chart's operator container (see the header).
   const nodeArgs = (process.env.BENCH_OPERATOR_NODE_ARGS ?? '--max-semi-space-size=4').split(' ').filter((a) => a !== '');
@@ -198,7 +206,8 @@ async function main(): Promise<void> {
     // The operator's keep-alive connections would hold the probe (and this process) open.
     probeServer.closeAllConnections();
     probeServer.close();
-    await server.close();
+    serverChild.kill('SIGTERM');
+    await new Promise((resolve) => serverChild.once('exit', resolve));
     await kube.close();
   }
 }
