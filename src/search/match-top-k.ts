@@ -60,7 +60,10 @@ export function fastMatchField(query: Query, mappings: Mappings, index: Inverted
 /**
  * Runs a `match` accepted by fastMatchField. `from`/`size` select the window; `limit` is the number
  * of hits counted exactly (track_total_hits; 0 when not tracked). Returns undefined when the query
- * has no tokens (zero_terms_query applies: the general path handles it).
+ * has no tokens (zero_terms_query applies: the general path handles it), or when from + size is
+ * above `maxWindow` (default: no bound) and the window may hold hits: a heap that deep costs more
+ * than the general path. A window known to lie past the last hit (the exact total is at most
+ * `from`) is always answered here, by finding the best score alone.
  */
 export function matchTopK(
   query: Extract<Query, { kind: 'match' }>,
@@ -70,6 +73,7 @@ export function matchTopK(
   size: number,
   limit: number,
   arena: ScratchArena,
+  maxWindow = Infinity,
 ): TopK | undefined {
   const words = tokens(query.text);
   if (words.length === 0) return undefined;
@@ -92,10 +96,14 @@ export function matchTopK(
     const table = arena.float32(FREQ_MASK << 8).fill(Number.NaN);
     terms.push({ order, postings, length: postings.length, weight, bound, store, id, table, pos: 0 });
   });
-  const k = from + size;
   // The total: more than the limit when one term alone exceeds it, else one cheap pass over the
   // ordinals (no scoring), so that scoring can skip what cannot enter the window.
   const total = maxDocFreq > limit ? limit + 1 : terms.length === 1 ? maxDocFreq : countUnion(terms, live, arena);
+  // A page past the last hit is empty but still reports the best score: a heap of one, which
+  // prunes almost every document, finds it.
+  const pastEnd = total <= limit && total <= from;
+  if (!pastEnd && from + size > maxWindow) return undefined;
+  const k = pastEnd ? Math.min(1, from + size) : from + size;
   const heapDocs = new Int32Array(k);
   const heapScores = new Float32Array(k);
   let heapSize = 0;
@@ -213,7 +221,7 @@ export function matchTopK(
       siftDown(heapDocs, heapScores, heapSize, 0);
     }
   }
-  const start = Math.min(from, count);
+  const start = pastEnd ? count : Math.min(from, count);
   return { docs: orderedDocs.subarray(start), scores: orderedScores.subarray(start), total, maxScore };
 }
 

@@ -61,4 +61,20 @@ describe('matchTopK', () => {
       { numRuns: 400 },
     );
   });
+
+  it('answers a window past the last hit whatever its depth, and declines other windows above maxWindow', () => {
+    const { index, mappings } = build(['a b', 'a', 'b c', 'c', 'a a b', 'd'], [3]);
+    const query = parseQuery({ match: { t: 'a b' } }) as Extract<Query, { kind: 'match' }>;
+    const field = fastMatchField(query, mappings, index) as NonNullable<ReturnType<typeof fastMatchField>>;
+    const hits = execute(query, { arena: new ScratchArena(), indexName: 'i', index, mappings, sourceOf: () => ({}) });
+    let max = -Infinity;
+    for (let i = 0; i < hits.length; i++) max = Math.max(max, hits.scores[i] as number);
+    const past = matchTopK(query, field, index.live, 9990, 10, 10_000, new ScratchArena(), 128);
+    expect(past?.docs.length).toBe(0);
+    expect(past?.total).toBe(hits.length);
+    expect(past?.maxScore).toBe(max);
+    expect(matchTopK(query, field, index.live, 2, 200, 10_000, new ScratchArena(), 128)).toBeUndefined();
+    // An inexact total (over the limit) may hide hits at that depth: the general path runs.
+    expect(matchTopK(query, field, index.live, 9990, 10, 1, new ScratchArena(), 128)).toBeUndefined();
+  });
 });
