@@ -82,6 +82,17 @@ export function matchTopK(
   const norms = field.norms;
   const terms: Term[] = [];
   let maxDocFreq = 0;
+  // A window deeper than maxWindow is answered here only when it lies past the last hit, which
+  // cannot be when the total is not exact or one term alone has more documents than `from`: then
+  // decline before copying any postings.
+  if (from + size > maxWindow) {
+    const store = field.postings;
+    for (const w of words) {
+      const id = field.lookup(w);
+      const docFreq = id < 0 ? 0 : store.docFreq(id);
+      if (docFreq > limit || docFreq > from) return undefined;
+    }
+  }
   words.forEach((w, order) => {
     const id = field.lookup(w);
     if (id < 0) return;

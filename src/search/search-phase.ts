@@ -8,7 +8,7 @@ import type { SearchRequest } from './search-request.js';
 import type { IndexState } from './search-service.js';
 import { planSort, type SortValue } from './sort.js';
 import { filterSource, isIdentity } from './source-filter.js';
-import { byScore, selectWindow, type Before } from './top-k.js';
+import { byScore, selectWindow, selectWindowByScore, type Before } from './top-k.js';
 
 /**
  * The query and fetch phases of `_search`: run the query on every index, pick each index's window
@@ -93,11 +93,20 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
       before = req.sort === undefined || sortByScore ? byScore(hits.docs, hits.scores) : plan.before;
     }
     plan0 ??= plan;
-    if (scored) for (let i = 0; i < hits.length; i++) if ((hits.scores[i] as number) > maxScore) maxScore = hits.scores[i] as number;
+    if (scored) {
+      // Locals: `hits` and `maxScore` live in closure contexts, slow to read in a loop this long.
+      const scores = hits.scores;
+      let best = maxScore;
+      for (let i = 0, n = hits.length; i < n; i++) if ((scores[i] as number) > best) best = scores[i] as number;
+      maxScore = best;
+    }
     // Each index contributes its own top from+size, as each shard does in ES; with one index
     // only the requested page is materialized.
     const single = states.length === 1;
-    const window = selectWindow(hits.length, single ? req.from : 0, single ? req.size : end, before, (n) => ctx.arena.int32(n));
+    const scratch = (n: number): Int32Array => ctx.arena.int32(n);
+    const window = req.sort === undefined || sortByScore
+      ? selectWindowByScore(hits.docs, hits.scores, hits.length, single ? req.from : 0, single ? req.size : end, scratch)
+      : selectWindow(hits.length, single ? req.from : 0, single ? req.size : end, before, scratch);
     perIndex.push(
       Array.from(window, (i) => ({
         state,
