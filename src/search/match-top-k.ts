@@ -107,6 +107,14 @@ export function matchTopK(
     const table = arena.float32(FREQ_MASK << 8).fill(Number.NaN);
     terms.push({ order, postings, length: postings.length, weight, bound, store, id, table, pos: 0 });
   });
+  // A deep window (only answered here when past the last hit) with several terms: the total and
+  // the best score in one term-at-a-time pass, cheaper than the document-at-a-time merge when
+  // nothing else is needed.
+  if (from + size > maxWindow && terms.length > 1) {
+    const { count, best } = sumUnion(terms, live, norms, cache, arena);
+    if (count > from) return undefined;
+    return { docs: new Int32Array(0), scores: new Float32Array(0), total: count, maxScore: best };
+  }
   // The total: more than the limit when one term alone exceeds it, else one cheap pass over the
   // ordinals (no scoring), so that scoring can skip what cannot enter the window.
   const total = maxDocFreq > limit ? limit + 1 : terms.length === 1 ? maxDocFreq : countUnion(terms, live, arena);
@@ -247,6 +255,40 @@ function termScore(t: Term, p: number, norm: number, cache: Float32Array): numbe
     t.table[slot] = s;
   }
   return s;
+}
+
+/**
+ * Live documents in any of the terms' postings, and the best of their scores. `terms` are in query
+ * order, so each document's accumulator sums its float term scores in double in query order, as
+ * unionSum does, and the float of the largest sum is the best score (rounding is monotone).
+ */
+function sumUnion(terms: readonly Term[], live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena): { count: number; best: number } {
+  const { marks, stamp } = arena.marks(live.length);
+  const acc = arena.dense64(live.length);
+  let count = 0;
+  for (const t of terms) {
+    const ps = t.postings;
+    for (let i = 0; i < t.length; i++) {
+      const p = ps[i] as number;
+      const d = p >>> FREQ_BITS;
+      if (live[d] !== 1) continue;
+      const s = termScore(t, p, norms[d] as number, cache);
+      if (marks[d] !== stamp) {
+        marks[d] = stamp;
+        acc[d] = s;
+        count++;
+      } else acc[d] = (acc[d] as number) + s;
+    }
+  }
+  let best = -Infinity;
+  for (const t of terms) {
+    const ps = t.postings;
+    for (let i = 0; i < t.length; i++) {
+      const d = (ps[i] as number) >>> FREQ_BITS;
+      if (live[d] === 1 && (acc[d] as number) > best) best = acc[d] as number;
+    }
+  }
+  return { count, best: Math.fround(best) };
 }
 
 /** Live documents in any of the terms' postings. */

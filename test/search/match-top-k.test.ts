@@ -56,6 +56,13 @@ describe('matchTopK', () => {
           let max = -Infinity;
           for (let i = 0; i < hits.length; i++) max = Math.max(max, hits.scores[i] as number);
           if (from + size > 0) expect(t.maxScore).toBe(max);
+          // With every window "deep", the answer is either declined or the same (an empty page past the end).
+          const deep = matchTopK(query, field as NonNullable<typeof field>, index.live, from, size, limit, new ScratchArena(), 0);
+          if (deep !== undefined) {
+            expect(Array.from(deep.docs)).toEqual(Array.from(t.docs));
+            expect(deep.total).toBe(t.total);
+            if (from + size > 0) expect(deep.maxScore).toBe(max);
+          } else expect(from + size > 0 && (hits.length > from || hits.length > limit)).toBe(true);
         },
       ),
       { numRuns: 400 },
