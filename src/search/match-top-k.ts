@@ -5,6 +5,7 @@ import type { Mappings } from './mapping.js';
 import { FREQ_BITS, FREQ_MASK, type PostingStore } from './posting-store.js';
 import type { Query } from './query-dsl.js';
 import type { ScratchArena } from './scratch-arena.js';
+import { selectWindowByScore } from './top-k.js';
 
 /**
  * The best `k` hits of a `match` query (operator or, no minimum_should_match) on one text field,
@@ -60,10 +61,9 @@ export function fastMatchField(query: Query, mappings: Mappings, index: Inverted
 /**
  * Runs a `match` accepted by fastMatchField. `from`/`size` select the window; `limit` is the number
  * of hits counted exactly (track_total_hits; 0 when not tracked). Returns undefined when the query
- * has no tokens (zero_terms_query applies: the general path handles it), or when from + size is
- * above `maxWindow` (default: no bound) and the window may hold hits: a heap that deep costs more
- * than the general path. A window known to lie past the last hit (the exact total is at most
- * `from`) is always answered here, by finding the best score alone.
+ * has no tokens (zero_terms_query applies: the general path handles it). Windows with from + size
+ * above `maxWindow` (default: no bound) are not selected with the heap, which pays log(k) per
+ * accepted hit, but by scoring every document term at a time and selecting by score buckets.
  */
 export function matchTopK(
   query: Extract<Query, { kind: 'match' }>,
@@ -82,17 +82,6 @@ export function matchTopK(
   const norms = field.norms;
   const terms: Term[] = [];
   let maxDocFreq = 0;
-  // A window deeper than maxWindow is answered here only when it lies past the last hit, which
-  // cannot be when the total is not exact or one term alone has more documents than `from`: then
-  // decline before copying any postings.
-  if (from + size > maxWindow) {
-    const store = field.postings;
-    for (const w of words) {
-      const id = field.lookup(w);
-      const docFreq = id < 0 ? 0 : store.docFreq(id);
-      if (docFreq > limit || docFreq > from) return undefined;
-    }
-  }
   words.forEach((w, order) => {
     const id = field.lookup(w);
     if (id < 0) return;
@@ -107,21 +96,15 @@ export function matchTopK(
     const table = arena.float32(FREQ_MASK << 8).fill(Number.NaN);
     terms.push({ order, postings, length: postings.length, weight, bound, store, id, table, pos: 0 });
   });
-  // A deep window (only answered here when past the last hit) with several terms: the total and
-  // the best score in one term-at-a-time pass, cheaper than the document-at-a-time merge when
-  // nothing else is needed.
-  if (from + size > maxWindow && terms.length > 1) {
-    const { count, best } = sumUnion(terms, live, norms, cache, arena);
-    if (count > from) return undefined;
-    return { docs: new Int32Array(0), scores: new Float32Array(0), total: count, maxScore: best };
-  }
+  // A deep window: every document is scored anyway, so term at a time into dense accumulators
+  // (no merge of cursors, no heap of log(k) per hit), then a selection of the window.
+  if (from + size > maxWindow) return deepWindow(terms, live, norms, cache, arena, from, size, limit);
   // The total: more than the limit when one term alone exceeds it, else one cheap pass over the
   // ordinals (no scoring), so that scoring can skip what cannot enter the window.
   const total = maxDocFreq > limit ? limit + 1 : terms.length === 1 ? maxDocFreq : countUnion(terms, live, arena);
   // A page past the last hit is empty but still reports the best score: a heap of one, which
   // prunes almost every document, finds it.
   const pastEnd = total <= limit && total <= from;
-  if (!pastEnd && from + size > maxWindow) return undefined;
   const k = pastEnd ? Math.min(1, from + size) : from + size;
   const heapDocs = new Int32Array(k);
   const heapScores = new Float32Array(k);
@@ -258,13 +241,17 @@ function termScore(t: Term, p: number, norm: number, cache: Float32Array): numbe
 }
 
 /**
- * Live documents in any of the terms' postings, and the best of their scores. `terms` are in query
- * order, so each document's accumulator sums its float term scores in double in query order, as
- * unionSum does, and the float of the largest sum is the best score (rounding is monotone).
+ * The window of a deep page: each live document of the terms' postings gets an accumulator that
+ * sums its float term scores in double in query order (`terms` are still in query order), as
+ * unionSum does, rounded to float once; the documents come out in first-seen order, which the
+ * selection does not need sorted (its order breaks ties on the ordinal itself).
  */
-function sumUnion(terms: readonly Term[], live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena): { count: number; best: number } {
+function deepWindow(terms: readonly Term[], live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena, from: number, size: number, limit: number): TopK {
   const { marks, stamp } = arena.marks(live.length);
   const acc = arena.dense64(live.length);
+  let cap = 0;
+  for (const t of terms) cap += t.length;
+  const seen = arena.int32(cap);
   let count = 0;
   for (const t of terms) {
     const ps = t.postings;
@@ -276,19 +263,20 @@ function sumUnion(terms: readonly Term[], live: Uint8Array, norms: Uint8Array, c
       if (marks[d] !== stamp) {
         marks[d] = stamp;
         acc[d] = s;
-        count++;
+        seen[count++] = d;
       } else acc[d] = (acc[d] as number) + s;
     }
   }
+  const scores = arena.float32(count);
   let best = -Infinity;
-  for (const t of terms) {
-    const ps = t.postings;
-    for (let i = 0; i < t.length; i++) {
-      const d = (ps[i] as number) >>> FREQ_BITS;
-      if (live[d] === 1 && (acc[d] as number) > best) best = acc[d] as number;
-    }
+  for (let i = 0; i < count; i++) {
+    const x = Math.fround(acc[seen[i] as number] as number);
+    scores[i] = x;
+    if (x > best) best = x;
   }
-  return { count, best: Math.fround(best) };
+  const total = count > limit ? limit + 1 : count;
+  const window = selectWindowByScore(seen, scores, count, from, size, (n) => arena.int32(n));
+  return { docs: Int32Array.from(window, (i) => seen[i] as number), scores: Float32Array.from(window, (i) => scores[i] as number), total, maxScore: best };
 }
 
 /** Live documents in any of the terms' postings. */
