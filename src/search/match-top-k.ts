@@ -5,6 +5,7 @@ import type { Mappings } from './mapping.js';
 import { FREQ_BITS, FREQ_MASK, type PostingStore } from './posting-store.js';
 import type { Query } from './query-dsl.js';
 import type { ScratchArena } from './scratch-arena.js';
+import { selectWindowByScore } from './top-k.js';
 
 /**
  * The best `k` hits of a `match` query (operator or, no minimum_should_match) on one text field,
@@ -60,7 +61,9 @@ export function fastMatchField(query: Query, mappings: Mappings, index: Inverted
 /**
  * Runs a `match` accepted by fastMatchField. `from`/`size` select the window; `limit` is the number
  * of hits counted exactly (track_total_hits; 0 when not tracked). Returns undefined when the query
- * has no tokens (zero_terms_query applies: the general path handles it).
+ * has no tokens (zero_terms_query applies: the general path handles it). Windows with from + size
+ * above `maxWindow` (default: no bound) are not selected with the heap, which pays log(k) per
+ * accepted hit, but by scoring every document term at a time and selecting by score buckets.
  */
 export function matchTopK(
   query: Extract<Query, { kind: 'match' }>,
@@ -70,6 +73,7 @@ export function matchTopK(
   size: number,
   limit: number,
   arena: ScratchArena,
+  maxWindow = Infinity,
 ): TopK | undefined {
   const words = tokens(query.text);
   if (words.length === 0) return undefined;
@@ -92,10 +96,16 @@ export function matchTopK(
     const table = arena.float32(FREQ_MASK << 8).fill(Number.NaN);
     terms.push({ order, postings, length: postings.length, weight, bound, store, id, table, pos: 0 });
   });
-  const k = from + size;
+  // A deep window: every document is scored anyway, so term at a time into dense accumulators
+  // (no merge of cursors, no heap of log(k) per hit), then a selection of the window.
+  if (from + size > maxWindow) return deepWindow(terms, live, norms, cache, arena, from, size, limit);
   // The total: more than the limit when one term alone exceeds it, else one cheap pass over the
   // ordinals (no scoring), so that scoring can skip what cannot enter the window.
   const total = maxDocFreq > limit ? limit + 1 : terms.length === 1 ? maxDocFreq : countUnion(terms, live, arena);
+  // A page past the last hit is empty but still reports the best score: a heap of one, which
+  // prunes almost every document, finds it.
+  const pastEnd = total <= limit && total <= from;
+  const k = pastEnd ? Math.min(1, from + size) : from + size;
   const heapDocs = new Int32Array(k);
   const heapScores = new Float32Array(k);
   let heapSize = 0;
@@ -213,7 +223,7 @@ export function matchTopK(
       siftDown(heapDocs, heapScores, heapSize, 0);
     }
   }
-  const start = Math.min(from, count);
+  const start = pastEnd ? count : Math.min(from, count);
   return { docs: orderedDocs.subarray(start), scores: orderedScores.subarray(start), total, maxScore };
 }
 
@@ -228,6 +238,45 @@ function termScore(t: Term, p: number, norm: number, cache: Float32Array): numbe
     t.table[slot] = s;
   }
   return s;
+}
+
+/**
+ * The window of a deep page: each live document of the terms' postings gets an accumulator that
+ * sums its float term scores in double in query order (`terms` are still in query order), as
+ * unionSum does, rounded to float once; the documents come out in first-seen order, which the
+ * selection does not need sorted (its order breaks ties on the ordinal itself).
+ */
+function deepWindow(terms: readonly Term[], live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena, from: number, size: number, limit: number): TopK {
+  const { marks, stamp } = arena.marks(live.length);
+  const acc = arena.dense64(live.length);
+  let cap = 0;
+  for (const t of terms) cap += t.length;
+  const seen = arena.int32(cap);
+  let count = 0;
+  for (const t of terms) {
+    const ps = t.postings;
+    for (let i = 0; i < t.length; i++) {
+      const p = ps[i] as number;
+      const d = p >>> FREQ_BITS;
+      if (live[d] !== 1) continue;
+      const s = termScore(t, p, norms[d] as number, cache);
+      if (marks[d] !== stamp) {
+        marks[d] = stamp;
+        acc[d] = s;
+        seen[count++] = d;
+      } else acc[d] = (acc[d] as number) + s;
+    }
+  }
+  const scores = arena.float32(count);
+  let best = -Infinity;
+  for (let i = 0; i < count; i++) {
+    const x = Math.fround(acc[seen[i] as number] as number);
+    scores[i] = x;
+    if (x > best) best = x;
+  }
+  const total = count > limit ? limit + 1 : count;
+  const window = selectWindowByScore(seen, scores, count, from, size, (n) => arena.int32(n));
+  return { docs: Int32Array.from(window, (i) => seen[i] as number), scores: Float32Array.from(window, (i) => scores[i] as number), total, maxScore: best };
 }
 
 /** Live documents in any of the terms' postings. */

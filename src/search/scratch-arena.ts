@@ -26,6 +26,17 @@ export class ScratchArena {
     return { marks: this.stampArray, stamp: ++this.stampValue };
   }
 
+  private denseArray = new Float64Array(0);
+
+  /**
+   * A per-document float64 array for one pass (score accumulators), reused by the next call;
+   * contents are undefined: pair it with `marks` to know which slots this pass wrote.
+   */
+  dense64(n: number): Float64Array {
+    if (this.denseArray.length < n) this.denseArray = new Float64Array(Math.max(n, this.denseArray.length * 2));
+    return this.denseArray;
+  }
+
   reset(): void {
     this.intTop = 0;
     this.floatTop = 0;

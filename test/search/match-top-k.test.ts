@@ -56,9 +56,32 @@ describe('matchTopK', () => {
           let max = -Infinity;
           for (let i = 0; i < hits.length; i++) max = Math.max(max, hits.scores[i] as number);
           if (from + size > 0) expect(t.maxScore).toBe(max);
+          // With every window "deep" (scored term at a time, selected by score buckets): the same answer.
+          const deep = matchTopK(query, field as NonNullable<typeof field>, index.live, from, size, limit, new ScratchArena(), 0);
+          expect(deep).toBeDefined();
+          const dp = deep as NonNullable<typeof deep>;
+          expect(Array.from(dp.docs)).toEqual(Array.from(t.docs));
+          expect(Array.from(dp.scores)).toEqual(Array.from(t.scores));
+          expect(dp.total > limit ? 'more' : dp.total).toEqual(hits.length > limit ? 'more' : hits.length);
+          if (from + size > 0) expect(dp.maxScore).toBe(max);
         },
       ),
       { numRuns: 400 },
     );
+  });
+
+  it('answers deep windows (above maxWindow) like shallow ones, on a list larger than the heap limit', () => {
+    const texts = Array.from({ length: 3000 }, (_, i) => ['a b', 'a', 'b c', 'c', 'a a b', 'd', 'b b b a', 'a c d b'][(i * 7) % 8] as string);
+    const { index, mappings } = build(texts, [3, 10, 11, 2999]);
+    const query = parseQuery({ match: { t: 'a b c' } }) as Extract<Query, { kind: 'match' }>;
+    const field = fastMatchField(query, mappings, index) as NonNullable<ReturnType<typeof fastMatchField>>;
+    const hits = execute(query, { arena: new ScratchArena(), indexName: 'i', index, mappings, sourceOf: () => ({}) });
+    for (const [from, size, limit] of [[0, 600, 10_000], [1000, 10, 10_000], [2500, 20, 100], [2990, 10, 10_000], [9990, 10, 10_000]] as const) {
+      const window = selectWindow(hits.length, from, size, byScore(hits.docs, hits.scores));
+      const top = matchTopK(query, field, index.live, from, size, limit, new ScratchArena(), 128) as NonNullable<ReturnType<typeof matchTopK>>;
+      expect(Array.from(top.docs)).toEqual(Array.from(window, (i) => hits.docs[i]));
+      expect(Array.from(top.scores)).toEqual(Array.from(window, (i) => hits.scores[i]));
+      expect(top.total > limit ? 'more' : top.total).toEqual(hits.length > limit ? 'more' : hits.length);
+    }
   });
 });
