@@ -1,5 +1,6 @@
 import { errors, SearchError } from './errors.js';
 import { parseJsonBody } from './json-render.js';
+import type { SourceSpan } from './document-store.js';
 import type { BulkAction } from './search-service.js';
 
 /** `{"index":{"_id":"<id>"}}` or the same with `create`; the id without quotes, escapes or controls. */
@@ -14,15 +15,30 @@ const SIMPLE_ACTION = /^\{"(index|create)":\{"_id":"([^"\\\u0000-\u001f]*)"\}\}[
  * becomes that item's error.
  */
 export function parseBulk(body: string, defaultIndex: string | undefined): (BulkAction | SearchError)[] {
-  const lines = body.split('\n');
   const out: (BulkAction | SearchError)[] = [];
+  /** Lines read so far (for error texts), the offset of the next line, and where the last one starts in `body`. */
   let i = 0;
+  let pos = 0;
+  let lineStart = 0;
   const next = (): string | undefined => {
-    while (i < lines.length) {
-      const l = lines[i++] as string;
+    while (pos < body.length) {
+      const nl = body.indexOf('\n', pos);
+      const end = nl === -1 ? body.length : nl;
+      const l = body.slice(pos, end);
+      lineStart = pos;
+      pos = end + 1;
+      i++;
       if (l.trim() !== '') return l;
     }
     return undefined;
+  };
+  /**
+   * A source line without its surrounding whitespace, and where that text starts in `body`: the
+   * store then sends the worker the body once instead of every source (see SqliteWriter).
+   */
+  const sourceOf = (line: string): { raw: string; rawIn: SourceSpan } => {
+    const t = line.trimStart();
+    return { raw: t.trimEnd(), rawIn: { text: body, start: lineStart + line.length - t.length } };
   };
   while (true) {
     const line = next();
@@ -33,7 +49,7 @@ export function parseBulk(body: string, defaultIndex: string | undefined): (Bulk
     if (simple !== null) {
       const src = next();
       if (src === undefined) throw errors.illegalArgument('The bulk request must be terminated by a newline [\\n]');
-      out.push({ op: simple[1] as 'index' | 'create', index: defaultIndex as string, id: simple[2], source: undefined, raw: src.trim() });
+      out.push({ op: simple[1] as 'index' | 'create', index: defaultIndex as string, id: simple[2], source: undefined, ...sourceOf(src) });
       continue;
     }
     const action = parseJsonBody(line);
@@ -61,7 +77,7 @@ export function parseBulk(body: string, defaultIndex: string | undefined): (Bulk
       // Parsed when the item is applied (SearchService.bulk): a bulk's parsed sources would
       // otherwise all live until the whole request is done, and the garbage collector would copy
       // and promote every one of them.
-      out.push({ op: op as 'index' | 'create', index, id, source: undefined, raw: src.trim() });
+      out.push({ op: op as 'index' | 'create', index, id, source: undefined, ...sourceOf(src) });
       continue;
     }
     let source: unknown;

@@ -57,6 +57,9 @@ function objectsIn(value: unknown): Record<string, unknown>[] {
   return [];
 }
 
+/** Leaves of a null field (never written to: addValues only reads them). */
+const NO_VALUES: readonly unknown[] = [];
+
 /** Adds the values of mapped fields to `doc`; false when a field needs a dynamic mapping first. */
 function collectValues(obj: Record<string, unknown>, prefix: string, mappings: Mappings, doc: ParsedDoc, id: string): boolean {
   let complete = true;
@@ -75,9 +78,10 @@ function collectValues(obj: Record<string, unknown>, prefix: string, mappings: M
       if (mappings.dynamic !== false && dynamicMappingFor(value, mappings.dateDetection) !== undefined) complete = false;
       continue;
     }
-    const leaves = Array.isArray(value) ? value.flat(Infinity).filter((v) => v !== null && v !== undefined) : value === null || value === undefined ? [] : [value];
+    const leaves = Array.isArray(value) ? value.flat(Infinity).filter((v) => v !== null && v !== undefined) : value === null || value === undefined ? NO_VALUES : [value];
     addValues(field, leaves, doc, id);
-    for (const sub of mappings.subfields.get(path) ?? []) addValues(sub, leaves, doc, id);
+    const subs = mappings.subfields.get(path);
+    if (subs !== undefined) for (const sub of subs) addValues(sub, leaves, doc, id);
   }
   return complete;
 }

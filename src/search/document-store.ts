@@ -21,6 +21,15 @@ export interface StoredDoc {
 }
 
 /**
+ * Where a source's text lies in a larger string (a `_bulk` body): `source` equals
+ * text.slice(start, start + source.length). Lets the store pass the body once instead of each source.
+ */
+export interface SourceSpan {
+  readonly text: string;
+  readonly start: number;
+}
+
+/**
  * Where documents live. The in-memory index is derived from it at start; writes reach it before a
  * request is acknowledged. One embedded implementation (SQLite); a shared backend could replace it.
  */
@@ -32,7 +41,8 @@ export interface DocumentStore {
   /** Calls `each` with every document of an index in write order (oldest first). */
   scanDocs(index: string, each: (doc: StoredDoc) => void): void;
   getDoc(index: string, id: string): StoredDoc | undefined;
-  putDoc(index: string, doc: StoredDoc): void;
+  /** `within`: where `doc.source` lies in a larger string, if it does (a hint; may be ignored). */
+  putDoc(index: string, doc: StoredDoc, within?: SourceSpan): void;
   deleteDoc(index: string, id: string): void;
   /** Runs `fn` in one transaction: all of its writes are durable when it returns, or none are. */
   transaction<T>(fn: () => T): T;
@@ -148,9 +158,10 @@ export class SqliteDocumentStore implements DocumentStore {
     return row === undefined ? undefined : { id: row[0], version: row[1], seqNo: row[2], source: row[3] };
   }
 
-  putDoc(index: string, doc: StoredDoc): void {
+  putDoc(index: string, doc: StoredDoc, within?: SourceSpan): void {
     this.transaction(() => {
-      this.writer.putDoc(index, doc.id, doc.version, doc.seqNo, doc.source);
+      if (within === undefined) this.writer.putDoc(index, doc.id, doc.version, doc.seqNo, doc.source);
+      else this.writer.putDocWithin(index, doc.id, doc.version, doc.seqNo, within.text, within.start, within.start + doc.source.length);
       this.pendingOf(index).set(doc.id, doc);
     });
   }

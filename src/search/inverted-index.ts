@@ -30,6 +30,9 @@ function grow<T extends Uint8Array | Float64Array | Int32Array>(arr: T, need: nu
   return next;
 }
 
+const byteArray = (n: number): Uint8Array<ArrayBuffer> => new Uint8Array(n);
+const nanArray = (n: number): Float64Array<ArrayBuffer> => new Float64Array(n).fill(Number.NaN);
+
 /** A `text` field: terms with frequencies, and one norm byte per document. */
 export class TextField {
   readonly postings = new PostingStore();
@@ -52,8 +55,8 @@ export class TextField {
   };
 
   add(ord: number, values: readonly string[]): void {
-    this.norms = grow(this.norms, ord + 1, (n) => new Uint8Array(n));
-    this.present = grow(this.present, ord + 1, (n) => new Uint8Array(n));
+    this.norms = grow(this.norms, ord + 1, byteArray);
+    this.present = grow(this.present, ord + 1, byteArray);
     this.present[ord] = 1;
     let length = 0;
     for (const v of values) length += scanTokens(v, this.onToken);
@@ -230,9 +233,8 @@ export class NumericField {
   readonly multi = new Map<number, readonly number[]>();
 
   add(ord: number, values: readonly number[]): void {
-    const make = (n: number) => new Float64Array(n).fill(Number.NaN);
-    this.min = grow(this.min, ord + 1, make);
-    this.max = grow(this.max, ord + 1, make);
+    this.min = grow(this.min, ord + 1, nanArray);
+    this.max = grow(this.max, ord + 1, nanArray);
     if (values.length === 0) return;
     let lo = Infinity;
     let hi = -Infinity;
@@ -299,9 +301,10 @@ export class InvertedIndex {
     this.liveCount++;
     this.idToOrd.set(id, ord);
     this.allLiveCache = undefined;
-    for (const [path, values] of doc.text) getOrCreate(this.text, path, () => new TextField()).add(ord, values);
-    for (const [path, values] of doc.keyword) getOrCreate(this.keyword, path, () => new KeywordField()).add(ord, values);
-    for (const [path, values] of doc.numeric) getOrCreate(this.numeric, path, () => new NumericField()).add(ord, values);
+    // No closure per field and document: this runs for every field of every indexed document.
+    for (const [path, values] of doc.text) (this.text.get(path) ?? getOrCreate(this.text, path, newTextField)).add(ord, values);
+    for (const [path, values] of doc.keyword) (this.keyword.get(path) ?? getOrCreate(this.keyword, path, newKeywordField)).add(ord, values);
+    for (const [path, values] of doc.numeric) (this.numeric.get(path) ?? getOrCreate(this.numeric, path, newNumericField)).add(ord, values);
     return ord;
   }
 
@@ -349,6 +352,10 @@ export class InvertedIndex {
     return this.allLiveCache;
   }
 }
+
+const newTextField = (): TextField => new TextField();
+const newKeywordField = (): KeywordField => new KeywordField();
+const newNumericField = (): NumericField => new NumericField();
 
 function getOrCreate<K, V>(map: Map<K, V>, key: K, make: () => V): V {
   let v = map.get(key);

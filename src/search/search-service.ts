@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { parseDocument, type ParsedDoc } from './document-parser.js';
-import type { DocumentStore } from './document-store.js';
+import type { DocumentStore, SourceSpan } from './document-store.js';
 import { errors, SearchError } from './errors.js';
 import { restoreIndices, saveIndices } from './index-snapshot.js';
 import { parseJsonBody } from './json-render.js';
@@ -47,7 +47,7 @@ export interface WriteOutcome {
 
 export type BulkAction =
   /** `source` undefined: parse `raw` when the item is applied (a malformed one is the item's error). */
-  | { readonly op: 'index' | 'create'; readonly index: string; readonly id: string | undefined; readonly source: unknown; readonly raw: string }
+  | { readonly op: 'index' | 'create'; readonly index: string; readonly id: string | undefined; readonly source: unknown; readonly raw: string; readonly rawIn?: SourceSpan }
   | { readonly op: 'update'; readonly index: string; readonly id: string; readonly doc: unknown; readonly docAsUpsert: boolean; readonly upsert: unknown }
   | { readonly op: 'delete'; readonly index: string; readonly id: string };
 
@@ -223,7 +223,7 @@ export class SearchService {
     return parseDocument(JSON.parse(doc.source), state.mappings, id).doc;
   }
 
-  private write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create'): WriteOutcome {
+  private write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan): WriteOutcome {
     const { doc, mappings } = parseDocument(source, state.mappings, id);
     const oldOrd = state.index.idToOrd.get(id);
     if (oldOrd !== undefined && op === 'create') {
@@ -239,7 +239,7 @@ export class SearchService {
       this.store.updateMappings(state.name, mappings.toJSON());
     }
     const seqNo = state.nextSeqNo++;
-    this.store.putDoc(state.name, { id, version, seqNo, source: raw });
+    this.store.putDoc(state.name, { id, version, seqNo, source: raw }, rawIn);
     const ord = state.index.add(id, doc);
     state.versions[ord] = version;
     state.seqNos[ord] = seqNo;
@@ -303,7 +303,7 @@ export class SearchService {
           switch (a.op) {
             case 'index':
             case 'create':
-              return { op: a.op, outcome: this.write(this.ensureIndex(a.index), a.id ?? autoId(), source, a.raw, a.op) };
+              return { op: a.op, outcome: this.write(this.ensureIndex(a.index), a.id ?? autoId(), source, a.raw, a.op, a.rawIn) };
             case 'delete': {
               const state = this.indices.get(a.index);
               if (state === undefined) return { op: a.op, outcome: { index: a.index, id: a.id, version: 1, result: 'not_found', seqNo: 0 } };

@@ -77,6 +77,36 @@ describe('SQLite document store (writes on a worker thread)', () => {
     odd.forEach((source, n) => expect(store.getDoc('i', `o${n}`)?.source).toBe(source));
   });
 
+  it('stores sources given as spans of larger texts, mixed with plain ones, across chunks and texts', () => {
+    const texts = ['  {"a":1}\n{"b":"é\u{1f600}"}\n', 'x{"c":"\u0001"}y'];
+    const spans = [
+      { text: texts[0] as string, start: 2, source: '{"a":1}' },
+      { text: texts[0] as string, start: 10, source: '{"b":"é\u{1f600}"}' },
+      { text: texts[1] as string, start: 1, source: '{"c":"\u0001"}' },
+    ];
+    store.transaction(() => {
+      for (let n = 0; n < 450; n++) {
+        const s = spans[n % 3] as (typeof spans)[number];
+        store.putDoc('i', { id: `s${n}`, version: 1, seqNo: n, source: s.source }, s);
+        if (n % 7 === 0) store.putDoc('i', doc(`p${n}`, 1, n));
+      }
+    });
+    reopen();
+    for (let n = 0; n < 450; n++) expect(store.getDoc('i', `s${n}`)?.source).toBe(spans[n % 3]?.source);
+    expect(store.getDoc('i', 'p7')).toEqual(doc('p7', 1, 7));
+    expect(() =>
+      store.transaction(() => {
+        store.putDoc('i', { id: 'gone', version: 1, seqNo: 1, source: '{"a":1}' }, spans[0]);
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
+    // The same text as the rolled-back transaction's: the worker forgot it, so it must be sent again.
+    store.putDoc('i', { id: 'next', version: 1, seqNo: 2, source: '{"b":"é\u{1f600}"}' }, spans[1]);
+    reopen();
+    expect(store.getDoc('i', 'gone')).toBeUndefined();
+    expect(store.getDoc('i', 'next')?.source).toBe('{"b":"é\u{1f600}"}');
+  });
+
   it('scans in write order: a re-written document moves to the end', () => {
     store.transaction(() => ['a', 'b', 'c'].forEach((id, n) => store.putDoc('i', doc(id, 1, n))));
     store.putDoc('i', doc('a', 2, 3));
