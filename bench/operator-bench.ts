@@ -138,7 +138,8 @@ async function main(): Promise<void> {
   // The server runs as its own process, as in the pod (its own container beside the operator's),
   // so that its work does not share this process's event loop with the fake API server.
   const [managementPort, internalPort] = [await freePort(), await freePort()];
-  const serverChild = spawn(process.execPath, [join(root, 'dist/cli.js'), 'serve', '--data.dir', dir, '--providers.file.filename', '',
+  const serverNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const serverChild = spawn(process.execPath, [...serverNodeArgs, join(root, 'dist/cli.js'), 'serve', '--data.dir', dir, '--providers.file.filename', '',
     '--management.listen-address', `127.0.0.1:${managementPort}`, '--internal.listen-address', `127.0.0.1:${internalPort}`,
     '--pushgateway.listen-address', 'off', '--search.listen-address', 'off', '--log.level', 'warn'], { stdio: ['ignore', 'inherit', 'inherit'] });
   const api = `http://127.0.0.1:${managementPort}`;
