@@ -91,8 +91,9 @@ describe('text bodies: same verdict and error text as Pushgateway', () => {
           else if (e.kind === 'insert') bytes = Buffer.concat([bytes.subarray(0, at), Buffer.from(e.text), bytes.subarray(at)]);
           else bytes = Buffer.concat([bytes.subarray(0, at), Buffer.from([e.byte]), bytes.subarray(at)]);
         }
-        // The one known divergence (TYPE gauge_histogram with samples) is left out.
-        if (/gauge_histogram/i.test(bytes.toString('latin1'))) return;
+        // The one known divergence (TYPE gauge_histogram with samples) is left out, also when a
+        // damage put a backslash inside the word: Go drops it in a TYPE line, so it stays the type.
+        if (/gauge_histogram/i.test(bytes.toString('latin1').replaceAll('\\', ''))) return;
         expectSameVerdict(bytes, ourTextError(bytes), await pushText(bytes));
       }),
       { numRuns: 400 },
