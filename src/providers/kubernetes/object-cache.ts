@@ -1,9 +1,9 @@
 import { CRD_KINDS, CRD_VERSION, PORTICO_GROUP, TRAEFIK_GROUP, type CrdKind } from './crd-kinds.js';
 import { ClusterIndex } from './cluster-index.js';
-import type { EndpointSlice, Ingress, IngressClass, KubeObject, Secret, Service } from './kube-objects.js';
+import type { EndpointSlice, KubeObject, Secret, Service } from './kube-objects.js';
 import { slimSecret } from './secret-credentials.js';
 import type { ResourceType, ReflectorSink } from './reflector.js';
-import { emptyCrds, type CacheSnapshot } from './translate.js';
+import { emptyCacheSnapshot, type CacheSnapshot } from './translate.js';
 
 /**
  * Secret types that never hold middleware credentials, left out server-side: Helm release Secrets
@@ -168,27 +168,21 @@ export class ObjectCache {
 
   /** The cached objects as the translation's input. */
   snapshot(): CacheSnapshot {
-    const ingresses: Ingress[] = [];
-    const ingressClasses: IngressClass[] = [];
-    const services: Service[] = [];
-    const endpointSlices: EndpointSlice[] = [];
-    const namespaces: KubeObject[] = [];
-    const secrets: Secret[] = [];
-    const crds = emptyCrds();
+    const snap = emptyCacheSnapshot();
     for (const { type, objects } of this.stores.values()) {
       let target: KubeObject[];
       switch (type.id) {
-        case 'secrets': target = secrets; break;
-        case 'ingresses': target = ingresses; break;
-        case 'ingressclasses': target = ingressClasses; break;
-        case 'services': target = services; break;
-        case 'endpointslices': target = endpointSlices; break;
-        case 'namespaces': target = namespaces; break;
-        default: target = crds[type.kind as CrdKind];
+        case 'secrets': target = snap.secrets; break;
+        case 'ingresses': target = snap.ingresses; break;
+        case 'ingressclasses': target = snap.ingressClasses; break;
+        case 'services': target = snap.services; break;
+        case 'endpointslices': target = snap.endpointSlices; break;
+        case 'namespaces': target = snap.namespaces; break;
+        default: target = snap.crds[type.kind as CrdKind];
       }
       for (const o of objects.values()) target.push(o);
     }
-    return { ingresses, ingressClasses, services, endpointSlices, crds, namespaces, secrets };
+    return snap;
   }
 
   /** Object counts per resource id (for logs and the bench). */

@@ -21,8 +21,20 @@ export interface CacheSnapshot {
   readonly secrets?: readonly Secret[];
 }
 
-export function emptyCrds(): Record<CrdKind, KubeObject[]> {
-  return Object.fromEntries(CRD_KINDS.map((k) => [k.kind, []])) as unknown as Record<CrdKind, KubeObject[]>;
+/** A CacheSnapshot whose lists are still being filled (by the object cache or from loose objects). */
+export interface CacheSnapshotLists {
+  readonly ingresses: Ingress[];
+  readonly ingressClasses: IngressClass[];
+  readonly services: Service[];
+  readonly endpointSlices: EndpointSlice[];
+  readonly crds: Record<CrdKind, KubeObject[]>;
+  readonly namespaces: KubeObject[];
+  readonly secrets: Secret[];
+}
+
+export function emptyCacheSnapshot(): CacheSnapshotLists {
+  const crds = Object.fromEntries(CRD_KINDS.map((k) => [k.kind, []])) as unknown as Record<CrdKind, KubeObject[]>;
+  return { ingresses: [], ingressClasses: [], services: [], endpointSlices: [], crds, namespaces: [], secrets: [] };
 }
 
 /** Indexes Services and Secrets by `ns/name` and EndpointSlices by their Service. */
@@ -121,13 +133,8 @@ export function translate(
 
 /** Sorts loose objects (a manifest, a fixture) into a cache snapshot by apiVersion and kind. */
 export function cacheFromObjects(objects: readonly KubeObject[], crdGroups: readonly string[] = ['portico.dev', 'traefik.io']): CacheSnapshot {
-  const ingresses: Ingress[] = [];
-  const ingressClasses: IngressClass[] = [];
-  const services: Service[] = [];
-  const endpointSlices: EndpointSlice[] = [];
-  const namespaces: KubeObject[] = [];
-  const secrets: Secret[] = [];
-  const crds = emptyCrds();
+  const snap = emptyCacheSnapshot();
+  const { ingresses, ingressClasses, services, endpointSlices, namespaces, secrets, crds } = snap;
   for (const o of objects) {
     const group = (o.apiVersion ?? '').includes('/') ? (o.apiVersion ?? '').split('/')[0] : '';
     if (o.kind === 'Ingress' && group === 'networking.k8s.io') ingresses.push(o as Ingress);
@@ -138,5 +145,5 @@ export function cacheFromObjects(objects: readonly KubeObject[], crdGroups: read
     else if (o.kind === 'Secret' && group === '') secrets.push(o as Secret);
     else if (crdGroups.includes(group ?? '') && CRD_KINDS.some((k) => k.kind === o.kind)) crds[o.kind as CrdKind].push(o);
   }
-  return { ingresses, ingressClasses, services, endpointSlices, crds, namespaces, secrets };
+  return snap;
 }
