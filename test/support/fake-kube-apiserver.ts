@@ -140,6 +140,15 @@ function status(code: number, reason: string, message: string): Obj {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
 }
 
+/** The label and field selectors of a list or watch request, or why they are malformed. */
+function querySelectors(q: URLSearchParams): { selector: LabelSelector; fields: FieldTerm[] } | { error: string } {
+  try {
+    return { selector: parseLabelSelector(q.get('labelSelector') ?? ''), fields: parseFieldSelector(q.get('fieldSelector') ?? '') };
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
 export class FakeKubeApiServer {
   private server: http.Server;
   private readonly sockets = new Set<Socket>();
@@ -365,14 +374,9 @@ export class FakeKubeApiServer {
   }
 
   private startWatch(req: http.IncomingMessage, res: http.ServerResponse, d: ResourceDef, namespace: string | undefined, q: URLSearchParams): void {
-    let selector: LabelSelector;
-    let fields: FieldTerm[];
-    try {
-      selector = parseLabelSelector(q.get('labelSelector') ?? '');
-      fields = parseFieldSelector(q.get('fieldSelector') ?? '');
-    } catch (err) {
-      return this.reply(res, 400, status(400, 'BadRequest', (err as Error).message));
-    }
+    const selectors = querySelectors(q);
+    if ('error' in selectors) return this.reply(res, 400, status(400, 'BadRequest', selectors.error));
+    const { selector, fields } = selectors;
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
     const w: Watcher = { resource: this.resourceKey(d), namespace, selector, fields, res, timers: [] };
@@ -539,14 +543,9 @@ export class FakeKubeApiServer {
   }
 
   private listCollection(res: http.ServerResponse, d: ResourceDef, map: Map<string, Obj>, namespace: string | undefined, q: URLSearchParams): void {
-    let selector: LabelSelector;
-    let fields: FieldTerm[];
-    try {
-      selector = parseLabelSelector(q.get('labelSelector') ?? '');
-      fields = parseFieldSelector(q.get('fieldSelector') ?? '');
-    } catch (err) {
-      return this.reply(res, 400, status(400, 'BadRequest', (err as Error).message));
-    }
+    const selectors = querySelectors(q);
+    if ('error' in selectors) return this.reply(res, 400, status(400, 'BadRequest', selectors.error));
+    const { selector, fields } = selectors;
     let start = 0;
     let listRv = this.rv;
     const cont = q.get('continue');
