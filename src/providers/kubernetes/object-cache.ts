@@ -1,6 +1,6 @@
 import { CRD_KINDS, CRD_VERSION, PORTICO_GROUP, TRAEFIK_GROUP, type CrdKind } from './crd-kinds.js';
 import { ClusterIndex } from './cluster-index.js';
-import type { EndpointSlice, KubeObject, Secret, Service } from './kube-objects.js';
+import { SERVICE_NAME_LABEL, type EndpointSlice, type KubeObject, type Secret, type Service } from './kube-objects.js';
 import { slimSecret } from './secret-credentials.js';
 import type { ResourceType, ReflectorSink } from './reflector.js';
 import { emptyCacheSnapshot, type CacheSnapshot } from './translate.js';
@@ -64,8 +64,12 @@ export class ObjectCache {
   /** Services and EndpointSlices as the translation reads them, maintained change by change. */
   readonly clusterIndex = new ClusterIndex();
 
-  /** `onChange` receives the resource id and object key (`ns/name`) of every change. */
-  constructor(private readonly onChange: (resourceId: string, key: string) => void) {}
+  /**
+   * `onChange` receives the resource id and object key (`ns/name`) of every change ('' once a
+   * resource is first listed) and, for an EndpointSlice, the `ns/name` of the Services it
+   * belonged to before and after the change.
+   */
+  constructor(private readonly onChange: (resourceId: string, key: string, services?: readonly string[]) => void) {}
 
   /** A sink for one reflector; `scope` is its namespace or '' for cluster-wide. */
   sink(type: ResourceType, scope: string): ReflectorSink {
@@ -83,6 +87,13 @@ export class ObjectCache {
     const indexRemove = type.id === 'services' ? (o: KubeObject) => index.removeService(o)
       : type.id === 'endpointslices' ? (o: KubeObject) => index.removeSlice(o)
         : isSecret ? (o: KubeObject) => index.removeSecret(o) : undefined;
+    // An EndpointSlice change concerns the Service(s) it is labelled with, before and after.
+    const owners = type.id === 'endpointslices'
+      ? (...objs: (KubeObject | undefined)[]) => [...new Set(objs.flatMap((o) => {
+        const svc = o?.metadata?.labels?.[SERVICE_NAME_LABEL];
+        return svc === undefined ? [] : [`${o?.metadata?.namespace ?? ''}/${svc}`];
+      }))]
+      : undefined;
     // Secrets are cut down before they are stored (memory, and data never read is never held).
     const keep = isSecret ? (o: KubeObject) => slimSecret(o as Secret) : (o: KubeObject) => o;
     return {
@@ -95,13 +106,13 @@ export class ObjectCache {
           if (old?.metadata?.resourceVersion !== undefined && old.metadata.resourceVersion === item.metadata?.resourceVersion) continue;
           objects.set(key, item);
           indexUpsert?.(item);
-          this.changed(type.id, key);
+          this.changed(type.id, key, owners?.(old, item));
         }
         for (const [key, old] of [...objects]) {
           if (!seen.has(key)) {
             objects.delete(key);
             indexRemove?.(old);
-            this.changed(type.id, key);
+            this.changed(type.id, key, owners?.(old));
           }
         }
       },
@@ -121,14 +132,14 @@ export class ObjectCache {
         }
         objects.set(key, obj);
         indexUpsert?.(obj);
-        this.changed(type.id, key);
+        this.changed(type.id, key, owners?.(old, obj));
       },
       remove: (obj) => {
         const key = keyOf(obj);
         const old = objects.get(key);
         if (old && objects.delete(key)) {
           indexRemove?.(old);
-          this.changed(type.id, key);
+          this.changed(type.id, key, owners?.(old));
         }
       },
       listed: () => {
@@ -137,9 +148,9 @@ export class ObjectCache {
     };
   }
 
-  private changed(resourceId: string, key: string): void {
+  private changed(resourceId: string, key: string, services?: readonly string[]): void {
     this.version++;
-    this.onChange(resourceId, key);
+    this.onChange(resourceId, key, services);
   }
 
   /** Increases on every change; lets the reconciler skip work when nothing moved. */
