@@ -8,7 +8,7 @@ import {
 } from './ingress-translator.js';
 import { isRecord, type Ingress, type IngressClass, type KubeObject } from './kube-objects.js';
 import { DEFAULT_BACKEND_ROUTER, DEFAULT_BACKEND_SERVICE } from './naming.js';
-import { SnapshotAssembly, type Section, type SnapshotBody } from './snapshot-assembly.js';
+import { SnapshotAssembly, type FragmentChange, type Section, type SnapshotBody } from './snapshot-assembly.js';
 import { objectSelection, translate, type CacheSnapshot } from './translate.js';
 import { TranslationMemo } from './translation-memo.js';
 import type { ObjectRef, ObjectStatus, OperatorEvent, Problem, TranslateOptions, TranslationResult } from './translation-types.js';
@@ -129,8 +129,8 @@ const reservedIngressName = (_section: Section, name: string) => name === DEFAUL
 
 export class IncrementalTranslation {
   private readonly memo = new TranslationMemo();
-  private readonly ingress = new SnapshotAssembly();
-  private readonly crd = new SnapshotAssembly();
+  private readonly ingress = new SnapshotAssembly<IngressEntry>();
+  private readonly crd = new SnapshotAssembly<CrdEntry>();
   private readonly ingressEntries = new Map<string, IngressEntry>();
   private readonly crdEntries = new Map<string, CrdEntry>();
   /** Dependency (`svc|ns/name`, `sec|ns/name`) → memo keys of the objects that read it. */
@@ -138,6 +138,7 @@ export class IncrementalTranslation {
   /** `table|name` → memo keys of the CRD objects referring to it. */
   private readonly referrers = new Map<string, Set<string>>();
   private last: TranslationResult | undefined;
+  private cachedStatus: StatusInput | undefined;
   private ingressSnapshot: ProviderSnapshot | undefined;
   private crdSnapshot: ProviderSnapshot | undefined;
   private select: (o: KubeObject) => boolean = () => true;
@@ -153,6 +154,7 @@ export class IncrementalTranslation {
 
   /** Translates what `changes` says moved. */
   update(changes: ChangeSet): TranslationOutcome {
+    this.cachedStatus = undefined;
     if (changes.full || this.last === undefined) return this.full(true, true);
     let fullIngress = false;
     let fullCrd = false;
@@ -240,20 +242,20 @@ export class IncrementalTranslation {
 
   /** The statuses, events and served Ingresses of the current translation, in translation order. */
   statusInput(): StatusInput {
+    if (this.cachedStatus) return this.cachedStatus;
     const servedIngresses: ObjectRef[] = [];
     const events: OperatorEvent[] = [];
-    for (const key of this.ingress.keys()) {
-      const e = this.ingressEntries.get(key) as IngressEntry;
+    this.ingress.forEach((e) => {
       servedIngresses.push(e.ref);
       for (const ev of e.events) events.push(ev);
-    }
+    });
     const statuses: ObjectStatus[] = [];
-    for (const key of this.crd.keys()) {
-      const e = this.crdEntries.get(key) as CrdEntry;
+    this.crd.forEach((e) => {
       statuses.push(e.status);
       for (const ev of e.events) events.push(ev);
-    }
-    return { statuses, events, servedIngresses };
+    });
+    this.cachedStatus = { statuses, events, servedIngresses };
+    return this.cachedStatus;
   }
 
   private full(doIngress: boolean, doCrd: boolean): TranslationOutcome {
@@ -273,19 +275,19 @@ export class IncrementalTranslation {
     if (ingressNow) {
       for (const [key, e] of this.ingressEntries) this.unlink(key, e.deps);
       this.ingressEntries.clear();
-      for (const r of ingressRecords) this.setIngress(r.key, r.object, r.ref, r.fragment, r.events);
-      this.ingress.rebuild(ingressRecords.map((r) => ({ key: r.key, records: r.fragment.records })), result.kubernetes);
+      const entries = ingressRecords.map((r) => this.setIngress(r.key, this.ingressEntry(r.key, r.object, r.ref, r.fragment, r.events)));
+      this.ingress.rebuild(ingressRecords.map((r, i) => ({ key: r.key, records: r.fragment.records, data: entries[i] as IngressEntry })), result.kubernetes);
       this.ingressSnapshot = result.kubernetes;
     }
     if (crdNow) {
       for (const [key, e] of this.crdEntries) this.unlinkCrd(key, e);
       this.crdEntries.clear();
-      for (const r of crdRecords) {
+      const entries = crdRecords.map((r) => {
         const group = r.object.apiVersion?.split('/')[0] ?? '';
         const resourceId = `${group}/${CRD_KINDS.find((k) => k.kind === r.kind)?.plural ?? ''}`;
-        this.setCrd(r.key, resourceId, r.object, r.result, r.mergeProblems, r.status, r.events);
-      }
-      this.crd.rebuild(crdRecords.map((r) => ({ key: r.key, records: r.result.records })), result.kubernetescrd);
+        return this.setCrd(r.key, this.crdEntry(r.key, resourceId, r.object, r.result, r.mergeProblems, r.status, r.events));
+      });
+      this.crd.rebuild(crdRecords.map((r, i) => ({ key: r.key, records: r.result.records, data: entries[i] as CrdEntry })), result.kubernetescrd);
       this.crdSnapshot = result.kubernetescrd;
     }
     return {
@@ -325,34 +327,41 @@ export class IncrementalTranslation {
     }
   }
 
-  private setIngress(memoKey: string, object: Ingress, ref: ObjectRef, fragment: IngressFragment, events: readonly OperatorEvent[]): void {
-    const deps = this.depsOf(memoKey);
+  private ingressEntry(memoKey: string, object: Ingress, ref: ObjectRef, fragment: IngressFragment, events: readonly OperatorEvent[]): IngressEntry {
     const md = object.metadata ?? {};
-    this.ingressEntries.set(memoKey, { ns: md.namespace ?? '', name: md.name ?? '', object, ref, fragment, events, deps });
-    this.link(memoKey, deps);
+    return { ns: md.namespace ?? '', name: md.name ?? '', object, ref, fragment, events, deps: this.depsOf(memoKey) };
   }
 
-  private setCrd(
+  private setIngress(memoKey: string, entry: IngressEntry): IngressEntry {
+    this.ingressEntries.set(memoKey, entry);
+    this.link(memoKey, entry.deps);
+    return entry;
+  }
+
+  private crdEntry(
     memoKey: string, resourceId: string, object: KubeObject, result: ObjectResult, mergeProblems: readonly Problem[], status: ObjectStatus,
     events: readonly OperatorEvent[],
-  ): void {
-    const deps = this.depsOf(memoKey);
+  ): CrdEntry {
     const pending = [...new Set(result.ctx.pending.map(pendingKey).filter((k): k is string => k !== undefined))];
     const md = object.metadata ?? {};
-    this.crdEntries.set(memoKey, { resourceId, ns: md.namespace ?? '', name: md.name ?? '', result, mergeProblems, status, events, deps, pending });
-    this.link(memoKey, deps);
-    for (const p of pending) {
+    return { resourceId, ns: md.namespace ?? '', name: md.name ?? '', result, mergeProblems, status, events, deps: this.depsOf(memoKey), pending };
+  }
+
+  private setCrd(memoKey: string, entry: CrdEntry): CrdEntry {
+    this.crdEntries.set(memoKey, entry);
+    this.link(memoKey, entry.deps);
+    for (const p of entry.pending) {
       let set = this.referrers.get(p);
       if (!set) this.referrers.set(p, (set = new Set()));
       set.add(memoKey);
     }
+    return entry;
   }
 
   /** Re-translates the given Ingresses; the number changed, or undefined when a full translation is needed. */
   private patchIngresses(keys: ReadonlySet<string>): number | undefined {
     const view = this.source.clusterIndex;
-    const changes: { key: string; records: IngressFragment['records'] | undefined }[] = [];
-    const next = new Map<string, { object: Ingress; fragment: IngressFragment } | undefined>();
+    const changes: FragmentChange<IngressEntry>[] = [];
     for (const key of keys) {
       const { ns, name } = splitKey(key);
       const object = this.source.get('ingresses', ns, name) as Ingress | undefined;
@@ -360,27 +369,25 @@ export class IncrementalTranslation {
       const memoKey = object ? ingressMemoKey(object) : `ing|${key}`;
       const old = this.ingressEntries.get(memoKey);
       if (!take) {
-        if (old) {
-          changes.push({ key: memoKey, records: undefined });
-          next.set(memoKey, undefined);
-        }
+        if (old) changes.push({ key: memoKey, records: undefined, data: undefined });
         continue;
       }
       const fragment = this.memo.refresh(memoKey, object, null, view, (v) => translateOneIngress(object, v, this.options));
       if (old && old.object === object && old.fragment === fragment) continue;
-      changes.push({ key: memoKey, records: fragment.records });
-      next.set(memoKey, { object, fragment });
+      // Its names clash with no other Ingress's (else the patch is refused): no merge warnings.
+      const entry = this.ingressEntry(memoKey, object, ingressRef(object), fragment, fragment.events);
+      changes.push({ key: memoKey, records: fragment.records, data: entry });
     }
     if (changes.length === 0) return 0;
     if (!this.ingress.patch(changes, reservedIngressName)) return undefined;
-    for (const [memoKey, n] of next) {
-      const old = this.ingressEntries.get(memoKey);
+    for (const { key, data } of changes) {
+      const old = this.ingressEntries.get(key);
       if (old) {
-        this.unlink(memoKey, old.deps);
-        this.ingressEntries.delete(memoKey);
+        this.unlink(key, old.deps);
+        this.ingressEntries.delete(key);
       }
-      if (n) this.setIngress(memoKey, n.object, ingressRef(n.object), n.fragment, n.fragment.events);
-      else this.memo.drop(memoKey);
+      if (data) this.setIngress(key, data);
+      else this.memo.drop(key);
     }
     return changes.length;
   }
@@ -393,24 +400,22 @@ export class IncrementalTranslation {
       view, ingressClass: this.options.ingressClass, maxObjectBytes: this.options.maxObjectBytes, maxRoutes: this.options.maxRoutes,
       policy: this.options, readSecrets: this.options.readSecrets,
     };
-    const changes: { key: string; records: ObjectResult['records'] | undefined }[] = [];
-    const next = new Map<string, { resourceId: string; object: KubeObject; result: ObjectResult } | undefined>();
+    const changes: FragmentChange<CrdEntry>[] = [];
     for (const [memoKey, { resourceId, ns, name }] of keys) {
       const object = this.source.get(resourceId, ns, name);
       const kind = this.crdKinds.get(resourceId.slice(resourceId.indexOf('/') + 1)) as CrdKind;
       const take = object !== undefined && this.select(object) && shouldProcess(object, isRecord(object.spec) ? object.spec : {}, this.options.ingressClass);
       const old = this.crdEntries.get(memoKey);
       if (!take) {
-        if (old) {
-          changes.push({ key: memoKey, records: undefined });
-          next.set(memoKey, undefined);
-        }
+        if (old) changes.push({ key: memoKey, records: undefined, data: undefined });
         continue;
       }
       const result = this.memo.refresh(memoKey, specVersion(object), null, view, (v) => translateObject({ ...inputs, view: v }, kind, object));
       if (old && old.result === result) continue;
-      changes.push({ key: memoKey, records: result.records });
-      next.set(memoKey, { resourceId, object, result });
+      // Its names clash with no other object's (else the patch is refused): no merge problems. The
+      // status is computed below, once every name is in place.
+      const entry = this.crdEntry(memoKey, resourceId, object, result, [], EMPTY_STATUS, []);
+      changes.push({ key: memoKey, records: result.records, data: entry });
     }
     if (changes.length === 0) return 0;
     // Names added or removed: the objects referring to them get their status again.
@@ -423,20 +428,16 @@ export class IncrementalTranslation {
       }
     }
     if (!this.crd.patch(changes)) return undefined;
-    for (const [memoKey, n] of next) {
-      const old = this.crdEntries.get(memoKey);
+    for (const { key, data } of changes) {
+      const old = this.crdEntries.get(key);
       if (old) {
-        this.unlinkCrd(memoKey, old);
-        this.crdEntries.delete(memoKey);
+        this.unlinkCrd(key, old);
+        this.crdEntries.delete(key);
       }
-      if (n) {
-        // Its names clash with no other object's (else the patch was refused): no merge problems.
-        this.setCrd(memoKey, n.resourceId, n.object, n.result, [], EMPTY_STATUS, []);
-      } else {
-        this.memo.drop(memoKey);
-      }
+      if (data) this.setCrd(key, data);
+      else this.memo.drop(key);
     }
-    const restatus = new Set<string>(next.keys());
+    const restatus = new Set<string>(changes.map((c) => c.key));
     for (const n of names) for (const k of this.referrers.get(n) ?? []) restatus.add(k);
     const exists = (table: Pending['table'], name: string) => this.crd.has(PENDING_SECTIONS[table], name);
     for (const key of restatus) {

@@ -10,6 +10,7 @@ import { ConfigError } from '../../config/flag-types.js';
 import type { OperatorConfig } from '../../config/flags.js';
 import { startHealthServer } from './health-server.js';
 import { parsePublishedService } from './ingress-status.js';
+import { nodeHttpFetch } from './http-fetch.js';
 import { KubeConfigApi, type KubeApi } from './kube-client.js';
 import { LabelSelectorError, parseLabelSelector } from './label-selector.js';
 import { OperatorController } from './operator-controller.js';
@@ -107,6 +108,7 @@ export async function runOperator(config: OperatorConfig, deps: OperatorDeps): P
     leaseNamespace = inCluster ? readFileSync(join(SERVICE_ACCOUNT_DIR, 'namespace'), 'utf8').trim() : 'default';
   }
   const namespaces = config['operator.namespaces'];
+  const http = deps.fetch ? undefined : nodeHttpFetch();
   const controller = new OperatorController(
     {
       translate: {
@@ -144,8 +146,7 @@ export async function runOperator(config: OperatorConfig, deps: OperatorDeps): P
       now: deps.now,
       sleep: deps.sleep ?? sleep,
       random: deps.random ?? Math.random,
-      // `duplex: 'half'` lets undici stream the snapshot body (RequestInit's type lacks both).
-      fetch: deps.fetch ?? ((url, init) => fetch(url, { ...init, duplex: 'half' } as RequestInit)),
+      fetch: deps.fetch ?? (http as { fetch: FetchLike }).fetch,
       readToken: async () => {
         try {
           return (await readFile(tokenFile, 'utf8')).trim();
@@ -167,6 +168,7 @@ export async function runOperator(config: OperatorConfig, deps: OperatorDeps): P
   try {
     await controller.run();
   } finally {
+    http?.close();
     await health?.close();
     deps.logger.info('operator stopped');
   }

@@ -57,10 +57,19 @@ export interface SnapshotBody {
 }
 
 /** One translated object as the assembly needs it. */
-export interface FragmentInput {
+export interface FragmentInput<T> {
   /** Sort key: objects are laid out in this order (the translation's visit order). */
   readonly key: string;
   readonly records: ConfigBuilder;
+  /** The caller's data about the object, handed back in order by `forEach`. */
+  readonly data: T;
+}
+
+/** A change for `patch`: `records` undefined means the object is gone or no longer translated. */
+export interface FragmentChange<T> {
+  readonly key: string;
+  readonly records: ConfigBuilder | undefined;
+  readonly data: T | undefined;
 }
 
 /** A record name JavaScript puts before all others in an object (an array index): the layout would differ. */
@@ -85,23 +94,24 @@ interface Chunk {
   readonly digest: Buffer;
 }
 
-interface Block {
-  readonly entries: Slot[];
+interface Block<T> {
+  readonly entries: Slot<T>[];
   /** Per section: the encoded lines, null when the block has none, undefined until built. */
   readonly chunks: (Chunk | null | undefined)[];
 }
 
-interface Slot {
+interface Slot<T> {
   readonly key: string;
   records: ConfigBuilder;
+  data: T;
   /** Per section, the names this object won when some other object took one of its names; else all. */
   wins: Partial<Record<Section, readonly string[]>> | undefined;
-  block: Block;
+  block: Block<T>;
 }
 
-export class SnapshotAssembly {
-  private readonly slots = new Map<string, Slot>();
-  private blocks: Block[] = [];
+export class SnapshotAssembly<T> {
+  private readonly slots = new Map<string, Slot<T>>();
+  private blocks: Block<T>[] = [];
   /** Per section: record name → how many objects define it. */
   private readonly counts: Map<string, number>[] = SECTIONS.map(() => new Map());
   private indexLike = false;
@@ -112,9 +122,9 @@ export class SnapshotAssembly {
     return !this.indexLike;
   }
 
-  /** The objects' keys in layout (visit) order. */
-  *keys(): Generator<string> {
-    for (const block of this.blocks) for (const slot of block.entries) yield slot.key;
+  /** Calls `fn` with each object's data in layout (visit) order. */
+  forEach(fn: (data: T) => void): void {
+    for (const block of this.blocks) for (const slot of block.entries) fn(slot.data);
   }
 
   /** Whether a name has a record in the merged snapshot. */
@@ -126,7 +136,7 @@ export class SnapshotAssembly {
    * Starts again from a full merge: `fragments` in visit order, `merged` the snapshot the merge
    * built from them (which tells who won each name).
    */
-  rebuild(fragments: readonly FragmentInput[], merged: ProviderSnapshot): void {
+  rebuild(fragments: readonly FragmentInput<T>[], merged: ProviderSnapshot): void {
     this.slots.clear();
     for (const c of this.counts) c.clear();
     this.indexLike = false;
@@ -138,8 +148,8 @@ export class SnapshotAssembly {
       udpRouters: c.udp?.routers ?? {}, udpServices: c.udp?.services ?? {}, serverStatus: merged.serverStatus ?? {},
     };
     const won = SECTIONS.map(() => new Set<string>());
-    const blocks: Block[] = [];
-    let block: Block | undefined;
+    const blocks: Block<T>[] = [];
+    let block: Block<T> | undefined;
     for (const f of fragments) {
       let wins: Partial<Record<Section, string[]>> | undefined;
       SECTIONS.forEach((section, i) => {
@@ -162,7 +172,7 @@ export class SnapshotAssembly {
         block = { entries: [], chunks: [] };
         blocks.push(block);
       }
-      const slot: Slot = { key: f.key, records: f.records, wins, block };
+      const slot: Slot<T> = { key: f.key, records: f.records, data: f.data, wins, block };
       block.entries.push(slot);
       this.slots.set(f.key, slot);
     }
@@ -175,7 +185,7 @@ export class SnapshotAssembly {
    * takes: a record name that another object defines too (before or after the change), or one
    * that the caller reserves (`reserved`, e.g. the default backend), or an array-index-like name.
    */
-  patch(changes: readonly { key: string; records: ConfigBuilder | undefined }[], reserved: (section: Section, name: string) => boolean = () => false): boolean {
+  patch(changes: readonly FragmentChange<T>[], reserved: (section: Section, name: string) => boolean = () => false): boolean {
     if (this.indexLike) return false;
     // Check everything first: nothing is half-applied.
     const touched = SECTIONS.map(() => new Set<string>());
@@ -200,7 +210,7 @@ export class SnapshotAssembly {
         for (const name of newNames) mine.add(name);
       }
     }
-    for (const { key, records } of changes) {
+    for (const { key, records, data } of changes) {
       const old = this.slots.get(key);
       for (let i = 0; i < SECTIONS.length; i++) {
         const section = SECTIONS[i] as Section;
@@ -210,26 +220,27 @@ export class SnapshotAssembly {
       }
       if (old && records) {
         old.records = records;
+        old.data = data as T;
         old.block.chunks.length = 0;
       } else if (old) {
         this.remove(old);
       } else if (records) {
-        this.insert(key, records);
+        this.insert(key, records, data as T);
       }
     }
     this.cachedBody = undefined;
     return true;
   }
 
-  private insert(key: string, records: ConfigBuilder): void {
+  private insert(key: string, records: ConfigBuilder, data: T): void {
     const blocks = this.blocks;
     // The first block whose last key is not below `key`; else the last block.
     let lo = 0;
     let hi = blocks.length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      const b = blocks[mid] as Block;
-      if ((b.entries[b.entries.length - 1] as Slot).key < key) lo = mid + 1;
+      const b = blocks[mid] as Block<T>;
+      if ((b.entries[b.entries.length - 1] as Slot<T>).key < key) lo = mid + 1;
       else hi = mid;
     }
     let block = blocks[lo];
@@ -237,20 +248,20 @@ export class SnapshotAssembly {
       block = { entries: [], chunks: [] };
       blocks.push(block);
     }
-    const slot: Slot = { key, records, wins: undefined, block };
+    const slot: Slot<T> = { key, records, data, wins: undefined, block };
     const at = block.entries.findIndex((s) => s.key > key);
     block.entries.splice(at === -1 ? block.entries.length : at, 0, slot);
     block.chunks.length = 0;
     this.slots.set(key, slot);
     if (block.entries.length > 2 * BLOCK_SIZE) {
-      const tail: Block = { entries: block.entries.splice(BLOCK_SIZE), chunks: [] };
+      const tail: Block<T> = { entries: block.entries.splice(BLOCK_SIZE), chunks: [] };
       for (const s of tail.entries) s.block = tail;
       block.chunks.length = 0;
       blocks.splice(blocks.indexOf(block) + 1, 0, tail);
     }
   }
 
-  private remove(slot: Slot): void {
+  private remove(slot: Slot<T>): void {
     const block = slot.block;
     block.entries.splice(block.entries.indexOf(slot), 1);
     block.chunks.length = 0;
@@ -258,7 +269,7 @@ export class SnapshotAssembly {
     if (block.entries.length === 0) this.blocks.splice(this.blocks.indexOf(block), 1);
   }
 
-  private chunk(block: Block, i: number): Chunk | null {
+  private chunk(block: Block<T>, i: number): Chunk | null {
     const cached = block.chunks[i];
     if (cached !== undefined) return cached;
     const section = SECTIONS[i] as Section;
