@@ -12,7 +12,7 @@ import { checkRule } from './rule-parser.js';
 import { compareKeys } from './ingress-translator.js';
 import type { TranslationMemo } from './translation-memo.js';
 import { claim, conditions, mergeObject, ObjectContext, refOf, resolvePending, type ObjectResult, type Pending } from './crd-object-context.js';
-import { ConfigBuilder, type ObjectStatus, type OperatorEvent, type Problem } from './translation-types.js';
+import { compactFragment, ConfigBuilder, type ObjectStatus, type OperatorEvent, type Problem } from './translation-types.js';
 import {
   httpServiceRefusal, l4ServiceRefusal, middlewareRefusal, REF_NOT_PERMITTED, routeRefusal, tlsOptionRefusal, type ReferencePolicy,
 } from './reference-policy.js';
@@ -381,7 +381,7 @@ export function translateObject(inputs: CrdInputs, kind: CrdKind, obj: KubeObjec
       ctx.accept('InternalError', `translation failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  return { ctx, records };
+  return { ctx, records: compactFragment(records) };
 }
 
 /**

@@ -27,9 +27,13 @@ export interface MemoEntry {
 function memoized<S>(view: ClusterView, kind: string, ref: BackendRef, compute: () => ResolvedServers<S>): ResolvedServers<S> {
   const memo = view.memo;
   if (!memo) return compute();
-  const key = `${kind}|${ref.namespace}|${ref.name}|${String(ref.port)}|${ref.scheme ?? ''}|${ref.nativeLB === true ? 1 : 0}|${ref.allowExternalName === false ? 0 : 1}|${ref.externalNameAnyPort === true ? 1 : 0}`;
   const service = view.service(ref.namespace, ref.name);
   const slices = view.endpointSlices(ref.namespace, ref.name);
+  // A declared port is keyed by its place in the Service: a reference by name (an Ingress's
+  // `http`) and one by number (an IngressRoute's `80`) share one result (and its servers).
+  const declared = service ? (service.spec?.ports ?? []).indexOf(findPort(service, ref.port) as ServicePort) : -1;
+  const port = declared >= 0 ? `#${declared}` : String(ref.port);
+  const key = `${kind}|${ref.namespace}|${ref.name}|${port}|${ref.scheme ?? ''}|${ref.nativeLB === true ? 1 : 0}|${ref.allowExternalName === false ? 0 : 1}|${ref.externalNameAnyPort === true ? 1 : 0}`;
   const hit = memo.get(key);
   if (hit && hit.service === service && hit.slices === slices) return hit.result as ResolvedServers<S>;
   const result = compute();

@@ -91,7 +91,8 @@ interface IngressEntry {
   readonly ref: ObjectRef;
   readonly fragment: IngressFragment;
   readonly events: readonly OperatorEvent[];
-  readonly deps: readonly string[];
+  /** What it read (`svc|…`, `sec|…`); undefined until linked into `dependents`. */
+  deps: readonly string[] | undefined;
 }
 
 interface CrdEntry {
@@ -102,7 +103,9 @@ interface CrdEntry {
   readonly mergeProblems: readonly Problem[];
   status: ObjectStatus;
   events: readonly OperatorEvent[];
-  readonly deps: readonly string[];
+  /** What it read (`svc|…`, `sec|…`); undefined until linked into `dependents`. */
+  deps: readonly string[] | undefined;
+  /** The names it refers to (`table|name`), linked into `referrers` with `deps`. */
   readonly pending: readonly string[];
 }
 
@@ -139,6 +142,8 @@ export class IncrementalTranslation {
   private readonly referrers = new Map<string, Set<string>>();
   private last: TranslationResult | undefined;
   private cachedStatus: StatusInput | undefined;
+  /** Entries of a full translation not yet filed in `dependents` and `referrers` (see linkAll). */
+  private unlinked = false;
   private ingressSnapshot: ProviderSnapshot | undefined;
   private crdSnapshot: ProviderSnapshot | undefined;
   private select: (o: KubeObject) => boolean = () => true;
@@ -156,6 +161,7 @@ export class IncrementalTranslation {
   update(changes: ChangeSet): TranslationOutcome {
     this.cachedStatus = undefined;
     if (changes.full || this.last === undefined) return this.full(true, true);
+    this.linkAll();
     let fullIngress = false;
     let fullCrd = false;
     const ingressKeys = new Set<string>();
@@ -269,15 +275,18 @@ export class IncrementalTranslation {
       ingress: doIngress, crd: doCrd, previous,
       recordIngress: (r) => ingressRecords.push(r), recordCrd: (r) => crdRecords.push(r),
     });
-    this.last = result;
+    // translate() only needs to know that a previous result exists (the skipped provider's part
+    // is passed through, and ignored here): keep none of its data.
+    this.last = PREVIOUS;
     const ingressNow = doIngress || !previous;
     const crdNow = doCrd || !previous;
     if (ingressNow) {
       for (const [key, e] of this.ingressEntries) this.unlink(key, e.deps);
       this.ingressEntries.clear();
-      const entries = ingressRecords.map((r) => this.setIngress(r.key, this.ingressEntry(r.key, r.object, r.ref, r.fragment, r.events)));
+      const entries = ingressRecords.map((r) => this.setIngress(r.key, this.ingressEntry(r.key, r.object, r.ref, r.fragment, r.events), false));
+      this.unlinked = true;
       this.ingress.rebuild(ingressRecords.map((r, i) => ({ key: r.key, records: r.fragment.records, data: entries[i] as IngressEntry })), result.kubernetes);
-      this.ingressSnapshot = result.kubernetes;
+      this.ingressSnapshot = this.ingress.usable ? undefined : result.kubernetes;
     }
     if (crdNow) {
       for (const [key, e] of this.crdEntries) this.unlinkCrd(key, e);
@@ -285,10 +294,11 @@ export class IncrementalTranslation {
       const entries = crdRecords.map((r) => {
         const group = r.object.apiVersion?.split('/')[0] ?? '';
         const resourceId = `${group}/${CRD_KINDS.find((k) => k.kind === r.kind)?.plural ?? ''}`;
-        return this.setCrd(r.key, this.crdEntry(r.key, resourceId, r.object, r.result, r.mergeProblems, r.status, r.events));
+        return this.setCrd(r.key, this.crdEntry(r.key, resourceId, r.object, r.result, r.mergeProblems, r.status, r.events), false);
       });
+      this.unlinked = true;
       this.crd.rebuild(crdRecords.map((r, i) => ({ key: r.key, records: r.result.records, data: entries[i] as CrdEntry })), result.kubernetescrd);
-      this.crdSnapshot = result.kubernetescrd;
+      this.crdSnapshot = this.crd.usable ? undefined : result.kubernetescrd;
     }
     return {
       ...(ingressNow ? { kubernetes: this.ingressUpdate() } : {}),
@@ -312,14 +322,15 @@ export class IncrementalTranslation {
     }
   }
 
-  private unlink(memoKey: string, deps: readonly string[]): void {
-    for (const d of deps) {
+  private unlink(memoKey: string, deps: readonly string[] | undefined): void {
+    for (const d of deps ?? []) {
       const set = this.dependents.get(d);
       if (set?.delete(memoKey) && set.size === 0) this.dependents.delete(d);
     }
   }
 
   private unlinkCrd(memoKey: string, e: CrdEntry): void {
+    if (e.deps === undefined) return;
     this.unlink(memoKey, e.deps);
     for (const p of e.pending) {
       const set = this.referrers.get(p);
@@ -329,13 +340,18 @@ export class IncrementalTranslation {
 
   private ingressEntry(memoKey: string, object: Ingress, ref: ObjectRef, fragment: IngressFragment, events: readonly OperatorEvent[]): IngressEntry {
     const md = object.metadata ?? {};
-    return { ns: md.namespace ?? '', name: md.name ?? '', object, ref, fragment, events, deps: this.depsOf(memoKey) };
+    return { ns: md.namespace ?? '', name: md.name ?? '', object, ref, fragment, events, deps: undefined };
   }
 
-  private setIngress(memoKey: string, entry: IngressEntry): IngressEntry {
+  private setIngress(memoKey: string, entry: IngressEntry, linked = true): IngressEntry {
     this.ingressEntries.set(memoKey, entry);
-    this.link(memoKey, entry.deps);
+    if (linked) this.linkIngress(memoKey, entry);
     return entry;
+  }
+
+  private linkIngress(memoKey: string, entry: IngressEntry): void {
+    entry.deps = this.depsOf(memoKey);
+    this.link(memoKey, entry.deps);
   }
 
   private crdEntry(
@@ -344,18 +360,34 @@ export class IncrementalTranslation {
   ): CrdEntry {
     const pending = [...new Set(result.ctx.pending.map(pendingKey).filter((k): k is string => k !== undefined))];
     const md = object.metadata ?? {};
-    return { resourceId, ns: md.namespace ?? '', name: md.name ?? '', result, mergeProblems, status, events, deps: this.depsOf(memoKey), pending };
+    return { resourceId, ns: md.namespace ?? '', name: md.name ?? '', result, mergeProblems, status, events, deps: undefined, pending };
   }
 
-  private setCrd(memoKey: string, entry: CrdEntry): CrdEntry {
+  private setCrd(memoKey: string, entry: CrdEntry, linked = true): CrdEntry {
     this.crdEntries.set(memoKey, entry);
+    if (linked) this.linkCrd(memoKey, entry);
+    return entry;
+  }
+
+  /**
+   * Files the objects of the last full translation under what they read. Not done by the full
+   * translation itself: its snapshots go out first, the index is built by the next change.
+   */
+  private linkAll(): void {
+    if (!this.unlinked) return;
+    this.unlinked = false;
+    for (const [key, e] of this.ingressEntries) if (e.deps === undefined) this.linkIngress(key, e);
+    for (const [key, e] of this.crdEntries) if (e.deps === undefined) this.linkCrd(key, e);
+  }
+
+  private linkCrd(memoKey: string, entry: CrdEntry): void {
+    entry.deps = this.depsOf(memoKey);
     this.link(memoKey, entry.deps);
     for (const p of entry.pending) {
       let set = this.referrers.get(p);
       if (!set) this.referrers.set(p, (set = new Set()));
       set.add(memoKey);
     }
-    return entry;
   }
 
   /** Re-translates the given Ingresses; the number changed, or undefined when a full translation is needed. */
@@ -450,6 +482,9 @@ export class IncrementalTranslation {
     return changes.length;
   }
 }
+
+const EMPTY_SNAPSHOT: ProviderSnapshot = { configuration: {} };
+const PREVIOUS: TranslationResult = { kubernetes: EMPTY_SNAPSHOT, kubernetescrd: EMPTY_SNAPSHOT, statuses: [], events: [] };
 
 /** Placeholder until the status is computed below (every new entry is in `restatus`). */
 const EMPTY_STATUS: ObjectStatus = { ref: { group: '', version: '', plural: '', kind: '', namespace: '', name: '' }, conditions: [] };

@@ -8,7 +8,7 @@ import {
 } from './naming.js';
 import { checkRule } from './rule-parser.js';
 import type { ReferencePolicy } from './reference-policy.js';
-import { ConfigBuilder, type OperatorEvent, type ObjectRef } from './translation-types.js';
+import { compactFragment, ConfigBuilder, type OperatorEvent, type ObjectRef } from './translation-types.js';
 import type { TranslationMemo } from './translation-memo.js';
 
 /**
@@ -282,7 +282,7 @@ export function translateOneIngress(ing: Ingress, view: ClusterView, policy: Ref
       else out.httpRouters[hashed] = rt;
     }
   }
-  return { records: out, events, ref };
+  return { records: compactFragment(out), events, ref };
 }
 
 /** Adds one Ingress's records: router names are claimed (a clash is an error), services shared. */

@@ -57,6 +57,8 @@ export interface ControllerDeps {
   readonly random: () => number;
   readonly fetch: FetchLike;
   readonly readToken: () => Promise<string>;
+  /** Called once, when the first full sync's snapshots are on the server. */
+  readonly onSynced?: () => void;
 }
 
 export class OperatorController {
@@ -71,8 +73,9 @@ export class OperatorController {
   private wake: (() => void) | undefined;
   private reconciles = 0;
   private statusPass: Promise<void> | undefined;
-  private pendingStatus: StatusInput | undefined;
+  private pendingStatus = false;
   private firstSyncAt: number | undefined;
+  private syncReported = false;
   /** When the last reconcile started (deps.now), for the rate limit; none yet at start. */
   private lastReconcileAt: number | undefined;
   private readonly translation: IncrementalTranslation;
@@ -200,31 +203,42 @@ export class OperatorController {
       this.deps.logger.debug({ translateMs: ms, full: outcome.full, objects: outcome.objects, reused: hits, translated: misses }, 'reconciled');
     }
     const send = (provider: string, update: ProviderUpdate) => this.delivery.deliver(provider, 'body' in update ? update.body : update.snapshot);
-    if (outcome.kubernetes) void send(INGRESS_PROVIDER, outcome.kubernetes);
-    if (outcome.kubernetescrd) void send(CRD_PROVIDER, outcome.kubernetescrd);
+    const sent: Promise<void>[] = [];
+    if (outcome.kubernetes) sent.push(send(INGRESS_PROVIDER, outcome.kubernetes));
+    if (outcome.kubernetescrd) sent.push(send(CRD_PROVIDER, outcome.kubernetescrd));
+    if (!this.syncReported) {
+      void Promise.all(sent).then(() => {
+        if (this.syncReported || !this.delivery.settled) return;
+        this.syncReported = true;
+        this.deps.onSynced?.();
+      });
+    }
     // Also without a record change: Ingress status follows the published Service.
-    if (this.isLeader) this.writeStatus(this.translation.statusInput());
+    if (this.isLeader) this.writeStatus();
   }
 
-  /** One status pass at a time; a newer result waiting replaces an older one. */
-  private writeStatus(result: StatusInput): void {
+  /**
+   * One status pass at a time; a request during a pass makes one more pass after it, with the
+   * newest translation's statuses (read when the pass starts, not per reconcile).
+   */
+  private writeStatus(): void {
     if (this.statusPass) {
-      this.pendingStatus = result;
+      this.pendingStatus = true;
       return;
     }
     this.statusPass = (async () => {
       // Records first: statuses wait until the snapshots are on the server (bounded wait), so a
       // first sync's thousands of status writes do not delay the records users are waiting for.
       for (let i = 0; i < 600 && !this.delivery.settled && !this.signal.aborted; i++) await this.deps.sleep(50, this.signal);
-      let next: StatusInput | undefined = this.pendingStatus ?? result;
-      while (next && !this.signal.aborted && this.isLeader) {
-        const current: StatusInput = next;
-        this.pendingStatus = undefined;
+      let again = true;
+      while (again && !this.signal.aborted && this.isLeader) {
+        this.pendingStatus = false;
+        const current: StatusInput = this.translation.statusInput();
         const written = await this.statusWriter.writeStatuses(current.statuses);
         const events = await this.statusWriter.recordEvents(current.events);
         const ingresses = (await this.ingressStatus?.write(current.servedIngresses ?? [])) ?? 0;
         if (written + events + ingresses > 0) this.deps.logger.debug({ statuses: written, events, ingresses }, 'status written');
-        next = this.pendingStatus;
+        again = this.pendingStatus;
       }
     })().finally(() => {
       this.statusPass = undefined;
