@@ -91,6 +91,7 @@ export class OperatorController {
     this.statusWriter = new StatusWriter({ identity: options.identity }, {
       api: deps.api, logger: deps.logger, now: deps.now,
       current: (ref) => this.cache.get(`${ref.group}/${ref.plural}`, ref.namespace, ref.name),
+      yieldTo: () => this.recordsFirst(),
     });
     const endpoint = options.ingressEndpoint;
     this.ingressStatus = endpoint && ingressEndpointEnabled(endpoint)
@@ -110,6 +111,16 @@ export class OperatorController {
     const w = this.wake;
     this.wake = undefined;
     w?.();
+  }
+
+  /**
+   * Resolves once no change waits to be translated and no snapshot is being sent, or after at most
+   * 250 ms (a server that is down must not stop status writes).
+   */
+  private async recordsFirst(): Promise<void> {
+    for (let waited = 0; waited < 250 && !this.signal.aborted && (this.dirty || !this.delivery.idle); waited += 5) {
+      await this.deps.sleep(5, this.signal);
+    }
   }
 
   get isLeader(): boolean {

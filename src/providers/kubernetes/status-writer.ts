@@ -17,6 +17,11 @@ export interface StatusWriterDeps {
   readonly now: () => number;
   /** The cached object, to compare its current status. */
   readonly current: (ref: ObjectRef) => KubeObject | undefined;
+  /**
+   * Awaited before each write: lets record deliveries go first (a first sync writes thousands of
+   * statuses, which would otherwise compete with the next change for the CPU and the API server).
+   */
+  readonly yieldTo?: () => Promise<void>;
 }
 
 export interface StatusWriterOptions {
@@ -90,6 +95,7 @@ export class StatusWriter {
     }
     let written = 0;
     await inParallel(todo, this.options.concurrency ?? 8, async ({ status, conditions }) => {
+      await this.deps.yieldTo?.();
       try {
         const res = await this.deps.api.request('PATCH', `${objectPath(status.ref)}/status`, {
           body: { status: { conditions } },
