@@ -136,4 +136,65 @@ describe('incremental translation', () => {
     expect(outcome.kubernetescrd).toBeUndefined();
     expect(lines(outcome.kubernetes as ProviderUpdate)).toEqual(encodeLines(translate(cache.snapshot(), DEFAULT_TRANSLATE_OPTIONS).kubernetes));
   });
+
+  it('keeps the layout through many inserts and deletes (blocks split and empty)', () => {
+    let changes: ChangeSet = emptyChangeSet();
+    const cache = new ObjectCache((resourceId, key, services) => noteChange(changes, resourceId, key, services));
+    const sinks = new Map<string, ReflectorSink>(types.map((t) => [t.id, cache.sink(t, '')]));
+    const ing = (i: number, host: string): KubeObject => ({
+      apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: `ing-${i}`, namespace: `ns-${i % 7}` },
+      spec: { rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: `s${i % 5}`, port: { number: 80 } } } }] } }] },
+    });
+    const route = (i: number, host: string): KubeObject => ({
+      apiVersion: 'portico.dev/v1alpha1', kind: 'IngressRoute', metadata: { name: `ir-${i}`, namespace: `ns-${i % 7}` },
+      spec: { routes: [{ match: `Host(\`${host}\`)`, services: [{ name: `s${i % 5}`, port: 80 }] }] },
+    });
+    const svcs = Array.from({ length: 35 }, (_, i) => ({
+      apiVersion: 'v1', kind: 'Service', metadata: { name: `s${i % 5}`, namespace: `ns-${Math.floor(i / 5)}` }, spec: { ports: [{ port: 80 }] },
+    }));
+    for (const t of types) {
+      const sink = sinks.get(t.id) as ReflectorSink;
+      if (t.id === 'services') sink.replace(svcs);
+      if (t.id === 'ingresses') sink.replace(Array.from({ length: 150 }, (_, i) => ing(i * 2, `a${i}.example.com`)));
+      if (t.id === 'portico.dev/ingressroutes') sink.replace(Array.from({ length: 150 }, (_, i) => route(i * 2, `a${i}.example.com`)));
+      sink.listed();
+    }
+    const inc = new IncrementalTranslation(DEFAULT_TRANSLATE_OPTIONS, cache);
+    const current: { kubernetes?: string[]; kubernetescrd?: string[] } = {};
+    let patched = 0;
+    const step = () => {
+      const outcome = inc.update(changes);
+      changes = emptyChangeSet();
+      if (!outcome.full && outcome.objects > 0) patched++;
+      if (outcome.kubernetes) current.kubernetes = lines(outcome.kubernetes);
+      if (outcome.kubernetescrd) current.kubernetescrd = lines(outcome.kubernetescrd);
+    };
+    const compare = () => {
+      const scratch = translate(cache.snapshot(), DEFAULT_TRANSLATE_OPTIONS);
+      expect(current.kubernetes).toEqual(encodeLines(scratch.kubernetes));
+      expect(current.kubernetescrd).toEqual(encodeLines(scratch.kubernetescrd));
+      expect(inc.statusInput().statuses).toEqual(scratch.statuses);
+    };
+    step();
+    compare();
+    const ingresses = sinks.get('ingresses') as ReflectorSink;
+    const routes = sinks.get('portico.dev/ingressroutes') as ReflectorSink;
+    // Odd names fall between the existing ones: blocks fill up and split.
+    for (let i = 0; i < 300; i++) {
+      ingresses.upsert(ing(i * 2 + 1, `b${i}.example.com`));
+      routes.upsert(route(i * 2 + 1, `b${i}.example.com`));
+      step();
+      if (i % 50 === 0) compare();
+    }
+    compare();
+    // Then most go again, emptying whole blocks.
+    for (let i = 0; i < 400; i++) {
+      ingresses.remove(ing(i, ''));
+      routes.remove(route(i, ''));
+      step();
+      if (i % 50 === 0) compare();
+    }
+    compare();
+    expect(patched).toBeGreaterThan(600);
+  });
 });
