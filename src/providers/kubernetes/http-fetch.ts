@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { FetchLike } from './snapshot-delivery.js';
+import type { FetchLike, InMemoryBody } from './snapshot-delivery.js';
 
 /**
  * The delivery's HTTP client over node:http, with keep-alive. The global fetch (undici) turns a
@@ -38,9 +38,13 @@ export function nodeHttpFetch(): { fetch: FetchLike; close(): void } {
       return;
     }
     (async () => {
+      // Buffers already in memory (the assembly's) are queued without waiting for the socket to
+      // drain: no copy is made, and the socket takes them in large writev calls instead of one
+      // event loop turn per 16 KB. A body made on the fly waits, so it is never built whole.
+      const kept = (body as Partial<InMemoryBody>).inMemory === true;
       for await (const chunk of body) {
         if (req.destroyed) return;
-        if (!req.write(chunk)) await drained(req);
+        if (!req.write(chunk) && !kept) await drained(req);
       }
       req.end();
     })().catch((err: unknown) => req.destroy(err instanceof Error ? err : new Error(String(err))));

@@ -54,7 +54,21 @@ interface ProviderState {
   sending: Promise<void> | undefined;
 }
 
-async function* bodyStream(encoded: EncodedSnapshot | SnapshotBody): AsyncGenerator<Uint8Array> {
+/**
+ * A PUT body whose pieces are Buffers already held in memory (a laid-out snapshot's): a sender
+ * may queue them all at once instead of pacing them to the socket.
+ */
+export interface InMemoryBody extends AsyncIterable<Uint8Array> {
+  readonly inMemory: true;
+}
+
+function bodyStream(encoded: EncodedSnapshot | SnapshotBody): AsyncIterable<Uint8Array> {
+  if (!('chunks' in encoded)) return chunksOf(encoded);
+  const body: InMemoryBody = { inMemory: true, [Symbol.asyncIterator]: () => chunksOf(encoded) };
+  return body;
+}
+
+async function* chunksOf(encoded: EncodedSnapshot | SnapshotBody): AsyncGenerator<Uint8Array> {
   if ('chunks' in encoded) {
     // Small pieces (an empty table's line) go out with their neighbours: fewer, larger writes.
     let batch: Buffer[] = [];
