@@ -1,4 +1,5 @@
 import type { ProviderSnapshot } from '../../management/dynamic-config.js';
+import type { ChangeSet } from './change-set.js';
 import { CRD_KINDS, TRAEFIK_GROUP, type CrdKind } from './crd-kinds.js';
 import type { ObjectResult, Pending } from './crd-object-context.js';
 import { crdMemoKey, crdStatus, shouldProcess, specVersion, translateObject, type CrdInputs, type CrdRecord } from './crd-translator.js';
@@ -24,39 +25,6 @@ import type { ObjectRef, ObjectStatus, OperatorEvent, Problem, TranslateOptions,
  * changes, re-lists, record names two objects share (clashes, shared load balancers), the
  * default backend. The result is always the full translation's (see the property test).
  */
-
-/** What changed since the last translation. */
-export interface ChangeSet {
-  /** Translate both providers from scratch (first sync, resync, new leader). */
-  full: boolean;
-  /** Changed objects: resource id (`ingresses`, `portico.dev/ingressroutes`, …) → `ns/name` keys. */
-  readonly objects: Map<string, Set<string>>;
-  /** Changed things objects read: `svc|ns/name` (a Service or its EndpointSlices), `sec|ns/name`. */
-  readonly deps: Set<string>;
-}
-
-export function emptyChangeSet(full = false): ChangeSet {
-  return { full, objects: new Map(), deps: new Set() };
-}
-
-/**
- * Notes one change as the object cache reports it (see ObjectCache): no resource or no key means
- * everything (resync, new leader, a resource's first list).
- */
-export function noteChange(changes: ChangeSet, resourceId?: string, key?: string, services?: readonly string[]): void {
-  if (resourceId === undefined || key === undefined || key === '') {
-    changes.full = true;
-    return;
-  }
-  if (resourceId === 'services') changes.deps.add(`svc|${key}`);
-  else if (resourceId === 'endpointslices') for (const s of services ?? []) changes.deps.add(`svc|${s}`);
-  else if (resourceId === 'secrets') changes.deps.add(`sec|${key}`);
-  else {
-    let keys = changes.objects.get(resourceId);
-    if (!keys) changes.objects.set(resourceId, (keys = new Set()));
-    keys.add(key);
-  }
-}
 
 /** One provider's new state: its body, or the whole snapshot where the assembly cannot lay it out. */
 export type ProviderUpdate = { readonly body: SnapshotBody } | { readonly snapshot: ProviderSnapshot };

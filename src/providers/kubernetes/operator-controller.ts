@@ -6,7 +6,8 @@ import { ObjectCache, watchedResources } from './object-cache.js';
 import { Reflector, type ReflectorOptions } from './reflector.js';
 import { SnapshotDelivery, type FetchLike } from './snapshot-delivery.js';
 import { StatusWriter } from './status-writer.js';
-import { emptyChangeSet, IncrementalTranslation, noteChange, type ChangeSet, type ProviderUpdate, type StatusInput } from './incremental-translation.js';
+import { emptyChangeSet, noteChange, type ChangeSet } from './change-set.js';
+import { IncrementalTranslation, type ProviderUpdate, type StatusInput } from './incremental-translation.js';
 import { CRD_PROVIDER, INGRESS_PROVIDER } from './naming.js';
 import type { TranslateOptions } from './translation-types.js';
 
