@@ -49,6 +49,8 @@ function statusOnlyChange(old: KubeObject, next: KubeObject): boolean {
     JSON.stringify(a.annotations ?? {}) === JSON.stringify(b.annotations ?? {});
 }
 
+const MAX_SHARED_PARTS = 10_000;
+
 function keyOf(obj: KubeObject): string {
   return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
 }
@@ -61,6 +63,8 @@ export class ObjectCache {
   private readonly stores = new Map<string, { type: ResourceType; objects: Map<string, KubeObject> }>();
   private readonly unsynced = new Set<string>();
   private version = 0;
+  /** Slice parts shared between equal slices, by their JSON (see shareSliceParts). */
+  private readonly sharedParts = new Map<string, unknown>();
   /** Services and EndpointSlices as the translation reads them, maintained change by change. */
   readonly clusterIndex = new ClusterIndex();
 
@@ -94,8 +98,11 @@ export class ObjectCache {
         return svc === undefined ? [] : [`${o?.metadata?.namespace ?? ''}/${svc}`];
       }))]
       : undefined;
-    // Secrets are cut down before they are stored (memory, and data never read is never held).
-    const keep = isSecret ? (o: KubeObject) => slimSecret(o as Secret) : (o: KubeObject) => o;
+    // Secrets are cut down before they are stored (memory, and data never read is never held);
+    // EndpointSlices share their port lists and endpoint conditions with equal ones.
+    const keep = isSecret ? (o: KubeObject) => slimSecret(o as Secret)
+      : type.id === 'endpointslices' ? (o: KubeObject) => this.shareSliceParts(o as EndpointSlice)
+        : (o: KubeObject) => o;
     return {
       replace: (listed) => {
         const seen = new Set<string>();
@@ -146,6 +153,30 @@ export class ObjectCache {
         if (this.unsynced.delete(id)) this.changed(type.id, '');
       },
     };
+  }
+
+  /**
+   * The slice with its `ports` and each endpoint's `conditions` replaced by an equal value seen
+   * before (cached objects are immutable, so they can be shared): tens of thousands of slices
+   * carry a handful of distinct port lists and three or four distinct condition sets.
+   */
+  private shareSliceParts(slice: EndpointSlice): EndpointSlice {
+    const out: EndpointSlice = { ...slice };
+    if (slice.ports !== undefined) out.ports = this.shared(slice.ports);
+    if (Array.isArray(slice.endpoints)) {
+      out.endpoints = slice.endpoints.map((e) => (e !== null && typeof e === 'object' && e.conditions !== undefined ? { ...e, conditions: this.shared(e.conditions) } : e));
+    }
+    return out;
+  }
+
+  private shared<T>(value: T): T {
+    if (value === undefined || value === null || typeof value !== 'object') return value;
+    const key = JSON.stringify(value);
+    const known = this.sharedParts.get(key);
+    if (known !== undefined) return known as T;
+    // Bounded: an unusual cluster with many distinct values just shares fewer of them.
+    if (this.sharedParts.size < MAX_SHARED_PARTS) this.sharedParts.set(key, value);
+    return value;
   }
 
   private changed(resourceId: string, key: string, services?: readonly string[]): void {

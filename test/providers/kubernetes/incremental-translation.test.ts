@@ -68,7 +68,7 @@ function encodeLines(snapshot: ProviderSnapshot): string[] {
 
 const op = fc.record({ kind: fc.constantFrom('upsert', 'variant', 'delete'), index: fc.nat(), n: fc.nat(20) });
 
-const stats = { full: 0, patched: 0, unchanged: 0 };
+const stats = { initial: 0, full: 0, patched: 0, unchanged: 0 };
 
 describe('incremental translation', () => {
   it('equals a translation from scratch after every change', () => {
@@ -85,9 +85,11 @@ describe('incremental translation', () => {
       const options = DEFAULT_TRANSLATE_OPTIONS;
       const inc = new IncrementalTranslation(options, cache);
       const current: { kubernetes?: string[]; kubernetescrd?: string[] } = {};
+      let first = true;
       const check = () => {
         const outcome = inc.update(changes);
-        stats[outcome.full ? 'full' : outcome.objects > 0 ? 'patched' : 'unchanged']++;
+        stats[first ? 'initial' : outcome.full ? 'full' : outcome.objects > 0 ? 'patched' : 'unchanged']++;
+        first = false;
         changes = emptyChangeSet();
         if (outcome.kubernetes) current.kubernetes = lines(outcome.kubernetes);
         if (outcome.kubernetescrd) current.kubernetescrd = lines(outcome.kubernetescrd);
@@ -107,9 +109,10 @@ describe('incremental translation', () => {
         if (!batch) check();
       }
       check();
-    }), { numRuns: 150 });
-    // The fast path is what is under test: most changes take it.
-    expect(stats.patched).toBeGreaterThan(stats.full);
+    }), { numRuns: Number(process.env.PROP_RUNS ?? 150) });
+    // The fast path is what is under test: most changes take it (about 10 to 1 against falling
+    // back to a full translation, with these objects).
+    expect(stats.patched).toBeGreaterThan(2 * stats.full);
   });
 
   it('patches a one-object change without a full translation', () => {
