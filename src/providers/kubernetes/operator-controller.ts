@@ -192,7 +192,9 @@ export class OperatorController {
       try {
         this.reconcile();
       } catch (err) {
-        // translate() confines object errors; this is a bug, and the next change retries.
+        // translate() confines object errors; this is a bug. The next change retries from scratch
+        // (the incremental state may be half-updated).
+        this.changes.full = true;
         this.deps.logger.error({ err }, 'reconcile failed');
       }
     }
