@@ -77,7 +77,7 @@ export class OperatorController {
   private pendingStatus = false;
   private firstSyncAt: number | undefined;
   private syncReported = false;
-  /** When the last reconcile started (deps.now), for the rate limit; none yet at start. */
+  /** When the last reconcile started (deps.now), bounding the wait for a delivery under way; none yet at start. */
   private lastReconcileAt: number | undefined;
   private readonly translation: IncrementalTranslation;
 
