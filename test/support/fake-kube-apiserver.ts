@@ -161,6 +161,7 @@ export class FakeKubeApiServer {
   private failures: { count: number; status: number; match?: RegExp } = { count: 0, status: 500 };
   private listeningPort = 0;
   private readonly sortedCache = new Map<string, { rv: number; items: Obj[] }>();
+  private readonly filteredCache = new Map<string, { rv: number; items: Obj[] }>();
   /** Requests seen, by `METHOD kind` (`LIST Ingress`, `WATCH Ingress`, `PATCH Ingress/status` …). */
   readonly requests = new Map<string, number>();
 
@@ -563,8 +564,19 @@ export class FakeKubeApiServer {
       sorted = { rv: this.rv, items: [...map.values()].sort((a, b) => keyCompare(a, b)) };
       this.sortedCache.set(this.resourceKey(d), sorted);
     }
-    const all = sorted.items
-      .filter((o) => (namespace === undefined || o.metadata.namespace === namespace) && matches(selector, fields, o));
+    // ... and so do their filtered items: filtering 20,000 slices for each of 40 pages made the
+    // fake server, not the client under test, the slow part of a big first sync.
+    const filterKey = `${this.resourceKey(d)}|${namespace ?? ''}|${q.get('labelSelector') ?? ''}|${q.get('fieldSelector') ?? ''}`;
+    let filtered = this.filteredCache.get(filterKey);
+    if (!filtered || filtered.rv !== this.rv) {
+      for (const [k, v] of this.filteredCache) if (v.rv !== this.rv) this.filteredCache.delete(k);
+      filtered = {
+        rv: this.rv,
+        items: sorted.items.filter((o) => (namespace === undefined || o.metadata.namespace === namespace) && matches(selector, fields, o)),
+      };
+      this.filteredCache.set(filterKey, filtered);
+    }
+    const all = filtered.items;
     const limit = Number(q.get('limit') ?? '0');
     const page = limit > 0 ? all.slice(start, start + limit) : all.slice(start);
     const next = limit > 0 && start + limit < all.length ? Buffer.from(JSON.stringify({ rv: listRv, start: start + limit })).toString('base64') : undefined;
