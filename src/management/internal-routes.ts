@@ -7,13 +7,32 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import {
-  INTERNAL_PROVIDERS_PATH, PROVIDER_NAME_PATTERN, RESERVED_PROVIDERS, type ProviderPutResponse, type ProviderStatusResponse,
+  INTERNAL_PROVIDERS_PATH, PROVIDER_NAME_PATTERN, RESERVED_PROVIDERS, type ProviderPutResponse, type ProviderSnapshot, type ProviderStatusResponse,
 } from './dynamic-config.js';
 import { managementErrors, ManagementError } from './errors.js';
 import { bearerMatches } from './internal-token.js';
-import type { RecordStore } from './record-store.js';
+import type { RecordStore, SnapshotChanges } from './record-store.js';
 import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder, SnapshotLinesError, type DecodedSnapshot } from './snapshot-lines.js';
-import { SnapshotValidationError, validateProviderSnapshot } from './snapshot-validation.js';
+import { SnapshotValidationError, validateChangedLines, validateProviderSnapshot } from './snapshot-validation.js';
+
+/**
+ * Validates a format 2 body: only its changed lines when they are records in record maps (the
+ * rest was validated with the snapshot it came from), else the whole snapshot, skipping the
+ * records taken over unchanged.
+ */
+function validateDecodedSnapshot(decoded: DecodedSnapshot): ProviderSnapshot {
+  if (decoded.previous !== undefined) {
+    const snapshot = validateChangedLines(decoded.value, decoded.added, decoded.removed);
+    if (snapshot !== undefined) return snapshot;
+  }
+  return validateProviderSnapshot(decoded.value, decoded.reused);
+}
+
+/** What a decoded body changed, for the record store's incremental runtime. */
+function snapshotChanges(decoded: DecodedSnapshot): SnapshotChanges | undefined {
+  if (decoded.previous === undefined) return undefined;
+  return { basis: decoded.previous, added: decoded.added, removed: decoded.removed };
+}
 
 export interface InternalRoutesOptions {
   readonly store: RecordStore;
@@ -41,7 +60,9 @@ export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoute
   // Per provider: the format 2 lines it last had accepted.
   const decoders = new Map<string, SnapshotLineDecoder>();
 
-  app.addContentTypeParser(SNAPSHOT_LINES_MEDIA_TYPE, { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  // Bytes, not a string: the decoder compares them with the last accepted body before decoding
+  // any of it, and most of it is never turned into strings.
+  app.addContentTypeParser(SNAPSHOT_LINES_MEDIA_TYPE, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ManagementError) return sendError(reply, error);
@@ -70,9 +91,9 @@ export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoute
     let decoded: DecodedSnapshot | undefined;
     const decoder = decoders.get(provider) ?? new SnapshotLineDecoder();
     try {
-      if (typeof request.body === 'string') {
+      if (Buffer.isBuffer(request.body) || typeof request.body === 'string') {
         decoded = decoder.decode(request.body);
-        snapshot = validateProviderSnapshot(decoded.value, decoded.reused);
+        snapshot = validateDecodedSnapshot(decoded);
       } else {
         snapshot = validateProviderSnapshot(request.body);
       }
@@ -80,7 +101,7 @@ export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoute
       if (err instanceof SnapshotValidationError || err instanceof SnapshotLinesError) throw managementErrors.badSnapshot(err.message, err);
       throw err;
     }
-    const stored = store.set(provider, snapshot, { incremental: decoded !== undefined });
+    const stored = store.set(provider, snapshot, decoded === undefined ? {} : { incremental: true, changes: snapshotChanges(decoded) });
     if (decoded !== undefined) {
       decoder.commit(decoded);
       decoders.set(provider, decoder);

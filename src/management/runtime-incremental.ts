@@ -123,6 +123,28 @@ function sameRecord(kind: Kind, a: ProviderInput, b: ProviderInput, name: string
   return true;
 }
 
+/**
+ * A provider's input replaced by one that differs from it only by these lines (snapshot lines,
+ * see record-store.ts SnapshotChanges): the changed records are read from them instead of
+ * comparing every record of the two inputs.
+ */
+export interface InputChanges {
+  readonly previous: ProviderInput;
+  readonly next: ProviderInput;
+  readonly added: readonly { readonly path: readonly string[] }[];
+  readonly removed: readonly { readonly path: readonly string[] }[];
+}
+
+/**
+ * What an incremental computation replaced: the runtime it started from and, per runtime map,
+ * the qualified names whose records were recomputed, added or removed (all other records are
+ * the very objects of `base`). A map not listed is `base`'s map itself.
+ */
+export interface RuntimeChanges {
+  readonly base: RuntimeConfiguration;
+  readonly names: ReadonlyMap<keyof RuntimeConfiguration, ReadonlySet<string>>;
+}
+
 interface ChangeSet {
   /** Node ids of records added, removed or replaced. */
   readonly changed: Set<string>;
@@ -149,6 +171,8 @@ export class IncrementalRuntime {
   private readonly counts = new WeakMap<ProviderInput, number>();
   /** Records recomputed by the last call (for logs and tests); -1 after a full computation. */
   lastRecomputed = -1;
+  /** What the last call replaced; undefined after a full computation. */
+  lastChanges: RuntimeChanges | undefined;
 
   /**
    * @param fullRatio share of changed records (of all) from which a change is computed from
@@ -156,11 +180,15 @@ export class IncrementalRuntime {
    */
   constructor(private readonly entryPoints: readonly EntryPointDef[], private readonly options: RuntimeOptions = {}, private readonly fullRatio = 0.25) {}
 
-  /** The runtime for `inputs`. The inputs of one provider are never mutated once handed over. */
-  compute(inputs: readonly ProviderInput[]): RuntimeConfiguration {
+  /**
+   * The runtime for `inputs`. The inputs of one provider are never mutated once handed over.
+   * @param hint how one provider's input differs from its previous one, when known
+   */
+  compute(inputs: readonly ProviderInput[], hint?: InputChanges): RuntimeConfiguration {
     const previous = this.rt;
-    const changes = previous === undefined || !this.graphReady ? undefined : this.changes(inputs, Math.max(this.total, 1) * this.fullRatio);
+    const changes = previous === undefined || !this.graphReady ? undefined : this.changes(inputs, Math.max(this.total, 1) * this.fullRatio, hint);
     let rt: RuntimeConfiguration;
+    this.lastChanges = undefined;
     if (previous === undefined || changes === undefined || changes.changed.size >= Math.max(changes.total, 1) * this.fullRatio) {
       rt = computeRuntime(inputs, this.entryPoints, this.options, this.memo);
       this.graphReady = false;
@@ -191,7 +219,7 @@ export class IncrementalRuntime {
    * What changed since the last call; undefined when providers were reordered or more than
    * `limit` records changed (computed from scratch: no need to finish the diff).
    */
-  private changes(inputs: readonly ProviderInput[], limit: number): ChangeSet | undefined {
+  private changes(inputs: readonly ProviderInput[], limit: number, hint?: InputChanges): ChangeSet | undefined {
     const before = new Map(this.inputs.map((i) => [i.provider, i]));
     const kept = inputs.filter((i) => before.has(i.provider)).map((i) => i.provider);
     const keptBefore = this.inputs.filter((i) => inputs.some((n) => n.provider === i.provider)).map((i) => i.provider);
@@ -203,6 +231,11 @@ export class IncrementalRuntime {
       if (old === input) {
         set.total += this.countRecords(input);
         continue;
+      }
+      if (hint !== undefined && old === hint.previous && input === hint.next) {
+        const known = this.diffLines(hint, set, limit);
+        if (known === false) return undefined;
+        if (known === true) continue;
       }
       if (!this.diffProvider(old, input, set, limit)) return undefined;
     }
@@ -220,6 +253,47 @@ export class IncrementalRuntime {
     }
     this.counts.set(input, n);
     return n;
+  }
+
+  /**
+   * Adds a provider's changes to `set` from the lines that changed: false as soon as more than
+   * `limit` records changed, undefined when a line is not one record (then the inputs are
+   * compared). Lines of maps the runtime does not read (servers transports, TLS) change nothing.
+   */
+  private diffLines(hint: InputChanges, set: ChangeSet, limit: number): boolean | undefined {
+    const provider = hint.next.provider;
+    const ids: string[] = [];
+    let count = this.countRecords(hint.previous);
+    for (const [lines, delta] of [[hint.removed, -1], [hint.added, 1]] as const) {
+      for (const { path } of lines) {
+        if (path.length === 1 && path[0] === 'version') continue;
+        if (path.length === 2 && path[0] === 'serverStatus') {
+          // A service's states are given under its name or its qualified name.
+          const name = path[1] as string;
+          ids.push(`hs:${name}@${provider}`, `ts:${name}@${provider}`);
+          if (name.endsWith(`@${provider}`)) {
+            const bare = name.slice(0, -provider.length - 1);
+            ids.push(`hs:${bare}@${provider}`, `ts:${bare}@${provider}`);
+          }
+          continue;
+        }
+        if (path.length !== 4 || path[0] !== 'configuration') return undefined;
+        const entry = KIND_KEYS.find((k) => k[1] === path[1] && k[2] === path[2]);
+        if (entry === undefined) {
+          if (path[1] === 'tls' || path[2] === 'serversTransports') continue;
+          return undefined;
+        }
+        ids.push(`${entry[0]}:${path[3] as string}@${provider}`);
+        count += delta;
+      }
+    }
+    for (const id of ids) {
+      set.changed.add(id);
+      if (set.changed.size > limit) return false;
+    }
+    this.counts.set(hint.next, count);
+    set.total += count;
+    return true;
   }
 
   /** Adds a provider's changes to `set`; false as soon as more than `limit` records changed. */
@@ -332,6 +406,14 @@ export class IncrementalRuntime {
       for (const [name, info] of sub[rtKey]) map.set(name, info);
       merged[rtKey] = map;
     }
+    const names = new Map<keyof RuntimeConfiguration, Set<string>>();
+    for (const [kind, , , rtKey] of KIND_KEYS) {
+      if (!reachedKinds.has(kind)) continue;
+      const set = new Set<string>();
+      for (const id of reached) if (id.startsWith(kind) && id.charCodeAt(2) === 58) set.add(id.slice(3));
+      names.set(rtKey, set);
+    }
+    this.lastChanges = { base: previous, names };
     return merged as unknown as RuntimeConfiguration;
   }
 

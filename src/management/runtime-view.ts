@@ -7,6 +7,7 @@
 import { goJson } from './go-json.js';
 import { entryPointRecord } from './entry-points.js';
 import * as rep from './representations.js';
+import type { RuntimeChanges } from './runtime-incremental.js';
 import type {
   EntryPointDef, MiddlewareInfo, RouterInfo, RuntimeConfiguration, ServiceInfo, Status, TCPMiddlewareInfo, TCPRouterInfo,
   TCPServiceInfo, UDPRouterInfo, UDPServiceInfo,
@@ -132,23 +133,61 @@ function sortValue(e: ViewEntry, key: string): string | number | bigint {
   }
 }
 
+/** Ascending `sortBy` order, ties broken by name ascending. */
+function compareBy(key: string): (a: ViewEntry, b: ViewEntry) => number {
+  return (a, b) => {
+    const va = sortValue(a, key);
+    const vb = sortValue(b, key);
+    return va < vb ? -1 : va > vb ? 1 : compareStrings(a.name, b.name);
+  };
+}
+
+/** Index of the first entry of `list` not before `e` in `compare` order. */
+function lowerBound(list: readonly ViewEntry[], e: ViewEntry, compare: (a: ViewEntry, b: ViewEntry) => number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compare(list[mid] as ViewEntry, e) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Changed names from which a patched view sorts its other orders again instead of patching them. */
+const PATCH_SORTED_MAX = 64;
+
 /** All records of one kind, sorted by name. */
 export class KindView {
-  private index: ReadonlyMap<string, ViewEntry> | undefined;
-  private readonly sorted = new Map<string, readonly ViewEntry[]>();
+  private readonly sorted: Map<string, readonly ViewEntry[]>;
 
   /**
    * @param filtersMiddlewares whether `middlewareName` applies (HTTP and TCP routers; UDP routers
    *   have no middlewares and Traefik ignores the parameter for them)
+   * @param source the runtime map the entries were made from (a view of the same map is this one)
+   * @param sorted orders by other `sortBy` keys, already made (patched from the previous view)
    */
-  constructor(readonly kind: ResourceKind, readonly entries: readonly ViewEntry[], readonly filtersMiddlewares = kind === 'routers') {
+  constructor(
+    readonly kind: ResourceKind, readonly entries: readonly ViewEntry[], readonly filtersMiddlewares = kind === 'routers',
+    readonly source?: ReadonlyMap<string, RecordInfo>, sorted?: Map<string, readonly ViewEntry[]>,
+  ) {
+    this.sorted = sorted ?? new Map();
     this.sorted.set('name', entries);
   }
 
-  /** Entries by qualified name; built on first use, as most snapshots are replaced before a detail request. */
-  get byName(): ReadonlyMap<string, ViewEntry> {
-    this.index ??= new Map(this.entries.map((e) => [e.name, e]));
-    return this.index;
+  /** The entry of a qualified name (a binary search: the entries are sorted by name). */
+  get(name: string): ViewEntry | undefined {
+    const list = this.entries;
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = (list[mid] as ViewEntry).name;
+      if (at === name) return list[mid];
+      if (at < name) lo = mid + 1;
+      else hi = mid;
+    }
+    return undefined;
   }
 
   /**
@@ -165,6 +204,64 @@ export class KindView {
       this.sorted.set(key, list);
     }
     return list;
+  }
+
+  /**
+   * The view of `infos`, a map that differs from this view's source only at `names` (qualified
+   * names recomputed, added or removed): the entries of other names are taken over in their
+   * order, those of `names` merged in; the other sorted orders already made are patched the same
+   * way when few names changed.
+   */
+  patched<I extends RecordInfo>(infos: ReadonlyMap<string, I>, codec: RecordCodec<I>, names: ReadonlySet<string>): KindView {
+    const changed = [...names].sort(compareStrings);
+    const gone: ViewEntry[] = [];
+    const fresh: ViewEntry[] = [];
+    const entries: ViewEntry[] = [];
+    const take = (name: string) => {
+      const info = infos.get(name);
+      if (info === undefined) return;
+      const e = new ViewEntry(info, codec);
+      fresh.push(e);
+      entries.push(e);
+    };
+    let k = 0;
+    for (const e of this.entries) {
+      while (k < changed.length && compareStrings(changed[k] as string, e.name) < 0) take(changed[k++] as string);
+      if (k < changed.length && changed[k] === e.name) {
+        k++;
+        const info = infos.get(e.name);
+        if (info === e.info) {
+          entries.push(e);
+          continue;
+        }
+        gone.push(e);
+        if (info !== undefined) {
+          const next = new ViewEntry(info, codec);
+          fresh.push(next);
+          entries.push(next);
+        }
+        continue;
+      }
+      entries.push(e);
+    }
+    while (k < changed.length) take(changed[k++] as string);
+    let sorted: Map<string, readonly ViewEntry[]> | undefined;
+    if (gone.length + fresh.length <= PATCH_SORTED_MAX) {
+      sorted = new Map();
+      for (const [key, list] of this.sorted) {
+        if (key === 'name') continue;
+        const compare = compareBy(key);
+        const out = list.slice();
+        for (const e of gone) {
+          const at = lowerBound(out, e, compare);
+          const found = out[at] === e ? at : out.indexOf(e);
+          if (found !== -1) out.splice(found, 1);
+        }
+        for (const e of fresh) out.splice(lowerBound(out, e, compare), 0, e);
+        sorted.set(key, out);
+      }
+    }
+    return new KindView(this.kind, entries, this.filtersMiddlewares, infos, sorted);
   }
 
   counts(): { total: number; warnings: number; errors: number } {
@@ -262,9 +359,8 @@ function sortedEntries<I extends RecordInfo>(infos: ReadonlyMap<string, I>, code
     if (info !== undefined) kept.push(entry(info, e));
   }
   if (kept.length === infos.size) return kept;
-  const index = previous.byName;
   const added: I[] = [];
-  for (const [name, info] of infos) if (!index.has(name)) added.push(info);
+  for (const [name, info] of infos) if (previous.get(name) === undefined) added.push(info);
   const fresh = byName(added);
   const out: ViewEntry[] = [];
   let i = 0;
@@ -276,10 +372,19 @@ function sortedEntries<I extends RecordInfo>(infos: ReadonlyMap<string, I>, code
   return out;
 }
 
+/**
+ * One kind's view: the previous one itself when its runtime map is unchanged, patched at the
+ * changed names when the runtime says which (see runtime-incremental.ts RuntimeChanges), else
+ * made from the map.
+ */
 function kindView<I extends RecordInfo>(
   kind: ResourceKind, infos: ReadonlyMap<string, I>, codec: RecordCodec<I>, previous: KindView | undefined,
+  changes: RuntimeChanges | undefined, key: keyof RuntimeConfiguration,
 ): KindView {
-  return new KindView(kind, sortedEntries(infos, codec, previous), codec.middlewares !== undefined);
+  if (previous !== undefined && previous.source === infos) return previous;
+  const names = changes?.names.get(key);
+  if (previous !== undefined && names !== undefined && previous.source === changes?.base[key]) return previous.patched(infos, codec, names);
+  return new KindView(kind, sortedEntries(infos, codec, previous), codec.middlewares !== undefined, infos);
 }
 
 /** Everything the API serves, for one applied set of snapshots. */
@@ -291,21 +396,26 @@ export class RuntimeView {
   readonly entryPointsByName: ReadonlyMap<string, EntryPointEntry>;
   private rawdataBody: Buffer | undefined;
 
-  /** @param previous the view this one replaces, whose name orders are reused where still valid */
-  constructor(rt: RuntimeConfiguration, entryPoints: readonly EntryPointDef[], readonly providers: readonly string[], previous?: RuntimeView) {
+  /**
+   * @param previous the view this one replaces, whose entries and orders are reused where still valid
+   * @param changes what the runtime recomputed since `previous` was made (when it knows)
+   */
+  constructor(
+    rt: RuntimeConfiguration, entryPoints: readonly EntryPointDef[], readonly providers: readonly string[], previous?: RuntimeView, changes?: RuntimeChanges,
+  ) {
     this.http = {
-      routers: kindView('routers', rt.routers, httpRouterCodec, previous?.http.routers),
-      services: kindView('services', rt.services, httpServiceCodec, previous?.http.services),
-      middlewares: kindView('middlewares', rt.middlewares, httpMiddlewareCodec, previous?.http.middlewares),
+      routers: kindView('routers', rt.routers, httpRouterCodec, previous?.http.routers, changes, 'routers'),
+      services: kindView('services', rt.services, httpServiceCodec, previous?.http.services, changes, 'services'),
+      middlewares: kindView('middlewares', rt.middlewares, httpMiddlewareCodec, previous?.http.middlewares, changes, 'middlewares'),
     };
     this.tcp = {
-      routers: kindView('routers', rt.tcpRouters, tcpRouterCodec, previous?.tcp.routers),
-      services: kindView('services', rt.tcpServices, tcpServiceCodec, previous?.tcp.services),
-      middlewares: kindView('middlewares', rt.tcpMiddlewares, tcpMiddlewareCodec, previous?.tcp.middlewares),
+      routers: kindView('routers', rt.tcpRouters, tcpRouterCodec, previous?.tcp.routers, changes, 'tcpRouters'),
+      services: kindView('services', rt.tcpServices, tcpServiceCodec, previous?.tcp.services, changes, 'tcpServices'),
+      middlewares: kindView('middlewares', rt.tcpMiddlewares, tcpMiddlewareCodec, previous?.tcp.middlewares, changes, 'tcpMiddlewares'),
     };
     this.udp = {
-      routers: kindView('routers', rt.udpRouters, udpRouterCodec, previous?.udp.routers),
-      services: kindView('services', rt.udpServices, udpServiceCodec, previous?.udp.services),
+      routers: kindView('routers', rt.udpRouters, udpRouterCodec, previous?.udp.routers, changes, 'udpRouters'),
+      services: kindView('services', rt.udpServices, udpServiceCodec, previous?.udp.services, changes, 'udpServices'),
     };
     this.entryPoints = byName(entryPoints).map((ep) => ({ name: ep.name, json: goJson(entryPointRecord(ep), false) }));
     this.entryPointsByName = new Map(this.entryPoints.map((e) => [e.name, e]));

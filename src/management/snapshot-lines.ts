@@ -146,34 +146,82 @@ export class SnapshotLineEncoder {
   }
 }
 
-interface ParsedLine {
+/** One line of a decoded body: the value it sets and where. */
+export interface SnapshotLine {
   readonly path: readonly string[];
   readonly value: unknown;
+}
+
+/**
+ * An object the paths of a body run through (`configuration`, `configuration.http`, …), kept
+ * between bodies: a body that changes none of the lines below one reuses its object as it is.
+ */
+interface Container {
+  readonly parent: Container | undefined;
+  /** Key in the parent ('' for the root). */
+  readonly name: string;
+  readonly path: readonly string[];
+  readonly children: Map<string, Container>;
+  /** The object of the last committed body. */
+  obj: Record<string, unknown> | undefined;
+  /** The object being built by the decode of epoch {@link touched}. */
+  next: Record<string, unknown>;
+  /** Epoch of the last decode that changed a line below (it builds a new object). */
+  touched: number;
+  /** Epoch of the last decode that set this container in its parent's new object. */
+  placed: number;
+}
+
+interface HeldLine extends SnapshotLine {
+  readonly parent: Container;
+  readonly name: string;
 }
 
 /** One decoded body, applied to the decoder's memory only by {@link SnapshotLineDecoder.commit}. */
 export interface DecodedSnapshot {
   readonly value: Record<string, unknown>;
-  /** Values taken over from lines accepted before (never re-parsed; already validated). */
+  /**
+   * Values taken over from lines accepted before (never re-parsed; already validated). Built on
+   * first use: the incremental path reads {@link added} and {@link removed} instead.
+   */
   readonly reused: ReadonlySet<object>;
   /** Lines parsed for this body (for logs). */
   readonly parsed: number;
-  /** The body's lines, for {@link SnapshotLineDecoder.commit}. */
-  readonly lines: readonly unknown[];
+  /** Lines of this body that were not in the last committed one (parsed), in body order. */
+  readonly added: readonly SnapshotLine[];
+  /** Lines of the last committed body that are not in this one. */
+  readonly removed: readonly SnapshotLine[];
+  /**
+   * The value of the last committed body, which {@link added} and {@link removed} are relative
+   * to; undefined for a decoder's first body (then every line is added).
+   */
+  readonly previous: Record<string, unknown> | undefined;
 }
 
-function parsePath(text: string, lineNo: number): string[] {
+/** The internals {@link SnapshotLineDecoder.commit} takes over. */
+interface DecodedBody extends DecodedSnapshot {
+  readonly body: Buffer;
+  readonly lines: readonly HeldLine[];
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+  readonly objects: readonly (readonly [Container, Record<string, unknown>])[];
+}
+
+/** A line's problem, prefixed with its line number by the decoder (counted only when one occurs). */
+class LineProblem extends Error {}
+
+function parsePath(text: string): string[] {
   let path: unknown;
   try {
     path = JSON.parse(text);
   } catch {
-    throw new SnapshotLinesError(`line ${lineNo}: the path is not valid JSON`);
+    throw new LineProblem('the path is not valid JSON');
   }
   if (!Array.isArray(path) || path.length === 0 || !path.every((p) => typeof p === 'string')) {
-    throw new SnapshotLinesError(`line ${lineNo}: the path must be a non-empty JSON array of strings`);
+    throw new LineProblem('the path must be a non-empty JSON array of strings');
   }
   for (const key of path as string[]) {
-    if (FORBIDDEN_KEYS.has(key)) throw new SnapshotLinesError(`line ${lineNo}: the key ${JSON.stringify(key)} is not allowed`);
+    if (FORBIDDEN_KEYS.has(key)) throw new LineProblem(`the key ${JSON.stringify(key)} is not allowed`);
   }
   return path as string[];
 }
@@ -187,109 +235,253 @@ function hasForbiddenKey(value: unknown): boolean {
   return false;
 }
 
-function parseLine(line: string, lineNo: number): ParsedLine {
+function parseLine(line: string): { path: string[]; value: unknown } {
   const tab = line.indexOf('\t');
-  if (tab === -1) throw new SnapshotLinesError(`line ${lineNo}: expected <path><TAB><value>`);
-  const path = parsePath(line.slice(0, tab), lineNo);
+  if (tab === -1) throw new LineProblem('expected <path><TAB><value>');
+  const path = parsePath(line.slice(0, tab));
   const text = line.slice(tab + 1);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new SnapshotLinesError(`line ${lineNo}: the value is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+    throw new LineProblem(`the value is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
   }
   // Only a text naming one of them can hold one; the walk is the rare case.
   if ((text.includes('__proto__') || text.includes('constructor') || text.includes('prototype')) && hasForbiddenKey(value)) {
-    throw new SnapshotLinesError(`line ${lineNo}: the value holds a key that is not allowed (__proto__, constructor or prototype)`);
+    throw new LineProblem('the value holds a key that is not allowed (__proto__, constructor or prototype)');
   }
   return { path, value };
 }
 
-
-interface HeldLine {
-  readonly text: string;
-  readonly parsed: ParsedLine;
-}
-
+const NEWLINE = 0x0a;
 /** How far ahead in the previous body a line is looked for when the two bodies part (deleted records). */
 const RESYNC_WINDOW = 16;
+/** Most lines compared in one go while skipping unchanged runs (bounds the bytes compared in vain). */
+const MAX_RUN_STEP = 512;
+
+function hasOwn(o: object, k: string): boolean {
+  return Object.prototype.hasOwnProperty.call(o, k);
+}
+
+/** Physical line number (1-based, empty lines counted) of the line starting at byte `at`. */
+function lineNumberAt(body: Buffer, at: number): number {
+  let n = 1;
+  for (let i = body.indexOf(NEWLINE, 0); i !== -1 && i < at; i = body.indexOf(NEWLINE, i + 1)) n++;
+  return n;
+}
+
+/** An Int32Array that grows. */
+class Offsets {
+  data: Int32Array;
+  length = 0;
+  constructor(capacity: number) {
+    this.data = new Int32Array(Math.max(capacity, 64));
+  }
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const bigger = new Int32Array(this.data.length * 2);
+      bigger.set(this.data);
+      this.data = bigger;
+    }
+    this.data[this.length++] = v;
+  }
+  done(): Int32Array {
+    return this.data.subarray(0, this.length);
+  }
+}
 
 /**
- * Decodes bodies of one provider, reusing what it accepted last: a line identical to one of the
- * previous body gives the same value object. The previous body's lines are walked alongside the
- * new ones (a sender keeps its order, so most lines are equal to the one at the same place): a
- * string comparison per line and no hashing of whole lines, which cost more than the parsing it
- * saves. A line not found near its place is parsed again, which is only slower.
+ * Decodes bodies of one provider, reusing what it accepted last. The last accepted body is kept
+ * as bytes with each line's offsets; a new body is compared with it by byte ranges, before
+ * anything is cut into strings: runs of unchanged lines are skipped many lines at a time (a
+ * sender keeps its order, so a one-record change leaves two long runs around it), and each
+ * unchanged line gives its previous value object, neither parsed nor validated again. A line
+ * that differs is looked for a few lines further in the previous body (records deleted there),
+ * else parsed. The objects the paths run through are rebuilt only where a line below them was
+ * added or removed; elsewhere the previous objects are taken over. The result is the value a
+ * decoding from scratch gives, key order included, and so are the errors.
  * Owned by whoever receives that provider's snapshots; not shared between providers.
  */
 export class SnapshotLineDecoder {
-  private held: readonly HeldLine[] = [];
+  private body: Buffer = Buffer.alloc(0);
+  private starts: Int32Array = new Int32Array(0);
+  private ends: Int32Array = new Int32Array(0);
+  private lines: readonly HeldLine[] = [];
+  private value: Record<string, unknown> | undefined;
+  private readonly root: Container = SnapshotLineDecoder.container(undefined, '');
+  private epoch = 0;
 
-  decode(body: string): DecodedSnapshot {
-    const root: Record<string, unknown> = {};
-    // Objects this decode created: only those may receive further keys.
-    const containers = new Set<object>([root]);
-    const reused = new Set<object>();
-    const lines: HeldLine[] = [];
-    const held = this.held;
-    let j = 0;
-    let parsed = 0;
-    let lineNo = 0;
-    let start = 0;
-    while (start <= body.length) {
-      let end = body.indexOf('\n', start);
-      if (end === -1) end = body.length;
-      lineNo++;
-      const text = body.slice(start, end);
-      start = end + 1;
-      if (text === '') continue;
-      let line: HeldLine | undefined;
-      if (j < held.length && (held[j] as HeldLine).text === text) {
-        line = held[j++];
-      } else {
-        for (let d = 1; d <= RESYNC_WINDOW && j + d < held.length; d++) {
-          if ((held[j + d] as HeldLine).text === text) {
-            line = held[j + d];
-            j += d + 1;
-            break;
-          }
-        }
-      }
-      if (line !== undefined) {
-        const v = line.parsed.value;
-        if (typeof v === 'object' && v !== null) reused.add(v);
-      } else {
-        const copy = detached(text);
-        line = { text: copy, parsed: parseLine(copy, lineNo) };
-        parsed++;
-      }
-      lines.push(line);
-      let target = root;
-      const { path, value } = line.parsed;
-      for (let i = 0; i < path.length - 1; i++) {
-        const k = path[i] as string;
-        // Own keys only: `valueOf` and friends are names like any other.
-        let next = Object.prototype.hasOwnProperty.call(target, k) ? target[k] : undefined;
-        if (next === undefined) {
-          next = {};
-          containers.add(next as object);
-          target[k] = next;
-        } else if (typeof next !== 'object' || next === null || !containers.has(next)) {
-          throw new SnapshotLinesError(`line ${lineNo}: the path ${JSON.stringify(path)} runs through a value set by another line`);
-        }
-        target = next as Record<string, unknown>;
-      }
-      const last = path[path.length - 1] as string;
-      if (Object.prototype.hasOwnProperty.call(target, last)) {
-        throw new SnapshotLinesError(`line ${lineNo}: the path ${JSON.stringify(path)} is assigned twice`);
-      }
-      target[last] = value;
-    }
-    return { value: root, reused, parsed, lines };
+  private static container(parent: Container | undefined, name: string): Container {
+    return { parent, name, path: parent === undefined ? [] : [...parent.path, name], children: new Map(), obj: undefined, next: {}, touched: 0, placed: 0 };
   }
 
-  /** Remembers a decoded body's lines once its snapshot was accepted (the previous ones are dropped). */
+  decode(input: string | Buffer): DecodedSnapshot {
+    const body = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
+    const epoch = ++this.epoch;
+    const { body: prev, starts: prevStarts, ends: prevEnds, lines: held } = this;
+    const n = held.length;
+    const matched = new Uint8Array(n);
+    const lines: HeldLine[] = [];
+    const added: HeldLine[] = [];
+    const starts = new Offsets(n + 16);
+    const ends = new Offsets(n + 16);
+    const len = body.length;
+    /** Whether held lines [from, to) equal the body's bytes at `at`, up to a line end. */
+    const sameRun = (from: number, to: number, at: number): boolean => {
+      const s = prevStarts[from] as number;
+      const e = prevEnds[to - 1] as number;
+      const end = at + (e - s);
+      return end <= len && (end === len || body[end] === NEWLINE) && body.compare(prev, s, e, at, end) === 0;
+    };
+    let j = 0;
+    let p = 0;
+    while (p < len) {
+      if (body[p] === NEWLINE) {
+        p++;
+        continue;
+      }
+      // Skip the run of unchanged lines starting here: doubling steps, then halving ones.
+      let run = 0;
+      let step = 1;
+      let growing = true;
+      const base = prevStarts[j] ?? 0;
+      while (j + run < n) {
+        const to = Math.min(n, j + run + step);
+        if (sameRun(j + run, to, p + ((prevStarts[j + run] as number) - base))) {
+          run = to - j;
+          if (growing && step < MAX_RUN_STEP) step *= 2;
+        } else {
+          growing = false;
+          if (step === 1) break;
+          step >>= 1;
+        }
+      }
+      if (run > 0) {
+        for (let i = j; i < j + run; i++) {
+          matched[i] = 1;
+          lines.push(held[i] as HeldLine);
+          starts.push(p + ((prevStarts[i] as number) - base));
+          ends.push(p + ((prevEnds[i] as number) - base));
+        }
+        p += (prevEnds[j + run - 1] as number) - base;
+        j += run;
+        continue;
+      }
+      let e = body.indexOf(NEWLINE, p);
+      if (e === -1) e = len;
+      let found = -1;
+      for (let d = 1; d <= RESYNC_WINDOW && j + d < n; d++) {
+        const s = prevStarts[j + d] as number;
+        if ((prevEnds[j + d] as number) - s === e - p && body.compare(prev, s, prevEnds[j + d], p, e) === 0) {
+          found = j + d;
+          break;
+        }
+      }
+      let line: HeldLine;
+      if (found !== -1) {
+        matched[found] = 1;
+        line = held[found] as HeldLine;
+        j = found + 1;
+      } else {
+        let parsed: { path: string[]; value: unknown };
+        try {
+          parsed = parseLine(body.toString('utf8', p, e));
+        } catch (err) {
+          if (err instanceof LineProblem) throw new SnapshotLinesError(`line ${lineNumberAt(body, p)}: ${err.message}`);
+          throw err;
+        }
+        let parent = this.root;
+        for (let i = 0; i < parsed.path.length - 1; i++) {
+          const k = parsed.path[i] as string;
+          let child = parent.children.get(k);
+          if (child === undefined) parent.children.set(k, (child = SnapshotLineDecoder.container(parent, k)));
+          parent = child;
+        }
+        line = { path: parsed.path, value: parsed.value, parent, name: parsed.path[parsed.path.length - 1] as string };
+        added.push(line);
+      }
+      lines.push(line);
+      starts.push(p);
+      ends.push(e);
+      p = e;
+    }
+
+    // Containers with a line added or removed below them get new objects, built in line order.
+    const touch = (from: Container) => {
+      for (let c: Container | undefined = from; c !== undefined && c.touched !== epoch; c = c.parent) {
+        c.touched = epoch;
+        c.next = {};
+      }
+    };
+    const removed: HeldLine[] = [];
+    for (let i = 0; i < n; i++) {
+      if (matched[i] === 0) {
+        removed.push(held[i] as HeldLine);
+        touch((held[i] as HeldLine).parent);
+      }
+    }
+    for (const line of added) touch(line.parent);
+    const startsDone = starts.done();
+    const fail = (i: number, what: string): never => {
+      const line = lines[i] as HeldLine;
+      throw new SnapshotLinesError(`line ${lineNumberAt(body, startsDone[i] as number)}: the path ${JSON.stringify(line.path)} ${what}`);
+    };
+    const objects: [Container, Record<string, unknown>][] = [];
+    if (this.root.touched === epoch) {
+      for (let i = 0; i < lines.length; i++) {
+        const line = lines[i] as HeldLine;
+        const parent = line.parent;
+        // Set the containers on the way in their parents' new objects, once per decode.
+        for (let c = parent; c.placed !== epoch && c.parent !== undefined && c.parent.touched === epoch; c = c.parent) {
+          c.placed = epoch;
+          if (hasOwn(c.parent.next, c.name)) fail(i, 'runs through a value set by another line');
+          c.parent.next[c.name] = c.touched === epoch ? c.next : c.obj;
+        }
+        if (parent.touched === epoch) {
+          if (hasOwn(parent.next, line.name)) fail(i, 'is assigned twice');
+          parent.next[line.name] = line.value;
+        }
+      }
+      const collect = (c: Container) => {
+        if (c.touched !== epoch) return;
+        objects.push([c, c.next]);
+        for (const child of c.children.values()) collect(child);
+      };
+      collect(this.root);
+    }
+    const value = this.root.touched === epoch ? this.root.next : (this.root.obj ?? {});
+    let reused: Set<object> | undefined;
+    const addedSet = new Set<SnapshotLine>(added);
+    const decoded: DecodedBody = {
+      value,
+      get reused(): ReadonlySet<object> {
+        if (reused === undefined) {
+          reused = new Set();
+          for (const line of lines) if (!addedSet.has(line) && typeof line.value === 'object' && line.value !== null) reused.add(line.value);
+        }
+        return reused;
+      },
+      parsed: added.length,
+      added,
+      removed,
+      previous: this.value,
+      body,
+      lines,
+      starts: startsDone,
+      ends: ends.done(),
+      objects,
+    };
+    return decoded;
+  }
+
+  /** Remembers a decoded body once its snapshot was accepted (the previous one is dropped). */
   commit(decoded: DecodedSnapshot): void {
-    this.held = decoded.lines as readonly HeldLine[];
+    const d = decoded as DecodedBody;
+    for (const [c, obj] of d.objects) c.obj = obj;
+    this.body = d.body;
+    this.starts = d.starts;
+    this.ends = d.ends;
+    this.lines = d.lines;
+    this.value = d.value;
   }
 }

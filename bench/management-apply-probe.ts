@@ -1,0 +1,155 @@
+/**
+ * Server-side apply probe (`npx tsx bench/management-apply-probe.ts`): the server's share of the
+ * operator benchmark, without the operator. Two providers shaped like the operator's snapshots of
+ * 5,000 Ingresses and 5,000 IngressRoutes (per record a router, a service with 12 servers and their
+ * server states: ~15,000 format 2 lines and ~6.5 MB per body) are PUT through Fastify in process,
+ * then one-record changes (a router renamed with its service and states, as a changed host does)
+ * and identical re-deliveries. Printed: CPU and wall time per PUT until the changed router is
+ * served by the management API, first full snapshots apart. CPU time, because on a shared machine
+ * the wall clock mostly measures the neighbours.
+ *
+ * BENCH_RECORDS (default 5000) sets the records per provider, BENCH_CHANGES (default 40) the
+ * number of one-record changes.
+ */
+import { loadavg } from 'node:os';
+import { pino } from 'pino';
+import { createApp } from '../src/http/create-app.js';
+import { createManagementApi } from '../src/management/app.js';
+import { registerInternalRoutes } from '../src/management/internal-routes.js';
+import { RecordStore } from '../src/management/record-store.js';
+import type { EntryPointDef } from '../src/management/runtime.js';
+import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder, snapshotLinesBody } from '../src/management/snapshot-lines.js';
+
+const N = Number(process.env.BENCH_RECORDS ?? 5000);
+const CHANGES = Number(process.env.BENCH_CHANGES ?? 40);
+const TOKEN = 'probe-token';
+const ENTRY_POINTS: EntryPointDef[] = [
+  { name: 'web', address: ':80', protocol: 'tcp', isDefault: true },
+  { name: 'websecure', address: ':443', protocol: 'tcp', isDefault: true },
+  { name: 'traefik', address: ':8080', protocol: 'tcp', isDefault: false },
+];
+
+type Rec = Record<string, unknown>;
+
+/** Host of record i: the original one, or a changed one after change `c`. */
+const hosts = new Map<string, string>();
+
+function hostOf(provider: string, i: number): string {
+  return hosts.get(`${provider}/${i}`) ?? (provider === 'kubernetes' ? `app-${i}.example.com` : `route-${i}.example.com`);
+}
+
+/** One provider's snapshot, its maps in key order as the operator sends them; records cached by content. */
+const records = new Map<string, object>();
+function cached<T extends object>(key: string, make: () => T): T {
+  let r = records.get(key);
+  if (r === undefined) records.set(key, (r = make()));
+  return r as T;
+}
+
+function providerSnapshot(provider: string): Rec {
+  const routers: Rec = {};
+  const services: Rec = {};
+  const serverStatus: Rec = {};
+  const names: [string, number][] = [];
+  for (let i = 0; i < N; i++) {
+    const host = hostOf(provider, i);
+    names.push([provider === 'kubernetes' ? `team-${i % 50}-ing-${i}-${host.replaceAll('.', '-')}` : `team-${i % 50}-ir-${i}-${host.length}${host.slice(0, 12)}`, i]);
+  }
+  names.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  for (const [name, i] of names) {
+    const host = hostOf(provider, i);
+    const svc = provider === 'kubernetes' ? `team-${i % 50}-svc-${i}-http` : name;
+    routers[name] = cached(`${provider}/r/${name}/${host}`, () => (provider === 'kubernetes'
+      ? { service: svc, rule: `Host("${host}") && PathPrefix("/")`, observability: { metadata: { ingress: { namespace: `team-${i % 50}`, ingressName: `ing-${i}`, serviceName: `svc-${i}`, servicePort: 'http' } } } }
+      : { entryPoints: ['web'], service: svc, rule: `Host(\`${host}\`)` }));
+    const urls: string[] = [];
+    for (const k of [0, 1, 2, 16, 17, 18, 32, 33, 34, 48, 49, 50]) urls.push(`http://10.${i % 250}.${k}.${Math.floor(i / 250) + 1}:8080`);
+    services[svc] = cached(`${provider}/s/${svc}`, () => ({
+      loadBalancer: { servers: urls.map((url) => ({ url })), strategy: 'wrr', passHostHeader: true, responseForwarding: { flushInterval: '100ms' } },
+    }));
+    serverStatus[svc] = cached(`${provider}/st/${svc}`, () => Object.fromEntries(urls.map((u, k) => [u, k % 3 === 2 ? 'DOWN' : 'UP'])));
+  }
+  const sortedServices: Rec = {};
+  for (const k of Object.keys(services).sort()) sortedServices[k] = services[k];
+  const sortedStatus: Rec = {};
+  for (const k of Object.keys(serverStatus).sort()) sortedStatus[k] = serverStatus[k];
+  return { configuration: { http: { routers, services: sortedServices, middlewares: {} } }, serverStatus: sortedStatus };
+}
+
+function routerName(provider: string, i: number): string {
+  const host = hostOf(provider, i);
+  return provider === 'kubernetes' ? `team-${i % 50}-ing-${i}-${host.replaceAll('.', '-')}@kubernetes` : `team-${i % 50}-ir-${i}-${host.length}${host.slice(0, 12)}@kubernetescrd`;
+}
+
+function quantile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN;
+}
+
+async function main(): Promise<void> {
+  const logger = pino({ level: 'silent' });
+  const store = new RecordStore({ entryPoints: ENTRY_POINTS, now: Date.now });
+  const internal = createApp('internal', logger, { bodyLimit: 64 * 1024 * 1024 });
+  registerInternalRoutes(internal, { store, token: TOKEN });
+  const api = createManagementApi({ store, logger, startDate: Date.now() });
+  const encoders = new Map([['kubernetes', new SnapshotLineEncoder()], ['kubernetescrd', new SnapshotLineEncoder()]]);
+  const body = (provider: string) => snapshotLinesBody((encoders.get(provider) as SnapshotLineEncoder).encode(providerSnapshot(provider), { configuration: 3, serverStatus: 1 }));
+
+  /** CPU and wall ms of one PUT until `router` is served. */
+  const put = async (provider: string, payload: string, router: string): Promise<{ cpu: number; wall: number }> => {
+    const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    const res = await internal.inject({
+      method: 'PUT', url: `/internal/v1/providers/${provider}`, payload,
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': SNAPSHOT_LINES_MEDIA_TYPE },
+    });
+    if (res.statusCode !== 200) throw new Error(`PUT: ${res.statusCode} ${res.body}`);
+    const got = await api.inject({ method: 'GET', url: `/api/http/routers/${encodeURIComponent(router)}` });
+    if (got.statusCode !== 200) throw new Error(`GET ${router}: ${got.statusCode}`);
+    const c = process.cpuUsage(c0);
+    return { cpu: (c.user + c.system) / 1000, wall: performance.now() - t0 };
+  };
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+  const first: string[] = [];
+  let bytes = 0;
+  for (const provider of ['kubernetes', 'kubernetescrd']) {
+    const payload = body(provider);
+    bytes = Math.max(bytes, Buffer.byteLength(payload));
+    const r = await put(provider, payload, routerName(provider, 0));
+    first.push(`${provider} ${r.cpu.toFixed(1)} ms CPU (${r.wall.toFixed(1)} ms wall)`);
+    await settle();
+  }
+  // Warm-up changes, not counted.
+  const cpu: number[] = [];
+  const wall: number[] = [];
+  for (let c = -6; c < CHANGES; c++) {
+    const provider = c % 2 === 0 ? 'kubernetes' : 'kubernetescrd';
+    const i = ((c + 6) * 37) % N;
+    hosts.set(`${provider}/${i}`, `changed-${c + 6}.example.com`);
+    const payload = body(provider);
+    const r = await put(provider, payload, routerName(provider, i));
+    if (c >= 0) {
+      cpu.push(r.cpu);
+      wall.push(r.wall);
+    }
+    await settle();
+  }
+  const again: number[] = [];
+  for (let c = 0; c < 6; c++) {
+    const provider = c % 2 === 0 ? 'kubernetes' : 'kubernetescrd';
+    again.push((await put(provider, body(provider), routerName(provider, 1))).cpu);
+    await settle();
+  }
+  cpu.sort((a, b) => a - b);
+  wall.sort((a, b) => a - b);
+  again.sort((a, b) => a - b);
+  process.stdout.write(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${N} records per provider, bodies of ${(bytes / 1e6).toFixed(1)} MB\n`);
+  process.stdout.write(`first full snapshots: ${first.join(', ')}\n`);
+  process.stdout.write(`one-record change, PUT to served (${cpu.length}): CPU p50 ${quantile(cpu, 0.5).toFixed(1)} p99 ${quantile(cpu, 0.99).toFixed(1)} ms; wall p50 ${quantile(wall, 0.5).toFixed(1)} p99 ${quantile(wall, 0.99).toFixed(1)} ms\n`);
+  process.stdout.write(`identical re-delivery: CPU p50 ${quantile(again, 0.5).toFixed(1)} max ${(again[again.length - 1] ?? NaN).toFixed(1)} ms\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
