@@ -367,6 +367,9 @@ export class IncrementalRuntime {
     }
     const subInputs: ProviderInput[] = [];
     let recomputed = 0;
+    // Order matters only where references can form a cycle, which takes composite records; without
+    // any, the wanted records are picked by name instead of walking maps of thousands of names.
+    const ordered = this.composites.size > 0;
     for (const input of inputs) {
       const byKind = wanted.get(input.provider);
       if (byKind === undefined) continue;
@@ -375,14 +378,24 @@ export class IncrementalRuntime {
         const want = byKind.get(kind);
         const map = want === undefined ? undefined : recordMap(input.configuration, protocol, key);
         if (want === undefined || map === undefined) continue;
-        // Walk the provider's map rather than the wanted names: its order is the global order.
         const picked: Rec = {};
         let any = false;
-        for (const name in map) {
-          if (Object.prototype.hasOwnProperty.call(map, name) && want.has(name)) {
-            picked[name] = map[name];
-            any = true;
-            recomputed++;
+        if (ordered) {
+          // Walk the provider's map rather than the wanted names: its order is the global order.
+          for (const name in map) {
+            if (Object.prototype.hasOwnProperty.call(map, name) && want.has(name)) {
+              picked[name] = map[name];
+              any = true;
+              recomputed++;
+            }
+          }
+        } else {
+          for (const name of want) {
+            if (Object.prototype.hasOwnProperty.call(map, name)) {
+              picked[name] = map[name];
+              any = true;
+              recomputed++;
+            }
           }
         }
         if (any) (configuration[protocol] ??= {})[key] = picked;

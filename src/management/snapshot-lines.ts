@@ -335,6 +335,7 @@ export class SnapshotLineDecoder {
     };
     let j = 0;
     let p = 0;
+    let problem: SnapshotLinesError | undefined;
     while (p < len) {
       if (body[p] === NEWLINE) {
         p++;
@@ -387,8 +388,10 @@ export class SnapshotLineDecoder {
         try {
           parsed = parseLine(body.toString('utf8', p, e));
         } catch (err) {
-          if (err instanceof LineProblem) throw new SnapshotLinesError(`line ${lineNumberAt(body, p)}: ${err.message}`);
-          throw err;
+          if (!(err instanceof LineProblem)) throw err;
+          // Reported once the lines before it are placed: a conflict there comes first.
+          problem = new SnapshotLinesError(`line ${lineNumberAt(body, p)}: ${err.message}`);
+          break;
         }
         let parent = this.root;
         for (let i = 0; i < parsed.path.length - 1; i++) {
@@ -431,9 +434,11 @@ export class SnapshotLineDecoder {
       for (let i = 0; i < lines.length; i++) {
         const line = lines[i] as HeldLine;
         const parent = line.parent;
-        // Set the containers on the way in their parents' new objects, once per decode.
-        for (let c = parent; c.placed !== epoch && c.parent !== undefined && c.parent.touched === epoch; c = c.parent) {
+        // Set the containers on the way in their parents' new objects, once per decode (an
+        // unchanged parent holds them already, but one further up may be new).
+        for (let c = parent; c.parent !== undefined && c.placed !== epoch; c = c.parent) {
           c.placed = epoch;
+          if (c.parent.touched !== epoch) continue;
           if (hasOwn(c.parent.next, c.name)) fail(i, 'runs through a value set by another line');
           c.parent.next[c.name] = c.touched === epoch ? c.next : c.obj;
         }
@@ -449,6 +454,7 @@ export class SnapshotLineDecoder {
       };
       collect(this.root);
     }
+    if (problem !== undefined) throw problem;
     const value = this.root.touched === epoch ? this.root.next : (this.root.obj ?? {});
     let reused: Set<object> | undefined;
     const addedSet = new Set<SnapshotLine>(added);
