@@ -164,12 +164,10 @@ export class KindView {
   /**
    * @param filtersMiddlewares whether `middlewareName` applies (HTTP and TCP routers; UDP routers
    *   have no middlewares and Traefik ignores the parameter for them)
-   * @param source the runtime map the entries were made from (a view of the same map is this one)
    * @param sorted orders by other `sortBy` keys, already made (patched from the previous view)
    */
   constructor(
-    readonly kind: ResourceKind, readonly entries: readonly ViewEntry[], readonly filtersMiddlewares = kind === 'routers',
-    readonly source?: ReadonlyMap<string, RecordInfo>, sorted?: Map<string, readonly ViewEntry[]>,
+    readonly kind: ResourceKind, readonly entries: readonly ViewEntry[], readonly filtersMiddlewares = kind === 'routers', sorted?: Map<string, readonly ViewEntry[]>,
   ) {
     this.sorted = sorted ?? new Map();
     this.sorted.set('name', entries);
@@ -207,44 +205,44 @@ export class KindView {
   }
 
   /**
-   * The view of `infos`, a map that differs from this view's source only at `names` (qualified
-   * names recomputed, added or removed): the entries of other names are taken over in their
-   * order, those of `names` merged in; the other sorted orders already made are patched the same
-   * way when few names changed.
+   * The view of `infos`, a map that differs from the one this view was made of only at `names`
+   * (qualified names recomputed, added or removed): the entries of other names are taken over in
+   * their order, those of `names` merged in; the other sorted orders already made are patched
+   * the same way when few names changed.
    */
   patched<I extends RecordInfo>(infos: ReadonlyMap<string, I>, codec: RecordCodec<I>, names: ReadonlySet<string>): KindView {
     const changed = [...names].sort(compareStrings);
     const gone: ViewEntry[] = [];
     const fresh: ViewEntry[] = [];
+    const list = this.entries;
     const entries: ViewEntry[] = [];
-    const take = (name: string) => {
+    let from = 0;
+    for (const name of changed) {
+      // The unchanged entries before `name` are copied over without comparing their names.
+      let lo = from;
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if ((list[mid] as ViewEntry).name < name) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let i = from; i < lo; i++) entries.push(list[i] as ViewEntry);
+      from = lo;
+      const old = list[lo]?.name === name ? list[lo] : undefined;
+      if (old !== undefined) from = lo + 1;
       const info = infos.get(name);
-      if (info === undefined) return;
-      const e = new ViewEntry(info, codec);
-      fresh.push(e);
-      entries.push(e);
-    };
-    let k = 0;
-    for (const e of this.entries) {
-      while (k < changed.length && compareStrings(changed[k] as string, e.name) < 0) take(changed[k++] as string);
-      if (k < changed.length && changed[k] === e.name) {
-        k++;
-        const info = infos.get(e.name);
-        if (info === e.info) {
-          entries.push(e);
-          continue;
-        }
-        gone.push(e);
-        if (info !== undefined) {
-          const next = new ViewEntry(info, codec);
-          fresh.push(next);
-          entries.push(next);
-        }
+      if (old !== undefined && info === old.info) {
+        entries.push(old);
         continue;
       }
-      entries.push(e);
+      if (old !== undefined) gone.push(old);
+      if (info !== undefined) {
+        const e = new ViewEntry(info, codec);
+        fresh.push(e);
+        entries.push(e);
+      }
     }
-    while (k < changed.length) take(changed[k++] as string);
+    for (let i = from; i < list.length; i++) entries.push(list[i] as ViewEntry);
     let sorted: Map<string, readonly ViewEntry[]> | undefined;
     if (gone.length + fresh.length <= PATCH_SORTED_MAX) {
       sorted = new Map();
@@ -261,7 +259,7 @@ export class KindView {
         sorted.set(key, out);
       }
     }
-    return new KindView(this.kind, entries, this.filtersMiddlewares, infos, sorted);
+    return new KindView(this.kind, entries, this.filtersMiddlewares, sorted);
   }
 
   counts(): { total: number; warnings: number; errors: number } {
@@ -378,13 +376,10 @@ function sortedEntries<I extends RecordInfo>(infos: ReadonlyMap<string, I>, code
  * made from the map.
  */
 function kindView<I extends RecordInfo>(
-  kind: ResourceKind, infos: ReadonlyMap<string, I>, codec: RecordCodec<I>, previous: KindView | undefined,
-  changes: RuntimeChanges | undefined, key: keyof RuntimeConfiguration,
+  kind: ResourceKind, infos: ReadonlyMap<string, I>, codec: RecordCodec<I>, previous: KindView | undefined, changed: ReadonlySet<string> | undefined | false,
 ): KindView {
-  if (previous !== undefined && previous.source === infos) return previous;
-  const names = changes?.names.get(key);
-  if (previous !== undefined && names !== undefined && previous.source === changes?.base[key]) return previous.patched(infos, codec, names);
-  return new KindView(kind, sortedEntries(infos, codec, previous), codec.middlewares !== undefined, infos);
+  if (previous !== undefined && changed !== false) return changed === undefined ? previous : previous.patched(infos, codec, changed);
+  return new KindView(kind, sortedEntries(infos, codec, previous), codec.middlewares !== undefined);
 }
 
 /** Everything the API serves, for one applied set of snapshots. */
@@ -394,6 +389,8 @@ export class RuntimeView {
   readonly udp: { readonly routers: KindView; readonly services: KindView };
   readonly entryPoints: readonly EntryPointEntry[];
   readonly entryPointsByName: ReadonlyMap<string, EntryPointEntry>;
+  /** The runtime this view was made from (an identity: see RuntimeChanges). */
+  readonly runtime: RuntimeConfiguration;
   private rawdataBody: Buffer | undefined;
 
   /**
@@ -403,19 +400,24 @@ export class RuntimeView {
   constructor(
     rt: RuntimeConfiguration, entryPoints: readonly EntryPointDef[], readonly providers: readonly string[], previous?: RuntimeView, changes?: RuntimeChanges,
   ) {
+    this.runtime = rt;
+    // Patched from the previous view when the runtime says what changed since it: per map, false
+    // when unknown, undefined when unchanged, else the changed names.
+    const known = previous !== undefined && changes !== undefined && previous.runtime === changes.base;
+    const changed = (key: keyof RuntimeConfiguration) => (known ? changes.names.get(key) : false);
     this.http = {
-      routers: kindView('routers', rt.routers, httpRouterCodec, previous?.http.routers, changes, 'routers'),
-      services: kindView('services', rt.services, httpServiceCodec, previous?.http.services, changes, 'services'),
-      middlewares: kindView('middlewares', rt.middlewares, httpMiddlewareCodec, previous?.http.middlewares, changes, 'middlewares'),
+      routers: kindView('routers', rt.routers, httpRouterCodec, previous?.http.routers, changed('routers')),
+      services: kindView('services', rt.services, httpServiceCodec, previous?.http.services, changed('services')),
+      middlewares: kindView('middlewares', rt.middlewares, httpMiddlewareCodec, previous?.http.middlewares, changed('middlewares')),
     };
     this.tcp = {
-      routers: kindView('routers', rt.tcpRouters, tcpRouterCodec, previous?.tcp.routers, changes, 'tcpRouters'),
-      services: kindView('services', rt.tcpServices, tcpServiceCodec, previous?.tcp.services, changes, 'tcpServices'),
-      middlewares: kindView('middlewares', rt.tcpMiddlewares, tcpMiddlewareCodec, previous?.tcp.middlewares, changes, 'tcpMiddlewares'),
+      routers: kindView('routers', rt.tcpRouters, tcpRouterCodec, previous?.tcp.routers, changed('tcpRouters')),
+      services: kindView('services', rt.tcpServices, tcpServiceCodec, previous?.tcp.services, changed('tcpServices')),
+      middlewares: kindView('middlewares', rt.tcpMiddlewares, tcpMiddlewareCodec, previous?.tcp.middlewares, changed('tcpMiddlewares')),
     };
     this.udp = {
-      routers: kindView('routers', rt.udpRouters, udpRouterCodec, previous?.udp.routers, changes, 'udpRouters'),
-      services: kindView('services', rt.udpServices, udpServiceCodec, previous?.udp.services, changes, 'udpServices'),
+      routers: kindView('routers', rt.udpRouters, udpRouterCodec, previous?.udp.routers, changed('udpRouters')),
+      services: kindView('services', rt.udpServices, udpServiceCodec, previous?.udp.services, changed('udpServices')),
     };
     this.entryPoints = byName(entryPoints).map((ep) => ({ name: ep.name, json: goJson(entryPointRecord(ep), false) }));
     this.entryPointsByName = new Map(this.entryPoints.map((e) => [e.name, e]));
