@@ -11,8 +11,16 @@
  * BENCH_RECORDS (default 5000) sets the records per provider, BENCH_CHANGES (default 40) the
  * number of one-record changes. Run it as `node --expose-gc --import tsx bench/management-apply-probe.ts`
  * so that the garbage of making the bodies is collected before they are applied.
+ *
+ * With `--http` the server runs in a child process (as in the pod) and gets the bodies over HTTP
+ * in 64 KB pieces, as the operator streams them: wall time is from the last byte sent to the
+ * changed router served, CPU time the server process's. BENCH_SERVER_NODE_ARGS passes Node flags
+ * to that process (e.g. `--trace-gc`).
  */
+import { fork, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { createApp } from '../src/http/create-app.js';
 import { createManagementApi } from '../src/management/app.js';
@@ -86,28 +94,91 @@ function quantile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN;
 }
 
-async function main(): Promise<void> {
+function buildApps() {
   const logger = pino({ level: 'silent' });
   const store = new RecordStore({ entryPoints: ENTRY_POINTS, now: Date.now });
   const internal = createApp('internal', logger, { bodyLimit: 64 * 1024 * 1024 });
   registerInternalRoutes(internal, { store, token: TOKEN });
   const api = createManagementApi({ store, logger, startDate: Date.now() });
+  return { internal, api };
+}
+
+/** Child mode (`--serve`): the server alone; reports its ports, and its CPU time when asked. */
+async function serve(): Promise<void> {
+  const { internal, api } = buildApps();
+  await api.listen({ host: '127.0.0.1', port: 0 });
+  await internal.listen({ host: '127.0.0.1', port: 0 });
+  const port = (a: ReturnType<typeof api.server.address>) => (typeof a === 'object' && a ? a.port : 0);
+  process.on('message', () => {
+    const c = process.cpuUsage();
+    process.send?.({ cpu: (c.user + c.system) / 1000 });
+  });
+  process.send?.({ api: port(api.server.address()), internal: port(internal.server.address()) });
+}
+
+function request(url: string, method: string, headers: Record<string, string>, payload?: Buffer): Promise<{ status: number; sent: number }> {
+  return new Promise((resolve, reject) => {
+    let sent = NaN;
+    const req = http.request(url, { method, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, sent }));
+    });
+    req.on('error', reject);
+    if (payload !== undefined) {
+      for (let at = 0; at < payload.length; at += 64 * 1024) req.write(payload.subarray(at, at + 64 * 1024));
+    }
+    req.end(() => {
+      sent = performance.now();
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const overHttp = process.argv.includes('--http');
+  let child: ChildProcess | undefined;
+  let ports = { api: 0, internal: 0 };
+  let apps: ReturnType<typeof buildApps> | undefined;
+  if (overHttp) {
+    const execArgv = [...process.execArgv, ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')];
+    child = fork(fileURLToPath(import.meta.url), ['--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
+    ports = await new Promise((resolve, reject) => {
+      child?.once('message', (m) => resolve(m as typeof ports));
+      child?.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    });
+  } else {
+    apps = buildApps();
+  }
+  const serverCpu = async (): Promise<number> => {
+    if (child === undefined) {
+      const c = process.cpuUsage();
+      return (c.user + c.system) / 1000;
+    }
+    const reply = new Promise<number>((resolve) => child?.once('message', (m) => resolve((m as { cpu: number }).cpu)));
+    child.send('cpu');
+    return reply;
+  };
   const encoders = new Map([['kubernetes', new SnapshotLineEncoder()], ['kubernetescrd', new SnapshotLineEncoder()]]);
   const body = (provider: string) => snapshotLinesBody((encoders.get(provider) as SnapshotLineEncoder).encode(providerSnapshot(provider), { configuration: 3, serverStatus: 1 }));
 
   /** CPU and wall ms of one PUT until `router` is served. */
   const put = async (provider: string, payload: Buffer, router: string): Promise<{ cpu: number; wall: number }> => {
-    const t0 = performance.now();
-    const c0 = process.cpuUsage();
-    const res = await internal.inject({
-      method: 'PUT', url: `/internal/v1/providers/${provider}`, payload,
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': SNAPSHOT_LINES_MEDIA_TYPE },
-    });
-    if (res.statusCode !== 200) throw new Error(`PUT: ${res.statusCode} ${res.body}`);
-    const got = await api.inject({ method: 'GET', url: `/api/http/routers/${encodeURIComponent(router)}` });
-    if (got.statusCode !== 200) throw new Error(`GET ${router}: ${got.statusCode}`);
-    const c = process.cpuUsage(c0);
-    return { cpu: (c.user + c.system) / 1000, wall: performance.now() - t0 };
+    const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': SNAPSHOT_LINES_MEDIA_TYPE };
+    const c0 = await serverCpu();
+    let t0 = performance.now();
+    if (apps === undefined) {
+      const res = await request(`http://127.0.0.1:${ports.internal}/internal/v1/providers/${provider}`, 'PUT', { ...headers, 'content-length': String(payload.length) }, payload);
+      if (res.status !== 200) throw new Error(`PUT: ${res.status}`);
+      t0 = res.sent;
+      const got = await request(`http://127.0.0.1:${ports.api}/api/http/routers/${encodeURIComponent(router)}`, 'GET', {});
+      if (got.status !== 200) throw new Error(`GET ${router}: ${got.status}`);
+    } else {
+      const res = await apps.internal.inject({ method: 'PUT', url: `/internal/v1/providers/${provider}`, payload, headers });
+      if (res.statusCode !== 200) throw new Error(`PUT: ${res.statusCode} ${res.body}`);
+      const got = await apps.api.inject({ method: 'GET', url: `/api/http/routers/${encodeURIComponent(router)}` });
+      if (got.statusCode !== 200) throw new Error(`GET ${router}: ${got.statusCode}`);
+    }
+    const wall = performance.now() - t0;
+    return { cpu: (await serverCpu()) - c0, wall };
   };
   const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 
@@ -148,14 +219,16 @@ async function main(): Promise<void> {
   cpu.sort((a, b) => a - b);
   wall.sort((a, b) => a - b);
   again.sort((a, b) => a - b);
+  process.stdout.write(`${overHttp ? 'server in its own process, bodies over HTTP' : 'in process (inject)'}; `);
   process.stdout.write(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${N} records per provider, bodies of ${(bytes / 1e6).toFixed(1)} MB\n`);
   process.stdout.write(`first full snapshots: ${first.join(', ')}\n`);
   process.stdout.write(`one-record change, PUT to served (${cpu.length}): CPU p50 ${quantile(cpu, 0.5).toFixed(1)} p99 ${quantile(cpu, 0.99).toFixed(1)} ms; wall p50 ${quantile(wall, 0.5).toFixed(1)} p99 ${quantile(wall, 0.99).toFixed(1)} ms\n`);
-  if (process.env.BENCH_VERBOSE) process.stdout.write(`all changes (CPU ms, in order): ${cpuInOrder.map((x) => x.toFixed(0)).join(" ")}\n`);
+  if (process.env.BENCH_VERBOSE) process.stdout.write(`all changes (CPU ms, in order): ${cpuInOrder.map((x) => x.toFixed(0)).join(' ')}\n`);
   process.stdout.write(`identical re-delivery: CPU p50 ${quantile(again, 0.5).toFixed(1)} max ${(again[again.length - 1] ?? NaN).toFixed(1)} ms\n`);
+  child?.kill();
 }
 
-main().catch((err: unknown) => {
+(process.argv.includes('--serve') ? serve() : main()).catch((err: unknown) => {
   process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

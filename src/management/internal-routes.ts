@@ -5,7 +5,8 @@
  * (snapshot lines, see snapshot-lines.ts), whose unchanged records are neither parsed nor
  * validated again.
  */
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { BodyBuffers } from './body-buffers.js';
 import {
   INTERNAL_PROVIDERS_PATH, PROVIDER_NAME_PATTERN, RESERVED_PROVIDERS, type ProviderPutResponse, type ProviderSnapshot, type ProviderStatusResponse,
 } from './dynamic-config.js';
@@ -61,8 +62,15 @@ export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoute
   const decoders = new Map<string, SnapshotLineDecoder>();
 
   // Bytes, not a string: the decoder compares them with the last accepted body before decoding
-  // any of it, and most of it is never turned into strings.
-  app.addContentTypeParser(SNAPSHOT_LINES_MEDIA_TYPE, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  // any of it, and most of it is never turned into strings. Read into a buffer of the provider's
+  // used before (see body-buffers.ts).
+  const buffers = new BodyBuffers();
+  app.addContentTypeParser(SNAPSHOT_LINES_MEDIA_TYPE, async (request: FastifyRequest, payload: AsyncIterable<Buffer>) => {
+    const { provider } = request.params as { provider?: string };
+    const length = request.headers['content-length'];
+    const expected = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
+    return buffers.read(provider ?? '', payload, request.routeOptions.bodyLimit, expected);
+  });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ManagementError) return sendError(reply, error);
@@ -98,12 +106,13 @@ export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoute
         snapshot = validateProviderSnapshot(request.body);
       }
     } catch (err) {
+      if (Buffer.isBuffer(request.body)) buffers.release(provider, request.body);
       if (err instanceof SnapshotValidationError || err instanceof SnapshotLinesError) throw managementErrors.badSnapshot(err.message, err);
       throw err;
     }
     const stored = store.set(provider, snapshot, decoded === undefined ? {} : { incremental: true, changes: snapshotChanges(decoded) });
     if (decoded !== undefined) {
-      decoder.commit(decoded);
+      buffers.release(provider, decoder.commit(decoded));
       decoders.set(provider, decoder);
     } else {
       decoders.delete(provider);
@@ -132,6 +141,7 @@ export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoute
     const stored = store.get(provider);
     if (stored === undefined || !store.delete(provider)) throw managementErrors.providerNotFound(provider);
     decoders.delete(provider);
+    buffers.forget(provider);
     request.log.info({ provider }, 'provider snapshot removed');
     const body: ProviderPutResponse = { provider, version: stored.version };
     return reply.code(200).send(body);

@@ -172,9 +172,16 @@ interface Container {
   placed: number;
 }
 
-interface HeldLine extends SnapshotLine {
-  readonly parent: Container;
-  readonly name: string;
+/**
+ * A line as kept between bodies: its path is its container's path and its name, made when asked
+ * (only changed lines are), rather than an array per line of the 15,000 of a body.
+ */
+class HeldLine implements SnapshotLine {
+  constructor(readonly parent: Container, readonly name: string, readonly value: unknown) {}
+
+  get path(): readonly string[] {
+    return [...this.parent.path, this.name];
+  }
 }
 
 /** One decoded body, applied to the decoder's memory only by {@link SnapshotLineDecoder.commit}. */
@@ -400,7 +407,7 @@ export class SnapshotLineDecoder {
           if (child === undefined) parent.children.set(k, (child = SnapshotLineDecoder.container(parent, k)));
           parent = child;
         }
-        line = { path: parsed.path, value: parsed.value, parent, name: parsed.path[parsed.path.length - 1] as string };
+        line = new HeldLine(parent, parsed.path[parsed.path.length - 1] as string, parsed.value);
         added.push(line);
       }
       lines.push(line);
@@ -480,14 +487,19 @@ export class SnapshotLineDecoder {
     return decoded;
   }
 
-  /** Remembers a decoded body once its snapshot was accepted (the previous one is dropped). */
-  commit(decoded: DecodedSnapshot): void {
+  /**
+   * Remembers a decoded body once its snapshot was accepted.
+   * @returns the previous body's bytes, no longer read by the decoder (to be used again)
+   */
+  commit(decoded: DecodedSnapshot): Buffer | undefined {
     const d = decoded as DecodedBody;
+    const released = this.body === d.body || this.body.length === 0 ? undefined : this.body;
     for (const [c, obj] of d.objects) c.obj = obj;
     this.body = d.body;
     this.starts = d.starts;
     this.ends = d.ends;
     this.lines = d.lines;
     this.value = d.value;
+    return released;
   }
 }
