@@ -109,7 +109,9 @@ async function serve(): Promise<void> {
   await api.listen({ host: '127.0.0.1', port: 0 });
   await internal.listen({ host: '127.0.0.1', port: 0 });
   const port = (a: ReturnType<typeof api.server.address>) => (typeof a === 'object' && a ? a.port : 0);
-  process.on('message', () => {
+  process.on('message', (m) => {
+    // Exits by itself, so that a --cpu-prof profile is written.
+    if (m === 'exit') process.exit(0);
     const c = process.cpuUsage();
     process.send?.({ cpu: (c.user + c.system) / 1000 });
   });
@@ -225,7 +227,7 @@ async function main(): Promise<void> {
   process.stdout.write(`one-record change, PUT to served (${cpu.length}): CPU p50 ${quantile(cpu, 0.5).toFixed(1)} p99 ${quantile(cpu, 0.99).toFixed(1)} ms; wall p50 ${quantile(wall, 0.5).toFixed(1)} p99 ${quantile(wall, 0.99).toFixed(1)} ms\n`);
   if (process.env.BENCH_VERBOSE) process.stdout.write(`all changes (CPU ms, in order): ${cpuInOrder.map((x) => x.toFixed(0)).join(' ')}\n`);
   process.stdout.write(`identical re-delivery: CPU p50 ${quantile(again, 0.5).toFixed(1)} max ${(again[again.length - 1] ?? NaN).toFixed(1)} ms\n`);
-  child?.kill();
+  child?.send('exit');
 }
 
 (process.argv.includes('--serve') ? serve() : main()).catch((err: unknown) => {

@@ -24,9 +24,13 @@ export class BodyBuffers {
    * Reads a body into the key's spare buffer (taken out while in use), or a new one.
    * @param expected the announced length in bytes, if any (the buffer is made that large at once)
    * @param limit most bytes accepted
+   * @param received called after each piece with the buffer and the bytes in it so far (the
+   *   buffer changes when it grows), so that they can be looked at before the body is whole
    * @returns the body: a view of the buffer's first bytes
    */
-  async read(key: string, chunks: AsyncIterable<Buffer | string>, limit: number, expected?: number): Promise<Buffer> {
+  async read(
+    key: string, chunks: AsyncIterable<Buffer | string>, limit: number, expected?: number, received?: (buf: Buffer, length: number) => void,
+  ): Promise<Buffer> {
     if (expected !== undefined && expected > limit) throw new BodyTooLargeError();
     let buf = this.spares.get(key);
     this.spares.delete(key);
@@ -42,6 +46,7 @@ export class BodyBuffers {
       }
       chunk.copy(buf, length);
       length += chunk.length;
+      received?.(buf, length);
     }
     return (buf ?? this.allocate(0)).subarray(0, length);
   }

@@ -13,8 +13,13 @@ import {
 import { managementErrors, ManagementError } from './errors.js';
 import { bearerMatches } from './internal-token.js';
 import type { RecordStore, SnapshotChanges } from './record-store.js';
-import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder, SnapshotLinesError, type DecodedSnapshot } from './snapshot-lines.js';
+import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder, SnapshotLinesError, type DecodeSession, type DecodedSnapshot } from './snapshot-lines.js';
 import { SnapshotValidationError, validateChangedLines, validateProviderSnapshot } from './snapshot-validation.js';
+
+/** A format 2 body as its content-type parser leaves it: the bytes, and their decoding begun. */
+class LinesBody {
+  constructor(readonly bytes: Buffer, readonly decoder: SnapshotLineDecoder | undefined, readonly session: DecodeSession | undefined) {}
+}
 
 /**
  * Validates a format 2 body: only its changed lines when they are records in record maps (the
@@ -64,12 +69,18 @@ export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoute
   // Bytes, not a string: the decoder compares them with the last accepted body before decoding
   // any of it, and most of it is never turned into strings. Read into a buffer of the provider's
   // used before (see body-buffers.ts).
+  // The lines are compared and parsed as they arrive (an operator streams its snapshot as it
+  // writes it), so that little is left to do once the body is whole.
   const buffers = new BodyBuffers();
   app.addContentTypeParser(SNAPSHOT_LINES_MEDIA_TYPE, async (request: FastifyRequest, payload: AsyncIterable<Buffer>) => {
-    const { provider } = request.params as { provider?: string };
+    const provider = (request.params as { provider?: string }).provider ?? '';
     const length = request.headers['content-length'];
     const expected = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
-    return buffers.read(provider ?? '', payload, request.routeOptions.bodyLimit, expected);
+    let decoder = decoders.get(provider);
+    if (decoder === undefined && PROVIDER_NAME_PATTERN.test(provider)) decoders.set(provider, (decoder = new SnapshotLineDecoder()));
+    const session = decoder?.begin();
+    const bytes = await buffers.read(provider, payload, request.routeOptions.bodyLimit, expected, session === undefined ? undefined : (buf, n) => session.feed(buf, n, false));
+    return new LinesBody(bytes, decoder, session);
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -97,16 +108,20 @@ export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoute
     const started = performance.now();
     let snapshot;
     let decoded: DecodedSnapshot | undefined;
-    const decoder = decoders.get(provider) ?? new SnapshotLineDecoder();
+    // The decoder that began decoding the body (the provider's, unless it was removed meanwhile).
+    const decoder = (request.body instanceof LinesBody ? request.body.decoder : undefined) ?? decoders.get(provider) ?? new SnapshotLineDecoder();
     try {
-      if (Buffer.isBuffer(request.body) || typeof request.body === 'string') {
+      if (request.body instanceof LinesBody) {
+        decoded = request.body.session === undefined ? decoder.decode(request.body.bytes) : request.body.session.finish(request.body.bytes);
+        snapshot = validateDecodedSnapshot(decoded);
+      } else if (typeof request.body === 'string') {
         decoded = decoder.decode(request.body);
         snapshot = validateDecodedSnapshot(decoded);
       } else {
         snapshot = validateProviderSnapshot(request.body);
       }
     } catch (err) {
-      if (Buffer.isBuffer(request.body)) buffers.release(provider, request.body);
+      if (request.body instanceof LinesBody) buffers.release(provider, request.body.bytes);
       if (err instanceof SnapshotValidationError || err instanceof SnapshotLinesError) throw managementErrors.badSnapshot(err.message, err);
       throw err;
     }

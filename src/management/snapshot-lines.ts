@@ -184,6 +184,17 @@ class HeldLine implements SnapshotLine {
   }
 }
 
+/** A body being decoded as it arrives (see {@link SnapshotLineDecoder.begin}). */
+export interface DecodeSession {
+  /**
+   * Takes the body received so far, `body[0, length)`; `final` when it is whole. The buffer may
+   * be another one from call to call (grown), its first bytes the same.
+   */
+  feed(body: Buffer, length: number, final: boolean): void;
+  /** Decodes the whole body; throws {@link SnapshotLinesError} as {@link SnapshotLineDecoder.decode} does. */
+  finish(body: Buffer): DecodedSnapshot;
+}
+
 /** One decoded body, applied to the decoder's memory only by {@link SnapshotLineDecoder.commit}. */
 export interface DecodedSnapshot {
   readonly value: Record<string, unknown>;
@@ -317,6 +328,8 @@ export class SnapshotLineDecoder {
   private value: Record<string, unknown> | undefined;
   private readonly root: Container = SnapshotLineDecoder.container(undefined, '');
   private epoch = 0;
+  /** Bodies committed so far. */
+  private generation = 0;
 
   private static container(parent: Container | undefined, name: string): Container {
     return { parent, name, path: parent === undefined ? [] : [...parent.path, name], children: new Map(), obj: undefined, next: {}, touched: 0, placed: 0 };
@@ -324,7 +337,18 @@ export class SnapshotLineDecoder {
 
   decode(input: string | Buffer): DecodedSnapshot {
     const body = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
-    const epoch = ++this.epoch;
+    const session = this.begin();
+    session.feed(body, body.length, true);
+    return session.finish(body);
+  }
+
+  /**
+   * Starts decoding a body that arrives in pieces: {@link DecodeSession.feed} compares and parses
+   * its complete lines as they come, {@link DecodeSession.finish} builds the value from the whole
+   * body. A session that sees the decoder commit another body meanwhile starts over.
+   */
+  begin(): DecodeSession {
+    const generation = this.generation;
     const { body: prev, starts: prevStarts, ends: prevEnds, lines: held } = this;
     const n = held.length;
     const matched = new Uint8Array(n);
@@ -332,90 +356,116 @@ export class SnapshotLineDecoder {
     const added: HeldLine[] = [];
     const starts = new Offsets(n + 16);
     const ends = new Offsets(n + 16);
-    const len = body.length;
-    /** Whether held lines [from, to) equal the body's bytes at `at`, up to a line end. */
-    const sameRun = (from: number, to: number, at: number): boolean => {
-      const s = prevStarts[from] as number;
-      const e = prevEnds[to - 1] as number;
-      const end = at + (e - s);
-      return end <= len && (end === len || body[end] === NEWLINE) && body.compare(prev, s, e, at, end) === 0;
-    };
     let j = 0;
     let p = 0;
     let problem: SnapshotLinesError | undefined;
-    while (p < len) {
-      if (body[p] === NEWLINE) {
-        p++;
-        continue;
-      }
-      // Skip the run of unchanged lines starting here: doubling steps, then halving ones.
-      let run = 0;
-      let step = 1;
-      let growing = true;
-      const base = prevStarts[j] ?? 0;
-      while (j + run < n) {
-        const to = Math.min(n, j + run + step);
-        if (sameRun(j + run, to, p + ((prevStarts[j + run] as number) - base))) {
-          run = to - j;
-          if (growing && step < MAX_RUN_STEP) step *= 2;
+    let done = false;
+    const feed = (body: Buffer, length: number, final: boolean): void => {
+      if (done || (!final && length === 0)) return;
+      // Complete lines only until the body is whole: up to the last line break received.
+      const limit = final ? length : body.lastIndexOf(NEWLINE, length - 1);
+      if (final) done = true;
+      if (limit <= p) return;
+      /** Whether held lines [from, to) equal the body's bytes at `at`, up to a line end. */
+      const sameRun = (from: number, to: number, at: number): boolean => {
+        const s = prevStarts[from] as number;
+        const e = prevEnds[to - 1] as number;
+        const end = at + (e - s);
+        return end <= limit && (end === limit || body[end] === NEWLINE) && body.compare(prev, s, e, at, end) === 0;
+      };
+      while (p < limit) {
+        if (body[p] === NEWLINE) {
+          p++;
+          continue;
+        }
+        // Skip the run of unchanged lines starting here: doubling steps, then halving ones.
+        let run = 0;
+        let step = 1;
+        let growing = true;
+        const base = prevStarts[j] ?? 0;
+        while (j + run < n) {
+          const to = Math.min(n, j + run + step);
+          if (sameRun(j + run, to, p + ((prevStarts[j + run] as number) - base))) {
+            run = to - j;
+            if (growing && step < MAX_RUN_STEP) step *= 2;
+          } else {
+            growing = false;
+            if (step === 1) break;
+            step >>= 1;
+          }
+        }
+        if (run > 0) {
+          for (let i = j; i < j + run; i++) {
+            matched[i] = 1;
+            lines.push(held[i] as HeldLine);
+            starts.push(p + ((prevStarts[i] as number) - base));
+            ends.push(p + ((prevEnds[i] as number) - base));
+          }
+          p += (prevEnds[j + run - 1] as number) - base;
+          j += run;
+          continue;
+        }
+        let e = body.indexOf(NEWLINE, p);
+        if (e === -1 || e > limit) e = limit;
+        let found = -1;
+        for (let d = 1; d <= RESYNC_WINDOW && j + d < n; d++) {
+          const s = prevStarts[j + d] as number;
+          if ((prevEnds[j + d] as number) - s === e - p && body.compare(prev, s, prevEnds[j + d], p, e) === 0) {
+            found = j + d;
+            break;
+          }
+        }
+        let line: HeldLine;
+        if (found !== -1) {
+          matched[found] = 1;
+          line = held[found] as HeldLine;
+          j = found + 1;
         } else {
-          growing = false;
-          if (step === 1) break;
-          step >>= 1;
+          let parsed: { path: string[]; value: unknown };
+          try {
+            parsed = parseLine(body.toString('utf8', p, e));
+          } catch (err) {
+            if (!(err instanceof LineProblem)) throw err;
+            // Reported once the lines before it are placed: a conflict there comes first.
+            problem = new SnapshotLinesError(`line ${lineNumberAt(body, p)}: ${err.message}`);
+            done = true;
+            return;
+          }
+          let parent = this.root;
+          for (let i = 0; i < parsed.path.length - 1; i++) {
+            const k = parsed.path[i] as string;
+            let child = parent.children.get(k);
+            if (child === undefined) parent.children.set(k, (child = SnapshotLineDecoder.container(parent, k)));
+            parent = child;
+          }
+          line = new HeldLine(parent, parsed.path[parsed.path.length - 1] as string, parsed.value);
+          added.push(line);
         }
+        lines.push(line);
+        starts.push(p);
+        ends.push(e);
+        p = e;
       }
-      if (run > 0) {
-        for (let i = j; i < j + run; i++) {
-          matched[i] = 1;
-          lines.push(held[i] as HeldLine);
-          starts.push(p + ((prevStarts[i] as number) - base));
-          ends.push(p + ((prevEnds[i] as number) - base));
-        }
-        p += (prevEnds[j + run - 1] as number) - base;
-        j += run;
-        continue;
+    };
+    const finish = (body: Buffer): DecodedSnapshot => {
+      if (this.generation !== generation) {
+        const again = this.begin();
+        again.feed(body, body.length, true);
+        return again.finish(body);
       }
-      let e = body.indexOf(NEWLINE, p);
-      if (e === -1) e = len;
-      let found = -1;
-      for (let d = 1; d <= RESYNC_WINDOW && j + d < n; d++) {
-        const s = prevStarts[j + d] as number;
-        if ((prevEnds[j + d] as number) - s === e - p && body.compare(prev, s, prevEnds[j + d], p, e) === 0) {
-          found = j + d;
-          break;
-        }
-      }
-      let line: HeldLine;
-      if (found !== -1) {
-        matched[found] = 1;
-        line = held[found] as HeldLine;
-        j = found + 1;
-      } else {
-        let parsed: { path: string[]; value: unknown };
-        try {
-          parsed = parseLine(body.toString('utf8', p, e));
-        } catch (err) {
-          if (!(err instanceof LineProblem)) throw err;
-          // Reported once the lines before it are placed: a conflict there comes first.
-          problem = new SnapshotLinesError(`line ${lineNumberAt(body, p)}: ${err.message}`);
-          break;
-        }
-        let parent = this.root;
-        for (let i = 0; i < parsed.path.length - 1; i++) {
-          const k = parsed.path[i] as string;
-          let child = parent.children.get(k);
-          if (child === undefined) parent.children.set(k, (child = SnapshotLineDecoder.container(parent, k)));
-          parent = child;
-        }
-        line = new HeldLine(parent, parsed.path[parsed.path.length - 1] as string, parsed.value);
-        added.push(line);
-      }
-      lines.push(line);
-      starts.push(p);
-      ends.push(e);
-      p = e;
-    }
+      feed(body, body.length, true);
+      return this.build(body, { n, held, matched, lines, added, starts, ends, problem });
+    };
+    return { feed, finish };
+  }
 
+  /** The value of a compared body: containers with a line added or removed below them get new objects. */
+  private build(body: Buffer, m: {
+    n: number; held: readonly HeldLine[]; matched: Uint8Array; lines: HeldLine[]; added: HeldLine[]; starts: Offsets; ends: Offsets;
+    problem: SnapshotLinesError | undefined;
+  }): DecodedSnapshot {
+    const { n, held, matched, lines, added, starts, ends, problem } = m;
+    const epoch = ++this.epoch;
     // Containers with a line added or removed below them get new objects, built in line order.
     const touch = (from: Container) => {
       for (let c: Container | undefined = from; c !== undefined && c.touched !== epoch; c = c.parent) {
@@ -500,6 +550,7 @@ export class SnapshotLineDecoder {
     this.ends = d.ends;
     this.lines = d.lines;
     this.value = d.value;
+    this.generation++;
     return released;
   }
 }

@@ -161,12 +161,16 @@ describe('snapshot lines', () => {
       fc.record({ op: fc.constant('extend' as const), at: fc.nat(), tail: fc.constantFrom('0', ' ', 'x') }),
     );
     // Each body is the previous one edited (most steps) or a new snapshot's.
-    const bodyArb = fc.tuple(fc.option(snapshotArb, { freq: 3 }), fc.array(edit, { maxLength: 4 }));
+    const bodyArb = fc.tuple(
+      fc.option(snapshotArb, { freq: 3 }), fc.array(edit, { maxLength: 4 }),
+      // Where the body is cut into pieces as it arrives (none: decoded whole).
+      fc.option(fc.array(fc.nat(), { maxLength: 6 }), { nil: undefined }),
+    );
     fc.assert(fc.property(snapshotArb, fc.array(bodyArb, { minLength: 2, maxLength: 6 }), fc.boolean(), (start, bodies, encodeShared) => {
       const shared = new SnapshotLineEncoder();
       const kept = new SnapshotLineDecoder();
       let previous = snapshotLinesBody(shared.encode(start, DEPTHS)).split('\n');
-      for (const [value, edits] of bodies) {
+      for (const [value, edits, cuts] of bodies) {
         const encoder = encodeShared ? shared : new SnapshotLineEncoder();
         const lines = value === null ? [...previous] : snapshotLinesBody(encoder.encode(value, DEPTHS)).split('\n');
         previous = lines;
@@ -181,9 +185,24 @@ describe('snapshot lines', () => {
           else trailing = e.newline ? '\n' : '';
         }
         const body = lines.join('\n') + trailing;
-        const outcome = (decoder: SnapshotLineDecoder) => {
+        const outcome = (decoder: SnapshotLineDecoder, cuts?: readonly number[]) => {
           try {
-            const decoded = decoder.decode(Buffer.from(body));
+            const bytes = Buffer.from(body);
+            let decoded;
+            if (cuts === undefined) {
+              decoded = decoder.decode(bytes);
+            } else {
+              // As it arrives: in pieces, into a buffer with stale bytes after what was received.
+              const session = decoder.begin();
+              const buf = Buffer.alloc(bytes.length + 8, '\n["x"]\t1');
+              let at = 0;
+              for (const cut of [...cuts.map((c) => c % (bytes.length + 1)).sort((a, b) => a - b), bytes.length]) {
+                bytes.copy(buf, at, at, cut);
+                at = Math.max(at, cut);
+                session.feed(buf, at, false);
+              }
+              decoded = session.finish(buf.subarray(0, bytes.length));
+            }
             return { ok: JSON.stringify(decoded.value), decoded };
           } catch (err) {
             return { error: (err as Error).message };
@@ -196,7 +215,7 @@ describe('snapshot lines', () => {
           reference = { error: (err as Error).message };
         }
         const fromScratch = outcome(new SnapshotLineDecoder());
-        const incremental = outcome(kept);
+        const incremental = outcome(kept, cuts);
         expect(fromScratch.error).toBe(reference.error);
         expect(fromScratch.ok).toBe(reference.ok);
         expect(incremental.error).toBe(reference.error);
@@ -208,6 +227,21 @@ describe('snapshot lines', () => {
         }
       }
     }), { numRuns: 300 });
+  });
+
+  it('starts over when another body was committed while one was arriving', () => {
+    const decoder = new SnapshotLineDecoder();
+    const line = (name: string, rule: string) => `["configuration","http","routers",${JSON.stringify(name)}]\t{"rule":${JSON.stringify(rule)}}`;
+    decoder.commit(decoder.decode([line('a', '1'), line('b', '2')].join('\n')));
+    const late = Buffer.from([line('a', '1'), line('b', '3'), line('c', '4')].join('\n'));
+    const session = decoder.begin();
+    session.feed(late, late.length, false);
+    const other = decoder.decode([line('a', '9'), line('b', '3')].join('\n'));
+    decoder.commit(other);
+    const decoded = session.finish(late);
+    expect(decoded.previous).toBe(other.value);
+    expect(decoded.value).toEqual({ configuration: { http: { routers: { a: { rule: '1' }, b: { rule: '3' }, c: { rule: '4' } } } } });
+    expect(decoded.added.map((l) => l.path[3])).toEqual(['a', 'c']);
   });
 
   it('reports the lines added and removed since the last accepted body', () => {
