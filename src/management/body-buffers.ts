@@ -51,6 +51,16 @@ export class BodyBuffers {
     return (buf ?? this.allocate(0)).subarray(0, length);
   }
 
+  /** The key's spare when it holds `size` bytes (taken out), else a new buffer; for a body made here. */
+  take(key: string, size: number): Buffer {
+    const spare = this.spares.get(key);
+    if (spare !== undefined && spare.length >= size) {
+      this.spares.delete(key);
+      return spare;
+    }
+    return this.allocate(size);
+  }
+
   /** Takes back a body no longer used by anyone, as the key's next spare (a larger spare is kept). */
   release(key: string, body: Buffer | undefined): void {
     if (body === undefined || body.byteOffset !== 0 || !this.owned.has(body.buffer)) return;

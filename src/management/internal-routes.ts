@@ -12,9 +12,22 @@ import {
 } from './dynamic-config.js';
 import { managementErrors, ManagementError } from './errors.js';
 import { bearerMatches } from './internal-token.js';
+import { expandSnapshotDelta, SNAPSHOT_DELTA_MEDIA_TYPE } from './snapshot-delta.js';
 import type { RecordStore, SnapshotChanges } from './record-store.js';
 import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder, SnapshotLinesError, type DecodeSession, type DecodedSnapshot } from './snapshot-lines.js';
 import { SnapshotValidationError, validateChangedLines, validateProviderSnapshot } from './snapshot-validation.js';
+
+/** A snapshot delta (snapshot-delta.ts), as read. */
+class DeltaBody {
+  constructor(readonly bytes: Buffer) {}
+}
+
+/** The version an `If-Match` header names (`"v"`, `W/"v"` or bare), if one. */
+function ifMatchVersion(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const m = /^\s*(?:W\/)?"([^"]*)"\s*$/.exec(header);
+  return m ? m[1] : header.trim() === '' ? undefined : header.trim();
+}
 
 /** A format 2 body as its content-type parser leaves it: the bytes, and their decoding begun. */
 class LinesBody {
@@ -83,6 +96,9 @@ export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoute
     return new LinesBody(bytes, decoder, session);
   });
 
+  // Deltas are small: read whole, then expanded against the body the provider's decoder holds.
+  app.addContentTypeParser(SNAPSHOT_DELTA_MEDIA_TYPE, { parseAs: 'buffer' }, (_request, body, done) => done(null, new DeltaBody(body as Buffer)));
+
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ManagementError) return sendError(reply, error);
     if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
@@ -111,7 +127,13 @@ export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoute
     // The decoder that began decoding the body (the provider's, unless it was removed meanwhile).
     const decoder = (request.body instanceof LinesBody ? request.body.decoder : undefined) ?? decoders.get(provider) ?? new SnapshotLineDecoder();
     try {
-      if (request.body instanceof LinesBody) {
+      if (request.body instanceof DeltaBody) {
+        const wanted = ifMatchVersion(request.headers['if-match']);
+        const base = decoder.base;
+        if (base === undefined || wanted === undefined || base.version !== wanted) throw managementErrors.baseMismatch(provider, wanted ?? '', base?.version);
+        decoded = decoder.decode(expandSnapshotDelta(request.body.bytes, base, (size) => buffers.take(provider, size)));
+        snapshot = validateDecodedSnapshot(decoded);
+      } else if (request.body instanceof LinesBody) {
         decoded = request.body.session === undefined ? decoder.decode(request.body.bytes) : request.body.session.finish(request.body.bytes);
         snapshot = validateDecodedSnapshot(decoded);
       } else if (typeof request.body === 'string') {

@@ -200,6 +200,15 @@ export class SnapshotLineDecoder {
     return { parent, name, path: parent === undefined ? [] : [...parent.path, name], children: new Map(), obj: undefined, next: {}, touched: 0, placed: 0 };
   }
 
+  /**
+   * The body last committed, with its lines' offsets and its version (the value of its
+   * `["version"]` line): the base of a snapshot delta (snapshot-delta.ts). Undefined before any.
+   */
+  get base(): { readonly body: Buffer; readonly starts: Int32Array; readonly ends: Int32Array; readonly version: unknown } | undefined {
+    if (this.value === undefined) return undefined;
+    return { body: this.body, starts: this.starts, ends: this.ends, version: this.value.version };
+  }
+
   decode(input: string | Buffer): DecodedSnapshot {
     const body = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
     const session = this.begin();

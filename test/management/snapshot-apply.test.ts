@@ -5,7 +5,10 @@ import type { ProviderSnapshot } from '../../src/management/dynamic-config.js';
 import { registerInternalRoutes } from '../../src/management/internal-routes.js';
 import { RecordStore } from '../../src/management/record-store.js';
 import type { RuntimeView } from '../../src/management/runtime-view.js';
-import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder, SnapshotLineEncoder, snapshotLinesBody } from '../../src/management/snapshot-lines.js';
+import { SNAPSHOT_DELTA_MEDIA_TYPE, snapshotDeltaBody } from '../../src/management/snapshot-delta.js';
+import {
+  SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder, SnapshotLineEncoder, snapshotLinesBody, type EncodedSnapshot,
+} from '../../src/management/snapshot-lines.js';
 import { validateProviderSnapshot } from '../../src/management/snapshot-validation.js';
 import { silentLogger, TRAEFIK, WEB, WEBSECURE } from './helpers.js';
 
@@ -54,6 +57,8 @@ const step = fc.record({
   serverStatus: edits(states),
   // Records in another order: the lines part and resync everywhere.
   reverse: fc.boolean(),
+  // Sent as a delta from the last accepted body (snapshot-delta.ts) rather than whole.
+  delta: fc.boolean(),
 });
 
 // Records no step touches (the same objects in every body), so that a step changes few enough
@@ -103,6 +108,7 @@ describe('applying format 2 bodies', () => {
       // What each provider's snapshot is (accepted ones only), and what it would be after each step.
       const accepted = new Map<string, ProviderSnapshot>();
       const current = new Map<string, Rec>();
+      const bases = new Map<string, EncodedSnapshot>();
       for (const s of steps) {
         const before = current.get(s.provider) ?? { configuration: { http: { routers: FILLER_ROUTERS, services: FILLER_SERVICES } }, serverStatus: {} };
         const http = ((before.configuration as Rec).http ?? {}) as Rec;
@@ -124,7 +130,11 @@ describe('applying format 2 bodies', () => {
         } catch (err) {
           expected = { error: (err as Error).message };
         }
-        const res = await app.inject({
+        const base = bases.get(s.provider);
+        const res = await app.inject(s.delta && base !== undefined ? {
+          method: 'PUT', url: `/internal/v1/providers/${s.provider}`, payload: snapshotDeltaBody(base, encoded),
+          headers: { authorization: 'Bearer t', 'content-type': SNAPSHOT_DELTA_MEDIA_TYPE, 'if-match': `"${base.version}"` },
+        } : {
           method: 'PUT', url: `/internal/v1/providers/${s.provider}`, payload: body,
           headers: { authorization: 'Bearer t', 'content-type': SNAPSHOT_LINES_MEDIA_TYPE },
         });
@@ -135,6 +145,7 @@ describe('applying format 2 bodies', () => {
           expect(res.statusCode).toBe(200);
           accepted.set(s.provider, expected.ok);
           current.set(s.provider, value);
+          bases.set(s.provider, encoded);
         }
         // Sometimes the store prepares its reference graph between two bodies, sometimes not.
         if (s.reverse) await new Promise((resolve) => setImmediate(resolve));
@@ -172,5 +183,38 @@ describe('applying format 2 bodies', () => {
     const empty = await put(line(['version'], 'v5'));
     expect(empty.json()).toEqual({ message: 'body.configuration is required (use {} for an empty configuration)' });
     expect(store.get('kubernetes')?.version).toBe('v4');
+  });
+
+  it('takes a delta from the body it holds, and answers 412 to a delta from another one', async () => {
+    const store = new RecordStore(storeOptions);
+    const app = createApp('internal', silentLogger, { bodyLimit: 1024 * 1024 });
+    registerInternalRoutes(app, { store, token: 't' });
+    const encoder = new SnapshotLineEncoder();
+    const routers: Rec = {};
+    for (let i = 0; i < 100; i++) routers[`r${i}`] = { rule: `Host(\`h${i}\`)`, service: 's' };
+    const first = encoder.encode({ configuration: { http: { routers } } }, { configuration: 3 });
+    const next = encoder.encode({ configuration: { http: { routers: { ...routers, r50: { rule: 'Host(`x`)' } } } } }, { configuration: 3 });
+    const put = (payload: string, type: string, ifMatch?: string) => app.inject({
+      method: 'PUT', url: '/internal/v1/providers/kubernetes', payload,
+      headers: { authorization: 'Bearer t', 'content-type': type, ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }) },
+    });
+    const delta = snapshotDeltaBody(first, next);
+    expect(delta.split('\n')).toEqual([`["version"]\t"${next.version}"`, '-1', '=50', '["configuration","http","routers","r50"]\t{"rule":"Host(`x`)"}', '-1', '=49']);
+    const none = await put(delta, SNAPSHOT_DELTA_MEDIA_TYPE, `"${first.version}"`);
+    expect(none.statusCode).toBe(412);
+    expect(none.json()).toEqual({ message: 'provider "kubernetes" holds no format 2 snapshot a delta applies to: send the whole snapshot' });
+    expect((await put(snapshotLinesBody(first), SNAPSHOT_LINES_MEDIA_TYPE)).statusCode).toBe(200);
+    const other = await put(delta, SNAPSHOT_DELTA_MEDIA_TYPE, '"nope"');
+    expect(other.statusCode).toBe(412);
+    expect(other.json()).toEqual({ message: `provider "kubernetes" holds version "${first.version}", not "nope": send the whole snapshot` });
+    expect((await put('=500', SNAPSHOT_DELTA_MEDIA_TYPE, first.version)).json()).toEqual({ message: '=500 runs past the 101 lines of the base'.replace(/^/, 'line 1 of the delta: ') });
+    expect((await put('=x', SNAPSHOT_DELTA_MEDIA_TYPE, first.version)).statusCode).toBe(400);
+    const ok = await put(delta, SNAPSHOT_DELTA_MEDIA_TYPE, `W/"${first.version}"`);
+    expect(ok.json()).toEqual({ provider: 'kubernetes', version: next.version });
+    expect(store.view.http.routers.get('r50@kubernetes')?.toRecord().rule).toBe('Host(`x`)');
+    // The next delta applies to the body rebuilt from this one.
+    const third = encoder.encode({ configuration: { http: { routers } } }, { configuration: 3 });
+    expect((await put(snapshotDeltaBody(next, third), SNAPSHOT_DELTA_MEDIA_TYPE, next.version)).json()).toEqual({ provider: 'kubernetes', version: third.version });
+    expect(store.view.http.routers.get('r50@kubernetes')?.toRecord().rule).toBe('Host(`h50`)');
   });
 });
