@@ -15,7 +15,8 @@
  * With `--http` the server runs in a child process (as in the pod) and gets the bodies over HTTP
  * in 64 KB pieces, as the operator streams them: wall time is from the last byte sent to the
  * changed router served, CPU time the server process's. BENCH_SERVER_NODE_ARGS passes Node flags
- * to that process (e.g. `--trace-gc`).
+ * to that process (e.g. `--trace-gc`). With `--delta` each body after a provider's first is sent
+ * as a snapshot delta (snapshot-delta.ts) from the one before.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
@@ -27,7 +28,8 @@ import { createManagementApi } from '../src/management/app.js';
 import { registerInternalRoutes } from '../src/management/internal-routes.js';
 import { RecordStore } from '../src/management/record-store.js';
 import type { EntryPointDef } from '../src/management/runtime.js';
-import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder, snapshotLinesBody } from '../src/management/snapshot-lines.js';
+import { SNAPSHOT_DELTA_MEDIA_TYPE, snapshotDeltaBody } from '../src/management/snapshot-delta.js';
+import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder, snapshotLinesBody, type EncodedSnapshot } from '../src/management/snapshot-lines.js';
 
 const N = Number(process.env.BENCH_RECORDS ?? 5000);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 40);
@@ -160,11 +162,22 @@ async function main(): Promise<void> {
     return reply;
   };
   const encoders = new Map([['kubernetes', new SnapshotLineEncoder()], ['kubernetescrd', new SnapshotLineEncoder()]]);
-  const body = (provider: string) => snapshotLinesBody((encoders.get(provider) as SnapshotLineEncoder).encode(providerSnapshot(provider), { configuration: 3, serverStatus: 1 }));
+  // With --delta, every body after a provider's first is a delta from the one before.
+  const asDelta = process.argv.includes('--delta');
+  const last = new Map<string, EncodedSnapshot>();
+  const body = (provider: string): { payload: Buffer; base?: string } => {
+    const encoded = (encoders.get(provider) as SnapshotLineEncoder).encode(providerSnapshot(provider), { configuration: 3, serverStatus: 1 });
+    const base = last.get(provider);
+    last.set(provider, encoded);
+    if (asDelta && base !== undefined) return { payload: Buffer.from(snapshotDeltaBody(base, encoded)), base: base.version };
+    return { payload: Buffer.from(snapshotLinesBody(encoded)) };
+  };
 
   /** CPU and wall ms of one PUT until `router` is served. */
-  const put = async (provider: string, payload: Buffer, router: string): Promise<{ cpu: number; wall: number }> => {
-    const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': SNAPSHOT_LINES_MEDIA_TYPE };
+  const put = async (provider: string, { payload, base }: { payload: Buffer; base?: string }, router: string): Promise<{ cpu: number; wall: number }> => {
+    const headers: Record<string, string> = base === undefined
+      ? { authorization: `Bearer ${TOKEN}`, 'content-type': SNAPSHOT_LINES_MEDIA_TYPE }
+      : { authorization: `Bearer ${TOKEN}`, 'content-type': SNAPSHOT_DELTA_MEDIA_TYPE, 'if-match': `"${base}"` };
     const c0 = await serverCpu();
     let t0 = performance.now();
     if (apps === undefined) {
@@ -186,30 +199,31 @@ async function main(): Promise<void> {
 
   // Every body is made before any is applied (and the garbage of making them collected), so the
   // figures hold the server's work and its own garbage only.
-  const plan: { provider: string; payload: Buffer; router: string; kind: 'first' | 'warm-up' | 'change' | 'again' }[] = [];
-  for (const provider of ['kubernetes', 'kubernetescrd']) plan.push({ provider, payload: Buffer.from(body(provider)), router: routerName(provider, 0), kind: 'first' });
+  const plan: { provider: string; body: { payload: Buffer; base?: string }; router: string; kind: 'first' | 'warm-up' | 'change' | 'again' }[] = [];
+  for (const provider of ['kubernetes', 'kubernetescrd']) plan.push({ provider, body: body(provider), router: routerName(provider, 0), kind: 'first' });
   for (let c = -6; c < CHANGES; c++) {
     const provider = c % 2 === 0 ? 'kubernetes' : 'kubernetescrd';
     const i = ((c + 6) * 37) % N;
     hosts.set(`${provider}/${i}`, `changed-${c + 6}.example.com`);
-    plan.push({ provider, payload: Buffer.from(body(provider)), router: routerName(provider, i), kind: c < 0 ? 'warm-up' : 'change' });
+    plan.push({ provider, body: body(provider), router: routerName(provider, i), kind: c < 0 ? 'warm-up' : 'change' });
   }
   for (let c = 0; c < 6; c++) {
     const provider = c % 2 === 0 ? 'kubernetes' : 'kubernetescrd';
-    plan.push({ provider, payload: Buffer.from(body(provider)), router: routerName(provider, 1), kind: 'again' });
+    plan.push({ provider, body: body(provider), router: routerName(provider, 1), kind: 'again' });
   }
   records.clear();
   encoders.clear();
   (globalThis as { gc?: () => void }).gc?.();
 
   const first: string[] = [];
-  const bytes = plan[0]?.payload.length ?? 0;
+  const bytes = plan[0]?.body.payload.length ?? 0;
+  const changeBytes = plan[plan.length - 1]?.body.payload.length ?? 0;
   const cpu: number[] = [];
   const wall: number[] = [];
   const again: number[] = [];
   const cpuInOrder: number[] = [];
   for (const step of plan) {
-    const r = await put(step.provider, step.payload, step.router);
+    const r = await put(step.provider, step.body, step.router);
     if (step.kind === 'first') first.push(`${step.provider} ${r.cpu.toFixed(1)} ms CPU (${r.wall.toFixed(1)} ms wall)`);
     else if (step.kind === 'change') {
       cpu.push(r.cpu);
@@ -221,7 +235,7 @@ async function main(): Promise<void> {
   cpu.sort((a, b) => a - b);
   wall.sort((a, b) => a - b);
   again.sort((a, b) => a - b);
-  process.stdout.write(`${overHttp ? 'server in its own process, bodies over HTTP' : 'in process (inject)'}; `);
+  process.stdout.write(`${overHttp ? 'server in its own process, bodies over HTTP' : 'in process (inject)'}${asDelta ? `, changes as deltas (${changeBytes} bytes)` : ''}; `);
   process.stdout.write(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${N} records per provider, bodies of ${(bytes / 1e6).toFixed(1)} MB\n`);
   process.stdout.write(`first full snapshots: ${first.join(', ')}\n`);
   process.stdout.write(`one-record change, PUT to served (${cpu.length}): CPU p50 ${quantile(cpu, 0.5).toFixed(1)} p99 ${quantile(cpu, 0.99).toFixed(1)} ms; wall p50 ${quantile(wall, 0.5).toFixed(1)} p99 ${quantile(wall, 0.99).toFixed(1)} ms\n`);
