@@ -217,7 +217,7 @@ async function main(): Promise<void> {
 
   const first: string[] = [];
   const bytes = plan[0]?.body.payload.length ?? 0;
-  const changeBytes = plan[plan.length - 1]?.body.payload.length ?? 0;
+  const changeBytes = plan.find((p) => p.kind === 'change')?.body.payload.length ?? 0;
   const cpu: number[] = [];
   const wall: number[] = [];
   const again: number[] = [];
