@@ -156,7 +156,7 @@ export function registerApiRoutes(app: FastifyInstance, store: RecordStore, vers
           if (kindView === undefined) return sendPageNotFound(reply);
           if (route.id !== undefined) {
             const name = decodeId(route.resource, route.id);
-            const entry = kindView.byName.get(name);
+            const entry = kindView.get(name);
             if (entry === undefined) throw managementErrors.notFound(route.resource, name);
             return sendJson(reply, entry.json);
           }

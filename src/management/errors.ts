@@ -7,7 +7,7 @@ import { goJson } from './go-json.js';
 
 export type ManagementErrorCode =
   | 'bad_page' | 'bad_id' | 'router_not_found' | 'service_not_found' | 'middleware_not_found' | 'entrypoint_not_found'
-  | 'bad_snapshot' | 'bad_provider' | 'provider_not_found' | 'unauthorized' | 'internal';
+  | 'bad_snapshot' | 'bad_provider' | 'provider_not_found' | 'snapshot_base_mismatch' | 'unauthorized' | 'internal';
 
 export class ManagementError extends Error {
   override readonly name = 'ManagementError';
@@ -35,6 +35,10 @@ export const managementErrors = {
   badProvider: (message: string) => new ManagementError('bad_provider', 400, message),
   providerNotFound: (provider: string, detail?: string) =>
     new ManagementError('provider_not_found', 404, `provider ${JSON.stringify(provider)} has no snapshot${detail ? `: ${detail}` : ''}`),
+  /** A snapshot delta whose base is not the body the server holds: the sender PUTs the whole snapshot. */
+  baseMismatch: (provider: string, wanted: string, held: unknown) => new ManagementError('snapshot_base_mismatch', 412, typeof held === 'string'
+    ? `provider ${JSON.stringify(provider)} holds version ${JSON.stringify(held)}, not ${JSON.stringify(wanted)}: send the whole snapshot`
+    : `provider ${JSON.stringify(provider)} holds no format 2 snapshot a delta applies to: send the whole snapshot`),
   unauthorized: () => new ManagementError('unauthorized', 401, 'missing or invalid bearer token'),
   internal: () => new ManagementError('internal', 500, 'internal server error'),
 };

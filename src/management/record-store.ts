@@ -61,6 +61,18 @@ export function snapshotVersion(snapshot: ProviderSnapshot): string {
 
 export type ChangeListener = (view: RuntimeView) => void;
 
+/**
+ * How a snapshot differs from the one it replaces, line by line (snapshot lines, format 2): the
+ * lines added and removed, relative to `basis`, the decoded value of the snapshot before. Used
+ * only when `basis` is what the store holds for that provider (same configuration and server
+ * status objects); otherwise the store finds the changes itself.
+ */
+export interface SnapshotChanges {
+  readonly basis: { readonly configuration?: unknown; readonly serverStatus?: unknown };
+  readonly added: readonly { readonly path: readonly string[] }[];
+  readonly removed: readonly { readonly path: readonly string[] }[];
+}
+
 export class RecordStore {
   private readonly snapshots = new Map<string, StoredSnapshot>();
   private current: RuntimeView;
@@ -102,7 +114,7 @@ export class RecordStore {
    *   (the file provider, format 1 bodies, whose records are all new objects) nothing is prepared
    *   and a replacement costs one computation from scratch.
    */
-  set(provider: string, snapshot: ProviderSnapshot, options: { readonly incremental?: boolean } = {}): StoredSnapshot {
+  set(provider: string, snapshot: ProviderSnapshot, options: { readonly incremental?: boolean; readonly changes?: SnapshotChanges | undefined } = {}): StoredSnapshot {
     const stored: StoredSnapshot = {
       provider,
       snapshot,
@@ -111,9 +123,12 @@ export class RecordStore {
     };
     const previous = this.snapshots.get(provider);
     this.snapshots.set(provider, stored);
+    const { changes } = options;
+    const hinted = changes !== undefined && previous !== undefined && previous.snapshot.configuration === changes.basis.configuration
+      && previous.snapshot.serverStatus === changes.basis.serverStatus;
     let view: RuntimeView;
     try {
-      view = this.compute();
+      view = this.compute(hinted ? { provider, previous, changes } : undefined);
     } catch (err) {
       // Keep the previous state if the runtime cannot be computed: nothing is half-applied.
       if (previous) this.snapshots.set(provider, previous);
@@ -173,21 +188,26 @@ export class RecordStore {
     }).unref();
   }
 
-  private compute(): RuntimeView {
+  private inputOf(s: StoredSnapshot): ProviderInput {
+    let input = this.inputs.get(s);
+    if (input === undefined) {
+      input = { provider: s.provider, configuration: s.snapshot.configuration };
+      if (s.snapshot.serverStatus) input = { ...input, serverStatus: s.snapshot.serverStatus };
+      this.inputs.set(s, input);
+    }
+    return input;
+  }
+
+  private compute(hint?: { provider: string; previous: StoredSnapshot; changes: SnapshotChanges }): RuntimeView {
     const inputs: ProviderInput[] = [];
     if (this.internalInput !== undefined) inputs.push(this.internalInput);
-    for (const s of this.snapshots.values()) {
-      let input = this.inputs.get(s);
-      if (input === undefined) {
-        input = { provider: s.provider, configuration: s.snapshot.configuration };
-        if (s.snapshot.serverStatus) input = { ...input, serverStatus: s.snapshot.serverStatus };
-        this.inputs.set(s, input);
-      }
-      inputs.push(input);
-    }
-    const rt = this.runtime.compute(inputs);
+    for (const s of this.snapshots.values()) inputs.push(this.inputOf(s));
+    const current = hint === undefined ? undefined : this.snapshots.get(hint.provider);
+    const rt = this.runtime.compute(inputs, hint === undefined || current === undefined ? undefined : {
+      previous: this.inputOf(hint.previous), next: this.inputOf(current), added: hint.changes.added, removed: hint.changes.removed,
+    });
     const names = new Set([...(this.options.staticProviders ?? []), ...this.snapshots.keys()]);
     // Read before the constructor assigns it, so the first view has no previous one.
-    return new RuntimeView(rt, this.options.entryPoints, overviewProviders(names), this.current as RuntimeView | undefined);
+    return new RuntimeView(rt, this.options.entryPoints, overviewProviders(names), this.current as RuntimeView | undefined, this.runtime.lastChanges);
   }
 }

@@ -123,6 +123,29 @@ function sameRecord(kind: Kind, a: ProviderInput, b: ProviderInput, name: string
   return true;
 }
 
+/**
+ * A provider's input replaced by one that differs from it only by these lines (snapshot lines,
+ * see record-store.ts SnapshotChanges): the changed records are read from them instead of
+ * comparing every record of the two inputs.
+ */
+export interface InputChanges {
+  readonly previous: ProviderInput;
+  readonly next: ProviderInput;
+  readonly added: readonly { readonly path: readonly string[] }[];
+  readonly removed: readonly { readonly path: readonly string[] }[];
+}
+
+/**
+ * What an incremental computation replaced: the runtime it started from and, per runtime map,
+ * the qualified names whose records were recomputed, added or removed (all other records are
+ * the very objects `base` had). A map not listed did not change. The maps are shared with
+ * `base` and were updated in place: `base` is only an identity now.
+ */
+export interface RuntimeChanges {
+  readonly base: RuntimeConfiguration;
+  readonly names: ReadonlyMap<keyof RuntimeConfiguration, ReadonlySet<string>>;
+}
+
 interface ChangeSet {
   /** Node ids of records added, removed or replaced. */
   readonly changed: Set<string>;
@@ -149,6 +172,8 @@ export class IncrementalRuntime {
   private readonly counts = new WeakMap<ProviderInput, number>();
   /** Records recomputed by the last call (for logs and tests); -1 after a full computation. */
   lastRecomputed = -1;
+  /** What the last call replaced; undefined after a full computation. */
+  lastChanges: RuntimeChanges | undefined;
 
   /**
    * @param fullRatio share of changed records (of all) from which a change is computed from
@@ -156,11 +181,15 @@ export class IncrementalRuntime {
    */
   constructor(private readonly entryPoints: readonly EntryPointDef[], private readonly options: RuntimeOptions = {}, private readonly fullRatio = 0.25) {}
 
-  /** The runtime for `inputs`. The inputs of one provider are never mutated once handed over. */
-  compute(inputs: readonly ProviderInput[]): RuntimeConfiguration {
+  /**
+   * The runtime for `inputs`. The inputs of one provider are never mutated once handed over.
+   * @param hint how one provider's input differs from its previous one, when known
+   */
+  compute(inputs: readonly ProviderInput[], hint?: InputChanges): RuntimeConfiguration {
     const previous = this.rt;
-    const changes = previous === undefined || !this.graphReady ? undefined : this.changes(inputs, Math.max(this.total, 1) * this.fullRatio);
+    const changes = previous === undefined || !this.graphReady ? undefined : this.changes(inputs, Math.max(this.total, 1) * this.fullRatio, hint);
     let rt: RuntimeConfiguration;
+    this.lastChanges = undefined;
     if (previous === undefined || changes === undefined || changes.changed.size >= Math.max(changes.total, 1) * this.fullRatio) {
       rt = computeRuntime(inputs, this.entryPoints, this.options, this.memo);
       this.graphReady = false;
@@ -191,7 +220,7 @@ export class IncrementalRuntime {
    * What changed since the last call; undefined when providers were reordered or more than
    * `limit` records changed (computed from scratch: no need to finish the diff).
    */
-  private changes(inputs: readonly ProviderInput[], limit: number): ChangeSet | undefined {
+  private changes(inputs: readonly ProviderInput[], limit: number, hint?: InputChanges): ChangeSet | undefined {
     const before = new Map(this.inputs.map((i) => [i.provider, i]));
     const kept = inputs.filter((i) => before.has(i.provider)).map((i) => i.provider);
     const keptBefore = this.inputs.filter((i) => inputs.some((n) => n.provider === i.provider)).map((i) => i.provider);
@@ -203,6 +232,11 @@ export class IncrementalRuntime {
       if (old === input) {
         set.total += this.countRecords(input);
         continue;
+      }
+      if (hint !== undefined && old === hint.previous && input === hint.next) {
+        const known = this.diffLines(hint, set, limit);
+        if (known === false) return undefined;
+        if (known === true) continue;
       }
       if (!this.diffProvider(old, input, set, limit)) return undefined;
     }
@@ -220,6 +254,47 @@ export class IncrementalRuntime {
     }
     this.counts.set(input, n);
     return n;
+  }
+
+  /**
+   * Adds a provider's changes to `set` from the lines that changed: false as soon as more than
+   * `limit` records changed, undefined when a line is not one record (then the inputs are
+   * compared). Lines of maps the runtime does not read (servers transports, TLS) change nothing.
+   */
+  private diffLines(hint: InputChanges, set: ChangeSet, limit: number): boolean | undefined {
+    const provider = hint.next.provider;
+    const ids: string[] = [];
+    let count = this.countRecords(hint.previous);
+    for (const [lines, delta] of [[hint.removed, -1], [hint.added, 1]] as const) {
+      for (const { path } of lines) {
+        if (path.length === 1 && path[0] === 'version') continue;
+        if (path.length === 2 && path[0] === 'serverStatus') {
+          // A service's states are given under its name or its qualified name.
+          const name = path[1] as string;
+          ids.push(`hs:${name}@${provider}`, `ts:${name}@${provider}`);
+          if (name.endsWith(`@${provider}`)) {
+            const bare = name.slice(0, -provider.length - 1);
+            ids.push(`hs:${bare}@${provider}`, `ts:${bare}@${provider}`);
+          }
+          continue;
+        }
+        if (path.length !== 4 || path[0] !== 'configuration') return undefined;
+        const entry = KIND_KEYS.find((k) => k[1] === path[1] && k[2] === path[2]);
+        if (entry === undefined) {
+          if (path[1] === 'tls' || path[2] === 'serversTransports') continue;
+          return undefined;
+        }
+        ids.push(`${entry[0]}:${path[3] as string}@${provider}`);
+        count += delta;
+      }
+    }
+    for (const id of ids) {
+      set.changed.add(id);
+      if (set.changed.size > limit) return false;
+    }
+    this.counts.set(hint.next, count);
+    set.total += count;
+    return true;
   }
 
   /** Adds a provider's changes to `set`; false as soon as more than `limit` records changed. */
@@ -293,6 +368,9 @@ export class IncrementalRuntime {
     }
     const subInputs: ProviderInput[] = [];
     let recomputed = 0;
+    // Order matters only where references can form a cycle, which takes composite records; without
+    // any, the wanted records are picked by name instead of walking maps of thousands of names.
+    const ordered = this.composites.size > 0;
     for (const input of inputs) {
       const byKind = wanted.get(input.provider);
       if (byKind === undefined) continue;
@@ -301,14 +379,24 @@ export class IncrementalRuntime {
         const want = byKind.get(kind);
         const map = want === undefined ? undefined : recordMap(input.configuration, protocol, key);
         if (want === undefined || map === undefined) continue;
-        // Walk the provider's map rather than the wanted names: its order is the global order.
         const picked: Rec = {};
         let any = false;
-        for (const name in map) {
-          if (Object.prototype.hasOwnProperty.call(map, name) && want.has(name)) {
-            picked[name] = map[name];
-            any = true;
-            recomputed++;
+        if (ordered) {
+          // Walk the provider's map rather than the wanted names: its order is the global order.
+          for (const name in map) {
+            if (Object.prototype.hasOwnProperty.call(map, name) && want.has(name)) {
+              picked[name] = map[name];
+              any = true;
+              recomputed++;
+            }
+          }
+        } else {
+          for (const name of want) {
+            if (Object.prototype.hasOwnProperty.call(map, name)) {
+              picked[name] = map[name];
+              any = true;
+              recomputed++;
+            }
           }
         }
         if (any) (configuration[protocol] ??= {})[key] = picked;
@@ -317,22 +405,26 @@ export class IncrementalRuntime {
     }
     const sub = computeRuntime(subInputs, this.entryPoints, this.options);
     this.lastRecomputed = recomputed;
-    // Unchanged components keep their runtime objects; reached ones are replaced or dropped.
-    const reachedKinds = new Set<string>();
-    for (const id of reached) reachedKinds.add(id.slice(0, 2));
-    const merged = {} as Record<keyof RuntimeConfiguration, Map<string, unknown>>;
-    for (const [kind, , , rtKey] of KIND_KEYS) {
-      // A kind nothing reached is the same map as before (removed records are reached too).
-      if (!reachedKinds.has(kind)) {
-        merged[rtKey] = previous[rtKey];
-        continue;
-      }
-      const map = new Map<string, unknown>(previous[rtKey]);
-      for (const id of reached) if (id.startsWith(kind) && id.charCodeAt(2) === 58) map.delete(id.slice(3));
-      for (const [name, info] of sub[rtKey]) map.set(name, info);
-      merged[rtKey] = map;
+    // Unchanged components keep their runtime objects; reached ones are replaced or dropped. The
+    // maps are updated in place rather than copied (20,000 entries per change otherwise): nothing
+    // reads a runtime's maps once its view is made, and the view is told which names changed.
+    const names = new Map<keyof RuntimeConfiguration, Set<string>>();
+    const rtKeys = new Map<string, keyof RuntimeConfiguration>(KIND_KEYS.map(([kind, , , rtKey]) => [kind, rtKey]));
+    for (const id of reached) {
+      const rtKey = rtKeys.get(id.slice(0, 2));
+      if (rtKey === undefined || id.charCodeAt(2) !== 58) continue;
+      let set = names.get(rtKey);
+      if (set === undefined) names.set(rtKey, (set = new Set()));
+      set.add(id.slice(3));
     }
-    return merged as unknown as RuntimeConfiguration;
+    const merged = { ...previous };
+    for (const [rtKey, set] of names) {
+      const map = previous[rtKey] as Map<string, unknown>;
+      for (const name of set) map.delete(name);
+      for (const [name, info] of sub[rtKey]) map.set(name, info);
+    }
+    this.lastChanges = { base: previous, names };
+    return merged;
   }
 
   private recordOf(id: string, inputs: ReadonlyMap<string, ProviderInput>): { kind: Kind; value: Rec; provider: string } | undefined {

@@ -7,6 +7,7 @@
 import { goJson } from './go-json.js';
 import { entryPointRecord } from './entry-points.js';
 import * as rep from './representations.js';
+import type { RuntimeChanges } from './runtime-incremental.js';
 import type {
   EntryPointDef, MiddlewareInfo, RouterInfo, RuntimeConfiguration, ServiceInfo, Status, TCPMiddlewareInfo, TCPRouterInfo,
   TCPServiceInfo, UDPRouterInfo, UDPServiceInfo,
@@ -132,23 +133,59 @@ function sortValue(e: ViewEntry, key: string): string | number | bigint {
   }
 }
 
+/** Ascending `sortBy` order, ties broken by name ascending. */
+function compareBy(key: string): (a: ViewEntry, b: ViewEntry) => number {
+  return (a, b) => {
+    const va = sortValue(a, key);
+    const vb = sortValue(b, key);
+    return va < vb ? -1 : va > vb ? 1 : compareStrings(a.name, b.name);
+  };
+}
+
+/** Index of the first entry of `list` not before `e` in `compare` order. */
+function lowerBound(list: readonly ViewEntry[], e: ViewEntry, compare: (a: ViewEntry, b: ViewEntry) => number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compare(list[mid] as ViewEntry, e) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Changed names from which a patched view sorts its other orders again instead of patching them. */
+const PATCH_SORTED_MAX = 64;
+
 /** All records of one kind, sorted by name. */
 export class KindView {
-  private index: ReadonlyMap<string, ViewEntry> | undefined;
-  private readonly sorted = new Map<string, readonly ViewEntry[]>();
+  private readonly sorted: Map<string, readonly ViewEntry[]>;
 
   /**
    * @param filtersMiddlewares whether `middlewareName` applies (HTTP and TCP routers; UDP routers
    *   have no middlewares and Traefik ignores the parameter for them)
+   * @param sorted orders by other `sortBy` keys, already made (patched from the previous view)
    */
-  constructor(readonly kind: ResourceKind, readonly entries: readonly ViewEntry[], readonly filtersMiddlewares = kind === 'routers') {
+  constructor(
+    readonly kind: ResourceKind, readonly entries: readonly ViewEntry[], readonly filtersMiddlewares = kind === 'routers', sorted?: Map<string, readonly ViewEntry[]>,
+  ) {
+    this.sorted = sorted ?? new Map();
     this.sorted.set('name', entries);
   }
 
-  /** Entries by qualified name; built on first use, as most snapshots are replaced before a detail request. */
-  get byName(): ReadonlyMap<string, ViewEntry> {
-    this.index ??= new Map(this.entries.map((e) => [e.name, e]));
-    return this.index;
+  /** The entry of a qualified name (a binary search: the entries are sorted by name). */
+  get(name: string): ViewEntry | undefined {
+    const list = this.entries;
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = (list[mid] as ViewEntry).name;
+      if (at === name) return list[mid];
+      if (at < name) lo = mid + 1;
+      else hi = mid;
+    }
+    return undefined;
   }
 
   /**
@@ -165,6 +202,64 @@ export class KindView {
       this.sorted.set(key, list);
     }
     return list;
+  }
+
+  /**
+   * The view of `infos`, a map that differs from the one this view was made of only at `names`
+   * (qualified names recomputed, added or removed): the entries of other names are taken over in
+   * their order, those of `names` merged in; the other sorted orders already made are patched
+   * the same way when few names changed.
+   */
+  patched<I extends RecordInfo>(infos: ReadonlyMap<string, I>, codec: RecordCodec<I>, names: ReadonlySet<string>): KindView {
+    const changed = [...names].sort(compareStrings);
+    const gone: ViewEntry[] = [];
+    const fresh: ViewEntry[] = [];
+    const list = this.entries;
+    const entries: ViewEntry[] = [];
+    let from = 0;
+    for (const name of changed) {
+      // The unchanged entries before `name` are copied over without comparing their names.
+      let lo = from;
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if ((list[mid] as ViewEntry).name < name) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let i = from; i < lo; i++) entries.push(list[i] as ViewEntry);
+      from = lo;
+      const old = list[lo]?.name === name ? list[lo] : undefined;
+      if (old !== undefined) from = lo + 1;
+      const info = infos.get(name);
+      if (old !== undefined && info === old.info) {
+        entries.push(old);
+        continue;
+      }
+      if (old !== undefined) gone.push(old);
+      if (info !== undefined) {
+        const e = new ViewEntry(info, codec);
+        fresh.push(e);
+        entries.push(e);
+      }
+    }
+    for (let i = from; i < list.length; i++) entries.push(list[i] as ViewEntry);
+    let sorted: Map<string, readonly ViewEntry[]> | undefined;
+    if (gone.length + fresh.length <= PATCH_SORTED_MAX) {
+      sorted = new Map();
+      for (const [key, list] of this.sorted) {
+        if (key === 'name') continue;
+        const compare = compareBy(key);
+        const out = list.slice();
+        for (const e of gone) {
+          const at = lowerBound(out, e, compare);
+          const found = out[at] === e ? at : out.indexOf(e);
+          if (found !== -1) out.splice(found, 1);
+        }
+        for (const e of fresh) out.splice(lowerBound(out, e, compare), 0, e);
+        sorted.set(key, out);
+      }
+    }
+    return new KindView(this.kind, entries, this.filtersMiddlewares, sorted);
   }
 
   counts(): { total: number; warnings: number; errors: number } {
@@ -262,9 +357,8 @@ function sortedEntries<I extends RecordInfo>(infos: ReadonlyMap<string, I>, code
     if (info !== undefined) kept.push(entry(info, e));
   }
   if (kept.length === infos.size) return kept;
-  const index = previous.byName;
   const added: I[] = [];
-  for (const [name, info] of infos) if (!index.has(name)) added.push(info);
+  for (const [name, info] of infos) if (previous.get(name) === undefined) added.push(info);
   const fresh = byName(added);
   const out: ViewEntry[] = [];
   let i = 0;
@@ -276,9 +370,15 @@ function sortedEntries<I extends RecordInfo>(infos: ReadonlyMap<string, I>, code
   return out;
 }
 
+/**
+ * One kind's view: the previous one itself when its runtime map is unchanged, patched at the
+ * changed names when the runtime says which (see runtime-incremental.ts RuntimeChanges), else
+ * made from the map.
+ */
 function kindView<I extends RecordInfo>(
-  kind: ResourceKind, infos: ReadonlyMap<string, I>, codec: RecordCodec<I>, previous: KindView | undefined,
+  kind: ResourceKind, infos: ReadonlyMap<string, I>, codec: RecordCodec<I>, previous: KindView | undefined, changed: ReadonlySet<string> | undefined | false,
 ): KindView {
+  if (previous !== undefined && changed !== false) return changed === undefined ? previous : previous.patched(infos, codec, changed);
   return new KindView(kind, sortedEntries(infos, codec, previous), codec.middlewares !== undefined);
 }
 
@@ -289,23 +389,35 @@ export class RuntimeView {
   readonly udp: { readonly routers: KindView; readonly services: KindView };
   readonly entryPoints: readonly EntryPointEntry[];
   readonly entryPointsByName: ReadonlyMap<string, EntryPointEntry>;
+  /** The runtime this view was made from (an identity: see RuntimeChanges). */
+  readonly runtime: RuntimeConfiguration;
   private rawdataBody: Buffer | undefined;
 
-  /** @param previous the view this one replaces, whose name orders are reused where still valid */
-  constructor(rt: RuntimeConfiguration, entryPoints: readonly EntryPointDef[], readonly providers: readonly string[], previous?: RuntimeView) {
+  /**
+   * @param previous the view this one replaces, whose entries and orders are reused where still valid
+   * @param changes what the runtime recomputed since `previous` was made (when it knows)
+   */
+  constructor(
+    rt: RuntimeConfiguration, entryPoints: readonly EntryPointDef[], readonly providers: readonly string[], previous?: RuntimeView, changes?: RuntimeChanges,
+  ) {
+    this.runtime = rt;
+    // Patched from the previous view when the runtime says what changed since it: per map, false
+    // when unknown, undefined when unchanged, else the changed names.
+    const known = previous !== undefined && changes !== undefined && previous.runtime === changes.base;
+    const changed = (key: keyof RuntimeConfiguration) => (known ? changes.names.get(key) : false);
     this.http = {
-      routers: kindView('routers', rt.routers, httpRouterCodec, previous?.http.routers),
-      services: kindView('services', rt.services, httpServiceCodec, previous?.http.services),
-      middlewares: kindView('middlewares', rt.middlewares, httpMiddlewareCodec, previous?.http.middlewares),
+      routers: kindView('routers', rt.routers, httpRouterCodec, previous?.http.routers, changed('routers')),
+      services: kindView('services', rt.services, httpServiceCodec, previous?.http.services, changed('services')),
+      middlewares: kindView('middlewares', rt.middlewares, httpMiddlewareCodec, previous?.http.middlewares, changed('middlewares')),
     };
     this.tcp = {
-      routers: kindView('routers', rt.tcpRouters, tcpRouterCodec, previous?.tcp.routers),
-      services: kindView('services', rt.tcpServices, tcpServiceCodec, previous?.tcp.services),
-      middlewares: kindView('middlewares', rt.tcpMiddlewares, tcpMiddlewareCodec, previous?.tcp.middlewares),
+      routers: kindView('routers', rt.tcpRouters, tcpRouterCodec, previous?.tcp.routers, changed('tcpRouters')),
+      services: kindView('services', rt.tcpServices, tcpServiceCodec, previous?.tcp.services, changed('tcpServices')),
+      middlewares: kindView('middlewares', rt.tcpMiddlewares, tcpMiddlewareCodec, previous?.tcp.middlewares, changed('tcpMiddlewares')),
     };
     this.udp = {
-      routers: kindView('routers', rt.udpRouters, udpRouterCodec, previous?.udp.routers),
-      services: kindView('services', rt.udpServices, udpServiceCodec, previous?.udp.services),
+      routers: kindView('routers', rt.udpRouters, udpRouterCodec, previous?.udp.routers, changed('udpRouters')),
+      services: kindView('services', rt.udpServices, udpServiceCodec, previous?.udp.services, changed('udpServices')),
     };
     this.entryPoints = byName(entryPoints).map((ep) => ({ name: ep.name, json: goJson(entryPointRecord(ep), false) }));
     this.entryPointsByName = new Map(this.entryPoints.map((e) => [e.name, e]));

@@ -16,23 +16,18 @@
  * empty map it walks. Any split is valid: `["configuration"]\t{…}` alone is a whole snapshot.
  *
  * Why: an operator re-sends thousands of records per change and changes a handful. The server
- * keeps the lines it accepted last with their parsed values; an identical line is recognised by
- * string equality and yields the very same value object, which is neither parsed nor validated
- * again and which the runtime recognises as unchanged by identity. The operator keeps each
- * record's line by object identity and serializes only new records.
+ * keeps the body it accepted last with its parsed values (snapshot-line-decoder.ts); a line equal
+ * to one of it, byte for byte, yields the very same value object, which is neither parsed nor
+ * validated again and which the runtime recognises as unchanged by identity. The operator keeps
+ * each record's line by object identity and serializes only new records. A sender may also send
+ * only the lines that changed (snapshot-delta.ts).
  */
 import { hash } from 'node:crypto';
 
 /** Media type of format 2. */
 export const SNAPSHOT_LINES_MEDIA_TYPE = 'application/vnd.portico.snapshot.v2+jsonl';
 
-export class SnapshotLinesError extends Error {
-  override readonly name = 'SnapshotLinesError';
-}
 
-// Keys that would reach an object's prototype when assigned; refused as Fastify refuses them in
-// format 1 bodies (secure-json-parse).
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
  * A flat copy of a string: neither a substring that keeps its whole parent alive nor a
@@ -146,150 +141,4 @@ export class SnapshotLineEncoder {
   }
 }
 
-interface ParsedLine {
-  readonly path: readonly string[];
-  readonly value: unknown;
-}
-
-/** One decoded body, applied to the decoder's memory only by {@link SnapshotLineDecoder.commit}. */
-export interface DecodedSnapshot {
-  readonly value: Record<string, unknown>;
-  /** Values taken over from lines accepted before (never re-parsed; already validated). */
-  readonly reused: ReadonlySet<object>;
-  /** Lines parsed for this body (for logs). */
-  readonly parsed: number;
-  /** The body's lines, for {@link SnapshotLineDecoder.commit}. */
-  readonly lines: readonly unknown[];
-}
-
-function parsePath(text: string, lineNo: number): string[] {
-  let path: unknown;
-  try {
-    path = JSON.parse(text);
-  } catch {
-    throw new SnapshotLinesError(`line ${lineNo}: the path is not valid JSON`);
-  }
-  if (!Array.isArray(path) || path.length === 0 || !path.every((p) => typeof p === 'string')) {
-    throw new SnapshotLinesError(`line ${lineNo}: the path must be a non-empty JSON array of strings`);
-  }
-  for (const key of path as string[]) {
-    if (FORBIDDEN_KEYS.has(key)) throw new SnapshotLinesError(`line ${lineNo}: the key ${JSON.stringify(key)} is not allowed`);
-  }
-  return path as string[];
-}
-
-function hasForbiddenKey(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  if (Array.isArray(value)) return value.some(hasForbiddenKey);
-  for (const k of Object.keys(value)) {
-    if (FORBIDDEN_KEYS.has(k) || hasForbiddenKey((value as Record<string, unknown>)[k])) return true;
-  }
-  return false;
-}
-
-function parseLine(line: string, lineNo: number): ParsedLine {
-  const tab = line.indexOf('\t');
-  if (tab === -1) throw new SnapshotLinesError(`line ${lineNo}: expected <path><TAB><value>`);
-  const path = parsePath(line.slice(0, tab), lineNo);
-  const text = line.slice(tab + 1);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new SnapshotLinesError(`line ${lineNo}: the value is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
-  }
-  // Only a text naming one of them can hold one; the walk is the rare case.
-  if ((text.includes('__proto__') || text.includes('constructor') || text.includes('prototype')) && hasForbiddenKey(value)) {
-    throw new SnapshotLinesError(`line ${lineNo}: the value holds a key that is not allowed (__proto__, constructor or prototype)`);
-  }
-  return { path, value };
-}
-
-
-interface HeldLine {
-  readonly text: string;
-  readonly parsed: ParsedLine;
-}
-
-/** How far ahead in the previous body a line is looked for when the two bodies part (deleted records). */
-const RESYNC_WINDOW = 16;
-
-/**
- * Decodes bodies of one provider, reusing what it accepted last: a line identical to one of the
- * previous body gives the same value object. The previous body's lines are walked alongside the
- * new ones (a sender keeps its order, so most lines are equal to the one at the same place): a
- * string comparison per line and no hashing of whole lines, which cost more than the parsing it
- * saves. A line not found near its place is parsed again, which is only slower.
- * Owned by whoever receives that provider's snapshots; not shared between providers.
- */
-export class SnapshotLineDecoder {
-  private held: readonly HeldLine[] = [];
-
-  decode(body: string): DecodedSnapshot {
-    const root: Record<string, unknown> = {};
-    // Objects this decode created: only those may receive further keys.
-    const containers = new Set<object>([root]);
-    const reused = new Set<object>();
-    const lines: HeldLine[] = [];
-    const held = this.held;
-    let j = 0;
-    let parsed = 0;
-    let lineNo = 0;
-    let start = 0;
-    while (start <= body.length) {
-      let end = body.indexOf('\n', start);
-      if (end === -1) end = body.length;
-      lineNo++;
-      const text = body.slice(start, end);
-      start = end + 1;
-      if (text === '') continue;
-      let line: HeldLine | undefined;
-      if (j < held.length && (held[j] as HeldLine).text === text) {
-        line = held[j++];
-      } else {
-        for (let d = 1; d <= RESYNC_WINDOW && j + d < held.length; d++) {
-          if ((held[j + d] as HeldLine).text === text) {
-            line = held[j + d];
-            j += d + 1;
-            break;
-          }
-        }
-      }
-      if (line !== undefined) {
-        const v = line.parsed.value;
-        if (typeof v === 'object' && v !== null) reused.add(v);
-      } else {
-        const copy = detached(text);
-        line = { text: copy, parsed: parseLine(copy, lineNo) };
-        parsed++;
-      }
-      lines.push(line);
-      let target = root;
-      const { path, value } = line.parsed;
-      for (let i = 0; i < path.length - 1; i++) {
-        const k = path[i] as string;
-        // Own keys only: `valueOf` and friends are names like any other.
-        let next = Object.prototype.hasOwnProperty.call(target, k) ? target[k] : undefined;
-        if (next === undefined) {
-          next = {};
-          containers.add(next as object);
-          target[k] = next;
-        } else if (typeof next !== 'object' || next === null || !containers.has(next)) {
-          throw new SnapshotLinesError(`line ${lineNo}: the path ${JSON.stringify(path)} runs through a value set by another line`);
-        }
-        target = next as Record<string, unknown>;
-      }
-      const last = path[path.length - 1] as string;
-      if (Object.prototype.hasOwnProperty.call(target, last)) {
-        throw new SnapshotLinesError(`line ${lineNo}: the path ${JSON.stringify(path)} is assigned twice`);
-      }
-      target[last] = value;
-    }
-    return { value: root, reused, parsed, lines };
-  }
-
-  /** Remembers a decoded body's lines once its snapshot was accepted (the previous ones are dropped). */
-  commit(decoded: DecodedSnapshot): void {
-    this.held = decoded.lines as readonly HeldLine[];
-  }
-}
+export { SnapshotLineDecoder, SnapshotLinesError, type DecodeSession, type DecodedSnapshot, type SnapshotLine } from './snapshot-line-decoder.js';

@@ -197,13 +197,87 @@ export function validateDynamicConfiguration(value: unknown, path = 'configurati
   return value as DynamicConfiguration;
 }
 
-const serverStatus = named((v, p) => {
+const serverStates: Check = (v, p) => {
   const o = object(v, p);
   for (const k in o) {
     const state = o[k];
     if (Object.prototype.hasOwnProperty.call(o, k) && state !== 'UP' && state !== 'DOWN') fail(keyPath(p, k), '"UP" or "DOWN"', state);
   }
-});
+};
+const serverStatus = named(serverStates);
+
+/**
+ * The name -> record maps of a configuration, by protocol section and key, with the check of one
+ * record: what {@link validateChangedLines} checks a changed record line against. The same
+ * checks as in {@link configuration}.
+ */
+const RECORD_MAPS: Readonly<Record<string, Readonly<Record<string, Check>>>> = {
+  http: { routers: router, services: service, middlewares: middleware, serversTransports: anyObj },
+  tcp: { routers: tcpRouter, services: tcpService, middlewares: tcpMiddleware, serversTransports: anyObj },
+  udp: { routers: udpRouter, services: udpService },
+  tls: { options: anyObj, stores: anyObj },
+};
+
+/** The check of a record line's value: `["configuration",<section>,<map>,<name>]` or `["serverStatus",<name>]`. */
+function recordCheck(path: readonly string[]): Check | undefined {
+  if (path.length === 4 && path[0] === 'configuration') {
+    const section = RECORD_MAPS[path[1] as string];
+    if (section === undefined || !Object.prototype.hasOwnProperty.call(RECORD_MAPS, path[1] as string)) return undefined;
+    return Object.prototype.hasOwnProperty.call(section, path[2] as string) ? section[path[2] as string] : undefined;
+  }
+  if (path.length === 2 && path[0] === 'serverStatus') return serverStates;
+  return undefined;
+}
+
+function topLevel(value: unknown): Obj {
+  const o = object(value, 'body');
+  onlyKeys(o, 'body', ['configuration', 'serverStatus', 'version']);
+  if (o.configuration === undefined) throw new SnapshotValidationError('body.configuration is required (use {} for an empty configuration)');
+  if (o.version !== undefined) {
+    str(o.version, 'version');
+    if ((o.version as string).length > 256) throw new SnapshotValidationError('version is longer than 256 characters');
+  }
+  return o;
+}
+
+/**
+ * Checks a snapshot that differs from one accepted before only by the given lines (snapshot
+ * lines, format 2): when every changed line is the version or one record of a record map, only
+ * the records added are checked, with the snapshot's top level. Undefined when that does not
+ * decide it (another kind of line changed, or a record is bad): then the caller checks the whole
+ * snapshot with {@link validateProviderSnapshot}, which names the first problem as it always does.
+ */
+export function validateChangedLines(
+  value: unknown, added: readonly { readonly path: readonly string[]; readonly value: unknown }[], removed: readonly { readonly path: readonly string[] }[],
+): ProviderSnapshot | undefined {
+  for (const line of removed) {
+    if (line.path.length === 1 && line.path[0] === 'version') continue;
+    if (recordCheck(line.path) === undefined) return undefined;
+  }
+  for (const line of added) {
+    if (line.path.length === 1 && line.path[0] === 'version') continue;
+    const check = recordCheck(line.path);
+    if (check === undefined) return undefined;
+    const name = line.path[line.path.length - 1] as string;
+    if (name === '' || name.includes('@')) return undefined;
+    try {
+      check(line.value, NO_PATH);
+    } catch (err) {
+      if (err instanceof SnapshotValidationError) return undefined;
+      throw err;
+    }
+  }
+  if (!isObj(value)) return undefined;
+  let o: Obj;
+  try {
+    o = topLevel(value);
+  } catch (err) {
+    if (err instanceof SnapshotValidationError) return undefined;
+    throw err;
+  }
+  if (!isObj(o.configuration) || (o.serverStatus !== undefined && !isObj(o.serverStatus))) return undefined;
+  return { ...(o as unknown as ProviderSnapshot), configuration: o.configuration as DynamicConfiguration };
+}
 
 /**
  * Checks a snapshot body; throws {@link SnapshotValidationError} naming the first problem.
@@ -215,9 +289,6 @@ export function validateProviderSnapshot(value: unknown, known?: KnownValid): Pr
   if (o.configuration === undefined) throw new SnapshotValidationError('body.configuration is required (use {} for an empty configuration)');
   const config = validateDynamicConfiguration(o.configuration, 'configuration', known);
   if (o.serverStatus !== undefined) checked(serverStatus, o.serverStatus, 'serverStatus', known);
-  if (o.version !== undefined) {
-    str(o.version, 'version');
-    if ((o.version as string).length > 256) throw new SnapshotValidationError('version is longer than 256 characters');
-  }
+  topLevel(o);
   return { ...(o as unknown as ProviderSnapshot), configuration: config };
 }

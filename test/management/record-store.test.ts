@@ -21,8 +21,8 @@ describe('record store', () => {
     const first = store.view;
     store.set('kubernetescrd', { configuration: { http: { routers: { b: { rule: 'Path(`/b`)', service: 'api@internal' } } } } });
     expect(store.view).not.toBe(first);
-    expect([...store.view.http.routers.byName.keys()]).toEqual(['a@kubernetes', 'api@internal', 'b@kubernetescrd', 'dashboard@internal']);
-    expect(first.http.routers.byName.has('b@kubernetescrd')).toBe(false);
+    expect(store.view.http.routers.entries.map((e) => e.name)).toEqual(['a@kubernetes', 'api@internal', 'b@kubernetescrd', 'dashboard@internal']);
+    expect(first.http.routers.get('b@kubernetescrd')).toBeUndefined();
     expect(store.providers()).toEqual(['kubernetes', 'kubernetescrd']);
     expect(store.delete('kubernetes')).toBe(true);
     expect(store.delete('kubernetes')).toBe(false);
