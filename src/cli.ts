@@ -4,8 +4,6 @@ import { pino, type Logger } from 'pino';
 import { ConfigError, type FlagTable } from './config/flag-types.js';
 import { operatorCommandFlags, operatorFlagGroups, serveFlagGroups, serveFlags } from './config/flags.js';
 import { formatHelp, loadConfig } from './config/load-config.js';
-import { buildServer } from './server.js';
-import { runOperator } from './providers/kubernetes/run-operator.js';
 
 const USAGE = `Usage: portico <command> [flags]
 
@@ -62,6 +60,8 @@ async function serve(argv: string[]): Promise<void> {
   const config = load(serveFlags, argv);
   const logger = pino({ level: config['log.level'], base: { app: 'portico' } });
   let shutdown: (reason: string) => void = () => undefined;
+  // Each command loads only its own code: the operator starts (and syncs) without the server's.
+  const { buildServer } = await import('./server.js');
   const server = await buildServer(config, {
     logger,
     now: Date.now,
@@ -82,6 +82,7 @@ async function operator(argv: string[]): Promise<void> {
     controller.abort();
     await running.catch(() => undefined);
   });
+  const { runOperator } = await import('./providers/kubernetes/run-operator.js');
   running = runOperator(config, { logger, now: Date.now, signal: controller.signal });
   await running;
 }

@@ -95,13 +95,13 @@ export function mergeObject(result: ObjectResult, out: ConfigBuilder, owners: Ma
 }
 
 /** References are checked last, once every record exists. */
-export function resolvePending(ctx: ObjectContext, out: ConfigBuilder): Problem[] {
+export function resolvePending(ctx: ObjectContext, exists: (table: Pending['table'], name: string) => boolean): Problem[] {
   const problems: Problem[] = [];
   for (const p of ctx.pending) {
     const at = p.name.indexOf('@');
     if (at >= 0 && p.name.slice(at + 1) !== CRD_PROVIDER) continue; // another provider: not ours to judge
     const local = at >= 0 ? p.name.slice(0, at) : p.name;
-    if (out[p.table][local] === undefined) {
+    if (!exists(p.table, local)) {
       const reason = p.what === 'middleware' ? 'MiddlewareNotFound' : 'ServiceNotFound';
       problems.push({ kind: 'refs', reason, message: `${p.what} "${local}@${CRD_PROVIDER}" does not exist` });
     }

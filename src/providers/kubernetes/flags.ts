@@ -21,7 +21,7 @@ export const operatorFlags = {
   'operator.lease-namespace': flag.string('', 'Namespace of the leader election Lease (default: the pod\'s namespace, else default)'),
   'operator.lease-name': flag.string('portico-operator', 'Name of the leader election Lease'),
   'operator.identity': flag.string('', 'This replica\'s identity in the Lease and in Events (default: <hostname>-<pid>)'),
-  'operator.debounce': flag.duration('100ms', 'Shortest interval between two snapshot rebuilds: a change after a quiet period is delivered at once, changes within it are batched'),
+  'operator.debounce': flag.duration('100ms', 'Longest wait of changes made while a snapshot is being delivered (they are batched into the next one); a change while none is under way is delivered at once'),
   'operator.resync': flag.duration('5m', 'Interval of full re-translation and status re-check (0 turns it off)'),
   'operator.delivery-check': flag.duration('2s', 'How often to ask the server which snapshot it holds, to re-deliver after a server restart'),
   'operator.max-object-bytes': flag.bytes('512KiB', 'Largest CRD spec accepted; bigger objects are refused with an event'),

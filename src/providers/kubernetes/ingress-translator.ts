@@ -8,7 +8,7 @@ import {
 } from './naming.js';
 import { checkRule } from './rule-parser.js';
 import type { ReferencePolicy } from './reference-policy.js';
-import { ConfigBuilder, type OperatorEvent, type ObjectRef } from './translation-types.js';
+import { compactFragment, ConfigBuilder, type OperatorEvent, type ObjectRef } from './translation-types.js';
 import type { TranslationMemo } from './translation-memo.js';
 
 /**
@@ -213,14 +213,14 @@ function applyAnnotations(rt: Router, ann: RouterAnnotations): void {
   if (ann.tls) rt.tls = ann.tls;
 }
 
-interface IngressFragment {
+export interface IngressFragment {
   readonly records: ConfigBuilder;
   readonly events: readonly OperatorEvent[];
   readonly ref: ObjectRef;
 }
 
 /** One Ingress into its own records (a fragment); merged into the provider's records afterwards. */
-function translateOneIngress(ing: Ingress, view: ClusterView, policy: ReferencePolicy): IngressFragment {
+export function translateOneIngress(ing: Ingress, view: ClusterView, policy: ReferencePolicy): IngressFragment {
   const out = new ConfigBuilder();
   const events: OperatorEvent[] = [];
   const ref = ingressRef(ing);
@@ -282,7 +282,7 @@ function translateOneIngress(ing: Ingress, view: ClusterView, policy: ReferenceP
       else out.httpRouters[hashed] = rt;
     }
   }
-  return { records: out, events, ref };
+  return { records: compactFragment(out), events, ref };
 }
 
 /** Adds one Ingress's records: router names are claimed (a clash is an error), services shared. */
@@ -311,19 +311,45 @@ function mergeIngress(fragment: IngressFragment, out: ConfigBuilder, events: Ope
  * Translates the Ingresses into `out`; returns Warning events for what could not be used. With a
  * memo, an Ingress whose object and backends did not change reuses its previous fragment.
  */
-export function translateIngresses(inputs: IngressInputs, out: ConfigBuilder, memo?: TranslationMemo, served?: ObjectRef[]): OperatorEvent[] {
+export function translateIngresses(
+  inputs: IngressInputs, out: ConfigBuilder, memo?: TranslationMemo, served?: ObjectRef[], recorder?: IngressRecorder,
+): OperatorEvent[] {
   const events: OperatorEvent[] = [];
   const sorted = [...inputs.ingresses].sort((a, b) => compareKeys(objectKey(a), objectKey(b)));
   for (const ing of sorted) {
     if (!shouldProcessIngress(ing, inputs.ingressClasses, inputs.ingressClass)) continue;
-    served?.push(ingressRef(ing));
+    const ref = ingressRef(ing);
+    served?.push(ref);
+    const key = ingressMemoKey(ing);
     const fragment = memo
-      ? memo.get(`ing|${objectKey(ing)}`, ing, null, inputs.view, (view) => translateOneIngress(ing, view, inputs.policy))
+      ? memo.get(key, ing, null, inputs.view, (view) => translateOneIngress(ing, view, inputs.policy))
       : translateOneIngress(ing, inputs.view, inputs.policy);
+    const before = events.length;
     mergeIngress(fragment, out, events);
+    recorder?.({ key, object: ing, ref, fragment, events: events.slice(before) });
   }
   return events;
 }
+
+/** What the full translation did with one Ingress (for the incremental translation's state). */
+export interface IngressRecord {
+  /** The memo key, which sorts as the Ingresses are visited. */
+  readonly key: string;
+  readonly object: Ingress;
+  /** The `servedIngresses` entry. */
+  readonly ref: ObjectRef;
+  readonly fragment: IngressFragment;
+  /** The fragment's events and the merge's warnings for it, in order. */
+  readonly events: readonly OperatorEvent[];
+}
+
+export type IngressRecorder = (record: IngressRecord) => void;
+
+export function ingressMemoKey(ing: Ingress): string {
+  return `ing|${objectKey(ing)}`;
+}
+
+export { ingressRef };
 
 /** Plain code-unit order: deterministic and much faster than localeCompare on 10k keys. */
 export function compareKeys(a: string, b: string): number {

@@ -89,19 +89,33 @@ function lazyResponse(status: number, raw: Buffer): KubeResponse {
 }
 
 /** A KubeApi over node's http/https, configured by a KubeConfig. */
+/**
+ * How long the credentials and TLS options KubeConfig applies are reused, in ms. Applying them
+ * per request (it also builds an agent each time) was a tenth of the operator's CPU while it
+ * wrote thousands of statuses; tokens from files and exec plugins live far longer than this.
+ */
+const APPLIED_OPTIONS_TTL_MS = 10_000;
+
 export class KubeConfigApi implements KubeApi {
   private agent: Agent | undefined;
+  private applied: { at: number; options: https.RequestOptions } | undefined;
 
-  constructor(private readonly kc: KubeConfig) {}
+  /** `now` (ms) times the reuse of applied options; default Date.now. */
+  constructor(private readonly kc: KubeConfig, private readonly now: () => number = Date.now) {}
 
   private async options(method: string, url: URL, contentType?: string): Promise<https.RequestOptions> {
-    const opts: https.RequestOptions = { method, headers: { Accept: 'application/json' } };
-    await this.kc.applyToHTTPSOptions(opts);
-    // applyToHTTPSOptions builds a new agent each call; keep the first for connection reuse.
-    this.agent ??= url.protocol === 'https:' ? (opts.agent as Agent | undefined) : new http.Agent({ keepAlive: true });
-    opts.agent = this.agent;
-    if (contentType) (opts.headers as Record<string, string>)['Content-Type'] = contentType;
-    return opts;
+    const now = this.now();
+    if (!this.applied || now - this.applied.at >= APPLIED_OPTIONS_TTL_MS) {
+      const base: https.RequestOptions = { headers: { Accept: 'application/json' } };
+      await this.kc.applyToHTTPSOptions(base);
+      // applyToHTTPSOptions builds a new agent each call; keep the first for connection reuse.
+      this.agent ??= url.protocol === 'https:' ? (base.agent as Agent | undefined) : new http.Agent({ keepAlive: true });
+      this.applied = { at: now, options: base };
+    }
+    const base = this.applied.options;
+    const headers = { ...(base.headers as Record<string, string>) };
+    if (contentType) headers['Content-Type'] = contentType;
+    return { ...base, method, headers, agent: this.agent };
   }
 
   private server(): string {

@@ -1,6 +1,6 @@
 import { CRD_KINDS, CRD_VERSION, PORTICO_GROUP, TRAEFIK_GROUP, type CrdKind } from './crd-kinds.js';
 import { ClusterIndex } from './cluster-index.js';
-import type { EndpointSlice, KubeObject, Secret, Service } from './kube-objects.js';
+import { SERVICE_NAME_LABEL, type EndpointSlice, type KubeObject, type Secret, type Service } from './kube-objects.js';
 import { slimSecret } from './secret-credentials.js';
 import type { ResourceType, ReflectorSink } from './reflector.js';
 import { emptyCacheSnapshot, type CacheSnapshot } from './translate.js';
@@ -49,6 +49,8 @@ function statusOnlyChange(old: KubeObject, next: KubeObject): boolean {
     JSON.stringify(a.annotations ?? {}) === JSON.stringify(b.annotations ?? {});
 }
 
+const MAX_SHARED_PARTS = 10_000;
+
 function keyOf(obj: KubeObject): string {
   return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
 }
@@ -61,11 +63,17 @@ export class ObjectCache {
   private readonly stores = new Map<string, { type: ResourceType; objects: Map<string, KubeObject> }>();
   private readonly unsynced = new Set<string>();
   private version = 0;
+  /** Slice parts shared between equal slices, by their JSON (see shareSliceParts). */
+  private readonly sharedParts = new Map<string, unknown>();
   /** Services and EndpointSlices as the translation reads them, maintained change by change. */
   readonly clusterIndex = new ClusterIndex();
 
-  /** `onChange` receives the resource id and object key (`ns/name`) of every change. */
-  constructor(private readonly onChange: (resourceId: string, key: string) => void) {}
+  /**
+   * `onChange` receives the resource id and object key (`ns/name`) of every change ('' once a
+   * resource is first listed) and, for an EndpointSlice, the `ns/name` of the Services it
+   * belonged to before and after the change.
+   */
+  constructor(private readonly onChange: (resourceId: string, key: string, services?: readonly string[]) => void) {}
 
   /** A sink for one reflector; `scope` is its namespace or '' for cluster-wide. */
   sink(type: ResourceType, scope: string): ReflectorSink {
@@ -83,8 +91,18 @@ export class ObjectCache {
     const indexRemove = type.id === 'services' ? (o: KubeObject) => index.removeService(o)
       : type.id === 'endpointslices' ? (o: KubeObject) => index.removeSlice(o)
         : isSecret ? (o: KubeObject) => index.removeSecret(o) : undefined;
-    // Secrets are cut down before they are stored (memory, and data never read is never held).
-    const keep = isSecret ? (o: KubeObject) => slimSecret(o as Secret) : (o: KubeObject) => o;
+    // An EndpointSlice change concerns the Service(s) it is labelled with, before and after.
+    const owners = type.id === 'endpointslices'
+      ? (...objs: (KubeObject | undefined)[]) => [...new Set(objs.flatMap((o) => {
+        const svc = o?.metadata?.labels?.[SERVICE_NAME_LABEL];
+        return svc === undefined ? [] : [`${o?.metadata?.namespace ?? ''}/${svc}`];
+      }))]
+      : undefined;
+    // Secrets are cut down before they are stored (memory, and data never read is never held);
+    // EndpointSlices share their port lists and endpoint conditions with equal ones.
+    const keep = isSecret ? (o: KubeObject) => slimSecret(o as Secret)
+      : type.id === 'endpointslices' ? (o: KubeObject) => this.shareSliceParts(o as EndpointSlice)
+        : (o: KubeObject) => o;
     return {
       replace: (listed) => {
         const seen = new Set<string>();
@@ -95,13 +113,13 @@ export class ObjectCache {
           if (old?.metadata?.resourceVersion !== undefined && old.metadata.resourceVersion === item.metadata?.resourceVersion) continue;
           objects.set(key, item);
           indexUpsert?.(item);
-          this.changed(type.id, key);
+          this.changed(type.id, key, owners?.(old, item));
         }
         for (const [key, old] of [...objects]) {
           if (!seen.has(key)) {
             objects.delete(key);
             indexRemove?.(old);
-            this.changed(type.id, key);
+            this.changed(type.id, key, owners?.(old));
           }
         }
       },
@@ -121,14 +139,14 @@ export class ObjectCache {
         }
         objects.set(key, obj);
         indexUpsert?.(obj);
-        this.changed(type.id, key);
+        this.changed(type.id, key, owners?.(old, obj));
       },
       remove: (obj) => {
         const key = keyOf(obj);
         const old = objects.get(key);
         if (old && objects.delete(key)) {
           indexRemove?.(old);
-          this.changed(type.id, key);
+          this.changed(type.id, key, owners?.(old));
         }
       },
       listed: () => {
@@ -137,9 +155,33 @@ export class ObjectCache {
     };
   }
 
-  private changed(resourceId: string, key: string): void {
+  /**
+   * The slice with its `ports` and each endpoint's `conditions` replaced by an equal value seen
+   * before (cached objects are immutable, so they can be shared): tens of thousands of slices
+   * carry a handful of distinct port lists and three or four distinct condition sets.
+   */
+  private shareSliceParts(slice: EndpointSlice): EndpointSlice {
+    const out: EndpointSlice = { ...slice };
+    if (slice.ports !== undefined) out.ports = this.shared(slice.ports);
+    if (Array.isArray(slice.endpoints)) {
+      out.endpoints = slice.endpoints.map((e) => (e !== null && typeof e === 'object' && e.conditions !== undefined ? { ...e, conditions: this.shared(e.conditions) } : e));
+    }
+    return out;
+  }
+
+  private shared<T>(value: T): T {
+    if (value === undefined || value === null || typeof value !== 'object') return value;
+    const key = JSON.stringify(value);
+    const known = this.sharedParts.get(key);
+    if (known !== undefined) return known as T;
+    // Bounded: an unusual cluster with many distinct values just shares fewer of them.
+    if (this.sharedParts.size < MAX_SHARED_PARTS) this.sharedParts.set(key, value);
+    return value;
+  }
+
+  private changed(resourceId: string, key: string, services?: readonly string[]): void {
     this.version++;
-    this.onChange(resourceId, key);
+    this.onChange(resourceId, key, services);
   }
 
   /** Increases on every change; lets the reconciler skip work when nothing moved. */

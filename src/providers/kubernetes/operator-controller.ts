@@ -6,19 +6,20 @@ import { ObjectCache, watchedResources } from './object-cache.js';
 import { Reflector, type ReflectorOptions } from './reflector.js';
 import { SnapshotDelivery, type FetchLike } from './snapshot-delivery.js';
 import { StatusWriter } from './status-writer.js';
-import { translate } from './translate.js';
-import { TranslationMemo } from './translation-memo.js';
+import { emptyChangeSet, noteChange, type ChangeSet } from './change-set.js';
+import { IncrementalTranslation, type ProviderUpdate, type StatusInput } from './incremental-translation.js';
 import { CRD_PROVIDER, INGRESS_PROVIDER } from './naming.js';
-import type { TranslateOptions, TranslationResult } from './translation-types.js';
+import type { TranslateOptions } from './translation-types.js';
 
 /**
- * The operator's loop: reflectors fill the cache; every change marks the configuration dirty;
- * the reconciler translates the whole cache (a pure function) and hands both snapshots to the
- * delivery, which sends only what changed. Reconciles start at most once per `debounceMs`: a
- * change after a quiet period is translated at once (after the events already queued are in),
- * changes during a burst are batched into the next reconcile. The leader then writes CRD statuses
- * and events. Translation of the complete cache keeps the result independent of event order; it
- * is fast enough for tens of thousands of objects (see bench/operator-bench.ts).
+ * The operator's loop: reflectors fill the cache; every change is noted (which objects, which
+ * Services and Secrets); the reconciler translates what changed (incremental-translation.ts:
+ * the touched objects only, or the whole cache when a change needs it, with the same result
+ * either way) and hands the changed providers' snapshots to the delivery. A change is translated
+ * at once (after the events already queued are in) unless a delivery is under way: then changes
+ * wait for it to end, at most `debounceMs` after the last reconcile started, and are batched into
+ * one reconcile, so a burst costs one PUT per delivery time rather than one per event. The leader
+ * then writes CRD statuses and events.
  */
 
 export interface ControllerOptions {
@@ -30,8 +31,8 @@ export interface ControllerOptions {
   readonly namespaceSelector: string;
   readonly traefikCrds: boolean;
   /**
-   * Shortest time in ms between the starts of two reconciles. A change that comes later than
-   * that after the last reconcile is not delayed; changes within it wait and are batched.
+   * Longest wait in ms (after the last reconcile started) for changes that come while a delivery
+   * is under way; they are batched. A change while no delivery is under way is not delayed.
    */
   readonly debounceMs: number;
   /** Full re-translation and status check interval in ms (0 = off). */
@@ -57,6 +58,8 @@ export interface ControllerDeps {
   readonly random: () => number;
   readonly fetch: FetchLike;
   readonly readToken: () => Promise<string>;
+  /** Called once, when the first full sync's snapshots are on the server. */
+  readonly onSynced?: () => void;
 }
 
 export class OperatorController {
@@ -66,21 +69,21 @@ export class OperatorController {
   private readonly statusWriter: StatusWriter;
   private readonly ingressStatus: IngressStatusWriter | undefined;
   private dirty = true;
-  /** Which providers' inputs changed since the last reconcile (both at start). */
-  private dirtyIngress = true;
-  private dirtyCrd = true;
+  /** What changed since the last reconcile (everything at start). */
+  private changes: ChangeSet = emptyChangeSet(true);
   private wake: (() => void) | undefined;
   private reconciles = 0;
   private statusPass: Promise<void> | undefined;
-  private pendingStatus: TranslationResult | undefined;
+  private pendingStatus = false;
   private firstSyncAt: number | undefined;
-  /** When the last reconcile started (deps.now), for the rate limit; none yet at start. */
+  private syncReported = false;
+  /** When the last reconcile started (deps.now), bounding the wait for a delivery under way; none yet at start. */
   private lastReconcileAt: number | undefined;
-  private readonly memo = new TranslationMemo();
-  private last: TranslationResult | undefined;
+  private readonly translation: IncrementalTranslation;
 
   constructor(private readonly options: ControllerOptions, private readonly deps: ControllerDeps, private readonly signal: AbortSignal) {
-    this.cache = new ObjectCache((resourceId) => this.markDirty(resourceId));
+    this.cache = new ObjectCache((resourceId, key, services) => this.markDirty(resourceId, key, services));
+    this.translation = new IncrementalTranslation(options.translate, this.cache);
     this.delivery = new SnapshotDelivery({ serverUrl: options.serverUrl }, { fetch: deps.fetch, readToken: deps.readToken, logger: deps.logger, sleep: deps.sleep }, signal);
     this.elector = options.lease ? new LeaderElector(options.lease, { api: deps.api, logger: deps.logger, now: deps.now, sleep: deps.sleep }) : null;
     this.elector?.onChange((leader) => {
@@ -89,6 +92,7 @@ export class OperatorController {
     this.statusWriter = new StatusWriter({ identity: options.identity }, {
       api: deps.api, logger: deps.logger, now: deps.now,
       current: (ref) => this.cache.get(`${ref.group}/${ref.plural}`, ref.namespace, ref.name),
+      yieldTo: () => this.recordsFirst(),
     });
     const endpoint = options.ingressEndpoint;
     this.ingressStatus = endpoint && ingressEndpointEnabled(endpoint)
@@ -101,19 +105,23 @@ export class OperatorController {
       : undefined;
   }
 
-  /** `resourceId` narrows what must be re-sent; none means everything (resync, new leader). */
-  private markDirty(resourceId?: string): void {
+  /** What changed (see noteChange); nothing named means everything (resync, new leader). */
+  private markDirty(resourceId?: string, key?: string, services?: readonly string[]): void {
     this.dirty = true;
-    if (resourceId === 'ingresses' || resourceId === 'ingressclasses') this.dirtyIngress = true;
-    // Secrets are read by CRD middlewares only.
-    else if (resourceId !== undefined && (resourceId.includes('/') || resourceId === 'secrets')) this.dirtyCrd = true;
-    else {
-      this.dirtyIngress = true;
-      this.dirtyCrd = true;
-    }
+    noteChange(this.changes, resourceId, key, services);
     const w = this.wake;
     this.wake = undefined;
     w?.();
+  }
+
+  /**
+   * Resolves once no change waits to be translated and no snapshot is being sent, or after at most
+   * 250 ms (a server that is down must not stop status writes).
+   */
+  private async recordsFirst(): Promise<void> {
+    for (let waited = 0; waited < 250 && !this.signal.aborted && (this.dirty || !this.delivery.idle); waited += 5) {
+      await this.deps.sleep(5, this.signal);
+    }
   }
 
   get isLeader(): boolean {
@@ -170,15 +178,23 @@ export class OperatorController {
       if (!this.dirty) await Promise.race([new Promise<void>((resolve) => { this.wake = resolve; }), aborted]);
       if (signal.aborted) break;
       // A zero sleep still lets the events that arrived together (one watch chunk) land first.
-      const since = this.lastReconcileAt === undefined ? Infinity : this.deps.now() - this.lastReconcileAt;
-      await this.deps.sleep(Math.max(0, Math.min(this.options.debounceMs, this.options.debounceMs - since)), signal);
+      await this.deps.sleep(0, signal);
+      // While a PUT is under way, changes wait for it (bounded) and go out together in the next.
+      if (this.lastReconcileAt !== undefined) {
+        const deadline = this.lastReconcileAt + this.options.debounceMs;
+        while (!signal.aborted && !this.delivery.idle && this.deps.now() < deadline) {
+          await Promise.race([this.delivery.whenIdle(), this.deps.sleep(Math.max(1, deadline - this.deps.now()), signal)]);
+        }
+      }
       if (signal.aborted) break;
       this.dirty = false;
       if (!this.cache.synced) continue;
       try {
         this.reconcile();
       } catch (err) {
-        // translate() confines object errors; this is a bug, and the next change retries.
+        // translate() confines object errors; this is a bug. The next change retries from scratch
+        // (the incremental state may be half-updated).
+        this.changes.full = true;
         this.deps.logger.error({ err }, 'reconcile failed');
       }
     }
@@ -187,46 +203,56 @@ export class OperatorController {
   private reconcile(): void {
     const started = performance.now();
     this.lastReconcileAt = this.deps.now();
-    // Only the providers whose inputs changed are translated again; the other is reused.
-    const ingress = this.dirtyIngress;
-    const crd = this.dirtyCrd;
-    this.dirtyIngress = false;
-    this.dirtyCrd = false;
-    const result = translate(this.cache.snapshot(), this.options.translate, this.cache.clusterIndex, this.memo, { ingress, crd, previous: this.last });
-    this.last = result;
-    this.cache.clusterIndex.prune();
+    const changes = this.changes;
+    this.changes = emptyChangeSet();
+    const outcome = this.translation.update(changes);
+    if (outcome.full) this.cache.clusterIndex.prune();
     const ms = Math.round(performance.now() - started);
     this.reconciles++;
     if (this.firstSyncAt === undefined) {
       this.firstSyncAt = this.deps.now();
       this.deps.logger.info({ objects: this.cache.counts(), translateMs: ms }, 'first full sync translated');
     } else {
-      this.deps.logger.debug({ translateMs: ms, reused: this.memo.hits, translated: this.memo.misses }, 'reconciled');
+      const { hits, misses } = this.translation.memoStats;
+      this.deps.logger.debug({ translateMs: ms, full: outcome.full, objects: outcome.objects, reused: hits, translated: misses }, 'reconciled');
     }
-    if (ingress) void this.delivery.deliver(INGRESS_PROVIDER, result.kubernetes);
-    if (crd) void this.delivery.deliver(CRD_PROVIDER, result.kubernetescrd);
-    if (this.isLeader) this.writeStatus(result);
+    const send = (provider: string, update: ProviderUpdate) => this.delivery.deliver(provider, 'body' in update ? update.body : update.snapshot);
+    const sent: Promise<void>[] = [];
+    if (outcome.kubernetes) sent.push(send(INGRESS_PROVIDER, outcome.kubernetes));
+    if (outcome.kubernetescrd) sent.push(send(CRD_PROVIDER, outcome.kubernetescrd));
+    if (!this.syncReported) {
+      void Promise.all(sent).then(() => {
+        if (this.syncReported || !this.delivery.settled) return;
+        this.syncReported = true;
+        this.deps.onSynced?.();
+      });
+    }
+    // Also without a record change: Ingress status follows the published Service.
+    if (this.isLeader) this.writeStatus();
   }
 
-  /** One status pass at a time; a newer result waiting replaces an older one. */
-  private writeStatus(result: TranslationResult): void {
+  /**
+   * One status pass at a time; a request during a pass makes one more pass after it, with the
+   * newest translation's statuses (read when the pass starts, not per reconcile).
+   */
+  private writeStatus(): void {
     if (this.statusPass) {
-      this.pendingStatus = result;
+      this.pendingStatus = true;
       return;
     }
     this.statusPass = (async () => {
       // Records first: statuses wait until the snapshots are on the server (bounded wait), so a
       // first sync's thousands of status writes do not delay the records users are waiting for.
       for (let i = 0; i < 600 && !this.delivery.settled && !this.signal.aborted; i++) await this.deps.sleep(50, this.signal);
-      let next: TranslationResult | undefined = this.pendingStatus ?? result;
-      while (next && !this.signal.aborted && this.isLeader) {
-        const current: TranslationResult = next;
-        this.pendingStatus = undefined;
+      let again = true;
+      while (again && !this.signal.aborted && this.isLeader) {
+        this.pendingStatus = false;
+        const current: StatusInput = this.translation.statusInput();
         const written = await this.statusWriter.writeStatuses(current.statuses);
         const events = await this.statusWriter.recordEvents(current.events);
         const ingresses = (await this.ingressStatus?.write(current.servedIngresses ?? [])) ?? 0;
         if (written + events + ingresses > 0) this.deps.logger.debug({ statuses: written, events, ingresses }, 'status written');
-        next = this.pendingStatus;
+        again = this.pendingStatus;
       }
     })().finally(() => {
       this.statusPass = undefined;

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { INTERNAL_PROVIDERS_PATH, type ProviderSnapshot } from '../../management/dynamic-config.js';
 import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder, snapshotLinesChunks, type EncodedSnapshot } from '../../management/snapshot-lines.js';
+import type { SnapshotBody } from './snapshot-assembly.js';
 
 /**
  * Delivers whole provider snapshots to the server's internal endpoint
@@ -12,7 +13,9 @@ import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder, snapshotLinesChunks, ty
  * Bodies are format 2, snapshot lines (see management/snapshot-lines.ts): one line per record,
  * each record's line kept from the last delivery, so a change serializes only the records it
  * made; the server in turn parses only the lines it has not seen. The version is a hash of the
- * lines, so an unchanged snapshot is not sent again.
+ * lines, so an unchanged snapshot is not sent again. The operator hands over bodies it laid out
+ * itself (a {@link SnapshotBody} from snapshot-assembly.ts, made of Buffers kept between changes);
+ * a plain ProviderSnapshot is encoded here.
  */
 
 /** A PUT body is streamed (see snapshotLinesChunks); `fetch` needs `duplex: 'half'` for that. */
@@ -38,11 +41,11 @@ export interface DeliveryOptions {
 
 interface ProviderState {
   /**
-   * The newest snapshot, encoded. The body is streamed from its lines for each PUT, never built
-   * whole: a 6 MB string and its 6 MB UTF-8 copy per delivery were most of the operator's
-   * memory growth between garbage collections.
+   * The newest snapshot, encoded. The body is streamed from its lines (or its Buffers) for each
+   * PUT, never built whole: a 6 MB string and its 6 MB UTF-8 copy per delivery were most of the
+   * operator's memory growth between garbage collections.
    */
-  encoded: EncodedSnapshot;
+  encoded: EncodedSnapshot | SnapshotBody;
   version: string;
   /** Version the server confirmed it holds. */
   delivered: string | undefined;
@@ -51,7 +54,44 @@ interface ProviderState {
   sending: Promise<void> | undefined;
 }
 
-async function* bodyStream(encoded: EncodedSnapshot): AsyncGenerator<Uint8Array> {
+/**
+ * A PUT body whose pieces are Buffers already held in memory (a laid-out snapshot's): a sender
+ * may queue them all at once instead of pacing them to the socket.
+ */
+export interface InMemoryBody extends AsyncIterable<Uint8Array> {
+  readonly inMemory: true;
+}
+
+function bodyStream(encoded: EncodedSnapshot | SnapshotBody): AsyncIterable<Uint8Array> {
+  if (!('chunks' in encoded)) return chunksOf(encoded);
+  const body: InMemoryBody = { inMemory: true, [Symbol.asyncIterator]: () => chunksOf(encoded) };
+  return body;
+}
+
+async function* chunksOf(encoded: EncodedSnapshot | SnapshotBody): AsyncGenerator<Uint8Array> {
+  if ('chunks' in encoded) {
+    // Small pieces (an empty table's line) go out with their neighbours: fewer, larger writes.
+    let batch: Buffer[] = [];
+    let size = 0;
+    const flush = () => {
+      const joined = batch.length === 1 ? (batch[0] as Buffer) : Buffer.concat(batch, size);
+      batch = [];
+      size = 0;
+      return joined;
+    };
+    for (const chunk of encoded.chunks) {
+      if (chunk.length >= 16 * 1024) {
+        if (batch.length > 0) yield flush();
+        yield chunk;
+        continue;
+      }
+      batch.push(chunk);
+      size += chunk.length;
+      if (size >= 16 * 1024) yield flush();
+    }
+    if (batch.length > 0) yield flush();
+    return;
+  }
   for (const chunk of snapshotLinesChunks(encoded)) yield Buffer.from(chunk, 'utf8');
 }
 
@@ -83,14 +123,27 @@ export class SnapshotDelivery {
     return { Authorization: `Bearer ${this.token}`, 'Content-Type': SNAPSHOT_LINES_MEDIA_TYPE };
   }
 
+  /** True when no PUT is under way (or waiting to be retried). */
+  get idle(): boolean {
+    for (const s of this.providers.values()) if (s.sending) return false;
+    return true;
+  }
+
+  /** Resolves when the PUTs under way now have ended (delivered, superseded, or given up on abort). */
+  async whenIdle(): Promise<void> {
+    await Promise.all([...this.providers.values()].map((s) => s.sending));
+  }
+
   /**
    * Sets the provider's newest snapshot and sends it unless the server already has it. Resolves
    * once it is delivered (or superseded by a newer one, or the operator stops).
    */
-  async deliver(provider: string, snapshot: ProviderSnapshot): Promise<void> {
+  async deliver(provider: string, snapshot: ProviderSnapshot | SnapshotBody): Promise<void> {
     // Records are lines three maps down (configuration → http → routers → name) and one down in
     // serverStatus (service name → servers).
-    const encoded = this.encoder.encode({ configuration: snapshot.configuration, serverStatus: snapshot.serverStatus ?? {} }, { configuration: 3, serverStatus: 1 });
+    const encoded = 'chunks' in snapshot
+      ? snapshot
+      : this.encoder.encode({ configuration: snapshot.configuration, serverStatus: snapshot.serverStatus ?? {} }, { configuration: 3, serverStatus: 1 });
     const { version } = encoded;
     let state = this.providers.get(provider);
     if (state && state.version === version) {

@@ -17,6 +17,11 @@ export interface StatusWriterDeps {
   readonly now: () => number;
   /** The cached object, to compare its current status. */
   readonly current: (ref: ObjectRef) => KubeObject | undefined;
+  /**
+   * Awaited before each write: lets record deliveries go first (a first sync writes thousands of
+   * statuses, which would otherwise compete with the next change for the CPU and the API server).
+   */
+  readonly yieldTo?: () => Promise<void>;
 }
 
 export interface StatusWriterOptions {
@@ -61,6 +66,12 @@ async function inParallel<T>(items: readonly T[], limit: number, work: (item: T)
 
 export class StatusWriter {
   private readonly sentEvents = new Set<string>();
+  /**
+   * Statuses found already shown by an object, with that object: statuses and cached objects are
+   * immutable, so while both are the same instances there is nothing to compare again. A pass over
+   * thousands of unchanged statuses (every change, on the leader) is then a lookup each.
+   */
+  private readonly verified = new WeakMap<ObjectStatus, KubeObject>();
 
   constructor(private readonly options: StatusWriterOptions, private readonly deps: StatusWriterDeps) {}
 
@@ -69,7 +80,7 @@ export class StatusWriter {
     const todo: { status: ObjectStatus; conditions: WrittenCondition[] }[] = [];
     for (const status of statuses) {
       const obj = this.deps.current(status.ref);
-      if (!obj) continue;
+      if (!obj || this.verified.get(status) === obj) continue;
       const old = currentConditions(obj);
       const conditions = status.conditions.map((c): WrittenCondition => {
         const prev = old.find((o) => o.type === c.type);
@@ -80,9 +91,11 @@ export class StatusWriter {
         };
       });
       if (!same(conditions, old)) todo.push({ status, conditions });
+      else this.verified.set(status, obj);
     }
     let written = 0;
     await inParallel(todo, this.options.concurrency ?? 8, async ({ status, conditions }) => {
+      await this.deps.yieldTo?.();
       try {
         const res = await this.deps.api.request('PATCH', `${objectPath(status.ref)}/status`, {
           body: { status: { conditions } },

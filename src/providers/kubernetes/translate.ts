@@ -1,7 +1,7 @@
 import { CRD_KINDS, type CrdKind } from './crd-kinds.js';
-import { translateCrds } from './crd-translator.js';
+import { translateCrds, type CrdRecorder } from './crd-translator.js';
 import type { ClusterView } from './endpoints-resolver.js';
-import { translateIngresses } from './ingress-translator.js';
+import { translateIngresses, type IngressRecorder } from './ingress-translator.js';
 import type { EndpointSlice, Ingress, IngressClass, KubeObject, Secret, Service } from './kube-objects.js';
 import { SERVICE_NAME_LABEL } from './kube-objects.js';
 import { matchesLabels, parseLabelSelector } from './label-selector.js';
@@ -70,6 +70,28 @@ export interface TranslateParts {
   readonly ingress: boolean;
   readonly crd: boolean;
   readonly previous?: TranslationResult;
+  /** Told what became of each translated object (see incremental-translation.ts). */
+  readonly recordIngress?: IngressRecorder;
+  readonly recordCrd?: CrdRecorder;
+}
+
+/**
+ * Whether an object is read at all: its namespace is watched (and matches the namespace
+ * selector) and its labels match the label selector. Namespace objects are read only with a
+ * namespace selector.
+ */
+export function objectSelection(options: TranslateOptions, namespaceObjects: readonly KubeObject[] | undefined): (o: KubeObject) => boolean {
+  const selector = parseLabelSelector(options.labelSelector);
+  const namespaces = new Set(options.namespaces);
+  let labelled: Set<string> | undefined;
+  if (options.namespaceSelector !== '') {
+    const nsSelector = parseLabelSelector(options.namespaceSelector);
+    labelled = new Set((namespaceObjects ?? []).filter((n) => matchesLabels(nsSelector, n.metadata?.labels)).map((n) => n.metadata?.name ?? ''));
+  }
+  return (o) => {
+    const ns = o.metadata?.namespace ?? '';
+    return (namespaces.size === 0 || namespaces.has(ns)) && (labelled === undefined || labelled.has(ns)) && matchesLabels(selector, o.metadata?.labels);
+  };
 }
 
 export function translate(
@@ -79,18 +101,8 @@ export function translate(
   const doIngress = !previous || parts.ingress;
   const doCrd = !previous || parts.crd;
   memo?.begin([...(doIngress ? ['ing|'] : []), ...(doCrd ? ['crd|'] : [])]);
-  const selector = parseLabelSelector(options.labelSelector);
-  const namespaces = new Set(options.namespaces);
-  let labelled: Set<string> | undefined;
-  if (options.namespaceSelector !== '') {
-    const nsSelector = parseLabelSelector(options.namespaceSelector);
-    labelled = new Set((cache.namespaces ?? []).filter((n) => matchesLabels(nsSelector, n.metadata?.labels)).map((n) => n.metadata?.name ?? ''));
-  }
-  const selected = <T extends KubeObject>(objs: readonly T[]): T[] =>
-    objs.filter((o) => {
-      const ns = o.metadata?.namespace ?? '';
-      return (namespaces.size === 0 || namespaces.has(ns)) && (labelled === undefined || labelled.has(ns)) && matchesLabels(selector, o.metadata?.labels);
-    });
+  const isSelected = objectSelection(options, cache.namespaces);
+  const selected = <T extends KubeObject>(objs: readonly T[]): T[] => objs.filter(isSelected);
   const clusterView = view ?? buildClusterView(cache.services, cache.endpointSlices, cache.secrets);
 
   let kubernetes = previous?.kubernetes;
@@ -104,6 +116,7 @@ export function translate(
       ingressOut,
       memo,
       served,
+      parts?.recordIngress,
     );
     kubernetes = ingressOut.build();
     servedIngresses = served;
@@ -122,6 +135,7 @@ export function translate(
       },
       crdOut,
       memo,
+      parts?.recordCrd,
     );
     kubernetescrd = crdOut.build();
     statuses = crd.statuses;

@@ -106,18 +106,41 @@ export class TranslationMemo {
    * `uid/generation`, so a status update (which the leader itself causes) keeps the fragment.
    */
   getVersioned<T>(key: string, version: unknown, context: unknown, view: ClusterView, compute: (view: ClusterView) => T): T {
+    return this.lookup(this.next, key, version, context, view, compute);
+  }
+
+  /**
+   * Between translations (after `finish()`): the value for `key` as `getVersioned` gives it,
+   * kept for the next translation without dropping any other slot. For the incremental path,
+   * which re-translates only the objects a change touched.
+   */
+  refresh<T>(key: string, version: unknown, context: unknown, view: ClusterView, compute: (view: ClusterView) => T): T {
+    return this.lookup(this.slots, key, version, context, view, compute);
+  }
+
+  /** The slot kept for `key` (its value and the Services and Secrets it read), if any. */
+  peek(key: string): MemoSlot<unknown> | undefined {
+    return this.slots.get(key);
+  }
+
+  /** Forgets `key` (its object is gone or no longer translated). */
+  drop(key: string): void {
+    this.slots.delete(key);
+  }
+
+  private lookup<T>(target: Map<string, MemoSlot<unknown>>, key: string, version: unknown, context: unknown, view: ClusterView, compute: (view: ClusterView) => T): T {
     const object = version;
     const slot = this.slots.get(key);
     if (slot && slot.object === object && slot.context === context &&
       slot.deps.every((d) => view.service(d.namespace, d.name) === d.service && view.endpointSlices(d.namespace, d.name) === d.slices) &&
       slot.secretDeps.every((d) => view.secret?.(d.namespace, d.name) === d.secret)) {
-      this.next.set(key, slot);
+      target.set(key, slot);
       this.hits++;
       return slot.value as T;
     }
     const tracking = new TrackingView(view);
     const value = compute(tracking);
-    this.next.set(key, { object, context, deps: tracking.deps, secretDeps: tracking.secretDeps, value });
+    target.set(key, { object, context, deps: tracking.deps, secretDeps: tracking.secretDeps, value });
     this.misses++;
     return value;
   }

@@ -87,6 +87,20 @@ export class ConfigBuilder {
   }
 }
 
+/** One shared, frozen empty table for the fragments' unused ones (a write to it throws). */
+const EMPTY_TABLE: Record<string, never> = Object.freeze({}) as Record<string, never>;
+
+/**
+ * A finished fragment's builder with its empty tables replaced by one shared empty object: the
+ * memo keeps a fragment per object (tens of thousands), most of which use two or three of the
+ * nine tables. Fragments are never written once translated.
+ */
+export function compactFragment(records: ConfigBuilder): ConfigBuilder {
+  const r = records as unknown as Record<string, object>;
+  for (const k of Object.keys(r)) if (!nonEmpty(r[k] as object)) r[k] = EMPTY_TABLE;
+  return records;
+}
+
 function nonEmpty(o: object): boolean {
   for (const _ in o) return true;
   return false;

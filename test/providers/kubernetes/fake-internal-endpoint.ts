@@ -11,6 +11,8 @@ import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder } from '../../../src/man
 export class FakeInternalEndpoint {
   readonly snapshots = new Map<string, ProviderSnapshot & { receivedAt: number }>();
   puts = 0;
+  /** PUTs are answered this many ms after their body arrived (a slow server). */
+  putDelayMs = 0;
   private server: http.Server;
   private failing = 0;
 
@@ -61,6 +63,7 @@ export class FakeInternalEndpoint {
         this.failing--;
         return send(503, { message: 'unavailable' });
       }
+      if (this.putDelayMs > 0) await new Promise((r) => setTimeout(r, this.putDelayMs));
       const text = Buffer.concat(chunks).toString('utf8');
       const body = (req.headers['content-type'] === SNAPSHOT_LINES_MEDIA_TYPE ? new SnapshotLineDecoder().decode(text).value : JSON.parse(text)) as ProviderSnapshot;
       this.puts++;

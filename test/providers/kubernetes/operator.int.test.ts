@@ -124,6 +124,27 @@ describe('operator against the fake API server', () => {
     await eventually(() => kube.get('coordination.k8s.io/v1', 'Lease', 'default', 'portico-operator')?.spec?.holderIdentity === 'replica-b', 5000, 'takeover');
   });
 
+  it('delivers a change at once when no delivery is under way, and batches a burst made during one', async () => {
+    kube.applyAll([svc, slice, ingress('web', 'a.test')]);
+    // A debounce far longer than the waits below: a change must not wait for it when nothing is sent.
+    start(['--operator.debounce', '4s']);
+    await eventually(() => routers('kubernetes')['default-web-a-test'], 5000, 'first sync');
+    kube.apply(ingress('web', 'b.test'));
+    await eventually(() => routers('kubernetes')['default-web-b-test'], 2000, 'a lone change');
+    kube.apply(ingress('web', 'c.test'));
+    await eventually(() => routers('kubernetes')['default-web-c-test'], 2000, 'a second change right after');
+
+    // While a PUT is under way (a slow server), changes wait and go out together.
+    endpoint.putDelayMs = 150;
+    const before = endpoint.puts;
+    for (let i = 0; i < 30; i++) {
+      kube.apply(ingress('web', `burst-${i}.test`));
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await eventually(() => routers('kubernetes')['default-web-burst-29-test'], 10_000, 'the burst');
+    expect(endpoint.puts - before).toBeLessThan(15);
+  });
+
   it('re-delivers to a restarted server and retries a failing one', async () => {
     kube.applyAll([svc, slice, ingress('web', 'a.test')]);
     endpoint.failNext(3);

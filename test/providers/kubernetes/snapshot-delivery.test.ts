@@ -1,5 +1,7 @@
+import http from 'node:http';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { nodeHttpFetch } from '../../../src/providers/kubernetes/http-fetch.js';
 import { SnapshotDelivery, type FetchLike } from '../../../src/providers/kubernetes/snapshot-delivery.js';
 import { SnapshotLineDecoder } from '../../../src/management/snapshot-lines.js';
 
@@ -88,5 +90,59 @@ describe('snapshot delivery', () => {
     await h2.delivery.check();
     await new Promise((r) => setTimeout(r, 0));
     expect(h2.calls.map((c) => c.method)).toEqual(['GET', 'GET', 'PUT']);
+  });
+
+  it('sends a laid-out body as it is: its version, its bytes, small pieces joined', async () => {
+    const { delivery, calls } = harness([]);
+    const pieces = ['["version"]\t"0123456789abcdef"\n', '["configuration","http","routers","r"]\t{"rule":"Host(`a`)","service":"s"}\n', '', '["serverStatus"]\t{}\n'];
+    const body = { version: '0123456789abcdef', chunks: pieces.map((p) => Buffer.from(p)) };
+    await delivery.deliver('kubernetes', body);
+    await delivery.deliver('kubernetes', { ...body, chunks: [...body.chunks] });
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.body).toBe(pieces.join(''));
+    expect(decode(calls[0]?.body)).toEqual({ version: '0123456789abcdef', configuration: { http: { routers: { r: { rule: 'Host(`a`)', service: 's' } } } }, serverStatus: {} });
+    expect(delivery.idle).toBe(true);
+  });
+});
+
+describe('node:http fetch', () => {
+  it('streams a PUT body, reads the answer, and stops on abort', async () => {
+    const received: { method?: string; auth?: string; body: string }[] = [];
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ method: req.method, auth: req.headers.authorization, body: Buffer.concat(chunks).toString('utf8') });
+        if (req.url === '/slow') return; // never answers
+        res.writeHead(201, { 'content-type': 'application/json' });
+        res.end('{"ok":true}');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const { port } = server.address() as { port: number };
+    const client = nodeHttpFetch();
+    try {
+      const big = Buffer.alloc(3 * 1024 * 1024, 'a');
+      async function* body() {
+        yield Buffer.from('start ');
+        yield big;
+        yield Buffer.from(' end');
+      }
+      const res = await client.fetch(`http://127.0.0.1:${port}/put`, { method: 'PUT', headers: { Authorization: 'Bearer t' }, body: body() });
+      expect(res.status).toBe(201);
+      expect(await res.text()).toBe('{"ok":true}');
+      expect(received[0]).toMatchObject({ method: 'PUT', auth: 'Bearer t' });
+      expect(received[0]?.body).toBe(`start ${big.toString()} end`);
+      const get = await client.fetch(`http://127.0.0.1:${port}/get`, { method: 'GET', headers: {} });
+      expect(get.status).toBe(201);
+      const abort = new AbortController();
+      const pending = client.fetch(`http://127.0.0.1:${port}/slow`, { method: 'GET', headers: {}, signal: abort.signal });
+      setTimeout(() => abort.abort(), 20);
+      await expect(pending).rejects.toThrow(/aborted/);
+    } finally {
+      client.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 });

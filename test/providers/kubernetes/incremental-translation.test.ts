@@ -1,0 +1,204 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import type { ProviderSnapshot } from '../../../src/management/dynamic-config.js';
+import { SnapshotLineEncoder } from '../../../src/management/snapshot-lines.js';
+import { emptyChangeSet, noteChange, type ChangeSet } from '../../../src/providers/kubernetes/change-set.js';
+import { IncrementalTranslation, type ProviderUpdate } from '../../../src/providers/kubernetes/incremental-translation.js';
+import type { KubeObject } from '../../../src/providers/kubernetes/kube-objects.js';
+import { ObjectCache, watchedResources } from '../../../src/providers/kubernetes/object-cache.js';
+import type { ReflectorSink, ResourceType } from '../../../src/providers/kubernetes/reflector.js';
+import { translate } from '../../../src/providers/kubernetes/translate.js';
+import { DEFAULT_TRANSLATE_OPTIONS } from '../../../src/providers/kubernetes/translation-types.js';
+
+// The incremental translation (patched snapshots, re-translating only what a change touched) must
+// give exactly what a translation from scratch gives: the same body lines in the same order, the
+// same statuses, events and served Ingresses, after any sequence of changes. The objects are the
+// golden cases' inputs (clashes, shared services, default backends, bad objects, references) and
+// variants of them (renamed hosts and matches), changed, re-sent and deleted in random order.
+
+const root = new URL('../../fixtures/kubernetes/', import.meta.url).pathname;
+
+function readObjects(file: string): KubeObject[] {
+  return parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as KubeObject | null).filter((o): o is KubeObject => o !== null);
+}
+
+const pool: KubeObject[] = [
+  ...readObjects(join(root, 'common-backends.yaml')),
+  ...readdirSync(join(root, 'golden')).sort().flatMap((name) => readObjects(join(root, 'golden', name, 'input.yaml'))),
+];
+
+const types = watchedResources({ traefikCrds: true, secrets: true });
+
+function typeOf(o: KubeObject): ResourceType | undefined {
+  const group = (o.apiVersion ?? '').includes('/') ? (o.apiVersion ?? '').split('/')[0] : '';
+  return types.find((t) => t.kind === o.kind && t.group === group);
+}
+
+const usable = pool.filter((o) => typeOf(o) !== undefined);
+
+/** A changed copy: another host, match, port or endpoint, so names move and records change. */
+function variant(o: KubeObject, n: number): KubeObject {
+  const copy = structuredClone(o) as KubeObject & Record<string, unknown>;
+  const spec = copy.spec as Record<string, unknown> | undefined;
+  if (o.kind === 'Ingress' && Array.isArray(spec?.rules)) {
+    for (const r of spec.rules as { host?: string }[]) if (r.host !== undefined) r.host = `v${n}.${r.host}`;
+  } else if (Array.isArray(spec?.routes)) {
+    for (const r of spec.routes as { match?: string }[]) if (typeof r.match === 'string') r.match = n % 3 === 0 ? r.match : `${r.match} && Path(\`/v${n}\`)`;
+  } else if (o.kind === 'EndpointSlice' && Array.isArray(copy.endpoints)) {
+    (copy.endpoints as unknown[]).push({ addresses: [`10.9.9.${n % 250}`], conditions: { ready: n % 2 === 0 } });
+  } else if (o.kind === 'Service') {
+    copy.metadata = { ...copy.metadata, annotations: { ...copy.metadata?.annotations, 'traefik.ingress.kubernetes.io/service.passhostheader': String(n % 2 === 0) } };
+  } else {
+    copy.metadata = { ...copy.metadata, labels: { ...copy.metadata?.labels, v: String(n) } };
+  }
+  return copy;
+}
+
+function lines(update: ProviderUpdate): string[] {
+  if ('body' in update) return Buffer.concat(update.body.chunks).toString('utf8').split('\n').slice(1).filter((l) => l !== '');
+  return encodeLines(update.snapshot);
+}
+
+function encodeLines(snapshot: ProviderSnapshot): string[] {
+  return [...new SnapshotLineEncoder().encode({ configuration: snapshot.configuration, serverStatus: snapshot.serverStatus ?? {} }, { configuration: 3, serverStatus: 1 }).lines];
+}
+
+const op = fc.record({ kind: fc.constantFrom('upsert', 'variant', 'delete'), index: fc.nat(), n: fc.nat(20) });
+
+const stats = { initial: 0, full: 0, patched: 0, unchanged: 0 };
+
+describe('incremental translation', () => {
+  it('equals a translation from scratch after every change', () => {
+    fc.assert(fc.property(fc.array(fc.nat(), { maxLength: 40 }), fc.array(op, { minLength: 1, maxLength: 30 }), fc.boolean(), (initial, ops, batch) => {
+      let changes: ChangeSet = emptyChangeSet();
+      const cache = new ObjectCache((resourceId, key, services) => noteChange(changes, resourceId, key, services));
+      const sinks = new Map<string, ReflectorSink>(types.map((t) => [t.id, cache.sink(t, '')]));
+      const sinkOf = (o: KubeObject) => sinks.get((typeOf(o) as ResourceType).id) as ReflectorSink;
+      for (const t of types) {
+        const sink = sinks.get(t.id) as ReflectorSink;
+        sink.replace(initial.map((i) => usable[i % usable.length] as KubeObject).filter((o) => typeOf(o) === t).map((o) => structuredClone(o)));
+        sink.listed();
+      }
+      const options = DEFAULT_TRANSLATE_OPTIONS;
+      const inc = new IncrementalTranslation(options, cache);
+      const current: { kubernetes?: string[]; kubernetescrd?: string[] } = {};
+      let first = true;
+      const check = () => {
+        const outcome = inc.update(changes);
+        stats[first ? 'initial' : outcome.full ? 'full' : outcome.objects > 0 ? 'patched' : 'unchanged']++;
+        first = false;
+        changes = emptyChangeSet();
+        if (outcome.kubernetes) current.kubernetes = lines(outcome.kubernetes);
+        if (outcome.kubernetescrd) current.kubernetescrd = lines(outcome.kubernetescrd);
+        const scratch = translate(cache.snapshot(), options);
+        expect(current.kubernetes).toEqual(encodeLines(scratch.kubernetes));
+        expect(current.kubernetescrd).toEqual(encodeLines(scratch.kubernetescrd));
+        const status = inc.statusInput();
+        expect(status.statuses).toEqual(scratch.statuses);
+        expect(status.events).toEqual(scratch.events);
+        expect(status.servedIngresses).toEqual(scratch.servedIngresses);
+      };
+      check();
+      for (const { kind, index, n } of ops) {
+        const o = usable[index % usable.length] as KubeObject;
+        if (kind === 'delete') sinkOf(o).remove(structuredClone(o));
+        else sinkOf(o).upsert(kind === 'variant' ? variant(o, n) : structuredClone(o));
+        if (!batch) check();
+      }
+      check();
+    }), { numRuns: Number(process.env.PROP_RUNS ?? 150) });
+    // The fast path is what is under test: most changes take it (about 10 to 1 against falling
+    // back to a full translation, with these objects).
+    expect(stats.patched).toBeGreaterThan(2 * stats.full);
+  });
+
+  it('patches a one-object change without a full translation', () => {
+    let changes: ChangeSet = emptyChangeSet();
+    const cache = new ObjectCache((resourceId, key, services) => noteChange(changes, resourceId, key, services));
+    const sinks = new Map<string, ReflectorSink>(types.map((t) => [t.id, cache.sink(t, '')]));
+    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: 'a' }, spec: { ports: [{ name: 'http', port: 80 }] } };
+    const ing = (i: number, host: string): KubeObject => ({
+      apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: `ing-${i}`, namespace: 'a' },
+      spec: { rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: `s${i}`, port: { name: 'http' } } } }] } }] },
+    });
+    for (const t of types) {
+      const sink = sinks.get(t.id) as ReflectorSink;
+      if (t.id === 'services') sink.replace([0, 1, 2].map((i) => ({ ...svc, metadata: { name: `s${i}`, namespace: 'a' } })));
+      if (t.id === 'ingresses') sink.replace([0, 1, 2].map((i) => ing(i, `h${i}.example.com`)));
+      sink.listed();
+    }
+    const inc = new IncrementalTranslation(DEFAULT_TRANSLATE_OPTIONS, cache);
+    expect(inc.update(changes).full).toBe(true);
+    changes = emptyChangeSet();
+    (sinks.get('ingresses') as ReflectorSink).upsert(ing(1, 'changed.example.com'));
+    const outcome = inc.update(changes);
+    expect(outcome.full).toBe(false);
+    expect(outcome.objects).toBe(1);
+    expect(outcome.kubernetescrd).toBeUndefined();
+    expect(lines(outcome.kubernetes as ProviderUpdate)).toEqual(encodeLines(translate(cache.snapshot(), DEFAULT_TRANSLATE_OPTIONS).kubernetes));
+  });
+
+  it('keeps the layout through many inserts and deletes (blocks split and empty)', () => {
+    let changes: ChangeSet = emptyChangeSet();
+    const cache = new ObjectCache((resourceId, key, services) => noteChange(changes, resourceId, key, services));
+    const sinks = new Map<string, ReflectorSink>(types.map((t) => [t.id, cache.sink(t, '')]));
+    const ing = (i: number, host: string): KubeObject => ({
+      apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: `ing-${i}`, namespace: `ns-${i % 7}` },
+      spec: { rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: `s${i % 5}`, port: { number: 80 } } } }] } }] },
+    });
+    const route = (i: number, host: string): KubeObject => ({
+      apiVersion: 'portico.dev/v1alpha1', kind: 'IngressRoute', metadata: { name: `ir-${i}`, namespace: `ns-${i % 7}` },
+      spec: { routes: [{ match: `Host(\`${host}\`)`, services: [{ name: `s${i % 5}`, port: 80 }] }] },
+    });
+    const svcs = Array.from({ length: 35 }, (_, i) => ({
+      apiVersion: 'v1', kind: 'Service', metadata: { name: `s${i % 5}`, namespace: `ns-${Math.floor(i / 5)}` }, spec: { ports: [{ port: 80 }] },
+    }));
+    for (const t of types) {
+      const sink = sinks.get(t.id) as ReflectorSink;
+      if (t.id === 'services') sink.replace(svcs);
+      if (t.id === 'ingresses') sink.replace(Array.from({ length: 150 }, (_, i) => ing(i * 2, `a${i}.example.com`)));
+      if (t.id === 'portico.dev/ingressroutes') sink.replace(Array.from({ length: 150 }, (_, i) => route(i * 2, `a${i}.example.com`)));
+      sink.listed();
+    }
+    const inc = new IncrementalTranslation(DEFAULT_TRANSLATE_OPTIONS, cache);
+    const current: { kubernetes?: string[]; kubernetescrd?: string[] } = {};
+    let patched = 0;
+    const step = () => {
+      const outcome = inc.update(changes);
+      changes = emptyChangeSet();
+      if (!outcome.full && outcome.objects > 0) patched++;
+      if (outcome.kubernetes) current.kubernetes = lines(outcome.kubernetes);
+      if (outcome.kubernetescrd) current.kubernetescrd = lines(outcome.kubernetescrd);
+    };
+    const compare = () => {
+      const scratch = translate(cache.snapshot(), DEFAULT_TRANSLATE_OPTIONS);
+      expect(current.kubernetes).toEqual(encodeLines(scratch.kubernetes));
+      expect(current.kubernetescrd).toEqual(encodeLines(scratch.kubernetescrd));
+      expect(inc.statusInput().statuses).toEqual(scratch.statuses);
+    };
+    step();
+    compare();
+    const ingresses = sinks.get('ingresses') as ReflectorSink;
+    const routes = sinks.get('portico.dev/ingressroutes') as ReflectorSink;
+    // Odd names fall between the existing ones: blocks fill up and split.
+    for (let i = 0; i < 300; i++) {
+      ingresses.upsert(ing(i * 2 + 1, `b${i}.example.com`));
+      routes.upsert(route(i * 2 + 1, `b${i}.example.com`));
+      step();
+      if (i % 50 === 0) compare();
+    }
+    compare();
+    // Then most go again, emptying whole blocks.
+    for (let i = 0; i < 400; i++) {
+      ingresses.remove(ing(i, ''));
+      routes.remove(route(i, ''));
+      step();
+      if (i % 50 === 0) compare();
+    }
+    compare();
+    expect(patched).toBeGreaterThan(600);
+  });
+});
