@@ -61,6 +61,8 @@ function keyOf(obj: KubeObject): string {
  */
 export class ObjectCache {
   private readonly stores = new Map<string, { type: ResourceType; objects: Map<string, KubeObject> }>();
+  /** The object maps of each resource id (one per namespace watched, or one cluster-wide). */
+  private readonly byResource = new Map<string, Map<string, KubeObject>[]>();
   private readonly unsynced = new Set<string>();
   private version = 0;
   /** Slice parts shared between equal slices, by their JSON (see shareSliceParts). */
@@ -80,6 +82,9 @@ export class ObjectCache {
     const id = `${type.id}@${scope}`;
     const objects = new Map<string, KubeObject>();
     this.stores.set(id, { type, objects });
+    const maps = this.byResource.get(type.id);
+    if (maps) maps.push(objects);
+    else this.byResource.set(type.id, [objects]);
     this.unsynced.add(id);
     const index = this.clusterIndex;
     // CRD objects and Ingresses get status written by the leader; those writes alone change no record.
@@ -200,9 +205,11 @@ export class ObjectCache {
   }
 
   get(resourceId: string, namespace: string, name: string): KubeObject | undefined {
-    for (const s of this.stores.values()) {
-      if (s.type.id !== resourceId) continue;
-      const o = s.objects.get(`${namespace}/${name}`);
+    const maps = this.byResource.get(resourceId);
+    if (!maps) return undefined;
+    const key = `${namespace}/${name}`;
+    for (const objects of maps) {
+      const o = objects.get(key);
       if (o) return o;
     }
     return undefined;
