@@ -33,5 +33,11 @@ describe('snapshot line decoder memory (review)', () => {
     for (let step = 0; step < 500; step++) decoder.commit(decoder.decode(body(step * 10)));
     // The last body has 10 records: root, configuration, http, routers and 10 record nodes.
     expect(nodes(decoder)).toBeLessThan(100);
+    // Names seen long ago come back as from scratch, next to the ones held.
+    const again = `${body(4990)}\n${body(0)}`;
+    const decoded = decoder.decode(again);
+    expect(JSON.stringify(decoded.value)).toBe(JSON.stringify(new SnapshotLineDecoder().decode(again).value));
+    decoder.commit(decoded);
+    expect(JSON.stringify(decoder.decode(body(0)).value)).toBe(JSON.stringify(new SnapshotLineDecoder().decode(body(0)).value));
   });
 });
