@@ -78,6 +78,16 @@ export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoute
   const { store, token } = opts;
   // Per provider: the format 2 lines it last had accepted.
   const decoders = new Map<string, SnapshotLineDecoder>();
+  // Format 2 bodies being received or applied. While one is, the store does not prepare for
+  // incremental changes after a computation from scratch: that one's will do it (the operator's
+  // first delivery sends both providers at once, and the first preparation would be redone).
+  const inFlight = new Set<FastifyRequest>();
+  app.addHook('onResponse', async (request) => {
+    inFlight.delete(request);
+  });
+  app.addHook('onRequestAbort', async (request) => {
+    inFlight.delete(request);
+  });
 
   // Bytes, not a string: the decoder compares them with the last accepted body before decoding
   // any of it, and most of it is never turned into strings. Read into a buffer of the provider's
@@ -86,6 +96,7 @@ export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoute
   // writes it), so that little is left to do once the body is whole.
   const buffers = new BodyBuffers();
   app.addContentTypeParser(SNAPSHOT_LINES_MEDIA_TYPE, async (request: FastifyRequest, payload: AsyncIterable<Buffer>) => {
+    inFlight.add(request);
     const provider = (request.params as { provider?: string }).provider ?? '';
     const length = request.headers['content-length'];
     const expected = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
@@ -147,7 +158,8 @@ export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoute
       if (err instanceof SnapshotValidationError || err instanceof SnapshotLinesError) throw managementErrors.badSnapshot(err.message, err);
       throw err;
     }
-    const stored = store.set(provider, snapshot, decoded === undefined ? {} : { incremental: true, changes: snapshotChanges(decoded) });
+    inFlight.delete(request);
+    const stored = store.set(provider, snapshot, decoded === undefined ? {} : { incremental: inFlight.size === 0, changes: snapshotChanges(decoded) });
     if (decoded !== undefined) {
       buffers.release(provider, decoder.commit(decoded));
       decoders.set(provider, decoder);

@@ -16,10 +16,11 @@
  * empty map it walks. Any split is valid: `["configuration"]\t{…}` alone is a whole snapshot.
  *
  * Why: an operator re-sends thousands of records per change and changes a handful. The server
- * keeps the lines it accepted last with their parsed values; an identical line is recognised by
- * string equality and yields the very same value object, which is neither parsed nor validated
- * again and which the runtime recognises as unchanged by identity. The operator keeps each
- * record's line by object identity and serializes only new records.
+ * keeps the body it accepted last with its parsed values (snapshot-line-decoder.ts); a line equal
+ * to one of it, byte for byte, yields the very same value object, which is neither parsed nor
+ * validated again and which the runtime recognises as unchanged by identity. The operator keeps
+ * each record's line by object identity and serializes only new records. A sender may also send
+ * only the lines that changed (snapshot-delta.ts).
  */
 import { hash } from 'node:crypto';
 
