@@ -125,3 +125,28 @@ describe('format 2 uploads over a connection (review)', () => {
     expect(served(store)).toBe(fresh(b5));
   });
 });
+
+describe('format 2 uploads cut off, and what the server prepares after them (review)', () => {
+  const runtimeOf = (store: RecordStore) => (store as unknown as { runtime: { lastRecomputed: number } }).runtime;
+
+  for (const when of ['mid-body', 'after the body'] as const) {
+    it(`applies small changes incrementally after an upload cut off ${when}`, async () => {
+      const { store, port } = await start();
+      expect((await put(port, body('v1')).finish()).status).toBe(200);
+      const second = body('v2', { 3: 'Host(`changed`)' });
+      const upload = put(port, second, { split: when === 'mid-body' ? Math.floor(second.length / 2) : second.length });
+      await tick();
+      upload.cut();
+      await tick(200);
+      // Most records change: computed from scratch, then the store prepares for small changes.
+      const rules: Record<number, string> = {};
+      for (let i = 0; i < 300; i++) rules[i] = `Host(\`x${i}\`)`;
+      expect((await put(port, body('v3', rules)).finish()).status).toBe(200);
+      expect(runtimeOf(store).lastRecomputed).toBe(-1);
+      await tick(100);
+      expect((await put(port, body('v4', { ...rules, 5: 'Host(`five`)' })).finish()).status).toBe(200);
+      expect(served(store)).toBe(fresh(body('v4', { ...rules, 5: 'Host(`five`)' })));
+      expect(runtimeOf(store).lastRecomputed).toBeGreaterThanOrEqual(0);
+    });
+  }
+});
