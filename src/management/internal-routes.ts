@@ -1,9 +1,10 @@
 /**
  * The internal endpoint where providers deliver whole snapshots (see the contract in
  * dynamic-config.ts): `PUT|GET|DELETE /internal/v1/providers/{provider}` behind a bearer token.
- * A PUT body is format 1 (`application/json`, the snapshot as one JSON document) or format 2
+ * A PUT body is format 1 (`application/json`, the snapshot as one JSON document), format 2
  * (snapshot lines, see snapshot-lines.ts), whose unchanged records are neither parsed nor
- * validated again.
+ * validated again, or a snapshot delta from the format 2 body held (snapshot-delta.ts; `412`
+ * when another one is held).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BodyBuffers } from './body-buffers.js';
