@@ -418,7 +418,12 @@ export class SnapshotLineDecoder {
   commit(decoded: DecodedSnapshot): Buffer | undefined {
     const d = decoded as DecodedBody;
     const released = this.body === d.body || this.body.length === 0 ? undefined : this.body;
-    for (const [c, obj] of d.objects) c.obj = obj;
+    for (const [c, obj] of d.objects) {
+      c.obj = obj;
+      // Children no line runs through any more are forgotten: records come and go, and the tree
+      // would otherwise keep a node for every name ever seen (no committed line refers to them).
+      for (const name of c.children.keys()) if (!hasOwn(obj, name)) c.children.delete(name);
+    }
     this.body = d.body;
     this.starts = d.starts;
     this.ends = d.ends;

@@ -206,7 +206,9 @@ export class OperatorController {
     const changes = this.changes;
     this.changes = emptyChangeSet();
     const outcome = this.translation.update(changes);
-    if (outcome.full) this.cache.clusterIndex.prune();
+    // After every reconcile, not only full ones: with the resync off, incremental reconciles are
+    // all there is, and the memo would keep the servers of every Service ever resolved.
+    this.cache.clusterIndex.prune();
     const ms = Math.round(performance.now() - started);
     this.reconciles++;
     if (this.firstSyncAt === undefined) {

@@ -91,6 +91,7 @@ function namesOf(records: ConfigBuilder, section: Section): string[] {
 
 interface Chunk {
   readonly bytes: Buffer;
+  /** The SHA-256 digests of its lines, one after the other (the version hashes them in order, as the encoder does). */
   readonly digest: Buffer;
 }
 
@@ -282,9 +283,12 @@ export class SnapshotAssembly<T> {
     }
     let made: Chunk | null = null;
     if (lines.length > 0) {
+      // The digests of the lines, not of the bytes: the version must not depend on where the
+      // blocks happen to be cut (a resync lays them out afresh; so does another replica).
+      const digest = Buffer.concat(lines.map((l) => hash('sha256', l, 'buffer')));
       lines.push('');
       const bytes = Buffer.from(lines.join('\n'), 'utf8');
-      made = { bytes, digest: hash('sha256', bytes, 'buffer') };
+      made = { bytes, digest };
     }
     block.chunks[i] = made;
     return made;
@@ -296,7 +300,7 @@ export class SnapshotAssembly<T> {
     const pieces: Chunk[] = [];
     const line = (text: string) => {
       const bytes = Buffer.from(`${text}\n`, 'utf8');
-      pieces.push({ bytes, digest: hash('sha256', bytes, 'buffer') });
+      pieces.push({ bytes, digest: hash('sha256', text, 'buffer') });
     };
     const sized = (section: Section) => (this.counts[SECTIONS.indexOf(section)] as Map<string, number>).size > 0;
     const emit = (section: Section) => {
