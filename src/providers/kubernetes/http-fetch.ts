@@ -7,22 +7,28 @@ import type { FetchLike, InMemoryBody } from './snapshot-delivery.js';
  * streamed body into a web ReadableStream and copies every chunk on the way: for a 6 MB snapshot
  * per change that was ~15 ms of the operator's CPU and 6 MB of garbage per PUT. Here each chunk
  * (a Buffer the snapshot assembly keeps between changes) is written to the socket as it is.
+ * `idleTimeoutMs` (default 60 s): a request whose socket sees no traffic that long fails.
  */
-export function nodeHttpFetch(): { fetch: FetchLike; close(): void } {
+export function nodeHttpFetch(idleTimeoutMs = 60_000): { fetch: FetchLike; close(): void } {
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   const fetch: FetchLike = (url, init) => new Promise((resolve, reject) => {
-    const target = new URL(url);
-    const secure = target.protocol === 'https:';
-    const req = (secure ? https : http).request(target, { method: init.method, headers: init.headers, agent: secure ? agents.https : agents.http });
     const signal = init.signal;
-    const abort = () => req.destroy(new Error('request aborted'));
+    // Checked before the request exists: a request made and left unended would still get a
+    // socket from the agent, and its later "socket hang up" would have no listener.
     if (signal?.aborted) {
       reject(new Error('request aborted'));
       return;
     }
+    const target = new URL(url);
+    const secure = target.protocol === 'https:';
+    const req = (secure ? https : http).request(target, { method: init.method, headers: init.headers, agent: secure ? agents.https : agents.http });
+    req.on('error', reject);
+    const abort = () => req.destroy(new Error('request aborted'));
     signal?.addEventListener('abort', abort, { once: true });
     req.on('close', () => signal?.removeEventListener('abort', abort));
-    req.on('error', reject);
+    // A half-open connection (node gone, partition) would otherwise hold the PUT, and with it
+    // every later delivery and check, until the kernel gives up many minutes later.
+    req.setTimeout(idleTimeoutMs, () => req.destroy(new Error(`no progress for ${idleTimeoutMs} ms`)));
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));

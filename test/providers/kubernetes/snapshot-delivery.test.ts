@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { Socket } from 'node:net';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { nodeHttpFetch } from '../../../src/providers/kubernetes/http-fetch.js';
@@ -140,6 +141,38 @@ describe('node:http fetch', () => {
       setTimeout(() => abort.abort(), 20);
       await expect(pending).rejects.toThrow(/aborted/);
     } finally {
+      client.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('fails a request that sees no progress, and refuses an aborted signal without leaving a request behind', async () => {
+    const sockets = new Set<Socket>();
+    let requests = 0;
+    const server = http.createServer(() => {
+      requests++; // never answers
+    });
+    server.on('connection', (s) => sockets.add(s));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const { port } = server.address() as { port: number };
+    const client = nodeHttpFetch(100);
+    const uncaught: unknown[] = [];
+    const onUncaught = (e: unknown) => uncaught.push(e);
+    process.on('uncaughtException', onUncaught);
+    try {
+      await expect(client.fetch(`http://127.0.0.1:${port}/hang`, { method: 'GET', headers: {} })).rejects.toThrow(/no progress for 100 ms/);
+      const aborted = new AbortController();
+      aborted.abort();
+      await expect(client.fetch(`http://127.0.0.1:${port}/never`, { method: 'GET', headers: {}, signal: aborted.signal })).rejects.toThrow(/aborted/);
+      // Closing every connection now would make a leftover request's socket hang up unheard.
+      await new Promise((r) => setTimeout(r, 50));
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => setTimeout(r, 50));
+      expect(requests).toBe(1);
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
       client.close();
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
