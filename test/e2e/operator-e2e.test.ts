@@ -143,7 +143,12 @@ describe('portico operator end to end (dist/cli.js)', () => {
       spec: { entryPoints: ['web'], routes: [{ match: 'Host(`foo.com`) && PathPrefix(`/bar`)', middlewares: [{ name: 'strip' }], services: [{ name: 'whoami', port: 80 }] }] },
     });
     kube.apply({ apiVersion: 'portico.dev/v1alpha1', kind: 'Middleware', metadata: { name: 'strip', namespace: 'default' }, spec: { stripPrefix: { prefixes: ['/bar'] } } });
-    const crd = await until('crd router', () => router('default-test-route-6b204d94623b3df4370c@kubernetescrd'));
+    // The route may be delivered before its middleware (changes go out at once), and is then
+    // disabled for a moment, as in Traefik; it must end up enabled.
+    const crd = await until('crd router enabled', async () => {
+      const r = await router('default-test-route-6b204d94623b3df4370c@kubernetescrd');
+      return r?.status === 'enabled' ? r : undefined;
+    });
     expect(crd).toMatchObject({ provider: 'kubernetescrd', status: 'enabled', service: 'default-test-route-6b204d94623b3df4370c' });
     await until('middleware', async () => (await fetch(`${api}/api/http/middlewares/default-strip@kubernetescrd`)).status === 200);
 
