@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { operatorCommandFlags } from '../../../src/config/flags.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import { runOperator } from '../../../src/providers/kubernetes/run-operator.js';
-import { FakeKubeApiServer, fakeKubeconfig, type Obj } from '../../support/fake-kube-apiserver.js';
-import { eventually, FakeInternalEndpoint } from './fake-internal-endpoint.js';
+import type { FakeKubeApiServer, Obj } from '../../support/fake-kube-apiserver.js';
+import { eventually, type FakeInternalEndpoint } from './fake-internal-endpoint.js';
+import { InProcessOperators } from './operator-harness.js';
 
 // The operator in-process against the fake API server: Secrets behind basicAuth middlewares,
 // Ingress status from the ingress endpoint options, and the reference options as flags.
@@ -41,45 +40,19 @@ function basicAuthSecret(password: string): Obj {
 const authMiddleware: Obj = { apiVersion: 'portico.dev/v1alpha1', kind: 'Middleware', metadata: { name: 'auth', namespace: 'default' }, spec: { basicAuth: { secret: 'users', realm: 'portico' } } };
 
 describe('operator: secrets, Ingress status and reference options', () => {
+  const ops = new InProcessOperators();
   let kube: FakeKubeApiServer;
   let endpoint: FakeInternalEndpoint;
   let dir: string;
-  const running: { controller: AbortController; done: Promise<void> }[] = [];
 
   beforeEach(async () => {
-    kube = new FakeKubeApiServer({ bookmarkIntervalMs: 200 });
-    await kube.start();
-    endpoint = new FakeInternalEndpoint('secret-token');
-    await endpoint.start();
-    dir = mkdtempSync(join(tmpdir(), 'portico-operator-refs-'));
-    writeFileSync(join(dir, 'kubeconfig'), fakeKubeconfig(kube.url));
-    writeFileSync(join(dir, 'internal-token'), 'secret-token\n');
+    await ops.setUp('portico-operator-refs-');
+    ({ kube, endpoint, dir } = ops);
   });
 
-  afterEach(async () => {
-    for (const r of running.splice(0)) {
-      r.controller.abort();
-      await r.done;
-    }
-    await endpoint.close();
-    await kube.close();
-  });
+  afterEach(() => ops.tearDown());
 
-  function start(extra: string[] = []): void {
-    const config = loadConfig(operatorCommandFlags, {
-      argv: [
-        '--kubeconfig', join(dir, 'kubeconfig'), '--data.dir', dir, '--operator.server-url', endpoint.url,
-        '--operator.health-address', 'off', '--operator.debounce', '20ms', '--operator.delivery-check', '100ms',
-        '--operator.leader-election', 'false',
-        ...extra,
-      ],
-      env: {},
-      readFile: () => '',
-    });
-    const controller = new AbortController();
-    const done = runOperator(config, { logger: pino({ level: 'silent' }), now: Date.now, signal: controller.signal });
-    running.push({ controller, done });
-  }
+  const start = (extra: string[] = []): void => void ops.start(['--operator.leader-election', 'false', ...extra]);
 
   const http = (provider: string) => endpoint.snapshots.get(provider)?.configuration.http;
   const condition = (kind: string, name: string, type: string) =>
@@ -124,15 +97,7 @@ describe('operator: secrets, Ingress status and reference options', () => {
   it('is not ready while Secrets cannot be listed (RBAC), and says so', async () => {
     kube.applyAll([svc, slice]);
     kube.failNext(1_000_000, 403, /\/secrets/);
-    const config = loadConfig(operatorCommandFlags, {
-      argv: ['--kubeconfig', join(dir, 'kubeconfig'), '--data.dir', dir, '--operator.server-url', endpoint.url,
-        '--operator.health-address', '127.0.0.1:0', '--operator.leader-election', 'false'],
-      env: {}, readFile: () => '',
-    });
-    const controller = new AbortController();
-    let setPort: (p: number) => void = () => undefined;
-    const port = new Promise<number>((resolve) => { setPort = resolve; });
-    running.push({ controller, done: runOperator(config, { logger: pino({ level: 'silent' }), now: Date.now, signal: controller.signal, onHealthListening: (p) => setPort(p) }) });
+    const { port } = ops.start(['--operator.leader-election', 'false'], { health: true });
     const health = await port;
     await eventually(async () => {
       const res = await fetch(`http://127.0.0.1:${health}/readyz`);
@@ -233,10 +198,7 @@ describe('operator: secrets, Ingress status and reference options', () => {
     expect(condition('IngressRoute', 'cross', 'ResolvedRefs')?.message).toBe('service other/web not in the parent resource namespace default');
     expect(Object.keys(http('kubernetescrd')?.routers ?? {})).toEqual([]);
 
-    for (const r of running.splice(0)) {
-      r.controller.abort();
-      await r.done;
-    }
+    await ops.stopAll();
     endpoint.forget();
     start(['--operator.allow-external-name-services', '--operator.allow-cross-namespace']);
     await eventually(() => http('kubernetes')?.services?.['default-external-80'], 5000, 'ExternalName allowed');

@@ -1,13 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { operatorCommandFlags } from '../../../src/config/flags.js';
-import { loadConfig } from '../../../src/config/load-config.js';
-import { runOperator } from '../../../src/providers/kubernetes/run-operator.js';
-import { FakeKubeApiServer, fakeKubeconfig, type Obj } from '../../support/fake-kube-apiserver.js';
-import { eventually, FakeInternalEndpoint } from './fake-internal-endpoint.js';
+import type { FakeKubeApiServer, Obj } from '../../support/fake-kube-apiserver.js';
+import { eventually, type FakeInternalEndpoint } from './fake-internal-endpoint.js';
+import { InProcessOperators } from './operator-harness.js';
 
 // The whole operator in-process (runOperator, real HTTP both ways) against the fake API server
 // and a stand-in for the server's internal endpoint.
@@ -29,47 +23,19 @@ function route(name: string, match: string): Obj {
 }
 
 describe('operator against the fake API server', () => {
+  const ops = new InProcessOperators();
   let kube: FakeKubeApiServer;
   let endpoint: FakeInternalEndpoint;
-  let dir: string;
-  const running: { controller: AbortController; done: Promise<void>; port: Promise<number> }[] = [];
+  const running = ops.running;
 
   beforeEach(async () => {
-    kube = new FakeKubeApiServer({ bookmarkIntervalMs: 200 });
-    await kube.start();
-    endpoint = new FakeInternalEndpoint('secret-token');
-    await endpoint.start();
-    dir = mkdtempSync(join(tmpdir(), 'portico-operator-'));
-    writeFileSync(join(dir, 'kubeconfig'), fakeKubeconfig(kube.url));
-    writeFileSync(join(dir, 'internal-token'), 'secret-token\n');
+    await ops.setUp('portico-operator-');
+    ({ kube, endpoint } = ops);
   });
 
-  afterEach(async () => {
-    for (const r of running.splice(0)) {
-      r.controller.abort();
-      await r.done;
-    }
-    await endpoint.close();
-    await kube.close();
-  });
+  afterEach(() => ops.tearDown());
 
-  function start(extra: string[] = []) {
-    const config = loadConfig(operatorCommandFlags, {
-      argv: [
-        '--kubeconfig', join(dir, 'kubeconfig'), '--data.dir', dir, '--operator.server-url', endpoint.url,
-        '--operator.health-address', '127.0.0.1:0', '--operator.debounce', '20ms', '--operator.delivery-check', '100ms',
-        ...extra,
-      ],
-      env: {},
-      readFile: () => '',
-    });
-    const controller = new AbortController();
-    let setPort: (p: number) => void = () => undefined;
-    const port = new Promise<number>((resolve) => { setPort = resolve; });
-    const done = runOperator(config, { logger: pino({ level: 'silent' }), now: Date.now, signal: controller.signal, onHealthListening: (p) => setPort(p) });
-    running.push({ controller, done, port });
-    return { port, controller, done };
-  }
+  const start = (extra: string[] = []) => ops.start(extra, { health: true });
 
   const routers = (provider: string) => endpoint.snapshots.get(provider)?.configuration.http?.routers ?? {};
 
