@@ -237,12 +237,23 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const cpu0 = cpuMs(server.pid);
     let id = 0;
+    let lap = { t: t0, cpu: cpu0 };
     for (let c = 0; c < copies; c++) {
       for (let i = 0; i < lines.length; i += batch) {
         let body = '';
         for (const l of lines.slice(i, i + batch)) body += `{"index":{"_id":"${id++}"}}\n${l}\n`;
         const r = await http.request('POST', '/packages/_bulk', body, 'application/x-ndjson');
         if (r.status !== 200 || r.text.startsWith('{"errors":true')) throw new Error(`bulk failed: ${r.text.slice(0, 300)}`);
+      }
+      if (copies > 1) {
+        // How the rate holds up as the index grows (copy by copy).
+        const now = { t: performance.now(), cpu: cpuMs(server.pid) };
+        const mem = memMiB(server.pid);
+        console.log(
+          `  copy ${c + 1}: ${Math.round(lines.length / ((now.t - lap.t) / 1000))} docs/s wall, ${Math.round(lines.length / ((now.cpu - lap.cpu) / 1000))} docs per server CPU-second, ` +
+            `server RSS ${mem.rss.toFixed(0)} MiB, load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+        );
+        lap = now;
       }
     }
     const bulkSeconds = (performance.now() - t0) / 1000;
