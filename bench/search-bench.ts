@@ -6,6 +6,7 @@
  * then runs 20 fixed `match` queries on `description` (1 to 3 words each, see QUERIES) at from = 0,
  * 100, 1000 and 9990 with size 10 over HTTP and prints median and p95 latency per depth, the bulk
  * indexing rate and the server's memory (RSS after loading, after querying, and its peak).
+ * BENCH_SERVER_NODE_ARGS passes Node flags to the server process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  *
  * The same queries run in-process on Xapian (bench/xapian-reference.py, BM25, on-disk database with
  * a warm page cache) and SQLite FTS5 (better-sqlite3, bm25(), in memory) as references. To be fair,
@@ -77,10 +78,13 @@ function httpClient(port: number): { request: (method: 'GET' | 'POST' | 'PUT', p
   };
 }
 
+/** Extra Node flags for the server process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), from BENCH_SERVER_NODE_ARGS. */
+const serverNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+
 async function startPortico(dataDir: string): Promise<{ port: number; pid: number; stop: () => Promise<void> }> {
   const cli = join(root, 'dist', 'cli.js');
   if (!existsSync(cli)) throw new Error('dist/cli.js is missing: run npm run build first');
-  const child = spawn(process.execPath, [cli, 'serve', '--data.dir', dataDir, '--pushgateway.listen-address', 'off', '--management.listen-address', 'off', '--search.listen-address', '127.0.0.1:0', '--log.level', 'info'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...serverNodeArgs, cli, 'serve', '--data.dir', dataDir, '--pushgateway.listen-address', 'off', '--management.listen-address', 'off', '--search.listen-address', '127.0.0.1:0', '--log.level', 'info'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((res, rej) => {
     let buf = '';
     child.stdout.on('data', (c: Buffer) => {
