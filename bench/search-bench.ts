@@ -6,6 +6,7 @@
  * then runs 20 fixed `match` queries on `description` (1 to 3 words each, see QUERIES) at from = 0,
  * 100, 1000 and 9990 with size 10 over HTTP and prints median and p95 latency per depth, the bulk
  * indexing rate and the server's memory (RSS after loading, after querying, and its peak).
+ * BENCH_SERVER_NODE_ARGS passes Node flags to the server process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  *
  * The same queries run in-process on Xapian (bench/xapian-reference.py, BM25, on-disk database with
  * a warm page cache) and SQLite FTS5 (better-sqlite3, bm25(), in memory) as references. To be fair,
@@ -77,10 +78,13 @@ function httpClient(port: number): { request: (method: 'GET' | 'POST' | 'PUT', p
   };
 }
 
+/** Extra Node flags for the server process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), from BENCH_SERVER_NODE_ARGS. */
+const serverNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+
 async function startPortico(dataDir: string): Promise<{ port: number; pid: number; stop: () => Promise<void> }> {
   const cli = join(root, 'dist', 'cli.js');
   if (!existsSync(cli)) throw new Error('dist/cli.js is missing: run npm run build first');
-  const child = spawn(process.execPath, [cli, 'serve', '--data.dir', dataDir, '--pushgateway.listen-address', 'off', '--management.listen-address', 'off', '--search.listen-address', '127.0.0.1:0', '--log.level', 'info'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...serverNodeArgs, cli, 'serve', '--data.dir', dataDir, '--pushgateway.listen-address', 'off', '--management.listen-address', 'off', '--search.listen-address', '127.0.0.1:0', '--log.level', 'info'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((res, rej) => {
     let buf = '';
     child.stdout.on('data', (c: Buffer) => {
@@ -237,12 +241,23 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const cpu0 = cpuMs(server.pid);
     let id = 0;
+    let lap = { t: t0, cpu: cpu0 };
     for (let c = 0; c < copies; c++) {
       for (let i = 0; i < lines.length; i += batch) {
         let body = '';
         for (const l of lines.slice(i, i + batch)) body += `{"index":{"_id":"${id++}"}}\n${l}\n`;
         const r = await http.request('POST', '/packages/_bulk', body, 'application/x-ndjson');
         if (r.status !== 200 || r.text.startsWith('{"errors":true')) throw new Error(`bulk failed: ${r.text.slice(0, 300)}`);
+      }
+      if (copies > 1) {
+        // How the rate holds up as the index grows (copy by copy).
+        const now = { t: performance.now(), cpu: cpuMs(server.pid) };
+        const mem = memMiB(server.pid);
+        console.log(
+          `  copy ${c + 1}: ${Math.round(lines.length / ((now.t - lap.t) / 1000))} docs/s wall, ${Math.round(lines.length / ((now.cpu - lap.cpu) / 1000))} docs per server CPU-second, ` +
+            `server RSS ${mem.rss.toFixed(0)} MiB, load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+        );
+        lap = now;
       }
     }
     const bulkSeconds = (performance.now() - t0) / 1000;

@@ -25,6 +25,8 @@ export function sendJson(req: FastifyRequest, reply: FastifyReply, status: numbe
     .send(Buffer.from(renderJson(body, isPretty(req), hasRaw)));
 }
 
+const NON_BLANK = /\S/;
+
 /** The raw body text, or undefined when there is none. */
 export function rawBody(req: FastifyRequest): string | undefined {
   const b = req.body;
@@ -33,7 +35,8 @@ export function rawBody(req: FastifyRequest): string | undefined {
     return src === undefined ? undefined : src;
   }
   const text = Buffer.isBuffer(b) ? b.toString('utf8') : String(b);
-  return text.trim() === '' ? undefined : text;
+  // Not `text.trim() === ''`: that copies a whole `_bulk` body only to test it (\s is trim's set).
+  return NON_BLANK.test(text) ? text : undefined;
 }
 
 /** The parsed JSON body (undefined when empty); checks the content type first. */

@@ -106,6 +106,8 @@ export class Mappings {
   toJSON(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     if (this.dynamic !== true) out.dynamic = String(this.dynamic);
+    // Also what the store saves: leaving it out turned date detection back on at the next start.
+    if (!this.dateDetection) out.date_detection = false;
     out.properties = this.properties;
     return out;
   }
