@@ -339,9 +339,11 @@ export class IncrementalTranslation {
 
   /**
    * Files the objects of the last full translation under what they read. Not done by the full
-   * translation itself: its snapshots go out first, the index is built by the next change.
+   * translation itself: its snapshots go out first. The controller calls this once they are sent
+   * (so the next change does not pay ~80 ms for it at 10,000 objects); a change that comes
+   * earlier builds it first. Idempotent.
    */
-  private linkAll(): void {
+  linkAll(): void {
     if (!this.unlinked) return;
     this.unlinked = false;
     for (const [key, e] of this.ingressEntries) if (e.deps === undefined) this.linkIngress(key, e);

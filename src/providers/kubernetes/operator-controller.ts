@@ -222,6 +222,8 @@ export class OperatorController {
     const sent: Promise<void>[] = [];
     if (outcome.kubernetes) sent.push(send(INGRESS_PROVIDER, outcome.kubernetes));
     if (outcome.kubernetescrd) sent.push(send(CRD_PROVIDER, outcome.kubernetescrd));
+    // The dependency index a full translation leaves unbuilt is built once its snapshots are out.
+    if (outcome.full) void Promise.all(sent).then(() => this.translation.linkAll(), () => undefined);
     if (!this.syncReported) {
       void Promise.all(sent).then(() => {
         if (this.syncReported || !this.delivery.settled) return;
