@@ -1,17 +1,13 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
-import type { ProviderSnapshot } from '../../../src/management/dynamic-config.js';
-import { SnapshotLineEncoder } from '../../../src/management/snapshot-lines.js';
 import { emptyChangeSet, noteChange, type ChangeSet } from '../../../src/providers/kubernetes/change-set.js';
 import { IncrementalTranslation, type ProviderUpdate } from '../../../src/providers/kubernetes/incremental-translation.js';
 import type { KubeObject } from '../../../src/providers/kubernetes/kube-objects.js';
 import { ObjectCache, watchedResources } from '../../../src/providers/kubernetes/object-cache.js';
-import type { ReflectorSink, ResourceType } from '../../../src/providers/kubernetes/reflector.js';
+import type { ReflectorSink } from '../../../src/providers/kubernetes/reflector.js';
 import { translate } from '../../../src/providers/kubernetes/translate.js';
 import { DEFAULT_TRANSLATE_OPTIONS } from '../../../src/providers/kubernetes/translation-types.js';
+import { changeOp, checkEquivalence, encodeLines, goldenObjects, lines, typeIn } from './incremental-equivalence.js';
 
 // The incremental translation (patched snapshots, re-translating only what a change touched) must
 // give exactly what a translation from scratch gives: the same body lines in the same order, the
@@ -19,25 +15,8 @@ import { DEFAULT_TRANSLATE_OPTIONS } from '../../../src/providers/kubernetes/tra
 // golden cases' inputs (clashes, shared services, default backends, bad objects, references) and
 // variants of them (renamed hosts and matches), changed, re-sent and deleted in random order.
 
-const root = new URL('../../fixtures/kubernetes/', import.meta.url).pathname;
-
-function readObjects(file: string): KubeObject[] {
-  return parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as KubeObject | null).filter((o): o is KubeObject => o !== null);
-}
-
-const pool: KubeObject[] = [
-  ...readObjects(join(root, 'common-backends.yaml')),
-  ...readdirSync(join(root, 'golden')).sort().flatMap((name) => readObjects(join(root, 'golden', name, 'input.yaml'))),
-];
-
 const types = watchedResources({ traefikCrds: true, secrets: true });
-
-function typeOf(o: KubeObject): ResourceType | undefined {
-  const group = (o.apiVersion ?? '').includes('/') ? (o.apiVersion ?? '').split('/')[0] : '';
-  return types.find((t) => t.kind === o.kind && t.group === group);
-}
-
-const usable = pool.filter((o) => typeOf(o) !== undefined);
+const usable = goldenObjects.filter((o) => typeIn(types, o) !== undefined);
 
 /** A changed copy: another host, match, port or endpoint, so names move and records change. */
 function variant(o: KubeObject, n: number): KubeObject {
@@ -57,58 +36,15 @@ function variant(o: KubeObject, n: number): KubeObject {
   return copy;
 }
 
-function lines(update: ProviderUpdate): string[] {
-  if ('body' in update) return Buffer.concat(update.body.chunks).toString('utf8').split('\n').slice(1).filter((l) => l !== '');
-  return encodeLines(update.snapshot);
-}
-
-function encodeLines(snapshot: ProviderSnapshot): string[] {
-  return [...new SnapshotLineEncoder().encode({ configuration: snapshot.configuration, serverStatus: snapshot.serverStatus ?? {} }, { configuration: 3, serverStatus: 1 }).lines];
-}
-
-const op = fc.record({ kind: fc.constantFrom('upsert', 'variant', 'delete'), index: fc.nat(), n: fc.nat(20) });
-
 const stats = { initial: 0, full: 0, patched: 0, unchanged: 0 };
 
 describe('incremental translation', () => {
   it('equals a translation from scratch after every change', () => {
-    fc.assert(fc.property(fc.array(fc.nat(), { maxLength: 40 }), fc.array(op, { minLength: 1, maxLength: 30 }), fc.boolean(), (initial, ops, batch) => {
-      let changes: ChangeSet = emptyChangeSet();
-      const cache = new ObjectCache((resourceId, key, services) => noteChange(changes, resourceId, key, services));
-      const sinks = new Map<string, ReflectorSink>(types.map((t) => [t.id, cache.sink(t, '')]));
-      const sinkOf = (o: KubeObject) => sinks.get((typeOf(o) as ResourceType).id) as ReflectorSink;
-      for (const t of types) {
-        const sink = sinks.get(t.id) as ReflectorSink;
-        sink.replace(initial.map((i) => usable[i % usable.length] as KubeObject).filter((o) => typeOf(o) === t).map((o) => structuredClone(o)));
-        sink.listed();
-      }
-      const options = DEFAULT_TRANSLATE_OPTIONS;
-      const inc = new IncrementalTranslation(options, cache);
-      const current: { kubernetes?: string[]; kubernetescrd?: string[] } = {};
-      let first = true;
-      const check = () => {
-        const outcome = inc.update(changes);
-        stats[first ? 'initial' : outcome.full ? 'full' : outcome.objects > 0 ? 'patched' : 'unchanged']++;
-        first = false;
-        changes = emptyChangeSet();
-        if (outcome.kubernetes) current.kubernetes = lines(outcome.kubernetes);
-        if (outcome.kubernetescrd) current.kubernetescrd = lines(outcome.kubernetescrd);
-        const scratch = translate(cache.snapshot(), options);
-        expect(current.kubernetes).toEqual(encodeLines(scratch.kubernetes));
-        expect(current.kubernetescrd).toEqual(encodeLines(scratch.kubernetescrd));
-        const status = inc.statusInput();
-        expect(status.statuses).toEqual(scratch.statuses);
-        expect(status.events).toEqual(scratch.events);
-        expect(status.servedIngresses).toEqual(scratch.servedIngresses);
-      };
-      check();
-      for (const { kind, index, n } of ops) {
-        const o = usable[index % usable.length] as KubeObject;
-        if (kind === 'delete') sinkOf(o).remove(structuredClone(o));
-        else sinkOf(o).upsert(kind === 'variant' ? variant(o, n) : structuredClone(o));
-        if (!batch) check();
-      }
-      check();
+    fc.assert(fc.property(fc.array(fc.nat(), { maxLength: 40 }), fc.array(changeOp, { minLength: 1, maxLength: 30 }), fc.boolean(), (initial, ops, batch) => {
+      checkEquivalence({
+        types, usable, variant, options: DEFAULT_TRANSLATE_OPTIONS, initial, ops, batch,
+        onOutcome: (outcome, first) => stats[first ? 'initial' : outcome.full ? 'full' : outcome.objects > 0 ? 'patched' : 'unchanged']++,
+      });
     }), { numRuns: Number(process.env.PROP_RUNS ?? 150) });
     // The fast path is what is under test: most changes take it (about 10 to 1 against falling
     // back to a full translation, with these objects).
