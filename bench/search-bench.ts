@@ -68,7 +68,10 @@ function median(sorted: number[]): number {
 
 /** One keep-alive connection; requests are sent one at a time, as the references run queries. */
 function httpClient(port: number): { request: (method: 'GET' | 'POST' | 'PUT', path: string, body?: string, ct?: string) => Promise<{ status: number; text: string }>; close: () => Promise<void> } {
-  const client = new Client(`http://127.0.0.1:${port}`, { pipelining: 1 });
+  // Idle connections are dropped after 4 s and a new one is made: while the references index
+  // 1M documents (minutes) the server closes the idle keep-alive connection, and a request sent on
+  // it then failed with "other side closed".
+  const client = new Client(`http://127.0.0.1:${port}`, { pipelining: 1, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000 });
   return {
     async request(method, path, body, ct = 'application/json') {
       const r = await client.request({ method, path, body, headers: body === undefined ? {} : { 'content-type': ct } });
