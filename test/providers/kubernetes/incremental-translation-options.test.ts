@@ -5,7 +5,7 @@ import { watchedResources } from '../../../src/providers/kubernetes/object-cache
 import { DEFAULT_TRANSLATE_OPTIONS, type TranslateOptions } from '../../../src/providers/kubernetes/translation-types.js';
 import { changeOp, checkEquivalence, goldenObjects, typeIn } from './incremental-equivalence.js';
 
-// Review (rev-op): the incremental translation against translate() under the selection options
+// The incremental translation against translate() under the selection options
 // the operator takes (label selector, namespace selector, namespaces, ingress class), with
 // changes that move objects in and out of the selection (labels, namespace labels, classes).
 
@@ -36,7 +36,7 @@ const optionSets: Partial<TranslateOptions>[] = [
   { ingressClass: 'portico' },
 ];
 
-describe('incremental translation under selection options (review)', () => {
+describe('incremental translation under selection options', () => {
   for (const extra of optionSets) {
     it(`equals translate() with ${JSON.stringify(extra)}`, () => {
       const options: TranslateOptions = { ...DEFAULT_TRANSLATE_OPTIONS, ...extra };

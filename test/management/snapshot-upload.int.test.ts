@@ -9,7 +9,7 @@ import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder } from '../../src/manage
 import { validateProviderSnapshot } from '../../src/management/snapshot-validation.js';
 import { silentLogger, TRAEFIK, WEB, WEBSECURE } from './helpers.js';
 
-// Review (rev-op): format 2 bodies over a real connection, read and compared as they arrive.
+// Format 2 bodies over a real connection, read and compared as they arrive.
 // An upload that is cut off must change nothing, whichever way it is sent (with a length or
 // chunked), and overlapping uploads of one provider must each apply exactly their own body.
 
@@ -76,7 +76,7 @@ function put(port: number, text: string, opts: { chunked?: boolean; split?: numb
 
 const tick = (ms = 50) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('format 2 uploads over a connection (review)', () => {
+describe('format 2 uploads over a connection', () => {
   for (const chunked of [false, true]) {
     it(`changes nothing when an upload is cut off at a line end (${chunked ? 'chunked' : 'with a length'})`, async () => {
       const { store, port } = await start();
@@ -126,7 +126,7 @@ describe('format 2 uploads over a connection (review)', () => {
   });
 });
 
-describe('format 2 uploads cut off, and what the server prepares after them (review)', () => {
+describe('format 2 uploads cut off, and what the server prepares after them', () => {
   const runtimeOf = (store: RecordStore) => (store as unknown as { runtime: { lastRecomputed: number } }).runtime;
 
   for (const when of ['mid-body', 'after the body'] as const) {

@@ -8,7 +8,7 @@ import type { ReflectorSink } from '../../../src/providers/kubernetes/reflector.
 import { translate } from '../../../src/providers/kubernetes/translate.js';
 import { DEFAULT_TRANSLATE_OPTIONS } from '../../../src/providers/kubernetes/translation-types.js';
 
-// Review (rev-op): the version of a snapshot body must depend on its content only. The operator
+// The version of a snapshot body must depend on its content only. The operator
 // skips a PUT when the version is unchanged, and check() re-delivers when the server holds
 // another version: a version that depends on how the body happens to be cut into blocks makes a
 // resync (or a second replica, or a restarted operator) re-send and re-apply an unchanged snapshot.
@@ -20,7 +20,7 @@ function body(update: ProviderUpdate | undefined): { version: string; text: stri
   return { version: update.body.version, text: Buffer.concat(update.body.chunks).toString('utf8').split('\n').slice(1).join('\n') };
 }
 
-describe('snapshot body version (review)', () => {
+describe('snapshot body version', () => {
   it('is the same for the same content whether the body was patched or laid out from scratch', () => {
     let changes: ChangeSet = emptyChangeSet();
     const cache = new ObjectCache((resourceId, key, services) => noteChange(changes, resourceId, key, services));

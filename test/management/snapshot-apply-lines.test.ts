@@ -9,7 +9,7 @@ import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder } from '../../src/manage
 import { validateProviderSnapshot } from '../../src/management/snapshot-validation.js';
 import { silentLogger, TRAEFIK, WEB, WEBSECURE } from './helpers.js';
 
-// Review (rev-op): format 2 bodies made of arbitrary lines (TCP and UDP records, TLS and servers
+// Format 2 bodies made of arbitrary lines (TCP and UDP records, TLS and servers
 // transports, server states under bare and qualified names, whole maps in one line, bad names),
 // each the previous one edited: the incremental apply must serve and refuse exactly what a store
 // given each accepted body from scratch serves and refuses.
@@ -68,7 +68,7 @@ function served(view: RuntimeView): string {
 
 const storeOptions = { entryPoints: [WEB, WEBSECURE, TRAEFIK], now: () => 0 };
 
-describe('applying arbitrary format 2 lines (review)', () => {
+describe('applying arbitrary format 2 lines', () => {
   it('serves and refuses what a store given each body from scratch does', async () => {
     await fc.assert(fc.asyncProperty(fc.array(fc.array(edit, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 12 }), fc.boolean(), async (steps, prepare) => {
       const store = new RecordStore(storeOptions);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SnapshotLineDecoder } from '../../src/management/snapshot-lines.js';
 
-// Review (rev-op): the decoder keeps a tree of the objects its paths run through between bodies.
+// The decoder keeps a tree of the objects its paths run through between bodies.
 // Format 2 allows any split ("any split is valid"), so a sender may write a record field by field;
 // when records come and go (names with hashes, as the operator's), the tree must not keep a node
 // for every record name ever seen.
@@ -19,7 +19,7 @@ function nodes(decoder: SnapshotLineDecoder): number {
   return n;
 }
 
-describe('snapshot line decoder memory (review)', () => {
+describe('snapshot line decoder memory', () => {
   it('does not keep a node per record name ever seen when records are written field by field', () => {
     const decoder = new SnapshotLineDecoder();
     const body = (from: number) => {

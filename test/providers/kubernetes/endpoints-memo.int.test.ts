@@ -11,7 +11,7 @@ import { runOperator } from '../../../src/providers/kubernetes/run-operator.js';
 import { FakeKubeApiServer, fakeKubeconfig, type Obj } from '../../support/fake-kube-apiserver.js';
 import { eventually, FakeInternalEndpoint } from './fake-internal-endpoint.js';
 
-// Review (rev-op): the resolved-servers memo of the cluster index keeps an entry per Service
+// The resolved-servers memo of the cluster index keeps an entry per Service
 // port ever resolved until prune() drops them. With incremental reconciles (no full translation
 // while the resync is off), Services coming and going must not grow it without bound.
 
@@ -21,7 +21,7 @@ const ingress = (i: number): Obj => ({
   spec: { rules: [{ host: `h${i}.test`, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: `s${i}`, port: { name: 'http' } } } }] } }] },
 });
 
-describe('operator memory across many changes (review)', () => {
+describe('operator memory across many changes', () => {
   const cleanup: (() => Promise<void>)[] = [];
   afterEach(async () => {
     for (const c of cleanup.splice(0).reverse()) await c();
@@ -41,7 +41,7 @@ describe('operator memory across many changes (review)', () => {
     const endpoint = new FakeInternalEndpoint('secret-token');
     await endpoint.start();
     cleanup.push(() => endpoint.close());
-    const dir = mkdtempSync(join(tmpdir(), 'portico-review-'));
+    const dir = mkdtempSync(join(tmpdir(), 'portico-endpoints-memo-'));
     writeFileSync(join(dir, 'kubeconfig'), fakeKubeconfig(kube.url));
     writeFileSync(join(dir, 'internal-token'), 'secret-token\n');
     kube.applyAll([service(0), ingress(0)]);
