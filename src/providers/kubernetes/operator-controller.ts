@@ -11,6 +11,9 @@ import { IncrementalTranslation, type ProviderUpdate, type StatusInput } from '.
 import { CRD_PROVIDER, INGRESS_PROVIDER } from './naming.js';
 import type { TranslateOptions } from './translation-types.js';
 
+
+/** How long after a full translation's snapshots are sent its dependency index is built (ms). */
+const LINK_DELAY_MS = 50;
 /**
  * The operator's loop: reflectors fill the cache; every change is noted (which objects, which
  * Services and Secrets); the reconciler translates what changed (incremental-translation.ts:
@@ -222,8 +225,10 @@ export class OperatorController {
     const sent: Promise<void>[] = [];
     if (outcome.kubernetes) sent.push(send(INGRESS_PROVIDER, outcome.kubernetes));
     if (outcome.kubernetescrd) sent.push(send(CRD_PROVIDER, outcome.kubernetescrd));
-    // The dependency index a full translation leaves unbuilt is built once its snapshots are out.
-    if (outcome.full) void Promise.all(sent).then(() => this.translation.linkAll(), () => undefined);
+    // The dependency index a full translation leaves unbuilt is built while the server applies
+    // the snapshots just sent: a moment later, so that their bodies are first handed to the
+    // socket, and before the answer, when the next change would otherwise wait behind it.
+    if (outcome.full) setTimeout(() => this.translation.linkAll(), LINK_DELAY_MS).unref();
     if (!this.syncReported) {
       void Promise.all(sent).then(() => {
         if (this.syncReported || !this.delivery.settled) return;
