@@ -30,33 +30,19 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { Client } from 'undici';
+import { corpusPath, DEPTHS, flag, opt, QUERIES, readCorpus, ROOT } from './search-workload.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const opt = (name: string, def: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i === -1 ? def : (args[i + 1] ?? def);
-};
-// ../shared from the main checkout; worktrees sit one level deeper.
-const corpus = resolve(root, opt('corpus', ['../shared', '../../shared'].map((d) => `${d}/data/debian-packages.ndjson.gz`).find((p) => existsSync(resolve(root, p))) ?? '../shared/data/debian-packages.ndjson.gz'));
+const corpus = corpusPath();
 const copies = Number(opt('copies', '1'));
 // 10 rounds of 20 queries: 200 samples per depth, so that p95 is not just the 5th worst of 100.
 const rounds = Number(opt('rounds', '10'));
 const batch = Number(opt('batch', '5000'));
 /** Only Portico (e.g. a quick --copies 16 memory run on a shared machine). */
-const skipReferences = args.includes('--skip-references');
-const DEPTHS = [0, 100, 1000, 9990];
-const QUERIES = [
-  'python library', 'game', 'network monitoring tool', 'web server', 'perl module', 'documentation', 'development files',
-  'linux kernel', 'image editor', 'database client', 'command line utility', 'audio player', 'font', 'java',
-  'debug symbols', 'shared library', 'window manager', 'haskell', 'ruby', 'email client',
-];
+const skipReferences = flag('skip-references');
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.max(0, Math.ceil(sorted.length * p) - 1)] ?? NaN;
@@ -85,7 +71,7 @@ function httpClient(port: number): { request: (method: 'GET' | 'POST' | 'PUT', p
 const serverNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 
 async function startPortico(dataDir: string): Promise<{ port: number; pid: number; stop: () => Promise<void> }> {
-  const cli = join(root, 'dist', 'cli.js');
+  const cli = join(ROOT, 'dist', 'cli.js');
   if (!existsSync(cli)) throw new Error('dist/cli.js is missing: run npm run build first');
   const child = spawn(process.execPath, [...serverNodeArgs, cli, 'serve', '--data.dir', dataDir, '--pushgateway.listen-address', 'off', '--management.listen-address', 'off', '--search.listen-address', '127.0.0.1:0', '--log.level', 'info'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((res, rej) => {
@@ -155,7 +141,7 @@ interface Engine {
 
 /** Xapian in /usr/bin/python3, indexed and then driven one round at a time over stdin/stdout. */
 async function startXapian(): Promise<Engine & { rate: number }> {
-  const child = spawn('/usr/bin/python3', [join(root, 'bench', 'xapian-reference.py'), corpus, String(copies), JSON.stringify(QUERIES), JSON.stringify(DEPTHS)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('/usr/bin/python3', [join(ROOT, 'bench', 'xapian-reference.py'), corpus, String(copies), JSON.stringify(QUERIES), JSON.stringify(DEPTHS)], { stdio: ['pipe', 'pipe', 'pipe'] });
   const exited = new Promise<void>((res) => child.on('exit', () => res()));
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
@@ -233,7 +219,7 @@ function startFts5(lines: readonly string[]): Engine & { rate: number } {
 }
 
 async function main(): Promise<void> {
-  const lines = gunzipSync(readFileSync(corpus)).toString('utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = readCorpus(corpus);
   const total = lines.length * copies;
   const dataDir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
   const server = await startPortico(dataDir);

@@ -10,37 +10,24 @@
  * loading the index snapshot saved by close, and rebuilding the index from the store without it. `checksum` hashes every returned id and score so two
  * versions of the core can be compared for identical results.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { gunzipSync } from 'node:zlib';
+import { join } from 'node:path';
 import { parseBulk } from '../src/search/bulk.js';
 import { renderBulkResponse } from '../src/search/bulk-response.js';
 import { SqliteDocumentStore, type Durability } from '../src/search/document-store.js';
 import { renderJson } from '../src/search/json-render.js';
 import { SearchService } from '../src/search/search-service.js';
 import { parseSearchRequest } from '../src/search/search-request.js';
+import { corpusPath, DEPTHS, flag, opt, QUERIES, readCorpus } from './search-workload.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const opt = (name: string, def: string): string => {
-  const i = args.indexOf(`--${name}`);
-  return i === -1 ? def : (args[i + 1] ?? def);
-};
-const corpus = resolve(root, opt('corpus', ['../shared', '../../shared'].map((d) => `${d}/data/debian-packages.ndjson.gz`).find((p) => existsSync(resolve(root, p))) ?? '../shared/data/debian-packages.ndjson.gz'));
+const corpus = corpusPath();
 const copies = Number(opt('copies', '1'));
 const rounds = Number(opt('rounds', '3'));
 const batch = Number(opt('batch', '5000'));
 const durability = opt('durability', 'request') as Durability;
 /** Stop after loading (profiling the bulk path). */
-const bulkOnly = args.includes('--bulk-only');
-const DEPTHS = [0, 100, 1000, 9990];
-const QUERIES = [
-  'python library', 'game', 'network monitoring tool', 'web server', 'perl module', 'documentation', 'development files',
-  'linux kernel', 'image editor', 'database client', 'command line utility', 'audio player', 'font', 'java',
-  'debug symbols', 'shared library', 'window manager', 'haskell', 'ruby', 'email client',
-];
+const bulkOnly = flag('bulk-only');
 
 const gc = (globalThis as { gc?: () => void }).gc;
 const cpuUs = (): number => {
@@ -60,7 +47,7 @@ function pct(sorted: number[], p: number): number {
 function main(): void {
   // --limit N: only the first N documents of the corpus (e.g. under valgrind --tool=callgrind).
   const limit = Number(opt('limit', 'Infinity'));
-  const lines = gunzipSync(readFileSync(corpus)).toString('utf8').split('\n').filter((l) => l.trim() !== '').slice(0, limit);
+  const lines = readCorpus(corpus).slice(0, limit);
   const bodies: string[] = [];
   let id = 0;
   for (let c = 0; c < copies; c++) {

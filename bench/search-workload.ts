@@ -1,0 +1,45 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+
+/**
+ * What the search benchmark and the in-process search probe share: the corpus, the match queries
+ * on `description` and the depths they are run at, and the command line.
+ */
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** `from` of every measured page (size 10). */
+export const DEPTHS = [0, 100, 1000, 9990];
+
+/** One to three words each, run as `match` queries on `description`. */
+export const QUERIES = [
+  'python library', 'game', 'network monitoring tool', 'web server', 'perl module', 'documentation', 'development files',
+  'linux kernel', 'image editor', 'database client', 'command line utility', 'audio player', 'font', 'java',
+  'debug symbols', 'shared library', 'window manager', 'haskell', 'ruby', 'email client',
+];
+
+const args = process.argv.slice(2);
+
+/** The value after `--<name>`, else `def`. */
+export function opt(name: string, def: string): string {
+  const i = args.indexOf(`--${name}`);
+  return i === -1 ? def : (args[i + 1] ?? def);
+}
+
+/** Whether the bare flag `--<name>` was given. */
+export function flag(name: string): boolean {
+  return args.includes(`--${name}`);
+}
+
+/** `--corpus`, else the Debian corpus in ../shared (from the main checkout; worktrees sit one level deeper). */
+export function corpusPath(): string {
+  const found = ['../shared', '../../shared'].map((d) => `${d}/data/debian-packages.ndjson.gz`).find((p) => existsSync(resolve(ROOT, p)));
+  return resolve(ROOT, opt('corpus', found ?? '../shared/data/debian-packages.ndjson.gz'));
+}
+
+/** The corpus documents, one JSON text each. */
+export function readCorpus(path: string): string[] {
+  return gunzipSync(readFileSync(path)).toString('utf8').split('\n').filter((l) => l.trim() !== '');
+}
