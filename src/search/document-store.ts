@@ -21,12 +21,14 @@ export interface StoredDoc {
 }
 
 /**
- * Where a source's text lies in a larger string (a `_bulk` body): `source` equals
- * text.slice(start, start + source.length). Lets the store pass the body once instead of each source.
+ * Where a source's UTF-8 bytes lie in a larger buffer (a `_bulk` body): `source` is exactly
+ * bytes.toString('utf8', start, end). Lets the store hand the body's bytes to its writer once
+ * instead of each source as a string.
  */
 export interface SourceSpan {
-  readonly text: string;
+  readonly bytes: Uint8Array;
   readonly start: number;
+  readonly end: number;
 }
 
 /**
@@ -161,7 +163,7 @@ export class SqliteDocumentStore implements DocumentStore {
   putDoc(index: string, doc: StoredDoc, within?: SourceSpan): void {
     this.transaction(() => {
       if (within === undefined) this.writer.putDoc(index, doc.id, doc.version, doc.seqNo, doc.source);
-      else this.writer.putDocWithin(index, doc.id, doc.version, doc.seqNo, within.text, within.start, within.start + doc.source.length);
+      else this.writer.putDocWithin(index, doc.id, doc.version, doc.seqNo, within.bytes, within.start, within.end);
       this.pendingOf(index).set(doc.id, doc);
     });
   }

@@ -77,13 +77,14 @@ describe('SQLite document store (writes on a worker thread)', () => {
     odd.forEach((source, n) => expect(store.getDoc('i', `o${n}`)?.source).toBe(source));
   });
 
-  it('stores sources given as spans of larger texts, mixed with plain ones, across chunks and texts', () => {
-    const texts = ['  {"a":1}\n{"b":"é\u{1f600}"}\n', 'x{"c":"\u0001"}y'];
+  it('stores sources given as byte spans of larger buffers, mixed with plain ones, across chunks and buffers', () => {
+    const texts = [Buffer.from('  {"a":1}\n{"b":"é\u{1f600}"}\n'), Buffer.from('x{"c":"\u0001"}y')];
     const spans = [
-      { text: texts[0] as string, start: 2, source: '{"a":1}' },
-      { text: texts[0] as string, start: 10, source: '{"b":"é\u{1f600}"}' },
-      { text: texts[1] as string, start: 1, source: '{"c":"\u0001"}' },
+      { bytes: texts[0] as Buffer, start: 2, end: 9, source: '{"a":1}' },
+      { bytes: texts[0] as Buffer, start: 10, end: 24, source: '{"b":"é\u{1f600}"}' },
+      { bytes: texts[1] as Buffer, start: 1, end: 10, source: '{"c":"\u0001"}' },
     ];
+    for (const s of spans) expect(s.bytes.toString('utf8', s.start, s.end)).toBe(s.source);
     store.transaction(() => {
       for (let n = 0; n < 450; n++) {
         const s = spans[n % 3] as (typeof spans)[number];

@@ -62,13 +62,14 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
 
   const bulk = async (req: FastifyRequest, reply: FastifyReply) => {
     const started = performance.now();
-    const text = rawBody(req);
-    if (text === undefined) throw errors.actionValidation(['no requests added']);
-    const actions = parseBulk(text, (req.params as Params).index);
+    // The body's bytes as they came (see parseBulk); a `?source=` query string as text.
+    const body = Buffer.isBuffer(req.body) ? req.body : rawBody(req);
+    if (body === undefined) throw errors.actionValidation(['no requests added']);
+    const actions = parseBulk(body, (req.params as Params).index);
     if (actions.length === 0) throw errors.actionValidation(['no requests added']);
     const items = service.bulk(actions);
-    const body = renderBulkResponse(items, forcedRefresh(req), Math.round(performance.now() - started));
-    return sendJson(req, reply, 200, new RawJson(body), true);
+    const text = renderBulkResponse(items, forcedRefresh(req), Math.round(performance.now() - started));
+    return sendJson(req, reply, 200, new RawJson(text), true);
   };
   app.post('/_bulk', bulk);
   app.put('/_bulk', bulk);
