@@ -46,8 +46,14 @@ export interface DocumentStore {
   /** `within`: where `doc.source` lies in a larger string, if it does (a hint; may be ignored). */
   putDoc(index: string, doc: StoredDoc, within?: SourceSpan): void;
   deleteDoc(index: string, id: string): void;
-  /** Runs `fn` in one transaction: all of its writes are durable when it returns, or none are. */
-  transaction<T>(fn: () => T): T;
+  /**
+   * Runs `fn` in one transaction: all of its writes are durable when it returns, or none are.
+   * With `interimCommits`, the store may commit the writes in parts as they go (a `_bulk`, which is
+   * not atomic in ES either): all are still durable when it returns, but when it throws some may be
+   * stored; the caller must then rebuild what it derived from them from the store. Ignored inside
+   * another transaction.
+   */
+  transaction<T>(fn: () => T, options?: { readonly interimCommits?: boolean }): T;
   close(): void;
   /**
    * The in-memory index saved by the last close, when nothing was written since (so that a restart
@@ -184,9 +190,10 @@ export class SqliteDocumentStore implements DocumentStore {
     return m;
   }
 
-  transaction<T>(fn: () => T): T {
+  transaction<T>(fn: () => T, options?: { readonly interimCommits?: boolean }): T {
     if (this.inTransaction) return fn();
     this.inTransaction = true;
+    this.writer.interimCommits = options?.interimCommits ?? false;
     try {
       let result: T;
       try {

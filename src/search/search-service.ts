@@ -258,13 +258,15 @@ export class SearchService {
 
   /**
    * Runs writes in one store transaction. If the commit fails the in-memory index may hold writes
-   * that were never stored, so it is rebuilt from the store before the error propagates.
+   * that were never stored, so it is rebuilt from the store before the error propagates; with
+   * `interimCommits` (see DocumentStore.transaction) part of the writes may be stored whatever the
+   * error, so it is rebuilt on any.
    */
-  private transaction<T>(fn: () => T): T {
+  private transaction<T>(fn: () => T, interimCommits = false): T {
     try {
-      return this.store.transaction(fn);
+      return this.store.transaction(fn, { interimCommits });
     } catch (e) {
-      if (!(e instanceof SearchError)) {
+      if (interimCommits || !(e instanceof SearchError)) {
         this.indices.clear();
         this.load();
       }
@@ -282,9 +284,13 @@ export class SearchService {
     return this.transaction(() => this.remove(state, id));
   }
 
-  /** Applies bulk actions in one transaction; each item succeeds or fails on its own. */
+  /**
+   * Applies bulk actions; each item succeeds or fails on its own. The store may commit them in
+   * parts (ES's bulk is not atomic either), so that the answer waits only for the last part.
+   */
   bulk(actions: readonly (BulkAction | SearchError)[]): BulkItem[] {
-    return this.transaction(() =>
+    return this.transaction(
+      () =>
       actions.map((a): BulkItem => {
         if (a instanceof SearchError) return { op: 'index', index: '', id: '', error: a };
         let source: unknown;
@@ -317,6 +323,7 @@ export class SearchService {
           throw e;
         }
       }),
+      true,
     );
   }
 

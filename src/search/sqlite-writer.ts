@@ -55,6 +55,22 @@ const CHUNK_OPS = 200;
  * freezing the server for good, and every later write fails at once.
  */
 const STALL_LIMIT_MS = 60_000;
+
+/**
+ * Operations between the interim commits of a transaction that allows them (see `interimCommits`).
+ * Why: a commit writes the transaction's pages to the WAL and fsyncs it, and the main thread waits
+ * for that; committing as it goes leaves only the tail for the wait.
+ */
+const INTERIM_COMMIT_OPS = 5 * CHUNK_OPS;
+
+/**
+ * Bytes of documents committed before the worker checkpoints the WAL into the database (SQLite's
+ * own automatic checkpoint is off for the write connection). Why: the automatic checkpoint runs
+ * inside the COMMIT that crosses 1,000 pages, so a bulk's commit waited for it (more than half of
+ * the wait); the worker now does it after it has answered, while the main thread goes on. About
+ * SQLite's default of 1,000 pages of 4 KiB.
+ */
+const CHECKPOINT_BYTES = 4 * 1024 * 1024;
 const WAIT_SLICE_MS = 1_000;
 
 const WORKER_SOURCE = `
@@ -69,6 +85,7 @@ try {
   const Database = require(workerData.sqlite);
   db = new Database(workerData.file);
   db.pragma('synchronous = ' + workerData.synchronous);
+  db.pragma('wal_autocheckpoint = 0');
   stmts = [
     db.prepare('INSERT OR REPLACE INTO docs (idx, id, version, seq_no, source) VALUES (?, ?, ?, ?, ?)'),
     db.prepare('DELETE FROM docs WHERE idx = ? AND id = ?'),
@@ -84,6 +101,9 @@ try {
 let inTxn = false;
 let failure;
 let bytes = Buffer.alloc(0);
+/** Bytes of documents written by the open transaction, and committed since the last checkpoint. */
+let txnBytes = 0;
+let uncheckpointed = 0;
 function done(ok, message) {
   reply.postMessage({ ok, message });
   Atomics.store(flag, 0, 1);
@@ -103,41 +123,62 @@ function run(ops, joined, count, packed, idsJoined, idCount) {
   let i = 0;
   while (i < ops.length) {
     switch (ops[i]) {
-      case ${PUT_DOC}: stmts[0].run(ops[i + 1], ops[i + 2], ops[i + 3], ops[i + 4], ops[i + 5]); i += 6; break;
-      case ${PUT_DOC_JOINED}: stmts[0].run(ops[i + 1], ops[i + 2], ops[i + 3], ops[i + 4], sources[next++]); i += 5; break;
+      case ${PUT_DOC}: stmts[0].run(ops[i + 1], ops[i + 2], ops[i + 3], ops[i + 4], ops[i + 5]); txnBytes += ops[i + 5].length; i += 6; break;
+      case ${PUT_DOC_JOINED}: txnBytes += sources[next].length; stmts[0].run(ops[i + 1], ops[i + 2], ops[i + 3], ops[i + 4], sources[next++]); i += 5; break;
       case ${DELETE_DOC}: stmts[1].run(ops[i + 1], ops[i + 2]); i += 3; break;
       case ${PUT_INDEX}: stmts[2].run(ops[i + 1], ops[i + 2], ops[i + 3], ops[i + 4], ops[i + 5]); i += 6; break;
       case ${UPDATE_MAPPINGS}: stmts[3].run(ops[i + 1], ops[i + 2]); i += 3; break;
       case ${DELETE_INDEX}: stmts[4].run(ops[i + 1]); stmts[5].run(ops[i + 1]); i += 2; break;
       case ${SET_BYTES}: bytes = Buffer.from(ops[i + 1], ops[i + 2]); i += 3; break;
-      case ${PUT_DOC_WITHIN}: stmts[0].run(ops[i + 1], ops[i + 2], ops[i + 3], ops[i + 4], bytes.toString('utf8', ops[i + 5], ops[i + 6])); i += 7; break;
+      case ${PUT_DOC_WITHIN}: stmts[0].run(ops[i + 1], ops[i + 2], ops[i + 3], ops[i + 4], bytes.toString('utf8', ops[i + 5], ops[i + 6])); txnBytes += ops[i + 6] - ops[i + 5]; i += 7; break;
       case ${SET_IDX}: idx = ops[i + 1]; i += 2; break;
-      case ${PUT_DOC_PACKED}: stmts[0].run(idx, ids[nextId++], packed[p], packed[p + 1], bytes.toString('utf8', packed[p + 2], packed[p + 3])); p += 4; i += 1; break;
+      case ${PUT_DOC_PACKED}: stmts[0].run(idx, ids[nextId++], packed[p], packed[p + 1], bytes.toString('utf8', packed[p + 2], packed[p + 3])); txnBytes += packed[p + 3] - packed[p + 2]; p += 4; i += 1; break;
       default: throw new Error('unknown store operation ' + ops[i]);
     }
   }
+}
+function commit() {
+  // Every commit moves the generation on: a saved index snapshot is only good for its own.
+  stmts[6].run();
+  db.exec('COMMIT');
+  inTxn = false;
+  uncheckpointed += txnBytes;
+  txnBytes = 0;
 }
 function end(sql) {
   const err = openError || failure;
   failure = undefined;
   bytes = Buffer.alloc(0);
   try {
-    // Every commit moves the generation on: a saved index snapshot is only good for its own.
-    if (inTxn && err === undefined && sql === 'COMMIT') stmts[6].run();
-    if (inTxn) db.exec(err === undefined ? sql : 'ROLLBACK');
+    if (inTxn && err === undefined && sql === 'COMMIT') commit();
+    else if (inTxn && db.inTransaction) db.exec('ROLLBACK');
   } catch (e) {
     if (sql === 'COMMIT' && db.inTransaction) db.exec('ROLLBACK');
     inTxn = false;
+    txnBytes = 0;
     return done(false, String(e && e.message));
   }
   inTxn = false;
+  txnBytes = 0;
   if (err !== undefined && sql === 'COMMIT') return done(false, String(err && err.message));
   done(true);
+  if (uncheckpointed >= ${CHECKPOINT_BYTES}) {
+    uncheckpointed = 0;
+    try {
+      db.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      // Only housekeeping: the WAL keeps the data, and the next checkpoint catches up.
+    }
+  }
 }
 parentPort.on('message', (m) => {
   try {
     if (m.t === 'ops') {
-      if (openError === undefined && failure === undefined) run(m.ops, m.sources, m.count, m.packed, m.ids, m.idCount);
+      if (openError === undefined && failure === undefined) {
+        run(m.ops, m.sources, m.count, m.packed, m.ids, m.idCount);
+        // An interim commit: a failure here fails the transaction's final commit as any other.
+        if (m.commit && inTxn) commit();
+      }
       Atomics.add(flag, 1, 1);
     } else if (m.t === 'commit') end('COMMIT');
     else if (m.t === 'rollback') end('ROLLBACK');
@@ -185,6 +226,15 @@ export class SqliteWriter {
    */
   private shared = new Uint8Array(new SharedArrayBuffer(0));
   private sharedUsed = 0;
+  /**
+   * Whether the open transaction may be committed in parts as it goes (every INTERIM_COMMIT_OPS
+   * operations). Its final commit still returns only once everything is stored, but when it fails
+   * (or the transaction is rolled back) the parts committed before stay: whoever derived state from
+   * the writes must then rebuild it from the store. Reset when the transaction ends.
+   */
+  interimCommits = false;
+  /** Operations sent since the last (interim) commit. */
+  private sinceCommit = 0;
   private closed = false;
   /** Why the worker can no longer be used (it exited or stopped answering); every call then fails. */
   private broken: string | undefined;
@@ -266,8 +316,10 @@ export class SqliteWriter {
     return at;
   }
 
-  /** Forgets the open transaction's byte sources: the worker no longer reads them. */
-  private endBytes(): void {
+  /** Forgets the open transaction's byte sources (the worker no longer reads them) and its interim commits. */
+  private endTransaction(): void {
+    this.interimCommits = false;
+    this.sinceCommit = 0;
     this.bytes = undefined;
     this.copies.clear();
     this.sharedUsed = 0;
@@ -300,8 +352,11 @@ export class SqliteWriter {
   private flush(): void {
     if (this.ops.length === 0) return;
     const packed = this.packed.slice(0, 4 * this.packedCount);
+    this.sinceCommit += this.opCount;
+    const commit = this.interimCommits && this.sinceCommit >= INTERIM_COMMIT_OPS;
+    if (commit) this.sinceCommit = 0;
     this.worker.postMessage(
-      { t: 'ops', ops: this.ops, sources: this.sources.join(SOURCE_SEPARATOR), count: this.sources.length, packed, ids: this.ids.join(SOURCE_SEPARATOR), idCount: this.ids.length },
+      { t: 'ops', ops: this.ops, sources: this.sources.join(SOURCE_SEPARATOR), count: this.sources.length, packed, ids: this.ids.join(SOURCE_SEPARATOR), idCount: this.ids.length, commit },
       [packed.buffer],
     );
     this.clearChunk();
@@ -319,14 +374,14 @@ export class SqliteWriter {
   /** Commits everything written since the last commit or rollback; throws when SQLite refused it (then nothing was stored). */
   commit(): void {
     this.flush();
-    this.endBytes();
+    this.endTransaction();
     this.call('commit');
   }
 
   /** Drops everything written since the last commit or rollback. */
   rollback(): void {
     this.clearChunk();
-    this.endBytes();
+    this.endTransaction();
     this.call('rollback');
   }
 
