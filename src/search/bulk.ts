@@ -1,5 +1,6 @@
 import { errors, SearchError } from './errors.js';
 import { parseJsonBody } from './json-render.js';
+import type { SourceSpan } from './document-store.js';
 import type { BulkAction } from './search-service.js';
 
 /**
@@ -30,6 +31,33 @@ const ACTION_TAIL = Buffer.from('"}}');
 /** Whitespace String.prototype.trim removes among ASCII bytes (space, \t, \n, \v, \f, \r). */
 function isAsciiTrimmed(b: number): boolean {
   return b === 0x20 || (b >= 0x09 && b <= 0x0d);
+}
+
+/**
+ * An index or create item whose source text is decoded from the body each time `raw` is read (the
+ * service reads it once, when it applies the item). Why: decoding every source up front kept all
+ * of a bulk's source strings alive until the whole request was done, so the garbage collector
+ * copied and promoted every one of them; decoded when applied, each dies young.
+ */
+class SpanAction implements SourceSpan {
+  readonly source = undefined;
+  constructor(
+    readonly op: 'index' | 'create',
+    readonly index: string,
+    readonly id: string | undefined,
+    readonly bytes: Buffer,
+    readonly start: number,
+    readonly end: number,
+  ) {}
+
+  get raw(): string {
+    return this.bytes.toString('utf8', this.start, this.end);
+  }
+
+  /** Where `raw` lies in the body: the action itself. */
+  get rawIn(): SourceSpan {
+    return this;
+  }
 }
 
 function startsWithAt(buf: Buffer, at: number, end: number, head: Buffer): boolean {
@@ -105,17 +133,23 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
   };
   const lineText = (): string => decoded ?? buf.toString('utf8', lineStart, lineEnd);
   /**
-   * The current line as a source: its text without surrounding whitespace (as trim removes it), and
-   * where that text's bytes lie in the body.
+   * The current line as the source of an index/create item: its text without the whitespace
+   * around it (as trim removes it), by the byte range of that text in the body.
    */
-  const sourceOf = (): { raw: string; rawIn: { bytes: Buffer; start: number; end: number } } => {
-    const line = lineText();
-    const t = line.trimStart();
-    const raw = t.trimEnd();
-    // Trimmed whitespace is nearly always none or a CR; count its bytes only when there is some.
-    const start = t.length === line.length ? lineStart : lineStart + Buffer.byteLength(line.slice(0, line.length - t.length), 'utf8');
-    const end = raw.length === t.length ? lineEnd : lineEnd - Buffer.byteLength(t.slice(raw.length), 'utf8');
-    return { raw, rawIn: { bytes: buf, start, end } };
+  const sourceAction = (op: 'index' | 'create', index: string, id: string | undefined): SpanAction => {
+    let start = lineStart;
+    let end = lineEnd;
+    while (start < end && isAsciiTrimmed(buf[start] as number)) start++;
+    while (end > start && isAsciiTrimmed(buf[end - 1] as number)) end--;
+    if ((buf[start] as number) >= 0x80 || (buf[end - 1] as number) >= 0x80) {
+      // Possibly Unicode whitespace at an end (NBSP, BOM, …): trim the text and count its bytes.
+      const line = lineText();
+      const t = line.trimStart();
+      const raw = t.trimEnd();
+      start = lineStart + Buffer.byteLength(line.slice(0, line.length - t.length), 'utf8');
+      end = lineEnd - Buffer.byteLength(t.slice(raw.length), 'utf8');
+    }
+    return new SpanAction(op, index, id, buf, start, end);
   };
   while (next()) {
     // The action line clients send most, `{"index":{"_id":"…"}}` in compact form, without JSON.parse
@@ -124,7 +158,7 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
     if (simple !== undefined) {
       const id = buf.toString('utf8', simple.idStart, simple.idEnd);
       if (!next()) throw errors.illegalArgument('The bulk request must be terminated by a newline [\\n]');
-      out.push({ op: simple.op, index: defaultIndex as string, id, source: undefined, ...sourceOf() });
+      out.push(sourceAction(simple.op, defaultIndex as string, id));
       continue;
     }
     const action = parseJsonBody(lineText());
@@ -151,7 +185,7 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
       // Parsed when the item is applied (SearchService.bulk): a bulk's parsed sources would
       // otherwise all live until the whole request is done, and the garbage collector would copy
       // and promote every one of them.
-      out.push({ op: op as 'index' | 'create', index, id, source: undefined, ...sourceOf() });
+      out.push(sourceAction(op as 'index' | 'create', index, id));
       continue;
     }
     let source: unknown;

@@ -64,6 +64,14 @@ export interface DocumentStore {
   setSnapshotSource?(source: () => Buffer | undefined): void;
 }
 
+/** A pending write whose source is the bytes of a span (see SqliteDocumentStore.pending). */
+interface PendingSpan {
+  readonly id: string;
+  readonly version: number;
+  readonly seqNo: number;
+  readonly within: SourceSpan;
+}
+
 /** How hard a commit is pushed to disk (see SqliteDocumentStore). */
 export type Durability = 'request' | 'async';
 
@@ -98,8 +106,12 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly writer: SqliteWriter;
   private readonly snapshotFile: string;
   private snapshotSource: (() => Buffer | undefined) | undefined;
-  /** Writes of the open transaction by index and id: the document, or null when deleted. */
-  private readonly pending = new Map<string, Map<string, StoredDoc | null>>();
+  /**
+   * Writes of the open transaction by index and id: the document, or null when deleted. A source
+   * given as a span stays bytes here (decoded if read): keeping each source string until the end of
+   * a bulk made the garbage collector copy and promote them all.
+   */
+  private readonly pending = new Map<string, Map<string, StoredDoc | PendingSpan | null>>();
   private inTransaction = false;
 
   constructor(dir: string, durability: Durability = 'request') {
@@ -161,7 +173,11 @@ export class SqliteDocumentStore implements DocumentStore {
 
   getDoc(index: string, id: string): StoredDoc | undefined {
     const p = this.pending.get(index)?.get(id);
-    if (p !== undefined) return p ?? undefined;
+    if (p !== undefined) {
+      if (p === null || !('within' in p)) return p ?? undefined;
+      const b = p.within.bytes;
+      return { id: p.id, version: p.version, seqNo: p.seqNo, source: Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8', p.within.start, p.within.end) };
+    }
     const row = this.stmts.get.get(index, id) as [string, number, number, string] | undefined;
     return row === undefined ? undefined : { id: row[0], version: row[1], seqNo: row[2], source: row[3] };
   }
@@ -170,7 +186,7 @@ export class SqliteDocumentStore implements DocumentStore {
     this.transaction(() => {
       if (within === undefined) this.writer.putDoc(index, doc.id, doc.version, doc.seqNo, doc.source);
       else this.writer.putDocWithin(index, doc.id, doc.version, doc.seqNo, within.bytes, within.start, within.end);
-      this.pendingOf(index).set(doc.id, doc);
+      this.pendingOf(index).set(doc.id, within === undefined ? doc : { id: doc.id, version: doc.version, seqNo: doc.seqNo, within });
     });
   }
 
@@ -181,7 +197,7 @@ export class SqliteDocumentStore implements DocumentStore {
     });
   }
 
-  private pendingOf(index: string): Map<string, StoredDoc | null> {
+  private pendingOf(index: string): Map<string, StoredDoc | PendingSpan | null> {
     let m = this.pending.get(index);
     if (m === undefined) {
       m = new Map();

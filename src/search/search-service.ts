@@ -294,9 +294,12 @@ export class SearchService {
       actions.map((a): BulkItem => {
         if (a instanceof SearchError) return { op: 'index', index: '', id: '', error: a };
         let source: unknown;
+        // Read once: a bulk item's source text may be decoded on each read (see bulk.ts).
+        let raw = '';
         if (a.op === 'index' || a.op === 'create') {
+          raw = a.raw;
           try {
-            source = a.source ?? parseJsonBody(a.raw);
+            source = a.source ?? parseJsonBody(raw);
           } catch (e) {
             // As when the bulk parser refuses a line: an item without index or id.
             if (e instanceof SearchError) return { op: 'index', index: '', id: '', error: e };
@@ -309,7 +312,7 @@ export class SearchService {
           switch (a.op) {
             case 'index':
             case 'create':
-              return { op: a.op, outcome: this.write(this.ensureIndex(a.index), a.id ?? autoId(), source, a.raw, a.op, a.rawIn) };
+              return { op: a.op, outcome: this.write(this.ensureIndex(a.index), a.id ?? autoId(), source, raw, a.op, a.rawIn) };
             case 'delete': {
               const state = this.indices.get(a.index);
               if (state === undefined) return { op: a.op, outcome: { index: a.index, id: a.id, version: 1, result: 'not_found', seqNo: 0 } };

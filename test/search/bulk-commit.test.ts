@@ -53,6 +53,13 @@ describe('bulk commits', () => {
     expect(store.getDoc('i', '2599')?.source).toBe('{"title":"doc 2599"}');
   });
 
+  it('re-indexes and updates a document it wrote itself in the same bulk (read back from the pending bytes)', () => {
+    const text = '{"index":{"_id":"a"}}\n {"t":"é one"}\u00a0\n{"update":{"_id":"a"}}\n{"doc":{"n":2}}\n{"create":{"_id":"a"}}\n{"t":"x"}\n';
+    const items = service.bulk(parseBulk(Buffer.from(text), 'i'));
+    expect(items.map((it) => ('outcome' in it ? `${it.outcome.result}:${it.outcome.version}` : `error:${it.error.status}`))).toEqual(['created:1', 'updated:2', 'error:409']);
+    expect(store.getDoc('i', 'a')?.source).toBe('{"t":"é one","n":2}');
+  });
+
   it('after a failed bulk the in-memory index is rebuilt to match the store', () => {
     service.bulk(parseBulk(body(0, 10), 'i'));
     store.failNext = true;
