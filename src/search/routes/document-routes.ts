@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBulk } from '../bulk.js';
-import { renderBulkResponse } from '../bulk-response.js';
+import { renderBulkResponseBytes } from '../bulk-response.js';
 import { errors } from '../errors.js';
-import { RawJson } from '../json-render.js';
-import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendJson, type Params } from '../http-io.js';
+import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendJson, sendJsonBytes, type Params } from '../http-io.js';
 import { SearchService } from '../search-service.js';
 
 /** Document APIs: `_doc`, `_create`, `_update`, `_bulk`. */
@@ -68,8 +67,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const actions = parseBulk(body, (req.params as Params).index);
     if (actions.length === 0) throw errors.actionValidation(['no requests added']);
     const items = service.bulk(actions);
-    const text = renderBulkResponse(items, forcedRefresh(req), Math.round(performance.now() - started));
-    return sendJson(req, reply, 200, new RawJson(text), true);
+    return sendJsonBytes(req, reply, 200, renderBulkResponseBytes(items, forcedRefresh(req), Math.round(performance.now() - started)));
   };
   app.post('/_bulk', bulk);
   app.put('/_bulk', bulk);
