@@ -43,7 +43,7 @@ export interface DocumentStore {
   /** Calls `each` with every document of an index in write order (oldest first). */
   scanDocs(index: string, each: (doc: StoredDoc) => void): void;
   getDoc(index: string, id: string): StoredDoc | undefined;
-  /** `within`: where `doc.source` lies in a larger string, if it does (a hint; may be ignored). */
+  /** `within`: where `doc.source` lies, as UTF-8, in a larger buffer, if it does (a hint; may be ignored). */
   putDoc(index: string, doc: StoredDoc, within?: SourceSpan): void;
   deleteDoc(index: string, id: string): void;
   /**

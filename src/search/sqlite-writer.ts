@@ -55,6 +55,7 @@ const CHUNK_OPS = 200;
  * freezing the server for good, and every later write fails at once.
  */
 const STALL_LIMIT_MS = 60_000;
+const WAIT_SLICE_MS = 1_000;
 
 /**
  * Operations between the interim commits of a transaction that allows them (see `interimCommits`).
@@ -71,7 +72,6 @@ const INTERIM_COMMIT_OPS = 5 * CHUNK_OPS;
  * SQLite's default of 1,000 pages of 4 KiB.
  */
 const CHECKPOINT_BYTES = 4 * 1024 * 1024;
-const WAIT_SLICE_MS = 1_000;
 
 const WORKER_SOURCE = `
 'use strict';
@@ -371,14 +371,17 @@ export class SqliteWriter {
     this.idx = undefined;
   }
 
-  /** Commits everything written since the last commit or rollback; throws when SQLite refused it (then nothing was stored). */
+  /**
+   * Commits everything written since the last commit or rollback; throws when SQLite refused it
+   * (then nothing was stored, but for the parts `interimCommits` let the worker commit before).
+   */
   commit(): void {
     this.flush();
     this.endTransaction();
     this.call('commit');
   }
 
-  /** Drops everything written since the last commit or rollback. */
+  /** Drops everything written since the last commit or rollback (interim commits stay). */
   rollback(): void {
     this.clearChunk();
     this.endTransaction();
