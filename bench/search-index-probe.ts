@@ -48,13 +48,14 @@ function main(): void {
   // --limit N: only the first N documents of the corpus (e.g. under valgrind --tool=callgrind).
   const limit = Number(opt('limit', 'Infinity'));
   const lines = readCorpus(corpus).slice(0, limit);
-  const bodies: string[] = [];
+  // Buffers, as the route gets bodies from Fastify (parseBulk works on the bytes).
+  const bodies: Buffer[] = [];
   let id = 0;
   for (let c = 0; c < copies; c++) {
     for (let i = 0; i < lines.length; i += batch) {
       let body = '';
       for (const l of lines.slice(i, i + batch)) body += `{"index":{"_id":"${id++}"}}\n${l}\n`;
-      bodies.push(body);
+      bodies.push(Buffer.from(body));
     }
   }
   const total = id;

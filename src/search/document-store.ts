@@ -21,12 +21,14 @@ export interface StoredDoc {
 }
 
 /**
- * Where a source's text lies in a larger string (a `_bulk` body): `source` equals
- * text.slice(start, start + source.length). Lets the store pass the body once instead of each source.
+ * Where a source's UTF-8 bytes lie in a larger buffer (a `_bulk` body): `source` is exactly
+ * bytes.toString('utf8', start, end). Lets the store hand the body's bytes to its writer once
+ * instead of each source as a string.
  */
 export interface SourceSpan {
-  readonly text: string;
+  readonly bytes: Uint8Array;
   readonly start: number;
+  readonly end: number;
 }
 
 /**
@@ -41,11 +43,17 @@ export interface DocumentStore {
   /** Calls `each` with every document of an index in write order (oldest first). */
   scanDocs(index: string, each: (doc: StoredDoc) => void): void;
   getDoc(index: string, id: string): StoredDoc | undefined;
-  /** `within`: where `doc.source` lies in a larger string, if it does (a hint; may be ignored). */
+  /** `within`: where `doc.source` lies, as UTF-8, in a larger buffer, if it does (a hint; may be ignored). */
   putDoc(index: string, doc: StoredDoc, within?: SourceSpan): void;
   deleteDoc(index: string, id: string): void;
-  /** Runs `fn` in one transaction: all of its writes are durable when it returns, or none are. */
-  transaction<T>(fn: () => T): T;
+  /**
+   * Runs `fn` in one transaction: all of its writes are durable when it returns, or none are.
+   * With `interimCommits`, the store may commit the writes in parts as they go (a `_bulk`, which is
+   * not atomic in ES either): all are still durable when it returns, but when it throws some may be
+   * stored; the caller must then rebuild what it derived from them from the store. Ignored inside
+   * another transaction.
+   */
+  transaction<T>(fn: () => T, options?: { readonly interimCommits?: boolean }): T;
   close(): void;
   /**
    * The in-memory index saved by the last close, when nothing was written since (so that a restart
@@ -54,6 +62,14 @@ export interface DocumentStore {
   loadSnapshot?(): Buffer | undefined;
   /** What close() saves for loadSnapshot (nothing when the source returns undefined). */
   setSnapshotSource?(source: () => Buffer | undefined): void;
+}
+
+/** A pending write whose source is the bytes of a span (see SqliteDocumentStore.pending). */
+interface PendingSpan {
+  readonly id: string;
+  readonly version: number;
+  readonly seqNo: number;
+  readonly within: SourceSpan;
 }
 
 /** How hard a commit is pushed to disk (see SqliteDocumentStore). */
@@ -90,8 +106,12 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly writer: SqliteWriter;
   private readonly snapshotFile: string;
   private snapshotSource: (() => Buffer | undefined) | undefined;
-  /** Writes of the open transaction by index and id: the document, or null when deleted. */
-  private readonly pending = new Map<string, Map<string, StoredDoc | null>>();
+  /**
+   * Writes of the open transaction by index and id: the document, or null when deleted. A source
+   * given as a span stays bytes here (decoded if read): keeping each source string until the end of
+   * a bulk made the garbage collector copy and promote them all.
+   */
+  private readonly pending = new Map<string, Map<string, StoredDoc | PendingSpan | null>>();
   private inTransaction = false;
 
   constructor(dir: string, durability: Durability = 'request') {
@@ -153,7 +173,11 @@ export class SqliteDocumentStore implements DocumentStore {
 
   getDoc(index: string, id: string): StoredDoc | undefined {
     const p = this.pending.get(index)?.get(id);
-    if (p !== undefined) return p ?? undefined;
+    if (p !== undefined) {
+      if (p === null || !('within' in p)) return p ?? undefined;
+      const b = p.within.bytes;
+      return { id: p.id, version: p.version, seqNo: p.seqNo, source: Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8', p.within.start, p.within.end) };
+    }
     const row = this.stmts.get.get(index, id) as [string, number, number, string] | undefined;
     return row === undefined ? undefined : { id: row[0], version: row[1], seqNo: row[2], source: row[3] };
   }
@@ -161,8 +185,8 @@ export class SqliteDocumentStore implements DocumentStore {
   putDoc(index: string, doc: StoredDoc, within?: SourceSpan): void {
     this.transaction(() => {
       if (within === undefined) this.writer.putDoc(index, doc.id, doc.version, doc.seqNo, doc.source);
-      else this.writer.putDocWithin(index, doc.id, doc.version, doc.seqNo, within.text, within.start, within.start + doc.source.length);
-      this.pendingOf(index).set(doc.id, doc);
+      else this.writer.putDocWithin(index, doc.id, doc.version, doc.seqNo, within.bytes, within.start, within.end);
+      this.pendingOf(index).set(doc.id, within === undefined ? doc : { id: doc.id, version: doc.version, seqNo: doc.seqNo, within });
     });
   }
 
@@ -173,7 +197,7 @@ export class SqliteDocumentStore implements DocumentStore {
     });
   }
 
-  private pendingOf(index: string): Map<string, StoredDoc | null> {
+  private pendingOf(index: string): Map<string, StoredDoc | PendingSpan | null> {
     let m = this.pending.get(index);
     if (m === undefined) {
       m = new Map();
@@ -182,9 +206,10 @@ export class SqliteDocumentStore implements DocumentStore {
     return m;
   }
 
-  transaction<T>(fn: () => T): T {
+  transaction<T>(fn: () => T, options?: { readonly interimCommits?: boolean }): T {
     if (this.inTransaction) return fn();
     this.inTransaction = true;
+    this.writer.interimCommits = options?.interimCommits ?? false;
     try {
       let result: T;
       try {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from './errors.js';
-import { parseJsonBody, renderJson } from './json-render.js';
+import { parseJsonBody, RawJson, renderJson } from './json-render.js';
 import { requestMediaType, responseContentType } from './media-type.js';
 
 /** Request/response helpers shared by the search route plugins (HTTP translation only). */
@@ -23,6 +23,12 @@ export function sendJson(req: FastifyRequest, reply: FastifyReply, status: numbe
     .header('content-type', responseContentType(req.headers.accept, req.headers['content-type']))
     // A Buffer, so that Fastify sends our content type as is (it rewrites it for strings).
     .send(Buffer.from(renderJson(body, isPretty(req), hasRaw)));
+}
+
+/** Sends JSON already rendered compact as UTF-8 bytes (re-rendered when `?pretty` asks for it). */
+export function sendJsonBytes(req: FastifyRequest, reply: FastifyReply, status: number, bytes: Buffer): FastifyReply {
+  if (isPretty(req)) return sendJson(req, reply, status, new RawJson(bytes.toString('utf8')), true);
+  return reply.code(status).header('content-type', responseContentType(req.headers.accept, req.headers['content-type'])).send(bytes);
 }
 
 const NON_BLANK = /\S/;

@@ -258,13 +258,15 @@ export class SearchService {
 
   /**
    * Runs writes in one store transaction. If the commit fails the in-memory index may hold writes
-   * that were never stored, so it is rebuilt from the store before the error propagates.
+   * that were never stored, so it is rebuilt from the store before the error propagates; with
+   * `interimCommits` (see DocumentStore.transaction) part of the writes may be stored whatever the
+   * error, so it is rebuilt on any.
    */
-  private transaction<T>(fn: () => T): T {
+  private transaction<T>(fn: () => T, interimCommits = false): T {
     try {
-      return this.store.transaction(fn);
+      return this.store.transaction(fn, { interimCommits });
     } catch (e) {
-      if (!(e instanceof SearchError)) {
+      if (interimCommits || !(e instanceof SearchError)) {
         this.indices.clear();
         this.load();
       }
@@ -282,15 +284,22 @@ export class SearchService {
     return this.transaction(() => this.remove(state, id));
   }
 
-  /** Applies bulk actions in one transaction; each item succeeds or fails on its own. */
+  /**
+   * Applies bulk actions; each item succeeds or fails on its own. The store may commit them in
+   * parts (ES's bulk is not atomic either), so that the answer waits only for the last part.
+   */
   bulk(actions: readonly (BulkAction | SearchError)[]): BulkItem[] {
-    return this.transaction(() =>
+    return this.transaction(
+      () =>
       actions.map((a): BulkItem => {
         if (a instanceof SearchError) return { op: 'index', index: '', id: '', error: a };
         let source: unknown;
+        // Read once: a bulk item's source text may be decoded on each read (see bulk.ts).
+        let raw = '';
         if (a.op === 'index' || a.op === 'create') {
+          raw = a.raw;
           try {
-            source = a.source ?? parseJsonBody(a.raw);
+            source = a.source ?? parseJsonBody(raw);
           } catch (e) {
             // As when the bulk parser refuses a line: an item without index or id.
             if (e instanceof SearchError) return { op: 'index', index: '', id: '', error: e };
@@ -303,7 +312,7 @@ export class SearchService {
           switch (a.op) {
             case 'index':
             case 'create':
-              return { op: a.op, outcome: this.write(this.ensureIndex(a.index), a.id ?? autoId(), source, a.raw, a.op, a.rawIn) };
+              return { op: a.op, outcome: this.write(this.ensureIndex(a.index), a.id ?? autoId(), source, raw, a.op, a.rawIn) };
             case 'delete': {
               const state = this.indices.get(a.index);
               if (state === undefined) return { op: a.op, outcome: { index: a.index, id: a.id, version: 1, result: 'not_found', seqNo: 0 } };
@@ -317,6 +326,7 @@ export class SearchService {
           throw e;
         }
       }),
+      true,
     );
   }
 

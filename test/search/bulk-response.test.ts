@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bulkResponseObject, renderBulkResponse } from '../../src/search/bulk-response.js';
+import { bulkResponseObject, renderBulkResponse, renderBulkResponseBytes } from '../../src/search/bulk-response.js';
 import { errors } from '../../src/search/errors.js';
 import type { BulkItem, WriteResult } from '../../src/search/search-service.js';
 
@@ -9,9 +9,9 @@ const results: WriteResult[] = ['created', 'updated', 'deleted', 'not_found', 'n
 const outcomeItem = fc.record({
   op: fc.constantFrom('index', 'create', 'update', 'delete'),
   outcome: fc.record({
-    index: fc.string(),
-    id: fc.string(),
-    version: fc.nat(),
+    index: fc.oneof(fc.string(), fc.string({ unit: 'binary' })),
+    id: fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: fc.constantFrom('a', '"', '\\', '\u0001', '\u007f', 'é', '\ud800') })),
+    version: fc.oneof(fc.nat(), fc.constant(Number.MAX_SAFE_INTEGER), fc.constant(2 ** 60)),
     result: fc.constantFrom(...results),
     seqNo: fc.nat(),
   }),
@@ -28,6 +28,12 @@ describe('bulk response', () => {
         expect(renderBulkResponse(items, refresh, took)).toBe(JSON.stringify(bulkResponseObject(items, refresh, took)));
       }),
     );
+  });
+
+  it('the bytes are the UTF-8 of that text, also for a bulk whose items outgrow the first guess', () => {
+    const long = 'x'.repeat(1000);
+    const items: BulkItem[] = Array.from({ length: 50 }, (_, i) => ({ op: 'index', outcome: { index: long, id: `${long}é${i}`, version: 1, result: 'created', seqNo: i } }));
+    expect(renderBulkResponseBytes(items, true, 3).equals(Buffer.from(JSON.stringify(bulkResponseObject(items, true, 3)), 'utf8'))).toBe(true);
   });
 
   it('reports errors:true when any item failed and ES item statuses', () => {

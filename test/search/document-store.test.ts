@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -77,13 +77,14 @@ describe('SQLite document store (writes on a worker thread)', () => {
     odd.forEach((source, n) => expect(store.getDoc('i', `o${n}`)?.source).toBe(source));
   });
 
-  it('stores sources given as spans of larger texts, mixed with plain ones, across chunks and texts', () => {
-    const texts = ['  {"a":1}\n{"b":"é\u{1f600}"}\n', 'x{"c":"\u0001"}y'];
+  it('stores sources given as byte spans of larger buffers, mixed with plain ones, across chunks and buffers', () => {
+    const texts = [Buffer.from('  {"a":1}\n{"b":"é\u{1f600}"}\n'), Buffer.from('x{"c":"\u0001"}y')];
     const spans = [
-      { text: texts[0] as string, start: 2, source: '{"a":1}' },
-      { text: texts[0] as string, start: 10, source: '{"b":"é\u{1f600}"}' },
-      { text: texts[1] as string, start: 1, source: '{"c":"\u0001"}' },
+      { bytes: texts[0] as Buffer, start: 2, end: 9, source: '{"a":1}' },
+      { bytes: texts[0] as Buffer, start: 10, end: 24, source: '{"b":"é\u{1f600}"}' },
+      { bytes: texts[1] as Buffer, start: 1, end: 10, source: '{"c":"\u0001"}' },
     ];
+    for (const s of spans) expect(s.bytes.toString('utf8', s.start, s.end)).toBe(s.source);
     store.transaction(() => {
       for (let n = 0; n < 450; n++) {
         const s = spans[n % 3] as (typeof spans)[number];
@@ -105,6 +106,46 @@ describe('SQLite document store (writes on a worker thread)', () => {
     reopen();
     expect(store.getDoc('i', 'gone')).toBeUndefined();
     expect(store.getDoc('i', 'next')?.source).toBe('{"b":"é\u{1f600}"}');
+  });
+
+  it('with interim commits, stores everything when the transaction returns and keeps the committed parts when it throws', () => {
+    store.transaction(() => {
+      for (let n = 0; n < 2500; n++) store.putDoc('i', doc(`a${n}`));
+    }, { interimCommits: true });
+    expect(store.getDoc('i', 'a2499')).toEqual(doc('a2499'));
+    expect(() =>
+      store.transaction(() => {
+        for (let n = 0; n < 2500; n++) store.putDoc('i', doc(`b${n}`));
+        throw new Error('boom');
+      }, { interimCommits: true }),
+    ).toThrow('boom');
+    const ids = new Set<string>();
+    reopen().scanDocs('i', (d) => ids.add(d.id));
+    expect([...ids].filter((id) => id.startsWith('a')).length).toBe(2500);
+    // The first parts (1,000 writes each) were committed as they went, the tail was not.
+    expect(ids.has('b0')).toBe(true);
+    expect(ids.has('b2499')).toBe(false);
+    // A transaction without the option is still all or nothing.
+    expect(() =>
+      store.transaction(() => {
+        for (let n = 0; n < 2500; n++) store.putDoc('i', doc(`c${n}`));
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
+    expect(reopen().getDoc('i', 'c0')).toBeUndefined();
+  });
+
+  it('still checkpoints the WAL into the database file (after answering the commit)', async () => {
+    const big = 'x'.repeat(10_000);
+    const size = (): number => statSync(join(dir, 'documents.db')).size;
+    const before = size();
+    store.transaction(() => {
+      for (let n = 0; n < 600; n++) store.putDoc('i', { id: `d${n}`, version: 1, seqNo: n, source: `{"t":"${big}"}` });
+    });
+    // The worker checkpoints after it has answered: wait for the database file to grow.
+    for (let tries = 0; tries < 100 && size() <= before + 4_000_000; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(size()).toBeGreaterThan(before + 4_000_000);
+    expect(reopen().getDoc('i', 'd599')?.source.length).toBe(big.length + 8);
   });
 
   it('scans in write order: a re-written document moves to the end', () => {

@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBulk } from '../bulk.js';
-import { renderBulkResponse } from '../bulk-response.js';
+import { renderBulkResponseBytes } from '../bulk-response.js';
 import { errors } from '../errors.js';
-import { RawJson } from '../json-render.js';
-import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendJson, type Params } from '../http-io.js';
+import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendJson, sendJsonBytes, type Params } from '../http-io.js';
 import { SearchService } from '../search-service.js';
 
 /** Document APIs: `_doc`, `_create`, `_update`, `_bulk`. */
@@ -62,13 +61,13 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
 
   const bulk = async (req: FastifyRequest, reply: FastifyReply) => {
     const started = performance.now();
-    const text = rawBody(req);
-    if (text === undefined) throw errors.actionValidation(['no requests added']);
-    const actions = parseBulk(text, (req.params as Params).index);
+    // The body's bytes as they came (see parseBulk); a `?source=` query string as text.
+    const body = Buffer.isBuffer(req.body) ? req.body : rawBody(req);
+    if (body === undefined) throw errors.actionValidation(['no requests added']);
+    const actions = parseBulk(body, (req.params as Params).index);
     if (actions.length === 0) throw errors.actionValidation(['no requests added']);
     const items = service.bulk(actions);
-    const body = renderBulkResponse(items, forcedRefresh(req), Math.round(performance.now() - started));
-    return sendJson(req, reply, 200, new RawJson(body), true);
+    return sendJsonBytes(req, reply, 200, renderBulkResponseBytes(items, forcedRefresh(req), Math.round(performance.now() - started)));
   };
   app.post('/_bulk', bulk);
   app.put('/_bulk', bulk);
