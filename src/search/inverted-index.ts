@@ -61,9 +61,7 @@ export class TextField {
     let length = 0;
     for (const v of values) length += scanTokens(v, this.onToken);
     const norm = length === 0 ? 0 : intToByte4(length);
-    const touched = this.touched;
-    const postings = this.postings;
-    for (let i = 0; i < this.touchedCount; i++) postings.flushPending(touched[i] as number, ord, norm);
+    this.postings.flushPending(this.touched, this.touchedCount, ord, norm);
     this.touchedCount = 0;
     if (length === 0) return;
     this.norms[ord] = norm;
