@@ -1,4 +1,4 @@
-import { hashRange, scanTokens } from './analyzer.js';
+import { asciiBytes, hashRange, scanAsciiBytes, scanTokens } from './analyzer.js';
 import { intToByte4 } from './bm25.js';
 import type { ParsedDoc } from './document-parser.js';
 import { MAX_ORDINALS, PostingStore } from './posting-store.js';
@@ -20,6 +20,8 @@ import { TermDictionary } from './term-dictionary.js';
  */
 
 const INITIAL = 4;
+/** Text values at least this long (UTF-16 units) are tokenized as bytes when ASCII. */
+const MIN_BYTES_PATH = 16;
 
 export { MAX_ORDINALS } from './posting-store.js';
 
@@ -54,12 +56,31 @@ export class TextField {
     }
   };
 
+  private readonly onBytes = (bytes: Uint8Array, start: number, end: number, hash: number): void => {
+    const id = this.terms.internBytes(bytes, start, end, hash);
+    if (this.postings.bumpPending(id) === 0) {
+      if (this.touchedCount === this.touched.length) this.touched = grow(this.touched, this.touchedCount + 1, (n) => new Int32Array(n));
+      this.touched[this.touchedCount++] = id;
+    }
+  };
+  /** Where ASCII values are copied to be tokenized as bytes (see asciiBytes). */
+  private scratch = new Uint8Array(256);
+
   add(ord: number, values: readonly string[]): void {
     this.norms = grow(this.norms, ord + 1, byteArray);
     this.present = grow(this.present, ord + 1, byteArray);
     this.present[ord] = 1;
     let length = 0;
-    for (const v of values) length += scanTokens(v, this.onToken);
+    for (const v of values) {
+      // Short values cost less through charCodeAt than a call into the native encoder.
+      if (v.length < MIN_BYTES_PATH) {
+        length += scanTokens(v, this.onToken);
+        continue;
+      }
+      if (v.length > this.scratch.length) this.scratch = new Uint8Array(v.length * 2);
+      const n = asciiBytes(v, this.scratch);
+      length += n < 0 ? scanTokens(v, this.onToken) : scanAsciiBytes(this.scratch, n, this.onBytes);
+    }
     const norm = length === 0 ? 0 : intToByte4(length);
     this.postings.flushPending(this.touched, this.touchedCount, ord, norm);
     this.touchedCount = 0;
