@@ -321,9 +321,19 @@ export class InvertedIndex {
     this.idToOrd.set(id, ord);
     this.allLiveCache = undefined;
     // No closure per field and document: this runs for every field of every indexed document.
-    for (const [path, values] of doc.text) (this.text.get(path) ?? getOrCreate(this.text, path, newTextField)).add(ord, values);
-    for (const [path, values] of doc.keyword) (this.keyword.get(path) ?? getOrCreate(this.keyword, path, newKeywordField)).add(ord, values);
-    for (const [path, values] of doc.numeric) (this.numeric.get(path) ?? getOrCreate(this.numeric, path, newNumericField)).add(ord, values);
+    const { text, keyword, numeric } = doc;
+    for (let i = 0; i < text.size; i++) {
+      const path = text.paths[i] as string;
+      (this.text.get(path) ?? getOrCreate(this.text, path, newTextField)).add(ord, text.values[i] as readonly string[]);
+    }
+    for (let i = 0; i < keyword.size; i++) {
+      const path = keyword.paths[i] as string;
+      (this.keyword.get(path) ?? getOrCreate(this.keyword, path, newKeywordField)).add(ord, keyword.values[i] as readonly string[]);
+    }
+    for (let i = 0; i < numeric.size; i++) {
+      const path = numeric.paths[i] as string;
+      (this.numeric.get(path) ?? getOrCreate(this.numeric, path, newNumericField)).add(ord, numeric.values[i] as readonly number[]);
+    }
     return ord;
   }
 
@@ -335,9 +345,9 @@ export class InvertedIndex {
     this.allLiveCache = undefined;
     const id = this.ids[ord] as string;
     if (this.idToOrd.get(id) === ord) this.idToOrd.delete(id);
-    for (const [path, values] of doc.text) this.text.get(path)?.remove(ord, values);
-    for (const path of doc.keyword.keys()) this.keyword.get(path)?.remove(ord);
-    for (const path of doc.numeric.keys()) this.numeric.get(path)?.remove(ord);
+    doc.text.paths.forEach((path, i) => this.text.get(path)?.remove(ord, doc.text.values[i] as readonly string[]));
+    for (const path of doc.keyword.paths) this.keyword.get(path)?.remove(ord);
+    for (const path of doc.numeric.paths) this.numeric.get(path)?.remove(ord);
   }
 
   /** Everything needed to rebuild the index (plain data and typed arrays, for v8.serialize). */
