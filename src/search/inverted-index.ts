@@ -1,4 +1,4 @@
-import { hashRange, scanTokens } from './analyzer.js';
+import { hashRange, loweredAsciiBytes, scanAsciiBytes, scanTokens } from './analyzer.js';
 import { intToByte4 } from './bm25.js';
 import type { ParsedDoc } from './document-parser.js';
 import { MAX_ORDINALS, PostingStore } from './posting-store.js';
@@ -20,6 +20,8 @@ import { TermDictionary } from './term-dictionary.js';
  */
 
 const INITIAL = 4;
+/** Text values at least this long (UTF-16 units) are tokenized as bytes when ASCII. */
+const MIN_BYTES_PATH = 16;
 
 export { MAX_ORDINALS } from './posting-store.js';
 
@@ -30,6 +32,8 @@ function grow<T extends Uint8Array | Float64Array | Int32Array>(arr: T, need: nu
   return next;
 }
 
+/** Int32 slots for the tokens of an n-byte value: at most ceil(n / 2) tokens, 3 slots each. */
+const batchSize = (n: number): number => 3 * ((n + 1) >> 1) + 3;
 const byteArray = (n: number): Uint8Array<ArrayBuffer> => new Uint8Array(n);
 const nanArray = (n: number): Float64Array<ArrayBuffer> => new Float64Array(n).fill(Number.NaN);
 
@@ -54,21 +58,53 @@ export class TextField {
     }
   };
 
+  /** Where ASCII values are copied to be tokenized as bytes (see loweredAsciiBytes). */
+  private scratch = new Uint8Array(256);
+  /** The tokens of the value in `scratch` (see scanAsciiBytes for its size). */
+  private tokenBatch = new Int32Array(batchSize(256));
+
   add(ord: number, values: readonly string[]): void {
     this.norms = grow(this.norms, ord + 1, byteArray);
     this.present = grow(this.present, ord + 1, byteArray);
     this.present[ord] = 1;
     let length = 0;
-    for (const v of values) length += scanTokens(v, this.onToken);
+    for (const v of values) {
+      // Short values cost less through charCodeAt than calls into native lowercasing and encoding.
+      if (v.length < MIN_BYTES_PATH) {
+        length += scanTokens(v, this.onToken);
+        continue;
+      }
+      if (v.length > this.scratch.length) {
+        this.scratch = new Uint8Array(v.length * 2);
+        this.tokenBatch = new Int32Array(batchSize(this.scratch.length));
+      }
+      const n = loweredAsciiBytes(v, this.scratch);
+      length += n < 0 ? scanTokens(v, this.onToken) : this.addBytes(n);
+    }
     const norm = length === 0 ? 0 : intToByte4(length);
-    const touched = this.touched;
-    const postings = this.postings;
-    for (let i = 0; i < this.touchedCount; i++) postings.flushPending(touched[i] as number, ord, norm);
+    this.postings.flushPending(this.touched, this.touchedCount, ord, norm);
     this.touchedCount = 0;
     if (length === 0) return;
     this.norms[ord] = norm;
     this.docCount++;
     this.sumTotalTermFreq += length;
+  }
+
+  /** Counts the tokens of the ASCII value in `scratch[0, n)` into the pending frequencies; returns how many. */
+  private addBytes(n: number): number {
+    const bytes = this.scratch;
+    const batch = this.tokenBatch;
+    const count = scanAsciiBytes(bytes, n, batch);
+    const terms = this.terms;
+    const postings = this.postings;
+    for (let t = 0; t < 3 * count; t += 3) {
+      const id = terms.internBytes(bytes, batch[t] as number, batch[t + 1] as number, batch[t + 2] as number);
+      if (postings.bumpPending(id) === 0) {
+        if (this.touchedCount === this.touched.length) this.touched = grow(this.touched, this.touchedCount + 1, (k) => new Int32Array(k));
+        this.touched[this.touchedCount++] = id;
+      }
+    }
+    return count;
   }
 
   /** The term id of `term`, or -1 (also when no live document has it any more, see docFreq). */
@@ -302,9 +338,19 @@ export class InvertedIndex {
     this.idToOrd.set(id, ord);
     this.allLiveCache = undefined;
     // No closure per field and document: this runs for every field of every indexed document.
-    for (const [path, values] of doc.text) (this.text.get(path) ?? getOrCreate(this.text, path, newTextField)).add(ord, values);
-    for (const [path, values] of doc.keyword) (this.keyword.get(path) ?? getOrCreate(this.keyword, path, newKeywordField)).add(ord, values);
-    for (const [path, values] of doc.numeric) (this.numeric.get(path) ?? getOrCreate(this.numeric, path, newNumericField)).add(ord, values);
+    const { text, keyword, numeric } = doc;
+    for (let i = 0; i < text.size; i++) {
+      const path = text.paths[i] as string;
+      (this.text.get(path) ?? getOrCreate(this.text, path, newTextField)).add(ord, text.values[i] as readonly string[]);
+    }
+    for (let i = 0; i < keyword.size; i++) {
+      const path = keyword.paths[i] as string;
+      (this.keyword.get(path) ?? getOrCreate(this.keyword, path, newKeywordField)).add(ord, keyword.values[i] as readonly string[]);
+    }
+    for (let i = 0; i < numeric.size; i++) {
+      const path = numeric.paths[i] as string;
+      (this.numeric.get(path) ?? getOrCreate(this.numeric, path, newNumericField)).add(ord, numeric.values[i] as readonly number[]);
+    }
     return ord;
   }
 
@@ -316,9 +362,9 @@ export class InvertedIndex {
     this.allLiveCache = undefined;
     const id = this.ids[ord] as string;
     if (this.idToOrd.get(id) === ord) this.idToOrd.delete(id);
-    for (const [path, values] of doc.text) this.text.get(path)?.remove(ord, values);
-    for (const path of doc.keyword.keys()) this.keyword.get(path)?.remove(ord);
-    for (const path of doc.numeric.keys()) this.numeric.get(path)?.remove(ord);
+    doc.text.paths.forEach((path, i) => this.text.get(path)?.remove(ord, doc.text.values[i] as readonly string[]));
+    for (const path of doc.keyword.paths) this.keyword.get(path)?.remove(ord);
+    for (const path of doc.numeric.paths) this.numeric.get(path)?.remove(ord);
   }
 
   /** Everything needed to rebuild the index (plain data and typed arrays, for v8.serialize). */
