@@ -90,13 +90,18 @@ export class RouterMemo {
   private byProvider = new Map<string, Map<string, PreparedRouter>>();
   private next = new Map<string, Map<string, PreparedRouter>>();
   private contextKey = '';
+  private partial = false;
 
-  /** Starts a recompute; a changed context forgets everything. */
-  begin(ctx: PrepareContext): void {
+  /**
+   * Starts a recompute; a changed context forgets everything.
+   * @param partial the recompute sees only some providers: the others' entries are kept
+   */
+  begin(ctx: PrepareContext, partial = false): void {
     const key = `${ctx.build}|${ctx.defaults.join(',')}`;
     if (key !== this.contextKey) this.byProvider.clear();
     this.contextKey = key;
     this.next = new Map();
+    this.partial = partial;
   }
 
   prepare(r: Router, name: string, provider: string, ctx: PrepareContext): PreparedRouter {
@@ -113,6 +118,7 @@ export class RouterMemo {
 
   /** Ends a successful recompute: what it saw is what the next one compares with. */
   commit(): void {
+    if (this.partial) for (const [provider, prepared] of this.byProvider) if (!this.next.has(provider)) this.next.set(provider, prepared);
     this.byProvider = this.next;
     this.next = new Map();
   }

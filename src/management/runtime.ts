@@ -39,9 +39,10 @@ function givenStatus(input: ProviderInput, name: string): Record<string, ServerS
  * Computes the whole runtime view from every provider's configuration. With a `memo` (one per
  * record store), routers equal to those of the previous call reuse their per-record work; the
  * result is the same either way.
+ * @param partial `inputs` are only some of the providers (the memo keeps the others' entries)
  */
 export function computeRuntime(
-  inputs: readonly ProviderInput[], entryPoints: readonly EntryPointDef[], options: RuntimeOptions = {}, memo?: RouterMemo,
+  inputs: readonly ProviderInput[], entryPoints: readonly EntryPointDef[], options: RuntimeOptions = {}, memo?: RouterMemo, partial = false,
 ): RuntimeConfiguration {
   const build = options.buildRouters ?? true;
   const rt: RuntimeConfiguration = {
@@ -53,7 +54,7 @@ export function computeRuntime(
   const udpEntryPoints = new Set(entryPoints.filter((e) => e.protocol === 'udp').map((e) => e.name));
   const defaults = entryPoints.filter((e) => e.isDefault && e.protocol === 'tcp').map((e) => e.name).sort();
   const ctx: PrepareContext = { defaults, build };
-  memo?.begin(ctx);
+  memo?.begin(ctx, partial);
 
   for (const input of inputs) {
     const { provider, configuration: c } = input;

@@ -122,7 +122,10 @@ function parseLine(line: string): { path: string[]; value: unknown } {
   const tab = line.indexOf('\t');
   if (tab === -1) throw new LineProblem('expected <path><TAB><value>');
   const path = parsePath(line.slice(0, tab));
-  const text = line.slice(tab + 1);
+  return { path, value: parseValue(line.slice(tab + 1)) };
+}
+
+function parseValue(text: string): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -133,7 +136,59 @@ function parseLine(line: string): { path: string[]; value: unknown } {
   if ((text.includes('__proto__') || text.includes('constructor') || text.includes('prototype')) && hasForbiddenKey(value)) {
     throw new LineProblem('the value holds a key that is not allowed (__proto__, constructor or prototype)');
   }
-  return { path, value };
+  return value;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const CLOSE_BRACKET = 0x5d;
+const TAB = 0x09;
+
+/**
+ * The path text of the last line parsed the long way, up to its last key (`["configuration",
+ * "http","routers",`), with the container it leads to. Consecutive lines of a body mostly share
+ * it (a sender writes a map's records one after the other), and a line that starts with these
+ * bytes and goes on with a plain `"<name>"]<TAB>` has that container and name as its path: the
+ * prefix is the canonical JSON of the container's path, and a key without a backslash, a quote
+ * or a control character is its own JSON text. Such a line skips parsing its path as JSON,
+ * making a string per key and looking up each container on the way.
+ */
+interface PathPrefix {
+  readonly bytes: Buffer;
+  readonly parent: Container;
+}
+
+/** The prefix of a parsed path, when the line is written the canonical way (else undefined). */
+function pathPrefix(body: Buffer, at: number, path: readonly string[], parent: Container): PathPrefix | undefined {
+  const text = path.length === 1 ? '[' : `${JSON.stringify(path.slice(0, -1)).slice(0, -1)},`;
+  const bytes = Buffer.from(text, 'utf8');
+  if (body.compare(bytes, 0, bytes.length, at, at + bytes.length) !== 0 || body[at + bytes.length] !== QUOTE) return undefined;
+  return { bytes, parent };
+}
+
+/**
+ * The name of a line `[p, e)` under `prefix` when it is written `<prefix>"<name>"]<TAB>` with a
+ * plain name (see {@link PathPrefix}), and where its value starts; undefined otherwise.
+ */
+function nameAfter(body: Buffer, p: number, e: number, prefix: PathPrefix): { name: string; value: number } | undefined {
+  const bytes = prefix.bytes;
+  const n = bytes.length;
+  if (e - p < n + 4) return undefined;
+  for (let k = 0; k < n; k++) if (body[p + k] !== bytes[k]) return undefined;
+  const from = p + n + 1;
+  if (body[from - 1] !== QUOTE) return undefined;
+  let r = from;
+  for (;;) {
+    if (r >= e) return undefined;
+    const b = body[r] as number;
+    if (b === QUOTE) break;
+    if (b === BACKSLASH || b < 0x20) return undefined;
+    r++;
+  }
+  if (body[r + 1] !== CLOSE_BRACKET || body[r + 2] !== TAB) return undefined;
+  const name = body.toString('utf8', from, r);
+  if (FORBIDDEN_KEYS.has(name)) return undefined;
+  return { name, value: r + 3 };
 }
 
 const NEWLINE = 0x0a;
@@ -234,6 +289,7 @@ export class SnapshotLineDecoder {
     let p = 0;
     let problem: SnapshotLinesError | undefined;
     let done = false;
+    let prefix: PathPrefix | undefined;
     const feed = (body: Buffer, length: number, final: boolean): void => {
       if (done || (!final && length === 0)) return;
       // Complete lines only until the body is whole: up to the last line break received.
@@ -295,9 +351,22 @@ export class SnapshotLineDecoder {
           line = held[found] as HeldLine;
           j = found + 1;
         } else {
-          let parsed: { path: string[]; value: unknown };
           try {
-            parsed = parseLine(body.toString('utf8', p, e));
+            const quick = prefix === undefined ? undefined : nameAfter(body, p, e, prefix);
+            if (quick !== undefined) {
+              line = new HeldLine((prefix as PathPrefix).parent, quick.name, parseValue(body.toString('utf8', quick.value, e)));
+            } else {
+              const parsed = parseLine(body.toString('utf8', p, e));
+              let parent = this.root;
+              for (let i = 0; i < parsed.path.length - 1; i++) {
+                const k = parsed.path[i] as string;
+                let child = parent.children.get(k);
+                if (child === undefined) parent.children.set(k, (child = SnapshotLineDecoder.container(parent, k)));
+                parent = child;
+              }
+              line = new HeldLine(parent, parsed.path[parsed.path.length - 1] as string, parsed.value);
+              prefix = pathPrefix(body, p, parsed.path, parent);
+            }
           } catch (err) {
             if (!(err instanceof LineProblem)) throw err;
             // Reported once the lines before it are placed: a conflict there comes first.
@@ -305,14 +374,6 @@ export class SnapshotLineDecoder {
             done = true;
             return;
           }
-          let parent = this.root;
-          for (let i = 0; i < parsed.path.length - 1; i++) {
-            const k = parsed.path[i] as string;
-            let child = parent.children.get(k);
-            if (child === undefined) parent.children.set(k, (child = SnapshotLineDecoder.container(parent, k)));
-            parent = child;
-          }
-          line = new HeldLine(parent, parsed.path[parsed.path.length - 1] as string, parsed.value);
           added.push(line);
         }
         lines.push(line);
@@ -388,12 +449,12 @@ export class SnapshotLineDecoder {
     if (problem !== undefined) throw problem;
     const value = this.root.touched === epoch ? this.root.next : (this.root.obj ?? {});
     let reused: Set<object> | undefined;
-    const addedSet = new Set<SnapshotLine>(added);
     const decoded: DecodedBody = {
       value,
       get reused(): ReadonlySet<object> {
         if (reused === undefined) {
           reused = new Set();
+          const addedSet = new Set<SnapshotLine>(added);
           for (const line of lines) if (!addedSet.has(line) && typeof line.value === 'object' && line.value !== null) reused.add(line.value);
         }
         return reused;
