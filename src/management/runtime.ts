@@ -7,7 +7,7 @@
 import type { ServerState, TCPRouter } from './dynamic-config.js';
 import { buildHttp, buildTcp, buildUdp, checkEntryPoints, checkRouterTree, populateUsedBy } from './runtime-checks.js';
 import {
-  MiddlewareInfo, RouterInfo, ServiceInfo, TCPMiddlewareInfo, TCPRouterInfo, TCPServiceInfo, UDPRouterInfo, UDPServiceInfo,
+  copyRecord, MiddlewareInfo, RouterInfo, ServiceInfo, TCPMiddlewareInfo, TCPRouterInfo, TCPServiceInfo, UDPRouterInfo, UDPServiceInfo,
   type EntryPointDef, type ProviderInput, type RuntimeConfiguration, type RuntimeOptions,
 } from './runtime-records.js';
 import { prepareRouter, type PrepareContext, type RouterMemo } from './runtime-memo.js';
@@ -78,7 +78,11 @@ export function computeRuntime(
       rt.tcpMiddlewares.set(`${name}@${provider}`, new TCPMiddlewareInfo(`${name}@${provider}`, provider, mw));
     });
     forEachEntry(c.tcp?.routers, (name, r) => {
-      const config: TCPRouter = (r.entryPoints ?? []).length === 0 && defaults.length > 0 ? { ...r, entryPoints: defaults } : r;
+      let config: TCPRouter = r;
+      if ((r.entryPoints ?? []).length === 0 && defaults.length > 0) {
+        config = copyRecord(r);
+        config.entryPoints = defaults;
+      }
       rt.tcpRouters.set(`${name}@${provider}`, new TCPRouterInfo(`${name}@${provider}`, provider, config, toPriority(r.priority)));
     });
     forEachEntry(c.udp?.services, (name, svc) => {
