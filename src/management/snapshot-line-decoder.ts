@@ -512,8 +512,11 @@ export class SnapshotLineDecoder {
       get reused(): ReadonlySet<object> {
         if (reused === undefined) {
           reused = new Set();
-          const addedSet = new Set<SnapshotLine>(added);
-          for (const line of lines) if (!addedSet.has(line) && typeof line.value === 'object' && line.value !== null) reused.add(line.value);
+          // A first body (every line added) reuses nothing: no set of its 15,000 lines to make.
+          if (added.length < lines.length) {
+            const addedSet = new Set<SnapshotLine>(added);
+            for (const line of lines) if (!addedSet.has(line) && typeof line.value === 'object' && line.value !== null) reused.add(line.value);
+          }
         }
         return reused;
       },
