@@ -173,6 +173,11 @@ export class IncrementalRuntime {
   private composites = new Set<string>();
   /** False after a computation from scratch, until {@link prepare}. */
   private graphReady = false;
+  /**
+   * Providers appended (see {@link append}) while the graph was ready, whose records are not
+   * linked yet: {@link prepare} links them, or the next computation before it reads the graph.
+   */
+  private pending: ProviderInput[] = [];
   /** Records in the last inputs (known once the graph is ready). */
   private total = 0;
   /** Other providers each input references (see {@link foreignProviders}). */
@@ -195,6 +200,7 @@ export class IncrementalRuntime {
    * @param hint how one provider's input differs from its previous one, when known
    */
   compute(inputs: readonly ProviderInput[], hint?: InputChanges): RuntimeConfiguration {
+    this.linkPending();
     const previous = this.rt;
     const added = previous === undefined ? undefined : this.appended(inputs);
     if (previous !== undefined && added !== undefined) return this.append(previous, inputs, added);
@@ -214,17 +220,34 @@ export class IncrementalRuntime {
     return rt;
   }
 
-  /** Whether {@link prepare} has work to do (after a computation from scratch). */
+  /** Whether {@link prepare} has work to do (after a computation from scratch, or a provider appended). */
   get needsPrepare(): boolean {
-    return this.rt !== undefined && !this.graphReady;
+    return this.rt !== undefined && (!this.graphReady || this.pending.length > 0);
+  }
+
+  /**
+   * Whether {@link prepare} would only link the records of appended providers: work that a
+   * later computation never makes void, unlike a rebuild of the whole graph.
+   */
+  get prepareLinksOnly(): boolean {
+    return this.graphReady && this.pending.length > 0;
   }
 
   /** Builds the reference graph of the last inputs, so the next small change is incremental. */
   prepare(): void {
     if (!this.needsPrepare) return;
+    if (this.graphReady) {
+      this.linkPending();
+      return;
+    }
     this.rebuildGraph(this.inputs);
     this.total = this.inputs.reduce((n, input) => n + this.countRecords(input), 0);
     this.graphReady = true;
+  }
+
+  private linkPending(): void {
+    for (const input of this.pending) this.linkInput(input);
+    this.pending = [];
   }
 
   /**
@@ -290,8 +313,9 @@ export class IncrementalRuntime {
     }
     // One runtime record per record: the count needs no walk of the maps.
     this.counts.set(added, recomputed);
+    // Linked later, off the request path (or by the next computation, before it reads the graph).
     if (this.graphReady) {
-      this.linkInput(added);
+      this.pending.push(added);
       this.total += recomputed;
     }
     this.inputs = inputs;
@@ -559,6 +583,7 @@ export class IncrementalRuntime {
   }
 
   private rebuildGraph(inputs: readonly ProviderInput[]): void {
+    this.pending = [];
     this.refs = new Map();
     this.users = new Map();
     this.composites = new Set();

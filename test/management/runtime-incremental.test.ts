@@ -127,7 +127,7 @@ describe('incremental runtime', () => {
   });
 
   it('computes a provider added after the others alone when no reference crosses, and equals the full computation either way', () => {
-    fc.assert(fc.property(configuration, configuration, configuration, fc.boolean(), fc.boolean(), (ca, cb, cc, build, prepared) => {
+    fc.assert(fc.property(configuration, configuration, configuration, fc.boolean(), fc.boolean(), fc.boolean(), (ca, cb, cc, build, prepared, prepareBeforeEdit) => {
       const options = { buildRouters: build };
       const inc = new IncrementalRuntime(ENTRY_POINTS, options);
       let inputs: ProviderInput[] = [{ provider: 'a', configuration: ca }];
@@ -140,9 +140,16 @@ describe('incremental runtime', () => {
         expect(shown(view)).toEqual(shown(full));
         expect(view.rawdata().toString()).toBe(full.rawdata().toString());
       }
-      // Then small changes, incremental once prepared, still equal.
-      inc.prepare();
-      inputs = inputs.map((i) => (i.provider === 'b' ? { ...i, configuration: edit(i.configuration, ca, [true, false], false) } : i));
+      // Then small changes, incremental once prepared (the last provider's records linked by the
+      // preparation, or else by the change itself), still equal.
+      if (prepareBeforeEdit) inc.prepare();
+      // One service of the last provider replaced by an equal new object: its users are recomputed.
+      inputs = inputs.map((i) => {
+        const services = i.configuration.http?.services ?? {};
+        const first = Object.keys(services)[0];
+        if (i.provider !== 'c' || first === undefined) return i;
+        return { ...i, configuration: { ...i.configuration, http: { ...i.configuration.http, services: { ...services, [first]: { ...services[first] } } } } };
+      });
       view = new RuntimeView(inc.compute(inputs), ENTRY_POINTS, [], view, inc.lastChanges);
       const full = new RuntimeView(computeRuntime(inputs, ENTRY_POINTS, options), ENTRY_POINTS, []);
       expect(shown(view)).toEqual(shown(full));
