@@ -10,7 +10,9 @@
  *
  * BENCH_RECORDS (default 5000) sets the records per provider, BENCH_CHANGES (default 40) the
  * number of one-record changes. Run it as `node --expose-gc --import tsx bench/management-apply-probe.ts`
- * so that the garbage of making the bodies is collected before they are applied.
+ * so that the garbage of making the bodies is collected before they are applied. `--first` applies
+ * only the two first full snapshots, BENCH_RUNS (default 7) times, each time into a fresh server in
+ * process, and prints the median CPU (later runs have warm code: the first run is the cold figure).
  *
  * With `--http` the server runs in a child process (as in the pod) and gets the bodies over HTTP
  * in 64 KB pieces, as the operator streams them: wall time is from the last byte sent to the
@@ -137,8 +139,36 @@ function request(url: string, method: string, headers: Record<string, string>, p
   });
 }
 
+/**
+ * `--first`: only the two first full snapshots, BENCH_RUNS times (default 7), each time into a
+ * fresh server (in process); prints each run and the median, which is steadier than one run on
+ * a shared machine.
+ */
+async function firstRuns(
+  steps: readonly { provider: string; body: { payload: Buffer; base?: string }; router: string }[],
+  put: (provider: string, body: { payload: Buffer; base?: string }, router: string) => Promise<{ cpu: number; wall: number }>,
+  fresh: () => void,
+): Promise<void> {
+  const runs = Number(process.env.BENCH_RUNS ?? 7);
+  const cpu: number[][] = steps.map(() => []);
+  for (let r = 0; r < runs; r++) {
+    fresh();
+    (globalThis as { gc?: () => void }).gc?.();
+    const line: string[] = [];
+    for (const [k, step] of steps.entries()) {
+      const m = await put(step.provider, step.body, step.router);
+      cpu[k]?.push(m.cpu);
+      line.push(`${step.provider} ${m.cpu.toFixed(0)} ms CPU (${m.wall.toFixed(0)} wall)`);
+    }
+    process.stdout.write(`run ${r + 1}: ${line.join(', ')}\n`);
+  }
+  const med = steps.map((s, k) => `${s.provider} ${quantile([...(cpu[k] ?? [])].sort((a, b) => a - b), 0.5).toFixed(0)} ms`);
+  process.stdout.write(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; first full snapshots, median CPU of ${runs}: ${med.join(', ')}\n`);
+}
+
 async function main(): Promise<void> {
   const overHttp = process.argv.includes('--http');
+  const firstOnly = process.argv.includes('--first') && !overHttp;
   let child: ChildProcess | undefined;
   let ports = { api: 0, internal: 0 };
   let apps: ReturnType<typeof buildApps> | undefined;
@@ -201,6 +231,12 @@ async function main(): Promise<void> {
   // figures hold the server's work and its own garbage only.
   const plan: { provider: string; body: { payload: Buffer; base?: string }; router: string; kind: 'first' | 'warm-up' | 'change' | 'again' }[] = [];
   for (const provider of ['kubernetes', 'kubernetescrd']) plan.push({ provider, body: body(provider), router: routerName(provider, 0), kind: 'first' });
+  if (firstOnly) {
+    await firstRuns(plan.slice(0, 2), put, () => {
+      apps = buildApps();
+    });
+    return;
+  }
   for (let c = -6; c < CHANGES; c++) {
     const provider = c % 2 === 0 ? 'kubernetes' : 'kubernetescrd';
     const i = ((c + 6) * 37) % N;

@@ -82,6 +82,7 @@ export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoute
   // Format 2 bodies being received or applied. While one is, the store does not prepare for
   // incremental changes after a computation from scratch: that one's will do it (the operator's
   // first delivery sends both providers at once, and the first preparation would be redone).
+  // Linking the records of a provider's first snapshot is never redone: that goes ahead.
   const inFlight = new Set<FastifyRequest>();
   app.addHook('onResponse', async (request) => {
     inFlight.delete(request);
@@ -160,7 +161,7 @@ export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoute
       throw err;
     }
     inFlight.delete(request);
-    const stored = store.set(provider, snapshot, decoded === undefined ? {} : { incremental: inFlight.size === 0, changes: snapshotChanges(decoded) });
+    const stored = store.set(provider, snapshot, decoded === undefined ? {} : { incremental: true, othersInFlight: inFlight.size > 0, changes: snapshotChanges(decoded) });
     if (decoded !== undefined) {
       buffers.release(provider, decoder.commit(decoded));
       decoders.set(provider, decoder);

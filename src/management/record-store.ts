@@ -88,6 +88,9 @@ export class RecordStore {
     this.runtime = new IncrementalRuntime(options.entryPoints, options.runtime);
     this.internalInput = (options.internalRecords ?? true) ? internalProviderInput() : undefined;
     this.current = this.compute();
+    // The graph of the built-in records only (a few): providers delivered after them then only
+    // link their own records (see IncrementalRuntime.append), never rebuild it all.
+    this.runtime.prepare();
   }
 
   /** Whether a rebuild of the incremental runtime's reference graph is already scheduled. */
@@ -113,8 +116,14 @@ export class RecordStore {
    *   (format 2, snapshot lines): prepare for applying its next snapshot incrementally. Without it
    *   (the file provider, format 1 bodies, whose records are all new objects) nothing is prepared
    *   and a replacement costs one computation from scratch.
+   * @param options.othersInFlight other such snapshots are being received: a preparation that
+   *   rebuilds the whole graph is left to the last of them (the next would make it void); one
+   *   that only links a new provider's records is not
    */
-  set(provider: string, snapshot: ProviderSnapshot, options: { readonly incremental?: boolean; readonly changes?: SnapshotChanges | undefined } = {}): StoredSnapshot {
+  set(
+    provider: string, snapshot: ProviderSnapshot,
+    options: { readonly incremental?: boolean; readonly othersInFlight?: boolean; readonly changes?: SnapshotChanges | undefined } = {},
+  ): StoredSnapshot {
     const stored: StoredSnapshot = {
       provider,
       snapshot,
@@ -138,7 +147,7 @@ export class RecordStore {
       throw err;
     }
     this.publish(view);
-    if (options.incremental === true) this.schedulePrepare();
+    if (options.incremental === true && (options.othersInFlight !== true || this.runtime.prepareLinksOnly)) this.schedulePrepare();
     return stored;
   }
 

@@ -5,7 +5,7 @@
  */
 import { HTTP_MIDDLEWARE_KINDS, HTTP_SERVICE_KINDS, TCP_MIDDLEWARE_KINDS, TCP_SERVICE_KINDS, UDP_SERVICE_KINDS } from './dynamic-config.js';
 import {
-  type Info, MAX_USER_PRIORITY, NONE, qualify, type RouterInfo, type RuntimeConfiguration, type ServiceInfo,
+  copyRecord, type Info, MAX_USER_PRIORITY, NONE, qualify, type RouterInfo, type RuntimeConfiguration, type ServiceInfo,
 } from './runtime-records.js';
 
 function utf8Length(s: string): number {
@@ -230,7 +230,11 @@ export function buildTcp(rt: RuntimeConfiguration): void {
   for (const r of rt.tcpRouters.values()) {
     if (r.using.length === 0) continue;
     const mws = r.config.middlewares;
-    if (mws !== undefined && mws.length > 0) r.config = { ...r.config, middlewares: mws.map((m) => qualify(m, r.provider)) };
+    if (mws !== undefined && mws.length > 0) {
+      const config = copyRecord(r.config);
+      config.middlewares = mws.map((m) => qualify(m, r.provider));
+      r.config = config;
+    }
     if (r.priority === 0n) r.priority = tcpRulePriority(r.config.rule ?? '');
     if (r.priority > MAX_USER_PRIORITY && r.provider !== 'internal') {
       r.addError(`the router priority ${r.priority} exceeds the max user-defined priority ${MAX_USER_PRIORITY}`, true);

@@ -45,17 +45,63 @@ function recordMap(c: DynamicConfiguration, protocol: 'http' | 'tcp' | 'udp', ke
   return section?.[key] ?? undefined;
 }
 
-/** Appends `<kind>:<qualified name>` for each name in `list` (strings or `{name}` objects). */
-function addNames(out: string[], kind: Kind, list: unknown, provider: string): void {
+type Visit = (kind: Kind, name: string) => void;
+
+/** Visits each name in `list` (strings or `{name}` objects). */
+function visitNames(kind: Kind, list: unknown, visit: Visit): void {
   if (!Array.isArray(list)) return;
   for (const item of list) {
     const name = typeof item === 'string' ? item : typeof item === 'object' && item !== null ? (item as { name?: unknown }).name : undefined;
-    if (typeof name === 'string') out.push(`${kind}:${qualify(name, provider)}`);
+    if (typeof name === 'string') visit(kind, name);
   }
 }
 
-function addName(out: string[], kind: Kind, name: unknown, provider: string): void {
-  if (typeof name === 'string') out.push(`${kind}:${qualify(name, provider)}`);
+function visitName(kind: Kind, name: unknown, visit: Visit): void {
+  if (typeof name === 'string') visit(kind, name);
+}
+
+/**
+ * Visits the kind and name, as written (unqualified or qualified), of each record a record
+ * references, whether it exists or not.
+ */
+function visitReferences(kind: Kind, record: Rec, visit: Visit): void {
+  switch (kind) {
+    case 'hr':
+    case 'tr':
+      visitName(kind === 'hr' ? 'hs' : 'ts', record.service, visit);
+      visitNames(kind === 'hr' ? 'hm' : 'tm', record.middlewares, visit);
+      visitNames(kind, record.parentRefs, visit);
+      break;
+    case 'ur':
+      visitName('us', record.service, visit);
+      break;
+    case 'hs': {
+      const { weighted, highestRandomWeight, mirroring, failover } = record as Record<string, Rec | undefined>;
+      if (weighted === undefined && highestRandomWeight === undefined && mirroring === undefined && failover === undefined) break;
+      visitNames('hs', weighted?.services, visit);
+      visitNames('hs', highestRandomWeight?.services, visit);
+      if (mirroring) {
+        visitName('hs', mirroring.service, visit);
+        visitNames('hs', mirroring.mirrors, visit);
+      }
+      if (failover) {
+        visitName('hs', failover.service, visit);
+        visitName('hs', failover.fallback, visit);
+      }
+      break;
+    }
+    case 'ts':
+    case 'us':
+      if (record.weighted === undefined) break;
+      visitNames(kind, (record.weighted as Rec | undefined)?.services, visit);
+      break;
+    case 'hm':
+      if (record.chain === undefined) break;
+      visitNames('hm', (record.chain as Rec | undefined)?.middlewares, visit);
+      break;
+    case 'tm':
+      break;
+  }
 }
 
 const NO_REFS: readonly string[] = Object.freeze([]);
@@ -66,49 +112,10 @@ const NO_REFS: readonly string[] = Object.freeze([]);
  */
 function referencesOf(kind: Kind, record: Rec, provider: string): readonly string[] {
   let out: string[] | undefined;
-  switch (kind) {
-    case 'hr':
-    case 'tr':
-      out = [];
-      addName(out, kind === 'hr' ? 'hs' : 'ts', record.service, provider);
-      addNames(out, kind === 'hr' ? 'hm' : 'tm', record.middlewares, provider);
-      addNames(out, kind, record.parentRefs, provider);
-      break;
-    case 'ur':
-      out = [];
-      addName(out, 'us', record.service, provider);
-      break;
-    case 'hs': {
-      const { weighted, highestRandomWeight, mirroring, failover } = record as Record<string, Rec | undefined>;
-      if (weighted === undefined && highestRandomWeight === undefined && mirroring === undefined && failover === undefined) break;
-      out = [];
-      addNames(out, 'hs', weighted?.services, provider);
-      addNames(out, 'hs', highestRandomWeight?.services, provider);
-      if (mirroring) {
-        addName(out, 'hs', mirroring.service, provider);
-        addNames(out, 'hs', mirroring.mirrors, provider);
-      }
-      if (failover) {
-        addName(out, 'hs', failover.service, provider);
-        addName(out, 'hs', failover.fallback, provider);
-      }
-      break;
-    }
-    case 'ts':
-    case 'us':
-      if (record.weighted === undefined) break;
-      out = [];
-      addNames(out, kind, (record.weighted as Rec | undefined)?.services, provider);
-      break;
-    case 'hm':
-      if (record.chain === undefined) break;
-      out = [];
-      addNames(out, 'hm', (record.chain as Rec | undefined)?.middlewares, provider);
-      break;
-    case 'tm':
-      break;
-  }
-  return out === undefined || out.length === 0 ? NO_REFS : out;
+  visitReferences(kind, record, (k, name) => {
+    (out ??= []).push(`${k}:${qualify(name, provider)}`);
+  });
+  return out ?? NO_REFS;
 }
 
 /** A record's identity for change detection: its object and, for services, its given server states. */
@@ -166,8 +173,15 @@ export class IncrementalRuntime {
   private composites = new Set<string>();
   /** False after a computation from scratch, until {@link prepare}. */
   private graphReady = false;
+  /**
+   * Providers appended (see {@link append}) while the graph was ready, whose records are not
+   * linked yet: {@link prepare} links them, or the next computation before it reads the graph.
+   */
+  private pending: ProviderInput[] = [];
   /** Records in the last inputs (known once the graph is ready). */
   private total = 0;
+  /** Other providers each input references (see {@link foreignProviders}). */
+  private readonly foreign = new WeakMap<ProviderInput, ReadonlySet<string>>();
   /** Record counts of inputs seen before (an unchanged provider is counted once). */
   private readonly counts = new WeakMap<ProviderInput, number>();
   /** Records recomputed by the last call (for logs and tests); -1 after a full computation. */
@@ -186,7 +200,10 @@ export class IncrementalRuntime {
    * @param hint how one provider's input differs from its previous one, when known
    */
   compute(inputs: readonly ProviderInput[], hint?: InputChanges): RuntimeConfiguration {
+    this.linkPending();
     const previous = this.rt;
+    const added = previous === undefined ? undefined : this.appended(inputs);
+    if (previous !== undefined && added !== undefined) return this.append(previous, inputs, added);
     const changes = previous === undefined || !this.graphReady ? undefined : this.changes(inputs, Math.max(this.total, 1) * this.fullRatio, hint);
     let rt: RuntimeConfiguration;
     this.lastChanges = undefined;
@@ -203,17 +220,109 @@ export class IncrementalRuntime {
     return rt;
   }
 
-  /** Whether {@link prepare} has work to do (after a computation from scratch). */
+  /** Whether {@link prepare} has work to do (after a computation from scratch, or a provider appended). */
   get needsPrepare(): boolean {
-    return this.rt !== undefined && !this.graphReady;
+    return this.rt !== undefined && (!this.graphReady || this.pending.length > 0);
+  }
+
+  /**
+   * Whether {@link prepare} would only link the records of appended providers: work that a
+   * later computation never makes void, unlike a rebuild of the whole graph.
+   */
+  get prepareLinksOnly(): boolean {
+    return this.graphReady && this.pending.length > 0;
   }
 
   /** Builds the reference graph of the last inputs, so the next small change is incremental. */
   prepare(): void {
     if (!this.needsPrepare) return;
+    if (this.graphReady) {
+      this.linkPending();
+      return;
+    }
     this.rebuildGraph(this.inputs);
     this.total = this.inputs.reduce((n, input) => n + this.countRecords(input), 0);
     this.graphReady = true;
+  }
+
+  private linkPending(): void {
+    for (const input of this.pending) this.linkInput(input);
+    this.pending = [];
+  }
+
+  /**
+   * The provider `inputs` add after the last ones, all else the same objects, when no record of
+   * it references another provider present and no record of those references it: its records
+   * then form components of their own (see the file comment), computed alone. Undefined otherwise.
+   */
+  private appended(inputs: readonly ProviderInput[]): ProviderInput | undefined {
+    const before = this.inputs;
+    if (inputs.length !== before.length + 1) return undefined;
+    for (let i = 0; i < before.length; i++) if (inputs[i] !== before[i]) return undefined;
+    const added = inputs[before.length] as ProviderInput;
+    const foreign = this.foreignProviders(added);
+    for (const input of before) {
+      if (input.provider === added.provider || foreign.has(input.provider) || this.foreignProviders(input).has(added.provider)) return undefined;
+    }
+    return added;
+  }
+
+  /** Providers other than its own that an input's records reference, by name (whether they exist or not). */
+  private foreignProviders(input: ProviderInput): ReadonlySet<string> {
+    const known = this.foreign.get(input);
+    if (known !== undefined) return known;
+    const found = new Set<string>();
+    // A reference is qualified when it holds an `@` (see qualify()): only those can leave the provider.
+    const visit: Visit = (_kind, name) => {
+      const at = name.indexOf('@');
+      if (at === -1) return;
+      const provider = name.slice(at + 1);
+      if (provider !== input.provider) found.add(provider);
+    };
+    for (const [kind, protocol, key] of KIND_KEYS) {
+      const map = recordMap(input.configuration, protocol, key);
+      if (map === undefined) continue;
+      for (const name in map) {
+        if (!Object.prototype.hasOwnProperty.call(map, name)) continue;
+        const value = map[name];
+        if (typeof value === 'object' && value !== null) visitReferences(kind, value as Rec, visit);
+      }
+    }
+    this.foreign.set(input, found);
+    return found;
+  }
+
+  /**
+   * The runtime with a provider added whose records reach no other provider's (see
+   * {@link appended}): the runtime of its records alone, merged into the previous one. A
+   * provider's first snapshot (the operator's first delivery, a restart) costs its own records,
+   * not every provider's again.
+   */
+  private append(previous: RuntimeConfiguration, inputs: readonly ProviderInput[], added: ProviderInput): RuntimeConfiguration {
+    const sub = computeRuntime([added], this.entryPoints, this.options, this.memo, true);
+    const names = new Map<keyof RuntimeConfiguration, Set<string>>();
+    let recomputed = 0;
+    for (const [, , , rtKey] of KIND_KEYS) {
+      const infos = sub[rtKey] as Map<string, unknown>;
+      if (infos.size === 0) continue;
+      // In place, as in recompute(): the previous view is told which names are new.
+      const map = previous[rtKey] as Map<string, unknown>;
+      for (const [name, info] of infos) map.set(name, info);
+      names.set(rtKey, new Set(infos.keys()));
+      recomputed += infos.size;
+    }
+    // One runtime record per record: the count needs no walk of the maps.
+    this.counts.set(added, recomputed);
+    // Linked later, off the request path (or by the next computation, before it reads the graph).
+    if (this.graphReady) {
+      this.pending.push(added);
+      this.total += recomputed;
+    }
+    this.inputs = inputs;
+    this.rt = { ...previous };
+    this.lastRecomputed = recomputed;
+    this.lastChanges = { base: previous, names };
+    return this.rt;
   }
 
   /**
@@ -474,19 +583,23 @@ export class IncrementalRuntime {
   }
 
   private rebuildGraph(inputs: readonly ProviderInput[]): void {
+    this.pending = [];
     this.refs = new Map();
     this.users = new Map();
     this.composites = new Set();
-    for (const input of inputs) {
-      for (const [kind, protocol, key] of KIND_KEYS) {
-        const map = recordMap(input.configuration, protocol, key);
-        if (map === undefined) continue;
-        for (const name in map) {
-          if (!Object.prototype.hasOwnProperty.call(map, name)) continue;
-          const value = map[name];
-          if (typeof value !== 'object' || value === null) continue;
-          this.link(() => `${kind}:${name}@${input.provider}`, kind, value as Rec, input.provider);
-        }
+    for (const input of inputs) this.linkInput(input);
+  }
+
+  /** Adds the references of every record of one provider to the graph. */
+  private linkInput(input: ProviderInput): void {
+    for (const [kind, protocol, key] of KIND_KEYS) {
+      const map = recordMap(input.configuration, protocol, key);
+      if (map === undefined) continue;
+      for (const name in map) {
+        if (!Object.prototype.hasOwnProperty.call(map, name)) continue;
+        const value = map[name];
+        if (typeof value !== 'object' || value === null) continue;
+        this.link(() => `${kind}:${name}@${input.provider}`, kind, value as Rec, input.provider);
       }
     }
   }

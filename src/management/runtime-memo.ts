@@ -10,7 +10,7 @@
  * Relies on the store's contract that a snapshot is never mutated once handed over.
  */
 import type { Router } from './dynamic-config.js';
-import { qualify } from './runtime-records.js';
+import { copyRecord, qualify } from './runtime-records.js';
 
 /** What a router's runtime record starts from; a pure function of the record, provider and context. */
 export interface PreparedRouter {
@@ -38,10 +38,15 @@ export interface PrepareContext {
 const DEFAULT_OBSERVABILITY = Object.freeze({ accessLogs: true, metrics: true, tracing: true, traceVerbosity: 'minimal' });
 const NO_REFS: readonly string[] = Object.freeze([]);
 
-function withoutUndefined<T extends object>(obj: T | undefined): Partial<T> {
-  if (obj == null) return {};
-  const out: Partial<T> = {};
-  for (const [k, v] of Object.entries(obj)) if (v != null && v !== '') (out as Record<string, unknown>)[k] = v;
+/** The defaults with the fields a router sets (empty ones left out), key by key (see copyRecord). */
+function observabilityOf(given: NonNullable<Router['observability']>): Router['observability'] {
+  const out = copyRecord(DEFAULT_OBSERVABILITY) as Record<string, unknown>;
+  for (const k in given) {
+    // An own `__proto__` key cannot be set by assignment; it was never copied.
+    if (!Object.prototype.hasOwnProperty.call(given, k) || k === '__proto__') continue;
+    const v = (given as Record<string, unknown>)[k];
+    if (v != null && v !== '') out[k] = v;
+  }
   return out;
 }
 
@@ -51,12 +56,16 @@ export function prepareRouter(r: Router, provider: string, ctx: PrepareContext):
   const needsObservability = ctx.build && r.parentRefs == null;
   let config: Router = r;
   if (needsEntryPoints || needsObservability) {
-    config = { ...r };
+    config = copyRecord(r);
     if (needsEntryPoints) config.entryPoints = ctx.defaults as string[];
-    if (needsObservability) config.observability = r.observability == null ? DEFAULT_OBSERVABILITY : { ...DEFAULT_OBSERVABILITY, ...withoutUndefined(r.observability) };
+    if (needsObservability) config.observability = r.observability == null ? DEFAULT_OBSERVABILITY : observabilityOf(r.observability);
   }
   const mws = config.middlewares;
-  const built = mws !== undefined && mws.length > 0 ? { ...config, middlewares: mws.map((m) => qualify(m, provider)) } : config;
+  let built = config;
+  if (mws !== undefined && mws.length > 0) {
+    built = copyRecord(config);
+    built.middlewares = mws.map((m) => qualify(m, provider));
+  }
   const middlewareRefs = mws === undefined || mws.length === 0 ? NO_REFS : mws.filter((m) => m !== '').map((m) => qualify(m, provider));
   const service = config.service === undefined || config.service === '' ? '' : qualify(config.service, provider);
   return { source: r, config, built, service, middlewareRefs };
@@ -90,13 +99,18 @@ export class RouterMemo {
   private byProvider = new Map<string, Map<string, PreparedRouter>>();
   private next = new Map<string, Map<string, PreparedRouter>>();
   private contextKey = '';
+  private partial = false;
 
-  /** Starts a recompute; a changed context forgets everything. */
-  begin(ctx: PrepareContext): void {
+  /**
+   * Starts a recompute; a changed context forgets everything.
+   * @param partial the recompute sees only some providers: the others' entries are kept
+   */
+  begin(ctx: PrepareContext, partial = false): void {
     const key = `${ctx.build}|${ctx.defaults.join(',')}`;
     if (key !== this.contextKey) this.byProvider.clear();
     this.contextKey = key;
     this.next = new Map();
+    this.partial = partial;
   }
 
   prepare(r: Router, name: string, provider: string, ctx: PrepareContext): PreparedRouter {
@@ -113,6 +127,7 @@ export class RouterMemo {
 
   /** Ends a successful recompute: what it saw is what the next one compares with. */
   commit(): void {
+    if (this.partial) for (const [provider, prepared] of this.byProvider) if (!this.next.has(provider)) this.next.set(provider, prepared);
     this.byProvider = this.next;
     this.next = new Map();
   }

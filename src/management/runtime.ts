@@ -7,7 +7,7 @@
 import type { ServerState, TCPRouter } from './dynamic-config.js';
 import { buildHttp, buildTcp, buildUdp, checkEntryPoints, checkRouterTree, populateUsedBy } from './runtime-checks.js';
 import {
-  MiddlewareInfo, RouterInfo, ServiceInfo, TCPMiddlewareInfo, TCPRouterInfo, TCPServiceInfo, UDPRouterInfo, UDPServiceInfo,
+  copyRecord, MiddlewareInfo, RouterInfo, ServiceInfo, TCPMiddlewareInfo, TCPRouterInfo, TCPServiceInfo, UDPRouterInfo, UDPServiceInfo,
   type EntryPointDef, type ProviderInput, type RuntimeConfiguration, type RuntimeOptions,
 } from './runtime-records.js';
 import { prepareRouter, type PrepareContext, type RouterMemo } from './runtime-memo.js';
@@ -39,9 +39,10 @@ function givenStatus(input: ProviderInput, name: string): Record<string, ServerS
  * Computes the whole runtime view from every provider's configuration. With a `memo` (one per
  * record store), routers equal to those of the previous call reuse their per-record work; the
  * result is the same either way.
+ * @param partial `inputs` are only some of the providers (the memo keeps the others' entries)
  */
 export function computeRuntime(
-  inputs: readonly ProviderInput[], entryPoints: readonly EntryPointDef[], options: RuntimeOptions = {}, memo?: RouterMemo,
+  inputs: readonly ProviderInput[], entryPoints: readonly EntryPointDef[], options: RuntimeOptions = {}, memo?: RouterMemo, partial = false,
 ): RuntimeConfiguration {
   const build = options.buildRouters ?? true;
   const rt: RuntimeConfiguration = {
@@ -53,7 +54,7 @@ export function computeRuntime(
   const udpEntryPoints = new Set(entryPoints.filter((e) => e.protocol === 'udp').map((e) => e.name));
   const defaults = entryPoints.filter((e) => e.isDefault && e.protocol === 'tcp').map((e) => e.name).sort();
   const ctx: PrepareContext = { defaults, build };
-  memo?.begin(ctx);
+  memo?.begin(ctx, partial);
 
   for (const input of inputs) {
     const { provider, configuration: c } = input;
@@ -77,7 +78,11 @@ export function computeRuntime(
       rt.tcpMiddlewares.set(`${name}@${provider}`, new TCPMiddlewareInfo(`${name}@${provider}`, provider, mw));
     });
     forEachEntry(c.tcp?.routers, (name, r) => {
-      const config: TCPRouter = (r.entryPoints ?? []).length === 0 && defaults.length > 0 ? { ...r, entryPoints: defaults } : r;
+      let config: TCPRouter = r;
+      if ((r.entryPoints ?? []).length === 0 && defaults.length > 0) {
+        config = copyRecord(r);
+        config.entryPoints = defaults;
+      }
       rt.tcpRouters.set(`${name}@${provider}`, new TCPRouterInfo(`${name}@${provider}`, provider, config, toPriority(r.priority)));
     });
     forEachEntry(c.udp?.services, (name, svc) => {

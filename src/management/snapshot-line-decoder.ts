@@ -122,7 +122,18 @@ function parseLine(line: string): { path: string[]; value: unknown } {
   const tab = line.indexOf('\t');
   if (tab === -1) throw new LineProblem('expected <path><TAB><value>');
   const path = parsePath(line.slice(0, tab));
-  const text = line.slice(tab + 1);
+  return { path, value: parseValue(line.slice(tab + 1)) };
+}
+
+/**
+ * @param strings the value is likely a flat object of strings (a service's server states): see
+ *   {@link flatStrings}
+ */
+function parseValue(text: string, strings = false): unknown {
+  if (strings) {
+    const flat = flatStrings(text);
+    if (flat !== undefined) return flat;
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -133,7 +144,109 @@ function parseLine(line: string): { path: string[]; value: unknown } {
   if ((text.includes('__proto__') || text.includes('constructor') || text.includes('prototype')) && hasForbiddenKey(value)) {
     throw new LineProblem('the value holds a key that is not allowed (__proto__, constructor or prototype)');
   }
-  return { path, value };
+  return value;
+}
+
+/** A backslash (an escape) or a control character (invalid in a JSON string). */
+// eslint-disable-next-line no-control-regex -- JSON forbids raw control characters in strings
+const NOT_PLAIN = /[\\\u0000-\u001f]/;
+
+/**
+ * A new empty object that V8 keeps in dictionary mode: deleting a property other than the last
+ * one added turns an object into a hash table for good.
+ */
+function dictionaryObject(): Record<string, unknown> {
+  const o: Record<string, unknown> = { a: 0, b: 0 };
+  delete o.a;
+  delete o.b;
+  return o;
+}
+
+/**
+ * A compact JSON object whose values are all strings without escapes (`{"http://10.0.0.1:8080":
+ * "UP",…}`: a service's server states), as JSON.parse gives it, key order included; undefined for
+ * any other text (then JSON.parse it). Why: each service has its own server URLs, and JSON.parse
+ * gives every such object a hidden class of its own, built key by key (5,000 services of 12
+ * servers make 60,000 classes, a third of a body's parse time, kept as long as the objects). A
+ * dictionary-mode object has no class to build; to the code that reads it, it is the same object.
+ */
+function flatStrings(text: string): Record<string, unknown> | undefined {
+  const n = text.length;
+  if (n < 7 || text.charCodeAt(0) !== 0x7b || text.charCodeAt(n - 1) !== 0x7d || NOT_PLAIN.test(text)) return undefined;
+  const out = dictionaryObject();
+  let i = 1;
+  for (;;) {
+    if (text.charCodeAt(i) !== QUOTE) return undefined;
+    const keyEnd = text.indexOf('"', i + 1);
+    if (keyEnd === -1 || text.charCodeAt(keyEnd + 1) !== 0x3a || text.charCodeAt(keyEnd + 2) !== QUOTE) return undefined;
+    const valueEnd = text.indexOf('"', keyEnd + 3);
+    if (valueEnd === -1) return undefined;
+    const key = text.slice(i + 1, keyEnd);
+    // Assigning these would not make an own property: JSON.parse them (and refuse them).
+    if (FORBIDDEN_KEYS.has(key)) return undefined;
+    const value = text.slice(keyEnd + 3, valueEnd);
+    // The usual states as the shared literals: not two small strings per server kept.
+    out[key] = value === 'UP' ? 'UP' : value === 'DOWN' ? 'DOWN' : value;
+    i = valueEnd + 1;
+    const c = text.charCodeAt(i);
+    if (c === 0x7d) return i === n - 1 ? out : undefined;
+    if (c !== 0x2c) return undefined;
+    i++;
+  }
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const CLOSE_BRACKET = 0x5d;
+const TAB = 0x09;
+
+/**
+ * The path text of the last line parsed the long way, up to its last key (`["configuration",
+ * "http","routers",`), with the container it leads to. Consecutive lines of a body mostly share
+ * it (a sender writes a map's records one after the other), and a line that starts with these
+ * bytes and goes on with a plain `"<name>"]<TAB>` has that container and name as its path: the
+ * prefix is the canonical JSON of the container's path, and a key without a backslash, a quote
+ * or a control character is its own JSON text. Such a line skips parsing its path as JSON,
+ * making a string per key and looking up each container on the way.
+ */
+interface PathPrefix {
+  readonly bytes: Buffer;
+  readonly parent: Container;
+  /** The lines below are server states (`["serverStatus",<service>]`): see {@link flatStrings}. */
+  readonly strings: boolean;
+}
+
+/** The prefix of a parsed path, when the line is written the canonical way (else undefined). */
+function pathPrefix(body: Buffer, at: number, path: readonly string[], parent: Container): PathPrefix | undefined {
+  const text = path.length === 1 ? '[' : `${JSON.stringify(path.slice(0, -1)).slice(0, -1)},`;
+  const bytes = Buffer.from(text, 'utf8');
+  if (body.compare(bytes, 0, bytes.length, at, at + bytes.length) !== 0 || body[at + bytes.length] !== QUOTE) return undefined;
+  return { bytes, parent, strings: path.length === 2 && path[0] === 'serverStatus' };
+}
+
+/**
+ * The name of a line `[p, e)` under `prefix` when it is written `<prefix>"<name>"]<TAB>` with a
+ * plain name (see {@link PathPrefix}), and where its value starts; undefined otherwise.
+ */
+function nameAfter(body: Buffer, p: number, e: number, prefix: PathPrefix): { name: string; value: number } | undefined {
+  const bytes = prefix.bytes;
+  const n = bytes.length;
+  if (e - p < n + 4) return undefined;
+  for (let k = 0; k < n; k++) if (body[p + k] !== bytes[k]) return undefined;
+  const from = p + n + 1;
+  if (body[from - 1] !== QUOTE) return undefined;
+  let r = from;
+  for (;;) {
+    if (r >= e) return undefined;
+    const b = body[r] as number;
+    if (b === QUOTE) break;
+    if (b === BACKSLASH || b < 0x20) return undefined;
+    r++;
+  }
+  if (body[r + 1] !== CLOSE_BRACKET || body[r + 2] !== TAB) return undefined;
+  const name = body.toString('utf8', from, r);
+  if (FORBIDDEN_KEYS.has(name)) return undefined;
+  return { name, value: r + 3 };
 }
 
 const NEWLINE = 0x0a;
@@ -234,6 +347,7 @@ export class SnapshotLineDecoder {
     let p = 0;
     let problem: SnapshotLinesError | undefined;
     let done = false;
+    let prefix: PathPrefix | undefined;
     const feed = (body: Buffer, length: number, final: boolean): void => {
       if (done || (!final && length === 0)) return;
       // Complete lines only until the body is whole: up to the last line break received.
@@ -295,9 +409,22 @@ export class SnapshotLineDecoder {
           line = held[found] as HeldLine;
           j = found + 1;
         } else {
-          let parsed: { path: string[]; value: unknown };
           try {
-            parsed = parseLine(body.toString('utf8', p, e));
+            const quick = prefix === undefined ? undefined : nameAfter(body, p, e, prefix);
+            if (quick !== undefined) {
+              line = new HeldLine((prefix as PathPrefix).parent, quick.name, parseValue(body.toString('utf8', quick.value, e), (prefix as PathPrefix).strings));
+            } else {
+              const parsed = parseLine(body.toString('utf8', p, e));
+              let parent = this.root;
+              for (let i = 0; i < parsed.path.length - 1; i++) {
+                const k = parsed.path[i] as string;
+                let child = parent.children.get(k);
+                if (child === undefined) parent.children.set(k, (child = SnapshotLineDecoder.container(parent, k)));
+                parent = child;
+              }
+              line = new HeldLine(parent, parsed.path[parsed.path.length - 1] as string, parsed.value);
+              prefix = pathPrefix(body, p, parsed.path, parent);
+            }
           } catch (err) {
             if (!(err instanceof LineProblem)) throw err;
             // Reported once the lines before it are placed: a conflict there comes first.
@@ -305,14 +432,6 @@ export class SnapshotLineDecoder {
             done = true;
             return;
           }
-          let parent = this.root;
-          for (let i = 0; i < parsed.path.length - 1; i++) {
-            const k = parsed.path[i] as string;
-            let child = parent.children.get(k);
-            if (child === undefined) parent.children.set(k, (child = SnapshotLineDecoder.container(parent, k)));
-            parent = child;
-          }
-          line = new HeldLine(parent, parsed.path[parsed.path.length - 1] as string, parsed.value);
           added.push(line);
         }
         lines.push(line);
@@ -388,13 +507,16 @@ export class SnapshotLineDecoder {
     if (problem !== undefined) throw problem;
     const value = this.root.touched === epoch ? this.root.next : (this.root.obj ?? {});
     let reused: Set<object> | undefined;
-    const addedSet = new Set<SnapshotLine>(added);
     const decoded: DecodedBody = {
       value,
       get reused(): ReadonlySet<object> {
         if (reused === undefined) {
           reused = new Set();
-          for (const line of lines) if (!addedSet.has(line) && typeof line.value === 'object' && line.value !== null) reused.add(line.value);
+          // A first body (every line added) reuses nothing: no set of its 15,000 lines to make.
+          if (added.length < lines.length) {
+            const addedSet = new Set<SnapshotLine>(added);
+            for (const line of lines) if (!addedSet.has(line) && typeof line.value === 'object' && line.value !== null) reused.add(line.value);
+          }
         }
         return reused;
       },

@@ -124,18 +124,171 @@ function named(item: Check): Check {
   };
 }
 
+// Quick checks of the records operators send by the thousand (routers, load-balanced services
+// and their servers): true only when the record certainly passes its full check (same fields
+// and types, unknown fields refused); false when it is of another shape or bad, and the full
+// check decides and names the problem. One plain function per record kind: the generic shape
+// closures share their code, and so their type feedback, across every kind of object, which
+// keeps them slow (an operator body holds ~100,000 objects to check).
+
+function isStrList(v: unknown): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== 'string') return false;
+  return true;
+}
+
+function quickObservability(v: unknown): boolean {
+  if (!isObj(v)) return false;
+  for (const k in v) {
+    if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+    const x = v[k];
+    switch (k) {
+      case 'accessLogs':
+      case 'metrics':
+      case 'tracing':
+        if (typeof x !== 'boolean') return false;
+        break;
+      case 'traceVerbosity':
+        if (typeof x !== 'string') return false;
+        break;
+      case 'metadata':
+        if (!isObj(x)) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+/** Quick check of a router (see above); one with `tls` is left to the full check. */
+export function quickRouter(v: unknown): boolean {
+  if (!isObj(v)) return false;
+  for (const k in v) {
+    if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+    const x = v[k];
+    switch (k) {
+      case 'service':
+      case 'rule':
+      case 'ruleSyntax':
+        if (typeof x !== 'string') return false;
+        break;
+      case 'entryPoints':
+      case 'middlewares':
+      case 'parentRefs':
+        if (!isStrList(x)) return false;
+        break;
+      case 'priority':
+        if (typeof x !== 'number' || !Number.isInteger(x)) return false;
+        break;
+      case 'observability':
+        if (!quickObservability(x)) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function quickServer(v: unknown): boolean {
+  if (!isObj(v)) return false;
+  for (const k in v) {
+    if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+    const x = v[k];
+    switch (k) {
+      case 'url':
+        if (typeof x !== 'string') return false;
+        break;
+      case 'weight':
+        if (typeof x !== 'number' || !Number.isInteger(x)) return false;
+        break;
+      case 'preservePath':
+      case 'fenced':
+        if (typeof x !== 'boolean') return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function quickLoadBalancer(v: unknown): boolean {
+  if (!isObj(v)) return false;
+  for (const k in v) {
+    if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+    const x = v[k];
+    switch (k) {
+      case 'servers':
+        if (!Array.isArray(x)) return false;
+        for (let i = 0; i < x.length; i++) if (!quickServer(x[i])) return false;
+        break;
+      case 'strategy':
+      case 'serversTransport':
+        if (typeof x !== 'string') return false;
+        break;
+      case 'passHostHeader':
+        if (x !== null && typeof x !== 'boolean') return false;
+        break;
+      case 'responseForwarding':
+        if (!isObj(x)) return false;
+        for (const f in x) if (Object.prototype.hasOwnProperty.call(x, f) && (f !== 'flushInterval' || typeof x[f] !== 'string')) return false;
+        break;
+      case 'sticky':
+      case 'healthCheck':
+      case 'passiveHealthCheck':
+        if (!isObj(x)) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+/** Quick check of a service (see above); kinds other than a load balancer are left to the full check. */
+export function quickService(v: unknown): boolean {
+  if (!isObj(v)) return false;
+  for (const k in v) {
+    if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+    const x = v[k];
+    switch (k) {
+      case 'middlewares':
+        if (!isStrList(x)) return false;
+        break;
+      case 'loadBalancer':
+        if (!quickLoadBalancer(x)) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+/** A check that takes a quick look first (see above). */
+function quickly(quick: (v: unknown) => boolean, full: Check): Check {
+  return (v, p, known) => {
+    if (!quick(v)) full(v, p, known);
+  };
+}
+
 const domains = listOf(shape({ main: str, sans: strList }));
 const wrrServices = listOf(shape({ name: str, weight: int, status: int }, false));
 
-const router = shape({
+/** The full check of a router (exported for tests: the quick one must never pass what it refuses). */
+export const fullRouter = shape({
   entryPoints: strList, middlewares: strList, service: str, rule: str, parentRefs: strList, ruleSyntax: str, priority: int,
   tls: shape({ options: str, certResolver: str, domains }),
   observability: shape({ accessLogs: bool, metrics: bool, tracing: bool, traceVerbosity: str, metadata: anyObj }),
 });
+const router = quickly(quickRouter, fullRouter);
 
 const server = shape({ url: str, weight: int, preservePath: bool, fenced: bool });
 
-const service = shape({
+/** The full check of a service (exported for tests, as {@link fullRouter}). */
+export const fullService = shape({
   middlewares: strList,
   loadBalancer: shape({
     sticky: anyObj, servers: listOf(server), strategy: str, healthCheck: anyObj, passiveHealthCheck: anyObj,
@@ -146,6 +299,7 @@ const service = shape({
   mirroring: shape({ service: str, mirrorBody: bool, maxBodySize: int, mirrors: listOf(shape({ name: str, percent: num })), healthCheck: anyObj }),
   failover: shape({ service: str, fallback: str, healthCheck: anyObj, errors: anyObj }),
 });
+const service = quickly(quickService, fullService);
 
 /** Middleware kinds are open-ended (plugins): each must hold an options object. */
 const middleware: Check = (v, p) => {

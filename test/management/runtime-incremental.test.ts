@@ -126,6 +126,64 @@ describe('incremental runtime', () => {
     }), { numRuns: 300 });
   });
 
+  it('computes a provider added after the others alone when no reference crosses, and equals the full computation either way', () => {
+    fc.assert(fc.property(configuration, configuration, configuration, fc.boolean(), fc.boolean(), fc.boolean(), (ca, cb, cc, build, prepared, prepareBeforeEdit) => {
+      const options = { buildRouters: build };
+      const inc = new IncrementalRuntime(ENTRY_POINTS, options);
+      let inputs: ProviderInput[] = [{ provider: 'a', configuration: ca }];
+      let view = new RuntimeView(inc.compute(inputs), ENTRY_POINTS, []);
+      for (const [provider, configuration] of [['b', cb], ['c', cc]] as const) {
+        if (prepared) inc.prepare();
+        inputs = [...inputs, { provider, configuration, serverStatus: { s0: { 'http://10.0.0.1': 'DOWN' as const } } }];
+        view = new RuntimeView(inc.compute(inputs), ENTRY_POINTS, [], view, inc.lastChanges);
+        const full = new RuntimeView(computeRuntime(inputs, ENTRY_POINTS, options), ENTRY_POINTS, []);
+        expect(shown(view)).toEqual(shown(full));
+        expect(view.rawdata().toString()).toBe(full.rawdata().toString());
+      }
+      // Then small changes, incremental once prepared (the last provider's records linked by the
+      // preparation, or else by the change itself), still equal.
+      if (prepareBeforeEdit) inc.prepare();
+      // One service of the last provider replaced by an equal new object: its users are recomputed.
+      inputs = inputs.map((i) => {
+        const services = i.configuration.http?.services ?? {};
+        const first = Object.keys(services)[0];
+        if (i.provider !== 'c' || first === undefined) return i;
+        return { ...i, configuration: { ...i.configuration, http: { ...i.configuration.http, services: { ...services, [first]: { ...services[first] } } } } };
+      });
+      view = new RuntimeView(inc.compute(inputs), ENTRY_POINTS, [], view, inc.lastChanges);
+      const full = new RuntimeView(computeRuntime(inputs, ENTRY_POINTS, options), ENTRY_POINTS, []);
+      expect(shown(view)).toEqual(shown(full));
+    }), { numRuns: 300 });
+  });
+
+  it('computes only the records of a provider added without references to or from the others', () => {
+    const records = (prefix: string, ref = '') => {
+      const routers: Record<string, object> = {};
+      const services: Record<string, object> = {};
+      for (let i = 0; i < 10; i++) {
+        routers[`${prefix}r${i}`] = { rule: `Host(\`h${i}\`)`, service: `${prefix}s${i}${i === 0 ? ref : ''}` };
+        services[`${prefix}s${i}`] = { loadBalancer: { servers: [{ url: `http://10.0.0.${i}` }] } };
+      }
+      return { http: { routers, services } };
+    };
+    const inc = new IncrementalRuntime(ENTRY_POINTS);
+    const a: ProviderInput = { provider: 'a', configuration: records('a') };
+    inc.compute([a]);
+    inc.compute([a, { provider: 'b', configuration: records('b') }]);
+    expect(inc.lastRecomputed).toBe(20);
+    // A reference from the new provider to an existing one: computed whole.
+    const again = new IncrementalRuntime(ENTRY_POINTS);
+    again.compute([a]);
+    again.compute([a, { provider: 'b', configuration: records('b', '@a') }]);
+    expect(again.lastRecomputed).toBe(-1);
+    // A reference from an existing provider to the new one: computed whole.
+    const other = new IncrementalRuntime(ENTRY_POINTS);
+    const toB: ProviderInput = { provider: 'a', configuration: records('a', '@b') };
+    other.compute([toB]);
+    other.compute([toB, { provider: 'b', configuration: records('b') }]);
+    expect(other.lastRecomputed).toBe(-1);
+  });
+
   it('recomputes only the records a small change reaches', () => {
     const routers: Record<string, object> = {};
     const services: Record<string, object> = {};

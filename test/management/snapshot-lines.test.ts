@@ -135,11 +135,47 @@ describe('snapshot lines', () => {
       ['["a"]\t{}\n["a","b"]\t2', /line 2: the path \["a","b"\] runs through a value set by another line/],
       ['["__proto__","x"]\t1', /the key "__proto__" is not allowed/],
       ['["a"]\t{"b":[{"constructor":{}}]}', /holds a key that is not allowed/],
+      ['["serverStatus","a"]\t{}\n["serverStatus","b"]\t{"__proto__":"UP"}', /line 2: the value holds a key that is not allowed/],
+      ['["serverStatus","a"]\t{}\n["serverStatus","b"]\t{"x":"UP","prototype":"DOWN"}', /line 2: the value holds a key that is not allowed/],
+      ['["serverStatus","a"]\t{}\n["serverStatus","__proto__"]\t{"x":"UP"}', /line 2: the key "__proto__" is not allowed/],
     ];
     for (const [body, message] of cases) {
       expect(() => new SnapshotLineDecoder().decode(body)).toThrow(SnapshotLinesError);
       expect(() => new SnapshotLineDecoder().decode(body)).toThrow(message);
     }
+  });
+
+  it('decodes lines under a path seen before, server states included, as JSON.parse does, value or error', () => {
+    // Lines after the first of a map take the quick way (their path from its bytes; server
+    // states without JSON.parse): values, key order and errors must be those of the plain way.
+    const stateKey = fc.oneof(fc.string(), fc.constantFrom('0', '12', 'http://10.0.0.1:8080', 'a"b', 'tab\tx', 'valueOf', '__proto__', 'constructor', ''));
+    const stateValue = fc.oneof(fc.constantFrom('UP', 'DOWN', 'U\\P'), fc.string());
+    const text = fc.oneof(
+      fc.dictionary(stateKey, stateValue, { maxKeys: 6 }).map((o) => JSON.stringify(o)),
+      fc.jsonValue().map((v) => JSON.stringify(v)),
+      fc.constantFrom('{}', '{"a":"UP"', '{"a":"UP"}}', '{"a":"UP",}', '{"a": "UP"}', '{"a":"U\\u0050"}', '{"a":1}', '{"a":"UP","a":"DOWN"}', '{"b":"x","1":"y","a":"z"}'),
+    );
+    const name = fc.oneof(fc.string(), fc.constantFrom('s', 'a"b', 'x\\y', '__proto__', 'é'));
+    const lineArb = fc.tuple(fc.constantFrom('serverStatus', 'routers'), name, text)
+      .map(([where, n, t]) => `${JSON.stringify(where === 'serverStatus' ? ['serverStatus', n] : ['configuration', 'http', 'routers', n])}\t${t}`);
+    // The reference decoder does not refuse these keys (tested below).
+    fc.assert(fc.property(fc.array(lineArb, { minLength: 1, maxLength: 6 }).filter((l) => !/__proto__|constructor|prototype/.test(l.join())), (lines) => {
+      const body = lines.join('\n');
+      let expected: unknown;
+      let problem: string | undefined;
+      try {
+        expected = referenceDecode(body);
+      } catch (err) {
+        problem = (err as Error).message;
+      }
+      if (problem !== undefined) {
+        expect(() => new SnapshotLineDecoder().decode(body)).toThrow(problem);
+        return;
+      }
+      const got = new SnapshotLineDecoder().decode(body).value;
+      expect(got).toEqual(expected);
+      expect(JSON.stringify(got)).toBe(JSON.stringify(expected));
+    }), { numRuns: 500 });
   });
 
   it('decoding against the last accepted body gives what decoding from scratch gives, value or error', () => {

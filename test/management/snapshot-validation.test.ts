@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SnapshotValidationError, validateProviderSnapshot } from '../../src/management/snapshot-validation.js';
+import {
+  fullRouter, fullService, quickRouter, quickService, SnapshotValidationError, validateProviderSnapshot,
+} from '../../src/management/snapshot-validation.js';
 
 const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/);
 const router = fc.record({
@@ -18,7 +20,57 @@ const configuration = fc.record({
   http: fc.record({ routers: fc.dictionary(name, router), services: fc.dictionary(name, service) }, { requiredKeys: [] }),
 }, { requiredKeys: [] });
 
+// Values shaped like routers and services, right and wrong in every field the quick checks read.
+const anyValue = fc.oneof(fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 2 }), fc.array(fc.integer(), { maxLength: 2 }), fc.dictionary(fc.string(), fc.string(), { maxKeys: 2 }));
+const field = (arb: fc.Arbitrary<unknown>) => fc.oneof({ arbitrary: arb, weight: 4 }, { arbitrary: anyValue, weight: 1 });
+const observabilityLike = fc.record({
+  accessLogs: field(fc.boolean()), metrics: field(fc.boolean()), tracing: field(fc.boolean()), traceVerbosity: field(fc.string()),
+  metadata: field(fc.dictionary(fc.string(), fc.string(), { maxKeys: 2 })), other: anyValue,
+}, { requiredKeys: [] });
+const routerLike = fc.record({
+  entryPoints: field(fc.array(fc.string(), { maxLength: 2 })), middlewares: field(fc.array(fc.string(), { maxLength: 2 })), parentRefs: field(fc.array(fc.string(), { maxLength: 2 })),
+  service: field(fc.string()), rule: field(fc.string()), ruleSyntax: field(fc.string()), priority: field(fc.integer()),
+  observability: field(observabilityLike), tls: field(fc.record({ options: fc.string() })),
+}, { requiredKeys: [] });
+const serverLike = fc.record({ url: field(fc.string()), weight: field(fc.integer()), preservePath: field(fc.boolean()), fenced: field(fc.boolean()), other: anyValue }, { requiredKeys: [] });
+const loadBalancerLike = fc.record({
+  servers: field(fc.array(serverLike, { maxLength: 3 })), strategy: field(fc.string()), serversTransport: field(fc.string()),
+  passHostHeader: field(fc.oneof(fc.boolean(), fc.constant(null))), responseForwarding: field(fc.record({ flushInterval: field(fc.string()), other: anyValue }, { requiredKeys: [] })),
+  sticky: field(fc.record({})), healthCheck: field(fc.record({})), passiveHealthCheck: field(fc.record({})), other: anyValue,
+}, { requiredKeys: [] });
+const serviceLike = fc.record({ middlewares: field(fc.array(fc.string(), { maxLength: 2 })), loadBalancer: field(loadBalancerLike), weighted: field(fc.record({})) }, { requiredKeys: [] });
+/** The same with an unknown field. */
+const withOther = (arb: fc.Arbitrary<Record<string, unknown>>) => fc.tuple(arb, anyValue).map(([r, other]) => ({ ...r, other }));
+
 describe('snapshot validation', () => {
+  it('quick checks pass only what the full checks pass, and pass the usual records (property)', () => {
+    const passes = (check: typeof fullRouter, v: unknown) => {
+      try {
+        check(v, 'x');
+        return true;
+      } catch (err) {
+        if (!(err instanceof SnapshotValidationError)) throw err;
+        return false;
+      }
+    };
+    let quick = 0;
+    fc.assert(fc.property(fc.oneof(routerLike, withOther(routerLike), anyValue), (v) => {
+      if (quickRouter(v)) {
+        quick++;
+        expect(passes(fullRouter, v)).toBe(true);
+      }
+    }), { numRuns: 1000 });
+    fc.assert(fc.property(fc.oneof(serviceLike, withOther(serviceLike), anyValue), (v) => {
+      if (quickService(v)) {
+        quick++;
+        expect(passes(fullService, v)).toBe(true);
+      }
+    }), { numRuns: 1000 });
+    expect(quick).toBeGreaterThan(20);
+    expect(quickRouter({ service: 's', rule: 'Host(`a`)', entryPoints: ['web'], observability: { metadata: { ingress: {} } } })).toBe(true);
+    expect(quickService({ loadBalancer: { servers: [{ url: 'http://a' }], strategy: 'wrr', passHostHeader: true, responseForwarding: { flushInterval: '100ms' } } })).toBe(true);
+  });
+
   it('accepts every well-formed configuration unchanged (property)', () => {
     fc.assert(fc.property(configuration, fc.option(name, { nil: undefined }), (config, version) => {
       const body = version === undefined ? { configuration: config } : { configuration: config, version };
