@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { ConfigError } from '../../config/flag-types.js';
 import type { OperatorConfig } from '../../config/flags.js';
@@ -12,6 +12,7 @@ import { startHealthServer } from './health-server.js';
 import { parsePublishedService } from './ingress-status.js';
 import { nodeHttpFetch } from './http-fetch.js';
 import { KubeConfigApi, type KubeApi } from './kube-client.js';
+import { loadKubeConfigClass } from './kube-config-loader.js';
 import { LabelSelectorError, parseLabelSelector } from './label-selector.js';
 import { OperatorController } from './operator-controller.js';
 import type { FetchLike } from './snapshot-delivery.js';
@@ -74,8 +75,8 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function loadKubeConfig(file: string, inCluster: boolean): KubeConfig {
-  const kc = new KubeConfig();
+async function loadKubeConfig(file: string, inCluster: boolean): Promise<KubeConfig> {
+  const kc = new (await loadKubeConfigClass())();
   try {
     if (file !== '') kc.loadFromFile(file);
     else if (inCluster) kc.loadFromCluster();
@@ -108,7 +109,7 @@ export async function runOperator(config: OperatorConfig, deps: OperatorDeps): P
     const parsed = parsePublishedService(publishedService);
     if ('error' in parsed) throw new ConfigError(`--operator.ingress-endpoint.published-service: ${parsed.error}`);
   }
-  const api = deps.api ?? new KubeConfigApi(loadKubeConfig(config.kubeconfig, inCluster));
+  const api = deps.api ?? new KubeConfigApi(await loadKubeConfig(config.kubeconfig, inCluster));
   const tokenFile = config['operator.token-file'] !== '' ? config['operator.token-file'] : join(config['data.dir'], 'internal-token');
   const election = config['operator.leader-election'] === 'auto' ? inCluster : config['operator.leader-election'] === 'true';
   const identity = config['operator.identity'] !== '' ? config['operator.identity'] : `${hostname()}-${process.pid}`;
