@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import { KubeHttpError, type KubeApi, type WatchEvent } from './kube-client.js';
 import type { KubeObject } from './kube-objects.js';
-import { slim } from './object-slimming.js';
 
 /**
  * One resource's list+watch loop (client-go's Reflector), written here because the client
@@ -41,6 +40,13 @@ export function collectionPath(type: ResourceType, namespace?: string): string {
 
 /** Where a reflector puts what it sees. */
 export interface ReflectorSink {
+  /**
+   * The form the store keeps of a received object (e.g. slimmed, object-slimming.ts), made as each list page or
+   * watch event is decoded, so that full objects never pile up over a long paged list. `replace`
+   * and `upsert` get objects made by it and keep them as they are. The result is the sink's own
+   * (built from `object`, which the reflector does not use again).
+   */
+  intake(object: KubeObject): KubeObject;
   /** The complete list (after a list or re-list): the store drops what is missing. */
   replace(objects: KubeObject[]): void;
   upsert(object: KubeObject): void;
@@ -140,7 +146,7 @@ export class Reflector {
       for (const item of body.items ?? []) {
         item.apiVersion ??= apiVersionOf(this.type);
         item.kind ??= this.type.kind;
-        items.push(slim(item));
+        items.push(this.sink.intake(item));
       }
       rv = body.metadata?.resourceVersion ?? rv;
       cont = body.metadata?.continue ?? '';
@@ -170,7 +176,7 @@ export class Reflector {
       switch (event.type) {
         case 'ADDED':
         case 'MODIFIED':
-          this.sink.upsert(slim(obj));
+          this.sink.upsert(this.sink.intake(obj));
           break;
         case 'DELETED':
           this.sink.remove(obj);
