@@ -19,6 +19,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=peer --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The build also bundles the operator's KubeConfig into dist/vendor/ (see the script).
+COPY scripts/bundle-kube-config.ts ./scripts/
 RUN npm run build
 
 # Production dependencies only (native binding included), in a stage of their own so the cache

@@ -11,6 +11,12 @@
  * The operator runs with the Node flags the Helm chart gives it (NODE_OPTIONS in
  * charts/portico/templates/deployment.yaml): `--max-semi-space-size=4`. BENCH_OPERATOR_NODE_ARGS
  * replaces them (e.g. to add `--cpu-prof`); BENCH_CHANGES (default 40) shortens the run.
+ * BENCH_OPERATOR_CLI runs another build's `cli.js` as the operator (the server stays this one's),
+ * for A/B pairs: copy `dist/` aside before a change, then run both back to back.
+ *
+ * Wall-clock times swing widely on a shared machine; the operator's CPU time (user + system, from
+ * /proc) when its first full sync's last snapshot has arrived is printed too: it moves much less
+ * with the load and is what the operator's own code changes.
  */
 import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
@@ -90,6 +96,8 @@ function percentile(values: number[], p: number): number {
 
 interface Put {
   readonly at: number;
+  /** The operator's CPU time (user + system, ms) when the PUT had arrived, while `cpuOf` is set. */
+  readonly cpuMs: number | undefined;
   readonly provider: string;
   /** The body held the router the bench was waiting for when it arrived. */
   readonly awaited: boolean;
@@ -98,6 +106,16 @@ interface Put {
 /** What the probe looks for in each PUT body: the JSON name of the router a change adds. */
 interface Awaiting {
   needle: Buffer | undefined;
+  /** The process whose CPU time each PUT notes (the operator, during its first full sync). */
+  cpuOf: number | undefined;
+}
+
+/** CPU time (user + system) of a process in ms, from /proc/<pid>/stat (10 ms resolution). */
+function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces) start at state, field 3.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /**
@@ -130,7 +148,8 @@ async function deliveryProbe(target: string, puts: Put[], awaiting: Awaiting): P
       if (req.method === 'PUT') {
         const at = performance.now();
         const needle = awaiting.needle;
-        puts.push({ at, provider: (req.url ?? '').split('/').pop() ?? '', awaited: needle !== undefined && Buffer.concat(chunks).includes(needle) });
+        const cpuMs = awaiting.cpuOf === undefined ? undefined : cpuMsOf(awaiting.cpuOf);
+        puts.push({ at, cpuMs, provider: (req.url ?? '').split('/').pop() ?? '', awaited: needle !== undefined && Buffer.concat(chunks).includes(needle) });
       }
       upstream.end();
     });
@@ -159,14 +178,16 @@ async function main(): Promise<void> {
   await until(async () => (await fetch(`${api}/api/overview`).catch(() => undefined))?.status === 200, 30_000, 50);
 
   const puts: Put[] = [];
-  const awaiting: Awaiting = { needle: undefined };
+  const awaiting: Awaiting = { needle: undefined, cpuOf: undefined };
   const { url: probe, server: probeServer } = await deliveryProbe(`http://127.0.0.1:${internalPort}`, puts, awaiting);
   const started = performance.now();
   // As in the chart's operator container (see the header).
   const nodeArgs = (process.env.BENCH_OPERATOR_NODE_ARGS ?? '--max-semi-space-size=4').split(' ').filter((a) => a !== '');
-  const child = spawn(process.execPath, [...nodeArgs, join(root, 'dist/cli.js'), 'operator', '--kubeconfig', join(dir, 'kubeconfig'), '--data.dir', dir,
+  const operatorCli = process.env.BENCH_OPERATOR_CLI ?? join(root, 'dist/cli.js');
+  const child = spawn(process.execPath, [...nodeArgs, operatorCli, 'operator', '--kubeconfig', join(dir, 'kubeconfig'), '--data.dir', dir,
     '--operator.server-url', probe, '--operator.health-address', 'off', '--operator.leader-election', 'false',
     '--log.level', process.env.BENCH_OPERATOR_LOG ?? 'warn'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  awaiting.cpuOf = child.pid;
   const total = INGRESSES + ROUTES;
   try {
     const overview = async () => {
@@ -176,6 +197,8 @@ async function main(): Promise<void> {
     await until(overview, 60_000, 20);
     const syncMs = performance.now() - started;
     const deliveredSyncMs = Math.max(...puts.map((p) => p.at)) - started;
+    const deliveredSyncCpuMs = Math.max(...puts.map((p) => p.cpuMs ?? NaN));
+    awaiting.cpuOf = undefined;
     const delivered: number[] = [];
 
     const delays: number[] = [];
@@ -202,6 +225,7 @@ async function main(): Promise<void> {
     const rows: [string, number, number, string][] = [
       ['first full sync (ms)', syncMs, 5000, 'ms'],
       ['  of which delivered (ms)', deliveredSyncMs, 5000, 'ms'],
+      ['  operator CPU then (ms)', deliveredSyncCpuMs, 5000, 'ms'],
       ['change → visible p50 (ms)', percentile(delays, 50), 250, 'ms'],
       ['change → visible p99 (ms)', percentile(delays, 99), 250, 'ms'],
       ['change → delivered p50 (ms)', percentile(delivered, 50), 250, 'ms'],

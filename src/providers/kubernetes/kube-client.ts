@@ -17,6 +17,44 @@ import type { KubeObject } from './kube-objects.js';
 export interface KubeResponse {
   readonly status: number;
   readonly body: unknown;
+  /**
+   * A list's `metadata`, read from the head of the raw body without decoding its items (the API
+   * server writes `metadata` before `items`); undefined when the head does not show it. Lets a
+   * paged list ask for the next page while this one is decoded. Optional: not every KubeApi has it.
+   */
+  listMeta?(): ListMeta | undefined;
+}
+
+/** The part of a list's `metadata` a paged list needs. */
+export interface ListMeta {
+  readonly resourceVersion?: string;
+  readonly continue?: string;
+}
+
+/** How much of a body's head is searched for a list's metadata (bytes). */
+const LIST_HEAD_BYTES = 4096;
+
+/**
+ * The `metadata` of a list body from its first bytes: the text before `,"items":` closed as an
+ * object. Nothing in a list's metadata (resourceVersion, continue, remainingItemCount) can contain
+ * that string, so the cut is the metadata's end or the head is refused.
+ */
+export function listMetaFromHead(raw: Buffer): ListMeta | undefined {
+  const head = raw.subarray(0, LIST_HEAD_BYTES).toString('latin1');
+  const end = head.indexOf(',"items":');
+  if (end < 0) return undefined;
+  try {
+    const parsed = JSON.parse(`${head.slice(0, end)}}`) as { metadata?: unknown };
+    const md = parsed.metadata;
+    if (md === null || typeof md !== 'object') return undefined;
+    const { resourceVersion, continue: cont } = md as { resourceVersion?: unknown; continue?: unknown };
+    return {
+      ...(typeof resourceVersion === 'string' ? { resourceVersion } : {}),
+      ...(typeof cont === 'string' ? { continue: cont } : {}),
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -72,6 +110,7 @@ function lazyResponse(status: number, raw: Buffer): KubeResponse {
   let body: unknown;
   return {
     status,
+    listMeta: () => listMetaFromHead(raw),
     get body(): unknown {
       if (!decoded) {
         decoded = true;

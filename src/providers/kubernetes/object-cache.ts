@@ -1,6 +1,7 @@
 import { CRD_KINDS, CRD_VERSION, PORTICO_GROUP, TRAEFIK_GROUP, type CrdKind } from './crd-kinds.js';
 import { ClusterIndex } from './cluster-index.js';
 import { SERVICE_NAME_LABEL, type EndpointSlice, type KubeObject, type Secret, type Service } from './kube-objects.js';
+import { slim, slimSlice } from './object-slimming.js';
 import { slimSecret } from './secret-credentials.js';
 import type { ResourceType, ReflectorSink } from './reflector.js';
 import { emptyCacheSnapshot, type CacheSnapshot } from './translate.js';
@@ -103,15 +104,28 @@ export class ObjectCache {
         return svc === undefined ? [] : [`${o?.metadata?.namespace ?? ''}/${svc}`];
       }))]
       : undefined;
-    // Secrets are cut down before they are stored (memory, and data never read is never held);
-    // EndpointSlices share their port lists and endpoint conditions with equal ones.
-    const keep = isSecret ? (o: KubeObject) => slimSecret(o as Secret)
-      : type.id === 'endpointslices' ? (o: KubeObject) => this.shareSliceParts(o as EndpointSlice)
-        : (o: KubeObject) => o;
+    // Objects are slimmed as they are decoded; Secrets are cut down further (memory, and data
+    // never read is never held); EndpointSlices share their port lists and endpoint conditions
+    // with equal ones.
+    const intake = isSecret ? (o: KubeObject) => slimSecret(slim(o) as Secret)
+      : type.id === 'endpointslices' ? (o: KubeObject) => this.shareSliceParts(slimSlice(o as EndpointSlice))
+        : slim;
     return {
+      intake,
       replace: (listed) => {
+        // Before this reflector's first list is in, its objects are reported all at once by
+        // `listed()` (a full translation follows): noting each of them (for 20,000 EndpointSlices,
+        // each one's Services too) was work and garbage for nothing. Nothing to drop either.
+        if (this.unsynced.has(id) && objects.size === 0) {
+          for (const item of listed) {
+            objects.set(keyOf(item), item);
+            indexUpsert?.(item);
+          }
+          this.version++;
+          return;
+        }
         const seen = new Set<string>();
-        for (const item of listed.map(keep)) {
+        for (const item of listed) {
           const key = keyOf(item);
           seen.add(key);
           const old = objects.get(key);
@@ -120,6 +134,7 @@ export class ObjectCache {
           indexUpsert?.(item);
           this.changed(type.id, key, owners?.(old, item));
         }
+        if (objects.size === seen.size) return;
         for (const [key, old] of [...objects]) {
           if (!seen.has(key)) {
             objects.delete(key);
@@ -128,8 +143,7 @@ export class ObjectCache {
           }
         }
       },
-      upsert: (received) => {
-        const obj = keep(received);
+      upsert: (obj) => {
         const key = keyOf(obj);
         const old = objects.get(key);
         // A status-only update (the leader's own condition writes) changes no record: keep the
@@ -161,17 +175,18 @@ export class ObjectCache {
   }
 
   /**
-   * The slice with its `ports` and each endpoint's `conditions` replaced by an equal value seen
-   * before (cached objects are immutable, so they can be shared): tens of thousands of slices
-   * carry a handful of distinct port lists and three or four distinct condition sets.
+   * `slice` (made by slimSlice: this cache's own, endpoints included) with its `ports` and each endpoint's `conditions`
+   * replaced by an equal value seen before (cached objects are immutable, so they can be shared):
+   * tens of thousands of slices carry a handful of distinct port lists and three or four distinct
+   * condition sets. Replaced in place: copying the slice and its endpoints again made as many
+   * objects as the slimming itself, garbage once the list was in.
    */
   private shareSliceParts(slice: EndpointSlice): EndpointSlice {
-    const out: EndpointSlice = { ...slice };
-    if (slice.ports !== undefined) out.ports = this.shared(slice.ports);
+    if (slice.ports !== undefined) slice.ports = this.shared(slice.ports);
     if (Array.isArray(slice.endpoints)) {
-      out.endpoints = slice.endpoints.map((e) => (e !== null && typeof e === 'object' && e.conditions !== undefined ? { ...e, conditions: this.shared(e.conditions) } : e));
+      for (const e of slice.endpoints) if (e !== null && typeof e === 'object' && e.conditions !== undefined) e.conditions = this.shared(e.conditions);
     }
-    return out;
+    return slice;
   }
 
   private shared<T>(value: T): T {

@@ -52,7 +52,15 @@ function slimEndpoints(endpoints: unknown): unknown {
 /** The cached form of `obj` (a new object; `obj` itself is left as it was). */
 export function slim(obj: KubeObject): KubeObject {
   if (obj === null || typeof obj !== 'object') return obj;
-  const out: Record<string, unknown> = { ...obj, metadata: slimMeta(obj.metadata) };
-  if (obj.kind === 'EndpointSlice') out.endpoints = slimEndpoints((obj as EndpointSlice).endpoints);
-  return out as KubeObject;
+  if (obj.kind === 'EndpointSlice') return slimSlice(obj as EndpointSlice);
+  return { ...obj, metadata: slimMeta(obj.metadata) };
+}
+
+/**
+ * The cached form of an EndpointSlice, whatever its `kind` says: a new object whose `endpoints`
+ * array and entries are new too (so their parts may be replaced by the caller).
+ */
+export function slimSlice(obj: EndpointSlice): EndpointSlice {
+  if (obj === null || typeof obj !== 'object') return obj;
+  return { ...obj, metadata: slimMeta(obj.metadata), endpoints: slimEndpoints(obj.endpoints) as EndpointSlice['endpoints'] };
 }

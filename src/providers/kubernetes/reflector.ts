@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
-import { KubeHttpError, type KubeApi, type WatchEvent } from './kube-client.js';
+import { KubeHttpError, type KubeApi, type KubeResponse, type WatchEvent } from './kube-client.js';
 import type { KubeObject } from './kube-objects.js';
-import { slim } from './object-slimming.js';
 
 /**
  * One resource's list+watch loop (client-go's Reflector), written here because the client
@@ -41,6 +40,13 @@ export function collectionPath(type: ResourceType, namespace?: string): string {
 
 /** Where a reflector puts what it sees. */
 export interface ReflectorSink {
+  /**
+   * The form the store keeps of a received object (e.g. slimmed, object-slimming.ts), made as each list page or
+   * watch event is decoded, so that full objects never pile up over a long paged list. `replace`
+   * and `upsert` get objects made by it and keep them as they are. The result is the sink's own
+   * (built from `object`, which the reflector does not use again).
+   */
+  intake(object: KubeObject): KubeObject;
   /** The complete list (after a list or re-list): the store drops what is missing. */
   replace(objects: KubeObject[]): void;
   upsert(object: KubeObject): void;
@@ -125,10 +131,16 @@ export class Reflector {
     const items: KubeObject[] = [];
     let cont = '';
     let rv = '';
-    for (;;) {
+    const page = (token: string) => {
       const query: Record<string, string> = { ...this.baseQuery(), limit: String(this.options.pageSize ?? 500) };
-      if (cont !== '') query.continue = cont;
-      const res = await this.deps.api.request('GET', path, { query, signal });
+      if (token !== '') query.continue = token;
+      return this.deps.api.request('GET', path, { query, signal });
+    };
+    /** The next page, asked for before this one is decoded, with the token it was asked with. */
+    let ahead: { token: string; res: Promise<KubeResponse> } | undefined;
+    for (;;) {
+      const res = ahead !== undefined && ahead.token === cont ? await ahead.res : await page(cont);
+      ahead = undefined;
       if (res.status === 410 && cont !== '') {
         // The continue token expired mid-list: start the list again.
         items.length = 0;
@@ -136,11 +148,19 @@ export class Reflector {
         continue;
       }
       if (res.status !== 200) throw new KubeHttpError(res.status, `list ${path}: HTTP ${res.status}: ${describeBody(res.body)}`, res.body);
+      // The API server makes the next page while this one is decoded, instead of each waiting for
+      // the other: pages of a big list (40 of EndpointSlices) otherwise go strictly in turn.
+      const next = res.listMeta?.()?.continue;
+      if (next !== undefined && next !== '') {
+        ahead = { token: next, res: page(next) };
+        // Awaited (and its error seen) only if this page's own token agrees; else dropped quietly.
+        ahead.res.catch(() => undefined);
+      }
       const body = res.body as { items?: KubeObject[]; metadata?: { resourceVersion?: string; continue?: string } };
       for (const item of body.items ?? []) {
         item.apiVersion ??= apiVersionOf(this.type);
         item.kind ??= this.type.kind;
-        items.push(slim(item));
+        items.push(this.sink.intake(item));
       }
       rv = body.metadata?.resourceVersion ?? rv;
       cont = body.metadata?.continue ?? '';
@@ -170,7 +190,7 @@ export class Reflector {
       switch (event.type) {
         case 'ADDED':
         case 'MODIFIED':
-          this.sink.upsert(slim(obj));
+          this.sink.upsert(this.sink.intake(obj));
           break;
         case 'DELETED':
           this.sink.remove(obj);

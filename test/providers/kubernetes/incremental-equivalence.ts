@@ -77,7 +77,8 @@ export function checkEquivalence(run: EquivalenceRun): void {
   const sinkOf = (o: KubeObject) => sinks.get((typeIn(types, o) as ResourceType).id) as ReflectorSink;
   for (const t of types) {
     const sink = sinks.get(t.id) as ReflectorSink;
-    sink.replace(run.initial.map((i) => usable[i % usable.length] as KubeObject).filter((o) => typeIn(types, o) === t).map((o) => structuredClone(o)));
+    // As a reflector hands them over: each object through the sink's intake (slimmed, shared parts).
+    sink.replace(run.initial.map((i) => usable[i % usable.length] as KubeObject).filter((o) => typeIn(types, o) === t).map((o) => sink.intake(structuredClone(o))));
     sink.listed();
   }
   const inc = new IncrementalTranslation(options, cache);
@@ -102,7 +103,7 @@ export function checkEquivalence(run: EquivalenceRun): void {
   for (const { kind, index, n } of run.ops) {
     const o = usable[index % usable.length] as KubeObject;
     if (kind === 'delete') sinkOf(o).remove(structuredClone(o));
-    else sinkOf(o).upsert(kind === 'variant' ? run.variant(o, n) : structuredClone(o));
+    else sinkOf(o).upsert(sinkOf(o).intake(kind === 'variant' ? run.variant(o, n) : structuredClone(o)));
     if (!run.batch) check();
   }
   check();

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KubeConfigApi } from '../../../src/providers/kubernetes/kube-client.js';
 import type { KubeObject } from '../../../src/providers/kubernetes/kube-objects.js';
+import { slim } from '../../../src/providers/kubernetes/object-slimming.js';
 import { Reflector, type ResourceType } from '../../../src/providers/kubernetes/reflector.js';
 import { sleep } from '../../../src/providers/kubernetes/run-operator.js';
 import { FakeKubeApiServer, fakeKubeconfig } from '../../support/fake-kube-apiserver.js';
@@ -40,6 +41,7 @@ describe('reflector against the fake API server', () => {
     kc.loadFromString(fakeKubeconfig(server.url));
     const key = (o: KubeObject) => `${o.metadata?.namespace}/${o.metadata?.name}`;
     const reflector = new Reflector(INGRESS, options.namespace, {
+      intake: slim,
       replace: (items) => {
         store.clear();
         for (const i of items) store.set(key(i), i);

@@ -1,0 +1,78 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { listMetaFromHead, type KubeApi, type KubeResponse, type ListMeta } from '../../../src/providers/kubernetes/kube-client.js';
+import type { KubeObject } from '../../../src/providers/kubernetes/kube-objects.js';
+import { slim } from '../../../src/providers/kubernetes/object-slimming.js';
+import { Reflector, type ResourceType } from '../../../src/providers/kubernetes/reflector.js';
+
+const INGRESS: ResourceType = { id: 'ingresses', group: 'networking.k8s.io', version: 'v1', plural: 'ingresses', kind: 'Ingress', namespaced: true };
+
+describe('listMetaFromHead', () => {
+  it('reads a list\'s metadata from the text before its items', () => {
+    const body = { kind: 'IngressList', apiVersion: 'networking.k8s.io/v1', metadata: { resourceVersion: '42', continue: 'eyJ0b2tlbiI6MX0=' }, items: [{ metadata: { name: 'a' } }] };
+    expect(listMetaFromHead(Buffer.from(JSON.stringify(body)))).toEqual({ resourceVersion: '42', continue: 'eyJ0b2tlbiI6MX0=' });
+    expect(listMetaFromHead(Buffer.from(JSON.stringify({ ...body, metadata: { resourceVersion: '7' } })))).toEqual({ resourceVersion: '7' });
+  });
+
+  it('gives nothing when the head does not show the metadata before the items', () => {
+    expect(listMetaFromHead(Buffer.from(JSON.stringify({ items: [], metadata: { continue: 'x' } })))).toBeUndefined();
+    expect(listMetaFromHead(Buffer.from('{"kind":"Status","code":500}'))).toBeUndefined();
+    expect(listMetaFromHead(Buffer.from('<html>,"items":</html>'))).toBeUndefined();
+    expect(listMetaFromHead(Buffer.from(`{"metadata":{"continue":"${'x'.repeat(5000)}"},"items":[]}`))).toBeUndefined();
+  });
+});
+
+/** A paged list of `count` Ingresses, `size` per page; `log` records requests and decodes in order. */
+function pagedApi(count: number, size: number, log: string[], options: { meta?: boolean; lie?: boolean } = {}): KubeApi {
+  return {
+    async request(_method, _path, req = {}): Promise<KubeResponse> {
+      const start = Number(req.query?.continue ?? 0);
+      log.push(`request ${start}`);
+      await new Promise((resolve) => setImmediate(resolve));
+      const next = start + size < count ? String(start + size) : undefined;
+      const items: KubeObject[] = Array.from({ length: Math.min(size, count - start) }, (_, i) => ({ metadata: { name: `ing-${start + i}`, namespace: 'ns' } }));
+      const head: ListMeta = options.lie && next !== undefined ? { continue: `${next}9` } : { ...(next !== undefined ? { continue: next } : {}) };
+      return {
+        status: 200,
+        get body() {
+          log.push(`decode ${start}`);
+          return { metadata: { resourceVersion: '5', ...(next !== undefined ? { continue: next } : {}) }, items };
+        },
+        ...(options.meta === false ? {} : { listMeta: () => head }),
+      };
+    },
+    watch: async () => undefined,
+  };
+}
+
+async function listOnce(api: KubeApi): Promise<string[]> {
+  const listed: string[] = [];
+  const stop = new AbortController();
+  const reflector = new Reflector(INGRESS, undefined, {
+    intake: slim,
+    replace: (objects) => listed.push(...objects.map((o) => o.metadata?.name ?? '')),
+    upsert: () => undefined,
+    remove: () => undefined,
+    listed: () => stop.abort(),
+  }, { api, logger: pino({ level: 'silent' }), sleep: async () => undefined, random: () => 0.5 }, { pageSize: 2 });
+  await reflector.run(stop.signal);
+  return listed;
+}
+
+describe('Reflector paged list', () => {
+  it('asks for the next page before decoding the one it has', async () => {
+    const log: string[] = [];
+    const names = await listOnce(pagedApi(5, 2, log));
+    expect(names).toEqual(['ing-0', 'ing-1', 'ing-2', 'ing-3', 'ing-4']);
+    expect(log).toEqual(['request 0', 'request 2', 'decode 0', 'request 4', 'decode 2', 'decode 4']);
+  });
+
+  it('goes page by page without a cheap look at the metadata, and drops a page asked with a token the body does not confirm', async () => {
+    const plain: string[] = [];
+    expect(await listOnce(pagedApi(5, 2, plain, { meta: false }))).toHaveLength(5);
+    expect(plain).toEqual(['request 0', 'decode 0', 'request 2', 'decode 2', 'request 4', 'decode 4']);
+    const lied: string[] = [];
+    expect(await listOnce(pagedApi(5, 2, lied, { lie: true }))).toEqual(['ing-0', 'ing-1', 'ing-2', 'ing-3', 'ing-4']);
+    expect(lied.filter((l) => l.startsWith('decode'))).toEqual(['decode 0', 'decode 2', 'decode 4']);
+  });
+});
