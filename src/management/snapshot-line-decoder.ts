@@ -220,7 +220,9 @@ interface PathPrefix {
 function pathPrefix(body: Buffer, at: number, path: readonly string[], parent: Container): PathPrefix | undefined {
   const text = path.length === 1 ? '[' : `${JSON.stringify(path.slice(0, -1)).slice(0, -1)},`;
   const bytes = Buffer.from(text, 'utf8');
-  if (body.compare(bytes, 0, bytes.length, at, at + bytes.length) !== 0 || body[at + bytes.length] !== QUOTE) return undefined;
+  const end = at + bytes.length;
+  // The canonical text can be longer than the line (invalid UTF-8 decodes to U+FFFD, 3 bytes): then it is not the line's.
+  if (end >= body.length || body.compare(bytes, 0, bytes.length, at, end) !== 0 || body[end] !== QUOTE) return undefined;
   return { bytes, parent, strings: path.length === 2 && path[0] === 'serverStatus' };
 }
 
