@@ -1,11 +1,62 @@
 import { errors } from './errors.js';
 import { dynamicMappingFor, parseBool, parseDate, parseNumber, type FieldDef, type Mappings } from './mapping.js';
 
+/**
+ * Values of one kind by field path, in the order the paths were first seen. A document has a
+ * handful of fields: parallel arrays cost less to fill and walk than a Map per document (three
+ * per document, every one grown and rehashed twice, were a visible part of indexing).
+ * Value arrays may be shared between a field and its sub-fields: never mutated once added.
+ */
+export class FieldValues<T> {
+  readonly paths: string[] = [];
+  readonly values: (readonly T[])[] = [];
+  /** Position by path, built only for documents with many fields (linear search below that). */
+  private index: Map<string, number> | undefined;
+
+  get size(): number {
+    return this.paths.length;
+  }
+
+  /** Adds the values of `path` (after any it already has). */
+  add(path: string, values: readonly T[]): void {
+    const at = this.find(path);
+    if (at < 0) {
+      this.index?.set(path, this.paths.length);
+      this.paths.push(path);
+      this.values.push(values);
+      if (this.index === undefined && this.paths.length > LINEAR_FIELDS) this.index = new Map(this.paths.map((p, i) => [p, i]));
+    } else {
+      this.values[at] = [...(this.values[at] as readonly T[]), ...values];
+    }
+  }
+
+  /** The values of `path`, or undefined. */
+  get(path: string): readonly T[] | undefined {
+    const at = this.find(path);
+    return at < 0 ? undefined : this.values[at];
+  }
+
+  private find(path: string): number {
+    if (this.index !== undefined) return this.index.get(path) ?? -1;
+    const paths = this.paths;
+    for (let i = 0; i < paths.length; i++) if (paths[i] === path) return i;
+    return -1;
+  }
+}
+
+/** Up to this many fields of a kind per document are found by linear search. */
+const LINEAR_FIELDS = 16;
+
 /** The indexable values of one document, by field path and kind. */
 export interface ParsedDoc {
-  readonly text: Map<string, string[]>;
-  readonly keyword: Map<string, string[]>;
-  readonly numeric: Map<string, number[]>;
+  readonly text: FieldValues<string>;
+  readonly keyword: FieldValues<string>;
+  readonly numeric: FieldValues<number>;
+}
+
+/** A document without indexable values. */
+export function emptyParsedDoc(): ParsedDoc {
+  return { text: new FieldValues(), keyword: new FieldValues(), numeric: new FieldValues() };
 }
 
 export interface ParseResult {
@@ -24,12 +75,12 @@ export function parseDocument(source: unknown, mappings: Mappings, id: string): 
     throw errors.documentParsing('[1:1] failed to parse: source is not an object', { type: 'not_x_content_exception', reason: 'Compressor detection can only be called on some xContent bytes or compressed xContent bytes' });
   }
   // Usually every field is mapped already: one pass. Otherwise find the dynamic additions first.
-  const first: ParsedDoc = { text: new Map(), keyword: new Map(), numeric: new Map() };
+  const first = emptyParsedDoc();
   if (collectValues(source as Record<string, unknown>, '', mappings, first, id)) return { doc: first, mappings };
   const additions = new Map<string, unknown>();
   walk(source as Record<string, unknown>, '', mappings, additions);
   const effective = mappings.withAdditions(additions);
-  const doc: ParsedDoc = { text: new Map(), keyword: new Map(), numeric: new Map() };
+  const doc = emptyParsedDoc();
   collectValues(source as Record<string, unknown>, '', effective, doc, id);
   return { doc, mappings: effective };
 }
@@ -94,35 +145,39 @@ function fail(field: FieldDef, id: string, value: unknown, cause: { type: string
   );
 }
 
-function push<T>(map: Map<string, T[]>, path: string, values: T[]): void {
-  const existing = map.get(path);
-  if (existing === undefined) map.set(path, values);
-  else existing.push(...values);
-}
-
 function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, id: string): void {
   if (!field.index) return;
   switch (field.kind) {
     case 'text': {
+      // Usually every leaf is a string: the leaves array itself is the value list (no copy).
+      if (allStrings(leaves)) {
+        doc.text.add(field.path, leaves);
+        return;
+      }
       const out: string[] = [];
       for (const v of leaves) {
         if (typeof v === 'string') out.push(v);
         else if (typeof v === 'number' || typeof v === 'boolean') out.push(String(v));
         else fail(field, id, v, { type: 'illegal_state_exception', reason: `Can't get text on a ${typeName(v)} at 1:2` });
       }
-      push(doc.text, field.path, out);
+      doc.text.add(field.path, out);
       return;
     }
     case 'keyword': {
+      const limit = field.ignoreAbove;
+      if (allStrings(leaves) && (limit === undefined || leaves.every((v) => v.length <= limit))) {
+        doc.keyword.add(field.path, leaves);
+        return;
+      }
       const out: string[] = [];
       for (const v of leaves) {
         if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') {
           fail(field, id, v, { type: 'illegal_state_exception', reason: `Can't get text on a ${typeName(v)} at 1:2` });
         }
         const s = String(v);
-        if (field.ignoreAbove === undefined || s.length <= field.ignoreAbove) out.push(s);
+        if (limit === undefined || s.length <= limit) out.push(s);
       }
-      push(doc.keyword, field.path, out);
+      doc.keyword.add(field.path, out);
       return;
     }
     case 'numeric': {
@@ -132,7 +187,7 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
         if (n === undefined) fail(field, id, v, { type: 'number_format_exception', reason: `For input string: "${String(v)}"` });
         out.push(n);
       }
-      push(doc.numeric, field.path, out);
+      doc.numeric.add(field.path, out);
       return;
     }
     case 'date': {
@@ -144,7 +199,7 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
         }
         out.push(ms);
       }
-      push(doc.numeric, field.path, out);
+      doc.numeric.add(field.path, out);
       return;
     }
     case 'boolean': {
@@ -156,11 +211,16 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
         nums.push(b ? 1 : 0);
         strs.push(String(b));
       }
-      push(doc.numeric, field.path, nums);
-      push(doc.keyword, field.path, strs);
+      doc.numeric.add(field.path, nums);
+      doc.keyword.add(field.path, strs);
       return;
     }
   }
+}
+
+function allStrings(leaves: readonly unknown[]): leaves is readonly string[] {
+  for (let i = 0; i < leaves.length; i++) if (typeof leaves[i] !== 'string') return false;
+  return true;
 }
 
 function typeName(v: unknown): string {

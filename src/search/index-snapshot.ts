@@ -8,8 +8,11 @@ import { InvertedIndex } from './inverted-index.js';
  * (`snapshot()`), and v8's serializer writes them without per-element work.
  */
 
-/** Version of the layout (the index classes' snapshot()); a snapshot of another one is ignored. */
-const FORMAT = 1;
+/**
+ * Version of the layout (the index classes' snapshot()); a snapshot of another one is ignored.
+ * 2: a posting list's record keeps its write position and block end instead of tail and fill.
+ */
+export const SNAPSHOT_FORMAT = 2;
 
 /** What a snapshot holds per index besides settings and mappings (those come from the store). */
 export interface IndexSnapshotState {
@@ -23,7 +26,7 @@ export interface IndexSnapshotState {
 
 export function saveIndices(states: readonly IndexSnapshotState[]): Buffer {
   const indices = states.map((s) => ({ name: s.name, index: s.index.snapshot(), versions: s.versions, seqNos: s.seqNos, nextSeqNo: s.nextSeqNo }));
-  return serialize({ format: FORMAT, indices });
+  return serialize({ format: SNAPSHOT_FORMAT, indices });
 }
 
 /**
@@ -32,7 +35,7 @@ export function saveIndices(states: readonly IndexSnapshotState[]): Buffer {
  */
 export function restoreIndices(buf: Buffer, names: readonly string[]): Map<string, IndexSnapshotState> | undefined {
   const data = deserialize(buf) as { format: number; indices: { name: string; index: unknown; versions: number[]; seqNos: number[]; nextSeqNo: number }[] };
-  if (data.format !== FORMAT) return undefined;
+  if (data.format !== SNAPSHOT_FORMAT) return undefined;
   const byName = new Map(data.indices.map((d) => [d.name, d]));
   if (names.length !== byName.size || names.some((n) => !byName.has(n))) return undefined;
   const out = new Map<string, IndexSnapshotState>();

@@ -1,4 +1,4 @@
-import { hashRange, scanTokens } from './analyzer.js';
+import { asciiBytes, hashRange, scanAsciiBytes, scanTokens } from './analyzer.js';
 import { intToByte4 } from './bm25.js';
 import type { ParsedDoc } from './document-parser.js';
 import { MAX_ORDINALS, PostingStore } from './posting-store.js';
@@ -20,6 +20,8 @@ import { TermDictionary } from './term-dictionary.js';
  */
 
 const INITIAL = 4;
+/** Text values at least this long (UTF-16 units) are tokenized as bytes when ASCII. */
+const MIN_BYTES_PATH = 16;
 
 export { MAX_ORDINALS } from './posting-store.js';
 
@@ -54,16 +56,33 @@ export class TextField {
     }
   };
 
+  private readonly onBytes = (bytes: Uint8Array, start: number, end: number, hash: number): void => {
+    const id = this.terms.internBytes(bytes, start, end, hash);
+    if (this.postings.bumpPending(id) === 0) {
+      if (this.touchedCount === this.touched.length) this.touched = grow(this.touched, this.touchedCount + 1, (n) => new Int32Array(n));
+      this.touched[this.touchedCount++] = id;
+    }
+  };
+  /** Where ASCII values are copied to be tokenized as bytes (see asciiBytes). */
+  private scratch = new Uint8Array(256);
+
   add(ord: number, values: readonly string[]): void {
     this.norms = grow(this.norms, ord + 1, byteArray);
     this.present = grow(this.present, ord + 1, byteArray);
     this.present[ord] = 1;
     let length = 0;
-    for (const v of values) length += scanTokens(v, this.onToken);
+    for (const v of values) {
+      // Short values cost less through charCodeAt than a call into the native encoder.
+      if (v.length < MIN_BYTES_PATH) {
+        length += scanTokens(v, this.onToken);
+        continue;
+      }
+      if (v.length > this.scratch.length) this.scratch = new Uint8Array(v.length * 2);
+      const n = asciiBytes(v, this.scratch);
+      length += n < 0 ? scanTokens(v, this.onToken) : scanAsciiBytes(this.scratch, n, this.onBytes);
+    }
     const norm = length === 0 ? 0 : intToByte4(length);
-    const touched = this.touched;
-    const postings = this.postings;
-    for (let i = 0; i < this.touchedCount; i++) postings.flushPending(touched[i] as number, ord, norm);
+    this.postings.flushPending(this.touched, this.touchedCount, ord, norm);
     this.touchedCount = 0;
     if (length === 0) return;
     this.norms[ord] = norm;
@@ -302,9 +321,19 @@ export class InvertedIndex {
     this.idToOrd.set(id, ord);
     this.allLiveCache = undefined;
     // No closure per field and document: this runs for every field of every indexed document.
-    for (const [path, values] of doc.text) (this.text.get(path) ?? getOrCreate(this.text, path, newTextField)).add(ord, values);
-    for (const [path, values] of doc.keyword) (this.keyword.get(path) ?? getOrCreate(this.keyword, path, newKeywordField)).add(ord, values);
-    for (const [path, values] of doc.numeric) (this.numeric.get(path) ?? getOrCreate(this.numeric, path, newNumericField)).add(ord, values);
+    const { text, keyword, numeric } = doc;
+    for (let i = 0; i < text.size; i++) {
+      const path = text.paths[i] as string;
+      (this.text.get(path) ?? getOrCreate(this.text, path, newTextField)).add(ord, text.values[i] as readonly string[]);
+    }
+    for (let i = 0; i < keyword.size; i++) {
+      const path = keyword.paths[i] as string;
+      (this.keyword.get(path) ?? getOrCreate(this.keyword, path, newKeywordField)).add(ord, keyword.values[i] as readonly string[]);
+    }
+    for (let i = 0; i < numeric.size; i++) {
+      const path = numeric.paths[i] as string;
+      (this.numeric.get(path) ?? getOrCreate(this.numeric, path, newNumericField)).add(ord, numeric.values[i] as readonly number[]);
+    }
     return ord;
   }
 
@@ -316,9 +345,9 @@ export class InvertedIndex {
     this.allLiveCache = undefined;
     const id = this.ids[ord] as string;
     if (this.idToOrd.get(id) === ord) this.idToOrd.delete(id);
-    for (const [path, values] of doc.text) this.text.get(path)?.remove(ord, values);
-    for (const path of doc.keyword.keys()) this.keyword.get(path)?.remove(ord);
-    for (const path of doc.numeric.keys()) this.numeric.get(path)?.remove(ord);
+    doc.text.paths.forEach((path, i) => this.text.get(path)?.remove(ord, doc.text.values[i] as readonly string[]));
+    for (const path of doc.keyword.paths) this.keyword.get(path)?.remove(ord);
+    for (const path of doc.numeric.paths) this.numeric.get(path)?.remove(ord);
   }
 
   /** Everything needed to rebuild the index (plain data and typed arrays, for v8.serialize). */

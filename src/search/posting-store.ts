@@ -32,8 +32,10 @@ const FIRST_CHUNK = 1 << 10;
 // Per-term record: STRIDE int32 in one array (one cache line per term on the indexing path).
 const STRIDE = 8;
 const HEAD = 0; // offset of the first block, -1 while empty
-const TAIL = 1; // offset of the last block
-const FILL = 2; // postings written into the last block
+// Where the next posting goes and where the last block ends (global offsets): an append compares
+// the two and writes, without working out the block's size from its level.
+const WRITE = 1;
+const END = 2;
 const LEVEL = 3; // block number of the last block (its size is 2^(min(level, MAX_LEVEL) + 1))
 const COUNT = 4; // postings in the list (live or not)
 const DOC_FREQ = 5; // live documents in the list
@@ -96,19 +98,32 @@ export class PostingStore {
   }
 
   /**
-   * Appends the pending frequency of `term` as a posting of `ord` and clears it; `norm` is the
-   * document's norm byte for the field (kept for the term's score bound).
+   * Appends the pending frequency of each of `terms[0, count)` as a posting of `ord` and clears it;
+   * `norm` is the document's norm byte for the field (kept for the terms' score bounds). One call
+   * per document and field, the common append inline: this runs for every posting of a text field.
    */
-  flushPending(term: number, ord: number, norm: number): void {
-    const o = term * STRIDE;
+  flushPending(terms: Int32Array, count: number, ord: number, norm: number): void {
     const m = this.meta;
-    const f = m[o + PENDING] as number;
-    m[o + PENDING] = 0;
-    const bound = m[o + BOUND] as number;
-    const bf = bound >>> 8;
-    const bn = bound & 255;
-    m[o + BOUND] = ((f > bf ? (f < MAX_BOUND_FREQ ? f : MAX_BOUND_FREQ) : bf) << 8) | (norm < bn ? norm : bn);
-    this.add(term, ord, f);
+    const chunks = this.chunks;
+    for (let i = 0; i < count; i++) {
+      const term = terms[i] as number;
+      const o = term * STRIDE;
+      const f = m[o + PENDING] as number;
+      m[o + PENDING] = 0;
+      const bound = m[o + BOUND] as number;
+      const bf = bound >>> 8;
+      const bn = bound & 255;
+      m[o + BOUND] = ((f > bf ? (f < MAX_BOUND_FREQ ? f : MAX_BOUND_FREQ) : bf) << 8) | (norm < bn ? norm : bn);
+      const w = m[o + WRITE] as number;
+      if (f < FREQ_MASK && w !== m[o + END]) {
+        m[o + COUNT] = (m[o + COUNT] as number) + 1;
+        m[o + DOC_FREQ] = (m[o + DOC_FREQ] as number) + 1;
+        (chunks[w >>> CHUNK_BITS] as Int32Array)[w & CHUNK_MASK] = (ord << FREQ_BITS) | f;
+        m[o + WRITE] = w + 1;
+      } else {
+        this.add(term, ord, f);
+      }
+    }
   }
 
   /** The largest frequency in a text term's postings (capped at 2^23 - 1, 0 when empty). */
@@ -132,29 +147,27 @@ export class PostingStore {
     const o = term * STRIDE;
     m[o + COUNT] = (m[o + COUNT] as number) + 1;
     m[o + DOC_FREQ] = (m[o + DOC_FREQ] as number) + 1;
-    const used = m[o + FILL] as number;
-    if (m[o + HEAD] !== -1) {
-      const t = m[o + TAIL] as number;
-      const lvl = m[o + LEVEL] as number;
-      if (used < (2 << (lvl < MAX_LEVEL ? lvl : MAX_LEVEL)) - 1) {
-        (this.chunks[t >>> CHUNK_BITS] as Int32Array)[(t & CHUNK_MASK) + 1 + used] = p;
-        m[o + FILL] = used + 1;
-        return;
+    let w = m[o + WRITE] as number;
+    if (w === m[o + END]) {
+      // The last block is full (or there is none): chain a block twice its size, up to the cap.
+      let size = 2;
+      if (m[o + HEAD] === -1) {
+        w = this.alloc(size);
+        m[o + HEAD] = w;
+        m[o + LEVEL] = 0;
+      } else {
+        const lvl = (m[o + LEVEL] as number) + 1;
+        size = 2 << (lvl < MAX_LEVEL ? lvl : MAX_LEVEL);
+        w = this.alloc(size);
+        const last = (m[o + END] as number) - (2 << (lvl - 1 < MAX_LEVEL ? lvl - 1 : MAX_LEVEL));
+        (this.chunks[last >>> CHUNK_BITS] as Int32Array)[last & CHUNK_MASK] = w;
+        m[o + LEVEL] = lvl;
       }
-      const next = this.alloc(2 << (lvl + 1 < MAX_LEVEL ? lvl + 1 : MAX_LEVEL));
-      (this.chunks[t >>> CHUNK_BITS] as Int32Array)[t & CHUNK_MASK] = next;
-      m[o + LEVEL] = lvl + 1;
-      m[o + TAIL] = next;
-      m[o + FILL] = 1;
-      (this.chunks[next >>> CHUNK_BITS] as Int32Array)[(next & CHUNK_MASK) + 1] = p;
-      return;
+      m[o + END] = w + size;
+      w++; // the block's first slot links to the next block
     }
-    const first = this.alloc(2);
-    m[o + HEAD] = first;
-    m[o + TAIL] = first;
-    m[o + LEVEL] = 0;
-    m[o + FILL] = 1;
-    (this.chunks[first >>> CHUNK_BITS] as Int32Array)[(first & CHUNK_MASK) + 1] = p;
+    (this.chunks[w >>> CHUNK_BITS] as Int32Array)[w & CHUNK_MASK] = p;
+    m[o + WRITE] = w + 1;
   }
 
   /** Reserves `size` slots that do not cross a chunk boundary; returns the global offset. */

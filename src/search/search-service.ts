@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { parseDocument, type ParsedDoc } from './document-parser.js';
+import { emptyParsedDoc, parseDocument, type ParsedDoc } from './document-parser.js';
 import type { DocumentStore, SourceSpan } from './document-store.js';
 import { errors, SearchError } from './errors.js';
 import { restoreIndices, saveIndices } from './index-snapshot.js';
@@ -219,7 +219,7 @@ export class SearchService {
   private parsedOf(state: IndexState, ord: number): ParsedDoc {
     const id = state.index.ids[ord] as string;
     const doc = this.store.getDoc(state.name, id);
-    if (doc === undefined) return { text: new Map(), keyword: new Map(), numeric: new Map() };
+    if (doc === undefined) return emptyParsedDoc();
     return parseDocument(JSON.parse(doc.source), state.mappings, id).doc;
   }
 

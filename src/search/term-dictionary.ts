@@ -44,6 +44,17 @@ export class TermDictionary {
       }
       slot = (slot + 1) & mask;
     }
+    const at = this.newRecord(slot, h, len);
+    const pool = this.pool;
+    for (let i = 0; i < len; i++) pool[at + 3 + i] = tokenUnit(src, start + i);
+    return (pool[at + 1] as number) | ((pool[at + 2] as number) << 16);
+  }
+
+  /**
+   * A record for a new term of `len` units with hash `h` in table slot `slot` (found empty by the
+   * caller's probe); returns its offset, for the caller to write the units at offset + 3.
+   */
+  private newRecord(slot: number, h: number, len: number): number {
     const id = this.postings.newTerm();
     const at = this.poolTop;
     if (at + 3 + len > this.pool.length) {
@@ -55,7 +66,6 @@ export class TermDictionary {
     pool[at] = len;
     pool[at + 1] = id & 0xffff;
     pool[at + 2] = id >>> 16;
-    for (let i = 0; i < len; i++) pool[at + 3 + i] = tokenUnit(src, start + i);
     this.poolTop = at + 3 + len;
     if (id >= this.offsets.length) {
       const grown = new Int32Array(this.offsets.length * 2);
@@ -64,10 +74,43 @@ export class TermDictionary {
     }
     this.offsets[id] = at;
     this.count++;
-    table[2 * slot] = h;
-    table[2 * slot + 1] = at;
-    if (this.count * 2 > mask) this.grow();
-    return id;
+    this.table[2 * slot] = h;
+    this.table[2 * slot + 1] = at;
+    if (this.count * 2 > this.mask) this.grow();
+    return at;
+  }
+
+  /**
+   * `intern` for a token held as lowercased ASCII bytes (see scanAsciiBytes); `hash` is its
+   * hashRange. The same id as `intern` gives for the same text.
+   */
+  internBytes(bytes: Uint8Array, start: number, end: number, hash: number): number {
+    const h = hash || 1;
+    const len = end - start;
+    const table = this.table;
+    const mask = this.mask;
+    let slot = h & mask;
+    for (;;) {
+      const sh = table[2 * slot] as number;
+      if (sh === 0) break;
+      if (sh === h) {
+        const at = table[2 * slot + 1] as number;
+        const pool = this.pool;
+        if (pool[at] === len) {
+          // pool[base + j] is the unit matching bytes[j].
+          const base = at + 3 - start;
+          let j = start;
+          while (j < end && pool[base + j] === bytes[j]) j++;
+          if (j === end) return (pool[at + 1] as number) | ((pool[at + 2] as number) << 16);
+        }
+      }
+      slot = (slot + 1) & mask;
+    }
+    const at = this.newRecord(slot, h, len);
+    const pool = this.pool;
+    // A loop, not set(subarray): terms are a few units long, a subarray is an allocation.
+    for (let i = 0; i < len; i++) pool[at + 3 + i] = bytes[start + i] as number;
+    return (pool[at + 1] as number) | ((pool[at + 2] as number) << 16);
   }
 
   /** Whether the record at `at` holds the token src[start, start + len). */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hashRange, scanTokens, scanTokensGeneral, tokenText, tokens } from '../../src/search/analyzer.js';
+import { asciiBytes, hashRange, scanAsciiBytes, scanTokens, scanTokensGeneral, tokenText, tokens } from '../../src/search/analyzer.js';
 
 describe('standard analyzer', () => {
   it.each([
@@ -49,6 +49,43 @@ describe('standard analyzer', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('tokenizes ASCII values as bytes exactly as the general loop does, with matching hashes', () => {
+    const ascii = fc.string({ unit: fc.constantFrom(...'aZ09_.,;:\'" -/@xQ\n'.split('')), maxLength: 300 });
+    fc.assert(
+      fc.property(ascii, (s) => {
+        const bytes = new Uint8Array(s.length + 1);
+        const n = asciiBytes(s, bytes);
+        expect(n).toBe(s.length);
+        const fast: string[] = [];
+        const count = scanAsciiBytes(bytes, n, (b, start, end, hash) => {
+          const text = String.fromCharCode(...b.subarray(start, end));
+          fast.push(text);
+          expect(hash).toBe(hashRange(text, 0, text.length));
+        });
+        const general: string[] = [];
+        scanTokensGeneral(s, (src, start, end) => general.push(src.slice(start, end)));
+        expect(fast).toEqual(general);
+        expect(count).toBe(general.length);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('splits long ASCII runs as bytes like the string path, and refuses non-ASCII values', () => {
+    const s = `${'A'.repeat(300)} b.${'c'.repeat(600)}`;
+    const bytes = new Uint8Array(s.length);
+    const fast: string[] = [];
+    scanAsciiBytes(bytes, asciiBytes(s, bytes), (b, start, end, hash) => {
+      const text = String.fromCharCode(...b.subarray(start, end));
+      fast.push(text);
+      expect(hash).toBe(hashRange(text, 0, text.length));
+    });
+    expect(fast).toEqual(tokens(s));
+    for (const v of ['café', 'a\u0130b', 'x日', '\u{1d400}']) expect(asciiBytes(v, new Uint8Array(16))).toBe(-1);
+    // A buffer too small to hold the value is never taken for all of it.
+    expect(asciiBytes('abcdef', new Uint8Array(3))).toBe(-1);
   });
 
   it('restarts into the general loop at a non-ASCII character exactly as if it had run the general loop throughout', () => {

@@ -42,4 +42,31 @@ describe('inverted index terms', () => {
       { numRuns: 300 },
     );
   });
+
+  it('gives a term the same id whether it came from a short value, a long ASCII value (bytes) or a non-ASCII one', () => {
+    const word = fc.constantFrom('alpha', 'ALPHA', 'Beta', 'x1', 'a.b', "dog's", '3.14', 'foo_bar', 'é', '日');
+    const value = fc.array(word, { maxLength: 12 }).map((ws) => ws.join(' '));
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 20 }), fc.array(fc.nat(19), { maxLength: 4 }), (values, removed) => {
+        const f = new TextField();
+        values.forEach((v, i) => f.add(i, [v, v.toUpperCase()]));
+        const gone = new Set(removed.filter((i) => i < values.length));
+        for (const i of gone) f.remove(i, [values[i] as string, (values[i] as string).toUpperCase()]);
+        const expected = new Map<string, [number, number][]>();
+        values.forEach((v, ord) => {
+          const freqs = new Map<string, number>();
+          for (const t of [...tokens(v), ...tokens(v.toUpperCase())]) freqs.set(t, (freqs.get(t) ?? 0) + 1);
+          for (const [t, n] of freqs) expected.set(t, [...(expected.get(t) ?? []), [ord, n]]);
+        });
+        expect(new Set(f.terms.keys())).toEqual(new Set(expected.keys()));
+        for (const [t, postings] of expected) {
+          const id = f.lookup(t);
+          expect(f.terms.text(id)).toBe(t);
+          expect(Array.from(f.postings.postings(id), (p) => [p >>> 4, f.postings.freqOf(id, p)])).toEqual(postings);
+          expect(f.postings.docFreq(id)).toBe(postings.filter(([ord]) => !gone.has(ord)).length);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
