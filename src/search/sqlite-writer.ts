@@ -73,6 +73,15 @@ const INTERIM_COMMIT_OPS = 5 * CHUNK_OPS;
  */
 const CHECKPOINT_BYTES = 4 * 1024 * 1024;
 
+/**
+ * What a commit and a delete count towards CHECKPOINT_BYTES besides the sources: the WAL receives
+ * whole 4 KiB pages, at least the generation's page and a page of the table and of its (idx, id)
+ * index per commit, and a share of such pages per deleted row. Why: counting sources alone let the
+ * WAL of small single-document writes or deletes grow by about 13 KB per commit without bound.
+ */
+const COMMIT_BYTES = 3 * 4096;
+const DELETE_BYTES = 256;
+
 const WORKER_SOURCE = `
 'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
@@ -125,10 +134,10 @@ function run(ops, joined, count, packed, idsJoined, idCount) {
     switch (ops[i]) {
       case ${PUT_DOC}: stmts[0].run(ops[i + 1], ops[i + 2], ops[i + 3], ops[i + 4], ops[i + 5]); txnBytes += ops[i + 5].length; i += 6; break;
       case ${PUT_DOC_JOINED}: txnBytes += sources[next].length; stmts[0].run(ops[i + 1], ops[i + 2], ops[i + 3], ops[i + 4], sources[next++]); i += 5; break;
-      case ${DELETE_DOC}: stmts[1].run(ops[i + 1], ops[i + 2]); i += 3; break;
+      case ${DELETE_DOC}: stmts[1].run(ops[i + 1], ops[i + 2]); txnBytes += ${DELETE_BYTES}; i += 3; break;
       case ${PUT_INDEX}: stmts[2].run(ops[i + 1], ops[i + 2], ops[i + 3], ops[i + 4], ops[i + 5]); i += 6; break;
       case ${UPDATE_MAPPINGS}: stmts[3].run(ops[i + 1], ops[i + 2]); i += 3; break;
-      case ${DELETE_INDEX}: stmts[4].run(ops[i + 1]); stmts[5].run(ops[i + 1]); i += 2; break;
+      case ${DELETE_INDEX}: stmts[4].run(ops[i + 1]); stmts[5].run(ops[i + 1]); txnBytes += ${CHECKPOINT_BYTES}; i += 2; break;
       case ${SET_BYTES}: bytes = Buffer.from(ops[i + 1], ops[i + 2]); i += 3; break;
       case ${PUT_DOC_WITHIN}: stmts[0].run(ops[i + 1], ops[i + 2], ops[i + 3], ops[i + 4], bytes.toString('utf8', ops[i + 5], ops[i + 6])); txnBytes += ops[i + 6] - ops[i + 5]; i += 7; break;
       case ${SET_IDX}: idx = ops[i + 1]; i += 2; break;
@@ -142,7 +151,7 @@ function commit() {
   stmts[6].run();
   db.exec('COMMIT');
   inTxn = false;
-  uncheckpointed += txnBytes;
+  uncheckpointed += txnBytes + ${COMMIT_BYTES};
   txnBytes = 0;
 }
 function end(sql) {
