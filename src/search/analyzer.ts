@@ -23,13 +23,15 @@
 export const MAX_TOKEN_LENGTH = 255;
 
 // Word-break classes we distinguish.
+// The three classes an ASCII token is made of come first (1-3: one unsigned compare in the byte
+// loop), then the three middle classes (4-6).
 const OTHER = 0;
 const ALETTER = 1;
 const NUMERIC = 2;
-const MID_LETTER = 3; // joins letters only
-const MID_NUM = 4; // joins digits only
-const MID_NUM_LET = 5; // joins letters or digits (incl. apostrophe, treated as Single_Quote)
-const EXTEND_NUM_LET = 6;
+const EXTEND_NUM_LET = 3;
+const MID_LETTER = 4; // joins letters only
+const MID_NUM = 5; // joins digits only
+const MID_NUM_LET = 6; // joins letters or digits (incl. apostrophe, treated as Single_Quote)
 const EXTEND = 7; // combining marks, format chars, ZWJ: attach to what precedes (WB4)
 const KATAKANA = 8;
 const IDEOGRAPHIC = 9; // also hiragana: one token per character
@@ -189,52 +191,62 @@ BYTE_CLASS.set(ASCII);
 const UTF8 = new TextEncoder();
 
 /**
- * Copies `value` into `bytes` (which holds at least value.length bytes) when it is pure ASCII and
- * returns its length, else returns -1 and the caller tokenizes the string (`scanTokens`).
- * Why: V8 reads a string one `charCodeAt` at a time through a representation check that costs
- * about 25 instructions per character; the native encoder copies ASCII in bulk, and the byte loop
- * of `scanAsciiBytes` runs at well under half the instructions of `scanTokens`.
+ * Copies the lowercased `value` into `bytes` (which holds at least value.length bytes) when it is
+ * ASCII and as long as `value`, and returns its length; else returns -1 and the caller tokenizes
+ * the string (`scanTokens`).
+ *
+ * Why: V8 reads a string one `charCodeAt` at a time through a representation check of about 25
+ * instructions per character; the native lowercasing and encoder handle ASCII in bulk, and the
+ * byte loop of `scanAsciiBytes` then needs no case logic.
+ *
+ * Same tokens as `scanTokens(value)`: when the lowercased value keeps its length, scanTokens'
+ * general loop tokenizes exactly that lowercased text (and its ASCII fast path agrees with the
+ * general loop), and an ASCII text is what `scanAsciiBytes` handles. This holds even for the few
+ * non-ASCII characters that lowercase to ASCII (KELVIN SIGN → `k`).
  */
-export function asciiBytes(value: string, bytes: Uint8Array): number {
-  const r = UTF8.encodeInto(value, bytes);
+export function loweredAsciiBytes(value: string, bytes: Uint8Array): number {
+  const lowered = value.toLowerCase();
+  const n = value.length;
+  if (lowered.length !== n) return -1;
+  const r = UTF8.encodeInto(lowered, bytes);
   // UTF-8 is as long as UTF-16 exactly when every character is ASCII.
-  return r.read === value.length && r.written === value.length ? value.length : -1;
+  return r.read === n && r.written === n ? n : -1;
 }
 
 /**
- * `scanTokens` over an ASCII value already in `bytes[0, n)` (see asciiBytes): the same tokens,
- * reported as byte ranges of `bytes` with their letters lowercased in place, and `hash` always
- * given (hashRange of the token text).
+ * The tokens of the lowercase ASCII text in `bytes[0, n)` (see loweredAsciiBytes), written to
+ * `out` as triples (start, end, hashRange of the token) — `out` holds at least 3 * n + 3 int32 —
+ * and counted in the return value. The same tokens as `scanTokens` gives for the text. A batch
+ * rather than a callback per token keeps this loop small enough for V8 to keep its state in
+ * registers.
  */
-export function scanAsciiBytes(bytes: Uint8Array, n: number, emit: (bytes: Uint8Array, start: number, end: number, hash: number) => void): number {
+export function scanAsciiBytes(bytes: Uint8Array, n: number, out: Int32Array): number {
   const cls = BYTE_CLASS;
   let count = 0;
+  let o = 0;
   let i = 0;
   while (i < n) {
     let c = bytes[i] as number;
     let last = cls[c] as number;
-    if (last !== ALETTER && last !== NUMERIC && last !== EXTEND_NUM_LET) {
+    // Not ALETTER, NUMERIC or EXTEND_NUM_LET.
+    if ((last - 1) >>> 0 >= 3) {
       i++;
       continue;
     }
     const start = i;
-    let alnum = last !== EXTEND_NUM_LET;
-    // Upper case letters are 0x41-0x5a: set bit 0x20 (text is mostly lower case: a rare store).
-    if (c < 0x5b && last === ALETTER) bytes[i] = c |= 0x20;
     let h = Math.imul(FNV_OFFSET ^ c, FNV_PRIME);
     i++;
     while (i < n) {
       c = bytes[i] as number;
       const k = cls[c] as number;
-      if (k === ALETTER || k === NUMERIC || k === EXTEND_NUM_LET) {
-        if (k !== EXTEND_NUM_LET) alnum = true;
-        if (c < 0x5b && k === ALETTER) bytes[i] = c |= 0x20;
+      if ((k - 1) >>> 0 < 3) {
         last = k;
         h = Math.imul(h ^ c, FNV_PRIME);
         i++;
         continue;
       }
-      if ((k === MID_LETTER || k === MID_NUM || k === MID_NUM_LET) && i + 1 < n) {
+      // ASCII has no class above MID_NUM_LET: k >= MID_LETTER is one of the three middle classes.
+      if (k >= MID_LETTER && i + 1 < n) {
         const next = cls[bytes[i + 1] as number];
         if ((last === ALETTER && next === ALETTER && k !== MID_NUM) || (last === NUMERIC && next === NUMERIC && k !== MID_LETTER)) {
           h = Math.imul(h ^ c, FNV_PRIME);
@@ -244,19 +256,31 @@ export function scanAsciiBytes(bytes: Uint8Array, n: number, emit: (bytes: Uint8
       }
       break;
     }
-    if (!alnum) continue;
+    // Middle characters join only letters or digits, so a token without one is all `_`: dropped.
+    if (bytes[start] === 0x5f && onlyUnderscores(bytes, start, i)) continue;
     if (i - start <= MAX_TOKEN_LENGTH) {
-      emit(bytes, start, i, h | 0);
+      out[o] = start;
+      out[o + 1] = i;
+      out[o + 2] = h | 0;
+      o += 3;
       count++;
     } else {
       for (let k = start; k < i; k += MAX_TOKEN_LENGTH) {
         const end = Math.min(i, k + MAX_TOKEN_LENGTH);
-        emit(bytes, k, end, hashBytes(bytes, k, end));
+        out[o] = k;
+        out[o + 1] = end;
+        out[o + 2] = hashBytes(bytes, k, end);
+        o += 3;
         count++;
       }
     }
   }
   return count;
+}
+
+function onlyUnderscores(bytes: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (bytes[i] !== 0x5f) return false;
+  return true;
 }
 
 /** hashRange of a lowercased ASCII token held as bytes. */

@@ -1,4 +1,4 @@
-import { asciiBytes, hashRange, scanAsciiBytes, scanTokens } from './analyzer.js';
+import { hashRange, loweredAsciiBytes, scanAsciiBytes, scanTokens } from './analyzer.js';
 import { intToByte4 } from './bm25.js';
 import type { ParsedDoc } from './document-parser.js';
 import { MAX_ORDINALS, PostingStore } from './posting-store.js';
@@ -56,15 +56,10 @@ export class TextField {
     }
   };
 
-  private readonly onBytes = (bytes: Uint8Array, start: number, end: number, hash: number): void => {
-    const id = this.terms.internBytes(bytes, start, end, hash);
-    if (this.postings.bumpPending(id) === 0) {
-      if (this.touchedCount === this.touched.length) this.touched = grow(this.touched, this.touchedCount + 1, (n) => new Int32Array(n));
-      this.touched[this.touchedCount++] = id;
-    }
-  };
-  /** Where ASCII values are copied to be tokenized as bytes (see asciiBytes). */
+  /** Where ASCII values are copied to be tokenized as bytes (see loweredAsciiBytes). */
   private scratch = new Uint8Array(256);
+  /** The tokens of the value in `scratch` (see scanAsciiBytes). */
+  private tokenBatch = new Int32Array(3 * 256 + 3);
 
   add(ord: number, values: readonly string[]): void {
     this.norms = grow(this.norms, ord + 1, byteArray);
@@ -72,14 +67,17 @@ export class TextField {
     this.present[ord] = 1;
     let length = 0;
     for (const v of values) {
-      // Short values cost less through charCodeAt than a call into the native encoder.
+      // Short values cost less through charCodeAt than calls into native lowercasing and encoding.
       if (v.length < MIN_BYTES_PATH) {
         length += scanTokens(v, this.onToken);
         continue;
       }
-      if (v.length > this.scratch.length) this.scratch = new Uint8Array(v.length * 2);
-      const n = asciiBytes(v, this.scratch);
-      length += n < 0 ? scanTokens(v, this.onToken) : scanAsciiBytes(this.scratch, n, this.onBytes);
+      if (v.length > this.scratch.length) {
+        this.scratch = new Uint8Array(v.length * 2);
+        this.tokenBatch = new Int32Array(3 * v.length * 2 + 3);
+      }
+      const n = loweredAsciiBytes(v, this.scratch);
+      length += n < 0 ? scanTokens(v, this.onToken) : this.addBytes(n);
     }
     const norm = length === 0 ? 0 : intToByte4(length);
     this.postings.flushPending(this.touched, this.touchedCount, ord, norm);
@@ -88,6 +86,23 @@ export class TextField {
     this.norms[ord] = norm;
     this.docCount++;
     this.sumTotalTermFreq += length;
+  }
+
+  /** Counts the tokens of the ASCII value in `scratch[0, n)` into the pending frequencies; returns how many. */
+  private addBytes(n: number): number {
+    const bytes = this.scratch;
+    const batch = this.tokenBatch;
+    const count = scanAsciiBytes(bytes, n, batch);
+    const terms = this.terms;
+    const postings = this.postings;
+    for (let t = 0; t < 3 * count; t += 3) {
+      const id = terms.internBytes(bytes, batch[t] as number, batch[t + 1] as number, batch[t + 2] as number);
+      if (postings.bumpPending(id) === 0) {
+        if (this.touchedCount === this.touched.length) this.touched = grow(this.touched, this.touchedCount + 1, (k) => new Int32Array(k));
+        this.touched[this.touchedCount++] = id;
+      }
+    }
+    return count;
   }
 
   /** The term id of `term`, or -1 (also when no live document has it any more, see docFreq). */
