@@ -9,7 +9,9 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
  * the worker in chunks while the main thread goes on indexing, so the two overlap, and `commit`
  * blocks the main thread (Atomics.wait) until the worker has committed, i.e. until the writes are
  * as durable as the connection's `synchronous` setting makes them. A transaction therefore still
- * returns only once its writes are stored, and it is still one SQLite transaction: all or nothing.
+ * returns only once its writes are stored. It is one SQLite transaction, all or nothing, unless it
+ * allows interim commits (`interimCommits`, a `_bulk`): then it is committed in parts of about
+ * 1,000 operations, and a failure or crash keeps the parts committed before.
  *
  * The worker runs a small CommonJS script (below) rather than a module file, so that it works the
  * same from the TypeScript sources (tests) and from the build; it loads better-sqlite3 from the path
