@@ -250,8 +250,12 @@ export class SqliteDocumentStore implements DocumentStore {
 
   close(): void {
     if (!this.db.open) return;
+    // A failed writer may have committed writes the in-memory index never saw (it was rebuilt when
+    // the write failed): a snapshot of it must not be trusted at the next start.
+    const writerFailed = this.writer.failed;
     this.writer.close();
-    if (this.snapshotSource !== undefined) {
+    if (writerFailed) rmSync(this.snapshotFile, { force: true });
+    else if (this.snapshotSource !== undefined) {
       try {
         const header = Buffer.alloc(8);
         header.writeDoubleLE(this.generation(), 0);

@@ -285,6 +285,8 @@ export class SqliteWriter {
    * memory instead (a memcpy), and the worker decodes the sources it stores.
    */
   putDocWithin(idx: string, id: string, version: number, seqNo: number, bytes: Uint8Array, start: number, end: number): void {
+    // A worker given up on may still be reading the shared bytes of its last transaction.
+    this.throwIfBroken();
     if (bytes !== this.bytes) {
       this.ops.push(SET_BYTES, ...this.sharedCopy(bytes));
       this.bytes = bytes;
@@ -362,6 +364,12 @@ export class SqliteWriter {
 
   private flush(): void {
     if (this.ops.length === 0) return;
+    if (this.broken !== undefined) {
+      // A worker given up on (see STALL_LIMIT_MS) may live on: it must not store, let alone
+      // commit in parts, writes the caller is told have failed.
+      this.clearChunk();
+      this.throwIfBroken();
+    }
     const packed = this.packed.slice(0, 4 * this.packedCount);
     this.sinceCommit += this.opCount;
     const commit = this.interimCommits && this.sinceCommit >= INTERIM_COMMIT_OPS;
@@ -411,8 +419,20 @@ export class SqliteWriter {
     this.reply.close();
   }
 
-  private call(t: string): void {
+  /**
+   * Whether the worker exited or was given up on: it may then have committed, or still commit,
+   * writes whose transaction failed here (so an index derived from the writes may lag the store).
+   */
+  get failed(): boolean {
+    return this.broken !== undefined;
+  }
+
+  private throwIfBroken(): void {
     if (this.broken !== undefined) throw new Error(this.broken);
+  }
+
+  private call(t: string): void {
+    this.throwIfBroken();
     Atomics.store(this.flag, 0, 0);
     this.worker.postMessage({ t });
     this.awaitAnswer();

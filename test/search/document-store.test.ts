@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -162,6 +162,30 @@ describe('SQLite document store (writes on a worker thread)', () => {
     for (let n = 0; n < 2000; n++) store.deleteDoc('i', `d${n}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(wal()).toBeLessThan(12_000_000);
+  });
+
+  it('once it has given up on a writer that stopped answering, sends it nothing more to commit and saves no snapshot', async () => {
+    // A writer stuck for STALL_LIMIT_MS (a disk that hangs) is declared broken while its thread
+    // lives on: whatever later transactions still send it, interim commits would store after the
+    // service has rebuilt its index, and a snapshot saved on close would then be trusted.
+    store.putDoc('i', doc('before'));
+    store.setSnapshotSource(() => Buffer.from('index'));
+    (store as unknown as { writer: { broken: string } }).writer.broken = 'the document store writer stopped answering for 60 s';
+    expect(() =>
+      store.transaction(
+        () => {
+          for (let n = 0; n < 2500; n++) store.putDoc('i', doc(`late${n}`));
+        },
+        { interimCommits: true },
+      ),
+    ).toThrow(/stopped answering/);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const ids: string[] = [];
+    store.scanDocs('i', (d) => ids.push(d.id));
+    expect(ids).toEqual(['before']);
+    store.close();
+    expect(existsSync(join(dir, 'index.snapshot'))).toBe(false);
+    store = new SqliteDocumentStore(dir, 'async');
   });
 
   it('scans in write order: a re-written document moves to the end', () => {
