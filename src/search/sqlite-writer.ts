@@ -395,8 +395,11 @@ export class SqliteWriter {
    * (then nothing was stored, but for the parts `interimCommits` let the worker commit before).
    */
   commit(): void {
-    this.flush();
-    this.endTransaction();
+    try {
+      this.flush();
+    } finally {
+      this.endTransaction();
+    }
     this.call('commit');
   }
 
