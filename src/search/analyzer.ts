@@ -215,8 +215,9 @@ export function loweredAsciiBytes(value: string, bytes: Uint8Array): number {
 
 /**
  * The tokens of the lowercase ASCII text in `bytes[0, n)` (see loweredAsciiBytes), written to
- * `out` as triples (start, end, hashRange of the token) — `out` holds at least 3 * n + 3 int32 —
- * and counted in the return value. The same tokens as `scanTokens` gives for the text. A batch
+ * `out` as triples (start, end, hashRange of the token) — `out` holds at least
+ * 3 * ceil(n / 2) + 3 int32: tokens are separated, and a split run gives 255-byte pieces — and
+ * counted in the return value. The same tokens as `scanTokens` gives for the text. A batch
  * rather than a callback per token keeps this loop small enough for V8 to keep its state in
  * registers.
  */

@@ -38,6 +38,8 @@ function grow<T extends Uint8Array | Float64Array | Int32Array>(arr: T, need: nu
   return next;
 }
 
+/** Int32 slots for the tokens of an n-byte value: at most ceil(n / 2) tokens, 3 slots each. */
+const batchSize = (n: number): number => 3 * ((n + 1) >> 1) + 3;
 const byteArray = (n: number): Uint8Array<ArrayBuffer> => new Uint8Array(n);
 const nanArray = (n: number): Float64Array<ArrayBuffer> => new Float64Array(n).fill(Number.NaN);
 
@@ -64,8 +66,8 @@ export class TextField {
 
   /** Where ASCII values are copied to be tokenized as bytes (see loweredAsciiBytes). */
   private scratch = new Uint8Array(256);
-  /** The tokens of the value in `scratch` (see scanAsciiBytes). */
-  private tokenBatch = new Int32Array(3 * 256 + 3);
+  /** The tokens of the value in `scratch` (see scanAsciiBytes for its size). */
+  private tokenBatch = new Int32Array(batchSize(256));
 
   add(ord: number, values: readonly string[]): void {
     this.norms = grow(this.norms, ord + 1, byteArray);
@@ -80,7 +82,7 @@ export class TextField {
       }
       if (v.length > this.scratch.length) {
         this.scratch = new Uint8Array(v.length * 2);
-        this.tokenBatch = new Int32Array(3 * v.length * 2 + 3);
+        this.tokenBatch = new Int32Array(batchSize(this.scratch.length));
       }
       const n = loweredAsciiBytes(v, this.scratch);
       length += n < 0 ? scanTokens(v, this.onToken) : this.addBytes(n);

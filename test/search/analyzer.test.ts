@@ -56,7 +56,7 @@ describe('standard analyzer', () => {
     const bytes = new Uint8Array(s.length);
     const n = loweredAsciiBytes(s, bytes);
     if (n < 0) return undefined;
-    const out = new Int32Array(3 * n + 3);
+    const out = new Int32Array(3 * Math.ceil(n / 2) + 3);
     const count = scanAsciiBytes(bytes, n, out);
     const texts: string[] = [];
     for (let t = 0; t < 3 * count; t += 3) {
