@@ -23,9 +23,9 @@ const INITIAL = 4;
 /** Text values at least this long (UTF-16 units) are tokenized as bytes when ASCII. */
 const MIN_BYTES_PATH = 16;
 /**
- * ... and at most this long: the field keeps its scratch bytes (2 bytes a unit) and token batch
- * (24 bytes a unit) sized for the longest value it took this way, so a huge value would pin tens
- * of times its size for good. Longer values take the string path (the same tokens).
+ * ... and at most this long: the field keeps its scratch bytes and token batch (about 8 bytes a
+ * unit together) sized for the longest value it took this way, so a huge value would pin several
+ * times its size for good. Longer values take the string path (the same tokens).
  */
 const MAX_BYTES_PATH = 1 << 13;
 
