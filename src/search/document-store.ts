@@ -82,7 +82,8 @@ export type Durability = 'request' | 'async';
  * in ES) every acknowledged write has been fsynced (synchronous=FULL), so it survives a power cut;
  * with `async`, synchronous=NORMAL: a commit survives a crash or SIGTERM of the process (the WAL is
  * written before we answer) but the last commits may be lost if the machine itself goes down.
- * A bulk request is one transaction, so the fsync is paid once per request, not per document.
+ * A bulk request is committed in parts of about 1,000 operations (see `transaction`), so the fsync
+ * is paid once per part, not per document; a failed or interrupted bulk keeps the parts before.
  *
  * Write order is the table's rowid: INSERT OR REPLACE deletes the old row and inserts a new one
  * with rowid max+1, just as a re-indexed document gets a new Lucene doc id; loading in rowid order
@@ -249,8 +250,12 @@ export class SqliteDocumentStore implements DocumentStore {
 
   close(): void {
     if (!this.db.open) return;
+    // A failed writer may have committed writes the in-memory index never saw (it was rebuilt when
+    // the write failed): a snapshot of it must not be trusted at the next start.
+    const writerFailed = this.writer.failed;
     this.writer.close();
-    if (this.snapshotSource !== undefined) {
+    if (writerFailed) rmSync(this.snapshotFile, { force: true });
+    else if (this.snapshotSource !== undefined) {
       try {
         const header = Buffer.alloc(8);
         header.writeDoubleLE(this.generation(), 0);

@@ -22,6 +22,12 @@ import { TermDictionary } from './term-dictionary.js';
 const INITIAL = 4;
 /** Text values at least this long (UTF-16 units) are tokenized as bytes when ASCII. */
 const MIN_BYTES_PATH = 16;
+/**
+ * ... and at most this long: the field keeps its scratch bytes and token batch (about 8 bytes a
+ * unit together) sized for the longest value it took this way, so a huge value would pin several
+ * times its size for good. Longer values take the string path (the same tokens).
+ */
+const MAX_BYTES_PATH = 1 << 13;
 
 export { MAX_ORDINALS } from './posting-store.js';
 
@@ -70,7 +76,7 @@ export class TextField {
     let length = 0;
     for (const v of values) {
       // Short values cost less through charCodeAt than calls into native lowercasing and encoding.
-      if (v.length < MIN_BYTES_PATH) {
+      if (v.length < MIN_BYTES_PATH || v.length > MAX_BYTES_PATH) {
         length += scanTokens(v, this.onToken);
         continue;
       }

@@ -15,7 +15,8 @@ import { parseSettings, validateIndexName, type IndexSettings } from './index-se
 
 /**
  * The search engine behind the routes: indices (settings, mappings, in-memory index) over a
- * DocumentStore. Writes go to the store inside one transaction per request and to the in-memory
+ * DocumentStore. Writes go to the store inside one transaction per request (a `_bulk` may be
+ * committed in parts, see `bulk`) and to the in-memory
  * index at the same time; they are visible to searches at once (a refresh is a no-op).
  */
 

@@ -9,7 +9,9 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
  * the worker in chunks while the main thread goes on indexing, so the two overlap, and `commit`
  * blocks the main thread (Atomics.wait) until the worker has committed, i.e. until the writes are
  * as durable as the connection's `synchronous` setting makes them. A transaction therefore still
- * returns only once its writes are stored, and it is still one SQLite transaction: all or nothing.
+ * returns only once its writes are stored. It is one SQLite transaction, all or nothing, unless it
+ * allows interim commits (`interimCommits`, a `_bulk`): then it is committed in parts of about
+ * 1,000 operations, and a failure or crash keeps the parts committed before.
  *
  * The worker runs a small CommonJS script (below) rather than a module file, so that it works the
  * same from the TypeScript sources (tests) and from the build; it loads better-sqlite3 from the path
@@ -73,6 +75,15 @@ const INTERIM_COMMIT_OPS = 5 * CHUNK_OPS;
  */
 const CHECKPOINT_BYTES = 4 * 1024 * 1024;
 
+/**
+ * What a commit and a delete count towards CHECKPOINT_BYTES besides the sources: the WAL receives
+ * whole 4 KiB pages, at least the generation's page and a page of the table and of its (idx, id)
+ * index per commit, and a share of such pages per deleted row. Why: counting sources alone let the
+ * WAL of small single-document writes or deletes grow by about 13 KB per commit without bound.
+ */
+const COMMIT_BYTES = 3 * 4096;
+const DELETE_BYTES = 256;
+
 const WORKER_SOURCE = `
 'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
@@ -125,10 +136,10 @@ function run(ops, joined, count, packed, idsJoined, idCount) {
     switch (ops[i]) {
       case ${PUT_DOC}: stmts[0].run(ops[i + 1], ops[i + 2], ops[i + 3], ops[i + 4], ops[i + 5]); txnBytes += ops[i + 5].length; i += 6; break;
       case ${PUT_DOC_JOINED}: txnBytes += sources[next].length; stmts[0].run(ops[i + 1], ops[i + 2], ops[i + 3], ops[i + 4], sources[next++]); i += 5; break;
-      case ${DELETE_DOC}: stmts[1].run(ops[i + 1], ops[i + 2]); i += 3; break;
+      case ${DELETE_DOC}: stmts[1].run(ops[i + 1], ops[i + 2]); txnBytes += ${DELETE_BYTES}; i += 3; break;
       case ${PUT_INDEX}: stmts[2].run(ops[i + 1], ops[i + 2], ops[i + 3], ops[i + 4], ops[i + 5]); i += 6; break;
       case ${UPDATE_MAPPINGS}: stmts[3].run(ops[i + 1], ops[i + 2]); i += 3; break;
-      case ${DELETE_INDEX}: stmts[4].run(ops[i + 1]); stmts[5].run(ops[i + 1]); i += 2; break;
+      case ${DELETE_INDEX}: stmts[4].run(ops[i + 1]); stmts[5].run(ops[i + 1]); txnBytes += ${CHECKPOINT_BYTES}; i += 2; break;
       case ${SET_BYTES}: bytes = Buffer.from(ops[i + 1], ops[i + 2]); i += 3; break;
       case ${PUT_DOC_WITHIN}: stmts[0].run(ops[i + 1], ops[i + 2], ops[i + 3], ops[i + 4], bytes.toString('utf8', ops[i + 5], ops[i + 6])); txnBytes += ops[i + 6] - ops[i + 5]; i += 7; break;
       case ${SET_IDX}: idx = ops[i + 1]; i += 2; break;
@@ -142,7 +153,7 @@ function commit() {
   stmts[6].run();
   db.exec('COMMIT');
   inTxn = false;
-  uncheckpointed += txnBytes;
+  uncheckpointed += txnBytes + ${COMMIT_BYTES};
   txnBytes = 0;
 }
 function end(sql) {
@@ -274,6 +285,8 @@ export class SqliteWriter {
    * memory instead (a memcpy), and the worker decodes the sources it stores.
    */
   putDocWithin(idx: string, id: string, version: number, seqNo: number, bytes: Uint8Array, start: number, end: number): void {
+    // A worker given up on may still be reading the shared bytes of its last transaction.
+    this.throwIfBroken();
     if (bytes !== this.bytes) {
       this.ops.push(SET_BYTES, ...this.sharedCopy(bytes));
       this.bytes = bytes;
@@ -351,6 +364,12 @@ export class SqliteWriter {
 
   private flush(): void {
     if (this.ops.length === 0) return;
+    if (this.broken !== undefined) {
+      // A worker given up on (see STALL_LIMIT_MS) may live on: it must not store, let alone
+      // commit in parts, writes the caller is told have failed.
+      this.clearChunk();
+      this.throwIfBroken();
+    }
     const packed = this.packed.slice(0, 4 * this.packedCount);
     this.sinceCommit += this.opCount;
     const commit = this.interimCommits && this.sinceCommit >= INTERIM_COMMIT_OPS;
@@ -376,8 +395,11 @@ export class SqliteWriter {
    * (then nothing was stored, but for the parts `interimCommits` let the worker commit before).
    */
   commit(): void {
-    this.flush();
-    this.endTransaction();
+    try {
+      this.flush();
+    } finally {
+      this.endTransaction();
+    }
     this.call('commit');
   }
 
@@ -400,8 +422,20 @@ export class SqliteWriter {
     this.reply.close();
   }
 
-  private call(t: string): void {
+  /**
+   * Whether the worker exited or was given up on: it may then have committed, or still commit,
+   * writes whose transaction failed here (so an index derived from the writes may lag the store).
+   */
+  get failed(): boolean {
+    return this.broken !== undefined;
+  }
+
+  private throwIfBroken(): void {
     if (this.broken !== undefined) throw new Error(this.broken);
+  }
+
+  private call(t: string): void {
+    this.throwIfBroken();
     Atomics.store(this.flag, 0, 0);
     this.worker.postMessage({ t });
     this.awaitAnswer();

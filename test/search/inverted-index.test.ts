@@ -1,4 +1,6 @@
 import fc from 'fast-check';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { tokens } from '../../src/search/analyzer.js';
 import { TextField } from '../../src/search/inverted-index.js';
@@ -68,5 +70,20 @@ describe('inverted index terms', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('does not keep buffers sized by the longest value it has indexed (a big document must not pin memory for good)', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const f = new TextField();
+    f.add(0, ['a short warm-up value of some length']);
+    gc();
+    const before = process.memoryUsage().arrayBuffers;
+    // 2 M characters of a handful of distinct words: postings and norms stay tiny.
+    f.add(1, ['alpha beta '.repeat(200_000)]);
+    expect(f.postings.docFreq(f.lookup('alpha'))).toBe(1);
+    gc();
+    // The bytes path kept a scratch copy of 2x the value and a token batch of 24x (about 50 MB here).
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(8_000_000);
   });
 });
