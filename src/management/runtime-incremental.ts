@@ -45,6 +45,19 @@ function recordMap(c: DynamicConfiguration, protocol: 'http' | 'tcp' | 'udp', ke
   return section?.[key] ?? undefined;
 }
 
+/** Calls `fn` with each object record of a provider's configuration, kind by kind. */
+function forEachRecord(input: ProviderInput, fn: (kind: Kind, name: string, value: Rec) => void): void {
+  for (const [kind, protocol, key] of KIND_KEYS) {
+    const map = recordMap(input.configuration, protocol, key);
+    if (map === undefined) continue;
+    for (const name in map) {
+      if (!Object.prototype.hasOwnProperty.call(map, name)) continue;
+      const value = map[name];
+      if (typeof value === 'object' && value !== null) fn(kind, name, value as Rec);
+    }
+  }
+}
+
 type Visit = (kind: Kind, name: string) => void;
 
 /** Visits each name in `list` (strings or `{name}` objects). */
@@ -279,15 +292,7 @@ export class IncrementalRuntime {
       const provider = name.slice(at + 1);
       if (provider !== input.provider) found.add(provider);
     };
-    for (const [kind, protocol, key] of KIND_KEYS) {
-      const map = recordMap(input.configuration, protocol, key);
-      if (map === undefined) continue;
-      for (const name in map) {
-        if (!Object.prototype.hasOwnProperty.call(map, name)) continue;
-        const value = map[name];
-        if (typeof value === 'object' && value !== null) visitReferences(kind, value as Rec, visit);
-      }
-    }
+    forEachRecord(input, (kind, _name, value) => visitReferences(kind, value, visit));
     this.foreign.set(input, found);
     return found;
   }
@@ -592,15 +597,6 @@ export class IncrementalRuntime {
 
   /** Adds the references of every record of one provider to the graph. */
   private linkInput(input: ProviderInput): void {
-    for (const [kind, protocol, key] of KIND_KEYS) {
-      const map = recordMap(input.configuration, protocol, key);
-      if (map === undefined) continue;
-      for (const name in map) {
-        if (!Object.prototype.hasOwnProperty.call(map, name)) continue;
-        const value = map[name];
-        if (typeof value !== 'object' || value === null) continue;
-        this.link(() => `${kind}:${name}@${input.provider}`, kind, value as Rec, input.provider);
-      }
-    }
+    forEachRecord(input, (kind, name, value) => this.link(() => `${kind}:${name}@${input.provider}`, kind, value, input.provider));
   }
 }
