@@ -57,12 +57,16 @@ export class TextField {
   private touched = new Int32Array(64);
   private touchedCount = 0;
   private readonly onToken = (src: string, start: number, end: number, hash?: number): void => {
-    const id = this.terms.intern(src, start, end, hash);
+    this.countTerm(this.terms.intern(src, start, end, hash));
+  };
+
+  /** Counts one occurrence of term `id` in the document being added. */
+  private countTerm(id: number): void {
     if (this.postings.bumpPending(id) === 0) {
       if (this.touchedCount === this.touched.length) this.touched = grow(this.touched, this.touchedCount + 1, (n) => new Int32Array(n));
       this.touched[this.touchedCount++] = id;
     }
-  };
+  }
 
   /** Where ASCII values are copied to be tokenized as bytes (see loweredAsciiBytes). */
   private scratch = new Uint8Array(256);
@@ -102,14 +106,7 @@ export class TextField {
     const batch = this.tokenBatch;
     const count = scanAsciiBytes(bytes, n, batch);
     const terms = this.terms;
-    const postings = this.postings;
-    for (let t = 0; t < 3 * count; t += 3) {
-      const id = terms.internBytes(bytes, batch[t] as number, batch[t + 1] as number, batch[t + 2] as number);
-      if (postings.bumpPending(id) === 0) {
-        if (this.touchedCount === this.touched.length) this.touched = grow(this.touched, this.touchedCount + 1, (k) => new Int32Array(k));
-        this.touched[this.touchedCount++] = id;
-      }
-    }
+    for (let t = 0; t < 3 * count; t += 3) this.countTerm(terms.internBytes(bytes, batch[t] as number, batch[t + 1] as number, batch[t + 2] as number));
     return count;
   }
 
