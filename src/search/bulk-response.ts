@@ -156,11 +156,6 @@ export function renderBulkResponseBytes(items: readonly BulkItem[], forcedRefres
   return w.result();
 }
 
-/** The same as text. */
-export function renderBulkResponse(items: readonly BulkItem[], forcedRefresh: boolean, took: number): string {
-  return renderBulkResponseBytes(items, forcedRefresh, took).toString('utf8');
-}
-
 /** The same response as a plain object (reference for the tests). */
 export function bulkResponseObject(items: readonly BulkItem[], forcedRefresh: boolean, took: number): Record<string, unknown> {
   let failed = false;
