@@ -124,31 +124,17 @@ function collectValues(obj: Record<string, unknown>, prefix: string, mappings: M
         continue;
       }
     }
-    if (!collectLeaf(path, value, mappings, doc, id)) complete = false;
+    const field = mappings.field(path);
+    if (field === undefined) {
+      if (mappings.dynamic !== false && dynamicMappingFor(value, mappings.dateDetection) !== undefined) complete = false;
+      continue;
+    }
+    const leaves = Array.isArray(value) ? value.flat(Infinity).filter((v) => v !== null && v !== undefined) : value === null || value === undefined ? NO_VALUES : [value];
+    addValues(field, leaves, doc, id);
+    const subs = mappings.subfields.get(path);
+    if (subs !== undefined) for (const sub of subs) addValues(sub, leaves, doc, id);
   }
   return complete;
-}
-
-/** Adds the values of one field that holds no object; false when it needs a dynamic mapping first. */
-function collectLeaf(path: string, value: unknown, mappings: Mappings, doc: ParsedDoc, id: string): boolean {
-  const field = mappings.field(path);
-  if (field === undefined) return !(mappings.dynamic !== false && dynamicMappingFor(value, mappings.dateDetection) !== undefined);
-  const leaves = Array.isArray(value) ? value.flat(Infinity).filter((v) => v !== null && v !== undefined) : value === null || value === undefined ? NO_VALUES : [value];
-  addValues(field, leaves, doc, id);
-  const subs = mappings.subfields.get(path);
-  if (subs !== undefined) for (const sub of subs) addValues(sub, leaves, doc, id);
-  return true;
-}
-
-/**
- * parseDocument of a flat object given as its members in for…in order (see FlatSourceReader):
- * the same document, or the same error, as parseDocument of the object. Undefined when a member
- * needs a dynamic mapping first (the caller then takes parseDocument's way with the object).
- */
-export function parseFlatDocument(names: readonly string[], values: readonly (string | number | boolean | null)[], count: number, mappings: Mappings, id: string): ParsedDoc | undefined {
-  const doc = emptyParsedDoc();
-  for (let i = 0; i < count; i++) if (!collectLeaf(names[i] as string, values[i], mappings, doc, id)) return undefined;
-  return doc;
 }
 
 function fail(field: FieldDef, id: string, value: unknown, cause: { type: string; reason: string }): never {

@@ -43,10 +43,7 @@ export interface DocumentStore {
   /** Calls `each` with every document of an index in write order (oldest first). */
   scanDocs(index: string, each: (doc: StoredDoc) => void): void;
   getDoc(index: string, id: string): StoredDoc | undefined;
-  /**
-   * `within`: where the source lies, as UTF-8, in a larger buffer. When given, it is the source:
-   * `doc.source` is not read (a bulk need not decode sources it reads from the body's bytes).
-   */
+  /** `within`: where `doc.source` lies, as UTF-8, in a larger buffer, if it does (a hint; may be ignored). */
   putDoc(index: string, doc: StoredDoc, within?: SourceSpan): void;
   deleteDoc(index: string, id: string): void;
   /**
@@ -187,15 +184,11 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   putDoc(index: string, doc: StoredDoc, within?: SourceSpan): void {
-    // Inside a transaction (every document of a bulk) without the closure a transaction takes.
-    if (this.inTransaction) this.putDocWithin(index, doc, within);
-    else this.transaction(() => this.putDocWithin(index, doc, within));
-  }
-
-  private putDocWithin(index: string, doc: StoredDoc, within: SourceSpan | undefined): void {
-    if (within === undefined) this.writer.putDoc(index, doc.id, doc.version, doc.seqNo, doc.source);
-    else this.writer.putDocWithin(index, doc.id, doc.version, doc.seqNo, within.bytes, within.start, within.end);
-    this.pendingOf(index).set(doc.id, within === undefined ? doc : { id: doc.id, version: doc.version, seqNo: doc.seqNo, within });
+    this.transaction(() => {
+      if (within === undefined) this.writer.putDoc(index, doc.id, doc.version, doc.seqNo, doc.source);
+      else this.writer.putDocWithin(index, doc.id, doc.version, doc.seqNo, within.bytes, within.start, within.end);
+      this.pendingOf(index).set(doc.id, within === undefined ? doc : { id: doc.id, version: doc.version, seqNo: doc.seqNo, within });
+    });
   }
 
   deleteDoc(index: string, id: string): void {

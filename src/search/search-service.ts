@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { emptyParsedDoc, parseDocument, parseFlatDocument, type ParsedDoc } from './document-parser.js';
-import { FlatSourceReader } from './flat-source-reader.js';
+import { emptyParsedDoc, parseDocument, type ParsedDoc } from './document-parser.js';
 import type { DocumentStore, SourceSpan } from './document-store.js';
 import { errors, SearchError } from './errors.js';
 import { restoreIndices, saveIndices } from './index-snapshot.js';
@@ -225,13 +224,8 @@ export class SearchService {
     return parseDocument(JSON.parse(doc.source), state.mappings, id).doc;
   }
 
-  /**
-   * Stores and indexes a document. `parsed`: its values when already read (see bulk), else they
-   * are read from `source`. With `rawIn`, the store takes the source text from there (`raw` may
-   * then be empty).
-   */
-  private write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan, parsed?: ParsedDoc): WriteOutcome {
-    const { doc, mappings } = parsed === undefined ? parseDocument(source, state.mappings, id) : { doc: parsed, mappings: state.mappings };
+  private write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan): WriteOutcome {
+    const { doc, mappings } = parseDocument(source, state.mappings, id);
     const oldOrd = state.index.idToOrd.get(id);
     if (oldOrd !== undefined && op === 'create') {
       throw errors.versionConflictExists(state.name, state.uuid, id, state.versions[oldOrd] as number);
@@ -296,16 +290,10 @@ export class SearchService {
    * parts (ES's bulk is not atomic either), so that the answer waits only for the last part.
    */
   bulk(actions: readonly (BulkAction | SearchError)[]): BulkItem[] {
-    // Reads the flat sources most bulks carry from the body's bytes (see flat-source-reader.ts).
-    const reader = new FlatSourceReader();
     return this.transaction(
       () =>
       actions.map((a): BulkItem => {
         if (a instanceof SearchError) return { op: 'index', index: '', id: '', error: a };
-        if ((a.op === 'index' || a.op === 'create') && a.source === undefined && a.rawIn !== undefined && Buffer.isBuffer(a.rawIn.bytes)) {
-          const span = a.rawIn;
-          if (reader.read(span.bytes as Buffer, span.start, span.end)) return this.bulkFlat(a, span, reader);
-        }
         let source: unknown;
         // Read once: a bulk item's source text may be decoded on each read (see bulk.ts).
         let raw = '';
@@ -341,26 +329,6 @@ export class SearchService {
       }),
       true,
     );
-  }
-
-  /**
-   * An index/create item of `bulk` whose source `reader` has read from the body's bytes: the same
-   * steps and answers as the general way, without decoding the source or parsing it into an object
-   * (unless a member needs a dynamic mapping first: then the general way parses it after all).
-   */
-  private bulkFlat(a: Extract<BulkAction, { op: 'index' | 'create' }>, span: SourceSpan, reader: FlatSourceReader): BulkItem {
-    try {
-      if (!this.indices.has(a.index)) validateIndexName(a.index);
-      const state = this.ensureIndex(a.index);
-      const id = a.id ?? autoId();
-      const parsed = parseFlatDocument(reader.names, reader.values, reader.count, state.mappings, id);
-      if (parsed !== undefined) return { op: a.op, outcome: this.write(state, id, undefined, '', a.op, span, parsed) };
-      const raw = a.raw;
-      return { op: a.op, outcome: this.write(state, id, JSON.parse(raw), raw, a.op, span) };
-    } catch (e) {
-      if (e instanceof SearchError) return { op: a.op, index: a.index, id: a.id ?? '', error: e };
-      throw e;
-    }
   }
 
   private update(a: Extract<BulkAction, { op: 'update' }>): WriteOutcome {
