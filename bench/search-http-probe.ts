@@ -7,6 +7,7 @@
  * after each batch: GET /, and `_search` requests whose query work is small (a rare term, a page
  * past the last hit), so that what is left is the per-request cost of the route (body, parsing,
  * response). Prints the best round per kind (a shared machine only ever adds time).
+ * BENCH_SERVER_NODE_ARGS passes Node flags to the server, as for search-bench.ts.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -18,6 +19,8 @@ import { corpusPath, opt, readCorpus, ROOT } from './search-workload.js';
 
 const rounds = Number(opt('rounds', '5'));
 const requests = Number(opt('requests', '2000'));
+/** Node flags for the server process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), from BENCH_SERVER_NODE_ARGS. */
+const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 
 /** CPU microseconds of all of the server's threads, in nanosecond resolution (schedstat). */
 function serverCpuUs(pid: number): number {
@@ -36,7 +39,7 @@ async function main(): Promise<void> {
   const cli = join(ROOT, 'dist', 'cli.js');
   if (!existsSync(cli)) throw new Error('dist/cli.js is missing: run npm run build first');
   const dataDir = mkdtempSync(join(tmpdir(), 'portico-http-probe-'));
-  const child = spawn(process.execPath, [cli, 'serve', '--data.dir', dataDir, '--pushgateway.listen-address', 'off', '--management.listen-address', 'off', '--search.listen-address', '127.0.0.1:0', '--search.durability', 'async', '--log.level', 'info'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs, cli, 'serve', '--data.dir', dataDir, '--pushgateway.listen-address', 'off', '--management.listen-address', 'off', '--search.listen-address', '127.0.0.1:0', '--search.durability', 'async', '--log.level', 'info'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((res, rej) => {
     const rl = createInterface({ input: child.stdout });
     rl.on('line', (line) => {
