@@ -63,7 +63,8 @@ export function fastMatchField(query: Query, mappings: Mappings, index: Inverted
  * of hits counted exactly (track_total_hits; 0 when not tracked). Returns undefined when the query
  * has no tokens (zero_terms_query applies: the general path handles it). Windows with from + size
  * above `maxWindow` (default: no bound) are not selected with the heap, which pays log(k) per
- * accepted hit, but by scoring every document term at a time and selecting by score buckets.
+ * accepted hit, but by scoring documents term at a time (only those that can reach the window when
+ * the terms' bounds allow it, see deepWindow) and selecting by score buckets.
  */
 export function matchTopK(
   query: Extract<Query, { kind: 'match' }>,
