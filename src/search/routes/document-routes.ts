@@ -4,6 +4,7 @@ import { renderBulkResponseBytes } from '../bulk-response.js';
 import { errors } from '../errors.js';
 import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendJson, sendJsonBytes, type Params } from '../http-io.js';
 import { SearchService } from '../search-service.js';
+import { filterSource, isIdentity, sourceFilterFromParams } from '../source-filter.js';
 
 /** Document APIs: `_doc`, `_create`, `_update`, `_bulk`. */
 export async function documentRoutes(app: FastifyInstance, opts: { service: SearchService }): Promise<void> {
@@ -29,15 +30,14 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const id = p.id as string;
     const doc = service.getDoc(index, id);
     if (doc === undefined) return sendJson(req, reply, 404, { _index: index, _id: id, found: false });
-    return sendJson(req, reply, 200, {
-      _index: index,
-      _id: id,
-      _version: doc.version,
-      _seq_no: doc.seqNo,
-      _primary_term: 1,
-      found: true,
-      _source: JSON.parse(doc.source) as unknown,
-    });
+    const filter = sourceFilterFromParams(queryOf(req));
+    const body: Record<string, unknown> = { _index: index, _id: id, _version: doc.version, _seq_no: doc.seqNo, _primary_term: 1, found: true };
+    // ES leaves `_source` out altogether for `_source=false`.
+    if (filter.fetch) {
+      const source = JSON.parse(doc.source) as unknown;
+      body._source = isIdentity(filter) ? source : filterSource(source, filter);
+    }
+    return sendJson(req, reply, 200, body);
   });
   app.head('/:index/_doc/:id', async (req, reply) => {
     const p = req.params as Params;
