@@ -131,6 +131,19 @@ export const errors = {
         'so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true ' +
         `on [${field}] in order to load field data by uninverting the inverted index. Note that this can use significant memory.`,
     }),
+  /** ES 8 refuses fielddata on `_id` (sorting, aggregations) unless a cluster setting allows it. */
+  idFielddataDisabled: (index: string) =>
+    errors.shardFailure(index, {
+      type: 'illegal_argument_exception',
+      reason: 'Fielddata access on the _id field is disallowed, you can re-enable it by updating the dynamic cluster setting: indices.id_field_data.enabled',
+    }),
+  /** SearchAfterBuilder: a value that does not parse for its sort field's type. */
+  searchAfterValue: (index: string, field: string, value: unknown) =>
+    errors.shardFailure(index, {
+      type: 'illegal_argument_exception',
+      reason: `Failed to parse search_after value for field [${field}].`,
+      causedBy: { type: 'number_format_exception', reason: `For input string: "${String(value)}"` },
+    }),
   noMappingForSort: (index: string, field: string) =>
     errors.shardFailure(index, { type: 'query_shard_exception', reason: `No mapping found for [${field}] in order to sort on` }),
   queryShard: (index: string, reason: string) => errors.shardFailure(index, { type: 'query_shard_exception', reason }),
