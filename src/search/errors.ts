@@ -64,6 +64,8 @@ export const errors = {
   invalidIndexName: (index: string, why: string) =>
     err(400, 'invalid_index_name_exception', `Invalid index name [${index}], ${why}`, indexMeta(index)),
   illegalArgument: (reason: string) => err(400, 'illegal_argument_exception', reason),
+  /** `_cat/*?s=` naming a column the table does not have (RestTable). */
+  unsupportedCatSort: (name: string) => err(400, 'unsupported_operation_exception', `Unable to sort by unknown sort key \`${name}\``),
   /** Jackson's intValue() on a non-numeric string in the body (NumberFormatException). */
   numberFormat: (value: string) => err(400, 'number_format_exception', `For input string: "${value}"`),
   inputCoercion: (reason: string) => err(400, 'input_coercion_exception', reason),
