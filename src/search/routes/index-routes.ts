@@ -113,7 +113,12 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
     return sendJson(req, reply, 200, { acknowledged: true, shards_acknowledged: true, index: name });
   });
   app.delete('/:index', async (req, reply) => {
-    service.deleteIndex((req.params as Params).index as string);
+    const expr = (req.params as Params).index as string;
+    // ES 8 defaults action.destructive_requires_name to true: deletes must name every index.
+    if (expr.split(',').some((part) => part.trim() === '_all' || part.includes('*'))) {
+      throw errors.illegalArgument('Wildcard expressions or all indices are not allowed');
+    }
+    service.deleteIndex(expr);
     return sendJson(req, reply, 200, { acknowledged: true });
   });
   app.head('/:index', async (req, reply) => {
