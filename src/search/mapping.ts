@@ -1,4 +1,7 @@
+import { compileDateFormat, DEFAULT_DATE_FORMAT, isDetectedDate, parseDate, type DateFormat } from './date-format.js';
 import { errors } from './errors.js';
+
+export { parseDate };
 
 /**
  * Index mappings: the field types we index, the explicit `mappings` of `PUT /<index>`, and
@@ -27,6 +30,8 @@ export interface FieldDef {
   readonly index: boolean;
   /** text: fielddata enabled (allows sorting). */
   readonly fielddata: boolean;
+  /** date: the mapping's `format` (default `strict_date_optional_time||epoch_millis`), compiled. */
+  readonly dateFormat?: DateFormat;
 }
 
 export type Dynamic = true | false | 'strict';
@@ -162,6 +167,15 @@ function toField(path: string, name: string, type: string, def: Record<string, u
     throw errors.mapperParsing(reason, `Failed to parse mapping: ${reason}`);
   }
   const ignoreAbove = typeof def.ignore_above === 'number' ? def.ignore_above : undefined;
+  let dateFormat: DateFormat | undefined;
+  if (kind === 'date' && def.format !== undefined) {
+    try {
+      dateFormat = compileDateFormat(String(def.format));
+    } catch (e) {
+      const reason = `Error parsing [format] on field [${name}]: ${(e as Error).message}`;
+      throw errors.mapperParsing(reason, `Failed to parse mapping: ${reason}`);
+    }
+  }
   return {
     path,
     kind,
@@ -170,11 +184,22 @@ function toField(path: string, name: string, type: string, def: Record<string, u
     ignoreAbove,
     index: def.index !== false && def.index !== 'false',
     fielddata: def.fielddata === true,
+    ...(dateFormat === undefined ? {} : { dateFormat }),
   };
 }
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}(?::\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
-const SLASH_DATE = /^\d{4}\/\d{2}\/\d{2}(?: \d{2}:\d{2}:\d{2})?(?: ?(?:Z|[+-]\d{2}:?\d{2}))?$/;
+/** The format a date field parses with, as ES names it in its errors. */
+export function dateFormatText(def: FieldDef): string {
+  return def.dateFormat?.text ?? DEFAULT_DATE_FORMAT;
+}
+
+/**
+ * Epoch milliseconds of a value for a date field, with the field's own `format` (or ES's default);
+ * undefined when the value does not parse. What indexing and queries on the field should use.
+ */
+export function parseDateFor(def: FieldDef, value: unknown): number | undefined {
+  return def.dateFormat === undefined ? parseDate(value) : def.dateFormat.parse(value);
+}
 
 /** The mapping ES's dynamic mapping gives a JSON value, or undefined for null/empty arrays. */
 export function dynamicMappingFor(value: unknown, dateDetection: boolean): Record<string, unknown> | undefined {
@@ -188,7 +213,7 @@ export function dynamicMappingFor(value: unknown, dateDetection: boolean): Recor
   }
   switch (typeof value) {
     case 'string':
-      if (dateDetection && (ISO_DATE.test(value) || SLASH_DATE.test(value)) && parseDate(value) !== undefined) return { type: 'date' };
+      if (dateDetection && isDetectedDate(value)) return { type: 'date' };
       return { type: 'text', fields: { keyword: { type: 'keyword', ignore_above: 256 } } };
     case 'number':
       return { type: Number.isInteger(value) ? 'long' : 'float' };
@@ -197,27 +222,6 @@ export function dynamicMappingFor(value: unknown, dateDetection: boolean): Recor
     default:
       return undefined; // objects are walked by the caller
   }
-}
-
-/**
- * Parses a date the way `strict_date_optional_time||epoch_millis` does: ISO 8601 with an optional
- * time and zone (no zone means UTC, unlike JS's Date.parse), or epoch milliseconds. Returns epoch
- * milliseconds, or undefined when the value is not a date.
- */
-export function parseDate(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? Math.trunc(value) : undefined;
-  if (typeof value !== 'string') return undefined;
-  if (/^-?\d+$/.test(value) && !ISO_DATE.test(value)) return Number(value);
-  let s = value.trim();
-  if (SLASH_DATE.test(s)) s = s.replace(/\//g, '-').replace(' ', 'T');
-  if (!ISO_DATE.test(s)) return undefined;
-  s = s.replace(' ', 'T').replace(',', '.');
-  const hasTime = s.includes('T');
-  const hasZone = /(?:Z|[+-]\d{2}:?\d{2}|[+-]\d{2})$/.test(s.slice(10));
-  if (hasTime && !hasZone) s += 'Z';
-  if (hasTime && /T\d{2}$/.test(s.replace(/Z$/, ''))) s = s.replace(/T(\d{2})(Z?)$/, 'T$1:00$2');
-  const ms = Date.parse(s);
-  return Number.isNaN(ms) ? undefined : ms;
 }
 
 /** Coerces a numeric value as ES does with `coerce: true`; undefined when it is not a number. */
