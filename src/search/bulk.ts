@@ -112,7 +112,10 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
   const next = (): boolean => {
     while (pos < len) {
       const nl = buf.indexOf(NL, pos);
-      const end = nl === -1 ? len : nl;
+      // ES reads line by line and refuses any bytes after the last newline (even blank ones)
+      // when it reaches them: errors of earlier lines come first.
+      if (nl === -1) throw errors.illegalArgument('The bulk request must be terminated by a newline [\\n]');
+      const end = nl;
       const start = pos;
       pos = end + 1;
       i++;
