@@ -12,6 +12,7 @@ import { SqliteDocumentStore, type DocumentStore } from './document-store.js';
 import { errors, SearchError } from './errors.js';
 import { sendJson } from './http-io.js';
 import { renderJson } from './json-render.js';
+import { RouteMethods } from './route-methods.js';
 import { documentRoutes } from './routes/document-routes.js';
 import { indexRoutes } from './routes/index-routes.js';
 import { searchRoutes } from './routes/search-routes.js';
@@ -89,8 +90,29 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
     return sendJson(req, reply, e.status, e.toBody());
   });
 
+  // The methods each route pattern serves, for 405 on a known path (see route-methods.ts). Fastify
+  // adds a HEAD route for each GET with the same handler; ES serves HEAD only where it says so.
+  const routeMethods = new RouteMethods();
+  const getHandlers = new Map<string, unknown>();
+  app.addHook('onRoute', (route) => {
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+      if (method === 'GET') getHandlers.set(route.url, route.handler);
+      if (method === 'HEAD' && getHandlers.get(route.url) === route.handler) continue;
+      routeMethods.add(method, route.url);
+    }
+  });
+
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? req.url;
+    const allowed = routeMethods.allowed(path);
+    if (allowed.length > 0 && !allowed.includes(req.method)) {
+      reply.header('allow', allowed.join(','));
+      if (req.method === 'OPTIONS') return reply.code(200).send();
+      return reply
+        .code(405)
+        .header('content-type', 'application/json; charset=UTF-8')
+        .send(renderJson({ error: `Incorrect HTTP method for uri [${path}] and method [${req.method}], allowed: [${allowed.join(', ')}]`, status: 405 }, false));
+    }
     return reply
       .code(400)
       .header('content-type', 'application/json; charset=UTF-8')
