@@ -1,5 +1,5 @@
 import { errors } from './errors.js';
-import { dynamicMappingFor, parseBool, parseDate, parseNumber, type FieldDef, type Mappings } from './mapping.js';
+import { dateFormatText, dynamicMappingFor, parseBool, parseDateFor, parseNumber, type FieldDef, type Mappings } from './mapping.js';
 
 /**
  * Values of one kind by field path, in the order the paths were first seen. A document has a
@@ -193,9 +193,9 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
     case 'date': {
       const out: number[] = [];
       for (const v of leaves) {
-        const ms = parseDate(v);
+        const ms = parseDateFor(field, v);
         if (ms === undefined) {
-          fail(field, id, v, { type: 'illegal_argument_exception', reason: `failed to parse date field [${String(v)}] with format [strict_date_optional_time||epoch_millis]` });
+          fail(field, id, v, { type: 'illegal_argument_exception', reason: `failed to parse date field [${String(v)}] with format [${dateFormatText(field)}]` });
         }
         out.push(ms);
       }

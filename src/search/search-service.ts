@@ -361,6 +361,7 @@ export class SearchService {
       index: state.index,
       mappings: state.mappings,
       sourceOf: (ord) => JSON.parse(this.store.getDoc(state.name, state.index.ids[ord] as string)?.source ?? '{}'),
+      now: this.now,
     };
   }
 
