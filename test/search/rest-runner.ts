@@ -52,6 +52,7 @@ const APIS: Record<string, Api> = {
   'indices.exists': { method: 'HEAD', path: (p) => `/${enc(p.index)}`, parts: ['index'] },
   'indices.get': { method: 'GET', path: (p) => `/${enc(p.index)}`, parts: ['index'] },
   'indices.get_mapping': { method: 'GET', path: (p) => `/${enc(p.index)}/_mapping`, parts: ['index'] },
+  'indices.put_mapping': { method: 'PUT', path: (p) => `/${enc(p.index)}/_mapping`, parts: ['index'] },
   'indices.refresh': { method: 'POST', path: (p) => (p.index === undefined ? '/_refresh' : `/${enc(p.index)}/_refresh`), parts: ['index'] },
   index: { method: 'PUT', path: (p) => (p.id === undefined ? `/${enc(p.index)}/_doc` : `/${enc(p.index)}/_doc/${enc(p.id)}`), parts: ['index', 'id'] },
   create: { method: 'PUT', path: (p) => `/${enc(p.index)}/_create/${enc(p.id)}`, parts: ['index', 'id'] },
