@@ -14,7 +14,11 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const p = req.params as Params;
     const index = p.index as string;
     const { value, text } = requiredJsonBody(req);
-    const opType = queryOf(req).op_type === 'create' ? 'create' : op;
+    const requested = queryOf(req).op_type;
+    if (requested !== undefined && requested !== 'create' && requested !== 'index') {
+      throw errors.illegalArgument(`opType must be 'create' or 'index', found: [${requested}]`);
+    }
+    const opType = requested === 'create' ? 'create' : op;
     const outcome = service.indexDoc(index, p.id, value, text, opType);
     return sendJson(req, reply, outcome.result === 'created' ? 201 : 200, SearchService.writeBody(outcome, forcedRefresh(req)));
   };
@@ -53,6 +57,8 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const p = req.params as Params;
     const { value } = requiredJsonBody(req);
     const u = (value ?? {}) as Record<string, unknown>;
+    // UpdateRequest.validate: without a script, a partial document is required.
+    if (u.doc === undefined && u.script === undefined) throw errors.actionValidation(['script or doc is missing']);
     const [item] = service.bulk([{ op: 'update', index: p.index as string, id: p.id as string, doc: u.doc, docAsUpsert: u.doc_as_upsert === true, upsert: u.upsert }]);
     if (item === undefined) throw errors.internal();
     if ('error' in item) throw item.error;
