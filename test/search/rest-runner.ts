@@ -57,6 +57,8 @@ const APIS: Record<string, Api> = {
   index: { method: 'PUT', path: (p) => (p.id === undefined ? `/${enc(p.index)}/_doc` : `/${enc(p.index)}/_doc/${enc(p.id)}`), parts: ['index', 'id'] },
   create: { method: 'PUT', path: (p) => `/${enc(p.index)}/_create/${enc(p.id)}`, parts: ['index', 'id'] },
   get: { method: 'GET', path: (p) => `/${enc(p.index)}/_doc/${enc(p.id)}`, parts: ['index', 'id'] },
+  get_source: { method: 'GET', path: (p) => `/${enc(p.index)}/_source/${enc(p.id)}`, parts: ['index', 'id'] },
+  exists_source: { method: 'HEAD', path: (p) => `/${enc(p.index)}/_source/${enc(p.id)}`, parts: ['index', 'id'] },
   exists: { method: 'HEAD', path: (p) => `/${enc(p.index)}/_doc/${enc(p.id)}`, parts: ['index', 'id'] },
   delete: { method: 'DELETE', path: (p) => `/${enc(p.index)}/_doc/${enc(p.id)}`, parts: ['index', 'id'] },
   update: { method: 'POST', path: (p) => `/${enc(p.index)}/_update/${enc(p.id)}`, parts: ['index', 'id'] },

@@ -43,6 +43,22 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     }
     return sendJson(req, reply, 200, body);
   });
+  // The get-source API: the stored source alone (filtered as the get API filters it).
+  app.get('/:index/_source/:id', { exposeHeadRoute: false }, async (req, reply) => {
+    const p = req.params as Params;
+    const index = p.index as string;
+    const id = p.id as string;
+    const doc = service.getDoc(index, id);
+    if (doc === undefined) throw errors.resourceNotFound(`Document not found [${index}]/[${id}]`);
+    const filter = sourceFilterFromParams(queryOf(req));
+    const source = JSON.parse(doc.source) as unknown;
+    return sendJson(req, reply, 200, isIdentity(filter) ? source : filterSource(source, filter));
+  });
+  app.head('/:index/_source/:id', async (req, reply) => {
+    const p = req.params as Params;
+    const found = service.getDoc(p.index as string, p.id as string) !== undefined;
+    return reply.code(found ? 200 : 404).header('content-type', 'application/json').send();
+  });
   app.head('/:index/_doc/:id', async (req, reply) => {
     const p = req.params as Params;
     const found = service.getDoc(p.index as string, p.id as string) !== undefined;
