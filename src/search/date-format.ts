@@ -43,15 +43,31 @@ export function isDetectedDate(value: string): boolean {
 export interface DateFormat {
   /** The format as written (`dd/MM/yyyy||epoch_millis`), for error messages. */
   readonly text: string;
-  parse(value: unknown): number | undefined;
+  /**
+   * With `roundUp` (range bounds `gt` and `lte`), missing time fields take their largest value
+   * (23:59:59.999) as ES's DateMathParser does; missing month and day stay 01.
+   */
+  parse(value: unknown, roundUp?: boolean): number | undefined;
 }
 
 /** A `date` field's format when its mapping names none. */
 export const DEFAULT_DATE_FORMAT = 'strict_date_optional_time||epoch_millis';
 
-type Parser = (value: unknown) => number | undefined;
+const DAY_MS = 86_400_000;
 
-const isoParser: Parser = (v) => (typeof v === 'string' && !/^-?\d+$/.test(v.trim()) ? parseDate(v) : undefined);
+type Parser = (value: unknown, roundUp: boolean) => number | undefined;
+
+const isoParser: Parser = (v, roundUp) => {
+  if (typeof v !== 'string' || /^-?\d+$/.test(v.trim())) return undefined;
+  const ms = parseDate(v);
+  if (ms === undefined || !roundUp) return ms;
+  // What the text leaves out of hh:mm:ss.SSS, filled with its maximum.
+  const time = /[T ](\d{2})(?::(\d{2})(?::(\d{2})([.,]\d+)?)?)?/.exec(v.trim().slice(10));
+  if (time === null) return ms + DAY_MS - 1;
+  if (time[2] === undefined) return ms + 3_599_999;
+  if (time[3] === undefined) return ms + 59_999;
+  return time[4] === undefined ? ms + 999 : ms;
+};
 
 function epochParser(unitMs: number): Parser {
   return (v) => {
@@ -95,14 +111,14 @@ function field(t: TemporalAccessor, f: ChronoField, dflt: number): number {
 }
 
 /** Epoch milliseconds of what a pattern parsed; undefined for impossible dates (31/02). */
-function toEpochMs(t: TemporalAccessor): number | undefined {
+function toEpochMs(t: TemporalAccessor, roundUp: boolean): number | undefined {
   const year = t.isSupported(ChronoField.YEAR) ? t.getLong(ChronoField.YEAR) : field(t, ChronoField.YEAR_OF_ERA, 1970);
   const month = field(t, ChronoField.MONTH_OF_YEAR, 1);
   const day = field(t, ChronoField.DAY_OF_MONTH, 1);
-  const hour = field(t, ChronoField.HOUR_OF_DAY, 0);
-  const minute = field(t, ChronoField.MINUTE_OF_HOUR, 0);
-  const second = field(t, ChronoField.SECOND_OF_MINUTE, 0);
-  const ms = Math.trunc(field(t, ChronoField.NANO_OF_SECOND, 0) / 1e6);
+  const hour = field(t, ChronoField.HOUR_OF_DAY, roundUp ? 23 : 0);
+  const minute = field(t, ChronoField.MINUTE_OF_HOUR, roundUp ? 59 : 0);
+  const second = field(t, ChronoField.SECOND_OF_MINUTE, roundUp ? 59 : 0);
+  const ms = Math.trunc(field(t, ChronoField.NANO_OF_SECOND, roundUp ? 999_999_999 : 0) / 1e6);
   const d = new Date(0);
   d.setUTCFullYear(year, month - 1, day);
   d.setUTCHours(hour, minute, second, ms);
@@ -114,10 +130,10 @@ function toEpochMs(t: TemporalAccessor): number | undefined {
 function patternParser(pattern: string): Parser {
   // STRICT as in ES: `yyyy` stays a year-of-era and day 31 of February is not moved to March.
   const formatter = DateTimeFormatter.ofPattern(pattern).withResolverStyle(ResolverStyle.STRICT);
-  return (v) => {
+  return (v, roundUp) => {
     if (typeof v !== 'string' && typeof v !== 'number') return undefined;
     try {
-      return toEpochMs(formatter.parse(String(v)));
+      return toEpochMs(formatter.parse(String(v)), roundUp);
     } catch {
       return undefined;
     }
@@ -140,12 +156,114 @@ export function compileDateFormat(text: string): DateFormat {
   });
   return {
     text,
-    parse(value) {
+    parse(value, roundUp = false) {
       for (const p of parsers) {
-        const ms = p(value);
+        const ms = p(value, roundUp);
         if (ms !== undefined) return ms;
       }
       return undefined;
     },
   };
 }
+
+
+function daysInMonth(year: number, month0: number): number {
+  return new Date(Date.UTC(year, month0 + 1, 0)).getUTCDate();
+}
+
+/** Adds months as java.time's plusMonths does: the day is clamped to the target month's length. */
+function plusMonths(ms: number, months: number): number {
+  const d = new Date(ms);
+  const total = d.getUTCFullYear() * 12 + d.getUTCMonth() + months;
+  const year = Math.floor(total / 12);
+  const month0 = total - year * 12;
+  const out = new Date(ms);
+  out.setUTCFullYear(year, month0, Math.min(d.getUTCDate(), daysInMonth(year, month0)));
+  return out.getTime();
+}
+
+/** The start of the unit containing ms (UTC); ISO weeks start on Monday. */
+function roundDown(ms: number, unit: string): number {
+  const d = new Date(ms);
+  switch (unit) {
+    case 'y':
+      return Date.UTC(d.getUTCFullYear(), 0, 1);
+    case 'M':
+      return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+    case 'w': {
+      const day = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+      return day - ((d.getUTCDay() + 6) % 7) * DAY_MS;
+    }
+    case 'd':
+      return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+    case 'h':
+    case 'H':
+      return ms - (((ms % 3_600_000) + 3_600_000) % 3_600_000);
+    case 'm':
+      return ms - (((ms % 60_000) + 60_000) % 60_000);
+    default:
+      return ms - (((ms % 1000) + 1000) % 1000);
+  }
+}
+
+function plus(ms: number, n: number, unit: string): number {
+  switch (unit) {
+    case 'y':
+      return plusMonths(ms, 12 * n);
+    case 'M':
+      return plusMonths(ms, n);
+    case 'w':
+      return ms + n * 7 * DAY_MS;
+    case 'd':
+      return ms + n * DAY_MS;
+    case 'h':
+    case 'H':
+      return ms + n * 3_600_000;
+    case 'm':
+      return ms + n * 60_000;
+    default:
+      return ms + n * 1000;
+  }
+}
+
+const MATH_STEP = /^(?:([+-])(\d*)|\/)([yMwdhHms])/;
+
+/**
+ * A range bound with ES date math: `now`, or `<date>||`, followed by `+1d`, `-2M`, `/d`, ….
+ * Rounding (`/unit`) goes to the start of the unit, or with `roundUp` (for `gt` and `lte`) to its
+ * last millisecond, as ES's range query does. Other values are parsed with the format alone.
+ * Undefined when the anchor or the math does not parse.
+ */
+export function parseDateMath(value: unknown, format: DateFormat | undefined, nowMs: number, roundUp: boolean): number | undefined {
+  const parseAnchor = (v: unknown) => (format ?? DEFAULT_FORMAT).parse(v, roundUp);
+  if (typeof value !== 'string') return parseAnchor(value);
+  let ms: number | undefined;
+  let math: string;
+  if (value.startsWith('now')) {
+    ms = nowMs;
+    math = value.slice(3);
+  } else {
+    const at = value.indexOf('||');
+    if (at === -1) return parseAnchor(value);
+    ms = parseAnchor(value.slice(0, at));
+    math = value.slice(at + 2);
+  }
+  if (ms === undefined) return undefined;
+  while (math !== '') {
+    const m = MATH_STEP.exec(math);
+    if (m === null) return undefined;
+    const unit = m[3] as string;
+    if (m[1] === undefined) {
+      const start = roundDown(ms, unit);
+      ms = roundUp ? plus(start, 1, unit) - 1 : start;
+    } else {
+      const n = m[2] === '' ? 1 : Number(m[2]);
+      ms = plus(ms, m[1] === '-' ? -n : n, unit);
+    }
+    math = math.slice(m[0].length);
+  }
+  return ms;
+}
+
+// Compiled once per module instance: an immutable value, not a registry.
+const DEFAULT_FORMAT = compileDateFormat(DEFAULT_DATE_FORMAT);

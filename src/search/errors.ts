@@ -64,6 +64,7 @@ export const errors = {
   invalidIndexName: (index: string, why: string) =>
     err(400, 'invalid_index_name_exception', `Invalid index name [${index}], ${why}`, indexMeta(index)),
   illegalArgument: (reason: string) => err(400, 'illegal_argument_exception', reason),
+  resourceNotFound: (reason: string) => err(404, 'resource_not_found_exception', reason),
   /** `_cat/*?s=` naming a column the table does not have (RestTable). */
   unsupportedCatSort: (name: string) => err(400, 'unsupported_operation_exception', `Unable to sort by unknown sort key \`${name}\``),
   /** Jackson's intValue() on a non-numeric string in the body (NumberFormatException). */

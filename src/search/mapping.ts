@@ -118,6 +118,58 @@ export class Mappings {
   }
 }
 
+// The parameters ES 8's field mappers accept, by type; any other key is refused at creation.
+const COMMON_PARAMS = ['type', 'fields', 'copy_to', 'meta', 'boost', 'store', 'index', 'doc_values', 'script', 'on_script_error', 'similarity'];
+const TEXT_PARAMS = ['analyzer', 'search_analyzer', 'search_quote_analyzer', 'eager_global_ordinals', 'fielddata', 'fielddata_frequency_filter',
+  'index_options', 'index_phrases', 'index_prefixes', 'norms', 'position_increment_gap', 'term_vector'];
+const KEYWORD_PARAMS = ['eager_global_ordinals', 'ignore_above', 'index_options', 'norms', 'null_value', 'normalizer', 'split_queries_on_whitespace',
+  'time_series_dimension', 'value'];
+const NUMERIC_PARAMS = ['coerce', 'ignore_malformed', 'null_value', 'time_series_dimension', 'time_series_metric', 'scaling_factor'];
+const DATE_PARAMS = ['format', 'locale', 'ignore_malformed', 'null_value'];
+const BOOLEAN_PARAMS = ['null_value', 'ignore_malformed'];
+
+function paramsOf(type: string): readonly string[] | undefined {
+  if (TEXT_TYPES.has(type)) return TEXT_PARAMS;
+  if (KEYWORD_TYPES.has(type)) return KEYWORD_PARAMS;
+  if (NUMERIC_TYPES.has(type)) return NUMERIC_PARAMS;
+  if (type === 'date' || type === 'date_nanos') return DATE_PARAMS;
+  if (type === 'boolean') return BOOLEAN_PARAMS;
+  return undefined;
+}
+
+/**
+ * Refuses field mapping parameters ES does not know for the field's type, with ES's
+ * "unknown parameter [p] on mapper [f] of type [t]". For mappings a request brings (create index,
+ * put mapping); stored mappings are not re-checked, so an index created before stays loadable.
+ */
+export function checkMappingParameters(raw: unknown): void {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return;
+  const obj = raw as Record<string, unknown>;
+  const root = obj._doc !== undefined && Object.keys(obj).length === 1 ? (obj._doc as Record<string, unknown>) : obj;
+  const walk = (properties: unknown): void => {
+    if (properties === null || typeof properties !== 'object' || Array.isArray(properties)) return;
+    for (const [name, def] of Object.entries(properties as Record<string, unknown>)) {
+      if (def === null || typeof def !== 'object' || Array.isArray(def)) continue;
+      const d = def as Record<string, unknown>;
+      const type = d.type;
+      if (type === undefined || type === 'object' || type === 'nested') {
+        walk(d.properties);
+        continue;
+      }
+      const known = typeof type === 'string' ? paramsOf(type) : undefined;
+      if (known === undefined) continue;
+      for (const key of Object.keys(d)) {
+        if (!COMMON_PARAMS.includes(key) && !known.includes(key)) {
+          const reason = `unknown parameter [${key}] on mapper [${name}] of type [${String(type)}]`;
+          throw errors.mapperParsing(reason, `Failed to parse mapping: ${reason}`);
+        }
+      }
+      if (d.fields !== null && typeof d.fields === 'object') walk(d.fields);
+    }
+  };
+  walk(root.properties);
+}
+
 function parseDynamic(v: unknown): Dynamic {
   if (v === undefined || v === true || v === 'true') return true;
   if (v === false || v === 'false') return false;

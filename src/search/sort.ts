@@ -1,7 +1,7 @@
 import { float32ForJson } from './bm25.js';
 import { errors } from './errors.js';
 import type { InvertedIndex } from './inverted-index.js';
-import { parseBool, parseDate, parseNumber, type FieldDef, type Mappings } from './mapping.js';
+import { parseBool, parseDateFor, parseNumber, type FieldDef, type Mappings } from './mapping.js';
 import type { Hits } from './query-exec.js';
 import type { SortKey } from './search-request.js';
 import type { Before } from './top-k.js';
@@ -68,7 +68,8 @@ function fieldValue(index: InvertedIndex, def: FieldDef, ord: number, key: SortK
 
 function convertMissing(def: FieldDef | undefined, v: unknown): number | string | null {
   if (def === undefined || def.kind === 'keyword') return v === null || v === undefined ? null : String(v);
-  if (def.kind === 'date') return parseDate(v) ?? null;
+  // Numbers are epoch millis as ES takes them (SearchAfterBuilder); strings go through the field's format.
+  if (def.kind === 'date') return (typeof v === 'number' ? Math.trunc(v) : parseDateFor(def, v)) ?? null;
   if (def.kind === 'boolean') {
     const b = parseBool(v);
     return b === undefined ? null : b ? 1 : 0;

@@ -14,7 +14,11 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const p = req.params as Params;
     const index = p.index as string;
     const { value, text } = requiredJsonBody(req);
-    const opType = queryOf(req).op_type === 'create' ? 'create' : op;
+    const requested = queryOf(req).op_type;
+    if (requested !== undefined && requested !== 'create' && requested !== 'index') {
+      throw errors.illegalArgument(`opType must be 'create' or 'index', found: [${requested}]`);
+    }
+    const opType = requested === 'create' ? 'create' : op;
     const outcome = service.indexDoc(index, p.id, value, text, opType);
     return sendJson(req, reply, outcome.result === 'created' ? 201 : 200, SearchService.writeBody(outcome, forcedRefresh(req)));
   };
@@ -39,6 +43,22 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     }
     return sendJson(req, reply, 200, body);
   });
+  // The get-source API: the stored source alone (filtered as the get API filters it).
+  app.get('/:index/_source/:id', { exposeHeadRoute: false }, async (req, reply) => {
+    const p = req.params as Params;
+    const index = p.index as string;
+    const id = p.id as string;
+    const doc = service.getDoc(index, id);
+    if (doc === undefined) throw errors.resourceNotFound(`Document not found [${index}]/[${id}]`);
+    const filter = sourceFilterFromParams(queryOf(req));
+    const source = JSON.parse(doc.source) as unknown;
+    return sendJson(req, reply, 200, isIdentity(filter) ? source : filterSource(source, filter));
+  });
+  app.head('/:index/_source/:id', async (req, reply) => {
+    const p = req.params as Params;
+    const found = service.getDoc(p.index as string, p.id as string) !== undefined;
+    return reply.code(found ? 200 : 404).header('content-type', 'application/json').send();
+  });
   app.head('/:index/_doc/:id', async (req, reply) => {
     const p = req.params as Params;
     const found = service.getDoc(p.index as string, p.id as string) !== undefined;
@@ -53,6 +73,8 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const p = req.params as Params;
     const { value } = requiredJsonBody(req);
     const u = (value ?? {}) as Record<string, unknown>;
+    // UpdateRequest.validate: without a script, a partial document is required.
+    if (u.doc === undefined && u.script === undefined) throw errors.actionValidation(['script or doc is missing']);
     const [item] = service.bulk([{ op: 'update', index: p.index as string, id: p.id as string, doc: u.doc, docAsUpsert: u.doc_as_upsert === true, upsert: u.upsert }]);
     if (item === undefined) throw errors.internal();
     if ('error' in item) throw item.error;

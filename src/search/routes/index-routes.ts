@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
+import { checkMappingParameters } from '../mapping.js';
 import { jsonBody, queryOf, sendJson, type Params } from '../http-io.js';
 import type { IndexState, SearchService } from '../search-service.js';
 
@@ -109,7 +110,9 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
 
   app.put('/:index', async (req, reply) => {
     const name = (req.params as Params).index as string;
-    service.createIndex(name, jsonBody(req));
+    const body = jsonBody(req);
+    if (body !== null && typeof body === 'object') checkMappingParameters((body as Record<string, unknown>).mappings);
+    service.createIndex(name, body);
     return sendJson(req, reply, 200, { acknowledged: true, shards_acknowledged: true, index: name });
   });
   app.delete('/:index', async (req, reply) => {
@@ -143,7 +146,9 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
     return sendJson(req, reply, 200, body);
   });
   app.put('/:index/_mapping', async (req, reply) => {
-    service.putMapping((req.params as Params).index as string, jsonBody(req));
+    const body = jsonBody(req);
+    checkMappingParameters(body);
+    service.putMapping((req.params as Params).index as string, body);
     return sendJson(req, reply, 200, { acknowledged: true });
   });
   app.get('/:index/_settings', async (req, reply) => {
