@@ -40,67 +40,35 @@ export interface DateMathOptions {
 /** One `||` alternative of a format, with what ES needs to know of the dates it reads. */
 interface Alternative {
   readonly format: DateFormat;
-  /** epoch: a number of (milli)seconds, no zone, no time fields to fill. */
+  /** epoch_millis / epoch_second: an instant, never placed in a time zone. */
   readonly epoch: boolean;
-  /** ISO names read any precision: what the value holds is read from the value itself. */
+  /** ISO names read an optional offset: whether a value has one is read from the value. */
   readonly iso: boolean;
-  /** For patterns: the time fields and whether an offset is part of the pattern. */
-  readonly fields: TimeFields;
+  /** For patterns: whether the pattern reads an offset (X, x, Z, O, V, z outside quotes). */
+  readonly zoned: boolean;
 }
-
-interface TimeFields {
-  readonly hour: boolean;
-  readonly minute: boolean;
-  readonly second: boolean;
-  readonly fraction: boolean;
-  readonly zone: boolean;
-}
-
-const NO_FIELDS: TimeFields = { hour: false, minute: false, second: false, fraction: false, zone: false };
 
 const ISO_NAMES = new Set([
   'strict_date_optional_time', 'date_optional_time', 'strict_date_optional_time_nanos', 'iso8601', 'date_time', 'strict_date_time',
   'date_time_no_millis', 'strict_date_time_no_millis',
 ]);
 
-// Built-in names with a fixed pattern: the pattern letters that matter here (see date-format.ts).
-const NAMED_LETTERS: Readonly<Record<string, string>> = {
-  date: 'ymd', strict_date: 'ymd', year_month_day: 'ymd', strict_year_month_day: 'ymd', basic_date: 'ymd',
-  year: 'y', strict_year: 'y', year_month: 'yM', strict_year_month: 'yM',
-  date_hour_minute: 'Hm', strict_date_hour_minute: 'Hm',
-  date_hour_minute_second: 'Hms', strict_date_hour_minute_second: 'Hms',
-  date_hour_minute_second_millis: 'HmsS', strict_date_hour_minute_second_millis: 'HmsS',
-  basic_date_time_no_millis: 'HmsX', hour_minute: 'Hm', strict_hour_minute: 'Hm', hour_minute_second: 'Hms', strict_hour_minute_second: 'Hms',
-};
-
-function fieldsOfPattern(pattern: string): TimeFields {
-  // Quoted text ('T', 'o''clock') is literal.
-  const letters = pattern.replace(/'[^']*'/g, '');
-  return {
-    hour: /[HhKk]/.test(letters),
-    minute: letters.includes('m'),
-    second: letters.includes('s'),
-    fraction: /[SnNA]/.test(letters),
-    zone: /[XxZOVz]/.test(letters),
-  };
-}
+/** Built-in names (see date-format.ts) whose pattern reads an offset. */
+const ZONED_NAMES = new Set(['basic_date_time_no_millis']);
 
 function compileAlternative(text: string): Alternative {
   const name = text.trim();
   const format = compileDateFormat(name);
-  if (name === 'epoch_millis' || name === 'epoch_second') return { format, epoch: true, iso: false, fields: NO_FIELDS };
-  if (ISO_NAMES.has(name)) return { format, epoch: false, iso: true, fields: NO_FIELDS };
-  return { format, epoch: false, iso: false, fields: fieldsOfPattern(NAMED_LETTERS[name] ?? name) };
+  const epoch = name === 'epoch_millis' || name === 'epoch_second';
+  const iso = ISO_NAMES.has(name);
+  // Quoted text ('T', 'o''clock') is literal; built-in names are not patterns.
+  const zoned = ZONED_NAMES.has(name) || (!epoch && !iso && !/^[a-z_]+$/.test(name) && /[XxZOVz]/.test(name.replace(/'[^']*'/g, '')));
+  return { format, epoch, iso, zoned };
 }
 
-// What an ISO value holds after its date: time fields and offset.
-const ISO_TIME = /^[^T ]*[T ](\d{2})(?::?(\d{2})(?::?(\d{2})([.,]\d+)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
-
-function fieldsOfIsoValue(value: string): TimeFields {
-  const m = ISO_TIME.exec(value.trim());
-  // A date alone: no time fields, and no offset (ISO puts one only after a time).
-  if (m === null) return NO_FIELDS;
-  return { hour: true, minute: m[2] !== undefined, second: m[3] !== undefined, fraction: m[4] !== undefined, zone: m[5] !== undefined };
+/** Whether an ISO value carries its own offset (ISO puts one only after a time). */
+function isoHasZone(value: string): boolean {
+  return /[T ]\d{2}.*(?:Z|[+-]\d{2}(?::?\d{2})?)$/.test(value.trim());
 }
 
 /** Compiles formats once per text (a query's bounds and every search reuse them). */
@@ -126,21 +94,17 @@ export class DateMathParser {
     return applyMath(text.slice(at + 2), this.anchor(text.slice(0, at), opts.format, false, zone), opts.roundUp, zone, text);
   }
 
-  /** A date in `format`, placed in `zone` when it names none, with missing time fields filled when rounding up. */
+  /**
+   * A date in `format`, placed in `zone` when it names none; rounding up fills the time fields it
+   * leaves out with their largest values (the format's own roundUp, as ES's round-up parser).
+   */
   private anchor(value: unknown, format: string, roundUp: boolean, zone: ZoneId): number {
     for (const alt of this.alternatives(format)) {
-      const ms = alt.format.parse(value);
+      const ms = alt.format.parse(value, roundUp);
       if (ms === undefined) continue;
       if (alt.epoch) return ms;
-      const fields = alt.iso ? fieldsOfIsoValue(String(value)) : alt.fields;
-      let local = ms;
-      if (roundUp) {
-        if (!fields.hour) local += 86_399_999;
-        else if (!fields.minute) local += 3_599_999;
-        else if (!fields.second) local += 59_999;
-        else if (!fields.fraction) local += 999;
-      }
-      return fields.zone ? local : inZone(local, zone);
+      const zoned = alt.iso ? isoHasZone(String(value)) : alt.zoned;
+      return zoned ? ms : inZone(ms, zone);
     }
     throw new DateMathError(`failed to parse date field [${String(value)}] with format [${format}]`, 'format');
   }
