@@ -27,7 +27,9 @@ export interface SearchAppOptions {
 /** Builds the search listener's app (Elasticsearch-compatible). */
 export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, options: SearchAppOptions = {}): Promise<FastifyInstance> {
   const maxBody = config['search.max-body-size'];
-  const app = createApp('search', deps.logger, { bodyLimit: maxBody });
+  // ES takes ids up to 512 bytes (up to 1,536 characters percent-encoded); the router's default
+  // limit of 100 characters per parameter answered longer ones with a Fastify-shaped 400.
+  const app = createApp('search', deps.logger, { bodyLimit: maxBody, fastify: { routerOptions: { maxParamLength: 2048 } } });
   const usersFile = config['search.users-file'];
   let verifier: BasicAuthVerifier | undefined;
   if (usersFile !== '') {
