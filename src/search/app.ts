@@ -12,6 +12,7 @@ import { SqliteDocumentStore, type DocumentStore } from './document-store.js';
 import { errors, SearchError } from './errors.js';
 import { sendJson } from './http-io.js';
 import { renderJson } from './json-render.js';
+import { checkCompatibleVersions } from './media-type.js';
 import { RouteMethods } from './route-methods.js';
 import { documentRoutes } from './routes/document-routes.js';
 import { indexRoutes } from './routes/index-routes.js';
@@ -66,6 +67,19 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
   app.addHook('onSend', (_req, reply, payload, done) => {
     reply.header('X-Elastic-Product', 'Elasticsearch');
     done(null, payload);
+  });
+
+  // ES checks the REST compatibility versions of Accept and (with a body) Content-Type on every
+  // request, after reading the body. Callback style, as above.
+  app.addHook('preHandler', (req, _reply, done) => {
+    try {
+      const body = req.body;
+      checkCompatibleVersions(req.headers.accept, req.headers['content-type'], Buffer.isBuffer(body) && body.length > 0);
+    } catch (e) {
+      done(e as Error);
+      return;
+    }
+    done();
   });
 
   if (verifier !== undefined) {
