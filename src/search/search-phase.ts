@@ -2,6 +2,7 @@ import { float32ForJson } from './bm25.js';
 import { errors } from './errors.js';
 import type { Hits } from './hit-lists.js';
 import { RawJson } from './json-render.js';
+import { ShardFailures } from './shard-failures.js';
 import { fastMatchField, matchTopK } from './match-top-k.js';
 import { execute, type ExecContext } from './query-exec.js';
 import type { SearchRequest } from './search-request.js';
@@ -40,9 +41,6 @@ const LONG_MAX = 2 ** 63;
 /** Runs a search over the resolved indices and builds ES's response body. */
 export function runSearch(states: readonly IndexState[], req: SearchRequest, startedMs: number, env: SearchEnv): Record<string, unknown> {
   const end = req.from + req.size;
-  for (const s of states) {
-    if (end > s.settings.maxResultWindow) throw errors.resultWindowTooLarge(s.name, s.settings.maxResultWindow, end);
-  }
   const sortByScore = req.sort === undefined || (req.sort.length > 0 && req.sort[0]?.field === '_score' && req.sort[0].order === 'desc' && req.sort.length === 1);
   const scored = sortByScore || req.trackScores || (req.sort?.some((k) => k.field === '_score') ?? false);
   type Candidate = { state: IndexState; shard: number; ord: number; score: number; sortValues: SortValue[] | undefined };
@@ -50,7 +48,10 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
   let total = 0;
   let maxScore = -Infinity;
   let plan0: ReturnType<typeof planSort> | undefined;
-  states.forEach((state, shard) => {
+  const failures = new ShardFailures();
+  states.forEach(failures.guard((state, shard) => {
+    // Checked per shard, as ES does: an index over its window fails only its own shard.
+    if (end > state.settings.maxResultWindow) throw errors.resultWindowTooLarge(state.name, state.settings.maxResultWindow, end);
     const ctx = env.ctx(state);
     // The common case, a relevance-ordered `match` on one index: only the window is computed.
     if (states.length === 1 && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.searchAfter === undefined && req.query.kind === 'match') {
@@ -115,10 +116,12 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
         shard,
         ord: hits.docs[i] as number,
         score: hits.scores[i] as number,
-        sortValues: req.sort !== undefined && !sortByScore ? plan?.sortValues(i) : req.sort !== undefined ? [float32ForJson(hits.scores[i] as number)] : undefined,
+        // A lone descending _score sort is no sort at all in ES (SortBuilder drops it): no sort arrays.
+        sortValues: req.sort !== undefined && !sortByScore ? plan?.sortValues(i) : undefined,
       })),
     );
-  });
+  }));
+  failures.throwIfAllFailed(states.length);
   let page: Candidate[];
   if (perIndex.length === 1) page = perIndex[0] as Candidate[];
   else {
@@ -144,7 +147,7 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
   return {
     took: Math.max(0, Math.round(env.now() - startedMs)),
     timed_out: false,
-    _shards: { total: states.length, successful: states.length, skipped: 0, failed: 0 },
+    _shards: failures.shardsBody(states.length),
     hits: hitsBody,
   };
 }

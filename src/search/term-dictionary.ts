@@ -12,6 +12,8 @@ import type { PostingStore } from './posting-store.js';
  * objects for the garbage collector. Ids are dense (0, 1, …) and index the field's PostingStore;
  * term strings are made only when a query enumerates the terms (prefix, range).
  */
+const HAS_UPPER_ASCII = /[A-Z]/;
+
 export class TermDictionary {
   // Slot i: table[2i] = hash (0 = empty slot, so hash 0 is stored as 1), table[2i + 1] = record offset.
   private table = new Int32Array(2 << 10);
@@ -138,8 +140,13 @@ export class TermDictionary {
     }
   }
 
-  /** The id of `term`, or -1. */
+  /**
+   * The id of exactly `term`, or -1. The table compares case-folded units (tokenUnit, so that
+   * indexing can probe with raw text), but every stored term is lowercase: a term with an
+   * upper-case ASCII letter is not in it, and a `term` query for "Quick" finds nothing, as in ES.
+   */
   get(term: string): number {
+    if (HAS_UPPER_ASCII.test(term)) return -1;
     return this.find(term, 0, term.length, hashRange(term, 0, term.length));
   }
 
