@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileDateFormat, DEFAULT_DATE_FORMAT, parseDate, parseDateMath } from '../../src/search/date-format.js';
+import { compileDateFormat, DEFAULT_DATE_FORMAT, parseDate } from '../../src/search/date-format.js';
 import { Mappings, dateFormatText, parseDateFor } from '../../src/search/mapping.js';
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
@@ -63,38 +63,15 @@ describe('ES date formats', () => {
   });
 });
 
-describe('ES date math in range bounds', () => {
-  const now = Date.UTC(2024, 2, 15, 13, 45, 30, 250); // Friday 2024-03-15
-  it('anchors on now or <date>|| and adds, subtracts and rounds in UTC', () => {
-    expect(parseDateMath('now', undefined, now, false)).toBe(now);
-    expect(parseDateMath('now-1d', undefined, now, false)).toBe(now - 86_400_000);
-    expect(parseDateMath('now/d', undefined, now, false)).toBe(Date.UTC(2024, 2, 15));
-    expect(parseDateMath('now/d', undefined, now, true)).toBe(Date.UTC(2024, 2, 16) - 1);
-    expect(parseDateMath('now/w', undefined, now, false)).toBe(Date.UTC(2024, 2, 11));
-    expect(parseDateMath('now-1M/M', undefined, now, false)).toBe(Date.UTC(2024, 1, 1));
-    expect(parseDateMath('2020-01-01||+1M/M', undefined, now, false)).toBe(Date.UTC(2020, 1, 1));
-    expect(parseDateMath('2020-01-31||+1M', undefined, now, false)).toBe(Date.UTC(2020, 1, 29));
-    expect(parseDateMath('2020-02-29||+1y', undefined, now, false)).toBe(Date.UTC(2021, 1, 28));
-    expect(parseDateMath('2020-01-01T10:20:30Z||/h', undefined, now, false)).toBe(Date.UTC(2020, 0, 1, 10));
-    expect(parseDateMath('01/06/2021||+1d', compileDateFormat('dd/MM/yyyy'), now, false)).toBe(Date.UTC(2021, 5, 2));
-  });
-
-  it('parses plain values with the format and refuses broken math', () => {
-    expect(parseDateMath('01/06/2021', compileDateFormat('dd/MM/yyyy'), now, false)).toBe(Date.UTC(2021, 5, 1));
-    expect(parseDateMath(1000, undefined, now, false)).toBe(1000);
-    expect(parseDateMath('now+1x', undefined, now, false)).toBeUndefined();
-    expect(parseDateMath('nope||+1d', undefined, now, false)).toBeUndefined();
-  });
-});
-
 describe('missing date components of gt/lte bounds', () => {
   it('take their largest time values, as ES fills them', () => {
+    const iso = compileDateFormat(DEFAULT_DATE_FORMAT);
     const end = Date.UTC(2021, 5, 1, 23, 59, 59, 999);
-    expect(parseDateMath('2021-06-01', undefined, 0, true)).toBe(end);
-    expect(parseDateMath('2021-06-01', undefined, 0, false)).toBe(Date.UTC(2021, 5, 1));
-    expect(parseDateMath('2021-06-01T10:15', undefined, 0, true)).toBe(Date.UTC(2021, 5, 1, 10, 15, 59, 999));
-    expect(parseDateMath('2021-06-01T10:15:00.000Z', undefined, 0, true)).toBe(Date.UTC(2021, 5, 1, 10, 15));
-    expect(parseDateMath('01/06/2021', compileDateFormat('dd/MM/yyyy'), 0, true)).toBe(end);
-    expect(parseDateMath(1000, undefined, 0, true)).toBe(1000);
+    expect(iso.parse('2021-06-01', true)).toBe(end);
+    expect(iso.parse('2021-06-01', false)).toBe(Date.UTC(2021, 5, 1));
+    expect(iso.parse('2021-06-01T10:15', true)).toBe(Date.UTC(2021, 5, 1, 10, 15, 59, 999));
+    expect(iso.parse('2021-06-01T10:15:00.000Z', true)).toBe(Date.UTC(2021, 5, 1, 10, 15));
+    expect(compileDateFormat('dd/MM/yyyy').parse('01/06/2021', true)).toBe(end);
+    expect(iso.parse(1000, true)).toBe(1000);
   });
 });
