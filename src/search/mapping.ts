@@ -1,5 +1,5 @@
 import { compileDateFormat, DEFAULT_DATE_FORMAT, isDetectedDate, parseDate, type DateFormat } from './date-format.js';
-import { errors } from './errors.js';
+import { errors, SearchError } from './errors.js';
 
 export { parseDate };
 
@@ -83,6 +83,20 @@ export class Mappings {
     return new Mappings(properties, fields, dynamic, dateDetection);
   }
 
+  /**
+   * A mapping the store saved. Versions before date formats were compiled saved any `format`
+   * unchecked: if one does not compile now, the index loads with its dates read as those versions
+   * read them (see withoutDateFormats) rather than not at all.
+   */
+  static parseStored(raw: unknown): Mappings {
+    try {
+      return Mappings.parse(raw);
+    } catch (e) {
+      if (!(e instanceof SearchError)) throw e;
+      return Mappings.parse(withoutFormats(raw));
+    }
+  }
+
   field(path: string): FieldDef | undefined {
     return this.fields.get(path);
   }
@@ -105,6 +119,20 @@ export class Mappings {
     const fields = new Map<string, FieldDef>();
     collect(properties, '', fields);
     return new Mappings(properties, fields, this.dynamic, this.dateDetection);
+  }
+
+  /**
+   * The same fields with dates read as versions before formats were honoured read them (ISO or
+   * epoch milliseconds, whatever `format` says): how a stored document the format now refuses is
+   * re-read, so that a restart never loses a document an earlier version acknowledged.
+   */
+  withoutDateFormats(): Mappings {
+    const fields = new Map<string, FieldDef>();
+    for (const [path, def] of this.fields) {
+      if (def.dateFormat === undefined) fields.set(path, def);
+      else fields.set(path, { ...def, dateFormat: undefined });
+    }
+    return new Mappings(this.properties, fields, this.dynamic, this.dateDetection);
   }
 
   /** The body of GET /<index>/_mapping for this index. */
@@ -291,4 +319,15 @@ export function parseBool(value: unknown): boolean | undefined {
   if (value === true || value === 'true') return true;
   if (value === false || value === 'false' || value === '') return false;
   return undefined;
+}
+
+/** A copy of a raw mapping without the `format` of its date fields (at any depth, multi-fields too). */
+function withoutFormats(raw: unknown): unknown {
+  if (Array.isArray(raw)) return raw.map(withoutFormats);
+  if (raw === null || typeof raw !== 'object') return raw;
+  const out: Record<string, unknown> = {};
+  const obj = raw as Record<string, unknown>;
+  const isDate = obj.type === 'date' || obj.type === 'date_nanos';
+  for (const [k, v] of Object.entries(obj)) if (!(isDate && k === 'format')) out[k] = withoutFormats(v);
+  return out;
 }
