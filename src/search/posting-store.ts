@@ -99,10 +99,11 @@ export class PostingStore {
 
   /**
    * Appends the pending frequency of each of `terms[0, count)` as a posting of `ord` and clears it;
-   * `norm` is the document's norm byte for the field (kept for the terms' score bounds). One call
-   * per document and field, the common append inline: this runs for every posting of a text field.
+   * `norm` is the document's norm byte for the field (kept for the terms' score bounds). When given,
+   * `freqs[i]` receives the frequency of `terms[i]` (for replayPending). One call per document and
+   * field, the common append inline: this runs for every posting of a text field.
    */
-  flushPending(terms: Int32Array, count: number, ord: number, norm: number): void {
+  flushPending(terms: Int32Array, count: number, ord: number, norm: number, freqs?: Int32Array): void {
     const m = this.meta;
     const chunks = this.chunks;
     for (let i = 0; i < count; i++) {
@@ -110,6 +111,7 @@ export class PostingStore {
       const o = term * STRIDE;
       const f = m[o + PENDING] as number;
       m[o + PENDING] = 0;
+      if (freqs !== undefined) freqs[i] = f;
       const bound = m[o + BOUND] as number;
       const bf = bound >>> 8;
       const bn = bound & 255;
@@ -124,6 +126,16 @@ export class PostingStore {
         this.add(term, ord, f);
       }
     }
+  }
+
+  /**
+   * flushPending for a document whose terms and frequencies are known already: `terms[0, count)`
+   * with `freqs[0, count)`, as an earlier flushPending recorded them. No term may be pending.
+   */
+  replayPending(terms: Int32Array, freqs: Int32Array, count: number, ord: number, norm: number): void {
+    const m = this.meta;
+    for (let i = 0; i < count; i++) m[(terms[i] as number) * STRIDE + PENDING] = freqs[i] as number;
+    this.flushPending(terms, count, ord, norm);
   }
 
   /** The largest frequency in a text term's postings (capped at 2^23 - 1, 0 when empty). */

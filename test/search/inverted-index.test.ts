@@ -3,7 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { tokens } from '../../src/search/analyzer.js';
-import { TextField } from '../../src/search/inverted-index.js';
+import { KeywordField, TextField } from '../../src/search/inverted-index.js';
 
 describe('inverted index terms', () => {
   it('a text field holds exactly the analyzer tokens as terms, with their frequencies', () => {
@@ -67,6 +67,53 @@ describe('inverted index terms', () => {
           expect(Array.from(f.postings.postings(id), (p) => [p >>> 4, f.postings.freqOf(id, p)])).toEqual(postings);
           expect(f.postings.docFreq(id)).toBe(postings.filter(([ord]) => !gone.has(ord)).length);
         }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('indexes a value repeated from the previous document (counted once, replayed) exactly as a value seen for the first time', () => {
+    // A small pool so that documents repeat their predecessor's value, often but not always; `[v, '']`
+    // has the same tokens as `[v]` but is no single value, so the reference field never replays.
+    const value = fc.constantFrom('', '--', 'optional', 'Optional extra', 'Debian Games Team <pkg-games@lists.debian.org>', 'a a a a a a a a a a a a a a a a a b', 'héllo wörld', '日本');
+    const doc = fc.oneof(value.map((v) => [v]), fc.array(value, { maxLength: 3 }));
+    fc.assert(
+      fc.property(fc.array(doc, { maxLength: 40 }), fc.array(fc.nat(39), { maxLength: 4 }), (docs, removed) => {
+        const f = new TextField();
+        const ref = new TextField();
+        docs.forEach((vs, ord) => {
+          f.add(ord, vs);
+          ref.add(ord, vs.length === 1 ? [vs[0] as string, ''] : vs);
+        });
+        for (const ord of new Set(removed.filter((i) => i < docs.length))) {
+          f.remove(ord, docs[ord] as string[]);
+          ref.remove(ord, docs[ord] as string[]);
+        }
+        expect([...f.terms.entries()]).toEqual([...ref.terms.entries()]);
+        for (const [, id] of ref.terms.entries()) {
+          expect(Array.from(f.postings.postings(id), (p) => [p, f.postings.freqOf(id, p)])).toEqual(Array.from(ref.postings.postings(id), (p) => [p, ref.postings.freqOf(id, p)]));
+          expect([f.postings.docFreq(id), f.postings.maxFreq(id), f.postings.minNorm(id)]).toEqual([ref.postings.docFreq(id), ref.postings.maxFreq(id), ref.postings.minNorm(id)]);
+        }
+        expect(Array.from(f.norms.subarray(0, docs.length))).toEqual(Array.from(ref.norms.subarray(0, docs.length)));
+        expect([f.docCount, f.sumTotalTermFreq]).toEqual([ref.docCount, ref.sumTotalTermFreq]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('gives a keyword value the same id whether it repeats the previous value or not', () => {
+    const value = fc.constantFrom<string>('a', 'b', 'Optional', 'optional', '');
+    fc.assert(
+      fc.property(fc.array(fc.array(value, { maxLength: 3 }), { maxLength: 40 }), (docs) => {
+        const f = new KeywordField();
+        docs.forEach((vs, ord) => f.add(ord, vs));
+        const firstSeen = [...new Set(docs.flat())];
+        expect([...f.terms.entries()]).toEqual(firstSeen.map((v, id) => [v, id]));
+        for (const [v, id] of f.terms.entries()) {
+          const ords = docs.flatMap((vs, ord) => (vs.includes(v) ? [ord] : []));
+          expect(Array.from(f.postings.postings(id), (p) => p >>> 4)).toEqual(ords);
+        }
+        docs.forEach((vs, ord) => expect(f.valuesOf(ord) ?? []).toEqual(vs));
       }),
       { numRuns: 300 },
     );
