@@ -51,9 +51,15 @@ interface Term {
   pos: number;
 }
 
-/** The text field a query can be answered from here, or undefined when the general path must run. */
+/**
+ * The text field a query can be answered from here, or undefined when the general path must run.
+ * A negative boost makes every term score negative, and a term's "bound" (its score at its largest
+ * frequency in its shortest document) then its lowest score, not its highest: pruning by it would
+ * drop the best documents, so such queries take the general path.
+ */
 export function fastMatchField(query: Query, mappings: Mappings, index: InvertedIndex): TextField | undefined {
   if (query.kind !== 'match' || query.operator !== 'or' || query.msm !== undefined) return undefined;
+  if (!(query.boost >= 0)) return undefined;
   if (mappings.field(query.field)?.kind !== 'text') return undefined;
   return index.text.get(query.field);
 }
