@@ -184,11 +184,15 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   putDoc(index: string, doc: StoredDoc, within?: SourceSpan): void {
-    this.transaction(() => {
-      if (within === undefined) this.writer.putDoc(index, doc.id, doc.version, doc.seqNo, doc.source);
-      else this.writer.putDocWithin(index, doc.id, doc.version, doc.seqNo, within.bytes, within.start, within.end);
-      this.pendingOf(index).set(doc.id, within === undefined ? doc : { id: doc.id, version: doc.version, seqNo: doc.seqNo, within });
-    });
+    // Inside a transaction (every document of a bulk) without the closure a transaction takes.
+    if (this.inTransaction) this.putDocIn(index, doc, within);
+    else this.transaction(() => this.putDocIn(index, doc, within));
+  }
+
+  private putDocIn(index: string, doc: StoredDoc, within: SourceSpan | undefined): void {
+    if (within === undefined) this.writer.putDoc(index, doc.id, doc.version, doc.seqNo, doc.source);
+    else this.writer.putDocWithin(index, doc.id, doc.version, doc.seqNo, within.bytes, within.start, within.end);
+    this.pendingOf(index).set(doc.id, within === undefined ? doc : { id: doc.id, version: doc.version, seqNo: doc.seqNo, within });
   }
 
   deleteDoc(index: string, id: string): void {

@@ -68,6 +68,12 @@ export interface SearchResponse {
 export class SearchService {
   private readonly indices = new Map<string, IndexState>();
 
+  /**
+   * Filled by parseDocument for each document written or loaded, and consumed by InvertedIndex.add
+   * before the next (see parseDocument's `into`). Never for a document being removed (parsedOf).
+   */
+  private readonly scratchDoc = emptyParsedDoc();
+
   /** Whether the indices are completely loaded (only then is a snapshot of them worth saving). */
   private loaded = false;
 
@@ -97,7 +103,7 @@ export class SearchService {
     for (const meta of this.store.listIndices()) {
       const state = this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings));
       this.store.scanDocs(meta.name, (doc) => {
-        const { doc: parsed } = parseDocument(JSON.parse(doc.source), state.mappings, doc.id);
+        const { doc: parsed } = parseDocument(JSON.parse(doc.source), state.mappings, doc.id, this.scratchDoc);
         const ord = state.index.add(doc.id, parsed);
         state.versions[ord] = doc.version;
         state.seqNos[ord] = doc.seqNo;
@@ -225,7 +231,7 @@ export class SearchService {
   }
 
   private write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan): WriteOutcome {
-    const { doc, mappings } = parseDocument(source, state.mappings, id);
+    const { doc, mappings } = parseDocument(source, state.mappings, id, this.scratchDoc);
     const oldOrd = state.index.idToOrd.get(id);
     if (oldOrd !== undefined && op === 'create') {
       throw errors.versionConflictExists(state.name, state.uuid, id, state.versions[oldOrd] as number);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FieldValues, parseDocument } from '../../src/search/document-parser.js';
+import { emptyParsedDoc, FieldValues, parseDocument, type ParsedDoc } from '../../src/search/document-parser.js';
 import { Mappings } from '../../src/search/mapping.js';
 
 const entries = <T>(f: FieldValues<T>): [string, readonly T[]][] => f.paths.map((p, i) => [p, f.values[i] as readonly T[]]);
@@ -33,6 +33,32 @@ describe('document parser', () => {
       expect(f.size).toBe(n);
       for (let i = 0; i < n; i++) expect(f.get(`p${i}`)).toEqual([i, 100 + i]);
       expect(f.get('missing')).toBeUndefined();
+    }
+  });
+
+  it('fills a reused ParsedDoc exactly as a new one, whatever the document before it left (also after a failed parse)', () => {
+    const all = (d: ParsedDoc) => [entries(d.text), entries(d.keyword), entries(d.numeric), d.text.size, d.keyword.size, d.numeric.size];
+    const strict = Mappings.parse({ dynamic: 'strict', properties: { n: { type: 'long' }, t: { type: 'text' } } });
+    const docs: [Record<string, unknown>, Mappings][] = [
+      [Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`f${i}`, `v${i}`])), Mappings.empty()],
+      [{ a: 'x', n: 3 }, Mappings.empty()],
+      [{ n: 'not a number', t: 'y' }, strict],
+      [{ t: 'z' }, strict],
+      [{}, Mappings.empty()],
+      [{ b: ['p', 'q'], 'b.c': 1, m: [1, 2] }, Mappings.empty()],
+    ];
+    const reused = emptyParsedDoc();
+    for (const [source, mappings] of docs) {
+      let fresh: unknown;
+      try {
+        fresh = all(parseDocument(source, mappings, 'x').doc);
+      } catch (e) {
+        expect(() => parseDocument(source, mappings, 'x', reused)).toThrow((e as Error).message);
+        continue;
+      }
+      const { doc } = parseDocument(source, mappings, 'x', reused);
+      expect(doc).toBe(reused);
+      expect(all(doc)).toEqual(fresh);
     }
   });
 });
