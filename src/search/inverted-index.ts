@@ -181,7 +181,13 @@ export class TextField {
     });
   }
 
+  /**
+   * `values` are the document's values as its source parses now, which may hold a field mapped
+   * after the document was indexed (PUT _mapping under dynamic: false): such a field never counted
+   * it, and must not uncount it.
+   */
   remove(ord: number, values: readonly string[]): void {
+    if (this.present[ord] !== 1) return;
     this.present[ord] = 0;
     const seen = new Set<number>();
     let length = 0;
