@@ -11,8 +11,9 @@ import { InvertedIndex } from './inverted-index.js';
 /**
  * Version of the layout (the index classes' snapshot()); a snapshot of another one is ignored.
  * 2: a posting list's record keeps its write position and block end instead of tail and fill.
+ * 3: a term dictionary slot holds the term id and, when short, the term (4 int32 instead of 2).
  */
-export const SNAPSHOT_FORMAT = 2;
+export const SNAPSHOT_FORMAT = 3;
 
 /** What a snapshot holds per index besides settings and mappings (those come from the store). */
 export interface IndexSnapshotState {

@@ -7,14 +7,26 @@ import type { PostingStore } from './posting-store.js';
  * allocation and the string hashing of a Map<string, …> dominated bulk indexing.
  *
  * The terms' text lives in one Uint16Array, each term as a record [length, id low, id high,
- * UTF-16 units…], and the open-addressing table maps a hash to its record: a lookup touches the
- * table slot and the record, two cache lines, and the hundreds of thousands of terms are no
- * objects for the garbage collector. Ids are dense (0, 1, …) and index the field's PostingStore;
+ * UTF-16 units…], and the open-addressing table maps a hash to the term id and its text (short
+ * terms inline, others by record offset): a lookup of a short term touches its table slot only, a
+ * long one the slot and the record, and the hundreds of thousands of terms are no objects for the
+ * garbage collector. Ids are dense (0, 1, …) and index the field's PostingStore;
  * term strings are made only when a query enumerates the terms (prefix, range).
  */
+/** Int32 per table slot: [hash, id, a, b] (see TermDictionary). */
+const SLOT = 4;
+/** Longest term kept in its table slot: two int32 of four 7-bit units. */
+const INLINE_MAX = 8;
+
 export class TermDictionary {
-  // Slot i: table[2i] = hash (0 = empty slot, so hash 0 is stored as 1), table[2i + 1] = record offset.
-  private table = new Int32Array(2 << 10);
+  // Slot s: table[4s] = hash (0 = empty slot, so hash 0 is stored as 1), table[4s + 1] = term id,
+  // then the term itself when short: a term of at most INLINE_MAX units, each in 1..127 (every
+  // lowercased ASCII token), is packed in table[4s + 2] (units 0-3, one per byte from the low one)
+  // and table[4s + 3] (units 4-7), zero-padded. Any other term has ~(record offset) there (< 0).
+  // Why: most tokens are short, and a hit on a known short term then reads its slot only; the
+  // record (a random place in a pool of megabytes) was one more cache miss per token. Whether a
+  // term is inline depends on its text alone, so an inline term never equals a record's term.
+  private table = new Int32Array(SLOT << 10);
   private mask = (1 << 10) - 1;
   private pool = new Uint16Array(1 << 12);
   private poolTop = 0;
@@ -31,28 +43,53 @@ export class TermDictionary {
   /** The id of the token src[start, end) (see scanTokens), created when new; `hash` is hashRange(src, start, end) if known. */
   intern(src: string, start: number, end: number, hash?: number): number {
     const h = (hash ?? hashRange(src, start, end)) || 1;
+    const slot = this.probe(src, start, end, h);
+    if (slot >= 0) return this.table[SLOT * slot + 1] as number;
     const len = end - start;
+    const at = this.newRecord(~slot, h, len);
+    const pool = this.pool;
+    for (let i = 0; i < len; i++) pool[at + 3 + i] = tokenUnit(src, start + i);
+    this.setText(~slot, at, len);
+    return this.count - 1;
+  }
+
+  /** The id of src[start, end), or -1. */
+  find(src: string, start: number, end: number, hash: number): number {
+    const slot = this.probe(src, start, end, hash || 1);
+    return slot >= 0 ? (this.table[SLOT * slot + 1] as number) : -1;
+  }
+
+  /** The slot holding the token src[start, end) with hash `h` (not 0), or ~(the empty slot where it would go). */
+  private probe(src: string, start: number, end: number, h: number): number {
+    const len = end - start;
+    let a = 0;
+    let b = 0;
+    let inline = len <= INLINE_MAX;
+    for (let i = 0; inline && i < len; i++) {
+      const u = tokenUnit(src, start + i);
+      if (u === 0 || u > 127) inline = false;
+      else if (i < 4) a |= u << (8 * i);
+      else b |= u << (8 * (i - 4));
+    }
     const table = this.table;
     const mask = this.mask;
     let slot = h & mask;
     for (;;) {
-      const sh = table[2 * slot] as number;
-      if (sh === 0) break;
+      const o = SLOT * slot;
+      const sh = table[o] as number;
+      if (sh === 0) return ~slot;
       if (sh === h) {
-        const at = table[2 * slot + 1] as number;
-        if (this.sameText(at, src, start, len)) return (this.pool[at + 1] as number) | ((this.pool[at + 2] as number) << 16);
+        const ta = table[o + 2] as number;
+        if (inline ? ta === a && table[o + 3] === b : ta < 0 && this.sameText(~ta, src, start, len)) return slot;
       }
       slot = (slot + 1) & mask;
     }
-    const at = this.newRecord(slot, h, len);
-    const pool = this.pool;
-    for (let i = 0; i < len; i++) pool[at + 3 + i] = tokenUnit(src, start + i);
-    return (pool[at + 1] as number) | ((pool[at + 2] as number) << 16);
   }
 
   /**
    * A record for a new term of `len` units with hash `h` in table slot `slot` (found empty by the
-   * caller's probe); returns its offset, for the caller to write the units at offset + 3.
+   * caller's probe); returns its offset, for the caller to write the units at offset + 3 and then
+   * call setText. The new term's id is size - 1.
    */
   private newRecord(slot: number, h: number, len: number): number {
     const id = this.postings.newTerm();
@@ -74,15 +111,31 @@ export class TermDictionary {
     }
     this.offsets[id] = at;
     this.count++;
-    this.table[2 * slot] = h;
-    this.table[2 * slot + 1] = at;
-    if (this.count * 2 > this.mask) this.grow();
+    this.table[SLOT * slot] = h;
+    this.table[SLOT * slot + 1] = id;
     return at;
+  }
+
+  /** Fills slot `slot` with the text of the record at `at` (inline or its offset), then grows the table if due. */
+  private setText(slot: number, at: number, len: number): void {
+    const pool = this.pool;
+    let a = 0;
+    let b = 0;
+    let inline = len <= INLINE_MAX;
+    for (let i = 0; inline && i < len; i++) {
+      const u = pool[at + 3 + i] as number;
+      if (u === 0 || u > 127) inline = false;
+      else if (i < 4) a |= u << (8 * i);
+      else b |= u << (8 * (i - 4));
+    }
+    this.table[SLOT * slot + 2] = inline ? a : ~at;
+    this.table[SLOT * slot + 3] = inline ? b : 0;
+    if (this.count * 2 > this.mask) this.grow();
   }
 
   /**
    * `intern` for a token held as lowercased ASCII bytes (see scanAsciiBytes); `hash` is its
-   * hashRange. The same id as `intern` gives for the same text. The probe loop repeats intern's on
+   * hashRange. The same id as `intern` gives for the same text. The probe loop repeats probe's on
    * purpose: one loop per source type (string, bytes) keeps each monomorphic, with no compare
    * callback, on the hottest path of bulk indexing.
    */
@@ -92,27 +145,45 @@ export class TermDictionary {
     const table = this.table;
     const mask = this.mask;
     let slot = h & mask;
-    for (;;) {
-      const sh = table[2 * slot] as number;
-      if (sh === 0) break;
-      if (sh === h) {
-        const at = table[2 * slot + 1] as number;
-        const pool = this.pool;
-        if (pool[at] === len) {
-          // pool[base + j] is the unit matching bytes[j].
-          const base = at + 3 - start;
-          let j = start;
-          while (j < end && pool[base + j] === bytes[j]) j++;
-          if (j === end) return (pool[at + 1] as number) | ((pool[at + 2] as number) << 16);
-        }
+    if (len <= INLINE_MAX) {
+      // Token bytes are ASCII word characters, never 0: a short one is always inline.
+      let a = 0;
+      let b = 0;
+      const mid = len < 4 ? end : start + 4;
+      for (let j = mid - 1; j >= start; j--) a = (a << 8) | (bytes[j] as number);
+      for (let j = end - 1; j >= mid; j--) b = (b << 8) | (bytes[j] as number);
+      for (;;) {
+        const o = SLOT * slot;
+        const sh = table[o] as number;
+        if (sh === 0) break;
+        if (sh === h && table[o + 2] === a && table[o + 3] === b) return table[o + 1] as number;
+        slot = (slot + 1) & mask;
       }
-      slot = (slot + 1) & mask;
+    } else {
+      for (;;) {
+        const o = SLOT * slot;
+        const sh = table[o] as number;
+        if (sh === 0) break;
+        if (sh === h) {
+          const ta = table[o + 2] as number;
+          const pool = this.pool;
+          if (ta < 0 && pool[~ta] === len) {
+            // pool[base + j] is the unit matching bytes[j].
+            const base = ~ta + 3 - start;
+            let j = start;
+            while (j < end && pool[base + j] === bytes[j]) j++;
+            if (j === end) return table[o + 1] as number;
+          }
+        }
+        slot = (slot + 1) & mask;
+      }
     }
     const at = this.newRecord(slot, h, len);
     const pool = this.pool;
     // A loop, not set(subarray): terms are a few units long, a subarray is an allocation.
     for (let i = 0; i < len; i++) pool[at + 3 + i] = bytes[start + i] as number;
-    return (pool[at + 1] as number) | ((pool[at + 2] as number) << 16);
+    this.setText(slot, at, len);
+    return this.count - 1;
   }
 
   /** Whether the record at `at` holds the token src[start, start + len). */
@@ -125,37 +196,23 @@ export class TermDictionary {
 
   private grow(): void {
     const old = this.table;
-    const slots = old.length; // twice the old slot count
-    this.table = new Int32Array(slots * 2);
-    this.mask = slots - 1;
-    for (let i = 0; i < old.length; i += 2) {
+    const slots = old.length / SLOT;
+    const table = new Int32Array(old.length * 2);
+    const mask = 2 * slots - 1;
+    for (let i = 0; i < old.length; i += SLOT) {
       const h = old[i] as number;
       if (h === 0) continue;
-      let slot = h & this.mask;
-      while (this.table[2 * slot] !== 0) slot = (slot + 1) & this.mask;
-      this.table[2 * slot] = h;
-      this.table[2 * slot + 1] = old[i + 1] as number;
+      let slot = h & mask;
+      while (table[SLOT * slot] !== 0) slot = (slot + 1) & mask;
+      for (let k = 0; k < SLOT; k++) table[SLOT * slot + k] = old[i + k] as number;
     }
+    this.table = table;
+    this.mask = mask;
   }
 
   /** The id of `term`, or -1. */
   get(term: string): number {
     return this.find(term, 0, term.length, hashRange(term, 0, term.length));
-  }
-
-  /** The id of src[start, end), or -1. */
-  find(src: string, start: number, end: number, hash: number): number {
-    const h = hash || 1;
-    let slot = h & this.mask;
-    for (;;) {
-      const sh = this.table[2 * slot] as number;
-      if (sh === 0) return -1;
-      if (sh === h) {
-        const at = this.table[2 * slot + 1] as number;
-        if (this.sameText(at, src, start, end - start)) return (this.pool[at + 1] as number) | ((this.pool[at + 2] as number) << 16);
-      }
-      slot = (slot + 1) & this.mask;
-    }
   }
 
   /** The text of term `id`. */
