@@ -12,6 +12,8 @@ import { SqliteDocumentStore, type DocumentStore } from './document-store.js';
 import { errors, SearchError } from './errors.js';
 import { sendJson } from './http-io.js';
 import { renderJson } from './json-render.js';
+import { checkCompatibleVersions } from './media-type.js';
+import { RouteMethods } from './route-methods.js';
 import { documentRoutes } from './routes/document-routes.js';
 import { indexRoutes } from './routes/index-routes.js';
 import { searchRoutes } from './routes/search-routes.js';
@@ -26,7 +28,9 @@ export interface SearchAppOptions {
 /** Builds the search listener's app (Elasticsearch-compatible). */
 export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, options: SearchAppOptions = {}): Promise<FastifyInstance> {
   const maxBody = config['search.max-body-size'];
-  const app = createApp('search', deps.logger, { bodyLimit: maxBody });
+  // ES takes ids up to 512 bytes (up to 1,536 characters percent-encoded); the router's default
+  // limit of 100 characters per parameter answered longer ones with a Fastify-shaped 400.
+  const app = createApp('search', deps.logger, { bodyLimit: maxBody, fastify: { routerOptions: { maxParamLength: 2048 } } });
   const usersFile = config['search.users-file'];
   let verifier: BasicAuthVerifier | undefined;
   if (usersFile !== '') {
@@ -65,6 +69,19 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
     done(null, payload);
   });
 
+  // ES checks the REST compatibility versions of Accept and (with a body) Content-Type on every
+  // request, after reading the body. Callback style, as above.
+  app.addHook('preHandler', (req, _reply, done) => {
+    try {
+      const body = req.body;
+      checkCompatibleVersions(req.headers.accept, req.headers['content-type'], Buffer.isBuffer(body) && body.length > 0);
+    } catch (e) {
+      done(e as Error);
+      return;
+    }
+    done();
+  });
+
   if (verifier !== undefined) {
     app.addHook('onRequest', async (req) => {
       const creds = parseBasicAuthorization(req.headers.authorization);
@@ -89,8 +106,29 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
     return sendJson(req, reply, e.status, e.toBody());
   });
 
+  // The methods each route pattern serves, for 405 on a known path (see route-methods.ts). Fastify
+  // adds a HEAD route for each GET with the same handler; ES serves HEAD only where it says so.
+  const routeMethods = new RouteMethods();
+  const getHandlers = new Map<string, unknown>();
+  app.addHook('onRoute', (route) => {
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+      if (method === 'GET') getHandlers.set(route.url, route.handler);
+      if (method === 'HEAD' && getHandlers.get(route.url) === route.handler) continue;
+      routeMethods.add(method, route.url);
+    }
+  });
+
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? req.url;
+    const allowed = routeMethods.allowed(path);
+    if (allowed.length > 0 && !allowed.includes(req.method)) {
+      reply.header('allow', allowed.join(','));
+      if (req.method === 'OPTIONS') return reply.code(200).send();
+      return reply
+        .code(405)
+        .header('content-type', 'application/json; charset=UTF-8')
+        .send(renderJson({ error: `Incorrect HTTP method for uri [${path}] and method [${req.method}], allowed: [${allowed.join(', ')}]`, status: 405 }, false));
+    }
     return reply
       .code(400)
       .header('content-type', 'application/json; charset=UTF-8')

@@ -28,6 +28,12 @@ const CREATE_HEAD = Buffer.from('{"create":{"_id":"');
 /** `"}}`, after the id. */
 const ACTION_TAIL = Buffer.from('"}}');
 
+/** The keys ES 8's bulk parser reads in an action line's object. */
+const ACTION_KEYS = new Set([
+  '_index', '_id', 'routing', 'op_type', 'version', 'version_type', 'if_seq_no', 'if_primary_term', 'retry_on_conflict',
+  'pipeline', '_source', 'require_alias', 'require_data_stream', 'dynamic_templates', 'list_executed_pipelines',
+]);
+
 /** Whitespace String.prototype.trim removes among ASCII bytes (space, \t, \n, \v, \f, \r). */
 function isAsciiTrimmed(b: number): boolean {
   return b === 0x20 || (b >= 0x09 && b <= 0x0d);
@@ -112,7 +118,10 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
   const next = (): boolean => {
     while (pos < len) {
       const nl = buf.indexOf(NL, pos);
-      const end = nl === -1 ? len : nl;
+      // ES reads line by line and refuses any bytes after the last newline (even blank ones)
+      // when it reaches them: errors of earlier lines come first.
+      if (nl === -1) throw errors.illegalArgument('The bulk request must be terminated by a newline [\\n]');
+      const end = nl;
       const start = pos;
       pos = end + 1;
       i++;
@@ -168,6 +177,8 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
       throw errors.illegalArgument(`Malformed action/metadata line [${i}], expected field [create], [delete], [index] or [update] but found [${op ?? ''}]`);
     }
     const meta = (metaRaw ?? {}) as Record<string, unknown>;
+    // ES 8 refuses keys it does not know in the action's object (also `_type`, gone since 8.0).
+    for (const key in meta) if (!ACTION_KEYS.has(key)) throw errors.illegalArgument(`Action/metadata line [${i}] contains an unknown parameter [${key}]`);
     const index = meta._index === undefined ? defaultIndex : String(meta._index);
     if (index === undefined) {
       out.push(errors.actionValidation(['index is missing']));

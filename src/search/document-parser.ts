@@ -1,5 +1,5 @@
 import { errors } from './errors.js';
-import { dynamicMappingFor, parseBool, parseDate, parseNumber, type FieldDef, type Mappings } from './mapping.js';
+import { dateFormatText, dynamicMappingFor, parseBool, parseDateFor, parseNumber, type FieldDef, type Mappings } from './mapping.js';
 
 /**
  * Values of one kind by field path, in the order the paths were first seen. A document has a
@@ -117,6 +117,22 @@ export interface ParseResult {
   readonly doc: ParsedDoc;
   /** Mappings after dynamic additions (the same object when nothing was added). */
   readonly mappings: Mappings;
+}
+
+/** Metadata fields ES 8 will not take inside a document (`_doc_count` it does take). */
+const METADATA_FIELDS = ['_id', '_index', '_routing', '_source', '_seq_no', '_primary_term', '_version', '_ignored', '_field_names', '_tier'];
+
+/**
+ * Refuses a new document with a metadata field at its root, as ES does (a few own-property probes).
+ * Called on writes only: documents stored before this check must still load.
+ */
+export function checkNoMetadataFields(source: unknown): void {
+  if (source === null || typeof source !== 'object') return;
+  for (const name of METADATA_FIELDS) {
+    if (Object.hasOwn(source, name)) {
+      throw errors.documentParsing(`[1:2] Field [${name}] is a metadata field and cannot be added inside a document. Use the index API request parameters.`);
+    }
+  }
 }
 
 /**
@@ -260,9 +276,9 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
     case 'date': {
       const out: number[] = [];
       for (const v of leaves) {
-        const ms = parseDate(v);
+        const ms = parseDateFor(field, v);
         if (ms === undefined) {
-          fail(field, id, v, { type: 'illegal_argument_exception', reason: `failed to parse date field [${String(v)}] with format [strict_date_optional_time||epoch_millis]` });
+          fail(field, id, v, { type: 'illegal_argument_exception', reason: `failed to parse date field [${String(v)}] with format [${dateFormatText(field)}]` });
         }
         out.push(ms);
       }

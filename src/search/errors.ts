@@ -64,6 +64,9 @@ export const errors = {
   invalidIndexName: (index: string, why: string) =>
     err(400, 'invalid_index_name_exception', `Invalid index name [${index}], ${why}`, indexMeta(index)),
   illegalArgument: (reason: string) => err(400, 'illegal_argument_exception', reason),
+  resourceNotFound: (reason: string) => err(404, 'resource_not_found_exception', reason),
+  /** `_cat/*?s=` naming a column the table does not have (RestTable). */
+  unsupportedCatSort: (name: string) => err(400, 'unsupported_operation_exception', `Unable to sort by unknown sort key \`${name}\``),
   /** Jackson's intValue() on a non-numeric string in the body (NumberFormatException). */
   numberFormat: (value: string) => err(400, 'number_format_exception', `For input string: "${value}"`),
   inputCoercion: (reason: string) => err(400, 'input_coercion_exception', reason),
@@ -130,6 +133,19 @@ export const errors = {
         'Text fields are not optimised for operations that require per-document field data like aggregations and sorting, ' +
         'so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true ' +
         `on [${field}] in order to load field data by uninverting the inverted index. Note that this can use significant memory.`,
+    }),
+  /** ES 8 refuses fielddata on `_id` (sorting, aggregations) unless a cluster setting allows it. */
+  idFielddataDisabled: (index: string) =>
+    errors.shardFailure(index, {
+      type: 'illegal_argument_exception',
+      reason: 'Fielddata access on the _id field is disallowed, you can re-enable it by updating the dynamic cluster setting: indices.id_field_data.enabled',
+    }),
+  /** SearchAfterBuilder: a value that does not parse for its sort field's type. */
+  searchAfterValue: (index: string, field: string, value: unknown) =>
+    errors.shardFailure(index, {
+      type: 'illegal_argument_exception',
+      reason: `Failed to parse search_after value for field [${field}].`,
+      causedBy: { type: 'number_format_exception', reason: `For input string: "${String(value)}"` },
     }),
   noMappingForSort: (index: string, field: string) =>
     errors.shardFailure(index, { type: 'query_shard_exception', reason: `No mapping found for [${field}] in order to sort on` }),

@@ -34,7 +34,8 @@ function intSetting(raw: Record<string, unknown>, key: string, def: number, min:
   const v = raw[key];
   if (v === undefined) return def;
   const n = Number(v);
-  if (!Number.isInteger(n)) throw errors.illegalArgument(`Failed to parse value [${String(v)}] for setting [${key}]`);
+  // Integer settings are Java ints: a value past Integer.MAX_VALUE does not parse either.
+  if (!Number.isInteger(n) || n > 2_147_483_647) throw errors.illegalArgument(`Failed to parse value [${String(v)}] for setting [${key}]`);
   if (n < min) throw errors.illegalArgument(`Failed to parse value [${n}] for setting [${key}] must be >= ${min}`);
   return n;
 }

@@ -1,4 +1,7 @@
-import { errors } from './errors.js';
+import { compileDateFormat, DEFAULT_DATE_FORMAT, isDetectedDate, parseDate, type DateFormat } from './date-format.js';
+import { errors, SearchError } from './errors.js';
+
+export { parseDate };
 
 /**
  * Index mappings: the field types we index, the explicit `mappings` of `PUT /<index>`, and
@@ -27,6 +30,8 @@ export interface FieldDef {
   readonly index: boolean;
   /** text: fielddata enabled (allows sorting). */
   readonly fielddata: boolean;
+  /** date: the mapping's `format` (default `strict_date_optional_time||epoch_millis`), compiled. */
+  readonly dateFormat?: DateFormat;
 }
 
 export type Dynamic = true | false | 'strict';
@@ -78,6 +83,20 @@ export class Mappings {
     return new Mappings(properties, fields, dynamic, dateDetection);
   }
 
+  /**
+   * A mapping the store saved. Versions before date formats were compiled saved any `format`
+   * unchecked: if one does not compile now, the index loads with its dates read as those versions
+   * read them (see withoutDateFormats) rather than not at all.
+   */
+  static parseStored(raw: unknown): Mappings {
+    try {
+      return Mappings.parse(raw);
+    } catch (e) {
+      if (!(e instanceof SearchError)) throw e;
+      return Mappings.parse(withoutFormats(raw));
+    }
+  }
+
   field(path: string): FieldDef | undefined {
     return this.fields.get(path);
   }
@@ -102,6 +121,20 @@ export class Mappings {
     return new Mappings(properties, fields, this.dynamic, this.dateDetection);
   }
 
+  /**
+   * The same fields with dates read as versions before formats were honoured read them (ISO or
+   * epoch milliseconds, whatever `format` says): how a stored document the format now refuses is
+   * re-read, so that a restart never loses a document an earlier version acknowledged.
+   */
+  withoutDateFormats(): Mappings {
+    const fields = new Map<string, FieldDef>();
+    for (const [path, def] of this.fields) {
+      if (def.dateFormat === undefined) fields.set(path, def);
+      else fields.set(path, { ...def, dateFormat: undefined });
+    }
+    return new Mappings(this.properties, fields, this.dynamic, this.dateDetection);
+  }
+
   /** The body of GET /<index>/_mapping for this index. */
   toJSON(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
@@ -111,6 +144,58 @@ export class Mappings {
     out.properties = this.properties;
     return out;
   }
+}
+
+// The parameters ES 8's field mappers accept, by type; any other key is refused at creation.
+const COMMON_PARAMS = ['type', 'fields', 'copy_to', 'meta', 'boost', 'store', 'index', 'doc_values', 'script', 'on_script_error', 'similarity'];
+const TEXT_PARAMS = ['analyzer', 'search_analyzer', 'search_quote_analyzer', 'eager_global_ordinals', 'fielddata', 'fielddata_frequency_filter',
+  'index_options', 'index_phrases', 'index_prefixes', 'norms', 'position_increment_gap', 'term_vector'];
+const KEYWORD_PARAMS = ['eager_global_ordinals', 'ignore_above', 'index_options', 'norms', 'null_value', 'normalizer', 'split_queries_on_whitespace',
+  'time_series_dimension', 'value'];
+const NUMERIC_PARAMS = ['coerce', 'ignore_malformed', 'null_value', 'time_series_dimension', 'time_series_metric', 'scaling_factor'];
+const DATE_PARAMS = ['format', 'locale', 'ignore_malformed', 'null_value'];
+const BOOLEAN_PARAMS = ['null_value', 'ignore_malformed'];
+
+function paramsOf(type: string): readonly string[] | undefined {
+  if (TEXT_TYPES.has(type)) return TEXT_PARAMS;
+  if (KEYWORD_TYPES.has(type)) return KEYWORD_PARAMS;
+  if (NUMERIC_TYPES.has(type)) return NUMERIC_PARAMS;
+  if (type === 'date' || type === 'date_nanos') return DATE_PARAMS;
+  if (type === 'boolean') return BOOLEAN_PARAMS;
+  return undefined;
+}
+
+/**
+ * Refuses field mapping parameters ES does not know for the field's type, with ES's
+ * "unknown parameter [p] on mapper [f] of type [t]". For mappings a request brings (create index,
+ * put mapping); stored mappings are not re-checked, so an index created before stays loadable.
+ */
+export function checkMappingParameters(raw: unknown): void {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return;
+  const obj = raw as Record<string, unknown>;
+  const root = obj._doc !== undefined && Object.keys(obj).length === 1 ? (obj._doc as Record<string, unknown>) : obj;
+  const walk = (properties: unknown): void => {
+    if (properties === null || typeof properties !== 'object' || Array.isArray(properties)) return;
+    for (const [name, def] of Object.entries(properties as Record<string, unknown>)) {
+      if (def === null || typeof def !== 'object' || Array.isArray(def)) continue;
+      const d = def as Record<string, unknown>;
+      const type = d.type;
+      if (type === undefined || type === 'object' || type === 'nested') {
+        walk(d.properties);
+        continue;
+      }
+      const known = typeof type === 'string' ? paramsOf(type) : undefined;
+      if (known === undefined) continue;
+      for (const key of Object.keys(d)) {
+        if (!COMMON_PARAMS.includes(key) && !known.includes(key)) {
+          const reason = `unknown parameter [${key}] on mapper [${name}] of type [${String(type)}]`;
+          throw errors.mapperParsing(reason, `Failed to parse mapping: ${reason}`);
+        }
+      }
+      if (d.fields !== null && typeof d.fields === 'object') walk(d.fields);
+    }
+  };
+  walk(root.properties);
 }
 
 function parseDynamic(v: unknown): Dynamic {
@@ -162,6 +247,15 @@ function toField(path: string, name: string, type: string, def: Record<string, u
     throw errors.mapperParsing(reason, `Failed to parse mapping: ${reason}`);
   }
   const ignoreAbove = typeof def.ignore_above === 'number' ? def.ignore_above : undefined;
+  let dateFormat: DateFormat | undefined;
+  if (kind === 'date' && def.format !== undefined) {
+    try {
+      dateFormat = compileDateFormat(String(def.format));
+    } catch (e) {
+      const reason = `Error parsing [format] on field [${name}]: ${(e as Error).message}`;
+      throw errors.mapperParsing(reason, `Failed to parse mapping: ${reason}`);
+    }
+  }
   return {
     path,
     kind,
@@ -170,11 +264,22 @@ function toField(path: string, name: string, type: string, def: Record<string, u
     ignoreAbove,
     index: def.index !== false && def.index !== 'false',
     fielddata: def.fielddata === true,
+    ...(dateFormat === undefined ? {} : { dateFormat }),
   };
 }
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}(?::\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
-const SLASH_DATE = /^\d{4}\/\d{2}\/\d{2}(?: \d{2}:\d{2}:\d{2})?(?: ?(?:Z|[+-]\d{2}:?\d{2}))?$/;
+/** The format a date field parses with, as ES names it in its errors. */
+export function dateFormatText(def: FieldDef): string {
+  return def.dateFormat?.text ?? DEFAULT_DATE_FORMAT;
+}
+
+/**
+ * Epoch milliseconds of a value for a date field, with the field's own `format` (or ES's default);
+ * undefined when the value does not parse. What indexing and queries on the field should use.
+ */
+export function parseDateFor(def: FieldDef, value: unknown): number | undefined {
+  return def.dateFormat === undefined ? parseDate(value) : def.dateFormat.parse(value);
+}
 
 /** The mapping ES's dynamic mapping gives a JSON value, or undefined for null/empty arrays. */
 export function dynamicMappingFor(value: unknown, dateDetection: boolean): Record<string, unknown> | undefined {
@@ -188,7 +293,7 @@ export function dynamicMappingFor(value: unknown, dateDetection: boolean): Recor
   }
   switch (typeof value) {
     case 'string':
-      if (dateDetection && (ISO_DATE.test(value) || SLASH_DATE.test(value)) && parseDate(value) !== undefined) return { type: 'date' };
+      if (dateDetection && isDetectedDate(value)) return { type: 'date' };
       return { type: 'text', fields: { keyword: { type: 'keyword', ignore_above: 256 } } };
     case 'number':
       return { type: Number.isInteger(value) ? 'long' : 'float' };
@@ -197,27 +302,6 @@ export function dynamicMappingFor(value: unknown, dateDetection: boolean): Recor
     default:
       return undefined; // objects are walked by the caller
   }
-}
-
-/**
- * Parses a date the way `strict_date_optional_time||epoch_millis` does: ISO 8601 with an optional
- * time and zone (no zone means UTC, unlike JS's Date.parse), or epoch milliseconds. Returns epoch
- * milliseconds, or undefined when the value is not a date.
- */
-export function parseDate(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? Math.trunc(value) : undefined;
-  if (typeof value !== 'string') return undefined;
-  if (/^-?\d+$/.test(value) && !ISO_DATE.test(value)) return Number(value);
-  let s = value.trim();
-  if (SLASH_DATE.test(s)) s = s.replace(/\//g, '-').replace(' ', 'T');
-  if (!ISO_DATE.test(s)) return undefined;
-  s = s.replace(' ', 'T').replace(',', '.');
-  const hasTime = s.includes('T');
-  const hasZone = /(?:Z|[+-]\d{2}:?\d{2}|[+-]\d{2})$/.test(s.slice(10));
-  if (hasTime && !hasZone) s += 'Z';
-  if (hasTime && /T\d{2}$/.test(s.replace(/Z$/, ''))) s = s.replace(/T(\d{2})(Z?)$/, 'T$1:00$2');
-  const ms = Date.parse(s);
-  return Number.isNaN(ms) ? undefined : ms;
 }
 
 /** Coerces a numeric value as ES does with `coerce: true`; undefined when it is not a number. */
@@ -235,4 +319,15 @@ export function parseBool(value: unknown): boolean | undefined {
   if (value === true || value === 'true') return true;
   if (value === false || value === 'false' || value === '') return false;
   return undefined;
+}
+
+/** A copy of a raw mapping without the `format` of its date fields (at any depth, multi-fields too). */
+function withoutFormats(raw: unknown): unknown {
+  if (Array.isArray(raw)) return raw.map(withoutFormats);
+  if (raw === null || typeof raw !== 'object') return raw;
+  const out: Record<string, unknown> = {};
+  const obj = raw as Record<string, unknown>;
+  const isDate = obj.type === 'date' || obj.type === 'date_nanos';
+  for (const [k, v] of Object.entries(obj)) if (!(isDate && k === 'format')) out[k] = withoutFormats(v);
+  return out;
 }

@@ -63,7 +63,8 @@ export function fastMatchField(query: Query, mappings: Mappings, index: Inverted
  * of hits counted exactly (track_total_hits; 0 when not tracked). Returns undefined when the query
  * has no tokens (zero_terms_query applies: the general path handles it). Windows with from + size
  * above `maxWindow` (default: no bound) are not selected with the heap, which pays log(k) per
- * accepted hit, but by scoring every document term at a time and selecting by score buckets.
+ * accepted hit, but by scoring documents term at a time (only those that can reach the window when
+ * the terms' bounds allow it, see deepWindow) and selecting by score buckets.
  */
 export function matchTopK(
   query: Extract<Query, { kind: 'match' }>,
@@ -98,7 +99,9 @@ export function matchTopK(
   });
   // A deep window: every document is scored anyway, so term at a time into dense accumulators
   // (no merge of cursors, no heap of log(k) per hit), then a selection of the window.
-  if (from + size > maxWindow) return deepWindow(terms, live, norms, cache, arena, from, size, limit);
+  if (from + size > maxWindow) {
+    return deepWindow(terms, live, norms, cache, arena, from, size, limit, maxDocFreq);
+  }
   // The total: more than the limit when one term alone exceeds it, else one cheap pass over the
   // ordinals (no scoring), so that scoring can skip what cannot enter the window.
   const total = maxDocFreq > limit ? limit + 1 : terms.length === 1 ? maxDocFreq : countUnion(terms, live, arena);
@@ -245,39 +248,146 @@ function termScore(t: Term, p: number, norm: number, cache: Float32Array): numbe
  * sums its float term scores in double in query order (`terms` are still in query order), as
  * unionSum does, rounded to float once; the documents come out in first-seen order, which the
  * selection does not need sorted (its order breaks ties on the ordinal itself).
+ *
+ * With several terms, not every document is scored at first (MaxScore applied term at a time): the
+ * terms with the smallest score bounds are "non-essential" as long as the others (essential) still
+ * hold PRUNE_MARGIN × (from + size) documents. The documents of the essential terms are scored
+ * first, each with all of its terms; a document of the non-essential terms alone scores at most P,
+ * the sum of their bounds. When at least from + size scored documents score strictly above P, the
+ * first from + size of the whole order are all among them, in the same order (a tie with an unscored
+ * document can only happen at or below P), and so is the best score: the rest is never scored.
+ * Otherwise the documents of the non-essential terms alone are scored too, and the answer is the
+ * full one: the guess only decides how much work is saved.
  */
-function deepWindow(terms: readonly Term[], live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena, from: number, size: number, limit: number): TopK {
+function deepWindow(
+  terms: readonly Term[],
+  live: Uint8Array,
+  norms: Uint8Array,
+  cache: Float32Array,
+  arena: ScratchArena,
+  from: number,
+  size: number,
+  limit: number,
+  maxDocFreq: number,
+): TopK {
+  const end = from + size;
+  const byBound = terms.slice().sort((a, b) => a.bound - b.bound || a.order - b.order);
+  // byBound[0, first) are non-essential.
+  let first = byBound.length;
+  let essentialDocs = 0;
+  while (first > 0 && essentialDocs < PRUNE_MARGIN * end) {
+    const t = byBound[--first] as Term;
+    essentialDocs += t.store.docFreq(t.id);
+  }
   const { marks, stamp } = arena.marks(live.length);
   const acc = arena.dense64(live.length);
   let cap = 0;
   for (const t of terms) cap += t.length;
   const seen = arena.int32(cap);
+  const scores = arena.float32(cap);
   let count = 0;
-  for (const t of terms) {
-    const ps = t.postings;
-    for (let i = 0; i < t.length; i++) {
-      const p = ps[i] as number;
-      const d = p >>> FREQ_BITS;
-      if (live[d] !== 1) continue;
-      const s = termScore(t, p, norms[d] as number, cache);
-      if (marks[d] !== stamp) {
-        marks[d] = stamp;
-        acc[d] = s;
-        seen[count++] = d;
-      } else acc[d] = (acc[d] as number) + s;
-    }
-  }
-  const scores = arena.float32(count);
   let best = -Infinity;
-  for (let i = 0; i < count; i++) {
-    const x = Math.fround(acc[seen[i] as number] as number);
-    scores[i] = x;
-    if (x > best) best = x;
+  let complete = true;
+  if (first === 0) {
+    for (const t of terms) {
+      const ps = t.postings;
+      for (let i = 0; i < t.length; i++) {
+        const p = ps[i] as number;
+        const d = p >>> FREQ_BITS;
+        if (live[d] !== 1) continue;
+        const s = termScore(t, p, norms[d] as number, cache);
+        if (marks[d] !== stamp) {
+          marks[d] = stamp;
+          acc[d] = s;
+          seen[count++] = d;
+        } else acc[d] = (acc[d] as number) + s;
+      }
+    }
+    for (let i = 0; i < count; i++) {
+      const x = Math.fround(acc[seen[i] as number] as number);
+      scores[i] = x;
+      if (x > best) best = x;
+    }
+  } else {
+    for (let j = first; j < byBound.length; j++) {
+      const t = byBound[j] as Term;
+      const ps = t.postings;
+      for (let i = 0; i < t.length; i++) {
+        const d = (ps[i] as number) >>> FREQ_BITS;
+        if (live[d] === 1 && marks[d] !== stamp) {
+          marks[d] = stamp;
+          acc[d] = 0;
+          seen[count++] = d;
+        }
+      }
+    }
+    // Every term in query order adds to the marked documents (0 + s is s: the same sum as above).
+    for (const t of terms) {
+      const ps = t.postings;
+      for (let i = 0; i < t.length; i++) {
+        const p = ps[i] as number;
+        const d = p >>> FREQ_BITS;
+        if (marks[d] !== stamp) continue;
+        acc[d] = (acc[d] as number) + termScore(t, p, norms[d] as number, cache);
+      }
+    }
+    let bound = 0;
+    for (let j = 0; j < first; j++) bound += (byBound[j] as Term).bound;
+    // The same slack as matchTopK's prefix sums: a float-rounded sum of term scores never exceeds it.
+    bound *= 1 + 1e-6;
+    let above = 0;
+    for (let i = 0; i < count; i++) {
+      const x = Math.fround(acc[seen[i] as number] as number);
+      scores[i] = x;
+      if (x > best) best = x;
+      if (x > bound) above++;
+    }
+    if (above < end) {
+      // Not enough: the documents of the non-essential terms alone, with a second stamp on the same
+      // marks (the first still tells the scored documents apart).
+      const again = arena.marks(live.length);
+      if (again.marks !== marks) return deepWindow(terms, live, norms, cache, arena, from, size, limit, maxDocFreq);
+      const stamp2 = again.stamp;
+      const known = count;
+      for (const t of terms) {
+        if (byBound.indexOf(t) >= first) continue;
+        const ps = t.postings;
+        for (let i = 0; i < t.length; i++) {
+          const p = ps[i] as number;
+          const d = p >>> FREQ_BITS;
+          const m = marks[d];
+          if (m === stamp || live[d] !== 1) continue;
+          const s = termScore(t, p, norms[d] as number, cache);
+          if (m !== stamp2) {
+            marks[d] = stamp2;
+            acc[d] = s;
+            seen[count++] = d;
+          } else acc[d] = (acc[d] as number) + s;
+        }
+      }
+      for (let i = known; i < count; i++) {
+        const x = Math.fround(acc[seen[i] as number] as number);
+        scores[i] = x;
+        if (x > best) best = x;
+      }
+    } else complete = false;
   }
-  const total = count > limit ? limit + 1 : count;
   const window = selectWindowByScore(seen, scores, count, from, size, (n) => arena.int32(n));
-  return { docs: Int32Array.from(window, (i) => seen[i] as number), scores: Float32Array.from(window, (i) => scores[i] as number), total, maxScore: best };
+  const docs = Int32Array.from(window, (i) => seen[i] as number);
+  const windowScores = Float32Array.from(window, (i) => scores[i] as number);
+  let total: number;
+  if (complete) total = count > limit ? limit + 1 : count;
+  else if (maxDocFreq > limit) total = limit + 1;
+  else {
+    // After the selection: countUnion takes new marks.
+    const union = countUnion(terms, live, arena);
+    total = union > limit ? limit + 1 : union;
+  }
+  return { docs, scores: windowScores, total, maxScore: best };
 }
+
+/** How many documents, as a multiple of from + size, the essential terms of deepWindow must hold. */
+const PRUNE_MARGIN = 2;
 
 /** Live documents in any of the terms' postings. */
 function countUnion(terms: readonly Term[], live: Uint8Array, arena: ScratchArena): number {

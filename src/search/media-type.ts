@@ -60,3 +60,47 @@ function parseMediaTypeSafe(h: string): MediaType | undefined {
     return undefined;
   }
 }
+
+/** The major version the server answers as (GET / says 8.17) and the oldest and newest it accepts. */
+const CURRENT_MAJOR = 8;
+const MIN_MAJOR = 7;
+const MAX_MAJOR = 9;
+
+/** The compatible-with version of a header's first vendor entry (or its first entry), or undefined. */
+function headerVersion(header: string | undefined): number | undefined {
+  if (header === undefined || header === '') return undefined;
+  const entries = header.split(',');
+  const m = entries.map((e) => /;\s*compatible-with\s*=\s*(\d+)/i.exec(e)).find((x) => x !== null);
+  return m === undefined || m === null ? undefined : Number(m[1]);
+}
+
+/**
+ * ES's check of REST API compatibility headers (RestCompatibleVersionHelper): a versioned Accept
+ * must name a version the server speaks; with a body, Content-Type must too, and both headers
+ * must be versioned alike with the same version. Throws media_type_header_exception (400).
+ */
+export function checkCompatibleVersions(accept: string | undefined, contentType: string | undefined, hasContent: boolean): void {
+  const aVersion = headerVersion(accept);
+  const cVersion = headerVersion(contentType);
+  const acceptVersion = aVersion ?? CURRENT_MAJOR;
+  const contentTypeVersion = cVersion ?? CURRENT_MAJOR;
+  const range = `either version ${MAX_MAJOR}, ${CURRENT_MAJOR} or ${MIN_MAJOR}`;
+  if (acceptVersion < MIN_MAJOR || acceptVersion > MAX_MAJOR) {
+    throw errors.mediaTypeHeader(`Accept version must be ${range}, but found ${acceptVersion}. Accept=${accept ?? 'null'}`);
+  }
+  if (!hasContent) return;
+  if (contentTypeVersion < MIN_MAJOR || contentTypeVersion > MAX_MAJOR) {
+    throw errors.mediaTypeHeader(`Content-Type version must be ${range}, but found ${contentTypeVersion}. Content-Type=${contentType ?? 'null'}`);
+  }
+  if (contentTypeVersion !== acceptVersion) {
+    throw errors.mediaTypeHeader(
+      'A compatible version is required on both Content-Type and Accept headers if either one has requested a compatible version ' +
+        `and the compatible versions must match. Accept=${accept ?? 'null'}, Content-Type=${contentType ?? 'null'}`,
+    );
+  }
+  if ((cVersion === undefined) !== (aVersion === undefined)) {
+    throw errors.mediaTypeHeader(
+      `A compatible version is required on both Content-Type and Accept headers if either one has requested a compatible version. Accept=${accept ?? 'null'}, Content-Type=${contentType ?? 'null'}`,
+    );
+  }
+}

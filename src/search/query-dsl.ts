@@ -18,7 +18,19 @@ export type Query =
   | { kind: 'multi_match'; fields: readonly FieldBoost[]; text: string; type: string; operator: Operator; msm: MinimumShouldMatch; tieBreaker: number; boost: number }
   | { kind: 'term'; field: string; value: string | number | boolean; caseInsensitive: boolean; boost: number }
   | { kind: 'terms'; field: string; values: readonly (string | number | boolean)[]; boost: number }
-  | { kind: 'range'; field: string; gt?: unknown; gte?: unknown; lt?: unknown; lte?: unknown; boost: number }
+  | {
+      kind: 'range';
+      field: string;
+      gt?: unknown;
+      gte?: unknown;
+      lt?: unknown;
+      lte?: unknown;
+      /** Date format of the bounds (`dd/MM/yyyy`, `epoch_second`, `a||b`); the field's own format when absent. */
+      format?: string;
+      /** Zone of date bounds without one (`+01:00`, `Europe/Paris`); UTC when absent. */
+      timeZone?: string;
+      boost: number;
+    }
   | { kind: 'exists'; field: string; boost: number }
   | { kind: 'ids'; values: readonly string[]; boost: number }
   | { kind: 'prefix'; field: string; value: string; boost: number }
@@ -84,16 +96,45 @@ function operator(v: unknown): Operator {
   throw errors.illegalArgument(`No enum constant org.elasticsearch.index.query.Operator.${String(v).toUpperCase()}`);
 }
 
+/** The options each one-field query accepts in its object form; ES refuses any other key. */
+const OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  match: ['query', 'analyzer', 'boost', 'fuzziness', 'prefix_length', 'max_expansions', 'operator', 'minimum_should_match', 'fuzzy_rewrite',
+    'fuzzy_transpositions', 'lenient', 'zero_terms_query', '_name', 'auto_generate_synonyms_phrase_query'],
+  match_phrase: ['query', 'analyzer', 'slop', 'zero_terms_query', 'boost', '_name'],
+  term: ['value', 'term', 'boost', '_name', 'case_insensitive'],
+  prefix: ['value', 'prefix', 'rewrite', 'case_insensitive', 'boost', '_name'],
+  range: ['from', 'to', 'include_lower', 'include_upper', 'gt', 'gte', 'lt', 'lte', 'time_zone', 'format', 'relation', 'boost', '_name'],
+};
+
 /** `{"field": value}` or `{"field": {"query": value, …}}` — the one-field shape of match, term, …. */
 function singleField(name: string, body: unknown, valueKey: string): { field: string; opts: Record<string, unknown> } {
   if (!isObject(body)) throw errors.parsing(`[${name}] query malformed, no start_object after query name`);
   const keys = Object.keys(body).filter((k) => k !== 'boost' && k !== '_name');
-  if (keys.length !== 1) {
+  if (keys.length > 1) {
     throw errors.parsing(`[${name}] query doesn't support multiple fields, found [${keys[0] ?? ''}] and [${keys[1] ?? ''}]`);
   }
-  const field = keys[0] as string;
+  const field = keys[0];
+  // ES builds the query with what it found and lets the builder object to what is missing.
+  if (field === undefined) {
+    if (name === 'match' || name === 'match_phrase') throw errors.parsing('No text specified for text query');
+    throw errors.illegalArgument('field name is null or empty');
+  }
   const v = body[field];
+  if (Array.isArray(v) && (name === 'term' || name === 'prefix')) throw errors.parsing(`[${name}] query does not support array of values`);
+  // range only has an object form: a bare value is an unknown key of the range query itself.
+  if (name === 'range' && !isObject(v)) throw errors.parsing(`[range] query does not support [${field}]`);
+  const allowed = OPTIONS[name];
+  if (isObject(v) && allowed !== undefined) {
+    for (const k of Object.keys(v)) if (!allowed.includes(k)) throw errors.parsing(`[${name}] query does not support [${k}]`);
+  }
   const opts = isObject(v) ? { ...v } : { [valueKey]: v };
+  if (opts[valueKey] === undefined && name === 'term' && opts.term !== undefined) opts.value = opts.term;
+  if (opts[valueKey] === undefined && name === 'prefix' && opts.prefix !== undefined) opts.value = opts.prefix;
+  if (Array.isArray(opts.value) && name === 'term') {
+    throw errors.parsing(
+      '[term] query does not support arrays for value - use a bool query with multiple term clauses in the should section or use a Terms query if scoring is not required',
+    );
+  }
   if (opts.boost === undefined && body.boost !== undefined) opts.boost = body.boost;
   return { field, opts };
 }
@@ -135,7 +176,7 @@ export function parseQuery(raw: unknown): Query {
       return { kind: 'match_none' };
     case 'match': {
       const { field, opts } = singleField(name, body, 'query');
-      if (opts.query === undefined) throw errors.parsing(`[match] requires query value`);
+      if (opts.query === undefined || opts.query === null) throw errors.parsing('No text specified for text query');
       return {
         kind: 'match',
         field,
@@ -166,6 +207,7 @@ export function parseQuery(raw: unknown): Query {
     }
     case 'term': {
       const { field, opts } = singleField(name, body, 'value');
+      if (opts.value === undefined || opts.value === null) throw errors.illegalArgument('value cannot be null');
       return { kind: 'term', field, value: scalar(opts.value, name), caseInsensitive: opts.case_insensitive === true, boost: boostOf(opts) };
     }
     case 'terms': {
@@ -183,6 +225,8 @@ export function parseQuery(raw: unknown): Query {
       for (const k of ['gt', 'gte', 'lt', 'lte'] as const) if (opts[k] !== undefined && opts[k] !== null) q[k] = opts[k];
       if (opts.from !== undefined && opts.from !== null) q[opts.include_lower === false ? 'gt' : 'gte'] = opts.from;
       if (opts.to !== undefined && opts.to !== null) q[opts.include_upper === false ? 'lt' : 'lte'] = opts.to;
+      if (typeof opts.format === 'string') q.format = opts.format;
+      if (typeof opts.time_zone === 'string') q.timeZone = opts.time_zone;
       return q;
     }
     case 'exists': {

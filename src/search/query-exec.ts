@@ -3,7 +3,8 @@ import { avgFieldLength, bm25, idf, normInverseCache, termWeight } from './bm25.
 import { errors } from './errors.js';
 import type { InvertedIndex, KeywordField, TextField } from './inverted-index.js';
 import { FREQ_BITS, FREQ_MASK, type PostingStore } from './posting-store.js';
-import { parseBool, parseDate, parseNumber, type FieldDef, type Mappings } from './mapping.js';
+import { DateMathError, DateMathParser } from './date-math.js';
+import { dateFormatText, parseBool, parseDateFor, parseNumber, type FieldDef, type Mappings } from './mapping.js';
 import { resolveMinimumShouldMatch, type FieldBoost, type Operator, type Query } from './query-dsl.js';
 import type { QsClause } from './query-string.js';
 import type { ScratchArena } from './scratch-arena.js';
@@ -25,7 +26,10 @@ export interface ExecContext {
   readonly sourceOf: (ord: number) => unknown;
   /** Scratch memory for intermediate hit lists; reset by the caller before each query. */
   readonly arena: ScratchArena;
+  /** Epoch milliseconds `now` stands for in date math (default: the clock when a bound is read). */
+  readonly now?: () => number;
 }
+
 
 const f = Math.fround;
 
@@ -178,10 +182,10 @@ function numericRange(ctx: ExecContext, path: string, lo: number, loInc: boolean
 }
 
 function parseFor(ctx: ExecContext, def: FieldDef, value: unknown): number {
-  const v = def.kind === 'date' ? parseDate(value) : def.kind === 'boolean' ? (parseBool(value) === undefined ? undefined : parseBool(value) ? 1 : 0) : parseNumber(value, false);
+  const v = def.kind === 'date' ? parseDateFor(def, value) : def.kind === 'boolean' ? (parseBool(value) === undefined ? undefined : parseBool(value) ? 1 : 0) : parseNumber(value, false);
   if (v === undefined) {
     const reason = def.kind === 'date'
-      ? `failed to parse date field [${String(value)}] with format [strict_date_optional_time||epoch_millis]`
+      ? `failed to parse date field [${String(value)}] with format [${dateFormatText(def)}]`
       : `failed to create query: For input string: "${String(value)}"`;
     throw errors.queryShard(ctx.indexName, reason);
   }
@@ -215,7 +219,8 @@ function termQuery(ctx: ExecContext, path: string, value: string | number | bool
 function rangeQuery(ctx: ExecContext, q: Extract<Query, { kind: 'range' }>): Hits {
   const def = ctx.mappings.field(q.field);
   if (def === undefined) return EMPTY;
-  if (def.kind === 'numeric' || def.kind === 'date' || def.kind === 'boolean') {
+  if (def.kind === 'date') return dateRange(ctx, def, q);
+  if (def.kind === 'numeric' || def.kind === 'boolean') {
     const lo = q.gt ?? q.gte;
     const hi = q.lt ?? q.lte;
     return numericRange(
@@ -237,6 +242,27 @@ function rangeQuery(ctx: ExecContext, q: Extract<Query, { kind: 'range' }>): Hit
     (hi === undefined || (q.lt !== undefined ? t < String(hi) : t <= String(hi)));
   const ids = [...field.terms.entries()].filter(([t]) => inRange(t)).map(([, id]) => id);
   return constant(...postingsUnion(ctx, field.postings, ids), f(q.boost), ctx.arena);
+}
+
+/** A range on a date field: bounds in the query's `format` (else the field's), with date math and `time_zone`. */
+function dateRange(ctx: ExecContext, def: FieldDef, q: Extract<Query, { kind: 'range' }>): Hits {
+  const format = q.format ?? dateFormatText(def);
+  const now = ctx.now?.() ?? Date.now();
+  // Compiled per query (a format compiles in microseconds); no process-wide cache.
+  const dateMath = new DateMathParser();
+  const bound = (value: unknown, roundUp: boolean): number => {
+    try {
+      return dateMath.parse(value, { format, now, roundUp, ...(q.timeZone === undefined ? {} : { timeZone: q.timeZone }) });
+    } catch (e) {
+      if (!(e instanceof DateMathError)) throw e;
+      if (e.kind === 'format') throw errors.queryShard(ctx.indexName, e.message);
+      throw errors.shardFailure(ctx.indexName, { type: 'parse_exception', reason: e.message });
+    }
+  };
+  // ES rounds gt and lte up, gte and lt down.
+  const lo = q.gt !== undefined ? bound(q.gt, true) : q.gte !== undefined ? bound(q.gte, false) : -Infinity;
+  const hi = q.lt !== undefined ? bound(q.lt, false) : q.lte !== undefined ? bound(q.lte, true) : Infinity;
+  return numericRange(ctx, def.path, lo, q.gt === undefined, hi, q.lt === undefined, q.boost);
 }
 
 function prefixQuery(ctx: ExecContext, path: string, value: string, boost: number): Hits {

@@ -2,6 +2,7 @@ import { float32ForJson } from './bm25.js';
 import { errors } from './errors.js';
 import type { Hits } from './hit-lists.js';
 import { RawJson } from './json-render.js';
+import { ShardFailures } from './shard-failures.js';
 import { fastMatchField, matchTopK } from './match-top-k.js';
 import { execute, type ExecContext } from './query-exec.js';
 import type { SearchRequest } from './search-request.js';
@@ -27,8 +28,10 @@ export interface SearchEnv {
 /**
  * Largest from + size that matchTopK answers with its bounded heap, which pays log(k) per accepted
  * hit (measured in-process on the Debian corpus: about 30 % less CPU than the general path at from 0
- * and 20 % at from 100, 50 % more at from 1000). Deeper windows score every document term at a time
- * and select by score buckets (about 40 % less than the general path at from 9,990).
+ * and 20 % at from 100, 50 % more at from 1000). Deeper windows score term at a time (skipping,
+ * with several terms, what cannot reach the window) and select by score buckets (about 40 % less
+ * than the general path at from 9,990 before that skipping). Measured again with the skipping
+ * (search-topk-probe): 0 (always deep) and 128 cost the same within noise at from 0 and 100.
  */
 const FAST_WINDOW = 128;
 
@@ -38,9 +41,6 @@ const LONG_MAX = 2 ** 63;
 /** Runs a search over the resolved indices and builds ES's response body. */
 export function runSearch(states: readonly IndexState[], req: SearchRequest, startedMs: number, env: SearchEnv): Record<string, unknown> {
   const end = req.from + req.size;
-  for (const s of states) {
-    if (end > s.settings.maxResultWindow) throw errors.resultWindowTooLarge(s.name, s.settings.maxResultWindow, end);
-  }
   const sortByScore = req.sort === undefined || (req.sort.length > 0 && req.sort[0]?.field === '_score' && req.sort[0].order === 'desc' && req.sort.length === 1);
   const scored = sortByScore || req.trackScores || (req.sort?.some((k) => k.field === '_score') ?? false);
   type Candidate = { state: IndexState; shard: number; ord: number; score: number; sortValues: SortValue[] | undefined };
@@ -48,7 +48,10 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
   let total = 0;
   let maxScore = -Infinity;
   let plan0: ReturnType<typeof planSort> | undefined;
-  states.forEach((state, shard) => {
+  const failures = new ShardFailures();
+  states.forEach(failures.guard((state, shard) => {
+    // Checked per shard, as ES does: an index over its window fails only its own shard.
+    if (end > state.settings.maxResultWindow) throw errors.resultWindowTooLarge(state.name, state.settings.maxResultWindow, end);
     const ctx = env.ctx(state);
     // The common case, a relevance-ordered `match` on one index: only the window is computed.
     if (states.length === 1 && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.searchAfter === undefined && req.query.kind === 'match') {
@@ -113,10 +116,12 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
         shard,
         ord: hits.docs[i] as number,
         score: hits.scores[i] as number,
-        sortValues: req.sort !== undefined && !sortByScore ? plan?.sortValues(i) : req.sort !== undefined ? [float32ForJson(hits.scores[i] as number)] : undefined,
+        // A lone descending _score sort is no sort at all in ES (SortBuilder drops it): no sort arrays.
+        sortValues: req.sort !== undefined && !sortByScore ? plan?.sortValues(i) : undefined,
       })),
     );
-  });
+  }));
+  failures.throwIfAllFailed(states.length);
   let page: Candidate[];
   if (perIndex.length === 1) page = perIndex[0] as Candidate[];
   else {
@@ -142,13 +147,23 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
   return {
     took: Math.max(0, Math.round(env.now() - startedMs)),
     timed_out: false,
-    _shards: { total: states.length, successful: states.length, skipped: 0, failed: 0 },
+    _shards: failures.shardsBody(states.length),
     hits: hitsBody,
   };
 }
 
-function renderHit(env: SearchEnv, state: IndexState, ord: number, score: number | null, sortValues: SortValue[] | undefined, req: SearchRequest): Record<string, unknown> {
+function renderHit(env: SearchEnv, state: IndexState, ord: number, score: number | null, sortValues: SortValue[] | undefined, req: SearchRequest): Record<string, unknown> | RawJson {
   const id = state.index.ids[ord] as string;
+  // The common hit (no sort values, whole or no _source) is written straight to JSON text: the
+  // same bytes renderJson gives for the object below, without building it and walking its keys.
+  if (sortValues === undefined && (!req.source.fetch || isIdentity(req.source))) {
+    let text = `{"_index":${JSON.stringify(state.name)},"_id":${JSON.stringify(id)}`;
+    if (req.version) text += member('_version', state.versions[ord]);
+    if (req.seqNoPrimaryTerm) text += `${member('_seq_no', state.seqNos[ord])},"_primary_term":1`;
+    text += score === null ? ',"_score":null' : member('_score', float32ForJson(score));
+    if (req.source.fetch) text += `,"_source":${env.sourceText(state, id)}`;
+    return new RawJson(`${text}}`);
+  }
   const hit: Record<string, unknown> = { _index: state.name, _id: id };
   if (req.version) hit._version = state.versions[ord];
   if (req.seqNoPrimaryTerm) {
@@ -163,6 +178,12 @@ function renderHit(env: SearchEnv, state: IndexState, ord: number, score: number
   // Long.MAX_VALUE / MIN_VALUE (missing numeric values) are not representable as JS numbers.
   if (sortValues !== undefined) hit.sort = sortValues.map((v) => (v === LONG_MAX ? new RawJson('9223372036854775807') : v === -LONG_MAX ? new RawJson('-9223372036854775808') : v));
   return hit;
+}
+
+/** `,"name":value` as JSON.stringify writes it in an object (nothing for undefined). */
+function member(name: string, value: number | undefined): string {
+  const v = JSON.stringify(value) as string | undefined;
+  return v === undefined ? '' : `,"${name}":${v}`;
 }
 
 function filterIndices(n: number, keep: (i: number) => boolean): Int32Array {

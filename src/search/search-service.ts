@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { clearParsedDoc, emptyParsedDoc, parseDocument, type ParsedDoc } from './document-parser.js';
+import { checkNoMetadataFields, clearParsedDoc, emptyParsedDoc, parseDocument, type ParsedDoc } from './document-parser.js';
 import type { DocumentStore, SourceSpan } from './document-store.js';
 import { errors, SearchError } from './errors.js';
 import { restoreIndices, saveIndices } from './index-snapshot.js';
@@ -102,9 +102,9 @@ export class SearchService {
       this.indices.clear();
     }
     for (const meta of this.store.listIndices()) {
-      const state = this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings));
+      const state = this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parseStored(meta.mappings));
       this.store.scanDocs(meta.name, (doc) => {
-        const { doc: parsed } = parseDocument(JSON.parse(doc.source), state.mappings, doc.id, this.scratchDoc);
+        const parsed = this.parseStored(state, doc.source, doc.id, this.scratchDoc);
         const ord = state.index.add(doc.id, parsed);
         clearParsedDoc(parsed);
         state.versions[ord] = doc.version;
@@ -131,7 +131,7 @@ export class SearchService {
     if (restored === undefined) return false;
     for (const meta of metas) {
       const r = restored.get(meta.name) as NonNullable<ReturnType<typeof restored.get>>;
-      const fresh = this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings), r.index);
+      const fresh = this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parseStored(meta.mappings), r.index);
       this.indices.set(meta.name, { ...fresh, versions: r.versions, seqNos: r.seqNos, nextSeqNo: r.nextSeqNo });
     }
     return true;
@@ -229,10 +229,26 @@ export class SearchService {
     const id = state.index.ids[ord] as string;
     const doc = this.store.getDoc(state.name, id);
     if (doc === undefined) return emptyParsedDoc();
-    return parseDocument(JSON.parse(doc.source), state.mappings, id).doc;
+    return this.parseStored(state, doc.source, id);
+  }
+
+  /**
+   * A stored document's fields. A date the field's `format` refuses can only come from a version
+   * that did not honour formats yet (writes are checked): it is read as that version read it,
+   * instead of failing the load (or the update or delete) of a document that was acknowledged.
+   */
+  private parseStored(state: IndexState, source: string, id: string, into?: ParsedDoc): ParsedDoc {
+    const parsed = JSON.parse(source) as unknown;
+    try {
+      return parseDocument(parsed, state.mappings, id, into).doc;
+    } catch (e) {
+      if (!(e instanceof SearchError)) throw e;
+      return parseDocument(parsed, state.mappings.withoutDateFormats(), id, into).doc;
+    }
   }
 
   private write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan): WriteOutcome {
+    checkNoMetadataFields(source);
     try {
       return this.writeParsed(state, id, source, raw, op, rawIn);
     } finally {
@@ -378,6 +394,7 @@ export class SearchService {
       index: state.index,
       mappings: state.mappings,
       sourceOf: (ord) => JSON.parse(this.store.getDoc(state.name, state.index.ids[ord] as string)?.source ?? '{}'),
+      now: this.now,
     };
   }
 

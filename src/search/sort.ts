@@ -1,7 +1,7 @@
 import { float32ForJson } from './bm25.js';
 import { errors } from './errors.js';
 import type { InvertedIndex } from './inverted-index.js';
-import { parseBool, parseDate, parseNumber, type FieldDef, type Mappings } from './mapping.js';
+import { parseBool, parseDateFor, parseNumber, type FieldDef, type Mappings } from './mapping.js';
 import type { Hits } from './query-exec.js';
 import type { SortKey } from './search-request.js';
 import type { Before } from './top-k.js';
@@ -18,6 +18,8 @@ interface KeyColumn {
   /** Numeric keys (scores, numbers, dates, booleans) or string keys (keyword); null = missing. */
   readonly values: (number | string | null)[];
   readonly numeric: boolean;
+  /** float, double, …: ES's missing value is ±Infinity (sent as a string) instead of ±Long.MAX_VALUE. */
+  readonly floating: boolean;
   readonly def: FieldDef | undefined;
 }
 
@@ -34,6 +36,16 @@ export interface SortPlan {
 
 // Long.MAX_VALUE as the nearest double (the exact text is written with RawJson).
 const LONG_MAX = 2 ** 63;
+
+// Types whose doc values sort as FLOAT or DOUBLE in ES (IndexNumericFieldData.NumericType).
+const FLOATING_TYPES = new Set(['float', 'half_float', 'double', 'scaled_float']);
+
+/** The value ES puts in place of a missing one for `_first`/`_last`: the extreme of the sort type. */
+function missingExtreme(col: KeyColumn): number {
+  const high = (col.key.order === 'asc') === !missingFirst(col.key);
+  if (col.floating) return high ? Infinity : -Infinity;
+  return high ? LONG_MAX : -LONG_MAX;
+}
 
 function missingFirst(key: SortKey): boolean {
   return key.missing === '_first';
@@ -56,7 +68,8 @@ function fieldValue(index: InvertedIndex, def: FieldDef, ord: number, key: SortK
 
 function convertMissing(def: FieldDef | undefined, v: unknown): number | string | null {
   if (def === undefined || def.kind === 'keyword') return v === null || v === undefined ? null : String(v);
-  if (def.kind === 'date') return parseDate(v) ?? null;
+  // Numbers are epoch millis as ES takes them (SearchAfterBuilder); strings go through the field's format.
+  if (def.kind === 'date') return (typeof v === 'number' ? Math.trunc(v) : parseDateFor(def, v)) ?? null;
   if (def.kind === 'boolean') {
     const b = parseBool(v);
     return b === undefined ? null : b ? 1 : 0;
@@ -79,22 +92,23 @@ export function planSort(indexName: string, index: InvertedIndex, mappings: Mapp
     const values: (number | string | null)[] = new Array(hits.length);
     if (key.field === '_score') {
       for (let i = 0; i < hits.length; i++) values[i] = hits.scores[i] as number;
-      return { key, values, numeric: true, def: undefined };
+      return { key, values, numeric: true, floating: true, def: undefined };
     }
     if (key.field === '_doc') {
       for (let i = 0; i < hits.length; i++) values[i] = hits.docs[i] as number;
-      return { key, values, numeric: true, def: undefined };
+      return { key, values, numeric: true, floating: false, def: undefined };
     }
+    if (key.field === '_id') throw errors.idFielddataDisabled(indexName);
     const def = mappings.field(key.field);
     if (def === undefined) {
       if (key.unmappedType === undefined) throw errors.noMappingForSort(indexName, key.field);
       values.fill(null);
-      return { key, values, numeric: key.unmappedType !== 'keyword', def: undefined };
+      return { key, values, numeric: key.unmappedType !== 'keyword', floating: FLOATING_TYPES.has(key.unmappedType), def: undefined };
     }
     if (def.kind === 'text' && !def.fielddata) throw errors.fielddataDisabled(indexName, key.field);
     const replacement = key.missing === undefined || key.missing === '_last' || key.missing === '_first' ? null : convertMissing(def, key.missing);
     for (let i = 0; i < hits.length; i++) values[i] = fieldValue(index, def, hits.docs[i] as number, key) ?? replacement;
-    return { key, values, numeric: def.kind !== 'keyword', def };
+    return { key, values, numeric: def.kind !== 'keyword', floating: def.kind === 'numeric' && FLOATING_TYPES.has(def.esType), def };
   });
   const before: Before = (a, b) => {
     for (const col of columns) {
@@ -109,15 +123,31 @@ export function planSort(indexName: string, index: InvertedIndex, mappings: Mapp
       if (col.key.field === '_score') return float32ForJson(v as number);
       if (v !== null) return v;
       if (!col.numeric) return null;
-      // ES returns Long.MAX_VALUE / MIN_VALUE for a missing numeric value, by sort direction.
-      const last = !missingFirst(col.key);
-      return (col.key.order === 'asc') === last ? LONG_MAX : -LONG_MAX;
+      // ES returns Long.MAX_VALUE / MIN_VALUE (integers, dates) or "Infinity" / "-Infinity"
+      // (floating point: Jackson quotes non-finite numbers) for a missing value, by direction.
+      const extreme = missingExtreme(col);
+      return Number.isFinite(extreme) ? extreme : String(extreme);
     });
+  /** A search_after value as a key of this column; numeric columns compare missing as its extreme. */
   const convert = (col: KeyColumn, v: unknown): number | string | null => {
     if (col.key.field === '_score' || col.key.field === '_doc') return Number(v);
-    if (v === null) return null;
-    if (col.numeric && (v === LONG_MAX || v === -LONG_MAX || v === String(LONG_MAX))) return null;
-    return convertMissing(col.def, v);
+    if (!col.numeric) return v === null ? null : convertMissing(col.def, v);
+    if (v === null) return missingExtreme(col);
+    if (v === 'Infinity' || v === Infinity) return Infinity;
+    if (v === '-Infinity' || v === -Infinity) return -Infinity;
+    if (v === LONG_MAX || v === String(LONG_MAX) || v === '9223372036854775807') return LONG_MAX;
+    if (v === -LONG_MAX || v === String(-LONG_MAX) || v === '-9223372036854775808') return -LONG_MAX;
+    const n = convertMissing(col.def, v);
+    if (n === null) throw errors.searchAfterValue(indexName, col.key.field, v);
+    return n;
+  };
+  const tupleKey = (col: KeyColumn, v: SortValue | undefined): number | string | null => {
+    if (!col.numeric || typeof v !== 'string') return v ?? null;
+    return v === 'Infinity' ? Infinity : v === '-Infinity' ? -Infinity : Number(v);
+  };
+  const keyOf = (col: KeyColumn, i: number): number | string | null => {
+    const v = col.values[i] as number | string | null;
+    return v === null && col.numeric ? missingExtreme(col) : v;
   };
   return {
     before,
@@ -128,7 +158,7 @@ export function planSort(indexName: string, index: InvertedIndex, mappings: Mapp
       }
       for (let k = 0; k < columns.length; k++) {
         const col = columns[k] as KeyColumn;
-        const c = cmp(col.values[i] as number | string | null, convert(col, tuple[k]), col.key);
+        const c = cmp(keyOf(col, i), convert(col, tuple[k]), col.key);
         if (c !== 0) return c > 0;
       }
       return false;
@@ -136,7 +166,8 @@ export function planSort(indexName: string, index: InvertedIndex, mappings: Mapp
     compareTuples(a, b) {
       for (let k = 0; k < columns.length; k++) {
         const col = columns[k] as KeyColumn;
-        const c = cmp(a[k] ?? null, b[k] ?? null, col.key);
+        // Tuples hold what sortValues returns: "Infinity" strings stand for numbers here.
+        const c = cmp(tupleKey(col, a[k]), tupleKey(col, b[k]), col.key);
         if (c !== 0) return c;
       }
       return 0;

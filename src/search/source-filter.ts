@@ -48,3 +48,20 @@ export function filterSource(source: unknown, filter: SourceFilter): unknown {
   };
   return walk(source, '', false);
 }
+
+/**
+ * The filter the URL parameters ask for (`_source=false|true|a,b`, `_source_includes`,
+ * `_source_excludes`), as ES reads them on the get API; includes/excludes win over `_source`.
+ */
+export function sourceFilterFromParams(params: Readonly<Record<string, string | undefined>>): SourceFilter {
+  let out: SourceFilter = { fetch: true, includes: [], excludes: [] };
+  const raw = params._source;
+  if (raw === 'false') out = { fetch: false, includes: [], excludes: [] };
+  else if (raw !== undefined && raw !== 'true' && raw !== '') out = { fetch: true, includes: raw.split(','), excludes: [] };
+  const inc = params._source_includes ?? params._source_include;
+  const exc = params._source_excludes ?? params._source_exclude;
+  if (inc !== undefined || exc !== undefined) {
+    out = { fetch: true, includes: inc !== undefined ? inc.split(',') : out.includes, excludes: exc !== undefined ? exc.split(',') : out.excludes };
+  }
+  return out;
+}

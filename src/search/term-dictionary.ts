@@ -210,8 +210,13 @@ export class TermDictionary {
     this.mask = mask;
   }
 
-  /** The id of `term`, or -1. */
+  /**
+   * The id of exactly `term`, or -1. The table compares case-folded units (tokenUnit, so that
+   * indexing can probe with raw text), but every stored term is the analyzer's lowercased text: a
+   * term that lowercasing changes is not in it, and a `term` query for "Quick" finds nothing, as in ES.
+   */
   get(term: string): number {
+    if (term.toLowerCase() !== term) return -1;
     return this.find(term, 0, term.length, hashRange(term, 0, term.length));
   }
 

@@ -127,7 +127,7 @@ function quickselect(idx: Int32Array, lo: number, hi: number, k: number, before:
 export function selectWindowByScore(docs: Int32Array, scores: Float32Array, n: number, from: number, size: number, scratch?: (n: number) => Int32Array): Int32Array {
   const end = Math.min(n, from + size);
   const before = byScore(docs, scores);
-  if (from >= end || end <= HEAP_LIMIT || end * 8 < n) return selectWindow(n, from, size, before, scratch);
+  if (from >= end || end <= HEAP_LIMIT) return selectWindow(n, from, size, before, scratch);
   const bits = new Uint32Array(scores.buffer, scores.byteOffset, n);
   let minBits = 0x7f800000;
   let maxBits = 0;

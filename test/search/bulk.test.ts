@@ -18,6 +18,14 @@ describe('bulk parser', () => {
     );
   });
 
+  it('refuses a body whose last line lacks the final newline, after the errors of earlier lines', () => {
+    const unterminated = 'The bulk request must be terminated by a newline [\\n]';
+    expect(() => parseBulk('{"index":{"_id":"1"}}\n{"n":1}', 'i')).toThrow(unterminated);
+    expect(() => parseBulk('{"delete":{"_id":"1"}}', 'i')).toThrow(unterminated);
+    expect(() => parseBulk('{"index":{"_id":"1"}}\n{"n":1}\n  ', 'i')).toThrow(unterminated);
+    expect(() => parseBulk('{"nope":{}}\n{"n":1}', 'i')).toThrow('Malformed action/metadata line [1]');
+  });
+
   it('keeps a malformed source line for the item to report', () => {
     expect(spans(parseBulk('{"index":{"_id":"1"}}\n{"n":\n', 'i'))).toEqual([{ op: 'index', index: 'i', id: '1', source: undefined, raw: '{"n":' }]);
   });
@@ -31,6 +39,11 @@ describe('bulk parser', () => {
         const body = items
           .map((it) => `${it.gap}${it.spaced ? `{ "index": {"_id": "${it.id}"} }` : `{"index":{"_id":"${it.id}"}}`}\n${it.before}{"n":${it.n}}${it.after}`)
           .join('\n') + (finalNewline ? '\n' : '');
+        // ES refuses any bytes after the last newline.
+        if (!finalNewline) {
+          expect(() => parseBulk(body, 'i')).toThrow('The bulk request must be terminated by a newline [\\n]');
+          return;
+        }
         const actions = parseBulk(body, 'i');
         expect(spans(actions)).toEqual(items.map((it) => ({ op: 'index', index: 'i', id: it.id, source: undefined, raw: `{"n":${it.n}}` })));
       }),

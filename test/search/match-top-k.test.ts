@@ -85,3 +85,38 @@ describe('matchTopK', () => {
     }
   });
 });
+
+describe('matchTopK deep windows with non-essential terms', () => {
+  // "r" is rare and weighs much (its bound is the largest), "c" is common: a deep window of
+  // "r c" first scores only the documents with "r", and has to score those with "c" alone too
+  // when too few of the former beat the bound of "c" (documents 1 and 2 lift both bounds far above
+  // what the other documents score).
+  function corpus(rare: number, strong: boolean): string[] {
+    return Array.from({ length: 4000 }, (_, i) => {
+      if (i === 1) return 'r r r r r r r r';
+      if (i === 2) return 'c c c c c c';
+      if (i % Math.floor(4000 / rare) === 0) return strong ? 'r r c x' : 'r x x x x x x x x x x x x x x x x x x';
+      return i % 3 === 0 ? 'c' : i % 3 === 1 ? 'c c x x x x x' : 'x y';
+    });
+  }
+  for (const [rare, strong] of [[2000, true], [2000, false], [400, true], [3000, true]] as const) {
+    it(`equals the general path (${rare} rare documents, ${strong ? 'strong' : 'weak'})`, () => {
+      const { index, mappings } = build(corpus(rare, strong), [0, 7, 8, 3999]);
+      for (const text of ['r c', 'c r', 'c r y', 'y c r x']) {
+        const query = parseQuery({ match: { t: text } }) as Extract<Query, { kind: 'match' }>;
+        const field = fastMatchField(query, mappings, index) as NonNullable<ReturnType<typeof fastMatchField>>;
+        const hits = execute(query, { arena: new ScratchArena(), indexName: 'i', index, mappings, sourceOf: () => ({}) });
+        let max = -Infinity;
+        for (let i = 0; i < hits.length; i++) max = Math.max(max, hits.scores[i] as number);
+        for (const [from, size, limit] of [[0, 200, 10_000], [150, 10, 10_000], [500, 10, 100], [990, 10, 10_000], [3990, 10, 10_000], [5000, 0, 10_000]] as const) {
+          const window = selectWindow(hits.length, from, size, byScore(hits.docs, hits.scores));
+          const top = matchTopK(query, field, index.live, from, size, limit, new ScratchArena(), 128) as NonNullable<ReturnType<typeof matchTopK>>;
+          expect(Array.from(top.docs)).toEqual(Array.from(window, (i) => hits.docs[i]));
+          expect(Array.from(top.scores)).toEqual(Array.from(window, (i) => hits.scores[i]));
+          expect(top.total > limit ? 'more' : top.total).toEqual(hits.length > limit ? 'more' : hits.length);
+          expect(top.maxScore).toBe(max);
+        }
+      }
+    });
+  }
+});

@@ -52,4 +52,14 @@ describe('term dictionary', () => {
     expect(words.map((w) => dict.intern(w, 0, w.length))).toEqual(words.map((_, i) => i));
     expect(words.map((w) => dict.get(w))).toEqual(words.map((_, i) => i));
   });
+
+  it('finds a term by its exact text only: stored terms are lowercase, so a term with capitals (ASCII or not) is absent', () => {
+    const dict = new TermDictionary(new PostingStore());
+    const quick = dict.intern('quick', 0, 5);
+    const enorme = dict.intern('énorme', 0, 6);
+    expect(dict.get('quick')).toBe(quick);
+    expect(dict.get('énorme')).toBe(enorme);
+    expect(dict.get('Quick')).toBe(-1);
+    expect(dict.get('Énorme')).toBe(-1);
+  });
 });

@@ -4,6 +4,7 @@ import { renderBulkResponseBytes } from '../bulk-response.js';
 import { errors } from '../errors.js';
 import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendJson, sendJsonBytes, type Params } from '../http-io.js';
 import { SearchService } from '../search-service.js';
+import { filterSource, isIdentity, sourceFilterFromParams } from '../source-filter.js';
 
 /** Document APIs: `_doc`, `_create`, `_update`, `_bulk`. */
 export async function documentRoutes(app: FastifyInstance, opts: { service: SearchService }): Promise<void> {
@@ -13,7 +14,11 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const p = req.params as Params;
     const index = p.index as string;
     const { value, text } = requiredJsonBody(req);
-    const opType = queryOf(req).op_type === 'create' ? 'create' : op;
+    const requested = queryOf(req).op_type;
+    if (requested !== undefined && requested !== 'create' && requested !== 'index') {
+      throw errors.illegalArgument(`opType must be 'create' or 'index', found: [${requested}]`);
+    }
+    const opType = requested === 'create' ? 'create' : op;
     const outcome = service.indexDoc(index, p.id, value, text, opType);
     return sendJson(req, reply, outcome.result === 'created' ? 201 : 200, SearchService.writeBody(outcome, forcedRefresh(req)));
   };
@@ -29,15 +34,30 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const id = p.id as string;
     const doc = service.getDoc(index, id);
     if (doc === undefined) return sendJson(req, reply, 404, { _index: index, _id: id, found: false });
-    return sendJson(req, reply, 200, {
-      _index: index,
-      _id: id,
-      _version: doc.version,
-      _seq_no: doc.seqNo,
-      _primary_term: 1,
-      found: true,
-      _source: JSON.parse(doc.source) as unknown,
-    });
+    const filter = sourceFilterFromParams(queryOf(req));
+    const body: Record<string, unknown> = { _index: index, _id: id, _version: doc.version, _seq_no: doc.seqNo, _primary_term: 1, found: true };
+    // ES leaves `_source` out altogether for `_source=false`.
+    if (filter.fetch) {
+      const source = JSON.parse(doc.source) as unknown;
+      body._source = isIdentity(filter) ? source : filterSource(source, filter);
+    }
+    return sendJson(req, reply, 200, body);
+  });
+  // The get-source API: the stored source alone (filtered as the get API filters it).
+  app.get('/:index/_source/:id', { exposeHeadRoute: false }, async (req, reply) => {
+    const p = req.params as Params;
+    const index = p.index as string;
+    const id = p.id as string;
+    const doc = service.getDoc(index, id);
+    if (doc === undefined) throw errors.resourceNotFound(`Document not found [${index}]/[${id}]`);
+    const filter = sourceFilterFromParams(queryOf(req));
+    const source = JSON.parse(doc.source) as unknown;
+    return sendJson(req, reply, 200, isIdentity(filter) ? source : filterSource(source, filter));
+  });
+  app.head('/:index/_source/:id', async (req, reply) => {
+    const p = req.params as Params;
+    const found = service.getDoc(p.index as string, p.id as string) !== undefined;
+    return reply.code(found ? 200 : 404).header('content-type', 'application/json').send();
   });
   app.head('/:index/_doc/:id', async (req, reply) => {
     const p = req.params as Params;
@@ -53,6 +73,8 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const p = req.params as Params;
     const { value } = requiredJsonBody(req);
     const u = (value ?? {}) as Record<string, unknown>;
+    // UpdateRequest.validate: without a script, a partial document is required.
+    if (u.doc === undefined && u.script === undefined) throw errors.actionValidation(['script or doc is missing']);
     const [item] = service.bulk([{ op: 'update', index: p.index as string, id: p.id as string, doc: u.doc, docAsUpsert: u.doc_as_upsert === true, upsert: u.upsert }]);
     if (item === undefined) throw errors.internal();
     if ('error' in item) throw item.error;

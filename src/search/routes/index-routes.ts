@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
+import { checkMappingParameters } from '../mapping.js';
 import { jsonBody, queryOf, sendJson, type Params } from '../http-io.js';
 import type { IndexState, SearchService } from '../search-service.js';
 
@@ -19,6 +20,45 @@ function settingsBody(s: IndexState): Record<string, unknown> {
   index.provided_name = s.name;
   index.version = { created: '8500003' };
   return { index };
+}
+
+/** `_cat/indices` columns ES 8.11+ prints without `h`, and the aliases `h` and `s` accept. */
+const DEFAULT_CAT_COLUMNS = ['health', 'status', 'index', 'uuid', 'pri', 'rep', 'docs.count', 'docs.deleted', 'store.size', 'pri.store.size', 'dataset.size'];
+const CAT_ALIASES: Readonly<Record<string, string>> = {
+  h: 'health', s: 'status', i: 'index', idx: 'index', id: 'uuid', p: 'pri', 'shards.primary': 'pri', r: 'rep', 'shards.replica': 'rep',
+  dc: 'docs.count', docsCount: 'docs.count', dd: 'docs.deleted', docsDeleted: 'docs.deleted', cd: 'creation.date', cds: 'creation.date.string',
+  ss: 'store.size', storeSize: 'store.size',
+};
+const KNOWN_CAT_COLUMNS = new Set([...DEFAULT_CAT_COLUMNS, 'creation.date', 'creation.date.string']);
+const RIGHT_ALIGNED = new Set(['pri', 'rep', 'docs.count', 'docs.deleted', 'creation.date', 'store.size', 'pri.store.size', 'dataset.size']);
+const NUMERIC_CAT_COLUMNS = new Set(['pri', 'rep', 'docs.count', 'docs.deleted', 'creation.date']);
+
+function catColumn(name: string): string {
+  return CAT_ALIASES[name] ?? name;
+}
+
+/** `h=a,b`: the named columns in that order; names ES does not have are left out, as ES does. */
+function catColumns(h: string): string[] {
+  return h.split(',').map((c) => catColumn(c.trim())).filter((c) => KNOWN_CAT_COLUMNS.has(c));
+}
+
+/** `s=col[:asc|:desc],…`: numeric columns compare as numbers. */
+function catOrder(spec: string): (a: Record<string, string>, b: Record<string, string>) => number {
+  const keys = spec.split(',').map((part) => {
+    const [name = '', dir] = part.trim().split(':');
+    const col = catColumn(name);
+    if (!KNOWN_CAT_COLUMNS.has(col)) throw errors.unsupportedCatSort(name);
+    return { col, desc: dir === 'desc' };
+  });
+  return (a, b) => {
+    for (const { col, desc } of keys) {
+      const x = a[col] ?? '';
+      const y = b[col] ?? '';
+      const c = NUMERIC_CAT_COLUMNS.has(col) ? Number(x) - Number(y) : x < y ? -1 : x > y ? 1 : 0;
+      if (c !== 0) return desc ? -c : c;
+    }
+    return 0;
+  };
 }
 
 /** Index management (`PUT|GET|HEAD|DELETE /<index>`, `_refresh`, `_mapping`), `_cat/indices`, `GET /`. */
@@ -70,11 +110,18 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
 
   app.put('/:index', async (req, reply) => {
     const name = (req.params as Params).index as string;
-    service.createIndex(name, jsonBody(req));
+    const body = jsonBody(req);
+    if (body !== null && typeof body === 'object') checkMappingParameters((body as Record<string, unknown>).mappings);
+    service.createIndex(name, body);
     return sendJson(req, reply, 200, { acknowledged: true, shards_acknowledged: true, index: name });
   });
   app.delete('/:index', async (req, reply) => {
-    service.deleteIndex((req.params as Params).index as string);
+    const expr = (req.params as Params).index as string;
+    // ES 8 defaults action.destructive_requires_name to true: deletes must name every index.
+    if (expr.split(',').some((part) => part.trim() === '_all' || part.includes('*'))) {
+      throw errors.illegalArgument('Wildcard expressions or all indices are not allowed');
+    }
+    service.deleteIndex(expr);
     return sendJson(req, reply, 200, { acknowledged: true });
   });
   app.head('/:index', async (req, reply) => {
@@ -93,20 +140,27 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
     for (const s of states) body[s.name] = { aliases: {}, mappings: s.mappings.toJSON(), settings: settingsBody(s) };
     return sendJson(req, reply, 200, body);
   });
-  app.get('/:index/_mapping', async (req, reply) => {
+  // Without an index: every index (the clients' getMapping/getSettings with no index).
+  const getMapping = async (req: FastifyRequest, reply: FastifyReply) => {
     const body: Record<string, unknown> = {};
     for (const s of service.resolve((req.params as Params).index)) body[s.name] = { mappings: s.mappings.toJSON() };
     return sendJson(req, reply, 200, body);
-  });
+  };
+  app.get('/_mapping', getMapping);
+  app.get('/:index/_mapping', getMapping);
   app.put('/:index/_mapping', async (req, reply) => {
-    service.putMapping((req.params as Params).index as string, jsonBody(req));
+    const body = jsonBody(req);
+    checkMappingParameters(body);
+    service.putMapping((req.params as Params).index as string, body);
     return sendJson(req, reply, 200, { acknowledged: true });
   });
-  app.get('/:index/_settings', async (req, reply) => {
+  const getSettings = async (req: FastifyRequest, reply: FastifyReply) => {
     const body: Record<string, unknown> = {};
     for (const s of service.resolve((req.params as Params).index)) body[s.name] = { settings: settingsBody(s) };
     return sendJson(req, reply, 200, body);
-  });
+  };
+  app.get('/_settings', getSettings);
+  app.get('/:index/_settings', getSettings);
 
   // Writes are visible at once, so a refresh only answers with the broadcast header.
   const refresh = async (req: FastifyRequest, reply: FastifyReply) => {
@@ -120,9 +174,15 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
 
   const cat = async (req: FastifyRequest, reply: FastifyReply) => {
     const q = queryOf(req);
-    const states = service.resolve((req.params as Params).index);
-    const rows = states.map((s) => ({
-      health: s.settings.numberOfReplicas > 0 ? 'yellow' : 'green',
+    let states = service.resolve((req.params as Params).index);
+    const health = (s: IndexState) => (s.settings.numberOfReplicas > 0 ? 'yellow' : 'green');
+    if (q.health !== undefined) {
+      const wanted = q.health.toLowerCase();
+      if (!['green', 'yellow', 'red'].includes(wanted)) throw errors.illegalArgument(`unknown cluster health status [${q.health}]`);
+      states = states.filter((s) => health(s) === wanted);
+    }
+    const rows = states.map((s): Record<string, string> => ({
+      health: health(s),
       status: 'open',
       index: s.name,
       uuid: s.uuid,
@@ -130,16 +190,23 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
       rep: String(s.settings.numberOfReplicas),
       'docs.count': String(s.index.liveCount),
       'docs.deleted': String(s.index.maxOrd - s.index.liveCount),
+      'creation.date': String(s.createdMs),
+      'creation.date.string': new Date(s.createdMs).toISOString(),
       'store.size': '0b',
       'pri.store.size': '0b',
+      'dataset.size': '0b',
     }));
-    if (q.format === 'json') return sendJson(req, reply, 200, rows);
+    const columns = q.h === undefined ? DEFAULT_CAT_COLUMNS : catColumns(q.h);
+    if (q.s !== undefined) rows.sort(catOrder(q.s));
+    if (q.format === 'json') return sendJson(req, reply, 200, rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c] ?? null]))));
     if (q.format !== undefined && q.format !== 'txt' && q.format !== 'text') throw errors.illegalArgument(`Unsupported format [${q.format}]`);
-    const headers = Object.keys(rows[0] ?? { health: 0, status: 0, index: 0, uuid: 0, pri: 0, rep: 0, 'docs.count': 0, 'docs.deleted': 0, 'store.size': 0, 'pri.store.size': 0 });
-    const table: string[][] = rows.map((r) => headers.map((h) => (r as Record<string, string>)[h] ?? ''));
-    if (q.v !== undefined && q.v !== 'false') table.unshift(headers);
-    const widths = headers.map((_, c) => Math.max(0, ...table.map((r) => (r[c] ?? '').length)));
-    const text = table.map((r) => r.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join(' ').trimEnd()).join('\n');
+    const table: string[][] = rows.map((r) => columns.map((c) => r[c] ?? ''));
+    if (q.v !== undefined && q.v !== 'false') table.unshift([...columns]);
+    const widths = columns.map((_, c) => Math.max(0, ...table.map((r) => (r[c] ?? '').length)));
+    // As ES's RestTable: numeric columns are right-aligned (header too), the last cell is not padded.
+    const line = (r: string[]) =>
+      r.map((cell, c) => (c === r.length - 1 && !RIGHT_ALIGNED.has(columns[c] ?? '') ? cell : RIGHT_ALIGNED.has(columns[c] ?? '') ? cell.padStart(widths[c] ?? 0) : cell.padEnd(widths[c] ?? 0))).join(' ');
+    const text = table.map(line).join('\n');
     return reply.code(200).header('content-type', 'text/plain; charset=UTF-8').send(table.length > 0 ? `${text}\n` : '');
   };
   app.get('/_cat/indices', cat);

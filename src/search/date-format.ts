@@ -1,0 +1,167 @@
+import { ChronoField, DateTimeFormatter, ResolverStyle, type TemporalAccessor } from '@js-joda/core';
+
+/**
+ * Elasticsearch date formats: the `format` of a `date` field's mapping and of a `range` query,
+ * written as ES writes them: built-in names (`strict_date_optional_time`, `epoch_millis`,
+ * `epoch_second`, `date`, `basic_date`, …), Java `DateTimeFormatter` patterns (`dd/MM/yyyy`,
+ * `yyyy-MM-dd HH:mm:ss`) parsed by js-joda, the port of java.time ES itself uses, and
+ * alternatives joined by `||`, tried in order. Fields a pattern leaves out default as in ES
+ * (January, the 1st, midnight, UTC).
+ */
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}(?::\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+const SLASH_DATE = /^\d{4}\/\d{2}\/\d{2}(?: \d{2}:\d{2}:\d{2})?(?: ?(?:Z|[+-]\d{2}:?\d{2}))?$/;
+
+
+/**
+ * Parses a date the way `strict_date_optional_time||epoch_millis` does: ISO 8601 with an optional
+ * time and zone (no zone means UTC, unlike JS's Date.parse), or epoch milliseconds. Returns epoch
+ * milliseconds, or undefined when the value is not a date.
+ */
+export function parseDate(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? Math.trunc(value) : undefined;
+  if (typeof value !== 'string') return undefined;
+  if (/^-?\d+$/.test(value) && !ISO_DATE.test(value)) return Number(value);
+  let s = value.trim();
+  if (SLASH_DATE.test(s)) s = s.replace(/\//g, '-').replace(' ', 'T');
+  if (!ISO_DATE.test(s)) return undefined;
+  s = s.replace(' ', 'T').replace(',', '.');
+  const hasTime = s.includes('T');
+  const hasZone = /(?:Z|[+-]\d{2}:?\d{2}|[+-]\d{2})$/.test(s.slice(10));
+  if (hasTime && !hasZone) s += 'Z';
+  if (hasTime && /T\d{2}$/.test(s.replace(/Z$/, ''))) s = s.replace(/T(\d{2})(Z?)$/, 'T$1:00$2');
+  const ms = Date.parse(s);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** Whether dynamic mapping's date detection takes a string for a date (ES's dynamic_date_formats). */
+export function isDetectedDate(value: string): boolean {
+  return (ISO_DATE.test(value) || SLASH_DATE.test(value)) && parseDate(value) !== undefined;
+}
+
+/** A compiled format: epoch milliseconds for a value, or undefined when no alternative parses it. */
+export interface DateFormat {
+  /** The format as written (`dd/MM/yyyy||epoch_millis`), for error messages. */
+  readonly text: string;
+  /**
+   * With `roundUp` (range bounds `gt` and `lte`), missing time fields take their largest value
+   * (23:59:59.999) as ES's DateMathParser does; missing month and day stay 01.
+   */
+  parse(value: unknown, roundUp?: boolean): number | undefined;
+}
+
+/** A `date` field's format when its mapping names none. */
+export const DEFAULT_DATE_FORMAT = 'strict_date_optional_time||epoch_millis';
+
+const DAY_MS = 86_400_000;
+
+type Parser = (value: unknown, roundUp: boolean) => number | undefined;
+
+const isoParser: Parser = (v, roundUp) => {
+  if (typeof v !== 'string' || /^-?\d+$/.test(v.trim())) return undefined;
+  const ms = parseDate(v);
+  if (ms === undefined || !roundUp) return ms;
+  // What the text leaves out of hh:mm:ss.SSS, filled with its maximum.
+  const time = /[T ](\d{2})(?::(\d{2})(?::(\d{2})([.,]\d+)?)?)?/.exec(v.trim().slice(10));
+  if (time === null) return ms + DAY_MS - 1;
+  if (time[2] === undefined) return ms + 3_599_999;
+  if (time[3] === undefined) return ms + 59_999;
+  return time[4] === undefined ? ms + 999 : ms;
+};
+
+function epochParser(unitMs: number): Parser {
+  return (v) => {
+    const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+(?:\.\d+)?$/.test(v.trim()) ? Number(v) : NaN;
+    return Number.isFinite(n) ? Math.trunc(n * unitMs) : undefined;
+  };
+}
+
+// Built-in names whose text the ISO 8601 parser of mapping.ts reads (dates with optional time and zone).
+const ISO_NAMES = [
+  'strict_date_optional_time', 'date_optional_time', 'strict_date_optional_time_nanos', 'iso8601', 'date_time', 'strict_date_time',
+  'date_time_no_millis', 'strict_date_time_no_millis',
+];
+
+// Built-in names that are fixed patterns.
+const NAMED_PATTERNS: Readonly<Record<string, string>> = {
+  date: 'uuuu-MM-dd',
+  strict_date: 'uuuu-MM-dd',
+  year_month_day: 'uuuu-MM-dd',
+  strict_year_month_day: 'uuuu-MM-dd',
+  basic_date: 'uuuuMMdd',
+  year: 'uuuu',
+  strict_year: 'uuuu',
+  year_month: 'uuuu-MM',
+  strict_year_month: 'uuuu-MM',
+  date_hour_minute: "uuuu-MM-dd'T'HH:mm",
+  strict_date_hour_minute: "uuuu-MM-dd'T'HH:mm",
+  date_hour_minute_second: "uuuu-MM-dd'T'HH:mm:ss",
+  strict_date_hour_minute_second: "uuuu-MM-dd'T'HH:mm:ss",
+  date_hour_minute_second_millis: "uuuu-MM-dd'T'HH:mm:ss.SSS",
+  strict_date_hour_minute_second_millis: "uuuu-MM-dd'T'HH:mm:ss.SSS",
+  basic_date_time_no_millis: "uuuuMMdd'T'HHmmssXX",
+  hour_minute: 'HH:mm',
+  strict_hour_minute: 'HH:mm',
+  hour_minute_second: 'HH:mm:ss',
+  strict_hour_minute_second: 'HH:mm:ss',
+};
+
+function field(t: TemporalAccessor, f: ChronoField, dflt: number): number {
+  return t.isSupported(f) ? t.getLong(f) : dflt;
+}
+
+/** Epoch milliseconds of what a pattern parsed; undefined for impossible dates (31/02). */
+function toEpochMs(t: TemporalAccessor, roundUp: boolean): number | undefined {
+  const year = t.isSupported(ChronoField.YEAR) ? t.getLong(ChronoField.YEAR) : field(t, ChronoField.YEAR_OF_ERA, 1970);
+  const month = field(t, ChronoField.MONTH_OF_YEAR, 1);
+  const day = field(t, ChronoField.DAY_OF_MONTH, 1);
+  const hour = field(t, ChronoField.HOUR_OF_DAY, roundUp ? 23 : 0);
+  const minute = field(t, ChronoField.MINUTE_OF_HOUR, roundUp ? 59 : 0);
+  const second = field(t, ChronoField.SECOND_OF_MINUTE, roundUp ? 59 : 0);
+  const ms = Math.trunc(field(t, ChronoField.NANO_OF_SECOND, roundUp ? 999_999_999 : 0) / 1e6);
+  const d = new Date(0);
+  d.setUTCFullYear(year, month - 1, day);
+  d.setUTCHours(hour, minute, second, ms);
+  // Date rolls 31/02 over into March; java.time refuses it, and so does ES.
+  if (d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day) return undefined;
+  return d.getTime() - field(t, ChronoField.OFFSET_SECONDS, 0) * 1000;
+}
+
+function patternParser(pattern: string): Parser {
+  // STRICT as in ES: `yyyy` stays a year-of-era and day 31 of February is not moved to March.
+  const formatter = DateTimeFormatter.ofPattern(pattern).withResolverStyle(ResolverStyle.STRICT);
+  return (v, roundUp) => {
+    if (typeof v !== 'string' && typeof v !== 'number') return undefined;
+    try {
+      return toEpochMs(formatter.parse(String(v)), roundUp);
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/** Compiles a format; throws Error("Invalid format: [x]: why") for a pattern java.time would refuse. */
+export function compileDateFormat(text: string): DateFormat {
+  const parsers = text.split('||').map((raw): Parser => {
+    const name = raw.trim();
+    if (name === 'epoch_millis') return epochParser(1);
+    if (name === 'epoch_second') return epochParser(1000);
+    if (ISO_NAMES.includes(name)) return isoParser;
+    const pattern = NAMED_PATTERNS[name] ?? name;
+    try {
+      return patternParser(pattern);
+    } catch (e) {
+      throw new Error(`Invalid format: [${text}]: ${(e as Error).message}`, { cause: e });
+    }
+  });
+  return {
+    text,
+    parse(value, roundUp = false) {
+      for (const p of parsers) {
+        const ms = p(value, roundUp);
+        if (ms !== undefined) return ms;
+      }
+      return undefined;
+    },
+  };
+}

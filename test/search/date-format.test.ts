@@ -1,0 +1,77 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compileDateFormat, DEFAULT_DATE_FORMAT, parseDate } from '../../src/search/date-format.js';
+import { Mappings, dateFormatText, parseDateFor } from '../../src/search/mapping.js';
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+describe('ES date formats', () => {
+  it('parses Java patterns with ES defaults for the fields a pattern leaves out', () => {
+    expect(compileDateFormat('dd/MM/yyyy').parse('15/06/2021')).toBe(Date.UTC(2021, 5, 15));
+    expect(compileDateFormat('yyyy-MM-dd HH:mm:ss').parse('2021-06-15 10:11:12')).toBe(Date.UTC(2021, 5, 15, 10, 11, 12));
+    expect(compileDateFormat("yyyy-MM-dd'T'HH:mmXXX").parse('2021-06-15T10:00+02:00')).toBe(Date.UTC(2021, 5, 15, 8));
+    expect(compileDateFormat('yyyy').parse('2021')).toBe(Date.UTC(2021, 0, 1));
+    expect(compileDateFormat('yyyy-MM').parse('2021-06')).toBe(Date.UTC(2021, 5, 1));
+  });
+
+  it('refuses what java.time refuses: wrong shape, impossible days', () => {
+    const f = compileDateFormat('dd/MM/yyyy');
+    expect(f.parse('2021-06-15')).toBeUndefined();
+    expect(f.parse('31/02/2021')).toBeUndefined();
+    expect(f.parse('1/06/2021')).toBeUndefined();
+    expect(f.parse({})).toBeUndefined();
+  });
+
+  it('knows ES built-in names and tries || alternatives in order', () => {
+    expect(compileDateFormat('epoch_second').parse(1_600_000_000)).toBe(1_600_000_000_000);
+    expect(compileDateFormat('epoch_millis').parse('1600000000000')).toBe(1_600_000_000_000);
+    expect(compileDateFormat('basic_date').parse('20210615')).toBe(Date.UTC(2021, 5, 15));
+    expect(compileDateFormat('date').parse('2021-06-15')).toBe(Date.UTC(2021, 5, 15));
+    expect(compileDateFormat('strict_date_optional_time').parse('2021-06-15T10:00:00Z')).toBe(Date.UTC(2021, 5, 15, 10));
+    const either = compileDateFormat('dd/MM/yyyy||epoch_millis');
+    expect(either.parse('15/06/2021')).toBe(Date.UTC(2021, 5, 15));
+    expect(either.parse(86_400_000)).toBe(86_400_000);
+    expect(compileDateFormat(DEFAULT_DATE_FORMAT).parse('2021-06-15')).toBe(parseDate('2021-06-15'));
+  });
+
+  it('refuses a pattern java.time would not compile', () => {
+    expect(() => compileDateFormat('yyyy-bb')).toThrow(/^Invalid format: \[yyyy-bb\]/);
+  });
+
+  it('round-trips any day written as dd/MM/yyyy HH:mm (property)', () => {
+    const f = compileDateFormat('dd/MM/yyyy HH:mm');
+    fc.assert(
+      fc.property(fc.date({ min: new Date(Date.UTC(1000, 0, 1)), max: new Date(Date.UTC(9999, 11, 31)), noInvalidDate: true }), (d) => {
+        const ms = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes());
+        const text = `${pad(d.getUTCDate())}/${pad(d.getUTCMonth() + 1)}/${pad(d.getUTCFullYear(), 4)} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
+        expect(f.parse(text)).toBe(ms);
+      }),
+    );
+  });
+
+  it('gives a date field its mapping format; a bad format is a mapper_parsing_exception', () => {
+    const m = Mappings.parse({ properties: { day: { type: 'date', format: 'dd/MM/yyyy' }, at: { type: 'date' } } });
+    const day = m.field('day');
+    const at = m.field('at');
+    if (day === undefined || at === undefined) throw new Error('fields missing');
+    expect(parseDateFor(day, '15/06/2021')).toBe(Date.UTC(2021, 5, 15));
+    expect(parseDateFor(day, '2021-06-15')).toBeUndefined();
+    expect(dateFormatText(day)).toBe('dd/MM/yyyy');
+    expect(parseDateFor(at, '2021-06-15')).toBe(Date.UTC(2021, 5, 15));
+    expect(dateFormatText(at)).toBe('strict_date_optional_time||epoch_millis');
+    expect(() => Mappings.parse({ properties: { d: { type: 'date', format: 'yyyy-bb' } } })).toThrow(/Error parsing \[format\] on field \[d\]/);
+  });
+});
+
+describe('missing date components of gt/lte bounds', () => {
+  it('take their largest time values, as ES fills them', () => {
+    const iso = compileDateFormat(DEFAULT_DATE_FORMAT);
+    const end = Date.UTC(2021, 5, 1, 23, 59, 59, 999);
+    expect(iso.parse('2021-06-01', true)).toBe(end);
+    expect(iso.parse('2021-06-01', false)).toBe(Date.UTC(2021, 5, 1));
+    expect(iso.parse('2021-06-01T10:15', true)).toBe(Date.UTC(2021, 5, 1, 10, 15, 59, 999));
+    expect(iso.parse('2021-06-01T10:15:00.000Z', true)).toBe(Date.UTC(2021, 5, 1, 10, 15));
+    expect(compileDateFormat('dd/MM/yyyy').parse('01/06/2021', true)).toBe(end);
+    expect(iso.parse(1000, true)).toBe(1000);
+  });
+});
