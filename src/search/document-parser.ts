@@ -45,9 +45,12 @@ export class FieldValues<T> {
    * Starts over for another document, keeping the arrays (and their room) until `finish` cuts them
    * to what was added. Why not `length = 0`: V8 then drops an array's storage, and growing it again
    * from empty for every document was about a tenth of what the bulk path allocated. The value
-   * arrays handed out before are untouched (an index may keep them).
+   * arrays handed out before are untouched (an index may keep them), but no longer referenced from
+   * here: a reused instance must not keep the last document's values (maybe megabytes) alive.
    */
   clear(): void {
+    const values = this.values;
+    for (let i = 0; i < this.count; i++) values[i] = NONE;
     this.count = 0;
     this.index = undefined;
   }
@@ -74,6 +77,9 @@ export class FieldValues<T> {
   }
 }
 
+/** What a cleared FieldValues holds in place of a value list it dropped. */
+const NONE: readonly never[] = [];
+
 /** Up to this many fields of a kind per document are found by linear search. */
 const LINEAR_FIELDS = 16;
 
@@ -96,7 +102,11 @@ function finishParsedDoc(doc: ParsedDoc): ParsedDoc {
   return doc;
 }
 
-function clearParsedDoc(doc: ParsedDoc): ParsedDoc {
+/**
+ * Empties a ParsedDoc that parseDocument filled `into` once its values have been consumed, so that
+ * it holds none of them until the next document (the caller's scratch instance may live for good).
+ */
+export function clearParsedDoc(doc: ParsedDoc): ParsedDoc {
   doc.text.clear();
   doc.keyword.clear();
   doc.numeric.clear();

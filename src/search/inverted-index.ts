@@ -28,6 +28,12 @@ const MIN_BYTES_PATH = 16;
  * times its size for good. Longer values take the string path (the same tokens).
  */
 const MAX_BYTES_PATH = 1 << 13;
+/**
+ * Longest value a text field remembers for the repeat check (see TextField.repeatValue): the field
+ * holds the string until its next single value, possibly for good, so a huge one would pin its
+ * document's text. Repeated values are short (a maintainer, a section, a version).
+ */
+const MAX_REPEAT_LENGTH = 1 << 10;
 
 export { MAX_ORDINALS } from './posting-store.js';
 
@@ -113,7 +119,7 @@ export class TextField {
     const norm = length === 0 ? 0 : intToByte4(length);
     if (this.touchedFreqs.length < this.touched.length) this.touchedFreqs = new Int32Array(this.touched.length);
     this.postings.flushPending(this.touched, this.touchedCount, ord, norm, this.touchedFreqs);
-    if (single !== undefined) {
+    if (single !== undefined && single.length <= MAX_REPEAT_LENGTH) {
       const ids = this.repeatIds;
       const freqs = this.repeatFreqs;
       this.repeatIds = this.touched;
@@ -175,7 +181,13 @@ export class TextField {
     });
   }
 
+  /**
+   * `values` are the document's values as its source parses now, which may hold a field mapped
+   * after the document was indexed (PUT _mapping under dynamic: false): such a field never counted
+   * it, and must not uncount it.
+   */
   remove(ord: number, values: readonly string[]): void {
+    if (this.present[ord] !== 1) return;
     this.present[ord] = 0;
     const seen = new Set<number>();
     let length = 0;

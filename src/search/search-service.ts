@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { checkNoMetadataFields, emptyParsedDoc, parseDocument, type ParsedDoc } from './document-parser.js';
+import { checkNoMetadataFields, clearParsedDoc, emptyParsedDoc, parseDocument, type ParsedDoc } from './document-parser.js';
 import type { DocumentStore, SourceSpan } from './document-store.js';
 import { errors, SearchError } from './errors.js';
 import { restoreIndices, saveIndices } from './index-snapshot.js';
@@ -70,7 +70,8 @@ export class SearchService {
 
   /**
    * Filled by parseDocument for each document written or loaded, and consumed by InvertedIndex.add
-   * before the next (see parseDocument's `into`). Never for a document being removed (parsedOf).
+   * before the next (see parseDocument's `into`), then cleared. Never for a document being removed
+   * (parsedOf).
    */
   private readonly scratchDoc = emptyParsedDoc();
 
@@ -105,6 +106,7 @@ export class SearchService {
       this.store.scanDocs(meta.name, (doc) => {
         const parsed = this.parseStored(state, doc.source, doc.id, this.scratchDoc);
         const ord = state.index.add(doc.id, parsed);
+        clearParsedDoc(parsed);
         state.versions[ord] = doc.version;
         state.seqNos[ord] = doc.seqNo;
         if (doc.seqNo >= state.nextSeqNo) state.nextSeqNo = doc.seqNo + 1;
@@ -247,6 +249,15 @@ export class SearchService {
 
   private write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan): WriteOutcome {
     checkNoMetadataFields(source);
+    try {
+      return this.writeParsed(state, id, source, raw, op, rawIn);
+    } finally {
+      // Also when the write failed: the scratch document must not keep its values (see clearParsedDoc).
+      clearParsedDoc(this.scratchDoc);
+    }
+  }
+
+  private writeParsed(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn: SourceSpan | undefined): WriteOutcome {
     const { doc, mappings } = parseDocument(source, state.mappings, id, this.scratchDoc);
     const oldOrd = state.index.idToOrd.get(id);
     if (oldOrd !== undefined && op === 'create') {

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { emptyParsedDoc, FieldValues, parseDocument, type ParsedDoc } from '../../src/search/document-parser.js';
+import { clearParsedDoc, emptyParsedDoc, FieldValues, parseDocument, type ParsedDoc } from '../../src/search/document-parser.js';
 import { Mappings } from '../../src/search/mapping.js';
 
 const entries = <T>(f: FieldValues<T>): [string, readonly T[]][] => f.paths.map((p, i) => [p, f.values[i] as readonly T[]]);
@@ -60,5 +61,35 @@ describe('document parser', () => {
       expect(doc).toBe(reused);
       expect(all(doc)).toEqual(fresh);
     }
+  });
+
+  it('fills a reused ParsedDoc as a new one for any run of documents (many fields, arrays, objects, refused ones), and a cleared one holds no values', () => {
+    const all = (d: ParsedDoc) => [entries(d.text), entries(d.keyword), entries(d.numeric), d.text.size, d.keyword.size, d.numeric.size];
+    const key = fc.constantFrom('a', 'b', 'c.d', 'n', 'd', 'k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8', 'k9', 'é', '');
+    const leaf = fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.constant('12'), fc.boolean(), fc.constant(null), fc.constant('2024-01-02'));
+    const value = fc.letrec<{ v: unknown }>((tie) => ({ v: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(key, tie('v'), { maxKeys: 4 })) })).v;
+    const source = fc.dictionary(key, value, { maxKeys: 24 });
+    const mappings = Mappings.parse({ properties: { n: { type: 'long' }, d: { type: 'date' }, b: { type: 'boolean' } } });
+    fc.assert(
+      fc.property(fc.array(source, { maxLength: 6 }), (docs) => {
+        const reused = emptyParsedDoc();
+        for (const doc of docs) {
+          let fresh: unknown;
+          try {
+            fresh = all(parseDocument(doc, mappings, 'x').doc);
+          } catch (e) {
+            expect(() => parseDocument(doc, mappings, 'x', reused)).toThrow((e as Error).message);
+            continue;
+          }
+          expect(all(parseDocument(doc, mappings, 'x', reused).doc)).toEqual(fresh);
+        }
+        clearParsedDoc(reused);
+        for (const f of [reused.text, reused.keyword, reused.numeric]) {
+          expect(f.size).toBe(0);
+          expect(f.values.every((v) => v.length === 0)).toBe(true);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
