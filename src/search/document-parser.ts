@@ -1,5 +1,5 @@
 import { errors } from './errors.js';
-import { dateFormatText, dynamicMappingFor, parseBool, parseDateFor, parseNumber, type FieldDef, type Mappings } from './mapping.js';
+import { dateFormatText, dynamicMappingFor, parseBool, parseDateFor, parseNumber, parseStoredDateFor, type FieldDef, type Mappings } from './mapping.js';
 
 /**
  * Values of one kind by field path, in the order the paths were first seen. A document has a
@@ -68,20 +68,22 @@ export interface ParseResult {
 /**
  * Flattens a document's `_source` into field values according to the mappings, adding dynamic
  * mappings for new fields (or refusing them under `dynamic: strict`). Throws
- * document_parsing_exception when a value does not fit its field's type.
+ * document_parsing_exception when a value does not fit its field's type. `stored`: the document
+ * comes from the store (load, the old version of a rewritten document), where dates are read as
+ * parseStoredDateFor reads them.
  */
-export function parseDocument(source: unknown, mappings: Mappings, id: string): ParseResult {
+export function parseDocument(source: unknown, mappings: Mappings, id: string, stored = false): ParseResult {
   if (source === null || typeof source !== 'object' || Array.isArray(source)) {
     throw errors.documentParsing('[1:1] failed to parse: source is not an object', { type: 'not_x_content_exception', reason: 'Compressor detection can only be called on some xContent bytes or compressed xContent bytes' });
   }
   // Usually every field is mapped already: one pass. Otherwise find the dynamic additions first.
   const first = emptyParsedDoc();
-  if (collectValues(source as Record<string, unknown>, '', mappings, first, id)) return { doc: first, mappings };
+  if (collectValues(source as Record<string, unknown>, '', mappings, first, id, stored)) return { doc: first, mappings };
   const additions = new Map<string, unknown>();
   walk(source as Record<string, unknown>, '', mappings, additions);
   const effective = mappings.withAdditions(additions);
   const doc = emptyParsedDoc();
-  collectValues(source as Record<string, unknown>, '', effective, doc, id);
+  collectValues(source as Record<string, unknown>, '', effective, doc, id, stored);
   return { doc, mappings: effective };
 }
 
@@ -112,7 +114,7 @@ function objectsIn(value: unknown): Record<string, unknown>[] {
 const NO_VALUES: readonly unknown[] = [];
 
 /** Adds the values of mapped fields to `doc`; false when a field needs a dynamic mapping first. */
-function collectValues(obj: Record<string, unknown>, prefix: string, mappings: Mappings, doc: ParsedDoc, id: string): boolean {
+function collectValues(obj: Record<string, unknown>, prefix: string, mappings: Mappings, doc: ParsedDoc, id: string, stored: boolean): boolean {
   let complete = true;
   for (const key in obj) {
     const value = obj[key];
@@ -120,7 +122,7 @@ function collectValues(obj: Record<string, unknown>, prefix: string, mappings: M
     if (value !== null && typeof value === 'object') {
       const objects = objectsIn(value);
       if (objects.length > 0) {
-        for (const o of objects) if (!collectValues(o, `${path}.`, mappings, doc, id)) complete = false;
+        for (const o of objects) if (!collectValues(o, `${path}.`, mappings, doc, id, stored)) complete = false;
         continue;
       }
     }
@@ -130,9 +132,9 @@ function collectValues(obj: Record<string, unknown>, prefix: string, mappings: M
       continue;
     }
     const leaves = Array.isArray(value) ? value.flat(Infinity).filter((v) => v !== null && v !== undefined) : value === null || value === undefined ? NO_VALUES : [value];
-    addValues(field, leaves, doc, id);
+    addValues(field, leaves, doc, id, stored);
     const subs = mappings.subfields.get(path);
-    if (subs !== undefined) for (const sub of subs) addValues(sub, leaves, doc, id);
+    if (subs !== undefined) for (const sub of subs) addValues(sub, leaves, doc, id, stored);
   }
   return complete;
 }
@@ -145,7 +147,7 @@ function fail(field: FieldDef, id: string, value: unknown, cause: { type: string
   );
 }
 
-function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, id: string): void {
+function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, id: string, stored: boolean): void {
   if (!field.index) return;
   switch (field.kind) {
     case 'text': {
@@ -193,7 +195,7 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
     case 'date': {
       const out: number[] = [];
       for (const v of leaves) {
-        const ms = parseDateFor(field, v);
+        const ms = stored ? parseStoredDateFor(field, v) : parseDateFor(field, v);
         if (ms === undefined) {
           fail(field, id, v, { type: 'illegal_argument_exception', reason: `failed to parse date field [${String(v)}] with format [${dateFormatText(field)}]` });
         }

@@ -11,8 +11,10 @@ import { InvertedIndex } from './inverted-index.js';
 /**
  * Version of the layout (the index classes' snapshot()); a snapshot of another one is ignored.
  * 2: a posting list's record keeps its write position and block end instead of tail and fill.
+ * 3: date values honour the field's mapping format (a format-2 snapshot holds them as ISO 8601 or
+ *    epoch millis read them, e.g. epoch_second values as millis): rebuilt from the documents once.
  */
-export const SNAPSHOT_FORMAT = 2;
+export const SNAPSHOT_FORMAT = 3;
 
 /** What a snapshot holds per index besides settings and mappings (those come from the store). */
 export interface IndexSnapshotState {

@@ -62,8 +62,13 @@ export class Mappings {
     return new Mappings({}, new Map(), true, true);
   }
 
-  /** Parses the `mappings` object of `PUT /<index>`; throws mapper_parsing_exception. */
-  static parse(raw: unknown): Mappings {
+  /**
+   * Parses the `mappings` object of `PUT /<index>`; throws mapper_parsing_exception. With `stored`
+   * (a mapping read back from the store), a date `format` that does not compile is not an error:
+   * versions before formats were honoured stored any text there, and the field keeps parsing its
+   * dates with ES's default format as they did.
+   */
+  static parse(raw: unknown, stored = false): Mappings {
     if (raw == null) return Mappings.empty();
     if (typeof raw !== 'object' || Array.isArray(raw)) throw errors.mapperParsing('Failed to parse mapping: Expected map for property [mappings]');
     const obj = { ...(raw as Record<string, unknown>) };
@@ -79,7 +84,7 @@ export class Mappings {
       }
     }
     const fields = new Map<string, FieldDef>();
-    collect(properties, '', fields);
+    collect(properties, '', fields, stored);
     return new Mappings(properties, fields, dynamic, dateDetection);
   }
 
@@ -103,7 +108,9 @@ export class Mappings {
       props[parts[parts.length - 1] as string] = def;
     }
     const fields = new Map<string, FieldDef>();
-    collect(properties, '', fields);
+    // Lenient: the existing properties were checked when they came in (or are stored ones), and
+    // additions are dynamic mappings or a put mapping body Mappings.parse has checked.
+    collect(properties, '', fields, true);
     return new Mappings(properties, fields, this.dynamic, this.dateDetection);
   }
 
@@ -177,7 +184,7 @@ function parseDynamic(v: unknown): Dynamic {
   throw errors.mapperParsing(`Failed to parse mapping: Could not convert [dynamic] to boolean`);
 }
 
-function collect(properties: Record<string, unknown>, prefix: string, out: Map<string, FieldDef>): void {
+function collect(properties: Record<string, unknown>, prefix: string, out: Map<string, FieldDef>, stored: boolean): void {
   for (const [name, rawDef] of Object.entries(properties)) {
     const path = prefix + name;
     if (rawDef == null || typeof rawDef !== 'object' || Array.isArray(rawDef)) {
@@ -189,10 +196,10 @@ function collect(properties: Record<string, unknown>, prefix: string, out: Map<s
     if (OBJECT_TYPES.has(type)) {
       const sub = def.properties ?? {};
       if (typeof sub !== 'object' || Array.isArray(sub)) throw errors.mapperParsing(`Expected map for property [properties] on field [${name}]`);
-      collect(sub as Record<string, unknown>, `${path}.`, out);
+      collect(sub as Record<string, unknown>, `${path}.`, out, stored);
       continue;
     }
-    const field = toField(path, name, type, def);
+    const field = toField(path, name, type, def, stored);
     out.set(path, field);
     const multi = def.fields;
     if (multi !== undefined) {
@@ -201,13 +208,13 @@ function collect(properties: Record<string, unknown>, prefix: string, out: Map<s
         const subDef = (subRaw ?? {}) as Record<string, unknown>;
         const subType = subDef.type;
         if (typeof subType !== 'string') throw errors.mapperParsing(`No type specified for field [${subName}]`, `Failed to parse mapping: No type specified for field [${subName}]`);
-        out.set(`${path}.${subName}`, toField(`${path}.${subName}`, subName, subType, subDef));
+        out.set(`${path}.${subName}`, toField(`${path}.${subName}`, subName, subType, subDef, stored));
       }
     }
   }
 }
 
-function toField(path: string, name: string, type: string, def: Record<string, unknown>): FieldDef {
+function toField(path: string, name: string, type: string, def: Record<string, unknown>, stored: boolean): FieldDef {
   let kind: FieldType;
   if (TEXT_TYPES.has(type)) kind = 'text';
   else if (KEYWORD_TYPES.has(type)) kind = 'keyword';
@@ -224,6 +231,7 @@ function toField(path: string, name: string, type: string, def: Record<string, u
     try {
       dateFormat = compileDateFormat(String(def.format));
     } catch (e) {
+      if (stored) return toField(path, name, type, { ...def, format: undefined }, stored);
       const reason = `Error parsing [format] on field [${name}]: ${(e as Error).message}`;
       throw errors.mapperParsing(reason, `Failed to parse mapping: ${reason}`);
     }
@@ -251,6 +259,15 @@ export function dateFormatText(def: FieldDef): string {
  */
 export function parseDateFor(def: FieldDef, value: unknown): number | undefined {
   return def.dateFormat === undefined ? parseDate(value) : def.dateFormat.parse(value);
+}
+
+/**
+ * parseDateFor for a document read back from the store: a value the field's format refuses is
+ * read as the versions before formats read it (ISO 8601 or epoch millis), since such a document
+ * was accepted then and must still load, be deleted and be updated.
+ */
+export function parseStoredDateFor(def: FieldDef, value: unknown): number | undefined {
+  return parseDateFor(def, value) ?? (def.dateFormat === undefined ? undefined : parseDate(value));
 }
 
 /** The mapping ES's dynamic mapping gives a JSON value, or undefined for null/empty arrays. */

@@ -95,9 +95,9 @@ export class SearchService {
       this.indices.clear();
     }
     for (const meta of this.store.listIndices()) {
-      const state = this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings));
+      const state = this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings, true));
       this.store.scanDocs(meta.name, (doc) => {
-        const { doc: parsed } = parseDocument(JSON.parse(doc.source), state.mappings, doc.id);
+        const { doc: parsed } = parseDocument(JSON.parse(doc.source), state.mappings, doc.id, true);
         const ord = state.index.add(doc.id, parsed);
         state.versions[ord] = doc.version;
         state.seqNos[ord] = doc.seqNo;
@@ -123,7 +123,7 @@ export class SearchService {
     if (restored === undefined) return false;
     for (const meta of metas) {
       const r = restored.get(meta.name) as NonNullable<ReturnType<typeof restored.get>>;
-      const fresh = this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings), r.index);
+      const fresh = this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings, true), r.index);
       this.indices.set(meta.name, { ...fresh, versions: r.versions, seqNos: r.seqNos, nextSeqNo: r.nextSeqNo });
     }
     return true;
@@ -221,7 +221,7 @@ export class SearchService {
     const id = state.index.ids[ord] as string;
     const doc = this.store.getDoc(state.name, id);
     if (doc === undefined) return emptyParsedDoc();
-    return parseDocument(JSON.parse(doc.source), state.mappings, id).doc;
+    return parseDocument(JSON.parse(doc.source), state.mappings, id, true).doc;
   }
 
   private write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan): WriteOutcome {
