@@ -70,9 +70,12 @@ const isoParser: Parser = (v, roundUp) => {
 };
 
 function epochParser(unitMs: number): Parser {
-  return (v) => {
+  return (v, roundUp) => {
     const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+(?:\.\d+)?$/.test(v.trim()) ? Number(v) : NaN;
-    return Number.isFinite(n) ? Math.trunc(n * unitMs) : undefined;
+    if (!Number.isFinite(n)) return undefined;
+    // ES's epoch_second round-up parser (lte, gt) fills a missing fraction with 999,999,999 ns.
+    const fill = roundUp && unitMs === 1000 && Number.isInteger(n) ? 999 : 0;
+    return Math.trunc(n * unitMs) + fill;
   };
 }
 

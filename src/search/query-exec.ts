@@ -256,6 +256,7 @@ function dateRange(ctx: ExecContext, def: FieldDef, q: Extract<Query, { kind: 'r
     } catch (e) {
       if (!(e instanceof DateMathError)) throw e;
       if (e.kind === 'format') throw errors.queryShard(ctx.indexName, e.message);
+      if (e.kind === 'invalid') throw errors.illegalArgument(e.message);
       throw errors.shardFailure(ctx.indexName, { type: 'parse_exception', reason: e.message });
     }
   };
