@@ -18,13 +18,16 @@ const SLASH_DATE = /^\d{4}\/\d{2}\/\d{2}(?: \d{2}:\d{2}:\d{2})?(?: ?(?:Z|[+-]\d{
  * time and zone (no zone means UTC, unlike JS's Date.parse), or epoch milliseconds. Returns epoch
  * milliseconds, or undefined when the value is not a date.
  */
-export function parseDate(value: unknown): number | undefined {
+export function parseDate(value: unknown, lenient = false): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? Math.trunc(value) : undefined;
   if (typeof value !== 'string') return undefined;
   if (/^-?\d+$/.test(value) && !ISO_DATE.test(value)) return Number(value);
   let s = value.trim();
   if (SLASH_DATE.test(s)) s = s.replace(/\//g, '-').replace(' ', 'T');
   if (!ISO_DATE.test(s)) return undefined;
+  // java.time resolves STRICTly (no 2023-02-29, no 31st of a 30-day month, no hour 24) where
+  // Date.parse rolls over; `lenient` keeps the roll-over for documents stored before this check.
+  if (!lenient && !isRealDateTime(s)) return undefined;
   s = s.replace(' ', 'T').replace(',', '.');
   const hasTime = s.includes('T');
   const hasZone = /(?:Z|[+-]\d{2}:?\d{2}|[+-]\d{2})$/.test(s.slice(10));
@@ -32,6 +35,15 @@ export function parseDate(value: unknown): number | undefined {
   if (hasTime && /T\d{2}$/.test(s.replace(/Z$/, ''))) s = s.replace(/T(\d{2})(Z?)$/, 'T$1:00$2');
   const ms = Date.parse(s);
   return Number.isNaN(ms) ? undefined : ms;
+}
+
+function isRealDateTime(iso: string): boolean {
+  const year = Number(iso.slice(0, 4));
+  const month = Number(iso.slice(5, 7));
+  const day = Number(iso.slice(8, 10));
+  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return false;
+  const hour = /^.{10}[T ](\d{2})/.exec(iso)?.[1];
+  return hour === undefined || Number(hour) <= 23;
 }
 
 /** Whether dynamic mapping's date detection takes a string for a date (ES's dynamic_date_formats). */

@@ -263,11 +263,12 @@ export function parseDateFor(def: FieldDef, value: unknown): number | undefined 
 
 /**
  * parseDateFor for a document read back from the store: a value the field's format refuses is
- * read as the versions before formats read it (ISO 8601 or epoch millis), since such a document
- * was accepted then and must still load, be deleted and be updated.
+ * read as the versions before formats and strict days read it (ISO 8601 rolling 2023-02-29 over
+ * to 1 March, or epoch millis), since such a document was accepted then and must still load, be
+ * deleted and be updated.
  */
 export function parseStoredDateFor(def: FieldDef, value: unknown): number | undefined {
-  return parseDateFor(def, value) ?? (def.dateFormat === undefined ? undefined : parseDate(value));
+  return parseDateFor(def, value) ?? parseDate(value, true);
 }
 
 /** The mapping ES's dynamic mapping gives a JSON value, or undefined for null/empty arrays. */

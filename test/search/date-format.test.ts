@@ -98,3 +98,16 @@ describe('missing date components of gt/lte bounds', () => {
     expect(parseDateMath(1000, undefined, 0, true)).toBe(1000);
   });
 });
+
+// Second reader: ES's ISO parsers resolve STRICTly: no 29 February outside leap years, no 31st of
+// a 30-day month, no hour 24. Date.parse rolls such dates over into the next month or day.
+describe('ISO dates java.time refuses', () => {
+  it('refuses impossible days and hour 24 with the default format, and keeps real leap days', () => {
+    expect(parseDate('2023-02-29')).toBeUndefined();
+    expect(parseDate('2021-04-31T10:00:00Z')).toBeUndefined();
+    expect(parseDate('2021-06-15T24:00:00Z')).toBeUndefined();
+    expect(parseDate('2024-02-29')).toBe(Date.UTC(2024, 1, 29));
+    expect(parseDate('2000-02-29T23:59:59.999+01:00')).toBe(Date.UTC(2000, 1, 29, 22, 59, 59, 999));
+    expect(compileDateFormat('strict_date_optional_time').parse('2023-02-29')).toBeUndefined();
+  });
+});

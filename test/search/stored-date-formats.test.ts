@@ -45,6 +45,15 @@ describe('search: indices stored before date formats were honoured', () => {
     expect(res.json().hits.total.value).toBe(1);
   });
 
+  it('loads documents with an impossible date the default format read by rolling it over (2023-02-29)', async () => {
+    writeOld({ properties: { d: { type: 'date' } } }, { '1': { d: '2023-02-29' } });
+    const a = await start();
+    const res = await a.inject({ method: 'POST', url: '/old/_search', payload: { query: { range: { d: { gte: '2023-03-01' } } } } });
+    expect(res.json().hits.total.value).toBe(1);
+    expect((await a.inject({ method: 'DELETE', url: '/old/_doc/1' })).statusCode).toBe(200);
+    expect((await a.inject({ method: 'PUT', url: '/old/_doc/2', payload: { d: '2023-02-29' } })).statusCode).toBe(400);
+  });
+
   it('loads documents whose dates do not fit the format, and can still delete and update them', async () => {
     writeOld({ properties: { d: { type: 'date', format: 'dd/MM/yyyy' } } }, { '1': { d: '2020-01-01' }, '2': { d: 1577836800000 }, '3': { d: '02/01/2020' } });
     const a = await start();
