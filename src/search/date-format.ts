@@ -119,7 +119,34 @@ const NAMED_PATTERNS: Readonly<Record<string, string>> = {
   strict_hour_minute: 'HH:mm',
   hour_minute_second: 'HH:mm:ss',
   strict_hour_minute_second: 'HH:mm:ss',
+  // The rest of ES 8's built-in names (the week-based ones excepted). ES's `Z` in these reads `Z`
+  // or an offset: XXX (+01:00) in the extended formats, XX (+0100) in the basic ones.
+  basic_date_time: "uuuuMMdd'T'HHmmss.SSSXX",
+  basic_ordinal_date: 'uuuuDDD',
+  basic_ordinal_date_time: "uuuuDDD'T'HHmmss.SSSXX",
+  basic_ordinal_date_time_no_millis: "uuuuDDD'T'HHmmssXX",
+  basic_time: 'HHmmss.SSSXX',
+  basic_time_no_millis: 'HHmmssXX',
+  basic_t_time: "'T'HHmmss.SSSXX",
+  basic_t_time_no_millis: "'T'HHmmssXX",
+  date_hour: "uuuu-MM-dd'T'HH",
+  date_hour_minute_second_fraction: "uuuu-MM-dd'T'HH:mm:ss.SSS",
+  hour: 'HH',
+  hour_minute_second_fraction: 'HH:mm:ss.SSS',
+  hour_minute_second_millis: 'HH:mm:ss.SSS',
+  ordinal_date: 'uuuu-DDD',
+  ordinal_date_time: "uuuu-DDD'T'HH:mm:ss.SSSXXX",
+  ordinal_date_time_no_millis: "uuuu-DDD'T'HH:mm:ssXXX",
+  time: 'HH:mm:ss.SSSXXX',
+  time_no_millis: 'HH:mm:ssXXX',
+  t_time: "'T'HH:mm:ss.SSSXXX",
+  t_time_no_millis: "'T'HH:mm:ssXXX",
 };
+
+/** The Java pattern a built-in name stands for (`strict_` and plain names alike), if it is one. */
+export function namedPattern(name: string): string | undefined {
+  return NAMED_PATTERNS[name] ?? (name.startsWith('strict_') ? NAMED_PATTERNS[name.slice(7)] : undefined);
+}
 
 function field(t: TemporalAccessor, f: ChronoField, dflt: number): number {
   return t.isSupported(f) ? t.getLong(f) : dflt;
@@ -162,7 +189,7 @@ export function compileDateFormat(text: string): DateFormat {
     if (name === 'epoch_millis') return epochParser(1);
     if (name === 'epoch_second') return epochParser(1000);
     if (ISO_NAMES.includes(name)) return isoParser;
-    const pattern = NAMED_PATTERNS[name] ?? name;
+    const pattern = namedPattern(name) ?? name;
     try {
       return patternParser(pattern);
     } catch (e) {

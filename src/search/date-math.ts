@@ -1,6 +1,6 @@
 import { ChronoUnit, DayOfWeek, Instant, LocalDateTime, TemporalAdjusters, ZoneId, ZoneOffset, ZonedDateTime } from '@js-joda/core';
 import '@js-joda/timezone';
-import { compileDateFormat, type DateFormat } from './date-format.js';
+import { compileDateFormat, namedPattern, type DateFormat } from './date-format.js';
 
 /**
  * Elasticsearch date math in `range` bounds: an anchor (`now`, or a date in the bound's format
@@ -56,8 +56,6 @@ const ISO_NAMES = new Set([
   'date_time_no_millis', 'strict_date_time_no_millis',
 ]);
 
-/** Built-in names (see date-format.ts) whose pattern reads an offset. */
-const ZONED_NAMES = new Set(['basic_date_time_no_millis']);
 
 function compileAlternative(text: string): Alternative {
   const name = text.trim();
@@ -65,7 +63,9 @@ function compileAlternative(text: string): Alternative {
   const epoch = name === 'epoch_millis' || name === 'epoch_second';
   const iso = ISO_NAMES.has(name);
   // Quoted text ('T', 'o''clock') is literal; built-in names are not patterns.
-  const zoned = ZONED_NAMES.has(name) || (!epoch && !iso && !/^[a-z_]+$/.test(name) && /[XxZOVz]/.test(name.replace(/'[^']*'/g, '')));
+  // Built-in names are read through their pattern (date-format.ts); other names are not patterns.
+  const pattern = namedPattern(name) ?? (/^[a-z_]+$/.test(name) ? '' : name);
+  const zoned = !epoch && !iso && /[XxZOVz]/.test(pattern.replace(/'[^']*'/g, ''));
   return { format, epoch, iso, zoned };
 }
 

@@ -111,3 +111,36 @@ describe('ISO dates java.time refuses', () => {
     expect(compileDateFormat('strict_date_optional_time').parse('2023-02-29')).toBeUndefined();
   });
 });
+
+// Second reader: ES 8 knows these built-in names (and their strict_ forms); they were refused as
+// "Unknown pattern letter" at index creation, and a stored mapping naming one stopped the server.
+describe('ES built-in format names', () => {
+  const cases: [string, string, number][] = [
+    ['basic_date_time', '20200102T030405.678Z', Date.UTC(2020, 0, 2, 3, 4, 5, 678)],
+    ['basic_date_time', '20200102T030405.678+0100', Date.UTC(2020, 0, 2, 2, 4, 5, 678)],
+    ['basic_ordinal_date', '2020032', Date.UTC(2020, 1, 1)],
+    ['basic_ordinal_date_time', '2020032T030405.678Z', Date.UTC(2020, 1, 1, 3, 4, 5, 678)],
+    ['basic_ordinal_date_time_no_millis', '2020032T030405Z', Date.UTC(2020, 1, 1, 3, 4, 5)],
+    ['basic_time', '030405.678Z', Date.UTC(1970, 0, 1, 3, 4, 5, 678)],
+    ['basic_time_no_millis', '030405Z', Date.UTC(1970, 0, 1, 3, 4, 5)],
+    ['basic_t_time', 'T030405.678Z', Date.UTC(1970, 0, 1, 3, 4, 5, 678)],
+    ['basic_t_time_no_millis', 'T030405Z', Date.UTC(1970, 0, 1, 3, 4, 5)],
+    ['date_hour', '2020-01-02T03', Date.UTC(2020, 0, 2, 3)],
+    ['date_hour_minute_second_fraction', '2020-01-02T03:04:05.678', Date.UTC(2020, 0, 2, 3, 4, 5, 678)],
+    ['hour', '03', Date.UTC(1970, 0, 1, 3)],
+    ['hour_minute_second_fraction', '03:04:05.678', Date.UTC(1970, 0, 1, 3, 4, 5, 678)],
+    ['hour_minute_second_millis', '03:04:05.678', Date.UTC(1970, 0, 1, 3, 4, 5, 678)],
+    ['ordinal_date', '2020-032', Date.UTC(2020, 1, 1)],
+    ['ordinal_date_time', '2020-032T03:04:05.678+01:00', Date.UTC(2020, 1, 1, 2, 4, 5, 678)],
+    ['ordinal_date_time_no_millis', '2020-032T03:04:05Z', Date.UTC(2020, 1, 1, 3, 4, 5)],
+    ['time', '03:04:05.678Z', Date.UTC(1970, 0, 1, 3, 4, 5, 678)],
+    ['time_no_millis', '03:04:05+01:00', Date.UTC(1970, 0, 1, 2, 4, 5)],
+    ['t_time', 'T03:04:05.678Z', Date.UTC(1970, 0, 1, 3, 4, 5, 678)],
+    ['t_time_no_millis', 'T03:04:05Z', Date.UTC(1970, 0, 1, 3, 4, 5)],
+    ['basic_date', '20200102', Date.UTC(2020, 0, 2)],
+  ];
+  it.each(cases)('%s reads %s', (name, value, ms) => {
+    expect(compileDateFormat(name).parse(value)).toBe(ms);
+    expect(compileDateFormat(`strict_${name}`).parse(value)).toBe(ms);
+  });
+});

@@ -96,3 +96,11 @@ describe('date math: epoch_second round-up, bad formats and dates out of range',
     expect(() => at('2020-01-01||+300000000y')).toThrow(DateMathError);
   });
 });
+
+describe('date math: built-in names with an offset', () => {
+  it('leaves dates read with an offset out of time_zone', () => {
+    expect(at('2020-032T03:04:05+01:00', false, { format: 'ordinal_date_time_no_millis', timeZone: '+05:00' })).toBe(Date.UTC(2020, 1, 1, 2, 4, 5));
+    expect(at('20200102T030405.678Z', false, { format: 'strict_basic_date_time', timeZone: 'Europe/Paris' })).toBe(Date.UTC(2020, 0, 2, 3, 4, 5, 678));
+    expect(at('2020-01-02T03', false, { format: 'date_hour', timeZone: '+01:00' })).toBe(Date.UTC(2020, 0, 2, 2));
+  });
+});
