@@ -211,8 +211,11 @@ function termQuery(ctx: ExecContext, path: string, value: string | number | bool
       return keywordTerm(ctx, ctx.index.keyword.get(path), String(b), boost);
     }
     case 'numeric':
-    case 'date':
       return numericEquals(ctx, def, parseFor(ctx, def, value), boost);
+    case 'date':
+      // ES's DateFieldType.termQuery is the range [value, value] with both bounds inclusive: the
+      // lower rounds down and the upper up, so "2021-06-15" matches the whole day.
+      return dateRange(ctx, def, { kind: 'range', field: path, gte: value, lte: value, boost });
   }
 }
 
@@ -244,9 +247,12 @@ function rangeQuery(ctx: ExecContext, q: Extract<Query, { kind: 'range' }>): Hit
   return constant(...postingsUnion(ctx, field.postings, ids), f(q.boost), ctx.arena);
 }
 
-/** A range on a date field: bounds in the query's `format` (else the field's), with date math and `time_zone`. */
+/** A range on a date field: bounds in the query's `format` (else the field's, or epoch_millis for numbers), with date math and `time_zone`. */
 function dateRange(ctx: ExecContext, def: FieldDef, q: Extract<Query, { kind: 'range' }>): Hits {
-  const format = q.format ?? dateFormatText(def);
+  // Without a query format, a bound given as a JSON number makes ES read both as epoch_millis,
+  // whatever the field's format (DateFieldType.rangeQuery: "force epoch_millis").
+  const numeric = [q.gt, q.gte, q.lt, q.lte].some((b) => typeof b === 'number');
+  const format = q.format ?? (numeric ? 'epoch_millis' : dateFormatText(def));
   const now = ctx.now?.() ?? Date.now();
   // Compiled per query (a format compiles in microseconds); no process-wide cache.
   const dateMath = new DateMathParser();
