@@ -10,6 +10,7 @@ import { ChronoField, DateTimeFormatter, ResolverStyle, type TemporalAccessor } 
  */
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}(?::\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+const YEAR_OR_MONTH = /^(\d{4})(?:-(\d{2}))?$/;
 const SLASH_DATE = /^\d{4}\/\d{2}\/\d{2}(?: \d{2}:\d{2}:\d{2})?(?: ?(?:Z|[+-]\d{2}:?\d{2}))?$/;
 
 
@@ -21,6 +22,13 @@ const SLASH_DATE = /^\d{4}\/\d{2}\/\d{2}(?: \d{2}:\d{2}:\d{2})?(?: ?(?:Z|[+-]\d{
 export function parseDate(value: unknown, lenient = false): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? Math.trunc(value) : undefined;
   if (typeof value !== 'string') return undefined;
+  // strict_date_optional_time reads a year alone and a year-month (its month and day are
+  // optional) before epoch_millis gets a chance: "2020" is the year 2020, not 2020 ms.
+  const partial = YEAR_OR_MONTH.exec(value);
+  if (partial !== null) {
+    const month = partial[2] === undefined ? 1 : Number(partial[2]);
+    return month >= 1 && month <= 12 ? Date.UTC(Number(partial[1]), month - 1, 1) : undefined;
+  }
   if (/^-?\d+$/.test(value) && !ISO_DATE.test(value)) return Number(value);
   let s = value.trim();
   if (SLASH_DATE.test(s)) s = s.replace(/\//g, '-').replace(' ', 'T');
@@ -70,7 +78,7 @@ const DAY_MS = 86_400_000;
 type Parser = (value: unknown, roundUp: boolean) => number | undefined;
 
 const isoParser: Parser = (v, roundUp) => {
-  if (typeof v !== 'string' || /^-?\d+$/.test(v.trim())) return undefined;
+  if (typeof v !== 'string' || (/^-?\d+$/.test(v.trim()) && !YEAR_OR_MONTH.test(v))) return undefined;
   const ms = parseDate(v);
   if (ms === undefined || !roundUp) return ms;
   // What the text leaves out of hh:mm:ss.SSS, filled with its maximum.

@@ -144,3 +144,18 @@ describe('ES built-in format names', () => {
     expect(compileDateFormat(`strict_${name}`).parse(value)).toBe(ms);
   });
 });
+
+// Second reader: strict_date_optional_time's month and day are optional, and ES tries it before
+// epoch_millis: the string "2020" is the year 2020 (elastic/elasticsearch#63680), "2020-02" is
+// February. Rounding up (lte, gt) fills the time of day only, as ES's round-up parser does.
+describe('strict_date_optional_time: a year, a year and month', () => {
+  it('reads "2020" and "2020-02" as their first day', () => {
+    expect(parseDate('2020')).toBe(Date.UTC(2020, 0, 1));
+    expect(parseDate('2020-02')).toBe(Date.UTC(2020, 1, 1));
+    expect(parseDate('2020-13')).toBeUndefined();
+    expect(parseDate('1600000000000')).toBe(1_600_000_000_000);
+    expect(compileDateFormat(DEFAULT_DATE_FORMAT).parse('2020')).toBe(Date.UTC(2020, 0, 1));
+    expect(compileDateFormat(DEFAULT_DATE_FORMAT).parse('2020-02', true)).toBe(Date.UTC(2020, 1, 1, 23, 59, 59, 999));
+    expect(compileDateFormat('epoch_millis').parse('2020')).toBe(2020);
+  });
+});
