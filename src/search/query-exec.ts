@@ -68,7 +68,7 @@ export function execute(query: Query, ctx: ExecContext): Hits {
       return constant(docs, docs.length, f(query.boost), ctx.arena);
     }
     case 'prefix':
-      return prefixQuery(ctx, query.field, query.value, query.boost);
+      return prefixQuery(ctx, query.field, query.value, query.boost, query.caseInsensitive);
     case 'constant_score':
       return constScore(ctx, execute(query.filter, ctx), query.boost);
     case 'dis_max':
@@ -197,6 +197,9 @@ function termQuery(ctx: ExecContext, path: string, value: string | number | bool
   if (def === undefined) return path === '_id' ? execute({ kind: 'ids', values: [String(value)], boost }, ctx) : EMPTY;
   switch (def.kind) {
     case 'text':
+      // Indexed text terms are lower case: a case-insensitive term is its lower-case form, and
+      // like ES's automaton query for it, it scores as a constant.
+      if (caseInsensitive) return constScore(ctx, textTerm(ctx, ctx.index.text.get(path), String(value).toLowerCase(), 1), boost);
       return textTerm(ctx, ctx.index.text.get(path), String(value), boost);
     case 'keyword': {
       const field = ctx.index.keyword.get(path);
@@ -272,12 +275,13 @@ function dateRange(ctx: ExecContext, def: FieldDef, q: Extract<Query, { kind: 'r
   return numericRange(ctx, def.path, lo, q.gt === undefined, hi, q.lt === undefined, q.boost);
 }
 
-function prefixQuery(ctx: ExecContext, path: string, value: string, boost: number): Hits {
+function prefixQuery(ctx: ExecContext, path: string, value: string, boost: number, caseInsensitive = false): Hits {
   const def = ctx.mappings.field(path);
   if (def === undefined) return EMPTY;
   const field = def.kind === 'text' ? ctx.index.text.get(path) : ctx.index.keyword.get(path);
   if (field === undefined) return EMPTY;
-  const ids = [...field.terms.entries()].filter(([t]) => t.startsWith(value)).map(([, id]) => id);
+  const wanted = caseInsensitive ? value.toLowerCase() : value;
+  const ids = [...field.terms.entries()].filter(([t]) => (caseInsensitive ? t.toLowerCase() : t).startsWith(wanted)).map(([, id]) => id);
   return constant(...postingsUnion(ctx, field.postings, ids), f(boost), ctx.arena);
 }
 
