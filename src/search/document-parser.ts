@@ -186,7 +186,10 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
       const out: number[] = [];
       for (const v of leaves) {
         const n = parseNumber(v, field.integer);
-        if (n === undefined) fail(field, id, v, { type: 'number_format_exception', reason: `For input string: "${String(v)}"` });
+        if (n === undefined) {
+          if (field.ignoreMalformed === true) continue;
+          fail(field, id, v, { type: 'number_format_exception', reason: `For input string: "${String(v)}"` });
+        }
         out.push(n);
       }
       doc.numeric.add(field.path, out);
@@ -195,8 +198,11 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
     case 'date': {
       const out: number[] = [];
       for (const v of leaves) {
-        const ms = stored ? parseStoredDateFor(field, v) : parseDateFor(field, v);
+        // With ignore_malformed a value the format refuses was left out when written: leave it out
+        // on reload too, so a restart does not change what the index holds.
+        const ms = stored && field.ignoreMalformed !== true ? parseStoredDateFor(field, v) : parseDateFor(field, v);
         if (ms === undefined) {
+          if (field.ignoreMalformed === true) continue;
           fail(field, id, v, { type: 'illegal_argument_exception', reason: `failed to parse date field [${String(v)}] with format [${dateFormatText(field)}]` });
         }
         out.push(ms);

@@ -32,6 +32,8 @@ export interface FieldDef {
   readonly fielddata: boolean;
   /** date: the mapping's `format` (default `strict_date_optional_time||epoch_millis`), compiled. */
   readonly dateFormat?: DateFormat;
+  /** date, numeric: `ignore_malformed: true` leaves a value that does not parse out instead of failing the document. */
+  readonly ignoreMalformed?: boolean;
 }
 
 export type Dynamic = true | false | 'strict';
@@ -245,6 +247,7 @@ function toField(path: string, name: string, type: string, def: Record<string, u
     index: def.index !== false && def.index !== 'false',
     fielddata: def.fielddata === true,
     ...(dateFormat === undefined ? {} : { dateFormat }),
+    ...((kind === 'date' || kind === 'numeric') && (def.ignore_malformed === true || def.ignore_malformed === 'true') ? { ignoreMalformed: true } : {}),
   };
 }
 

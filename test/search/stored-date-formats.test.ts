@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildSearchApp } from '../../src/search/app.js';
 import { SqliteDocumentStore } from '../../src/search/document-store.js';
-import { searchConfig } from './harness.js';
+import { searchConfig, startSearch } from './harness.js';
 
 // Indices written by the version before date formats: it stored a date field's `format` without
 // reading it (any text was accepted) and parsed every date as ISO 8601 or epoch millis. Such an
@@ -69,5 +69,25 @@ describe('search: indices stored before date formats were honoured', () => {
     // New documents are held to the format, as in ES.
     const bad = await a.inject({ method: 'PUT', url: '/old/_doc/4', payload: { d: '2020-01-01' } });
     expect(bad.statusCode).toBe(400);
+  });
+});
+
+describe('search: ignore_malformed dates across a restart', () => {
+  it('leaves a malformed date out after a restart that rebuilds from the documents, as it did when written', async () => {
+    const h = await startSearch();
+    const exists = { method: 'POST' as const, url: '/m/_search', payload: { query: { exists: { field: 'd' } } } };
+    await h.app.inject({ method: 'PUT', url: '/m', payload: { mappings: { properties: { d: { type: 'date', format: 'dd/MM/yyyy', ignore_malformed: true } } } } });
+    expect((await h.app.inject({ method: 'PUT', url: '/m/_doc/1?refresh=true', payload: { d: '2020-01-01' } })).statusCode).toBe(201);
+    expect((await h.app.inject(exists)).json().hits.total.value).toBe(0);
+    await h.app.close();
+    // No snapshot: the index is rebuilt from the stored documents.
+    rmSync(join(h.dataDir, 'search', 'index.snapshot'), { force: true });
+    const again = await buildSearchApp(searchConfig(h.dataDir), { logger: pino({ level: 'silent' }), now: Date.now, requestShutdown: () => undefined });
+    try {
+      expect((await again.inject(exists)).json().hits.total.value).toBe(0);
+    } finally {
+      await again.close();
+      rmSync(h.dataDir, { recursive: true, force: true });
+    }
   });
 });
