@@ -12,6 +12,7 @@ import { SqliteDocumentStore, type DocumentStore } from './document-store.js';
 import { errors, SearchError } from './errors.js';
 import { sendJson } from './http-io.js';
 import { renderJson } from './json-render.js';
+import { checkCompatibleVersions } from './media-type.js';
 import { RouteMethods } from './route-methods.js';
 import { documentRoutes } from './routes/document-routes.js';
 import { indexRoutes } from './routes/index-routes.js';
@@ -27,7 +28,9 @@ export interface SearchAppOptions {
 /** Builds the search listener's app (Elasticsearch-compatible). */
 export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, options: SearchAppOptions = {}): Promise<FastifyInstance> {
   const maxBody = config['search.max-body-size'];
-  const app = createApp('search', deps.logger, { bodyLimit: maxBody });
+  // ES takes ids up to 512 bytes (up to 1,536 characters percent-encoded); the router's default
+  // limit of 100 characters per parameter answered longer ones with a Fastify-shaped 400.
+  const app = createApp('search', deps.logger, { bodyLimit: maxBody, fastify: { routerOptions: { maxParamLength: 2048 } } });
   const usersFile = config['search.users-file'];
   let verifier: BasicAuthVerifier | undefined;
   if (usersFile !== '') {
@@ -64,6 +67,19 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
   app.addHook('onSend', (_req, reply, payload, done) => {
     reply.header('X-Elastic-Product', 'Elasticsearch');
     done(null, payload);
+  });
+
+  // ES checks the REST compatibility versions of Accept and (with a body) Content-Type on every
+  // request, after reading the body. Callback style, as above.
+  app.addHook('preHandler', (req, _reply, done) => {
+    try {
+      const body = req.body;
+      checkCompatibleVersions(req.headers.accept, req.headers['content-type'], Buffer.isBuffer(body) && body.length > 0);
+    } catch (e) {
+      done(e as Error);
+      return;
+    }
+    done();
   });
 
   if (verifier !== undefined) {

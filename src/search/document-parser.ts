@@ -65,6 +65,22 @@ export interface ParseResult {
   readonly mappings: Mappings;
 }
 
+/** Metadata fields ES 8 will not take inside a document (`_doc_count` it does take). */
+const METADATA_FIELDS = ['_id', '_index', '_routing', '_source', '_seq_no', '_primary_term', '_version', '_ignored', '_field_names', '_tier'];
+
+/**
+ * Refuses a new document with a metadata field at its root, as ES does (a few own-property probes).
+ * Called on writes only: documents stored before this check must still load.
+ */
+export function checkNoMetadataFields(source: unknown): void {
+  if (source === null || typeof source !== 'object') return;
+  for (const name of METADATA_FIELDS) {
+    if (Object.hasOwn(source, name)) {
+      throw errors.documentParsing(`[1:2] Field [${name}] is a metadata field and cannot be added inside a document. Use the index API request parameters.`);
+    }
+  }
+}
+
 /**
  * Flattens a document's `_source` into field values according to the mappings, adding dynamic
  * mappings for new fields (or refusing them under `dynamic: strict`). Throws

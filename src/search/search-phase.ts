@@ -114,7 +114,8 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
         shard,
         ord: hits.docs[i] as number,
         score: hits.scores[i] as number,
-        sortValues: req.sort !== undefined && !sortByScore ? plan?.sortValues(i) : req.sort !== undefined ? [float32ForJson(hits.scores[i] as number)] : undefined,
+        // A lone descending _score sort is no sort at all in ES (SortBuilder drops it): no sort arrays.
+        sortValues: req.sort !== undefined && !sortByScore ? plan?.sortValues(i) : undefined,
       })),
     );
   }));

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { emptyParsedDoc, parseDocument, type ParsedDoc } from './document-parser.js';
+import { checkNoMetadataFields, emptyParsedDoc, parseDocument, type ParsedDoc } from './document-parser.js';
 import type { DocumentStore, SourceSpan } from './document-store.js';
 import { errors, SearchError } from './errors.js';
 import { restoreIndices, saveIndices } from './index-snapshot.js';
@@ -225,6 +225,7 @@ export class SearchService {
   }
 
   private write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan): WriteOutcome {
+    checkNoMetadataFields(source);
     const { doc, mappings } = parseDocument(source, state.mappings, id);
     const oldOrd = state.index.idToOrd.get(id);
     if (oldOrd !== undefined && op === 'create') {

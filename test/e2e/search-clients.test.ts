@@ -69,6 +69,17 @@ describe.each([
     const conflict = (await client.create({ index: 'fruit', id: '1', document: {} }).catch((e: unknown) => e)) as { statusCode: number };
     expect(conflict.statusCode).toBe(409);
   });
+
+  it('gets a filtered document and its bare source, lists indices, and refuses wildcard deletes', async () => {
+    const doc = await client.get<{ n: number }>({ index: 'fruit', id: '7', _source_includes: ['n'] });
+    expect(doc._source).toEqual({ n: 7 });
+    expect(await client.getSource({ index: 'fruit', id: '7' })).toEqual({ title: 'green apple', n: 7 });
+    const rows = await client.cat.indices({ index: 'fruit', format: 'json' });
+    expect(rows[0]?.['docs.count']).toBe('30');
+    const refused = (await client.indices.delete({ index: 'fr*' }).catch((e: unknown) => e)) as { statusCode: number };
+    expect(refused.statusCode).toBe(400);
+    expect(await client.indices.exists({ index: 'fruit' })).toBe(true);
+  });
 });
 
 describe('@opensearch-project/opensearch', () => {

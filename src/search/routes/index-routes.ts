@@ -140,22 +140,27 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
     for (const s of states) body[s.name] = { aliases: {}, mappings: s.mappings.toJSON(), settings: settingsBody(s) };
     return sendJson(req, reply, 200, body);
   });
-  app.get('/:index/_mapping', async (req, reply) => {
+  // Without an index: every index (the clients' getMapping/getSettings with no index).
+  const getMapping = async (req: FastifyRequest, reply: FastifyReply) => {
     const body: Record<string, unknown> = {};
     for (const s of service.resolve((req.params as Params).index)) body[s.name] = { mappings: s.mappings.toJSON() };
     return sendJson(req, reply, 200, body);
-  });
+  };
+  app.get('/_mapping', getMapping);
+  app.get('/:index/_mapping', getMapping);
   app.put('/:index/_mapping', async (req, reply) => {
     const body = jsonBody(req);
     checkMappingParameters(body);
     service.putMapping((req.params as Params).index as string, body);
     return sendJson(req, reply, 200, { acknowledged: true });
   });
-  app.get('/:index/_settings', async (req, reply) => {
+  const getSettings = async (req: FastifyRequest, reply: FastifyReply) => {
     const body: Record<string, unknown> = {};
     for (const s of service.resolve((req.params as Params).index)) body[s.name] = { settings: settingsBody(s) };
     return sendJson(req, reply, 200, body);
-  });
+  };
+  app.get('/_settings', getSettings);
+  app.get('/:index/_settings', getSettings);
 
   // Writes are visible at once, so a refresh only answers with the broadcast header.
   const refresh = async (req: FastifyRequest, reply: FastifyReply) => {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { jsonBody, queryOf, sendJson, type Params } from '../http-io.js';
 import { parseCountQuery, parseSearchRequest } from '../search-request.js';
 import type { SearchService } from '../search-service.js';
+import { checkParams, COUNT_PARAMS, SEARCH_PARAMS } from '../url-params.js';
 
 /** `_search` and `_count` on one index, several (`a,b`, wildcards) or all. */
 export async function searchRoutes(app: FastifyInstance, opts: { service: SearchService; now: () => number }): Promise<void> {
@@ -10,6 +11,7 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
   const search = async (req: FastifyRequest, reply: FastifyReply) => {
     const started = now();
     const params = queryOf(req);
+    checkParams(req.url.split('?')[0] ?? req.url, params, SEARCH_PARAMS);
     const request = parseSearchRequest(jsonBody(req), params);
     const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true');
     return sendJson(req, reply, 200, service.search(states, request, started), true);
@@ -20,6 +22,7 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
   }
 
   const count = async (req: FastifyRequest, reply: FastifyReply) => {
+    checkParams(req.url.split('?')[0] ?? req.url, queryOf(req), COUNT_PARAMS);
     const query = parseCountQuery(jsonBody(req), queryOf(req));
     const states = service.resolve((req.params as Params).index);
     const n = service.count(states, query);

@@ -1,0 +1,50 @@
+import { distance } from 'fastest-levenshtein';
+import { errors } from './errors.js';
+
+/**
+ * ES refuses URL parameters a REST handler does not read (BaseRestHandler): "request [<path>]
+ * contains unrecognized parameter: [p]", several as "parameters: [a], [b]", each followed by
+ * "-> did you mean [x]?" (or "any of [x, y]?") naming the known parameters whose similarity
+ * (1 - edit distance / longer length) is above 0.5, best first.
+ */
+
+/** Parameters every handler reads (response rendering, the body in the query string). */
+const GLOBAL = ['pretty', 'human', 'error_trace', 'filter_path', 'source', 'source_content_type'];
+
+/** What `_search` reads (ES 8's RestSearchAction), whether or not Portico acts on it. */
+export const SEARCH_PARAMS: ReadonlySet<string> = new Set([
+  ...GLOBAL, 'index', 'q', 'df', 'analyzer', 'analyze_wildcard', 'default_operator', 'lenient', 'explain', 'stored_fields',
+  'docvalue_fields', 'from', 'size', 'sort', 'track_scores', 'track_total_hits', 'rest_total_hits_as_int', 'timeout',
+  'terminate_after', '_source', '_source_includes', '_source_excludes', '_source_include', '_source_exclude',
+  'allow_no_indices', 'expand_wildcards', 'ignore_unavailable', 'ignore_throttled', 'preference', 'routing', 'search_type',
+  'request_cache', 'batched_reduce_size', 'max_concurrent_shard_requests', 'pre_filter_shard_size',
+  'allow_partial_search_results', 'ccs_minimize_roundtrips', 'scroll', 'seq_no_primary_term', 'version', 'typed_keys',
+  'stats', 'suggest_field', 'suggest_mode', 'suggest_size', 'suggest_text', 'min_compatible_shard_node',
+  'include_named_queries_score', 'force_synthetic_source',
+]);
+
+/** What `_count` reads (ES 8's RestCountAction). */
+export const COUNT_PARAMS: ReadonlySet<string> = new Set([
+  ...GLOBAL, 'index', 'q', 'df', 'analyzer', 'analyze_wildcard', 'default_operator', 'lenient', 'min_score', 'terminate_after',
+  'routing', 'preference', 'allow_no_indices', 'expand_wildcards', 'ignore_unavailable', 'ignore_throttled',
+]);
+
+function similarity(a: string, b: string): number {
+  return 1 - distance(a, b) / Math.max(a.length, b.length);
+}
+
+/** Throws ES's illegal_argument_exception when `params` holds a name not in `known`. */
+export function checkParams(path: string, params: Readonly<Record<string, unknown>>, known: ReadonlySet<string>): void {
+  const invalid = Object.keys(params).filter((p) => !known.has(p)).sort();
+  if (invalid.length === 0) return;
+  const parts = invalid.map((p) => {
+    const close = [...known]
+      .map((k) => ({ k, s: similarity(p, k) }))
+      .filter((c) => c.s > 0.5)
+      .sort((x, y) => y.s - x.s || (x.k < y.k ? -1 : x.k > y.k ? 1 : 0))
+      .map((c) => c.k);
+    if (close.length === 0) return `[${p}]`;
+    return `[${p}] -> did you mean ${close.length === 1 ? `[${close[0]}]` : `any of [${close.join(', ')}]`}?`;
+  });
+  throw errors.illegalArgument(`request [${path}] contains unrecognized parameter${invalid.length > 1 ? 's' : ''}: ${parts.join(', ')}`);
+}
