@@ -34,6 +34,15 @@ const ACTION_KEYS = new Set([
   'pipeline', '_source', 'require_alias', 'require_data_stream', 'dynamic_templates', 'list_executed_pipelines',
 ]);
 
+/** The name Jackson gives the token a JSON value starts with, as ES's bulk parser reports it. */
+function jsonTokenName(v: unknown): string {
+  if (v === null) return 'VALUE_NULL';
+  if (Array.isArray(v)) return 'START_ARRAY';
+  if (typeof v === 'string') return 'VALUE_STRING';
+  if (typeof v === 'number') return 'VALUE_NUMBER_' + (Number.isInteger(v) ? 'INT' : 'FLOAT');
+  return typeof v === 'boolean' ? `VALUE_${String(v).toUpperCase()}` : 'START_OBJECT';
+}
+
 /** Whitespace String.prototype.trim removes among ASCII bytes (space, \t, \n, \v, \f, \r). */
 function isAsciiTrimmed(b: number): boolean {
   return b === 0x20 || (b >= 0x09 && b <= 0x0d);
@@ -176,7 +185,10 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
     if (op === undefined || !['index', 'create', 'update', 'delete'].includes(op)) {
       throw errors.illegalArgument(`Malformed action/metadata line [${i}], expected field [create], [delete], [index] or [update] but found [${op ?? ''}]`);
     }
-    const meta = (metaRaw ?? {}) as Record<string, unknown>;
+    if (metaRaw === null || typeof metaRaw !== 'object' || Array.isArray(metaRaw)) {
+      throw errors.illegalArgument(`Malformed action/metadata line [${i}], expected START_OBJECT or END_OBJECT but found [${jsonTokenName(metaRaw)}]`);
+    }
+    const meta = metaRaw as Record<string, unknown>;
     // ES 8 refuses keys it does not know in the action's object (also `_type`, gone since 8.0).
     for (const key in meta) if (!ACTION_KEYS.has(key)) throw errors.illegalArgument(`Action/metadata line [${i}] contains an unknown parameter [${key}]`);
     const index = meta._index === undefined ? defaultIndex : String(meta._index);

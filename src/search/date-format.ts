@@ -10,6 +10,7 @@ import { ChronoField, DateTimeFormatter, ResolverStyle, type TemporalAccessor } 
  */
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}(?::\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+const YEAR_OR_MONTH = /^(\d{4})(?:-(\d{2}))?$/;
 const SLASH_DATE = /^\d{4}\/\d{2}\/\d{2}(?: \d{2}:\d{2}:\d{2})?(?: ?(?:Z|[+-]\d{2}:?\d{2}))?$/;
 
 
@@ -18,13 +19,23 @@ const SLASH_DATE = /^\d{4}\/\d{2}\/\d{2}(?: \d{2}:\d{2}:\d{2})?(?: ?(?:Z|[+-]\d{
  * time and zone (no zone means UTC, unlike JS's Date.parse), or epoch milliseconds. Returns epoch
  * milliseconds, or undefined when the value is not a date.
  */
-export function parseDate(value: unknown): number | undefined {
+export function parseDate(value: unknown, lenient = false): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? Math.trunc(value) : undefined;
   if (typeof value !== 'string') return undefined;
+  // strict_date_optional_time reads a year alone and a year-month (its month and day are
+  // optional) before epoch_millis gets a chance: "2020" is the year 2020, not 2020 ms.
+  const partial = YEAR_OR_MONTH.exec(value);
+  if (partial !== null) {
+    const month = partial[2] === undefined ? 1 : Number(partial[2]);
+    return month >= 1 && month <= 12 ? Date.UTC(Number(partial[1]), month - 1, 1) : undefined;
+  }
   if (/^-?\d+$/.test(value) && !ISO_DATE.test(value)) return Number(value);
   let s = value.trim();
   if (SLASH_DATE.test(s)) s = s.replace(/\//g, '-').replace(' ', 'T');
   if (!ISO_DATE.test(s)) return undefined;
+  // java.time resolves STRICTly (no 2023-02-29, no 31st of a 30-day month, no hour 24) where
+  // Date.parse rolls over; `lenient` keeps the roll-over for documents stored before this check.
+  if (!lenient && !isRealDateTime(s)) return undefined;
   s = s.replace(' ', 'T').replace(',', '.');
   const hasTime = s.includes('T');
   const hasZone = /(?:Z|[+-]\d{2}:?\d{2}|[+-]\d{2})$/.test(s.slice(10));
@@ -32,6 +43,15 @@ export function parseDate(value: unknown): number | undefined {
   if (hasTime && /T\d{2}$/.test(s.replace(/Z$/, ''))) s = s.replace(/T(\d{2})(Z?)$/, 'T$1:00$2');
   const ms = Date.parse(s);
   return Number.isNaN(ms) ? undefined : ms;
+}
+
+function isRealDateTime(iso: string): boolean {
+  const year = Number(iso.slice(0, 4));
+  const month = Number(iso.slice(5, 7));
+  const day = Number(iso.slice(8, 10));
+  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return false;
+  const hour = /^.{10}[T ](\d{2})/.exec(iso)?.[1];
+  return hour === undefined || Number(hour) <= 23;
 }
 
 /** Whether dynamic mapping's date detection takes a string for a date (ES's dynamic_date_formats). */
@@ -58,7 +78,7 @@ const DAY_MS = 86_400_000;
 type Parser = (value: unknown, roundUp: boolean) => number | undefined;
 
 const isoParser: Parser = (v, roundUp) => {
-  if (typeof v !== 'string' || /^-?\d+$/.test(v.trim())) return undefined;
+  if (typeof v !== 'string' || (/^-?\d+$/.test(v.trim()) && !YEAR_OR_MONTH.test(v))) return undefined;
   const ms = parseDate(v);
   if (ms === undefined || !roundUp) return ms;
   // What the text leaves out of hh:mm:ss.SSS, filled with its maximum.
@@ -70,9 +90,12 @@ const isoParser: Parser = (v, roundUp) => {
 };
 
 function epochParser(unitMs: number): Parser {
-  return (v) => {
+  return (v, roundUp) => {
     const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+(?:\.\d+)?$/.test(v.trim()) ? Number(v) : NaN;
-    return Number.isFinite(n) ? Math.trunc(n * unitMs) : undefined;
+    if (!Number.isFinite(n)) return undefined;
+    // ES's epoch_second round-up parser (lte, gt) fills a missing fraction with 999,999,999 ns.
+    const fill = roundUp && unitMs === 1000 && Number.isInteger(n) ? 999 : 0;
+    return Math.trunc(n * unitMs) + fill;
   };
 }
 
@@ -104,7 +127,34 @@ const NAMED_PATTERNS: Readonly<Record<string, string>> = {
   strict_hour_minute: 'HH:mm',
   hour_minute_second: 'HH:mm:ss',
   strict_hour_minute_second: 'HH:mm:ss',
+  // The rest of ES 8's built-in names (the week-based ones excepted). ES's `Z` in these reads `Z`
+  // or an offset: XXX (+01:00) in the extended formats, XX (+0100) in the basic ones.
+  basic_date_time: "uuuuMMdd'T'HHmmss.SSSXX",
+  basic_ordinal_date: 'uuuuDDD',
+  basic_ordinal_date_time: "uuuuDDD'T'HHmmss.SSSXX",
+  basic_ordinal_date_time_no_millis: "uuuuDDD'T'HHmmssXX",
+  basic_time: 'HHmmss.SSSXX',
+  basic_time_no_millis: 'HHmmssXX',
+  basic_t_time: "'T'HHmmss.SSSXX",
+  basic_t_time_no_millis: "'T'HHmmssXX",
+  date_hour: "uuuu-MM-dd'T'HH",
+  date_hour_minute_second_fraction: "uuuu-MM-dd'T'HH:mm:ss.SSS",
+  hour: 'HH',
+  hour_minute_second_fraction: 'HH:mm:ss.SSS',
+  hour_minute_second_millis: 'HH:mm:ss.SSS',
+  ordinal_date: 'uuuu-DDD',
+  ordinal_date_time: "uuuu-DDD'T'HH:mm:ss.SSSXXX",
+  ordinal_date_time_no_millis: "uuuu-DDD'T'HH:mm:ssXXX",
+  time: 'HH:mm:ss.SSSXXX',
+  time_no_millis: 'HH:mm:ssXXX',
+  t_time: "'T'HH:mm:ss.SSSXXX",
+  t_time_no_millis: "'T'HH:mm:ssXXX",
 };
+
+/** The Java pattern a built-in name stands for (`strict_` and plain names alike), if it is one. */
+export function namedPattern(name: string): string | undefined {
+  return NAMED_PATTERNS[name] ?? (name.startsWith('strict_') ? NAMED_PATTERNS[name.slice(7)] : undefined);
+}
 
 function field(t: TemporalAccessor, f: ChronoField, dflt: number): number {
   return t.isSupported(f) ? t.getLong(f) : dflt;
@@ -147,7 +197,7 @@ export function compileDateFormat(text: string): DateFormat {
     if (name === 'epoch_millis') return epochParser(1);
     if (name === 'epoch_second') return epochParser(1000);
     if (ISO_NAMES.includes(name)) return isoParser;
-    const pattern = NAMED_PATTERNS[name] ?? name;
+    const pattern = namedPattern(name) ?? name;
     try {
       return patternParser(pattern);
     } catch (e) {

@@ -1,6 +1,6 @@
 import { ChronoUnit, DayOfWeek, Instant, LocalDateTime, TemporalAdjusters, ZoneId, ZoneOffset, ZonedDateTime } from '@js-joda/core';
 import '@js-joda/timezone';
-import { compileDateFormat, type DateFormat } from './date-format.js';
+import { compileDateFormat, namedPattern, type DateFormat } from './date-format.js';
 
 /**
  * Elasticsearch date math in `range` bounds: an anchor (`now`, or a date in the bound's format
@@ -18,8 +18,11 @@ import { compileDateFormat, type DateFormat } from './date-format.js';
 export class DateMathError extends Error {
   constructor(
     message: string,
-    /** 'format': the date did not parse with the format; 'math': the operations are malformed. */
-    readonly kind: 'format' | 'math',
+    /**
+     * 'format': the date did not parse with the format; 'math': the operations are malformed;
+     * 'invalid': the format itself does not compile.
+     */
+    readonly kind: 'format' | 'math' | 'invalid',
   ) {
     super(message);
   }
@@ -53,8 +56,6 @@ const ISO_NAMES = new Set([
   'date_time_no_millis', 'strict_date_time_no_millis',
 ]);
 
-/** Built-in names (see date-format.ts) whose pattern reads an offset. */
-const ZONED_NAMES = new Set(['basic_date_time_no_millis']);
 
 function compileAlternative(text: string): Alternative {
   const name = text.trim();
@@ -62,7 +63,9 @@ function compileAlternative(text: string): Alternative {
   const epoch = name === 'epoch_millis' || name === 'epoch_second';
   const iso = ISO_NAMES.has(name);
   // Quoted text ('T', 'o''clock') is literal; built-in names are not patterns.
-  const zoned = ZONED_NAMES.has(name) || (!epoch && !iso && !/^[a-z_]+$/.test(name) && /[XxZOVz]/.test(name.replace(/'[^']*'/g, '')));
+  // Built-in names are read through their pattern (date-format.ts); other names are not patterns.
+  const pattern = namedPattern(name) ?? (/^[a-z_]+$/.test(name) ? '' : name);
+  const zoned = !epoch && !iso && /[XxZOVz]/.test(pattern.replace(/'[^']*'/g, ''));
   return { format, epoch, iso, zoned };
 }
 
@@ -78,7 +81,11 @@ export class DateMathParser {
   private alternatives(format: string): readonly Alternative[] {
     let alts = this.cache.get(format);
     if (alts === undefined) {
-      alts = format.split('||').map(compileAlternative);
+      try {
+        alts = format.split('||').map(compileAlternative);
+      } catch (e) {
+        throw new DateMathError((e as Error).message, 'invalid');
+      }
       this.cache.set(format, alts);
     }
     return alts;
@@ -101,7 +108,8 @@ export class DateMathParser {
   private anchor(value: unknown, format: string, roundUp: boolean, zone: ZoneId): number {
     for (const alt of this.alternatives(format)) {
       const ms = alt.format.parse(value, roundUp);
-      if (ms === undefined) continue;
+      // Past what an Instant (and a JS Date) holds: as unparseable as ES's 19-digit epoch limit makes it.
+      if (ms === undefined || !(Math.abs(ms) <= MAX_EPOCH_MS)) continue;
       if (alt.epoch) return ms;
       const zoned = alt.iso ? isoHasZone(String(value)) : alt.zoned;
       return zoned ? ms : inZone(ms, zone);
@@ -144,9 +152,25 @@ function roundDown(t: ZonedDateTime, unit: string): ZonedDateTime {
   }
 }
 
+/** The largest epoch milliseconds a JS Date holds (year 275760). */
+const MAX_EPOCH_MS = 8.64e15;
+
 /** Applies `+1M-1d/d`-style operations to `start` (epoch ms) in `zone`. */
 function applyMath(math: string, start: number, roundUp: boolean, zone: ZoneId, whole: string): number {
   if (math === '') return start;
+  let out: number;
+  try {
+    out = applyOps(math, start, roundUp, zone, whole);
+  } catch (e) {
+    if (e instanceof DateMathError) throw e;
+    // java.time's own range errors (a year past 999,999,999): ES fails the bound as a parse error.
+    throw new DateMathError(`failed to parse date field [${whole}]: ${(e as Error).message}`, 'math');
+  }
+  if (!(Math.abs(out) <= MAX_EPOCH_MS)) throw new DateMathError(`failed to parse date field [${whole}]: date out of range`, 'math');
+  return out;
+}
+
+function applyOps(math: string, start: number, roundUp: boolean, zone: ZoneId, whole: string): number {
   let t = ZonedDateTime.ofInstant(Instant.ofEpochMilli(start), zone);
   let i = 0;
   while (i < math.length) {

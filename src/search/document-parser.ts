@@ -1,5 +1,5 @@
 import { errors } from './errors.js';
-import { dateFormatText, dynamicMappingFor, parseBool, parseDateFor, parseNumber, type FieldDef, type Mappings } from './mapping.js';
+import { dateFormatText, dynamicMappingFor, parseBool, parseDateFor, parseNumber, parseStoredDateFor, type FieldDef, type Mappings } from './mapping.js';
 
 /**
  * Values of one kind by field path, in the order the paths were first seen. A document has a
@@ -138,34 +138,51 @@ export function checkNoMetadataFields(source: unknown): void {
 /**
  * Flattens a document's `_source` into field values according to the mappings, adding dynamic
  * mappings for new fields (or refusing them under `dynamic: strict`). Throws
- * document_parsing_exception when a value does not fit its field's type.
+ * document_parsing_exception when a value does not fit its field's type. `stored`: the document
+ * comes from the store (load, the old version of a rewritten document), where dates are read as
+ * parseStoredDateFor reads them.
  *
  * `into`: a ParsedDoc to fill (cleared first) instead of a new one, the caller's to reuse once it
  * has consumed the result (InvertedIndex.add keeps none of the ParsedDoc itself, only the value
  * arrays, which are always new). Why: six arrays and four objects per document, grown from empty
  * each time, were about a sixth of what the bulk path allocated per document.
  */
-export function parseDocument(source: unknown, mappings: Mappings, id: string, into?: ParsedDoc): ParseResult {
+export function parseDocument(source: unknown, mappings: Mappings, id: string, into?: ParsedDoc, stored = false): ParseResult {
   if (source === null || typeof source !== 'object' || Array.isArray(source)) {
     throw errors.documentParsing('[1:1] failed to parse: source is not an object', { type: 'not_x_content_exception', reason: 'Compressor detection can only be called on some xContent bytes or compressed xContent bytes' });
   }
   // Usually every field is mapped already: one pass. Otherwise find the dynamic additions first.
   const first = into === undefined ? emptyParsedDoc() : clearParsedDoc(into);
-  if (collectValues(source as Record<string, unknown>, '', mappings, first, id)) return { doc: finishParsedDoc(first), mappings };
+  if (collectValues(source as Record<string, unknown>, '', mappings, first, id, stored, 1)) return { doc: finishParsedDoc(first), mappings };
   const additions = new Map<string, unknown>();
-  walk(source as Record<string, unknown>, '', mappings, additions);
+  walk(source as Record<string, unknown>, '', mappings, additions, 1);
   const effective = mappings.withAdditions(additions);
   const doc = into === undefined ? emptyParsedDoc() : clearParsedDoc(into);
-  collectValues(source as Record<string, unknown>, '', effective, doc, id);
+  collectValues(source as Record<string, unknown>, '', effective, doc, id, stored, 1);
   return { doc: finishParsedDoc(doc), mappings: effective };
 }
 
-function walk(obj: Record<string, unknown>, prefix: string, mappings: Mappings, additions: Map<string, unknown>): void {
+/** ES's default `index.mapping.depth.limit`: objects nested deeper are refused. */
+const MAX_DEPTH = 20;
+
+/**
+ * Refuses an object at `depth` (the root's fields are at 1) past MAX_DEPTH, as ES does; also what
+ * keeps a document nested thousands deep from exhausting the stack of these recursive walks.
+ */
+function checkDepth(depth: number, path: string): void {
+  if (depth > MAX_DEPTH) {
+    const reason = `Limit of mapping depth [${MAX_DEPTH}] has been exceeded due to object field [${path}]`;
+    throw errors.documentParsing(`[1:2] failed to parse: ${reason}`, { type: 'illegal_argument_exception', reason });
+  }
+}
+
+function walk(obj: Record<string, unknown>, prefix: string, mappings: Mappings, additions: Map<string, unknown>, depth: number): void {
   for (const [key, value] of Object.entries(obj)) {
     const path = prefix + key;
     const objects = objectsIn(value);
     if (objects.length > 0) {
-      for (const o of objects) walk(o, `${path}.`, mappings, additions);
+      checkDepth(depth, path);
+      for (const o of objects) walk(o, `${path}.`, mappings, additions, depth + 1);
       continue;
     }
     if (mappings.field(path) !== undefined || additions.has(path)) continue;
@@ -187,7 +204,7 @@ function objectsIn(value: unknown): Record<string, unknown>[] {
 const NO_VALUES: readonly unknown[] = [];
 
 /** Adds the values of mapped fields to `doc`; false when a field needs a dynamic mapping first. */
-function collectValues(obj: Record<string, unknown>, prefix: string, mappings: Mappings, doc: ParsedDoc, id: string): boolean {
+function collectValues(obj: Record<string, unknown>, prefix: string, mappings: Mappings, doc: ParsedDoc, id: string, stored: boolean, depth: number): boolean {
   let complete = true;
   for (const key in obj) {
     const value = obj[key];
@@ -195,7 +212,8 @@ function collectValues(obj: Record<string, unknown>, prefix: string, mappings: M
     if (value !== null && typeof value === 'object') {
       const objects = objectsIn(value);
       if (objects.length > 0) {
-        for (const o of objects) if (!collectValues(o, `${path}.`, mappings, doc, id)) complete = false;
+        checkDepth(depth, path);
+        for (const o of objects) if (!collectValues(o, `${path}.`, mappings, doc, id, stored, depth + 1)) complete = false;
         continue;
       }
     }
@@ -205,9 +223,9 @@ function collectValues(obj: Record<string, unknown>, prefix: string, mappings: M
       continue;
     }
     const leaves = Array.isArray(value) ? value.flat(Infinity).filter((v) => v !== null && v !== undefined) : value === null || value === undefined ? NO_VALUES : [value];
-    addValues(field, leaves, doc, id);
+    addValues(field, leaves, doc, id, stored);
     const subs = mappings.subfields.get(path);
-    if (subs !== undefined) for (const sub of subs) addValues(sub, leaves, doc, id);
+    if (subs !== undefined) for (const sub of subs) addValues(sub, leaves, doc, id, stored);
   }
   return complete;
 }
@@ -220,7 +238,7 @@ function fail(field: FieldDef, id: string, value: unknown, cause: { type: string
   );
 }
 
-function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, id: string): void {
+function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, id: string, stored: boolean): void {
   if (!field.index) return;
   switch (field.kind) {
     case 'text': {
@@ -260,14 +278,23 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
         // One value (the usual case): an array of its size, not one grown from empty.
         const v = leaves[0];
         const n = parseNumber(v, field.integer);
-        if (n === undefined) fail(field, id, v, { type: 'number_format_exception', reason: `For input string: "${String(v)}"` });
+        if (n === undefined) {
+          if (field.ignoreMalformed === true) {
+            doc.numeric.add(field.path, []);
+            return;
+          }
+          fail(field, id, v, { type: 'number_format_exception', reason: `For input string: "${String(v)}"` });
+        }
         doc.numeric.add(field.path, [n]);
         return;
       }
       const out: number[] = [];
       for (const v of leaves) {
         const n = parseNumber(v, field.integer);
-        if (n === undefined) fail(field, id, v, { type: 'number_format_exception', reason: `For input string: "${String(v)}"` });
+        if (n === undefined) {
+          if (field.ignoreMalformed === true) continue;
+          fail(field, id, v, { type: 'number_format_exception', reason: `For input string: "${String(v)}"` });
+        }
         out.push(n);
       }
       doc.numeric.add(field.path, out);
@@ -276,8 +303,11 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
     case 'date': {
       const out: number[] = [];
       for (const v of leaves) {
-        const ms = parseDateFor(field, v);
+        // With ignore_malformed a value the format refuses was left out when written: leave it out
+        // on reload too, so a restart does not change what the index holds.
+        const ms = stored && field.ignoreMalformed !== true ? parseStoredDateFor(field, v) : parseDateFor(field, v);
         if (ms === undefined) {
+          if (field.ignoreMalformed === true) continue;
           fail(field, id, v, { type: 'illegal_argument_exception', reason: `failed to parse date field [${String(v)}] with format [${dateFormatText(field)}]` });
         }
         out.push(ms);

@@ -11,7 +11,9 @@ import { InvertedIndex } from './inverted-index.js';
 /**
  * Version of the layout (the index classes' snapshot()); a snapshot of another one is ignored.
  * 2: a posting list's record keeps its write position and block end instead of tail and fill.
- * 3: a term dictionary slot holds the term id and, when short, the term (4 int32 instead of 2).
+ * 3: a term dictionary slot holds the term id and, when short, the term (4 int32 instead of 2);
+ *    date values honour the field's mapping format (a format-2 snapshot holds them as ISO 8601 or
+ *    epoch millis read them, e.g. epoch_second values as millis): rebuilt from the documents once.
  */
 export const SNAPSHOT_FORMAT = 3;
 

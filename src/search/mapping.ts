@@ -1,5 +1,5 @@
 import { compileDateFormat, DEFAULT_DATE_FORMAT, isDetectedDate, parseDate, type DateFormat } from './date-format.js';
-import { errors, SearchError } from './errors.js';
+import { errors } from './errors.js';
 
 export { parseDate };
 
@@ -32,6 +32,8 @@ export interface FieldDef {
   readonly fielddata: boolean;
   /** date: the mapping's `format` (default `strict_date_optional_time||epoch_millis`), compiled. */
   readonly dateFormat?: DateFormat;
+  /** date, numeric: `ignore_malformed: true` leaves a value that does not parse out instead of failing the document. */
+  readonly ignoreMalformed?: boolean;
 }
 
 export type Dynamic = true | false | 'strict';
@@ -62,8 +64,13 @@ export class Mappings {
     return new Mappings({}, new Map(), true, true);
   }
 
-  /** Parses the `mappings` object of `PUT /<index>`; throws mapper_parsing_exception. */
-  static parse(raw: unknown): Mappings {
+  /**
+   * Parses the `mappings` object of `PUT /<index>`; throws mapper_parsing_exception. With `stored`
+   * (a mapping read back from the store), a date `format` that does not compile is not an error:
+   * versions before formats were honoured stored any text there, and the field keeps parsing its
+   * dates with ES's default format as they did.
+   */
+  static parse(raw: unknown, stored = false): Mappings {
     if (raw == null) return Mappings.empty();
     if (typeof raw !== 'object' || Array.isArray(raw)) throw errors.mapperParsing('Failed to parse mapping: Expected map for property [mappings]');
     const obj = { ...(raw as Record<string, unknown>) };
@@ -79,22 +86,8 @@ export class Mappings {
       }
     }
     const fields = new Map<string, FieldDef>();
-    collect(properties, '', fields);
+    collect(properties, '', fields, stored);
     return new Mappings(properties, fields, dynamic, dateDetection);
-  }
-
-  /**
-   * A mapping the store saved. Versions before date formats were compiled saved any `format`
-   * unchecked: if one does not compile now, the index loads with its dates read as those versions
-   * read them (see withoutDateFormats) rather than not at all.
-   */
-  static parseStored(raw: unknown): Mappings {
-    try {
-      return Mappings.parse(raw);
-    } catch (e) {
-      if (!(e instanceof SearchError)) throw e;
-      return Mappings.parse(withoutFormats(raw));
-    }
   }
 
   field(path: string): FieldDef | undefined {
@@ -117,22 +110,10 @@ export class Mappings {
       props[parts[parts.length - 1] as string] = def;
     }
     const fields = new Map<string, FieldDef>();
-    collect(properties, '', fields);
+    // Lenient: the existing properties were checked when they came in (or are stored ones), and
+    // additions are dynamic mappings or a put mapping body Mappings.parse has checked.
+    collect(properties, '', fields, true);
     return new Mappings(properties, fields, this.dynamic, this.dateDetection);
-  }
-
-  /**
-   * The same fields with dates read as versions before formats were honoured read them (ISO or
-   * epoch milliseconds, whatever `format` says): how a stored document the format now refuses is
-   * re-read, so that a restart never loses a document an earlier version acknowledged.
-   */
-  withoutDateFormats(): Mappings {
-    const fields = new Map<string, FieldDef>();
-    for (const [path, def] of this.fields) {
-      if (def.dateFormat === undefined) fields.set(path, def);
-      else fields.set(path, { ...def, dateFormat: undefined });
-    }
-    return new Mappings(this.properties, fields, this.dynamic, this.dateDetection);
   }
 
   /** The body of GET /<index>/_mapping for this index. */
@@ -205,7 +186,7 @@ function parseDynamic(v: unknown): Dynamic {
   throw errors.mapperParsing(`Failed to parse mapping: Could not convert [dynamic] to boolean`);
 }
 
-function collect(properties: Record<string, unknown>, prefix: string, out: Map<string, FieldDef>): void {
+function collect(properties: Record<string, unknown>, prefix: string, out: Map<string, FieldDef>, stored: boolean): void {
   for (const [name, rawDef] of Object.entries(properties)) {
     const path = prefix + name;
     if (rawDef == null || typeof rawDef !== 'object' || Array.isArray(rawDef)) {
@@ -217,10 +198,10 @@ function collect(properties: Record<string, unknown>, prefix: string, out: Map<s
     if (OBJECT_TYPES.has(type)) {
       const sub = def.properties ?? {};
       if (typeof sub !== 'object' || Array.isArray(sub)) throw errors.mapperParsing(`Expected map for property [properties] on field [${name}]`);
-      collect(sub as Record<string, unknown>, `${path}.`, out);
+      collect(sub as Record<string, unknown>, `${path}.`, out, stored);
       continue;
     }
-    const field = toField(path, name, type, def);
+    const field = toField(path, name, type, def, stored);
     out.set(path, field);
     const multi = def.fields;
     if (multi !== undefined) {
@@ -229,13 +210,13 @@ function collect(properties: Record<string, unknown>, prefix: string, out: Map<s
         const subDef = (subRaw ?? {}) as Record<string, unknown>;
         const subType = subDef.type;
         if (typeof subType !== 'string') throw errors.mapperParsing(`No type specified for field [${subName}]`, `Failed to parse mapping: No type specified for field [${subName}]`);
-        out.set(`${path}.${subName}`, toField(`${path}.${subName}`, subName, subType, subDef));
+        out.set(`${path}.${subName}`, toField(`${path}.${subName}`, subName, subType, subDef, stored));
       }
     }
   }
 }
 
-function toField(path: string, name: string, type: string, def: Record<string, unknown>): FieldDef {
+function toField(path: string, name: string, type: string, def: Record<string, unknown>, stored: boolean): FieldDef {
   let kind: FieldType;
   if (TEXT_TYPES.has(type)) kind = 'text';
   else if (KEYWORD_TYPES.has(type)) kind = 'keyword';
@@ -252,6 +233,7 @@ function toField(path: string, name: string, type: string, def: Record<string, u
     try {
       dateFormat = compileDateFormat(String(def.format));
     } catch (e) {
+      if (stored) return toField(path, name, type, { ...def, format: undefined }, stored);
       const reason = `Error parsing [format] on field [${name}]: ${(e as Error).message}`;
       throw errors.mapperParsing(reason, `Failed to parse mapping: ${reason}`);
     }
@@ -265,6 +247,7 @@ function toField(path: string, name: string, type: string, def: Record<string, u
     index: def.index !== false && def.index !== 'false',
     fielddata: def.fielddata === true,
     ...(dateFormat === undefined ? {} : { dateFormat }),
+    ...((kind === 'date' || kind === 'numeric') && (def.ignore_malformed === true || def.ignore_malformed === 'true') ? { ignoreMalformed: true } : {}),
   };
 }
 
@@ -279,6 +262,16 @@ export function dateFormatText(def: FieldDef): string {
  */
 export function parseDateFor(def: FieldDef, value: unknown): number | undefined {
   return def.dateFormat === undefined ? parseDate(value) : def.dateFormat.parse(value);
+}
+
+/**
+ * parseDateFor for a document read back from the store: a value the field's format refuses is
+ * read as the versions before formats and strict days read it (ISO 8601 rolling 2023-02-29 over
+ * to 1 March, or epoch millis), since such a document was accepted then and must still load, be
+ * deleted and be updated.
+ */
+export function parseStoredDateFor(def: FieldDef, value: unknown): number | undefined {
+  return parseDateFor(def, value) ?? parseDate(value, true);
 }
 
 /** The mapping ES's dynamic mapping gives a JSON value, or undefined for null/empty arrays. */
@@ -319,15 +312,4 @@ export function parseBool(value: unknown): boolean | undefined {
   if (value === true || value === 'true') return true;
   if (value === false || value === 'false' || value === '') return false;
   return undefined;
-}
-
-/** A copy of a raw mapping without the `format` of its date fields (at any depth, multi-fields too). */
-function withoutFormats(raw: unknown): unknown {
-  if (Array.isArray(raw)) return raw.map(withoutFormats);
-  if (raw === null || typeof raw !== 'object') return raw;
-  const out: Record<string, unknown> = {};
-  const obj = raw as Record<string, unknown>;
-  const isDate = obj.type === 'date' || obj.type === 'date_nanos';
-  for (const [k, v] of Object.entries(obj)) if (!(isDate && k === 'format')) out[k] = withoutFormats(v);
-  return out;
 }

@@ -33,7 +33,7 @@ export type Query =
     }
   | { kind: 'exists'; field: string; boost: number }
   | { kind: 'ids'; values: readonly string[]; boost: number }
-  | { kind: 'prefix'; field: string; value: string; boost: number }
+  | { kind: 'prefix'; field: string; value: string; caseInsensitive: boolean; boost: number }
   | { kind: 'constant_score'; filter: Query; boost: number }
   | { kind: 'dis_max'; queries: readonly Query[]; tieBreaker: number; boost: number }
   | { kind: 'bool'; must: readonly Query[]; should: readonly Query[]; filter: readonly Query[]; mustNot: readonly Query[]; msm: MinimumShouldMatch; boost: number }
@@ -241,7 +241,7 @@ export function parseQuery(raw: unknown): Query {
     }
     case 'prefix': {
       const { field, opts } = singleField(name, body, 'value');
-      return { kind: 'prefix', field, value: String(scalar(opts.value, name)), boost: boostOf(opts) };
+      return { kind: 'prefix', field, value: String(scalar(opts.value, name)), caseInsensitive: opts.case_insensitive === true, boost: boostOf(opts) };
     }
     case 'constant_score': {
       if (!isObject(body) || body.filter === undefined) throw errors.parsing('[constant_score] requires a \'filter\' element');

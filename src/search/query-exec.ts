@@ -68,7 +68,7 @@ export function execute(query: Query, ctx: ExecContext): Hits {
       return constant(docs, docs.length, f(query.boost), ctx.arena);
     }
     case 'prefix':
-      return prefixQuery(ctx, query.field, query.value, query.boost);
+      return prefixQuery(ctx, query.field, query.value, query.boost, query.caseInsensitive);
     case 'constant_score':
       return constScore(ctx, execute(query.filter, ctx), query.boost);
     case 'dis_max':
@@ -197,6 +197,9 @@ function termQuery(ctx: ExecContext, path: string, value: string | number | bool
   if (def === undefined) return path === '_id' ? execute({ kind: 'ids', values: [String(value)], boost }, ctx) : EMPTY;
   switch (def.kind) {
     case 'text':
+      // Indexed text terms are lower case: a case-insensitive term is its lower-case form, and
+      // like ES's automaton query for it, it scores as a constant.
+      if (caseInsensitive) return constScore(ctx, textTerm(ctx, ctx.index.text.get(path), String(value).toLowerCase(), 1), boost);
       return textTerm(ctx, ctx.index.text.get(path), String(value), boost);
     case 'keyword': {
       const field = ctx.index.keyword.get(path);
@@ -211,8 +214,11 @@ function termQuery(ctx: ExecContext, path: string, value: string | number | bool
       return keywordTerm(ctx, ctx.index.keyword.get(path), String(b), boost);
     }
     case 'numeric':
-    case 'date':
       return numericEquals(ctx, def, parseFor(ctx, def, value), boost);
+    case 'date':
+      // ES's DateFieldType.termQuery is the range [value, value] with both bounds inclusive: the
+      // lower rounds down and the upper up, so "2021-06-15" matches the whole day.
+      return dateRange(ctx, def, { kind: 'range', field: path, gte: value, lte: value, boost });
   }
 }
 
@@ -244,9 +250,12 @@ function rangeQuery(ctx: ExecContext, q: Extract<Query, { kind: 'range' }>): Hit
   return constant(...postingsUnion(ctx, field.postings, ids), f(q.boost), ctx.arena);
 }
 
-/** A range on a date field: bounds in the query's `format` (else the field's), with date math and `time_zone`. */
+/** A range on a date field: bounds in the query's `format` (else the field's, or epoch_millis for numbers), with date math and `time_zone`. */
 function dateRange(ctx: ExecContext, def: FieldDef, q: Extract<Query, { kind: 'range' }>): Hits {
-  const format = q.format ?? dateFormatText(def);
+  // Without a query format, a bound given as a JSON number makes ES read both as epoch_millis,
+  // whatever the field's format (DateFieldType.rangeQuery: "force epoch_millis").
+  const numeric = [q.gt, q.gte, q.lt, q.lte].some((b) => typeof b === 'number');
+  const format = q.format ?? (numeric ? 'epoch_millis' : dateFormatText(def));
   const now = ctx.now?.() ?? Date.now();
   // Compiled per query (a format compiles in microseconds); no process-wide cache.
   const dateMath = new DateMathParser();
@@ -256,6 +265,7 @@ function dateRange(ctx: ExecContext, def: FieldDef, q: Extract<Query, { kind: 'r
     } catch (e) {
       if (!(e instanceof DateMathError)) throw e;
       if (e.kind === 'format') throw errors.queryShard(ctx.indexName, e.message);
+      if (e.kind === 'invalid') throw errors.illegalArgument(e.message);
       throw errors.shardFailure(ctx.indexName, { type: 'parse_exception', reason: e.message });
     }
   };
@@ -265,12 +275,13 @@ function dateRange(ctx: ExecContext, def: FieldDef, q: Extract<Query, { kind: 'r
   return numericRange(ctx, def.path, lo, q.gt === undefined, hi, q.lt === undefined, q.boost);
 }
 
-function prefixQuery(ctx: ExecContext, path: string, value: string, boost: number): Hits {
+function prefixQuery(ctx: ExecContext, path: string, value: string, boost: number, caseInsensitive = false): Hits {
   const def = ctx.mappings.field(path);
   if (def === undefined) return EMPTY;
   const field = def.kind === 'text' ? ctx.index.text.get(path) : ctx.index.keyword.get(path);
   if (field === undefined) return EMPTY;
-  const ids = [...field.terms.entries()].filter(([t]) => t.startsWith(value)).map(([, id]) => id);
+  const wanted = caseInsensitive ? value.toLowerCase() : value;
+  const ids = [...field.terms.entries()].filter(([t]) => (caseInsensitive ? t.toLowerCase() : t).startsWith(wanted)).map(([, id]) => id);
   return constant(...postingsUnion(ctx, field.postings, ids), f(boost), ctx.arena);
 }
 

@@ -102,9 +102,9 @@ export class SearchService {
       this.indices.clear();
     }
     for (const meta of this.store.listIndices()) {
-      const state = this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parseStored(meta.mappings));
+      const state = this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings, true));
       this.store.scanDocs(meta.name, (doc) => {
-        const parsed = this.parseStored(state, doc.source, doc.id, this.scratchDoc);
+        const { doc: parsed } = parseDocument(JSON.parse(doc.source), state.mappings, doc.id, this.scratchDoc, true);
         const ord = state.index.add(doc.id, parsed);
         clearParsedDoc(parsed);
         state.versions[ord] = doc.version;
@@ -131,7 +131,7 @@ export class SearchService {
     if (restored === undefined) return false;
     for (const meta of metas) {
       const r = restored.get(meta.name) as NonNullable<ReturnType<typeof restored.get>>;
-      const fresh = this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parseStored(meta.mappings), r.index);
+      const fresh = this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings, true), r.index);
       this.indices.set(meta.name, { ...fresh, versions: r.versions, seqNos: r.seqNos, nextSeqNo: r.nextSeqNo });
     }
     return true;
@@ -229,22 +229,7 @@ export class SearchService {
     const id = state.index.ids[ord] as string;
     const doc = this.store.getDoc(state.name, id);
     if (doc === undefined) return emptyParsedDoc();
-    return this.parseStored(state, doc.source, id);
-  }
-
-  /**
-   * A stored document's fields. A date the field's `format` refuses can only come from a version
-   * that did not honour formats yet (writes are checked): it is read as that version read it,
-   * instead of failing the load (or the update or delete) of a document that was acknowledged.
-   */
-  private parseStored(state: IndexState, source: string, id: string, into?: ParsedDoc): ParsedDoc {
-    const parsed = JSON.parse(source) as unknown;
-    try {
-      return parseDocument(parsed, state.mappings, id, into).doc;
-    } catch (e) {
-      if (!(e instanceof SearchError)) throw e;
-      return parseDocument(parsed, state.mappings.withoutDateFormats(), id, into).doc;
-    }
+    return parseDocument(JSON.parse(doc.source), state.mappings, id, undefined, true).doc;
   }
 
   private write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan): WriteOutcome {

@@ -149,6 +149,17 @@ export function planSort(indexName: string, index: InvertedIndex, mappings: Mapp
     const v = col.values[i] as number | string | null;
     return v === null && col.numeric ? missingExtreme(col) : v;
   };
+  // The search_after values as keys, read once per tuple: a search calls after() for every hit
+  // with the same tuple, and reading a date string through its format costs microseconds.
+  let lastTuple: readonly unknown[] | undefined;
+  let lastKeys: (number | string | null)[] = [];
+  const keysOf = (tuple: readonly unknown[]): (number | string | null)[] => {
+    if (tuple !== lastTuple) {
+      lastKeys = columns.map((col, k) => convert(col, tuple[k]));
+      lastTuple = tuple;
+    }
+    return lastKeys;
+  };
   return {
     before,
     sortValues,
@@ -156,9 +167,10 @@ export function planSort(indexName: string, index: InvertedIndex, mappings: Mapp
       if (tuple.length !== columns.length) {
         throw errors.illegalArgument(`search_after has ${tuple.length} value(s) but sort has ${columns.length}.`);
       }
+      const afterKeys = keysOf(tuple);
       for (let k = 0; k < columns.length; k++) {
         const col = columns[k] as KeyColumn;
-        const c = cmp(keyOf(col, i), convert(col, tuple[k]), col.key);
+        const c = cmp(keyOf(col, i), afterKeys[k] as number | string | null, col.key);
         if (c !== 0) return c > 0;
       }
       return false;

@@ -26,6 +26,16 @@ describe('bulk parser', () => {
     expect(() => parseBulk('{"nope":{}}\n{"n":1}', 'i')).toThrow('Malformed action/metadata line [1]');
   });
 
+  // Second reader: an action whose value is not an object is malformed, as ES's parser says
+  // (it is not an object with unknown keys "0", "1", …, nor an action without an index).
+  it('refuses an action whose value is not an object with ES\'s malformed-line text', () => {
+    expect(() => parseBulk('{"index":{"_id":"1"}}\n{"n":1}\n{"index":"foo"}\n{"n":1}\n', 'i')).toThrow(
+      'Malformed action/metadata line [3], expected START_OBJECT or END_OBJECT but found [VALUE_STRING]',
+    );
+    expect(() => parseBulk('{"index":[1]}\n{"n":1}\n', 'i')).toThrow('Malformed action/metadata line [1], expected START_OBJECT or END_OBJECT but found [START_ARRAY]');
+    expect(() => parseBulk('{"delete":null}\n', undefined)).toThrow('Malformed action/metadata line [1], expected START_OBJECT or END_OBJECT but found [VALUE_NULL]');
+  });
+
   it('keeps a malformed source line for the item to report', () => {
     expect(spans(parseBulk('{"index":{"_id":"1"}}\n{"n":\n', 'i'))).toEqual([{ op: 'index', index: 'i', id: '1', source: undefined, raw: '{"n":' }]);
   });

@@ -75,3 +75,64 @@ describe('missing date components of gt/lte bounds', () => {
     expect(iso.parse(1000, true)).toBe(1000);
   });
 });
+
+// Second reader: ES's ISO parsers resolve STRICTly: no 29 February outside leap years, no 31st of
+// a 30-day month, no hour 24. Date.parse rolls such dates over into the next month or day.
+describe('ISO dates java.time refuses', () => {
+  it('refuses impossible days and hour 24 with the default format, and keeps real leap days', () => {
+    expect(parseDate('2023-02-29')).toBeUndefined();
+    expect(parseDate('2021-04-31T10:00:00Z')).toBeUndefined();
+    expect(parseDate('2021-06-15T24:00:00Z')).toBeUndefined();
+    expect(parseDate('2024-02-29')).toBe(Date.UTC(2024, 1, 29));
+    expect(parseDate('2000-02-29T23:59:59.999+01:00')).toBe(Date.UTC(2000, 1, 29, 22, 59, 59, 999));
+    expect(compileDateFormat('strict_date_optional_time').parse('2023-02-29')).toBeUndefined();
+  });
+});
+
+// Second reader: ES 8 knows these built-in names (and their strict_ forms); they were refused as
+// "Unknown pattern letter" at index creation, and a stored mapping naming one stopped the server.
+describe('ES built-in format names', () => {
+  const cases: [string, string, number][] = [
+    ['basic_date_time', '20200102T030405.678Z', Date.UTC(2020, 0, 2, 3, 4, 5, 678)],
+    ['basic_date_time', '20200102T030405.678+0100', Date.UTC(2020, 0, 2, 2, 4, 5, 678)],
+    ['basic_ordinal_date', '2020032', Date.UTC(2020, 1, 1)],
+    ['basic_ordinal_date_time', '2020032T030405.678Z', Date.UTC(2020, 1, 1, 3, 4, 5, 678)],
+    ['basic_ordinal_date_time_no_millis', '2020032T030405Z', Date.UTC(2020, 1, 1, 3, 4, 5)],
+    ['basic_time', '030405.678Z', Date.UTC(1970, 0, 1, 3, 4, 5, 678)],
+    ['basic_time_no_millis', '030405Z', Date.UTC(1970, 0, 1, 3, 4, 5)],
+    ['basic_t_time', 'T030405.678Z', Date.UTC(1970, 0, 1, 3, 4, 5, 678)],
+    ['basic_t_time_no_millis', 'T030405Z', Date.UTC(1970, 0, 1, 3, 4, 5)],
+    ['date_hour', '2020-01-02T03', Date.UTC(2020, 0, 2, 3)],
+    ['date_hour_minute_second_fraction', '2020-01-02T03:04:05.678', Date.UTC(2020, 0, 2, 3, 4, 5, 678)],
+    ['hour', '03', Date.UTC(1970, 0, 1, 3)],
+    ['hour_minute_second_fraction', '03:04:05.678', Date.UTC(1970, 0, 1, 3, 4, 5, 678)],
+    ['hour_minute_second_millis', '03:04:05.678', Date.UTC(1970, 0, 1, 3, 4, 5, 678)],
+    ['ordinal_date', '2020-032', Date.UTC(2020, 1, 1)],
+    ['ordinal_date_time', '2020-032T03:04:05.678+01:00', Date.UTC(2020, 1, 1, 2, 4, 5, 678)],
+    ['ordinal_date_time_no_millis', '2020-032T03:04:05Z', Date.UTC(2020, 1, 1, 3, 4, 5)],
+    ['time', '03:04:05.678Z', Date.UTC(1970, 0, 1, 3, 4, 5, 678)],
+    ['time_no_millis', '03:04:05+01:00', Date.UTC(1970, 0, 1, 2, 4, 5)],
+    ['t_time', 'T03:04:05.678Z', Date.UTC(1970, 0, 1, 3, 4, 5, 678)],
+    ['t_time_no_millis', 'T03:04:05Z', Date.UTC(1970, 0, 1, 3, 4, 5)],
+    ['basic_date', '20200102', Date.UTC(2020, 0, 2)],
+  ];
+  it.each(cases)('%s reads %s', (name, value, ms) => {
+    expect(compileDateFormat(name).parse(value)).toBe(ms);
+    expect(compileDateFormat(`strict_${name}`).parse(value)).toBe(ms);
+  });
+});
+
+// Second reader: strict_date_optional_time's month and day are optional, and ES tries it before
+// epoch_millis: the string "2020" is the year 2020 (elastic/elasticsearch#63680), "2020-02" is
+// February. Rounding up (lte, gt) fills the time of day only, as ES's round-up parser does.
+describe('strict_date_optional_time: a year, a year and month', () => {
+  it('reads "2020" and "2020-02" as their first day', () => {
+    expect(parseDate('2020')).toBe(Date.UTC(2020, 0, 1));
+    expect(parseDate('2020-02')).toBe(Date.UTC(2020, 1, 1));
+    expect(parseDate('2020-13')).toBeUndefined();
+    expect(parseDate('1600000000000')).toBe(1_600_000_000_000);
+    expect(compileDateFormat(DEFAULT_DATE_FORMAT).parse('2020')).toBe(Date.UTC(2020, 0, 1));
+    expect(compileDateFormat(DEFAULT_DATE_FORMAT).parse('2020-02', true)).toBe(Date.UTC(2020, 1, 1, 23, 59, 59, 999));
+    expect(compileDateFormat('epoch_millis').parse('2020')).toBe(2020);
+  });
+});

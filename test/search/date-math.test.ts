@@ -78,3 +78,29 @@ describe('date math for range bounds', () => {
     );
   });
 });
+
+// Second reader: ES's epoch_second round-up parser defaults the nanoseconds to 999,999,999 when
+// the value has no fraction (EpochTime.SECONDS_FORMATTER), so lte/gt cover the whole second.
+describe('date math: epoch_second round-up, bad formats and dates out of range', () => {
+  it('rounds an epoch_second bound without a fraction up to the last millisecond of that second', () => {
+    expect(at(1600000000, true, { format: 'epoch_second' })).toBe(1600000000999);
+    expect(at('1600000000', true, { format: 'epoch_second' })).toBe(1600000000999);
+    expect(at(1600000000, false, { format: 'epoch_second' })).toBe(1600000000000);
+    expect(at('1600000000.5', true, { format: 'epoch_second' })).toBe(1600000000500);
+    expect(at(1600000000000, true)).toBe(1600000000000);
+  });
+
+  it('refuses a format that does not compile and an anchor or result out of range with a DateMathError', () => {
+    expect(() => at('2020-01-01', false, { format: 'bogus_format' })).toThrow(DateMathError);
+    expect(() => at('100000000000000000000||+1d')).toThrow(DateMathError);
+    expect(() => at('2020-01-01||+300000000y')).toThrow(DateMathError);
+  });
+});
+
+describe('date math: built-in names with an offset', () => {
+  it('leaves dates read with an offset out of time_zone', () => {
+    expect(at('2020-032T03:04:05+01:00', false, { format: 'ordinal_date_time_no_millis', timeZone: '+05:00' })).toBe(Date.UTC(2020, 1, 1, 2, 4, 5));
+    expect(at('20200102T030405.678Z', false, { format: 'strict_basic_date_time', timeZone: 'Europe/Paris' })).toBe(Date.UTC(2020, 0, 2, 3, 4, 5, 678));
+    expect(at('2020-01-02T03', false, { format: 'date_hour', timeZone: '+01:00' })).toBe(Date.UTC(2020, 0, 2, 2));
+  });
+});
