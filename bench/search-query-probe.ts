@@ -22,23 +22,14 @@ import { pino } from 'pino';
 import { serveFlags } from '../src/config/flags.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { buildSearchApp } from '../src/search/app.js';
-import { corpusPath, DEPTHS, flag, opt, QUERIES, readCorpus } from './search-workload.js';
+import { corpusPath, DEPTHS, flag, fnv, opt, processCpuUs, QUERIES, readCorpus } from './search-workload.js';
 
 const copies = Number(opt('copies', '1'));
 const rounds = Number(opt('rounds', '5'));
 /** `--depths 9990` or `--depths 0,100`: time only these depths (e.g. to profile one). */
 const depths = opt('depths', DEPTHS.join(',')).split(',').map(Number);
 
-/** CPU microseconds of the process (GC helper threads included: their work is the request's too). */
-const cpuUs = (): number => {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-};
-
-function fnv(h: number, text: string): number {
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h;
-}
+const cpuUs = processCpuUs;
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'portico-query-probe-'));

@@ -18,21 +18,13 @@ import { runSearch, type SearchEnv } from '../src/search/search-phase.js';
 import { parseSearchRequest } from '../src/search/search-request.js';
 import type { IndexState } from '../src/search/search-service.js';
 import { parseSettings } from '../src/search/index-settings.js';
-import { corpusPath, DEPTHS, flag, opt, QUERIES, readCorpus } from './search-workload.js';
+import { corpusPath, DEPTHS, flag, fnv, opt, processCpuUs, QUERIES, readCorpus } from './search-workload.js';
 
 const copies = Number(opt('copies', '1'));
 const rounds = Number(opt('rounds', '5'));
 const depths = opt('depths', DEPTHS.join(',')).split(',').map(Number);
 
-const cpuUs = (): number => {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-};
-
-function fnv(h: number, text: string): number {
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h;
-}
+const cpuUs = processCpuUs;
 
 function buildState(name: string, lines: readonly string[]): { state: IndexState; sources: Map<string, string> } {
   const index = new InvertedIndex();

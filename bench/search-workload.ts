@@ -43,3 +43,15 @@ export function corpusPath(): string {
 export function readCorpus(path: string): string[] {
   return gunzipSync(readFileSync(path)).toString('utf8').split('\n').filter((l) => l.trim() !== '');
 }
+
+/** CPU microseconds of the process (GC helper threads included: their work is the request's too). */
+export function processCpuUs(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
+/** FNV-1a over a text's UTF-16 units, continuing from `h`: the probes' response checksums. */
+export function fnv(h: number, text: string): number {
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h;
+}

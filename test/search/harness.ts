@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
+import { expect } from 'vitest';
 import { serveFlags, type ServeConfig } from '../../src/config/flags.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { buildSearchApp } from '../../src/search/app.js';
@@ -43,4 +44,14 @@ export async function startSearch(extra: string[] = []): Promise<SearchHarness> 
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * `POST <url>` with a JSON body, expecting 200; the answer's text with `took` left out, so that two
+ * answers can be compared byte for byte.
+ */
+export async function searchText(h: SearchHarness, url: string, body: unknown): Promise<string> {
+  const res = await h.app.inject({ method: 'POST', url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  expect(res.statusCode).toBe(200);
+  return res.body.replace(/^\{"took":\d+,/, '{');
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSearch, type SearchHarness } from './harness.js';
+import { searchText, startSearch, type SearchHarness } from './harness.js';
 
 // A relevance-ordered `match` on one index is answered by matchTopK (heap up to from + size 128,
 // term at a time with MaxScore early stop beyond); `min_score` sends the same query through the
@@ -21,11 +21,7 @@ describe('_search match fast path against the general path', () => {
   });
   afterAll(async () => h.close());
 
-  const search = async (url: string, body: unknown): Promise<string> => {
-    const res = await h.app.inject({ method: 'POST', url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-    expect(res.statusCode).toBe(200);
-    return res.body.replace(/^\{"took":\d+,/, '{');
-  };
+  const search = (url: string, body: unknown): Promise<string> => searchText(h, url, body);
 
   // Lucene forbids negative scores and ES >= 7 refuses negative boosts, but Portico accepts them:
   // term score bounds are then lower bounds, and pruning by them drops the best documents.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSearch, type SearchHarness } from './harness.js';
+import { searchText, startSearch, type SearchHarness } from './harness.js';
 
 // Hits are written straight to JSON text in the common case (no sort values, whole or no
 // _source); the bytes must be those of the general object rendering: key order, the optional
@@ -18,11 +18,7 @@ describe('_search hit rendering', () => {
   });
   afterAll(async () => h.close());
 
-  const search = async (url: string, body: unknown): Promise<string> => {
-    const res = await h.app.inject({ method: 'POST', url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-    expect(res.statusCode).toBe(200);
-    return res.body.replace(/^\{"took":\d+,/, '{');
-  };
+  const search = (url: string, body: unknown): Promise<string> => searchText(h, url, body);
 
   it('writes _index, _id, _score and the stored _source verbatim', async () => {
     const text = await search('/r/_search', { query: { match: { t: 'red' } } });
