@@ -120,16 +120,18 @@ export interface ParseResult {
 }
 
 /** Metadata fields ES 8 will not take inside a document (`_doc_count` it does take). */
-const METADATA_FIELDS = ['_id', '_index', '_routing', '_source', '_seq_no', '_primary_term', '_version', '_ignored', '_field_names', '_tier'];
+const METADATA_FIELDS: ReadonlySet<string> = new Set(['_id', '_index', '_routing', '_source', '_seq_no', '_primary_term', '_version', '_ignored', '_field_names', '_tier']);
 
 /**
- * Refuses a new document with a metadata field at its root, as ES does (a few own-property probes).
+ * Refuses a new document with a metadata field at its root, as ES does.
  * Called on writes only: documents stored before this check must still load.
  */
 export function checkNoMetadataFields(source: unknown): void {
   if (source === null || typeof source !== 'object') return;
-  for (const name of METADATA_FIELDS) {
-    if (Object.hasOwn(source, name)) {
+  // The document's own keys, in its order (the first offending one is named, as ES's parser does);
+  // only a key starting with `_` is looked up.
+  for (const name in source) {
+    if (name.charCodeAt(0) === 0x5f && METADATA_FIELDS.has(name) && Object.hasOwn(source, name)) {
       throw errors.documentParsing(`[1:2] Field [${name}] is a metadata field and cannot be added inside a document. Use the index API request parameters.`);
     }
   }
