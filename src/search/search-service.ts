@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { checkNoMetadataFields, clearParsedDoc, emptyParsedDoc, parseDocument, type ParsedDoc } from './document-parser.js';
+import { checkNoMetadataFields, emptyParsedDoc, parseDocument, type ParsedDoc } from './document-parser.js';
 import type { DocumentStore, SourceSpan } from './document-store.js';
 import { errors, SearchError } from './errors.js';
 import { restoreIndices, saveIndices } from './index-snapshot.js';
@@ -68,13 +68,6 @@ export interface SearchResponse {
 export class SearchService {
   private readonly indices = new Map<string, IndexState>();
 
-  /**
-   * Filled by parseDocument for each document written or loaded, and consumed by InvertedIndex.add
-   * before the next (see parseDocument's `into`), then cleared. Never for a document being removed
-   * (parsedOf).
-   */
-  private readonly scratchDoc = emptyParsedDoc();
-
   /** Whether the indices are completely loaded (only then is a snapshot of them worth saving). */
   private loaded = false;
 
@@ -104,9 +97,8 @@ export class SearchService {
     for (const meta of this.store.listIndices()) {
       const state = this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings, true));
       this.store.scanDocs(meta.name, (doc) => {
-        const { doc: parsed } = parseDocument(JSON.parse(doc.source), state.mappings, doc.id, this.scratchDoc, true);
+        const { doc: parsed } = parseDocument(JSON.parse(doc.source), state.mappings, doc.id, undefined, true);
         const ord = state.index.add(doc.id, parsed);
-        clearParsedDoc(parsed);
         state.versions[ord] = doc.version;
         state.seqNos[ord] = doc.seqNo;
         if (doc.seqNo >= state.nextSeqNo) state.nextSeqNo = doc.seqNo + 1;
@@ -234,16 +226,11 @@ export class SearchService {
 
   private write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan): WriteOutcome {
     checkNoMetadataFields(source);
-    try {
-      return this.writeParsed(state, id, source, raw, op, rawIn);
-    } finally {
-      // Also when the write failed: the scratch document must not keep its values (see clearParsedDoc).
-      clearParsedDoc(this.scratchDoc);
-    }
+    return this.writeParsed(state, id, source, raw, op, rawIn);
   }
 
   private writeParsed(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn: SourceSpan | undefined): WriteOutcome {
-    const { doc, mappings } = parseDocument(source, state.mappings, id, this.scratchDoc);
+    const { doc, mappings } = parseDocument(source, state.mappings, id);
     const oldOrd = state.index.idToOrd.get(id);
     if (oldOrd !== undefined && op === 'create') {
       throw errors.versionConflictExists(state.name, state.uuid, id, state.versions[oldOrd] as number);
