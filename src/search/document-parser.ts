@@ -10,56 +10,23 @@ import { dateFormatText, dynamicMappingFor, parseBool, parseDateFor, parseNumber
 export class FieldValues<T> {
   readonly paths: string[] = [];
   readonly values: (readonly T[])[] = [];
-  /**
-   * Paths added since the last clear. Equal to paths.length except while a reused instance is
-   * being filled (entries from its last document lie beyond it until `finish`).
-   */
-  private count = 0;
   /** Position by path, built only for documents with many fields (linear search below that). */
   private index: Map<string, number> | undefined;
 
   get size(): number {
-    return this.count;
+    return this.paths.length;
   }
 
   /** Adds the values of `path` (after any it already has). */
   add(path: string, values: readonly T[]): void {
     const at = this.find(path);
     if (at < 0) {
-      const n = this.count++;
-      this.index?.set(path, n);
-      if (n < this.paths.length) {
-        this.paths[n] = path;
-        this.values[n] = values;
-      } else {
-        this.paths.push(path);
-        this.values.push(values);
-      }
-      if (this.index === undefined && this.count > LINEAR_FIELDS) this.index = new Map(this.paths.slice(0, this.count).map((p, i) => [p, i]));
+      this.index?.set(path, this.paths.length);
+      this.paths.push(path);
+      this.values.push(values);
+      if (this.index === undefined && this.paths.length > LINEAR_FIELDS) this.index = new Map(this.paths.map((p, i) => [p, i]));
     } else {
       this.values[at] = [...(this.values[at] as readonly T[]), ...values];
-    }
-  }
-
-  /**
-   * Starts over for another document, keeping the arrays (and their room) until `finish` cuts them
-   * to what was added. Why not `length = 0`: V8 then drops an array's storage, and growing it again
-   * from empty for every document was about a tenth of what the bulk path allocated. The value
-   * arrays handed out before are untouched (an index may keep them), but no longer referenced from
-   * here: a reused instance must not keep the last document's values (maybe megabytes) alive.
-   */
-  clear(): void {
-    const values = this.values;
-    for (let i = 0; i < this.count; i++) values[i] = NONE;
-    this.count = 0;
-    this.index = undefined;
-  }
-
-  /** Drops what the last document left beyond this one's paths (after `clear` and adds). */
-  finish(): void {
-    if (this.paths.length !== this.count) {
-      this.paths.length = this.count;
-      this.values.length = this.count;
     }
   }
 
@@ -72,13 +39,10 @@ export class FieldValues<T> {
   private find(path: string): number {
     if (this.index !== undefined) return this.index.get(path) ?? -1;
     const paths = this.paths;
-    for (let i = 0; i < this.count; i++) if (paths[i] === path) return i;
+    for (let i = 0; i < paths.length; i++) if (paths[i] === path) return i;
     return -1;
   }
 }
-
-/** What a cleared FieldValues holds in place of a value list it dropped. */
-const NONE: readonly never[] = [];
 
 /** Up to this many fields of a kind per document are found by linear search. */
 const LINEAR_FIELDS = 16;
@@ -93,24 +57,6 @@ export interface ParsedDoc {
 /** A document without indexable values. */
 export function emptyParsedDoc(): ParsedDoc {
   return { text: new FieldValues(), keyword: new FieldValues(), numeric: new FieldValues() };
-}
-
-function finishParsedDoc(doc: ParsedDoc): ParsedDoc {
-  doc.text.finish();
-  doc.keyword.finish();
-  doc.numeric.finish();
-  return doc;
-}
-
-/**
- * Empties a ParsedDoc that parseDocument filled `into` once its values have been consumed, so that
- * it holds none of them until the next document (the caller's scratch instance may live for good).
- */
-export function clearParsedDoc(doc: ParsedDoc): ParsedDoc {
-  doc.text.clear();
-  doc.keyword.clear();
-  doc.numeric.clear();
-  return doc;
 }
 
 export interface ParseResult {
@@ -143,27 +89,20 @@ export function checkNoMetadataFields(source: unknown): void {
  * document_parsing_exception when a value does not fit its field's type. `stored`: the document
  * comes from the store (load, the old version of a rewritten document), where dates are read as
  * parseStoredDateFor reads them.
- *
- * `into`: a ParsedDoc to fill (cleared first) instead of a new one, the caller's to reuse once it
- * has consumed the result (InvertedIndex.add keeps none of the ParsedDoc itself, only the value
- * arrays, which are always new). It allocates less, but SearchService does not use it: over a
- * bulk load of the corpus it cost 4.5 % more instructions (callgrind) than fresh objects, in write
- * barriers and old-to-new references the garbage collector must track for a long-lived document
- * that keeps receiving young values.
  */
-export function parseDocument(source: unknown, mappings: Mappings, id: string, into?: ParsedDoc, stored = false): ParseResult {
+export function parseDocument(source: unknown, mappings: Mappings, id: string, stored = false): ParseResult {
   if (source === null || typeof source !== 'object' || Array.isArray(source)) {
     throw errors.documentParsing('[1:1] failed to parse: source is not an object', { type: 'not_x_content_exception', reason: 'Compressor detection can only be called on some xContent bytes or compressed xContent bytes' });
   }
   // Usually every field is mapped already: one pass. Otherwise find the dynamic additions first.
-  const first = into === undefined ? emptyParsedDoc() : clearParsedDoc(into);
-  if (collectValues(source as Record<string, unknown>, '', mappings, first, id, stored, 1)) return { doc: finishParsedDoc(first), mappings };
+  const first = emptyParsedDoc();
+  if (collectValues(source as Record<string, unknown>, '', mappings, first, id, stored, 1)) return { doc: first, mappings };
   const additions = new Map<string, unknown>();
   walk(source as Record<string, unknown>, '', mappings, additions, 1);
   const effective = mappings.withAdditions(additions);
-  const doc = into === undefined ? emptyParsedDoc() : clearParsedDoc(into);
+  const doc = emptyParsedDoc();
   collectValues(source as Record<string, unknown>, '', effective, doc, id, stored, 1);
-  return { doc: finishParsedDoc(doc), mappings: effective };
+  return { doc, mappings: effective };
 }
 
 /** ES's default `index.mapping.depth.limit`: objects nested deeper are refused. */

@@ -97,7 +97,7 @@ export class SearchService {
     for (const meta of this.store.listIndices()) {
       const state = this.newState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings, true));
       this.store.scanDocs(meta.name, (doc) => {
-        const { doc: parsed } = parseDocument(JSON.parse(doc.source), state.mappings, doc.id, undefined, true);
+        const { doc: parsed } = parseDocument(JSON.parse(doc.source), state.mappings, doc.id, true);
         const ord = state.index.add(doc.id, parsed);
         state.versions[ord] = doc.version;
         state.seqNos[ord] = doc.seqNo;
@@ -221,7 +221,7 @@ export class SearchService {
     const id = state.index.ids[ord] as string;
     const doc = this.store.getDoc(state.name, id);
     if (doc === undefined) return emptyParsedDoc();
-    return parseDocument(JSON.parse(doc.source), state.mappings, id, undefined, true).doc;
+    return parseDocument(JSON.parse(doc.source), state.mappings, id, true).doc;
   }
 
   private write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan): WriteOutcome {
