@@ -226,10 +226,6 @@ export class SearchService {
 
   private write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan): WriteOutcome {
     checkNoMetadataFields(source);
-    return this.writeParsed(state, id, source, raw, op, rawIn);
-  }
-
-  private writeParsed(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn: SourceSpan | undefined): WriteOutcome {
     const { doc, mappings } = parseDocument(source, state.mappings, id);
     const oldOrd = state.index.idToOrd.get(id);
     if (oldOrd !== undefined && op === 'create') {
