@@ -103,14 +103,26 @@ export function matchTopK(
     const table = arena.float32(FREQ_MASK << 8).fill(Number.NaN);
     terms.push({ order, postings, length: postings.length, weight, bound, store, id, table, pos: 0 });
   });
-  // A deep window: every document is scored anyway, so term at a time into dense accumulators
-  // (no merge of cursors, no heap of log(k) per hit), then a selection of the window.
-  if (from + size > maxWindow) {
-    return deepWindow(terms, live, norms, cache, arena, from, size, limit, maxDocFreq);
-  }
   // The total: more than the limit when one term alone exceeds it, else one cheap pass over the
   // ordinals (no scoring), so that scoring can skip what cannot enter the window.
-  const total = maxDocFreq > limit ? limit + 1 : terms.length === 1 ? maxDocFreq : countUnion(terms, live, arena);
+  let total = -1;
+  if (from + size > maxWindow) {
+    // A deep page past the last hit (the union is at least the largest list, so only when that is
+    // within `from`): no window, only the exact total and the best score, found below with a heap
+    // of one instead of scoring every document.
+    if (maxDocFreq <= limit && maxDocFreq <= from) {
+      if (terms.length <= 1) total = maxDocFreq;
+      else {
+        const end = pastEndScan(terms, live, norms, cache, arena);
+        if (end.total <= from && end.total <= limit) return { docs: new Int32Array(0), scores: new Float32Array(0), total: end.total, maxScore: end.maxScore };
+        total = end.total;
+      }
+    }
+    // A deep window: every document is scored anyway, so term at a time into dense accumulators
+    // (no merge of cursors, no heap of log(k) per hit), then a selection of the window.
+    if (total < 0 || total > from) return deepWindow(terms, live, norms, cache, arena, from, size, limit, maxDocFreq, total);
+  }
+  if (total < 0) total = maxDocFreq > limit ? limit + 1 : terms.length === 1 ? maxDocFreq : countUnion(terms, live, arena);
   // A page past the last hit is empty but still reports the best score: a heap of one, which
   // prunes almost every document, finds it.
   const pastEnd = total <= limit && total <= from;
@@ -133,8 +145,15 @@ export function matchTopK(
   let firstEssential = 0;
   let theta = -Infinity;
 
+  // One term past the end: only the best score, which grows with freq * normInverse (every step of
+  // bm25 is a monotone float operation), so the pass looks for the largest product, not scores.
+  if (n === 1 && pastEnd && k > 0) {
+    const t = terms[0] as Term;
+    maxScore = bestSingleScore(t, live, norms, cache);
+    t.pos = t.length;
+  }
   // One term: its own score is the document's, so one tight pass over its postings.
-  if (n === 1 && k > 0) {
+  if (n === 1 && k > 0 && !pastEnd) {
     const t = terms[0] as Term;
     const ps = t.postings;
     for (let i = 0; i < t.length; i++) {
@@ -236,6 +255,60 @@ export function matchTopK(
   return { docs: orderedDocs.subarray(start), scores: orderedScores.subarray(start), total, maxScore };
 }
 
+/**
+ * The number of live documents of the terms (`terms` in query order) and their best score, term
+ * at a time into dense accumulators (the same double sums in query order as deepWindow). A partial
+ * sum never exceeds the document's final one (term scores are not negative) and Math.fround is
+ * monotone, so the largest sum seen at any step, rounded once, is the best score: no list of the
+ * documents and no second pass over them.
+ */
+function pastEndScan(terms: readonly Term[], live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena): { total: number; maxScore: number } {
+  const { marks, stamp } = arena.marks(live.length);
+  const acc = arena.dense64(live.length);
+  let count = 0;
+  let best = -Infinity;
+  for (const t of terms) {
+    const ps = t.postings;
+    for (let i = 0, n = t.length; i < n; i++) {
+      const p = ps[i] as number;
+      const d = p >>> FREQ_BITS;
+      if (live[d] !== 1) continue;
+      let v = termScore(t, p, norms[d] as number, cache);
+      if (marks[d] !== stamp) {
+        marks[d] = stamp;
+        count++;
+      } else v += acc[d] as number;
+      acc[d] = v;
+      if (v > best) best = v;
+    }
+  }
+  return { total: count, maxScore: best === -Infinity ? best : Math.fround(best) };
+}
+
+/** The best score among the live postings of `t` (-Infinity when none is live). */
+function bestSingleScore(t: Term, live: Uint8Array, norms: Uint8Array, cache: Float32Array): number {
+  const ps = t.postings;
+  let best = -1;
+  let bestFreq = 0;
+  let bestInv = 0;
+  for (let i = 0; i < t.length; i++) {
+    const p = ps[i] as number;
+    const d = p >>> FREQ_BITS;
+    if (live[d] !== 1) continue;
+    const low = p & FREQ_MASK;
+    const freq = low === FREQ_MASK ? t.store.freqOf(t.id, p) : low;
+    const inv = cache[norms[d] as number] as number;
+    // In double: Math.fround is monotone, so the largest product rounds to the largest float product.
+    const x = freq * inv;
+    if (x > best) {
+      best = x;
+      bestFreq = freq;
+      bestInv = inv;
+    }
+  }
+  return best < 0 ? -Infinity : Math.fround(bm25(t.weight, bestFreq, bestInv));
+}
+
 /** The BM25 score of a packed posting of `t` in a document with norm byte `norm` (as scoreTerm computes it). */
 function termScore(t: Term, p: number, norm: number, cache: Float32Array): number {
   const low = p & FREQ_MASK;
@@ -275,6 +348,8 @@ function deepWindow(
   size: number,
   limit: number,
   maxDocFreq: number,
+  /** The exact union count when already known, else -1. */
+  union = -1,
 ): TopK {
   const end = from + size;
   const byBound = terms.slice().sort((a, b) => a.bound - b.bound || a.order - b.order);
@@ -352,7 +427,7 @@ function deepWindow(
       // Not enough: the documents of the non-essential terms alone, with a second stamp on the same
       // marks (the first still tells the scored documents apart).
       const again = arena.marks(live.length);
-      if (again.marks !== marks) return deepWindow(terms, live, norms, cache, arena, from, size, limit, maxDocFreq);
+      if (again.marks !== marks) return deepWindow(terms, live, norms, cache, arena, from, size, limit, maxDocFreq, union);
       const stamp2 = again.stamp;
       const known = count;
       for (const t of terms) {
@@ -386,8 +461,8 @@ function deepWindow(
   else if (maxDocFreq > limit) total = limit + 1;
   else {
     // After the selection: countUnion takes new marks.
-    const union = countUnion(terms, live, arena);
-    total = union > limit ? limit + 1 : union;
+    const n = union >= 0 ? union : countUnion(terms, live, arena);
+    total = n > limit ? limit + 1 : n;
   }
   return { docs, scores: windowScores, total, maxScore: best };
 }
