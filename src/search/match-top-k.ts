@@ -85,8 +85,14 @@ export function matchTopK(
   const words = tokens(query.text);
   if (words.length === 0) return undefined;
   const avgdl = avgFieldLength(field.sumTotalTermFreq, field.docCount);
-  const cache = normInverseCache(avgdl);
+  const cache = arena.normInverse(avgdl, normInverseCache);
   const norms = field.norms;
+  // One term, a deep page past its last hit: the total and the best score come from the term's
+  // statistics, without reading its postings (but once per change of the term).
+  if (from + size > maxWindow && words.length === 1) {
+    const past = singleTermPastEnd(words[0] as string, field, live, from, limit, query.boost, avgdl, cache, arena);
+    if (past !== undefined) return past;
+  }
   const terms: Term[] = [];
   let maxDocFreq = 0;
   words.forEach((w, order) => {
@@ -100,7 +106,7 @@ export function matchTopK(
     const postings = arena.int32(store.count(id));
     store.copyTo(id, postings);
     const bound = bm25(weight, store.maxFreq(id), cache[store.minNorm(id)] as number);
-    const table = arena.float32(FREQ_MASK << 8).fill(Number.NaN);
+    const table = arena.scoreTable(store, id, weight, avgdl, FREQ_MASK << 8);
     terms.push({ order, postings, length: postings.length, weight, bound, store, id, table, pos: 0 });
   });
   // The total: more than the limit when one term alone exceeds it, else one cheap pass over the
@@ -149,7 +155,8 @@ export function matchTopK(
   // bm25 is a monotone float operation), so the pass looks for the largest product, not scores.
   if (n === 1 && pastEnd && k > 0) {
     const t = terms[0] as Term;
-    maxScore = bestSingleScore(t, live, norms, cache);
+    const at = bestPosting(t.postings, t.length, t.store, t.id, live, norms, cache);
+    if (at.norm >= 0) maxScore = bm25(t.weight, at.freq, cache[at.norm] as number);
     t.pos = t.length;
   }
   // One term: its own score is the document's, so one tight pass over its postings.
@@ -285,28 +292,70 @@ function pastEndScan(terms: readonly Term[], live: Uint8Array, norms: Uint8Array
   return { total: count, maxScore: best === -Infinity ? best : Math.fround(best) };
 }
 
-/** The best score among the live postings of `t` (-Infinity when none is live). */
-function bestSingleScore(t: Term, live: Uint8Array, norms: Uint8Array, cache: Float32Array): number {
-  const ps = t.postings;
+/** Where a term scores best, and under which statistics that was found. */
+interface BestPosting {
+  /** Frequency and norm byte of a live posting with the largest freq * normInverse (norm -1: none live). */
+  readonly freq: number;
+  readonly norm: number;
+  /** What it depends on: the term's postings (count only grows, docFreq falls on deletes) and avgdl. */
+  readonly count: number;
+  readonly docFreq: number;
+  readonly avgdl: number;
+}
+
+const EMPTY_DOCS = new Int32Array(0);
+const EMPTY_SCORES = new Float32Array(0);
+
+/**
+ * A deep page past the last hit of a one-word query: total = the term's live document count, best
+ * score = its score at its best posting (remembered per term in the arena until the term's postings
+ * or the field's average length change). Undefined when the page is not past the end.
+ */
+function singleTermPastEnd(word: string, field: TextField, live: Uint8Array, from: number, limit: number, boost: number, avgdl: number, cache: Float32Array, arena: ScratchArena): TopK | undefined {
+  const id = field.lookup(word);
+  const store = field.postings;
+  const docFreq = id < 0 ? 0 : store.docFreq(id);
+  if (docFreq === 0) return { docs: EMPTY_DOCS, scores: EMPTY_SCORES, total: 0, maxScore: -Infinity };
+  if (docFreq > limit || docFreq > from) return undefined;
+  const memo = arena.termMemo<BestPosting>(store);
+  const count = store.count(id);
+  let best = memo.get(id);
+  if (best === undefined || best.count !== count || best.docFreq !== docFreq || best.avgdl !== avgdl) {
+    const postings = arena.int32(count);
+    store.copyTo(id, postings);
+    const at = bestPosting(postings, count, store, id, live, field.norms, cache);
+    best = { freq: at.freq, norm: at.norm, count, docFreq, avgdl };
+    memo.set(id, best);
+  }
+  const maxScore = best.norm < 0 ? -Infinity : bm25(termWeight(boost, idf(docFreq, field.docCount)), best.freq, cache[best.norm] as number);
+  return { docs: EMPTY_DOCS, scores: EMPTY_SCORES, total: docFreq, maxScore };
+}
+
+/**
+ * The live posting of a term with the largest freq * normInverse: its best score, since every step
+ * of bm25 is a monotone float operation of that product (weight >= 0).
+ */
+function bestPosting(ps: Int32Array, length: number, store: PostingStore, id: number, live: Uint8Array, norms: Uint8Array, cache: Float32Array): { freq: number; norm: number } {
   let best = -1;
   let bestFreq = 0;
-  let bestInv = 0;
-  for (let i = 0; i < t.length; i++) {
+  let bestNorm = -1;
+  for (let i = 0; i < length; i++) {
     const p = ps[i] as number;
     const d = p >>> FREQ_BITS;
     if (live[d] !== 1) continue;
     const low = p & FREQ_MASK;
-    const freq = low === FREQ_MASK ? t.store.freqOf(t.id, p) : low;
-    const inv = cache[norms[d] as number] as number;
-    // In double: Math.fround is monotone, so the largest product rounds to the largest float product.
-    const x = freq * inv;
+    const freq = low === FREQ_MASK ? store.freqOf(id, p) : low;
+    const norm = norms[d] as number;
+    // In double (exact: an integer times a float32): Math.fround is monotone, so the largest
+    // product also has the largest float product bm25 computes.
+    const x = freq * (cache[norm] as number);
     if (x > best) {
       best = x;
       bestFreq = freq;
-      bestInv = inv;
+      bestNorm = norm;
     }
   }
-  return best < 0 ? -Infinity : Math.fround(bm25(t.weight, bestFreq, bestInv));
+  return { freq: bestFreq, norm: bestNorm };
 }
 
 /** The BM25 score of a packed posting of `t` in a document with norm byte `norm` (as scoreTerm computes it). */
