@@ -119,7 +119,7 @@ export function matchTopK(
     if (maxDocFreq <= limit && maxDocFreq <= from) {
       if (terms.length <= 1) total = maxDocFreq;
       else {
-        const end = pastEndScan(terms, live, norms, cache, arena);
+        const end = pastEndScan(terms, live, norms, cache, arena, avgdl);
         if (end.total <= from && end.total <= limit) return { docs: new Int32Array(0), scores: new Float32Array(0), total: end.total, maxScore: end.maxScore };
         total = end.total;
       }
@@ -263,33 +263,88 @@ export function matchTopK(
 }
 
 /**
- * The number of live documents of the terms (`terms` in query order) and their best score, term
- * at a time into dense accumulators (the same double sums in query order as deepWindow). A partial
- * sum never exceeds the document's final one (term scores are not negative) and Math.fround is
- * monotone, so the largest sum seen at any step, rounded once, is the best score: no list of the
- * documents and no second pass over them.
+ * The number of live documents of the terms (`terms` in query order) and their best score, in one
+ * pass over the postings that scores only the documents of two terms or more.
+ *
+ * A document of one term scores at most that term's best score, and the document holding a term's
+ * best posting scores at least that (term scores are not negative; fround is monotone): so the best
+ * score is the larger of the terms' best scores (remembered per term, see bestScore) and the best
+ * sum among documents of several terms. The first posting of a document only marks it and keeps
+ * which term and frequency it had; a second one scores both, in query order, into a double
+ * accumulator that later terms add to, as unionSum does.
  */
-function pastEndScan(terms: readonly Term[], live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena): { total: number; maxScore: number } {
+function pastEndScan(terms: readonly Term[], live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena, avgdl: number): { total: number; maxScore: number } {
   const { marks, stamp } = arena.marks(live.length);
+  // Second stamp on the same marks: "seen in two terms or more, acc holds its partial sum".
+  const again = arena.marks(live.length);
+  if (again.marks !== marks) return pastEndScan(terms, live, norms, cache, arena, avgdl);
+  const summed = again.stamp;
   const acc = arena.dense64(live.length);
+  // First posting of a document: its term's index << FREQ_BITS | the posting's low bits.
+  const firstOf = arena.int32(live.length);
   let count = 0;
   let best = -Infinity;
   for (const t of terms) {
+    const s = bestScore(t, live, norms, cache, arena, avgdl);
+    if (s > best) best = s;
+  }
+  let bestSum = -Infinity;
+  for (let ti = 0; ti < terms.length; ti++) {
+    const t = terms[ti] as Term;
     const ps = t.postings;
     for (let i = 0, n = t.length; i < n; i++) {
       const p = ps[i] as number;
       const d = p >>> FREQ_BITS;
-      if (live[d] !== 1) continue;
-      let v = termScore(t, p, norms[d] as number, cache);
-      if (marks[d] !== stamp) {
+      const m = marks[d];
+      if (m !== stamp && m !== summed) {
+        if (live[d] !== 1) continue;
         marks[d] = stamp;
+        firstOf[d] = (ti << FREQ_BITS) | (p & FREQ_MASK);
         count++;
-      } else v += acc[d] as number;
+        continue;
+      }
+      let v: number;
+      if (m === stamp) {
+        const f = firstOf[d] as number;
+        const first = terms[f >>> FREQ_BITS] as Term;
+        v = termScore(first, (d << FREQ_BITS) | (f & FREQ_MASK), norms[d] as number, cache) + termScore(t, p, norms[d] as number, cache);
+        marks[d] = summed;
+      } else v = (acc[d] as number) + termScore(t, p, norms[d] as number, cache);
       acc[d] = v;
-      if (v > best) best = v;
+      if (v > bestSum) bestSum = v;
     }
   }
-  return { total: count, maxScore: best === -Infinity ? best : Math.fround(best) };
+  if (bestSum !== -Infinity && Math.fround(bestSum) > best) best = Math.fround(bestSum);
+  return { total: count, maxScore: best };
+}
+
+/** The best score of a term's live postings (-Infinity when none is live), its best posting remembered in the arena. */
+function bestScore(t: Term, live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena, avgdl: number): number {
+  const at = bestPostingOf(t.store, t.id, live, norms, cache, arena, avgdl, t.postings);
+  return at.norm < 0 ? -Infinity : bm25(t.weight, at.freq, cache[at.norm] as number);
+}
+
+/**
+ * bestPosting of a term, remembered per term in the arena until its postings (count only grows,
+ * docFreq falls on deletes) or the field's average length change. `postings`, when given, are the
+ * term's postings already copied out.
+ */
+function bestPostingOf(store: PostingStore, id: number, live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena, avgdl: number, postings?: Int32Array): BestPosting {
+  const memo = arena.termMemo<BestPosting>(store);
+  const count = store.count(id);
+  const docFreq = store.docFreq(id);
+  let best = memo.get(id);
+  if (best === undefined || best.count !== count || best.docFreq !== docFreq || best.avgdl !== avgdl) {
+    let ps = postings;
+    if (ps === undefined) {
+      ps = arena.int32(count);
+      store.copyTo(id, ps);
+    }
+    const at = bestPosting(ps, count, store, id, live, norms, cache);
+    best = { freq: at.freq, norm: at.norm, count, docFreq, avgdl };
+    memo.set(id, best);
+  }
+  return best;
 }
 
 /** Where a term scores best, and under which statistics that was found. */
@@ -317,16 +372,7 @@ function singleTermPastEnd(word: string, field: TextField, live: Uint8Array, fro
   const docFreq = id < 0 ? 0 : store.docFreq(id);
   if (docFreq === 0) return { docs: EMPTY_DOCS, scores: EMPTY_SCORES, total: 0, maxScore: -Infinity };
   if (docFreq > limit || docFreq > from) return undefined;
-  const memo = arena.termMemo<BestPosting>(store);
-  const count = store.count(id);
-  let best = memo.get(id);
-  if (best === undefined || best.count !== count || best.docFreq !== docFreq || best.avgdl !== avgdl) {
-    const postings = arena.int32(count);
-    store.copyTo(id, postings);
-    const at = bestPosting(postings, count, store, id, live, field.norms, cache);
-    best = { freq: at.freq, norm: at.norm, count, docFreq, avgdl };
-    memo.set(id, best);
-  }
+  const best = bestPostingOf(store, id, live, field.norms, cache, arena, avgdl);
   const maxScore = best.norm < 0 ? -Infinity : bm25(termWeight(boost, idf(docFreq, field.docCount)), best.freq, cache[best.norm] as number);
   return { docs: EMPTY_DOCS, scores: EMPTY_SCORES, total: docFreq, maxScore };
 }
