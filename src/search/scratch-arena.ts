@@ -71,14 +71,16 @@ export class ScratchArena {
   }
 
   private readonly tables = new WeakMap<object, Map<number, { weight: number; avgdl: number; table: Float32Array }>>();
+  /** The tables kept, oldest first, across owners (the budget is per index, not per field). */
+  private readonly tableOrder: { readonly owner: Map<number, unknown>; readonly id: number }[] = [];
 
   /**
    * A term's table of scores (`size` floats, NaN where not computed yet) for one term weight and
    * average length, kept across queries: the same term asked again finds the scores its earlier
    * queries computed (on a fresh table every posting with a new (frequency, norm) pair pays the
    * bm25 arithmetic). `owner` is the field's posting store. The caller fills slots it computes,
-   * with nothing but the score for (weight, avgdl). At most TABLE_LIMIT tables per owner; the
-   * oldest is recycled.
+   * with nothing but the score for (weight, avgdl). At most TABLE_LIMIT tables per arena (index);
+   * the oldest is forgotten.
    */
   scoreTable(owner: object, id: number, weight: number, avgdl: number, size: number): Float32Array {
     let m = this.tables.get(owner);
@@ -95,15 +97,14 @@ export class ScratchArena {
       }
       return e.table;
     }
-    let table: Float32Array | undefined;
-    if (m.size >= TABLE_LIMIT) {
-      const oldest = m.keys().next().value as number;
-      table = m.get(oldest)?.table;
-      m.delete(oldest);
+    // The oldest is dropped, not recycled: a query of many terms may still be using it.
+    if (this.tableOrder.length >= TABLE_LIMIT) {
+      const oldest = this.tableOrder.shift() as { owner: Map<number, unknown>; id: number };
+      oldest.owner.delete(oldest.id);
     }
-    if (table === undefined || table.length !== size) table = new Float32Array(size);
-    table.fill(Number.NaN);
+    const table = new Float32Array(size).fill(Number.NaN);
     m.set(id, { weight, avgdl, table });
+    this.tableOrder.push({ owner: m, id });
     return table;
   }
 
@@ -139,5 +140,5 @@ export class ScratchArena {
 /** Terms per field whose memos a ScratchArena keeps (a few hundred bytes each). */
 const MEMO_LIMIT = 4096;
 
-/** Score tables per field a ScratchArena keeps (15 KB each for text fields). */
-const TABLE_LIMIT = 128;
+/** Score tables a ScratchArena (one index) keeps: 15 KB each for text fields, 1 MB in all. */
+const TABLE_LIMIT = 64;

@@ -213,3 +213,25 @@ describe('matchTopK memo of a term past the end', () => {
     expect(past()).toMatchObject({ total: 2, maxScore: now.max });
   });
 });
+
+describe('matchTopK with more terms than the arena keeps score tables for', () => {
+  it('scores a query of 100 terms like the general path, again with the tables of the first run', () => {
+    const vocab = Array.from({ length: 100 }, (_, i) => `w${i}`);
+    const texts = Array.from({ length: 1500 }, (_, i) => `${vocab[i % 100] as string} ${vocab[(i * 7) % 100] as string} ${vocab[(i * 13 + 5) % 100] as string} x`);
+    const { index, mappings } = build(texts, [4, 50]);
+    const arena = new ScratchArena();
+    for (const text of [vocab.join(' '), vocab.slice().reverse().join(' '), 'w1 w2']) {
+      const query = parseQuery({ match: { t: text } }) as Extract<Query, { kind: 'match' }>;
+      const field = fastMatchField(query, mappings, index) as NonNullable<ReturnType<typeof fastMatchField>>;
+      const hits = execute(query, { arena: new ScratchArena(), indexName: 'i', index, mappings, sourceOf: () => ({}) });
+      for (const [from, size, maxWindow] of [[0, 20, Infinity], [700, 10, 128], [1490, 10, 128], [2000, 10, 128]] as const) {
+        const window = selectWindow(hits.length, from, size, byScore(hits.docs, hits.scores));
+        arena.reset();
+        const top = matchTopK(query, field, index.live, from, size, 10_000, arena, maxWindow) as NonNullable<ReturnType<typeof matchTopK>>;
+        expect(Array.from(top.docs)).toEqual(Array.from(window, (i) => hits.docs[i]));
+        expect(Array.from(top.scores)).toEqual(Array.from(window, (i) => hits.scores[i]));
+        expect(top.total).toBe(hits.length);
+      }
+    }
+  });
+});
