@@ -114,13 +114,13 @@ export function matchTopK(
   let total = -1;
   if (from + size > maxWindow) {
     // A deep page past the last hit (the union is at least the largest list, so only when that is
-    // within `from`): no window, only the exact total and the best score, found below with a heap
-    // of one instead of scoring every document.
+    // within `from`): no window, only the exact total and the best score (pastEndScan; one term
+    // below, from its best posting), instead of scoring every document into a window.
     if (maxDocFreq <= limit && maxDocFreq <= from) {
       if (terms.length <= 1) total = maxDocFreq;
       else {
         const end = pastEndScan(terms, live, norms, cache, arena, avgdl);
-        if (end.total <= from && end.total <= limit) return { docs: new Int32Array(0), scores: new Float32Array(0), total: end.total, maxScore: end.maxScore };
+        if (end.total <= from && end.total <= limit) return { docs: EMPTY_DOCS, scores: EMPTY_SCORES, total: end.total, maxScore: end.maxScore };
         total = end.total;
       }
     }
@@ -358,8 +358,6 @@ interface BestPosting {
   readonly avgdl: number;
 }
 
-const EMPTY_DOCS = new Int32Array(0);
-const EMPTY_SCORES = new Float32Array(0);
 
 /**
  * A deep page past the last hit of a one-word query: total = the term's live document count, best
@@ -561,6 +559,10 @@ function deepWindow(
   }
   return { docs, scores: windowScores, total, maxScore: best };
 }
+
+// The empty window of a page past the end (never written to: callers only read a TopK).
+const EMPTY_DOCS = new Int32Array(0);
+const EMPTY_SCORES = new Float32Array(0);
 
 /** How many documents, as a multiple of from + size, the essential terms of deepWindow must hold. */
 const PRUNE_MARGIN = 2;
