@@ -461,6 +461,10 @@ function deepWindow(
   const scores = arena.float32(cap);
   let count = 0;
   let best = -Infinity;
+  // Positions of the extreme scores, for the selection (scores here are never negative or NaN).
+  let least = Infinity;
+  let minAt = 0;
+  let maxAt = 0;
   let complete = true;
   if (first === 0) {
     for (const t of terms) {
@@ -480,7 +484,14 @@ function deepWindow(
     for (let i = 0; i < count; i++) {
       const x = Math.fround(acc[seen[i] as number] as number);
       scores[i] = x;
-      if (x > best) best = x;
+      if (x > best) {
+        best = x;
+        maxAt = i;
+      }
+      if (x < least) {
+        least = x;
+        minAt = i;
+      }
     }
   } else {
     for (let j = first; j < byBound.length; j++) {
@@ -513,7 +524,14 @@ function deepWindow(
     for (let i = 0; i < count; i++) {
       const x = Math.fround(acc[seen[i] as number] as number);
       scores[i] = x;
-      if (x > best) best = x;
+      if (x > best) {
+        best = x;
+        maxAt = i;
+      }
+      if (x < least) {
+        least = x;
+        minAt = i;
+      }
       if (x > bound) above++;
     }
     if (above < end) {
@@ -542,13 +560,25 @@ function deepWindow(
       for (let i = known; i < count; i++) {
         const x = Math.fround(acc[seen[i] as number] as number);
         scores[i] = x;
-        if (x > best) best = x;
+        if (x > best) {
+          best = x;
+          maxAt = i;
+        }
+        if (x < least) {
+          least = x;
+          minAt = i;
+        }
       }
     } else complete = false;
   }
-  const window = selectWindowByScore(seen, scores, count, from, size, (n) => arena.int32(n));
-  const docs = Int32Array.from(window, (i) => seen[i] as number);
-  const windowScores = Float32Array.from(window, (i) => scores[i] as number);
+  const window = selectWindowByScore(seen, scores, count, from, size, (n) => arena.int32(n), { min: minAt, max: maxAt });
+  const docs = new Int32Array(window.length);
+  const windowScores = new Float32Array(window.length);
+  for (let i = 0; i < window.length; i++) {
+    const at = window[i] as number;
+    docs[i] = seen[at] as number;
+    windowScores[i] = scores[at] as number;
+  }
   let total: number;
   if (complete) total = count > limit ? limit + 1 : count;
   else if (maxDocFreq > limit) total = limit + 1;
