@@ -28,6 +28,10 @@ const requests = Number(opt('requests', flag('callgrind') ? '300' : '1000'));
 const warmup = Number(opt('warmup', flag('callgrind') ? '400' : '100'));
 const docs = Number(opt('docs', '2000'));
 const callgrind = flag('callgrind');
+/** Only the kinds whose name contains one of these comma-separated texts (e.g. `GET /,empty`). */
+const only = opt('only', '').split(',');
+/** Node flags for both servers (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), from BENCH_SERVER_NODE_ARGS. */
+const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 
 interface Server {
   readonly label: string;
@@ -57,8 +61,8 @@ async function start(label: string, dist: string): Promise<Server> {
   const outDir = mkdtempSync(join(tmpdir(), 'portico-cost-cg-'));
   const serve = [cli, 'serve', '--data.dir', dataDir, '--pushgateway.listen-address', 'off', '--management.listen-address', 'off', '--search.listen-address', '127.0.0.1:0', '--search.durability', 'async', '--log.level', 'info'];
   const child = callgrind
-    ? spawn('valgrind', ['--tool=callgrind', `--callgrind-out-file=${outDir}/cg.%p`, process.execPath, ...serve], { stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(process.execPath, serve, { stdio: ['ignore', 'pipe', 'inherit'] });
+    ? spawn('valgrind', ['--tool=callgrind', `--callgrind-out-file=${outDir}/cg.%p`, process.execPath, ...nodeArgs, ...serve], { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, [...nodeArgs, ...serve], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((res, rej) => {
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
       const m = /"search":(\d+)/.exec(line);
@@ -71,7 +75,9 @@ async function start(label: string, dist: string): Promise<Server> {
 }
 
 async function send(s: Server, method: 'GET' | 'HEAD' | 'POST' | 'PUT', path: string, body?: string, ct = 'application/json'): Promise<void> {
-  const r = await s.client.request({ method, path, body, headers: body === undefined ? {} : { 'content-type': ct } });
+  // reset: false, or undici closes the connection after each HEAD (nodejs/undici#258) and the
+  // batch would measure connection setup.
+  const r = await s.client.request({ method, path, body, headers: body === undefined ? {} : { 'content-type': ct }, reset: false });
   await r.body.text();
 }
 
@@ -98,12 +104,13 @@ async function main(): Promise<void> {
   const lines = readCorpus(corpusPath()).slice(0, docs);
   const servers = [await start('A', opt('a', 'dist')), await start('B', opt('b', 'dist'))];
   const match = (q: string) => JSON.stringify({ query: { match: { description: q } } });
-  const kinds: [string, (s: Server) => Promise<void>][] = [
+  const allKinds: [string, (s: Server) => Promise<void>][] = [
     ['GET /', (s) => send(s, 'GET', '/')],
     ['HEAD /', (s) => send(s, 'HEAD', '/')],
     ['_search ruby from 9990 (empty page)', (s) => send(s, 'POST', '/packages/_search?from=9990&size=10', match('ruby'))],
     ['_search ruby from 0', (s) => send(s, 'POST', '/packages/_search?from=0&size=10', match('ruby'))],
   ];
+  const kinds = allKinds.filter(([name]) => only.some((o) => name.includes(o)));
   try {
     for (const s of servers) await load(s, lines);
     const best = new Map<string, number>();

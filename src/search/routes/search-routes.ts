@@ -11,7 +11,7 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
   const search = async (req: FastifyRequest, reply: FastifyReply) => {
     const started = now();
     const params = queryOf(req);
-    checkParams(req.url.split('?')[0] ?? req.url, params, SEARCH_PARAMS);
+    checkParams(req.url, params, SEARCH_PARAMS);
     const request = parseSearchRequest(jsonBody(req), params);
     const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true');
     return sendJson(req, reply, 200, service.search(states, request, started), true);
@@ -22,7 +22,7 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
   }
 
   const count = async (req: FastifyRequest, reply: FastifyReply) => {
-    checkParams(req.url.split('?')[0] ?? req.url, queryOf(req), COUNT_PARAMS);
+    checkParams(req.url, queryOf(req), COUNT_PARAMS);
     const query = parseCountQuery(jsonBody(req), queryOf(req));
     const states = service.resolve((req.params as Params).index);
     const n = service.count(states, query);
