@@ -102,8 +102,13 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
           },
           tagline: 'You Know, for Search',
         };
-  app.get('/', { exposeHeadRoute: false }, async (req, reply) => sendJson(req, reply, 200, infoBody()));
-  app.head('/', async (_req, reply) => sendHead(reply, 200, 'application/json'));
+  // Synchronous, returning nothing (see search-routes.ts): the client ping and info requests.
+  app.get('/', { exposeHeadRoute: false }, (req, reply) => {
+    sendJson(req, reply, 200, infoBody());
+  });
+  app.head('/', (_req, reply) => {
+    sendHead(reply, 200, 'application/json');
+  });
   app.get('/_cluster/health', async (req, reply) =>
     sendJson(req, reply, 200, { cluster_name: 'portico', status: 'green', timed_out: false, number_of_nodes: 1, number_of_data_nodes: 1 }),
   );
