@@ -1,5 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { Logger } from 'pino';
+import type { Bindings, ChildLoggerOptions, Logger, LogFn } from 'pino';
 
 export interface AppOptions {
   /** Largest request body in bytes (Fastify's bodyLimit). */
@@ -9,23 +9,94 @@ export interface AppOptions {
 }
 
 /**
+ * The logger of one request: Fastify asks for a pino child (bound to the request id) on every
+ * request, which serializes the bindings and builds a logger object even though most requests
+ * never log. This one makes the child on the first call that logs, so the lines are the same.
+ */
+class RequestLogger implements FastifyBaseLogger {
+  private made: FastifyBaseLogger | undefined;
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly bindings: Bindings,
+    private readonly opts: ChildLoggerOptions,
+  ) {}
+
+  private get real(): FastifyBaseLogger {
+    return (this.made ??= this.parent.child(this.bindings, this.opts) as FastifyBaseLogger);
+  }
+
+  get level(): string {
+    return (this.made ?? this.parent).level;
+  }
+
+  set level(level: string) {
+    this.real.level = level;
+  }
+
+  fatal(...args: Parameters<LogFn>): void {
+    this.real.fatal(...args);
+  }
+
+  error(...args: Parameters<LogFn>): void {
+    this.real.error(...args);
+  }
+
+  warn(...args: Parameters<LogFn>): void {
+    this.real.warn(...args);
+  }
+
+  info(...args: Parameters<LogFn>): void {
+    this.real.info(...args);
+  }
+
+  // Levels usually off: no child is made just to drop the line.
+  debug(...args: Parameters<LogFn>): void {
+    if (this.made === undefined && !this.parent.isLevelEnabled('debug')) return;
+    this.real.debug(...args);
+  }
+
+  trace(...args: Parameters<LogFn>): void {
+    if (this.made === undefined && !this.parent.isLevelEnabled('trace')) return;
+    this.real.trace(...args);
+  }
+
+  silent(): void {}
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.real.child(bindings, options);
+  }
+}
+
+/**
  * One Fastify instance per listener, sharing the process logger with an `area` binding.
  * Request lines are logged at debug level so that a push or search load does not flood the log;
  * errors are still logged by each area's error handler.
  */
 export function createApp(area: string, logger: Logger, opts: AppOptions = {}): FastifyInstance {
+  const areaLogger = logger.child({ area });
   const app = Fastify({
-    loggerInstance: logger.child({ area }) as FastifyBaseLogger,
+    loggerInstance: areaLogger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: (parent, bindings, childOpts) =>
+      // A route's own level or serializers change the child's methods: make it as Fastify would.
+      childOpts.level === undefined && childOpts.serializers === undefined
+        ? new RequestLogger(parent as Logger, bindings, childOpts)
+        : parent.child(bindings, childOpts),
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     forceCloseConnections: 'idle',
     ...opts.fastify,
   });
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.debug(
-      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
-      'request',
-    );
-  });
+  // The level is fixed for the life of the process: without debug the hook would only cost a
+  // hook run per response. Callback style: an async hook costs a promise and a microtask turn.
+  if (areaLogger.isLevelEnabled('debug')) {
+    app.addHook('onResponse', (request, reply, done) => {
+      request.log.debug(
+        { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
+        'request',
+      );
+      done();
+    });
+  }
   return app;
 }

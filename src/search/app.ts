@@ -10,7 +10,7 @@ import { createApp } from '../http/create-app.js';
 import { parseHtpasswd } from '../http/users-file.js';
 import { SqliteDocumentStore, type DocumentStore } from './document-store.js';
 import { errors, SearchError } from './errors.js';
-import { sendJson } from './http-io.js';
+import { productHeader, sendHead, sendJson } from './http-io.js';
 import { renderJson } from './json-render.js';
 import { checkCompatibleVersions } from './media-type.js';
 import { RouteMethods } from './route-methods.js';
@@ -63,14 +63,12 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBody }, (_req, body, done) => done(null, body));
 
-  // Callback style: an async hook costs a promise and a microtask turn on every response.
-  app.addHook('onSend', (_req, reply, payload, done) => {
-    reply.header('X-Elastic-Product', 'Elasticsearch');
-    done(null, payload);
-  });
+  // Every answer carries `X-Elastic-Product: Elasticsearch`: sendJson, sendHead and the handlers
+  // below set it (productHeader in http-io.ts), not an onSend hook run for every response.
 
   // ES checks the REST compatibility versions of Accept and (with a body) Content-Type on every
-  // request, after reading the body. Callback style, as above.
+  // request, after reading the body. Callback style: an async hook costs a promise and a
+  // microtask turn on every request.
   app.addHook('preHandler', (req, _reply, done) => {
     try {
       const body = req.body;
@@ -102,7 +100,7 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
     }
     if (e.status >= 500) req.log.error({ err: error }, 'search request failed');
     for (const [k, v] of Object.entries(e.headers ?? {})) reply.header(k, v);
-    if (req.method === 'HEAD') return reply.code(e.status).header('content-type', 'application/json').send();
+    if (req.method === 'HEAD') return sendHead(reply, e.status, 'application/json');
     return sendJson(req, reply, e.status, e.toBody());
   });
 
@@ -123,15 +121,11 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
     const allowed = routeMethods.allowed(path);
     if (allowed.length > 0 && !allowed.includes(req.method)) {
       reply.header('allow', allowed.join(','));
-      if (req.method === 'OPTIONS') return reply.code(200).send();
-      return reply
-        .code(405)
-        .header('content-type', 'application/json; charset=UTF-8')
+      if (req.method === 'OPTIONS') return productHeader(reply.code(200)).send();
+      return productHeader(reply.code(405).header('content-type', 'application/json; charset=UTF-8'))
         .send(renderJson({ error: `Incorrect HTTP method for uri [${path}] and method [${req.method}], allowed: [${allowed.join(', ')}]`, status: 405 }, false));
     }
-    return reply
-      .code(400)
-      .header('content-type', 'application/json; charset=UTF-8')
+    return productHeader(reply.code(400).header('content-type', 'application/json; charset=UTF-8'))
       .send(renderJson({ error: `no handler found for uri [${path}] and method [${req.method}]`, status: 400 }, false));
   });
 

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from './errors.js';
 import { parseJsonBody, RawJson, renderJson } from './json-render.js';
-import { requestMediaType, responseContentType } from './media-type.js';
+import { DEFAULT_CONTENT_TYPE, requestMediaType, responseContentType } from './media-type.js';
 
 /** Request/response helpers shared by the search route plugins (HTTP translation only). */
 
@@ -16,19 +16,35 @@ function isPretty(req: FastifyRequest): boolean {
   return p !== undefined && p !== 'false';
 }
 
+/**
+ * Marks a response as Elasticsearch's, as ES does on every answer (the official clients refuse a
+ * 2xx without it). Set where each reply is made, after its content type, rather than in an onSend
+ * hook that every response would pay a hook run for; test/search/response-headers.test.ts checks
+ * every kind of answer.
+ */
+export function productHeader(reply: FastifyReply): FastifyReply {
+  return reply.header('x-elastic-product', 'Elasticsearch');
+}
+
+/** Answers a HEAD request: status and headers only. */
+export function sendHead(reply: FastifyReply, status: number, contentType: string): FastifyReply {
+  return productHeader(reply.code(status).header('content-type', contentType)).send();
+}
+
 /** Sends a JSON body in ES's style (pretty on request, vendor content type echoed). */
 export function sendJson(req: FastifyRequest, reply: FastifyReply, status: number, body: unknown, hasRaw = false): FastifyReply {
-  return reply
-    .code(status)
-    .header('content-type', responseContentType(req.headers.accept, req.headers['content-type']))
-    // A Buffer, so that Fastify sends our content type as is (it rewrites it for strings).
-    .send(Buffer.from(renderJson(body, isPretty(req), hasRaw)));
+  const type = responseContentType(req.headers.accept, req.headers['content-type']);
+  const text = renderJson(body, isPretty(req), hasRaw);
+  productHeader(reply.code(status).header('content-type', type));
+  // Fastify sends a JSON string's content type as is when it names a charset (ours does), and
+  // appends one to the vendor types: those go as bytes. A string saves copying the body once more.
+  return reply.send(type === DEFAULT_CONTENT_TYPE ? text : Buffer.from(text));
 }
 
 /** Sends JSON already rendered compact as UTF-8 bytes (re-rendered when `?pretty` asks for it). */
 export function sendJsonBytes(req: FastifyRequest, reply: FastifyReply, status: number, bytes: Buffer): FastifyReply {
   if (isPretty(req)) return sendJson(req, reply, status, new RawJson(bytes.toString('utf8')), true);
-  return reply.code(status).header('content-type', responseContentType(req.headers.accept, req.headers['content-type'])).send(bytes);
+  return productHeader(reply.code(status).header('content-type', responseContentType(req.headers.accept, req.headers['content-type']))).send(bytes);
 }
 
 const NON_BLANK = /\S/;

@@ -19,8 +19,8 @@ const RE = /^\s*application\/(?:vnd\.(elasticsearch|opensearch)\+)?(json|x-ndjso
 export function parseMediaType(header: string): MediaType | undefined {
   const m = RE.exec(header);
   if (!m) return undefined;
-  const params = (m[3] ?? '').split(';').map((p) => p.trim().toLowerCase());
-  const compat = params.find((p) => p.startsWith('compatible-with='));
+  // Most requests carry no parameters (`application/json`): nothing to split.
+  const compat = m[3] === undefined ? undefined : m[3].split(';').map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('compatible-with='));
   const version = compat === undefined ? undefined : Number(compat.slice('compatible-with='.length));
   if (version !== undefined && ![7, 8, 9].includes(version)) {
     throw errors.mediaTypeHeader(`Accept version must be either version 7, 8 or 9, but found ${compat?.slice(16)}. Accept=${header}`);
@@ -43,14 +43,21 @@ export function requestMediaType(contentType: string | undefined): MediaType | u
 
 /** Content type of a JSON response for the request's Accept (or Content-Type) header. */
 export function responseContentType(accept: string | undefined, contentType: string | undefined): string {
-  for (const h of [accept, contentType]) {
-    if (h === undefined) continue;
-    for (const entry of h.split(',')) {
-      const mt = parseMediaTypeSafe(entry);
-      if (mt?.compatibleWith !== undefined) return `application/vnd.${mt.vendor ?? 'elasticsearch'}+json;compatible-with=${mt.compatibleWith}`;
-    }
+  return versionedContentType(accept) ?? versionedContentType(contentType) ?? DEFAULT_CONTENT_TYPE;
+}
+
+/** Content type of JSON responses to requests that name no compatible version. */
+export const DEFAULT_CONTENT_TYPE = 'application/json; charset=UTF-8';
+
+/** The vendor content type for a header's first entry with a compatible version, else undefined. */
+function versionedContentType(h: string | undefined): string | undefined {
+  // A version is a parameter: a header without `;` (the usual `application/json`) names none.
+  if (h === undefined || !h.includes(';')) return undefined;
+  for (const entry of h.split(',')) {
+    const mt = parseMediaTypeSafe(entry);
+    if (mt?.compatibleWith !== undefined) return `application/vnd.${mt.vendor ?? 'elasticsearch'}+json;compatible-with=${mt.compatibleWith}`;
   }
-  return 'application/json; charset=UTF-8';
+  return undefined;
 }
 
 function parseMediaTypeSafe(h: string): MediaType | undefined {
@@ -68,7 +75,8 @@ const MAX_MAJOR = 9;
 
 /** The compatible-with version of a header's first vendor entry (or its first entry), or undefined. */
 function headerVersion(header: string | undefined): number | undefined {
-  if (header === undefined || header === '') return undefined;
+  // The version pattern starts with `;`: most headers are refused before any split or regex.
+  if (header === undefined || !header.includes(';')) return undefined;
   const entries = header.split(',');
   const m = entries.map((e) => /;\s*compatible-with\s*=\s*(\d+)/i.exec(e)).find((x) => x !== null);
   return m === undefined || m === null ? undefined : Number(m[1]);

@@ -33,10 +33,16 @@ function similarity(a: string, b: string): number {
   return 1 - distance(a, b) / Math.max(a.length, b.length);
 }
 
-/** Throws ES's illegal_argument_exception when `params` holds a name not in `known`. */
-export function checkParams(path: string, params: Readonly<Record<string, unknown>>, known: ReadonlySet<string>): void {
+/**
+ * Throws ES's illegal_argument_exception when `params` holds a name not in `known`. `url` is the
+ * request's path, with or without its query string (cut off here, only when there is an error).
+ */
+export function checkParams(url: string, params: Readonly<Record<string, unknown>>, known: ReadonlySet<string>): void {
+  let unknown = false;
+  for (const p in params) if (!known.has(p)) unknown = true;
+  if (!unknown) return;
+  const path = url.split('?')[0] ?? url;
   const invalid = Object.keys(params).filter((p) => !known.has(p)).sort();
-  if (invalid.length === 0) return;
   const parts = invalid.map((p) => {
     const close = [...known]
       .map((k) => ({ k, s: similarity(p, k) }))

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBulk } from '../bulk.js';
 import { BulkResponseWriter } from '../bulk-response.js';
 import { errors } from '../errors.js';
-import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendJson, sendJsonBytes, type Params } from '../http-io.js';
+import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, sendJsonBytes, type Params } from '../http-io.js';
 import { SearchService } from '../search-service.js';
 import { filterSource, isIdentity, sourceFilterFromParams } from '../source-filter.js';
 
@@ -57,12 +57,12 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
   app.head('/:index/_source/:id', async (req, reply) => {
     const p = req.params as Params;
     const found = service.getDoc(p.index as string, p.id as string) !== undefined;
-    return reply.code(found ? 200 : 404).header('content-type', 'application/json').send();
+    return sendHead(reply, found ? 200 : 404, 'application/json');
   });
   app.head('/:index/_doc/:id', async (req, reply) => {
     const p = req.params as Params;
     const found = service.getDoc(p.index as string, p.id as string) !== undefined;
-    return reply.code(found ? 200 : 404).header('content-type', 'application/json').send();
+    return sendHead(reply, found ? 200 : 404, 'application/json');
   });
   app.delete('/:index/_doc/:id', async (req, reply) => {
     const p = req.params as Params;

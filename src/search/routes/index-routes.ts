@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
 import { checkMappingParameters } from '../mapping.js';
-import { jsonBody, queryOf, sendJson, type Params } from '../http-io.js';
+import { jsonBody, productHeader, queryOf, sendHead, sendJson, type Params } from '../http-io.js';
 import type { IndexState, SearchService } from '../search-service.js';
 
 export interface ClusterInfo {
@@ -102,8 +102,13 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
           },
           tagline: 'You Know, for Search',
         };
-  app.get('/', { exposeHeadRoute: false }, async (req, reply) => sendJson(req, reply, 200, infoBody()));
-  app.head('/', async (_req, reply) => reply.code(200).header('content-type', 'application/json').send());
+  // Synchronous, returning nothing (see search-routes.ts): the client ping and info requests.
+  app.get('/', { exposeHeadRoute: false }, (req, reply) => {
+    sendJson(req, reply, 200, infoBody());
+  });
+  app.head('/', (_req, reply) => {
+    sendHead(reply, 200, 'application/json');
+  });
   app.get('/_cluster/health', async (req, reply) =>
     sendJson(req, reply, 200, { cluster_name: 'portico', status: 'green', timed_out: false, number_of_nodes: 1, number_of_data_nodes: 1 }),
   );
@@ -132,7 +137,7 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
     } catch {
       ok = false;
     }
-    return reply.code(ok ? 200 : 404).header('content-type', 'application/json').send();
+    return sendHead(reply, ok ? 200 : 404, 'application/json');
   });
   app.get('/:index', { exposeHeadRoute: false }, async (req, reply) => {
     const states = service.resolve((req.params as Params).index);
@@ -207,7 +212,7 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
     const line = (r: string[]) =>
       r.map((cell, c) => (c === r.length - 1 && !RIGHT_ALIGNED.has(columns[c] ?? '') ? cell : RIGHT_ALIGNED.has(columns[c] ?? '') ? cell.padStart(widths[c] ?? 0) : cell.padEnd(widths[c] ?? 0))).join(' ');
     const text = table.map(line).join('\n');
-    return reply.code(200).header('content-type', 'text/plain; charset=UTF-8').send(table.length > 0 ? `${text}\n` : '');
+    return productHeader(reply.code(200).header('content-type', 'text/plain; charset=UTF-8')).send(table.length > 0 ? `${text}\n` : '');
   };
   app.get('/_cat/indices', cat);
   app.get('/_cat/indices/:index', cat);
