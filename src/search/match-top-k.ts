@@ -461,7 +461,8 @@ function deepWindow(
   const scores = arena.float32(cap);
   let count = 0;
   let best = -Infinity;
-  // Positions of the extreme scores, for the selection (scores here are never negative or NaN).
+  // Positions of the extreme scores, for the selection (scores here are never negative; NaN only
+  // when a term's weight is Infinity, see below).
   let least = Infinity;
   let minAt = 0;
   let maxAt = 0;
@@ -571,7 +572,11 @@ function deepWindow(
       }
     } else complete = false;
   }
-  const window = selectWindowByScore(seen, scores, count, from, size, (n) => arena.int32(n), { min: minAt, max: maxAt });
+  // The extremes hold only for scores that are numbers: a term weight that overflowed to Infinity
+  // (boost * idf above the float range, e.g. a boost of 1e38) scores Infinity - Infinity = NaN,
+  // which no comparison above saw; then the selection looks for them (and falls back) itself.
+  const extremes = terms.every((t) => t.weight < Infinity) ? { min: minAt, max: maxAt } : undefined;
+  const window = selectWindowByScore(seen, scores, count, from, size, (n) => arena.int32(n), extremes);
   const docs = new Int32Array(window.length);
   const windowScores = new Float32Array(window.length);
   for (let i = 0; i < window.length; i++) {

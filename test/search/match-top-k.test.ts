@@ -235,3 +235,24 @@ describe('matchTopK with more terms than the arena keeps score tables for', () =
     }
   });
 });
+
+describe('matchTopK deep window when a huge boost overflows a term weight', () => {
+  // boost 1e38 times the idf of a rare term (about 3.8) is Infinity as a float, and its scores
+  // are Infinity - Infinity = NaN, while the common term's weight stays finite: the deep window
+  // then holds NaN and finite scores together. Whatever order NaN takes, a page within the total
+  // must hold `size` hits (main returns 10 here).
+  it('returns a full page inside the total', () => {
+    const texts = Array.from({ length: 3000 }, (_, i) => (i % 50 === 7 ? 'c r' : i % 5 === 0 ? 'x' : `c ${'p '.repeat(i % 4)}`));
+    const { index, mappings } = build(texts, []);
+    const query = parseQuery({ match: { t: { query: 'c r', boost: 1e38 } } }) as Extract<Query, { kind: 'match' }>;
+    const field = fastMatchField(query, mappings, index) as NonNullable<ReturnType<typeof fastMatchField>>;
+    const hits = execute(query, { arena: new ScratchArena(), indexName: 'i', index, mappings, sourceOf: () => ({}) });
+    expect(hits.length).toBe(2400);
+    // Deep enough for the bucket selection (from + size above 512).
+    for (const from of [600, 1000, 2000, 2350, 2395]) {
+      const top = matchTopK(query, field, index.live, from, 10, 10_000, new ScratchArena(), 0) as NonNullable<ReturnType<typeof matchTopK>>;
+      expect(top.total).toBe(2400);
+      expect(top.docs.length).toBe(Math.min(10, 2400 - from));
+    }
+  });
+});
