@@ -116,7 +116,10 @@ export function matchTopK(
     // A deep page past the last hit (the union is at least the largest list, so only when that is
     // within `from`): no window, only the exact total and the best score (pastEndScan; one term
     // below, from its best posting), instead of scoring every document into a window.
-    if (maxDocFreq <= limit && maxDocFreq <= from) {
+    // Not when a term's weight overflowed to Infinity (a huge boost): its documents score NaN, so
+    // "the document of a term's best posting scores at least that" no longer holds (deepWindow,
+    // as before, counts only the scores that are numbers).
+    if (maxDocFreq <= limit && maxDocFreq <= from && terms.every((t) => t.weight < Infinity)) {
       if (terms.length <= 1) total = maxDocFreq;
       else {
         const end = pastEndScan(terms, live, norms, cache, arena, avgdl);

@@ -256,3 +256,23 @@ describe('matchTopK deep window when a huge boost overflows a term weight', () =
     }
   });
 });
+
+describe('matchTopK past the end when a huge boost overflows a term weight', () => {
+  // The documents of the rare term (weight Infinity) score NaN, which no max counts; the common
+  // term's best posting sits in such a document, so its score there is no score of any hit.
+  it('reports the best score the general path finds', () => {
+    const texts = Array.from({ length: 3000 }, (_, i) => (i % 50 === 7 ? 'c c r' : i % 5 === 0 ? 'x' : `c p ${'p '.repeat(i % 4)}`));
+    const { index, mappings } = build(texts, []);
+    const query = parseQuery({ match: { t: { query: 'c r', boost: 1e38 } } }) as Extract<Query, { kind: 'match' }>;
+    const field = fastMatchField(query, mappings, index) as NonNullable<ReturnType<typeof fastMatchField>>;
+    const hits = execute(query, { arena: new ScratchArena(), indexName: 'i', index, mappings, sourceOf: () => ({}) });
+    let max = -Infinity;
+    for (let i = 0; i < hits.length; i++) if ((hits.scores[i] as number) > max) max = hits.scores[i] as number;
+    expect(hits.length).toBe(2400);
+    for (const [from, maxWindow] of [[2400, 0], [5000, 0], [5000, 128]] as const) {
+      const top = matchTopK(query, field, index.live, from, 10, 10_000, new ScratchArena(), maxWindow) as NonNullable<ReturnType<typeof matchTopK>>;
+      expect(top.total).toBe(2400);
+      expect(top.maxScore).toBe(max);
+    }
+  });
+});
