@@ -4,6 +4,10 @@
  * query, instead of fresh typed arrays: large short-lived typed arrays count as external memory
  * and made V8 run full garbage collections of the whole (large) index heap, which showed up as
  * p95 latency. Views are valid until the next `reset()`, i.e. for one search of one index.
+ *
+ * It also keeps, across queries, a few things derived from the index that no request changes
+ * (normInverse, scoreTable, termMemo): bounded, and checked against what they were computed from,
+ * so a write to the index only makes them miss.
  */
 export class ScratchArena {
   private ints = new Int32Array(1 << 16);
