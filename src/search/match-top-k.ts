@@ -122,8 +122,8 @@ export function matchTopK(
     if (maxDocFreq <= limit && maxDocFreq <= from && terms.every((t) => t.weight < Infinity)) {
       if (terms.length <= 1) total = maxDocFreq;
       else {
-        const end = pastEndScan(terms, live, norms, cache, arena, avgdl);
-        if (end.total <= from && end.total <= limit) return { docs: EMPTY_DOCS, scores: EMPTY_SCORES, total: end.total, maxScore: end.maxScore };
+        const end = pastEndScan(terms, live, norms, cache, arena, avgdl, from);
+        if (end.total >= 0 && end.total <= from && end.total <= limit) return { docs: EMPTY_DOCS, scores: EMPTY_SCORES, total: end.total, maxScore: end.maxScore };
         total = end.total;
       }
     }
@@ -275,22 +275,21 @@ export function matchTopK(
  * sum among documents of several terms. The first posting of a document only marks it and keeps
  * which term and frequency it had; a second one scores both, in query order, into a double
  * accumulator that later terms add to, as unionSum does.
+ *
+ * As soon as more than `stopAbove` documents are counted the page is not past the end after all
+ * (each term alone was within it, their union is not): total -1 then, and the caller's deepWindow
+ * does the work, instead of finishing a scan whose answer it would throw away.
  */
-function pastEndScan(terms: readonly Term[], live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena, avgdl: number): { total: number; maxScore: number } {
+function pastEndScan(terms: readonly Term[], live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena, avgdl: number, stopAbove: number): { total: number; maxScore: number } {
   const { marks, stamp } = arena.marks(live.length);
   // Second stamp on the same marks: "seen in two terms or more, acc holds its partial sum".
   const again = arena.marks(live.length);
-  if (again.marks !== marks) return pastEndScan(terms, live, norms, cache, arena, avgdl);
+  if (again.marks !== marks) return pastEndScan(terms, live, norms, cache, arena, avgdl, stopAbove);
   const summed = again.stamp;
   const acc = arena.dense64(live.length);
   // First posting of a document: its term's index << FREQ_BITS | the posting's low bits.
   const firstOf = arena.int32(live.length);
   let count = 0;
-  let best = -Infinity;
-  for (const t of terms) {
-    const s = bestScore(t, live, norms, cache, arena, avgdl);
-    if (s > best) best = s;
-  }
   let bestSum = -Infinity;
   for (let ti = 0; ti < terms.length; ti++) {
     const t = terms[ti] as Term;
@@ -303,7 +302,7 @@ function pastEndScan(terms: readonly Term[], live: Uint8Array, norms: Uint8Array
         if (live[d] !== 1) continue;
         marks[d] = stamp;
         firstOf[d] = (ti << FREQ_BITS) | (p & FREQ_MASK);
-        count++;
+        if (++count > stopAbove) return { total: -1, maxScore: Number.NaN };
         continue;
       }
       let v: number;
@@ -316,6 +315,11 @@ function pastEndScan(terms: readonly Term[], live: Uint8Array, norms: Uint8Array
       acc[d] = v;
       if (v > bestSum) bestSum = v;
     }
+  }
+  let best = -Infinity;
+  for (const t of terms) {
+    const s = bestScore(t, live, norms, cache, arena, avgdl);
+    if (s > best) best = s;
   }
   if (bestSum !== -Infinity && Math.fround(bestSum) > best) best = Math.fround(bestSum);
   return { total: count, maxScore: best };

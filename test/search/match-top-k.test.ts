@@ -276,3 +276,32 @@ describe('matchTopK past the end when a huge boost overflows a term weight', () 
     }
   });
 });
+
+describe('matchTopK deep page whose terms are each within from but their union is not', () => {
+  it('equals the general path (pastEndScan gives up, deepWindow answers)', () => {
+    let seed = 5;
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed / 0x7fffffff;
+    };
+    const texts = Array.from({ length: 3000 }, () => ['p', rnd() < 0.3 ? 'a' : '', rnd() < 0.3 ? 'b' : '', rnd() < 0.1 ? 'a c' : ''].join(' '));
+    const { index, mappings } = build(texts, [1, 2, 3, 50, 51, 400]);
+    const arena = new ScratchArena();
+    for (const text of ['a b', 'b a', 'a b c']) {
+      const query = parseQuery({ match: { t: text } }) as Extract<Query, { kind: 'match' }>;
+      const field = fastMatchField(query, mappings, index) as NonNullable<ReturnType<typeof fastMatchField>>;
+      const hits = execute(query, { arena: new ScratchArena(), indexName: 'i', index, mappings, sourceOf: () => ({}) });
+      let max = -Infinity;
+      for (let i = 0; i < hits.length; i++) max = Math.max(max, hits.scores[i] as number);
+      for (const [from, limit] of [[1200, 10_000], [1200, 1300], [1200, 1000], [1500, 10_000], [1500, 1600], [2000, 10_000], [2000, 1800]] as const) {
+        const window = selectWindow(hits.length, from, 10, byScore(hits.docs, hits.scores));
+        arena.reset();
+        const top = matchTopK(query, field, index.live, from, 10, limit, arena, 128) as NonNullable<ReturnType<typeof matchTopK>>;
+        expect(Array.from(top.docs)).toEqual(Array.from(window, (i) => hits.docs[i]));
+        expect(Array.from(top.scores)).toEqual(Array.from(window, (i) => hits.scores[i]));
+        expect(top.total > limit ? 'more' : top.total).toEqual(hits.length > limit ? 'more' : hits.length);
+        expect(top.maxScore).toBe(max);
+      }
+    }
+  });
+});
