@@ -10,30 +10,17 @@
  * BENCH_SERVER_NODE_ARGS passes Node flags to the server, as for search-bench.ts.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from 'undici';
-import { corpusPath, opt, readCorpus, ROOT } from './search-workload.js';
+import { corpusPath, opt, readCorpus, ROOT, threadsCpuUs } from './search-workload.js';
 
 const rounds = Number(opt('rounds', '5'));
 const requests = Number(opt('requests', '2000'));
 /** Node flags for the server process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), from BENCH_SERVER_NODE_ARGS. */
 const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-
-/** CPU microseconds of all of the server's threads, in nanosecond resolution (schedstat). */
-function serverCpuUs(pid: number): number {
-  let ns = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return ns / 1000;
-}
 
 async function main(): Promise<void> {
   const cli = join(ROOT, 'dist', 'cli.js');
@@ -74,9 +61,9 @@ async function main(): Promise<void> {
     for (let r = 0; r < rounds; r++) {
       for (const [name, send] of kinds) {
         for (let i = 0; i < 50; i++) await send();
-        const c0 = serverCpuUs(child.pid as number);
+        const c0 = threadsCpuUs(child.pid as number);
         for (let i = 0; i < requests; i++) await send();
-        const us = (serverCpuUs(child.pid as number) - c0) / requests;
+        const us = (threadsCpuUs(child.pid as number) - c0) / requests;
         best.set(name, Math.min(best.get(name) ?? Infinity, us));
       }
     }

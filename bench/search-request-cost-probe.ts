@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from 'undici';
-import { corpusPath, flag, opt, readCorpus } from './search-workload.js';
+import { corpusPath, flag, opt, readCorpus, threadsCpuUs } from './search-workload.js';
 
 const rounds = Number(opt('rounds', flag('callgrind') ? '1' : '5'));
 const requests = Number(opt('requests', flag('callgrind') ? '300' : '1000'));
@@ -39,19 +39,6 @@ interface Server {
   readonly client: Client;
   readonly dataDir: string;
   readonly outDir: string;
-}
-
-/** CPU microseconds of all of a process's threads (schedstat, nanosecond resolution). */
-function cpuUs(pid: number): number {
-  let ns = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return ns / 1000;
 }
 
 async function start(label: string, dist: string): Promise<Server> {
@@ -132,10 +119,10 @@ async function main(): Promise<void> {
           for (let i = 0; i < warmup; i++) await run(s);
           const pid = s.child.pid as number;
           if (callgrind) execFileSync('callgrind_control', ['--zero', String(pid)], { stdio: 'ignore' });
-          const c0 = callgrind ? 0 : cpuUs(pid);
+          const c0 = callgrind ? 0 : threadsCpuUs(pid);
           for (let i = 0; i < requests; i++) await run(s);
           const counts = callgrind ? dumpInstructions(s) : undefined;
-          const per = counts === undefined ? (cpuUs(pid) - c0) / requests : counts.main / requests;
+          const per = counts === undefined ? (threadsCpuUs(pid) - c0) / requests : counts.main / requests;
           const key = `${name}\t${s.label}`;
           best.set(key, Math.min(best.get(key) ?? Infinity, per));
           if (counts !== undefined) best.set(`${key}\tall`, Math.min(best.get(`${key}\tall`) ?? Infinity, counts.all / requests));
