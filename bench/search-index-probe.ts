@@ -3,7 +3,7 @@
  * `node --expose-gc --import tsx bench/search-index-probe.ts [--copies 1] [--rounds 3] [--durability request]`.
  *
  * Loads ../shared/data/debian-packages.ndjson.gz through the service layer exactly as the `_bulk`
- * route does (parseBulk → SearchService.bulk → renderBulkResponseBytes, 5,000 documents per request,
+ * route does (parseBulk → SearchService.bulkEach → BulkResponseWriter, 5,000 documents per request,
  * SQLite under a temporary directory) and reports CPU time per document (process.cpuUsage, stable
  * on a shared machine, unlike wall-clock time), then the bench's match queries at from = 0, 100,
  * 1000, 9990 (size 10) with CPU per query, memory after a full GC, and the CPU a restart spends
@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseBulk } from '../src/search/bulk.js';
-import { renderBulkResponseBytes } from '../src/search/bulk-response.js';
+import { BulkResponseWriter } from '../src/search/bulk-response.js';
 import { SqliteDocumentStore, type Durability } from '../src/search/document-store.js';
 import { renderJson } from '../src/search/json-render.js';
 import { SearchService } from '../src/search/search-service.js';
@@ -39,6 +39,13 @@ const mainCpuUs = (): number => {
   const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return (Number(fields[11]) + Number(fields[12])) * 10_000; // utime, stime in clock ticks (USER_HZ = 100)
 };
+/** One `_bulk` request as the route applies it: its response bytes. */
+function applyBulk(service: SearchService, body: Buffer): Buffer {
+  const actions = parseBulk(body, 'packages');
+  const response = new BulkResponseWriter(false, actions.length);
+  service.bulkEach(actions, (item) => response.add(item));
+  return response.finish(0);
+}
 const mib = (n: number): string => (n / 1024 / 1024).toFixed(0);
 function pct(sorted: number[], p: number): number {
   return sorted[Math.max(0, Math.ceil(sorted.length * p) - 1)] ?? NaN;
@@ -68,7 +75,7 @@ function main(): void {
     const service = new SearchService(store, Date.now);
     service.createIndex('packages', {});
     const m0 = mainCpuUs();
-    for (const body of bodies) renderBulkResponseBytes(service.bulk(parseBulk(body, 'packages')), false, 0);
+    for (const body of bodies) applyBulk(service, body);
     console.log(`bulk run ${r}: main thread ${((mainCpuUs() - m0) / total).toFixed(1)} us/doc`);
     store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -85,8 +92,7 @@ function main(): void {
     const m0 = mainCpuUs();
     const t0 = performance.now();
     for (const body of bodies) {
-      const items = service.bulk(parseBulk(body, 'packages'));
-      const answer = renderBulkResponseBytes(items, false, 0);
+      const answer = applyBulk(service, body);
       if (answer.includes('"errors":true')) throw new Error(`bulk failed: ${answer.toString('utf8', 0, 300)}`);
     }
     const bulkCpu = cpuUs() - c0;

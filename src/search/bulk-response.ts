@@ -104,56 +104,82 @@ const TERM_REFRESH_STATUS = ascii(',"_primary_term":1,"forced_refresh":true,"sta
 const ITEM_END = ascii('}}');
 const COMMA = ascii(',');
 
-/** Compact JSON of the whole response as UTF-8 bytes; `took` in milliseconds. */
-export function renderBulkResponseBytes(items: readonly BulkItem[], forcedRefresh: boolean, took: number): Buffer {
-  let failed = false;
-  for (const item of items) {
-    if ('error' in item) {
-      failed = true;
-      break;
-    }
-  }
-  const w = new ByteWriter(64 + items.length * 200);
-  w.text(`{"errors":${failed},"took":`);
-  w.number(took);
-  w.text(',"items":[');
-  const termStatus = forcedRefresh ? TERM_REFRESH_STATUS : TERM_STATUS;
+/** Bytes reserved before the items for the response's head (`{"errors":false,"took":<ms>,"items":[`). */
+const HEAD_ROOM = 64;
+
+/**
+ * Renders a `_bulk` response item by item, as the items are applied (SearchService.bulkEach), into
+ * compact JSON as UTF-8 bytes. Why: an item rendered at once dies young, where a list of all of
+ * them (two objects per document) lived until the whole request was applied, so the garbage
+ * collector copied and promoted every one. The head, which needs the error flag and `took`, is
+ * written last, into room left before the items.
+ */
+export class BulkResponseWriter {
+  private readonly w: ByteWriter;
+  private failed = false;
+  private count = 0;
+  private readonly termStatus: Buffer;
   /** `{"<op>":{"_index":` by op, and the last index name with its JSON bytes (a bulk usually names one). */
-  const heads = new Map<string, Buffer>();
-  let lastIndex: string | undefined;
-  let lastIndexJson = ascii('');
-  for (let i = 0; i < items.length; i++) {
-    if (i > 0) w.bytes(COMMA);
-    const item = items[i] as BulkItem;
+  private readonly heads = new Map<string, Buffer>();
+  private lastIndex: string | undefined;
+  private lastIndexJson = ascii('');
+
+  /** `expected`: how many items are coming (sizes the buffer; it grows if needed). */
+  constructor(forcedRefresh: boolean, expected = 0) {
+    this.w = new ByteWriter(HEAD_ROOM + expected * 200 + 2);
+    this.w.pos = HEAD_ROOM;
+    this.termStatus = forcedRefresh ? TERM_REFRESH_STATUS : TERM_STATUS;
+  }
+
+  add(item: BulkItem): void {
+    const w = this.w;
+    if (this.count++ > 0) w.bytes(COMMA);
     if ('error' in item) {
+      this.failed = true;
       const e = item.error;
       w.text(`{${JSON.stringify(item.op)}:{"_index":${JSON.stringify(item.index)},"_id":${JSON.stringify(item.id)},"status":${e.status},"error":${JSON.stringify(errorItem(e.toBody()))}}}`);
-      continue;
+      return;
     }
     const o = item.outcome;
-    let head = heads.get(item.op);
+    let head = this.heads.get(item.op);
     if (head === undefined) {
       head = Buffer.from(`{${JSON.stringify(item.op)}:{"_index":`, 'utf8');
-      heads.set(item.op, head);
+      this.heads.set(item.op, head);
     }
-    if (o.index !== lastIndex) {
-      lastIndex = o.index;
-      lastIndexJson = Buffer.from(JSON.stringify(o.index), 'utf8');
+    if (o.index !== this.lastIndex) {
+      this.lastIndex = o.index;
+      this.lastIndexJson = Buffer.from(JSON.stringify(o.index), 'utf8');
     }
     w.bytes(head);
-    w.bytes(lastIndexJson);
+    w.bytes(this.lastIndexJson);
     w.bytes(ID_PIECE);
     w.jsonString(o.id);
     w.bytes(VERSION_PIECE);
     w.number(o.version);
     w.bytes(RESULT_PIECES.get(o.result) as Buffer);
     w.number(o.seqNo);
-    w.bytes(termStatus);
+    w.bytes(this.termStatus);
     w.number(itemStatus(o));
     w.bytes(ITEM_END);
   }
-  w.text(']}');
-  return w.result();
+
+  /** The whole response; `took` in milliseconds. The writer is done with after this. */
+  finish(took: number): Buffer {
+    const w = this.w;
+    w.text(']}');
+    const end = w.pos;
+    const head = Buffer.from(`{"errors":${this.failed},"took":${JSON.stringify(took)},"items":[`, 'latin1');
+    if (head.length > HEAD_ROOM) return Buffer.concat([head, w.buf.subarray(HEAD_ROOM, end)]);
+    head.copy(w.buf, HEAD_ROOM - head.length);
+    return w.buf.subarray(HEAD_ROOM - head.length, end);
+  }
+}
+
+/** Compact JSON of the whole response as UTF-8 bytes; `took` in milliseconds. */
+export function renderBulkResponseBytes(items: readonly BulkItem[], forcedRefresh: boolean, took: number): Buffer {
+  const r = new BulkResponseWriter(forcedRefresh, items.length);
+  for (const item of items) r.add(item);
+  return r.finish(took);
 }
 
 /** The same response as a plain object (reference for the tests). */

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import { ChronoUnit, DayOfWeek, Instant, LocalDateTime, TemporalAdjusters, ZoneId, ZoneOffset, ZonedDateTime } from '@js-joda/core';
-import { compileDateFormat, namedPattern, type DateFormat } from './date-format.js';
+import type { ChronoUnit, ZoneId, ZonedDateTime } from '@js-joda/core';
+import { compileDateFormat, joda, namedPattern, type DateFormat } from './date-format.js';
 
 /**
  * Elasticsearch date math in `range` bounds: an anchor (`now`, or a date in the bound's format
@@ -119,6 +119,7 @@ export class DateMathParser {
 }
 
 function zoneOf(timeZone: string | undefined): ZoneId {
+  const { ZoneId, ZoneOffset } = joda();
   if (timeZone === undefined) return ZoneOffset.UTC;
   try {
     if (!/^(?:Z|UTC|GMT|UT)?[+-]|^(?:Z|UTC|GMT|UT)$/.test(timeZone)) loadZoneRules();
@@ -130,17 +131,30 @@ function zoneOf(timeZone: string | undefined): ZoneId {
 
 /** Epoch milliseconds of a wall-clock time (given as if it were UTC) in `zone`. */
 function inZone(localAsUtc: number, zone: ZoneId): number {
+  const { Instant, LocalDateTime, ZonedDateTime, ZoneOffset } = joda();
   if (zone.equals(ZoneOffset.UTC)) return localAsUtc;
   const local = LocalDateTime.ofInstant(Instant.ofEpochMilli(localAsUtc), ZoneOffset.UTC);
   return ZonedDateTime.of(local, zone).toInstant().toEpochMilli();
 }
 
-const UNITS: Readonly<Record<string, ChronoUnit>> = {
-  y: ChronoUnit.YEARS, M: ChronoUnit.MONTHS, w: ChronoUnit.WEEKS, d: ChronoUnit.DAYS,
-  h: ChronoUnit.HOURS, H: ChronoUnit.HOURS, m: ChronoUnit.MINUTES, s: ChronoUnit.SECONDS,
-};
+/** The java.time unit of a date-math unit letter, or undefined. */
+function unitOf(unit: string): ChronoUnit | undefined {
+  const { ChronoUnit } = joda();
+  switch (unit) {
+    case 'y': return ChronoUnit.YEARS;
+    case 'M': return ChronoUnit.MONTHS;
+    case 'w': return ChronoUnit.WEEKS;
+    case 'd': return ChronoUnit.DAYS;
+    case 'h':
+    case 'H': return ChronoUnit.HOURS;
+    case 'm': return ChronoUnit.MINUTES;
+    case 's': return ChronoUnit.SECONDS;
+    default: return undefined;
+  }
+}
 
 function roundDown(t: ZonedDateTime, unit: string): ZonedDateTime {
+  const { ChronoUnit, DayOfWeek, TemporalAdjusters } = joda();
   switch (unit) {
     case 'y':
       return t.withDayOfYear(1).truncatedTo(ChronoUnit.DAYS);
@@ -149,7 +163,7 @@ function roundDown(t: ZonedDateTime, unit: string): ZonedDateTime {
     case 'w':
       return t.with(TemporalAdjusters.previousOrSame(DayOfWeek.MONDAY)).truncatedTo(ChronoUnit.DAYS);
     default:
-      return t.truncatedTo(UNITS[unit] as ChronoUnit);
+      return t.truncatedTo(unitOf(unit) as ChronoUnit);
   }
 }
 
@@ -172,6 +186,7 @@ function applyMath(math: string, start: number, roundUp: boolean, zone: ZoneId, 
 }
 
 function applyOps(math: string, start: number, roundUp: boolean, zone: ZoneId, whole: string): number {
+  const { ChronoUnit, Instant, ZonedDateTime } = joda();
   let t = ZonedDateTime.ofInstant(Instant.ofEpochMilli(start), zone);
   let i = 0;
   while (i < math.length) {
@@ -183,7 +198,7 @@ function applyOps(math: string, start: number, roundUp: boolean, zone: ZoneId, w
     if (op === '/' && digits !== '') throw new DateMathError(`rounding \`/\` can only be used on single unit types [${whole}]`, 'math');
     if (i >= math.length) throw new DateMathError(`truncated date math [${whole}]`, 'math');
     const unit = math[i++] as string;
-    const chrono = UNITS[unit];
+    const chrono = unitOf(unit);
     if (chrono === undefined) throw new DateMathError(`unit [${unit}] not supported for date math [${whole}]`, 'math');
     if (op === '/') {
       t = roundDown(t, unit);

@@ -113,6 +113,17 @@ export class SqliteDocumentStore implements DocumentStore {
    * a bulk made the garbage collector copy and promote them all.
    */
   private readonly pending = new Map<string, Map<string, StoredDoc | PendingSpan | null>>();
+  /**
+   * Span writes of the open transaction not yet in `pending`, oldest first, as parallel arrays
+   * (index, id, span, and version then seqNo in `logNumbers`); moved into `pending` by the first
+   * read or any other write. Why: a bulk of new documents never reads its own writes back, and a
+   * Map entry plus an object per document, kept to the end of the request, was work for the main
+   * thread and for the garbage collector, which copied and promoted them all.
+   */
+  private logIndices: string[] = [];
+  private logIds: string[] = [];
+  private logSpans: SourceSpan[] = [];
+  private logNumbers: number[] = [];
   private inTransaction = false;
 
   constructor(dir: string, durability: Durability = 'request') {
@@ -161,6 +172,7 @@ export class SqliteDocumentStore implements DocumentStore {
 
   deleteIndex(name: string): void {
     this.transaction(() => {
+      this.settleLog();
       this.writer.deleteIndex(name);
       this.pending.delete(name);
     });
@@ -173,6 +185,7 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   getDoc(index: string, id: string): StoredDoc | undefined {
+    this.settleLog();
     const p = this.pending.get(index)?.get(id);
     if (p !== undefined) {
       if (p === null || !('within' in p)) return p ?? undefined;
@@ -190,13 +203,41 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   private putDocIn(index: string, doc: StoredDoc, within: SourceSpan | undefined): void {
-    if (within === undefined) this.writer.putDoc(index, doc.id, doc.version, doc.seqNo, doc.source);
-    else this.writer.putDocWithin(index, doc.id, doc.version, doc.seqNo, within.bytes, within.start, within.end);
-    this.pendingOf(index).set(doc.id, within === undefined ? doc : { id: doc.id, version: doc.version, seqNo: doc.seqNo, within });
+    if (within === undefined) {
+      this.writer.putDoc(index, doc.id, doc.version, doc.seqNo, doc.source);
+      this.settleLog();
+      this.pendingOf(index).set(doc.id, doc);
+      return;
+    }
+    this.writer.putDocWithin(index, doc.id, doc.version, doc.seqNo, within.bytes, within.start, within.end);
+    this.logIndices.push(index);
+    this.logIds.push(doc.id);
+    this.logSpans.push(within);
+    this.logNumbers.push(doc.version, doc.seqNo);
+  }
+
+  /** Moves the logged span writes into `pending`, in write order (see logIndices). */
+  private settleLog(): void {
+    const ids = this.logIds;
+    if (ids.length === 0) return;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i] as string;
+      const within = this.logSpans[i] as SourceSpan;
+      this.pendingOf(this.logIndices[i] as string).set(id, { id, version: this.logNumbers[2 * i] as number, seqNo: this.logNumbers[2 * i + 1] as number, within });
+    }
+    this.clearLog();
+  }
+
+  private clearLog(): void {
+    this.logIndices = [];
+    this.logIds = [];
+    this.logSpans = [];
+    this.logNumbers = [];
   }
 
   deleteDoc(index: string, id: string): void {
     this.transaction(() => {
+      this.settleLog();
       this.writer.deleteDoc(index, id);
       this.pendingOf(index).set(id, null);
     });
@@ -228,6 +269,7 @@ export class SqliteDocumentStore implements DocumentStore {
     } finally {
       this.inTransaction = false;
       this.pending.clear();
+      if (this.logIds.length > 0) this.clearLog();
     }
   }
 

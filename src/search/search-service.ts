@@ -291,45 +291,56 @@ export class SearchService {
    * parts (ES's bulk is not atomic either), so that the answer waits only for the last part.
    */
   bulk(actions: readonly (BulkAction | SearchError)[]): BulkItem[] {
-    return this.transaction(
-      () =>
-      actions.map((a): BulkItem => {
-        if (a instanceof SearchError) return { op: 'index', index: '', id: '', error: a };
-        let source: unknown;
-        // Read once: a bulk item's source text may be decoded on each read (see bulk.ts).
-        let raw = '';
-        if (a.op === 'index' || a.op === 'create') {
-          raw = a.raw;
-          try {
-            source = a.source ?? parseJsonBody(raw);
-          } catch (e) {
-            // As when the bulk parser refuses a line: an item without index or id.
-            if (e instanceof SearchError) return { op: 'index', index: '', id: '', error: e };
-            throw e;
-          }
+    const items: BulkItem[] = [];
+    this.bulkEach(actions, (item) => items.push(item));
+    return items;
+  }
+
+  /**
+   * `bulk`, handing each item's outcome to `each` as soon as it is applied, in order, instead of
+   * collecting them (the `_bulk` route renders each at once: see BulkResponseWriter). When this
+   * throws, `each` may have seen some items, whose writes may or may not be stored.
+   */
+  bulkEach(actions: readonly (BulkAction | SearchError)[], each: (item: BulkItem) => void): void {
+    this.transaction(() => {
+      for (const a of actions) each(this.bulkItem(a));
+    }, true);
+  }
+
+  private bulkItem(a: BulkAction | SearchError): BulkItem {
+    if (a instanceof SearchError) return { op: 'index', index: '', id: '', error: a };
+    let source: unknown;
+    // Read once: a bulk item's source text may be decoded on each read (see bulk.ts).
+    let raw = '';
+    if (a.op === 'index' || a.op === 'create') {
+      raw = a.raw;
+      try {
+        source = a.source ?? parseJsonBody(raw);
+      } catch (e) {
+        // As when the bulk parser refuses a line: an item without index or id.
+        if (e instanceof SearchError) return { op: 'index', index: '', id: '', error: e };
+        throw e;
+      }
+    }
+    try {
+      // An existing index's name was checked when it was created.
+      if (!this.indices.has(a.index)) validateIndexName(a.index);
+      switch (a.op) {
+        case 'index':
+        case 'create':
+          return { op: a.op, outcome: this.write(this.ensureIndex(a.index), a.id ?? autoId(), source, raw, a.op, a.rawIn) };
+        case 'delete': {
+          const state = this.indices.get(a.index);
+          if (state === undefined) return { op: a.op, outcome: { index: a.index, id: a.id, version: 1, result: 'not_found', seqNo: 0 } };
+          return { op: a.op, outcome: this.remove(state, a.id) };
         }
-        try {
-          // An existing index's name was checked when it was created.
-          if (!this.indices.has(a.index)) validateIndexName(a.index);
-          switch (a.op) {
-            case 'index':
-            case 'create':
-              return { op: a.op, outcome: this.write(this.ensureIndex(a.index), a.id ?? autoId(), source, raw, a.op, a.rawIn) };
-            case 'delete': {
-              const state = this.indices.get(a.index);
-              if (state === undefined) return { op: a.op, outcome: { index: a.index, id: a.id, version: 1, result: 'not_found', seqNo: 0 } };
-              return { op: a.op, outcome: this.remove(state, a.id) };
-            }
-            case 'update':
-              return { op: a.op, outcome: this.update(a) };
-          }
-        } catch (e) {
-          if (e instanceof SearchError) return { op: a.op, index: a.index, id: a.id ?? '', error: e };
-          throw e;
-        }
-      }),
-      true,
-    );
+        case 'update':
+          return { op: a.op, outcome: this.update(a) };
+      }
+    } catch (e) {
+      if (e instanceof SearchError) return { op: a.op, index: a.index, id: a.id ?? '', error: e };
+      throw e;
+    }
   }
 
   private update(a: Extract<BulkAction, { op: 'update' }>): WriteOutcome {

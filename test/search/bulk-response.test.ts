@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bulkResponseObject, renderBulkResponseBytes } from '../../src/search/bulk-response.js';
+import { BulkResponseWriter, bulkResponseObject, renderBulkResponseBytes } from '../../src/search/bulk-response.js';
 import { errors } from '../../src/search/errors.js';
 import type { BulkItem, WriteResult } from '../../src/search/search-service.js';
 
@@ -26,6 +26,16 @@ describe('bulk response', () => {
     fc.assert(
       fc.property(fc.array(fc.oneof(outcomeItem, errorItem), { maxLength: 20 }), fc.boolean(), fc.nat(), (items, refresh, took) => {
         expect(renderBulkResponseBytes(items, refresh, took).toString('utf8')).toBe(JSON.stringify(bulkResponseObject(items, refresh, took)));
+      }),
+    );
+  });
+
+  it('items rendered one by one as they are applied give the same bytes, whatever the size guess and took', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(outcomeItem, errorItem), { maxLength: 20 }), fc.boolean(), fc.oneof(fc.nat(), fc.double()), fc.nat(30), (items, refresh, took, guess) => {
+        const w = new BulkResponseWriter(refresh, guess);
+        for (const item of items) w.add(item);
+        expect(w.finish(took).toString('utf8')).toBe(JSON.stringify(bulkResponseObject(items, refresh, took)));
       }),
     );
   });

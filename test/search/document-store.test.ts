@@ -41,6 +41,30 @@ describe('SQLite document store (writes on a worker thread)', () => {
     expect(store.listIndices().map((x) => x.name)).toEqual(['i']);
   });
 
+  it('reads back writes given as spans of a body, in write order with deletes and text writes between them', () => {
+    const body = Buffer.from('{"x":1}\n{"x":2}\n{"é":3}\n');
+    const span = (start: number, end: number) => ({ bytes: body, start, end });
+    const put = (id: string, version: number, seqNo: number, start: number, end: number): void =>
+      store.putDoc('i', { id, version, seqNo, source: body.toString('utf8', start, end) }, span(start, end));
+    store.transaction(() => {
+      put('a', 1, 0, 0, 7);
+      put('b', 1, 1, 8, 15);
+      put('a', 2, 2, 16, 24);
+      store.deleteDoc('i', 'b');
+      put('b', 2, 3, 8, 15);
+      store.putDoc('i', doc('c', 1, 4));
+      put('c', 2, 5, 0, 7);
+      expect(store.getDoc('i', 'a')).toEqual({ id: 'a', version: 2, seqNo: 2, source: '{"é":3}' });
+      expect(store.getDoc('i', 'b')).toEqual({ id: 'b', version: 2, seqNo: 3, source: '{"x":2}' });
+      expect(store.getDoc('i', 'c')).toEqual({ id: 'c', version: 2, seqNo: 5, source: '{"x":1}' });
+      store.deleteDoc('i', 'c');
+      expect(store.getDoc('i', 'c')).toBeUndefined();
+    });
+    expect(reopen().getDoc('i', 'a')).toEqual({ id: 'a', version: 2, seqNo: 2, source: '{"é":3}' });
+    expect(store.getDoc('i', 'b')).toEqual({ id: 'b', version: 2, seqNo: 3, source: '{"x":2}' });
+    expect(store.getDoc('i', 'c')).toBeUndefined();
+  });
+
   it('stores nothing of a transaction that throws', () => {
     store.putDoc('i', doc('kept'));
     expect(() =>

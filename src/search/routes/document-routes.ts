@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBulk } from '../bulk.js';
-import { renderBulkResponseBytes } from '../bulk-response.js';
+import { BulkResponseWriter } from '../bulk-response.js';
 import { errors } from '../errors.js';
 import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, sendJsonBytes, type Params } from '../http-io.js';
 import { SearchService } from '../search-service.js';
@@ -88,8 +88,10 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     if (body === undefined) throw errors.actionValidation(['no requests added']);
     const actions = parseBulk(body, (req.params as Params).index);
     if (actions.length === 0) throw errors.actionValidation(['no requests added']);
-    const items = service.bulk(actions);
-    return sendJsonBytes(req, reply, 200, renderBulkResponseBytes(items, forcedRefresh(req), Math.round(performance.now() - started)));
+    // Each item is rendered as soon as it is applied (see BulkResponseWriter).
+    const response = new BulkResponseWriter(forcedRefresh(req), actions.length);
+    service.bulkEach(actions, (item) => response.add(item));
+    return sendJsonBytes(req, reply, 200, response.finish(Math.round(performance.now() - started)));
   };
   app.post('/_bulk', bulk);
   app.put('/_bulk', bulk);
