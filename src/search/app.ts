@@ -12,7 +12,7 @@ import { SqliteDocumentStore, type DocumentStore } from './document-store.js';
 import { errors, SearchError } from './errors.js';
 import { productHeader, sendHead, sendJson } from './http-io.js';
 import { renderJson } from './json-render.js';
-import { checkCompatibleVersions } from './media-type.js';
+import { checkCompatibleVersions, responseContentType } from './media-type.js';
 import { RouteMethods } from './route-methods.js';
 import { documentRoutes } from './routes/document-routes.js';
 import { indexRoutes } from './routes/index-routes.js';
@@ -30,7 +30,21 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
   const maxBody = config['search.max-body-size'];
   // ES takes ids up to 512 bytes (up to 1,536 characters percent-encoded); the router's default
   // limit of 100 characters per parameter answered longer ones with a Fastify-shaped 400.
-  const app = createApp('search', deps.logger, { bodyLimit: maxBody, fastify: { routerOptions: { maxParamLength: 2048 } } });
+  const app = createApp('search', deps.logger, {
+    bodyLimit: maxBody,
+    fastify: {
+      routerOptions: { maxParamLength: 2048 },
+      // Refusals made before routing (a malformed percent-escape, a parameter over the limit above):
+      // Fastify would answer them itself, without the product header and in its own body shape.
+      // The request has no query here (no ?pretty), so the body is rendered compact.
+      frameworkErrors: (error, req, reply) => {
+        const e = errors.illegalArgument(error.message);
+        if (req.method === 'HEAD') return sendHead(reply, e.status, 'application/json');
+        const type = responseContentType(req.headers.accept, req.headers['content-type']);
+        return productHeader(reply.header('content-type', type)).code(e.status).send(renderJson(e.toBody(), false));
+      },
+    },
+  });
   const usersFile = config['search.users-file'];
   let verifier: BasicAuthVerifier | undefined;
   if (usersFile !== '') {
