@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/create-app.js';
 
@@ -7,7 +7,7 @@ import { createApp } from '../../src/http/create-app.js';
  * Each request's logger is made on first use (createApp's childLoggerFactory): the lines must be
  * those a pino child would write, bound to the area and the request id, at the same levels.
  */
-function capture(level: string): { logger: pino.Logger; lines: () => Record<string, unknown>[] } {
+function capture(level: string): { logger: Logger; lines: () => Record<string, unknown>[] } {
   const out: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
