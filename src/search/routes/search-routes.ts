@@ -17,7 +17,10 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     checkParams(req.url, params, SEARCH_PARAMS);
     const request = parseSearchRequest(jsonBody(req), params);
     const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true');
-    sendJson(req, reply, 200, service.search(states, request, started), true);
+    const body = service.search(states, request, started);
+    // Only hits carry RawJson (stored _source, long sort values): an empty page (past the last
+    // hit, size 0) goes to JSON.stringify in one call instead of the walk that finds RawJson.
+    sendJson(req, reply, 200, body, (body.hits as { hits: unknown[] }).hits.length > 0);
   };
   for (const path of ['/_search', '/:index/_search']) {
     app.get(path, search);
