@@ -14,6 +14,14 @@
  *   `inject()` for `--rounds` rounds, and prints the process's CPU per request and depth of the
  *   best round (a shared machine only ever adds time). `inject()` skips the socket and the HTTP
  *   parser, so this is the route, the query and the response, not the GET / floor.
+ *
+ * `--against <dir>` (a checkout of another version with its own package.json and tsconfig.json)
+ * instead builds that version's search app next to this one's in the same process, loads the same
+ * documents into both, and times the benchmark's queries at `--depths` on both, alternating
+ * batches of `--reps` requests (default 5) for `--batches` rounds (default 15): each query's best
+ * CPU µs per request for both, the median over the queries and the median per-query ratio
+ * (this / other), and any query whose responses differ (`took` aside). Host noise moves such a
+ * pair much less than two runs of the probe.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +30,7 @@ import { pino } from 'pino';
 import { serveFlags } from '../src/config/flags.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { buildSearchApp } from '../src/search/app.js';
+import { resolve } from 'node:path';
 import { corpusPath, DEPTHS, flag, fnv, opt, processCpuUs, QUERIES, readCorpus } from './search-workload.js';
 
 const copies = Number(opt('copies', '1'));
@@ -31,7 +40,81 @@ const depths = opt('depths', DEPTHS.join(',')).split(',').map(Number);
 
 const cpuUs = processCpuUs;
 
+type App = Awaited<ReturnType<typeof buildSearchApp>>;
+
+/** A search app of the version in `root` (this one when undefined), on a fresh data dir. */
+async function buildApp(root: string | undefined, dataDir: string): Promise<App> {
+  const load = root === undefined ? loadConfig : ((await import(resolve(root, 'src/config/load-config.ts'))) as { loadConfig: typeof loadConfig }).loadConfig;
+  const flags = root === undefined ? serveFlags : ((await import(resolve(root, 'src/config/flags.ts'))) as { serveFlags: typeof serveFlags }).serveFlags;
+  const build = root === undefined ? buildSearchApp : ((await import(resolve(root, 'src/search/app.ts'))) as { buildSearchApp: typeof buildSearchApp }).buildSearchApp;
+  const config = load(flags, { argv: ['--data.dir', dataDir, '--search.durability', 'async'], env: {}, readFile: () => '' });
+  return build(config, { logger: pino({ level: 'silent' }), now: Date.now, requestShutdown: () => undefined });
+}
+
+/** The `--against` A/B: this version (A) and the one in `dir` (B), same documents, alternating. */
+async function against(dir: string): Promise<void> {
+  const dataDirs = [mkdtempSync(join(tmpdir(), 'portico-query-ab-')), mkdtempSync(join(tmpdir(), 'portico-query-ab-'))];
+  const apps = [await buildApp(undefined, dataDirs[0] as string), await buildApp(dir, dataDirs[1] as string)];
+  try {
+    const lines = readCorpus(corpusPath());
+    const post = async (k: number, url: string, body: string, ct = 'application/json') => {
+      const r = await (apps[k] as App).inject({ method: 'POST', url, payload: body, headers: { 'content-type': ct } });
+      if (r.statusCode !== 200) throw new Error(`${url}: ${r.statusCode} ${r.body.slice(0, 300)}`);
+      return r.body;
+    };
+    for (const k of [0, 1]) {
+      await (apps[k] as App).inject({ method: 'PUT', url: '/packages', payload: '{}', headers: { 'content-type': 'application/json' } });
+      let id = 0;
+      for (let c = 0; c < copies; c++) {
+        for (let i = 0; i < lines.length; i += 5000) {
+          let body = '';
+          for (const l of lines.slice(i, i + 5000)) body += `{"index":{"_id":"${id++}"}}\n${l}\n`;
+          await post(k, '/packages/_bulk', body, 'application/x-ndjson');
+        }
+      }
+    }
+    const reps = Number(opt('reps', '5'));
+    const batches = Number(opt('batches', '15'));
+    const bodies = QUERIES.map((q) => JSON.stringify({ query: { match: { description: q } } }));
+    const median = (xs: readonly number[]) => {
+      const s = [...xs].sort((a, b) => a - b);
+      return s.length % 2 === 1 ? (s[s.length >> 1] as number) : ((s[s.length / 2 - 1] as number) + (s[s.length / 2] as number)) / 2;
+    };
+    for (const from of depths) {
+      const url = `/packages/_search?from=${from}&size=10`;
+      for (const [i, b] of bodies.entries()) {
+        const [x, y] = [await post(0, url, b), await post(1, url, b)];
+        if (x.replace(/^\{"took":\d+,/, '{') !== y.replace(/^\{"took":\d+,/, '{')) console.log(`from ${from} ${QUERIES[i] as string}: responses differ`);
+      }
+      for (let w = 0; w < 3; w++) for (const b of bodies) for (const k of [0, 1]) await post(k, url, b);
+      const best = [bodies.map(() => Infinity), bodies.map(() => Infinity)];
+      for (let bt = 0; bt < batches; bt++) {
+        for (const [qi, b] of bodies.entries()) {
+          for (const k of bt % 2 === 0 ? [0, 1] : [1, 0]) {
+            const t0 = cpuUs();
+            for (let r = 0; r < reps; r++) await post(k, url, b);
+            const us = (cpuUs() - t0) / reps;
+            const row = best[k] as number[];
+            if (us < (row[qi] as number)) row[qi] = us;
+          }
+        }
+      }
+      const [a, o] = best as [number[], number[]];
+      console.log(`from ${from} best µs per _search (this/other): ${QUERIES.map((q, i) => `${q} ${(a[i] as number).toFixed(0)}/${(o[i] as number).toFixed(0)}`).join(', ')}`);
+      console.log(`from ${from}: median over queries ${median(a).toFixed(0)} / ${median(o).toFixed(0)} µs, median per-query ratio this/other ${median(a.map((x, i) => x / (o[i] as number))).toFixed(3)}`);
+    }
+  } finally {
+    for (const app of apps) await app.close();
+    for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
+  const otherDir = opt('against', '');
+  if (otherDir !== '') {
+    await against(otherDir);
+    return;
+  }
   const dataDir = mkdtempSync(join(tmpdir(), 'portico-query-probe-'));
   const config = loadConfig(serveFlags, { argv: ['--data.dir', dataDir, '--search.durability', 'async'], env: {}, readFile: () => '' });
   const app = await buildSearchApp(config, { logger: pino({ level: 'silent' }), now: Date.now, requestShutdown: () => undefined });

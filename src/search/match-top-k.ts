@@ -85,8 +85,14 @@ export function matchTopK(
   const words = tokens(query.text);
   if (words.length === 0) return undefined;
   const avgdl = avgFieldLength(field.sumTotalTermFreq, field.docCount);
-  const cache = normInverseCache(avgdl);
+  const cache = arena.normInverse(avgdl, normInverseCache);
   const norms = field.norms;
+  // One term, a deep page past its last hit: the total and the best score come from the term's
+  // statistics, without reading its postings (but once per change of the term).
+  if (from + size > maxWindow && words.length === 1) {
+    const past = singleTermPastEnd(words[0] as string, field, live, from, limit, query.boost, avgdl, cache, arena);
+    if (past !== undefined) return past;
+  }
   const terms: Term[] = [];
   let maxDocFreq = 0;
   words.forEach((w, order) => {
@@ -100,17 +106,29 @@ export function matchTopK(
     const postings = arena.int32(store.count(id));
     store.copyTo(id, postings);
     const bound = bm25(weight, store.maxFreq(id), cache[store.minNorm(id)] as number);
-    const table = arena.float32(FREQ_MASK << 8).fill(Number.NaN);
+    const table = arena.scoreTable(store, id, weight, avgdl, FREQ_MASK << 8);
     terms.push({ order, postings, length: postings.length, weight, bound, store, id, table, pos: 0 });
   });
-  // A deep window: every document is scored anyway, so term at a time into dense accumulators
-  // (no merge of cursors, no heap of log(k) per hit), then a selection of the window.
-  if (from + size > maxWindow) {
-    return deepWindow(terms, live, norms, cache, arena, from, size, limit, maxDocFreq);
-  }
   // The total: more than the limit when one term alone exceeds it, else one cheap pass over the
   // ordinals (no scoring), so that scoring can skip what cannot enter the window.
-  const total = maxDocFreq > limit ? limit + 1 : terms.length === 1 ? maxDocFreq : countUnion(terms, live, arena);
+  let total = -1;
+  if (from + size > maxWindow) {
+    // A deep page past the last hit (the union is at least the largest list, so only when that is
+    // within `from`): no window, only the exact total and the best score (pastEndScan; one term
+    // below, from its best posting), instead of scoring every document into a window.
+    if (maxDocFreq <= limit && maxDocFreq <= from) {
+      if (terms.length <= 1) total = maxDocFreq;
+      else {
+        const end = pastEndScan(terms, live, norms, cache, arena, avgdl);
+        if (end.total <= from && end.total <= limit) return { docs: EMPTY_DOCS, scores: EMPTY_SCORES, total: end.total, maxScore: end.maxScore };
+        total = end.total;
+      }
+    }
+    // A deep window: every document is scored anyway, so term at a time into dense accumulators
+    // (no merge of cursors, no heap of log(k) per hit), then a selection of the window.
+    if (total < 0 || total > from) return deepWindow(terms, live, norms, cache, arena, from, size, limit, maxDocFreq, total);
+  }
+  if (total < 0) total = maxDocFreq > limit ? limit + 1 : terms.length === 1 ? maxDocFreq : countUnion(terms, live, arena);
   // A page past the last hit is empty but still reports the best score: a heap of one, which
   // prunes almost every document, finds it.
   const pastEnd = total <= limit && total <= from;
@@ -133,8 +151,16 @@ export function matchTopK(
   let firstEssential = 0;
   let theta = -Infinity;
 
+  // One term past the end: only the best score, which grows with freq * normInverse (every step of
+  // bm25 is a monotone float operation), so the pass looks for the largest product, not scores.
+  if (n === 1 && pastEnd && k > 0) {
+    const t = terms[0] as Term;
+    const at = bestPosting(t.postings, t.length, t.store, t.id, live, norms, cache);
+    if (at.norm >= 0) maxScore = bm25(t.weight, at.freq, cache[at.norm] as number);
+    t.pos = t.length;
+  }
   // One term: its own score is the document's, so one tight pass over its postings.
-  if (n === 1 && k > 0) {
+  if (n === 1 && k > 0 && !pastEnd) {
     const t = terms[0] as Term;
     const ps = t.postings;
     for (let i = 0; i < t.length; i++) {
@@ -236,6 +262,146 @@ export function matchTopK(
   return { docs: orderedDocs.subarray(start), scores: orderedScores.subarray(start), total, maxScore };
 }
 
+/**
+ * The number of live documents of the terms (`terms` in query order) and their best score, in one
+ * pass over the postings that scores only the documents of two terms or more.
+ *
+ * A document of one term scores at most that term's best score, and the document holding a term's
+ * best posting scores at least that (term scores are not negative; fround is monotone): so the best
+ * score is the larger of the terms' best scores (remembered per term, see bestScore) and the best
+ * sum among documents of several terms. The first posting of a document only marks it and keeps
+ * which term and frequency it had; a second one scores both, in query order, into a double
+ * accumulator that later terms add to, as unionSum does.
+ */
+function pastEndScan(terms: readonly Term[], live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena, avgdl: number): { total: number; maxScore: number } {
+  const { marks, stamp } = arena.marks(live.length);
+  // Second stamp on the same marks: "seen in two terms or more, acc holds its partial sum".
+  const again = arena.marks(live.length);
+  if (again.marks !== marks) return pastEndScan(terms, live, norms, cache, arena, avgdl);
+  const summed = again.stamp;
+  const acc = arena.dense64(live.length);
+  // First posting of a document: its term's index << FREQ_BITS | the posting's low bits.
+  const firstOf = arena.int32(live.length);
+  let count = 0;
+  let best = -Infinity;
+  for (const t of terms) {
+    const s = bestScore(t, live, norms, cache, arena, avgdl);
+    if (s > best) best = s;
+  }
+  let bestSum = -Infinity;
+  for (let ti = 0; ti < terms.length; ti++) {
+    const t = terms[ti] as Term;
+    const ps = t.postings;
+    for (let i = 0, n = t.length; i < n; i++) {
+      const p = ps[i] as number;
+      const d = p >>> FREQ_BITS;
+      const m = marks[d];
+      if (m !== stamp && m !== summed) {
+        if (live[d] !== 1) continue;
+        marks[d] = stamp;
+        firstOf[d] = (ti << FREQ_BITS) | (p & FREQ_MASK);
+        count++;
+        continue;
+      }
+      let v: number;
+      if (m === stamp) {
+        const f = firstOf[d] as number;
+        const first = terms[f >>> FREQ_BITS] as Term;
+        v = termScore(first, (d << FREQ_BITS) | (f & FREQ_MASK), norms[d] as number, cache) + termScore(t, p, norms[d] as number, cache);
+        marks[d] = summed;
+      } else v = (acc[d] as number) + termScore(t, p, norms[d] as number, cache);
+      acc[d] = v;
+      if (v > bestSum) bestSum = v;
+    }
+  }
+  if (bestSum !== -Infinity && Math.fround(bestSum) > best) best = Math.fround(bestSum);
+  return { total: count, maxScore: best };
+}
+
+/** The best score of a term's live postings (-Infinity when none is live), its best posting remembered in the arena. */
+function bestScore(t: Term, live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena, avgdl: number): number {
+  const at = bestPostingOf(t.store, t.id, live, norms, cache, arena, avgdl, t.postings);
+  return at.norm < 0 ? -Infinity : bm25(t.weight, at.freq, cache[at.norm] as number);
+}
+
+/**
+ * bestPosting of a term, remembered per term in the arena until its postings (count only grows,
+ * docFreq falls on deletes) or the field's average length change. `postings`, when given, are the
+ * term's postings already copied out.
+ */
+function bestPostingOf(store: PostingStore, id: number, live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena, avgdl: number, postings?: Int32Array): BestPosting {
+  const memo = arena.termMemo<BestPosting>(store);
+  const count = store.count(id);
+  const docFreq = store.docFreq(id);
+  let best = memo.get(id);
+  if (best === undefined || best.count !== count || best.docFreq !== docFreq || best.avgdl !== avgdl) {
+    let ps = postings;
+    if (ps === undefined) {
+      ps = arena.int32(count);
+      store.copyTo(id, ps);
+    }
+    const at = bestPosting(ps, count, store, id, live, norms, cache);
+    best = { freq: at.freq, norm: at.norm, count, docFreq, avgdl };
+    memo.set(id, best);
+  }
+  return best;
+}
+
+/** Where a term scores best, and under which statistics that was found. */
+interface BestPosting {
+  /** Frequency and norm byte of a live posting with the largest freq * normInverse (norm -1: none live). */
+  readonly freq: number;
+  readonly norm: number;
+  /** What it depends on: the term's postings (count only grows, docFreq falls on deletes) and avgdl. */
+  readonly count: number;
+  readonly docFreq: number;
+  readonly avgdl: number;
+}
+
+
+/**
+ * A deep page past the last hit of a one-word query: total = the term's live document count, best
+ * score = its score at its best posting (remembered per term in the arena until the term's postings
+ * or the field's average length change). Undefined when the page is not past the end.
+ */
+function singleTermPastEnd(word: string, field: TextField, live: Uint8Array, from: number, limit: number, boost: number, avgdl: number, cache: Float32Array, arena: ScratchArena): TopK | undefined {
+  const id = field.lookup(word);
+  const store = field.postings;
+  const docFreq = id < 0 ? 0 : store.docFreq(id);
+  if (docFreq === 0) return { docs: EMPTY_DOCS, scores: EMPTY_SCORES, total: 0, maxScore: -Infinity };
+  if (docFreq > limit || docFreq > from) return undefined;
+  const best = bestPostingOf(store, id, live, field.norms, cache, arena, avgdl);
+  const maxScore = best.norm < 0 ? -Infinity : bm25(termWeight(boost, idf(docFreq, field.docCount)), best.freq, cache[best.norm] as number);
+  return { docs: EMPTY_DOCS, scores: EMPTY_SCORES, total: docFreq, maxScore };
+}
+
+/**
+ * The live posting of a term with the largest freq * normInverse: its best score, since every step
+ * of bm25 is a monotone float operation of that product (weight >= 0).
+ */
+function bestPosting(ps: Int32Array, length: number, store: PostingStore, id: number, live: Uint8Array, norms: Uint8Array, cache: Float32Array): { freq: number; norm: number } {
+  let best = -1;
+  let bestFreq = 0;
+  let bestNorm = -1;
+  for (let i = 0; i < length; i++) {
+    const p = ps[i] as number;
+    const d = p >>> FREQ_BITS;
+    if (live[d] !== 1) continue;
+    const low = p & FREQ_MASK;
+    const freq = low === FREQ_MASK ? store.freqOf(id, p) : low;
+    const norm = norms[d] as number;
+    // In double (exact: an integer times a float32): Math.fround is monotone, so the largest
+    // product also has the largest float product bm25 computes.
+    const x = freq * (cache[norm] as number);
+    if (x > best) {
+      best = x;
+      bestFreq = freq;
+      bestNorm = norm;
+    }
+  }
+  return { freq: bestFreq, norm: bestNorm };
+}
+
 /** The BM25 score of a packed posting of `t` in a document with norm byte `norm` (as scoreTerm computes it). */
 function termScore(t: Term, p: number, norm: number, cache: Float32Array): number {
   const low = p & FREQ_MASK;
@@ -275,6 +441,8 @@ function deepWindow(
   size: number,
   limit: number,
   maxDocFreq: number,
+  /** The exact union count when already known, else -1. */
+  union = -1,
 ): TopK {
   const end = from + size;
   const byBound = terms.slice().sort((a, b) => a.bound - b.bound || a.order - b.order);
@@ -293,6 +461,10 @@ function deepWindow(
   const scores = arena.float32(cap);
   let count = 0;
   let best = -Infinity;
+  // Positions of the extreme scores, for the selection (scores here are never negative or NaN).
+  let least = Infinity;
+  let minAt = 0;
+  let maxAt = 0;
   let complete = true;
   if (first === 0) {
     for (const t of terms) {
@@ -312,7 +484,14 @@ function deepWindow(
     for (let i = 0; i < count; i++) {
       const x = Math.fround(acc[seen[i] as number] as number);
       scores[i] = x;
-      if (x > best) best = x;
+      if (x > best) {
+        best = x;
+        maxAt = i;
+      }
+      if (x < least) {
+        least = x;
+        minAt = i;
+      }
     }
   } else {
     for (let j = first; j < byBound.length; j++) {
@@ -345,14 +524,21 @@ function deepWindow(
     for (let i = 0; i < count; i++) {
       const x = Math.fround(acc[seen[i] as number] as number);
       scores[i] = x;
-      if (x > best) best = x;
+      if (x > best) {
+        best = x;
+        maxAt = i;
+      }
+      if (x < least) {
+        least = x;
+        minAt = i;
+      }
       if (x > bound) above++;
     }
     if (above < end) {
       // Not enough: the documents of the non-essential terms alone, with a second stamp on the same
       // marks (the first still tells the scored documents apart).
       const again = arena.marks(live.length);
-      if (again.marks !== marks) return deepWindow(terms, live, norms, cache, arena, from, size, limit, maxDocFreq);
+      if (again.marks !== marks) return deepWindow(terms, live, norms, cache, arena, from, size, limit, maxDocFreq, union);
       const stamp2 = again.stamp;
       const known = count;
       for (const t of terms) {
@@ -374,23 +560,39 @@ function deepWindow(
       for (let i = known; i < count; i++) {
         const x = Math.fround(acc[seen[i] as number] as number);
         scores[i] = x;
-        if (x > best) best = x;
+        if (x > best) {
+          best = x;
+          maxAt = i;
+        }
+        if (x < least) {
+          least = x;
+          minAt = i;
+        }
       }
     } else complete = false;
   }
-  const window = selectWindowByScore(seen, scores, count, from, size, (n) => arena.int32(n));
-  const docs = Int32Array.from(window, (i) => seen[i] as number);
-  const windowScores = Float32Array.from(window, (i) => scores[i] as number);
+  const window = selectWindowByScore(seen, scores, count, from, size, (n) => arena.int32(n), { min: minAt, max: maxAt });
+  const docs = new Int32Array(window.length);
+  const windowScores = new Float32Array(window.length);
+  for (let i = 0; i < window.length; i++) {
+    const at = window[i] as number;
+    docs[i] = seen[at] as number;
+    windowScores[i] = scores[at] as number;
+  }
   let total: number;
   if (complete) total = count > limit ? limit + 1 : count;
   else if (maxDocFreq > limit) total = limit + 1;
   else {
     // After the selection: countUnion takes new marks.
-    const union = countUnion(terms, live, arena);
-    total = union > limit ? limit + 1 : union;
+    const n = union >= 0 ? union : countUnion(terms, live, arena);
+    total = n > limit ? limit + 1 : n;
   }
   return { docs, scores: windowScores, total, maxScore: best };
 }
+
+// The empty window of a page past the end (never written to: callers only read a TopK).
+const EMPTY_DOCS = new Int32Array(0);
+const EMPTY_SCORES = new Float32Array(0);
 
 /** How many documents, as a multiple of from + size, the essential terms of deepWindow must hold. */
 const PRUNE_MARGIN = 2;

@@ -4,6 +4,10 @@
  * query, instead of fresh typed arrays: large short-lived typed arrays count as external memory
  * and made V8 run full garbage collections of the whole (large) index heap, which showed up as
  * p95 latency. Views are valid until the next `reset()`, i.e. for one search of one index.
+ *
+ * It also keeps, across queries, a few things derived from the index that no request changes
+ * (normInverse, scoreTable, termMemo): bounded, and checked against what they were computed from,
+ * so a write to the index only makes them miss.
  */
 export class ScratchArena {
   private ints = new Int32Array(1 << 16);
@@ -37,6 +41,77 @@ export class ScratchArena {
     return this.denseArray;
   }
 
+  private normAvgdl = Number.NaN;
+  private normTable: Float32Array = new Float32Array(256);
+
+  /**
+   * normInverseCache(avgdl), kept until a query asks for another average length (it changes with
+   * every write to the field, and fields of one index differ): 256 divisions a query otherwise.
+   * Read-only for the caller.
+   */
+  normInverse(avgdl: number, compute: (avgdl: number) => Float32Array): Float32Array {
+    if (avgdl !== this.normAvgdl) {
+      this.normTable = compute(avgdl);
+      this.normAvgdl = avgdl;
+    }
+    return this.normTable;
+  }
+
+  private readonly memos = new WeakMap<object, Map<number, unknown>>();
+
+  /**
+   * Per-term values derived from the index that outlive one query (e.g. where a term scores best),
+   * by `owner` (a field's posting store) and term id. Unlike the scratch buffers this memory is not
+   * reused by the next query: the caller stores with each value what it was computed from and
+   * checks that before using it. At most MEMO_LIMIT terms per owner are kept.
+   */
+  termMemo<T>(owner: object): Map<number, T> {
+    let m = this.memos.get(owner);
+    if (m === undefined) {
+      m = new Map();
+      this.memos.set(owner, m);
+    } else if (m.size > MEMO_LIMIT) m.clear();
+    return m as Map<number, T>;
+  }
+
+  private readonly tables = new WeakMap<object, Map<number, { weight: number; avgdl: number; table: Float32Array }>>();
+  /** The tables kept, oldest first, across owners (the budget is per index, not per field). */
+  private readonly tableOrder: { readonly owner: Map<number, unknown>; readonly id: number }[] = [];
+
+  /**
+   * A term's table of scores (`size` floats, NaN where not computed yet) for one term weight and
+   * average length, kept across queries: the same term asked again finds the scores its earlier
+   * queries computed (on a fresh table every posting with a new (frequency, norm) pair pays the
+   * bm25 arithmetic). `owner` is the field's posting store. The caller fills slots it computes,
+   * with nothing but the score for (weight, avgdl). At most TABLE_LIMIT tables per arena (index);
+   * the oldest is forgotten.
+   */
+  scoreTable(owner: object, id: number, weight: number, avgdl: number, size: number): Float32Array {
+    let m = this.tables.get(owner);
+    if (m === undefined) {
+      m = new Map();
+      this.tables.set(owner, m);
+    }
+    const e = m.get(id);
+    if (e !== undefined) {
+      if (e.weight !== weight || e.avgdl !== avgdl) {
+        e.table.fill(Number.NaN);
+        e.weight = weight;
+        e.avgdl = avgdl;
+      }
+      return e.table;
+    }
+    // The oldest is dropped, not recycled: a query of many terms may still be using it.
+    if (this.tableOrder.length >= TABLE_LIMIT) {
+      const oldest = this.tableOrder.shift() as { owner: Map<number, unknown>; id: number };
+      oldest.owner.delete(oldest.id);
+    }
+    const table = new Float32Array(size).fill(Number.NaN);
+    m.set(id, { weight, avgdl, table });
+    this.tableOrder.push({ owner: m, id });
+    return table;
+  }
+
   reset(): void {
     this.intTop = 0;
     this.floatTop = 0;
@@ -65,3 +140,9 @@ export class ScratchArena {
     return v;
   }
 }
+
+/** Terms per field whose memos a ScratchArena keeps (a few hundred bytes each). */
+const MEMO_LIMIT = 4096;
+
+/** Score tables a ScratchArena (one index) keeps: 15 KB each for text fields, 1 MB in all. */
+const TABLE_LIMIT = 64;

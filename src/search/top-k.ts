@@ -124,19 +124,36 @@ function quickselect(idx: Int32Array, lo: number, hi: number, k: number, before:
  * of thousands) go through quickselect with the full order. Negative scores (a negative boost in a
  * function the DSL may grow) fall back to selectWindow.
  */
-export function selectWindowByScore(docs: Int32Array, scores: Float32Array, n: number, from: number, size: number, scratch?: (n: number) => Int32Array): Int32Array {
+export function selectWindowByScore(
+  docs: Int32Array,
+  scores: Float32Array,
+  n: number,
+  from: number,
+  size: number,
+  scratch?: (n: number) => Int32Array,
+  /**
+   * Positions of a smallest and a largest score when the caller found them while computing the
+   * scores, and knows them all to be neither negative nor NaN: saves the pass that looks for them.
+   */
+  extremes?: { readonly min: number; readonly max: number },
+): Int32Array {
   const end = Math.min(n, from + size);
   const before = byScore(docs, scores);
   if (from >= end || end <= HEAP_LIMIT) return selectWindow(n, from, size, before, scratch);
   const bits = new Uint32Array(scores.buffer, scores.byteOffset, n);
   let minBits = 0x7f800000;
   let maxBits = 0;
-  for (let i = 0; i < n; i++) {
-    const b = bits[i] as number;
-    // Negative (sign bit) or NaN: the bit order no longer follows the value order.
-    if (b > 0x7f800000) return selectWindow(n, from, size, before, scratch);
-    if (b < minBits) minBits = b;
-    if (b > maxBits) maxBits = b;
+  if (extremes !== undefined) {
+    minBits = bits[extremes.min] as number;
+    maxBits = bits[extremes.max] as number;
+  } else {
+    for (let i = 0; i < n; i++) {
+      const b = bits[i] as number;
+      // Negative (sign bit) or NaN: the bit order no longer follows the value order.
+      if (b > 0x7f800000) return selectWindow(n, from, size, before, scratch);
+      if (b < minBits) minBits = b;
+      if (b > maxBits) maxBits = b;
+    }
   }
   // Buckets of equal width in bit space over the scores' range (finer than a fixed split of the bits).
   let shift = 0;

@@ -120,3 +120,118 @@ describe('matchTopK deep windows with non-essential terms', () => {
     });
   }
 });
+
+describe('matchTopK with one arena across writes', () => {
+  // The arena keeps per-term memos (best posting, score tables) between queries: every write in
+  // between (adds, deletes, a field's average length moving, another boost) must be seen.
+  it('equals the general path after any interleaving of writes and queries', () => {
+    const text = fc.array(fc.constantFrom(...WORDS), { minLength: 0, maxLength: 8 }).map((w) => w.join(' '));
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant('add' as const), text }),
+      fc.record({ kind: fc.constant('delete' as const), at: fc.nat(200) }),
+      // Delete a document and add one as long: the field's average length stays, its terms change.
+      fc.record({ kind: fc.constant('swap' as const), at: fc.nat(200), words: fc.array(fc.constantFrom(...WORDS), { minLength: 8, maxLength: 8 }) }),
+      fc.record({
+        kind: fc.constant('query' as const),
+        words: fc.array(fc.constantFrom(...WORDS, 'zz'), { minLength: 1, maxLength: 3 }),
+        from: fc.constantFrom(0, 3, 20, 60, 500),
+        size: fc.constantFrom(0, 1, 10),
+        limit: fc.constantFrom(0, 5, 10_000),
+        boost: fc.constantFrom(1, 2.5),
+      }),
+    );
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 30 }), fc.array(step, { maxLength: 40 }), (initial, steps) => {
+        let mappings = Mappings.parse({ properties: { t: { type: 'text' } } });
+        const index = new InvertedIndex();
+        const docs: ReturnType<typeof parseDocument>['doc'][] = [];
+        const texts: string[] = [];
+        const add = (t: string) => {
+          texts.push(t);
+          const { doc, mappings: m } = parseDocument({ t }, mappings, `d${docs.length}`);
+          mappings = m;
+          index.add(`d${docs.length}`, doc);
+          docs.push(doc);
+        };
+        initial.forEach(add);
+        const arena = new ScratchArena();
+        for (const s of steps) {
+          if (s.kind === 'add') add(s.text);
+          else if (s.kind === 'delete') {
+            if (s.at < docs.length) index.remove(s.at, docs[s.at] as (typeof docs)[number]);
+          } else if (s.kind === 'swap') {
+            if (s.at < docs.length && index.live[s.at] === 1) {
+              const n = (texts[s.at] as string).split(' ').filter((w) => w !== '').length;
+              index.remove(s.at, docs[s.at] as (typeof docs)[number]);
+              add(s.words.slice(0, n).join(' '));
+            }
+          } else {
+            const query = parseQuery({ match: { t: { query: s.words.join(' '), boost: s.boost } } }) as Extract<Query, { kind: 'match' }>;
+            const field = fastMatchField(query, mappings, index) as NonNullable<ReturnType<typeof fastMatchField>>;
+            const hits = execute(query, { arena: new ScratchArena(), indexName: 'i', index, mappings, sourceOf: () => ({}) });
+            const window = selectWindow(hits.length, s.from, s.size, byScore(hits.docs, hits.scores));
+            let max = -Infinity;
+            for (let i = 0; i < hits.length; i++) max = Math.max(max, hits.scores[i] as number);
+            for (const maxWindow of [Infinity, 0]) {
+              arena.reset();
+              const top = matchTopK(query, field, index.live, s.from, s.size, s.limit, arena, maxWindow) as NonNullable<ReturnType<typeof matchTopK>>;
+              expect(Array.from(top.docs)).toEqual(Array.from(window, (i) => hits.docs[i]));
+              expect(Array.from(top.scores)).toEqual(Array.from(window, (i) => hits.scores[i]));
+              expect(top.total > s.limit ? 'more' : top.total).toEqual(hits.length > s.limit ? 'more' : hits.length);
+              if (s.from + s.size > 0) expect(top.maxScore).toBe(max);
+            }
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('matchTopK memo of a term past the end', () => {
+  it('forgets the best posting when its document goes, although the average length stays', () => {
+    const { index, mappings } = build(['a b', 'a', 'a a a', 'c'], []);
+    const arena = new ScratchArena();
+    const query = parseQuery({ match: { t: 'a' } }) as Extract<Query, { kind: 'match' }>;
+    const field = fastMatchField(query, mappings, index) as NonNullable<ReturnType<typeof fastMatchField>>;
+    const past = () => {
+      arena.reset();
+      return matchTopK(query, field, index.live, 500, 10, 10_000, arena, 0) as NonNullable<ReturnType<typeof matchTopK>>;
+    };
+    const general = () => {
+      const hits = execute(query, { arena: new ScratchArena(), indexName: 'i', index, mappings, sourceOf: () => ({}) });
+      return { total: hits.length, max: Math.max(...Array.from(hits.scores.subarray(0, hits.length))) };
+    };
+    expect(past()).toMatchObject({ total: 3, maxScore: general().max });
+    // Document 2 ("a a a", the best) goes; "b b b" (as long) comes: same docCount and sum of lengths.
+    const { doc } = parseDocument({ t: 'a a a' }, mappings, 'd2');
+    index.remove(2, doc);
+    const added = parseDocument({ t: 'b b b' }, mappings, 'd4');
+    index.add('d4', added.doc);
+    const now = general();
+    expect(now.total).toBe(2);
+    expect(past()).toMatchObject({ total: 2, maxScore: now.max });
+  });
+});
+
+describe('matchTopK with more terms than the arena keeps score tables for', () => {
+  it('scores a query of 100 terms like the general path, again with the tables of the first run', () => {
+    const vocab = Array.from({ length: 100 }, (_, i) => `w${i}`);
+    const texts = Array.from({ length: 1500 }, (_, i) => `${vocab[i % 100] as string} ${vocab[(i * 7) % 100] as string} ${vocab[(i * 13 + 5) % 100] as string} x`);
+    const { index, mappings } = build(texts, [4, 50]);
+    const arena = new ScratchArena();
+    for (const text of [vocab.join(' '), vocab.slice().reverse().join(' '), 'w1 w2']) {
+      const query = parseQuery({ match: { t: text } }) as Extract<Query, { kind: 'match' }>;
+      const field = fastMatchField(query, mappings, index) as NonNullable<ReturnType<typeof fastMatchField>>;
+      const hits = execute(query, { arena: new ScratchArena(), indexName: 'i', index, mappings, sourceOf: () => ({}) });
+      for (const [from, size, maxWindow] of [[0, 20, Infinity], [700, 10, 128], [1490, 10, 128], [2000, 10, 128]] as const) {
+        const window = selectWindow(hits.length, from, size, byScore(hits.docs, hits.scores));
+        arena.reset();
+        const top = matchTopK(query, field, index.live, from, size, 10_000, arena, maxWindow) as NonNullable<ReturnType<typeof matchTopK>>;
+        expect(Array.from(top.docs)).toEqual(Array.from(window, (i) => hits.docs[i]));
+        expect(Array.from(top.scores)).toEqual(Array.from(window, (i) => hits.scores[i]));
+        expect(top.total).toBe(hits.length);
+      }
+    }
+  });
+});

@@ -61,7 +61,16 @@ describe('selectWindow', () => {
         // BM25-like scores: a few hundred distinct values with many ties, and a spread tail.
         const scores = Float32Array.from({ length: n }, () => (rand() < 0.7 ? Math.round(rand() * 300) / 40 : rand() * 12));
         const before = byScore(docs, scores);
-        expect(Array.from(selectWindowByScore(docs, scores, n, from, 10))).toEqual(Array.from(selectWindow(n, from, 10, before)));
+        const expected = Array.from(selectWindow(n, from, 10, before));
+        expect(Array.from(selectWindowByScore(docs, scores, n, from, 10))).toEqual(expected);
+        // With the extremes' positions given by the caller (as deepWindow does): the same window.
+        let min = 0;
+        let max = 0;
+        for (let i = 0; i < n; i++) {
+          if ((scores[i] as number) < (scores[min] as number)) min = i;
+          if ((scores[i] as number) > (scores[max] as number)) max = i;
+        }
+        expect(Array.from(selectWindowByScore(docs, scores, n, from, 10, undefined, { min, max }))).toEqual(expected);
       }),
       { numRuns: 12 },
     );
