@@ -116,11 +116,14 @@ export function matchTopK(
     // A deep page past the last hit (the union is at least the largest list, so only when that is
     // within `from`): no window, only the exact total and the best score (pastEndScan; one term
     // below, from its best posting), instead of scoring every document into a window.
-    if (maxDocFreq <= limit && maxDocFreq <= from) {
+    // Not when a term's weight overflowed to Infinity (a huge boost): its documents score NaN, so
+    // "the document of a term's best posting scores at least that" no longer holds (deepWindow,
+    // as before, counts only the scores that are numbers).
+    if (maxDocFreq <= limit && maxDocFreq <= from && terms.every((t) => t.weight < Infinity)) {
       if (terms.length <= 1) total = maxDocFreq;
       else {
-        const end = pastEndScan(terms, live, norms, cache, arena, avgdl);
-        if (end.total <= from && end.total <= limit) return { docs: EMPTY_DOCS, scores: EMPTY_SCORES, total: end.total, maxScore: end.maxScore };
+        const end = pastEndScan(terms, live, norms, cache, arena, avgdl, from);
+        if (end.total >= 0 && end.total <= from && end.total <= limit) return { docs: EMPTY_DOCS, scores: EMPTY_SCORES, total: end.total, maxScore: end.maxScore };
         total = end.total;
       }
     }
@@ -272,22 +275,21 @@ export function matchTopK(
  * sum among documents of several terms. The first posting of a document only marks it and keeps
  * which term and frequency it had; a second one scores both, in query order, into a double
  * accumulator that later terms add to, as unionSum does.
+ *
+ * As soon as more than `stopAbove` documents are counted the page is not past the end after all
+ * (each term alone was within it, their union is not): total -1 then, and the caller's deepWindow
+ * does the work, instead of finishing a scan whose answer it would throw away.
  */
-function pastEndScan(terms: readonly Term[], live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena, avgdl: number): { total: number; maxScore: number } {
+function pastEndScan(terms: readonly Term[], live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena, avgdl: number, stopAbove: number): { total: number; maxScore: number } {
   const { marks, stamp } = arena.marks(live.length);
   // Second stamp on the same marks: "seen in two terms or more, acc holds its partial sum".
   const again = arena.marks(live.length);
-  if (again.marks !== marks) return pastEndScan(terms, live, norms, cache, arena, avgdl);
+  if (again.marks !== marks) return pastEndScan(terms, live, norms, cache, arena, avgdl, stopAbove);
   const summed = again.stamp;
   const acc = arena.dense64(live.length);
   // First posting of a document: its term's index << FREQ_BITS | the posting's low bits.
   const firstOf = arena.int32(live.length);
   let count = 0;
-  let best = -Infinity;
-  for (const t of terms) {
-    const s = bestScore(t, live, norms, cache, arena, avgdl);
-    if (s > best) best = s;
-  }
   let bestSum = -Infinity;
   for (let ti = 0; ti < terms.length; ti++) {
     const t = terms[ti] as Term;
@@ -300,7 +302,7 @@ function pastEndScan(terms: readonly Term[], live: Uint8Array, norms: Uint8Array
         if (live[d] !== 1) continue;
         marks[d] = stamp;
         firstOf[d] = (ti << FREQ_BITS) | (p & FREQ_MASK);
-        count++;
+        if (++count > stopAbove) return { total: -1, maxScore: Number.NaN };
         continue;
       }
       let v: number;
@@ -313,6 +315,11 @@ function pastEndScan(terms: readonly Term[], live: Uint8Array, norms: Uint8Array
       acc[d] = v;
       if (v > bestSum) bestSum = v;
     }
+  }
+  let best = -Infinity;
+  for (const t of terms) {
+    const s = bestScore(t, live, norms, cache, arena, avgdl);
+    if (s > best) best = s;
   }
   if (bestSum !== -Infinity && Math.fround(bestSum) > best) best = Math.fround(bestSum);
   return { total: count, maxScore: best };
@@ -461,7 +468,8 @@ function deepWindow(
   const scores = arena.float32(cap);
   let count = 0;
   let best = -Infinity;
-  // Positions of the extreme scores, for the selection (scores here are never negative or NaN).
+  // Positions of the extreme scores, for the selection (scores here are never negative; NaN only
+  // when a term's weight is Infinity, see below).
   let least = Infinity;
   let minAt = 0;
   let maxAt = 0;
@@ -571,7 +579,11 @@ function deepWindow(
       }
     } else complete = false;
   }
-  const window = selectWindowByScore(seen, scores, count, from, size, (n) => arena.int32(n), { min: minAt, max: maxAt });
+  // The extremes hold only for scores that are numbers: a term weight that overflowed to Infinity
+  // (boost * idf above the float range, e.g. a boost of 1e38) scores Infinity - Infinity = NaN,
+  // which no comparison above saw; then the selection looks for them (and falls back) itself.
+  const extremes = terms.every((t) => t.weight < Infinity) ? { min: minAt, max: maxAt } : undefined;
+  const window = selectWindowByScore(seen, scores, count, from, size, (n) => arena.int32(n), extremes);
   const docs = new Int32Array(window.length);
   const windowScores = new Float32Array(window.length);
   for (let i = 0; i < window.length; i++) {

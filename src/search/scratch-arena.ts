@@ -58,19 +58,26 @@ export class ScratchArena {
   }
 
   private readonly memos = new WeakMap<object, Map<number, unknown>>();
+  /** The maps of `memos`, for their common budget (owners are the index's fields: they live as long as it). */
+  private readonly memoMaps: Map<number, unknown>[] = [];
 
   /**
    * Per-term values derived from the index that outlive one query (e.g. where a term scores best),
    * by `owner` (a field's posting store) and term id. Unlike the scratch buffers this memory is not
    * reused by the next query: the caller stores with each value what it was computed from and
-   * checks that before using it. At most MEMO_LIMIT terms per owner are kept.
+   * checks that before using it. At most about MEMO_LIMIT terms per arena (index), across owners:
+   * a budget per field would let an index of many text fields hold memos without bound.
    */
   termMemo<T>(owner: object): Map<number, T> {
+    let kept = 0;
+    for (const x of this.memoMaps) kept += x.size;
+    if (kept > MEMO_LIMIT) for (const x of this.memoMaps) x.clear();
     let m = this.memos.get(owner);
     if (m === undefined) {
       m = new Map();
       this.memos.set(owner, m);
-    } else if (m.size > MEMO_LIMIT) m.clear();
+      this.memoMaps.push(m);
+    }
     return m as Map<number, T>;
   }
 
@@ -141,8 +148,8 @@ export class ScratchArena {
   }
 }
 
-/** Terms per field whose memos a ScratchArena keeps (a few hundred bytes each). */
-const MEMO_LIMIT = 4096;
+/** Terms whose memos a ScratchArena (one index) keeps, across its fields (about 100 bytes each). */
+const MEMO_LIMIT = 16_384;
 
 /** Score tables a ScratchArena (one index) keeps: 15 KB each for text fields, 1 MB in all. */
 const TABLE_LIMIT = 64;

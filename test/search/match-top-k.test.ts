@@ -235,3 +235,73 @@ describe('matchTopK with more terms than the arena keeps score tables for', () =
     }
   });
 });
+
+describe('matchTopK deep window when a huge boost overflows a term weight', () => {
+  // boost 1e38 times the idf of a rare term (about 3.8) is Infinity as a float, and its scores
+  // are Infinity - Infinity = NaN, while the common term's weight stays finite: the deep window
+  // then holds NaN and finite scores together. Whatever order NaN takes, a page within the total
+  // must hold `size` hits (main returns 10 here).
+  it('returns a full page inside the total', () => {
+    const texts = Array.from({ length: 3000 }, (_, i) => (i % 50 === 7 ? 'c r' : i % 5 === 0 ? 'x' : `c ${'p '.repeat(i % 4)}`));
+    const { index, mappings } = build(texts, []);
+    const query = parseQuery({ match: { t: { query: 'c r', boost: 1e38 } } }) as Extract<Query, { kind: 'match' }>;
+    const field = fastMatchField(query, mappings, index) as NonNullable<ReturnType<typeof fastMatchField>>;
+    const hits = execute(query, { arena: new ScratchArena(), indexName: 'i', index, mappings, sourceOf: () => ({}) });
+    expect(hits.length).toBe(2400);
+    // Deep enough for the bucket selection (from + size above 512).
+    for (const from of [600, 1000, 2000, 2350, 2395]) {
+      const top = matchTopK(query, field, index.live, from, 10, 10_000, new ScratchArena(), 0) as NonNullable<ReturnType<typeof matchTopK>>;
+      expect(top.total).toBe(2400);
+      expect(top.docs.length).toBe(Math.min(10, 2400 - from));
+    }
+  });
+});
+
+describe('matchTopK past the end when a huge boost overflows a term weight', () => {
+  // The documents of the rare term (weight Infinity) score NaN, which no max counts; the common
+  // term's best posting sits in such a document, so its score there is no score of any hit.
+  it('reports the best score the general path finds', () => {
+    const texts = Array.from({ length: 3000 }, (_, i) => (i % 50 === 7 ? 'c c r' : i % 5 === 0 ? 'x' : `c p ${'p '.repeat(i % 4)}`));
+    const { index, mappings } = build(texts, []);
+    const query = parseQuery({ match: { t: { query: 'c r', boost: 1e38 } } }) as Extract<Query, { kind: 'match' }>;
+    const field = fastMatchField(query, mappings, index) as NonNullable<ReturnType<typeof fastMatchField>>;
+    const hits = execute(query, { arena: new ScratchArena(), indexName: 'i', index, mappings, sourceOf: () => ({}) });
+    let max = -Infinity;
+    for (let i = 0; i < hits.length; i++) if ((hits.scores[i] as number) > max) max = hits.scores[i] as number;
+    expect(hits.length).toBe(2400);
+    for (const [from, maxWindow] of [[2400, 0], [5000, 0], [5000, 128]] as const) {
+      const top = matchTopK(query, field, index.live, from, 10, 10_000, new ScratchArena(), maxWindow) as NonNullable<ReturnType<typeof matchTopK>>;
+      expect(top.total).toBe(2400);
+      expect(top.maxScore).toBe(max);
+    }
+  });
+});
+
+describe('matchTopK deep page whose terms are each within from but their union is not', () => {
+  it('equals the general path (pastEndScan gives up, deepWindow answers)', () => {
+    let seed = 5;
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed / 0x7fffffff;
+    };
+    const texts = Array.from({ length: 3000 }, () => ['p', rnd() < 0.3 ? 'a' : '', rnd() < 0.3 ? 'b' : '', rnd() < 0.1 ? 'a c' : ''].join(' '));
+    const { index, mappings } = build(texts, [1, 2, 3, 50, 51, 400]);
+    const arena = new ScratchArena();
+    for (const text of ['a b', 'b a', 'a b c']) {
+      const query = parseQuery({ match: { t: text } }) as Extract<Query, { kind: 'match' }>;
+      const field = fastMatchField(query, mappings, index) as NonNullable<ReturnType<typeof fastMatchField>>;
+      const hits = execute(query, { arena: new ScratchArena(), indexName: 'i', index, mappings, sourceOf: () => ({}) });
+      let max = -Infinity;
+      for (let i = 0; i < hits.length; i++) max = Math.max(max, hits.scores[i] as number);
+      for (const [from, limit] of [[1200, 10_000], [1200, 1300], [1200, 1000], [1500, 10_000], [1500, 1600], [2000, 10_000], [2000, 1800]] as const) {
+        const window = selectWindow(hits.length, from, 10, byScore(hits.docs, hits.scores));
+        arena.reset();
+        const top = matchTopK(query, field, index.live, from, 10, limit, arena, 128) as NonNullable<ReturnType<typeof matchTopK>>;
+        expect(Array.from(top.docs)).toEqual(Array.from(window, (i) => hits.docs[i]));
+        expect(Array.from(top.scores)).toEqual(Array.from(window, (i) => hits.scores[i]));
+        expect(top.total > limit ? 'more' : top.total).toEqual(hits.length > limit ? 'more' : hits.length);
+        expect(top.maxScore).toBe(max);
+      }
+    }
+  });
+});
