@@ -122,6 +122,9 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
   });
   app.delete('/:index', async (req, reply) => {
     const expr = (req.params as Params).index as string;
+    // `DELETE /` lands here with an empty expression, which resolves to every index: ES serves
+    // only GET and HEAD on `/`, so it gets the not-found handler's 405.
+    if (expr === '') return reply.callNotFound();
     // ES 8 defaults action.destructive_requires_name to true: deletes must name every index.
     if (expr.split(',').some((part) => part.trim() === '_all' || part.includes('*'))) {
       throw errors.illegalArgument('Wildcard expressions or all indices are not allowed');
