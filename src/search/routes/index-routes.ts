@@ -115,6 +115,8 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
 
   app.put('/:index', async (req, reply) => {
     const name = (req.params as Params).index as string;
+    // `PUT /` lands here with an empty name (it made an index named ""): 405, as for DELETE / below.
+    if (name === '') return reply.callNotFound();
     const body = jsonBody(req);
     if (body !== null && typeof body === 'object') checkMappingParameters((body as Record<string, unknown>).mappings);
     service.createIndex(name, body);
