@@ -5,7 +5,7 @@ export interface AppOptions {
   /** Largest request body in bytes (Fastify's bodyLimit). */
   readonly bodyLimit?: number;
   /** Extra Fastify options an area needs (e.g. routerOptions for its URL rules). */
-  readonly fastify?: Pick<FastifyServerOptions, 'routerOptions' | 'trustProxy' | 'requestIdHeader' | 'genReqId' | 'frameworkErrors' | 'exposeHeadRoutes'>;
+  readonly fastify?: Pick<FastifyServerOptions, 'routerOptions' | 'trustProxy' | 'requestIdHeader' | 'genReqId' | 'frameworkErrors' | 'clientErrorHandler' | 'exposeHeadRoutes'>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AreaDeps } from '../area.js';
 import type { ServeConfig } from '../config/flags.js';
@@ -12,7 +13,7 @@ import { SqliteDocumentStore, type DocumentStore } from './document-store.js';
 import { errors, SearchError } from './errors.js';
 import { productHeader, sendHead, sendJson } from './http-io.js';
 import { renderJson } from './json-render.js';
-import { checkCompatibleVersions } from './media-type.js';
+import { checkCompatibleVersions, responseContentType } from './media-type.js';
 import { RouteMethods } from './route-methods.js';
 import { documentRoutes } from './routes/document-routes.js';
 import { indexRoutes } from './routes/index-routes.js';
@@ -30,7 +31,38 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
   const maxBody = config['search.max-body-size'];
   // ES takes ids up to 512 bytes (up to 1,536 characters percent-encoded); the router's default
   // limit of 100 characters per parameter answered longer ones with a Fastify-shaped 400.
-  const app = createApp('search', deps.logger, { bodyLimit: maxBody, fastify: { routerOptions: { maxParamLength: 2048 } } });
+  const app = createApp('search', deps.logger, {
+    bodyLimit: maxBody,
+    fastify: {
+      routerOptions: { maxParamLength: 2048 },
+      // Refusals made before routing (a malformed percent-escape, a parameter over the limit above):
+      // Fastify would answer them itself, without the product header and in its own body shape.
+      // The request has no query here (no ?pretty), so the body is rendered compact.
+      frameworkErrors: (error, req, reply) => {
+        const e = errors.illegalArgument(error.message);
+        if (req.method === 'HEAD') return sendHead(reply, e.status, 'application/json');
+        const type = responseContentType(req.headers.accept, req.headers['content-type']);
+        return productHeader(reply.header('content-type', type)).code(e.status).send(renderJson(e.toBody(), false));
+      },
+      // Requests the HTTP parser refuses (a content-length that is no number, headers or URL over
+      // the size limit, a request line that is not HTTP): Fastify's default writes its own body
+      // without the product header. Same statuses and socket handling as Fastify's default.
+      clientErrorHandler: (error, socket) => {
+        if (error.code === 'ECONNRESET' || socket.destroyed) return;
+        app.log.trace({ err: error }, 'client error');
+        const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+        const reason = status === 431 ? 'request headers are larger than the limit' : status === 408 ? 'request timed out' : `malformed HTTP request: ${error.message}`;
+        const body = renderJson({ ...errors.illegalArgument(reason).toBody(), status }, false);
+        if (socket.writable) {
+          socket.write(
+            `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=UTF-8\r\nx-elastic-product: Elasticsearch\r\n` +
+              `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+          );
+        }
+        socket.destroy(error);
+      },
+    },
+  });
   const usersFile = config['search.users-file'];
   let verifier: BasicAuthVerifier | undefined;
   if (usersFile !== '') {

@@ -115,6 +115,8 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
 
   app.put('/:index', async (req, reply) => {
     const name = (req.params as Params).index as string;
+    // `PUT /` lands here with an empty name (it made an index named ""): 405, as for DELETE / below.
+    if (name === '') return reply.callNotFound();
     const body = jsonBody(req);
     if (body !== null && typeof body === 'object') checkMappingParameters((body as Record<string, unknown>).mappings);
     service.createIndex(name, body);
@@ -122,6 +124,9 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
   });
   app.delete('/:index', async (req, reply) => {
     const expr = (req.params as Params).index as string;
+    // `DELETE /` lands here with an empty expression, which resolves to every index: ES serves
+    // only GET and HEAD on `/`, so it gets the not-found handler's 405.
+    if (expr === '') return reply.callNotFound();
     // ES 8 defaults action.destructive_requires_name to true: deletes must name every index.
     if (expr.split(',').some((part) => part.trim() === '_all' || part.includes('*'))) {
       throw errors.illegalArgument('Wildcard expressions or all indices are not allowed');
