@@ -29,13 +29,13 @@
  * 2-core machine, half of it loading Portico over `_bulk`).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { Client } from 'undici';
-import { corpusPath, DEPTHS, flag, opt, QUERIES, readCorpus, ROOT } from './search-workload.js';
+import { corpusPath, DEPTHS, flag, opt, QUERIES, readCorpus, ROOT, threadsCpuUs } from './search-workload.js';
 
 const corpus = corpusPath();
 const copies = Number(opt('copies', '1'));
@@ -95,17 +95,9 @@ async function startPortico(dataDir: string): Promise<{ port: number; pid: numbe
   };
 }
 
-/** CPU milliseconds a process has used, all threads, in nanosecond resolution (/proc/<pid>/task/<tid>/schedstat). */
+/** CPU milliseconds a process has used, all threads. */
 function cpuMs(pid: number): number {
-  let ns = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // the thread ended in between
-    }
-  }
-  return ns / 1e6;
+  return threadsCpuUs(pid) / 1000;
 }
 
 /** Current and peak resident set of a process, MiB. */
