@@ -467,12 +467,9 @@ function deepWindow(
   const seen = arena.int32(cap);
   const scores = arena.float32(cap);
   let count = 0;
-  let best = -Infinity;
-  // Positions of the extreme scores, for the selection (scores here are never negative; NaN only
-  // when a term's weight is Infinity, see below).
-  let least = Infinity;
-  let minAt = 0;
-  let maxAt = 0;
+  // The best score and the positions of the extreme scores, for the selection (scores here are
+  // never negative; NaN only when a term's weight is Infinity, see below).
+  const ext: Extremes = { best: -Infinity, least: Infinity, minAt: 0, maxAt: 0 };
   let complete = true;
   if (first === 0) {
     for (const t of terms) {
@@ -489,18 +486,7 @@ function deepWindow(
         } else acc[d] = (acc[d] as number) + s;
       }
     }
-    for (let i = 0; i < count; i++) {
-      const x = Math.fround(acc[seen[i] as number] as number);
-      scores[i] = x;
-      if (x > best) {
-        best = x;
-        maxAt = i;
-      }
-      if (x < least) {
-        least = x;
-        minAt = i;
-      }
-    }
+    roundScores(acc, seen, scores, 0, count, Infinity, ext);
   } else {
     for (let j = first; j < byBound.length; j++) {
       const t = byBound[j] as Term;
@@ -528,21 +514,7 @@ function deepWindow(
     for (let j = 0; j < first; j++) bound += (byBound[j] as Term).bound;
     // The same slack as matchTopK's prefix sums: a float-rounded sum of term scores never exceeds it.
     bound *= 1 + 1e-6;
-    let above = 0;
-    for (let i = 0; i < count; i++) {
-      const x = Math.fround(acc[seen[i] as number] as number);
-      scores[i] = x;
-      if (x > best) {
-        best = x;
-        maxAt = i;
-      }
-      if (x < least) {
-        least = x;
-        minAt = i;
-      }
-      if (x > bound) above++;
-    }
-    if (above < end) {
+    if (roundScores(acc, seen, scores, 0, count, bound, ext) < end) {
       // Not enough: the documents of the non-essential terms alone, with a second stamp on the same
       // marks (the first still tells the scored documents apart).
       const again = arena.marks(live.length);
@@ -565,24 +537,13 @@ function deepWindow(
           } else acc[d] = (acc[d] as number) + s;
         }
       }
-      for (let i = known; i < count; i++) {
-        const x = Math.fround(acc[seen[i] as number] as number);
-        scores[i] = x;
-        if (x > best) {
-          best = x;
-          maxAt = i;
-        }
-        if (x < least) {
-          least = x;
-          minAt = i;
-        }
-      }
+      roundScores(acc, seen, scores, known, count, Infinity, ext);
     } else complete = false;
   }
   // The extremes hold only for scores that are numbers: a term weight that overflowed to Infinity
   // (boost * idf above the float range, e.g. a boost of 1e38) scores Infinity - Infinity = NaN,
   // which no comparison above saw; then the selection looks for them (and falls back) itself.
-  const extremes = terms.every((t) => t.weight < Infinity) ? { min: minAt, max: maxAt } : undefined;
+  const extremes = terms.every((t) => t.weight < Infinity) ? { min: ext.minAt, max: ext.maxAt } : undefined;
   const window = selectWindowByScore(seen, scores, count, from, size, (n) => arena.int32(n), extremes);
   const docs = new Int32Array(window.length);
   const windowScores = new Float32Array(window.length);
@@ -599,7 +560,43 @@ function deepWindow(
     const n = union >= 0 ? union : countUnion(terms, live, arena);
     total = n > limit ? limit + 1 : n;
   }
-  return { docs, scores: windowScores, total, maxScore: best };
+  return { docs, scores: windowScores, total, maxScore: ext.best };
+}
+
+/** The best score of a deepWindow and where its smallest and largest scores sit in `scores`. */
+interface Extremes {
+  best: number;
+  least: number;
+  minAt: number;
+  maxAt: number;
+}
+
+/**
+ * Rounds the double sums of the documents seen[start..end) to float into scores[start..end), noting
+ * the extremes in `ext` (one pass, so that the selection need not look for them); returns how many
+ * of these scores are above `bound`.
+ */
+function roundScores(acc: Float64Array, seen: Int32Array, scores: Float32Array, start: number, end: number, bound: number, ext: Extremes): number {
+  let { best, least, minAt, maxAt } = ext;
+  let above = 0;
+  for (let i = start; i < end; i++) {
+    const x = Math.fround(acc[seen[i] as number] as number);
+    scores[i] = x;
+    if (x > best) {
+      best = x;
+      maxAt = i;
+    }
+    if (x < least) {
+      least = x;
+      minAt = i;
+    }
+    if (x > bound) above++;
+  }
+  ext.best = best;
+  ext.least = least;
+  ext.minAt = minAt;
+  ext.maxAt = maxAt;
+  return above;
 }
 
 // The empty window of a page past the end (never written to: callers only read a TopK).
