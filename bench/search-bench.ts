@@ -10,22 +10,24 @@
  * BENCH_SERVER_NODE_ARGS passes Node flags to the server process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  *
  * The same queries run in-process on Xapian (bench/xapian-reference.py, BM25, on-disk database with
- * a warm page cache) and SQLite FTS5 (better-sqlite3, bm25(), in memory) as references. To be fair,
+ * a warm page cache) and SQLite FTS5 (bench/fts5-reference.ts: better-sqlite3, bm25(), in memory) as
+ * references, each in a process of its own that times its queries itself. To be fair,
  * every engine does the work of one `_search` with default settings: find the page, count the
  * total exactly up to 10,000 (ES's default track_total_hits; Xapian needs check_at_least for that,
  * FTS5 a count over the matches), fetch each hit's stored document and render ES's response JSON
  * with `_source` spliced in verbatim. Portico also pays the HTTP round trip the references do not:
  * its floor (GET / over the same connection) is printed with the client's and the server's CPU time
  * per request, so that the share of HTTP is visible. The client is undici's Client on one
- * keep-alive connection (node:http's client measured up to twice its CPU per request here, fetch
- * three times). Total hits of the three engines are compared as a check that they answer the same
+ * keep-alive connection, driven through `dispatch` (node:http's client measured up to twice the CPU
+ * per request of undici's `request` here, fetch three times; `dispatch` about 100 µs less than
+ * `request`), and the client's process holds nothing else once the corpus is loaded. Total hits of the three engines are compared as a check that they answer the same
  * queries (analyzers differ slightly, so a few totals may too). After indexing, the engines' query
  * rounds are interleaved (Portico, Xapian, FTS5, depth by depth, round by round) so that a burst of
  * load on a shared machine weighs on all of them instead of whichever ran at that moment.
  *
  * Targets: Portico/Xapian ≤ 1.5× for median and p95 at every depth, ≥ 20,000 docs/s bulk indexing,
  * the same at 16 copies of the corpus (`--copies 16 --rounds 5`: 1M documents; Portico's RSS peaked at
- * 1.8 GiB and the bench's own, holding FTS5 in memory, at 1.7 GiB; about 10 minutes on this busy
+ * 1.8 GiB and FTS5's process about 1.7 GiB; about 10 minutes on this busy
  * 2-core machine, half of it loading Portico over `_bulk`).
  */
 import { spawn } from 'node:child_process';
@@ -33,7 +35,6 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import Database from 'better-sqlite3';
 import { Client } from 'undici';
 import { corpusPath, DEPTHS, flag, opt, QUERIES, readCorpus, ROOT, threadsCpuUs } from './search-workload.js';
 
@@ -53,17 +54,39 @@ function median(sorted: number[]): number {
   return sorted.length % 2 ? (sorted[m] as number) : ((sorted[m - 1] as number) + (sorted[m] as number)) / 2;
 }
 
-/** One keep-alive connection; requests are sent one at a time, as the references run queries. */
+/**
+ * One keep-alive connection; requests are sent one at a time, as the references run queries.
+ * Requests go through undici's `dispatch` with a handler that only collects the response's
+ * chunks: `Client.request` wraps every response body in a Readable stream and `.text()` reads it
+ * through a consumer, which cost this client about 100 µs of CPU per request more on this machine
+ * (measured side by side on one connection), all of it inside the timed round trip.
+ */
 function httpClient(port: number): { request: (method: 'GET' | 'POST' | 'PUT', path: string, body?: string, ct?: string) => Promise<{ status: number; text: string }>; close: () => Promise<void> } {
   // Idle connections are dropped after 4 s and a new one is made: while the references index
   // 1M documents (minutes) the server closes the idle keep-alive connection, and a request sent on
   // it then failed with "other side closed".
   const client = new Client(`http://127.0.0.1:${port}`, { pipelining: 1, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000 });
   return {
-    async request(method, path, body, ct = 'application/json') {
-      const r = await client.request({ method, path, body, headers: body === undefined ? {} : { 'content-type': ct } });
-      return { status: r.statusCode, text: await r.body.text() };
-    },
+    request: (method, path, body, ct = 'application/json') =>
+      new Promise((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        let status = 0;
+        client.dispatch(
+          { method, path, body, headers: body === undefined ? {} : { 'content-type': ct } },
+          {
+            // undici takes a handler of this (non-deprecated) kind when it has onRequestStart.
+            onRequestStart: () => undefined,
+            onResponseStart: (_controller, statusCode) => {
+              status = statusCode;
+            },
+            onResponseData: (_controller, chunk) => {
+              chunks.push(chunk);
+            },
+            onResponseEnd: () => resolve({ status, text: (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString() }),
+            onResponseError: (_controller, error) => reject(error),
+          },
+        );
+      }),
     close: () => client.close(),
   };
 }
@@ -123,8 +146,6 @@ const stats = (samples: number[]): DepthStats => {
   return { median_ms: median(sorted), p95_ms: percentile(sorted, 0.95) };
 };
 
-const TRACK_TOTAL_HITS = 10_000;
-
 /** An engine answering the query set: one round = every query once at one depth, ms per query. */
 interface Engine {
   readonly totals: number[];
@@ -132,16 +153,20 @@ interface Engine {
   close(): Promise<void>;
 }
 
-/** Xapian in /usr/bin/python3, indexed and then driven one round at a time over stdin/stdout. */
-async function startXapian(): Promise<Engine & { rate: number }> {
-  const child = spawn('/usr/bin/python3', [join(ROOT, 'bench', 'xapian-reference.py'), corpus, String(copies), JSON.stringify(QUERIES), JSON.stringify(DEPTHS)], { stdio: ['pipe', 'pipe', 'pipe'] });
+/**
+ * A reference engine in a process of its own, indexed and then driven one round at a time over
+ * stdin/stdout (the protocol of bench/xapian-reference.py and bench/fts5-reference.ts): it times
+ * its queries itself, in-process, and nothing of it runs inside the client's process.
+ */
+async function startReference(command: string, args: string[], missing: string): Promise<Engine & { rate: number }> {
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], cwd: ROOT });
   const exited = new Promise<void>((res) => child.on('exit', () => res()));
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const next = async (): Promise<unknown> => {
     const r = await lines.next();
-    if (r.done === true) throw new Error(`xapian reference failed (Debian package python3-xapian needed): ${stderr}`);
+    if (r.done === true) throw new Error(`${missing}: ${stderr}`);
     return JSON.parse(r.value) as unknown;
   };
   const ready = (await next()) as { index_docs_per_s: number; totals: number[] };
@@ -159,57 +184,13 @@ async function startXapian(): Promise<Engine & { rate: number }> {
   };
 }
 
-/** SQLite FTS5 doing a `_search`'s work in-process: page, total, response JSON with `_source`. */
-function startFts5(lines: readonly string[]): Engine & { rate: number } {
-  const fts = new Database(':memory:');
-  fts.exec("CREATE VIRTUAL TABLE docs USING fts5(description, source UNINDEXED, tokenize = 'unicode61')");
-  const ins = fts.prepare('INSERT INTO docs (rowid, description, source) VALUES (?, ?, ?)');
-  const f0 = performance.now();
-  let id = 0;
-  fts.transaction(() => {
-    for (let c = 0; c < copies; c++) for (const l of lines) ins.run(id++, (JSON.parse(l) as { description?: string }).description ?? '', l);
-  })();
-  const rate = (copies * lines.length) / ((performance.now() - f0) / 1000);
-  // The window count is computed over every match before LIMIT applies, so one pass gives the
-  // page and the total; the stored source is joined for the page's rows only (sorting the
-  // matches with their source attached measured slower than this).
-  const page = fts
-    .prepare(
-      'SELECT p.id, p.s, d.source, p.n FROM (SELECT id, s, count(*) OVER () AS n FROM (SELECT rowid AS id, bm25(docs) AS s FROM docs WHERE docs MATCH ?) ' +
-        'ORDER BY s LIMIT ? OFFSET ?) p JOIN docs d ON d.rowid = p.id ORDER BY p.s',
-    )
-    .raw(true);
-  const count = fts.prepare('SELECT count(*) FROM docs WHERE docs MATCH ?').pluck();
-  const ftsQuery = (q: string) => q.split(/\s+/).map((t) => `"${t}"`).join(' OR ');
-  const run = (q: string, from: number): { value: number; body: string } => {
-    const rows = page.all(ftsQuery(q), 10, from) as [number, number, string, number][];
-    // Past the last match the page is empty and so is the window: count separately.
-    const total = rows[0]?.[3] ?? (count.get(ftsQuery(q)) as number);
-    const hits = rows.map((r) => `{"_index":"packages","_id":"${r[0]}","_score":${-r[1]},"_source":${r[2]}}`).join(',');
-    const value = Math.min(total, TRACK_TOTAL_HITS);
-    const body = `{"took":0,"timed_out":false,"_shards":{"total":1,"successful":1,"skipped":0,"failed":0},"hits":{"total":{"value":${value},"relation":"${total > TRACK_TOTAL_HITS ? 'gte' : 'eq'}"},"max_score":${rows[0] !== undefined ? -rows[0][1] : null},"hits":[${hits}]}}`;
-    return { value, body };
-  };
-  const totals = QUERIES.map((q) => run(q, 0).value);
-  for (let r = 0; r < 2; r++) for (const from of DEPTHS) for (const q of QUERIES) run(q, from);
-  return {
-    rate,
-    totals,
-    round: (from) => {
-      const samples: number[] = [];
-      for (const q of QUERIES) {
-        const s = performance.now();
-        run(q, from);
-        samples.push(performance.now() - s);
-      }
-      return Promise.resolve(samples);
-    },
-    close: () => {
-      fts.close();
-      return Promise.resolve();
-    },
-  };
-}
+/** Xapian in /usr/bin/python3 (BM25, on-disk database with a warm page cache). */
+const startXapian = () =>
+  startReference('/usr/bin/python3', [join(ROOT, 'bench', 'xapian-reference.py'), corpus, String(copies), JSON.stringify(QUERIES), JSON.stringify(DEPTHS)], 'xapian reference failed (Debian package python3-xapian needed)');
+
+/** SQLite FTS5 in a Node process of its own (better-sqlite3, bm25(), in memory). */
+const startFts5 = () =>
+  startReference(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'fts5-reference.ts'), '--corpus', corpus, '--copies', String(copies)], 'FTS5 reference failed');
 
 async function main(): Promise<void> {
   const lines = readCorpus(corpus);
@@ -259,6 +240,8 @@ async function main(): Promise<void> {
       }
     }
     const bulkSeconds = (performance.now() - t0) / 1000;
+    // The client needs the corpus no more: its heap holds only the HTTP client while it times.
+    lines.length = 0;
     const rate = total / bulkSeconds;
     // On a shared machine wall time depends on everyone else; server CPU time much less.
     const ratePerCpu = total / ((cpuMs(server.pid) - cpu0) / 1000);
@@ -309,7 +292,7 @@ async function main(): Promise<void> {
     if (!skipReferences) {
       xapian = await startXapian();
       references.push(xapian);
-      fts = startFts5(lines);
+      fts = await startFts5();
       references.push(fts);
     }
     // Rounds are interleaved, engine by engine and depth by depth, so that a burst of load on a
