@@ -50,9 +50,35 @@ function sortedMap<V>(m: Record<string, V>): Record<string, V> | undefined {
   return out;
 }
 
-function runtimeTail(info: { errors: string[]; status: string }, out: Obj): void {
+/**
+ * The runtime fields Traefik writes after the config: `error`, `status`, then who uses the record
+ * when anyone does (routers: `using`, their entry points; services and middlewares: `usedBy`).
+ */
+function runtimeTail(info: { errors: string[]; status: string }, out: Obj, usersKey: 'using' | 'usedBy', users: readonly string[]): Obj {
   if (info.errors.length > 0) out.error = info.errors;
   out.status = info.status;
+  if (users.length > 0) out[usersKey] = users;
+  return out;
+}
+
+/** The fields the list/detail form adds after the runtime ones: `name`, `provider`, `type` when known. */
+function identify(out: Obj, info: { name: string; provider: string }, type?: string): Obj {
+  out.name = info.name;
+  out.provider = info.provider;
+  if (type !== undefined) out.type = type;
+  return out;
+}
+
+/**
+ * A load-balanced service's runtime fields and server status, after its body. With `identity` (the
+ * list/detail form) the name, provider and type go between the two, where Traefik writes them.
+ */
+function serviceForm(body: Obj, s: ServiceInfo | TCPServiceInfo, identity?: { type: string | undefined }): Obj {
+  runtimeTail(s, body, 'usedBy', s.usedBy);
+  if (identity !== undefined) identify(body, s, identity.type);
+  const status = sortedMap(s.serverStatus);
+  if (status) body.serverStatus = status;
+  return body;
 }
 
 /** The HTTP router's runtime record (`/api/rawdata` form). */
@@ -67,15 +93,11 @@ export function httpRouterRaw(r: RouterInfo): Obj {
   }
   const observability = c.observability == null ? undefined : ordered(c.observability as Obj, OBSERVABILITY_KEYS);
   const out = ordered({ ...c, priority: priorityValue(r.priority), tls, observability }, ROUTER_KEYS);
-  runtimeTail(r, out);
-  if (r.using.length > 0) out.using = r.using;
-  return out;
+  return runtimeTail(r, out, 'using', r.using);
 }
 
 export function httpRouterRecord(r: RouterInfo): Obj {
-  const out = httpRouterRaw(r);
-  out.name = r.name;
-  out.provider = r.provider;
+  const out = identify(httpRouterRaw(r), r);
   out.priorityStr = r.priority.toString();
   return out;
 }
@@ -105,25 +127,11 @@ function serviceBody(config: Obj, kinds: readonly string[]): Obj {
 }
 
 export function httpServiceRaw(s: ServiceInfo): Obj {
-  const out = serviceBody(s.config as Obj, HTTP_SERVICE_KINDS);
-  runtimeTail(s, out);
-  if (s.usedBy.length > 0) out.usedBy = s.usedBy;
-  const status = sortedMap(s.serverStatus);
-  if (status) out.serverStatus = status;
-  return out;
+  return serviceForm(serviceBody(s.config as Obj, HTTP_SERVICE_KINDS), s);
 }
 
 export function httpServiceRecord(s: ServiceInfo): Obj {
-  const out = serviceBody(s.config as Obj, HTTP_SERVICE_KINDS);
-  runtimeTail(s, out);
-  if (s.usedBy.length > 0) out.usedBy = s.usedBy;
-  out.name = s.name;
-  out.provider = s.provider;
-  const type = httpServiceType(s);
-  if (type !== undefined) out.type = type;
-  const status = sortedMap(s.serverStatus);
-  if (status) out.serverStatus = status;
-  return out;
+  return serviceForm(serviceBody(s.config as Obj, HTTP_SERVICE_KINDS), s, { type: httpServiceType(s) });
 }
 
 export function httpServiceType(s: ServiceInfo): string | undefined {
@@ -132,9 +140,7 @@ export function httpServiceType(s: ServiceInfo): string | undefined {
 
 export function httpMiddlewareRaw(m: MiddlewareInfo): Obj {
   const out = ordered(m.config as Obj, HTTP_MIDDLEWARE_KINDS);
-  runtimeTail(m, out);
-  if (m.usedBy.length > 0) out.usedBy = m.usedBy;
-  return out;
+  return runtimeTail(m, out, 'usedBy', m.usedBy);
 }
 
 export function httpMiddlewareType(m: MiddlewareInfo): string | undefined {
@@ -142,12 +148,7 @@ export function httpMiddlewareType(m: MiddlewareInfo): string | undefined {
 }
 
 export function httpMiddlewareRecord(m: MiddlewareInfo): Obj {
-  const out = httpMiddlewareRaw(m);
-  out.name = m.name;
-  out.provider = m.provider;
-  const type = httpMiddlewareType(m);
-  if (type !== undefined) out.type = type;
-  return out;
+  return identify(httpMiddlewareRaw(m), m, httpMiddlewareType(m));
 }
 
 export function tcpRouterRaw(r: TCPRouterInfo): Obj {
@@ -155,15 +156,11 @@ export function tcpRouterRaw(r: TCPRouterInfo): Obj {
   // TCP's passthrough has no omitempty: it is written whenever tls is.
   const tls = c.tls == null ? undefined : { passthrough: (c.tls as Obj).passthrough === true, ...ordered(c.tls as Obj, TCP_TLS_KEYS) };
   const out = ordered({ ...c, priority: priorityValue(r.priority), tls }, TCP_ROUTER_KEYS);
-  runtimeTail(r, out);
-  if (r.using.length > 0) out.using = r.using;
-  return out;
+  return runtimeTail(r, out, 'using', r.using);
 }
 
 export function tcpRouterRecord(r: TCPRouterInfo): Obj {
-  const out = tcpRouterRaw(r);
-  out.name = r.name;
-  out.provider = r.provider;
+  const out = identify(tcpRouterRaw(r), r);
   out.priorityStr = r.priority.toString();
   return out;
 }
@@ -179,25 +176,11 @@ export function tcpServiceType(s: TCPServiceInfo): string | undefined {
 }
 
 export function tcpServiceRaw(s: TCPServiceInfo): Obj {
-  const out = tcpServiceBody(s.config as Obj);
-  runtimeTail(s, out);
-  if (s.usedBy.length > 0) out.usedBy = s.usedBy;
-  const status = sortedMap(s.serverStatus);
-  if (status) out.serverStatus = status;
-  return out;
+  return serviceForm(tcpServiceBody(s.config as Obj), s);
 }
 
 export function tcpServiceRecord(s: TCPServiceInfo): Obj {
-  const out = tcpServiceBody(s.config as Obj);
-  runtimeTail(s, out);
-  if (s.usedBy.length > 0) out.usedBy = s.usedBy;
-  out.name = s.name;
-  out.provider = s.provider;
-  const type = tcpServiceType(s);
-  if (type !== undefined) out.type = type;
-  const status = sortedMap(s.serverStatus);
-  if (status) out.serverStatus = status;
-  return out;
+  return serviceForm(tcpServiceBody(s.config as Obj), s, { type: tcpServiceType(s) });
 }
 
 export function tcpMiddlewareType(m: TCPMiddlewareInfo): string | undefined {
@@ -206,32 +189,20 @@ export function tcpMiddlewareType(m: TCPMiddlewareInfo): string | undefined {
 
 export function tcpMiddlewareRaw(m: TCPMiddlewareInfo): Obj {
   const out = ordered(m.config as Obj, TCP_MIDDLEWARE_KINDS);
-  runtimeTail(m, out);
-  if (m.usedBy.length > 0) out.usedBy = m.usedBy;
-  return out;
+  return runtimeTail(m, out, 'usedBy', m.usedBy);
 }
 
 export function tcpMiddlewareRecord(m: TCPMiddlewareInfo): Obj {
-  const out = tcpMiddlewareRaw(m);
-  out.name = m.name;
-  out.provider = m.provider;
-  const type = tcpMiddlewareType(m);
-  if (type !== undefined) out.type = type;
-  return out;
+  return identify(tcpMiddlewareRaw(m), m, tcpMiddlewareType(m));
 }
 
 export function udpRouterRaw(r: UDPRouterInfo): Obj {
   const out = ordered(r.config as Obj, ['entryPoints', 'service']);
-  runtimeTail(r, out);
-  if (r.using.length > 0) out.using = r.using;
-  return out;
+  return runtimeTail(r, out, 'using', r.using);
 }
 
 export function udpRouterRecord(r: UDPRouterInfo): Obj {
-  const out = udpRouterRaw(r);
-  out.name = r.name;
-  out.provider = r.provider;
-  return out;
+  return identify(udpRouterRaw(r), r);
 }
 
 export function udpServiceType(s: UDPServiceInfo): string | undefined {
@@ -239,17 +210,9 @@ export function udpServiceType(s: UDPServiceInfo): string | undefined {
 }
 
 export function udpServiceRaw(s: UDPServiceInfo): Obj {
-  const out = ordered(s.config as Obj, UDP_SERVICE_KINDS);
-  runtimeTail(s, out);
-  if (s.usedBy.length > 0) out.usedBy = s.usedBy;
-  return out;
+  return runtimeTail(s, ordered(s.config as Obj, UDP_SERVICE_KINDS), 'usedBy', s.usedBy);
 }
 
 export function udpServiceRecord(s: UDPServiceInfo): Obj {
-  const out = udpServiceRaw(s);
-  out.name = s.name;
-  out.provider = s.provider;
-  const type = udpServiceType(s);
-  if (type !== undefined) out.type = type;
-  return out;
+  return identify(udpServiceRaw(s), s, udpServiceType(s));
 }

@@ -98,23 +98,45 @@ export function checkEntryPoints(routers: Map<string, Info & { using: string[]; 
 
 type BuildResult = string | null;
 
-export function buildHttp(rt: RuntimeConfiguration): void {
-  const serviceResults = new Map<string, BuildResult>();
-  const middlewareResults = new Map<string, BuildResult>();
+/** Builds the service of a qualified name, `stack` the services that lead to it (for cycles). */
+type ServiceBuild = (qname: string, stack: readonly string[]) => BuildResult;
 
-  const buildService = (qname: string, stack: readonly string[]): BuildResult => {
-    const cached = serviceResults.get(qname);
+/**
+ * Traefik's HTTP and TCP service build, once per qualified name: a missing service or a cycle is
+ * the referrer's error; `check` gives the service's own problem or its first failing child's
+ * (built with `build`), which also disables the service.
+ */
+function memoizedServiceBuild<I extends Info>(
+  services: ReadonlyMap<string, I>, check: (info: I, stack: readonly string[], build: ServiceBuild) => BuildResult,
+): ServiceBuild {
+  const results = new Map<string, BuildResult>();
+  const build: ServiceBuild = (qname, stack) => {
+    const cached = results.get(qname);
     if (cached !== undefined) return cached;
-    const info = rt.services.get(qname);
+    const info = services.get(qname);
     if (info === undefined) return `the service "${qname}" does not exist`;
     if (stack.includes(qname)) return `could not instantiate service ${qname}: recursion detected in ${[...stack, qname].join('->')}`;
-    const result = checkService(info, stack);
+    const result = check(info, stack, build);
     if (result !== null) info.addError(result, true);
-    serviceResults.set(qname, result);
+    results.set(qname, result);
     return result;
   };
+  return build;
+}
 
-  const checkService = (info: ServiceInfo, stack: readonly string[]): BuildResult => {
+/** Traefik's error for a middleware that does not define exactly one kind; null when it does. */
+function middlewareKindsError(qname: string, kinds: number): BuildResult {
+  if (kinds > 1) {
+    return `invalid middleware "${qname}" configuration: cannot create middleware: multi-types middleware not supported, consider declaring two different pieces of middleware instead`;
+  }
+  if (kinds === 0) return `invalid middleware "${qname}" configuration: invalid middleware type or middleware does not exist`;
+  return null;
+}
+
+export function buildHttp(rt: RuntimeConfiguration): void {
+  const middlewareResults = new Map<string, BuildResult>();
+
+  const buildService = memoizedServiceBuild(rt.services, (info: ServiceInfo, stack, build): BuildResult => {
     // Traefik serves internal services from its own handlers, before any type check.
     if (info.provider === 'internal') return null;
     const kinds = definedKinds(info.config, HTTP_SERVICE_KINDS);
@@ -130,11 +152,11 @@ export function buildHttp(rt: RuntimeConfiguration): void {
     const next = [...stack, info.name];
     for (const child of children) {
       if (child === undefined || child === '') continue;
-      const err = buildService(qualify(child, info.provider), next);
+      const err = build(qualify(child, info.provider), next);
       if (err !== null) return err;
     }
     return null;
-  };
+  });
 
   const buildMiddleware = (qname: string, stack: readonly string[]): BuildResult => {
     const info = rt.middlewares.get(qname);
@@ -146,13 +168,8 @@ export function buildHttp(rt: RuntimeConfiguration): void {
     }
     const cached = middlewareResults.get(qname);
     if (cached !== undefined) return cached;
-    let result: BuildResult = null;
-    const kinds = definedKinds(info.config, HTTP_MIDDLEWARE_KINDS);
-    if (kinds.length > 1) {
-      result = `invalid middleware "${qname}" configuration: cannot create middleware: multi-types middleware not supported, consider declaring two different pieces of middleware instead`;
-    } else if (kinds.length === 0) {
-      result = `invalid middleware "${qname}" configuration: invalid middleware type or middleware does not exist`;
-    } else if (info.config.chain) {
+    let result = middlewareKindsError(qname, definedKinds(info.config, HTTP_MIDDLEWARE_KINDS).length);
+    if (result === null && info.config.chain) {
       const children = info.config.chain.middlewares ?? [];
       const next = [...stack, qname];
       for (let i = children.length - 1; i >= 0 && result === null; i--) {
@@ -192,38 +209,21 @@ export function buildHttp(rt: RuntimeConfiguration): void {
 }
 
 export function buildTcp(rt: RuntimeConfiguration): void {
-  const serviceResults = new Map<string, BuildResult>();
-  const buildService = (qname: string, stack: readonly string[]): BuildResult => {
-    const cached = serviceResults.get(qname);
-    if (cached !== undefined) return cached;
-    const info = rt.tcpServices.get(qname);
-    if (info === undefined) return `the service "${qname}" does not exist`;
-    if (stack.includes(qname)) return `could not instantiate service ${qname}: recursion detected in ${[...stack, qname].join('->')}`;
-    let result: BuildResult = null;
+  const buildService = memoizedServiceBuild(rt.tcpServices, (info, stack, build): BuildResult => {
     const kinds = definedKinds(info.config, TCP_SERVICE_KINDS);
-    if (kinds.length > 1) result = MULTI_SERVICE;
-    else if (kinds.length === 0) result = `the service "${qname}" does not have any type defined`;
-    else {
-      for (const child of info.config.weighted?.services ?? []) {
-        if (child.name === undefined || child.name === '') continue;
-        result = buildService(qualify(child.name, info.provider), [...stack, qname]);
-        if (result !== null) break;
-      }
+    if (kinds.length > 1) return MULTI_SERVICE;
+    if (kinds.length === 0) return `the service "${info.name}" does not have any type defined`;
+    for (const child of info.config.weighted?.services ?? []) {
+      if (child.name === undefined || child.name === '') continue;
+      const err = build(qualify(child.name, info.provider), [...stack, info.name]);
+      if (err !== null) return err;
     }
-    if (result !== null) info.addError(result, true);
-    serviceResults.set(qname, result);
-    return result;
-  };
+    return null;
+  });
   const buildMiddleware = (qname: string): BuildResult => {
     const info = rt.tcpMiddlewares.get(qname);
     if (info === undefined) return `middleware "${qname}" does not exist`;
-    const kinds = definedKinds(info.config, TCP_MIDDLEWARE_KINDS);
-    let result: BuildResult = null;
-    if (kinds.length > 1) {
-      result = `invalid middleware "${qname}" configuration: cannot create middleware: multi-types middleware not supported, consider declaring two different pieces of middleware instead`;
-    } else if (kinds.length === 0) {
-      result = `invalid middleware "${qname}" configuration: invalid middleware type or middleware does not exist`;
-    }
+    const result = middlewareKindsError(qname, definedKinds(info.config, TCP_MIDDLEWARE_KINDS).length);
     if (result !== null) info.addError(result, true);
     return result;
   };

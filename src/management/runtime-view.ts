@@ -4,6 +4,7 @@
  * cached per `sortBy`. Built once per applied snapshot and never mutated afterwards (except those
  * caches), so a page request costs O(page) and concurrent readers need no locks.
  */
+import { compareByName, findByName, lowerBoundByName } from '../collections/sorted-array.js';
 import { goJson } from './go-json.js';
 import { entryPointRecord } from './entry-points.js';
 import * as rep from './representations.js';
@@ -175,17 +176,7 @@ export class KindView {
 
   /** The entry of a qualified name (a binary search: the entries are sorted by name). */
   get(name: string): ViewEntry | undefined {
-    const list = this.entries;
-    let lo = 0;
-    let hi = list.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const at = (list[mid] as ViewEntry).name;
-      if (at === name) return list[mid];
-      if (at < name) lo = mid + 1;
-      else hi = mid;
-    }
-    return undefined;
+    return findByName(this.entries, name);
   }
 
   /**
@@ -219,13 +210,7 @@ export class KindView {
     let from = 0;
     for (const name of changed) {
       // The unchanged entries before `name` are copied over without comparing their names.
-      let lo = from;
-      let hi = list.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if ((list[mid] as ViewEntry).name < name) lo = mid + 1;
-        else hi = mid;
-      }
+      const lo = lowerBoundByName(list, name, from);
       for (let i = from; i < lo; i++) entries.push(list[i] as ViewEntry);
       from = lo;
       const old = list[lo]?.name === name ? list[lo] : undefined;
@@ -278,8 +263,9 @@ export interface EntryPointEntry {
   readonly json: string;
 }
 
+/** The values in the order `findByName` and `lowerBoundByName` expect. */
 function byName<T extends { name: string }>(values: Iterable<T>): T[] {
-  return [...values].sort((a, b) => compareStrings(a.name, b.name));
+  return [...values].sort(compareByName);
 }
 
 function fields(f: Partial<SortFields>): SortFields {

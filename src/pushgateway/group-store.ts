@@ -1,3 +1,4 @@
+import { compareByName, findByName } from '../collections/sorted-array.js';
 import { ConsistencyIndex, PUSH_FAILURE_TIME, PUSH_TIME, findDuplicateLabel } from './consistency-index.js';
 import { ExpositionCache, type CachedFormat, type RenderedFamily } from './exposition-cache.js';
 import { ConsistencyError, timestampsRefused } from './gateway-errors.js';
@@ -93,8 +94,6 @@ export interface InMemoryGroupStoreOptions {
   readonly onChange?: () => void;
 }
 
-const byName = (a: GroupFamily, b: GroupFamily): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-
 /** One group as the store keeps it (and hands it out as a Group). */
 class MutableGroup implements Group {
   /** The group's family records, sorted by name (an array costs far less than a Map per group). */
@@ -120,17 +119,7 @@ class MutableGroup implements Group {
 
   /** The record of family `name`, if the group holds one. */
   record(name: string): GroupFamily | undefined {
-    const list = this.records;
-    let lo = 0;
-    let hi = list.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const n = (list[mid] as GroupFamily).name;
-      if (n === name) return list[mid];
-      if (n < name) lo = mid + 1;
-      else hi = mid;
-    }
-    return undefined;
+    return findByName(this.records, name);
   }
 }
 
@@ -260,7 +249,7 @@ export class InMemoryGroupStore implements GroupStore {
       else next.push(r);
     }
     for (const f of pushed.values()) next.push(this.cache.set(gid, group.record(f.name), f, nowMs, group.labels));
-    group.records = next.sort(byName);
+    group.records = next.sort(compareByName);
     group.pushTimeSeconds = nowMs / 1000;
     this.renderPushTimes(group);
     group.expiresAtMs = ttlMs !== undefined && ttlMs > 0 ? nowMs + ttlMs : undefined;
@@ -418,7 +407,7 @@ export class InMemoryGroupStore implements GroupStore {
         stored.map((s) => s.family),
         new Set(),
       );
-      group.records = stored.map((s) => this.cache.set(group.id, undefined, s.family, s.pushedAtMs, group.labels)).sort(byName);
+      group.records = stored.map((s) => this.cache.set(group.id, undefined, s.family, s.pushedAtMs, group.labels)).sort(compareByName);
       this.renderPushTimes(group);
       this.schedule(group);
     }

@@ -4,7 +4,7 @@
  * and written the way a client should write it so that any label value survives the trip.
  */
 import { GroupingKeyError } from './errors.js';
-import { isUtf8 } from 'node:buffer';
+import { binaryBytes, utf8OfBinary } from './exposition/binary-text.js';
 import { goQuote, goQuoteBytes, isWellFormedString } from './exposition/go-quote.js';
 import type { Label } from './model.js';
 
@@ -82,16 +82,12 @@ function percentDecodeToBinary(raw: string): string {
     const l = hexValue(wire[i + 2] ?? -1);
     if (h < 0 || l < 0) {
       const bad = wire.subarray(i, Math.min(i + 3, wire.length)).toString('latin1');
-      throw new GroupingKeyError(`invalid URL escape ${goQuoteBytes(Buffer.from(bad, 'latin1'))}`);
+      throw new GroupingKeyError(`invalid URL escape ${quoteBinary(bad)}`);
     }
     bytes[n++] = h * 16 + l;
     i += 2;
   }
   return bytes.toString('latin1', 0, n);
-}
-
-function binaryBytes(bin: string): Buffer {
-  return Buffer.from(bin, 'latin1');
 }
 
 /** Go's `%q` of a byte string held as a binary string. */
@@ -150,21 +146,13 @@ const NOT_FOUND = '404 page not found';
  * refuse it here, with the same prefix and status, before anything is stored.
  */
 function labelValueText(name: string, bin: string): string {
-  let ascii = true;
-  for (let i = 0; i < bin.length; i++) {
-    if (bin.charCodeAt(i) >= 0x80) {
-      ascii = false;
-      break;
-    }
-  }
-  if (ascii) return bin;
-  const bytes = binaryBytes(bin);
-  if (!isUtf8(bytes)) {
+  const text = utf8OfBinary(bin);
+  if (text === undefined) {
     throw new GroupingKeyError(
-      `pushed metrics are invalid or inconsistent with existing metrics: grouping key label named ${goQuote(name)} has a value that is not utf8: ${goQuoteBytes(bytes)}`,
+      `pushed metrics are invalid or inconsistent with existing metrics: grouping key label named ${goQuote(name)} has a value that is not utf8: ${quoteBinary(bin)}`,
     );
   }
-  return bytes.toString('utf8');
+  return text;
 }
 
 /**

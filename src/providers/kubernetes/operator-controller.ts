@@ -1,7 +1,5 @@
-import type { Logger } from 'pino';
 import { IngressStatusWriter, ingressEndpointEnabled, type IngressEndpoint } from './ingress-status.js';
-import type { KubeApi } from './kube-client.js';
-import { LeaderElector, type LeaseOptions } from './leader-election.js';
+import { LeaderElector, type LeaseDeps, type LeaseOptions } from './leader-election.js';
 import { ObjectCache, watchedResources } from './object-cache.js';
 import { Reflector, type ReflectorOptions } from './reflector.js';
 import { SnapshotDelivery, type FetchLike } from './snapshot-delivery.js';
@@ -53,11 +51,8 @@ export interface ControllerOptions {
   readonly ingressEndpoint?: IngressEndpoint;
 }
 
-export interface ControllerDeps {
-  readonly api: KubeApi;
-  readonly logger: Logger;
-  readonly now: () => number;
-  readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+/** What the controller is given: the lease's dependencies (passed on to it) and its own. */
+export interface ControllerDeps extends LeaseDeps {
   readonly random: () => number;
   readonly fetch: FetchLike;
   readonly readToken: () => Promise<string>;

@@ -9,6 +9,7 @@
 import { isUtf8 } from 'node:buffer';
 import { ExpositionError } from '../errors.js';
 import type { Label, Metric, MetricFamily, MetricType, Quantile, Bucket } from '../model.js';
+import { binaryBytes, utf8OfBinary } from './binary-text.js';
 import { goBytes, goQuote, goQuoteByte, goQuoteBytes, isWellFormedString } from './go-quote.js';
 import { parseGoFloat, parseGoInt64, goFloatToUint64 } from './go-number.js';
 
@@ -156,7 +157,7 @@ class TextParser {
 
   /** Go's `%q` of a token taken from the body. */
   private quote(token: string): string {
-    return this.byteMode ? goQuoteBytes(Buffer.from(token, 'latin1')) : goQuote(token);
+    return this.byteMode ? goQuoteBytes(binaryBytes(token)) : goQuote(token);
   }
 
   /** Go's `%q` of the current byte (for a non-ASCII char: the first byte of its UTF-8 form). */
@@ -321,17 +322,9 @@ class TextParser {
   /** Label values must be UTF-8; in byte mode this is also where they are decoded. */
   private checkedLabelValue(raw: string): string {
     if (this.byteMode) {
-      let ascii = true;
-      for (let i = 0; i < raw.length; i++) {
-        if (raw.charCodeAt(i) >= 0x80) {
-          ascii = false;
-          break;
-        }
-      }
-      if (ascii) return raw;
-      const bytes = Buffer.from(raw, 'latin1');
-      if (!isUtf8(bytes)) throw this.error(`invalid label value ${goQuoteBytes(bytes)}`);
-      return bytes.toString('utf8');
+      const text = utf8OfBinary(raw);
+      if (text === undefined) throw this.error(`invalid label value ${goQuoteBytes(binaryBytes(raw))}`);
+      return text;
     }
     if (!isWellFormedString(raw)) throw this.error(`invalid label value ${goQuote(raw)}`);
     return raw;
