@@ -140,6 +140,10 @@ export class TermDictionary {
    * callback, on the hottest path of bulk indexing.
    */
   internBytes(bytes: Uint8Array, start: number, end: number, hash: number): number {
+    // Local copies of SLOT and INLINE_MAX: V8 (11.x) reads a module-level `const` from the module
+    // context, type-checked, at every use, and folds a local literal into the code.
+    const SLOT = 4;
+    const INLINE_MAX = 8;
     const h = hash || 1;
     const len = end - start;
     const table = this.table;
