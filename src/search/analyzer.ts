@@ -132,36 +132,49 @@ const HAS_UPPER_ASCII = /[A-Z]/;
  * this is the same as running it from the start.
  */
 export function scanTokens(original: string, emitRange: (src: string, start: number, end: number, hash?: number) => void): number {
+  // Function-local copies of the module's constants and tables (see scanAsciiBytes: V8 reads a
+  // module-level `const` from the module context at every use).
+  const ALETTER = 1;
+  const NUMERIC = 2;
+  const EXTEND_NUM_LET = 3;
+  const MID_LETTER = 4;
+  const MID_NUM = 5;
+  const MID_NUM_LET = 6;
+  const MAX_TOKEN_LENGTH = 255;
+  const FNV_OFFSET = 0x811c9dc5;
+  const FNV_PRIME = 0x01000193;
+  const asciiClass = ASCII;
+  const lower = LOWER;
   const n = original.length;
   let count = 0;
   let i = 0;
   while (i < n) {
     let c = original.charCodeAt(i);
     if (c >= 128) return count + scanGeneral(original, i, emitRange);
-    let last = ASCII[c] as number;
+    let last = asciiClass[c] as number;
     if (last !== ALETTER && last !== NUMERIC && last !== EXTEND_NUM_LET) {
       i++;
       continue;
     }
     const start = i;
     let alnum = last !== EXTEND_NUM_LET;
-    let h = Math.imul(FNV_OFFSET ^ (LOWER[c] as number), FNV_PRIME);
+    let h = Math.imul(FNV_OFFSET ^ (lower[c] as number), FNV_PRIME);
     i++;
     while (i < n) {
       c = original.charCodeAt(i);
       if (c >= 128) return count + scanGeneral(original, start, emitRange);
-      const k = ASCII[c] as number;
+      const k = asciiClass[c] as number;
       if (k === ALETTER || k === NUMERIC || k === EXTEND_NUM_LET) {
         if (k !== EXTEND_NUM_LET) alnum = true;
         last = k;
-        h = Math.imul(h ^ (LOWER[c] as number), FNV_PRIME);
+        h = Math.imul(h ^ (lower[c] as number), FNV_PRIME);
         i++;
         continue;
       }
       if ((k === MID_LETTER || k === MID_NUM || k === MID_NUM_LET) && i + 1 < n) {
         const c2 = original.charCodeAt(i + 1);
         if (c2 >= 128) return count + scanGeneral(original, start, emitRange);
-        const next = ASCII[c2];
+        const next = asciiClass[c2];
         if ((last === ALETTER && next === ALETTER && k !== MID_NUM) || (last === NUMERIC && next === NUMERIC && k !== MID_LETTER)) {
           h = Math.imul(h ^ c, FNV_PRIME);
           i++;
