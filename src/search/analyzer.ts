@@ -132,36 +132,49 @@ const HAS_UPPER_ASCII = /[A-Z]/;
  * this is the same as running it from the start.
  */
 export function scanTokens(original: string, emitRange: (src: string, start: number, end: number, hash?: number) => void): number {
+  // Function-local copies of the module's constants and tables (see scanAsciiBytes: V8 reads a
+  // module-level `const` from the module context at every use).
+  const ALETTER = 1;
+  const NUMERIC = 2;
+  const EXTEND_NUM_LET = 3;
+  const MID_LETTER = 4;
+  const MID_NUM = 5;
+  const MID_NUM_LET = 6;
+  const MAX_TOKEN_LENGTH = 255;
+  const FNV_OFFSET = 0x811c9dc5;
+  const FNV_PRIME = 0x01000193;
+  const asciiClass = ASCII;
+  const lower = LOWER;
   const n = original.length;
   let count = 0;
   let i = 0;
   while (i < n) {
     let c = original.charCodeAt(i);
     if (c >= 128) return count + scanGeneral(original, i, emitRange);
-    let last = ASCII[c] as number;
+    let last = asciiClass[c] as number;
     if (last !== ALETTER && last !== NUMERIC && last !== EXTEND_NUM_LET) {
       i++;
       continue;
     }
     const start = i;
     let alnum = last !== EXTEND_NUM_LET;
-    let h = Math.imul(FNV_OFFSET ^ (LOWER[c] as number), FNV_PRIME);
+    let h = Math.imul(FNV_OFFSET ^ (lower[c] as number), FNV_PRIME);
     i++;
     while (i < n) {
       c = original.charCodeAt(i);
       if (c >= 128) return count + scanGeneral(original, start, emitRange);
-      const k = ASCII[c] as number;
+      const k = asciiClass[c] as number;
       if (k === ALETTER || k === NUMERIC || k === EXTEND_NUM_LET) {
         if (k !== EXTEND_NUM_LET) alnum = true;
         last = k;
-        h = Math.imul(h ^ (LOWER[c] as number), FNV_PRIME);
+        h = Math.imul(h ^ (lower[c] as number), FNV_PRIME);
         i++;
         continue;
       }
       if ((k === MID_LETTER || k === MID_NUM || k === MID_NUM_LET) && i + 1 < n) {
         const c2 = original.charCodeAt(i + 1);
         if (c2 >= 128) return count + scanGeneral(original, start, emitRange);
-        const next = ASCII[c2];
+        const next = asciiClass[c2];
         if ((last === ALETTER && next === ALETTER && k !== MID_NUM) || (last === NUMERIC && next === NUMERIC && k !== MID_LETTER)) {
           h = Math.imul(h ^ c, FNV_PRIME);
           i++;
@@ -183,10 +196,6 @@ export function scanTokens(original: string, emitRange: (src: string, start: num
   }
   return count;
 }
-
-/** Word-break class of each byte of an ASCII buffer (bytes >= 128 never occur there). */
-const BYTE_CLASS = new Uint8Array(256);
-BYTE_CLASS.set(ASCII);
 
 const UTF8 = new TextEncoder();
 
@@ -220,37 +229,47 @@ export function loweredAsciiBytes(value: string, bytes: Uint8Array): number {
  * counted in the return value. The same tokens as `scanTokens` gives for the text. A batch
  * rather than a callback per token keeps this loop small enough for V8 to keep its state in
  * registers.
+ *
+ * Why the classes are tested by byte ranges rather than read from a table, the middle
+ * characters' neighbours read back from `bytes`, and the constants local: V8 (11.x) reloads a
+ * typed array's map, length and data pointer at every iteration of a loop with a stack check,
+ * and reads a module-level `const` from the module context, type-checked, at every use. With a
+ * class table and module constants this loop ran about 55 instructions a byte (callgrind);
+ * compares against literals leave about half of that.
  */
 export function scanAsciiBytes(bytes: Uint8Array, n: number, out: Int32Array): number {
-  const cls = BYTE_CLASS;
+  const maxLength = 255; // MAX_TOKEN_LENGTH
+  const fnvOffset = 0x811c9dc5;
+  const fnvPrime = 0x01000193;
   let count = 0;
   let o = 0;
   let i = 0;
   while (i < n) {
     let c = bytes[i] as number;
-    let last = cls[c] as number;
-    // Not ALETTER, NUMERIC or EXTEND_NUM_LET.
-    if ((last - 1) >>> 0 >= 3) {
+    // A token starts with a letter, a digit or `_` (ALETTER, NUMERIC, EXTEND_NUM_LET).
+    if (!((c - 0x61) >>> 0 < 26 || (c - 0x30) >>> 0 < 10 || c === 0x5f || (c - 0x41) >>> 0 < 26)) {
       i++;
       continue;
     }
     const start = i;
-    let h = Math.imul(FNV_OFFSET ^ c, FNV_PRIME);
+    let h = Math.imul(fnvOffset ^ c, fnvPrime);
     i++;
     while (i < n) {
       c = bytes[i] as number;
-      const k = cls[c] as number;
-      if ((k - 1) >>> 0 < 3) {
-        last = k;
-        h = Math.imul(h ^ c, FNV_PRIME);
+      if ((c - 0x61) >>> 0 < 26 || (c - 0x30) >>> 0 < 10 || c === 0x5f || (c - 0x41) >>> 0 < 26) {
+        h = Math.imul(h ^ c, fnvPrime);
         i++;
         continue;
       }
-      // ASCII has no class above MID_NUM_LET: k >= MID_LETTER is one of the three middle classes.
-      if (k >= MID_LETTER && i + 1 < n) {
-        const next = cls[bytes[i + 1] as number];
-        if ((last === ALETTER && next === ALETTER && k !== MID_NUM) || (last === NUMERIC && next === NUMERIC && k !== MID_LETTER)) {
-          h = Math.imul(h ^ c, FNV_PRIME);
+      // `.` and `'` join letters or digits, `:` letters, `,` and `;` digits (WB6/7, WB11/12), when
+      // the character after is of the same kind as the one before: inside a token the byte before
+      // is always a letter, digit or `_`, the class of the last character the rules look at.
+      if ((c === 0x2e || c === 0x27 || c === 0x3a || c === 0x2c || c === 0x3b) && i + 1 < n) {
+        const prev = bytes[i - 1] as number;
+        const next = bytes[i + 1] as number;
+        const letters = c !== 0x2c && c !== 0x3b && ((prev - 0x61) >>> 0 < 26 || (prev - 0x41) >>> 0 < 26) && ((next - 0x61) >>> 0 < 26 || (next - 0x41) >>> 0 < 26);
+        if (letters || (c !== 0x3a && (prev - 0x30) >>> 0 < 10 && (next - 0x30) >>> 0 < 10)) {
+          h = Math.imul(h ^ c, fnvPrime);
           i++;
           continue;
         }
@@ -259,15 +278,15 @@ export function scanAsciiBytes(bytes: Uint8Array, n: number, out: Int32Array): n
     }
     // Middle characters join only letters or digits, so a token without one is all `_`: dropped.
     if (bytes[start] === 0x5f && onlyUnderscores(bytes, start, i)) continue;
-    if (i - start <= MAX_TOKEN_LENGTH) {
+    if (i - start <= maxLength) {
       out[o] = start;
       out[o + 1] = i;
       out[o + 2] = h | 0;
       o += 3;
       count++;
     } else {
-      for (let k = start; k < i; k += MAX_TOKEN_LENGTH) {
-        const end = Math.min(i, k + MAX_TOKEN_LENGTH);
+      for (let k = start; k < i; k += maxLength) {
+        const end = Math.min(i, k + maxLength);
         out[o] = k;
         out[o + 1] = end;
         out[o + 2] = hashBytes(bytes, k, end);

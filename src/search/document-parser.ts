@@ -17,17 +17,43 @@ export class FieldValues<T> {
     return this.paths.length;
   }
 
+  /** Per entry, the object `addFor` was given for it (undefined after `add`). */
+  private readonly keys: (object | undefined)[] = [];
+
   /** Adds the values of `path` (after any it already has). */
   add(path: string, values: readonly T[]): void {
     const at = this.find(path);
-    if (at < 0) {
-      this.index?.set(path, this.paths.length);
-      this.paths.push(path);
-      this.values.push(values);
-      if (this.index === undefined && this.paths.length > LINEAR_FIELDS) this.index = new Map(this.paths.map((p, i) => [p, i]));
-    } else {
-      this.values[at] = [...(this.values[at] as readonly T[]), ...values];
+    if (at < 0) this.push(path, values, undefined);
+    else this.values[at] = [...(this.values[at] as readonly T[]), ...values];
+  }
+
+  /**
+   * `add` for the values of a field definition: `key` is an object that stands for `path` alone
+   * (the mapping's FieldDef, one per path), and the entry is found by its identity. Why: the parser
+   * adds every field of every document, and the linear search compared path strings, a builtin
+   * call each. Fill a FieldValues through add or through addFor, not both.
+   */
+  addFor(key: object, path: string, values: readonly T[]): void {
+    if (this.index !== undefined) {
+      this.add(path, values);
+      return;
     }
+    const keys = this.keys;
+    for (let i = 0; i < keys.length; i++) {
+      if (keys[i] === key) {
+        this.values[i] = [...(this.values[i] as readonly T[]), ...values];
+        return;
+      }
+    }
+    this.push(path, values, key);
+  }
+
+  private push(path: string, values: readonly T[], key: object | undefined): void {
+    this.index?.set(path, this.paths.length);
+    this.paths.push(path);
+    this.values.push(values);
+    this.keys.push(key);
+    if (this.index === undefined && this.paths.length > LINEAR_FIELDS) this.index = new Map(this.paths.map((p, i) => [p, i]));
   }
 
   /** The values of `path`, or undefined. */
@@ -187,7 +213,7 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
     case 'text': {
       // Usually every leaf is a string: the leaves array itself is the value list (no copy).
       if (allStrings(leaves)) {
-        doc.text.add(field.path, leaves);
+        doc.text.addFor(field, field.path, leaves);
         return;
       }
       const out: string[] = [];
@@ -196,13 +222,13 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
         else if (typeof v === 'number' || typeof v === 'boolean') out.push(String(v));
         else fail(field, id, v, { type: 'illegal_state_exception', reason: `Can't get text on a ${typeName(v)} at 1:2` });
       }
-      doc.text.add(field.path, out);
+      doc.text.addFor(field, field.path, out);
       return;
     }
     case 'keyword': {
       const limit = field.ignoreAbove;
       if (allStrings(leaves) && (limit === undefined || allWithin(leaves, limit))) {
-        doc.keyword.add(field.path, leaves);
+        doc.keyword.addFor(field, field.path, leaves);
         return;
       }
       const out: string[] = [];
@@ -213,7 +239,7 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
         const s = String(v);
         if (limit === undefined || s.length <= limit) out.push(s);
       }
-      doc.keyword.add(field.path, out);
+      doc.keyword.addFor(field, field.path, out);
       return;
     }
     case 'numeric': {
@@ -223,12 +249,12 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
         const n = parseNumber(v, field.integer);
         if (n === undefined) {
           if (field.ignoreMalformed === true) {
-            doc.numeric.add(field.path, []);
+            doc.numeric.addFor(field, field.path, []);
             return;
           }
           fail(field, id, v, { type: 'number_format_exception', reason: `For input string: "${String(v)}"` });
         }
-        doc.numeric.add(field.path, [n]);
+        doc.numeric.addFor(field, field.path, [n]);
         return;
       }
       const out: number[] = [];
@@ -240,7 +266,7 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
         }
         out.push(n);
       }
-      doc.numeric.add(field.path, out);
+      doc.numeric.addFor(field, field.path, out);
       return;
     }
     case 'date': {
@@ -255,7 +281,7 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
         }
         out.push(ms);
       }
-      doc.numeric.add(field.path, out);
+      doc.numeric.addFor(field, field.path, out);
       return;
     }
     case 'boolean': {
@@ -267,8 +293,8 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
         nums.push(b ? 1 : 0);
         strs.push(String(b));
       }
-      doc.numeric.add(field.path, nums);
-      doc.keyword.add(field.path, strs);
+      doc.numeric.addFor(field, field.path, nums);
+      doc.keyword.addFor(field, field.path, strs);
       return;
     }
   }

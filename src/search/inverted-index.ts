@@ -94,8 +94,8 @@ export class TextField {
   private tokenBatch = new Int32Array(batchSize(256));
 
   add(ord: number, values: readonly string[]): void {
-    this.norms = grow(this.norms, ord + 1, byteArray);
-    this.present = grow(this.present, ord + 1, byteArray);
+    // One compare per document and field; the growth itself is rare.
+    if (ord >= this.norms.length || ord >= this.present.length) this.growDocs(ord + 1);
     this.present[ord] = 1;
     const single = values.length === 1 ? (values[0] as string) : undefined;
     if (single !== undefined && single === this.repeatValue) {
@@ -132,6 +132,11 @@ export class TextField {
     }
     this.touchedCount = 0;
     this.countDoc(ord, norm, length);
+  }
+
+  private growDocs(need: number): void {
+    this.norms = grow(this.norms, need, byteArray);
+    this.present = grow(this.present, need, byteArray);
   }
 
   /** `add` of the value counted last (see repeatValue). */

@@ -61,6 +61,8 @@ export class TermDictionary {
 
   /** The slot holding the token src[start, end) with hash `h` (not 0), or ~(the empty slot where it would go). */
   private probe(src: string, start: number, end: number, h: number): number {
+    const SLOT = 4; // local copies: see internBytes
+    const INLINE_MAX = 8;
     const len = end - start;
     let a = 0;
     let b = 0;
@@ -140,6 +142,10 @@ export class TermDictionary {
    * callback, on the hottest path of bulk indexing.
    */
   internBytes(bytes: Uint8Array, start: number, end: number, hash: number): number {
+    // Local copies of SLOT and INLINE_MAX: V8 (11.x) reads a module-level `const` from the module
+    // context, type-checked, at every use, and folds a local literal into the code.
+    const SLOT = 4;
+    const INLINE_MAX = 8;
     const h = hash || 1;
     const len = end - start;
     const table = this.table;
@@ -147,11 +153,18 @@ export class TermDictionary {
     let slot = h & mask;
     if (len <= INLINE_MAX) {
       // Token bytes are ASCII word characters, never 0: a short one is always inline.
+      // Unrolled rather than a loop: straight-line code lets V8 check `bytes` and load its data
+      // pointer once, where a loop reloads them at every iteration (callgrind).
       let a = 0;
       let b = 0;
-      const mid = len < 4 ? end : start + 4;
-      for (let j = mid - 1; j >= start; j--) a = (a << 8) | (bytes[j] as number);
-      for (let j = end - 1; j >= mid; j--) b = (b << 8) | (bytes[j] as number);
+      if (len > 0) a = bytes[start] as number;
+      if (len > 1) a |= (bytes[start + 1] as number) << 8;
+      if (len > 2) a |= (bytes[start + 2] as number) << 16;
+      if (len > 3) a |= (bytes[start + 3] as number) << 24;
+      if (len > 4) b = bytes[start + 4] as number;
+      if (len > 5) b |= (bytes[start + 5] as number) << 8;
+      if (len > 6) b |= (bytes[start + 6] as number) << 16;
+      if (len > 7) b |= (bytes[start + 7] as number) << 24;
       for (;;) {
         const o = SLOT * slot;
         const sh = table[o] as number;
