@@ -4,7 +4,7 @@
  * `node --import tsx bench/search-request-cost-probe.ts --callgrind --a /tmp/dist-before --b dist [--requests 300]`
  *
  * `--a` and `--b` are directories holding a built `cli.js` (copy `dist/` aside before a change,
- * rebuild, compare). Both servers are started at once and loaded with the first `--docs` documents
+ * rebuild, compare), or `bare` for a bare `node:http` server (the floor; see BARE_SERVER). Both servers are started at once and loaded with the first `--docs` documents
  * of the corpus (default 2,000: the requests measured do little query work, a rare term or a page
  * past the last hit, so what is left is the per-request cost of HTTP, Fastify and the route).
  *
@@ -28,10 +28,30 @@ const requests = Number(opt('requests', flag('callgrind') ? '300' : '1000'));
 const warmup = Number(opt('warmup', flag('callgrind') ? '400' : '100'));
 const docs = Number(opt('docs', '2000'));
 const callgrind = flag('callgrind');
+/** Keep each server's callgrind dumps in `<keep>/<A|B>/` for callgrind_annotate (default: removed). */
+const keep = opt('keep', '');
 /** Only the kinds whose name contains one of these comma-separated texts (e.g. `GET /,empty`). */
 const only = opt('only', '').split(',');
 /** Node flags for both servers (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), from BENCH_SERVER_NODE_ARGS. */
 const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+
+/**
+ * `--a bare` (or `--b bare`): a bare `node:http` server that reads each request's body and answers
+ * every request with the same fixed JSON body and headers. No Fastify app goes under its cost per
+ * request: the difference to it is what Fastify and Portico's route code add.
+ */
+const BARE_SERVER = `
+import { createServer } from 'node:http';
+const body = Buffer.from('{"took":0,"timed_out":false,"_shards":{"total":1,"successful":1,"skipped":0,"failed":0},"hits":{"total":{"value":0,"relation":"eq"},"max_score":null,"hits":[]}}');
+const server = createServer((req, res) => {
+  req.on('data', () => {});
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8', 'x-elastic-product': 'Elasticsearch', 'content-length': body.length });
+    res.end(body);
+  });
+});
+server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ listeners: { search: server.address().port } })));
+`;
 
 interface Server {
   readonly label: string;
@@ -42,14 +62,15 @@ interface Server {
 }
 
 async function start(label: string, dist: string): Promise<Server> {
-  const cli = resolve(dist, 'cli.js');
-  if (!existsSync(cli)) throw new Error(`${cli} is missing (build, or copy dist/ aside first)`);
+  const cli = dist === 'bare' ? '' : resolve(dist, 'cli.js');
+  if (cli !== '' && !existsSync(cli)) throw new Error(`${cli} is missing (build, or copy dist/ aside first)`);
   const dataDir = mkdtempSync(join(tmpdir(), 'portico-cost-probe-'));
   const outDir = mkdtempSync(join(tmpdir(), 'portico-cost-cg-'));
   const serve = [cli, 'serve', '--data.dir', dataDir, '--pushgateway.listen-address', 'off', '--management.listen-address', 'off', '--search.listen-address', '127.0.0.1:0', '--search.durability', 'async', '--log.level', 'info'];
+  const program = cli === '' ? ['--input-type=module', '-e', BARE_SERVER] : serve;
   const child = callgrind
-    ? spawn('valgrind', ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${outDir}/cg.%p`, process.execPath, ...nodeArgs, ...serve], { stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(process.execPath, [...nodeArgs, ...serve], { stdio: ['ignore', 'pipe', 'inherit'] });
+    ? spawn('valgrind', ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${outDir}/cg.%p`, process.execPath, ...nodeArgs, ...program], { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, [...nodeArgs, ...program], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((res, rej) => {
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
       const m = /"search":(\d+)/.exec(line);
@@ -145,6 +166,7 @@ async function main(): Promise<void> {
       s.child.kill('SIGTERM');
       await new Promise((res) => s.child.once('exit', res));
       rmSync(s.dataDir, { recursive: true, force: true });
+      if (keep !== '') execFileSync('cp', ['-r', s.outDir, join(keep, s.label)]);
       rmSync(s.outDir, { recursive: true, force: true });
     }
   }

@@ -31,10 +31,15 @@ export function sendHead(reply: FastifyReply, status: number, contentType: strin
   return productHeader(reply.code(status).header('content-type', contentType)).send();
 }
 
-/** Sends a JSON body in ES's style (pretty on request, vendor content type echoed). */
-export function sendJson(req: FastifyRequest, reply: FastifyReply, status: number, body: unknown, hasRaw = false): FastifyReply {
+/**
+ * Sends a JSON body in ES's style (pretty on request, vendor content type echoed). `compact`, when
+ * given, is the body already rendered compact (the same bytes renderJson gives), used unless
+ * `?pretty` asks for the indented form.
+ */
+export function sendJson(req: FastifyRequest, reply: FastifyReply, status: number, body: unknown, hasRaw = false, compact?: string): FastifyReply {
   const type = responseContentType(req.headers.accept, req.headers['content-type']);
-  const text = renderJson(body, isPretty(req), hasRaw);
+  const pretty = isPretty(req);
+  const text = compact !== undefined && !pretty ? compact : renderJson(body, pretty, hasRaw);
   productHeader(reply.code(status).header('content-type', type));
   // Fastify sends a JSON string's content type as is when it names a charset (ours does), and
   // appends one to the vendor types: those go as bytes. A string saves copying the body once more.
@@ -65,7 +70,9 @@ export function rawBody(req: FastifyRequest): string | undefined {
 export function jsonBody(req: FastifyRequest): unknown {
   const text = rawBody(req);
   if (text === undefined) return undefined;
-  requestMediaType(req.headers['content-type']);
+  // The usual header needs no parse to be accepted (requestMediaType takes it as plain JSON).
+  const type = req.headers['content-type'];
+  if (type !== 'application/json') requestMediaType(type);
   return parseJsonBody(text);
 }
 

@@ -131,8 +131,11 @@ function parseSortParam(raw: string): SortKey[] {
   });
 }
 
+/** The filter of a request that names none (shared: filters are read-only, never filled in). */
+const WHOLE_SOURCE: SourceFilter = Object.freeze({ fetch: true, includes: Object.freeze([]), excludes: Object.freeze([]) });
+
 function parseSourceFilter(v: unknown): SourceFilter {
-  if (v === undefined || v === true) return { fetch: true, includes: [], excludes: [] };
+  if (v === undefined || v === true) return WHOLE_SOURCE;
   if (v === false) return { fetch: false, includes: [], excludes: [] };
   if (typeof v === 'string') return { fetch: true, includes: [v], excludes: [] };
   if (Array.isArray(v)) return { fetch: true, includes: v.map(String), excludes: [] };

@@ -149,6 +149,13 @@ export class SearchService {
    */
   resolve(expr: string | undefined, ignoreUnavailable = false): IndexState[] {
     if (expr === undefined || expr === '' || expr === '_all' || expr === '*') return this.list();
+    // One concrete name, the usual `/<index>/_search`: no split, Map or spread of its values.
+    if (!expr.includes(',') && !expr.includes('*')) {
+      const s = this.indices.get(expr);
+      if (s !== undefined) return [s];
+      if (ignoreUnavailable) return [];
+      throw errors.indexNotFound(expr);
+    }
     const out = new Map<string, IndexState>();
     for (const part of expr.split(',')) {
       if (part.includes('*')) {

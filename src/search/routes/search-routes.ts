@@ -19,8 +19,9 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true');
     const body = service.search(states, request, started);
     // Only hits carry RawJson (stored _source, long sort values): an empty page (past the last
-    // hit, size 0) goes to JSON.stringify in one call instead of the walk that finds RawJson.
-    sendJson(req, reply, 200, body, (body.hits as { hits: unknown[] }).hits.length > 0);
+    // hit, size 0) is written from a template instead.
+    if ((body.hits as { hits: unknown[] }).hits.length > 0) sendJson(req, reply, 200, body, true);
+    else sendJson(req, reply, 200, body, false, renderEmptyPage(body));
   };
   for (const path of ['/_search', '/:index/_search']) {
     app.get(path, search);
@@ -38,4 +39,41 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     app.get(path, count);
     app.post(path, count);
   }
+}
+
+/**
+ * The compact JSON of a search response without hits, as runSearch builds it (`took`, `timed_out`,
+ * `_shards` without failures, `hits` with an optional total, `max_score` and an empty `hits`),
+ * written from a template: JSON.stringify spends most of its time on the thirteen keys. Exactly
+ * JSON.stringify's bytes (test/search/search-render.test.ts compares them); anything else
+ * (shard failures, other members) returns undefined and is rendered by renderJson.
+ */
+export function renderEmptyPage(body: Record<string, unknown>): string | undefined {
+  const shards = body._shards as Record<string, unknown>;
+  const hits = body.hits as Record<string, unknown>;
+  const took = body.took;
+  if (typeof took !== 'number' || !Number.isInteger(took) || body.timed_out !== false || shards.failures !== undefined) return undefined;
+  const { total, successful, skipped, failed } = shards;
+  if (!isInt(total) || !isInt(successful) || !isInt(skipped) || !isInt(failed)) return undefined;
+  const t = hits.total;
+  let totalText: string;
+  if (t === undefined) totalText = '';
+  else if (isInt(t)) totalText = `"total":${t},`;
+  else {
+    const { value, relation } = t as { value: unknown; relation: unknown };
+    if (!isInt(value) || (relation !== 'eq' && relation !== 'gte')) return undefined;
+    totalText = `"total":{"value":${value},"relation":"${relation}"},`;
+  }
+  const maxScore = hits.max_score;
+  if (maxScore !== null && typeof maxScore !== 'number') return undefined;
+  // String() of a finite number is JSON.stringify's text; non-finite ones are null in JSON.
+  const maxText = typeof maxScore === 'number' && Number.isFinite(maxScore) ? String(maxScore) : 'null';
+  return (
+    `{"took":${took},"timed_out":false,"_shards":{"total":${total},"successful":${successful},"skipped":${skipped},"failed":${failed}},` +
+    `"hits":{${totalText}"max_score":${maxText},"hits":[]}}`
+  );
+}
+
+function isInt(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v);
 }
