@@ -145,9 +145,10 @@ export class SearchService {
 
   /**
    * Resolves an index expression (`a`, `a,b`, `logs-*`, `_all`, `*`). Missing concrete names are
-   * an error; wildcards that match nothing resolve to nothing (allow_no_indices).
+   * an error; wildcards that match nothing resolve to nothing, unless `allowNoIndices` is false
+   * (`?allow_no_indices=false`), where ES answers such a wildcard with index_not_found_exception.
    */
-  resolve(expr: string | undefined, ignoreUnavailable = false): IndexState[] {
+  resolve(expr: string | undefined, ignoreUnavailable = false, allowNoIndices = true): IndexState[] {
     if (expr === undefined || expr === '' || expr === '_all' || expr === '*') return this.list();
     // One concrete name, the usual `/<index>/_search`: no split, Map or spread of its values.
     if (!expr.includes(',') && !expr.includes('*')) {
@@ -160,7 +161,14 @@ export class SearchService {
     for (const part of expr.split(',')) {
       if (part.includes('*')) {
         const re = new RegExp(`^${part.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-        for (const s of this.list()) if (re.test(s.name)) out.set(s.name, s);
+        let matched = false;
+        for (const s of this.list()) {
+          if (re.test(s.name)) {
+            out.set(s.name, s);
+            matched = true;
+          }
+        }
+        if (!matched && !allowNoIndices) throw errors.indexNotFound(part);
       } else {
         const s = this.indices.get(part);
         if (s === undefined) {

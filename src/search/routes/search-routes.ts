@@ -16,7 +16,7 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     const params = queryOf(req);
     checkParams(req.url, params, SEARCH_PARAMS);
     const request = parseSearchRequest(jsonBody(req), params);
-    const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true');
+    const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
     const body = service.search(states, request, started);
     // Only hits carry RawJson (stored _source, long sort values): an empty page (past the last
     // hit, size 0) is written from a template instead.
@@ -29,9 +29,10 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
   }
 
   const count = (req: FastifyRequest, reply: FastifyReply): void => {
-    checkParams(req.url, queryOf(req), COUNT_PARAMS);
-    const query = parseCountQuery(jsonBody(req), queryOf(req));
-    const states = service.resolve((req.params as Params).index);
+    const params = queryOf(req);
+    checkParams(req.url, params, COUNT_PARAMS);
+    const query = parseCountQuery(jsonBody(req), params);
+    const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
     const n = service.count(states, query);
     sendJson(req, reply, 200, { count: n, _shards: { total: states.length, successful: states.length, skipped: 0, failed: 0 } });
   };
