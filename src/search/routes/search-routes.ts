@@ -46,7 +46,7 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
  * The compact JSON of a search response without hits, as runSearch builds it (`took`, `timed_out`,
  * `_shards` without failures, `hits` with an optional total, `max_score` and an empty `hits`),
  * written from a template: JSON.stringify spends most of its time on the thirteen keys. Exactly
- * JSON.stringify's bytes (test/search/search-render.test.ts compares them); anything else
+ * JSON.stringify's bytes (test/search/empty-page-render.test.ts compares them); anything else
  * (shard failures, other members) returns undefined and is rendered by renderJson.
  */
 export function renderEmptyPage(body: Record<string, unknown>): string | undefined {
