@@ -1,4 +1,4 @@
-import { errors, SearchError } from './errors.js';
+import { errors, idTooLong, MAX_ID_BYTES, SearchError } from './errors.js';
 import { parseJsonBody } from './json-render.js';
 import type { SourceSpan } from './document-store.js';
 import type { BulkAction } from './search-service.js';
@@ -9,6 +9,13 @@ import type { BulkAction } from './search-service.js';
  * verbatim so it is stored exactly as sent, and parsed only when the item is applied (`source` is
  * then undefined). A malformed action line fails the whole request, as in ES; a malformed source
  * becomes that item's error.
+ *
+ * Validation as ES 8 does it: the body is parsed first (a malformed line wins), then every item's
+ * problems (BulkRequest.validate: no index, no id for delete/update, an id over 512 bytes, an update
+ * without doc) are gathered into one action_request_validation_exception that fails the whole
+ * request, so nothing is applied. The line after an action line is its source whatever it holds
+ * (a blank one is an empty source); an action line that ends the body has no source line and is
+ * dropped, as ES's parser drops it.
  *
  * Why bytes: the body arrives as a Buffer. Decoding all of it into one string cost the main thread
  * about 20 ms per 5,000-document bulk, and one non-ASCII character anywhere made that string (and
@@ -149,6 +156,20 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
     }
     return false;
   };
+  /** Moves to the very next line, blank or not (an action's source line); false at the end of the body. */
+  const nextLine = (): boolean => {
+    if (pos >= len) return false;
+    const nl = buf.indexOf(NL, pos);
+    if (nl === -1) throw errors.illegalArgument('The bulk request must be terminated by a newline [\\n]');
+    lineStart = pos;
+    lineEnd = nl;
+    pos = nl + 1;
+    i++;
+    decoded = undefined;
+    return true;
+  };
+  /** Validation problems of the items, in order (see the comment at the top). */
+  const problems: string[] = [];
   const lineText = (): string => decoded ?? buf.toString('utf8', lineStart, lineEnd);
   /**
    * The current line as the source of an index/create item: its text without the whitespace
@@ -175,7 +196,9 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
     const simple = defaultIndex === undefined ? undefined : simpleAction(buf, lineStart, lineEnd);
     if (simple !== undefined) {
       const id = buf.toString('utf8', simple.idStart, simple.idEnd);
-      if (!next()) throw errors.illegalArgument('The bulk request must be terminated by a newline [\\n]');
+      // The id's bytes are its UTF-8 as is (no escapes on this path).
+      if (simple.idEnd - simple.idStart > MAX_ID_BYTES) problems.push(idTooLong(id, simple.idEnd - simple.idStart));
+      if (!nextLine()) break;
       out.push(sourceAction(simple.op, defaultIndex as string, id));
       continue;
     }
@@ -191,24 +214,25 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
     const meta = metaRaw as Record<string, unknown>;
     // ES 8 refuses keys it does not know in the action's object (also `_type`, gone since 8.0).
     for (const key in meta) if (!ACTION_KEYS.has(key)) throw errors.illegalArgument(`Action/metadata line [${i}] contains an unknown parameter [${key}]`);
-    const index = meta._index === undefined ? defaultIndex : String(meta._index);
-    if (index === undefined) {
-      out.push(errors.actionValidation(['index is missing']));
-      if (op !== 'delete') next();
-      continue;
-    }
+    // A null value is skipped, as ES's parser skips it (the default index, no id).
+    const index = meta._index === undefined || meta._index === null ? defaultIndex : String(meta._index);
     const id = meta._id === undefined || meta._id === null ? undefined : String(meta._id);
+    if (index === undefined) problems.push('index is missing');
     if (op === 'delete') {
-      if (id === undefined) throw errors.actionValidation(['id is missing']);
-      out.push({ op, index, id });
+      if (id === undefined || id === '') problems.push('id is missing');
+      else if (index !== undefined) out.push({ op, index, id });
       continue;
     }
-    if (!next()) throw errors.illegalArgument('The bulk request must be terminated by a newline [\\n]');
+    if (!nextLine()) break;
     if (op !== 'update') {
+      if (id !== undefined && id.length > MAX_ID_BYTES / 3) {
+        const bytes = Buffer.byteLength(id, 'utf8');
+        if (bytes > MAX_ID_BYTES) problems.push(idTooLong(id, bytes));
+      }
       // Parsed when the item is applied (SearchService.bulk): a bulk's parsed sources would
       // otherwise all live until the whole request is done, and the garbage collector would copy
       // and promote every one of them.
-      out.push(sourceAction(op as 'index' | 'create', index, id));
+      if (index !== undefined) out.push(sourceAction(op as 'index' | 'create', index, id));
       continue;
     }
     let source: unknown;
@@ -221,9 +245,12 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
       }
       throw e;
     }
-    if (id === undefined) throw errors.actionValidation(['id is missing']);
     const u = (source ?? {}) as Record<string, unknown>;
-    out.push({ op: 'update', index, id, doc: u.doc, docAsUpsert: u.doc_as_upsert === true, upsert: u.upsert });
+    // UpdateRequest.validate, in its order.
+    if (id === undefined || id === '') problems.push('id is missing');
+    if (u.doc === undefined && u.script === undefined) problems.push('script or doc is missing');
+    if (index !== undefined && id !== undefined) out.push({ op: 'update', index, id, doc: u.doc, docAsUpsert: u.doc_as_upsert === true, upsert: u.upsert });
   }
+  if (problems.length > 0) throw errors.actionValidation(problems);
   return out;
 }

@@ -45,6 +45,14 @@ function causeBody(c: EsCause, withCause: boolean): Record<string, unknown> {
   return body;
 }
 
+/** ES's limit on an `_id`, in UTF-8 bytes (DocWriteRequest.validateDocIdLength). */
+export const MAX_ID_BYTES = 512;
+
+/** The validation problem (for `errors.actionValidation`) of an `_id` of `bytes` UTF-8 bytes, above MAX_ID_BYTES. */
+export function idTooLong(id: string, bytes: number): string {
+  return `id [${id}] is too long, must be no longer than ${MAX_ID_BYTES} bytes but was: ${bytes}`;
+}
+
 const err = (status: number, type: string, reason: string, meta?: Record<string, unknown>, causedBy?: EsCause) =>
   new SearchError(status, { type, reason, meta, causedBy });
 
@@ -100,6 +108,8 @@ export const errors = {
     }),
   documentMissing: (index: string, uuid: string, id: string) =>
     err(404, 'document_missing_exception', `[${id}]: document missing`, { index_uuid: uuid, shard: '0', index }),
+  /** IndexRouting: an index/create item whose `_id` is given but empty (that item's error, not the request's). */
+  emptyId: () => err(400, 'illegal_argument_exception', 'if _id is specified it must not be empty'),
   actionValidation: (problems: readonly string[]) =>
     err(400, 'action_request_validation_exception', `Validation Failed: ${problems.map((p, i) => `${i + 1}: ${p};`).join('')}`),
   /** A shard-level failure (the result window check): wrapped in search_phase_execution_exception. */

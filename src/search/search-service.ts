@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { checkNoMetadataFields, emptyParsedDoc, parseDocument, type ParsedDoc } from './document-parser.js';
 import type { DocumentStore, SourceSpan } from './document-store.js';
-import { errors, SearchError } from './errors.js';
+import { errors, idTooLong, MAX_ID_BYTES, SearchError } from './errors.js';
 import { restoreIndices, saveIndices } from './index-snapshot.js';
 import { parseJsonBody } from './json-render.js';
 import { InvertedIndex } from './inverted-index.js';
@@ -277,6 +277,11 @@ export class SearchService {
   }
 
   indexDoc(index: string, id: string | undefined, source: unknown, raw: string, op: 'index' | 'create'): WriteOutcome {
+    // IndexRequest.validate runs before the index is looked at (or created).
+    if (id !== undefined && id.length > MAX_ID_BYTES / 3) {
+      const bytes = Buffer.byteLength(id, 'utf8');
+      if (bytes > MAX_ID_BYTES) throw errors.actionValidation([idTooLong(id, bytes)]);
+    }
     validateIndexName(index);
     return this.transaction(() => this.write(this.ensureIndex(index), id ?? autoId(), source, raw, op));
   }
@@ -309,6 +314,8 @@ export class SearchService {
 
   private bulkItem(a: BulkAction | SearchError): BulkItem {
     if (a instanceof SearchError) return { op: 'index', index: '', id: '', error: a };
+    // An empty id can only be an index/create item's (bulk.ts refuses it for the others).
+    if (a.id === '') return this.emptyIdItem(a);
     let source: unknown;
     // Read once: a bulk item's source text may be decoded on each read (see bulk.ts).
     let raw = '';
@@ -341,6 +348,20 @@ export class SearchService {
       if (e instanceof SearchError) return { op: a.op, index: a.index, id: a.id ?? '', error: e };
       throw e;
     }
+  }
+
+  /**
+   * ES refuses an index/create item with an empty `_id` when it routes the item (IndexRouting):
+   * that item alone fails, after its index name is checked and before its source is read.
+   */
+  private emptyIdItem(a: BulkAction): BulkItem {
+    try {
+      if (!this.indices.has(a.index)) validateIndexName(a.index);
+    } catch (e) {
+      if (e instanceof SearchError) return { op: a.op, index: a.index, id: '', error: e };
+      throw e;
+    }
+    return { op: a.op, index: a.index, id: '', error: errors.emptyId() };
   }
 
   private update(a: Extract<BulkAction, { op: 'update' }>): WriteOutcome {
@@ -386,18 +407,16 @@ export class SearchService {
     });
   }
 
-  /** The write part of a document response (`_index`, `_id`, `_version`, `result`, …). */
+  /**
+   * The write part of a document response (`_index`, `_id`, `_version`, `result`, …), in ES's
+   * order (DocWriteResponse): `forced_refresh` right after `result`.
+   */
   static writeBody(o: WriteOutcome, forcedRefresh: boolean): Record<string, unknown> {
-    const body: Record<string, unknown> = {
-      _index: o.index,
-      _id: o.id,
-      _version: o.version,
-      result: o.result,
-      _shards: o.result === 'noop' ? { total: 0, successful: 0, failed: 0 } : SHARDS_WRITE,
-      _seq_no: o.seqNo,
-      _primary_term: 1,
-    };
+    const body: Record<string, unknown> = { _index: o.index, _id: o.id, _version: o.version, result: o.result };
     if (forcedRefresh) body.forced_refresh = true;
+    body._shards = o.result === 'noop' ? { total: 0, successful: 0, failed: 0 } : SHARDS_WRITE;
+    body._seq_no = o.seqNo;
+    body._primary_term = 1;
     return body;
   }
 }
