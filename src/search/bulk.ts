@@ -1,4 +1,8 @@
 import { errors, idTooLong, MAX_ID_BYTES, SearchError } from './errors.js';
+import {
+  casProblems, indexProblems, longField, MATCH_ANY, parseVersionType, UNASSIGNED_PRIMARY_TERM, UNASSIGNED_SEQ_NO, updateProblems,
+  type VersionType, type WriteConditions,
+} from './write-conditions.js';
 import { parseJsonBody } from './json-render.js';
 import type { SourceSpan } from './document-store.js';
 import type { BulkAction } from './search-service.js';
@@ -41,6 +45,81 @@ const ACTION_KEYS = new Set([
   'pipeline', '_source', 'require_alias', 'require_data_stream', 'dynamic_templates', 'list_executed_pipelines',
 ]);
 
+/** What an action line's object says, as ES's bulk parser reads it. */
+interface ActionMeta {
+  readonly index: string | undefined;
+  readonly id: string | undefined;
+  readonly opType: string | undefined;
+  /** Undefined when the line gives none of version, version_type, if_seq_no, if_primary_term. */
+  readonly cond: WriteConditions | undefined;
+}
+
+/**
+ * Reads an action line's object (`line`: its 1-based number) field by field, as ES's bulk parser
+ * does: a null value is skipped whatever its key, an array (or an object other than
+ * `dynamic_templates` and `_source`) is malformed, a key it does not know is refused (also `_type`,
+ * gone since 8.0), and delete/update refuse what they cannot use.
+ */
+function readMeta(meta: Record<string, unknown>, op: string, line: number): ActionMeta {
+  let index: string | undefined;
+  let id: string | undefined;
+  let opType: string | undefined;
+  let version = MATCH_ANY;
+  let versionType: VersionType = 'internal';
+  let ifSeqNo = UNASSIGNED_SEQ_NO;
+  let ifPrimaryTerm = UNASSIGNED_PRIMARY_TERM;
+  let conditions = false;
+  let dynamicTemplates = false;
+  for (const key in meta) {
+    const v = meta[key];
+    if (v === null) continue;
+    if (typeof v === 'object') {
+      if (!Array.isArray(v) && (key === 'dynamic_templates' || key === '_source')) {
+        if (key === 'dynamic_templates' && Object.keys(v).length > 0) dynamicTemplates = true;
+        continue;
+      }
+      throw errors.illegalArgument(`Malformed action/metadata line [${line}], expected a simple value for field [${key}] but found [${jsonTokenName(v)}]`);
+    }
+    if (!ACTION_KEYS.has(key)) throw errors.illegalArgument(`Action/metadata line [${line}] contains an unknown parameter [${key}]`);
+    switch (key) {
+      case '_index':
+        index = String(v);
+        break;
+      case '_id':
+        id = String(v);
+        break;
+      case 'op_type':
+        opType = String(v);
+        break;
+      case 'version':
+        version = longField(v);
+        conditions = true;
+        break;
+      case 'version_type':
+        versionType = parseVersionType(String(v));
+        conditions = true;
+        break;
+      case 'if_seq_no':
+        ifSeqNo = longField(v);
+        conditions = true;
+        break;
+      case 'if_primary_term':
+        ifPrimaryTerm = longField(v);
+        conditions = true;
+        break;
+    }
+  }
+  if (op === 'delete' && dynamicTemplates) throw errors.illegalArgument(`Delete request in line [${line}] does not accept dynamic_templates`);
+  if (op === 'update') {
+    if (version !== MATCH_ANY || versionType !== 'internal') {
+      throw errors.illegalArgument('Update requests do not support versioning. Please use `if_seq_no` and `if_primary_term` instead');
+    }
+    if (dynamicTemplates) throw errors.illegalArgument(`Update request in line [${line}] does not accept dynamic_templates`);
+  }
+  const cond = conditions ? { version, versionType, ifSeqNo, ifPrimaryTerm } : undefined;
+  return { index, id, opType, cond };
+}
+
 /** The name Jackson gives the token a JSON value starts with, as ES's bulk parser reports it. */
 function jsonTokenName(v: unknown): string {
   if (v === null) return 'VALUE_NULL';
@@ -70,6 +149,8 @@ class SpanAction implements SourceSpan {
     readonly bytes: Buffer,
     readonly start: number,
     readonly end: number,
+    /** Its version or sequence-number conditions, if the action line gave any. */
+    readonly cond: WriteConditions | undefined = undefined,
   ) {}
 
   get raw(): string {
@@ -175,7 +256,7 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
    * The current line as the source of an index/create item: its text without the whitespace
    * around it (as trim removes it), by the byte range of that text in the body.
    */
-  const sourceAction = (op: 'index' | 'create', index: string, id: string | undefined): SpanAction => {
+  const sourceAction = (op: 'index' | 'create', index: string, id: string | undefined, cond?: WriteConditions): SpanAction => {
     let start = lineStart;
     let end = lineEnd;
     while (start < end && isAsciiTrimmed(buf[start] as number)) start++;
@@ -188,7 +269,7 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
       start = lineStart + Buffer.byteLength(line.slice(0, line.length - t.length), 'utf8');
       end = lineEnd - Buffer.byteLength(t.slice(raw.length), 'utf8');
     }
-    return new SpanAction(op, index, id, buf, start, end);
+    return new SpanAction(op, index, id, buf, start, end, cond);
   };
   while (next()) {
     // The action line clients send most, `{"index":{"_id":"…"}}` in compact form, without JSON.parse
@@ -203,36 +284,37 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
       continue;
     }
     const action = parseJsonBody(lineText());
-    if (action === null || typeof action !== 'object' || Array.isArray(action)) throw errors.illegalArgument('Malformed action/metadata line [1], expected START_OBJECT');
+    if (action === null || typeof action !== 'object' || Array.isArray(action)) {
+      throw errors.illegalArgument(`Malformed action/metadata line [${i}], expected START_OBJECT but found [${jsonTokenName(action)}]`);
+    }
     const [op, metaRaw] = Object.entries(action as Record<string, unknown>)[0] ?? [];
-    if (op === undefined || !['index', 'create', 'update', 'delete'].includes(op)) {
-      throw errors.illegalArgument(`Malformed action/metadata line [${i}], expected field [create], [delete], [index] or [update] but found [${op ?? ''}]`);
+    if (op === undefined) throw errors.illegalArgument(`Malformed action/metadata line [${i}], expected FIELD_NAME but found [END_OBJECT]`);
+    if (!['index', 'create', 'update', 'delete'].includes(op)) {
+      throw errors.illegalArgument(`Malformed action/metadata line [${i}], expected field [create], [delete], [index] or [update] but found [${op}]`);
     }
     if (metaRaw === null || typeof metaRaw !== 'object' || Array.isArray(metaRaw)) {
       throw errors.illegalArgument(`Malformed action/metadata line [${i}], expected START_OBJECT or END_OBJECT but found [${jsonTokenName(metaRaw)}]`);
     }
-    const meta = metaRaw as Record<string, unknown>;
-    // ES 8 refuses keys it does not know in the action's object (also `_type`, gone since 8.0).
-    for (const key in meta) if (!ACTION_KEYS.has(key)) throw errors.illegalArgument(`Action/metadata line [${i}] contains an unknown parameter [${key}]`);
-    // A null value is skipped, as ES's parser skips it (the default index, no id).
-    const index = meta._index === undefined || meta._index === null ? defaultIndex : String(meta._index);
-    const id = meta._id === undefined || meta._id === null ? undefined : String(meta._id);
+    const meta = readMeta(metaRaw as Record<string, unknown>, op, i);
+    const index = meta.index ?? defaultIndex;
+    const { id, cond } = meta;
     if (index === undefined) problems.push('index is missing');
     if (op === 'delete') {
+      // DeleteRequest.validate, in its order.
       if (id === undefined || id === '') problems.push('id is missing');
-      else if (index !== undefined) out.push({ op, index, id });
+      if (cond !== undefined) problems.push(...casProblems(cond));
+      if (index !== undefined && id !== undefined && id !== '') out.push(cond === undefined ? { op, index, id } : { op, index, id, cond });
       continue;
     }
     if (!nextLine()) break;
     if (op !== 'update') {
-      if (id !== undefined && id.length > MAX_ID_BYTES / 3) {
-        const bytes = Buffer.byteLength(id, 'utf8');
-        if (bytes > MAX_ID_BYTES) problems.push(idTooLong(id, bytes));
-      }
+      // An index action's `op_type: create` makes it a create.
+      const kind = op === 'index' && meta.opType === 'create' ? 'create' : (op as 'index' | 'create');
+      problems.push(...indexProblems(kind, id, cond));
       // Parsed when the item is applied (SearchService.bulk): a bulk's parsed sources would
       // otherwise all live until the whole request is done, and the garbage collector would copy
       // and promote every one of them.
-      if (index !== undefined) out.push(sourceAction(op as 'index' | 'create', index, id));
+      if (index !== undefined) out.push(sourceAction(kind, index, id, cond));
       continue;
     }
     let source: unknown;
@@ -246,10 +328,12 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
       throw e;
     }
     const u = (source ?? {}) as Record<string, unknown>;
+    const docAsUpsert = u.doc_as_upsert === true;
     // UpdateRequest.validate, in its order.
     if (id === undefined || id === '') problems.push('id is missing');
+    problems.push(...updateProblems(cond, docAsUpsert, u.upsert));
     if (u.doc === undefined && u.script === undefined) problems.push('script or doc is missing');
-    if (index !== undefined && id !== undefined) out.push({ op: 'update', index, id, doc: u.doc, docAsUpsert: u.doc_as_upsert === true, upsert: u.upsert });
+    if (index !== undefined && id !== undefined) out.push({ op: 'update', index, id, doc: u.doc, docAsUpsert, upsert: u.upsert, ...(cond === undefined ? {} : { cond }) });
   }
   if (problems.length > 0) throw errors.actionValidation(problems);
   return out;

@@ -106,6 +106,9 @@ export const errors = {
       shard: '0',
       index,
     }),
+  /** A write whose version or sequence-number condition the current document does not meet (`why`: see write-conditions.ts). */
+  versionConflict: (index: string, uuid: string, id: string, why: string) =>
+    err(409, 'version_conflict_engine_exception', `[${id}]: version conflict, ${why}`, { index_uuid: uuid, shard: '0', index }),
   documentMissing: (index: string, uuid: string, id: string) =>
     err(404, 'document_missing_exception', `[${id}]: document missing`, { index_uuid: uuid, shard: '0', index }),
   /** IndexRouting: an index/create item whose `_id` is given but empty (that item's error, not the request's). */

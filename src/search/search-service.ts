@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { checkNoMetadataFields, emptyParsedDoc, parseDocument, type ParsedDoc } from './document-parser.js';
 import type { DocumentStore, SourceSpan } from './document-store.js';
-import { errors, idTooLong, MAX_ID_BYTES, SearchError } from './errors.js';
+import { errors, SearchError } from './errors.js';
+import { conflict, indexProblems, nextVersion, type WriteConditions } from './write-conditions.js';
 import { restoreIndices, saveIndices } from './index-snapshot.js';
 import { parseJsonBody } from './json-render.js';
 import { InvertedIndex } from './inverted-index.js';
@@ -46,11 +47,20 @@ export interface WriteOutcome {
   readonly seqNo: number;
 }
 
+/** `cond`: the item's version or sequence-number conditions (write-conditions.ts), already validated. */
 export type BulkAction =
   /** `source` undefined: parse `raw` when the item is applied (a malformed one is the item's error). */
-  | { readonly op: 'index' | 'create'; readonly index: string; readonly id: string | undefined; readonly source: unknown; readonly raw: string; readonly rawIn?: SourceSpan }
-  | { readonly op: 'update'; readonly index: string; readonly id: string; readonly doc: unknown; readonly docAsUpsert: boolean; readonly upsert: unknown }
-  | { readonly op: 'delete'; readonly index: string; readonly id: string };
+  | {
+      readonly op: 'index' | 'create';
+      readonly index: string;
+      readonly id: string | undefined;
+      readonly source: unknown;
+      readonly raw: string;
+      readonly rawIn?: SourceSpan;
+      readonly cond?: WriteConditions | undefined;
+    }
+  | { readonly op: 'update'; readonly index: string; readonly id: string; readonly doc: unknown; readonly docAsUpsert: boolean; readonly upsert: unknown; readonly cond?: WriteConditions }
+  | { readonly op: 'delete'; readonly index: string; readonly id: string; readonly cond?: WriteConditions };
 
 export type BulkItem = { readonly op: string; readonly outcome: WriteOutcome } | { readonly op: string; readonly index: string; readonly id: string; readonly error: SearchError };
 
@@ -224,18 +234,20 @@ export class SearchService {
     return parseDocument(JSON.parse(doc.source), state.mappings, id, true).doc;
   }
 
-  private write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan): WriteOutcome {
+  private write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan, cond?: WriteConditions): WriteOutcome {
     checkNoMetadataFields(source);
     const { doc, mappings } = parseDocument(source, state.mappings, id);
     const oldOrd = state.index.idToOrd.get(id);
     if (oldOrd !== undefined && op === 'create') {
       throw errors.versionConflictExists(state.name, state.uuid, id, state.versions[oldOrd] as number);
     }
+    if (cond !== undefined) this.checkConditions(state, id, oldOrd, cond);
     let version = 1;
     if (oldOrd !== undefined) {
       version = (state.versions[oldOrd] as number) + 1;
       state.index.remove(oldOrd, this.parsedOf(state, oldOrd));
     }
+    if (cond !== undefined) version = nextVersion(cond, oldOrd === undefined ? undefined : (state.versions[oldOrd] as number));
     if (mappings !== state.mappings) {
       state.mappings = mappings;
       this.store.updateMappings(state.name, mappings.toJSON());
@@ -248,11 +260,19 @@ export class SearchService {
     return { index: state.name, id, version, result: oldOrd === undefined ? 'created' : 'updated', seqNo };
   }
 
-  private remove(state: IndexState, id: string): WriteOutcome {
+  /** Throws ES's 409 when the document (`ord`, undefined: none) does not meet the write's conditions. */
+  private checkConditions(state: IndexState, id: string, ord: number | undefined, cond: WriteConditions): void {
+    const current = ord === undefined ? undefined : { version: state.versions[ord] as number, seqNo: state.seqNos[ord] as number };
+    const why = conflict(cond, current);
+    if (why !== undefined) throw errors.versionConflict(state.name, state.uuid, id, why);
+  }
+
+  private remove(state: IndexState, id: string, cond?: WriteConditions): WriteOutcome {
     const ord = state.index.idToOrd.get(id);
+    if (cond !== undefined) this.checkConditions(state, id, ord, cond);
     const seqNo = state.nextSeqNo++;
-    if (ord === undefined) return { index: state.name, id, version: 1, result: 'not_found', seqNo };
-    const version = (state.versions[ord] as number) + 1;
+    if (ord === undefined) return { index: state.name, id, version: nextVersion(cond, undefined), result: 'not_found', seqNo };
+    const version = nextVersion(cond, state.versions[ord] as number);
     state.index.remove(ord, this.parsedOf(state, ord));
     this.store.deleteDoc(state.name, id);
     return { index: state.name, id, version, result: 'deleted', seqNo };
@@ -276,19 +296,19 @@ export class SearchService {
     }
   }
 
-  indexDoc(index: string, id: string | undefined, source: unknown, raw: string, op: 'index' | 'create'): WriteOutcome {
+  /** `cond`: the request's version or sequence-number conditions, if it gave any. */
+  indexDoc(index: string, id: string | undefined, source: unknown, raw: string, op: 'index' | 'create', cond?: WriteConditions): WriteOutcome {
     // IndexRequest.validate runs before the index is looked at (or created).
-    if (id !== undefined && id.length > MAX_ID_BYTES / 3) {
-      const bytes = Buffer.byteLength(id, 'utf8');
-      if (bytes > MAX_ID_BYTES) throw errors.actionValidation([idTooLong(id, bytes)]);
-    }
+    const problems = indexProblems(op, id, cond);
+    if (problems.length > 0) throw errors.actionValidation(problems);
     validateIndexName(index);
-    return this.transaction(() => this.write(this.ensureIndex(index), id ?? autoId(), source, raw, op));
+    return this.transaction(() => this.write(this.ensureIndex(index), id ?? autoId(), source, raw, op, undefined, cond));
   }
 
-  deleteDoc(index: string, id: string): WriteOutcome {
+  /** `cond`: as for indexDoc (validated by the caller). */
+  deleteDoc(index: string, id: string, cond?: WriteConditions): WriteOutcome {
     const state = this.get(index);
-    return this.transaction(() => this.remove(state, id));
+    return this.transaction(() => this.remove(state, id, cond));
   }
 
   /**
@@ -335,11 +355,11 @@ export class SearchService {
       switch (a.op) {
         case 'index':
         case 'create':
-          return { op: a.op, outcome: this.write(this.ensureIndex(a.index), a.id ?? autoId(), source, raw, a.op, a.rawIn) };
+          return { op: a.op, outcome: this.write(this.ensureIndex(a.index), a.id ?? autoId(), source, raw, a.op, a.rawIn, a.cond) };
         case 'delete': {
           const state = this.indices.get(a.index);
           if (state === undefined) return { op: a.op, outcome: { index: a.index, id: a.id, version: 1, result: 'not_found', seqNo: 0 } };
-          return { op: a.op, outcome: this.remove(state, a.id) };
+          return { op: a.op, outcome: this.remove(state, a.id, a.cond) };
         }
         case 'update':
           return { op: a.op, outcome: this.update(a) };
@@ -367,6 +387,11 @@ export class SearchService {
   private update(a: Extract<BulkAction, { op: 'update' }>): WriteOutcome {
     const state = a.docAsUpsert || a.upsert !== undefined ? this.ensureIndex(a.index) : this.get(a.index);
     const existing = this.getDoc(state.name, a.id);
+    // The current document is read under the item's conditions (a mismatch before any no-op check).
+    if (a.cond !== undefined && existing !== undefined) {
+      const why = conflict(a.cond, existing);
+      if (why !== undefined) throw errors.versionConflict(state.name, state.uuid, a.id, why);
+    }
     if (existing === undefined) {
       const fresh = a.upsert ?? (a.docAsUpsert ? a.doc : undefined);
       if (fresh === undefined) throw errors.documentMissing(state.name, state.uuid, a.id);

@@ -5,6 +5,7 @@ import { errors } from '../errors.js';
 import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, sendJsonBytes, type Params } from '../http-io.js';
 import { SearchService } from '../search-service.js';
 import { filterSource, isIdentity, sourceFilterFromParams } from '../source-filter.js';
+import { casProblems, conditionsFromQuery, updateProblems } from '../write-conditions.js';
 
 /** Document APIs: `_doc`, `_create`, `_update`, `_bulk`. */
 export async function documentRoutes(app: FastifyInstance, opts: { service: SearchService }): Promise<void> {
@@ -19,7 +20,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
       throw errors.illegalArgument(`opType must be 'create' or 'index', found: [${requested}]`);
     }
     const opType = requested === 'create' ? 'create' : op;
-    const outcome = service.indexDoc(index, p.id, value, text, opType);
+    const outcome = service.indexDoc(index, p.id, value, text, opType, conditionsFromQuery(queryOf(req)));
     return sendJson(req, reply, outcome.result === 'created' ? 201 : 200, SearchService.writeBody(outcome, forcedRefresh(req)));
   };
   app.put('/:index/_doc/:id', indexDoc('index'));
@@ -66,16 +67,26 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
   });
   app.delete('/:index/_doc/:id', async (req, reply) => {
     const p = req.params as Params;
-    const outcome = service.deleteDoc(p.index as string, p.id as string);
+    // DeleteRequest.validate.
+    const cond = conditionsFromQuery(queryOf(req));
+    const problems = cond === undefined ? [] : casProblems(cond);
+    if (problems.length > 0) throw errors.actionValidation(problems);
+    const outcome = service.deleteDoc(p.index as string, p.id as string, cond);
     return sendJson(req, reply, outcome.result === 'not_found' ? 404 : 200, SearchService.writeBody(outcome, forcedRefresh(req)));
   });
   app.post('/:index/_update/:id', async (req, reply) => {
     const p = req.params as Params;
     const { value } = requiredJsonBody(req);
     const u = (value ?? {}) as Record<string, unknown>;
-    // UpdateRequest.validate: without a script, a partial document is required.
-    if (u.doc === undefined && u.script === undefined) throw errors.actionValidation(['script or doc is missing']);
-    const [item] = service.bulk([{ op: 'update', index: p.index as string, id: p.id as string, doc: u.doc, docAsUpsert: u.doc_as_upsert === true, upsert: u.upsert }]);
+    const q = queryOf(req);
+    // The update API reads only the sequence-number conditions from the URL.
+    const cond = conditionsFromQuery({ if_seq_no: q.if_seq_no, if_primary_term: q.if_primary_term });
+    const docAsUpsert = u.doc_as_upsert === true;
+    // UpdateRequest.validate, in its order: without a script, a partial document is required.
+    const problems = updateProblems(cond, docAsUpsert, u.upsert);
+    if (u.doc === undefined && u.script === undefined) problems.push('script or doc is missing');
+    if (problems.length > 0) throw errors.actionValidation(problems);
+    const [item] = service.bulk([{ op: 'update', index: p.index as string, id: p.id as string, doc: u.doc, docAsUpsert, upsert: u.upsert, ...(cond === undefined ? {} : { cond }) }]);
     if (item === undefined) throw errors.internal();
     if ('error' in item) throw item.error;
     return sendJson(req, reply, item.outcome.result === 'created' ? 201 : 200, SearchService.writeBody(item.outcome, forcedRefresh(req)));

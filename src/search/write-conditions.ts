@@ -1,0 +1,160 @@
+import { errors, idTooLong, MAX_ID_BYTES } from './errors.js';
+
+/**
+ * The concurrency conditions a write may carry, as ES 8 reads and checks them: `version` with
+ * `version_type` (internal, external, external_gte) and `if_seq_no` with `if_primary_term`, in a
+ * `_bulk` action line or as URL parameters of the document APIs.
+ *
+ * Two stages, as in ES: the request's validation (IndexRequest/DeleteRequest/UpdateRequest.validate,
+ * whose problems fail the whole request before anything is applied) and the check against the
+ * current document when the write is applied (a 409 version_conflict_engine_exception for that
+ * write or bulk item). Internal versioning with an explicit version is refused at validation, so
+ * only compare-and-set on the sequence number and external versions are checked when applying.
+ */
+
+export type VersionType = 'internal' | 'external' | 'external_gte';
+
+/** ES's "no version given" (Versions.MATCH_ANY). */
+export const MATCH_ANY = -3;
+/** What a create resolves an absent version to (Versions.MATCH_DELETED). */
+const MATCH_DELETED = -4;
+/** No `if_seq_no` (SequenceNumbers.UNASSIGNED_SEQ_NO). */
+export const UNASSIGNED_SEQ_NO = -2;
+/** No `if_primary_term`. */
+export const UNASSIGNED_PRIMARY_TERM = 0;
+/** The primary term of every write here (one shard, never failed over). */
+export const PRIMARY_TERM = 1;
+
+export interface WriteConditions {
+  /** MATCH_ANY when not given. */
+  readonly version: number;
+  readonly versionType: VersionType;
+  /** UNASSIGNED_SEQ_NO when not given. */
+  readonly ifSeqNo: number;
+  /** UNASSIGNED_PRIMARY_TERM when not given. */
+  readonly ifPrimaryTerm: number;
+}
+
+export const NO_CONDITIONS: WriteConditions = { version: MATCH_ANY, versionType: 'internal', ifSeqNo: UNASSIGNED_SEQ_NO, ifPrimaryTerm: UNASSIGNED_PRIMARY_TERM };
+
+/** VersionType.fromString. */
+export function parseVersionType(text: string): VersionType {
+  if (text === 'internal' || text === 'external' || text === 'external_gte') return text;
+  throw errors.illegalArgument(`No version type match [${text}]`);
+}
+
+/** A long-valued URL parameter (RestRequest.paramAsLong); undefined when absent. */
+export function longParam(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[+-]?\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw errors.illegalArgument(`Failed to parse long parameter [${name}] with value [${value}]`);
+  }
+  return Number(value);
+}
+
+/** A long-valued field of a bulk action line (the JSON parser's longValue, which coerces numeric strings). */
+export function longField(value: unknown): number {
+  if (typeof value === 'number' && Number.isFinite(value)) return Math.trunc(value);
+  if (typeof value === 'string' && /^[+-]?\d+$/.test(value.trim())) return Number(value.trim());
+  throw errors.numberFormat(String(value));
+}
+
+/** The conditions from the URL parameters of a document API; undefined when none is given. */
+export function conditionsFromQuery(q: Readonly<Record<string, string | undefined>>): WriteConditions | undefined {
+  if (q.version === undefined && q.version_type === undefined && q.if_seq_no === undefined && q.if_primary_term === undefined) return undefined;
+  return {
+    version: longParam('version', q.version) ?? MATCH_ANY,
+    versionType: q.version_type === undefined ? 'internal' : parseVersionType(q.version_type),
+    ifSeqNo: longParam('if_seq_no', q.if_seq_no) ?? UNASSIGNED_SEQ_NO,
+    ifPrimaryTerm: longParam('if_primary_term', q.if_primary_term) ?? UNASSIGNED_PRIMARY_TERM,
+  };
+}
+
+const typeName = (t: VersionType): string => t.toUpperCase();
+
+function validVersionForWrites(t: VersionType, version: number): boolean {
+  return t === 'internal' ? version > 0 || version === MATCH_ANY || version === MATCH_DELETED : version >= 0;
+}
+
+/** DocWriteRequest.validateSeqNoBasedCASParams (`version` already resolved for creates). */
+export function casProblems(c: WriteConditions, version = c.version): string[] {
+  const out: string[] = [];
+  if (!validVersionForWrites(c.versionType, version)) out.push(`illegal version value [${version}] for version type [${typeName(c.versionType)}]`);
+  if (c.versionType === 'internal' && version !== MATCH_ANY && version !== MATCH_DELETED) {
+    out.push('internal versioning can not be used for optimistic concurrency control. Please use `if_seq_no` and `if_primary_term` instead');
+  }
+  if (c.ifSeqNo !== UNASSIGNED_SEQ_NO && (c.versionType !== 'internal' || version !== MATCH_ANY)) out.push('compare and write operations can not use versioning');
+  if (c.ifPrimaryTerm === UNASSIGNED_PRIMARY_TERM && c.ifSeqNo !== UNASSIGNED_SEQ_NO) out.push('ifSeqNo is set, but primary term is [0]');
+  if (c.ifPrimaryTerm !== UNASSIGNED_PRIMARY_TERM && c.ifSeqNo === UNASSIGNED_SEQ_NO) out.push(`ifSeqNo is unassigned, but primary term is [${c.ifPrimaryTerm}]`);
+  return out;
+}
+
+/** IndexRequest.validate's problems for an index or create write, in its order (the id's length last). */
+export function indexProblems(op: 'index' | 'create', id: string | undefined, c: WriteConditions | undefined): string[] {
+  const out: string[] = [];
+  if (c !== undefined) {
+    const version = op === 'create' && c.version === MATCH_ANY ? MATCH_DELETED : c.version;
+    if (op === 'create') {
+      // Each of these ends IndexRequest.validate at once.
+      if (c.versionType !== 'internal') return ['create operations only support internal versioning. use index instead'];
+      if (version !== MATCH_DELETED) return ['create operations do not support explicit versions. use index instead'];
+      if (c.ifSeqNo !== UNASSIGNED_SEQ_NO || c.ifPrimaryTerm !== UNASSIGNED_PRIMARY_TERM) return ['create operations do not support compare and set. use index instead'];
+    }
+    if (id === undefined && (c.versionType !== 'internal' || (version !== MATCH_DELETED && version !== MATCH_ANY))) {
+      out.push('an id must be provided if version type or value are set');
+    }
+    out.push(...casProblems(c, version));
+  }
+  // A UTF-16 string of at most MAX_ID_BYTES / 3 units is at most MAX_ID_BYTES bytes of UTF-8.
+  if (id !== undefined && id.length > MAX_ID_BYTES / 3) {
+    const bytes = Buffer.byteLength(id, 'utf8');
+    if (bytes > MAX_ID_BYTES) out.push(idTooLong(id, bytes));
+  }
+  return out;
+}
+
+/** UpdateRequest.validate's problems about the conditions (after "id is missing", before "script or doc is missing"). */
+export function updateProblems(c: WriteConditions | undefined, docAsUpsert: boolean, upsert: unknown): string[] {
+  if (c === undefined) return [];
+  const out = casProblems(c);
+  if (c.ifSeqNo !== UNASSIGNED_SEQ_NO) {
+    if (docAsUpsert) out.push('compare and write operations can not be used with upsert');
+    if (upsert !== undefined) out.push("upsert requests don't support `if_seq_no` and `if_primary_term`");
+  }
+  return out;
+}
+
+/** The current state of the document a write targets (undefined: there is none). */
+export interface CurrentDoc {
+  readonly version: number;
+  readonly seqNo: number;
+}
+
+/**
+ * Why the write conflicts with the current document (the text after "[<id>]: version conflict, "),
+ * or undefined when it may go ahead. Only valid conditions get here (see the validation above).
+ */
+export function conflict(c: WriteConditions, current: CurrentDoc | undefined): string | undefined {
+  if (c.ifSeqNo !== UNASSIGNED_SEQ_NO) {
+    const required = `required seqNo [${c.ifSeqNo}], primary term [${c.ifPrimaryTerm}]. `;
+    if (current === undefined) return `${required}but no document was found`;
+    if (current.seqNo !== c.ifSeqNo || c.ifPrimaryTerm !== PRIMARY_TERM) {
+      return `${required}current document has seqNo [${current.seqNo}] and primary term [${PRIMARY_TERM}]`;
+    }
+    return undefined;
+  }
+  if (current === undefined) return undefined;
+  if (c.versionType === 'external' && current.version >= c.version) {
+    return `current version [${current.version}] is higher or equal to the one provided [${c.version}]`;
+  }
+  if (c.versionType === 'external_gte' && current.version > c.version) {
+    return `current version [${current.version}] is higher than the one provided [${c.version}]`;
+  }
+  return undefined;
+}
+
+/** The version a write gives the document: the external one when given, else the current one plus one. */
+export function nextVersion(c: WriteConditions | undefined, currentVersion: number | undefined): number {
+  if (c !== undefined && c.versionType !== 'internal') return c.version;
+  return currentVersion === undefined ? 1 : currentVersion + 1;
+}
