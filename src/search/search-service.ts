@@ -302,7 +302,12 @@ export class SearchService {
     const problems = indexProblems(op, id, cond);
     if (problems.length > 0) throw errors.actionValidation(problems);
     validateIndexName(index);
-    return this.transaction(() => this.write(this.ensureIndex(index), id ?? autoId(), source, raw, op, undefined, cond));
+    // The index is created (and committed) before the write is tried and stays whatever becomes of
+    // it, as in ES. Created inside the write's transaction, a failed write (a 409, a document
+    // parsing error) rolled its stored row back while the in-memory index stayed: every document
+    // written to it afterwards was acknowledged but lost at the next start.
+    const state = this.ensureIndex(index);
+    return this.transaction(() => this.write(state, id ?? autoId(), source, raw, op, undefined, cond));
   }
 
   /** `cond`: as for indexDoc (validated by the caller). */
