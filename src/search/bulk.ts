@@ -1,6 +1,6 @@
 import { errors, idTooLong, MAX_ID_BYTES, SearchError } from './errors.js';
 import {
-  casProblems, indexProblems, longField, MATCH_ANY, parseVersionType, UNASSIGNED_PRIMARY_TERM, UNASSIGNED_SEQ_NO, updateProblems,
+  casProblems, checkPrimaryTerm, checkSeqNo, indexProblems, longField, MATCH_ANY, parseVersionType, UNASSIGNED_PRIMARY_TERM, UNASSIGNED_SEQ_NO, updateProblems,
   type VersionType, type WriteConditions,
 } from './write-conditions.js';
 import { parseJsonBody } from './json-render.js';
@@ -116,6 +116,9 @@ function readMeta(meta: Record<string, unknown>, op: string, line: number): Acti
     }
     if (dynamicTemplates) throw errors.illegalArgument(`Update request in line [${line}] does not accept dynamic_templates`);
   }
+  // The request is built here in ES, whose setters refuse a negative sequence number or term.
+  checkSeqNo(ifSeqNo);
+  checkPrimaryTerm(ifPrimaryTerm);
   const cond = conditions ? { version, versionType, ifSeqNo, ifPrimaryTerm } : undefined;
   return { index, id, opType, cond };
 }

@@ -40,6 +40,8 @@ export const NO_CONDITIONS: WriteConditions = { version: MATCH_ANY, versionType:
 /** VersionType.fromString. */
 export function parseVersionType(text: string): VersionType {
   if (text === 'internal' || text === 'external' || text === 'external_gte') return text;
+  // ES 8 still reads `external_gt` as `external`.
+  if (text === 'external_gt') return 'external';
   throw errors.illegalArgument(`No version type match [${text}]`);
 }
 
@@ -52,22 +54,47 @@ export function longParam(name: string, value: string | undefined): number | und
   return Number(value);
 }
 
-/** A long-valued field of a bulk action line (the JSON parser's longValue, which coerces numeric strings). */
+/** A decimal number as Java's BigDecimal reads one (no whitespace, optional exponent). */
+const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+/** Long.MAX_VALUE + 1 as a double: every double at or above it (or at or below -it) is out of a long's range. */
+const LONG_LIMIT = 2 ** 63;
+
+/**
+ * A long-valued field of a bulk action line, as the JSON parser's longValue reads it: a number is
+ * truncated; a string is coerced as a decimal (Numbers.toLong: "7.9" is 7), and one that is not a
+ * number at all is an illegal_argument_exception "For input string".
+ */
 export function longField(value: unknown): number {
   if (typeof value === 'number' && Number.isFinite(value)) return Math.trunc(value);
-  if (typeof value === 'string' && /^[+-]?\d+$/.test(value.trim())) return Number(value.trim());
+  if (typeof value === 'string') {
+    if (!DECIMAL.test(value)) throw errors.illegalArgument(`For input string: "${value}"`);
+    const n = Math.trunc(Number(value));
+    if (!(Math.abs(n) < LONG_LIMIT)) throw errors.illegalArgument(`Value [${value}] is out of range for a long`);
+    return n === 0 ? 0 : n;
+  }
   throw errors.numberFormat(String(value));
+}
+
+/** The request's setIfSeqNo: a negative sequence number other than "unassigned" is refused before any validation. */
+export function checkSeqNo(ifSeqNo: number): number {
+  if (ifSeqNo < 0 && ifSeqNo !== UNASSIGNED_SEQ_NO) throw errors.illegalArgument(`sequence numbers must be non negative. got [${ifSeqNo}].`);
+  return ifSeqNo;
+}
+
+/** The request's setIfPrimaryTerm: a negative term is refused before any validation. */
+export function checkPrimaryTerm(ifPrimaryTerm: number): number {
+  if (ifPrimaryTerm < 0) throw errors.illegalArgument(`primary term must be non negative. got [${ifPrimaryTerm}]`);
+  return ifPrimaryTerm;
 }
 
 /** The conditions from the URL parameters of a document API; undefined when none is given. */
 export function conditionsFromQuery(q: Readonly<Record<string, string | undefined>>): WriteConditions | undefined {
   if (q.version === undefined && q.version_type === undefined && q.if_seq_no === undefined && q.if_primary_term === undefined) return undefined;
-  return {
-    version: longParam('version', q.version) ?? MATCH_ANY,
-    versionType: q.version_type === undefined ? 'internal' : parseVersionType(q.version_type),
-    ifSeqNo: longParam('if_seq_no', q.if_seq_no) ?? UNASSIGNED_SEQ_NO,
-    ifPrimaryTerm: longParam('if_primary_term', q.if_primary_term) ?? UNASSIGNED_PRIMARY_TERM,
-  };
+  const version = longParam('version', q.version) ?? MATCH_ANY;
+  const versionType = q.version_type === undefined ? 'internal' : parseVersionType(q.version_type);
+  const ifSeqNo = checkSeqNo(longParam('if_seq_no', q.if_seq_no) ?? UNASSIGNED_SEQ_NO);
+  const ifPrimaryTerm = checkPrimaryTerm(longParam('if_primary_term', q.if_primary_term) ?? UNASSIGNED_PRIMARY_TERM);
+  return { version, versionType, ifSeqNo, ifPrimaryTerm };
 }
 
 const typeName = (t: VersionType): string => t.toUpperCase();

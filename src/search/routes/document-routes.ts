@@ -76,9 +76,13 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
   });
   app.post('/:index/_update/:id', async (req, reply) => {
     const p = req.params as Params;
+    const q = queryOf(req);
+    // RestUpdateAction refuses these before it reads the body.
+    if (q.version !== undefined || q.version_type !== undefined) {
+      throw errors.actionValidation(['internal versioning can not be used for optimistic concurrency control. Please use `if_seq_no` and `if_primary_term` instead']);
+    }
     const { value } = requiredJsonBody(req);
     const u = (value ?? {}) as Record<string, unknown>;
-    const q = queryOf(req);
     // The update API reads only the sequence-number conditions from the URL.
     const cond = conditionsFromQuery({ if_seq_no: q.if_seq_no, if_primary_term: q.if_primary_term });
     const docAsUpsert = u.doc_as_upsert === true;
