@@ -52,6 +52,8 @@ interface ActionMeta {
   readonly opType: string | undefined;
   /** Undefined when the line gives none of version, version_type, if_seq_no, if_primary_term. */
   readonly cond: WriteConditions | undefined;
+  /** An update's `retry_on_conflict` (0 when not given). */
+  readonly retryOnConflict: number;
 }
 
 /**
@@ -70,6 +72,7 @@ function readMeta(meta: Record<string, unknown>, op: string, line: number): Acti
   let ifPrimaryTerm = UNASSIGNED_PRIMARY_TERM;
   let conditions = false;
   let dynamicTemplates = false;
+  let retryOnConflict = 0;
   for (const key in meta) {
     const v = meta[key];
     if (v === null) continue;
@@ -107,6 +110,9 @@ function readMeta(meta: Record<string, unknown>, op: string, line: number): Acti
         ifPrimaryTerm = longField(v);
         conditions = true;
         break;
+      case 'retry_on_conflict':
+        retryOnConflict = longField(v);
+        break;
     }
   }
   if (op === 'delete' && dynamicTemplates) throw errors.illegalArgument(`Delete request in line [${line}] does not accept dynamic_templates`);
@@ -120,7 +126,7 @@ function readMeta(meta: Record<string, unknown>, op: string, line: number): Acti
   checkSeqNo(ifSeqNo);
   checkPrimaryTerm(ifPrimaryTerm);
   const cond = conditions ? { version, versionType, ifSeqNo, ifPrimaryTerm } : undefined;
-  return { index, id, opType, cond };
+  return { index, id, opType, cond, retryOnConflict };
 }
 
 /** The name Jackson gives the token a JSON value starts with, as ES's bulk parser reports it. */
@@ -334,7 +340,7 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
     const docAsUpsert = u.doc_as_upsert === true;
     // UpdateRequest.validate, in its order.
     if (id === undefined || id === '') problems.push('id is missing');
-    problems.push(...updateProblems(cond, docAsUpsert, u.upsert));
+    problems.push(...updateProblems(cond, docAsUpsert, u.upsert, meta.retryOnConflict));
     if (u.doc === undefined && u.script === undefined) problems.push('script or doc is missing');
     if (index !== undefined && id !== undefined) out.push({ op: 'update', index, id, doc: u.doc, docAsUpsert, upsert: u.upsert, ...(cond === undefined ? {} : { cond }) });
   }

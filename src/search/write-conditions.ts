@@ -140,11 +140,15 @@ export function indexProblems(op: 'index' | 'create', id: string | undefined, c:
   return out;
 }
 
-/** UpdateRequest.validate's problems about the conditions (after "id is missing", before "script or doc is missing"). */
-export function updateProblems(c: WriteConditions | undefined, docAsUpsert: boolean, upsert: unknown): string[] {
+/**
+ * UpdateRequest.validate's problems about the conditions (after "id is missing", before "script or
+ * doc is missing"). `retryOnConflict`: the update's retry_on_conflict (0 when not given).
+ */
+export function updateProblems(c: WriteConditions | undefined, docAsUpsert: boolean, upsert: unknown, retryOnConflict = 0): string[] {
   if (c === undefined) return [];
   const out = casProblems(c);
   if (c.ifSeqNo !== UNASSIGNED_SEQ_NO) {
+    if (retryOnConflict > 0) out.push('compare and write operations can not be retried');
     if (docAsUpsert) out.push('compare and write operations can not be used with upsert');
     if (upsert !== undefined) out.push("upsert requests don't support `if_seq_no` and `if_primary_term`");
   }

@@ -90,3 +90,18 @@ describe('versioning parameters as ES 8 reads them', () => {
     expect(bad).toMatchObject({ status: 400, body: { error: { type: 'illegal_argument_exception', reason: 'For input string: "x1"' } } });
   });
 });
+
+describe('retry_on_conflict with compare-and-set (UpdateRequest.validate)', () => {
+  it('refuses an update that both retries and sets if_seq_no, in a bulk line and in the URL', async () => {
+    await call('PUT', '/test/_doc/1', { n: 1 });
+    const reason = 'Validation Failed: 1: compare and write operations can not be retried;';
+    const b = await bulk(['{"update":{"_id":"1","if_seq_no":0,"if_primary_term":1,"retry_on_conflict":3}}', '{"doc":{"n":2}}']);
+    expect(b).toMatchObject({ status: 400, body: { error: { type: 'action_request_validation_exception', reason } } });
+    const u = await call('POST', '/test/_update/1?retry_on_conflict=2&if_seq_no=0&if_primary_term=1', { doc: { n: 2 } });
+    expect(u).toMatchObject({ status: 400, body: { error: { type: 'action_request_validation_exception', reason } } });
+    expect((await call('GET', '/test/_doc/1')).body).toMatchObject({ _version: 1, _source: { n: 1 } });
+    // Without if_seq_no, retry_on_conflict is fine.
+    expect((await bulk(['{"update":{"_id":"1","retry_on_conflict":3}}', '{"doc":{"n":2}}'])).body.items[0]?.update).toMatchObject({ status: 200 });
+    expect((await call('POST', '/test/_update/1?retry_on_conflict=x', { doc: { n: 3 } })).body.error?.reason).toBe('Failed to parse int parameter [retry_on_conflict] with value [x]');
+  });
+});

@@ -5,6 +5,7 @@ import { errors } from '../errors.js';
 import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, sendJsonBytes, type Params } from '../http-io.js';
 import { SearchService } from '../search-service.js';
 import { filterSource, isIdentity, sourceFilterFromParams } from '../source-filter.js';
+import { intParam } from '../search-request.js';
 import { casProblems, conditionsFromQuery, updateProblems } from '../write-conditions.js';
 
 /** Document APIs: `_doc`, `_create`, `_update`, `_bulk`. */
@@ -77,6 +78,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
   app.post('/:index/_update/:id', async (req, reply) => {
     const p = req.params as Params;
     const q = queryOf(req);
+    const retryOnConflict = intParam(q, 'retry_on_conflict') ?? 0;
     // RestUpdateAction refuses these before it reads the body.
     if (q.version !== undefined || q.version_type !== undefined) {
       throw errors.actionValidation(['internal versioning can not be used for optimistic concurrency control. Please use `if_seq_no` and `if_primary_term` instead']);
@@ -87,7 +89,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const cond = conditionsFromQuery({ if_seq_no: q.if_seq_no, if_primary_term: q.if_primary_term });
     const docAsUpsert = u.doc_as_upsert === true;
     // UpdateRequest.validate, in its order: without a script, a partial document is required.
-    const problems = updateProblems(cond, docAsUpsert, u.upsert);
+    const problems = updateProblems(cond, docAsUpsert, u.upsert, retryOnConflict);
     if (u.doc === undefined && u.script === undefined) problems.push('script or doc is missing');
     if (problems.length > 0) throw errors.actionValidation(problems);
     const [item] = service.bulk([{ op: 'update', index: p.index as string, id: p.id as string, doc: u.doc, docAsUpsert, upsert: u.upsert, ...(cond === undefined ? {} : { cond }) }]);
