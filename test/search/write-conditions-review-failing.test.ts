@@ -1,0 +1,65 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSearch, type SearchHarness } from './harness.js';
+
+/**
+ * Second reader's cases for the write conditions that fail on s-conf and need more than a small
+ * fix (see the commit message): they describe ES 8's behaviour.
+ */
+
+let h: SearchHarness;
+beforeEach(async () => {
+  h = await startSearch();
+});
+afterEach(async () => h.close());
+
+type Json = Record<string, unknown> & { error?: { type: string; reason: string } };
+
+async function call(method: 'GET' | 'PUT' | 'POST' | 'DELETE', url: string, body?: unknown) {
+  const res = await h.app.inject({ method, url, ...(body === undefined ? {} : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+  return { status: res.statusCode, body: res.json() as Json, text: res.body };
+}
+
+async function bulk(lines: readonly string[], url = '/test/_bulk') {
+  const res = await h.app.inject({ method: 'POST', url, payload: lines.join('\n') + '\n', headers: { 'content-type': 'application/x-ndjson' } });
+  return { status: res.statusCode, text: res.body };
+}
+
+describe('external versions above 2^53', () => {
+  // ES versions are longs. A JavaScript number holds integers exactly only up to 2^53, and
+  // versions such as nanosecond timestamps (about 1.7e18) are common with external versioning:
+  // in a bulk line they were rounded silently, so the answer named another version, and a newer
+  // write whose version rounds to the stored one was refused as a conflict (the update lost). The
+  // same value in the URL is refused ('Failed to parse long parameter'), which ES does not do.
+  it('keeps the version exactly as given, never a rounded one (the least fix: refuse what it cannot hold)', async () => {
+    const first = await bulk(['{"index":{"_id":"1","version":1732320000000000001,"version_type":"external"}}', '{"n":1}']);
+    expect(first.text).toContain('"_version":1732320000000000001');
+    const newer = await bulk(['{"index":{"_id":"1","version":1732320000000000002,"version_type":"external"}}', '{"n":2}']);
+    expect(newer.text).toContain('"_version":1732320000000000002');
+    const url = await call('PUT', '/test/_doc/2?version=9007199254740993&version_type=external', { n: 1 });
+    expect(url.status).toBe(201);
+    expect(url.text).toContain('"_version":9007199254740993');
+  });
+});
+
+describe('sequence numbers after a start without the snapshot (a crash)', () => {
+  // if_seq_no is a compare-and-set only if a sequence number is never handed out twice: ES keeps
+  // them rising for the life of the shard. Here a start that rebuilds from the store (no trusted
+  // snapshot: a crash, a failed writer) takes the next one from the highest stored document, so
+  // the numbers of the last deletes are handed out again, and a client holding one may overwrite
+  // a document that is not the one it read.
+  it('does not hand out a sequence number again, so a stale if_seq_no cannot match a newer document', async () => {
+    expect(await call('PUT', '/test/_doc/x', { owner: 'alice' })).toMatchObject({ status: 201, body: { _seq_no: 0 } });
+    expect(await call('DELETE', '/test/_doc/x')).toMatchObject({ status: 200, body: { _seq_no: 1 } });
+    // A crash: no snapshot saved at close.
+    await h.app.close();
+    rmSync(join(h.dataDir, 'search', 'index.snapshot'), { force: true });
+    await h.restart();
+    const again = await call('PUT', '/test/_doc/x', { owner: 'bob' });
+    expect(again.status).toBe(201);
+    expect(again.body._seq_no).toBeGreaterThan(1);
+    // Alice's compare-and-set from before the delete must not overwrite Bob's document.
+    expect((await call('PUT', '/test/_doc/x?if_seq_no=0&if_primary_term=1', { owner: 'alice', v: 2 })).status).toBe(409);
+  });
+});
