@@ -63,3 +63,31 @@ describe('sequence numbers after a start without the snapshot (a crash)', () => 
     expect((await call('PUT', '/test/_doc/x?if_seq_no=0&if_primary_term=1', { owner: 'alice', v: 2 })).status).toBe(409);
   });
 });
+
+describe('a deleted document\'s version (ES keeps a tombstone for index.gc_deletes, 60 s by default)', () => {
+  // External versioning exists so that writes arriving out of order cannot undo newer ones. ES
+  // remembers a deleted document's version for gc_deletes: a stale index arriving just after the
+  // delete is a conflict. Here the delete forgets the version, so the stale write brings the
+  // deleted document back.
+  it('refuses an external version not above the delete\'s, right after the delete', async () => {
+    expect((await call('PUT', '/test/_doc/1?version=5&version_type=external', { n: 1 })).status).toBe(201);
+    expect(await call('DELETE', '/test/_doc/1?version=7&version_type=external')).toMatchObject({ status: 200, body: { _version: 7, result: 'deleted' } });
+    const stale = await call('PUT', '/test/_doc/1?version=6&version_type=external', { n: 6 });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error?.reason).toBe('[1]: version conflict, current version [7] is higher or equal to the one provided [6]');
+    expect((await call('GET', '/test/_doc/1')).status).toBe(404);
+  });
+
+  it('remembers the version of a delete of a document that was not there (SimpleVersioningIT.testExternalVersioningInitialDelete)', async () => {
+    await call('PUT', '/test/_doc/other', { n: 0 });
+    expect(await call('DELETE', '/test/_doc/3?version=17&version_type=external')).toMatchObject({ status: 404, body: { result: 'not_found', _version: 17 } });
+    expect((await call('PUT', '/test/_doc/3?version=13&version_type=external', { n: 1 })).status).toBe(409);
+    expect(await call('PUT', '/test/_doc/3?version=18&version_type=external', { n: 1 })).toMatchObject({ status: 201, body: { _version: 18 } });
+  });
+
+  it('counts the versions of an internally versioned document on from the delete\'s', async () => {
+    await call('PUT', '/test/_doc/2', { n: 1 });
+    expect((await call('DELETE', '/test/_doc/2')).body).toMatchObject({ _version: 2 });
+    expect((await call('PUT', '/test/_doc/2', { n: 2 })).body).toMatchObject({ result: 'created', _version: 3 });
+  });
+});
