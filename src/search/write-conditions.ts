@@ -175,6 +175,8 @@ export function conflict(c: WriteConditions, current: CurrentDoc | undefined): s
     return undefined;
   }
   if (current === undefined) return undefined;
+  // The one explicit internal version validation lets through: the document must not exist.
+  if (c.versionType === 'internal' && c.version === MATCH_DELETED) return `document already exists (current version [${current.version}])`;
   if (c.versionType === 'external' && current.version >= c.version) {
     return `current version [${current.version}] is higher or equal to the one provided [${c.version}]`;
   }

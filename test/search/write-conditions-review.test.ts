@@ -105,3 +105,16 @@ describe('retry_on_conflict with compare-and-set (UpdateRequest.validate)', () =
     expect((await call('POST', '/test/_update/1?retry_on_conflict=x', { doc: { n: 3 } })).body.error?.reason).toBe('Failed to parse int parameter [retry_on_conflict] with value [x]');
   });
 });
+
+describe('internal version -4 (Versions.MATCH_DELETED): the document must not exist', () => {
+  // The one explicit internal version IndexRequest.validate lets through: INTERNAL's
+  // isVersionConflictForWrites then refuses the write when the document exists, as a create does.
+  it('is a 409 "document already exists" when the document is there, and a plain write when it is not', async () => {
+    expect((await call('PUT', '/test/_doc/1?version=-4', { n: 1 })).status).toBe(201);
+    const again = await call('PUT', '/test/_doc/1?version=-4', { n: 2 });
+    expect(again).toMatchObject({ status: 409, body: { error: { type: 'version_conflict_engine_exception', reason: '[1]: version conflict, document already exists (current version [1])' } } });
+    const b = await bulk(['{"index":{"_id":"1","version":-4}}', '{"n":3}']);
+    expect(b.body.items[0]?.index).toMatchObject({ status: 409, error: { reason: '[1]: version conflict, document already exists (current version [1])' } });
+    expect((await call('GET', '/test/_doc/1')).body).toMatchObject({ _version: 1, _source: { n: 1 } });
+  });
+});
