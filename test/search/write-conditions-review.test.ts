@@ -103,6 +103,8 @@ describe('retry_on_conflict with compare-and-set (UpdateRequest.validate)', () =
     // Without if_seq_no, retry_on_conflict is fine.
     expect((await bulk(['{"update":{"_id":"1","retry_on_conflict":3}}', '{"doc":{"n":2}}'])).body.items[0]?.update).toMatchObject({ status: 200 });
     expect((await call('POST', '/test/_update/1?retry_on_conflict=x', { doc: { n: 3 } })).body.error?.reason).toBe('Failed to parse int parameter [retry_on_conflict] with value [x]');
+    // Repeated, the last one counts (and nothing crashes).
+    expect((await call('POST', '/test/_update/1?retry_on_conflict=x&retry_on_conflict=1', { doc: { n: 4 } })).status).toBe(200);
   });
 });
 
