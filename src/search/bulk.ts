@@ -1,4 +1,4 @@
-import { errors, idTooLong, MAX_ID_BYTES, SearchError } from './errors.js';
+import { errors, idTooLong, MAX_ID_BYTES, type SearchError } from './errors.js';
 import {
   casProblems, checkPrimaryTerm, checkSeqNo, indexProblems, longField, MATCH_ANY, parseVersionType, UNASSIGNED_PRIMARY_TERM, UNASSIGNED_SEQ_NO, updateProblems,
   type VersionType, type WriteConditions,
@@ -11,8 +11,8 @@ import type { BulkAction } from './search-service.js';
  * Parses a `_bulk` NDJSON body into actions: an action line (`index`, `create`, `update`,
  * `delete`) followed, except for delete, by a source line. The source text of index/create is kept
  * verbatim so it is stored exactly as sent, and parsed only when the item is applied (`source` is
- * then undefined). A malformed action line fails the whole request, as in ES; a malformed source
- * becomes that item's error.
+ * then undefined). A malformed action line fails the whole request, as in ES, and so does a
+ * malformed update source line; a malformed index/create source becomes that item's error.
  *
  * Validation as ES 8 does it: the body is parsed first (a malformed line wins), then every item's
  * problems (BulkRequest.validate: no index, no id for delete/update, an id over 512 bytes, an update
@@ -326,17 +326,9 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
       if (index !== undefined) out.push(sourceAction(kind, index, id, cond));
       continue;
     }
-    let source: unknown;
-    try {
-      source = parseJsonBody(lineText());
-    } catch (e) {
-      if (e instanceof SearchError) {
-        out.push(e);
-        continue;
-      }
-      throw e;
-    }
-    const u = (source ?? {}) as Record<string, unknown>;
+    // ES's parser reads an update's source line at once (UpdateRequest.fromXContent): a malformed
+    // one fails the whole request, unlike an index/create source, which only the shard parses.
+    const u = (parseJsonBody(lineText()) ?? {}) as Record<string, unknown>;
     const docAsUpsert = u.doc_as_upsert === true;
     // UpdateRequest.validate, in its order.
     if (id === undefined || id === '') problems.push('id is missing');

@@ -339,28 +339,20 @@ export class SearchService {
 
   private bulkItem(a: BulkAction | SearchError): BulkItem {
     if (a instanceof SearchError) return { op: 'index', index: '', id: '', error: a };
-    // An empty id can only be an index/create item's (bulk.ts refuses it for the others).
-    if (a.id === '') return this.emptyIdItem(a);
-    let source: unknown;
-    // Read once: a bulk item's source text may be decoded on each read (see bulk.ts).
-    let raw = '';
-    if (a.op === 'index' || a.op === 'create') {
-      raw = a.raw;
-      try {
-        source = a.source ?? parseJsonBody(raw);
-      } catch (e) {
-        // As when the bulk parser refuses a line: an item without index or id.
-        if (e instanceof SearchError) return { op: 'index', index: '', id: '', error: e };
-        throw e;
-      }
-    }
     try {
-      // An existing index's name was checked when it was created.
+      // In ES's order: the index (its name, when it is created), the id (IndexRouting), then the
+      // source when the shard parses it. An existing index's name was checked when it was created.
       if (!this.indices.has(a.index)) validateIndexName(a.index);
+      // Only an index/create item can have an empty id here (bulk.ts refuses it for the others).
+      if (a.id === '') throw errors.emptyId();
       switch (a.op) {
         case 'index':
-        case 'create':
+        case 'create': {
+          // Read once: a bulk item's source text may be decoded on each read (see bulk.ts).
+          const raw = a.raw;
+          const source = a.source ?? parseJsonBody(raw);
           return { op: a.op, outcome: this.write(this.ensureIndex(a.index), a.id ?? autoId(), source, raw, a.op, a.rawIn, a.cond) };
+        }
         case 'delete': {
           const state = this.indices.get(a.index);
           if (state === undefined) return { op: a.op, outcome: { index: a.index, id: a.id, version: 1, result: 'not_found', seqNo: 0 } };
@@ -370,23 +362,10 @@ export class SearchService {
           return { op: a.op, outcome: this.update(a) };
       }
     } catch (e) {
+      // The item's failure names its op, index and id, as ES's does.
       if (e instanceof SearchError) return { op: a.op, index: a.index, id: a.id ?? '', error: e };
       throw e;
     }
-  }
-
-  /**
-   * ES refuses an index/create item with an empty `_id` when it routes the item (IndexRouting):
-   * that item alone fails, after its index name is checked and before its source is read.
-   */
-  private emptyIdItem(a: BulkAction): BulkItem {
-    try {
-      if (!this.indices.has(a.index)) validateIndexName(a.index);
-    } catch (e) {
-      if (e instanceof SearchError) return { op: a.op, index: a.index, id: '', error: e };
-      throw e;
-    }
-    return { op: a.op, index: a.index, id: '', error: errors.emptyId() };
   }
 
   private update(a: Extract<BulkAction, { op: 'update' }>): WriteOutcome {

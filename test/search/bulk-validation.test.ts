@@ -199,3 +199,20 @@ describe('forced_refresh follows result (DocWriteResponse), also in bulk items',
     expect(Object.keys(body)).toEqual(['_index', '_id', '_version', 'result', '_shards', '_seq_no', '_primary_term', 'status']);
   });
 });
+
+describe('_bulk: malformed source lines', () => {
+  it('an index/create source fails its item, which names its op, index and id; an invalid index name comes first', async () => {
+    const r = await bulk('/test/_bulk', ['{"create":{"_id":"7"}}', '{"f":', '{"index":{"_index":"Bad","_id":"8"}}', '{"f":']);
+    expect(r.status).toBe(200);
+    const items = r.body.items as Record<string, Record<string, unknown>>[];
+    expect(items[0]?.create).toMatchObject({ _index: 'test', _id: '7', status: 400 });
+    expect(items[1]?.index).toMatchObject({ _index: 'Bad', _id: '8', status: 400, error: { type: 'invalid_index_name_exception' } });
+  });
+
+  it('an update source fails the whole request (ES parses it with the action line), nothing applied', async () => {
+    const r = await bulk('/test/_bulk', ['{"index":{"_id":"1"}}', '{"f":1}', '{"update":{"_id":"1"}}', '{"doc":']);
+    expect(r.status).toBe(400);
+    expect((r.body.error as Record<string, unknown>).type).toBe('x_content_parse_exception');
+    expect(await count('test')).toBeUndefined();
+  });
+});
