@@ -95,7 +95,7 @@ function readMeta(meta: Record<string, unknown>, op: string, line: number): Acti
         opType = String(v);
         break;
       case 'version':
-        version = longField(v);
+        version = longField(v, 'version');
         conditions = true;
         break;
       case 'version_type':
@@ -103,15 +103,15 @@ function readMeta(meta: Record<string, unknown>, op: string, line: number): Acti
         conditions = true;
         break;
       case 'if_seq_no':
-        ifSeqNo = longField(v);
+        ifSeqNo = longField(v, 'if_seq_no');
         conditions = true;
         break;
       case 'if_primary_term':
-        ifPrimaryTerm = longField(v);
+        ifPrimaryTerm = longField(v, 'if_primary_term');
         conditions = true;
         break;
       case 'retry_on_conflict':
-        retryOnConflict = longField(v);
+        retryOnConflict = longField(v, 'retry_on_conflict');
         break;
     }
   }

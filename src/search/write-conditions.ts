@@ -1,4 +1,4 @@
-import { errors, idTooLong, MAX_ID_BYTES } from './errors.js';
+import { errors, idTooLong, MAX_ID_BYTES, type SearchError } from './errors.js';
 
 /**
  * The concurrency conditions a write may carry, as ES 8 reads and checks them: `version` with
@@ -45,13 +45,30 @@ export function parseVersionType(text: string): VersionType {
   throw errors.illegalArgument(`No version type match [${text}]`);
 }
 
+/**
+ * ES reads versions and sequence numbers as Java longs (up to 2^63 - 1); they are JavaScript
+ * numbers here, exact only up to 2^53 - 1. A longer one (a nanosecond timestamp as an external
+ * version, say) is refused rather than rounded: a rounded version is answered as another one, and
+ * a newer write that rounds to the stored version is refused as a conflict. Exact longs would need
+ * BigInt through the store, the snapshot and the response writers.
+ */
+function unsafeLong(name: string, shown: string | undefined): SearchError {
+  const value = shown === undefined ? '' : ` [${shown}]`;
+  return errors.illegalArgument(
+    `[${name}] value${value} is beyond ±${Number.MAX_SAFE_INTEGER}, the largest integer this server holds exactly; it refuses the value rather than round it`,
+  );
+}
+
 /** A long-valued URL parameter (RestRequest.paramAsLong); undefined when absent. */
 export function longParam(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^[+-]?\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+  if (!/^[+-]?\d+$/.test(value) || !(Math.abs(Number(value)) < LONG_LIMIT)) {
     throw errors.illegalArgument(`Failed to parse long parameter [${name}] with value [${value}]`);
   }
-  return Number(value);
+  const n = Number(value);
+  // A long ES accepts, but not one a double holds exactly.
+  if (!Number.isSafeInteger(n)) throw unsafeLong(name, value);
+  return n;
 }
 
 /** A decimal number as Java's BigDecimal reads one (no whitespace, optional exponent). */
@@ -62,14 +79,21 @@ const LONG_LIMIT = 2 ** 63;
 /**
  * A long-valued field of a bulk action line, as the JSON parser's longValue reads it: a number is
  * truncated; a string is coerced as a decimal (Numbers.toLong: "7.9" is 7), and one that is not a
- * number at all is an illegal_argument_exception "For input string".
+ * number at all is an illegal_argument_exception "For input string". `name`: the field, for the
+ * refusal of an integer beyond 2^53 - 1 (see unsafeLong).
  */
-export function longField(value: unknown): number {
-  if (typeof value === 'number' && Number.isFinite(value)) return Math.trunc(value);
+export function longField(value: unknown, name: string): number {
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    const n = Math.trunc(value);
+    // JSON.parse has already rounded a longer integer: its text is gone, so it is not shown.
+    if (!Number.isSafeInteger(n)) throw unsafeLong(name, undefined);
+    return n;
+  }
   if (typeof value === 'string') {
     if (!DECIMAL.test(value)) throw errors.illegalArgument(`For input string: "${value}"`);
     const n = Math.trunc(Number(value));
     if (!(Math.abs(n) < LONG_LIMIT)) throw errors.illegalArgument(`Value [${value}] is out of range for a long`);
+    if (!Number.isSafeInteger(n)) throw unsafeLong(name, value);
     return n === 0 ? 0 : n;
   }
   throw errors.numberFormat(String(value));
