@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { DeleteTombstones, type Tombstone } from './delete-tombstones.js';
 import { checkNoMetadataFields, emptyParsedDoc, parseDocument, type ParsedDoc } from './document-parser.js';
 import type { DocumentStore, SourceSpan } from './document-store.js';
 import { errors, SearchError } from './errors.js';
@@ -77,6 +78,12 @@ export interface SearchResponse {
 
 export class SearchService {
   private readonly indices = new Map<string, IndexState>();
+
+  /**
+   * Per index, the versions of its recently deleted documents (ES's tombstones, kept for
+   * gc_deletes; memory only). Keyed by the state, so a deleted or reloaded index drops them.
+   */
+  private readonly tombstones = new WeakMap<IndexState, DeleteTombstones>();
 
   /** Whether the indices are completely loaded (only then is a snapshot of them worth saving). */
   private loaded = false;
@@ -241,13 +248,12 @@ export class SearchService {
     if (oldOrd !== undefined && op === 'create') {
       throw errors.versionConflictExists(state.name, state.uuid, id, state.versions[oldOrd] as number);
     }
-    if (cond !== undefined) this.checkConditions(state, id, oldOrd, cond);
-    let version = 1;
-    if (oldOrd !== undefined) {
-      version = (state.versions[oldOrd] as number) + 1;
-      state.index.remove(oldOrd, this.parsedOf(state, oldOrd));
-    }
-    if (cond !== undefined) version = nextVersion(cond, oldOrd === undefined ? undefined : (state.versions[oldOrd] as number));
+    // A document deleted lately counts its versions on from the delete's (ES's tombstone).
+    const tomb = oldOrd === undefined ? this.tombstoneOf(state, id) : undefined;
+    if (cond !== undefined) this.checkConditions(state, id, oldOrd, cond, tomb);
+    const currentVersion = oldOrd === undefined ? tomb?.version : (state.versions[oldOrd] as number);
+    if (oldOrd !== undefined) state.index.remove(oldOrd, this.parsedOf(state, oldOrd));
+    const version = nextVersion(cond, currentVersion);
     if (mappings !== state.mappings) {
       state.mappings = mappings;
       this.store.updateMappings(state.name, mappings.toJSON());
@@ -257,24 +263,45 @@ export class SearchService {
     const ord = state.index.add(id, doc);
     state.versions[ord] = version;
     state.seqNos[ord] = seqNo;
+    if (tomb !== undefined) this.tombstonesOf(state).drop(id);
     return { index: state.name, id, version, result: oldOrd === undefined ? 'created' : 'updated', seqNo };
   }
 
+  /** `id`'s tombstone; cheap when the index has none (every new document of a bulk asks). */
+  private tombstoneOf(state: IndexState, id: string): Tombstone | undefined {
+    const t = this.tombstones.get(state);
+    return t === undefined || t.size === 0 ? undefined : t.get(id, this.now());
+  }
+
+  private tombstonesOf(state: IndexState): DeleteTombstones {
+    let t = this.tombstones.get(state);
+    if (t === undefined) this.tombstones.set(state, (t = new DeleteTombstones()));
+    return t;
+  }
+
   /** Throws ES's 409 when the document (`ord`, undefined: none) does not meet the write's conditions. */
-  private checkConditions(state: IndexState, id: string, ord: number | undefined, cond: WriteConditions): void {
+  private checkConditions(state: IndexState, id: string, ord: number | undefined, cond: WriteConditions, tomb: Tombstone | undefined): void {
     const current = ord === undefined ? undefined : { version: state.versions[ord] as number, seqNo: state.seqNos[ord] as number };
-    const why = conflict(cond, current);
+    const why = conflict(cond, current, tomb?.version);
     if (why !== undefined) throw errors.versionConflict(state.name, state.uuid, id, why);
   }
 
   private remove(state: IndexState, id: string, cond?: WriteConditions): WriteOutcome {
     const ord = state.index.idToOrd.get(id);
-    if (cond !== undefined) this.checkConditions(state, id, ord, cond);
+    const now = this.now();
+    const tomb = ord === undefined ? this.tombstonesOf(state).get(id, now) : undefined;
+    if (cond !== undefined) this.checkConditions(state, id, ord, cond, tomb);
     const seqNo = state.nextSeqNo++;
-    if (ord === undefined) return { index: state.name, id, version: nextVersion(cond, undefined), result: 'not_found', seqNo };
+    // The delete is remembered either way, also of a document that was not there, as in ES.
+    if (ord === undefined) {
+      const version = nextVersion(cond, tomb?.version);
+      this.tombstonesOf(state).put(id, version, seqNo, now);
+      return { index: state.name, id, version, result: 'not_found', seqNo };
+    }
     const version = nextVersion(cond, state.versions[ord] as number);
     state.index.remove(ord, this.parsedOf(state, ord));
     this.store.deleteDoc(state.name, id);
+    this.tombstonesOf(state).put(id, version, seqNo, now);
     return { index: state.name, id, version, result: 'deleted', seqNo };
   }
 

@@ -188,8 +188,11 @@ export interface CurrentDoc {
 /**
  * Why the write conflicts with the current document (the text after "[<id>]: version conflict, "),
  * or undefined when it may go ahead. Only valid conditions get here (see the validation above).
+ * `deletedVersion`: when there is no document, the version of its delete if it is still
+ * remembered (delete-tombstones.ts). As in ES, a deleted document is no document for
+ * compare-and-set and for create, but external versions compare with the delete's.
  */
-export function conflict(c: WriteConditions, current: CurrentDoc | undefined): string | undefined {
+export function conflict(c: WriteConditions, current: CurrentDoc | undefined, deletedVersion?: number): string | undefined {
   if (c.ifSeqNo !== UNASSIGNED_SEQ_NO) {
     const required = `required seqNo [${c.ifSeqNo}], primary term [${c.ifPrimaryTerm}]. `;
     if (current === undefined) return `${required}but no document was found`;
@@ -198,19 +201,23 @@ export function conflict(c: WriteConditions, current: CurrentDoc | undefined): s
     }
     return undefined;
   }
-  if (current === undefined) return undefined;
+  const version = current?.version ?? deletedVersion;
+  if (version === undefined) return undefined;
   // The one explicit internal version validation lets through: the document must not exist.
-  if (c.versionType === 'internal' && c.version === MATCH_DELETED) return `document already exists (current version [${current.version}])`;
-  if (c.versionType === 'external' && current.version >= c.version) {
-    return `current version [${current.version}] is higher or equal to the one provided [${c.version}]`;
+  if (c.versionType === 'internal' && c.version === MATCH_DELETED) return current === undefined ? undefined : `document already exists (current version [${version}])`;
+  if (c.versionType === 'external' && version >= c.version) {
+    return `current version [${version}] is higher or equal to the one provided [${c.version}]`;
   }
-  if (c.versionType === 'external_gte' && current.version > c.version) {
-    return `current version [${current.version}] is higher than the one provided [${c.version}]`;
+  if (c.versionType === 'external_gte' && version > c.version) {
+    return `current version [${version}] is higher than the one provided [${c.version}]`;
   }
   return undefined;
 }
 
-/** The version a write gives the document: the external one when given, else the current one plus one. */
+/**
+ * The version a write gives the document: the external one when given, else the current one plus
+ * one (`currentVersion`: the document's, or its remembered delete's; undefined: neither).
+ */
 export function nextVersion(c: WriteConditions | undefined, currentVersion: number | undefined): number {
   if (c !== undefined && c.versionType !== 'internal') return c.version;
   return currentVersion === undefined ? 1 : currentVersion + 1;

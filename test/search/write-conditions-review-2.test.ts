@@ -107,3 +107,33 @@ describe('a deleted document\'s version (ES keeps a tombstone for index.gc_delet
     expect((await call('PUT', '/test/_doc/2', { n: 2 })).body).toMatchObject({ result: 'created', _version: 3 });
   });
 });
+
+describe('tombstones beyond the basics', () => {
+  it('a delete of a deleted document counts on too, and compare-and-set sees no document', async () => {
+    await call('PUT', '/test/_doc/t', { n: 1 });
+    expect((await call('DELETE', '/test/_doc/t')).body).toMatchObject({ result: 'deleted', _version: 2, _seq_no: 1 });
+    expect(await call('DELETE', '/test/_doc/t')).toMatchObject({ status: 404, body: { result: 'not_found', _version: 3 } });
+    const cas = await call('PUT', '/test/_doc/t?if_seq_no=2&if_primary_term=1', { n: 2 });
+    expect(cas.body.error?.reason).toBe('[t]: version conflict, required seqNo [2], primary term [1]. but no document was found');
+    expect((await call('PUT', '/test/_create/t', { n: 2 })).body).toMatchObject({ result: 'created', _version: 4 });
+  });
+
+  it('in a bulk too, and an external_gte equal to the delete\'s version goes ahead', async () => {
+    const r = await bulk([
+      '{"index":{"_id":"b","version":5,"version_type":"external"}}', '{"n":1}',
+      '{"delete":{"_id":"b","version":7,"version_type":"external"}}',
+      '{"index":{"_id":"b","version":6,"version_type":"external"}}', '{"n":2}',
+      '{"index":{"_id":"b","version":7,"version_type":"external_gte"}}', '{"n":3}',
+    ]);
+    const items = (JSON.parse(r.text) as { items: Record<string, { status: number; _version?: number }>[] }).items.map((i) => Object.values(i)[0]);
+    expect(items.map((i) => i?.status)).toEqual([201, 200, 409, 201]);
+    expect(items[3]?._version).toBe(7);
+  });
+
+  it('forgets them with the index', async () => {
+    await call('PUT', '/test/_doc/1', { n: 1 });
+    await call('DELETE', '/test/_doc/1');
+    await call('DELETE', '/test');
+    expect((await call('PUT', '/test/_doc/1', { n: 1 })).body).toMatchObject({ result: 'created', _version: 1 });
+  });
+});
