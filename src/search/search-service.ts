@@ -120,6 +120,8 @@ export class SearchService {
         state.seqNos[ord] = doc.seqNo;
         if (doc.seqNo >= state.nextSeqNo) state.nextSeqNo = doc.seqNo + 1;
       });
+      // Deletes leave no document carrying their sequence numbers: the store keeps the next one.
+      if (meta.nextSeqNo !== undefined && meta.nextSeqNo > state.nextSeqNo) state.nextSeqNo = meta.nextSeqNo;
       this.indices.set(meta.name, state);
     }
     this.loaded = true;
@@ -292,6 +294,7 @@ export class SearchService {
     const tomb = ord === undefined ? this.tombstonesOf(state).get(id, now) : undefined;
     if (cond !== undefined) this.checkConditions(state, id, ord, cond, tomb);
     const seqNo = state.nextSeqNo++;
+    this.store.recordSeqNo?.(state.name, seqNo);
     // The delete is remembered either way, also of a document that was not there, as in ES.
     if (ord === undefined) {
       const version = nextVersion(cond, tomb?.version);

@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSearch, type SearchHarness } from './harness.js';
@@ -135,5 +136,46 @@ describe('tombstones beyond the basics', () => {
     await call('DELETE', '/test/_doc/1');
     await call('DELETE', '/test');
     expect((await call('PUT', '/test/_doc/1', { n: 1 })).body).toMatchObject({ result: 'created', _version: 1 });
+  });
+});
+
+describe('the stored next sequence number', () => {
+  const crash = async () => {
+    await h.app.close();
+    rmSync(join(h.dataDir, 'search', 'index.snapshot'), { force: true });
+    await h.restart();
+  };
+
+  it('covers a delete of a document that was not there, and deletes in a bulk', async () => {
+    await call('PUT', '/test/_doc/a', { n: 1 });
+    expect((await call('DELETE', '/test/_doc/nope')).body).toMatchObject({ result: 'not_found', _seq_no: 1 });
+    await bulk(['{"index":{"_id":"b"}}', '{"n":1}', '{"delete":{"_id":"b"}}', '{"delete":{"_id":"a"}}']);
+    await crash();
+    expect((await call('PUT', '/test/_doc/c', { n: 1 })).body).toMatchObject({ _seq_no: 5 });
+  });
+
+  it('is forgotten with the index: a new index of the same name starts at 0', async () => {
+    await call('PUT', '/test/_doc/a', { n: 1 });
+    await call('DELETE', '/test/_doc/a');
+    await call('DELETE', '/test');
+    await call('PUT', '/test/_doc/a', { n: 1 });
+    await call('DELETE', '/test/_doc/a');
+    await call('DELETE', '/test');
+    await crash();
+    expect((await call('PUT', '/test/_doc/x', { n: 1 })).body).toMatchObject({ _seq_no: 0 });
+  });
+
+  it('is not needed to load a store written before it was kept (no meta row): the documents give it', async () => {
+    await call('PUT', '/test/_doc/a', { n: 1 });
+    await call('PUT', '/test/_doc/b', { n: 1 });
+    await call('DELETE', '/test/_doc/b');
+    await h.app.close();
+    rmSync(join(h.dataDir, 'search', 'index.snapshot'), { force: true });
+    const db = new Database(join(h.dataDir, 'search', 'documents.db'));
+    expect(db.prepare("DELETE FROM meta WHERE key LIKE 'next_seq_no:%'").run().changes).toBe(1);
+    db.close();
+    await h.restart();
+    expect((await call('GET', '/test/_doc/a')).body).toMatchObject({ found: true, _seq_no: 0 });
+    expect((await call('PUT', '/test/_doc/c', { n: 1 })).body).toMatchObject({ _seq_no: 1 });
   });
 });
