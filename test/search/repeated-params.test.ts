@@ -24,4 +24,15 @@ describe('a repeated query parameter', () => {
     const res = await h.app.inject({ method, url });
     expect(res.statusCode, res.body).toBeLessThan(500);
   });
+
+  it('keeps the last value, as ES does', async () => {
+    const hits = async (url: string) => ((await h.app.inject({ method: 'GET', url })).json() as { hits: { hits: { _id: string }[] } }).hits.hits.map((x) => x._id);
+    expect(await hits('/t/_search?size=5&size=1&sort=n')).toEqual(['1']);
+    expect(await hits('/t/_search?from=5&from=1&sort=n')).toEqual(['2']);
+    expect(await hits('/t/_search?q=a:x&q=a:y')).toEqual(['1']);
+    const doc = (await h.app.inject({ method: 'GET', url: '/t/_doc/1?_source=a&_source=n' })).json() as { _source: unknown };
+    expect(doc._source).toEqual({ n: 1 });
+    const upd = await h.app.inject({ method: 'POST', url: '/t/_update/1?retry_on_conflict=1&retry_on_conflict=x', payload: { doc: { n: 3 } } });
+    expect(upd.json()).toMatchObject({ error: { reason: 'Failed to parse int parameter [retry_on_conflict] with value [x]' } });
+  });
 });

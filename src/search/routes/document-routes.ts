@@ -78,9 +78,8 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
   app.post('/:index/_update/:id', async (req, reply) => {
     const p = req.params as Params;
     const q = queryOf(req);
-    // A repeated parameter arrives as an array; ES keeps the last value (RestUtils.decodeQueryString).
-    const rc: unknown = q.retry_on_conflict;
-    const retryOnConflict = intParam({ retry_on_conflict: Array.isArray(rc) ? (rc.at(-1) as string) : (rc as string | undefined) }, 'retry_on_conflict') ?? 0;
+    // A repeated parameter's last value counts (url-query-parser.ts), as in ES.
+    const retryOnConflict = intParam(q, 'retry_on_conflict') ?? 0;
     // RestUpdateAction refuses these before it reads the body.
     if (q.version !== undefined || q.version_type !== undefined) {
       throw errors.actionValidation(['internal versioning can not be used for optimistic concurrency control. Please use `if_seq_no` and `if_primary_term` instead']);
