@@ -84,10 +84,10 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     if (q.version !== undefined || q.version_type !== undefined) {
       throw errors.actionValidation(['internal versioning can not be used for optimistic concurrency control. Please use `if_seq_no` and `if_primary_term` instead']);
     }
+    // The update API reads only the sequence-number conditions from the URL, also before the body.
+    const cond = conditionsFromQuery({ if_seq_no: q.if_seq_no, if_primary_term: q.if_primary_term });
     const { value } = requiredJsonBody(req);
     const u = (value ?? {}) as Record<string, unknown>;
-    // The update API reads only the sequence-number conditions from the URL.
-    const cond = conditionsFromQuery({ if_seq_no: q.if_seq_no, if_primary_term: q.if_primary_term });
     const docAsUpsert = u.doc_as_upsert === true;
     // UpdateRequest.validate, in its order: without a script, a partial document is required.
     const problems = updateProblems(cond, docAsUpsert, u.upsert, retryOnConflict);
