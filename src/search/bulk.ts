@@ -16,7 +16,7 @@ import type { BulkAction } from './search-service.js';
  *
  * Validation as ES 8 does it: the body is parsed first (a malformed line wins), then every item's
  * problems (BulkRequest.validate: no index, no id for delete/update, an id over 512 bytes, an update
- * without doc) are gathered into one action_request_validation_exception that fails the whole
+ * without doc, invalid version or sequence-number conditions: write-conditions.ts) are gathered into one action_request_validation_exception that fails the whole
  * request, so nothing is applied. The line after an action line is its source whatever it holds
  * (a blank one is an empty source); an action line that ends the body has no source line and is
  * dropped, as ES's parser drops it.
@@ -207,8 +207,10 @@ function simpleAction(buf: Buffer, start: number, end: number): { op: 'index' | 
   return { op, idStart, idEnd };
 }
 
-/** `body` as text is read as UTF-8 (tests and the in-process probe pass strings). */
-/** `requireAlias`: the request's `require_alias` (what an action line without its own gets). */
+/**
+ * `body` as text is read as UTF-8 (tests and the in-process probe pass strings); `requireAlias`:
+ * the request's `require_alias`, for the action lines that do not give their own (default false).
+ */
 export function parseBulk(body: Buffer | string, defaultIndex: string | undefined, requireAlias = false): (BulkAction | SearchError)[] {
   const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   const len = buf.length;
