@@ -1,6 +1,6 @@
 import { errors, idTooLong, MAX_ID_BYTES, type SearchError } from './errors.js';
 import {
-  casProblems, checkPrimaryTerm, checkSeqNo, indexProblems, longField, MATCH_ANY, parseVersionType, UNASSIGNED_PRIMARY_TERM, UNASSIGNED_SEQ_NO, updateProblems,
+  boolField, casProblems, checkPrimaryTerm, checkSeqNo, indexProblems, longField, MATCH_ANY, parseVersionType, UNASSIGNED_PRIMARY_TERM, UNASSIGNED_SEQ_NO, updateProblems,
   type VersionType, type WriteConditions,
 } from './write-conditions.js';
 import { parseJsonBody } from './json-render.js';
@@ -16,7 +16,7 @@ import type { BulkAction } from './search-service.js';
  *
  * Validation as ES 8 does it: the body is parsed first (a malformed line wins), then every item's
  * problems (BulkRequest.validate: no index, no id for delete/update, an id over 512 bytes, an update
- * without doc) are gathered into one action_request_validation_exception that fails the whole
+ * without doc, invalid version or sequence-number conditions: write-conditions.ts) are gathered into one action_request_validation_exception that fails the whole
  * request, so nothing is applied. The line after an action line is its source whatever it holds
  * (a blank one is an empty source); an action line that ends the body has no source line and is
  * dropped, as ES's parser drops it.
@@ -50,6 +50,8 @@ interface ActionMeta {
   readonly index: string | undefined;
   readonly id: string | undefined;
   readonly opType: string | undefined;
+  /** `require_alias` (undefined: the request's default). */
+  readonly requireAlias: boolean | undefined;
   /** Undefined when the line gives none of version, version_type, if_seq_no, if_primary_term. */
   readonly cond: WriteConditions | undefined;
   /** An update's `retry_on_conflict` (0 when not given). */
@@ -66,6 +68,7 @@ function readMeta(meta: Record<string, unknown>, op: string, line: number): Acti
   let index: string | undefined;
   let id: string | undefined;
   let opType: string | undefined;
+  let requireAlias: boolean | undefined;
   let version = MATCH_ANY;
   let versionType: VersionType = 'internal';
   let ifSeqNo = UNASSIGNED_SEQ_NO;
@@ -93,6 +96,9 @@ function readMeta(meta: Record<string, unknown>, op: string, line: number): Acti
         break;
       case 'op_type':
         opType = String(v);
+        break;
+      case 'require_alias':
+        requireAlias = boolField(v);
         break;
       case 'version':
         version = longField(v, 'version');
@@ -126,7 +132,7 @@ function readMeta(meta: Record<string, unknown>, op: string, line: number): Acti
   checkSeqNo(ifSeqNo);
   checkPrimaryTerm(ifPrimaryTerm);
   const cond = conditions ? { version, versionType, ifSeqNo, ifPrimaryTerm } : undefined;
-  return { index, id, opType, cond, retryOnConflict };
+  return { index, id, opType, requireAlias, cond, retryOnConflict };
 }
 
 /** The name Jackson gives the token a JSON value starts with, as ES's bulk parser reports it. */
@@ -160,6 +166,8 @@ class SpanAction implements SourceSpan {
     readonly end: number,
     /** Its version or sequence-number conditions, if the action line gave any. */
     readonly cond: WriteConditions | undefined = undefined,
+    /** Whether its index must be an alias. */
+    readonly requireAlias: boolean | undefined = undefined,
   ) {}
 
   get raw(): string {
@@ -208,8 +216,11 @@ function simpleAction(buf: Buffer, start: number, end: number): { op: 'index' | 
   return { op, idStart, idEnd };
 }
 
-/** `body` as text is read as UTF-8 (tests and the in-process probe pass strings). */
-export function parseBulk(body: Buffer | string, defaultIndex: string | undefined): (BulkAction | SearchError)[] {
+/**
+ * `body` as text is read as UTF-8 (tests and the in-process probe pass strings); `requireAlias`:
+ * the request's `require_alias`, for the action lines that do not give their own (default false).
+ */
+export function parseBulk(body: Buffer | string, defaultIndex: string | undefined, requireAlias = false): (BulkAction | SearchError)[] {
   const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   const len = buf.length;
   const out: (BulkAction | SearchError)[] = [];
@@ -265,7 +276,7 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
    * The current line as the source of an index/create item: its text without the whitespace
    * around it (as trim removes it), by the byte range of that text in the body.
    */
-  const sourceAction = (op: 'index' | 'create', index: string, id: string | undefined, cond?: WriteConditions): SpanAction => {
+  const sourceAction = (op: 'index' | 'create', index: string, id: string | undefined, cond?: WriteConditions, requireAlias?: boolean): SpanAction => {
     let start = lineStart;
     let end = lineEnd;
     while (start < end && isAsciiTrimmed(buf[start] as number)) start++;
@@ -278,12 +289,12 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
       start = lineStart + Buffer.byteLength(line.slice(0, line.length - t.length), 'utf8');
       end = lineEnd - Buffer.byteLength(t.slice(raw.length), 'utf8');
     }
-    return new SpanAction(op, index, id, buf, start, end, cond);
+    return new SpanAction(op, index, id, buf, start, end, cond, requireAlias);
   };
   while (next()) {
     // The action line clients send most, `{"index":{"_id":"…"}}` in compact form, without JSON.parse
     // and the objects it makes; anything else (other keys, spaces, escapes) takes the general way.
-    const simple = defaultIndex === undefined ? undefined : simpleAction(buf, lineStart, lineEnd);
+    const simple = defaultIndex === undefined || requireAlias ? undefined : simpleAction(buf, lineStart, lineEnd);
     if (simple !== undefined) {
       const id = buf.toString('utf8', simple.idStart, simple.idEnd);
       // The id's bytes are its UTF-8 as is (no escapes on this path).
@@ -307,6 +318,8 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
     const meta = readMeta(metaRaw as Record<string, unknown>, op, i);
     const index = meta.index ?? defaultIndex;
     const { id, cond } = meta;
+    // A delete has no use for it (DeleteRequest.isRequireAlias is false).
+    const alias = op !== 'delete' && (meta.requireAlias ?? requireAlias) ? { requireAlias: true } : {};
     if (index === undefined) problems.push('index is missing');
     if (op === 'delete') {
       // DeleteRequest.validate, in its order.
@@ -323,7 +336,7 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
       // Parsed when the item is applied (SearchService.bulk): a bulk's parsed sources would
       // otherwise all live until the whole request is done, and the garbage collector would copy
       // and promote every one of them.
-      if (index !== undefined) out.push(sourceAction(kind, index, id, cond));
+      if (index !== undefined) out.push(sourceAction(kind, index, id, cond, alias.requireAlias));
       continue;
     }
     // ES's parser reads an update's source line at once (UpdateRequest.fromXContent): a malformed
@@ -334,7 +347,7 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
     if (id === undefined || id === '') problems.push('id is missing');
     problems.push(...updateProblems(cond, docAsUpsert, u.upsert, meta.retryOnConflict));
     if (u.doc === undefined && u.script === undefined) problems.push('script or doc is missing');
-    if (index !== undefined && id !== undefined) out.push({ op: 'update', index, id, doc: u.doc, docAsUpsert, upsert: u.upsert, ...(cond === undefined ? {} : { cond }) });
+    if (index !== undefined && id !== undefined) out.push({ op: 'update', index, id, doc: u.doc, docAsUpsert, upsert: u.upsert, ...(cond === undefined ? {} : { cond }), ...alias });
   }
   if (problems.length > 0) throw errors.actionValidation(problems);
   return out;

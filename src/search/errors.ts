@@ -72,6 +72,15 @@ export const errors = {
   invalidIndexName: (index: string, why: string) =>
     err(400, 'invalid_index_name_exception', `Invalid index name [${index}], ${why}`, indexMeta(index)),
   illegalArgument: (reason: string) => err(400, 'illegal_argument_exception', reason),
+  /** Booleans.parseBoolean on anything but true/false. */
+  notBoolean: (value: string) => err(400, 'illegal_argument_exception', `Failed to parse value [${value}] as only [true] or [false] are allowed.`),
+  /** A write with `require_alias` whose target is not an alias (there are no aliases here). */
+  requireAlias: (index: string) =>
+    err(404, 'index_not_found_exception', `no such index [${index}] and [require_alias] request flag is [true] and [${index}] is not an alias`, {
+      'resource.type': 'index_or_alias',
+      'resource.id': index,
+      ...indexMeta(index),
+    }),
   resourceNotFound: (reason: string) => err(404, 'resource_not_found_exception', reason),
   /** `_cat/*?s=` naming a column the table does not have (RestTable). */
   unsupportedCatSort: (name: string) => err(400, 'unsupported_operation_exception', `Unable to sort by unknown sort key \`${name}\``),

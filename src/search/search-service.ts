@@ -59,8 +59,19 @@ export type BulkAction =
       readonly raw: string;
       readonly rawIn?: SourceSpan;
       readonly cond?: WriteConditions | undefined;
+      /** `require_alias`: the index must be an alias (there are none here, so the item fails). */
+      readonly requireAlias?: boolean | undefined;
     }
-  | { readonly op: 'update'; readonly index: string; readonly id: string; readonly doc: unknown; readonly docAsUpsert: boolean; readonly upsert: unknown; readonly cond?: WriteConditions }
+  | {
+      readonly op: 'update';
+      readonly index: string;
+      readonly id: string;
+      readonly doc: unknown;
+      readonly docAsUpsert: boolean;
+      readonly upsert: unknown;
+      readonly cond?: WriteConditions;
+      readonly requireAlias?: boolean;
+    }
   | { readonly op: 'delete'; readonly index: string; readonly id: string; readonly cond?: WriteConditions };
 
 export type BulkItem = { readonly op: string; readonly outcome: WriteOutcome } | { readonly op: string; readonly index: string; readonly id: string; readonly error: SearchError };
@@ -326,11 +337,15 @@ export class SearchService {
     }
   }
 
-  /** `cond`: the request's version or sequence-number conditions, if it gave any. */
-  indexDoc(index: string, id: string | undefined, source: unknown, raw: string, op: 'index' | 'create', cond?: WriteConditions): WriteOutcome {
+  /**
+   * `cond`: the request's version or sequence-number conditions, if it gave any; `requireAlias`:
+   * its `require_alias` (the index must be an alias; there are none here).
+   */
+  indexDoc(index: string, id: string | undefined, source: unknown, raw: string, op: 'index' | 'create', cond?: WriteConditions, requireAlias = false): WriteOutcome {
     // IndexRequest.validate runs before the index is looked at (or created).
     const problems = indexProblems(op, id, cond);
     if (problems.length > 0) throw errors.actionValidation(problems);
+    if (requireAlias) throw errors.requireAlias(index);
     validateIndexName(index);
     // The index is created (and committed) before the write is tried and stays whatever becomes of
     // it, as in ES. Created inside the write's transaction, a failed write (a 409, a document
@@ -372,6 +387,8 @@ export class SearchService {
     try {
       // In ES's order: the index (its name, when it is created), the id (IndexRouting), then the
       // source when the shard parses it. An existing index's name was checked when it was created.
+      // No index is created for an item that requires an alias.
+      if (a.op !== 'delete' && a.requireAlias === true) throw errors.requireAlias(a.index);
       if (!this.indices.has(a.index)) validateIndexName(a.index);
       // Only an index/create item can have an empty id here (bulk.ts refuses it for the others).
       if (a.id === '') throw errors.emptyId();

@@ -71,6 +71,21 @@ export function longParam(name: string, value: string | undefined): number | und
   return n;
 }
 
+/** A boolean URL parameter (RestRequest.paramAsBoolean: present without a value is true). */
+export function boolParam(value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (value === '' || value === 'true') return true;
+  if (value === 'false') return false;
+  throw errors.notBoolean(value);
+}
+
+/** A boolean field of a bulk action line (the JSON parser's booleanValue, which reads "true"/"false" too). */
+export function boolField(value: unknown): boolean {
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw errors.notBoolean(String(value));
+}
+
 /** A decimal number as Java's BigDecimal reads one (no whitespace, optional exponent). */
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 /** Long.MAX_VALUE + 1 as a double: every double at or above it (or at or below -it) is out of a long's range. */

@@ -216,3 +216,37 @@ describe('_bulk: malformed source lines', () => {
     expect(await count('test')).toBeUndefined();
   });
 });
+
+describe('require_alias: there are no aliases, so such a write fails (its item, in a bulk) and creates nothing', () => {
+  const notAlias = (index: string) => ({
+    type: 'index_not_found_exception',
+    reason: `no such index [${index}] and [require_alias] request flag is [true] and [${index}] is not an alias`,
+    'resource.type': 'index_or_alias',
+    'resource.id': index,
+    index_uuid: '_na_',
+    index,
+  });
+
+  it('in an action line, or for the whole bulk from the URL (deletes do not use it)', async () => {
+    await bulk('/other/_bulk', ['{"index":{"_id":"1"}}', '{"f":1}']);
+    const r = await bulk('/test/_bulk', ['{"index":{"_id":"1","require_alias":true}}', '{"f":1}', '{"create":{"_id":"2","require_alias":"false"}}', '{"f":2}']);
+    const items = r.body.items as Record<string, Record<string, unknown>>[];
+    expect(items[0]).toEqual({ index: { _index: 'test', _id: '1', status: 404, error: notAlias('test') } });
+    expect(items[1]?.create?.result).toBe('created');
+    const all = await bulk('/test/_bulk?require_alias', ['{"index":{"_id":"3"}}', '{"f":3}', '{"update":{"_id":"2"}}', '{"doc":{"f":4}}', '{"delete":{"_index":"other","_id":"1"}}', '{"index":{"_id":"4","require_alias":false}}', '{"f":4}']);
+    const got = (all.body.items as Record<string, Record<string, unknown>>[]).map((it) => Object.values(it)[0]?.status);
+    expect(got).toEqual([404, 404, 200, 201]);
+    const bad = await bulk('/test/_bulk', ['{"index":{"_id":"5","require_alias":"yes"}}', '{"f":5}']);
+    expect((bad.body.error as Record<string, unknown>).reason).toBe('Failed to parse value [yes] as only [true] or [false] are allowed.');
+  });
+
+  it('on the document APIs', async () => {
+    const put = await h.app.inject({ method: 'PUT', url: '/fresh/_doc/1?require_alias=true', payload: '{"f":1}', headers: { 'content-type': 'application/json' } });
+    expect(put.statusCode).toBe(404);
+    expect((put.json() as { error: unknown }).error).toMatchObject(notAlias('fresh'));
+    expect(await count('fresh')).toBeUndefined();
+    const upd = await h.app.inject({ method: 'POST', url: '/fresh/_update/1?require_alias', payload: '{"doc":{"f":1},"doc_as_upsert":true}', headers: { 'content-type': 'application/json' } });
+    expect(upd.statusCode).toBe(404);
+    expect(await count('fresh')).toBeUndefined();
+  });
+});

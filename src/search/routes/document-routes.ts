@@ -6,7 +6,7 @@ import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, 
 import { SearchService } from '../search-service.js';
 import { filterSource, isIdentity, sourceFilterFromParams } from '../source-filter.js';
 import { intParam } from '../search-request.js';
-import { casProblems, conditionsFromQuery, updateProblems } from '../write-conditions.js';
+import { boolParam, casProblems, conditionsFromQuery, updateProblems } from '../write-conditions.js';
 
 /** Document APIs: `_doc`, `_create`, `_update`, `_bulk`. */
 export async function documentRoutes(app: FastifyInstance, opts: { service: SearchService }): Promise<void> {
@@ -21,7 +21,8 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
       throw errors.illegalArgument(`opType must be 'create' or 'index', found: [${requested}]`);
     }
     const opType = requested === 'create' ? 'create' : op;
-    const outcome = service.indexDoc(index, p.id, value, text, opType, conditionsFromQuery(queryOf(req)));
+    const q = queryOf(req);
+    const outcome = service.indexDoc(index, p.id, value, text, opType, conditionsFromQuery(q), boolParam(q.require_alias, false));
     return sendJson(req, reply, outcome.result === 'created' ? 201 : 200, SearchService.writeBody(outcome, forcedRefresh(req)));
   };
   app.put('/:index/_doc/:id', indexDoc('index'));
@@ -93,7 +94,10 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const problems = updateProblems(cond, docAsUpsert, u.upsert, retryOnConflict);
     if (u.doc === undefined && u.script === undefined) problems.push('script or doc is missing');
     if (problems.length > 0) throw errors.actionValidation(problems);
-    const [item] = service.bulk([{ op: 'update', index: p.index as string, id: p.id as string, doc: u.doc, docAsUpsert, upsert: u.upsert, ...(cond === undefined ? {} : { cond }) }]);
+    const requireAlias = boolParam(q.require_alias, false);
+    const [item] = service.bulk([
+      { op: 'update', index: p.index as string, id: p.id as string, doc: u.doc, docAsUpsert, upsert: u.upsert, ...(cond === undefined ? {} : { cond }), requireAlias },
+    ]);
     if (item === undefined) throw errors.internal();
     if ('error' in item) throw item.error;
     return sendJson(req, reply, item.outcome.result === 'created' ? 201 : 200, SearchService.writeBody(item.outcome, forcedRefresh(req)));
@@ -104,7 +108,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     // The body's bytes as they came (see parseBulk); a `?source=` query string as text.
     const body = Buffer.isBuffer(req.body) ? req.body : rawBody(req);
     if (body === undefined) throw errors.actionValidation(['no requests added']);
-    const actions = parseBulk(body, (req.params as Params).index);
+    const actions = parseBulk(body, (req.params as Params).index, boolParam(queryOf(req).require_alias, false));
     if (actions.length === 0) throw errors.actionValidation(['no requests added']);
     // Each item is rendered as soon as it is applied (see BulkResponseWriter).
     const response = new BulkResponseWriter(forcedRefresh(req), actions.length);
