@@ -19,6 +19,7 @@ import { documentRoutes } from './routes/document-routes.js';
 import { indexRoutes } from './routes/index-routes.js';
 import { searchRoutes } from './routes/search-routes.js';
 import { SearchService } from './search-service.js';
+import { parseUrlQuery } from './url-query-parser.js';
 
 /** Options for building the search app without the CLI (tests pass their own store). */
 export interface SearchAppOptions {
@@ -34,7 +35,8 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
   const app = createApp('search', deps.logger, {
     bodyLimit: maxBody,
     fastify: {
-      routerOptions: { maxParamLength: 2048 },
+      // parseUrlQuery: a repeated parameter's last value, as ES reads it (an array was a 500).
+      routerOptions: { maxParamLength: 2048, querystringParser: parseUrlQuery },
       // Refusals made before routing (a malformed percent-escape, a parameter over the limit above):
       // Fastify would answer them itself, without the product header and in its own body shape.
       // The request has no query here (no ?pretty), so the body is rendered compact.

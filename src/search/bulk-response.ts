@@ -93,14 +93,19 @@ class ByteWriter {
 }
 
 const ascii = (s: string): Buffer => Buffer.from(s, 'latin1');
-/** `,"result":"<result>","_shards":{…},"_seq_no":` per result. */
-const RESULT_PIECES = new Map<string, Buffer>(
-  (['created', 'updated', 'deleted', 'not_found', 'noop'] as const).map((r) => [r, ascii(`,"result":"${r}","_shards":${r === 'noop' ? SHARDS_NOOP : SHARDS_WRITE},"_seq_no":`)]),
-);
+/**
+ * `,"result":"<result>",["forced_refresh":true,]"_shards":{…},"_seq_no":` per result, without and
+ * with `forced_refresh` (ES writes it right after `result`: DocWriteResponse).
+ */
+const resultPieces = (refresh: string): Map<string, Buffer> =>
+  new Map<string, Buffer>(
+    (['created', 'updated', 'deleted', 'not_found', 'noop'] as const).map((r) => [r, ascii(`,"result":"${r}",${refresh}"_shards":${r === 'noop' ? SHARDS_NOOP : SHARDS_WRITE},"_seq_no":`)]),
+  );
+const RESULT_PIECES = resultPieces('');
+const RESULT_REFRESH_PIECES = resultPieces('"forced_refresh":true,');
 const ID_PIECE = ascii(',"_id":');
 const VERSION_PIECE = ascii(',"_version":');
 const TERM_STATUS = ascii(',"_primary_term":1,"status":');
-const TERM_REFRESH_STATUS = ascii(',"_primary_term":1,"forced_refresh":true,"status":');
 const ITEM_END = ascii('}}');
 const COMMA = ascii(',');
 
@@ -118,7 +123,7 @@ export class BulkResponseWriter {
   private readonly w: ByteWriter;
   private failed = false;
   private count = 0;
-  private readonly termStatus: Buffer;
+  private readonly resultPieces: Map<string, Buffer>;
   /** `{"<op>":{"_index":` by op, and the last index name with its JSON bytes (a bulk usually names one). */
   private readonly heads = new Map<string, Buffer>();
   private lastIndex: string | undefined;
@@ -128,7 +133,7 @@ export class BulkResponseWriter {
   constructor(forcedRefresh: boolean, expected = 0) {
     this.w = new ByteWriter(HEAD_ROOM + expected * 200 + 2);
     this.w.pos = HEAD_ROOM;
-    this.termStatus = forcedRefresh ? TERM_REFRESH_STATUS : TERM_STATUS;
+    this.resultPieces = forcedRefresh ? RESULT_REFRESH_PIECES : RESULT_PIECES;
   }
 
   add(item: BulkItem): void {
@@ -156,9 +161,9 @@ export class BulkResponseWriter {
     w.jsonString(o.id);
     w.bytes(VERSION_PIECE);
     w.number(o.version);
-    w.bytes(RESULT_PIECES.get(o.result) as Buffer);
+    w.bytes(this.resultPieces.get(o.result) as Buffer);
     w.number(o.seqNo);
-    w.bytes(this.termStatus);
+    w.bytes(TERM_STATUS);
     w.number(itemStatus(o));
     w.bytes(ITEM_END);
   }
@@ -191,16 +196,11 @@ export function bulkResponseObject(items: readonly BulkItem[], forcedRefresh: bo
       return { [item.op]: { _index: item.index, _id: item.id, status: item.error.status, error: errorItem(item.error.toBody()) } };
     }
     const o = item.outcome;
-    const body: Record<string, unknown> = {
-      _index: o.index,
-      _id: o.id,
-      _version: o.version,
-      result: o.result,
-      _shards: o.result === 'noop' ? { total: 0, successful: 0, failed: 0 } : { total: 2, successful: 1, failed: 0 },
-      _seq_no: o.seqNo,
-      _primary_term: 1,
-    };
+    const body: Record<string, unknown> = { _index: o.index, _id: o.id, _version: o.version, result: o.result };
     if (forcedRefresh) body.forced_refresh = true;
+    body._shards = o.result === 'noop' ? { total: 0, successful: 0, failed: 0 } : { total: 2, successful: 1, failed: 0 };
+    body._seq_no = o.seqNo;
+    body._primary_term = 1;
     body.status = itemStatus(o);
     return { [item.op]: body };
   });

@@ -1,4 +1,8 @@
-import { errors, SearchError } from './errors.js';
+import { errors, idTooLong, MAX_ID_BYTES, type SearchError } from './errors.js';
+import {
+  boolField, casProblems, checkPrimaryTerm, checkSeqNo, indexProblems, longField, MATCH_ANY, parseVersionType, UNASSIGNED_PRIMARY_TERM, UNASSIGNED_SEQ_NO, updateProblems,
+  type VersionType, type WriteConditions,
+} from './write-conditions.js';
 import { parseJsonBody } from './json-render.js';
 import type { SourceSpan } from './document-store.js';
 import type { BulkAction } from './search-service.js';
@@ -7,8 +11,15 @@ import type { BulkAction } from './search-service.js';
  * Parses a `_bulk` NDJSON body into actions: an action line (`index`, `create`, `update`,
  * `delete`) followed, except for delete, by a source line. The source text of index/create is kept
  * verbatim so it is stored exactly as sent, and parsed only when the item is applied (`source` is
- * then undefined). A malformed action line fails the whole request, as in ES; a malformed source
- * becomes that item's error.
+ * then undefined). A malformed action line fails the whole request, as in ES, and so does a
+ * malformed update source line; a malformed index/create source becomes that item's error.
+ *
+ * Validation as ES 8 does it: the body is parsed first (a malformed line wins), then every item's
+ * problems (BulkRequest.validate: no index, no id for delete/update, an id over 512 bytes, an update
+ * without doc, invalid version or sequence-number conditions: write-conditions.ts) are gathered into one action_request_validation_exception that fails the whole
+ * request, so nothing is applied. The line after an action line is its source whatever it holds
+ * (a blank one is an empty source); an action line that ends the body has no source line and is
+ * dropped, as ES's parser drops it.
  *
  * Why bytes: the body arrives as a Buffer. Decoding all of it into one string cost the main thread
  * about 20 ms per 5,000-document bulk, and one non-ASCII character anywhere made that string (and
@@ -33,6 +44,96 @@ const ACTION_KEYS = new Set([
   '_index', '_id', 'routing', 'op_type', 'version', 'version_type', 'if_seq_no', 'if_primary_term', 'retry_on_conflict',
   'pipeline', '_source', 'require_alias', 'require_data_stream', 'dynamic_templates', 'list_executed_pipelines',
 ]);
+
+/** What an action line's object says, as ES's bulk parser reads it. */
+interface ActionMeta {
+  readonly index: string | undefined;
+  readonly id: string | undefined;
+  readonly opType: string | undefined;
+  /** `require_alias` (undefined: the request's default). */
+  readonly requireAlias: boolean | undefined;
+  /** Undefined when the line gives none of version, version_type, if_seq_no, if_primary_term. */
+  readonly cond: WriteConditions | undefined;
+  /** An update's `retry_on_conflict` (0 when not given). */
+  readonly retryOnConflict: number;
+}
+
+/**
+ * Reads an action line's object (`line`: its 1-based number) field by field, as ES's bulk parser
+ * does: a null value is skipped whatever its key, an array (or an object other than
+ * `dynamic_templates` and `_source`) is malformed, a key it does not know is refused (also `_type`,
+ * gone since 8.0), and delete/update refuse what they cannot use.
+ */
+function readMeta(meta: Record<string, unknown>, op: string, line: number): ActionMeta {
+  let index: string | undefined;
+  let id: string | undefined;
+  let opType: string | undefined;
+  let requireAlias: boolean | undefined;
+  let version = MATCH_ANY;
+  let versionType: VersionType = 'internal';
+  let ifSeqNo = UNASSIGNED_SEQ_NO;
+  let ifPrimaryTerm = UNASSIGNED_PRIMARY_TERM;
+  let conditions = false;
+  let dynamicTemplates = false;
+  let retryOnConflict = 0;
+  for (const key in meta) {
+    const v = meta[key];
+    if (v === null) continue;
+    if (typeof v === 'object') {
+      if (!Array.isArray(v) && (key === 'dynamic_templates' || key === '_source')) {
+        if (key === 'dynamic_templates' && Object.keys(v).length > 0) dynamicTemplates = true;
+        continue;
+      }
+      throw errors.illegalArgument(`Malformed action/metadata line [${line}], expected a simple value for field [${key}] but found [${jsonTokenName(v)}]`);
+    }
+    if (!ACTION_KEYS.has(key)) throw errors.illegalArgument(`Action/metadata line [${line}] contains an unknown parameter [${key}]`);
+    switch (key) {
+      case '_index':
+        index = String(v);
+        break;
+      case '_id':
+        id = String(v);
+        break;
+      case 'op_type':
+        opType = String(v);
+        break;
+      case 'require_alias':
+        requireAlias = boolField(v);
+        break;
+      case 'version':
+        version = longField(v, 'version');
+        conditions = true;
+        break;
+      case 'version_type':
+        versionType = parseVersionType(String(v));
+        conditions = true;
+        break;
+      case 'if_seq_no':
+        ifSeqNo = longField(v, 'if_seq_no');
+        conditions = true;
+        break;
+      case 'if_primary_term':
+        ifPrimaryTerm = longField(v, 'if_primary_term');
+        conditions = true;
+        break;
+      case 'retry_on_conflict':
+        retryOnConflict = longField(v, 'retry_on_conflict');
+        break;
+    }
+  }
+  if (op === 'delete' && dynamicTemplates) throw errors.illegalArgument(`Delete request in line [${line}] does not accept dynamic_templates`);
+  if (op === 'update') {
+    if (version !== MATCH_ANY || versionType !== 'internal') {
+      throw errors.illegalArgument('Update requests do not support versioning. Please use `if_seq_no` and `if_primary_term` instead');
+    }
+    if (dynamicTemplates) throw errors.illegalArgument(`Update request in line [${line}] does not accept dynamic_templates`);
+  }
+  // The request is built here in ES, whose setters refuse a negative sequence number or term.
+  checkSeqNo(ifSeqNo);
+  checkPrimaryTerm(ifPrimaryTerm);
+  const cond = conditions ? { version, versionType, ifSeqNo, ifPrimaryTerm } : undefined;
+  return { index, id, opType, requireAlias, cond, retryOnConflict };
+}
 
 /** The name Jackson gives the token a JSON value starts with, as ES's bulk parser reports it. */
 function jsonTokenName(v: unknown): string {
@@ -63,6 +164,10 @@ class SpanAction implements SourceSpan {
     readonly bytes: Buffer,
     readonly start: number,
     readonly end: number,
+    /** Its version or sequence-number conditions, if the action line gave any. */
+    readonly cond: WriteConditions | undefined = undefined,
+    /** Whether its index must be an alias. */
+    readonly requireAlias: boolean | undefined = undefined,
   ) {}
 
   get raw(): string {
@@ -111,8 +216,11 @@ function simpleAction(buf: Buffer, start: number, end: number): { op: 'index' | 
   return { op, idStart, idEnd };
 }
 
-/** `body` as text is read as UTF-8 (tests and the in-process probe pass strings). */
-export function parseBulk(body: Buffer | string, defaultIndex: string | undefined): (BulkAction | SearchError)[] {
+/**
+ * `body` as text is read as UTF-8 (tests and the in-process probe pass strings); `requireAlias`:
+ * the request's `require_alias`, for the action lines that do not give their own (default false).
+ */
+export function parseBulk(body: Buffer | string, defaultIndex: string | undefined, requireAlias = false): (BulkAction | SearchError)[] {
   const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   const len = buf.length;
   const out: (BulkAction | SearchError)[] = [];
@@ -149,12 +257,26 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
     }
     return false;
   };
+  /** Moves to the very next line, blank or not (an action's source line); false at the end of the body. */
+  const nextLine = (): boolean => {
+    if (pos >= len) return false;
+    const nl = buf.indexOf(NL, pos);
+    if (nl === -1) throw errors.illegalArgument('The bulk request must be terminated by a newline [\\n]');
+    lineStart = pos;
+    lineEnd = nl;
+    pos = nl + 1;
+    i++;
+    decoded = undefined;
+    return true;
+  };
+  /** Validation problems of the items, in order (see the comment at the top). */
+  const problems: string[] = [];
   const lineText = (): string => decoded ?? buf.toString('utf8', lineStart, lineEnd);
   /**
    * The current line as the source of an index/create item: its text without the whitespace
    * around it (as trim removes it), by the byte range of that text in the body.
    */
-  const sourceAction = (op: 'index' | 'create', index: string, id: string | undefined): SpanAction => {
+  const sourceAction = (op: 'index' | 'create', index: string, id: string | undefined, cond?: WriteConditions, requireAlias?: boolean): SpanAction => {
     let start = lineStart;
     let end = lineEnd;
     while (start < end && isAsciiTrimmed(buf[start] as number)) start++;
@@ -167,63 +289,66 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
       start = lineStart + Buffer.byteLength(line.slice(0, line.length - t.length), 'utf8');
       end = lineEnd - Buffer.byteLength(t.slice(raw.length), 'utf8');
     }
-    return new SpanAction(op, index, id, buf, start, end);
+    return new SpanAction(op, index, id, buf, start, end, cond, requireAlias);
   };
   while (next()) {
     // The action line clients send most, `{"index":{"_id":"…"}}` in compact form, without JSON.parse
     // and the objects it makes; anything else (other keys, spaces, escapes) takes the general way.
-    const simple = defaultIndex === undefined ? undefined : simpleAction(buf, lineStart, lineEnd);
+    const simple = defaultIndex === undefined || requireAlias ? undefined : simpleAction(buf, lineStart, lineEnd);
     if (simple !== undefined) {
       const id = buf.toString('utf8', simple.idStart, simple.idEnd);
-      if (!next()) throw errors.illegalArgument('The bulk request must be terminated by a newline [\\n]');
+      // The id's bytes are its UTF-8 as is (no escapes on this path).
+      if (simple.idEnd - simple.idStart > MAX_ID_BYTES) problems.push(idTooLong(id, simple.idEnd - simple.idStart));
+      if (!nextLine()) break;
       out.push(sourceAction(simple.op, defaultIndex as string, id));
       continue;
     }
     const action = parseJsonBody(lineText());
-    if (action === null || typeof action !== 'object' || Array.isArray(action)) throw errors.illegalArgument('Malformed action/metadata line [1], expected START_OBJECT');
+    if (action === null || typeof action !== 'object' || Array.isArray(action)) {
+      throw errors.illegalArgument(`Malformed action/metadata line [${i}], expected START_OBJECT but found [${jsonTokenName(action)}]`);
+    }
     const [op, metaRaw] = Object.entries(action as Record<string, unknown>)[0] ?? [];
-    if (op === undefined || !['index', 'create', 'update', 'delete'].includes(op)) {
-      throw errors.illegalArgument(`Malformed action/metadata line [${i}], expected field [create], [delete], [index] or [update] but found [${op ?? ''}]`);
+    if (op === undefined) throw errors.illegalArgument(`Malformed action/metadata line [${i}], expected FIELD_NAME but found [END_OBJECT]`);
+    if (!['index', 'create', 'update', 'delete'].includes(op)) {
+      throw errors.illegalArgument(`Malformed action/metadata line [${i}], expected field [create], [delete], [index] or [update] but found [${op}]`);
     }
     if (metaRaw === null || typeof metaRaw !== 'object' || Array.isArray(metaRaw)) {
       throw errors.illegalArgument(`Malformed action/metadata line [${i}], expected START_OBJECT or END_OBJECT but found [${jsonTokenName(metaRaw)}]`);
     }
-    const meta = metaRaw as Record<string, unknown>;
-    // ES 8 refuses keys it does not know in the action's object (also `_type`, gone since 8.0).
-    for (const key in meta) if (!ACTION_KEYS.has(key)) throw errors.illegalArgument(`Action/metadata line [${i}] contains an unknown parameter [${key}]`);
-    const index = meta._index === undefined ? defaultIndex : String(meta._index);
-    if (index === undefined) {
-      out.push(errors.actionValidation(['index is missing']));
-      if (op !== 'delete') next();
-      continue;
-    }
-    const id = meta._id === undefined || meta._id === null ? undefined : String(meta._id);
+    const meta = readMeta(metaRaw as Record<string, unknown>, op, i);
+    const index = meta.index ?? defaultIndex;
+    const { id, cond } = meta;
+    // A delete has no use for it (DeleteRequest.isRequireAlias is false).
+    const alias = op !== 'delete' && (meta.requireAlias ?? requireAlias) ? { requireAlias: true } : {};
+    if (index === undefined) problems.push('index is missing');
     if (op === 'delete') {
-      if (id === undefined) throw errors.actionValidation(['id is missing']);
-      out.push({ op, index, id });
+      // DeleteRequest.validate, in its order.
+      if (id === undefined || id === '') problems.push('id is missing');
+      if (cond !== undefined) problems.push(...casProblems(cond));
+      if (index !== undefined && id !== undefined && id !== '') out.push(cond === undefined ? { op, index, id } : { op, index, id, cond });
       continue;
     }
-    if (!next()) throw errors.illegalArgument('The bulk request must be terminated by a newline [\\n]');
+    if (!nextLine()) break;
     if (op !== 'update') {
+      // An index action's `op_type: create` makes it a create.
+      const kind = op === 'index' && meta.opType === 'create' ? 'create' : (op as 'index' | 'create');
+      problems.push(...indexProblems(kind, id, cond));
       // Parsed when the item is applied (SearchService.bulk): a bulk's parsed sources would
       // otherwise all live until the whole request is done, and the garbage collector would copy
       // and promote every one of them.
-      out.push(sourceAction(op as 'index' | 'create', index, id));
+      if (index !== undefined) out.push(sourceAction(kind, index, id, cond, alias.requireAlias));
       continue;
     }
-    let source: unknown;
-    try {
-      source = parseJsonBody(lineText());
-    } catch (e) {
-      if (e instanceof SearchError) {
-        out.push(e);
-        continue;
-      }
-      throw e;
-    }
-    if (id === undefined) throw errors.actionValidation(['id is missing']);
-    const u = (source ?? {}) as Record<string, unknown>;
-    out.push({ op: 'update', index, id, doc: u.doc, docAsUpsert: u.doc_as_upsert === true, upsert: u.upsert });
+    // ES's parser reads an update's source line at once (UpdateRequest.fromXContent): a malformed
+    // one fails the whole request, unlike an index/create source, which only the shard parses.
+    const u = (parseJsonBody(lineText()) ?? {}) as Record<string, unknown>;
+    const docAsUpsert = u.doc_as_upsert === true;
+    // UpdateRequest.validate, in its order.
+    if (id === undefined || id === '') problems.push('id is missing');
+    problems.push(...updateProblems(cond, docAsUpsert, u.upsert, meta.retryOnConflict));
+    if (u.doc === undefined && u.script === undefined) problems.push('script or doc is missing');
+    if (index !== undefined && id !== undefined) out.push({ op: 'update', index, id, doc: u.doc, docAsUpsert, upsert: u.upsert, ...(cond === undefined ? {} : { cond }), ...alias });
   }
+  if (problems.length > 0) throw errors.actionValidation(problems);
   return out;
 }

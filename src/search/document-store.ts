@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { SqliteWriter } from './sqlite-writer.js';
+import { NEXT_SEQ_NO_KEY, SqliteWriter } from './sqlite-writer.js';
 
 /** What is stored about an index: everything needed to rebuild it at start. */
 export interface StoredIndex {
@@ -10,6 +10,11 @@ export interface StoredIndex {
   readonly createdMs: number;
   readonly settings: Record<string, unknown>;
   readonly mappings: unknown;
+  /**
+   * The next sequence number as last stored with a delete (see DocumentStore.recordSeqNo);
+   * undefined when none was (a store written before it was kept).
+   */
+  readonly nextSeqNo?: number;
 }
 
 export interface StoredDoc {
@@ -46,6 +51,12 @@ export interface DocumentStore {
   /** `within`: where `doc.source` lies, as UTF-8, in a larger buffer, if it does (a hint; may be ignored). */
   putDoc(index: string, doc: StoredDoc, within?: SourceSpan): void;
   deleteDoc(index: string, id: string): void;
+  /**
+   * Keeps, with the transaction, that `seqNo` was handed out in `index` to an operation that left
+   * no stored document carrying it (a delete): a rebuild from the documents alone would hand it
+   * out again. listIndices answers the largest + 1 as `nextSeqNo`.
+   */
+  recordSeqNo?(index: string, seqNo: number): void;
   /**
    * Runs `fn` in one transaction: all of its writes are durable when it returns, or none are.
    * With `interimCommits`, the store may commit the writes in parts as they go (a `_bulk`, which is
@@ -143,7 +154,10 @@ export class SqliteDocumentStore implements DocumentStore {
         UNIQUE (idx, id));
     `);
     this.stmts = {
-      listIndices: this.db.prepare('SELECT name, uuid, created_ms, settings, mappings FROM indices ORDER BY name'),
+      // A store written before next sequence numbers were kept has no such row: null.
+      listIndices: this.db.prepare(
+        `SELECT name, uuid, created_ms, settings, mappings, (SELECT value FROM meta WHERE key = '${NEXT_SEQ_NO_KEY}' || name) AS next_seq_no FROM indices ORDER BY name`,
+      ),
       scan: this.db.prepare('SELECT id, version, seq_no, source FROM docs WHERE idx = ? ORDER BY seq').raw(true),
       get: this.db.prepare('SELECT id, version, seq_no, source FROM docs WHERE idx = ? AND id = ?').raw(true),
       generation: this.db.prepare("SELECT value FROM meta WHERE key = 'generation'").pluck(true),
@@ -153,12 +167,14 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   listIndices(): StoredIndex[] {
-    return (this.stmts.listIndices.all() as { name: string; uuid: string; created_ms: number; settings: string; mappings: string }[]).map((r) => ({
+    type Row = { name: string; uuid: string; created_ms: number; settings: string; mappings: string; next_seq_no: number | null };
+    return (this.stmts.listIndices.all() as Row[]).map((r) => ({
       name: r.name,
       uuid: r.uuid,
       createdMs: r.created_ms,
       settings: JSON.parse(r.settings) as Record<string, unknown>,
       mappings: JSON.parse(r.mappings) as unknown,
+      ...(r.next_seq_no === null ? {} : { nextSeqNo: r.next_seq_no }),
     }));
   }
 
@@ -241,6 +257,10 @@ export class SqliteDocumentStore implements DocumentStore {
       this.writer.deleteDoc(index, id);
       this.pendingOf(index).set(id, null);
     });
+  }
+
+  recordSeqNo(index: string, seqNo: number): void {
+    this.transaction(() => this.writer.nextSeqNo(index, seqNo + 1));
   }
 
   private pendingOf(index: string): Map<string, StoredDoc | PendingSpan | null> {

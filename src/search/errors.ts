@@ -45,6 +45,14 @@ function causeBody(c: EsCause, withCause: boolean): Record<string, unknown> {
   return body;
 }
 
+/** ES's limit on an `_id`, in UTF-8 bytes (DocWriteRequest.validateDocIdLength). */
+export const MAX_ID_BYTES = 512;
+
+/** The validation problem (for `errors.actionValidation`) of an `_id` of `bytes` UTF-8 bytes, above MAX_ID_BYTES. */
+export function idTooLong(id: string, bytes: number): string {
+  return `id [${id}] is too long, must be no longer than ${MAX_ID_BYTES} bytes but was: ${bytes}`;
+}
+
 const err = (status: number, type: string, reason: string, meta?: Record<string, unknown>, causedBy?: EsCause) =>
   new SearchError(status, { type, reason, meta, causedBy });
 
@@ -64,6 +72,15 @@ export const errors = {
   invalidIndexName: (index: string, why: string) =>
     err(400, 'invalid_index_name_exception', `Invalid index name [${index}], ${why}`, indexMeta(index)),
   illegalArgument: (reason: string) => err(400, 'illegal_argument_exception', reason),
+  /** Booleans.parseBoolean on anything but true/false. */
+  notBoolean: (value: string) => err(400, 'illegal_argument_exception', `Failed to parse value [${value}] as only [true] or [false] are allowed.`),
+  /** A write with `require_alias` whose target is not an alias (there are no aliases here). */
+  requireAlias: (index: string) =>
+    err(404, 'index_not_found_exception', `no such index [${index}] and [require_alias] request flag is [true] and [${index}] is not an alias`, {
+      'resource.type': 'index_or_alias',
+      'resource.id': index,
+      ...indexMeta(index),
+    }),
   resourceNotFound: (reason: string) => err(404, 'resource_not_found_exception', reason),
   /** `_cat/*?s=` naming a column the table does not have (RestTable). */
   unsupportedCatSort: (name: string) => err(400, 'unsupported_operation_exception', `Unable to sort by unknown sort key \`${name}\``),
@@ -98,8 +115,13 @@ export const errors = {
       shard: '0',
       index,
     }),
+  /** A write whose version or sequence-number condition the current document does not meet (`why`: see write-conditions.ts). */
+  versionConflict: (index: string, uuid: string, id: string, why: string) =>
+    err(409, 'version_conflict_engine_exception', `[${id}]: version conflict, ${why}`, { index_uuid: uuid, shard: '0', index }),
   documentMissing: (index: string, uuid: string, id: string) =>
     err(404, 'document_missing_exception', `[${id}]: document missing`, { index_uuid: uuid, shard: '0', index }),
+  /** IndexRouting: an index/create item whose `_id` is given but empty (that item's error, not the request's). */
+  emptyId: () => err(400, 'illegal_argument_exception', 'if _id is specified it must not be empty'),
   actionValidation: (problems: readonly string[]) =>
     err(400, 'action_request_validation_exception', `Validation Failed: ${problems.map((p, i) => `${i + 1}: ${p};`).join('')}`),
   /** A shard-level failure (the result window check): wrapped in search_phase_execution_exception. */

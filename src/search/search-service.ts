@@ -1,7 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { DeleteTombstones, type Tombstone } from './delete-tombstones.js';
 import { checkNoMetadataFields, emptyParsedDoc, parseDocument, type ParsedDoc } from './document-parser.js';
 import type { DocumentStore, SourceSpan } from './document-store.js';
 import { errors, SearchError } from './errors.js';
+import { conflict, indexProblems, nextVersion, type WriteConditions } from './write-conditions.js';
 import { restoreIndices, saveIndices } from './index-snapshot.js';
 import { parseJsonBody } from './json-render.js';
 import { InvertedIndex } from './inverted-index.js';
@@ -46,11 +48,31 @@ export interface WriteOutcome {
   readonly seqNo: number;
 }
 
+/** `cond`: the item's version or sequence-number conditions (write-conditions.ts), already validated. */
 export type BulkAction =
   /** `source` undefined: parse `raw` when the item is applied (a malformed one is the item's error). */
-  | { readonly op: 'index' | 'create'; readonly index: string; readonly id: string | undefined; readonly source: unknown; readonly raw: string; readonly rawIn?: SourceSpan }
-  | { readonly op: 'update'; readonly index: string; readonly id: string; readonly doc: unknown; readonly docAsUpsert: boolean; readonly upsert: unknown }
-  | { readonly op: 'delete'; readonly index: string; readonly id: string };
+  | {
+      readonly op: 'index' | 'create';
+      readonly index: string;
+      readonly id: string | undefined;
+      readonly source: unknown;
+      readonly raw: string;
+      readonly rawIn?: SourceSpan;
+      readonly cond?: WriteConditions | undefined;
+      /** `require_alias`: the index must be an alias (there are none here, so the item fails). */
+      readonly requireAlias?: boolean | undefined;
+    }
+  | {
+      readonly op: 'update';
+      readonly index: string;
+      readonly id: string;
+      readonly doc: unknown;
+      readonly docAsUpsert: boolean;
+      readonly upsert: unknown;
+      readonly cond?: WriteConditions;
+      readonly requireAlias?: boolean;
+    }
+  | { readonly op: 'delete'; readonly index: string; readonly id: string; readonly cond?: WriteConditions };
 
 export type BulkItem = { readonly op: string; readonly outcome: WriteOutcome } | { readonly op: string; readonly index: string; readonly id: string; readonly error: SearchError };
 
@@ -67,6 +89,12 @@ export interface SearchResponse {
 
 export class SearchService {
   private readonly indices = new Map<string, IndexState>();
+
+  /**
+   * Per index, the versions of its recently deleted documents (ES's tombstones, kept for
+   * gc_deletes; memory only). Keyed by the state, so a deleted or reloaded index drops them.
+   */
+  private readonly tombstones = new WeakMap<IndexState, DeleteTombstones>();
 
   /** Whether the indices are completely loaded (only then is a snapshot of them worth saving). */
   private loaded = false;
@@ -103,6 +131,8 @@ export class SearchService {
         state.seqNos[ord] = doc.seqNo;
         if (doc.seqNo >= state.nextSeqNo) state.nextSeqNo = doc.seqNo + 1;
       });
+      // Deletes leave no document carrying their sequence numbers: the store keeps the next one.
+      if (meta.nextSeqNo !== undefined && meta.nextSeqNo > state.nextSeqNo) state.nextSeqNo = meta.nextSeqNo;
       this.indices.set(meta.name, state);
     }
     this.loaded = true;
@@ -239,18 +269,19 @@ export class SearchService {
     return parseDocument(JSON.parse(doc.source), state.mappings, id, true).doc;
   }
 
-  private write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan): WriteOutcome {
+  private write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan, cond?: WriteConditions): WriteOutcome {
     checkNoMetadataFields(source);
     const { doc, mappings } = parseDocument(source, state.mappings, id);
     const oldOrd = state.index.idToOrd.get(id);
     if (oldOrd !== undefined && op === 'create') {
       throw errors.versionConflictExists(state.name, state.uuid, id, state.versions[oldOrd] as number);
     }
-    let version = 1;
-    if (oldOrd !== undefined) {
-      version = (state.versions[oldOrd] as number) + 1;
-      state.index.remove(oldOrd, this.parsedOf(state, oldOrd));
-    }
+    // A document deleted lately counts its versions on from the delete's (ES's tombstone).
+    const tomb = oldOrd === undefined ? this.tombstoneOf(state, id) : undefined;
+    if (cond !== undefined) this.checkConditions(state, id, oldOrd, cond, tomb);
+    const currentVersion = oldOrd === undefined ? tomb?.version : (state.versions[oldOrd] as number);
+    if (oldOrd !== undefined) state.index.remove(oldOrd, this.parsedOf(state, oldOrd));
+    const version = nextVersion(cond, currentVersion);
     if (mappings !== state.mappings) {
       state.mappings = mappings;
       this.store.updateMappings(state.name, mappings.toJSON());
@@ -260,16 +291,46 @@ export class SearchService {
     const ord = state.index.add(id, doc);
     state.versions[ord] = version;
     state.seqNos[ord] = seqNo;
+    if (tomb !== undefined) this.tombstonesOf(state).drop(id);
     return { index: state.name, id, version, result: oldOrd === undefined ? 'created' : 'updated', seqNo };
   }
 
-  private remove(state: IndexState, id: string): WriteOutcome {
+  /** `id`'s tombstone; cheap when the index has none (every new document of a bulk asks). */
+  private tombstoneOf(state: IndexState, id: string): Tombstone | undefined {
+    const t = this.tombstones.get(state);
+    return t === undefined || t.size === 0 ? undefined : t.get(id, this.now());
+  }
+
+  private tombstonesOf(state: IndexState): DeleteTombstones {
+    let t = this.tombstones.get(state);
+    if (t === undefined) this.tombstones.set(state, (t = new DeleteTombstones()));
+    return t;
+  }
+
+  /** Throws ES's 409 when the document (`ord`, undefined: none) does not meet the write's conditions. */
+  private checkConditions(state: IndexState, id: string, ord: number | undefined, cond: WriteConditions, tomb: Tombstone | undefined): void {
+    const current = ord === undefined ? undefined : { version: state.versions[ord] as number, seqNo: state.seqNos[ord] as number };
+    const why = conflict(cond, current, tomb?.version);
+    if (why !== undefined) throw errors.versionConflict(state.name, state.uuid, id, why);
+  }
+
+  private remove(state: IndexState, id: string, cond?: WriteConditions): WriteOutcome {
     const ord = state.index.idToOrd.get(id);
+    const now = this.now();
+    const tomb = ord === undefined ? this.tombstonesOf(state).get(id, now) : undefined;
+    if (cond !== undefined) this.checkConditions(state, id, ord, cond, tomb);
     const seqNo = state.nextSeqNo++;
-    if (ord === undefined) return { index: state.name, id, version: 1, result: 'not_found', seqNo };
-    const version = (state.versions[ord] as number) + 1;
+    this.store.recordSeqNo?.(state.name, seqNo);
+    // The delete is remembered either way, also of a document that was not there, as in ES.
+    if (ord === undefined) {
+      const version = nextVersion(cond, tomb?.version);
+      this.tombstonesOf(state).put(id, version, seqNo, now);
+      return { index: state.name, id, version, result: 'not_found', seqNo };
+    }
+    const version = nextVersion(cond, state.versions[ord] as number);
     state.index.remove(ord, this.parsedOf(state, ord));
     this.store.deleteDoc(state.name, id);
+    this.tombstonesOf(state).put(id, version, seqNo, now);
     return { index: state.name, id, version, result: 'deleted', seqNo };
   }
 
@@ -291,14 +352,28 @@ export class SearchService {
     }
   }
 
-  indexDoc(index: string, id: string | undefined, source: unknown, raw: string, op: 'index' | 'create'): WriteOutcome {
+  /**
+   * `cond`: the request's version or sequence-number conditions, if it gave any; `requireAlias`:
+   * its `require_alias` (the index must be an alias; there are none here).
+   */
+  indexDoc(index: string, id: string | undefined, source: unknown, raw: string, op: 'index' | 'create', cond?: WriteConditions, requireAlias = false): WriteOutcome {
+    // IndexRequest.validate runs before the index is looked at (or created).
+    const problems = indexProblems(op, id, cond);
+    if (problems.length > 0) throw errors.actionValidation(problems);
+    if (requireAlias) throw errors.requireAlias(index);
     validateIndexName(index);
-    return this.transaction(() => this.write(this.ensureIndex(index), id ?? autoId(), source, raw, op));
+    // The index is created (and committed) before the write is tried and stays whatever becomes of
+    // it, as in ES. Created inside the write's transaction, a failed write (a 409, a document
+    // parsing error) rolled its stored row back while the in-memory index stayed: every document
+    // written to it afterwards was acknowledged but lost at the next start.
+    const state = this.ensureIndex(index);
+    return this.transaction(() => this.write(state, id ?? autoId(), source, raw, op, undefined, cond));
   }
 
-  deleteDoc(index: string, id: string): WriteOutcome {
+  /** `cond`: as for indexDoc (validated by the caller). */
+  deleteDoc(index: string, id: string, cond?: WriteConditions): WriteOutcome {
     const state = this.get(index);
-    return this.transaction(() => this.remove(state, id));
+    return this.transaction(() => this.remove(state, id, cond));
   }
 
   /**
@@ -324,35 +399,32 @@ export class SearchService {
 
   private bulkItem(a: BulkAction | SearchError): BulkItem {
     if (a instanceof SearchError) return { op: 'index', index: '', id: '', error: a };
-    let source: unknown;
-    // Read once: a bulk item's source text may be decoded on each read (see bulk.ts).
-    let raw = '';
-    if (a.op === 'index' || a.op === 'create') {
-      raw = a.raw;
-      try {
-        source = a.source ?? parseJsonBody(raw);
-      } catch (e) {
-        // As when the bulk parser refuses a line: an item without index or id.
-        if (e instanceof SearchError) return { op: 'index', index: '', id: '', error: e };
-        throw e;
-      }
-    }
     try {
-      // An existing index's name was checked when it was created.
+      // In ES's order: the index (its name, when it is created), the id (IndexRouting), then the
+      // source when the shard parses it. An existing index's name was checked when it was created.
+      // No index is created for an item that requires an alias.
+      if (a.op !== 'delete' && a.requireAlias === true) throw errors.requireAlias(a.index);
       if (!this.indices.has(a.index)) validateIndexName(a.index);
+      // Only an index/create item can have an empty id here (bulk.ts refuses it for the others).
+      if (a.id === '') throw errors.emptyId();
       switch (a.op) {
         case 'index':
-        case 'create':
-          return { op: a.op, outcome: this.write(this.ensureIndex(a.index), a.id ?? autoId(), source, raw, a.op, a.rawIn) };
+        case 'create': {
+          // Read once: a bulk item's source text may be decoded on each read (see bulk.ts).
+          const raw = a.raw;
+          const source = a.source ?? parseJsonBody(raw);
+          return { op: a.op, outcome: this.write(this.ensureIndex(a.index), a.id ?? autoId(), source, raw, a.op, a.rawIn, a.cond) };
+        }
         case 'delete': {
           const state = this.indices.get(a.index);
           if (state === undefined) return { op: a.op, outcome: { index: a.index, id: a.id, version: 1, result: 'not_found', seqNo: 0 } };
-          return { op: a.op, outcome: this.remove(state, a.id) };
+          return { op: a.op, outcome: this.remove(state, a.id, a.cond) };
         }
         case 'update':
           return { op: a.op, outcome: this.update(a) };
       }
     } catch (e) {
+      // The item's failure names its op, index and id, as ES's does.
       if (e instanceof SearchError) return { op: a.op, index: a.index, id: a.id ?? '', error: e };
       throw e;
     }
@@ -361,6 +433,11 @@ export class SearchService {
   private update(a: Extract<BulkAction, { op: 'update' }>): WriteOutcome {
     const state = a.docAsUpsert || a.upsert !== undefined ? this.ensureIndex(a.index) : this.get(a.index);
     const existing = this.getDoc(state.name, a.id);
+    // The current document is read under the item's conditions (a mismatch before any no-op check).
+    if (a.cond !== undefined && existing !== undefined) {
+      const why = conflict(a.cond, existing);
+      if (why !== undefined) throw errors.versionConflict(state.name, state.uuid, a.id, why);
+    }
     if (existing === undefined) {
       const fresh = a.upsert ?? (a.docAsUpsert ? a.doc : undefined);
       if (fresh === undefined) throw errors.documentMissing(state.name, state.uuid, a.id);
@@ -401,18 +478,16 @@ export class SearchService {
     });
   }
 
-  /** The write part of a document response (`_index`, `_id`, `_version`, `result`, …). */
+  /**
+   * The write part of a document response (`_index`, `_id`, `_version`, `result`, …), in ES's
+   * order (DocWriteResponse): `forced_refresh` right after `result`.
+   */
   static writeBody(o: WriteOutcome, forcedRefresh: boolean): Record<string, unknown> {
-    const body: Record<string, unknown> = {
-      _index: o.index,
-      _id: o.id,
-      _version: o.version,
-      result: o.result,
-      _shards: o.result === 'noop' ? { total: 0, successful: 0, failed: 0 } : SHARDS_WRITE,
-      _seq_no: o.seqNo,
-      _primary_term: 1,
-    };
+    const body: Record<string, unknown> = { _index: o.index, _id: o.id, _version: o.version, result: o.result };
     if (forcedRefresh) body.forced_refresh = true;
+    body._shards = o.result === 'noop' ? { total: 0, successful: 0, failed: 0 } : SHARDS_WRITE;
+    body._seq_no = o.seqNo;
+    body._primary_term = 1;
     return body;
   }
 }

@@ -35,6 +35,14 @@ const SET_IDX = 8; // idx: the index of later PUT_DOC_PACKED operations
  * document; a typed array and one string per chunk cost next to nothing.
  */
 const PUT_DOC_PACKED = 9;
+/**
+ * idx, next: a sequence number below `next` was handed out to an operation that left no document
+ * carrying it (a delete). The worker keeps the largest per index and stores it in the meta table
+ * (key NEXT_SEQ_NO_KEY + idx) with the commit, so a rebuild never hands such a number out again.
+ */
+const NEXT_SEQ_NO = 10;
+/** The meta table's key prefix for an index's stored next sequence number (see NEXT_SEQ_NO). */
+export const NEXT_SEQ_NO_KEY = 'next_seq_no:';
 
 /**
  * Separates the sources of a chunk, which travel as one string: cloning one long string for the
@@ -105,6 +113,8 @@ try {
     db.prepare('DELETE FROM docs WHERE idx = ?'),
     db.prepare('DELETE FROM indices WHERE name = ?'),
     db.prepare("UPDATE meta SET value = value + 1 WHERE key = 'generation'"),
+    db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)'),
+    db.prepare('DELETE FROM meta WHERE key = ?'),
   ];
 } catch (e) {
   openError = e;
@@ -115,6 +125,8 @@ let bytes = Buffer.alloc(0);
 /** Bytes of documents written by the open transaction, and committed since the last checkpoint. */
 let txnBytes = 0;
 let uncheckpointed = 0;
+/** Per index, the largest NEXT_SEQ_NO of the open transaction (stored by commit). */
+const nextSeqNos = new Map();
 function done(ok, message) {
   reply.postMessage({ ok, message });
   Atomics.store(flag, 0, 1);
@@ -139,7 +151,8 @@ function run(ops, joined, count, packed, idsJoined, idCount) {
       case ${DELETE_DOC}: stmts[1].run(ops[i + 1], ops[i + 2]); txnBytes += ${DELETE_BYTES}; i += 3; break;
       case ${PUT_INDEX}: stmts[2].run(ops[i + 1], ops[i + 2], ops[i + 3], ops[i + 4], ops[i + 5]); i += 6; break;
       case ${UPDATE_MAPPINGS}: stmts[3].run(ops[i + 1], ops[i + 2]); i += 3; break;
-      case ${DELETE_INDEX}: stmts[4].run(ops[i + 1]); stmts[5].run(ops[i + 1]); txnBytes += ${CHECKPOINT_BYTES}; i += 2; break;
+      case ${DELETE_INDEX}: stmts[4].run(ops[i + 1]); stmts[5].run(ops[i + 1]); stmts[8].run('${NEXT_SEQ_NO_KEY}' + ops[i + 1]); nextSeqNos.delete(ops[i + 1]); txnBytes += ${CHECKPOINT_BYTES}; i += 2; break;
+      case ${NEXT_SEQ_NO}: if (!(nextSeqNos.get(ops[i + 1]) >= ops[i + 2])) nextSeqNos.set(ops[i + 1], ops[i + 2]); i += 3; break;
       case ${SET_BYTES}: bytes = Buffer.from(ops[i + 1], ops[i + 2]); i += 3; break;
       case ${PUT_DOC_WITHIN}: stmts[0].run(ops[i + 1], ops[i + 2], ops[i + 3], ops[i + 4], bytes.toString('utf8', ops[i + 5], ops[i + 6])); txnBytes += ops[i + 6] - ops[i + 5]; i += 7; break;
       case ${SET_IDX}: idx = ops[i + 1]; i += 2; break;
@@ -149,6 +162,8 @@ function run(ops, joined, count, packed, idsJoined, idCount) {
   }
 }
 function commit() {
+  for (const [idx, next] of nextSeqNos) stmts[7].run('${NEXT_SEQ_NO_KEY}' + idx, next);
+  nextSeqNos.clear();
   // Every commit moves the generation on: a saved index snapshot is only good for its own.
   stmts[6].run();
   db.exec('COMMIT');
@@ -167,10 +182,12 @@ function end(sql) {
     if (sql === 'COMMIT' && db.inTransaction) db.exec('ROLLBACK');
     inTxn = false;
     txnBytes = 0;
+    nextSeqNos.clear();
     return done(false, String(e && e.message));
   }
   inTxn = false;
   txnBytes = 0;
+  nextSeqNos.clear();
   if (err !== undefined && sql === 'COMMIT') return done(false, String(err && err.message));
   done(true);
   if (uncheckpointed >= ${CHECKPOINT_BYTES}) {
@@ -340,6 +357,12 @@ export class SqliteWriter {
 
   deleteDoc(idx: string, id: string): void {
     this.ops.push(DELETE_DOC, idx, id);
+    this.added();
+  }
+
+  /** Stores, with the transaction, that sequence numbers below `next` were handed out in `idx` (see NEXT_SEQ_NO). */
+  nextSeqNo(idx: string, next: number): void {
+    this.ops.push(NEXT_SEQ_NO, idx, next);
     this.added();
   }
 

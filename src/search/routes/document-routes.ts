@@ -5,6 +5,8 @@ import { errors } from '../errors.js';
 import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, sendJsonBytes, type Params } from '../http-io.js';
 import { SearchService } from '../search-service.js';
 import { filterSource, isIdentity, sourceFilterFromParams } from '../source-filter.js';
+import { intParam } from '../search-request.js';
+import { boolParam, casProblems, conditionsFromQuery, updateProblems } from '../write-conditions.js';
 
 /** Document APIs: `_doc`, `_create`, `_update`, `_bulk`. */
 export async function documentRoutes(app: FastifyInstance, opts: { service: SearchService }): Promise<void> {
@@ -19,7 +21,8 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
       throw errors.illegalArgument(`opType must be 'create' or 'index', found: [${requested}]`);
     }
     const opType = requested === 'create' ? 'create' : op;
-    const outcome = service.indexDoc(index, p.id, value, text, opType);
+    const q = queryOf(req);
+    const outcome = service.indexDoc(index, p.id, value, text, opType, conditionsFromQuery(q), boolParam(q.require_alias, false));
     return sendJson(req, reply, outcome.result === 'created' ? 201 : 200, SearchService.writeBody(outcome, forcedRefresh(req)));
   };
   app.put('/:index/_doc/:id', indexDoc('index'));
@@ -66,16 +69,35 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
   });
   app.delete('/:index/_doc/:id', async (req, reply) => {
     const p = req.params as Params;
-    const outcome = service.deleteDoc(p.index as string, p.id as string);
+    // DeleteRequest.validate.
+    const cond = conditionsFromQuery(queryOf(req));
+    const problems = cond === undefined ? [] : casProblems(cond);
+    if (problems.length > 0) throw errors.actionValidation(problems);
+    const outcome = service.deleteDoc(p.index as string, p.id as string, cond);
     return sendJson(req, reply, outcome.result === 'not_found' ? 404 : 200, SearchService.writeBody(outcome, forcedRefresh(req)));
   });
   app.post('/:index/_update/:id', async (req, reply) => {
     const p = req.params as Params;
+    const q = queryOf(req);
+    // A repeated parameter's last value counts (url-query-parser.ts), as in ES.
+    const retryOnConflict = intParam(q, 'retry_on_conflict') ?? 0;
+    // RestUpdateAction refuses these before it reads the body.
+    if (q.version !== undefined || q.version_type !== undefined) {
+      throw errors.actionValidation(['internal versioning can not be used for optimistic concurrency control. Please use `if_seq_no` and `if_primary_term` instead']);
+    }
+    // The update API reads only the sequence-number conditions from the URL, also before the body.
+    const cond = conditionsFromQuery({ if_seq_no: q.if_seq_no, if_primary_term: q.if_primary_term });
     const { value } = requiredJsonBody(req);
     const u = (value ?? {}) as Record<string, unknown>;
-    // UpdateRequest.validate: without a script, a partial document is required.
-    if (u.doc === undefined && u.script === undefined) throw errors.actionValidation(['script or doc is missing']);
-    const [item] = service.bulk([{ op: 'update', index: p.index as string, id: p.id as string, doc: u.doc, docAsUpsert: u.doc_as_upsert === true, upsert: u.upsert }]);
+    const docAsUpsert = u.doc_as_upsert === true;
+    // UpdateRequest.validate, in its order: without a script, a partial document is required.
+    const problems = updateProblems(cond, docAsUpsert, u.upsert, retryOnConflict);
+    if (u.doc === undefined && u.script === undefined) problems.push('script or doc is missing');
+    if (problems.length > 0) throw errors.actionValidation(problems);
+    const requireAlias = boolParam(q.require_alias, false);
+    const [item] = service.bulk([
+      { op: 'update', index: p.index as string, id: p.id as string, doc: u.doc, docAsUpsert, upsert: u.upsert, ...(cond === undefined ? {} : { cond }), requireAlias },
+    ]);
     if (item === undefined) throw errors.internal();
     if ('error' in item) throw item.error;
     return sendJson(req, reply, item.outcome.result === 'created' ? 201 : 200, SearchService.writeBody(item.outcome, forcedRefresh(req)));
@@ -86,7 +108,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     // The body's bytes as they came (see parseBulk); a `?source=` query string as text.
     const body = Buffer.isBuffer(req.body) ? req.body : rawBody(req);
     if (body === undefined) throw errors.actionValidation(['no requests added']);
-    const actions = parseBulk(body, (req.params as Params).index);
+    const actions = parseBulk(body, (req.params as Params).index, boolParam(queryOf(req).require_alias, false));
     if (actions.length === 0) throw errors.actionValidation(['no requests added']);
     // Each item is rendered as soon as it is applied (see BulkResponseWriter).
     const response = new BulkResponseWriter(forcedRefresh(req), actions.length);
