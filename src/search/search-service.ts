@@ -3,7 +3,7 @@ import { DeleteTombstones, type Tombstone } from './delete-tombstones.js';
 import { checkNoMetadataFields, emptyParsedDoc, parseDocument, type ParsedDoc } from './document-parser.js';
 import type { DocumentStore, SourceSpan } from './document-store.js';
 import { errors, SearchError } from './errors.js';
-import { conflict, indexProblems, nextVersion, type WriteConditions } from './write-conditions.js';
+import { conflict, type CurrentDoc, indexProblems, nextVersion, type WriteConditions } from './write-conditions.js';
 import { restoreIndices, saveIndices } from './index-snapshot.js';
 import { parseJsonBody } from './json-render.js';
 import { InvertedIndex } from './inverted-index.js';
@@ -278,7 +278,7 @@ export class SearchService {
     }
     // A document deleted lately counts its versions on from the delete's (ES's tombstone).
     const tomb = oldOrd === undefined ? this.tombstoneOf(state, id) : undefined;
-    if (cond !== undefined) this.checkConditions(state, id, oldOrd, cond, tomb);
+    if (cond !== undefined) this.checkConditions(state, id, currentOf(state, oldOrd), cond, tomb);
     const currentVersion = oldOrd === undefined ? tomb?.version : (state.versions[oldOrd] as number);
     if (oldOrd !== undefined) state.index.remove(oldOrd, this.parsedOf(state, oldOrd));
     const version = nextVersion(cond, currentVersion);
@@ -307,9 +307,8 @@ export class SearchService {
     return t;
   }
 
-  /** Throws ES's 409 when the document (`ord`, undefined: none) does not meet the write's conditions. */
-  private checkConditions(state: IndexState, id: string, ord: number | undefined, cond: WriteConditions, tomb: Tombstone | undefined): void {
-    const current = ord === undefined ? undefined : { version: state.versions[ord] as number, seqNo: state.seqNos[ord] as number };
+  /** Throws ES's 409 when the document (`current`, undefined: none) does not meet the write's conditions. */
+  private checkConditions(state: IndexState, id: string, current: CurrentDoc | undefined, cond: WriteConditions, tomb?: Tombstone): void {
     const why = conflict(cond, current, tomb?.version);
     if (why !== undefined) throw errors.versionConflict(state.name, state.uuid, id, why);
   }
@@ -317,8 +316,8 @@ export class SearchService {
   private remove(state: IndexState, id: string, cond?: WriteConditions): WriteOutcome {
     const ord = state.index.idToOrd.get(id);
     const now = this.now();
-    const tomb = ord === undefined ? this.tombstonesOf(state).get(id, now) : undefined;
-    if (cond !== undefined) this.checkConditions(state, id, ord, cond, tomb);
+    const tomb = ord === undefined ? this.tombstoneOf(state, id) : undefined;
+    if (cond !== undefined) this.checkConditions(state, id, currentOf(state, ord), cond, tomb);
     const seqNo = state.nextSeqNo++;
     this.store.recordSeqNo?.(state.name, seqNo);
     // The delete is remembered either way, also of a document that was not there, as in ES.
@@ -434,10 +433,7 @@ export class SearchService {
     const state = a.docAsUpsert || a.upsert !== undefined ? this.ensureIndex(a.index) : this.get(a.index);
     const existing = this.getDoc(state.name, a.id);
     // The current document is read under the item's conditions (a mismatch before any no-op check).
-    if (a.cond !== undefined && existing !== undefined) {
-      const why = conflict(a.cond, existing);
-      if (why !== undefined) throw errors.versionConflict(state.name, state.uuid, a.id, why);
-    }
+    if (a.cond !== undefined && existing !== undefined) this.checkConditions(state, a.id, existing, a.cond);
     if (existing === undefined) {
       const fresh = a.upsert ?? (a.docAsUpsert ? a.doc : undefined);
       if (fresh === undefined) throw errors.documentMissing(state.name, state.uuid, a.id);
@@ -498,4 +494,9 @@ function deepMerge(base: unknown, patch: unknown): unknown {
   const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
   for (const [k, v] of Object.entries(patch as Record<string, unknown>)) out[k] = deepMerge(out[k], v);
   return out;
+}
+
+/** The version and sequence number of document `ord` of `state` (undefined: no document). */
+function currentOf(state: IndexState, ord: number | undefined): CurrentDoc | undefined {
+  return ord === undefined ? undefined : { version: state.versions[ord] as number, seqNo: state.seqNos[ord] as number };
 }
