@@ -142,12 +142,15 @@ function validVersionForWrites(t: VersionType, version: number): boolean {
   return t === 'internal' ? version > 0 || version === MATCH_ANY || version === MATCH_DELETED : version >= 0;
 }
 
+/** The refusal of an explicit internal version (also the update API's of any version parameter). */
+export const INTERNAL_VERSION_OCC = 'internal versioning can not be used for optimistic concurrency control. Please use `if_seq_no` and `if_primary_term` instead';
+
 /** DocWriteRequest.validateSeqNoBasedCASParams (`version` already resolved for creates). */
 export function casProblems(c: WriteConditions, version = c.version): string[] {
   const out: string[] = [];
   if (!validVersionForWrites(c.versionType, version)) out.push(`illegal version value [${version}] for version type [${typeName(c.versionType)}]`);
   if (c.versionType === 'internal' && version !== MATCH_ANY && version !== MATCH_DELETED) {
-    out.push('internal versioning can not be used for optimistic concurrency control. Please use `if_seq_no` and `if_primary_term` instead');
+    out.push(INTERNAL_VERSION_OCC);
   }
   if (c.ifSeqNo !== UNASSIGNED_SEQ_NO && (c.versionType !== 'internal' || version !== MATCH_ANY)) out.push('compare and write operations can not use versioning');
   if (c.ifPrimaryTerm === UNASSIGNED_PRIMARY_TERM && c.ifSeqNo !== UNASSIGNED_SEQ_NO) out.push('ifSeqNo is set, but primary term is [0]');

@@ -6,7 +6,7 @@ import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, 
 import { SearchService } from '../search-service.js';
 import { filterSource, isIdentity, sourceFilterFromParams } from '../source-filter.js';
 import { intParam } from '../search-request.js';
-import { boolParam, casProblems, conditionsFromQuery, updateProblems } from '../write-conditions.js';
+import { boolParam, casProblems, conditionsFromQuery, INTERNAL_VERSION_OCC, updateProblems } from '../write-conditions.js';
 
 /** Document APIs: `_doc`, `_create`, `_update`, `_bulk`. */
 export async function documentRoutes(app: FastifyInstance, opts: { service: SearchService }): Promise<void> {
@@ -83,7 +83,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const retryOnConflict = intParam(q, 'retry_on_conflict') ?? 0;
     // RestUpdateAction refuses these before it reads the body.
     if (q.version !== undefined || q.version_type !== undefined) {
-      throw errors.actionValidation(['internal versioning can not be used for optimistic concurrency control. Please use `if_seq_no` and `if_primary_term` instead']);
+      throw errors.actionValidation([INTERNAL_VERSION_OCC]);
     }
     // The update API reads only the sequence-number conditions from the URL, also before the body.
     const cond = conditionsFromQuery({ if_seq_no: q.if_seq_no, if_primary_term: q.if_primary_term });
