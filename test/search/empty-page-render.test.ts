@@ -40,4 +40,14 @@ describe('empty page rendering', () => {
     expect(renderEmptyPage({ ...base, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 }, hits: { total: { value: 1, relation: 'x' }, max_score: null, hits: [] } })).toBeUndefined();
     expect(renderEmptyPage({ ...base, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 }, hits: { max_score: 'x', hits: [] } })).toBeUndefined();
   });
+
+  it('leaves an envelope with a member the template does not write to the general renderer (it would drop it)', () => {
+    const shards = { total: 1, successful: 1, skipped: 0, failed: 0 };
+    const base = { took: 1, timed_out: false, _shards: shards, hits: { max_score: null, hits: [] } };
+    expect(renderEmptyPage(base)).toBe(JSON.stringify(base));
+    expect(renderEmptyPage({ ...base, aggregations: {} })).toBeUndefined();
+    expect(renderEmptyPage({ ...base, _shards: { ...shards, extra: 1 } })).toBeUndefined();
+    expect(renderEmptyPage({ ...base, hits: { max_score: null, hits: [], extra: 1 } })).toBeUndefined();
+    expect(renderEmptyPage({ ...base, hits: { total: 3, max_score: null, hits: [], extra: 1 } })).toBeUndefined();
+  });
 });

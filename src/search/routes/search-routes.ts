@@ -54,6 +54,8 @@ export function renderEmptyPage(body: Record<string, unknown>): string | undefin
   const hits = body.hits as Record<string, unknown>;
   const took = body.took;
   if (typeof took !== 'number' || !Number.isInteger(took) || body.timed_out !== false || shards.failures !== undefined) return undefined;
+  // Any member the template does not write (a new one in runSearch's envelope) takes renderJson.
+  if (keyCount(body) !== 4 || keyCount(shards) !== 4 || keyCount(hits) !== (hits.total === undefined ? 2 : 3)) return undefined;
   const { total, successful, skipped, failed } = shards;
   if (!isInt(total) || !isInt(successful) || !isInt(skipped) || !isInt(failed)) return undefined;
   const t = hits.total;
@@ -73,6 +75,13 @@ export function renderEmptyPage(body: Record<string, unknown>): string | undefin
     `{"took":${took},"timed_out":false,"_shards":{"total":${total},"successful":${successful},"skipped":${skipped},"failed":${failed}},` +
     `"hits":{${totalText}"max_score":${maxText},"hits":[]}}`
   );
+}
+
+/** How many own enumerable keys `o` has (a loop: no array made on every empty page). */
+function keyCount(o: object): number {
+  let n = 0;
+  for (const k in o) if (Object.hasOwn(o, k)) n++;
+  return n;
 }
 
 function isInt(v: unknown): v is number {
