@@ -364,7 +364,8 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
     if (id === undefined || id === '') problems.push('id is missing');
     problems.push(...updateProblems(cond, docAsUpsert, u.upsert, meta.retryOnConflict));
     if (u.doc === undefined && u.script === undefined) problems.push('script or doc is missing');
-    if (index !== undefined && id !== undefined) out.push({ op: 'update', index, id, doc: u.doc, docAsUpsert, upsert: u.upsert, ...(cond === undefined ? {} : { cond }), ...alias });
+    const noop = u.detect_noop === false || u.detect_noop === 'false' ? { detectNoop: false } : {};
+    if (index !== undefined && id !== undefined) out.push({ op: 'update', index, id, doc: u.doc, docAsUpsert, upsert: u.upsert, ...noop, ...(cond === undefined ? {} : { cond }), ...alias });
   }
   if (problems.length > 0) throw errors.actionValidation(problems);
   return out;

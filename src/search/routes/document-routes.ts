@@ -100,7 +100,17 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     if (problems.length > 0) throw errors.actionValidation(problems);
     const requireAlias = boolParam(q.require_alias, false);
     const [item] = service.bulk([
-      { op: 'update', index: p.index as string, id: p.id as string, doc: u.doc, docAsUpsert, upsert: u.upsert, ...(cond === undefined ? {} : { cond }), requireAlias },
+      {
+        op: 'update',
+        index: p.index as string,
+        id: p.id as string,
+        doc: u.doc,
+        docAsUpsert,
+        upsert: u.upsert,
+        ...(u.detect_noop === false || u.detect_noop === 'false' ? { detectNoop: false } : {}),
+        ...(cond === undefined ? {} : { cond }),
+        requireAlias,
+      },
     ]);
     if (item === undefined) throw errors.internal();
     if ('error' in item) throw item.error;
