@@ -202,6 +202,10 @@ export const errors = {
   noHandler: (method: string, path: string) =>
     err(405, 'illegal_argument_exception', `Incorrect HTTP method for uri [${path}] and method [${method}], allowed: []`),
   internal: () => err(500, 'exception', 'internal server error'),
+  /** ElasticsearchParseException (a request body ES reads by hand: `_mget`, `_msearch`). */
+  parse: (reason: string) => err(400, 'parse_exception', reason),
+  /** A request that needs a body and came without one (RestRequest.contentOrSourceParam). */
+  bodyRequired: () => err(400, 'parse_exception', 'request body or source parameter is required'),
 };
 
 /** The realm header the issue asks for (ES 7's single-string form). */
