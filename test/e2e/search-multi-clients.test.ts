@@ -102,7 +102,8 @@ describe('@opensearch-project/opensearch', () => {
 
   it('msearch and mget', async () => {
     const r = await client.msearch({ body: [{ index: 'os' }, { query: { match: { title: 'apple' } }, size: 0 }] });
-    expect(r.body.responses[0]?.hits.total).toEqual({ value: 20, relation: 'eq' });
+    const first = r.body.responses[0];
+    expect(first && 'hits' in first ? first.hits.total : undefined).toEqual({ value: 20, relation: 'eq' });
     const g = await client.mget({ index: 'os', body: { ids: ['0'] }, filter_path: 'docs._source.title' });
     expect(g.body).toEqual({ docs: [{ _source: { title: 'red apple pie' } }] });
   });
