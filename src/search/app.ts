@@ -11,12 +11,13 @@ import { createApp } from '../http/create-app.js';
 import { parseHtpasswd } from '../http/users-file.js';
 import { SqliteDocumentStore, type DocumentStore } from './document-store.js';
 import { errors, SearchError } from './errors.js';
-import { productHeader, sendHead, sendJson } from './http-io.js';
+import { productHeader, sendError, sendHead } from './http-io.js';
 import { renderJson } from './json-render.js';
 import { checkCompatibleVersions, responseContentType } from './media-type.js';
 import { RouteMethods } from './route-methods.js';
 import { documentRoutes } from './routes/document-routes.js';
 import { indexRoutes } from './routes/index-routes.js';
+import { multiRoutes } from './routes/multi-routes.js';
 import { searchRoutes } from './routes/search-routes.js';
 import { SearchService } from './search-service.js';
 import { parseUrlQuery } from './url-query-parser.js';
@@ -137,7 +138,7 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
     if (e.status >= 500) req.log.error({ err: error }, 'search request failed');
     for (const [k, v] of Object.entries(e.headers ?? {})) reply.header(k, v);
     if (req.method === 'HEAD') return sendHead(reply, e.status, 'application/json');
-    return sendJson(req, reply, e.status, e.toBody());
+    return sendError(req, reply, e.status, e.toBody());
   });
 
   // The methods each route pattern serves, for 405 on a known path (see route-methods.ts). Fastify
@@ -169,5 +170,6 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
   await app.register(indexRoutes, { service, info: { flavor: config['search.flavor'], clusterUuid, version: '8.17.0' } });
   await app.register(documentRoutes, { service });
   await app.register(searchRoutes, { service, now: deps.now });
+  await app.register(multiRoutes, { service, now: deps.now });
   return app;
 }

@@ -217,6 +217,10 @@ export const errors = {
     err(404, 'index_not_found_exception', 'no such index [null]', { 'resource.type': 'index_expression', 'resource.id': [...expressions] }),
   /** An ObjectParser's refusal of a field (unknown, or a value type it does not take) at `[line:col]`, without a cause. */
   xContentParse: (line: number, col: number, message: string) => err(400, 'x_content_parse_exception', `[${line}:${col}] ${message}`),
+  /** ElasticsearchParseException (a request body ES reads by hand: `_mget`, `_msearch`). */
+  parse: (reason: string) => err(400, 'parse_exception', reason),
+  /** A request that needs a body and came without one (RestRequest.contentOrSourceParam). */
+  bodyRequired: () => err(400, 'parse_exception', 'request body or source parameter is required'),
 };
 
 /** The realm header the issue asks for (ES 7's single-string form). */

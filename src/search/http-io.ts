@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from './errors.js';
 import { parseJsonBody, RawJson, renderJson } from './json-render.js';
 import { DEFAULT_CONTENT_TYPE, requestMediaType, responseContentType } from './media-type.js';
+import { applyResponseFilter, NOTHING, parseFilterPath } from './response-filter.js';
 
 /** Request/response helpers shared by the search route plugins (HTTP translation only). */
 
@@ -32,11 +33,29 @@ export function sendHead(reply: FastifyReply, status: number, contentType: strin
 }
 
 /**
- * Sends a JSON body in ES's style (pretty on request, vendor content type echoed). `compact`, when
- * given, is the body already rendered compact (the same bytes renderJson gives), used unless
- * `?pretty` asks for the indented form.
+ * Sends a JSON body in ES's style (pretty on request, vendor content type echoed, `?filter_path`
+ * applied). `compact`, when given, is the body already rendered compact (the same bytes renderJson
+ * gives), used unless `?pretty` or `?filter_path` asks for something else.
  */
 export function sendJson(req: FastifyRequest, reply: FastifyReply, status: number, body: unknown, hasRaw = false, compact?: string): FastifyReply {
+  // One property read when there is no filter: the `_search` hot path pays nothing more.
+  const filterPath = queryOf(req).filter_path;
+  if (filterPath !== undefined) {
+    const filter = parseFilterPath(filterPath);
+    if (filter !== undefined) return sendFiltered(req, reply, status, applyResponseFilter(body, filter));
+  }
+  return sendRendered(req, reply, status, body, hasRaw, compact);
+}
+
+/**
+ * Sends an error body: never filtered, as ES builds error responses without `filter_path`
+ * (AbstractRestChannel.newErrorBuilder), so a filter cannot hide why a request failed.
+ */
+export function sendError(req: FastifyRequest, reply: FastifyReply, status: number, body: unknown): FastifyReply {
+  return sendRendered(req, reply, status, body, false);
+}
+
+function sendRendered(req: FastifyRequest, reply: FastifyReply, status: number, body: unknown, hasRaw: boolean, compact?: string): FastifyReply {
   const type = responseContentType(req.headers.accept, req.headers['content-type']);
   const pretty = isPretty(req);
   const text = compact !== undefined && !pretty ? compact : renderJson(body, pretty, hasRaw);
@@ -46,9 +65,18 @@ export function sendJson(req: FastifyRequest, reply: FastifyReply, status: numbe
   return reply.send(type === DEFAULT_CONTENT_TYPE ? text : Buffer.from(text));
 }
 
-/** Sends JSON already rendered compact as UTF-8 bytes (re-rendered when `?pretty` asks for it). */
+/** A filtered body: kept stored `_source` text may remain (RawJson); NOTHING sends an empty body. */
+function sendFiltered(req: FastifyRequest, reply: FastifyReply, status: number, filtered: unknown): FastifyReply {
+  if (filtered === NOTHING) {
+    const type = responseContentType(req.headers.accept, req.headers['content-type']);
+    return productHeader(reply.code(status).header('content-type', type)).send(type === DEFAULT_CONTENT_TYPE ? '' : Buffer.alloc(0));
+  }
+  return sendRendered(req, reply, status, filtered, true);
+}
+
+/** Sends JSON already rendered compact as UTF-8 bytes (re-rendered when `?pretty` or `?filter_path` asks for it). */
 export function sendJsonBytes(req: FastifyRequest, reply: FastifyReply, status: number, bytes: Buffer): FastifyReply {
-  if (isPretty(req)) return sendJson(req, reply, status, new RawJson(bytes.toString('utf8')), true);
+  if (isPretty(req) || queryOf(req).filter_path !== undefined) return sendJson(req, reply, status, new RawJson(bytes.toString('utf8')), true);
   return productHeader(reply.code(status).header('content-type', responseContentType(req.headers.accept, req.headers['content-type']))).send(bytes);
 }
 

@@ -29,6 +29,19 @@ export const COUNT_PARAMS: ReadonlySet<string> = new Set([
   'routing', 'preference', 'allow_no_indices', 'expand_wildcards', 'ignore_unavailable', 'ignore_throttled',
 ]);
 
+/** What `_mget` reads (ES 8's RestMultiGetAction). */
+export const MGET_PARAMS: ReadonlySet<string> = new Set([
+  ...GLOBAL, 'index', 'preference', 'realtime', 'refresh', 'routing', 'stored_fields', '_source', '_source_includes', '_source_excludes',
+  '_source_include', '_source_exclude', 'force_synthetic_source',
+]);
+
+/** What `_msearch` reads (ES 8's RestMultiSearchAction and its search defaults). */
+export const MSEARCH_PARAMS: ReadonlySet<string> = new Set([
+  ...GLOBAL, 'index', 'allow_no_indices', 'ccs_minimize_roundtrips', 'expand_wildcards', 'ignore_throttled', 'ignore_unavailable',
+  'include_named_queries_score', 'max_concurrent_searches', 'max_concurrent_shard_requests', 'pre_filter_shard_size',
+  'rest_total_hits_as_int', 'routing', 'search_type', 'typed_keys',
+]);
+
 function similarity(a: string, b: string): number {
   return 1 - distance(a, b) / Math.max(a.length, b.length);
 }

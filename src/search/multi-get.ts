@@ -1,0 +1,176 @@
+import { errors, SearchError } from './errors.js';
+import { RawJson } from './json-render.js';
+import { filterSource, isIdentity, sourceFilterFromParams, type SourceFilter } from './source-filter.js';
+
+/**
+ * The multi-get API (`_mget`): its body read as ES's MultiGetRequest reads it, its validation, and
+ * its response, one item per requested document in request order. A document that is not there is
+ * `found: false`; an index that is not there fails only its own items (`error`), as in ES 8.
+ */
+
+/** One requested document. `index`/`id` undefined: missing (a validation error before any get). */
+export interface MultiGetItem {
+  readonly index: string | undefined;
+  readonly id: string | undefined;
+  /** The item's own `_source`; undefined: the request's default (URL parameters). */
+  readonly source: SourceFilter | undefined;
+  /** The item's own `stored_fields`; undefined: the request's default. */
+  readonly storedFields: readonly string[] | undefined;
+  /** `version`: the document must be at this version (a conflict fails the item). */
+  readonly version: number | undefined;
+}
+
+/** What `_mget` reads documents from (the search service, in the route). */
+export interface MultiGetSource {
+  /** The index's uuid; throws index_not_found_exception when there is no such index. */
+  indexUuid(index: string): string;
+  getDoc(index: string, id: string): { version: number; seqNo: number; source: string } | undefined;
+}
+
+/** Jackson's name for the token a JSON value starts with (ES's parse errors name it). */
+function tokenName(v: unknown): string {
+  if (v === null) return 'VALUE_NULL';
+  if (Array.isArray(v)) return 'START_ARRAY';
+  if (typeof v === 'object') return 'START_OBJECT';
+  if (typeof v === 'string') return 'VALUE_STRING';
+  if (typeof v === 'number') return 'VALUE_NUMBER';
+  return 'VALUE_BOOLEAN';
+}
+
+function isScalar(v: unknown): v is string | number | boolean | null {
+  return v === null || typeof v !== 'object';
+}
+
+/** parser.text() of a scalar: JSON numbers and booleans as written, null as "null". */
+function text(v: string | number | boolean | null): string {
+  return typeof v === 'string' ? v : String(v);
+}
+
+/** An item's `_source`: a boolean, a field pattern, a list of them, or includes/excludes. */
+function itemSource(v: unknown): SourceFilter {
+  if (typeof v === 'boolean') return { fetch: v, includes: [], excludes: [] };
+  if (typeof v === 'string') return { fetch: true, includes: [v], excludes: [] };
+  if (Array.isArray(v)) return { fetch: true, includes: v.map((x) => text(x as string)), excludes: [] };
+  if (v !== null && typeof v === 'object') {
+    const includes: string[] = [];
+    const excludes: string[] = [];
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      const list = k === 'includes' || k === 'include' ? includes : k === 'excludes' || k === 'exclude' ? excludes : undefined;
+      if (list === undefined) throw errors.parse(`source definition may not contain [${k}]`);
+      if (Array.isArray(x)) list.push(...x.map((e) => text(e as string)));
+      else if (isScalar(x)) list.push(text(x));
+      else throw errors.parse('unexpected token while parsing source settings');
+    }
+    return { fetch: true, includes, excludes };
+  }
+  throw errors.parse(`illegal type for _source: [${tokenName(v)}]`);
+}
+
+function parseDoc(v: unknown, defaultIndex: string | undefined): MultiGetItem {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw errors.illegalArgument('docs array element should include an object');
+  let index = defaultIndex;
+  let id: string | undefined;
+  let source: SourceFilter | undefined;
+  let storedFields: string[] | undefined;
+  let version: number | undefined;
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    if (k === '_source') source = itemSource(x);
+    else if (k === 'stored_fields') storedFields = Array.isArray(x) ? x.map((e) => text(e as string)) : [text(x as string)];
+    else if (k === 'fields') throw errors.parsing('Unsupported field [fields] used, expected [stored_fields] instead');
+    else if (!isScalar(x)) continue; // ES skips other objects and arrays it does not know.
+    else if (k === '_index') index = text(x);
+    else if (k === '_id') id = text(x);
+    else if (k === 'routing' || k === 'version_type') continue;
+    else if (k === 'version') version = Number(x);
+    else throw errors.parse(`failed to parse multi get request. unknown field [${k}]`);
+  }
+  return { index, id, source, storedFields, version };
+}
+
+/**
+ * Reads an `_mget` body (`{"docs":[…]}` and/or `{"ids":[…]}`) with the URL's index as default,
+ * then validates it as ES does: "no documents to get", or per item "index is missing for doc i"
+ * and "id is missing for doc i", all in one action_request_validation_exception.
+ */
+export function parseMultiGet(body: unknown, defaultIndex: string | undefined): MultiGetItem[] {
+  if (body === undefined) throw errors.bodyRequired();
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw errors.parsing(`unexpected token [${tokenName(body)}], expected [START_OBJECT]`);
+  }
+  const items: MultiGetItem[] = [];
+  for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
+    if (!Array.isArray(v)) throw errors.parsing(`unexpected token [${tokenName(v)}], expected [FIELD_NAME] or [START_ARRAY]`);
+    if (k === 'docs') for (const d of v) items.push(parseDoc(d, defaultIndex));
+    else if (k === 'ids') {
+      for (const id of v) {
+        if (!isScalar(id)) throw errors.illegalArgument('ids array element should only contain ids');
+        items.push({ index: defaultIndex, id: text(id), source: undefined, storedFields: undefined, version: undefined });
+      }
+    } else throw errors.parsing(`unknown key [${k}] for a START_ARRAY, expected [docs] or [ids]`);
+  }
+  const problems: string[] = [];
+  if (items.length === 0) problems.push('no documents to get');
+  items.forEach((item, i) => {
+    if (item.index === undefined) problems.push(`index is missing for doc ${i}`);
+    if (item.id === undefined) problems.push(`id is missing for doc ${i}`);
+  });
+  if (problems.length > 0) throw errors.actionValidation(problems);
+  return items;
+}
+
+/** The request-wide defaults from the URL: `_source*` and `stored_fields`. */
+export interface MultiGetDefaults {
+  /** undefined when the URL names no `_source*` parameter. */
+  readonly source: SourceFilter | undefined;
+  readonly storedFields: readonly string[] | undefined;
+}
+
+export function multiGetDefaults(params: Readonly<Record<string, string | undefined>>): MultiGetDefaults {
+  const named = params._source !== undefined || params._source_includes !== undefined || params._source_excludes !== undefined ||
+    params._source_include !== undefined || params._source_exclude !== undefined;
+  return {
+    source: named ? sourceFilterFromParams(params) : undefined,
+    storedFields: params.stored_fields === undefined ? undefined : params.stored_fields.split(',').filter((f) => f !== ''),
+  };
+}
+
+/**
+ * The source filter an item gets: its own or the URL's; with neither, the whole source unless
+ * stored fields are asked for without `_source` among them (ES's get: then no source at all).
+ */
+function effectiveSource(item: MultiGetItem, defaults: MultiGetDefaults): SourceFilter {
+  const explicit = item.source ?? defaults.source;
+  if (explicit !== undefined) return explicit;
+  const stored = item.storedFields ?? defaults.storedFields;
+  const fetch = stored === undefined || stored.includes('_source');
+  return { fetch, includes: [], excludes: [] };
+}
+
+/**
+ * The `_mget` response body: `{"docs":[…]}` in request order. Whole stored sources go out as RawJson
+ * (render with hasRaw).
+ */
+export function multiGet(items: readonly MultiGetItem[], defaults: MultiGetDefaults, from: MultiGetSource): { docs: Record<string, unknown>[] } {
+  const docs = items.map((item): Record<string, unknown> => {
+    const index = item.index as string;
+    const id = item.id as string;
+    let uuid: string;
+    try {
+      uuid = from.indexUuid(index);
+    } catch (e) {
+      if (e instanceof SearchError) return { _index: index, _id: id, error: e.toBody().error };
+      throw e;
+    }
+    const doc = from.getDoc(index, id);
+    if (doc === undefined) return { _index: index, _id: id, found: false };
+    if (item.version !== undefined && item.version !== doc.version) {
+      const conflict = errors.versionConflict(index, uuid, id, `current version [${doc.version}] is different than the one provided [${item.version}]`);
+      return { _index: index, _id: id, error: conflict.toBody().error };
+    }
+    const out: Record<string, unknown> = { _index: index, _id: id, _version: doc.version, _seq_no: doc.seqNo, _primary_term: 1, found: true };
+    const filter = effectiveSource(item, defaults);
+    if (filter.fetch) out._source = isIdentity(filter) ? new RawJson(doc.source) : filterSource(JSON.parse(doc.source), filter);
+    return out;
+  });
+  return { docs };
+}

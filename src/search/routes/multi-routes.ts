@@ -1,0 +1,48 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errors } from '../errors.js';
+import { jsonBody, queryOf, sendJson, type Params } from '../http-io.js';
+import { requestMediaType } from '../media-type.js';
+import { multiGet, multiGetDefaults, parseMultiGet } from '../multi-get.js';
+import { multiSearch, parseMultiSearch } from '../multi-search.js';
+import type { SearchService } from '../search-service.js';
+import { checkParams, MGET_PARAMS, MSEARCH_PARAMS } from '../url-params.js';
+import { boolParam } from '../write-conditions.js';
+
+/** `_mget` and `_msearch`, with and without an index in the path (HTTP translation only). */
+export async function multiRoutes(app: FastifyInstance, opts: { service: SearchService; now: () => number }): Promise<void> {
+  const { service, now } = opts;
+
+  const mget = (req: FastifyRequest, reply: FastifyReply): void => {
+    const params = queryOf(req);
+    checkParams(req.url, params, MGET_PARAMS);
+    // Read (and so checked) as ES reads them, though every get here is real-time already.
+    boolParam(params.realtime, true);
+    boolParam(params.refresh, false);
+    const items = parseMultiGet(jsonBody(req), (req.params as Params).index);
+    const body = multiGet(items, multiGetDefaults(params), {
+      indexUuid: (index) => service.get(index).uuid,
+      getDoc: (index, id) => service.getDoc(index, id),
+    });
+    sendJson(req, reply, 200, body, true);
+  };
+  for (const path of ['/_mget', '/:index/_mget']) {
+    app.get(path, mget);
+    app.post(path, mget);
+  }
+
+  const msearch = (req: FastifyRequest, reply: FastifyReply): void => {
+    const params = queryOf(req);
+    checkParams(req.url, params, MSEARCH_PARAMS);
+    const raw = req.body;
+    // The NDJSON as it came; `?source=` carries it in the query string.
+    const text = Buffer.isBuffer(raw) && raw.length > 0 ? raw.toString('utf8') : params.source;
+    if (text === undefined || text === '') throw errors.bodyRequired();
+    if (Buffer.isBuffer(raw) && raw.length > 0) requestMediaType(req.headers['content-type']);
+    const items = parseMultiSearch(text, (req.params as Params).index, params);
+    sendJson(req, reply, 200, multiSearch(items, service, now), true);
+  };
+  for (const path of ['/_msearch', '/:index/_msearch']) {
+    app.get(path, msearch);
+    app.post(path, msearch);
+  }
+}

@@ -1,0 +1,110 @@
+import { Client as Client9 } from '@elastic/elasticsearch';
+import { Client as OpenSearchClient } from '@opensearch-project/opensearch';
+import { Client as Client8 } from 'elasticsearch8';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSearch, type SearchHarness } from '../search/harness.js';
+
+/**
+ * The official clients' helpers and APIs that use `_msearch`, `_mget` and `filter_path` (issue 3),
+ * unmodified, against a listening search app.
+ */
+
+async function listen(h: SearchHarness): Promise<string> {
+  await h.app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = h.app.server.address();
+  if (addr === null || typeof addr === 'string') throw new Error('no port');
+  return `http://127.0.0.1:${addr.port}`;
+}
+
+const DOCS = Array.from({ length: 30 }, (_, i) => ({ id: String(i), title: i % 3 === 0 ? 'red apple pie' : i % 3 === 1 ? 'green apple' : 'blue sky', n: i }));
+
+describe.each([
+  ['@elastic/elasticsearch v9', (node: string) => new Client9({ node })],
+  ['@elastic/elasticsearch v8', (node: string) => new Client8({ node }) as unknown as Client9],
+])('%s', (_name, make) => {
+  let h: SearchHarness;
+  let client: Client9;
+  beforeAll(async () => {
+    h = await startSearch();
+    client = make(await listen(h));
+    await client.indices.create({ index: 'fruit', mappings: { properties: { title: { type: 'text' }, n: { type: 'integer' } } } });
+    const bulk = await client.bulk({ refresh: true, operations: DOCS.flatMap(({ id, ...doc }) => [{ index: { _index: 'fruit', _id: id } }, doc]) });
+    expect(bulk.errors).toBe(false);
+  });
+  afterAll(async () => {
+    await client.close();
+    await h.close();
+  });
+
+  it('helpers.msearch batches searches into _msearch and hands each its answer', async () => {
+    const m = client.helpers.msearch({ operations: 3, flushInterval: 50 });
+    const [apple, sky, top] = await Promise.all([
+      m.search<{ title: string }>({ index: 'fruit' }, { query: { match: { title: 'apple' } }, size: 100 }),
+      m.search<{ title: string }>({ index: 'fruit' }, { query: { match: { title: 'sky' } }, size: 100 }),
+      m.search<{ n: number }>({ index: 'fruit' }, { sort: [{ n: 'desc' }], size: 2 }),
+    ]);
+    expect((apple.body as { status?: number }).status).toBe(200);
+    expect(apple.documents).toHaveLength(20);
+    expect(sky.documents.every((d) => d.title === 'blue sky')).toBe(true);
+    expect(top.documents.map((d) => d.n)).toEqual([29, 28]);
+    // A missing index fails only its own search, as a ResponseError.
+    const missing = await m.search({ index: 'nope' }, { query: { match_all: {} } }).catch((e: unknown) => e);
+    expect((missing as Error).name).toBe('ResponseError');
+    expect((missing as { statusCode: number }).statusCode).toBe(404);
+    m.stop();
+    await m;
+  });
+
+  it('msearch answers took and one response per search', async () => {
+    const r = await client.msearch({
+      searches: [{ index: 'fruit' }, { query: { match: { title: 'pie' } } }, { index: 'nope' }, { query: { match_all: {} } }],
+    });
+    expect(typeof r.took).toBe('number');
+    expect(r.responses).toHaveLength(2);
+    const [ok, failed] = r.responses;
+    expect(ok && 'hits' in ok ? ok.hits.total : undefined).toEqual({ value: 10, relation: 'eq' });
+    expect(failed && 'error' in failed ? failed.error.type : undefined).toBe('index_not_found_exception');
+  });
+
+  it('mget gets found and missing documents', async () => {
+    const r = await client.mget<{ n: number }>({ index: 'fruit', ids: ['3', '99'], _source_includes: ['n'] });
+    expect(r.docs).toHaveLength(2);
+    const [found, missing] = r.docs;
+    expect(found && 'found' in found ? [found.found, found._source?.n] : undefined).toEqual([true, 3]);
+    expect(missing && 'found' in missing ? missing.found : undefined).toBe(false);
+    const byDocs = await client.mget({ docs: [{ _index: 'fruit', _id: '1' }, { _index: 'nope', _id: '1' }] });
+    const failed = byDocs.docs[1];
+    expect(failed && 'error' in failed ? failed.error.type : undefined).toBe('index_not_found_exception');
+  });
+
+  it('helpers.search returns the sources through filter_path, and filter_path works on any call', async () => {
+    const docs = await client.helpers.search<{ n: number }>({ index: 'fruit', query: { match: { title: 'sky' } }, size: 100 });
+    expect(docs.map((d) => d.n).sort((a, b) => a - b)).toEqual(DOCS.filter((d) => d.title === 'blue sky').map((d) => d.n));
+    const none = await client.helpers.search({ index: 'fruit', query: { match: { title: 'nothing' } } });
+    expect(none).toEqual([]);
+    const count = await client.count({ index: 'fruit', filter_path: 'count' });
+    expect(count).toEqual({ count: 30 });
+  });
+});
+
+describe('@opensearch-project/opensearch', () => {
+  let h: SearchHarness;
+  let client: OpenSearchClient;
+  beforeAll(async () => {
+    h = await startSearch(['--search.flavor', 'opensearch']);
+    client = new OpenSearchClient({ node: await listen(h) });
+    await client.bulk({ refresh: 'true', body: DOCS.flatMap(({ id, ...doc }) => [{ index: { _index: 'os', _id: id } }, doc]) });
+  });
+  afterAll(async () => {
+    await client.close();
+    await h.close();
+  });
+
+  it('msearch and mget', async () => {
+    const r = await client.msearch({ body: [{ index: 'os' }, { query: { match: { title: 'apple' } }, size: 0 }] });
+    const first = r.body.responses[0];
+    expect(first && 'hits' in first ? first.hits.total : undefined).toEqual({ value: 20, relation: 'eq' });
+    const g = await client.mget({ index: 'os', body: { ids: ['0'] }, filter_path: 'docs._source.title' });
+    expect(g.body).toEqual({ docs: [{ _source: { title: 'red apple pie' } }] });
+  });
+});
