@@ -17,6 +17,7 @@ import { checkCompatibleVersions, responseContentType } from './media-type.js';
 import { RouteMethods } from './route-methods.js';
 import { documentRoutes } from './routes/document-routes.js';
 import { indexRoutes } from './routes/index-routes.js';
+import { scrollRoutes } from './routes/scroll-routes.js';
 import { searchRoutes } from './routes/search-routes.js';
 import { SearchService } from './search-service.js';
 import { parseUrlQuery } from './url-query-parser.js';
@@ -167,5 +168,6 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
   await app.register(indexRoutes, { service, info: { flavor: config['search.flavor'], clusterUuid, version: '8.17.0' } });
   await app.register(documentRoutes, { service });
   await app.register(searchRoutes, { service, now: deps.now });
+  await app.register(scrollRoutes, { service, now: deps.now });
   return app;
 }
