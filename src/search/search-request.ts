@@ -230,7 +230,9 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
   const pit = b.pit === undefined ? undefined : parsePit(b.pit);
   // SearchRequest.validate, for what a scroll or a point in time rules out (no array made for a
   // plain search).
-  if (scrollMs !== undefined || sort !== undefined) checkContextRules(scrollMs, pit, from, size, searchAfter, sort, (params.track_total_hits ?? b.track_total_hits) !== undefined && tth !== Infinity);
+  if (scrollMs !== undefined || sort !== undefined || pit !== undefined) {
+    checkContextRules(scrollMs, pit, from, size, searchAfter, sort, (params.track_total_hits ?? b.track_total_hits) !== undefined && tth !== Infinity, b.slice !== undefined);
+  }
   if (searchAfter !== undefined && from > 0) throw errors.actionValidation(['[from] parameter must be set to 0 when [search_after] is used']);
   return {
     query,
@@ -259,7 +261,10 @@ function checkContextRules(
   searchAfter: unknown,
   sort: readonly SortKey[] | undefined,
   inexactTotal: boolean,
+  sliced: boolean,
 ): void {
+  // Slicing splits a scroll or point in time between readers: not done here, so refused.
+  if (sliced && (scrollMs !== undefined || pit !== undefined)) throw errors.contextUnsupported('[slice] on a scroll or point in time');
   const problems: string[] = [];
   if (scrollMs !== undefined) {
     if (inexactTotal) problems.push('disabling [track_total_hits] is not allowed in a scroll context');
