@@ -18,6 +18,7 @@ import { RouteMethods } from './route-methods.js';
 import { documentRoutes } from './routes/document-routes.js';
 import { indexRoutes } from './routes/index-routes.js';
 import { multiRoutes } from './routes/multi-routes.js';
+import { scrollRoutes } from './routes/scroll-routes.js';
 import { searchRoutes } from './routes/search-routes.js';
 import { SearchService } from './search-service.js';
 import { parseUrlQuery } from './url-query-parser.js';
@@ -171,5 +172,6 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
   await app.register(documentRoutes, { service });
   await app.register(searchRoutes, { service, now: deps.now });
   await app.register(multiRoutes, { service, now: deps.now });
+  await app.register(scrollRoutes, { service, now: deps.now });
   return app;
 }

@@ -148,6 +148,16 @@ export const errors = {
         'See the scroll api for a more efficient way to request large data sets. ' +
         'This limit can be set by changing the [index.max_result_window] index level setting.',
     }),
+  /** The window check of a scroll's search (DefaultSearchContext): its batch size against the same setting. */
+  batchTooLarge: (index: string, max: number, requested: number) =>
+    errors.shardFailure(index, {
+      type: 'illegal_argument_exception',
+      reason:
+        `Batch size is too large, size must be less than or equal to: [${max}] but was [${requested}]. ` +
+        'Scroll batch sizes cost as much memory as result windows so they are controlled by the [index.max_result_window] index level setting.',
+    }),
+  /** A feature of scroll or point in time Portico does not implement: refused rather than ignored. */
+  contextUnsupported: (what: string) => err(400, 'illegal_argument_exception', `${what} is not supported by this server`),
   fielddataDisabled: (index: string, field: string) =>
     errors.shardFailure(index, {
       type: 'illegal_argument_exception',

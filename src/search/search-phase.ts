@@ -38,12 +38,27 @@ const FAST_WINDOW = 128;
 // Long.MAX_VALUE as the nearest double (the exact text is written with RawJson).
 const LONG_MAX = 2 ** 63;
 
-/** Runs a search over the resolved indices and builds ES's response body. */
-export function runSearch(states: readonly IndexState[], req: SearchRequest, startedMs: number, env: SearchEnv): Record<string, unknown> {
-  const end = req.from + req.size;
+/** One hit of a search before it is rendered: its index (and position), ordinal, score and sort values. */
+export interface Candidate {
+  readonly state: IndexState;
+  readonly shard: number;
+  readonly ord: number;
+  readonly score: number;
+  readonly sortValues: SortValue[] | undefined;
+}
+
+/**
+ * Runs a search over the resolved indices and builds ES's response body. With `capture` (a scroll
+ * beginning) every hit is selected, in order, and handed to it; the response holds the first
+ * `size`, and each index's window check is ES's scroll batch-size check.
+ */
+export function runSearch(states: readonly IndexState[], req: SearchRequest, startedMs: number, env: SearchEnv, capture?: (page: readonly Candidate[]) => void): Record<string, unknown> {
+  // The window selected: the page, or (capture) every live document of the indices.
+  const from = capture === undefined ? req.from : 0;
+  const size = capture === undefined ? req.size : states.reduce((n, s) => n + s.index.liveCount, 0);
+  const end = from + size;
   const sortByScore = req.sort === undefined || (req.sort.length > 0 && req.sort[0]?.field === '_score' && req.sort[0].order === 'desc' && req.sort.length === 1);
   const scored = sortByScore || req.trackScores || (req.sort?.some((k) => k.field === '_score') ?? false);
-  type Candidate = { state: IndexState; shard: number; ord: number; score: number; sortValues: SortValue[] | undefined };
   const perIndex: Candidate[][] = [];
   let total = 0;
   let maxScore = -Infinity;
@@ -51,12 +66,15 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
   const failures = new ShardFailures();
   states.forEach(failures.guard((state, shard) => {
     // Checked per shard, as ES does: an index over its window fails only its own shard.
-    if (end > state.settings.maxResultWindow) throw errors.resultWindowTooLarge(state.name, state.settings.maxResultWindow, end);
+    if (capture === undefined ? end > state.settings.maxResultWindow : req.size > state.settings.maxResultWindow) {
+      if (capture !== undefined) throw errors.batchTooLarge(state.name, state.settings.maxResultWindow, req.size);
+      throw errors.resultWindowTooLarge(state.name, state.settings.maxResultWindow, end);
+    }
     const ctx = env.ctx(state);
     // The common case, a relevance-ordered `match` on one index: only the window is computed.
     if (states.length === 1 && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.searchAfter === undefined && req.query.kind === 'match') {
       const field = fastMatchField(req.query, state.mappings, state.index);
-      const top = field === undefined ? undefined : matchTopK(req.query, field, state.index.live, req.from, req.size, req.trackTotalHits === false ? 0 : req.trackTotalHits, ctx.arena, FAST_WINDOW);
+      const top = field === undefined ? undefined : matchTopK(req.query, field, state.index.live, from, size, req.trackTotalHits === false ? 0 : req.trackTotalHits, ctx.arena, FAST_WINDOW);
       if (top !== undefined) {
         total += top.total;
         if (top.maxScore > maxScore) maxScore = top.maxScore;
@@ -108,8 +126,8 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
     const single = states.length === 1;
     const scratch = (n: number): Int32Array => ctx.arena.int32(n);
     const window = req.sort === undefined || sortByScore
-      ? selectWindowByScore(hits.docs, hits.scores, hits.length, single ? req.from : 0, single ? req.size : end, scratch)
-      : selectWindow(hits.length, single ? req.from : 0, single ? req.size : end, before, scratch);
+      ? selectWindowByScore(hits.docs, hits.scores, hits.length, single ? from : 0, single ? size : end, scratch)
+      : selectWindow(hits.length, single ? from : 0, single ? size : end, before, scratch);
     perIndex.push(
       Array.from(window, (i) => ({
         state,
@@ -132,7 +150,11 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
       } else if (a.score !== b.score) return b.score - a.score;
       return a.shard - b.shard || a.ord - b.ord;
     };
-    page = perIndex.flat().sort(cmp).slice(req.from, end);
+    page = perIndex.flat().sort(cmp).slice(from, end);
+  }
+  if (capture !== undefined) {
+    capture(page);
+    page = page.slice(0, req.size);
   }
   const showScore = sortByScore || req.trackScores;
   const hitsOut = page.map((c) => renderHit(env, c.state, c.ord, showScore ? c.score : null, c.sortValues, req));
@@ -152,7 +174,7 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
   };
 }
 
-function renderHit(env: SearchEnv, state: IndexState, ord: number, score: number | null, sortValues: SortValue[] | undefined, req: SearchRequest): Record<string, unknown> | RawJson {
+export function renderHit(env: SearchEnv, state: IndexState, ord: number, score: number | null, sortValues: SortValue[] | undefined, req: SearchRequest): Record<string, unknown> | RawJson {
   const id = state.index.ids[ord] as string;
   // The common hit (no sort values, whole or no _source) is written straight to JSON text: the
   // same bytes renderJson gives for the object below, without building it and walking its keys.

@@ -2,6 +2,7 @@ import { errors } from './errors.js';
 import { parseQuery, type Query } from './query-dsl.js';
 import { parseQueryString } from './query-string.js';
 import type { SourceFilter } from './source-filter.js';
+import { parseTimeValue } from './time-value.js';
 
 /**
  * A `_search` (or `_count`) request from the body and the query string, with ES's precedence rules:
@@ -35,6 +36,15 @@ export interface SearchRequest {
   readonly version: boolean;
   readonly seqNoPrimaryTerm: boolean;
   readonly minScore: number | undefined;
+  /** `?scroll`: this search begins a scroll kept this long (ms) between batches. */
+  readonly scrollMs?: number | undefined;
+  /** `pit`: the point in time to search, and its new keep-alive (ms) if given. */
+  readonly pit?: PitReference | undefined;
+}
+
+export interface PitReference {
+  readonly id: string;
+  readonly keepAliveMs: number | undefined;
 }
 
 export type QueryParams = Readonly<Record<string, string | undefined>>;
@@ -216,6 +226,13 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
   }
   const searchAfter = b.search_after;
   if (searchAfter !== undefined && !Array.isArray(searchAfter)) throw errors.parsing('[search_after] must be an array');
+  const scrollMs = params.scroll === undefined ? undefined : parseTimeValue(params.scroll, 'scroll');
+  const pit = b.pit === undefined ? undefined : parsePit(b.pit);
+  // SearchRequest.validate, for what a scroll or a point in time rules out (no array made for a
+  // plain search).
+  if (scrollMs !== undefined || sort !== undefined || pit !== undefined) {
+    checkContextRules(scrollMs, pit, from, size, searchAfter, sort, (params.track_total_hits ?? b.track_total_hits) !== undefined && tth !== Infinity, b.slice !== undefined);
+  }
   if (searchAfter !== undefined && from > 0) throw errors.actionValidation(['[from] parameter must be set to 0 when [search_after] is used']);
   return {
     query,
@@ -231,7 +248,44 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     version: b.version === true || params.version === 'true',
     seqNoPrimaryTerm: b.seq_no_primary_term === true || params.seq_no_primary_term === 'true',
     minScore: typeof b.min_score === 'number' ? b.min_score : undefined,
+    scrollMs,
+    pit,
   };
+}
+
+function checkContextRules(
+  scrollMs: number | undefined,
+  pit: PitReference | undefined,
+  from: number,
+  size: number,
+  searchAfter: unknown,
+  sort: readonly SortKey[] | undefined,
+  inexactTotal: boolean,
+  sliced: boolean,
+): void {
+  // Slicing splits a scroll or point in time between readers: not done here, so refused.
+  if (sliced && (scrollMs !== undefined || pit !== undefined)) throw errors.contextUnsupported('[slice] on a scroll or point in time');
+  const problems: string[] = [];
+  if (scrollMs !== undefined) {
+    if (inexactTotal) problems.push('disabling [track_total_hits] is not allowed in a scroll context');
+    if (from > 0) problems.push('using [from] is not allowed in a scroll context');
+    if (size === 0) problems.push('[size] cannot be [0] in a scroll context');
+    if (searchAfter !== undefined) problems.push('[search_after] cannot be used in a scroll context');
+    if (pit !== undefined) problems.push('using [point in time] is not allowed in a scroll context');
+  }
+  if (pit === undefined && sort?.some((k) => k.field === '_shard_doc') === true) problems.push('[_shard_doc] sort field cannot be used without [point in time]');
+  if (problems.length > 0) throw errors.actionValidation(problems);
+}
+
+/** The body's `pit`: `{"id": …, "keep_alive": "1m"}` (PointInTimeBuilder). */
+function parsePit(v: unknown): PitReference {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw errors.parsing(`[pit] failed to parse field [pit]`);
+  const o = v as Record<string, unknown>;
+  for (const k of Object.keys(o)) if (k !== 'id' && k !== 'keep_alive') throw errors.parsing(`[pit] unknown field [${k}]`);
+  if (o.id !== undefined && typeof o.id !== 'string') throw errors.parsing('[pit] failed to parse field [id]');
+  if (o.keep_alive !== undefined && typeof o.keep_alive !== 'string' && typeof o.keep_alive !== 'number') throw errors.parsing('[pit] failed to parse field [keep_alive]');
+  if (o.id === undefined || o.id === '') throw errors.illegalArgument('point in time id is not provided');
+  return { id: o.id, keepAliveMs: o.keep_alive === undefined ? undefined : parseTimeValue(String(o.keep_alive), 'keep_alive') };
 }
 
 /** Parses a `_count` request: only `query` in the body, `q` in the query string. */

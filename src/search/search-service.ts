@@ -12,7 +12,8 @@ import { execute, type ExecContext } from './query-exec.js';
 import type { Query } from './query-dsl.js';
 import type { SearchRequest } from './search-request.js';
 import { ScratchArena } from './scratch-arena.js';
-import { runSearch } from './search-phase.js';
+import { runSearch, type Candidate } from './search-phase.js';
+import { SearchContexts, type PinnedState } from './search-contexts.js';
 import { parseSettings, validateIndexName, type IndexSettings } from './index-settings.js';
 
 /**
@@ -103,6 +104,9 @@ export class SearchService {
 
   /** Whether the indices are completely loaded (only then is a snapshot of them worth saving). */
   private loaded = false;
+
+  /** Open scrolls and points in time; every write tells them first (see search-contexts.ts). */
+  readonly contexts = new SearchContexts();
 
   constructor(private readonly store: DocumentStore, private readonly now: () => number) {
     store.setSnapshotSource?.(() => (this.loaded ? this.snapshot() : undefined));
@@ -293,6 +297,7 @@ export class SearchService {
     const tomb = oldOrd === undefined ? this.tombstoneOf(state, id) : undefined;
     if (cond !== undefined) this.checkConditions(state, id, currentOf(state, oldOrd), cond, tomb);
     const currentVersion = oldOrd === undefined ? tomb?.version : (state.versions[oldOrd] as number);
+    if (this.contexts.size !== 0) this.contexts.beforeWrite(state, oldOrd, () => this.store.getDoc(state.name, id)?.source);
     if (oldOrd !== undefined) state.index.remove(oldOrd, this.parsedOf(state, oldOrd));
     const version = nextVersion(cond, currentVersion);
     if (mappings !== state.mappings) {
@@ -340,6 +345,7 @@ export class SearchService {
       return { index: state.name, id, version, result: 'not_found', seqNo };
     }
     const version = nextVersion(cond, state.versions[ord] as number);
+    if (this.contexts.size !== 0) this.contexts.beforeWrite(state, ord, () => this.store.getDoc(state.name, id)?.source);
     state.index.remove(ord, this.parsedOf(state, ord));
     this.store.deleteDoc(state.name, id);
     this.tombstonesOf(state).put(id, version, seqNo, now);
@@ -496,6 +502,30 @@ export class SearchService {
       sourceText: (state, id) => this.store.getDoc(state.name, id)?.source ?? '{}',
       now: this.now,
     });
+  }
+
+  /**
+   * Runs a search over indices as scrolls and points in time pin them (search-contexts.ts): their
+   * index and mappings, and the `_source` of documents changed since. `capture` as for runSearch.
+   */
+  searchPinned(states: readonly IndexState[], req: SearchRequest, startedMs: number, capture?: (page: readonly Candidate[]) => void): Record<string, unknown> {
+    return runSearch(states, req, startedMs, {
+      ctx: (state) => ({ ...this.ctx(state), sourceOf: (ord) => JSON.parse(this.pinnedSource(state, ord, state.index.ids[ord] as string)) }),
+      sourceText: (state, id) => this.pinnedSource(state, state.index.idToOrd.get(id) ?? -1, id),
+      now: this.now,
+    }, capture);
+  }
+
+  /** The `_source` of ordinal `ord` (id `id`) of an index as a context sees it. */
+  pinnedSource(state: IndexState, ord: number, id: string): string {
+    const origin = (state as Partial<PinnedState>).origin ?? state;
+    if (origin.index.live[ord] === 1) return this.store.getDoc(origin.name, id)?.source ?? '{}';
+    return this.contexts.retiredSource(origin, ord) ?? '{}';
+  }
+
+  /** Whether `state` is still the index of its name (not deleted, re-created or reloaded since). */
+  isCurrent(state: IndexState): boolean {
+    return this.indices.get(state.name) === state;
   }
 
   /**

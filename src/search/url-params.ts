@@ -42,6 +42,21 @@ export const MSEARCH_PARAMS: ReadonlySet<string> = new Set([
   'rest_total_hits_as_int', 'routing', 'search_type', 'typed_keys',
 ]);
 
+/** What `_search/scroll` reads (RestSearchScrollAction). */
+export const SCROLL_PARAMS: ReadonlySet<string> = new Set([...GLOBAL, 'scroll', 'scroll_id', 'rest_total_hits_as_int']);
+
+/** What clearing scrolls reads (RestClearScrollAction). */
+export const CLEAR_SCROLL_PARAMS: ReadonlySet<string> = new Set([...GLOBAL, 'scroll_id']);
+
+/** What opening a point in time reads (RestOpenPointInTimeAction). */
+export const OPEN_PIT_PARAMS: ReadonlySet<string> = new Set([
+  ...GLOBAL, 'index', 'keep_alive', 'routing', 'preference', 'expand_wildcards', 'ignore_unavailable', 'allow_partial_search_results',
+  'max_concurrent_shard_requests',
+]);
+
+/** What closing a point in time reads. */
+export const CLOSE_PIT_PARAMS: ReadonlySet<string> = new Set(GLOBAL);
+
 function similarity(a: string, b: string): number {
   return 1 - distance(a, b) / Math.max(a.length, b.length);
 }

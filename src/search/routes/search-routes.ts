@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { searchInContext } from '../context-search.js';
 import { jsonBody, queryOf, sendJson, type Params } from '../http-io.js';
 import { parseCountQuery, parseSearchRequest } from '../search-request.js';
 import type { SearchService } from '../search-service.js';
@@ -16,8 +17,11 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     const params = queryOf(req);
     checkParams(req.url, params, SEARCH_PARAMS);
     const request = parseSearchRequest(jsonBody(req), params);
-    const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
-    const body = service.search(states, request, started);
+    const index = (req.params as Params).index;
+    const body =
+      request.scrollMs === undefined && request.pit === undefined
+        ? service.search(service.resolve(index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false'), request, started)
+        : searchInContext(service, request, { index, ignoreUnavailable: params.ignore_unavailable === 'true', allowNoIndices: params.allow_no_indices !== 'false' }, started, now());
     // Only hits carry RawJson (stored _source, long sort values): an empty page (past the last
     // hit, size 0) is written from a template instead.
     if ((body.hits as { hits: unknown[] }).hits.length > 0) sendJson(req, reply, 200, body, true);

@@ -1,0 +1,107 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { continueScroll, openPit } from '../context-search.js';
+import { errors } from '../errors.js';
+import { jsonBody, queryOf, rawBody, sendJson, type Params } from '../http-io.js';
+import type { SearchService } from '../search-service.js';
+import { parseTimeValue } from '../time-value.js';
+import { checkParams, CLEAR_SCROLL_PARAMS, CLOSE_PIT_PARAMS, OPEN_PIT_PARAMS, SCROLL_PARAMS } from '../url-params.js';
+
+/**
+ * The scroll API (`/_search/scroll`: next batch, clear) and point in time (`/<index>/_pit`,
+ * `DELETE /_pit`). A `_search` begins a scroll or searches a point in time: see context-search.ts.
+ */
+
+/** How often expired contexts are freed without being asked for (ES's `search.keep_alive_interval`), ms. */
+export const SWEEP_INTERVAL_MS = 60_000;
+
+export interface ScrollRoutesOptions {
+  readonly service: SearchService;
+  readonly now: () => number;
+}
+
+export async function scrollRoutes(app: FastifyInstance, opts: ScrollRoutesOptions): Promise<void> {
+  const { service, now } = opts;
+  const timer = setInterval(() => service.contexts.sweep(now()), SWEEP_INTERVAL_MS);
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
+
+  const scroll = (req: FastifyRequest, reply: FastifyReply): void => {
+    const started = now();
+    const params = queryOf(req);
+    checkParams(req.url, params, SCROLL_PARAMS);
+    let id = (req.params as Params).scroll_id ?? params.scroll_id;
+    let keepAlive = params.scroll;
+    const body = objectBody(req);
+    if (body !== undefined) {
+      for (const [k, v] of Object.entries(body)) {
+        if (k === 'scroll_id' && typeof v === 'string') id = v;
+        else if (k === 'scroll' && typeof v === 'string') keepAlive = v;
+        else throw unknownBodyParameter(k, v);
+      }
+    }
+    const keepAliveMs = keepAlive === undefined ? undefined : parseTimeValue(keepAlive, 'scroll');
+    if (id === undefined || id === '') throw errors.actionValidation(['scrollId is missing']);
+    const restTotalHitsAsInt = params.rest_total_hits_as_int === 'true' || params.rest_total_hits_as_int === '';
+    const answer = continueScroll(service, id, keepAliveMs, restTotalHitsAsInt, started, now());
+    sendJson(req, reply, 200, answer, true);
+  };
+  for (const path of ['/_search/scroll', '/_search/scroll/:scroll_id']) {
+    app.get(path, scroll);
+    app.post(path, scroll);
+  }
+
+  const clear = (req: FastifyRequest, reply: FastifyReply): void => {
+    const params = queryOf(req);
+    checkParams(req.url, params, CLEAR_SCROLL_PARAMS);
+    const fromUrl = (req.params as Params).scroll_id ?? params.scroll_id;
+    let ids = fromUrl === undefined ? [] : fromUrl.split(',').filter((s) => s !== '');
+    const body = objectBody(req);
+    if (body !== undefined) {
+      for (const [k, v] of Object.entries(body)) {
+        if (k !== 'scroll_id') throw unknownBodyParameter(k, v);
+        if (typeof v === 'string') ids = [...ids, v];
+        else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) ids = [...ids, ...(v as string[])];
+        else throw unknownBodyParameter(k, v);
+      }
+    }
+    if (ids.length === 0) throw errors.actionValidation(['no scroll ids specified']);
+    const nowMs = now();
+    const freed = ids.includes('_all') ? service.contexts.clearAllScrolls() : service.contexts.clearScrolls(ids, nowMs);
+    // ClearScrollResponse: 404 when nothing was freed, with the same body.
+    sendJson(req, reply, freed === 0 ? 404 : 200, { succeeded: true, num_freed: freed });
+  };
+  app.delete('/_search/scroll', clear);
+  app.delete('/_search/scroll/:scroll_id', clear);
+
+  app.post('/:index/_pit', (req, reply) => {
+    const params = queryOf(req);
+    checkParams(req.url, params, OPEN_PIT_PARAMS);
+    // index_filter (and anything else in the body) would narrow the point in time: not done here.
+    if (rawBody(req) !== undefined) throw errors.contextUnsupported('A request body (index_filter) when opening a point in time');
+    sendJson(req, reply, 200, openPit(service, (req.params as Params).index as string, params, now()));
+  });
+
+  app.delete('/_pit', (req, reply) => {
+    checkParams(req.url, queryOf(req), CLOSE_PIT_PARAMS);
+    const body = objectBody(req);
+    const id = body?.id;
+    if (body !== undefined) for (const [k, v] of Object.entries(body)) if (k !== 'id') throw unknownBodyParameter(k, v);
+    if (typeof id !== 'string' || id === '') throw errors.illegalArgument('reader id must be specified');
+    const freed = service.contexts.closePit(id, now());
+    sendJson(req, reply, freed === 0 ? 404 : 200, { succeeded: true, num_freed: freed });
+  });
+}
+
+/** The JSON body as an object, undefined when there is none. */
+function objectBody(req: FastifyRequest): Record<string, unknown> | undefined {
+  const body = jsonBody(req);
+  if (body === undefined) return undefined;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw errors.parsing('Malformed content, must start with an object');
+  return body as Record<string, unknown>;
+}
+
+/** SearchScrollRequest / ClearScrollRequest: a body member they do not read. */
+function unknownBodyParameter(name: string, value: unknown): Error {
+  const token = Array.isArray(value) ? 'START_ARRAY' : value === null ? 'VALUE_NULL' : typeof value === 'object' ? 'START_OBJECT' : typeof value === 'string' ? 'VALUE_STRING' : typeof value === 'number' ? 'VALUE_NUMBER' : 'VALUE_BOOLEAN';
+  return errors.illegalArgument(`Unknown parameter [${name}] in request body or parameter is of the wrong type[${token}] `);
+}
