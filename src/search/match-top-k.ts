@@ -266,8 +266,88 @@ export function matchTopK(
 }
 
 /**
- * The number of live documents of the terms (`terms` in query order) and their best score, in one
- * pass over the postings that scores only the documents of two terms or more.
+ * The number of live documents of the terms (`terms` in query order) and their best score, scoring
+ * only the documents of two terms or more. Two terms (most queries): a merge of their postings
+ * (sorted by ordinal); more: pastEndScanDense.
+ *
+ * The total is the sum of the terms' live document counts (docFreq) less, for every live document
+ * in m >= 2 of the lists, m - 1. A document of one term scores at most that term's best score, and
+ * the document holding a term's best posting scores at least that (term scores are not negative;
+ * fround is monotone): so the best score is the larger of the terms' best scores (remembered per
+ * term, see bestScore) and the best sum among documents of several terms, summed in double in
+ * query order as unionSum does.
+ *
+ * Why a merge and not marks in per-document arrays (as deepWindow does): the merge reads only the
+ * postings (sequentially), and `live` and `norms` for the shared documents; per-document marks,
+ * first terms and accumulators (about 1 MB at 63k documents) are touched at random and mostly
+ * miss the cache when queries of other terms ran in between.
+ *
+ * When the union holds more than `stopAbove` documents the page is not past the end after all
+ * (each term alone was within it, their union is not): total -1 then, and the caller's deepWindow
+ * does the work.
+ */
+function pastEndScan(terms: readonly Term[], live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena, avgdl: number, stopAbove: number): { total: number; maxScore: number } {
+  if (terms.length !== 2) return pastEndScanDense(terms, live, norms, cache, arena, avgdl, stopAbove);
+  const shared = mergeTwo(terms[0] as Term, terms[1] as Term, live, norms, cache);
+  let sumDocFreq = 0;
+  for (const t of terms) sumDocFreq += t.store.docFreq(t.id);
+  const total = sumDocFreq - shared.overlap;
+  if (total > stopAbove) return { total: -1, maxScore: Number.NaN };
+  let best = -Infinity;
+  for (const t of terms) {
+    const s = bestScore(t, live, norms, cache, arena, avgdl);
+    if (s > best) best = s;
+  }
+  if (shared.bestSum !== -Infinity && Math.fround(shared.bestSum) > best) best = Math.fround(shared.bestSum);
+  return { total, maxScore: best };
+}
+
+/** What a merge of postings found in the live documents of two terms or more. */
+interface Shared {
+  /** The sum over those documents of (number of their terms - 1). */
+  overlap: number;
+  /** Their best score, in double before the rounding to float (-Infinity when none). */
+  bestSum: number;
+}
+
+/**
+ * The shared documents of two posting lists. The pointers advance without a branch on which is
+ * behind (a list moves when its ordinal is not above the other's): the comparison is as likely
+ * one way as the other, and a mispredicted branch per posting cost more than the merge itself.
+ */
+function mergeTwo(a: Term, b: Term, live: Uint8Array, norms: Uint8Array, cache: Float32Array): Shared {
+  const pa = a.postings;
+  const pb = b.postings;
+  const na = a.length;
+  const nb = b.length;
+  let i = 0;
+  let j = 0;
+  let overlap = 0;
+  let bestSum = -Infinity;
+  while (i < na && j < nb) {
+    const x = pa[i] as number;
+    const y = pb[j] as number;
+    const dx = x >>> FREQ_BITS;
+    const dy = y >>> FREQ_BITS;
+    // Ordinals are below 2^27: the differences are exact and their sign bit says which is smaller.
+    const aBehind = (dx - dy) >>> 31;
+    const bBehind = (dy - dx) >>> 31;
+    if (aBehind + bBehind === 0 && live[dx] === 1) {
+      overlap++;
+      const norm = norms[dx] as number;
+      const v = termScore(a, x, norm, cache) + termScore(b, y, norm, cache);
+      if (v > bestSum) bestSum = v;
+    }
+    i += 1 - bBehind;
+    j += 1 - aBehind;
+  }
+  return { overlap, bestSum };
+}
+
+/**
+ * pastEndScan for three terms or more: the number of live documents of the terms (`terms` in query
+ * order) and their best score, in one pass over the postings that scores only the documents of two
+ * terms or more, marked in per-document arrays.
  *
  * A document of one term scores at most that term's best score, and the document holding a term's
  * best posting scores at least that (term scores are not negative; fround is monotone): so the best
@@ -280,11 +360,11 @@ export function matchTopK(
  * (each term alone was within it, their union is not): total -1 then, and the caller's deepWindow
  * does the work, instead of finishing a scan whose answer it would throw away.
  */
-function pastEndScan(terms: readonly Term[], live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena, avgdl: number, stopAbove: number): { total: number; maxScore: number } {
+function pastEndScanDense(terms: readonly Term[], live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena, avgdl: number, stopAbove: number): { total: number; maxScore: number } {
   const { marks, stamp } = arena.marks(live.length);
   // Second stamp on the same marks: "seen in two terms or more, acc holds its partial sum".
   const again = arena.marks(live.length);
-  if (again.marks !== marks) return pastEndScan(terms, live, norms, cache, arena, avgdl, stopAbove);
+  if (again.marks !== marks) return pastEndScanDense(terms, live, norms, cache, arena, avgdl, stopAbove);
   const summed = again.stamp;
   const acc = arena.dense64(live.length);
   // First posting of a document: its term's index << FREQ_BITS | the posting's low bits.
