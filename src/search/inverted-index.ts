@@ -346,18 +346,29 @@ export class TextField {
   }
 }
 
-/** Exact terms of a keyword field: value → dense term id (indexing the field's PostingStore). */
+/**
+ * Exact terms of a keyword field: value → dense term id (indexing the field's PostingStore).
+ *
+ * An open-addressing table of (hash, id) int32 pairs over the values in `texts`, rather than a
+ * Map<string, number>. Why: bulk loads add a new value per document to several keyword fields (a
+ * package name, a version, a summary); a Map lookup read a bucket, an entry and the entry's key
+ * string at random places in the heap before it could tell a new value from a known one, and the
+ * Map's backing stores were large heap objects that every major GC traced and every growth
+ * re-allocated. Here a new value costs its hash and one table slot; a value's string is read only
+ * when the full 32-bit hashes match.
+ */
 export class KeywordTerms {
-  private readonly map = new Map<string, number>();
   /** Term text by id. */
   readonly texts: string[] = [];
+  /** Slot s: table[2s] = hash (0 = empty, so hash 0 is stored as 1), table[2s + 1] = term id. */
+  private table = new Int32Array(2 << 4);
+  private mask = (1 << 4) - 1;
 
   constructor(private readonly postings: PostingStore) {}
 
   /**
    * The last value interned and its id: bulk loads repeat values from one document to the next
-   * (see TextField.repeatValue), and comparing with one string is much cheaper than a Map lookup,
-   * which reads a hash bucket and the strings of its chain at random places in the heap.
+   * (see TextField.repeatValue), and comparing with one string is cheaper than any lookup.
    */
   private lastValue: string | undefined;
   private lastId = -1;
@@ -365,11 +376,27 @@ export class KeywordTerms {
   /** The id of `value`, created when new. */
   intern(value: string): number {
     if (value === this.lastValue) return this.lastId;
-    let id = this.map.get(value);
-    if (id === undefined) {
+    const h = hashValue(value);
+    const table = this.table;
+    const mask = this.mask;
+    const texts = this.texts;
+    let slot = h & mask;
+    let id = -1;
+    for (;;) {
+      const sh = table[2 * slot] as number;
+      if (sh === 0) break;
+      if (sh === h && texts[table[2 * slot + 1] as number] === value) {
+        id = table[2 * slot + 1] as number;
+        break;
+      }
+      slot = (slot + 1) & mask;
+    }
+    if (id < 0) {
       id = this.postings.newTerm();
-      this.texts.push(value);
-      this.map.set(value, id);
+      texts.push(value);
+      table[2 * slot] = h;
+      table[2 * slot + 1] = id;
+      if (texts.length * 2 > mask) this.grow();
     }
     this.lastValue = value;
     this.lastId = id;
@@ -378,24 +405,62 @@ export class KeywordTerms {
 
   /** The id of `value`, or -1. */
   get(value: string): number {
-    return this.map.get(value) ?? -1;
+    const h = hashValue(value);
+    const table = this.table;
+    let slot = h & this.mask;
+    for (;;) {
+      const sh = table[2 * slot] as number;
+      if (sh === 0) return -1;
+      if (sh === h && this.texts[table[2 * slot + 1] as number] === value) return table[2 * slot + 1] as number;
+      slot = (slot + 1) & this.mask;
+    }
+  }
+
+  private grow(): void {
+    const old = this.table;
+    const table = new Int32Array(old.length * 2);
+    const mask = (table.length >> 1) - 1;
+    for (let i = 0; i < old.length; i += 2) {
+      const h = old[i] as number;
+      if (h === 0) continue;
+      let slot = h & mask;
+      while (table[2 * slot] !== 0) slot = (slot + 1) & mask;
+      table[2 * slot] = h;
+      table[2 * slot + 1] = old[i + 1] as number;
+    }
+    this.table = table;
+    this.mask = mask;
   }
 
   keys(): IterableIterator<string> {
-    return this.map.keys();
+    return this.texts.values();
   }
 
   /** Fills a new dictionary from the texts of a snapshot (ids are positions; the store holds them already). */
   restoreTexts(texts: readonly string[]): void {
-    texts.forEach((t, id) => {
+    for (const t of texts) {
+      const id = this.texts.length;
       this.texts.push(t);
-      this.map.set(t, id);
-    });
+      const h = hashValue(t);
+      let slot = h & this.mask;
+      while (this.table[2 * slot] !== 0) slot = (slot + 1) & this.mask;
+      this.table[2 * slot] = h;
+      this.table[2 * slot + 1] = id;
+      if (this.texts.length * 2 > this.mask) this.grow();
+    }
   }
 
+  /** [value, id] for every term, in id order (the order values were first seen). */
   entries(): IterableIterator<[string, number]> {
-    return this.map.entries();
+    return this.texts.map((t, id): [string, number] => [t, id]).values();
   }
+}
+
+/** FNV-1a over the UTF-16 units of a keyword value, never 0 (0 marks an empty slot). */
+function hashValue(value: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < value.length; i++) h = Math.imul(h ^ value.charCodeAt(i), 0x01000193);
+  return h | 0 || 1;
 }
 
 /** A `keyword` (or `boolean`) field: exact values, a posting list per value, values per document. */

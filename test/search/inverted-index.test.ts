@@ -159,6 +159,24 @@ describe('inverted index terms', () => {
     );
   });
 
+  it('finds every keyword value it holds and no other, through table growth and after a snapshot restore', () => {
+    const value = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('a', 'A', 'a ', '\u0000', 'é', 'e\u0301', '日本'));
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 200 }), fc.array(value, { maxLength: 20 }), (values, probes) => {
+        const f = new KeywordField();
+        values.forEach((v, ord) => f.add(ord, [v]));
+        const firstSeen = [...new Set(values)];
+        const restored = KeywordField.restore(f.snapshot());
+        for (const field of [f, restored]) {
+          expect([...field.terms.entries()]).toEqual(firstSeen.map((v, id) => [v, id]));
+          expect([...field.terms.keys()]).toEqual(firstSeen);
+          for (const v of [...firstSeen, ...probes]) expect(field.lookup(v)).toBe(firstSeen.indexOf(v));
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('does not keep buffers sized by the longest value it has indexed (a big document must not pin memory for good)', () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
