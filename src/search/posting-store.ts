@@ -228,6 +228,9 @@ export class PostingStore {
       }
       m[o + BOUND] = bound;
     }
+    // As TextField.flushBatch does with its batch: a huge request (a big document) must not pin its
+    // size here for good.
+    if (sorted.length > 1 << 19) this.sorted = new Int32Array(0);
   }
 
   /** appendGrouped's scratch: run starts by term, and the batch's ordinals grouped by term. */
