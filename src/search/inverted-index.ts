@@ -108,9 +108,11 @@ export class TextField {
     this.batchOrds[this.batchCount++] = this.batchOrd;
   }
   private batchOrd = 0;
+  /** Tokens the last batch held (its buffers' size): the first size of the next one's. */
+  private batchHint = 1024;
 
   private growBatch(need: number): void {
-    const n = Math.max(need, this.batchTerms.length * 2, 1024);
+    const n = Math.max(need, this.batchTerms.length * 2, this.batchHint);
     const terms = new Int32Array(n);
     terms.set(this.batchTerms.subarray(0, this.batchCount));
     const ords = new Int32Array(n);
@@ -132,11 +134,11 @@ export class TextField {
   flushBatch(): void {
     this.applyBatch();
     this.batching = false;
-    // Kept for the next bulk unless a huge one grew them (flushIfFull bounds them at 16 MiB).
-    if (this.batchTerms.length > 1 << 19) {
-      this.batchTerms = new Int32Array(0);
-      this.batchOrds = new Int32Array(0);
-    }
+    // Let the buffers go between bulks (megabytes per field otherwise); the next batch allocates
+    // what this one needed at once instead of growing to it again.
+    this.batchHint = Math.min(this.batchTerms.length, 1 << 21);
+    this.batchTerms = new Int32Array(0);
+    this.batchOrds = new Int32Array(0);
     this.repeatTokenCount = -1;
     this.repeatValue = undefined;
   }

@@ -164,7 +164,7 @@ export class PostingStore {
    * same lists, statistics and bounds as flushPending per document, built term by term: a counting
    * sort by term (stable, so each term's ordinals stay ascending) and then one run per term, so
    * that a term's record and its list's tail are read once per batch instead of once per token
-   * (see TextField.beginBatch). `ords` is reordered (used as scratch).
+   * (see TextField.beginBatch).
    */
   appendGrouped(terms: Int32Array, ords: Int32Array, n: number, norms: Uint8Array): void {
     const STRIDE = 8;
@@ -180,16 +180,14 @@ export class PostingStore {
     const CHUNK_MASK = (1 << 20) - 1;
     const t = this.terms;
     // starts[k + 1] counts term k's tokens, then (prefix sums) starts[k] is where its run begins.
-    if (this.starts.length < t + 1) this.starts = new Int32Array(Math.max(t + 1, this.starts.length * 2));
-    const starts = this.starts;
-    starts.fill(0, 0, t + 1);
+    // Per call, not kept: a term count and a batch of int32 (megabytes) would stay for good.
+    const starts = new Int32Array(t + 1);
     for (let i = 0; i < n; i++) {
       const k = (terms[i] as number) + 1;
       starts[k] = (starts[k] as number) + 1;
     }
     for (let k = 1; k <= t; k++) starts[k] = (starts[k] as number) + (starts[k - 1] as number);
-    if (this.sorted.length < n) this.sorted = new Int32Array(Math.max(n, this.sorted.length * 2));
-    const sorted = this.sorted;
+    const sorted = new Int32Array(n);
     // starts[k] moves to the end of term k's run as it fills: afterwards it is the start of k + 1.
     for (let i = 0; i < n; i++) {
       const k = terms[i] as number;
@@ -232,10 +230,6 @@ export class PostingStore {
     // size here for good.
     if (sorted.length > 1 << 19) this.sorted = new Int32Array(0);
   }
-
-  /** appendGrouped's scratch: run starts by term, and the batch's ordinals grouped by term. */
-  private starts = new Int32Array(0);
-  private sorted = new Int32Array(0);
 
   /** The largest frequency in a text term's postings (capped at 2^23 - 1, 0 when empty). */
   maxFreq(term: number): number {
