@@ -226,9 +226,6 @@ export class PostingStore {
       }
       m[o + BOUND] = bound;
     }
-    // As TextField.flushBatch does with its batch: a huge request (a big document) must not pin its
-    // size here for good.
-    if (sorted.length > 1 << 19) this.sorted = new Int32Array(0);
   }
 
   /** The largest frequency in a text term's postings (capped at 2^23 - 1, 0 when empty). */
