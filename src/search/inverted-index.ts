@@ -108,11 +108,9 @@ export class TextField {
     this.batchOrds[this.batchCount++] = this.batchOrd;
   }
   private batchOrd = 0;
-  /** Tokens the last batch held (its buffers' size): the first size of the next one's. */
-  private batchHint = 1024;
 
   private growBatch(need: number): void {
-    const n = Math.max(need, this.batchTerms.length * 2, this.batchHint);
+    const n = Math.max(need, this.batchTerms.length * 2, 1024);
     const terms = new Int32Array(n);
     terms.set(this.batchTerms.subarray(0, this.batchCount));
     const ords = new Int32Array(n);
@@ -134,9 +132,9 @@ export class TextField {
   flushBatch(): void {
     this.applyBatch();
     this.batching = false;
-    // Let the buffers go between bulks (megabytes per field otherwise); the next batch allocates
-    // what this one needed at once instead of growing to it again.
-    this.batchHint = Math.min(this.batchTerms.length, 1 << 21);
+    // Let the buffers go between bulks (megabytes per field otherwise). The next batch grows its
+    // own by doubling: allocated at the last batch's size, every small _bulk after a large one
+    // allocated megabytes per text field.
     this.batchTerms = new Int32Array(0);
     this.batchOrds = new Int32Array(0);
     this.repeatTokenCount = -1;
@@ -147,7 +145,25 @@ export class TextField {
     const n = this.batchCount;
     if (n === 0) return;
     this.batchCount = 0;
-    this.postings.appendGrouped(this.batchTerms, this.batchOrds, n, this.norms);
+    // A batch small against the field's vocabulary (a _bulk of a few documents) goes document by
+    // document, as without batching: the grouped append allocates and walks an array over every
+    // term id of the field, which made a one-document _bulk on a large index cost 20 times a write.
+    if (n * 8 < this.postings.termCount) this.appendByDocument(n);
+    else this.postings.appendGrouped(this.batchTerms, this.batchOrds, n, this.norms);
+  }
+
+  /** applyBatch through the per-document path (countTerm, flushPending) for batch[0, n). */
+  private appendByDocument(n: number): void {
+    const terms = this.batchTerms;
+    const ords = this.batchOrds;
+    let i = 0;
+    while (i < n) {
+      const ord = ords[i] as number;
+      this.touchedCount = 0;
+      for (; i < n && ords[i] === ord; i++) this.countTerm(terms[i] as number);
+      this.postings.flushPending(this.touched, this.touchedCount, ord, this.norms[ord] as number);
+    }
+    this.touchedCount = 0;
   }
 
   /** Counts one occurrence of term `id` in the document being added. */

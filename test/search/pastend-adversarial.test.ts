@@ -98,10 +98,8 @@ describe('matchTopK deep pages, adversarial (second reader)', () => {
                 arena.reset();
                 const top = matchTopK(query, field, index.live, from, size, limit, arena, maxWindow);
                 const what = JSON.stringify({ q: words.join(' '), boost, from, size, limit, maxWindow, total });
-                if (top === undefined) {
-                  expect(words.every((w) => w === '' || w === undefined), what).toBe(true);
-                  continue;
-                }
+                expect(top, what).toBeDefined();
+                if (top === undefined) continue;
                 const window = selectWindow(ref.hits.length, from, size, byScore(ref.hits.docs, ref.hits.scores));
                 expect(Array.from(top.docs), what).toEqual(Array.from(window, (i) => ref.hits.docs[i]));
                 expect(Array.from(top.scores), what).toEqual(Array.from(window, (i) => ref.hits.scores[i]));
