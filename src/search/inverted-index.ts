@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { hashRange, loweredAsciiBytes, scanAsciiBytes, scanTokens } from './analyzer.js';
 import { intToByte4 } from './bm25.js';
 import type { ParsedDoc } from './document-parser.js';
@@ -380,6 +381,12 @@ export class KeywordTerms {
   readonly texts: string[] = [];
   /** Slot s: table[2s] = hash (0 = empty, so hash 0 is stored as 1), table[2s + 1] = term id. */
   private table = new Int32Array(2 << 4);
+  /**
+   * The hash's starting state, random per table: with a fixed one, FNV-1a's block collisions chain
+   * into any number of values of one hash (found offline), which a _bulk could send to make every
+   * insert walk one probe chain (quadratic; V8 seeds its Map hashes for the same reason).
+   */
+  private readonly seed = randomInt(0x7fffffff);
   private mask = (1 << 4) - 1;
 
   constructor(private readonly postings: PostingStore) {}
@@ -394,7 +401,7 @@ export class KeywordTerms {
   /** The id of `value`, created when new. */
   intern(value: string): number {
     if (value === this.lastValue) return this.lastId;
-    const h = hashValue(value);
+    const h = hashValue(value, this.seed);
     const table = this.table;
     const mask = this.mask;
     const texts = this.texts;
@@ -423,7 +430,7 @@ export class KeywordTerms {
 
   /** The id of `value`, or -1. */
   get(value: string): number {
-    const h = hashValue(value);
+    const h = hashValue(value, this.seed);
     const table = this.table;
     let slot = h & this.mask;
     for (;;) {
@@ -459,7 +466,7 @@ export class KeywordTerms {
     for (const t of texts) {
       const id = this.texts.length;
       this.texts.push(t);
-      const h = hashValue(t);
+      const h = hashValue(t, this.seed);
       let slot = h & this.mask;
       while (this.table[2 * slot] !== 0) slot = (slot + 1) & this.mask;
       this.table[2 * slot] = h;
@@ -474,10 +481,16 @@ export class KeywordTerms {
   }
 }
 
-/** FNV-1a over the UTF-16 units of a keyword value, never 0 (0 marks an empty slot). */
-function hashValue(value: string): number {
-  let h = 0x811c9dc5;
+/** FNV-1a from `seed` over the UTF-16 units of a keyword value, mixed, never 0 (0 marks an empty slot). */
+function hashValue(value: string, seed: number): number {
+  let h = 0x811c9dc5 ^ seed;
   for (let i = 0; i < value.length; i++) h = Math.imul(h ^ value.charCodeAt(i), 0x01000193);
+  // FNV-1a's low bits (the slot) depend only on the inputs' low bits: mixed (murmur3's fmix32).
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
   return h | 0 || 1;
 }
 
