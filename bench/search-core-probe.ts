@@ -1,12 +1,15 @@
 /**
  * In-process probe of the indexing core alone (not a test, not the HTTP benchmark):
- * `node --expose-gc --import tsx bench/search-core-probe.ts [--repeat 5] [--limit N] [--copies 1] [--skip-checksum]`.
+ * `node --expose-gc --import tsx bench/search-core-probe.ts [--repeat 5] [--limit N] [--copies 1] [--skip-checksum] [--batch N]`.
  *
  * Parses the corpus' JSON texts once, outside the measurement, then runs what `SearchService.write`
  * does in memory for every document, `parseDocument` (with dynamic mapping) and `InvertedIndex.add`,
  * into a fresh index per run, and prints the main thread's CPU per document of each run and of
  * the best one (a shared machine only ever adds time). No store, no bulk parsing, no response: those
  * belong to the request path (search-bench.ts and search-index-probe.ts measure the whole).
+ *
+ * `--batch N` brackets every N documents with InvertedIndex.beginBatch/endBatch, as `_bulk` does
+ * per request (text postings appended term by term per batch); the checksum must not change.
  *
  * `index checksum` hashes everything the index holds that a query can see (terms and their ids,
  * postings with frequencies, per-term score bounds, norms, statistics, keyword values per
@@ -97,6 +100,7 @@ function main(): void {
   const limit = Number(opt('limit', 'Infinity'));
   const copies = Number(opt('copies', '1'));
   const repeat = Number(opt('repeat', '5'));
+  const batch = Number(opt('batch', '0'));
   const sources = readCorpus(corpusPath())
     .slice(0, limit)
     .map((l) => JSON.parse(l) as unknown);
@@ -116,9 +120,12 @@ function main(): void {
         const docId = String(id++);
         const parsed: { doc: ParsedDoc; mappings: Mappings } = parseDocument(source, mappings, docId);
         mappings = parsed.mappings;
+        if (batch > 0 && id % batch === 1) index.beginBatch();
         index.add(docId, parsed.doc);
+        if (batch > 0 && id % batch === 0) index.endBatch();
       }
     }
+    if (batch > 0) index.endBatch();
     const main = (mainCpuUs() - m0) / total;
     const proc = (processCpuUs() - p0) / total;
     best = Math.min(best, main);

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { hashRange, loweredAsciiBytes, scanAsciiBytes, scanTokens } from './analyzer.js';
 import { intToByte4 } from './bm25.js';
 import type { ParsedDoc } from './document-parser.js';
@@ -77,8 +78,94 @@ export class TextField {
   private repeatCount = 0;
   private repeatLength = 0;
   private readonly onToken = (src: string, start: number, end: number, hash?: number): void => {
-    this.countTerm(this.terms.intern(src, start, end, hash));
+    const id = this.terms.intern(src, start, end, hash);
+    if (this.batching) this.emit(id);
+    else this.countTerm(id);
   };
+
+  /**
+   * Batched inversion (see beginBatch): while on, each token of a document appends its term id to
+   * `batchTerms` and the document's ordinal to `batchOrds`, sequentially, instead of counting it in
+   * the term's record of the PostingStore; flushBatch then groups the pairs by term (counting sort)
+   * and appends each term's postings of the whole batch in one go.
+   * Why: a bulk touches tens of thousands of terms; counting a token in its term's record and
+   * appending the posting to its list's tail read two places anywhere in megabytes per token and
+   * per posting (cache misses, most of the cost of indexing a token). Grouped, a term's record and
+   * its list's tail are read once per batch, in term order. Lucene buffers a segment's postings the
+   * same way.
+   */
+  private batching = false;
+  private batchTerms = new Int32Array(0);
+  private batchOrds = new Int32Array(0);
+  private batchCount = 0;
+  /** The token term ids of the value counted last, for replaying it in batch mode (see repeatValue). */
+  private repeatTokens = new Int32Array(64);
+  private repeatTokenCount = -1;
+
+  /** Appends one token of the document being added to the batch. */
+  private emit(id: number): void {
+    if (this.batchCount === this.batchTerms.length) this.growBatch(this.batchCount + 1);
+    this.batchTerms[this.batchCount] = id;
+    this.batchOrds[this.batchCount++] = this.batchOrd;
+  }
+  private batchOrd = 0;
+
+  private growBatch(need: number): void {
+    const n = Math.max(need, this.batchTerms.length * 2, 1024);
+    const terms = new Int32Array(n);
+    terms.set(this.batchTerms.subarray(0, this.batchCount));
+    const ords = new Int32Array(n);
+    ords.set(this.batchOrds.subarray(0, this.batchCount));
+    this.batchTerms = terms;
+    this.batchOrds = ords;
+  }
+
+  /** Starts batching this field's postings (see batching); flushBatch ends it. */
+  beginBatch(): void {
+    if (this.batching) return;
+    this.batching = true;
+    // Each mode remembers the repeated value its own way (token ids here, ids and frequencies there).
+    this.repeatValue = undefined;
+    this.repeatTokenCount = -1;
+  }
+
+  /** Appends every batched posting to its list and stops batching. Idempotent. */
+  flushBatch(): void {
+    this.applyBatch();
+    this.batching = false;
+    // Let the buffers go between bulks (megabytes per field otherwise). The next batch grows its
+    // own by doubling: allocated at the last batch's size, every small _bulk after a large one
+    // allocated megabytes per text field.
+    this.batchTerms = new Int32Array(0);
+    this.batchOrds = new Int32Array(0);
+    this.repeatTokenCount = -1;
+    this.repeatValue = undefined;
+  }
+
+  private applyBatch(): void {
+    const n = this.batchCount;
+    if (n === 0) return;
+    this.batchCount = 0;
+    // A batch small against the field's vocabulary (a _bulk of a few documents) goes document by
+    // document, as without batching: the grouped append allocates and walks an array over every
+    // term id of the field, which made a one-document _bulk on a large index cost 20 times a write.
+    if (n * 8 < this.postings.termCount) this.appendByDocument(n);
+    else this.postings.appendGrouped(this.batchTerms, this.batchOrds, n, this.norms);
+  }
+
+  /** applyBatch through the per-document path (countTerm, flushPending) for batch[0, n). */
+  private appendByDocument(n: number): void {
+    const terms = this.batchTerms;
+    const ords = this.batchOrds;
+    let i = 0;
+    while (i < n) {
+      const ord = ords[i] as number;
+      this.touchedCount = 0;
+      for (; i < n && ords[i] === ord; i++) this.countTerm(terms[i] as number);
+      this.postings.flushPending(this.touched, this.touchedCount, ord, this.norms[ord] as number);
+    }
+    this.touchedCount = 0;
+  }
 
   /** Counts one occurrence of term `id` in the document being added. */
   private countTerm(id: number): void {
@@ -98,6 +185,10 @@ export class TextField {
     if (ord >= this.norms.length || ord >= this.present.length) this.growDocs(ord + 1);
     this.present[ord] = 1;
     const single = values.length === 1 ? (values[0] as string) : undefined;
+    if (this.batching) {
+      this.addBatched(ord, values, single);
+      return;
+    }
     if (single !== undefined && single === this.repeatValue) {
       this.addRepeat(ord);
       return;
@@ -132,6 +223,76 @@ export class TextField {
     }
     this.touchedCount = 0;
     this.countDoc(ord, norm, length);
+  }
+
+  /** `add` in batch mode: the tokens go to the batch (see batching). */
+  private addBatched(ord: number, values: readonly string[], single: string | undefined): void {
+    if (single !== undefined && single === this.repeatValue && this.repeatTokenCount >= 0) {
+      const count = this.repeatTokenCount;
+      if (this.batchCount + count > this.batchTerms.length) this.growBatch(this.batchCount + count);
+      const terms = this.batchTerms;
+      const ords = this.batchOrds;
+      const ids = this.repeatTokens;
+      let at = this.batchCount;
+      for (let i = 0; i < count; i++) {
+        terms[at] = ids[i] as number;
+        ords[at++] = ord;
+      }
+      this.batchCount = at;
+      const length = this.repeatLength;
+      this.countDoc(ord, length === 0 ? 0 : intToByte4(length), length);
+      this.flushIfFull();
+      return;
+    }
+    this.batchOrd = ord;
+    const from = this.batchCount;
+    let length = 0;
+    for (const v of values) {
+      if (v.length < MIN_BYTES_PATH || v.length > MAX_BYTES_PATH) {
+        length += scanTokens(v, this.onToken);
+        continue;
+      }
+      if (v.length > this.scratch.length) {
+        this.scratch = new Uint8Array(v.length * 2);
+        this.tokenBatch = new Int32Array(batchSize(this.scratch.length));
+      }
+      const n = loweredAsciiBytes(v, this.scratch);
+      length += n < 0 ? scanTokens(v, this.onToken) : this.emitBytes(n);
+    }
+    if (single !== undefined && single.length <= MAX_REPEAT_LENGTH) {
+      const count = this.batchCount - from;
+      if (count > this.repeatTokens.length) this.repeatTokens = new Int32Array(Math.max(count, this.repeatTokens.length * 2));
+      this.repeatTokens.set(this.batchTerms.subarray(from, this.batchCount));
+      this.repeatTokenCount = count;
+      this.repeatValue = single;
+      this.repeatLength = length;
+    }
+    this.countDoc(ord, length === 0 ? 0 : intToByte4(length), length);
+    this.flushIfFull();
+  }
+
+  /** Applies the batch when it holds this many tokens (bounds its memory: 8 bytes a token). */
+  private flushIfFull(): void {
+    if (this.batchCount >= 1 << 21) this.applyBatch();
+  }
+
+  /** addBytes in batch mode. */
+  private emitBytes(n: number): number {
+    const bytes = this.scratch;
+    const batch = this.tokenBatch;
+    const count = scanAsciiBytes(bytes, n, batch);
+    if (this.batchCount + count > this.batchTerms.length) this.growBatch(this.batchCount + count);
+    const terms = this.terms;
+    const out = this.batchTerms;
+    const ords = this.batchOrds;
+    const ord = this.batchOrd;
+    let at = this.batchCount;
+    for (let t = 0; t < 3 * count; t += 3) {
+      out[at] = terms.internBytes(bytes, batch[t] as number, batch[t + 1] as number, batch[t + 2] as number);
+      ords[at++] = ord;
+    }
+    this.batchCount = at;
+    return count;
   }
 
   private growDocs(need: number): void {
@@ -204,18 +365,35 @@ export class TextField {
   }
 }
 
-/** Exact terms of a keyword field: value → dense term id (indexing the field's PostingStore). */
+/**
+ * Exact terms of a keyword field: value → dense term id (indexing the field's PostingStore).
+ *
+ * An open-addressing table of (hash, id) int32 pairs over the values in `texts`, rather than a
+ * Map<string, number>. Why: bulk loads add a new value per document to several keyword fields (a
+ * package name, a version, a summary); a Map lookup read a bucket, an entry and the entry's key
+ * string at random places in the heap before it could tell a new value from a known one, and the
+ * Map's backing stores were large heap objects that every major GC traced and every growth
+ * re-allocated. Here a new value costs its hash and one table slot; a value's string is read only
+ * when the full 32-bit hashes match.
+ */
 export class KeywordTerms {
-  private readonly map = new Map<string, number>();
   /** Term text by id. */
   readonly texts: string[] = [];
+  /** Slot s: table[2s] = hash (0 = empty, so hash 0 is stored as 1), table[2s + 1] = term id. */
+  private table = new Int32Array(2 << 4);
+  /**
+   * The hash's starting state, random per table: with a fixed one, FNV-1a's block collisions chain
+   * into any number of values of one hash (found offline), which a _bulk could send to make every
+   * insert walk one probe chain (quadratic; V8 seeds its Map hashes for the same reason).
+   */
+  private readonly seed = randomInt(0x7fffffff);
+  private mask = (1 << 4) - 1;
 
   constructor(private readonly postings: PostingStore) {}
 
   /**
    * The last value interned and its id: bulk loads repeat values from one document to the next
-   * (see TextField.repeatValue), and comparing with one string is much cheaper than a Map lookup,
-   * which reads a hash bucket and the strings of its chain at random places in the heap.
+   * (see TextField.repeatValue), and comparing with one string is cheaper than any lookup.
    */
   private lastValue: string | undefined;
   private lastId = -1;
@@ -223,11 +401,27 @@ export class KeywordTerms {
   /** The id of `value`, created when new. */
   intern(value: string): number {
     if (value === this.lastValue) return this.lastId;
-    let id = this.map.get(value);
-    if (id === undefined) {
+    const h = hashValue(value, this.seed);
+    const table = this.table;
+    const mask = this.mask;
+    const texts = this.texts;
+    let slot = h & mask;
+    let id = -1;
+    for (;;) {
+      const sh = table[2 * slot] as number;
+      if (sh === 0) break;
+      if (sh === h && texts[table[2 * slot + 1] as number] === value) {
+        id = table[2 * slot + 1] as number;
+        break;
+      }
+      slot = (slot + 1) & mask;
+    }
+    if (id < 0) {
       id = this.postings.newTerm();
-      this.texts.push(value);
-      this.map.set(value, id);
+      texts.push(value);
+      table[2 * slot] = h;
+      table[2 * slot + 1] = id;
+      if (texts.length * 2 > mask) this.grow();
     }
     this.lastValue = value;
     this.lastId = id;
@@ -236,24 +430,68 @@ export class KeywordTerms {
 
   /** The id of `value`, or -1. */
   get(value: string): number {
-    return this.map.get(value) ?? -1;
+    const h = hashValue(value, this.seed);
+    const table = this.table;
+    let slot = h & this.mask;
+    for (;;) {
+      const sh = table[2 * slot] as number;
+      if (sh === 0) return -1;
+      if (sh === h && this.texts[table[2 * slot + 1] as number] === value) return table[2 * slot + 1] as number;
+      slot = (slot + 1) & this.mask;
+    }
+  }
+
+  private grow(): void {
+    const old = this.table;
+    const table = new Int32Array(old.length * 2);
+    const mask = (table.length >> 1) - 1;
+    for (let i = 0; i < old.length; i += 2) {
+      const h = old[i] as number;
+      if (h === 0) continue;
+      let slot = h & mask;
+      while (table[2 * slot] !== 0) slot = (slot + 1) & mask;
+      table[2 * slot] = h;
+      table[2 * slot + 1] = old[i + 1] as number;
+    }
+    this.table = table;
+    this.mask = mask;
   }
 
   keys(): IterableIterator<string> {
-    return this.map.keys();
+    return this.texts.values();
   }
 
   /** Fills a new dictionary from the texts of a snapshot (ids are positions; the store holds them already). */
   restoreTexts(texts: readonly string[]): void {
-    texts.forEach((t, id) => {
+    for (const t of texts) {
+      const id = this.texts.length;
       this.texts.push(t);
-      this.map.set(t, id);
-    });
+      const h = hashValue(t, this.seed);
+      let slot = h & this.mask;
+      while (this.table[2 * slot] !== 0) slot = (slot + 1) & this.mask;
+      this.table[2 * slot] = h;
+      this.table[2 * slot + 1] = id;
+      if (this.texts.length * 2 > this.mask) this.grow();
+    }
   }
 
+  /** [value, id] for every term, in id order (the order values were first seen). */
   entries(): IterableIterator<[string, number]> {
-    return this.map.entries();
+    return this.texts.map((t, id): [string, number] => [t, id]).values();
   }
+}
+
+/** FNV-1a from `seed` over the UTF-16 units of a keyword value, mixed, never 0 (0 marks an empty slot). */
+function hashValue(value: string, seed: number): number {
+  let h = 0x811c9dc5 ^ seed;
+  for (let i = 0; i < value.length; i++) h = Math.imul(h ^ value.charCodeAt(i), 0x01000193);
+  // FNV-1a's low bits (the slot) depend only on the inputs' low bits: mixed (murmur3's fmix32).
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h | 0 || 1;
 }
 
 /** A `keyword` (or `boolean`) field: exact values, a posting list per value, values per document. */
@@ -396,6 +634,30 @@ export class InvertedIndex {
   readonly keyword = new Map<string, KeywordField>();
   readonly numeric = new Map<string, NumericField>();
   private allLiveCache: Int32Array | undefined;
+  /** Whether text postings are being batched (see beginBatch). */
+  private batching = false;
+
+  /**
+   * Batches the text fields' postings of the documents added from now on (see
+   * TextField.beginBatch) until endBatch, which must come before any read of the postings: a
+   * query between the two would miss the batched documents' terms. `_bulk` brackets its items.
+   */
+  beginBatch(): void {
+    this.batching = true;
+    for (const f of this.text.values()) f.beginBatch();
+  }
+
+  /** Appends every batched posting to its list (see beginBatch). */
+  endBatch(): void {
+    this.batching = false;
+    for (const f of this.text.values()) f.flushBatch();
+  }
+
+  private newText(path: string): TextField {
+    const field = getOrCreate(this.text, path, newTextField);
+    if (this.batching) field.beginBatch();
+    return field;
+  }
 
   get maxOrd(): number {
     return this.ids.length;
@@ -415,7 +677,7 @@ export class InvertedIndex {
     const { text, keyword, numeric } = doc;
     for (let i = 0; i < text.size; i++) {
       const path = text.paths[i] as string;
-      (this.text.get(path) ?? getOrCreate(this.text, path, newTextField)).add(ord, text.values[i] as readonly string[]);
+      (this.text.get(path) ?? this.newText(path)).add(ord, text.values[i] as readonly string[]);
     }
     for (let i = 0; i < keyword.size; i++) {
       const path = keyword.paths[i] as string;
@@ -443,6 +705,10 @@ export class InvertedIndex {
 
   /** Everything needed to rebuild the index (plain data and typed arrays, for v8.serialize). */
   snapshot(): unknown {
+    if (this.batching) {
+      this.endBatch();
+      this.beginBatch();
+    }
     const fields = <T extends { snapshot(): unknown }>(m: Map<string, T>) => [...m].map(([k, v]) => [k, v.snapshot()] as const);
     return { ids: this.ids, live: this.live, liveCount: this.liveCount, text: fields(this.text), keyword: fields(this.keyword), numeric: fields(this.numeric) };
   }

@@ -157,6 +157,77 @@ export class PostingStore {
     this.flushPending(terms, count, ord, norm);
   }
 
+  /**
+   * Appends the postings of a batch of documents: token i of the batch is an occurrence of term
+   * `terms[i]` in document `ords[i]`, for i < n, in document order (ordinals never decrease, and each
+   * is larger than every ordinal already in the lists); `norms[ord]` is a document's norm byte. The
+   * same lists, statistics and bounds as flushPending per document, built term by term: a counting
+   * sort by term (stable, so each term's ordinals stay ascending) and then one run per term, so
+   * that a term's record and its list's tail are read once per batch instead of once per token
+   * (see TextField.beginBatch).
+   */
+  appendGrouped(terms: Int32Array, ords: Int32Array, n: number, norms: Uint8Array): void {
+    const STRIDE = 8;
+    const WRITE = 1;
+    const END = 2;
+    const COUNT = 4;
+    const DOC_FREQ = 5;
+    const BOUND = 7;
+    const MAX_BOUND_FREQ = (1 << 23) - 1;
+    const FREQ_BITS = 4;
+    const FREQ_MASK = 15;
+    const CHUNK_BITS = 20;
+    const CHUNK_MASK = (1 << 20) - 1;
+    const t = this.terms;
+    // starts[k + 1] counts term k's tokens, then (prefix sums) starts[k] is where its run begins.
+    // Per call, not kept: a term count and a batch of int32 (megabytes) would stay for good.
+    const starts = new Int32Array(t + 1);
+    for (let i = 0; i < n; i++) {
+      const k = (terms[i] as number) + 1;
+      starts[k] = (starts[k] as number) + 1;
+    }
+    for (let k = 1; k <= t; k++) starts[k] = (starts[k] as number) + (starts[k - 1] as number);
+    const sorted = new Int32Array(n);
+    // starts[k] moves to the end of term k's run as it fills: afterwards it is the start of k + 1.
+    for (let i = 0; i < n; i++) {
+      const k = terms[i] as number;
+      const at = starts[k] as number;
+      sorted[at] = ords[i] as number;
+      starts[k] = at + 1;
+    }
+    const m = this.meta;
+    let i = 0;
+    for (let k = 0; k < t; k++) {
+      const end = starts[k] as number;
+      if (i === end) continue;
+      const o = k * STRIDE;
+      let bound = m[o + BOUND] as number;
+      while (i < end) {
+        const ord = sorted[i] as number;
+        let f = 1;
+        i++;
+        while (i < end && sorted[i] === ord) {
+          f++;
+          i++;
+        }
+        const norm = norms[ord] as number;
+        const bf = bound >>> 8;
+        const bn = bound & 255;
+        bound = ((f > bf ? (f < MAX_BOUND_FREQ ? f : MAX_BOUND_FREQ) : bf) << 8) | (norm < bn ? norm : bn);
+        const w = m[o + WRITE] as number;
+        if (f < FREQ_MASK && w !== m[o + END]) {
+          m[o + COUNT] = (m[o + COUNT] as number) + 1;
+          m[o + DOC_FREQ] = (m[o + DOC_FREQ] as number) + 1;
+          (this.chunks[w >>> CHUNK_BITS] as Int32Array)[w & CHUNK_MASK] = (ord << FREQ_BITS) | f;
+          m[o + WRITE] = w + 1;
+        } else {
+          this.add(k, ord, f);
+        }
+      }
+      m[o + BOUND] = bound;
+    }
+  }
+
   /** The largest frequency in a text term's postings (capped at 2^23 - 1, 0 when empty). */
   maxFreq(term: number): number {
     return (this.meta[term * STRIDE + BOUND] as number) >>> 8;

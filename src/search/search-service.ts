@@ -306,6 +306,10 @@ export class SearchService {
     }
     const seqNo = state.nextSeqNo++;
     this.store.putDoc(state.name, { id, version, seqNo, source: raw }, rawIn);
+    if (this.batched !== undefined && !this.batched.has(state)) {
+      this.batched.add(state);
+      state.index.beginBatch();
+    }
     const ord = state.index.add(id, doc);
     state.versions[ord] = version;
     state.seqNos[ord] = seqNo;
@@ -427,9 +431,21 @@ export class SearchService {
    */
   bulkEach(actions: readonly (BulkAction | SearchError)[], each: (item: BulkItem) => void): void {
     this.transaction(() => {
-      for (const a of actions) each(this.bulkItem(a));
+      // The items' text postings are batched (see InvertedIndex.beginBatch), and appended before
+      // the transaction commits and anything can read them.
+      const batched = new Set<IndexState>();
+      this.batched = batched;
+      try {
+        for (const a of actions) each(this.bulkItem(a));
+      } finally {
+        this.batched = undefined;
+        for (const state of batched) state.index.endBatch();
+      }
     }, true);
   }
+
+  /** The indices whose postings the running `_bulk` batches (see bulkEach); undefined outside one. */
+  private batched: Set<IndexState> | undefined;
 
   private bulkItem(a: BulkAction | SearchError): BulkItem {
     if (a instanceof SearchError) return { op: 'index', index: '', id: '', error: a };

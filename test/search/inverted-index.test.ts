@@ -102,6 +102,45 @@ describe('inverted index terms', () => {
     );
   });
 
+  it('builds the same text field in batches (postings grouped by term per batch) as document by document', () => {
+    // Repeated values (replayed), long ASCII values (bytes path), non-ASCII ones (string path), a
+    // frequency of 15 and more (side table), documents removed while their postings are still
+    // batched, and batches that start and end anywhere, as `_bulk` requests do.
+    const value = fc.oneof(
+      fc.constantFrom('', 'optional', 'Optional extra', 'Debian Games Team <pkg-games@lists.debian.org>', 'a a a a a a a a a a a a a a a a a b', 'héllo wörld', 'long value '.repeat(100)),
+      fc.array(fc.constantFrom('alpha', 'Beta', 'x1', 'a.b', 'é', '日', 'gamma', 'delta'), { maxLength: 30 }).map((ws) => ws.join(' ')),
+    );
+    const doc = fc.oneof(value.map((v) => [v]), fc.array(value, { maxLength: 3 }));
+    const step = fc.record({ doc, begin: fc.boolean(), end: fc.boolean(), remove: fc.option(fc.nat(59)) });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
+        const f = new TextField();
+        const ref = new TextField();
+        const removed = new Set<number>();
+        steps.forEach(({ doc: vs, begin, end, remove }, ord) => {
+          if (begin) f.beginBatch();
+          f.add(ord, vs);
+          ref.add(ord, vs);
+          if (remove !== null && remove <= ord && !removed.has(remove)) {
+            removed.add(remove);
+            f.remove(remove, steps[remove]?.doc as string[]);
+            ref.remove(remove, steps[remove]?.doc as string[]);
+          }
+          if (end) f.flushBatch();
+        });
+        f.flushBatch();
+        expect([...f.terms.entries()]).toEqual([...ref.terms.entries()]);
+        for (const [, id] of ref.terms.entries()) {
+          expect(Array.from(f.postings.postings(id), (p) => [p, f.postings.freqOf(id, p)])).toEqual(Array.from(ref.postings.postings(id), (p) => [p, ref.postings.freqOf(id, p)]));
+          expect([f.postings.docFreq(id), f.postings.maxFreq(id), f.postings.minNorm(id)]).toEqual([ref.postings.docFreq(id), ref.postings.maxFreq(id), ref.postings.minNorm(id)]);
+        }
+        expect(Array.from(f.norms.subarray(0, steps.length))).toEqual(Array.from(ref.norms.subarray(0, steps.length)));
+        expect([f.docCount, f.sumTotalTermFreq]).toEqual([ref.docCount, ref.sumTotalTermFreq]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('gives a keyword value the same id whether it repeats the previous value or not', () => {
     const value = fc.constantFrom<string>('a', 'b', 'Optional', 'optional', '');
     fc.assert(
@@ -117,6 +156,24 @@ describe('inverted index terms', () => {
         docs.forEach((vs, ord) => expect(f.valuesOf(ord) ?? []).toEqual(vs));
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('finds every keyword value it holds and no other, through table growth and after a snapshot restore', () => {
+    const value = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('a', 'A', 'a ', '\u0000', 'é', 'e\u0301', '日本'));
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 200 }), fc.array(value, { maxLength: 20 }), (values, probes) => {
+        const f = new KeywordField();
+        values.forEach((v, ord) => f.add(ord, [v]));
+        const firstSeen = [...new Set(values)];
+        const restored = KeywordField.restore(f.snapshot());
+        for (const field of [f, restored]) {
+          expect([...field.terms.entries()]).toEqual(firstSeen.map((v, id) => [v, id]));
+          expect([...field.terms.keys()]).toEqual(firstSeen);
+          for (const v of [...firstSeen, ...probes]) expect(field.lookup(v)).toBe(firstSeen.indexOf(v));
+        }
+      }),
+      { numRuns: 200 },
     );
   });
 

@@ -305,3 +305,43 @@ describe('matchTopK deep page whose terms are each within from but their union i
     }
   });
 });
+
+describe('matchTopK past the end (pastEndScan: merge of two lists, marks for more)', () => {
+  // Pages past the last hit on corpora with ties (repeated texts), frequencies of 15 and more
+  // (kept beside the packed postings), deleted documents and 1 to 4 terms (repeated terms too):
+  // the total and the best score must be the general path's.
+  it('gives the total and best score of the general path', () => {
+    const word = fc.oneof(fc.constantFrom('a', 'b', 'c', 'd'), fc.constantFrom('a', 'b').map((w) => Array.from({ length: 16 }, () => w).join(' ')));
+    const text = fc.array(word, { minLength: 0, maxLength: 6 }).map((w) => w.join(' '));
+    fc.assert(
+      fc.property(
+        fc.array(text, { minLength: 1, maxLength: 60 }),
+        fc.nat(3),
+        fc.array(fc.nat(119), { maxLength: 15 }),
+        fc.array(fc.constantFrom('a', 'b', 'c', 'd', 'zz'), { minLength: 1, maxLength: 4 }),
+        fc.constantFrom(0, 1, 2.5, 1e-3),
+        fc.constantFrom(10_000, 200, 30),
+        (distinct, copies, deleted, words, boost, limit) => {
+          // Copies of the same texts: documents that tie on every term's score.
+          const texts = Array.from({ length: copies + 1 }, () => distinct).flat();
+          const { index, mappings } = build(texts, deleted);
+          const query = parseQuery({ match: { t: { query: words.join(' '), boost } } }) as Extract<Query, { kind: 'match' }>;
+          const field = fastMatchField(query, mappings, index) as NonNullable<ReturnType<typeof fastMatchField>>;
+          const hits = execute(query, { arena: new ScratchArena(), indexName: 'i', index, mappings, sourceOf: () => ({}) });
+          let max = -Infinity;
+          for (let i = 0; i < hits.length; i++) max = Math.max(max, hits.scores[i] as number);
+          const arena = new ScratchArena();
+          // Twice on one arena: the second run uses the remembered best postings and score tables.
+          for (const from of [texts.length, texts.length + 7, texts.length]) {
+            arena.reset();
+            const top = matchTopK(query, field, index.live, from, 10, limit, arena, 0) as NonNullable<ReturnType<typeof matchTopK>>;
+            expect(top.docs.length).toBe(0);
+            expect(top.total > limit ? 'more' : top.total).toEqual(hits.length > limit ? 'more' : hits.length);
+            expect(top.maxScore).toBe(max);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
