@@ -8,7 +8,8 @@ import { RawJson } from './json-render.js';
  * `\.` is a dot inside a field name. Paths prefixed with `-` exclude. As in ES (whose filtering
  * generator this follows in behaviour): arrays are transparent (a path reaches into every element),
  * a field matched by a whole path is kept (or, for an exclusion, dropped) with everything under it,
- * objects and arrays that end up with nothing in them are left out, scalars on a partial path are
+ * objects and arrays that end up with nothing in them are left out (an exclusion keeps those that
+ * were empty to begin with, as ES 8.16+ does), scalars on a partial path are
  * dropped by inclusions and kept by exclusions, inclusions are applied first and exclusions to
  * what they kept, and the root object is always written (`{}` when nothing matches).
  *
@@ -158,14 +159,18 @@ function filterPartial(raw: unknown, active: readonly PathNode[], inclusive: boo
       const r = filterPartial(v, active, inclusive);
       if (r !== OMIT) out.push(r);
     }
-    return out.length > 0 ? out : OMIT;
+    // An exclusion keeps an array that was empty to begin with, only one it emptied goes (ES 8.16+,
+    // FilterPathBasedFilter.includeEmptyArray): `-hits.hits._id` on `size:0` keeps `"hits":[]`.
+    return out.length > 0 || (!inclusive && value.length === 0) ? out : OMIT;
   }
   if (isContainer(value)) {
     const out: Record<string, unknown> = {};
     let kept = 0;
+    let written = 0;
     for (const [k, v] of Object.entries(value)) {
       // JSON.stringify leaves these out; so must the filter (they would count as kept otherwise).
       if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+      written++;
       const s = step(k, active);
       if (s === MATCHED || s === UNMATCHED) {
         if ((s === MATCHED) === inclusive) {
@@ -180,7 +185,8 @@ function filterPartial(raw: unknown, active: readonly PathNode[], inclusive: boo
         kept++;
       }
     }
-    return kept > 0 ? out : OMIT;
+    // As for arrays: an exclusion keeps an object that had no fields (includeEmptyObject).
+    return kept > 0 || (!inclusive && written === 0) ? out : OMIT;
   }
   // A scalar where a path goes on: inclusions drop it, exclusions keep it.
   return inclusive ? OMIT : value;
