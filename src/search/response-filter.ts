@@ -21,8 +21,8 @@ import { RawJson } from './json-render.js';
 interface PathNode {
   /** Exact field names that continue (or end) a path here. */
   readonly terms: Map<string, PathNode>;
-  /** Segments with `*`, with their compiled pattern. */
-  readonly wildcards: { readonly pattern: RegExp; readonly node: PathNode }[];
+  /** Segments with `*`, matched with globMatch. */
+  readonly wildcards: { readonly pattern: string; readonly node: PathNode }[];
   /** A path ends at this node: whatever reached it is matched. */
   readonly final: boolean;
   /** This node is a `**` segment: it stays active one level further down. */
@@ -71,17 +71,43 @@ function insert(node: BuildNode, path: string): void {
   if (!child.final) insert(child, rest);
 }
 
-/** ES's glob: `*` matches any run of characters, everything else itself. */
-function globPattern(segment: string): RegExp {
-  return new RegExp(`^${segment.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
+const STAR = 42; // '*'
+
+/**
+ * ES's glob: `*` matches any run of characters, everything else itself. Matched by hand, retrying
+ * only from the last star (at most length x pattern steps): a RegExp of `.*` runs backtracks
+ * exponentially (`*a*a*a*a*a*a*a*a*a*b` on a 40-character name held the event loop for minutes).
+ */
+function globMatch(pattern: string, name: string): boolean {
+  let p = 0;
+  let n = 0;
+  let star = -1;
+  let resume = 0;
+  while (n < name.length) {
+    const c = pattern.charCodeAt(p);
+    if (p < pattern.length && c !== STAR && c === name.charCodeAt(n)) {
+      p++;
+      n++;
+    } else if (p < pattern.length && c === STAR) {
+      star = p++;
+      resume = n;
+    } else if (star !== -1) {
+      p = star + 1;
+      n = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.length && pattern.charCodeAt(p) === STAR) p++;
+  return p === pattern.length;
 }
 
 function freeze(segment: string, b: BuildNode): PathNode {
   const terms = new Map<string, PathNode>();
-  const wildcards: { pattern: RegExp; node: PathNode }[] = [];
+  const wildcards: { pattern: string; node: PathNode }[] = [];
   for (const [name, child] of b.children) {
     const node = freeze(name, child);
-    if (name.includes('*')) wildcards.push({ pattern: globPattern(name), node });
+    if (name.includes('*')) wildcards.push({ pattern: name, node });
     else terms.set(name, node);
   }
   return { terms, wildcards, final: b.final, doubleWildcard: segment === '**' };
@@ -127,7 +153,7 @@ function step(name: string, active: readonly PathNode[]): Step {
       next.push(term);
     }
     for (const w of node.wildcards) {
-      if (!w.pattern.test(name)) continue;
+      if (!globMatch(w.pattern, name)) continue;
       if (w.node.final) return MATCHED;
       next.push(w.node);
     }
