@@ -33,3 +33,17 @@ describe('_msearch blank body line', () => {
     expect(parseMultiSearch('\n{}\n', 'p', {})).toHaveLength(1);
   });
 });
+
+describe('_msearch URL search_type', () => {
+  it('is checked as a header search_type is (ES sets it on every search it reads)', () => {
+    let caught: unknown;
+    try {
+      parseMultiSearch('{}\n{}\n', undefined, { search_type: 'bogus' });
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(SearchError);
+    expect((caught as SearchError).toBody()).toMatchObject({ error: { type: 'illegal_argument_exception', reason: 'No search type for [bogus]' }, status: 400 });
+    expect(parseMultiSearch('{}\n{}\n', undefined, { search_type: 'dfs_query_then_fetch' })).toHaveLength(1);
+  });
+});
