@@ -59,16 +59,23 @@ function firstSegment(path: string): { segment: string; rest: string | undefined
   return { segment: escaped ? path.replaceAll('\\.', '.') : path, rest: undefined };
 }
 
-function insert(node: BuildNode, path: string): void {
-  const { segment, rest } = firstSegment(path);
-  if (rest === undefined) {
-    // A shorter path takes the whole subtree: it replaces any longer path through this field.
-    node.children.set(segment, { children: new Map(), final: true });
-    return;
+/** Adds one path to the tree. A loop, not a recursion: a 14 KB URL holds 7,000 segments. */
+function insert(root: BuildNode, path: string): void {
+  let node = root;
+  let remaining = path;
+  for (;;) {
+    const { segment, rest } = firstSegment(remaining);
+    if (rest === undefined) {
+      // A shorter path takes the whole subtree: it replaces any longer path through this field.
+      node.children.set(segment, { children: new Map(), final: true });
+      return;
+    }
+    let child = node.children.get(segment);
+    if (child === undefined) node.children.set(segment, (child = { children: new Map(), final: false }));
+    if (child.final) return;
+    node = child;
+    remaining = rest;
   }
-  let child = node.children.get(segment);
-  if (child === undefined) node.children.set(segment, (child = { children: new Map(), final: false }));
-  if (!child.final) insert(child, rest);
 }
 
 const STAR = 42; // '*'
@@ -102,21 +109,27 @@ function globMatch(pattern: string, name: string): boolean {
   return p === pattern.length;
 }
 
-function freeze(segment: string, b: BuildNode): PathNode {
-  const terms = new Map<string, PathNode>();
-  const wildcards: { pattern: string; node: PathNode }[] = [];
-  for (const [name, child] of b.children) {
-    const node = freeze(name, child);
-    if (name.includes('*')) wildcards.push({ pattern: name, node });
-    else terms.set(name, node);
+/** The build tree as PathNodes, walked with a stack for the same reason. */
+function freeze(root: BuildNode): PathNode {
+  const node = (b: BuildNode, segment: string): PathNode => ({ terms: new Map(), wildcards: [], final: b.final, doubleWildcard: segment === '**' });
+  const top = node(root, '');
+  const pending: [BuildNode, PathNode][] = [[root, top]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [b, out] = next;
+    for (const [name, child] of b.children) {
+      const c = node(child, name);
+      if (name.includes('*')) (out.wildcards as { pattern: string; node: PathNode }[]).push({ pattern: name, node: c });
+      else out.terms.set(name, c);
+      pending.push([child, c]);
+    }
   }
-  return { terms, wildcards, final: b.final, doubleWildcard: segment === '**' };
+  return top;
 }
 
 function compile(paths: readonly string[]): PathNode {
   const root: BuildNode = { children: new Map(), final: false };
   for (const p of paths) if (p !== '') insert(root, p);
-  return freeze('', root);
+  return freeze(root);
 }
 
 /**
@@ -144,20 +157,29 @@ const MATCHED = 1;
 const UNMATCHED = 2;
 type Step = typeof MATCHED | typeof UNMATCHED | PathNode[];
 
+/**
+ * Each node once: a `**` stays active and its child becomes active too, so with repeats a chain of
+ * `**` doubled the list at every level (ES's list does too; here one request holds the event loop).
+ * The list stays as short as the response is deep, so `includes` is cheap.
+ */
+function addOnce(next: PathNode[], node: PathNode): void {
+  if (!next.includes(node)) next.push(node);
+}
+
 function step(name: string, active: readonly PathNode[]): Step {
   const next: PathNode[] = [];
   for (const node of active) {
     const term = node.terms.get(name);
     if (term !== undefined) {
       if (term.final) return MATCHED;
-      next.push(term);
+      addOnce(next, term);
     }
     for (const w of node.wildcards) {
       if (!globMatch(w.pattern, name)) continue;
       if (w.node.final) return MATCHED;
-      next.push(w.node);
+      addOnce(next, w.node);
     }
-    if (node.doubleWildcard) next.push(node);
+    if (node.doubleWildcard) addOnce(next, node);
   }
   return next.length > 0 ? next : UNMATCHED;
 }

@@ -39,3 +39,27 @@ describe('filter_path wildcard segments', () => {
     expect(keeps(key, `${'*a'.repeat(9)}*`)).toBe(true);
   });
 });
+
+describe('filter_path size and ** chains', () => {
+  function filtered(body: unknown, filterPath: string): string {
+    const f = parseFilterPath(filterPath);
+    if (f === undefined) throw new Error('no filter');
+    return JSON.stringify(applyResponseFilter(body, f));
+  }
+
+  it('compiles a path of thousands of segments (it overflowed the stack: a 500 for a 14 KB URL)', () => {
+    expect(filtered({ a: { a: 1 } }, `${'a.'.repeat(7000)}a`)).toBe('{}');
+    expect(filtered({ a: { a: 1 } }, `${'*.'.repeat(7000)}a`)).toBe('{}');
+  });
+
+  it('keeps each active path once: a chain of ** doubled them at every level (seconds per hit)', () => {
+    let doc: Record<string, unknown> = { zz: 'deep', leaf: 1 };
+    for (let i = 0; i < 18; i++) doc = { [`k${i}`]: doc, s: i };
+    const hits = Array.from({ length: 10 }, () => ({ _source: doc }));
+    const out = JSON.parse(filtered({ hits: { hits } }, `${'**.'.repeat(18)}zz`)) as { hits: { hits: { _source: Record<string, unknown> }[] } };
+    expect(out.hits.hits).toHaveLength(10);
+    let at: unknown = out.hits.hits[0]?._source;
+    for (let i = 17; i >= 0; i--) at = (at as Record<string, unknown>)[`k${i}`];
+    expect(at).toEqual({ zz: 'deep' });
+  });
+});
