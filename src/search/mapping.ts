@@ -105,9 +105,9 @@ export class Mappings {
         const key = parts[i] as string;
         // Own fields only: `props[key] ??= …` with a field named __proto__ wrote `properties` onto
         // Object.prototype (every object in the process then had one).
-        if (!Object.hasOwn(props, key)) defineField(props, key, { properties: {} });
+        if (!Object.hasOwn(props, key) || props[key] == null) defineField(props, key, { properties: {} });
         const existing = props[key] as Record<string, unknown>;
-        if (!Object.hasOwn(existing, 'properties')) existing.properties = {};
+        if (!Object.hasOwn(existing, 'properties') || existing.properties == null) existing.properties = {};
         props = existing.properties as Record<string, unknown>;
       }
       defineField(props, parts[parts.length - 1] as string, def);
