@@ -1,3 +1,4 @@
+import { globMatch } from './glob.js';
 import { RawJson } from './json-render.js';
 
 /**
@@ -21,7 +22,7 @@ import { RawJson } from './json-render.js';
 interface PathNode {
   /** Exact field names that continue (or end) a path here. */
   readonly terms: Map<string, PathNode>;
-  /** Segments with `*`, matched with globMatch. */
+  /** Segments with `*`, matched with globMatch (never a RegExp: see glob.ts). */
   readonly wildcards: { readonly pattern: string; readonly node: PathNode }[];
   /** A path ends at this node: whatever reached it is matched. */
   readonly final: boolean;
@@ -76,37 +77,6 @@ function insert(root: BuildNode, path: string): void {
     node = child;
     remaining = rest;
   }
-}
-
-const STAR = 42; // '*'
-
-/**
- * ES's glob: `*` matches any run of characters, everything else itself. Matched by hand, retrying
- * only from the last star (at most length x pattern steps): a RegExp of `.*` runs backtracks
- * exponentially (`*a*a*a*a*a*a*a*a*a*b` on a 40-character name held the event loop for minutes).
- */
-function globMatch(pattern: string, name: string): boolean {
-  let p = 0;
-  let n = 0;
-  let star = -1;
-  let resume = 0;
-  while (n < name.length) {
-    const c = pattern.charCodeAt(p);
-    if (p < pattern.length && c !== STAR && c === name.charCodeAt(n)) {
-      p++;
-      n++;
-    } else if (p < pattern.length && c === STAR) {
-      star = p++;
-      resume = n;
-    } else if (star !== -1) {
-      p = star + 1;
-      n = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.length && pattern.charCodeAt(p) === STAR) p++;
-  return p === pattern.length;
 }
 
 /** The build tree as PathNodes, walked with a stack for the same reason. */
