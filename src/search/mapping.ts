@@ -103,11 +103,14 @@ export class Mappings {
       let props = properties;
       for (let i = 0; i < parts.length - 1; i++) {
         const key = parts[i] as string;
-        const existing = (props[key] ??= { properties: {} }) as Record<string, unknown>;
-        existing.properties ??= {};
+        // Own fields only: `props[key] ??= …` with a field named __proto__ wrote `properties` onto
+        // Object.prototype (every object in the process then had one).
+        if (!Object.hasOwn(props, key) || props[key] == null) defineField(props, key, { properties: {} });
+        const existing = props[key] as Record<string, unknown>;
+        if (!Object.hasOwn(existing, 'properties') || existing.properties == null) existing.properties = {};
         props = existing.properties as Record<string, unknown>;
       }
-      props[parts[parts.length - 1] as string] = def;
+      defineField(props, parts[parts.length - 1] as string, def);
     }
     const fields = new Map<string, FieldDef>();
     // Lenient: the existing properties were checked when they came in (or are stored ones), and
@@ -312,4 +315,9 @@ export function parseBool(value: unknown): boolean | undefined {
   if (value === true || value === 'true') return true;
   if (value === false || value === 'false' || value === '') return false;
   return undefined;
+}
+
+/** `obj[key] = value` as an own field, `__proto__` included (an assignment would set the prototype). */
+function defineField(obj: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
 }

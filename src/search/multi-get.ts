@@ -48,7 +48,8 @@ function text(v: string | number | boolean | null): string {
 
 /** An item's `_source`: a boolean, a field pattern, a list of them, or includes/excludes. */
 function itemSource(v: unknown): SourceFilter {
-  if (typeof v === 'boolean') return { fetch: v, includes: [], excludes: [] };
+  // ES asks isBooleanValue() first, which is also true of the strings "true" and "false".
+  if (typeof v === 'boolean' || v === 'true' || v === 'false') return { fetch: v === true || v === 'true', includes: [], excludes: [] };
   if (typeof v === 'string') return { fetch: true, includes: [v], excludes: [] };
   if (Array.isArray(v)) return { fetch: true, includes: v.map((x) => text(x as string)), excludes: [] };
   if (v !== null && typeof v === 'object') {
@@ -58,7 +59,7 @@ function itemSource(v: unknown): SourceFilter {
       const list = k === 'includes' || k === 'include' ? includes : k === 'excludes' || k === 'exclude' ? excludes : undefined;
       if (list === undefined) throw errors.parse(`source definition may not contain [${k}]`);
       if (Array.isArray(x)) list.push(...x.map((e) => text(e as string)));
-      else if (isScalar(x)) list.push(text(x));
+      else if (x !== null && isScalar(x)) list.push(text(x));
       else throw errors.parse('unexpected token while parsing source settings');
     }
     return { fetch: true, includes, excludes };
@@ -74,6 +75,8 @@ function parseDoc(v: unknown, defaultIndex: string | undefined): MultiGetItem {
   let storedFields: string[] | undefined;
   let version: number | undefined;
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    // ES acts only on value tokens, and VALUE_NULL is none: a null `_id`, `_source`, … is skipped.
+    if (x === null) continue;
     if (k === '_source') source = itemSource(x);
     else if (k === 'stored_fields') storedFields = Array.isArray(x) ? x.map((e) => text(e as string)) : [text(x as string)];
     else if (k === 'fields') throw errors.parsing('Unsupported field [fields] used, expected [stored_fields] instead');
@@ -103,7 +106,7 @@ export function parseMultiGet(body: unknown, defaultIndex: string | undefined): 
     if (k === 'docs') for (const d of v) items.push(parseDoc(d, defaultIndex));
     else if (k === 'ids') {
       for (const id of v) {
-        if (!isScalar(id)) throw errors.illegalArgument('ids array element should only contain ids');
+        if (id === null || !isScalar(id)) throw errors.illegalArgument('ids array element should only contain ids');
         items.push({ index: defaultIndex, id: text(id), source: undefined, storedFields: undefined, version: undefined });
       }
     } else throw errors.parsing(`unknown key [${k}] for a START_ARRAY, expected [docs] or [ids]`);

@@ -101,7 +101,11 @@ export function parseMultiSearch(body: string, index: string | undefined, params
     const bodyEnd = nextLine(body, from);
     if (bodyEnd === -1) break;
     const bodyText = body.slice(from, bodyEnd);
-    const request = parseSearchRequest(bodyText.trim() === '' ? undefined : parseJsonBody(bodyText), searchParams);
+    // ES parses every body line as a search source, a blank one too (no match_all as for `_search`).
+    if (bodyText.trim() === '') throw errors.parsing('Expected [START_OBJECT] but found [null]');
+    const request = parseSearchRequest(parseJsonBody(bodyText), searchParams);
+    // The URL's search_type is set on every search as it is read (SearchType.fromString refuses others).
+    if (params.search_type !== undefined && !SEARCH_TYPES.has(params.search_type)) throw errors.illegalArgument(`No search type for [${params.search_type}]`);
     items.push({ index: target, ignoreUnavailable, allowNoIndices, request });
     from = bodyEnd + 1;
   }

@@ -1,6 +1,7 @@
 import { analyze, tokens } from './analyzer.js';
 import { avgFieldLength, bm25, idf, normInverseCache, termWeight } from './bm25.js';
 import { errors } from './errors.js';
+import { globMatch } from './glob.js';
 import type { InvertedIndex, KeywordField, TextField } from './inverted-index.js';
 import { FREQ_BITS, FREQ_MASK, type PostingStore } from './posting-store.js';
 import { DateMathError, DateMathParser } from './date-math.js';
@@ -90,8 +91,8 @@ function resolveFields(ctx: ExecContext, pattern: string): FieldDef[] {
     const def = ctx.mappings.field(pattern);
     return def === undefined ? [] : [def];
   }
-  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-  return [...ctx.mappings.fields.values()].filter((d) => re.test(d.path));
+  // globMatch, not a RegExp of `.*` runs: those backtrack exponentially on many stars.
+  return [...ctx.mappings.fields.values()].filter((d) => globMatch(pattern, d.path));
 }
 
 /** BM25 hits of one term's posting list (`term` -1: no such term). */

@@ -3,6 +3,7 @@ import { DeleteTombstones, type Tombstone } from './delete-tombstones.js';
 import { checkNoMetadataFields, emptyParsedDoc, parseDocument, type ParsedDoc } from './document-parser.js';
 import type { DocumentStore, SourceSpan } from './document-store.js';
 import { errors, SearchError } from './errors.js';
+import { globMatch } from './glob.js';
 import { conflict, type CurrentDoc, indexProblems, nextVersion, type WriteConditions } from './write-conditions.js';
 import { restoreIndices, saveIndices } from './index-snapshot.js';
 import { parseJsonBody } from './json-render.js';
@@ -206,10 +207,10 @@ export class SearchService {
     const out = new Map<string, IndexState>();
     for (const part of parts) {
       if (part.includes('*')) {
-        const re = new RegExp(`^${part.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
         let matched = false;
         for (const s of this.list()) {
-          if (re.test(s.name)) {
+          // globMatch, not a RegExp of `.*` runs: those backtrack exponentially on many stars.
+          if (globMatch(part, s.name)) {
             out.set(s.name, s);
             matched = true;
           }

@@ -1,3 +1,5 @@
+import { globMatch } from './glob.js';
+
 /** `_source` filtering: includes and excludes with `*` wildcards on dotted paths. */
 
 export interface SourceFilter {
@@ -7,8 +9,9 @@ export interface SourceFilter {
   readonly excludes: readonly string[];
 }
 
-function compile(patterns: readonly string[]): RegExp[] {
-  return patterns.map((p) => new RegExp(`^${p.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`));
+/** Each pattern as a test of a dotted path (globMatch: a RegExp of `.*` runs backtracks exponentially). */
+function compile(patterns: readonly string[]): { test(path: string): boolean }[] {
+  return patterns.map((p) => ({ test: (path: string) => globMatch(p, path) }));
 }
 
 /** True when nothing is filtered, so the stored JSON text can be sent as is. */

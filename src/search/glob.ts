@@ -1,0 +1,35 @@
+/**
+ * Elasticsearch's simple glob (`Glob.globMatch`): `*` matches any run of characters (none
+ * included), every other character itself. Used for `filter_path` segments and `_source`
+ * include/exclude patterns.
+ *
+ * Matched by hand, retrying only from the last star seen, so a match takes at most
+ * length x pattern steps. A RegExp with a `.*` per star backtracks exponentially instead:
+ * `*a*a*a*a*a*a*a*a*a*b` against a 40-character name of `a`s held the event loop for minutes.
+ */
+
+const STAR = 42; // '*'
+
+export function globMatch(pattern: string, text: string): boolean {
+  let p = 0;
+  let t = 0;
+  let star = -1;
+  let resume = 0;
+  while (t < text.length) {
+    const c = pattern.charCodeAt(p);
+    if (p < pattern.length && c !== STAR && c === text.charCodeAt(t)) {
+      p++;
+      t++;
+    } else if (p < pattern.length && c === STAR) {
+      star = p++;
+      resume = t;
+    } else if (star !== -1) {
+      p = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.length && pattern.charCodeAt(p) === STAR) p++;
+  return p === pattern.length;
+}
