@@ -31,13 +31,15 @@ export interface SearchAppOptions {
 /** Builds the search listener's app (Elasticsearch-compatible). */
 export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, options: SearchAppOptions = {}): Promise<FastifyInstance> {
   const maxBody = config['search.max-body-size'];
-  // ES takes ids up to 512 bytes (up to 1,536 characters percent-encoded); the router's default
-  // limit of 100 characters per parameter answered longer ones with a Fastify-shaped 400.
+  // ES takes ids up to 512 bytes and refuses longer ones by its own validation ("id [...] is too
+  // long"), for any id its request line can carry (http.max_initial_line_length, 4 KB): the router
+  // must let every parameter that long through (its default of 100 characters, and 2,048 since,
+  // answered longer ones with the router's refusal instead).
   const app = createApp('search', deps.logger, {
     bodyLimit: maxBody,
     fastify: {
       // parseUrlQuery: a repeated parameter's last value, as ES reads it (an array was a 500).
-      routerOptions: { maxParamLength: 2048, querystringParser: parseUrlQuery },
+      routerOptions: { maxParamLength: 4096, querystringParser: parseUrlQuery },
       // Refusals made before routing (a malformed percent-escape, a parameter over the limit above):
       // Fastify would answer them itself, without the product header and in its own body shape.
       // The request has no query here (no ?pretty), so the body is rendered compact.

@@ -4,6 +4,8 @@ import {
   type VersionType, type WriteConditions,
 } from './write-conditions.js';
 import { parseJsonBody } from './json-render.js';
+import { objectMembers } from './json-members.js';
+import { checkUpdateBody } from './update-body.js';
 import type { SourceSpan } from './document-store.js';
 import type { BulkAction } from './search-service.js';
 
@@ -59,12 +61,25 @@ interface ActionMeta {
 }
 
 /**
- * Reads an action line's object (`line`: its 1-based number) field by field, as ES's bulk parser
- * does: a null value is skipped whatever its key, an array (or an object other than
+ * A text-valued field of an action line as ES's bulk parser reads it (Jackson's `text()`): a
+ * number as it is written in the line (`"_id": 1.50` is "1.50", `1e2` is "1e2"), which JSON.parse
+ * has lost; anything else as String gives it. `text`: the action line.
+ */
+function textField(v: unknown, key: string, text: () => string): string {
+  if (typeof v !== 'number') return String(v);
+  const t = text();
+  const [action] = objectMembers(t);
+  const member = action === undefined ? undefined : objectMembers(t, action.valueAt).findLast((m) => m.key === key);
+  return member === undefined ? String(v) : t.slice(member.valueAt, member.valueEnd);
+}
+
+/**
+ * Reads an action line's object (`line`: its 1-based number; `text`: the line) field by field, as
+ * ES's bulk parser does: a null value is skipped whatever its key, an array (or an object other than
  * `dynamic_templates` and `_source`) is malformed, a key it does not know is refused (also `_type`,
  * gone since 8.0), and delete/update refuse what they cannot use.
  */
-function readMeta(meta: Record<string, unknown>, op: string, line: number): ActionMeta {
+function readMeta(meta: Record<string, unknown>, op: string, line: number, text: () => string): ActionMeta {
   let index: string | undefined;
   let id: string | undefined;
   let opType: string | undefined;
@@ -89,10 +104,10 @@ function readMeta(meta: Record<string, unknown>, op: string, line: number): Acti
     if (!ACTION_KEYS.has(key)) throw errors.illegalArgument(`Action/metadata line [${line}] contains an unknown parameter [${key}]`);
     switch (key) {
       case '_index':
-        index = String(v);
+        index = textField(v, key, text);
         break;
       case '_id':
-        id = String(v);
+        id = textField(v, key, text);
         break;
       case 'op_type':
         opType = String(v);
@@ -315,7 +330,7 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
     if (metaRaw === null || typeof metaRaw !== 'object' || Array.isArray(metaRaw)) {
       throw errors.illegalArgument(`Malformed action/metadata line [${i}], expected START_OBJECT or END_OBJECT but found [${jsonTokenName(metaRaw)}]`);
     }
-    const meta = readMeta(metaRaw as Record<string, unknown>, op, i);
+    const meta = readMeta(metaRaw as Record<string, unknown>, op, i, lineText);
     const index = meta.index ?? defaultIndex;
     const { id, cond } = meta;
     // A delete has no use for it (DeleteRequest.isRequireAlias is false).
@@ -341,8 +356,10 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
     }
     // ES's parser reads an update's source line at once (UpdateRequest.fromXContent): a malformed
     // one fails the whole request, unlike an index/create source, which only the shard parses.
-    const u = (parseJsonBody(lineText()) ?? {}) as Record<string, unknown>;
-    const docAsUpsert = u.doc_as_upsert === true;
+    const updateText = lineText();
+    const u = (parseJsonBody(updateText) ?? {}) as Record<string, unknown>;
+    checkUpdateBody(updateText, u);
+    const docAsUpsert = u.doc_as_upsert === true || u.doc_as_upsert === 'true';
     // UpdateRequest.validate, in its order.
     if (id === undefined || id === '') problems.push('id is missing');
     problems.push(...updateProblems(cond, docAsUpsert, u.upsert, meta.retryOnConflict));

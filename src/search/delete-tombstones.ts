@@ -1,3 +1,5 @@
+import type { CurrentDoc } from './write-conditions.js';
+
 /**
  * What an index remembers of its deleted documents: ES keeps a deleted document's version and
  * sequence number (a tombstone in its live version map) for `index.gc_deletes`, 60 s by default.
@@ -14,9 +16,8 @@ export const GC_DELETES_MS = 60_000;
 /** Tombstones kept per index at most (about 100 bytes each, plus the id). */
 export const MAX_TOMBSTONES = 100_000;
 
-export interface Tombstone {
-  readonly version: number;
-  readonly seqNo: number;
+/** The deleted document's version and sequence number (the delete's), and when it was deleted. */
+export interface Tombstone extends CurrentDoc {
   /** When the delete happened, in epoch milliseconds. */
   readonly deletedMs: number;
 }

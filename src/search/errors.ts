@@ -212,6 +212,21 @@ export const errors = {
   noHandler: (method: string, path: string) =>
     err(405, 'illegal_argument_exception', `Incorrect HTTP method for uri [${path}] and method [${method}], allowed: []`),
   internal: () => err(500, 'exception', 'internal server error'),
+  /**
+   * `_all`, `*` or no index at all resolving to no index under `allow_no_indices=false`
+   * (IndexNameExpressionResolver's notFoundException for `_all`).
+   */
+  noIndicesExist: () =>
+    err(404, 'index_not_found_exception', 'no such index [_all] and no indices exist', {
+      'resource.type': 'index_or_alias',
+      'resource.id': '_all',
+      ...indexMeta('_all'),
+    }),
+  /** Several index expressions resolving to no index under `allow_no_indices=false` (no `index` metadata: ES's index is null). */
+  indexExpressionsNotFound: (expressions: readonly string[]) =>
+    err(404, 'index_not_found_exception', 'no such index [null]', { 'resource.type': 'index_expression', 'resource.id': [...expressions] }),
+  /** An ObjectParser's refusal of a field (unknown, or a value type it does not take) at `[line:col]`, without a cause. */
+  xContentParse: (line: number, col: number, message: string) => err(400, 'x_content_parse_exception', `[${line}:${col}] ${message}`),
 };
 
 /** The realm header the issue asks for (ES 7's single-string form). */

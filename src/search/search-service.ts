@@ -75,7 +75,10 @@ export type BulkAction =
     }
   | { readonly op: 'delete'; readonly index: string; readonly id: string; readonly cond?: WriteConditions };
 
-export type BulkItem = { readonly op: string; readonly outcome: WriteOutcome } | { readonly op: string; readonly index: string; readonly id: string; readonly error: SearchError };
+/** A failed item's `id` is null when it failed before it had one (an index/create without `_id`, before its id was generated). */
+export type BulkItem =
+  | { readonly op: string; readonly outcome: WriteOutcome }
+  | { readonly op: string; readonly index: string; readonly id: string | null; readonly error: SearchError };
 
 const SHARDS_WRITE = { total: 2, successful: 1, failed: 0 };
 
@@ -179,20 +182,27 @@ export class SearchService {
 
   /**
    * Resolves an index expression (`a`, `a,b`, `logs-*`, `_all`, `*`). Missing concrete names are
-   * an error; wildcards that match nothing resolve to nothing, unless `allowNoIndices` is false
-   * (`?allow_no_indices=false`), where ES answers such a wildcard with index_not_found_exception.
+   * an error (skipped under `ignoreUnavailable`); wildcards that match nothing resolve to nothing.
+   * Under `allowNoIndices` false (`?allow_no_indices=false`) ES refuses, with
+   * index_not_found_exception, a wildcard that matches nothing and any expression that resolves to
+   * no index at all (`_all`, `*` or no index on an empty cluster; names all skipped as unavailable).
    */
   resolve(expr: string | undefined, ignoreUnavailable = false, allowNoIndices = true): IndexState[] {
-    if (expr === undefined || expr === '' || expr === '_all' || expr === '*') return this.list();
+    if (expr === undefined || expr === '' || expr === '_all' || expr === '*') {
+      const all = this.list();
+      if (all.length === 0 && !allowNoIndices) throw expr === '*' ? errors.indexNotFound(expr) : errors.noIndicesExist();
+      return all;
+    }
     // One concrete name, the usual `/<index>/_search`: no split, Map or spread of its values.
     if (!expr.includes(',') && !expr.includes('*')) {
       const s = this.indices.get(expr);
       if (s !== undefined) return [s];
-      if (ignoreUnavailable) return [];
+      if (ignoreUnavailable && allowNoIndices) return [];
       throw errors.indexNotFound(expr);
     }
+    const parts = expr.split(',');
     const out = new Map<string, IndexState>();
-    for (const part of expr.split(',')) {
+    for (const part of parts) {
       if (part.includes('*')) {
         const re = new RegExp(`^${part.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
         let matched = false;
@@ -212,6 +222,7 @@ export class SearchService {
         out.set(part, s);
       }
     }
+    if (out.size === 0 && !allowNoIndices) throw parts.length === 1 ? errors.indexNotFound(expr) : errors.indexExpressionsNotFound(parts);
     return [...out.values()];
   }
 
@@ -377,8 +388,24 @@ export class SearchService {
 
   /** `cond`: as for indexDoc (validated by the caller). */
   deleteDoc(index: string, id: string, cond?: WriteConditions): WriteOutcome {
-    const state = this.get(index);
+    // Created (and committed) before the delete is tried, as indexDoc creates its index.
+    const state = this.deleteTarget(index, cond);
     return this.transaction(() => this.remove(state, id, cond));
+  }
+
+  /**
+   * The index a delete goes to. ES auto-creates an index for a delete only under external
+   * versioning (TransportBulkAction leaves other deletes out of auto-creation); otherwise a missing
+   * index fails the delete as resolving its name fails (a name starting with `_` is refused as an
+   * expression, any other is not found).
+   */
+  private deleteTarget(index: string, cond: WriteConditions | undefined): IndexState {
+    const s = this.indices.get(index);
+    if (s !== undefined) return s;
+    if (cond === undefined || cond.versionType === 'internal') {
+      throw index.startsWith('_') ? errors.invalidIndexName(index, "must not start with '_'.") : errors.indexNotFound(index);
+    }
+    return this.createIndex(index, undefined);
   }
 
   /**
@@ -404,39 +431,34 @@ export class SearchService {
 
   private bulkItem(a: BulkAction | SearchError): BulkItem {
     if (a instanceof SearchError) return { op: 'index', index: '', id: '', error: a };
+    // The id the item's failure shows: one without `_id` has none (null) until it is generated.
+    let id = a.id ?? null;
     try {
       // In ES's order: the index (its name, when it is created), the id (IndexRouting), then the
       // source when the shard parses it. An existing index's name was checked when it was created.
       // No index is created for an item that requires an alias.
       if (a.op !== 'delete' && a.requireAlias === true) throw errors.requireAlias(a.index);
+      if (a.op === 'delete') return { op: a.op, outcome: this.remove(this.deleteTarget(a.index, a.cond), a.id, a.cond) };
       if (!this.indices.has(a.index)) validateIndexName(a.index);
       // Only an index/create item can have an empty id here (bulk.ts refuses it for the others).
       if (a.id === '') throw errors.emptyId();
-      switch (a.op) {
-        case 'index':
-        case 'create': {
-          // Read once: a bulk item's source text may be decoded on each read (see bulk.ts).
-          const raw = a.raw;
-          const source = a.source ?? parseJsonBody(raw);
-          return { op: a.op, outcome: this.write(this.ensureIndex(a.index), a.id ?? autoId(), source, raw, a.op, a.rawIn, a.cond) };
-        }
-        case 'delete': {
-          const state = this.indices.get(a.index);
-          if (state === undefined) return { op: a.op, outcome: { index: a.index, id: a.id, version: 1, result: 'not_found', seqNo: 0 } };
-          return { op: a.op, outcome: this.remove(state, a.id, a.cond) };
-        }
-        case 'update':
-          return { op: a.op, outcome: this.update(a) };
-      }
+      if (a.op === 'update') return { op: a.op, outcome: this.update(a) };
+      const state = this.ensureIndex(a.index);
+      id ??= autoId();
+      // Read once: a bulk item's source text may be decoded on each read (see bulk.ts).
+      const raw = a.raw;
+      const source = a.source ?? parseJsonBody(raw);
+      return { op: a.op, outcome: this.write(state, id, source, raw, a.op, a.rawIn, a.cond) };
     } catch (e) {
       // The item's failure names its op, index and id, as ES's does.
-      if (e instanceof SearchError) return { op: a.op, index: a.index, id: a.id ?? '', error: e };
+      if (e instanceof SearchError) return { op: a.op, index: a.index, id, error: e };
       throw e;
     }
   }
 
   private update(a: Extract<BulkAction, { op: 'update' }>): WriteOutcome {
-    const state = a.docAsUpsert || a.upsert !== undefined ? this.ensureIndex(a.index) : this.get(a.index);
+    // An update auto-creates its index, upsert or not (a missing document then fails it).
+    const state = this.ensureIndex(a.index);
     const existing = this.getDoc(state.name, a.id);
     // The current document is read under the item's conditions (a mismatch before any no-op check).
     if (a.cond !== undefined && existing !== undefined) this.checkConditions(state, a.id, existing, a.cond);

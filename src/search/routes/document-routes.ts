@@ -6,6 +6,7 @@ import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, 
 import { SearchService } from '../search-service.js';
 import { filterSource, isIdentity, sourceFilterFromParams } from '../source-filter.js';
 import { intParam } from '../search-request.js';
+import { checkUpdateBody } from '../update-body.js';
 import { boolParam, casProblems, conditionsFromQuery, INTERNAL_VERSION_OCC, updateProblems } from '../write-conditions.js';
 
 /** Document APIs: `_doc`, `_create`, `_update`, `_bulk`. */
@@ -87,9 +88,11 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     }
     // The update API reads only the sequence-number conditions from the URL, also before the body.
     const cond = conditionsFromQuery({ if_seq_no: q.if_seq_no, if_primary_term: q.if_primary_term });
-    const { value } = requiredJsonBody(req);
+    const { value, text } = requiredJsonBody(req);
     const u = (value ?? {}) as Record<string, unknown>;
-    const docAsUpsert = u.doc_as_upsert === true;
+    // UpdateRequest's parser refuses unknown fields and mistyped ones before any validation.
+    checkUpdateBody(text, u);
+    const docAsUpsert = u.doc_as_upsert === true || u.doc_as_upsert === 'true';
     // UpdateRequest.validate, in its order: without a script, a partial document is required.
     const problems = updateProblems(cond, docAsUpsert, u.upsert, retryOnConflict);
     if (u.doc === undefined && u.script === undefined) problems.push('script or doc is missing');

@@ -1,0 +1,97 @@
+/**
+ * The members of a JSON object in the order the text gives them, with where each key and value
+ * lie in the text. Why: JSON.parse keeps neither, and a few of ES's answers need them: a number's
+ * text as written (Jackson's `text()` of `"_id": 1.50` is "1.50", not "1.5"), the first unknown
+ * field in document order (JavaScript puts integer-like keys first), and a parser error's
+ * `[line:col]`. Only called on text JSON.parse has already accepted, and only on the rare paths
+ * that need it, so it checks nothing.
+ */
+
+export interface JsonMember {
+  /** The key, unescaped. */
+  readonly key: string;
+  /** Offset of the key's opening quote. */
+  readonly keyAt: number;
+  /** Offsets of the value's first character and just past its last. */
+  readonly valueAt: number;
+  readonly valueEnd: number;
+}
+
+const isWs = (c: string | undefined): boolean => c === ' ' || c === '\t' || c === '\n' || c === '\r';
+
+function skipWs(text: string, at: number): number {
+  while (isWs(text[at])) at++;
+  return at;
+}
+
+/** Just past the string whose opening quote is at `at`. */
+function skipString(text: string, at: number): number {
+  let i = at + 1;
+  while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+  return i + 1;
+}
+
+/** Just past the value that starts at `at`. */
+function skipValue(text: string, at: number): number {
+  const c = text[at];
+  if (c === '"') return skipString(text, at);
+  if (c === '{' || c === '[') {
+    let depth = 0;
+    let i = at;
+    while (i < text.length) {
+      const d = text[i];
+      if (d === '"') {
+        i = skipString(text, i);
+        continue;
+      }
+      if (d === '{' || d === '[') depth++;
+      else if (d === '}' || d === ']') {
+        depth--;
+        if (depth === 0) return i + 1;
+      }
+      i++;
+    }
+    return i;
+  }
+  let i = at;
+  while (i < text.length && !isWs(text[i]) && text[i] !== ',' && text[i] !== '}' && text[i] !== ']') i++;
+  return i;
+}
+
+/**
+ * The members of the object that starts at `at` (after any whitespace) in `text`, a valid JSON
+ * text; empty when no object starts there.
+ */
+export function objectMembers(text: string, at = 0): JsonMember[] {
+  let i = skipWs(text, at);
+  const out: JsonMember[] = [];
+  if (text[i] !== '{') return out;
+  i = skipWs(text, i + 1);
+  while (text[i] === '"') {
+    const keyAt = i;
+    const keyEnd = skipString(text, i);
+    const key = JSON.parse(text.slice(keyAt, keyEnd)) as string;
+    // Past the colon.
+    const valueAt = skipWs(text, skipWs(text, keyEnd) + 1);
+    const valueEnd = skipValue(text, valueAt);
+    out.push({ key, keyAt, valueAt, valueEnd });
+    i = skipWs(text, valueEnd);
+    if (text[i] !== ',') break;
+    i = skipWs(text, i + 1);
+  }
+  return out;
+}
+
+/**
+ * Jackson's location of offset `at` in `text`: 1-based line and 1-based column, the column
+ * counted in UTF-8 bytes as ES's byte-array parser counts it.
+ */
+export function textLocation(text: string, at: number): { line: number; col: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < at; i = text.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return { line, col: Buffer.byteLength(text.slice(lineStart, at), 'utf8') + 1 };
+}

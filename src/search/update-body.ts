@@ -1,0 +1,94 @@
+import { distance } from 'fastest-levenshtein';
+import { errors } from './errors.js';
+import { objectMembers, textLocation } from './json-members.js';
+
+/**
+ * The body of an update (`POST /<index>/_update/<id>`, or the line after a `_bulk` update action),
+ * checked as ES 8's UpdateRequest parser (an ObjectParser) checks it: a field it does not declare
+ * fails the request with x_content_parse_exception "[line:col] [UpdateRequest] unknown field [x]"
+ * (plus "did you mean" when a declared field is close), and so does a declared field whose value
+ * has a type it does not take ("[UpdateRequest] doc doesn't support values of type: VALUE_NUMBER").
+ * The first such field in the text's order wins; `[line:col]` is where its key (for an unknown
+ * field) or its value (for a wrong type) starts, as Jackson reports it.
+ */
+
+/** Jackson's token names, as ES's messages print them. */
+type Token = 'START_OBJECT' | 'START_ARRAY' | 'VALUE_STRING' | 'VALUE_NUMBER' | 'VALUE_BOOLEAN' | 'VALUE_NULL';
+
+/** The fields UpdateRequest's parser declares and the tokens each takes (ObjectParser.ValueType). */
+const FIELDS: ReadonlyMap<string, readonly Token[]> = new Map<string, readonly Token[]>([
+  ['script', ['START_OBJECT', 'VALUE_STRING']],
+  ['scripted_upsert', ['VALUE_BOOLEAN', 'VALUE_STRING']],
+  ['upsert', ['START_OBJECT']],
+  ['doc', ['START_OBJECT']],
+  ['doc_as_upsert', ['VALUE_BOOLEAN', 'VALUE_STRING']],
+  ['detect_noop', ['VALUE_BOOLEAN', 'VALUE_STRING']],
+  ['_source', ['START_OBJECT', 'START_ARRAY', 'VALUE_BOOLEAN', 'VALUE_STRING']],
+  ['if_seq_no', ['VALUE_NUMBER', 'VALUE_STRING']],
+  ['if_primary_term', ['VALUE_NUMBER', 'VALUE_STRING']],
+]);
+
+const PARSER_NAME = 'UpdateRequest';
+
+function tokenOf(v: unknown): Token {
+  if (v === null) return 'VALUE_NULL';
+  if (Array.isArray(v)) return 'START_ARRAY';
+  switch (typeof v) {
+    case 'string':
+      return 'VALUE_STRING';
+    case 'number':
+      return 'VALUE_NUMBER';
+    case 'boolean':
+      return 'VALUE_BOOLEAN';
+    default:
+      return 'START_OBJECT';
+  }
+}
+
+/** The token a value's text starts with. */
+function tokenAt(c: string | undefined): Token {
+  if (c === '{') return 'START_OBJECT';
+  if (c === '[') return 'START_ARRAY';
+  if (c === '"') return 'VALUE_STRING';
+  if (c === 't' || c === 'f') return 'VALUE_BOOLEAN';
+  return c === 'n' ? 'VALUE_NULL' : 'VALUE_NUMBER';
+}
+
+/** ES's SuggestingErrorOnUnknown: the declared fields over 0.5 similar (Lucene's Levenshtein), best first. */
+function suggestion(field: string): string {
+  const scored = [...FIELDS.keys()]
+    .map((k) => ({ k, s: 1 - distance(field, k) / Math.max(field.length, k.length) }))
+    .filter((x) => x.s > 0.5)
+    .sort((a, b) => b.s - a.s || (a.k < b.k ? -1 : 1));
+  if (scored.length === 0) return '';
+  return scored.length === 1 ? ` did you mean [${scored[0]?.k}]?` : ` did you mean any of [${scored.map((x) => x.k).join(', ')}]?`;
+}
+
+/**
+ * Throws ES's parse error for the first field of `body` (parsed from `text`) that UpdateRequest
+ * does not declare or whose value it does not take. Cheap when there is none: the text is only
+ * scanned to find where the bad field is.
+ */
+export function checkUpdateBody(text: string, body: Readonly<Record<string, unknown>>): void {
+  let bad = false;
+  for (const key in body) {
+    const tokens = FIELDS.get(key);
+    if (tokens === undefined || !tokens.includes(tokenOf(body[key]))) {
+      bad = true;
+      break;
+    }
+  }
+  if (!bad) return;
+  for (const m of objectMembers(text)) {
+    const tokens = FIELDS.get(m.key);
+    if (tokens === undefined) {
+      const { line, col } = textLocation(text, m.keyAt);
+      throw errors.xContentParse(line, col, `[${PARSER_NAME}] unknown field [${m.key}]${suggestion(m.key)}`);
+    }
+    const token = tokenAt(text[m.valueAt]);
+    if (!tokens.includes(token)) {
+      const { line, col } = textLocation(text, m.valueAt);
+      throw errors.xContentParse(line, col, `[${PARSER_NAME}] ${m.key} doesn't support values of type: ${token}`);
+    }
+  }
+}
