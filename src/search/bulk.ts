@@ -357,7 +357,7 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
     // ES's parser reads an update's source line at once (UpdateRequest.fromXContent): a malformed
     // one fails the whole request, unlike an index/create source, which only the shard parses.
     const updateText = lineText();
-    const u = (parseJsonBody(updateText) ?? {}) as Record<string, unknown>;
+    const u = parseJsonBody(updateText);
     checkUpdateBody(updateText, u);
     const docAsUpsert = u.doc_as_upsert === true || u.doc_as_upsert === 'true';
     // UpdateRequest.validate, in its order.

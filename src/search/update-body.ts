@@ -65,15 +65,20 @@ function suggestion(field: string): string {
 }
 
 /**
- * Throws ES's parse error for the first field of `body` (parsed from `text`) that UpdateRequest
- * does not declare or whose value it does not take. Cheap when there is none: the text is only
- * scanned to find where the bad field is.
+ * Throws ES's parse error when `body` (parsed from `text`) is not an object, or for its first
+ * field that UpdateRequest does not declare or whose value it does not take. Cheap when there is
+ * none: the text is only scanned to find where the bad field is.
  */
-export function checkUpdateBody(text: string, body: Readonly<Record<string, unknown>>): void {
+export function checkUpdateBody(text: string, body: unknown): asserts body is Readonly<Record<string, unknown>> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    const at = text.length - text.trimStart().length;
+    const { line, col } = textLocation(text, at);
+    throw errors.xContentParse(line, col, `[${PARSER_NAME}] Expected START_OBJECT but was: ${tokenOf(body)}`);
+  }
   let bad = false;
   for (const key in body) {
     const tokens = FIELDS.get(key);
-    if (tokens === undefined || !tokens.includes(tokenOf(body[key]))) {
+    if (tokens === undefined || !tokens.includes(tokenOf((body as Record<string, unknown>)[key]))) {
       bad = true;
       break;
     }

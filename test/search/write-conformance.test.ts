@@ -122,6 +122,13 @@ describe('update bodies: fields UpdateRequest does not declare or take', () => {
     );
   });
 
+  it('a body that is no object is refused where it starts', async () => {
+    expect((await call('POST', '/t/_update/1', '[1]')).body).toEqual(parseError('[1:1] [UpdateRequest] Expected START_OBJECT but was: START_ARRAY'));
+    expect((await call('POST', '/t/_update/1', '\n  null')).body).toEqual(parseError('[2:3] [UpdateRequest] Expected START_OBJECT but was: VALUE_NULL'));
+    const r = await bulk('/t/_bulk', ['{"update":{"_id":"1"}}', '"doc"']);
+    expect(r).toEqual({ status: 400, body: parseError('[1:1] [UpdateRequest] Expected START_OBJECT but was: VALUE_STRING') });
+  });
+
   it('_bulk fails the whole request on an unknown field in an update line, applying nothing', async () => {
     const r = await bulk('/t/_bulk', ['{"index":{"_id":"1"}}', '{"f":1}', '{"update":{"_id":"1"}}', '{"doc":{"f":2}, "foo":1}']);
     expect(r).toEqual({ status: 400, body: parseError('[1:17] [UpdateRequest] unknown field [foo]') });

@@ -89,9 +89,10 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     // The update API reads only the sequence-number conditions from the URL, also before the body.
     const cond = conditionsFromQuery({ if_seq_no: q.if_seq_no, if_primary_term: q.if_primary_term });
     const { value, text } = requiredJsonBody(req);
-    const u = (value ?? {}) as Record<string, unknown>;
-    // UpdateRequest's parser refuses unknown fields and mistyped ones before any validation.
-    checkUpdateBody(text, u);
+    // UpdateRequest's parser refuses a body that is no object, unknown fields and mistyped ones
+    // before any validation.
+    checkUpdateBody(text, value);
+    const u = value;
     const docAsUpsert = u.doc_as_upsert === true || u.doc_as_upsert === 'true';
     // UpdateRequest.validate, in its order: without a script, a partial document is required.
     const problems = updateProblems(cond, docAsUpsert, u.upsert, retryOnConflict);
