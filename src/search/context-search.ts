@@ -18,6 +18,10 @@ export interface SearchTarget {
   readonly index: string | undefined;
   readonly ignoreUnavailable: boolean;
   readonly allowNoIndices: boolean;
+  /** `expand_wildcards`, `routing` and `preference` as given (a point in time refuses them). */
+  readonly expandWildcards?: string | undefined;
+  readonly routing?: string | undefined;
+  readonly preference?: string | undefined;
 }
 
 /**
@@ -26,7 +30,16 @@ export interface SearchTarget {
  */
 export function searchInContext(service: SearchService, req: SearchRequest, target: SearchTarget, startedMs: number, nowMs: number): Record<string, unknown> {
   if (req.pit !== undefined) {
-    if (target.index !== undefined) throw errors.actionValidation(['[indices] cannot be used with point in time. Do not specify any index with point in time.']);
+    // RestSearchAction.preparePointInTime: the point in time names its indices, and searches them
+    // with its own options; any other (options other than the defaults) is refused, not ignored.
+    const problems: string[] = [];
+    if (target.index !== undefined) problems.push('[indices] cannot be used with point in time. Do not specify any index with point in time.');
+    if (target.ignoreUnavailable || !target.allowNoIndices || (target.expandWildcards !== undefined && target.expandWildcards !== 'open')) {
+      problems.push('[indicesOptions] cannot be used with point in time');
+    }
+    if (target.routing !== undefined) problems.push('[routing] cannot be used with point in time');
+    if (target.preference !== undefined) problems.push('[preference] cannot be used with point in time');
+    if (problems.length > 0) throw errors.actionValidation(problems);
     return pitSearch(service, req, req.pit, startedMs, nowMs);
   }
   if (req.scrollMs === undefined) throw new Error('searchInContext: the request has neither scroll nor pit');

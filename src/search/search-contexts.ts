@@ -171,7 +171,9 @@ export class SearchContexts {
     for (const s of states) {
       const p = this.pins.get(s);
       const last = p?.views.at(-1);
-      if (p !== undefined && p.views.length >= MAX_PIT_COPIES_PER_INDEX && (last === undefined || last.frozen)) {
+      // A new view is needed as below (a mapping change needs one too): each becomes a copy.
+      const needsView = last === undefined || last.frozen || last.mappings !== s.mappings;
+      if (p !== undefined && p.views.length >= MAX_PIT_COPIES_PER_INDEX && needsView) {
         throw errors.illegalArgument(
           `Trying to open a point in time over [${s.name}] which already has [${MAX_PIT_COPIES_PER_INDEX}] points in time taken at different times ` +
             '(each keeps a copy of the index): close one, or let one expire, first',
@@ -238,13 +240,30 @@ export class SearchContexts {
     return freed;
   }
 
-  closePit(id: string, nowMs: number): number {
+  /** Frees a point in time: how many index contexts it held, undefined when it was gone. */
+  closePit(id: string, nowMs: number): number | undefined {
     const parsed = decodeId(id, KIND_PIT);
     if (parsed === undefined) throw errors.illegalArgument(`invalid id: [${id}]`);
     const ctx = this.live(parsed, nowMs);
-    if (ctx?.kind !== 'pit') return 0;
+    if (ctx?.kind !== 'pit') return undefined;
     this.free(ctx);
-    return 1;
+    return ctx.views.length;
+  }
+
+  /**
+   * Frees every context that holds `state` (its index was deleted, or the indices were reloaded):
+   * ES frees a shard's contexts with the shard, and the index they pin is then no longer kept.
+   */
+  dropIndex(state: IndexState): void {
+    if (!this.pins.has(state)) return;
+    for (const ctx of [...this.byNum.values()]) {
+      if (ctx.kind === 'scroll' ? ctx.states.includes(state) : ctx.views.some((v) => v.origin === state)) this.free(ctx);
+    }
+  }
+
+  /** Frees every context. */
+  clear(): void {
+    for (const ctx of [...this.byNum.values()]) this.free(ctx);
   }
 
   /** Frees every context whose keep-alive ran out at `nowMs` (ES's reaper). */
