@@ -5,7 +5,7 @@ import {
 } from './write-conditions.js';
 import { parseJsonBody } from './json-render.js';
 import { objectMembers } from './json-members.js';
-import { checkUpdateBody } from './update-body.js';
+import { checkUpdateBody, detectNoop, updateConditions } from './update-body.js';
 import type { SourceSpan } from './document-store.js';
 import type { BulkAction } from './search-service.js';
 
@@ -360,11 +360,14 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
     const u = parseJsonBody(updateText);
     checkUpdateBody(updateText, u);
     const docAsUpsert = u.doc_as_upsert === true || u.doc_as_upsert === 'true';
+    const ucond = updateConditions(u, cond);
     // UpdateRequest.validate, in its order.
     if (id === undefined || id === '') problems.push('id is missing');
-    problems.push(...updateProblems(cond, docAsUpsert, u.upsert, meta.retryOnConflict));
+    problems.push(...updateProblems(ucond, docAsUpsert, u.upsert, meta.retryOnConflict));
     if (u.doc === undefined && u.script === undefined) problems.push('script or doc is missing');
-    if (index !== undefined && id !== undefined) out.push({ op: 'update', index, id, doc: u.doc, docAsUpsert, upsert: u.upsert, ...(cond === undefined ? {} : { cond }), ...alias });
+    if (index !== undefined && id !== undefined) {
+      out.push({ op: 'update', index, id, doc: u.doc, docAsUpsert, upsert: u.upsert, detectNoop: detectNoop(u), ...(ucond === undefined ? {} : { cond: ucond }), ...alias });
+    }
   }
   if (problems.length > 0) throw errors.actionValidation(problems);
   return out;

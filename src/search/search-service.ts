@@ -70,6 +70,8 @@ export type BulkAction =
       readonly doc: unknown;
       readonly docAsUpsert: boolean;
       readonly upsert: unknown;
+      /** `detect_noop` (default true): false writes the document even when the update changes nothing. */
+      readonly detectNoop?: boolean;
       readonly cond?: WriteConditions;
       readonly requireAlias?: boolean;
     }
@@ -472,7 +474,7 @@ export class SearchService {
     }
     const merged = deepMerge(JSON.parse(existing.source), a.doc);
     const mergedRaw = JSON.stringify(merged);
-    if (mergedRaw === JSON.stringify(JSON.parse(existing.source))) {
+    if (a.detectNoop !== false && mergedRaw === JSON.stringify(JSON.parse(existing.source))) {
       return { index: state.name, id: a.id, version: existing.version, result: 'noop', seqNo: existing.seqNo };
     }
     return this.write(state, a.id, merged, mergedRaw, 'index');

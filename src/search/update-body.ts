@@ -1,6 +1,7 @@
 import { distance } from 'fastest-levenshtein';
 import { errors } from './errors.js';
 import { objectMembers, textLocation } from './json-members.js';
+import { boolField, checkPrimaryTerm, checkSeqNo, longField, NO_CONDITIONS, type WriteConditions } from './write-conditions.js';
 
 /**
  * The body of an update (`POST /<index>/_update/<id>`, or the line after a `_bulk` update action),
@@ -96,4 +97,26 @@ export function checkUpdateBody(text: string, body: unknown): asserts body is Re
       throw errors.xContentParse(line, col, `[${PARSER_NAME}] ${m.key} doesn't support values of type: ${token}`);
     }
   }
+}
+
+/**
+ * The conditions an update runs under: `base` (the URL's, or the bulk action line's) with the
+ * body's `if_seq_no` / `if_primary_term` over them, as UpdateRequest's parser sets them after the
+ * request's parameters. Ignoring them would apply an update that ES refuses with a 409.
+ */
+export function updateConditions(body: Readonly<Record<string, unknown>>, base: WriteConditions | undefined): WriteConditions | undefined {
+  const seqNo = body.if_seq_no;
+  const term = body.if_primary_term;
+  if (seqNo === undefined && term === undefined) return base;
+  const b = base ?? NO_CONDITIONS;
+  return {
+    ...b,
+    ifSeqNo: seqNo === undefined ? b.ifSeqNo : checkSeqNo(longField(seqNo, 'if_seq_no')),
+    ifPrimaryTerm: term === undefined ? b.ifPrimaryTerm : checkPrimaryTerm(longField(term, 'if_primary_term')),
+  };
+}
+
+/** The body's `detect_noop` (default true): false writes the document even when nothing changed. */
+export function detectNoop(body: Readonly<Record<string, unknown>>): boolean {
+  return body.detect_noop === undefined ? true : boolField(body.detect_noop);
 }

@@ -6,7 +6,7 @@ import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, 
 import { SearchService } from '../search-service.js';
 import { filterSource, isIdentity, sourceFilterFromParams } from '../source-filter.js';
 import { intParam } from '../search-request.js';
-import { checkUpdateBody } from '../update-body.js';
+import { checkUpdateBody, detectNoop, updateConditions } from '../update-body.js';
 import { boolParam, casProblems, conditionsFromQuery, INTERNAL_VERSION_OCC, updateProblems } from '../write-conditions.js';
 
 /** Document APIs: `_doc`, `_create`, `_update`, `_bulk`. */
@@ -87,12 +87,13 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
       throw errors.actionValidation([INTERNAL_VERSION_OCC]);
     }
     // The update API reads only the sequence-number conditions from the URL, also before the body.
-    const cond = conditionsFromQuery({ if_seq_no: q.if_seq_no, if_primary_term: q.if_primary_term });
+    const urlCond = conditionsFromQuery({ if_seq_no: q.if_seq_no, if_primary_term: q.if_primary_term });
     const { value, text } = requiredJsonBody(req);
     // UpdateRequest's parser refuses a body that is no object, unknown fields and mistyped ones
     // before any validation.
     checkUpdateBody(text, value);
     const u = value;
+    const cond = updateConditions(u, urlCond);
     const docAsUpsert = u.doc_as_upsert === true || u.doc_as_upsert === 'true';
     // UpdateRequest.validate, in its order: without a script, a partial document is required.
     const problems = updateProblems(cond, docAsUpsert, u.upsert, retryOnConflict);
@@ -100,7 +101,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     if (problems.length > 0) throw errors.actionValidation(problems);
     const requireAlias = boolParam(q.require_alias, false);
     const [item] = service.bulk([
-      { op: 'update', index: p.index as string, id: p.id as string, doc: u.doc, docAsUpsert, upsert: u.upsert, ...(cond === undefined ? {} : { cond }), requireAlias },
+      { op: 'update', index: p.index as string, id: p.id as string, doc: u.doc, docAsUpsert, upsert: u.upsert, detectNoop: detectNoop(u), ...(cond === undefined ? {} : { cond }), requireAlias },
     ]);
     if (item === undefined) throw errors.internal();
     if ('error' in item) throw item.error;
