@@ -120,3 +120,22 @@ describe('index copies held by points in time (second reader)', () => {
     expect(opened.slice(4)).toEqual([400, 400, 400, 400]);
   });
 });
+
+describe('scroll sort values (second reader)', () => {
+  it('are kept in one column per key, numbers in a Float64Array (8 bytes a hit instead of an array per hit)', async () => {
+    const { sortColumnsOf, sortValuesAt } = await import('../../src/search/search-contexts.js');
+    const rows: (number | string | null)[][] = [
+      [3, 'b', 2 ** 63],
+      [-0, null, -(2 ** 63)],
+      [1.5, 'a', 7],
+    ];
+    const cols = sortColumnsOf(rows.length, (i) => rows[i]);
+    expect(cols?.[0]).toBeInstanceOf(Float64Array);
+    expect(cols?.[1]).toBeInstanceOf(Array);
+    expect(cols?.[2]).toBeInstanceOf(Float64Array);
+    rows.forEach((r, i) => expect(sortValuesAt(cols, i)).toEqual(r));
+    expect(Object.is(sortValuesAt(cols, 1)?.[0], -0)).toBe(true);
+    expect(sortColumnsOf(2, () => undefined)).toBeUndefined();
+    expect(sortValuesAt(undefined, 0)).toBeUndefined();
+  });
+});
