@@ -228,17 +228,9 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
   if (searchAfter !== undefined && !Array.isArray(searchAfter)) throw errors.parsing('[search_after] must be an array');
   const scrollMs = params.scroll === undefined ? undefined : parseTimeValue(params.scroll, 'scroll');
   const pit = b.pit === undefined ? undefined : parsePit(b.pit);
-  // SearchRequest.validate, for what a scroll or a point in time rules out.
-  const problems: string[] = [];
-  if (scrollMs !== undefined) {
-    if ((params.track_total_hits ?? b.track_total_hits) !== undefined && tth !== Infinity) problems.push('disabling [track_total_hits] is not allowed in a scroll context');
-    if (from > 0) problems.push('using [from] is not allowed in a scroll context');
-    if (size === 0) problems.push('[size] cannot be [0] in a scroll context');
-    if (searchAfter !== undefined) problems.push('[search_after] cannot be used in a scroll context');
-    if (pit !== undefined) problems.push('using [point in time] is not allowed in a scroll context');
-  }
-  if (pit === undefined && sort?.some((k) => k.field === '_shard_doc') === true) problems.push('[_shard_doc] sort field cannot be used without [point in time]');
-  if (problems.length > 0) throw errors.actionValidation(problems);
+  // SearchRequest.validate, for what a scroll or a point in time rules out (no array made for a
+  // plain search).
+  if (scrollMs !== undefined || sort !== undefined) checkContextRules(scrollMs, pit, from, size, searchAfter, sort, (params.track_total_hits ?? b.track_total_hits) !== undefined && tth !== Infinity);
   if (searchAfter !== undefined && from > 0) throw errors.actionValidation(['[from] parameter must be set to 0 when [search_after] is used']);
   return {
     query,
@@ -257,6 +249,27 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     scrollMs,
     pit,
   };
+}
+
+function checkContextRules(
+  scrollMs: number | undefined,
+  pit: PitReference | undefined,
+  from: number,
+  size: number,
+  searchAfter: unknown,
+  sort: readonly SortKey[] | undefined,
+  inexactTotal: boolean,
+): void {
+  const problems: string[] = [];
+  if (scrollMs !== undefined) {
+    if (inexactTotal) problems.push('disabling [track_total_hits] is not allowed in a scroll context');
+    if (from > 0) problems.push('using [from] is not allowed in a scroll context');
+    if (size === 0) problems.push('[size] cannot be [0] in a scroll context');
+    if (searchAfter !== undefined) problems.push('[search_after] cannot be used in a scroll context');
+    if (pit !== undefined) problems.push('using [point in time] is not allowed in a scroll context');
+  }
+  if (pit === undefined && sort?.some((k) => k.field === '_shard_doc') === true) problems.push('[_shard_doc] sort field cannot be used without [point in time]');
+  if (problems.length > 0) throw errors.actionValidation(problems);
 }
 
 /** The body's `pit`: `{"id": …, "keep_alive": "1m"}` (PointInTimeBuilder). */
