@@ -5,7 +5,7 @@ import {
 } from './write-conditions.js';
 import { parseJsonBody } from './json-render.js';
 import { objectMembers } from './json-members.js';
-import { checkUpdateBody, detectNoop, updateConditions } from './update-body.js';
+import { checkUpdateBody, updateConditions } from './update-body.js';
 import type { SourceSpan } from './document-store.js';
 import type { BulkAction } from './search-service.js';
 
@@ -365,9 +365,8 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
     if (id === undefined || id === '') problems.push('id is missing');
     problems.push(...updateProblems(ucond, docAsUpsert, u.upsert, meta.retryOnConflict));
     if (u.doc === undefined && u.script === undefined) problems.push('script or doc is missing');
-    if (index !== undefined && id !== undefined) {
-      out.push({ op: 'update', index, id, doc: u.doc, docAsUpsert, upsert: u.upsert, detectNoop: detectNoop(u), ...(ucond === undefined ? {} : { cond: ucond }), ...alias });
-    }
+    const noop = u.detect_noop === false || u.detect_noop === 'false' ? { detectNoop: false } : {};
+    if (index !== undefined && id !== undefined) out.push({ op: 'update', index, id, doc: u.doc, docAsUpsert, upsert: u.upsert, ...noop, ...(ucond === undefined ? {} : { cond: ucond }), ...alias });
   }
   if (problems.length > 0) throw errors.actionValidation(problems);
   return out;

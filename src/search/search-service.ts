@@ -70,7 +70,7 @@ export type BulkAction =
       readonly doc: unknown;
       readonly docAsUpsert: boolean;
       readonly upsert: unknown;
-      /** `detect_noop` (default true): false writes the document even when the update changes nothing. */
+      /** The body's `detect_noop` (undefined: true). */
       readonly detectNoop?: boolean;
       readonly cond?: WriteConditions;
       readonly requireAlias?: boolean;
@@ -440,15 +440,15 @@ export class SearchService {
     let id = a.id ?? null;
     try {
       // In ES's order: the index (its name, when it is created), the id (IndexRouting), then the
-      // source when the shard parses it. An existing index's name was checked when it was created.
-      // No index is created for an item that requires an alias.
+      // source when the shard parses it. No index is created for an item that requires an alias.
       if (a.op !== 'delete' && a.requireAlias === true) throw errors.requireAlias(a.index);
       if (a.op === 'delete') return { op: a.op, outcome: this.remove(this.deleteTarget(a.index, a.cond), a.id, a.cond) };
-      if (!this.indices.has(a.index)) validateIndexName(a.index);
+      // ES creates every missing index a bulk writes to before it routes any item (createIndex
+      // checks the name), so the index stays whatever becomes of the item.
+      const state = this.ensureIndex(a.index);
+      if (a.op === 'update') return { op: a.op, outcome: this.update(state, a) };
       // Only an index/create item can have an empty id here (bulk.ts refuses it for the others).
       if (a.id === '') throw errors.emptyId();
-      if (a.op === 'update') return { op: a.op, outcome: this.update(a) };
-      const state = this.ensureIndex(a.index);
       id ??= autoId();
       // Read once: a bulk item's source text may be decoded on each read (see bulk.ts).
       const raw = a.raw;
@@ -461,9 +461,8 @@ export class SearchService {
     }
   }
 
-  private update(a: Extract<BulkAction, { op: 'update' }>): WriteOutcome {
-    // An update auto-creates its index, upsert or not (a missing document then fails it).
-    const state = this.ensureIndex(a.index);
+  /** `state`: the update's index, auto-created if it was missing (upsert or not, as in ES). */
+  private update(state: IndexState, a: Extract<BulkAction, { op: 'update' }>): WriteOutcome {
     const existing = this.getDoc(state.name, a.id);
     // The current document is read under the item's conditions (a mismatch before any no-op check).
     if (a.cond !== undefined && existing !== undefined) this.checkConditions(state, a.id, existing, a.cond);
@@ -474,6 +473,7 @@ export class SearchService {
     }
     const merged = deepMerge(JSON.parse(existing.source), a.doc);
     const mergedRaw = JSON.stringify(merged);
+    // `detect_noop: false` writes (and counts a version) even when nothing changes.
     if (a.detectNoop !== false && mergedRaw === JSON.stringify(JSON.parse(existing.source))) {
       return { index: state.name, id: a.id, version: existing.version, result: 'noop', seqNo: existing.seqNo };
     }

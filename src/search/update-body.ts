@@ -1,7 +1,7 @@
 import { distance } from 'fastest-levenshtein';
 import { errors } from './errors.js';
 import { objectMembers, textLocation } from './json-members.js';
-import { boolField, checkPrimaryTerm, checkSeqNo, longField, NO_CONDITIONS, type WriteConditions } from './write-conditions.js';
+import { checkPrimaryTerm, checkSeqNo, longField, NO_CONDITIONS, type WriteConditions } from './write-conditions.js';
 
 /**
  * The body of an update (`POST /<index>/_update/<id>`, or the line after a `_bulk` update action),
@@ -116,7 +116,3 @@ export function updateConditions(body: Readonly<Record<string, unknown>>, base: 
   };
 }
 
-/** The body's `detect_noop` (default true): false writes the document even when nothing changed. */
-export function detectNoop(body: Readonly<Record<string, unknown>>): boolean {
-  return body.detect_noop === undefined ? true : boolField(body.detect_noop);
-}

@@ -161,6 +161,28 @@ describe('_bulk: the id of a failed item without _id', () => {
   });
 });
 
+describe('_bulk: the index is created before any item is routed', () => {
+  it('stays when the item then fails on an empty _id or a malformed source', async () => {
+    const r = await bulk('/_bulk', ['{"index":{"_index":"a","_id":""}}', '{"f":1}', '{"create":{"_index":"b"}}', '{"f":']);
+    expect(r.body.errors).toBe(true);
+    expect(await exists('a')).toBe(true);
+    expect(await exists('b')).toBe(true);
+  });
+});
+
+describe('update: detect_noop', () => {
+  it('false writes a new version even when nothing changes, in _bulk and _update', async () => {
+    await call('PUT', '/t/_doc/1', { f: 1 });
+    expect((await call('POST', '/t/_update/1', { doc: { f: 1 } })).body).toMatchObject({ result: 'noop', _version: 1 });
+    expect((await call('POST', '/t/_update/1', { doc: { f: 1 }, detect_noop: false })).body).toMatchObject({ result: 'updated', _version: 2 });
+    const r = await bulk('/t/_bulk', ['{"update":{"_id":"1"}}', '{"doc":{"f":1},"detect_noop":"false"}', '{"update":{"_id":"1"}}', '{"doc":{"f":1}}']);
+    expect(items(r.body).map((it) => [it.update?.result, it.update?._version])).toEqual([
+      ['updated', 3],
+      ['noop', 3],
+    ]);
+  });
+});
+
 describe('_bulk: a numeric _id is its text as written', () => {
   it('keeps 1.50, 1e2 and -0 as they are in the line', async () => {
     const r = await bulk('/t/_bulk', ['{"index":{"_id":1.50}}', '{"f":1}', '{ "index" : { "_index" : "t", "_id" : 1e2 } }', '{"f":2}', '{"delete":{"_id":-0}}']);

@@ -6,7 +6,7 @@ import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, 
 import { SearchService } from '../search-service.js';
 import { filterSource, isIdentity, sourceFilterFromParams } from '../source-filter.js';
 import { intParam } from '../search-request.js';
-import { checkUpdateBody, detectNoop, updateConditions } from '../update-body.js';
+import { checkUpdateBody, updateConditions } from '../update-body.js';
 import { boolParam, casProblems, conditionsFromQuery, INTERNAL_VERSION_OCC, updateProblems } from '../write-conditions.js';
 
 /** Document APIs: `_doc`, `_create`, `_update`, `_bulk`. */
@@ -101,7 +101,17 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     if (problems.length > 0) throw errors.actionValidation(problems);
     const requireAlias = boolParam(q.require_alias, false);
     const [item] = service.bulk([
-      { op: 'update', index: p.index as string, id: p.id as string, doc: u.doc, docAsUpsert, upsert: u.upsert, detectNoop: detectNoop(u), ...(cond === undefined ? {} : { cond }), requireAlias },
+      {
+        op: 'update',
+        index: p.index as string,
+        id: p.id as string,
+        doc: u.doc,
+        docAsUpsert,
+        upsert: u.upsert,
+        ...(u.detect_noop === false || u.detect_noop === 'false' ? { detectNoop: false } : {}),
+        ...(cond === undefined ? {} : { cond }),
+        requireAlias,
+      },
     ]);
     if (item === undefined) throw errors.internal();
     if ('error' in item) throw item.error;
