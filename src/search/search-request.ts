@@ -40,6 +40,8 @@ export interface SearchRequest {
   readonly scrollMs?: number | undefined;
   /** `pit`: the point in time to search, and its new keep-alive (ms) if given. */
   readonly pit?: PitReference | undefined;
+  /** The body has `slice` (accepted, and ignored, on a plain search; a scroll or point in time refuses it). */
+  readonly sliced?: boolean;
 }
 
 export interface PitReference {
@@ -230,7 +232,10 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
   const pit = b.pit === undefined ? undefined : parsePit(b.pit);
   // SearchRequest.validate, for what a scroll or a point in time rules out (no array made for a
   // plain search).
-  if (scrollMs !== undefined || sort !== undefined) checkContextRules(scrollMs, pit, from, size, searchAfter, sort, (params.track_total_hits ?? b.track_total_hits) !== undefined && tth !== Infinity);
+  if (scrollMs !== undefined || sort !== undefined) {
+    const accepted = { rescore: b.rescore !== undefined, collapse: b.collapse !== undefined, requestCache: params.request_cache === 'true' };
+    checkContextRules(scrollMs, pit, from, size, searchAfter, sort, (params.track_total_hits ?? b.track_total_hits) !== undefined && tth !== Infinity, accepted);
+  }
   if (searchAfter !== undefined && from > 0) throw errors.actionValidation(['[from] parameter must be set to 0 when [search_after] is used']);
   return {
     query,
@@ -248,6 +253,7 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     minScore: typeof b.min_score === 'number' ? b.min_score : undefined,
     scrollMs,
     pit,
+    ...(b.slice === undefined ? {} : { sliced: true }),
   };
 }
 
@@ -259,13 +265,18 @@ function checkContextRules(
   searchAfter: unknown,
   sort: readonly SortKey[] | undefined,
   inexactTotal: boolean,
+  given: { readonly rescore: boolean; readonly collapse: boolean; readonly requestCache: boolean },
 ): void {
   const problems: string[] = [];
   if (scrollMs !== undefined) {
+    // Accepted (and ignored) on a plain search, but ES refuses them with a scroll.
     if (inexactTotal) problems.push('disabling [track_total_hits] is not allowed in a scroll context');
     if (from > 0) problems.push('using [from] is not allowed in a scroll context');
     if (size === 0) problems.push('[size] cannot be [0] in a scroll context');
+    if (given.rescore) problems.push('using [rescore] is not allowed in a scroll context');
     if (searchAfter !== undefined) problems.push('[search_after] cannot be used in a scroll context');
+    if (given.collapse) problems.push('cannot use `collapse` in a scroll context');
+    if (given.requestCache) problems.push('[request_cache] cannot be used in a scroll context');
     if (pit !== undefined) problems.push('using [point in time] is not allowed in a scroll context');
   }
   if (pit === undefined && sort?.some((k) => k.field === '_shard_doc') === true) problems.push('[_shard_doc] sort field cannot be used without [point in time]');

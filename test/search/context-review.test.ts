@@ -139,3 +139,32 @@ describe('scroll sort values (second reader)', () => {
     expect(sortValuesAt(undefined, 0)).toBeUndefined();
   });
 });
+
+describe('what a scroll or point in time must not ignore (second reader)', () => {
+  it('refuses slice instead of answering every document in every slice', async () => {
+    const pit = (await ok('POST', '/s/_pit?keep_alive=1m')).id as string;
+    for (const [url, body] of [
+      ['/s/_search?scroll=1m', { size: 5, slice: { id: 0, max: 2 } }],
+      ['/_search', { size: 5, slice: { id: 1, max: 2 }, pit: { id: pit } }],
+    ] as const) {
+      const res = await call('POST', url, body);
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error.type).toBe('illegal_argument_exception');
+      expect(res.body.error.reason).toMatch(/^\[slice\].* is not supported by this server$/);
+    }
+  });
+
+  it('answers ES validation errors for rescore, collapse and request_cache with a scroll', async () => {
+    const cases: [string, unknown, string][] = [
+      ['/s/_search?scroll=1m', { rescore: { query: { rescore_query: { match_all: {} } } } }, 'Validation Failed: 1: using [rescore] is not allowed in a scroll context;'],
+      ['/s/_search?scroll=1m', { collapse: { field: 'n' } }, 'Validation Failed: 1: cannot use `collapse` in a scroll context;'],
+      ['/s/_search?scroll=1m&request_cache=true', {}, 'Validation Failed: 1: [request_cache] cannot be used in a scroll context;'],
+    ];
+    for (const [url, body, reason] of cases) {
+      const res = await call('POST', url, body);
+      expect(res.status, url).toBe(400);
+      expect(res.body.error.type).toBe('action_request_validation_exception');
+      expect(res.body.error.reason).toBe(reason);
+    }
+  });
+});
