@@ -29,9 +29,6 @@ export interface SearchTarget {
  * response body (the caller runs any other search as usual).
  */
 export function searchInContext(service: SearchService, req: SearchRequest, target: SearchTarget, startedMs: number, nowMs: number): Record<string, unknown> {
-  // Each slice would walk every document: a client reading the slices in parallel would get each
-  // document once per slice. Refused until slices are split.
-  if (req.sliced === true) throw errors.contextUnsupported('[slice] (a sliced scroll or point in time search)');
   if (req.pit !== undefined) {
     // RestSearchAction.preparePointInTime: the point in time names its indices, and searches them
     // with its own options; any other (options other than the defaults) is refused, not ignored.

@@ -40,8 +40,6 @@ export interface SearchRequest {
   readonly scrollMs?: number | undefined;
   /** `pit`: the point in time to search, and its new keep-alive (ms) if given. */
   readonly pit?: PitReference | undefined;
-  /** The body has `slice` (accepted, and ignored, on a plain search; a scroll or point in time refuses it). */
-  readonly sliced?: boolean;
 }
 
 export interface PitReference {
@@ -232,9 +230,9 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
   const pit = b.pit === undefined ? undefined : parsePit(b.pit);
   // SearchRequest.validate, for what a scroll or a point in time rules out (no array made for a
   // plain search).
-  if (scrollMs !== undefined || sort !== undefined) {
-    const accepted = { rescore: b.rescore !== undefined, collapse: b.collapse !== undefined, requestCache: params.request_cache === 'true' };
-    checkContextRules(scrollMs, pit, from, size, searchAfter, sort, (params.track_total_hits ?? b.track_total_hits) !== undefined && tth !== Infinity, accepted);
+  if (scrollMs !== undefined || sort !== undefined || pit !== undefined) {
+    const given = { rescore: b.rescore !== undefined, collapse: b.collapse !== undefined, requestCache: params.request_cache === 'true', sliced: b.slice !== undefined };
+    checkContextRules(scrollMs, pit, from, size, searchAfter, sort, (params.track_total_hits ?? b.track_total_hits) !== undefined && tth !== Infinity, given);
   }
   if (searchAfter !== undefined && from > 0) throw errors.actionValidation(['[from] parameter must be set to 0 when [search_after] is used']);
   return {
@@ -253,7 +251,6 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     minScore: typeof b.min_score === 'number' ? b.min_score : undefined,
     scrollMs,
     pit,
-    ...(b.slice === undefined ? {} : { sliced: true }),
   };
 }
 
@@ -265,8 +262,10 @@ function checkContextRules(
   searchAfter: unknown,
   sort: readonly SortKey[] | undefined,
   inexactTotal: boolean,
-  given: { readonly rescore: boolean; readonly collapse: boolean; readonly requestCache: boolean },
+  given: { readonly rescore: boolean; readonly collapse: boolean; readonly requestCache: boolean; readonly sliced: boolean },
 ): void {
+  // Slicing splits a scroll or point in time between readers: not done here, so refused.
+  if (given.sliced && (scrollMs !== undefined || pit !== undefined)) throw errors.contextUnsupported('[slice] on a scroll or point in time');
   const problems: string[] = [];
   if (scrollMs !== undefined) {
     // Accepted (and ignored) on a plain search, but ES refuses them with a scroll.

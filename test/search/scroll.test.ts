@@ -166,6 +166,7 @@ describe('scroll', () => {
       ['/s/_search?scroll=1m', { size: 0 }, 400, 'action_request_validation_exception', 'Validation Failed: 1: [size] cannot be [0] in a scroll context;'],
       ['/s/_search?scroll=1m', { sort: ['n'], search_after: [3] }, 400, 'action_request_validation_exception', 'Validation Failed: 1: [search_after] cannot be used in a scroll context;'],
       ['/s/_search?scroll=1m', { track_total_hits: false }, 400, 'action_request_validation_exception', 'Validation Failed: 1: disabling [track_total_hits] is not allowed in a scroll context;'],
+      ['/s/_search?scroll=1m', { slice: { id: 0, max: 2 } }, 400, 'illegal_argument_exception', '[slice] on a scroll or point in time is not supported by this server'],
       ['/s/_search?scroll=foo', {}, 400, 'parse_exception', 'failed to parse setting [scroll] with value [foo] as a time value: unit is missing or unrecognized'],
       ['/s/_search?scroll=-5m', {}, 400, 'illegal_argument_exception', 'failed to parse setting [scroll] with value [-5m] as a time value: negative durations are not supported'],
       ['/_search/scroll', { scroll: '1m' }, 400, 'action_request_validation_exception', 'Validation Failed: 1: scrollId is missing;'],
