@@ -5,7 +5,7 @@ import {
 } from './write-conditions.js';
 import { parseJsonBody } from './json-render.js';
 import { objectMembers } from './json-members.js';
-import { checkUpdateBody, updateConditions } from './update-body.js';
+import { parseUpdateBody, updateConditions } from './update-body.js';
 import type { SourceSpan } from './document-store.js';
 import type { BulkAction } from './search-service.js';
 
@@ -357,16 +357,17 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
     // ES's parser reads an update's source line at once (UpdateRequest.fromXContent): a malformed
     // one fails the whole request, unlike an index/create source, which only the shard parses.
     const updateText = lineText();
-    const u = parseJsonBody(updateText);
-    checkUpdateBody(updateText, u);
-    const docAsUpsert = u.doc_as_upsert === true || u.doc_as_upsert === 'true';
-    const ucond = updateConditions(u, cond);
+    const u = parseUpdateBody(updateText, parseJsonBody(updateText));
+    const { docAsUpsert } = u;
+    const updateCond = updateConditions(cond, u);
     // UpdateRequest.validate, in its order.
     if (id === undefined || id === '') problems.push('id is missing');
-    problems.push(...updateProblems(ucond, docAsUpsert, u.upsert, meta.retryOnConflict));
+    problems.push(...updateProblems(updateCond, docAsUpsert, u.upsert, meta.retryOnConflict));
     if (u.doc === undefined && u.script === undefined) problems.push('script or doc is missing');
-    const noop = u.detect_noop === false || u.detect_noop === 'false' ? { detectNoop: false } : {};
-    if (index !== undefined && id !== undefined) out.push({ op: 'update', index, id, doc: u.doc, docAsUpsert, upsert: u.upsert, ...noop, ...(ucond === undefined ? {} : { cond: ucond }), ...alias });
+    const noop = u.detectNoop ? {} : { detectNoop: false };
+    if (index !== undefined && id !== undefined) {
+      out.push({ op: 'update', index, id, doc: u.doc, docAsUpsert, upsert: u.upsert, ...noop, ...(updateCond === undefined ? {} : { cond: updateCond }), ...alias });
+    }
   }
   if (problems.length > 0) throw errors.actionValidation(problems);
   return out;

@@ -65,6 +65,45 @@ function suggestion(field: string): string {
   return scored.length === 1 ? ` did you mean [${scored[0]?.k}]?` : ` did you mean any of [${scored.map((x) => x.k).join(', ')}]?`;
 }
 
+/** What an update body says, once checked (see parseUpdateBody). */
+export interface UpdateBody {
+  readonly doc: unknown;
+  readonly upsert: unknown;
+  readonly script: unknown;
+  readonly docAsUpsert: boolean;
+  /** `detect_noop` (default true). */
+  readonly detectNoop: boolean;
+  /** The body's `if_seq_no` and `if_primary_term`, when given (they override the request's). */
+  readonly ifSeqNo: number | undefined;
+  readonly ifPrimaryTerm: number | undefined;
+}
+
+/**
+ * Checks an update body (`value`, parsed from `text`) as UpdateRequest's parser does and reads it;
+ * booleans may be given as "true"/"false", as its parser reads them, and a sequence number or term
+ * as a string, refused when negative as the request's setters refuse it.
+ */
+export function parseUpdateBody(text: string, value: unknown): UpdateBody {
+  checkUpdateBody(text, value);
+  const present = (v: unknown): boolean => v !== undefined && v !== null;
+  return {
+    doc: value.doc,
+    upsert: value.upsert,
+    script: value.script,
+    docAsUpsert: value.doc_as_upsert === true || value.doc_as_upsert === 'true',
+    detectNoop: !(value.detect_noop === false || value.detect_noop === 'false'),
+    ifSeqNo: present(value.if_seq_no) ? checkSeqNo(longField(value.if_seq_no, 'if_seq_no')) : undefined,
+    ifPrimaryTerm: present(value.if_primary_term) ? checkPrimaryTerm(longField(value.if_primary_term, 'if_primary_term')) : undefined,
+  };
+}
+
+/** The request's conditions (`cond`, from the URL or the action line) with the body's sequence-number ones over them. */
+export function updateConditions(cond: WriteConditions | undefined, body: UpdateBody): WriteConditions | undefined {
+  if (body.ifSeqNo === undefined && body.ifPrimaryTerm === undefined) return cond;
+  const base = cond ?? NO_CONDITIONS;
+  return { ...base, ifSeqNo: body.ifSeqNo ?? base.ifSeqNo, ifPrimaryTerm: body.ifPrimaryTerm ?? base.ifPrimaryTerm };
+}
+
 /**
  * Throws ES's parse error when `body` (parsed from `text`) is not an object, or for its first
  * field that UpdateRequest does not declare or whose value it does not take. Cheap when there is
@@ -98,21 +137,3 @@ export function checkUpdateBody(text: string, body: unknown): asserts body is Re
     }
   }
 }
-
-/**
- * The conditions an update runs under: `base` (the URL's, or the bulk action line's) with the
- * body's `if_seq_no` / `if_primary_term` over them, as UpdateRequest's parser sets them after the
- * request's parameters. Ignoring them would apply an update that ES refuses with a 409.
- */
-export function updateConditions(body: Readonly<Record<string, unknown>>, base: WriteConditions | undefined): WriteConditions | undefined {
-  const seqNo = body.if_seq_no;
-  const term = body.if_primary_term;
-  if (seqNo === undefined && term === undefined) return base;
-  const b = base ?? NO_CONDITIONS;
-  return {
-    ...b,
-    ifSeqNo: seqNo === undefined ? b.ifSeqNo : checkSeqNo(longField(seqNo, 'if_seq_no')),
-    ifPrimaryTerm: term === undefined ? b.ifPrimaryTerm : checkPrimaryTerm(longField(term, 'if_primary_term')),
-  };
-}
-

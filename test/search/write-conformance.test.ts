@@ -183,6 +183,23 @@ describe('update: detect_noop', () => {
   });
 });
 
+describe('update: if_seq_no and if_primary_term in the body', () => {
+  it('are compare-and-set conditions over the URL\'s and the action line\'s, validated the same way', async () => {
+    await call('PUT', '/t/_doc/1', { f: 1 });
+    const stale = await call('POST', '/t/_update/1?if_seq_no=0&if_primary_term=1', { doc: { f: 2 }, if_seq_no: 7, if_primary_term: 1 });
+    expect(stale.status).toBe(409);
+    expect((stale.body?.error as Record<string, unknown>).reason).toBe(
+      '[1]: version conflict, required seqNo [7], primary term [1]. current document has seqNo [0] and primary term [1]',
+    );
+    expect((await call('POST', '/t/_update/1', { doc: { f: 2 }, if_seq_no: '0', if_primary_term: 1 })).body).toMatchObject({ result: 'updated', _seq_no: 1 });
+    expect((await call('POST', '/t/_update/1', { doc: { f: 3 }, if_seq_no: 1 })).body).toEqual(
+      envelope(400, { type: 'action_request_validation_exception', reason: 'Validation Failed: 1: ifSeqNo is set, but primary term is [0];' }),
+    );
+    const r = await bulk('/t/_bulk', ['{"update":{"_id":"1","if_seq_no":1,"if_primary_term":1}}', '{"doc":{"f":4},"if_seq_no":0}']);
+    expect(items(r.body)[0]?.update).toMatchObject({ status: 409, error: { type: 'version_conflict_engine_exception' } });
+  });
+});
+
 describe('_bulk: a numeric _id is its text as written', () => {
   it('keeps 1.50, 1e2 and -0 as they are in the line', async () => {
     const r = await bulk('/t/_bulk', ['{"index":{"_id":1.50}}', '{"f":1}', '{ "index" : { "_index" : "t", "_id" : 1e2 } }', '{"f":2}', '{"delete":{"_id":-0}}']);

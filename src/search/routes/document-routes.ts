@@ -6,7 +6,7 @@ import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, 
 import { SearchService } from '../search-service.js';
 import { filterSource, isIdentity, sourceFilterFromParams } from '../source-filter.js';
 import { intParam } from '../search-request.js';
-import { checkUpdateBody, updateConditions } from '../update-body.js';
+import { parseUpdateBody, updateConditions } from '../update-body.js';
 import { boolParam, casProblems, conditionsFromQuery, INTERNAL_VERSION_OCC, updateProblems } from '../write-conditions.js';
 
 /** Document APIs: `_doc`, `_create`, `_update`, `_bulk`. */
@@ -90,11 +90,10 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const urlCond = conditionsFromQuery({ if_seq_no: q.if_seq_no, if_primary_term: q.if_primary_term });
     const { value, text } = requiredJsonBody(req);
     // UpdateRequest's parser refuses a body that is no object, unknown fields and mistyped ones
-    // before any validation.
-    checkUpdateBody(text, value);
-    const u = value;
-    const cond = updateConditions(u, urlCond);
-    const docAsUpsert = u.doc_as_upsert === true || u.doc_as_upsert === 'true';
+    // before any validation; the body's sequence-number conditions override the URL's.
+    const u = parseUpdateBody(text, value);
+    const { docAsUpsert } = u;
+    const cond = updateConditions(urlCond, u);
     // UpdateRequest.validate, in its order: without a script, a partial document is required.
     const problems = updateProblems(cond, docAsUpsert, u.upsert, retryOnConflict);
     if (u.doc === undefined && u.script === undefined) problems.push('script or doc is missing');
@@ -108,7 +107,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
         doc: u.doc,
         docAsUpsert,
         upsert: u.upsert,
-        ...(u.detect_noop === false || u.detect_noop === 'false' ? { detectNoop: false } : {}),
+        ...(u.detectNoop ? {} : { detectNoop: false }),
         ...(cond === undefined ? {} : { cond }),
         requireAlias,
       },
