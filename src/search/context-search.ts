@@ -1,6 +1,6 @@
 import { float32ForJson } from './bm25.js';
 import { errors } from './errors.js';
-import { contextMissing, type ScrollContext, type ScrollHits } from './search-contexts.js';
+import { contextMissing, sortColumnsOf, sortValuesAt, type ScrollContext, type ScrollHits } from './search-contexts.js';
 import { renderHit, type Candidate, type SearchEnv } from './search-phase.js';
 import type { PitReference, QueryParams, SearchRequest, SortKey } from './search-request.js';
 import type { IndexState, SearchService } from './search-service.js';
@@ -18,6 +18,10 @@ export interface SearchTarget {
   readonly index: string | undefined;
   readonly ignoreUnavailable: boolean;
   readonly allowNoIndices: boolean;
+  /** `expand_wildcards`, `routing` and `preference` as given (a point in time refuses them). */
+  readonly expandWildcards?: string | undefined;
+  readonly routing?: string | undefined;
+  readonly preference?: string | undefined;
 }
 
 /**
@@ -26,7 +30,16 @@ export interface SearchTarget {
  */
 export function searchInContext(service: SearchService, req: SearchRequest, target: SearchTarget, startedMs: number, nowMs: number): Record<string, unknown> {
   if (req.pit !== undefined) {
-    if (target.index !== undefined) throw errors.actionValidation(['[indices] cannot be used with point in time. Do not specify any index with point in time.']);
+    // RestSearchAction.preparePointInTime: the point in time names its indices, and searches them
+    // with its own options; any other (options other than the defaults) is refused, not ignored.
+    const problems: string[] = [];
+    if (target.index !== undefined) problems.push('[indices] cannot be used with point in time. Do not specify any index with point in time.');
+    if (target.ignoreUnavailable || !target.allowNoIndices || (target.expandWildcards !== undefined && target.expandWildcards !== 'open')) {
+      problems.push('[indicesOptions] cannot be used with point in time');
+    }
+    if (target.routing !== undefined) problems.push('[routing] cannot be used with point in time');
+    if (target.preference !== undefined) problems.push('[preference] cannot be used with point in time');
+    if (problems.length > 0) throw errors.actionValidation(problems);
     return pitSearch(service, req, req.pit, startedMs, nowMs);
   }
   if (req.scrollMs === undefined) throw new Error('searchInContext: the request has neither scroll nor pit');
@@ -49,13 +62,12 @@ function startScroll(service: SearchService, states: readonly IndexState[], req:
     shards: new Uint32Array(n),
     ords: new Int32Array(n),
     scores: new Float64Array(n),
-    sortValues: page[0]?.sortValues === undefined ? undefined : new Array<undefined>(n),
+    sortColumns: sortColumnsOf(n, (i) => page[i]?.sortValues),
   };
   page.forEach((c, i) => {
     hits.shards[i] = c.shard;
     hits.ords[i] = c.ord;
     hits.scores[i] = c.score;
-    if (hits.sortValues !== undefined) hits.sortValues[i] = c.sortValues;
   });
   const total = totalOf(body);
   const ctx = contexts.openScroll(states, request, hits, total, keepAliveMs, nowMs);
@@ -100,7 +112,7 @@ export function continueScroll(service: SearchService, id: string, keepAliveMs: 
 /** Renders the scroll's next `size` hits and moves past them. */
 function renderBatch(service: SearchService, ctx: ScrollContext): { rendered: unknown[]; maxScore: number | null } {
   const req = ctx.request;
-  const { shards, ords, scores, sortValues } = ctx.hits;
+  const { shards, ords, scores, sortColumns } = ctx.hits;
   const start = ctx.next;
   const end = Math.min(start + req.size, ords.length);
   ctx.next = end;
@@ -123,7 +135,7 @@ function renderBatch(service: SearchService, ctx: ScrollContext): { rendered: un
     const score = scores[i] as number;
     if (score > max) max = score;
     const state = ctx.states[shards[i] as number] as IndexState;
-    rendered.push(renderHit(env, state, ord, showScore ? score : null, sortValues?.[i], req));
+    rendered.push(renderHit(env, state, ord, showScore ? score : null, sortValuesAt(sortColumns, i), req));
   }
   return { rendered, maxScore: showScore && end > start && max > -Infinity ? float32ForJson(max) : null };
 }

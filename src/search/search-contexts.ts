@@ -26,7 +26,7 @@ import { formatTimeValue } from './time-value.js';
  *   live index. Points in time opened between the same two writes share one copy.
  *
  * Memory: a scroll keeps 16 bytes per hit (ordinal, score, index position) plus its sort values when it
- * sorts on fields; a point in time keeps nothing until its index is written, then one copy of that
+ * sorts on fields (8 bytes a hit per numeric key, see ScrollHits); a point in time keeps nothing until its index is written, then one copy of that
  * index's in-memory index; both keep the `_source` of documents updated or deleted while they are
  * open. See /work/wt/s-scroll-README.md for measured figures.
  */
@@ -47,8 +47,40 @@ export interface ScrollHits {
   readonly shards: Uint32Array;
   readonly ords: Int32Array;
   readonly scores: Float64Array;
-  /** Per hit, when the search sorts on fields. */
-  readonly sortValues: (SortValue[] | undefined)[] | undefined;
+  /**
+   * When the search sorts on fields: one column per sort key, a hit's values at its position. A
+   * column of numbers only (`_doc`, numeric and date fields) is a Float64Array, 8 bytes a hit; an
+   * array per hit cost about 170 bytes (a scroll sorted on `_doc` over 1M documents held 173 MiB).
+   */
+  readonly sortColumns: readonly SortColumn[] | undefined;
+}
+
+export type SortColumn = Float64Array | SortValue[];
+
+/** The sort values of hit `i` (undefined: the scroll does not sort on fields). */
+export function sortValuesAt(columns: readonly SortColumn[] | undefined, i: number): SortValue[] | undefined {
+  return columns?.map((c) => c[i] as SortValue);
+}
+
+/** Sort columns of `n` hits, `values(i)` the sort values of hit `i`; undefined when hits have none. */
+export function sortColumnsOf(n: number, values: (i: number) => readonly SortValue[] | undefined): SortColumn[] | undefined {
+  const keys = n === 0 ? undefined : values(0)?.length;
+  if (keys === undefined) return undefined;
+  const columns: SortColumn[] = [];
+  for (let k = 0; k < keys; k++) {
+    let numeric = true;
+    for (let i = 0; i < n && numeric; i++) numeric = typeof values(i)?.[k] === 'number';
+    if (numeric) {
+      const col = new Float64Array(n);
+      for (let i = 0; i < n; i++) col[i] = values(i)?.[k] as number;
+      columns.push(col);
+    } else {
+      const col = new Array<SortValue>(n);
+      for (let i = 0; i < n; i++) col[i] = values(i)?.[k] ?? null;
+      columns.push(col);
+    }
+  }
+  return columns;
 }
 
 interface ContextBase {
@@ -171,7 +203,9 @@ export class SearchContexts {
     for (const s of states) {
       const p = this.pins.get(s);
       const last = p?.views.at(-1);
-      if (p !== undefined && p.views.length >= MAX_PIT_COPIES_PER_INDEX && (last === undefined || last.frozen)) {
+      // A new view is needed as below (a mapping change needs one too): each becomes a copy.
+      const needsView = last === undefined || last.frozen || last.mappings !== s.mappings;
+      if (p !== undefined && p.views.length >= MAX_PIT_COPIES_PER_INDEX && needsView) {
         throw errors.illegalArgument(
           `Trying to open a point in time over [${s.name}] which already has [${MAX_PIT_COPIES_PER_INDEX}] points in time taken at different times ` +
             '(each keeps a copy of the index): close one, or let one expire, first',
@@ -238,13 +272,30 @@ export class SearchContexts {
     return freed;
   }
 
-  closePit(id: string, nowMs: number): number {
+  /** Frees a point in time: how many index contexts it held, undefined when it was gone. */
+  closePit(id: string, nowMs: number): number | undefined {
     const parsed = decodeId(id, KIND_PIT);
     if (parsed === undefined) throw errors.illegalArgument(`invalid id: [${id}]`);
     const ctx = this.live(parsed, nowMs);
-    if (ctx?.kind !== 'pit') return 0;
+    if (ctx?.kind !== 'pit') return undefined;
     this.free(ctx);
-    return 1;
+    return ctx.views.length;
+  }
+
+  /**
+   * Frees every context that holds `state` (its index was deleted, or the indices were reloaded):
+   * ES frees a shard's contexts with the shard, and the index they pin is then no longer kept.
+   */
+  dropIndex(state: IndexState): void {
+    if (!this.pins.has(state)) return;
+    for (const ctx of [...this.byNum.values()]) {
+      if (ctx.kind === 'scroll' ? ctx.states.includes(state) : ctx.views.some((v) => v.origin === state)) this.free(ctx);
+    }
+  }
+
+  /** Frees every context. */
+  clear(): void {
+    for (const ctx of [...this.byNum.values()]) this.free(ctx);
   }
 
   /** Frees every context whose keep-alive ran out at `nowMs` (ES's reaper). */

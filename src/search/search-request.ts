@@ -231,7 +231,8 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
   // SearchRequest.validate, for what a scroll or a point in time rules out (no array made for a
   // plain search).
   if (scrollMs !== undefined || sort !== undefined || pit !== undefined) {
-    checkContextRules(scrollMs, pit, from, size, searchAfter, sort, (params.track_total_hits ?? b.track_total_hits) !== undefined && tth !== Infinity, b.slice !== undefined);
+    const given = { rescore: b.rescore !== undefined, collapse: b.collapse !== undefined, requestCache: params.request_cache === 'true', sliced: b.slice !== undefined };
+    checkContextRules(scrollMs, pit, from, size, searchAfter, sort, (params.track_total_hits ?? b.track_total_hits) !== undefined && tth !== Infinity, given);
   }
   if (searchAfter !== undefined && from > 0) throw errors.actionValidation(['[from] parameter must be set to 0 when [search_after] is used']);
   return {
@@ -261,16 +262,20 @@ function checkContextRules(
   searchAfter: unknown,
   sort: readonly SortKey[] | undefined,
   inexactTotal: boolean,
-  sliced: boolean,
+  given: { readonly rescore: boolean; readonly collapse: boolean; readonly requestCache: boolean; readonly sliced: boolean },
 ): void {
   // Slicing splits a scroll or point in time between readers: not done here, so refused.
-  if (sliced && (scrollMs !== undefined || pit !== undefined)) throw errors.contextUnsupported('[slice] on a scroll or point in time');
+  if (given.sliced && (scrollMs !== undefined || pit !== undefined)) throw errors.contextUnsupported('[slice] on a scroll or point in time');
   const problems: string[] = [];
   if (scrollMs !== undefined) {
+    // Accepted (and ignored) on a plain search, but ES refuses them with a scroll.
     if (inexactTotal) problems.push('disabling [track_total_hits] is not allowed in a scroll context');
     if (from > 0) problems.push('using [from] is not allowed in a scroll context');
     if (size === 0) problems.push('[size] cannot be [0] in a scroll context');
+    if (given.rescore) problems.push('using [rescore] is not allowed in a scroll context');
     if (searchAfter !== undefined) problems.push('[search_after] cannot be used in a scroll context');
+    if (given.collapse) problems.push('cannot use `collapse` in a scroll context');
+    if (given.requestCache) problems.push('[request_cache] cannot be used in a scroll context');
     if (pit !== undefined) problems.push('using [point in time] is not allowed in a scroll context');
   }
   if (pit === undefined && sort?.some((k) => k.field === '_shard_doc') === true) problems.push('[_shard_doc] sort field cannot be used without [point in time]');

@@ -252,6 +252,7 @@ export class SearchService {
     for (const t of targets) {
       this.store.deleteIndex(t.name);
       this.indices.delete(t.name);
+      this.contexts.dropIndex(t);
     }
   }
 
@@ -368,6 +369,8 @@ export class SearchService {
       return this.store.transaction(fn, { interimCommits });
     } catch (e) {
       if (interimCommits || !(e instanceof SearchError)) {
+        // The reloaded indices are new states: contexts over the old ones could only answer 404.
+        this.contexts.clear();
         this.indices.clear();
         this.load();
       }

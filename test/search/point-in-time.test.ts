@@ -88,7 +88,7 @@ describe('point in time', () => {
     const unsorted = await ok('POST', '/_search', { pit: { id: pit }, size: 2 });
     expect(unsorted.hits.hits[0]?.sort).toBeUndefined();
     expect(await call('DELETE', '/_pit', { id: pit })).toEqual({ status: 200, body: { succeeded: true, num_freed: 1 } });
-    expect(await call('DELETE', '/_pit', { id: pit })).toEqual({ status: 404, body: { succeeded: true, num_freed: 0 } });
+    expect(await call('DELETE', '/_pit', { id: pit })).toEqual({ status: 404, body: { succeeded: false, num_freed: 0 } });
     const gone = await call('POST', '/_search', { pit: { id: pit } });
     expect(gone.status).toBe(404);
     expect(errorOf(gone.body).root_cause[0]?.type).toBe('search_context_missing_exception');

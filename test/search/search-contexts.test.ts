@@ -17,7 +17,7 @@ function state(name: string, docs: number): IndexState {
 }
 
 const REQ = { size: 10 } as SearchRequest;
-const HITS = { shards: new Uint32Array(0), ords: new Int32Array(0), scores: new Float64Array(0), sortValues: undefined };
+const HITS = { shards: new Uint32Array(0), ords: new Int32Array(0), scores: new Float64Array(0), sortColumns: undefined };
 
 function thrown(fn: () => unknown): { status: number; type: string; reason: string } {
   try {

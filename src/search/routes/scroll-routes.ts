@@ -57,6 +57,8 @@ export async function scrollRoutes(app: FastifyInstance, opts: ScrollRoutesOptio
     let ids = fromUrl === undefined ? [] : fromUrl.split(',').filter((s) => s !== '');
     const body = objectBody(req);
     if (body !== undefined) {
+      // ClearScrollRequest.fromXContent starts from no ids: a body's ids replace the URL's.
+      ids = [];
       for (const [k, v] of Object.entries(body)) {
         if (k !== 'scroll_id') throw unknownBodyParameter(k, v);
         if (typeof v === 'string') ids = [...ids, v];
@@ -66,7 +68,12 @@ export async function scrollRoutes(app: FastifyInstance, opts: ScrollRoutesOptio
     }
     if (ids.length === 0) throw errors.actionValidation(['no scroll ids specified']);
     const nowMs = now();
-    const freed = ids.includes('_all') ? service.contexts.clearAllScrolls() : service.contexts.clearScrolls(ids, nowMs);
+    // `_all` alone clears every scroll (among other ids it is an id that does not parse), and
+    // ClearScrollController then counts the nodes that cleared theirs (one), not the scrolls.
+    const all = ids.length === 1 && ids[0] === '_all';
+    let freed = 1;
+    if (all) service.contexts.clearAllScrolls();
+    else freed = service.contexts.clearScrolls(ids, nowMs);
     // ClearScrollResponse: 404 when nothing was freed, with the same body.
     sendJson(req, reply, freed === 0 ? 404 : 200, { succeeded: true, num_freed: freed });
   };
@@ -87,8 +94,12 @@ export async function scrollRoutes(app: FastifyInstance, opts: ScrollRoutesOptio
     const id = body?.id;
     if (body !== undefined) for (const [k, v] of Object.entries(body)) if (k !== 'id') throw unknownBodyParameter(k, v);
     if (typeof id !== 'string' || id === '') throw errors.illegalArgument('reader id must be specified');
+    // TransportClosePointInTimeAction: one context per index (shard) of the point in time, and
+    // `succeeded` only when all were freed; ClosePointInTimeResponse is 404 when neither.
     const freed = service.contexts.closePit(id, now());
-    sendJson(req, reply, freed === 0 ? 404 : 200, { succeeded: true, num_freed: freed });
+    const succeeded = freed !== undefined;
+    const numFreed = freed ?? 0;
+    sendJson(req, reply, succeeded || numFreed > 0 ? 200 : 404, { succeeded, num_freed: numFreed });
   });
 }
 

@@ -21,7 +21,20 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     const body =
       request.scrollMs === undefined && request.pit === undefined
         ? service.search(service.resolve(index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false'), request, started)
-        : searchInContext(service, request, { index, ignoreUnavailable: params.ignore_unavailable === 'true', allowNoIndices: params.allow_no_indices !== 'false' }, started, now());
+        : searchInContext(
+            service,
+            request,
+            {
+              index,
+              ignoreUnavailable: params.ignore_unavailable === 'true',
+              allowNoIndices: params.allow_no_indices !== 'false',
+              expandWildcards: params.expand_wildcards,
+              routing: params.routing,
+              preference: params.preference,
+            },
+            started,
+            now(),
+          );
     // Only hits carry RawJson (stored _source, long sort values): an empty page (past the last
     // hit, size 0) is written from a template instead.
     if ((body.hits as { hits: unknown[] }).hits.length > 0) sendJson(req, reply, 200, body, true);
