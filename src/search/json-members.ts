@@ -7,6 +7,25 @@
  * that need it, so it checks nothing.
  */
 
+/** Jackson's name for the token a JSON value starts with (ES's parse errors name it). */
+export type JsonToken = 'START_OBJECT' | 'START_ARRAY' | 'VALUE_STRING' | 'VALUE_NUMBER' | 'VALUE_BOOLEAN' | 'VALUE_NULL';
+
+/** The token a parsed JSON value starts with. */
+export function jsonToken(v: unknown): JsonToken {
+  if (v === null) return 'VALUE_NULL';
+  if (Array.isArray(v)) return 'START_ARRAY';
+  switch (typeof v) {
+    case 'string':
+      return 'VALUE_STRING';
+    case 'number':
+      return 'VALUE_NUMBER';
+    case 'boolean':
+      return 'VALUE_BOOLEAN';
+    default:
+      return 'START_OBJECT';
+  }
+}
+
 export interface JsonMember {
   /** The key, unescaped. */
   readonly key: string;

@@ -1,4 +1,5 @@
 import { errors, SearchError } from './errors.js';
+import { jsonToken } from './json-members.js';
 import { RawJson } from './json-render.js';
 import { filterSource, isIdentity, sourceFilterFromParams, type SourceFilter } from './source-filter.js';
 
@@ -25,16 +26,6 @@ export interface MultiGetSource {
   /** The index's uuid; throws index_not_found_exception when there is no such index. */
   indexUuid(index: string): string;
   getDoc(index: string, id: string): { version: number; seqNo: number; source: string } | undefined;
-}
-
-/** Jackson's name for the token a JSON value starts with (ES's parse errors name it). */
-function tokenName(v: unknown): string {
-  if (v === null) return 'VALUE_NULL';
-  if (Array.isArray(v)) return 'START_ARRAY';
-  if (typeof v === 'object') return 'START_OBJECT';
-  if (typeof v === 'string') return 'VALUE_STRING';
-  if (typeof v === 'number') return 'VALUE_NUMBER';
-  return 'VALUE_BOOLEAN';
 }
 
 function isScalar(v: unknown): v is string | number | boolean | null {
@@ -64,7 +55,7 @@ function itemSource(v: unknown): SourceFilter {
     }
     return { fetch: true, includes, excludes };
   }
-  throw errors.parse(`illegal type for _source: [${tokenName(v)}]`);
+  throw errors.parse(`illegal type for _source: [${jsonToken(v)}]`);
 }
 
 function parseDoc(v: unknown, defaultIndex: string | undefined): MultiGetItem {
@@ -98,11 +89,11 @@ function parseDoc(v: unknown, defaultIndex: string | undefined): MultiGetItem {
 export function parseMultiGet(body: unknown, defaultIndex: string | undefined): MultiGetItem[] {
   if (body === undefined) throw errors.bodyRequired();
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw errors.parsing(`unexpected token [${tokenName(body)}], expected [START_OBJECT]`);
+    throw errors.parsing(`unexpected token [${jsonToken(body)}], expected [START_OBJECT]`);
   }
   const items: MultiGetItem[] = [];
   for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
-    if (!Array.isArray(v)) throw errors.parsing(`unexpected token [${tokenName(v)}], expected [FIELD_NAME] or [START_ARRAY]`);
+    if (!Array.isArray(v)) throw errors.parsing(`unexpected token [${jsonToken(v)}], expected [FIELD_NAME] or [START_ARRAY]`);
     if (k === 'docs') for (const d of v) items.push(parseDoc(d, defaultIndex));
     else if (k === 'ids') {
       for (const id of v) {

@@ -1,4 +1,5 @@
 import { errors } from './errors.js';
+import { jsonToken } from './json-members.js';
 import { parseQuery, type Query } from './query-dsl.js';
 import { parseQueryString } from './query-string.js';
 import type { SourceFilter } from './source-filter.js';
@@ -55,23 +56,6 @@ const BODY_KEYS = new Set([
   'indices_boost', 'docvalue_fields', 'fields', 'script_fields', 'ext', 'pit', 'runtime_mappings', 'collapse', 'rescore', 'suggest', 'slice',
 ]);
 
-function tokenName(v: unknown): string {
-  if (v === null) return 'VALUE_NULL';
-  if (Array.isArray(v)) return 'START_ARRAY';
-  switch (typeof v) {
-    case 'object':
-      return 'START_OBJECT';
-    case 'string':
-      return 'VALUE_STRING';
-    case 'number':
-      return 'VALUE_NUMBER';
-    case 'boolean':
-      return 'VALUE_BOOLEAN';
-    default:
-      return 'VALUE_EMBEDDED_OBJECT';
-  }
-}
-
 /** RestRequest.paramAsInt: "Failed to parse int parameter [from] with value [abc]". */
 export function intParam(params: QueryParams, name: string): number | undefined {
   const raw = params[name];
@@ -90,7 +74,7 @@ function bodyInt(v: unknown, name: string): number {
   }
   if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) return Number(v);
   if (typeof v === 'string') throw errors.numberFormat(v);
-  throw errors.parsing(`[${name}] failed to parse field: Current token (${tokenName(v)}) not numeric, can not use numeric value accessors`);
+  throw errors.parsing(`[${name}] failed to parse field: Current token (${jsonToken(v)}) not numeric, can not use numeric value accessors`);
 }
 
 function checkFrom(from: number): number {
@@ -201,12 +185,12 @@ function uriQuery(params: QueryParams): Query | undefined {
 /** Parses a `_search` request. `body` is the parsed JSON body or undefined. */
 export function parseSearchRequest(body: unknown, params: QueryParams): SearchRequest {
   if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
-    throw errors.parsing(`Unknown key for a ${tokenName(body)} in [null].`);
+    throw errors.parsing(`Unknown key for a ${jsonToken(body)} in [null].`);
   }
   const b = (body ?? {}) as Record<string, unknown>;
   for (const [k, v] of Object.entries(b)) {
     if (k === 'aggs' || k === 'aggregations') throw errors.illegalArgument('aggregations are not supported by this server');
-    if (!BODY_KEYS.has(k)) throw errors.parsing(`Unknown key for a ${tokenName(v)} in [${k}].`, 1, 2);
+    if (!BODY_KEYS.has(k)) throw errors.parsing(`Unknown key for a ${jsonToken(v)} in [${k}].`, 1, 2);
   }
   let from = b.from === undefined ? 0 : checkFrom(bodyInt(b.from, 'from'));
   let size = b.size === undefined ? 10 : checkSize(bodyInt(b.size, 'size'));

@@ -1,6 +1,6 @@
 import { distance } from 'fastest-levenshtein';
 import { errors } from './errors.js';
-import { objectMembers, textLocation } from './json-members.js';
+import { jsonToken, objectMembers, textLocation, type JsonToken } from './json-members.js';
 import { checkPrimaryTerm, checkSeqNo, longField, NO_CONDITIONS, type WriteConditions } from './write-conditions.js';
 
 /**
@@ -14,10 +14,9 @@ import { checkPrimaryTerm, checkSeqNo, longField, NO_CONDITIONS, type WriteCondi
  */
 
 /** Jackson's token names, as ES's messages print them. */
-type Token = 'START_OBJECT' | 'START_ARRAY' | 'VALUE_STRING' | 'VALUE_NUMBER' | 'VALUE_BOOLEAN' | 'VALUE_NULL';
 
 /** The fields UpdateRequest's parser declares and the tokens each takes (ObjectParser.ValueType). */
-const FIELDS: ReadonlyMap<string, readonly Token[]> = new Map<string, readonly Token[]>([
+const FIELDS: ReadonlyMap<string, readonly JsonToken[]> = new Map<string, readonly JsonToken[]>([
   ['script', ['START_OBJECT', 'VALUE_STRING']],
   ['scripted_upsert', ['VALUE_BOOLEAN', 'VALUE_STRING']],
   ['upsert', ['START_OBJECT']],
@@ -31,23 +30,8 @@ const FIELDS: ReadonlyMap<string, readonly Token[]> = new Map<string, readonly T
 
 const PARSER_NAME = 'UpdateRequest';
 
-function tokenOf(v: unknown): Token {
-  if (v === null) return 'VALUE_NULL';
-  if (Array.isArray(v)) return 'START_ARRAY';
-  switch (typeof v) {
-    case 'string':
-      return 'VALUE_STRING';
-    case 'number':
-      return 'VALUE_NUMBER';
-    case 'boolean':
-      return 'VALUE_BOOLEAN';
-    default:
-      return 'START_OBJECT';
-  }
-}
-
 /** The token a value's text starts with. */
-function tokenAt(c: string | undefined): Token {
+function tokenAt(c: string | undefined): JsonToken {
   if (c === '{') return 'START_OBJECT';
   if (c === '[') return 'START_ARRAY';
   if (c === '"') return 'VALUE_STRING';
@@ -113,12 +97,12 @@ export function checkUpdateBody(text: string, body: unknown): asserts body is Re
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     const at = text.length - text.trimStart().length;
     const { line, col } = textLocation(text, at);
-    throw errors.xContentParse(line, col, `[${PARSER_NAME}] Expected START_OBJECT but was: ${tokenOf(body)}`);
+    throw errors.xContentParse(line, col, `[${PARSER_NAME}] Expected START_OBJECT but was: ${jsonToken(body)}`);
   }
   let bad = false;
   for (const key in body) {
     const tokens = FIELDS.get(key);
-    if (tokens === undefined || !tokens.includes(tokenOf((body as Record<string, unknown>)[key]))) {
+    if (tokens === undefined || !tokens.includes(jsonToken((body as Record<string, unknown>)[key]))) {
       bad = true;
       break;
     }
