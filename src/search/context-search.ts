@@ -1,6 +1,6 @@
 import { float32ForJson } from './bm25.js';
 import { errors } from './errors.js';
-import { contextMissing, sortColumnsOf, sortValuesAt, type ScrollContext, type ScrollHits } from './search-contexts.js';
+import { contextMissing, sortColumnsOf, sortValuesAt, type PitContext, type ScrollContext, type ScrollHits } from './search-contexts.js';
 import { renderHit, type Candidate, type SearchEnv } from './search-phase.js';
 import type { PitReference, QueryParams, SearchRequest, SortKey } from './search-request.js';
 import type { IndexState, SearchService } from './search-service.js';
@@ -83,17 +83,8 @@ function totalOf(body: Record<string, unknown>): number {
 
 /** The next batch of scroll `id`; `keepAliveMs`, when given, replaces its keep-alive. */
 export function continueScroll(service: SearchService, id: string, keepAliveMs: number | undefined, restTotalHitsAsInt: boolean, startedMs: number, nowMs: number): Record<string, unknown> {
-  const contexts = service.contexts;
-  const ctx = contexts.scroll(id, nowMs);
-  if (!ctx.states.every((s) => service.isCurrent(s))) {
-    contexts.free(ctx);
-    throw contextMissing(ctx.num);
-  }
-  if (keepAliveMs !== undefined) {
-    contexts.checkKeepAlive(keepAliveMs, ctx.states[0]?.name ?? '_all');
-    ctx.keepAliveMs = keepAliveMs;
-  }
-  ctx.lastAccessMs = nowMs;
+  const ctx = service.contexts.scroll(id, nowMs);
+  renew(service, ctx, ctx.states, keepAliveMs, nowMs);
   const hits = renderBatch(service, ctx);
   const n = ctx.states.length;
   return {
@@ -107,6 +98,22 @@ export function continueScroll(service: SearchService, id: string, keepAliveMs: 
       hits: hits.rendered,
     },
   };
+}
+
+/**
+ * A use of context `ctx` over the live indices `origins`: gone (404) when one of them was deleted
+ * or replaced since; else its keep-alive replaced by `keepAliveMs` when given, and its clock reset.
+ */
+function renew(service: SearchService, ctx: ScrollContext | PitContext, origins: readonly IndexState[], keepAliveMs: number | undefined, nowMs: number): void {
+  if (!origins.every((s) => service.isCurrent(s))) {
+    service.contexts.free(ctx);
+    throw contextMissing(ctx.num);
+  }
+  if (keepAliveMs !== undefined) {
+    service.contexts.checkKeepAlive(keepAliveMs, origins[0]?.name ?? '_all');
+    ctx.keepAliveMs = keepAliveMs;
+  }
+  ctx.lastAccessMs = nowMs;
 }
 
 /** Renders the scroll's next `size` hits and moves past them. */
@@ -156,17 +163,8 @@ export function openPit(service: SearchService, index: string, params: QueryPara
 const SHARD_DOC: SortKey = { field: '_shard_doc', order: 'asc', missing: undefined, mode: undefined, unmappedType: 'long' };
 
 function pitSearch(service: SearchService, req: SearchRequest, ref: PitReference, startedMs: number, nowMs: number): Record<string, unknown> {
-  const contexts = service.contexts;
-  const pit = contexts.pit(ref.id, nowMs);
-  if (!pit.views.every((v) => service.isCurrent(v.origin))) {
-    contexts.free(pit);
-    throw contextMissing(pit.num);
-  }
-  if (ref.keepAliveMs !== undefined) {
-    contexts.checkKeepAlive(ref.keepAliveMs, pit.views[0]?.origin.name ?? '_all');
-    pit.keepAliveMs = ref.keepAliveMs;
-  }
-  pit.lastAccessMs = nowMs;
+  const pit = service.contexts.pit(ref.id, nowMs);
+  renew(service, pit, pit.views.map((v) => v.origin), ref.keepAliveMs, nowMs);
   let sort = req.sort;
   const last = sort?.at(-1);
   if (sort !== undefined && last !== undefined && last.field !== '_shard_doc' && (req.searchAfter === undefined || req.searchAfter.length === sort.length + 1)) {

@@ -28,7 +28,7 @@ import { formatTimeValue } from './time-value.js';
  * Memory: a scroll keeps 16 bytes per hit (ordinal, score, index position) plus its sort values when it
  * sorts on fields (8 bytes a hit per numeric key, see ScrollHits); a point in time keeps nothing until its index is written, then one copy of that
  * index's in-memory index; both keep the `_source` of documents updated or deleted while they are
- * open. See /work/wt/s-scroll-README.md for measured figures.
+ * open. README.md (search, "Scroll and point in time") has measured figures.
  */
 
 /** ES's default `search.max_open_scroll_context`. */
@@ -202,10 +202,8 @@ export class SearchContexts {
     this.sweep(nowMs);
     for (const s of states) {
       const p = this.pins.get(s);
-      const last = p?.views.at(-1);
-      // A new view is needed as below (a mapping change needs one too): each becomes a copy.
-      const needsView = last === undefined || last.frozen || last.mappings !== s.mappings;
-      if (p !== undefined && p.views.length >= MAX_PIT_COPIES_PER_INDEX && needsView) {
+      // Each new view becomes a copy at the next write.
+      if (p !== undefined && p.views.length >= MAX_PIT_COPIES_PER_INDEX && sharedView(p, s) === undefined) {
         throw errors.illegalArgument(
           `Trying to open a point in time over [${s.name}] which already has [${MAX_PIT_COPIES_PER_INDEX}] points in time taken at different times ` +
             '(each keeps a copy of the index): close one, or let one expire, first',
@@ -214,9 +212,8 @@ export class SearchContexts {
     }
     const views = states.map((s) => {
       const p = this.pin(s);
-      // Points in time opened since the last write see the same index: they share its copy.
-      let view = p.views.at(-1);
-      if (view === undefined || view.frozen || view.mappings !== s.mappings) {
+      let view = sharedView(p, s);
+      if (view === undefined) {
         view = new PitView(s, s.mappings);
         p.views.push(view);
       }
@@ -373,6 +370,15 @@ export class SearchContexts {
     }
     return ctx;
   }
+}
+
+/**
+ * The view a point in time opened now over `s` shares: the newest one, when no write (and no
+ * mapping change) came since it was taken; undefined when a new one is needed.
+ */
+function sharedView(p: IndexPins, s: IndexState): PitView | undefined {
+  const last = p.views.at(-1);
+  return last === undefined || last.frozen || last.mappings !== s.mappings ? undefined : last;
 }
 
 function expired(ctx: Context, nowMs: number): boolean {
