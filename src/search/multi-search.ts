@@ -2,6 +2,7 @@ import { errors, SearchError } from './errors.js';
 import { parseJsonBody } from './json-render.js';
 import { intParam, parseSearchRequest, type QueryParams, type SearchRequest } from './search-request.js';
 import type { SearchService } from './search-service.js';
+import { boolParam } from './write-conditions.js';
 
 /**
  * The multi-search API (`_msearch`): NDJSON header/body line pairs read as ES's MultiSearchRequest
@@ -46,15 +47,6 @@ function headerBool(key: string, v: unknown): boolean {
   throw errors.illegalArgument(`Could not convert [${key}] to boolean`);
 }
 
-/** A URL boolean as ES's paramAsBoolean reads it (absent: `fallback`). */
-function urlBool(params: QueryParams, name: string, fallback: boolean): boolean {
-  const v = params[name];
-  if (v === undefined) return fallback;
-  if (v === '' || v === 'true') return true;
-  if (v === 'false') return false;
-  throw errors.notBoolean(v);
-}
-
 /** Index names in a header: a list, or a comma-separated string. */
 function headerIndices(v: unknown): string {
   const parts = Array.isArray(v) ? v.map((x) => String(x)) : String(v).split(',');
@@ -68,8 +60,8 @@ function headerIndices(v: unknown): string {
 export function parseMultiSearch(body: string, index: string | undefined, params: QueryParams): MultiSearchItem[] {
   const max = intParam(params, 'max_concurrent_searches');
   if (max !== undefined && max < 1) throw errors.illegalArgument('maxConcurrentSearchRequests must be positive');
-  const defaultIgnore = urlBool(params, 'ignore_unavailable', false);
-  const defaultAllowNone = urlBool(params, 'allow_no_indices', true);
+  const defaultIgnore = boolParam(params.ignore_unavailable, false);
+  const defaultAllowNone = boolParam(params.allow_no_indices, true);
   // Only the response-rendering parameter reaches each search's parser.
   const searchParams: QueryParams = params.rest_total_hits_as_int === undefined ? {} : { rest_total_hits_as_int: params.rest_total_hits_as_int };
   const items: MultiSearchItem[] = [];

@@ -1,4 +1,4 @@
-import { SearchError } from './errors.js';
+import { errors } from './errors.js';
 
 /**
  * Elasticsearch's time values (`1m`, `30s`, `500ms`): how ES reads a keep-alive (TimeValue
@@ -17,8 +17,6 @@ const UNITS: readonly (readonly [suffix: string, ms: number])[] = [
   ['d', 86_400_000],
 ];
 
-const parseError = (reason: string) => new SearchError(400, { type: 'parse_exception', reason });
-
 /**
  * The milliseconds of `text` read as the setting or parameter `name` (named in the errors). ES
  * takes `-1` and `0` without a unit; every other value needs one, and fractions are refused.
@@ -29,21 +27,18 @@ export function parseTimeValue(text: string, name: string): number {
     if (!normalized.endsWith(suffix)) continue;
     const digits = normalized.slice(0, normalized.length - suffix.length).trim();
     if (!/^[+-]?\d+$/.test(digits)) {
-      if (digits !== '' && Number.isFinite(Number(digits))) throw parseError(`failed to parse [${text}], fractional time values are not supported`);
-      throw parseError(`failed to parse [${text}]`);
+      if (digits !== '' && Number.isFinite(Number(digits))) throw errors.parse(`failed to parse [${text}], fractional time values are not supported`);
+      throw errors.parse(`failed to parse [${text}]`);
     }
     const value = Number(digits);
     if (value < -1) {
-      throw new SearchError(400, {
-        type: 'illegal_argument_exception',
-        reason: `failed to parse setting [${name}] with value [${text}] as a time value: negative durations are not supported`,
-      });
+      throw errors.illegalArgument(`failed to parse setting [${name}] with value [${text}] as a time value: negative durations are not supported`);
     }
     return value * ms;
   }
   if (normalized === '-1') return -1;
   if (normalized === '0') return 0;
-  throw parseError(`failed to parse setting [${name}] with value [${text}] as a time value: unit is missing or unrecognized`);
+  throw errors.parse(`failed to parse setting [${name}] with value [${text}] as a time value: unit is missing or unrecognized`);
 }
 
 /**

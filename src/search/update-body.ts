@@ -13,8 +13,6 @@ import { checkPrimaryTerm, checkSeqNo, longField, NO_CONDITIONS, type WriteCondi
  * field) or its value (for a wrong type) starts, as Jackson reports it.
  */
 
-/** Jackson's token names, as ES's messages print them. */
-
 /** The fields UpdateRequest's parser declares and the tokens each takes (ObjectParser.ValueType). */
 const FIELDS: ReadonlyMap<string, readonly JsonToken[]> = new Map<string, readonly JsonToken[]>([
   ['script', ['START_OBJECT', 'VALUE_STRING']],

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { continueScroll, openPit } from '../context-search.js';
 import { errors } from '../errors.js';
 import { jsonBody, queryOf, rawBody, sendJson, type Params } from '../http-io.js';
+import { jsonToken } from '../json-members.js';
 import type { SearchService } from '../search-service.js';
 import { parseTimeValue } from '../time-value.js';
 import { checkParams, CLEAR_SCROLL_PARAMS, CLOSE_PIT_PARAMS, OPEN_PIT_PARAMS, SCROLL_PARAMS } from '../url-params.js';
@@ -113,6 +114,5 @@ function objectBody(req: FastifyRequest): Record<string, unknown> | undefined {
 
 /** SearchScrollRequest / ClearScrollRequest: a body member they do not read. */
 function unknownBodyParameter(name: string, value: unknown): Error {
-  const token = Array.isArray(value) ? 'START_ARRAY' : value === null ? 'VALUE_NULL' : typeof value === 'object' ? 'START_OBJECT' : typeof value === 'string' ? 'VALUE_STRING' : typeof value === 'number' ? 'VALUE_NUMBER' : 'VALUE_BOOLEAN';
-  return errors.illegalArgument(`Unknown parameter [${name}] in request body or parameter is of the wrong type[${token}] `);
+  return errors.illegalArgument(`Unknown parameter [${name}] in request body or parameter is of the wrong type[${jsonToken(value)}] `);
 }
