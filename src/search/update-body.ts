@@ -1,4 +1,4 @@
-import { distance } from 'fastest-levenshtein';
+import { similarNames } from './did-you-mean.js';
 import { errors } from './errors.js';
 import { jsonToken, objectMembers, textLocation, type JsonToken } from './json-members.js';
 import { checkPrimaryTerm, checkSeqNo, longField, NO_CONDITIONS, type WriteConditions } from './write-conditions.js';
@@ -37,14 +37,11 @@ function tokenAt(c: string | undefined): JsonToken {
   return c === 'n' ? 'VALUE_NULL' : 'VALUE_NUMBER';
 }
 
-/** ES's SuggestingErrorOnUnknown: the declared fields over 0.5 similar (Lucene's Levenshtein), best first. */
+/** ES's SuggestingErrorOnUnknown over the declared fields (see similarNames). */
 function suggestion(field: string): string {
-  const scored = [...FIELDS.keys()]
-    .map((k) => ({ k, s: 1 - distance(field, k) / Math.max(field.length, k.length) }))
-    .filter((x) => x.s > 0.5)
-    .sort((a, b) => b.s - a.s || (a.k < b.k ? -1 : 1));
-  if (scored.length === 0) return '';
-  return scored.length === 1 ? ` did you mean [${scored[0]?.k}]?` : ` did you mean any of [${scored.map((x) => x.k).join(', ')}]?`;
+  const close = similarNames(field, FIELDS.keys());
+  if (close.length === 0) return '';
+  return close.length === 1 ? ` did you mean [${close[0]}]?` : ` did you mean any of [${close.join(', ')}]?`;
 }
 
 /** What an update body says, once checked (see parseUpdateBody). */

@@ -1,4 +1,4 @@
-import { distance } from 'fastest-levenshtein';
+import { similarNames } from './did-you-mean.js';
 import { errors } from './errors.js';
 
 /**
@@ -57,10 +57,6 @@ export const OPEN_PIT_PARAMS: ReadonlySet<string> = new Set([
 /** What closing a point in time reads. */
 export const CLOSE_PIT_PARAMS: ReadonlySet<string> = new Set(GLOBAL);
 
-function similarity(a: string, b: string): number {
-  return 1 - distance(a, b) / Math.max(a.length, b.length);
-}
-
 /**
  * Throws ES's illegal_argument_exception when `params` holds a name not in `known`. `url` is the
  * request's path, with or without its query string (cut off here, only when there is an error).
@@ -72,11 +68,7 @@ export function checkParams(url: string, params: Readonly<Record<string, unknown
   const path = url.split('?')[0] ?? url;
   const invalid = Object.keys(params).filter((p) => !known.has(p)).sort();
   const parts = invalid.map((p) => {
-    const close = [...known]
-      .map((k) => ({ k, s: similarity(p, k) }))
-      .filter((c) => c.s > 0.5)
-      .sort((x, y) => y.s - x.s || (x.k < y.k ? -1 : x.k > y.k ? 1 : 0))
-      .map((c) => c.k);
+    const close = similarNames(p, known);
     if (close.length === 0) return `[${p}]`;
     return `[${p}] -> did you mean ${close.length === 1 ? `[${close[0]}]` : `any of [${close.join(', ')}]`}?`;
   });
