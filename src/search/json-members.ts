@@ -26,6 +26,16 @@ export function jsonToken(v: unknown): JsonToken {
   }
 }
 
+/**
+ * `obj[key] = value` as an own, enumerable field, a key named `__proto__` included: JSON.parse
+ * makes such a key an own field, and a plain assignment would set the object's prototype instead
+ * (losing the field, or writing onto Object.prototype through it).
+ */
+export function setMember(obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
+}
+
 export interface JsonMember {
   /** The key, unescaped. */
   readonly key: string;

@@ -1,5 +1,6 @@
 import { compileDateFormat, DEFAULT_DATE_FORMAT, isDetectedDate, parseDate, type DateFormat } from './date-format.js';
 import { errors } from './errors.js';
+import { setMember } from './json-members.js';
 
 export { parseDate };
 
@@ -105,12 +106,12 @@ export class Mappings {
         const key = parts[i] as string;
         // Own fields only: `props[key] ??= …` with a field named __proto__ wrote `properties` onto
         // Object.prototype (every object in the process then had one).
-        if (!Object.hasOwn(props, key) || props[key] == null) defineField(props, key, { properties: {} });
+        if (!Object.hasOwn(props, key) || props[key] == null) setMember(props, key, { properties: {} });
         const existing = props[key] as Record<string, unknown>;
         if (!Object.hasOwn(existing, 'properties') || existing.properties == null) existing.properties = {};
         props = existing.properties as Record<string, unknown>;
       }
-      defineField(props, parts[parts.length - 1] as string, def);
+      setMember(props, parts[parts.length - 1] as string, def);
     }
     const fields = new Map<string, FieldDef>();
     // Lenient: the existing properties were checked when they came in (or are stored ones), and
@@ -315,9 +316,4 @@ export function parseBool(value: unknown): boolean | undefined {
   if (value === true || value === 'true') return true;
   if (value === false || value === 'false' || value === '') return false;
   return undefined;
-}
-
-/** `obj[key] = value` as an own field, `__proto__` included (an assignment would set the prototype). */
-function defineField(obj: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
 }

@@ -1,4 +1,5 @@
 import { globMatch } from './glob.js';
+import { setMember } from './json-members.js';
 import { RawJson } from './json-render.js';
 
 /**
@@ -168,15 +169,6 @@ function plain(value: unknown): unknown {
   return value;
 }
 
-/**
- * `out[k] = v`, except for a field named `__proto__` (an own field after JSON.parse), which an
- * assignment would turn into the object's prototype, losing the field.
- */
-function setField(out: Record<string, unknown>, k: string, v: unknown): void {
-  if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-  else out[k] = v;
-}
-
 /** Filters `value`, which a path reaches but does not end at (`active`: where the paths stand). */
 function filterPartial(raw: unknown, active: readonly PathNode[], inclusive: boolean): unknown {
   const value = plain(raw);
@@ -201,14 +193,14 @@ function filterPartial(raw: unknown, active: readonly PathNode[], inclusive: boo
       const s = step(k, active);
       if (s === MATCHED || s === UNMATCHED) {
         if ((s === MATCHED) === inclusive) {
-          setField(out, k, v);
+          setMember(out, k, v);
           kept++;
         }
         continue;
       }
       const r = filterPartial(v, s, inclusive);
       if (r !== OMIT) {
-        setField(out, k, r);
+        setMember(out, k, r);
         kept++;
       }
     }

@@ -1,4 +1,5 @@
 import { globMatch } from './glob.js';
+import { setMember } from './json-members.js';
 
 /** `_source` filtering: includes and excludes with `*` wildcards on dotted paths. */
 
@@ -9,9 +10,9 @@ export interface SourceFilter {
   readonly excludes: readonly string[];
 }
 
-/** Each pattern as a test of a dotted path (globMatch: a RegExp of `.*` runs backtracks exponentially). */
-function compile(patterns: readonly string[]): { test(path: string): boolean }[] {
-  return patterns.map((p) => ({ test: (path: string) => globMatch(p, path) }));
+/** Whether a pattern matches the dotted path (globMatch: a RegExp of `.*` runs backtracks exponentially). */
+function matchesAny(patterns: readonly string[], path: string): boolean {
+  return patterns.some((p) => globMatch(p, path));
 }
 
 /** True when nothing is filtered, so the stored JSON text can be sent as is. */
@@ -24,21 +25,21 @@ export function isIdentity(filter: SourceFilter): boolean {
  * an include, or when an include names something below it (objects are walked into); excludes win.
  */
 export function filterSource(source: unknown, filter: SourceFilter): unknown {
-  const inc = compile(filter.includes);
-  const exc = compile(filter.excludes);
+  const inc = filter.includes;
+  const exc = filter.excludes;
   const walk = (value: unknown, path: string, included: boolean): unknown => {
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
       const out: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
         const p = path === '' ? k : `${path}.${k}`;
-        if (exc.some((r) => r.test(p))) continue;
-        const selfIncluded = included || inc.length === 0 || inc.some((r) => r.test(p));
+        if (matchesAny(exc, p)) continue;
+        const selfIncluded = included || inc.length === 0 || matchesAny(inc, p);
         const isObj = v !== null && typeof v === 'object';
         if (!selfIncluded && !isObj) continue;
         const child = walk(v, p, selfIncluded);
         if (!selfIncluded && isObj && !Array.isArray(v) && Object.keys(child as object).length === 0) continue;
         if (!selfIncluded && Array.isArray(v) && (child as unknown[]).length === 0) continue;
-        out[k] = child;
+        setMember(out, k, child);
       }
       return out;
     }

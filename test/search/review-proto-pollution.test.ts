@@ -33,4 +33,14 @@ describe('a field named __proto__', () => {
     const mapping = await h.app.inject({ method: 'GET', url: '/p/_mapping' });
     expect(mapping.body).toBe('{"p":{"mappings":{"properties":{"__proto__":{"properties":{"x":{"type":"long"}}},"a":{"type":"long"}}}}}');
   });
+
+  it('survives _source filtering (the get API and _search), as it survives filter_path', async () => {
+    // filterSource wrote `out[k] = v`, which for __proto__ set the prototype and lost the field.
+    const get = await h.app.inject({ method: 'GET', url: '/p/_doc/1?_source_includes=__proto__,a' });
+    expect(get.statusCode).toBe(200);
+    expect(JSON.parse(get.body)._source).toEqual(JSON.parse('{"__proto__":{"x":1},"a":1}'));
+    expect(Object.keys(JSON.parse(get.body)._source as object)).toEqual(['__proto__', 'a']);
+    const search = await h.app.inject({ method: 'POST', url: '/p/_search', headers: json, payload: '{"_source":["__proto__.*"]}' });
+    expect(search.body).toContain('"_source":{"__proto__":{"x":1}}');
+  });
 });
