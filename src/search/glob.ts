@@ -1,7 +1,7 @@
 /**
  * Elasticsearch's simple glob (`Glob.globMatch`): `*` matches any run of characters (none
- * included), every other character itself. Used for `filter_path` segments and `_source`
- * include/exclude patterns.
+ * included), every other character itself. Used for `filter_path` segments, `_source`
+ * include/exclude patterns, index name expressions and query field patterns.
  *
  * Matched by hand, retrying only from the last star seen, so a match takes at most
  * length x pattern steps. A RegExp with a `.*` per star backtracks exponentially instead:

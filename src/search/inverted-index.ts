@@ -193,20 +193,7 @@ export class TextField {
       this.addRepeat(ord);
       return;
     }
-    let length = 0;
-    for (const v of values) {
-      // Short values cost less through charCodeAt than calls into native lowercasing and encoding.
-      if (v.length < MIN_BYTES_PATH || v.length > MAX_BYTES_PATH) {
-        length += scanTokens(v, this.onToken);
-        continue;
-      }
-      if (v.length > this.scratch.length) {
-        this.scratch = new Uint8Array(v.length * 2);
-        this.tokenBatch = new Int32Array(batchSize(this.scratch.length));
-      }
-      const n = loweredAsciiBytes(v, this.scratch);
-      length += n < 0 ? scanTokens(v, this.onToken) : this.addBytes(n);
-    }
+    const length = this.tokenize(values);
     const norm = length === 0 ? 0 : intToByte4(length);
     if (this.touchedFreqs.length < this.touched.length) this.touchedFreqs = new Int32Array(this.touched.length);
     this.postings.flushPending(this.touched, this.touchedCount, ord, norm, this.touchedFreqs);
@@ -223,6 +210,28 @@ export class TextField {
     }
     this.touchedCount = 0;
     this.countDoc(ord, norm, length);
+  }
+
+  /**
+   * Tokenizes a document's values into its term ids: counted for the document, or appended to the
+   * batch when batching (onToken, addBytes / emitBytes); returns the number of tokens.
+   */
+  private tokenize(values: readonly string[]): number {
+    let length = 0;
+    for (const v of values) {
+      // Short values cost less through charCodeAt than calls into native lowercasing and encoding.
+      if (v.length < MIN_BYTES_PATH || v.length > MAX_BYTES_PATH) {
+        length += scanTokens(v, this.onToken);
+        continue;
+      }
+      if (v.length > this.scratch.length) {
+        this.scratch = new Uint8Array(v.length * 2);
+        this.tokenBatch = new Int32Array(batchSize(this.scratch.length));
+      }
+      const n = loweredAsciiBytes(v, this.scratch);
+      length += n < 0 ? scanTokens(v, this.onToken) : this.batching ? this.emitBytes(n) : this.addBytes(n);
+    }
+    return length;
   }
 
   /** `add` in batch mode: the tokens go to the batch (see batching). */
@@ -246,19 +255,7 @@ export class TextField {
     }
     this.batchOrd = ord;
     const from = this.batchCount;
-    let length = 0;
-    for (const v of values) {
-      if (v.length < MIN_BYTES_PATH || v.length > MAX_BYTES_PATH) {
-        length += scanTokens(v, this.onToken);
-        continue;
-      }
-      if (v.length > this.scratch.length) {
-        this.scratch = new Uint8Array(v.length * 2);
-        this.tokenBatch = new Int32Array(batchSize(this.scratch.length));
-      }
-      const n = loweredAsciiBytes(v, this.scratch);
-      length += n < 0 ? scanTokens(v, this.onToken) : this.emitBytes(n);
-    }
+    const length = this.tokenize(values);
     if (single !== undefined && single.length <= MAX_REPEAT_LENGTH) {
       const count = this.batchCount - from;
       if (count > this.repeatTokens.length) this.repeatTokens = new Int32Array(Math.max(count, this.repeatTokens.length * 2));
