@@ -399,26 +399,12 @@ export class KeywordTerms {
   intern(value: string): number {
     if (value === this.lastValue) return this.lastId;
     const h = hashValue(value, this.seed);
-    const table = this.table;
-    const mask = this.mask;
-    const texts = this.texts;
-    let slot = h & mask;
-    let id = -1;
-    for (;;) {
-      const sh = table[2 * slot] as number;
-      if (sh === 0) break;
-      if (sh === h && texts[table[2 * slot + 1] as number] === value) {
-        id = table[2 * slot + 1] as number;
-        break;
-      }
-      slot = (slot + 1) & mask;
-    }
-    if (id < 0) {
+    const slot = this.probe(value, h);
+    let id: number;
+    if (slot >= 0) id = this.table[2 * slot + 1] as number;
+    else {
       id = this.postings.newTerm();
-      texts.push(value);
-      table[2 * slot] = h;
-      table[2 * slot + 1] = id;
-      if (texts.length * 2 > mask) this.grow();
+      this.add(~slot, h, value, id);
     }
     this.lastValue = value;
     this.lastId = id;
@@ -427,31 +413,47 @@ export class KeywordTerms {
 
   /** The id of `value`, or -1. */
   get(value: string): number {
-    const h = hashValue(value, this.seed);
+    const slot = this.probe(value, hashValue(value, this.seed));
+    return slot >= 0 ? (this.table[2 * slot + 1] as number) : -1;
+  }
+
+  /** The slot holding `value` (hash `h`), or ~(the empty slot where it would go). */
+  private probe(value: string, h: number): number {
     const table = this.table;
-    let slot = h & this.mask;
-    for (;;) {
+    const mask = this.mask;
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
       const sh = table[2 * slot] as number;
-      if (sh === 0) return -1;
-      if (sh === h && this.texts[table[2 * slot + 1] as number] === value) return table[2 * slot + 1] as number;
-      slot = (slot + 1) & this.mask;
+      if (sh === 0) return ~slot;
+      if (sh === h && this.texts[table[2 * slot + 1] as number] === value) return slot;
     }
+  }
+
+  /** The first empty slot from `h`'s (a value known to be new). */
+  private emptySlot(h: number): number {
+    let slot = h & this.mask;
+    while (this.table[2 * slot] !== 0) slot = (slot + 1) & this.mask;
+    return slot;
+  }
+
+  /** Records new value `value`, term `id` (its position in `texts`), in empty slot `slot`; grows the table when half full. */
+  private add(slot: number, h: number, value: string, id: number): void {
+    this.table[2 * slot] = h;
+    this.table[2 * slot + 1] = id;
+    this.texts.push(value);
+    if (this.texts.length * 2 > this.mask) this.grow();
   }
 
   private grow(): void {
     const old = this.table;
-    const table = new Int32Array(old.length * 2);
-    const mask = (table.length >> 1) - 1;
+    this.table = new Int32Array(old.length * 2);
+    this.mask = (this.table.length >> 1) - 1;
     for (let i = 0; i < old.length; i += 2) {
       const h = old[i] as number;
       if (h === 0) continue;
-      let slot = h & mask;
-      while (table[2 * slot] !== 0) slot = (slot + 1) & mask;
-      table[2 * slot] = h;
-      table[2 * slot + 1] = old[i + 1] as number;
+      const slot = this.emptySlot(h);
+      this.table[2 * slot] = h;
+      this.table[2 * slot + 1] = old[i + 1] as number;
     }
-    this.table = table;
-    this.mask = mask;
   }
 
   keys(): IterableIterator<string> {
@@ -461,14 +463,8 @@ export class KeywordTerms {
   /** Fills a new dictionary from the texts of a snapshot (ids are positions; the store holds them already). */
   restoreTexts(texts: readonly string[]): void {
     for (const t of texts) {
-      const id = this.texts.length;
-      this.texts.push(t);
       const h = hashValue(t, this.seed);
-      let slot = h & this.mask;
-      while (this.table[2 * slot] !== 0) slot = (slot + 1) & this.mask;
-      this.table[2 * slot] = h;
-      this.table[2 * slot + 1] = id;
-      if (this.texts.length * 2 > this.mask) this.grow();
+      this.add(this.emptySlot(h), h, t, this.texts.length);
     }
   }
 
