@@ -290,7 +290,7 @@ export function matchTopK(
  * does the work.
  */
 function pastEndScan(terms: readonly Term[], live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena, avgdl: number, stopAbove: number): { total: number; maxScore: number } {
-  if (terms.length === 2) return pastEndTwo(terms[0] as Term, terms[1] as Term, live, norms, cache, arena, avgdl, stopAbove);
+  if (terms.length === 2) return pastEndTwo(terms, live, norms, cache, arena, avgdl, stopAbove);
   const words = (live.length >>> 5) + 1;
   const seen = arena.int32(words).fill(0);
   const shared = arena.int32(words).fill(0);
@@ -314,11 +314,7 @@ function pastEndScan(terms: readonly Term[], live: Uint8Array, norms: Uint8Array
   }
   const total = sumDocFreq - overlap;
   if (total > stopAbove) return { total: -1, maxScore: Number.NaN };
-  let best = -Infinity;
-  for (const t of terms) {
-    const s = bestScore(t, live, norms, cache, arena, avgdl);
-    if (s > best) best = s;
-  }
+  let best = bestTermScore(terms, live, norms, cache, arena, avgdl);
   if (overlap === 0) return { total, maxScore: best };
   // The shared documents in ordinal order.
   const docs = arena.int32(overlap);
@@ -353,17 +349,25 @@ function pastEndScan(terms: readonly Term[], live: Uint8Array, norms: Uint8Array
 }
 
 /** pastEndScan for two terms (most queries): mergeTwo, which does not need the bit sets' second pass. */
-function pastEndTwo(a: Term, b: Term, live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena, avgdl: number, stopAbove: number): { total: number; maxScore: number } {
+function pastEndTwo(terms: readonly Term[], live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena, avgdl: number, stopAbove: number): { total: number; maxScore: number } {
+  const a = terms[0] as Term;
+  const b = terms[1] as Term;
   const shared = mergeTwo(a, b, live, norms, cache);
   const total = a.store.docFreq(a.id) + b.store.docFreq(b.id) - shared.overlap;
   if (total > stopAbove) return { total: -1, maxScore: Number.NaN };
+  let best = bestTermScore(terms, live, norms, cache, arena, avgdl);
+  if (shared.bestSum !== -Infinity && Math.fround(shared.bestSum) > best) best = Math.fround(shared.bestSum);
+  return { total, maxScore: best };
+}
+
+/** The best of the terms' own best scores (see bestScore): what a document of one term can reach. */
+function bestTermScore(terms: readonly Term[], live: Uint8Array, norms: Uint8Array, cache: Float32Array, arena: ScratchArena, avgdl: number): number {
   let best = -Infinity;
-  for (const t of [a, b]) {
+  for (const t of terms) {
     const s = bestScore(t, live, norms, cache, arena, avgdl);
     if (s > best) best = s;
   }
-  if (shared.bestSum !== -Infinity && Math.fround(shared.bestSum) > best) best = Math.fround(shared.bestSum);
-  return { total, maxScore: best };
+  return best;
 }
 
 /** What a merge of postings found in the live documents of two terms or more. */
