@@ -1,7 +1,7 @@
 import { float32ForJson } from './bm25.js';
 import { errors } from './errors.js';
 import { contextMissing, sortColumnsOf, sortValuesAt, type PitContext, type ScrollContext, type ScrollHits } from './search-contexts.js';
-import { renderHit, type Candidate, type SearchEnv } from './search-phase.js';
+import { renderHit, sortsByScore, type Candidate, type SearchEnv } from './search-phase.js';
 import type { PitReference, QueryParams, SearchRequest, SortKey } from './search-request.js';
 import type { IndexState, SearchService } from './search-service.js';
 import { parseTimeValue } from './time-value.js';
@@ -123,8 +123,7 @@ function renderBatch(service: SearchService, ctx: ScrollContext): { rendered: un
   const start = ctx.next;
   const end = Math.min(start + req.size, ords.length);
   ctx.next = end;
-  const sortByScore = req.sort === undefined || (req.sort.length === 1 && req.sort[0]?.field === '_score' && req.sort[0].order === 'desc');
-  const showScore = sortByScore || req.trackScores;
+  const showScore = sortsByScore(req) || req.trackScores;
   // renderHit asks for a source by id: the hit being rendered says which ordinal (and so which
   // version of the document) that is.
   let ord = 0;

@@ -38,6 +38,11 @@ const FAST_WINDOW = 128;
 // Long.MAX_VALUE as the nearest double (the exact text is written with RawJson).
 const LONG_MAX = 2 ** 63;
 
+/** Whether hits go in relevance order: no sort, or `_score` descending alone. */
+export function sortsByScore(req: SearchRequest): boolean {
+  return req.sort === undefined || (req.sort.length === 1 && req.sort[0]?.field === '_score' && req.sort[0].order === 'desc');
+}
+
 /** One hit of a search before it is rendered: its index (and position), ordinal, score and sort values. */
 export interface Candidate {
   readonly state: IndexState;
@@ -57,7 +62,7 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
   const from = capture === undefined ? req.from : 0;
   const size = capture === undefined ? req.size : states.reduce((n, s) => n + s.index.liveCount, 0);
   const end = from + size;
-  const sortByScore = req.sort === undefined || (req.sort.length > 0 && req.sort[0]?.field === '_score' && req.sort[0].order === 'desc' && req.sort.length === 1);
+  const sortByScore = sortsByScore(req);
   const scored = sortByScore || req.trackScores || (req.sort?.some((k) => k.field === '_score') ?? false);
   const perIndex: Candidate[][] = [];
   let total = 0;
