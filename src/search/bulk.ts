@@ -1,11 +1,11 @@
 import { errors, idTooLong, MAX_ID_BYTES, type SearchError } from './errors.js';
 import {
-  boolField, casProblems, checkPrimaryTerm, checkSeqNo, indexProblems, longField, MATCH_ANY, parseVersionType, UNASSIGNED_PRIMARY_TERM, UNASSIGNED_SEQ_NO, updateProblems,
+  boolField, casProblems, checkPrimaryTerm, checkSeqNo, indexProblems, longField, MATCH_ANY, parseVersionType, UNASSIGNED_PRIMARY_TERM, UNASSIGNED_SEQ_NO,
   type VersionType, type WriteConditions,
 } from './write-conditions.js';
 import { parseJsonBody } from './json-render.js';
 import { objectMembers } from './json-members.js';
-import { parseUpdateBody, updateConditions } from './update-body.js';
+import { readUpdate } from './update-body.js';
 import type { SourceSpan } from './document-store.js';
 import type { BulkAction } from './search-service.js';
 
@@ -357,17 +357,11 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
     // ES's parser reads an update's source line at once (UpdateRequest.fromXContent): a malformed
     // one fails the whole request, unlike an index/create source, which only the shard parses.
     const updateText = lineText();
-    const u = parseUpdateBody(updateText, parseJsonBody(updateText));
-    const { docAsUpsert } = u;
-    const updateCond = updateConditions(cond, u);
+    const update = readUpdate(updateText, parseJsonBody(updateText), cond, meta.retryOnConflict);
     // UpdateRequest.validate, in its order.
     if (id === undefined || id === '') problems.push('id is missing');
-    problems.push(...updateProblems(updateCond, docAsUpsert, u.upsert, meta.retryOnConflict));
-    if (u.doc === undefined && u.script === undefined) problems.push('script or doc is missing');
-    const noop = u.detectNoop ? {} : { detectNoop: false };
-    if (index !== undefined && id !== undefined) {
-      out.push({ op: 'update', index, id, doc: u.doc, docAsUpsert, upsert: u.upsert, ...noop, ...(updateCond === undefined ? {} : { cond: updateCond }), ...alias });
-    }
+    problems.push(...update.problems);
+    if (index !== undefined && id !== undefined) out.push({ op: 'update', index, id, ...update.fields, ...alias });
   }
   if (problems.length > 0) throw errors.actionValidation(problems);
   return out;

@@ -1,7 +1,7 @@
 import { similarNames } from './did-you-mean.js';
 import { errors } from './errors.js';
 import { jsonToken, objectMembers, textLocation, type JsonToken } from './json-members.js';
-import { checkPrimaryTerm, checkSeqNo, longField, NO_CONDITIONS, type WriteConditions } from './write-conditions.js';
+import { checkPrimaryTerm, checkSeqNo, longField, NO_CONDITIONS, updateProblems, type WriteConditions } from './write-conditions.js';
 
 /**
  * The body of an update (`POST /<index>/_update/<id>`, or the line after a `_bulk` update action),
@@ -81,6 +81,36 @@ export function updateConditions(cond: WriteConditions | undefined, body: Update
   if (body.ifSeqNo === undefined && body.ifPrimaryTerm === undefined) return cond;
   const base = cond ?? NO_CONDITIONS;
   return { ...base, ifSeqNo: body.ifSeqNo ?? base.ifSeqNo, ifPrimaryTerm: body.ifPrimaryTerm ?? base.ifPrimaryTerm };
+}
+
+/** What an update carries to the service, as a bulk update action's fields. */
+export interface UpdateFields {
+  readonly doc: unknown;
+  readonly docAsUpsert: boolean;
+  readonly upsert: unknown;
+  /** Only when the body turns no-op detection off. */
+  readonly detectNoop?: false;
+  readonly cond?: WriteConditions;
+}
+
+/**
+ * An update as the update API and `_bulk` read it: the body (parsed from `text`) checked and read
+ * (parseUpdateBody), its conditions over the request's `cond`, and UpdateRequest.validate's
+ * problems after the id's, in its order (none: the update may be applied).
+ */
+export function readUpdate(text: string, value: unknown, cond: WriteConditions | undefined, retryOnConflict: number): { problems: string[]; fields: UpdateFields } {
+  const u = parseUpdateBody(text, value);
+  const c = updateConditions(cond, u);
+  const problems = updateProblems(c, u.docAsUpsert, u.upsert, retryOnConflict);
+  if (u.doc === undefined && u.script === undefined) problems.push('script or doc is missing');
+  const fields: UpdateFields = {
+    doc: u.doc,
+    docAsUpsert: u.docAsUpsert,
+    upsert: u.upsert,
+    ...(u.detectNoop ? {} : { detectNoop: false as const }),
+    ...(c === undefined ? {} : { cond: c }),
+  };
+  return { problems, fields };
 }
 
 /**

@@ -6,8 +6,8 @@ import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, 
 import { SearchService } from '../search-service.js';
 import { filterSource, isIdentity, sourceFilterFromParams } from '../source-filter.js';
 import { intParam } from '../search-request.js';
-import { parseUpdateBody, updateConditions } from '../update-body.js';
-import { boolParam, casProblems, conditionsFromQuery, INTERNAL_VERSION_OCC, updateProblems } from '../write-conditions.js';
+import { readUpdate } from '../update-body.js';
+import { boolParam, casProblems, conditionsFromQuery, INTERNAL_VERSION_OCC } from '../write-conditions.js';
 
 /** Document APIs: `_doc`, `_create`, `_update`, `_bulk`. */
 export async function documentRoutes(app: FastifyInstance, opts: { service: SearchService }): Promise<void> {
@@ -91,27 +91,10 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const { value, text } = requiredJsonBody(req);
     // UpdateRequest's parser refuses a body that is no object, unknown fields and mistyped ones
     // before any validation; the body's sequence-number conditions override the URL's.
-    const u = parseUpdateBody(text, value);
-    const { docAsUpsert } = u;
-    const cond = updateConditions(urlCond, u);
-    // UpdateRequest.validate, in its order: without a script, a partial document is required.
-    const problems = updateProblems(cond, docAsUpsert, u.upsert, retryOnConflict);
-    if (u.doc === undefined && u.script === undefined) problems.push('script or doc is missing');
+    const { problems, fields } = readUpdate(text, value, urlCond, retryOnConflict);
     if (problems.length > 0) throw errors.actionValidation(problems);
     const requireAlias = boolParam(q.require_alias, false);
-    const [item] = service.bulk([
-      {
-        op: 'update',
-        index: p.index as string,
-        id: p.id as string,
-        doc: u.doc,
-        docAsUpsert,
-        upsert: u.upsert,
-        ...(u.detectNoop ? {} : { detectNoop: false }),
-        ...(cond === undefined ? {} : { cond }),
-        requireAlias,
-      },
-    ]);
+    const [item] = service.bulk([{ op: 'update', index: p.index as string, id: p.id as string, ...fields, requireAlias }]);
     if (item === undefined) throw errors.internal();
     if ('error' in item) throw item.error;
     return sendJson(req, reply, item.outcome.result === 'created' ? 201 : 200, SearchService.writeBody(item.outcome, forcedRefresh(req)));
