@@ -1,7 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { deserialize, serialize } from 'node:v8';
 import { errors, SearchError } from './errors.js';
-import { InvertedIndex } from './inverted-index.js';
+import type { InvertedIndex } from './inverted-index.js';
 import type { Mappings } from './mapping.js';
 import type { SearchRequest } from './search-request.js';
 import type { IndexState } from './search-service.js';
@@ -102,17 +101,58 @@ export interface ScrollContext extends ContextBase {
   next: number;
 }
 
+/**
+ * What a frozen view answers for an id (the `ids` query, a hit's `_source`): the ordinal the id had
+ * at the point in time. Only `get` is meaningful (the rest of Map is empty). An ordinal below the
+ * view's that the live index still maps an id to was live then; one the live index retired since
+ * is remembered when it is retired (PitView.retire).
+ */
+class PinnedIds extends Map<string, number> {
+  /** Id → its ordinal at the point in time, for ids whose ordinal was retired since. */
+  readonly retired = new Map<string, number>();
+  constructor(
+    private readonly current: Map<string, number>,
+    private readonly maxOrd: number,
+  ) {
+    super();
+  }
+
+  override get(id: string): number | undefined {
+    const old = this.retired.get(id);
+    if (old !== undefined) return old;
+    const ord = this.current.get(id);
+    return ord !== undefined && ord < this.maxOrd ? ord : undefined;
+  }
+}
+
 /** One index as a point in time sees it. */
 export class PitView {
-  /** The index at the point in time: the live one until the first write after, then a copy. */
+  /** The index at the point in time: the live one until the first write after, then a frozen view of it. */
   index: InvertedIndex;
   frozen = false;
   refs = 0;
+  /** Ordinals the index had when the view was taken. */
+  readonly maxOrd: number;
+  private ids: PinnedIds | undefined;
   constructor(
     readonly origin: IndexState,
     readonly mappings: Mappings,
   ) {
     this.index = origin.index;
+    this.maxOrd = origin.index.maxOrd;
+  }
+
+  /** Before the first write after the view was taken: from now on it searches a frozen view (InvertedIndex.frozenView). */
+  freeze(): void {
+    if (this.frozen) return;
+    this.ids = new PinnedIds(this.origin.index.idToOrd, this.maxOrd);
+    this.index = this.origin.index.frozenView(this.ids);
+    this.frozen = true;
+  }
+
+  /** Before ordinal `ord` of the live index is retired (after freeze): the view keeps answering it for its id. */
+  retire(ord: number): void {
+    if (this.ids !== undefined && ord < this.maxOrd) this.ids.retired.set(this.origin.index.ids[ord] as string, ord);
   }
 
   /** The index state to search: the origin with the pinned index and mappings. */
@@ -325,10 +365,8 @@ export class SearchContexts {
     const p = this.pins.get(state);
     if (p === undefined) return;
     for (const v of p.views) {
-      if (!v.frozen) {
-        v.index = copyIndex(state.index);
-        v.frozen = true;
-      }
+      v.freeze();
+      if (ord !== undefined) v.retire(ord);
     }
     if (ord !== undefined && ord < p.bound && !p.retired.has(ord)) {
       const text = source();
@@ -419,9 +457,4 @@ function decodeId(id: string, kind: number): DecodedId | undefined {
   const buf = Buffer.from(id, 'base64url');
   if (buf.length !== ID_BYTES || buf[0] !== kind || buf.toString('base64url') !== id) return undefined;
   return { num: Number(buf.readBigUInt64BE(1)), secret: buf.subarray(9) };
-}
-
-/** An independent copy of an in-memory index (what a point in time searches once it changes). */
-function copyIndex(index: InvertedIndex): InvertedIndex {
-  return InvertedIndex.restore(deserialize(serialize(index.snapshot())));
 }

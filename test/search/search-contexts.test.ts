@@ -70,7 +70,7 @@ describe('SearchContexts', () => {
     expect(c.retiredSource(s, 1)).toBeUndefined();
   });
 
-  it('gives a point in time a copy of the index at the first write after it opened, shared by those opened in between', () => {
+  it('gives a point in time a frozen view of the index at the first write after it opened, shared by those opened in between', () => {
     const c = new SearchContexts();
     const s = state('a', 2);
     const p1 = c.openPit([s], 1000, 0);
