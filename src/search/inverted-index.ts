@@ -807,8 +807,14 @@ export class InvertedIndex {
  */
 function frozenPostings(store: PostingStore): PostingStore {
   const d = store.snapshot() as { meta: Int32Array };
-  return PostingStore.restore({ ...d, meta: d.meta.slice() });
+  // The records of the terms there are (not the table's spare capacity, up to half of it): a term
+  // id past them comes only from a dictionary walk (prefix, range), whose postings then read as
+  // none, or from lookup, which answers -1 for it.
+  return PostingStore.restore({ ...d, meta: d.meta.slice(0, store.termCount * RECORD_INT32S) });
 }
+
+/** Int32 slots per term record in a PostingStore (its STRIDE). */
+const RECORD_INT32S = 8;
 
 const newTextField = (): TextField => new TextField();
 const newKeywordField = (): KeywordField => new KeywordField();

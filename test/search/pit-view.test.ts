@@ -224,6 +224,8 @@ describe('InvertedIndex.frozenView', () => {
     expect(live?.docCount).toBe(501);
     expect(text?.postings.docFreq(text.lookup('red'))).toBe(2);
     expect(text?.postings.docFreq(text.lookup('fox'))).toBe(1);
+    // The last term of the view (its record the last one copied).
+    expect(text?.postings.docFreq(text.lookup('dog'))).toBe(1);
     expect(text?.lookup('w499')).toBe(-1);
     expect(live?.lookup('w499')).toBeGreaterThanOrEqual(0);
     expect(view.keyword.get('k.keyword')?.lookup('v499')).toBe(-1);
