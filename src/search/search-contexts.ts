@@ -3,6 +3,7 @@ import { errors, SearchError } from './errors.js';
 import type { InvertedIndex } from './inverted-index.js';
 import type { Mappings } from './mapping.js';
 import type { SearchRequest } from './search-request.js';
+import { ScratchArena } from './scratch-arena.js';
 import type { IndexState } from './search-service.js';
 import type { SortValue } from './sort.js';
 import { formatTimeValue } from './time-value.js';
@@ -142,6 +143,11 @@ export class PitView {
   /** Ordinals the index had when the view was taken. */
   readonly maxOrd: number;
   private ids: PinnedIds | undefined;
+  /**
+   * The frozen view's own scratch memory: the live index's arena keeps a memo map per posting
+   * store it has seen (scratch-arena.ts), and a view's stores would add maps to it for good.
+   */
+  private arena: ScratchArena | undefined;
   constructor(
     readonly origin: IndexState,
     readonly mappings: Mappings,
@@ -155,6 +161,7 @@ export class PitView {
     if (this.frozen) return;
     this.ids = new PinnedIds(this.origin.index.idToOrd, this.maxOrd);
     this.index = this.origin.index.frozenView(this.ids);
+    this.arena = new ScratchArena();
     this.frozen = true;
   }
 
@@ -165,7 +172,7 @@ export class PitView {
 
   /** The index state to search: the origin with the pinned index and mappings. */
   state(): PinnedState {
-    return { ...this.origin, index: this.index, mappings: this.mappings, origin: this.origin };
+    return { ...this.origin, index: this.index, mappings: this.mappings, arena: this.arena ?? this.origin.arena, origin: this.origin };
   }
 }
 
