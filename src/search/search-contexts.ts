@@ -31,8 +31,8 @@ import { formatTimeValue } from './time-value.js';
  * Memory: a scroll keeps 16 bytes per hit (ordinal, score, index position) plus its sort values
  * when it sorts on fields (8 bytes a hit per numeric key, see ScrollHits); a point in time keeps
  * nothing until its index is written, then its view: a byte per document plus 32 bytes per term
- * of each text and keyword field (18 MiB at 1M Debian documents, whose fields hold 394,000 terms,
- * against 545 MiB for the index), taken in 19 ms of CPU (bench/search-context-cost-probe.ts);
+ * of each text and keyword field (13.5 MiB at 1M Debian documents, whose fields hold 394,000
+ * terms, against 545 MiB for the index), taken in 20-40 ms of CPU (bench/search-context-cost-probe.ts);
  * both keep the `_source` of documents updated or deleted while they are open. README.md
  * (search, "Scroll and point in time") has measured figures.
  */
