@@ -369,11 +369,13 @@ export class TextField {
   /**
    * `values` are the document's values as its source parses now, which may hold a field mapped
    * after the document was indexed (PUT _mapping under dynamic: false): such a field never counted
-   * it, and must not uncount it. `present` stays set: the ordinal is dead for good (the index's live
-   * set says so to every reader), and a point in time taken before still sees it (frozenView).
+   * it, and must not uncount it. With `keep`, `present` stays set: the ordinal is dead for good (the
+   * index's live set says so to every reader), and a point in time taken before still sees it
+   * (frozenView).
    */
-  remove(ord: number, values: readonly string[]): void {
+  remove(ord: number, values: readonly string[], keep = false): void {
     if (this.present[ord] !== 1) return;
+    if (!keep) this.present[ord] = 0;
     const seen = new Set<number>();
     let length = 0;
     for (const v of values) length += scanTokens(v, (src, start, end, hash) => seen.add(this.terms.find(src, start, end, hash ?? hashRange(src, start, end))));
@@ -587,13 +589,23 @@ export class KeywordField {
     this.sumDocFreq += unique.length;
   }
 
+  /** Drops the values of dead ordinals (see InvertedIndex.releaseView). */
+  dropDead(live: Uint8Array): void {
+    for (const ord of this.multi.keys()) if (live[ord] !== 1) this.multi.delete(ord);
+  }
+
   /**
-   * Takes a live document out of the statistics. Its values stay: the ordinal is dead for good
-   * (every reader checks the index's live set), and a point in time taken before still sorts on
-   * and filters by them (frozenView).
+   * Takes a live document out of the statistics. With `keep` its values stay (a frozen view that
+   * holds it still sorts on and filters by them, see InvertedIndex.frozenView); without, they go,
+   * so that a multi-valued document's values do not stay in memory (and in every snapshot) for
+   * good after it is updated or deleted.
    */
-  remove(ord: number): void {
+  remove(ord: number, keep = false): void {
     const values = this.valuesOf(ord);
+    if (!keep) {
+      if (ord < this.single.length) this.single[ord] = -1;
+      this.multi.delete(ord);
+    }
     if (values === undefined) return;
     const unique = new Set(values);
     if (unique.size === 0) return;
@@ -628,10 +640,22 @@ export class NumericField {
   }
 
   /**
-   * Nothing to do: a dead ordinal's values stay (every reader checks the index's live set; a point
-   * in time taken before it died still reads them, see InvertedIndex.frozenView).
+   * Forgets a dead ordinal's values, unless `keep`: a frozen view taken before it died still reads
+   * them (see InvertedIndex.frozenView; every reader checks the index's live set).
    */
-  remove(_ord: number): void {}
+  remove(ord: number, keep = false): void {
+    if (keep) return;
+    if (ord < this.min.length) {
+      this.min[ord] = Number.NaN;
+      this.max[ord] = Number.NaN;
+    }
+    this.multi.delete(ord);
+  }
+
+  /** Drops the values of dead ordinals (see InvertedIndex.releaseView). */
+  dropDead(live: Uint8Array): void {
+    for (const ord of this.multi.keys()) if (live[ord] !== 1) this.multi.delete(ord);
+  }
 
   snapshot(): unknown {
     return { min: this.min, max: this.max, multi: this.multi };
@@ -666,6 +690,8 @@ export class InvertedIndex {
   private allLiveCache: Int32Array | undefined;
   /** Whether text postings are being batched (see beginBatch). */
   private batching = false;
+  /** Frozen views taken of this index and not released yet (frozenView, releaseView): removes keep doc values while any is. */
+  private openViews = 0;
 
   /**
    * Batches the text fields' postings of the documents added from now on (see
@@ -731,9 +757,11 @@ export class InvertedIndex {
     this.allLiveCache = undefined;
     const id = this.ids[ord] as string;
     if (this.idToOrd.get(id) === ord) this.idToOrd.delete(id);
-    doc.text.paths.forEach((path, i) => this.text.get(path)?.remove(ord, doc.text.values[i] as readonly string[]));
-    for (const path of doc.keyword.paths) this.keyword.get(path)?.remove(ord);
-    for (const path of doc.numeric.paths) this.numeric.get(path)?.remove(ord);
+    // Doc values stay only while a frozen view may read them.
+    const keep = this.openViews > 0;
+    doc.text.paths.forEach((path, i) => this.text.get(path)?.remove(ord, doc.text.values[i] as readonly string[], keep));
+    for (const path of doc.keyword.paths) this.keyword.get(path)?.remove(ord, keep);
+    for (const path of doc.numeric.paths) this.numeric.get(path)?.remove(ord, keep);
   }
 
   /** Everything needed to rebuild the index (plain data and typed arrays, for v8.serialize). */
@@ -776,6 +804,7 @@ export class InvertedIndex {
       this.endBatch();
       this.beginBatch();
     }
+    this.openViews++;
     const view = Object.assign(new InvertedIndex(), { ids: this.ids, idToOrd });
     view.viewMaxOrd = this.maxOrd;
     view.live = this.live.slice(0, this.maxOrd);
@@ -784,6 +813,16 @@ export class InvertedIndex {
     for (const [k, f] of this.keyword) view.keyword.set(k, f.frozenView());
     for (const [k, f] of this.numeric) view.numeric.set(k, f);
     return view;
+  }
+
+  /**
+   * A frozen view of this index is no longer used. When it was the last, the multi-valued doc values
+   * of the ordinals retired while views were open go (removes kept them for the views).
+   */
+  releaseView(): void {
+    if (this.openViews === 0 || --this.openViews > 0) return;
+    for (const f of this.keyword.values()) f.dropDead(this.live);
+    for (const f of this.numeric.values()) f.dropDead(this.live);
   }
 
   /** Every live ordinal, ascending (cached until the next write). */

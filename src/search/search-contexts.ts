@@ -165,6 +165,11 @@ export class PitView {
     this.frozen = true;
   }
 
+  /** The view is no longer used by any point in time: the live index may forget what it kept for it. */
+  release(): void {
+    if (this.frozen) this.origin.index.releaseView();
+  }
+
   /** Before ordinal `ord` of the live index is retired (after freeze): the view keeps answering it for its id. */
   retire(ord: number): void {
     if (this.ids !== undefined && ord < this.maxOrd) this.ids.retired.set(this.origin.index.ids[ord] as string, ord);
@@ -366,7 +371,10 @@ export class SearchContexts {
     for (const v of ctx.views) {
       v.refs--;
       const p = this.pins.get(v.origin);
-      if (v.refs === 0 && p !== undefined) p.views.splice(p.views.indexOf(v), 1);
+      if (v.refs === 0) {
+        if (p !== undefined) p.views.splice(p.views.indexOf(v), 1);
+        v.release();
+      }
       this.unpin(v.origin);
     }
   }
