@@ -785,6 +785,10 @@ export class InvertedIndex {
     for (const [k, v] of d.text) index.text.set(k, TextField.restore(v));
     for (const [k, v] of d.keyword) index.keyword.set(k, KeywordField.restore(v));
     for (const [k, v] of d.numeric) index.numeric.set(k, NumericField.restore(v));
+    // A snapshot saved while points in time were open holds the values removes kept for their
+    // views (see remove); the views did not survive the restart.
+    for (const f of index.keyword.values()) f.dropDead(index.live);
+    for (const f of index.numeric.values()) f.dropDead(index.live);
     return index;
   }
 

@@ -58,6 +58,17 @@ describe('doc values of retired ordinals', () => {
     expect(multiSizes(index)).toEqual({ keyword: 1, numeric: 1 });
   });
 
+  it('held for a view when a snapshot was taken are not restored with it', () => {
+    const index = new InvertedIndex();
+    index.add('one', parsed(0));
+    index.frozenView(new Map());
+    update(index, 0, 10);
+    expect(multiSizes(index).keyword).toBe(11);
+    const restored = InvertedIndex.restore(index.snapshot());
+    expect(multiSizes(restored)).toEqual({ keyword: 1, numeric: 1 });
+    expect(restored.keyword.get('tags')?.valuesOf(restored.idToOrd.get('one') as number)).toEqual(['a10', 'b10', 'c10']);
+  });
+
   it('are released with the point in time that froze a view (close, expiry, index deletion)', () => {
     const index = new InvertedIndex();
     index.add('one', parsed(0));
