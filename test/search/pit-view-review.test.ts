@@ -127,3 +127,38 @@ describe('a point in time over a written index (review)', () => {
     });
   }
 });
+
+describe('deleted documents without any point in time (review)', () => {
+  it('answer no query, sort or exists, before and after a restart', async () => {
+    await ok('PUT', '/r', { mappings: { properties: { only: { type: 'text' }, kw: { type: 'keyword' }, num: { type: 'long' }, keep: { type: 'keyword' } } } });
+    await ok('PUT', '/r/_doc/gone', { only: 'lonely words', kw: ['x', 'y'], num: [5, 500], keep: 'a' });
+    await ok('PUT', '/r/_doc/upd', { only: 'first words', kw: 'z', num: 7, keep: 'b' });
+    await ok('PUT', '/r/_doc/stay', { keep: 'c' });
+    await ok('DELETE', '/r/_doc/gone');
+    await ok('PUT', '/r/_doc/upd', { keep: 'b' });
+    const check = async (): Promise<void> => {
+      for (const q of [
+        { exists: { field: 'only' } },
+        { exists: { field: 'kw' } },
+        { exists: { field: 'num' } },
+        { range: { num: { gte: 0 } } },
+        { terms: { kw: ['x', 'y', 'z'] } },
+        { prefix: { only: 'w' } },
+        { match: { only: 'lonely first words' } },
+        { query_string: { query: 'kw:* OR only:w*' } },
+      ]) {
+        const res = await ok('POST', '/r/_search', { query: q });
+        expect(res.hits.total.value, JSON.stringify(q)).toBe(0);
+      }
+      const sorted = await ok('POST', '/r/_search', { query: { match_all: {} }, sort: [{ num: { order: 'desc', mode: 'max' } }, { kw: 'asc' }, 'keep'] });
+      expect(sorted.hits.hits.map((h: Body) => [h._id, h.sort])).toEqual([
+        ['upd', [-9223372036854776000, null, 'b']],
+        ['stay', [-9223372036854776000, null, 'c']],
+      ]);
+    };
+    await check();
+    await app.close();
+    app = await buildSearchApp(searchConfig(dir), { logger: pino({ level: 'silent' }), now: Date.now, requestShutdown: () => undefined });
+    await check();
+  });
+});
