@@ -322,9 +322,31 @@ export class TextField {
     return count;
   }
 
-  /** The term id of `term`, or -1 (also when no live document has it any more, see docFreq). */
+  /**
+   * The term id of `term`, or -1 (also when no live document has it any more, see docFreq). A term
+   * the field's postings do not know is one added after a frozen view was taken (frozenView): -1.
+   */
   lookup(term: string): number {
-    return this.terms.get(term);
+    const id = this.terms.get(term);
+    return id < this.postings.termCount ? id : -1;
+  }
+
+  /**
+   * This field as it is now, for a point in time (InvertedIndex.frozenView): it shares the term
+   * dictionary, the posting pool, norms and `present`, which later writes only extend (new terms,
+   * postings and ordinals past the view's, which the view's live set and term count leave out), and
+   * copies what they change: the per-term records (docFreq, posting count, score bound; 32 bytes a
+   * term) and the field's statistics.
+   */
+  frozenView(): TextField {
+    return Object.assign(new TextField(), {
+      postings: frozenPostings(this.postings),
+      terms: this.terms,
+      norms: this.norms,
+      present: this.present,
+      docCount: this.docCount,
+      sumTotalTermFreq: this.sumTotalTermFreq,
+    });
   }
 
   snapshot(): unknown {
@@ -347,11 +369,13 @@ export class TextField {
   /**
    * `values` are the document's values as its source parses now, which may hold a field mapped
    * after the document was indexed (PUT _mapping under dynamic: false): such a field never counted
-   * it, and must not uncount it.
+   * it, and must not uncount it. With `keep`, `present` stays set: the ordinal is dead for good (the
+   * index's live set says so to every reader), and a point in time taken before still sees it
+   * (frozenView).
    */
-  remove(ord: number, values: readonly string[]): void {
+  remove(ord: number, values: readonly string[], keep = false): void {
     if (this.present[ord] !== 1) return;
-    this.present[ord] = 0;
+    if (!keep) this.present[ord] = 0;
     const seen = new Set<number>();
     let length = 0;
     for (const v of values) length += scanTokens(v, (src, start, end, hash) => seen.add(this.terms.find(src, start, end, hash ?? hashRange(src, start, end))));
@@ -509,8 +533,22 @@ export class KeywordField {
     return id >= 0 || (id === -2 && (this.multi.get(ord)?.length ?? 0) > 0);
   }
 
+  /** The term id of `value`, or -1 (also for a value added after a frozen view was taken, see TextField.lookup). */
   lookup(value: string): number {
-    return this.terms.get(value);
+    const id = this.terms.get(value);
+    return id < this.postings.termCount ? id : -1;
+  }
+
+  /** This field as it is now, for a point in time: see TextField.frozenView (doc values are shared, never changed for an ordinal once written). */
+  frozenView(): KeywordField {
+    return Object.assign(new KeywordField(), {
+      postings: frozenPostings(this.postings),
+      terms: this.terms,
+      single: this.single,
+      multi: this.multi,
+      docCount: this.docCount,
+      sumDocFreq: this.sumDocFreq,
+    });
   }
 
   snapshot(): unknown {
@@ -551,10 +589,23 @@ export class KeywordField {
     this.sumDocFreq += unique.length;
   }
 
-  remove(ord: number): void {
+  /** Drops the values of dead ordinals (see InvertedIndex.releaseView). */
+  dropDead(live: Uint8Array): void {
+    for (const ord of this.multi.keys()) if (live[ord] !== 1) this.multi.delete(ord);
+  }
+
+  /**
+   * Takes a live document out of the statistics. With `keep` its values stay (a frozen view that
+   * holds it still sorts on and filters by them, see InvertedIndex.frozenView); without, they go,
+   * so that a multi-valued document's values do not stay in memory (and in every snapshot) for
+   * good after it is updated or deleted.
+   */
+  remove(ord: number, keep = false): void {
     const values = this.valuesOf(ord);
-    if (ord < this.single.length) this.single[ord] = -1;
-    this.multi.delete(ord);
+    if (!keep) {
+      if (ord < this.single.length) this.single[ord] = -1;
+      this.multi.delete(ord);
+    }
     if (values === undefined) return;
     const unique = new Set(values);
     if (unique.size === 0) return;
@@ -588,12 +639,22 @@ export class NumericField {
     if (values.length > 1) this.multi.set(ord, values);
   }
 
-  remove(ord: number): void {
+  /**
+   * Forgets a dead ordinal's values, unless `keep`: a frozen view taken before it died still reads
+   * them (see InvertedIndex.frozenView; every reader checks the index's live set).
+   */
+  remove(ord: number, keep = false): void {
+    if (keep) return;
     if (ord < this.min.length) {
       this.min[ord] = Number.NaN;
       this.max[ord] = Number.NaN;
     }
     this.multi.delete(ord);
+  }
+
+  /** Drops the values of dead ordinals (see InvertedIndex.releaseView). */
+  dropDead(live: Uint8Array): void {
+    for (const ord of this.multi.keys()) if (live[ord] !== 1) this.multi.delete(ord);
   }
 
   snapshot(): unknown {
@@ -629,6 +690,8 @@ export class InvertedIndex {
   private allLiveCache: Int32Array | undefined;
   /** Whether text postings are being batched (see beginBatch). */
   private batching = false;
+  /** Frozen views taken of this index and not released yet (frozenView, releaseView): removes keep doc values while any is. */
+  private openViews = 0;
 
   /**
    * Batches the text fields' postings of the documents added from now on (see
@@ -652,9 +715,12 @@ export class InvertedIndex {
     return field;
   }
 
+  /** Ordinals given out (a frozen view: those of the index it was taken of, then). */
   get maxOrd(): number {
-    return this.ids.length;
+    return this.viewMaxOrd < 0 ? this.ids.length : this.viewMaxOrd;
   }
+  /** A frozen view's ordinal count (its `ids` are the live index's, which grows); -1 for a live index. */
+  private viewMaxOrd = -1;
 
   /** Adds a new version of a document; the caller has removed the old one. Returns its ordinal. */
   add(id: string, doc: ParsedDoc): number {
@@ -691,9 +757,11 @@ export class InvertedIndex {
     this.allLiveCache = undefined;
     const id = this.ids[ord] as string;
     if (this.idToOrd.get(id) === ord) this.idToOrd.delete(id);
-    doc.text.paths.forEach((path, i) => this.text.get(path)?.remove(ord, doc.text.values[i] as readonly string[]));
-    for (const path of doc.keyword.paths) this.keyword.get(path)?.remove(ord);
-    for (const path of doc.numeric.paths) this.numeric.get(path)?.remove(ord);
+    // Doc values stay only while a frozen view may read them.
+    const keep = this.openViews > 0;
+    doc.text.paths.forEach((path, i) => this.text.get(path)?.remove(ord, doc.text.values[i] as readonly string[], keep));
+    for (const path of doc.keyword.paths) this.keyword.get(path)?.remove(ord, keep);
+    for (const path of doc.numeric.paths) this.numeric.get(path)?.remove(ord, keep);
   }
 
   /** Everything needed to rebuild the index (plain data and typed arrays, for v8.serialize). */
@@ -717,7 +785,48 @@ export class InvertedIndex {
     for (const [k, v] of d.text) index.text.set(k, TextField.restore(v));
     for (const [k, v] of d.keyword) index.keyword.set(k, KeywordField.restore(v));
     for (const [k, v] of d.numeric) index.numeric.set(k, NumericField.restore(v));
+    // A snapshot saved while points in time were open holds the values removes kept for their
+    // views (see remove); the views did not survive the restart.
+    for (const f of index.keyword.values()) f.dropDead(index.live);
+    for (const f of index.numeric.values()) f.dropDead(index.live);
     return index;
+  }
+
+  /**
+   * A read-only view of the index as it is now, for a point in time that must outlive later writes
+   * (search-contexts.ts). Writes only append (new ordinals, terms and postings past the view's) and
+   * retire ordinals, so the view shares the ids, the posting pools, the term dictionaries and the
+   * doc values, and copies only what a write changes below its ordinals: the live set (a byte a
+   * document), each text and keyword field's statistics and per-term records (32 bytes a term), and
+   * the field lists (a field created later has no document of the view). `idToOrd` is what the view
+   * answers for ids (the caller keeps it right as documents are retired). Costs O(documents / 8 +
+   * terms), never a copy of the postings; the view is never written.
+   */
+  frozenView(idToOrd: Map<string, number>): InvertedIndex {
+    if (this.batching) {
+      // The batched postings belong to documents the view holds.
+      this.endBatch();
+      this.beginBatch();
+    }
+    this.openViews++;
+    const view = Object.assign(new InvertedIndex(), { ids: this.ids, idToOrd });
+    view.viewMaxOrd = this.maxOrd;
+    view.live = this.live.slice(0, this.maxOrd);
+    view.liveCount = this.liveCount;
+    for (const [k, f] of this.text) view.text.set(k, f.frozenView());
+    for (const [k, f] of this.keyword) view.keyword.set(k, f.frozenView());
+    for (const [k, f] of this.numeric) view.numeric.set(k, f);
+    return view;
+  }
+
+  /**
+   * A frozen view of this index is no longer used. When it was the last, the multi-valued doc values
+   * of the ordinals retired while views were open go (removes kept them for the views).
+   */
+  releaseView(): void {
+    if (this.openViews === 0 || --this.openViews > 0) return;
+    for (const f of this.keyword.values()) f.dropDead(this.live);
+    for (const f of this.numeric.values()) f.dropDead(this.live);
   }
 
   /** Every live ordinal, ascending (cached until the next write). */
@@ -725,12 +834,30 @@ export class InvertedIndex {
     if (this.allLiveCache === undefined) {
       const out = new Int32Array(this.liveCount);
       let n = 0;
-      for (let i = 0; i < this.ids.length; i++) if (this.live[i] === 1) out[n++] = i;
+      const max = this.maxOrd;
+      for (let i = 0; i < max; i++) if (this.live[i] === 1) out[n++] = i;
       this.allLiveCache = out;
     }
     return this.allLiveCache;
   }
 }
+
+/**
+ * A PostingStore over the same posting pool with its own copy of the per-term records: postings
+ * appended later (ordinals past the view's) lie past the copied counts, and deletes change the
+ * live store's docFreq only. The pool's chunks are shared: a growing chunk is replaced by a larger
+ * copy, the old one is never written again.
+ */
+function frozenPostings(store: PostingStore): PostingStore {
+  const d = store.snapshot() as { meta: Int32Array };
+  // The records of the terms there are (not the table's spare capacity, up to half of it): a term
+  // id past them comes only from a dictionary walk (prefix, range), whose postings then read as
+  // none, or from lookup, which answers -1 for it.
+  return PostingStore.restore({ ...d, meta: d.meta.slice(0, store.termCount * RECORD_INT32S) });
+}
+
+/** Int32 slots per term record in a PostingStore (its STRIDE). */
+const RECORD_INT32S = 8;
 
 const newTextField = (): TextField => new TextField();
 const newKeywordField = (): KeywordField => new KeywordField();

@@ -1,9 +1,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { deserialize, serialize } from 'node:v8';
 import { errors, SearchError } from './errors.js';
-import { InvertedIndex } from './inverted-index.js';
+import type { InvertedIndex } from './inverted-index.js';
 import type { Mappings } from './mapping.js';
 import type { SearchRequest } from './search-request.js';
+import { ScratchArena } from './scratch-arena.js';
 import type { IndexState } from './search-service.js';
 import type { SortValue } from './sort.js';
 import { formatTimeValue } from './time-value.js';
@@ -18,17 +18,23 @@ import { formatTimeValue } from './time-value.js';
  * of retired documents stay where they are. What does change is:
  * - the stored `_source` of an id (updated or deleted in the store): the source of every retired
  *   ordinal an open context may still show is kept here (`retiredSource`), copied at the write;
- * - the live set and the statistics BM25 reads (docCount, docFreq, sums), and the doc values of
- *   retired documents: a scroll does not care (its hits, scores and sort values are computed once,
- *   when it begins), a point in time runs new queries and does. Before the first write after a
- *   point in time opens, the index it sees is copied (a v8 serialize round trip of the index's
- *   snapshot) and the point in time searches that copy from then on; until then it shares the
- *   live index. Points in time opened between the same two writes share one copy.
+ * - the live set, the statistics BM25 reads (per field docCount and sums, per term docFreq) and
+ *   each term's posting count and score bound (new postings are appended to existing terms), and
+ *   the id → ordinal map: a scroll does not care (its hits, scores and sort values are computed
+ *   once, when it begins), a point in time runs new queries and does. Before the first write after
+ *   a point in time opens, it takes a frozen view of the index (InvertedIndex.frozenView: those
+ *   copied, everything else shared, since writes only append past the view's ordinals and terms;
+ *   removes leave doc values in place) and searches that view from then on; until then it shares
+ *   the live index. Ids retired since are remembered as they are retired (PitView.retire). Points
+ *   in time opened between the same two writes share one view.
  *
- * Memory: a scroll keeps 16 bytes per hit (ordinal, score, index position) plus its sort values when it
- * sorts on fields (8 bytes a hit per numeric key, see ScrollHits); a point in time keeps nothing until its index is written, then one copy of that
- * index's in-memory index; both keep the `_source` of documents updated or deleted while they are
- * open. README.md (search, "Scroll and point in time") has measured figures.
+ * Memory: a scroll keeps 16 bytes per hit (ordinal, score, index position) plus its sort values
+ * when it sorts on fields (8 bytes a hit per numeric key, see ScrollHits); a point in time keeps
+ * nothing until its index is written, then its view: a byte per document plus 32 bytes per term
+ * of each text and keyword field (13.5 MiB at 1M Debian documents, whose fields hold 394,000
+ * terms, against 545 MiB for the index), taken in 20-40 ms of CPU (bench/search-context-cost-probe.ts);
+ * both keep the `_source` of documents updated or deleted while they are open. README.md
+ * (search, "Scroll and point in time") has measured figures.
  */
 
 /** ES's default `search.max_open_scroll_context`. */
@@ -36,10 +42,12 @@ export const MAX_OPEN_SCROLL_CONTEXT = 500;
 /** ES's default `search.max_keep_alive`: 24 hours, in milliseconds. */
 export const MAX_KEEP_ALIVE_MS = 86_400_000;
 /**
- * Index copies (see above) that points in time may hold per index at most: each is as large as
- * the index's in-memory index. Opening a point in time that would need one more is refused.
+ * Views (see above) that points in time may hold per index at most. Each costs a byte per document
+ * and 32 bytes per term (a few percent of the index; it was a whole copy of the index, capped at
+ * 4): 32 of them stay about as large as the index itself. Opening a point in time that would need
+ * one more is refused.
  */
-export const MAX_PIT_COPIES_PER_INDEX = 4;
+export const MAX_PIT_COPIES_PER_INDEX = 32;
 
 /** The hits of a scroll, in order, from the search that began it. */
 export interface ScrollHits {
@@ -102,22 +110,74 @@ export interface ScrollContext extends ContextBase {
   next: number;
 }
 
+/**
+ * What a frozen view answers for an id (the `ids` query, a hit's `_source`): the ordinal the id had
+ * at the point in time. Only `get` is meaningful (the rest of Map is empty). An ordinal below the
+ * view's that the live index still maps an id to was live then; one the live index retired since
+ * is remembered when it is retired (PitView.retire).
+ */
+class PinnedIds extends Map<string, number> {
+  /** Id → its ordinal at the point in time, for ids whose ordinal was retired since. */
+  readonly retired = new Map<string, number>();
+  constructor(
+    private readonly current: Map<string, number>,
+    private readonly maxOrd: number,
+  ) {
+    super();
+  }
+
+  override get(id: string): number | undefined {
+    const old = this.retired.get(id);
+    if (old !== undefined) return old;
+    const ord = this.current.get(id);
+    return ord !== undefined && ord < this.maxOrd ? ord : undefined;
+  }
+}
+
 /** One index as a point in time sees it. */
 export class PitView {
-  /** The index at the point in time: the live one until the first write after, then a copy. */
+  /** The index at the point in time: the live one until the first write after, then a frozen view of it. */
   index: InvertedIndex;
   frozen = false;
   refs = 0;
+  /** Ordinals the index had when the view was taken. */
+  readonly maxOrd: number;
+  private ids: PinnedIds | undefined;
+  /**
+   * The frozen view's own scratch memory: the live index's arena keeps a memo map per posting
+   * store it has seen (scratch-arena.ts), and a view's stores would add maps to it for good.
+   */
+  private arena: ScratchArena | undefined;
   constructor(
     readonly origin: IndexState,
     readonly mappings: Mappings,
   ) {
     this.index = origin.index;
+    this.maxOrd = origin.index.maxOrd;
+  }
+
+  /** Before the first write after the view was taken: from now on it searches a frozen view (InvertedIndex.frozenView). */
+  freeze(): void {
+    if (this.frozen) return;
+    this.ids = new PinnedIds(this.origin.index.idToOrd, this.maxOrd);
+    this.index = this.origin.index.frozenView(this.ids);
+    this.arena = new ScratchArena();
+    this.frozen = true;
+  }
+
+  /** The view is no longer used by any point in time: the live index may forget what it kept for it. */
+  release(): void {
+    if (this.frozen) this.origin.index.releaseView();
+  }
+
+  /** Before ordinal `ord` of the live index is retired (after freeze): the view keeps answering it for its id. */
+  retire(ord: number): void {
+    if (this.ids !== undefined && ord < this.maxOrd) this.ids.retired.set(this.origin.index.ids[ord] as string, ord);
   }
 
   /** The index state to search: the origin with the pinned index and mappings. */
   state(): PinnedState {
-    return { ...this.origin, index: this.index, mappings: this.mappings, origin: this.origin };
+    return { ...this.origin, index: this.index, mappings: this.mappings, arena: this.arena ?? this.origin.arena, origin: this.origin };
   }
 }
 
@@ -197,16 +257,16 @@ export class SearchContexts {
     return ctx;
   }
 
-  /** Opens a point in time over `states`; refused when an index holds MAX_PIT_COPIES_PER_INDEX copies. */
+  /** Opens a point in time over `states`; refused when an index holds MAX_PIT_COPIES_PER_INDEX views. */
   openPit(states: readonly IndexState[], keepAliveMs: number, nowMs: number): PitContext {
     this.sweep(nowMs);
     for (const s of states) {
       const p = this.pins.get(s);
-      // Each new view becomes a copy at the next write.
+      // Each new view is frozen at the next write (and costs memory from then on).
       if (p !== undefined && p.views.length >= MAX_PIT_COPIES_PER_INDEX && sharedView(p, s) === undefined) {
         throw errors.illegalArgument(
           `Trying to open a point in time over [${s.name}] which already has [${MAX_PIT_COPIES_PER_INDEX}] points in time taken at different times ` +
-            '(each keeps a copy of the index): close one, or let one expire, first',
+            '(each keeps a view of the index): close one, or let one expire, first',
         );
       }
     }
@@ -311,7 +371,10 @@ export class SearchContexts {
     for (const v of ctx.views) {
       v.refs--;
       const p = this.pins.get(v.origin);
-      if (v.refs === 0 && p !== undefined) p.views.splice(p.views.indexOf(v), 1);
+      if (v.refs === 0) {
+        if (p !== undefined) p.views.splice(p.views.indexOf(v), 1);
+        v.release();
+      }
       this.unpin(v.origin);
     }
   }
@@ -325,10 +388,8 @@ export class SearchContexts {
     const p = this.pins.get(state);
     if (p === undefined) return;
     for (const v of p.views) {
-      if (!v.frozen) {
-        v.index = copyIndex(state.index);
-        v.frozen = true;
-      }
+      v.freeze();
+      if (ord !== undefined) v.retire(ord);
     }
     if (ord !== undefined && ord < p.bound && !p.retired.has(ord)) {
       const text = source();
@@ -419,9 +480,4 @@ function decodeId(id: string, kind: number): DecodedId | undefined {
   const buf = Buffer.from(id, 'base64url');
   if (buf.length !== ID_BYTES || buf[0] !== kind || buf.toString('base64url') !== id) return undefined;
   return { num: Number(buf.readBigUInt64BE(1)), secret: buf.subarray(9) };
-}
-
-/** An independent copy of an in-memory index (what a point in time searches once it changes). */
-function copyIndex(index: InvertedIndex): InvertedIndex {
-  return InvertedIndex.restore(deserialize(serialize(index.snapshot())));
 }

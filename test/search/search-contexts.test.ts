@@ -70,13 +70,17 @@ describe('SearchContexts', () => {
     expect(c.retiredSource(s, 1)).toBeUndefined();
   });
 
-  it('gives a point in time a copy of the index at the first write after it opened, shared by those opened in between', () => {
+  it('gives a point in time a frozen view of the index at the first write after it opened, shared by those opened in between', () => {
     const c = new SearchContexts();
     const s = state('a', 2);
     const p1 = c.openPit([s], 1000, 0);
     const p2 = c.openPit([s], 1000, 0);
     expect(p1.views[0]?.index).toBe(s.index);
+    expect(p1.views[0]?.state().arena).toBe(s.arena);
     c.beforeWrite(s, undefined, () => undefined);
+    // A frozen view searches with scratch memory of its own: the live index's arena would keep a
+    // memo map for each of the view's posting stores after the view is gone.
+    expect(p1.views[0]?.state().arena).not.toBe(s.arena);
     s.index.add('d2', emptyParsedDoc());
     const copy = p1.views[0]?.index;
     expect(copy).not.toBe(s.index);
