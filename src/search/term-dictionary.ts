@@ -13,10 +13,11 @@ import type { PostingStore } from './posting-store.js';
  * garbage collector. Ids are dense (0, 1, …) and index the field's PostingStore;
  * term strings are made only when a query enumerates the terms (prefix, range).
  *
- * The table's hashes are the analyzer's keyed token hash (hashRange, see analyzer.ts for why it
- * is keyed: tokens come from _bulk, and a public hash let crafted tokens pile into one probe run).
- * Its key is per process and per thread, so the table is never saved (snapshot) nor shared with
- * another thread: a restore rebuilds it from the terms with this process's key.
+ * The table's hashes are the analyzer's keyed token hash (hashRange; hashBytes and hashUnits for
+ * bytes and UTF-16 units; see analyzer.ts for why it is keyed: tokens come from _bulk, and a public
+ * hash let crafted tokens pile into one probe run). Every way in must hash with those functions of
+ * this thread. Their key is per process and per thread, so the table is never saved (snapshot) nor
+ * fed hashes from another thread: a restore rebuilds it from the terms with this process's key.
  */
 /** Int32 per table slot: [hash, id, a, b] (see TermDictionary). */
 const SLOT = 4;

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hashRange, tokens } from '../../src/search/analyzer.js';
+import { hashBytes, hashRange, hashUnits, scanAsciiBytes, tokens } from '../../src/search/analyzer.js';
 import { parseDocument } from '../../src/search/document-parser.js';
 import { restoreIndices, saveIndices } from '../../src/search/index-snapshot.js';
 import { InvertedIndex, TextField } from '../../src/search/inverted-index.js';
@@ -141,5 +142,24 @@ describe('term dictionary under crafted tokens', () => {
     restoredIndex?.add('x', parsed.doc);
     expect(restored?.terms.get('fresh')).toBe(a?.terms.size);
     expect(restored?.terms.get(crafted[5] ?? '')).toBe(a?.terms.get(crafted[5] ?? ''));
+  });
+
+  it('hashRange, hashBytes, hashUnits and the scanners\' inline hash agree (one keyed hash, several sources)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('a', 'z', '0', '9', '_', 'é', '日', '\u2c30', '\uac30'), minLength: 1, maxLength: 20 }), (t) => {
+        const units = Uint16Array.from(` ${t}`, (c) => c.charCodeAt(0));
+        const h = hashRange(t, 0, t.length);
+        expect(hashUnits(units, 1, 1 + t.length)).toBe(h);
+        if (/^[a-z0-9_]+$/.test(t)) {
+          const bytes = Uint8Array.from(` ${t} `, (c) => c.charCodeAt(0));
+          expect(hashBytes(bytes, 1, 1 + t.length)).toBe(h);
+          const out = new Int32Array(3 * bytes.length + 3);
+          if (/[a-z0-9]/.test(t)) {
+            expect(scanAsciiBytes(bytes, bytes.length, out)).toBe(1);
+            expect(out[2]).toBe(h);
+          }
+        }
+      }),
+    );
   });
 });
