@@ -19,6 +19,8 @@
  * - emoji and symbols are dropped (Lucene ≥ 8 would emit emoji as tokens; not supported).
  */
 
+import { randomInt } from 'node:crypto';
+
 /** Longest token; longer runs are split every 255 UTF-16 units, as Lucene does. */
 export const MAX_TOKEN_LENGTH = 255;
 
@@ -141,7 +143,8 @@ export function scanTokens(original: string, emitRange: (src: string, start: num
   const MID_NUM = 5;
   const MID_NUM_LET = 6;
   const MAX_TOKEN_LENGTH = 255;
-  const FNV_OFFSET = 0x811c9dc5;
+  const basis = HASH_BASIS;
+  const key = HASH_KEY;
   const FNV_PRIME = 0x01000193;
   const asciiClass = ASCII;
   const lower = LOWER;
@@ -158,7 +161,7 @@ export function scanTokens(original: string, emitRange: (src: string, start: num
     }
     const start = i;
     let alnum = last !== EXTEND_NUM_LET;
-    let h = Math.imul(FNV_OFFSET ^ (lower[c] as number), FNV_PRIME);
+    let h = Math.imul(basis ^ (lower[c] as number), FNV_PRIME);
     i++;
     while (i < n) {
       c = original.charCodeAt(i);
@@ -185,6 +188,13 @@ export function scanTokens(original: string, emitRange: (src: string, start: num
     }
     if (!alnum) continue;
     if (i - start <= MAX_TOKEN_LENGTH) {
+      // The finish of hashRange (see finishHash), inline.
+      h ^= key;
+      h ^= h >>> 16;
+      h = Math.imul(h, 0x85ebca6b);
+      h ^= h >>> 13;
+      h = Math.imul(h, 0xc2b2ae35);
+      h ^= h >>> 16;
       emitRange(original, start, i, h | 0);
       count++;
     } else {
@@ -239,7 +249,8 @@ export function loweredAsciiBytes(value: string, bytes: Uint8Array): number {
  */
 export function scanAsciiBytes(bytes: Uint8Array, n: number, out: Int32Array): number {
   const maxLength = 255; // MAX_TOKEN_LENGTH
-  const fnvOffset = 0x811c9dc5;
+  const basis = HASH_BASIS;
+  const key = HASH_KEY;
   const fnvPrime = 0x01000193;
   let count = 0;
   let o = 0;
@@ -252,7 +263,7 @@ export function scanAsciiBytes(bytes: Uint8Array, n: number, out: Int32Array): n
       continue;
     }
     const start = i;
-    let h = Math.imul(fnvOffset ^ c, fnvPrime);
+    let h = Math.imul(basis ^ c, fnvPrime);
     i++;
     while (i < n) {
       c = bytes[i] as number;
@@ -279,6 +290,13 @@ export function scanAsciiBytes(bytes: Uint8Array, n: number, out: Int32Array): n
     // Middle characters join only letters or digits, so a token without one is all `_`: dropped.
     if (bytes[start] === 0x5f && onlyUnderscores(bytes, start, i)) continue;
     if (i - start <= maxLength) {
+      // The finish of hashRange (see finishHash), inline: a call here cost more than the mix.
+      h ^= key;
+      h ^= h >>> 16;
+      h = Math.imul(h, 0x85ebca6b);
+      h ^= h >>> 13;
+      h = Math.imul(h, 0xc2b2ae35);
+      h ^= h >>> 16;
       out[o] = start;
       out[o + 1] = i;
       out[o + 2] = h | 0;
@@ -305,9 +323,9 @@ function onlyUnderscores(bytes: Uint8Array, start: number, end: number): boolean
 
 /** hashRange of a lowercased ASCII token held as bytes. */
 export function hashBytes(bytes: Uint8Array, start: number, end: number): number {
-  let h = FNV_OFFSET;
+  let h = HASH_BASIS;
   for (let i = start; i < end; i++) h = Math.imul(h ^ (bytes[i] as number), FNV_PRIME);
-  return h | 0;
+  return finishHash(h);
 }
 
 /**
@@ -442,18 +460,79 @@ function widthAt(text: string, i: number): number {
   return c >= 0xd800 && c <= 0xdbff && i + 1 < text.length ? 2 : 1;
 }
 
-const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
+/*
+ * The token hash: FNV-1a over the token's lowercased UTF-16 units from a secret starting state,
+ * then a keyed finish (murmur3's fmix32 of h ^ a second secret). Both secrets are drawn per
+ * process (per thread: a worker's module has its own), so a hash is only meaningful to the thread
+ * that computed it: it must never cross a thread or a restart (TermDictionary.restore rehashes the
+ * terms of a snapshot; the TermDictionary is the one consumer of these hashes).
+ *
+ * Why keyed: the TermDictionary is an open-addressing table indexed by these hashes, and tokens
+ * come from the outside (_bulk). With a public hash, tokens crafted to share the hash, or merely its
+ * low bits (the slot, with linear probing), pile into one probe run, and every insert and lookup
+ * walks it: indexing N such tokens costs O(N^2) (a reviewer's run did not finish in 10 minutes).
+ *
+ * Why both parts:
+ * - The finish alone (with the public FNV basis) is a fixed function of the FNV state: tokens whose
+ *   FNV-1a states collide in all 32 bits collide after any finish, and such states are cheap to
+ *   compute offline and to chain (two 5-letter blocks that take one state to the same state, found
+ *   by a birthday search of ~2^16 hashes; k such pairs give 2^k tokens of one hash, see
+ *   test/search/term-dictionary-flood.test.ts). With a secret basis the state before the first
+ *   differing unit is unknown, and whether two tokens' states reconverge depends on it: XOR with two
+ *   different units changes the additive difference of the states by an amount set by the state's
+ *   bits (borrows), and the multiplication by the odd prime never turns a non-zero difference into
+ *   zero, so the states meet again only where those unknown bits give the exact amounts a crafted
+ *   path needs: a crafted pair collides for a fraction of the bases, not for all of them, and k
+ *   chained blocks all collide together only with that fraction to the k-th power: no flood.
+ * - The seeded basis alone is not enough either: FNV-1a's low bits depend only on the low bits of
+ *   the state and of the units, so a difference that lies above the low bits stays there for every
+ *   basis: two tokens that differ in one unit by bit 15 alone (U+2C30 and U+AC30 are both lowercase letters)
+ *   and then share their ASCII tail have states that differ by exactly +-2^15 * P^k, whose low
+ *   15 bits are zero, whatever the basis: k such units give 2^k tokens in one slot of any table up
+ *   to 32,768 slots. The finish makes every bit of the slot depend on all 32 bits of the state.
+ *   It is a bijection, so it creates no collisions of its own; the key XORed in before it costs
+ *   one instruction and keeps the mix's input unknown even for a state whose relation to another
+ *   one is known.
+ * Cost: the FNV loop is unchanged (the basis is a local), the finish is six operations a token.
+ * A keyed PRF (SipHash) would be stronger, but at 2-3 times the per-unit cost on the hottest loop
+ * of bulk indexing; collisions here cost probe steps, not correctness.
+ */
+
+/** FNV-1a's offset basis XOR a per-process secret. */
+const HASH_BASIS = (0x811c9dc5 ^ randomInt(0x100000000)) | 0;
+/** Per-process secret XORed into the FNV state before the finishing mix. */
+const HASH_KEY = randomInt(0x100000000) | 0;
+
+/** The keyed finish of an FNV-1a state (see above); scanTokens and scanAsciiBytes inline it. */
+function finishHash(h: number): number {
+  h ^= HASH_KEY;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h | 0;
+}
+
 /**
- * FNV-1a hash of the token src[start, end) over its (lowercased, see tokenUnit) UTF-16 units; the
- * ASCII path of `scanTokens` computes the same value while it
- * scans, so that indexing need not read the token a second time.
+ * The keyed hash of the token src[start, end) over its (lowercased, see tokenUnit) UTF-16 units
+ * (see above); the ASCII paths of `scanTokens` and `scanAsciiBytes` compute the same value while
+ * they scan, so that indexing need not read the token a second time. Per process: never store it
+ * beyond the process, never pass it to another thread.
  */
 export function hashRange(src: string, start: number, end: number): number {
-  let h = FNV_OFFSET;
+  let h = HASH_BASIS;
   for (let i = start; i < end; i++) h = Math.imul(h ^ tokenUnit(src, i), FNV_PRIME);
-  return h | 0;
+  return finishHash(h);
+}
+
+/** hashRange of a token held as its lowercased UTF-16 units units[start, end) (a TermDictionary's pool). */
+export function hashUnits(units: Uint16Array, start: number, end: number): number {
+  let h = HASH_BASIS;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ (units[i] as number), FNV_PRIME);
+  return finishHash(h);
 }
 
 /** The general tokenizer loop for any text, exposed for tests that compare it with the ASCII path. */

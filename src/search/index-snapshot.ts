@@ -14,8 +14,11 @@ import { InvertedIndex } from './inverted-index.js';
  * 3: a term dictionary slot holds the term id and, when short, the term (4 int32 instead of 2);
  *    date values honour the field's mapping format (a format-2 snapshot holds them as ISO 8601 or
  *    epoch millis read them, e.g. epoch_second values as millis): rebuilt from the documents once.
+ * 4: a term dictionary saves its terms without its table, whose token hashes are now keyed per
+ *    process (TermDictionary.restore rebuilds it); a format-3 reader would take this format's
+ *    missing table for an error, and a format-3 table's hashes mean nothing to this process.
  */
-export const SNAPSHOT_FORMAT = 3;
+export const SNAPSHOT_FORMAT = 4;
 
 /** What a snapshot holds per index besides settings and mappings (those come from the store). */
 export interface IndexSnapshotState {

@@ -1,4 +1,4 @@
-import { hashRange, tokenUnit } from './analyzer.js';
+import { hashRange, hashUnits, tokenUnit } from './analyzer.js';
 import type { PostingStore } from './posting-store.js';
 
 /**
@@ -12,6 +12,12 @@ import type { PostingStore } from './posting-store.js';
  * long one the slot and the record, and the hundreds of thousands of terms are no objects for the
  * garbage collector. Ids are dense (0, 1, …) and index the field's PostingStore;
  * term strings are made only when a query enumerates the terms (prefix, range).
+ *
+ * The table's hashes are the analyzer's keyed token hash (hashRange; hashBytes and hashUnits for
+ * bytes and UTF-16 units; see analyzer.ts for why it is keyed: tokens come from _bulk, and a public
+ * hash let crafted tokens pile into one probe run). Every way in must hash with those functions of
+ * this thread. Their key is per process and per thread, so the table is never saved (snapshot) nor
+ * fed hashes from another thread: a restore rebuilds it from the terms with this process's key.
  */
 /** Int32 per table slot: [hash, id, a, b] (see TermDictionary). */
 const SLOT = 4;
@@ -248,19 +254,38 @@ export class TermDictionary {
     for (let i = 0; i < this.count; i++) yield [this.text(i), i];
   }
 
+  /** The terms (not the table: its hashes are keyed per process, see restore). */
   snapshot(): unknown {
-    return { table: this.table, mask: this.mask, pool: this.pool, poolTop: this.poolTop, offsets: this.offsets, count: this.count };
+    return { pool: this.pool, poolTop: this.poolTop, offsets: this.offsets, count: this.count };
   }
 
+  /**
+   * The dictionary of a snapshot: the terms as saved, the table rebuilt with this process's hash
+   * key (the saving process had another one). A table of the size it had when saved: at most half
+   * full, as grow keeps it.
+   */
   static restore(postings: PostingStore, data: unknown): TermDictionary {
-    const d = data as { table: Int32Array<ArrayBuffer>; mask: number; pool: Uint16Array<ArrayBuffer>; poolTop: number; offsets: Int32Array<ArrayBuffer>; count: number };
+    const d = data as { pool: Uint16Array<ArrayBuffer>; poolTop: number; offsets: Int32Array<ArrayBuffer>; count: number };
     const dict = new TermDictionary(postings);
-    dict.table = d.table;
-    dict.mask = d.mask;
     dict.pool = d.pool;
     dict.poolTop = d.poolTop;
     dict.offsets = d.offsets;
     dict.count = d.count;
+    let slots = dict.mask + 1;
+    while (d.count * 2 > slots - 1) slots *= 2;
+    dict.table = new Int32Array(SLOT * slots);
+    dict.mask = slots - 1;
+    const pool = d.pool;
+    for (let id = 0; id < d.count; id++) {
+      const at = d.offsets[id] as number;
+      const len = pool[at] as number;
+      const h = hashUnits(pool, at + 3, at + 3 + len) || 1;
+      let slot = h & dict.mask;
+      while (dict.table[SLOT * slot] !== 0) slot = (slot + 1) & dict.mask;
+      dict.table[SLOT * slot] = h;
+      dict.table[SLOT * slot + 1] = id;
+      dict.setText(slot, at, len);
+    }
     return dict;
   }
 
