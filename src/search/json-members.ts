@@ -124,3 +124,39 @@ export function textLocation(text: string, at: number): { line: number; col: num
   }
   return { line, col: Buffer.byteLength(text.slice(lineStart, at), 'utf8') + 1 };
 }
+
+/**
+ * The first key, in text order, that repeats a key of the same object in `text` (a valid JSON
+ * text), with the offset just past its closing quote: where Jackson, whose strict duplicate
+ * detection ES 8 always turns on, stops and reports "Duplicate field 'k'". Undefined when no
+ * object repeats a key. One pass over the text; a Set only per object that has two keys or more.
+ */
+export function findDuplicateKey(text: string): { key: string; at: number } | undefined {
+  // One entry per open object (its keys so far; null until it has one) or array (undefined).
+  const stack: (Set<string> | string | null | undefined)[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '{') stack.push(null);
+    else if (c === '[') stack.push(undefined);
+    else if (c === '}' || c === ']') stack.pop();
+    else if (c === '"') {
+      const end = skipString(text, i);
+      const top = stack.length - 1;
+      const keys = stack[top];
+      if (keys !== undefined && text[skipWs(text, end)] === ':') {
+        const raw = text.slice(i + 1, end - 1);
+        const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw;
+        if (keys === null) stack[top] = key;
+        else if (typeof keys === 'string') {
+          if (keys === key) return { key, at: end };
+          stack[top] = new Set([keys, key]);
+        } else {
+          if (keys.has(key)) return { key, at: end };
+          keys.add(key);
+        }
+      }
+      i = end - 1;
+    }
+  }
+  return undefined;
+}

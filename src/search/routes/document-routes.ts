@@ -9,6 +9,11 @@ import { intParam } from '../search-request.js';
 import { readUpdate } from '../update-body.js';
 import { boolParam, casProblems, conditionsFromQuery, INTERNAL_VERSION_OCC } from '../write-conditions.js';
 
+/** Whether the URL names any `_source*` parameter (FetchSourceContext.parseFromRestRequest: else no context). */
+function hasSourceParams(q: Params): boolean {
+  return q._source !== undefined || q._source_includes !== undefined || q._source_excludes !== undefined || q._source_include !== undefined || q._source_exclude !== undefined;
+}
+
 /** Document APIs: `_doc`, `_create`, `_update`, `_bulk`. */
 export async function documentRoutes(app: FastifyInstance, opts: { service: SearchService }): Promise<void> {
   const { service } = opts;
@@ -91,13 +96,22 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const { value, text } = requiredJsonBody(req);
     // UpdateRequest's parser refuses a body that is no object, unknown fields and mistyped ones
     // before any validation; the body's sequence-number conditions override the URL's.
-    const { problems, fields } = readUpdate(text, value, urlCond, retryOnConflict);
+    const { problems, fields, source } = readUpdate(text, value, urlCond, retryOnConflict);
     if (problems.length > 0) throw errors.actionValidation(problems);
     const requireAlias = boolParam(q.require_alias, false);
     const [item] = service.bulk([{ op: 'update', index: p.index as string, id: p.id as string, ...fields, requireAlias }]);
     if (item === undefined) throw errors.internal();
     if ('error' in item) throw item.error;
-    return sendJson(req, reply, item.outcome.result === 'created' ? 201 : 200, SearchService.writeBody(item.outcome, forcedRefresh(req)));
+    const body = SearchService.writeBody(item.outcome, forcedRefresh(req));
+    // The body's `_source` over the URL's (RestUpdateAction, then the body's parser): ES then adds
+    // `get` (UpdateHelper.extractGetResult) with the document as the update left it, noop included.
+    const fetch = source ?? (hasSourceParams(q) ? sourceFilterFromParams(q) : undefined);
+    const doc = fetch?.fetch === true ? service.getDoc(item.outcome.index, item.outcome.id) : undefined;
+    if (fetch !== undefined && doc !== undefined) {
+      const parsed = JSON.parse(doc.source) as unknown;
+      body.get = { _seq_no: doc.seqNo, _primary_term: 1, found: true, _source: isIdentity(fetch) ? parsed : filterSource(parsed, fetch) };
+    }
+    return sendJson(req, reply, item.outcome.result === 'created' ? 201 : 200, body);
   });
 
   const bulk = async (req: FastifyRequest, reply: FastifyReply) => {
