@@ -1,5 +1,5 @@
 import { similarNames } from './did-you-mean.js';
-import { errors, SearchError, type EsCause } from './errors.js';
+import { errors, type EsCause, type SearchError } from './errors.js';
 import { findDuplicateKey, jsonToken, objectMembers, textLocation, type JsonToken } from './json-members.js';
 import type { SourceFilter } from './source-filter.js';
 import { checkPrimaryTerm, checkSeqNo, longField, NO_CONDITIONS, updateProblems, type WriteConditions } from './write-conditions.js';
