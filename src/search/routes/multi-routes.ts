@@ -21,6 +21,7 @@ export async function multiRoutes(app: FastifyInstance, opts: { service: SearchS
     const items = parseMultiGet(jsonBody(req), (req.params as Params).index);
     const body = multiGet(items, multiGetDefaults(params), {
       indexUuid: (index) => service.get(index).uuid,
+      mappings: (index) => service.get(index).mappings,
       getDoc: (index, id) => service.getDoc(index, id),
     });
     sendJson(req, reply, 200, body, true);
