@@ -1,4 +1,6 @@
+import { searchInContext } from './context-search.js';
 import { errors, SearchError } from './errors.js';
+import { findDuplicateKey, textLocation } from './json-members.js';
 import { parseJsonBody } from './json-render.js';
 import { intParam, parseSearchRequest, type QueryParams, type SearchRequest } from './search-request.js';
 import type { SearchService } from './search-service.js';
@@ -21,6 +23,49 @@ export interface MultiSearchItem {
   readonly ignoreUnavailable: boolean;
   readonly allowNoIndices: boolean;
   readonly request: SearchRequest;
+}
+
+/**
+ * One line of the request parsed as ES's JSON parser does: malformed JSON as parseJsonBody refuses
+ * it, and a key that repeats one of its object's as Jackson's strict duplicate detection refuses
+ * it (the whole request fails, `[line:col]` counted within the line as ES parses each line alone).
+ */
+function parseLine(text: string): unknown {
+  const value = parseJsonBody(text);
+  if (value !== null && typeof value === 'object') {
+    const dup = findDuplicateKey(text);
+    if (dup !== undefined) {
+      const { line, col } = textLocation(text, dup.at);
+      throw errors.duplicateField(line, col, dup.key);
+    }
+  }
+  return value;
+}
+
+/**
+ * RestSearchAction.preparePointInTime, which `_msearch` runs on each search with a `pit` as it reads
+ * it: the point in time names its indices and options, so an index (the URL's or the header's),
+ * indices options, routing or preference fail the whole request, as does ccs_minimize_roundtrips.
+ */
+function pitProblems(target: PitTarget, ccsMinimizeRoundtrips: boolean): string[] {
+  const problems: string[] = [];
+  if (target.index !== undefined) problems.push('[indices] cannot be used with point in time. Do not specify any index with point in time.');
+  if (target.ignoreUnavailable || !target.allowNoIndices || (target.expandWildcards !== undefined && target.expandWildcards !== 'open')) {
+    problems.push('[indicesOptions] cannot be used with point in time');
+  }
+  if (target.routing !== undefined) problems.push('[routing] cannot be used with point in time');
+  if (target.preference !== undefined) problems.push('[preference] cannot be used with point in time');
+  if (ccsMinimizeRoundtrips) problems.push('[ccs_minimize_roundtrips] cannot be used with point in time');
+  return problems;
+}
+
+interface PitTarget {
+  readonly index: string | undefined;
+  readonly ignoreUnavailable: boolean;
+  readonly allowNoIndices: boolean;
+  readonly expandWildcards: string | undefined;
+  readonly routing: string | undefined;
+  readonly preference: string | undefined;
 }
 
 /** Header keys ES reads, each with the names it also accepts. */
@@ -58,10 +103,15 @@ function headerIndices(v: unknown): string {
  * the URL parameters (`ignore_unavailable`, `allow_no_indices` defaults, `rest_total_hits_as_int`).
  */
 export function parseMultiSearch(body: string, index: string | undefined, params: QueryParams): MultiSearchItem[] {
-  const max = intParam(params, 'max_concurrent_searches');
-  if (max !== undefined && max < 1) throw errors.illegalArgument('maxConcurrentSearchRequests must be positive');
+  // RestMultiSearchAction's order: indices options, then the request-wide numbers (each parsed as
+  // an int; the shard ones are checked on each search once all are read), then the lines.
   const defaultIgnore = boolParam(params.ignore_unavailable, false);
   const defaultAllowNone = boolParam(params.allow_no_indices, true);
+  const max = intParam(params, 'max_concurrent_searches');
+  if (max !== undefined && max < 1) throw errors.illegalArgument('maxConcurrentSearchRequests must be positive');
+  const preFilterShardSize = intParam(params, 'pre_filter_shard_size');
+  const maxConcurrentShardRequests = intParam(params, 'max_concurrent_shard_requests');
+  const ccsMinimizeRoundtrips = boolParam(params.ccs_minimize_roundtrips, false);
   // Only the response-rendering parameter reaches each search's parser.
   const searchParams: QueryParams = params.rest_total_hits_as_int === undefined ? {} : { rest_total_hits_as_int: params.rest_total_hits_as_int };
   const items: MultiSearchItem[] = [];
@@ -73,8 +123,11 @@ export function parseMultiSearch(body: string, index: string | undefined, params
     let target = index;
     let ignoreUnavailable = defaultIgnore;
     let allowNoIndices = defaultAllowNone;
+    let expandWildcards = params.expand_wildcards;
+    let routing = params.routing;
+    let preference: string | undefined;
     if (headerText.trim() !== '') {
-      const header = parseJsonBody(headerText);
+      const header = parseLine(headerText);
       // ES reads the header as a map: anything but an object reads as an empty one.
       if (header !== null && typeof header === 'object' && !Array.isArray(header)) {
         for (const [k, v] of Object.entries(header as Record<string, unknown>)) {
@@ -83,6 +136,10 @@ export function parseMultiSearch(body: string, index: string | undefined, params
           if (key === 'index') target = headerIndices(v);
           else if (key === 'ignore_unavailable') ignoreUnavailable = headerBool(k, v);
           else if (key === 'allow_no_indices') allowNoIndices = headerBool(k, v);
+          else if (key === 'expand_wildcards') expandWildcards = Array.isArray(v) ? v.map(String).join(',') : String(v);
+          // nodeStringValue: a null routing or preference is none.
+          else if (key === 'routing') routing = v === null ? undefined : String(v);
+          else if (key === 'preference') preference = v === null ? undefined : String(v);
           else if (key === 'search_type' && !SEARCH_TYPES.has(String(v))) throw errors.illegalArgument(`No search type for [${String(v)}]`);
           else if (key === 'ccs_minimize_roundtrips' || key === 'request_cache' || key === 'allow_partial_search_results' || key === 'ignore_throttled') headerBool(k, v);
         }
@@ -95,11 +152,20 @@ export function parseMultiSearch(body: string, index: string | undefined, params
     const bodyText = body.slice(from, bodyEnd);
     // ES parses every body line as a search source, a blank one too (no match_all as for `_search`).
     if (bodyText.trim() === '') throw errors.parsing('Expected [START_OBJECT] but found [null]');
-    const request = parseSearchRequest(parseJsonBody(bodyText), searchParams);
+    const request = parseSearchRequest(parseLine(bodyText), searchParams);
     // The URL's search_type is set on every search as it is read (SearchType.fromString refuses others).
     if (params.search_type !== undefined && !SEARCH_TYPES.has(params.search_type)) throw errors.illegalArgument(`No search type for [${params.search_type}]`);
+    if (request.pit !== undefined) {
+      const problems = pitProblems({ index: target, ignoreUnavailable, allowNoIndices, expandWildcards, routing, preference }, ccsMinimizeRoundtrips);
+      if (problems.length > 0) throw errors.actionValidation(problems);
+    }
     items.push({ index: target, ignoreUnavailable, allowNoIndices, request });
     from = bodyEnd + 1;
+  }
+  // Set on each search once all are read: the first refusal fails the request.
+  if (items.length > 0 && preFilterShardSize !== undefined && preFilterShardSize < 1) throw errors.illegalArgument('preFilterShardSize must be >= 1');
+  if (items.length > 0 && maxConcurrentShardRequests !== undefined && maxConcurrentShardRequests < 1) {
+    throw errors.illegalArgument('maxConcurrentShardRequests must be >= 1');
   }
   if (items.length === 0) throw errors.actionValidation(['no requests added']);
   return items;
@@ -116,11 +182,15 @@ function nextLine(body: string, from: number): number {
  * Runs every search in order; an item whose search fails with an ES error carries it (`error`,
  * `status`), anything else fails the request. The body carries stored sources as RawJson.
  */
-export function multiSearch(items: readonly MultiSearchItem[], service: Pick<SearchService, 'resolve' | 'search'>, now: () => number): Record<string, unknown> {
+export function multiSearch(items: readonly MultiSearchItem[], service: SearchService, now: () => number): Record<string, unknown> {
   const started = now();
   const responses = items.map((item): Record<string, unknown> => {
     const itemStarted = now();
     try {
+      // A point in time searches its own indices (its options were checked as the line was read).
+      if (item.request.pit !== undefined) {
+        return { ...searchInContext(service, item.request, { index: undefined, ignoreUnavailable: false, allowNoIndices: true }, itemStarted, now()), status: 200 };
+      }
       const states = service.resolve(item.index, item.ignoreUnavailable, item.allowNoIndices);
       return { ...service.search(states, item.request, itemStarted), status: 200 };
     } catch (e) {
