@@ -1,3 +1,5 @@
+import { errors } from './errors.js';
+
 /**
  * The members of a JSON object in the order the text gives them, with where each key and value
  * lie in the text. Why: JSON.parse keeps neither, and a few of ES's answers need them: a number's
@@ -159,4 +161,16 @@ export function findDuplicateKey(text: string): { key: string; at: number } | un
     }
   }
   return undefined;
+}
+
+/**
+ * Throws ES's x_content_parse_exception "[line:col] Duplicate field 'k'" when an object of `text`
+ * (a JSON text that parsed) repeats a key, as Jackson with strict duplicate detection (always on in
+ * ES 8) refuses it. For request bodies ES reads with its JSON parser (search, count, multi-get).
+ */
+export function refuseDuplicateKeys(text: string): void {
+  const dup = findDuplicateKey(text);
+  if (dup === undefined) return;
+  const { line, col } = textLocation(text, dup.at);
+  throw errors.duplicateField(line, col, dup.key);
 }

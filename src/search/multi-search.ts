@@ -1,6 +1,6 @@
 import { searchInContext } from './context-search.js';
 import { errors, SearchError } from './errors.js';
-import { findDuplicateKey, textLocation } from './json-members.js';
+import { refuseDuplicateKeys } from './json-members.js';
 import { parseJsonBody } from './json-render.js';
 import { intParam, parseSearchRequest, type QueryParams, type SearchRequest } from './search-request.js';
 import type { SearchService } from './search-service.js';
@@ -32,13 +32,7 @@ export interface MultiSearchItem {
  */
 function parseLine(text: string): unknown {
   const value = parseJsonBody(text);
-  if (value !== null && typeof value === 'object') {
-    const dup = findDuplicateKey(text);
-    if (dup !== undefined) {
-      const { line, col } = textLocation(text, dup.at);
-      throw errors.duplicateField(line, col, dup.key);
-    }
-  }
+  if (value !== null && typeof value === 'object') refuseDuplicateKeys(text);
   return value;
 }
 
