@@ -91,3 +91,25 @@ describe('update bodies (issue 3)', () => {
     expect(res.body.error.caused_by).toEqual({ type: 'parsing_exception', reason: 'Unknown key for a VALUE_NUMBER in [foo].' });
   });
 });
+
+describe('update lines of _bulk (issue 3)', () => {
+  let h: SearchHarness;
+  beforeAll(async () => {
+    h = await startSearch();
+  });
+  afterAll(async () => h.close());
+
+  it('fail the whole request for a boolean given "yes" or a repeated key, as the update API does, and apply nothing', async () => {
+    const bulk = async (lines: string[]) => {
+      const res = await h.app.inject({ method: 'POST', url: '/_bulk', payload: `${lines.join('\n')}\n`, headers: { 'content-type': 'application/x-ndjson' } });
+      return { status: res.statusCode, body: res.json() as Body };
+    };
+    const yes = await bulk(['{"index":{"_index":"b","_id":"0"}}', '{"a":0}', '{"update":{"_index":"b","_id":"1"}}', '{"doc":{"a":1},"doc_as_upsert":"yes"}']);
+    expect(yes.status).toBe(400);
+    expect(yes.body.error.reason).toBe('[1:32] [UpdateRequest] failed to parse field [doc_as_upsert]');
+    const dup = await bulk(['{"update":{"_index":"b","_id":"1"}}', '{"doc":{"a":1},"doc":{"a":2},"doc_as_upsert":true}']);
+    expect(dup.status).toBe(400);
+    expect(dup.body.error.reason).toBe("[1:21] Duplicate field 'doc'");
+    expect((await h.app.inject({ method: 'GET', url: '/b/_doc/0' })).statusCode).toBe(404);
+  });
+});
