@@ -62,7 +62,7 @@ export interface UpdateBody {
 
 /**
  * Checks an update body (`value`, parsed from `text`) as UpdateRequest's parser does and reads it;
- * booleans may be given as "true"/"false" (any other string is refused), and a sequence number or term
+ * booleans may be given as "true"/"false" ("" reads as false, any other string is refused), and a sequence number or term
  * as a string, refused when negative as the request's setters refuse it.
  */
 export function parseUpdateBody(text: string, value: unknown): UpdateBody {
@@ -73,7 +73,8 @@ export function parseUpdateBody(text: string, value: unknown): UpdateBody {
     upsert: value.upsert,
     script: value.script,
     docAsUpsert: value.doc_as_upsert === true || value.doc_as_upsert === 'true',
-    detectNoop: !(value.detect_noop === false || value.detect_noop === 'false'),
+    // An empty string is false: Booleans.parseBoolean(char[], …) gives its default for no text.
+    detectNoop: !(value.detect_noop === false || value.detect_noop === 'false' || value.detect_noop === ''),
     ifSeqNo: present(value.if_seq_no) ? checkSeqNo(longField(value.if_seq_no, 'if_seq_no')) : undefined,
     ifPrimaryTerm: present(value.if_primary_term) ? checkPrimaryTerm(longField(value.if_primary_term, 'if_primary_term')) : undefined,
     source: value._source === undefined ? undefined : sourceOf(value._source),
@@ -177,7 +178,8 @@ function memberProblem(key: string, value: unknown, token: JsonToken): { atKey: 
   const tokens = FIELDS.get(key);
   if (tokens === undefined) return { atKey: true, message: `[${PARSER_NAME}] unknown field [${key}]${suggestion(key)}` };
   if (!tokens.includes(token)) return { atKey: false, message: `[${PARSER_NAME}] ${key} doesn't support values of type: ${token}` };
-  if (BOOLEANS.has(key) && typeof value === 'string' && value !== 'true' && value !== 'false') {
+  // XContentParser.booleanValue reads "" as false (no text: parseBoolean's default) and refuses any other string.
+  if (BOOLEANS.has(key) && typeof value === 'string' && value !== 'true' && value !== 'false' && value !== '') {
     return { atKey: false, message: '', cause: errors.notBoolean(value).cause_ };
   }
   if (key === '_source') {
