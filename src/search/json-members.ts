@@ -127,25 +127,40 @@ export function textLocation(text: string, at: number): { line: number; col: num
   return { line, col: Buffer.byteLength(text.slice(lineStart, at), 'utf8') + 1 };
 }
 
+/** Just past the string whose opening quote is at `at`: a quote ends it unless an odd run of backslashes escapes it. */
+function stringEnd(text: string, at: number): number {
+  let q = text.indexOf('"', at + 1);
+  while (q !== -1) {
+    let b = q - 1;
+    while (text.charCodeAt(b) === 0x5c) b--;
+    if ((q - 1 - b) % 2 === 0) return q + 1;
+    q = text.indexOf('"', q + 1);
+  }
+  return text.length + 1;
+}
+
 /**
  * The first key, in text order, that repeats a key of the same object in `text` (a valid JSON
  * text), with the offset just past its closing quote: where Jackson, whose strict duplicate
  * detection ES 8 always turns on, stops and reports "Duplicate field 'k'". Undefined when no
- * object repeats a key. One pass over the text; a Set only per object that has two keys or more.
+ * object repeats a key. One pass over the text, jumping over each string with indexOf (every
+ * `_search` body and `_bulk` update line is scanned, and most of their text is strings); a Set
+ * only per object that has two keys or more.
  */
 export function findDuplicateKey(text: string): { key: string; at: number } | undefined {
   // One entry per open object (its keys so far; null until it has one) or array (undefined).
   const stack: (Set<string> | string | null | undefined)[] = [];
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '{') stack.push(null);
-    else if (c === '[') stack.push(undefined);
-    else if (c === '}' || c === ']') stack.pop();
-    else if (c === '"') {
-      const end = skipString(text, i);
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b) stack.push(null); // {
+    else if (c === 0x5b) stack.push(undefined); // [
+    else if (c === 0x7d || c === 0x5d) stack.pop(); // } ]
+    else if (c === 0x22) {
+      const end = stringEnd(text, i);
       const top = stack.length - 1;
       const keys = stack[top];
-      if (keys !== undefined && text[skipWs(text, end)] === ':') {
+      if (keys !== undefined && text.charCodeAt(skipWs(text, end)) === 0x3a) {
         const raw = text.slice(i + 1, end - 1);
         const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw;
         if (keys === null) stack[top] = key;
