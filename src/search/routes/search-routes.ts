@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { searchInContext } from '../context-search.js';
-import { jsonBody, queryOf, rawBody, sendJson, type Params } from '../http-io.js';
+import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http-io.js';
 import { refuseDuplicateKeys } from '../json-members.js';
 import { parseCountQuery, parseSearchRequest } from '../search-request.js';
 import type { SearchService } from '../search-service.js';
@@ -66,9 +66,10 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
  * only then.
  */
 export function checkedJsonBody(req: FastifyRequest): unknown {
-  const body = jsonBody(req);
-  if (body !== null && typeof body === 'object') refuseDuplicateKeys(rawBody(req) ?? '');
-  return body;
+  const body = jsonBodyAndText(req);
+  if (body === undefined) return undefined;
+  if (body.value !== null && typeof body.value === 'object') refuseDuplicateKeys(body.text);
+  return body.value;
 }
 
 /**
