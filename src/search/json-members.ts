@@ -1,4 +1,4 @@
-import { errors } from './errors.js';
+import { errors, SearchError } from './errors.js';
 
 /**
  * The members of a JSON object in the order the text gives them, with where each key and value
@@ -148,6 +148,12 @@ function stringEnd(text: string, at: number): number {
  * only per object that has two keys or more.
  */
 export function findDuplicateKey(text: string): { key: string; at: number } | undefined {
+  const dup = scanDuplicateKey(text);
+  return dup === undefined ? undefined : { key: dup.key, at: dup.at };
+}
+
+/** findDuplicateKey's scan, with the offset of the repeated key's opening quote (keyAt). */
+function scanDuplicateKey(text: string): { key: string; at: number; keyAt: number } | undefined {
   // One entry per open object (its keys so far; null until it has one) or array (undefined).
   const stack: (Set<string> | string | null | undefined)[] = [];
   const n = text.length;
@@ -165,10 +171,10 @@ export function findDuplicateKey(text: string): { key: string; at: number } | un
         const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw;
         if (keys === null) stack[top] = key;
         else if (typeof keys === 'string') {
-          if (keys === key) return { key, at: end };
+          if (keys === key) return { key, at: end, keyAt: i };
           stack[top] = new Set([keys, key]);
         } else {
-          if (keys.has(key)) return { key, at: end };
+          if (keys.has(key)) return { key, at: end, keyAt: i };
           keys.add(key);
         }
       }
@@ -178,14 +184,61 @@ export function findDuplicateKey(text: string): { key: string; at: number } | un
   return undefined;
 }
 
+/** The closing brackets of the objects and arrays still open at offset `end` of `text`, innermost first. */
+function closersAt(text: string, end: number): string {
+  const open: string[] = [];
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b) open.push('}');
+    else if (c === 0x5b) open.push(']');
+    else if (c === 0x7d || c === 0x5d) open.pop();
+    else if (c === 0x22) i = stringEnd(text, i) - 1;
+  }
+  return open.reverse().join('');
+}
+
 /**
- * Throws ES's x_content_parse_exception "[line:col] Duplicate field 'k'" when an object of `text`
- * (a JSON text that parsed) repeats a key, as Jackson with strict duplicate detection (always on in
- * ES 8) refuses it. For request bodies ES reads with its JSON parser (search, count, multi-get).
+ * `read(value)`, where `value` was parsed from `text`, answering as ES does when an object of the
+ * text repeats a key: ES's parser reads the text in order and stops at the first problem, so the
+ * repeated key ("Duplicate field", Jackson's strict duplicate detection) is answered unless `read`
+ * refuses something the text holds before it.
+ *
+ * Our readers work on parsed values and know no offsets, so "before it" is found by reading two
+ * texts: the text cut just before the repeated member (its open objects closed), which holds all
+ * ES read before stopping, and the text with only the repeated member left out. An error of the
+ * cut text that the other gives too lies before the repeated key, and is answered. One the cut
+ * text alone gives is a check the cut made up (a member required at the end of an object the
+ * repeated key sits in, which ES never reaches): the repeated key is answered. Still different from
+ * ES: a reader that checks members out of text order (e.g. JavaScript's integer-like keys first), and
+ * a key repeated three times, whose later value stands in the second text. The extra reads happen
+ * only when a key repeats.
  */
-export function refuseDuplicateKeys(text: string): void {
-  const dup = findDuplicateKey(text);
-  if (dup === undefined) return;
-  const { line, col } = textLocation(text, dup.at);
-  throw errors.duplicateField(line, col, dup.key);
+export function readInTextOrder<T>(text: string, value: unknown, read: (value: unknown) => T): T {
+  if (value === null || typeof value !== 'object') return read(value);
+  const dup = scanDuplicateKey(text);
+  if (dup === undefined) return read(value);
+  const duplicate = (): SearchError => {
+    const { line, col } = textLocation(text, dup.at);
+    return errors.duplicateField(line, col, dup.key);
+  };
+  // A repeated key is never its object's first, so a comma comes before it.
+  let comma = dup.keyAt - 1;
+  while (isWs(text[comma])) comma--;
+  const valueEnd = skipValue(text, skipWs(text, skipWs(text, dup.at) + 1));
+  const early = refusal(() => read(JSON.parse(text.slice(0, comma) + closersAt(text, comma))));
+  if (early === undefined) throw duplicate();
+  const without = refusal(() => read(JSON.parse(text.slice(0, comma) + text.slice(valueEnd))));
+  if (without !== undefined && without.type === early.type && without.message === early.message) throw early;
+  throw duplicate();
+}
+
+/** The SearchError `f` throws; undefined when it returns. Anything else thrown goes on. */
+function refusal(f: () => unknown): SearchError | undefined {
+  try {
+    f();
+    return undefined;
+  } catch (e) {
+    if (e instanceof SearchError) return e;
+    throw e;
+  }
 }

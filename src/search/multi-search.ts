@@ -1,6 +1,6 @@
 import { searchInContext } from './context-search.js';
 import { errors, SearchError } from './errors.js';
-import { refuseDuplicateKeys } from './json-members.js';
+import { readInTextOrder } from './json-members.js';
 import { parseJsonBody } from './json-render.js';
 import { intParam, parseSearchRequest, type QueryParams, type SearchRequest } from './search-request.js';
 import type { SearchService } from './search-service.js';
@@ -26,14 +26,44 @@ export interface MultiSearchItem {
 }
 
 /**
- * One line of the request parsed as ES's JSON parser does: malformed JSON as parseJsonBody refuses
- * it, and a key that repeats one of its object's as Jackson's strict duplicate detection refuses
- * it (the whole request fails, `[line:col]` counted within the line as ES parses each line alone).
+ * `read` of one line of the request parsed as ES's JSON parser does: malformed JSON as parseJsonBody
+ * refuses it, and a key that repeats one of its object's as Jackson's strict duplicate detection
+ * refuses it unless `read` refuses something the line holds before it (readInTextOrder). Either
+ * fails the whole request, `[line:col]` counted within the line as ES parses each line alone.
  */
-function parseLine(text: string): unknown {
-  const value = parseJsonBody(text);
-  if (value !== null && typeof value === 'object') refuseDuplicateKeys(text);
-  return value;
+function readLine<T>(text: string, read: (value: unknown) => T): T {
+  return readInTextOrder(text, parseJsonBody(text), read);
+}
+
+/** What a header line sets; each member undefined when the line does not name it. */
+interface HeaderFields {
+  index?: string;
+  ignoreUnavailable?: boolean;
+  allowNoIndices?: boolean;
+  expandWildcards?: string;
+  routing?: string | null;
+  preference?: string | null;
+}
+
+/** A header line's value read key by key as ES reads it (the first refused key fails the request). */
+function readHeader(header: unknown): HeaderFields {
+  const out: HeaderFields = {};
+  // ES reads the header as a map: anything but an object reads as an empty one.
+  if (header === null || typeof header !== 'object' || Array.isArray(header)) return out;
+  for (const [k, v] of Object.entries(header as Record<string, unknown>)) {
+    const key = HEADER_KEYS[k];
+    if (key === undefined) throw errors.illegalArgument(`key [${k}] is not supported in the metadata section`);
+    if (key === 'index') out.index = headerIndices(v);
+    else if (key === 'ignore_unavailable') out.ignoreUnavailable = headerBool(k, v);
+    else if (key === 'allow_no_indices') out.allowNoIndices = headerBool(k, v);
+    else if (key === 'expand_wildcards') out.expandWildcards = Array.isArray(v) ? v.map(String).join(',') : String(v);
+    // nodeStringValue: a null routing or preference is none.
+    else if (key === 'routing') out.routing = v === null ? null : String(v);
+    else if (key === 'preference') out.preference = v === null ? null : String(v);
+    else if (key === 'search_type' && !SEARCH_TYPES.has(String(v))) throw errors.illegalArgument(`No search type for [${String(v)}]`);
+    else if (key === 'ccs_minimize_roundtrips' || key === 'request_cache' || key === 'allow_partial_search_results' || key === 'ignore_throttled') headerBool(k, v);
+  }
+  return out;
 }
 
 /**
@@ -121,23 +151,13 @@ export function parseMultiSearch(body: string, index: string | undefined, params
     let routing = params.routing;
     let preference: string | undefined;
     if (headerText.trim() !== '') {
-      const header = parseLine(headerText);
-      // ES reads the header as a map: anything but an object reads as an empty one.
-      if (header !== null && typeof header === 'object' && !Array.isArray(header)) {
-        for (const [k, v] of Object.entries(header as Record<string, unknown>)) {
-          const key = HEADER_KEYS[k];
-          if (key === undefined) throw errors.illegalArgument(`key [${k}] is not supported in the metadata section`);
-          if (key === 'index') target = headerIndices(v);
-          else if (key === 'ignore_unavailable') ignoreUnavailable = headerBool(k, v);
-          else if (key === 'allow_no_indices') allowNoIndices = headerBool(k, v);
-          else if (key === 'expand_wildcards') expandWildcards = Array.isArray(v) ? v.map(String).join(',') : String(v);
-          // nodeStringValue: a null routing or preference is none.
-          else if (key === 'routing') routing = v === null ? undefined : String(v);
-          else if (key === 'preference') preference = v === null ? undefined : String(v);
-          else if (key === 'search_type' && !SEARCH_TYPES.has(String(v))) throw errors.illegalArgument(`No search type for [${String(v)}]`);
-          else if (key === 'ccs_minimize_roundtrips' || key === 'request_cache' || key === 'allow_partial_search_results' || key === 'ignore_throttled') headerBool(k, v);
-        }
-      }
+      const h = readLine(headerText, readHeader);
+      target = h.index ?? target;
+      ignoreUnavailable = h.ignoreUnavailable ?? ignoreUnavailable;
+      allowNoIndices = h.allowNoIndices ?? allowNoIndices;
+      expandWildcards = h.expandWildcards ?? expandWildcards;
+      if (h.routing !== undefined) routing = h.routing ?? undefined;
+      if (h.preference !== undefined) preference = h.preference ?? undefined;
     }
     from = headerEnd + 1;
     // A header without a body line after it is dropped, as ES drops it.
@@ -146,7 +166,7 @@ export function parseMultiSearch(body: string, index: string | undefined, params
     const bodyText = body.slice(from, bodyEnd);
     // ES parses every body line as a search source, a blank one too (no match_all as for `_search`).
     if (bodyText.trim() === '') throw errors.parsing('Expected [START_OBJECT] but found [null]');
-    const request = parseSearchRequest(parseLine(bodyText), searchParams);
+    const request = readLine(bodyText, (value) => parseSearchRequest(value, searchParams));
     // The URL's search_type is set on every search as it is read (SearchType.fromString refuses others).
     if (params.search_type !== undefined && !SEARCH_TYPES.has(params.search_type)) throw errors.illegalArgument(`No search type for [${params.search_type}]`);
     if (request.pit !== undefined) {

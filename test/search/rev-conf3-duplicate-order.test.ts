@@ -27,4 +27,35 @@ describe('a repeated key after another problem (review)', () => {
     expect(res.body.error.reason).not.toContain('Duplicate field');
     expect(res.body.error.reason).toContain('unknown query [matc]');
   });
+
+  it('answers the repeated key when the problem lies after it', async () => {
+    const res = await post('/o/_search', '{"size":1,"size":2,"query":{"matc":{}}}');
+    expect(res.status).toBe(400);
+    expect(res.body.error.reason).toBe("[1:17] Duplicate field 'size'");
+  });
+
+  it('answers a problem in the first of two values, which ES reads before the second', async () => {
+    const res = await post('/o/_search', '{"query":{"matc":{}},"query":{"match_all":{}}}');
+    expect(res.body.error.reason).toContain('unknown query [matc]');
+  });
+
+  it('answers the repeated key, not a member the cut text lacks (ES never reaches the object end)', async () => {
+    const res = await post('/o/_search', '{"query":{"match":{"t":{"boost":1,"boost":2,"query":"fox"}}}}');
+    expect(res.status).toBe(400);
+    expect(res.body.error.reason).toContain("Duplicate field 'boost'");
+  });
+
+  it('follows the text order in _count and _mget bodies and _msearch lines', async () => {
+    expect((await post('/o/_count', '{"query":{"matc":{}},"query":{}}')).body.error.reason).toContain('unknown query [matc]');
+    expect((await post('/o/_count', '{"query":{"match_all":{}},"query":{"matc":{}}}')).body.error.reason).toContain("Duplicate field 'query'");
+    const mget = await post('/o/_mget', '{"idz":["1"],"ids":["1"],"ids":["2"]}');
+    expect(mget.status).toBe(400);
+    expect(mget.body.error.reason).not.toContain('Duplicate field');
+    expect((await post('/o/_mget', '{"ids":["1"],"ids":["2"]}')).body.error.reason).toContain("Duplicate field 'ids'");
+    const header = await post('/_msearch', '{"indx":"o","index":"o","index":"o"}\n{}\n');
+    expect(header.body.error.reason).toBe('key [indx] is not supported in the metadata section');
+    const body = await post('/_msearch', '{}\n{"query":{"matc":{}},"size":1,"size":1}\n');
+    expect(body.body.error.reason).toContain('unknown query [matc]');
+    expect((await post('/_msearch', '{"index":"o","index":"o"}\n{}\n')).body.error.reason).toBe("[1:21] Duplicate field 'index'");
+  });
 });

@@ -7,7 +7,7 @@ import { multiSearch, parseMultiSearch } from '../multi-search.js';
 import type { SearchService } from '../search-service.js';
 import { checkParams, MGET_PARAMS, MSEARCH_PARAMS } from '../url-params.js';
 import { boolParam } from '../write-conditions.js';
-import { checkedJsonBody } from './search-routes.js';
+import { readJsonBody } from './search-routes.js';
 
 /** `_mget` and `_msearch`, with and without an index in the path (HTTP translation only). */
 export async function multiRoutes(app: FastifyInstance, opts: { service: SearchService; now: () => number }): Promise<void> {
@@ -19,7 +19,7 @@ export async function multiRoutes(app: FastifyInstance, opts: { service: SearchS
     // Read (and so checked) as ES reads them, though every get here is real-time already.
     boolParam(params.realtime, true);
     boolParam(params.refresh, false);
-    const items = parseMultiGet(checkedJsonBody(req), (req.params as Params).index);
+    const items = readJsonBody(req, (body) => parseMultiGet(body, (req.params as Params).index));
     const body = multiGet(items, multiGetDefaults(params), {
       indexUuid: (index) => service.get(index).uuid,
       mappings: (index) => service.get(index).mappings,
