@@ -158,6 +158,19 @@ function sourceOf(v: unknown): SourceFilter {
   return { fetch: true, includes, excludes };
 }
 
+/**
+ * FetchSourceContext.fromXContent on a `_bulk` action line's `_source` (the line's own, which
+ * replaces the update body's). Its refusal fails the request as a parsing_exception.
+ */
+export function fetchSourceOf(v: unknown): SourceFilter {
+  try {
+    return sourceOf(v);
+  } catch (e) {
+    if (e instanceof SourceRefused) throw errors.parsing(e.reason);
+    throw e;
+  }
+}
+
 /** The cause FetchSourceContext refuses a token with (its location is left out, as the wrapping error carries one). */
 class SourceRefused extends Error {
   constructor(readonly reason: string) {

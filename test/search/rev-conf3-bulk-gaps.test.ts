@@ -31,4 +31,24 @@ describe('_bulk update gaps (review)', () => {
     expect(res.status).toBe(400);
     expect(JSON.stringify(res.body)).toContain("Duplicate field '_id'");
   });
+
+  it('writes get after _primary_term, takes the action line\'s _source over the body\'s, and none for _source false', async () => {
+    const res = await bulk(
+      '{"update":{"_index":"bg","_id":"1","_source":"b"}}\n{"doc":{"a":5},"_source":"a"}\n' +
+        '{"update":{"_index":"bg","_id":"1"}}\n{"doc":{"a":6},"_source":false}\n' +
+        '{"update":{"_index":"bg","_id":"404"}}\n{"doc":{"a":6},"_source":true}\n',
+    );
+    expect(Object.keys(res.body.items[0].update).slice(-3)).toEqual(['_primary_term', 'get', 'status']);
+    expect(res.body.items[0].update.get._source).toEqual({ b: 2 });
+    expect(res.body.items[1].update.get).toBeUndefined();
+    expect(res.body.items[2].update.status).toBe(404);
+    expect(res.body.items[2].update.get).toBeUndefined();
+  });
+
+  it('answers an unknown parameter met before the repeated key, and the repeated key met first', async () => {
+    const unknown = await bulk('{"update":{"_index":"bg","x":1,"_id":"1","_id":"2"}}\n{"doc":{"a":4}}\n');
+    expect(unknown.body.error.reason).toBe('Action/metadata line [1] contains an unknown parameter [x]');
+    const dup = await bulk('{"index":{"_id":"1","_id":"2","x":1}}\n{"a":4}\n');
+    expect(dup.body.error.reason).toBe("[1:26] Duplicate field '_id'");
+  });
 });

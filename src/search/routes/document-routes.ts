@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { parseBulk } from '../bulk.js';
+import { parseBulk, type BulkUpdateAction } from '../bulk.js';
 import { BulkResponseWriter } from '../bulk-response.js';
-import { errors } from '../errors.js';
+import { errors, SearchError } from '../errors.js';
 import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, sendJsonBytes, type Params } from '../http-io.js';
-import { SearchService } from '../search-service.js';
-import { filterSource, isIdentity, sourceFilterFromParams } from '../source-filter.js';
+import { SearchService, type WriteOutcome } from '../search-service.js';
+import { filterSource, isIdentity, sourceFilterFromParams, type SourceFilter } from '../source-filter.js';
 import { intParam } from '../search-request.js';
 import { readUpdate } from '../update-body.js';
 import { boolParam, casProblems, conditionsFromQuery, INTERNAL_VERSION_OCC } from '../write-conditions.js';
@@ -105,12 +105,8 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const body = SearchService.writeBody(item.outcome, forcedRefresh(req));
     // The body's `_source` over the URL's (RestUpdateAction, then the body's parser): ES then adds
     // `get` (UpdateHelper.extractGetResult) with the document as the update left it, noop included.
-    const fetch = source ?? (hasSourceParams(q) ? sourceFilterFromParams(q) : undefined);
-    const doc = fetch?.fetch === true ? service.getDoc(item.outcome.index, item.outcome.id) : undefined;
-    if (fetch !== undefined && doc !== undefined) {
-      const parsed = JSON.parse(doc.source) as unknown;
-      body.get = { _seq_no: doc.seqNo, _primary_term: 1, found: true, _source: isIdentity(fetch) ? parsed : filterSource(parsed, fetch) };
-    }
+    const get = updateGet(service, item.outcome, source ?? (hasSourceParams(q) ? sourceFilterFromParams(q) : undefined));
+    if (get !== undefined) body.get = get;
     return sendJson(req, reply, item.outcome.result === 'created' ? 201 : 200, body);
   });
 
@@ -123,11 +119,30 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     if (actions.length === 0) throw errors.actionValidation(['no requests added']);
     // Each item is rendered as soon as it is applied (see BulkResponseWriter).
     const response = new BulkResponseWriter(forcedRefresh(req), actions.length);
-    service.bulkEach(actions, (item) => response.add(item));
+    // bulkEach hands over one item per action, in order: an update's item gets its `get`.
+    let at = 0;
+    service.bulkEach(actions, (item) => {
+      const a = actions[at++];
+      const fetch = a !== undefined && !(a instanceof SearchError) && a.op === 'update' ? (a as BulkUpdateAction).fetchSource : undefined;
+      response.add(item, fetch === undefined || 'error' in item ? undefined : updateGet(service, item.outcome, fetch));
+    });
     return sendJsonBytes(req, reply, 200, response.finish(Math.round(performance.now() - started)));
   };
   app.post('/_bulk', bulk);
   app.put('/_bulk', bulk);
   app.post('/:index/_bulk', bulk);
   app.put('/:index/_bulk', bulk);
+}
+
+/**
+ * The `get` member of an update's answer (UpdateHelper.extractGetResult): the document as the
+ * update left it (a noop included), its `_source` filtered by `fetch`; undefined when the update did
+ * not ask for the source (`fetch` undefined or `_source: false`).
+ */
+function updateGet(service: SearchService, outcome: WriteOutcome, fetch: SourceFilter | undefined): Record<string, unknown> | undefined {
+  if (fetch?.fetch !== true) return undefined;
+  const doc = service.getDoc(outcome.index, outcome.id);
+  if (doc === undefined) return undefined;
+  const parsed = JSON.parse(doc.source) as unknown;
+  return { _seq_no: doc.seqNo, _primary_term: 1, found: true, _source: isIdentity(fetch) ? parsed : filterSource(parsed, fetch) };
 }
