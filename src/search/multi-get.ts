@@ -1,4 +1,5 @@
 import { errors, SearchError } from './errors.js';
+import { isoInstant } from './date-format.js';
 import { jsonToken } from './json-members.js';
 import { RawJson } from './json-render.js';
 import { parseBool, parseDateFor, parseNumber, type FieldDef, type Mappings } from './mapping.js';
@@ -217,25 +218,6 @@ export function storedFieldValues(mappings: Mappings, names: readonly string[], 
   return out;
 }
 
-/** 400 Gregorian years in milliseconds: the calendar repeats after exactly this many days (146097). */
-const CYCLE_MS = 146_097 * 86_400_000;
-
-/**
- * Epoch milliseconds as ES's strict_date_optional_time printer writes them (UTC, millisecond
- * precision, the year at least 4 digits, signed when past 9999 or negative). Why not
- * Date#toISOString: it throws past ±8.64e15 ms (a date field accepts later ones) and writes
- * years past 9999 and negative ones with 6 digits.
- */
-export function isoInstant(ms: number): string {
-  // Shift by whole 400-year cycles into Date's range; the calendar fields stay the same.
-  const cycles = Math.trunc(ms / CYCLE_MS);
-  const d = new Date(ms - cycles * CYCLE_MS);
-  const year = d.getUTCFullYear() + 400 * cycles;
-  const pad = (n: number, w: number): string => String(n).padStart(w, '0');
-  const y = year > 9999 ? `+${year}` : year < 0 ? `-${pad(-year, 4)}` : pad(year, 4);
-  return `${y}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}T${pad(d.getUTCHours(), 2)}:${pad(d.getUTCMinutes(), 2)}:${pad(d.getUTCSeconds(), 2)}.${pad(d.getUTCMilliseconds(), 3)}Z`;
-}
-
 /** Whether the mapping tree gives the field at dotted `path` `store: true` (through `properties` and multi-field `fields`). */
 function isStored(properties: Readonly<Record<string, unknown>>, path: string): boolean {
   const parts = path.split('.');
@@ -276,7 +258,9 @@ function storedValue(def: FieldDef, v: unknown): unknown {
       return parseBool(v);
     case 'date': {
       const ms = parseDateFor(def, v);
-      return ms === undefined || !Number.isFinite(ms) ? undefined : isoInstant(ms);
+      if (ms === undefined || !Number.isFinite(ms)) return undefined;
+      // Shown with the field's own format (DateFieldType.valueForDisplay); ES's default prints ISO.
+      return def.dateFormat?.print(ms) ?? isoInstant(ms);
     }
     case 'keyword': {
       const s = String(v);
