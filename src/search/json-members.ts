@@ -232,13 +232,18 @@ export function readInTextOrder<T>(text: string, value: unknown, read: (value: u
   throw duplicate();
 }
 
-/** The SearchError `f` throws; undefined when it returns. Anything else thrown goes on. */
+/**
+ * The SearchError `f` throws; undefined when it returns. A SyntaxError (a cut text that would not
+ * parse: it always should, the text being valid JSON) counts as no refusal, so that the repeated
+ * key is answered; anything else thrown goes on.
+ */
 function refusal(f: () => unknown): SearchError | undefined {
   try {
     f();
     return undefined;
   } catch (e) {
     if (e instanceof SearchError) return e;
+    if (e instanceof SyntaxError) return undefined;
     throw e;
   }
 }
