@@ -266,7 +266,13 @@ function simpleAction(buf: Buffer, start: number, end: number): { op: 'index' | 
  * `body` as text is read as UTF-8 (tests and the in-process probe pass strings); `requireAlias`:
  * the request's `require_alias`, for the action lines that do not give their own (default false).
  */
-export function parseBulk(body: Buffer | string, defaultIndex: string | undefined, requireAlias = false): (BulkAction | SearchError)[] {
+export function parseBulk(
+  body: Buffer | string,
+  defaultIndex: string | undefined,
+  requireAlias = false,
+  /** The URL's `_source*` (RestBulkAction's default fetch context): over an update line's own, under the action line's. */
+  defaultFetchSource?: SourceFilter,
+): (BulkAction | SearchError)[] {
   const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   const len = buf.length;
   const out: (BulkAction | SearchError)[] = [];
@@ -384,7 +390,7 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
     // UpdateRequest.validate, in its order.
     if (id === undefined || id === '') problems.push('id is missing');
     problems.push(...update.problems);
-    const fetchSource = meta.fetchSource ?? update.source;
+    const fetchSource = meta.fetchSource ?? defaultFetchSource ?? update.source;
     if (index !== undefined && id !== undefined) {
       const item: BulkUpdateAction = { op: 'update', index, id, ...update.fields, ...alias, ...(fetchSource === undefined ? {} : { fetchSource }) };
       out.push(item);

@@ -45,6 +45,18 @@ describe('_bulk update gaps (review)', () => {
     expect(res.body.items[2].update.get).toBeUndefined();
   });
 
+  it('takes the URL\'s _source as the default, over the update line\'s and under the action line\'s', async () => {
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/_bulk?_source=b',
+      payload: '{"update":{"_index":"bg","_id":"1"}}\n{"doc":{"a":7},"_source":"a"}\n{"update":{"_index":"bg","_id":"1","_source":"a"}}\n{"doc":{"a":8}}\n',
+      headers: { 'content-type': 'application/x-ndjson' },
+    });
+    const items = (res.json() as Body).items;
+    expect(items[0].update.get._source).toEqual({ b: 2 });
+    expect(items[1].update.get._source).toEqual({ a: 8 });
+  });
+
   it('answers an unknown parameter met before the repeated key, and the repeated key met first', async () => {
     const unknown = await bulk('{"update":{"_index":"bg","x":1,"_id":"1","_id":"2"}}\n{"doc":{"a":4}}\n');
     expect(unknown.body.error.reason).toBe('Action/metadata line [1] contains an unknown parameter [x]');

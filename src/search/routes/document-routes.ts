@@ -115,7 +115,8 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     // The body's bytes as they came (see parseBulk); a `?source=` query string as text.
     const body = Buffer.isBuffer(req.body) ? req.body : rawBody(req);
     if (body === undefined) throw errors.actionValidation(['no requests added']);
-    const actions = parseBulk(body, (req.params as Params).index, boolParam(queryOf(req).require_alias, false));
+    const q = queryOf(req);
+    const actions = parseBulk(body, (req.params as Params).index, boolParam(q.require_alias, false), hasSourceParams(q) ? sourceFilterFromParams(q) : undefined);
     if (actions.length === 0) throw errors.actionValidation(['no requests added']);
     // Each item is rendered as soon as it is applied (see BulkResponseWriter).
     const response = new BulkResponseWriter(forcedRefresh(req), actions.length);
