@@ -106,6 +106,8 @@ const RESULT_REFRESH_PIECES = resultPieces('"forced_refresh":true,');
 const ID_PIECE = ascii(',"_id":');
 const VERSION_PIECE = ascii(',"_version":');
 const TERM_STATUS = ascii(',"_primary_term":1,"status":');
+const TERM_GET = ascii(',"_primary_term":1,"get":');
+const STATUS_PIECE = ascii(',"status":');
 const ITEM_END = ascii('}}');
 const COMMA = ascii(',');
 
@@ -136,7 +138,11 @@ export class BulkResponseWriter {
     this.resultPieces = forcedRefresh ? RESULT_REFRESH_PIECES : RESULT_PIECES;
   }
 
-  add(item: BulkItem): void {
+  /**
+   * `get`: an update item's `get` member (the document as the update left it, when the item asked
+   * for its `_source`), written after `_primary_term` as UpdateResponse writes it.
+   */
+  add(item: BulkItem, get?: unknown): void {
     const w = this.w;
     if (this.count++ > 0) w.bytes(COMMA);
     if ('error' in item) {
@@ -163,7 +169,12 @@ export class BulkResponseWriter {
     w.number(o.version);
     w.bytes(this.resultPieces.get(o.result) as Buffer);
     w.number(o.seqNo);
-    w.bytes(TERM_STATUS);
+    if (get === undefined) w.bytes(TERM_STATUS);
+    else {
+      w.bytes(TERM_GET);
+      w.text(JSON.stringify(get));
+      w.bytes(STATUS_PIECE);
+    }
     w.number(itemStatus(o));
     w.bytes(ITEM_END);
   }

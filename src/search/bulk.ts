@@ -4,10 +4,18 @@ import {
   type VersionType, type WriteConditions,
 } from './write-conditions.js';
 import { parseJsonBody } from './json-render.js';
-import { objectMembers } from './json-members.js';
-import { readUpdate } from './update-body.js';
+import { objectMembers, readInTextOrder } from './json-members.js';
+import { fetchSourceOf, readUpdate } from './update-body.js';
+import type { SourceFilter } from './source-filter.js';
 import type { SourceSpan } from './document-store.js';
 import type { BulkAction } from './search-service.js';
+
+/**
+ * An update item as parseBulk reads it: with what its answer's `get` shows when the update line's
+ * `_source` (or the action line's, which replaces it, as BulkRequestParser sets it after reading
+ * the body) asks for the document (UpdateHelper.extractGetResult).
+ */
+export type BulkUpdateAction = Extract<BulkAction, { op: 'update' }> & { readonly fetchSource?: SourceFilter };
 
 /**
  * Parses a `_bulk` NDJSON body into actions: an action line (`index`, `create`, `update`,
@@ -58,6 +66,8 @@ interface ActionMeta {
   readonly cond: WriteConditions | undefined;
   /** An update's `retry_on_conflict` (0 when not given). */
   readonly retryOnConflict: number;
+  /** The line's `_source` (undefined when not given or null). */
+  readonly fetchSource: SourceFilter | undefined;
 }
 
 /**
@@ -91,12 +101,14 @@ function readMeta(meta: Record<string, unknown>, op: string, line: number, text:
   let conditions = false;
   let dynamicTemplates = false;
   let retryOnConflict = 0;
+  let fetchSource: SourceFilter | undefined;
   for (const key in meta) {
     const v = meta[key];
     if (v === null) continue;
     if (typeof v === 'object') {
       if (!Array.isArray(v) && (key === 'dynamic_templates' || key === '_source')) {
         if (key === 'dynamic_templates' && Object.keys(v).length > 0) dynamicTemplates = true;
+        else if (key === '_source') fetchSource = fetchSourceOf(v);
         continue;
       }
       throw errors.illegalArgument(`Malformed action/metadata line [${line}], expected a simple value for field [${key}] but found [${jsonTokenName(v)}]`);
@@ -134,6 +146,9 @@ function readMeta(meta: Record<string, unknown>, op: string, line: number, text:
       case 'retry_on_conflict':
         retryOnConflict = longField(v, 'retry_on_conflict');
         break;
+      case '_source':
+        fetchSource = fetchSourceOf(v);
+        break;
     }
   }
   if (op === 'delete' && dynamicTemplates) throw errors.illegalArgument(`Delete request in line [${line}] does not accept dynamic_templates`);
@@ -147,7 +162,23 @@ function readMeta(meta: Record<string, unknown>, op: string, line: number, text:
   checkSeqNo(ifSeqNo);
   checkPrimaryTerm(ifPrimaryTerm);
   const cond = conditions ? { version, versionType, ifSeqNo, ifPrimaryTerm } : undefined;
-  return { index, id, opType, requireAlias, cond, retryOnConflict };
+  return { index, id, opType, requireAlias, cond, retryOnConflict, fetchSource };
+}
+
+/** An action line's object (`line`: its number; `text`: the line) read as ES's bulk parser reads it: the op, then its metadata. */
+function readAction(action: unknown, line: number, text: () => string): { op: 'index' | 'create' | 'update' | 'delete'; meta: ActionMeta } {
+  if (action === null || typeof action !== 'object' || Array.isArray(action)) {
+    throw errors.illegalArgument(`Malformed action/metadata line [${line}], expected START_OBJECT but found [${jsonTokenName(action)}]`);
+  }
+  const [op, metaRaw] = Object.entries(action as Record<string, unknown>)[0] ?? [];
+  if (op === undefined) throw errors.illegalArgument(`Malformed action/metadata line [${line}], expected FIELD_NAME but found [END_OBJECT]`);
+  if (op !== 'index' && op !== 'create' && op !== 'update' && op !== 'delete') {
+    throw errors.illegalArgument(`Malformed action/metadata line [${line}], expected field [create], [delete], [index] or [update] but found [${op}]`);
+  }
+  if (metaRaw === null || typeof metaRaw !== 'object' || Array.isArray(metaRaw)) {
+    throw errors.illegalArgument(`Malformed action/metadata line [${line}], expected START_OBJECT or END_OBJECT but found [${jsonTokenName(metaRaw)}]`);
+  }
+  return { op, meta: readMeta(metaRaw as Record<string, unknown>, op, line, text) };
 }
 
 /** The name Jackson gives the token a JSON value starts with, as ES's bulk parser reports it. */
@@ -235,7 +266,13 @@ function simpleAction(buf: Buffer, start: number, end: number): { op: 'index' | 
  * `body` as text is read as UTF-8 (tests and the in-process probe pass strings); `requireAlias`:
  * the request's `require_alias`, for the action lines that do not give their own (default false).
  */
-export function parseBulk(body: Buffer | string, defaultIndex: string | undefined, requireAlias = false): (BulkAction | SearchError)[] {
+export function parseBulk(
+  body: Buffer | string,
+  defaultIndex: string | undefined,
+  requireAlias = false,
+  /** The URL's `_source*` (RestBulkAction's default fetch context): over an update line's own, under the action line's. */
+  defaultFetchSource?: SourceFilter,
+): (BulkAction | SearchError)[] {
   const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   const len = buf.length;
   const out: (BulkAction | SearchError)[] = [];
@@ -318,19 +355,11 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
       out.push(sourceAction(simple.op, defaultIndex as string, id));
       continue;
     }
-    const action = parseJsonBody(lineText());
-    if (action === null || typeof action !== 'object' || Array.isArray(action)) {
-      throw errors.illegalArgument(`Malformed action/metadata line [${i}], expected START_OBJECT but found [${jsonTokenName(action)}]`);
-    }
-    const [op, metaRaw] = Object.entries(action as Record<string, unknown>)[0] ?? [];
-    if (op === undefined) throw errors.illegalArgument(`Malformed action/metadata line [${i}], expected FIELD_NAME but found [END_OBJECT]`);
-    if (!['index', 'create', 'update', 'delete'].includes(op)) {
-      throw errors.illegalArgument(`Malformed action/metadata line [${i}], expected field [create], [delete], [index] or [update] but found [${op}]`);
-    }
-    if (metaRaw === null || typeof metaRaw !== 'object' || Array.isArray(metaRaw)) {
-      throw errors.illegalArgument(`Malformed action/metadata line [${i}], expected START_OBJECT or END_OBJECT but found [${jsonTokenName(metaRaw)}]`);
-    }
-    const meta = readMeta(metaRaw as Record<string, unknown>, op, i, lineText);
+    // Read as ES's parser reads the line: a key it repeats (Jackson's strict duplicate detection)
+    // fails the request unless something earlier in the line does first (readInTextOrder).
+    const text = lineText();
+    const line = i;
+    const { op, meta } = readInTextOrder(text, parseJsonBody(text), (action) => readAction(action, line, () => text));
     const index = meta.index ?? defaultIndex;
     const { id, cond } = meta;
     // A delete has no use for it (DeleteRequest.isRequireAlias is false).
@@ -361,7 +390,11 @@ export function parseBulk(body: Buffer | string, defaultIndex: string | undefine
     // UpdateRequest.validate, in its order.
     if (id === undefined || id === '') problems.push('id is missing');
     problems.push(...update.problems);
-    if (index !== undefined && id !== undefined) out.push({ op: 'update', index, id, ...update.fields, ...alias });
+    const fetchSource = meta.fetchSource ?? defaultFetchSource ?? update.source;
+    if (index !== undefined && id !== undefined) {
+      const item: BulkUpdateAction = { op: 'update', index, id, ...update.fields, ...alias, ...(fetchSource === undefined ? {} : { fetchSource }) };
+      out.push(item);
+    }
   }
   if (problems.length > 0) throw errors.actionValidation(problems);
   return out;

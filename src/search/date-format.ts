@@ -83,6 +83,13 @@ export interface DateFormat {
    * (23:59:59.999) as ES's DateMathParser does; missing month and day stay 01.
    */
   parse(value: unknown, roundUp?: boolean): number | undefined;
+  /**
+   * Epoch milliseconds written with the format's first alternative, as ES's DateFormatter prints
+   * (a stored field's value, DateFieldType.valueForDisplay): UTC, `epoch_millis` as digits,
+   * `epoch_second` as seconds with the fraction it has. Undefined when the pattern cannot write the
+   * date (js-joda's years stop at ±999,999; ES's do not).
+   */
+  print(ms: number): string | undefined;
 }
 
 /** A `date` field's format when its mapping names none. */
@@ -207,6 +214,38 @@ function patternParser(pattern: string): Parser {
   };
 }
 
+type Printer = (ms: number) => string | undefined;
+
+/** ES's epoch_second printer: whole seconds, then the fraction without trailing zeros when there is one. */
+function epochSecondText(ms: number): string {
+  const abs = Math.abs(ms);
+  const frac = abs % 1000;
+  const secs = `${ms < 0 ? '-' : ''}${Math.trunc(abs / 1000)}`;
+  return frac === 0 ? secs : `${secs}.${String(frac).padStart(3, '0').replace(/0+$/, '')}`;
+}
+
+function patternPrinter(pattern: string): Printer {
+  const { DateTimeFormatter, Instant, ZonedDateTime, ZoneOffset } = joda();
+  const formatter = DateTimeFormatter.ofPattern(pattern);
+  return (ms) => {
+    try {
+      return formatter.format(ZonedDateTime.ofInstant(Instant.ofEpochMilli(ms), ZoneOffset.UTC));
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/** The printer of one alternative of a format (ES prints with the first). */
+function printerOf(name: string): Printer {
+  if (name === 'epoch_millis') return (ms) => String(ms);
+  if (name === 'epoch_second') return epochSecondText;
+  // Their printers write what the strict ISO one writes; the no-millis ones leave the fraction out.
+  if (name === 'date_time_no_millis' || name === 'strict_date_time_no_millis') return (ms) => isoInstant(ms).replace(/\.\d{3}Z$/, 'Z');
+  if (ISO_NAMES.includes(name)) return isoInstant;
+  return patternPrinter(namedPattern(name) ?? name);
+}
+
 /** Compiles a format; throws Error("Invalid format: [x]: why") for a pattern java.time would refuse. */
 export function compileDateFormat(text: string): DateFormat {
   const parsers = text.split('||').map((raw): Parser => {
@@ -221,8 +260,14 @@ export function compileDateFormat(text: string): DateFormat {
       throw new Error(`Invalid format: [${text}]: ${(e as Error).message}`, { cause: e });
     }
   });
+  let printer: Printer | undefined;
   return {
     text,
+    print(ms) {
+      // Compiled on first use: most formats only ever parse.
+      printer ??= printerOf((text.split('||')[0] ?? '').trim());
+      return printer(ms);
+    },
     parse(value, roundUp = false) {
       for (const p of parsers) {
         const ms = p(value, roundUp);
@@ -231,4 +276,23 @@ export function compileDateFormat(text: string): DateFormat {
       return undefined;
     },
   };
+}
+
+/** 400 Gregorian years in milliseconds: the calendar repeats after exactly this many days (146097). */
+const CYCLE_MS = 146_097 * 86_400_000;
+
+/**
+ * Epoch milliseconds as ES's strict_date_optional_time printer writes them (UTC, millisecond
+ * precision, the year at least 4 digits, signed when past 9999 or negative). Why not
+ * Date#toISOString: it throws past ±8.64e15 ms (a date field accepts later ones) and writes
+ * years past 9999 and negative ones with 6 digits.
+ */
+export function isoInstant(ms: number): string {
+  // Shift by whole 400-year cycles into Date's range; the calendar fields stay the same.
+  const cycles = Math.trunc(ms / CYCLE_MS);
+  const d = new Date(ms - cycles * CYCLE_MS);
+  const year = d.getUTCFullYear() + 400 * cycles;
+  const pad = (n: number, w: number): string => String(n).padStart(w, '0');
+  const y = year > 9999 ? `+${year}` : year < 0 ? `-${pad(-year, 4)}` : pad(year, 4);
+  return `${y}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}T${pad(d.getUTCHours(), 2)}:${pad(d.getUTCMinutes(), 2)}:${pad(d.getUTCSeconds(), 2)}.${pad(d.getUTCMilliseconds(), 3)}Z`;
 }

@@ -227,6 +227,14 @@ export const errors = {
     err(404, 'index_not_found_exception', 'no such index [null]', { 'resource.type': 'index_expression', 'resource.id': [...expressions] }),
   /** An ObjectParser's refusal of a field (unknown, or a value type it does not take) at `[line:col]`, without a cause. */
   xContentParse: (line: number, col: number, message: string) => err(400, 'x_content_parse_exception', `[${line}:${col}] ${message}`),
+  /**
+   * An ObjectParser's field whose value its own parser refused (a boolean given as "yes", a bad
+   * `_source`): "[line:col] [Parser] failed to parse field [f]" at the value, caused by `cause`.
+   */
+  fieldParse: (line: number, col: number, parser: string, field: string, cause: EsCause) =>
+    err(400, 'x_content_parse_exception', `[${line}:${col}] [${parser}] failed to parse field [${field}]`, undefined, cause),
+  /** Jackson's strict duplicate detection (always on in ES 8): the key that repeats one of its object's, located just past it. */
+  duplicateField: (line: number, col: number, key: string) => errors.malformedJson(line, col, `Duplicate field '${key}'`),
   /** ElasticsearchParseException (a request body ES reads by hand: `_mget`, `_msearch`). */
   parse: (reason: string) => err(400, 'parse_exception', reason),
   /** A request that needs a body and came without one (RestRequest.contentOrSourceParam). */

@@ -96,12 +96,20 @@ export function rawBody(req: FastifyRequest): string | undefined {
 
 /** The parsed JSON body (undefined when empty); checks the content type first. */
 export function jsonBody(req: FastifyRequest): unknown {
+  return jsonBodyAndText(req)?.value;
+}
+
+/**
+ * jsonBody with the text it parsed (undefined when empty), for a caller that reads the text again:
+ * decoding a large body a second time costs about as much as scanning it.
+ */
+export function jsonBodyAndText(req: FastifyRequest): { value: unknown; text: string } | undefined {
   const text = rawBody(req);
   if (text === undefined) return undefined;
   // The usual header needs no parse to be accepted (requestMediaType takes it as plain JSON).
   const type = req.headers['content-type'];
   if (type !== 'application/json') requestMediaType(type);
-  return parseJsonBody(text);
+  return { value: parseJsonBody(text), text };
 }
 
 /** A body that must be present (`PUT /<index>/_doc/<id>`). */

@@ -1,3 +1,5 @@
+import { errors, SearchError } from './errors.js';
+
 /**
  * The members of a JSON object in the order the text gives them, with where each key and value
  * lie in the text. Why: JSON.parse keeps neither, and a few of ES's answers need them: a number's
@@ -123,4 +125,125 @@ export function textLocation(text: string, at: number): { line: number; col: num
     lineStart = i + 1;
   }
   return { line, col: Buffer.byteLength(text.slice(lineStart, at), 'utf8') + 1 };
+}
+
+/** Just past the string whose opening quote is at `at`: a quote ends it unless an odd run of backslashes escapes it. */
+function stringEnd(text: string, at: number): number {
+  let q = text.indexOf('"', at + 1);
+  while (q !== -1) {
+    let b = q - 1;
+    while (text.charCodeAt(b) === 0x5c) b--;
+    if ((q - 1 - b) % 2 === 0) return q + 1;
+    q = text.indexOf('"', q + 1);
+  }
+  return text.length + 1;
+}
+
+/**
+ * The first key, in text order, that repeats a key of the same object in `text` (a valid JSON
+ * text), with the offset just past its closing quote: where Jackson, whose strict duplicate
+ * detection ES 8 always turns on, stops and reports "Duplicate field 'k'". Undefined when no
+ * object repeats a key. One pass over the text, jumping over each string with indexOf (every
+ * `_search` body and `_bulk` update line is scanned, and most of their text is strings); a Set
+ * only per object that has two keys or more.
+ */
+export function findDuplicateKey(text: string): { key: string; at: number } | undefined {
+  const dup = scanDuplicateKey(text);
+  return dup === undefined ? undefined : { key: dup.key, at: dup.at };
+}
+
+/** findDuplicateKey's scan, with the offset of the repeated key's opening quote (keyAt). */
+function scanDuplicateKey(text: string): { key: string; at: number; keyAt: number } | undefined {
+  // One entry per open object (its keys so far; null until it has one) or array (undefined).
+  const stack: (Set<string> | string | null | undefined)[] = [];
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b) stack.push(null); // {
+    else if (c === 0x5b) stack.push(undefined); // [
+    else if (c === 0x7d || c === 0x5d) stack.pop(); // } ]
+    else if (c === 0x22) {
+      const end = stringEnd(text, i);
+      const top = stack.length - 1;
+      const keys = stack[top];
+      if (keys !== undefined && text.charCodeAt(skipWs(text, end)) === 0x3a) {
+        const raw = text.slice(i + 1, end - 1);
+        const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw;
+        if (keys === null) stack[top] = key;
+        else if (typeof keys === 'string') {
+          if (keys === key) return { key, at: end, keyAt: i };
+          stack[top] = new Set([keys, key]);
+        } else {
+          if (keys.has(key)) return { key, at: end, keyAt: i };
+          keys.add(key);
+        }
+      }
+      i = end - 1;
+    }
+  }
+  return undefined;
+}
+
+/** The closing brackets of the objects and arrays still open at offset `end` of `text`, innermost first. */
+function closersAt(text: string, end: number): string {
+  const open: string[] = [];
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b) open.push('}');
+    else if (c === 0x5b) open.push(']');
+    else if (c === 0x7d || c === 0x5d) open.pop();
+    else if (c === 0x22) i = stringEnd(text, i) - 1;
+  }
+  return open.reverse().join('');
+}
+
+/**
+ * `read(value)`, where `value` was parsed from `text`, answering as ES does when an object of the
+ * text repeats a key: ES's parser reads the text in order and stops at the first problem, so the
+ * repeated key ("Duplicate field", Jackson's strict duplicate detection) is answered unless `read`
+ * refuses something the text holds before it.
+ *
+ * Our readers work on parsed values and know no offsets, so "before it" is found by reading two
+ * texts: the text cut just before the repeated member (its open objects closed), which holds all
+ * ES read before stopping, and the text with only the repeated member left out. An error of the
+ * cut text that the other gives too lies before the repeated key, and is answered. One the cut
+ * text alone gives is a check the cut made up (a member required at the end of an object the
+ * repeated key sits in, which ES never reaches): the repeated key is answered. Still different from
+ * ES: a reader that checks members out of text order (e.g. JavaScript's integer-like keys first), and
+ * a key repeated three times, whose later value stands in the second text. The extra reads happen
+ * only when a key repeats.
+ */
+export function readInTextOrder<T>(text: string, value: unknown, read: (value: unknown) => T): T {
+  if (value === null || typeof value !== 'object') return read(value);
+  const dup = scanDuplicateKey(text);
+  if (dup === undefined) return read(value);
+  const duplicate = (): SearchError => {
+    const { line, col } = textLocation(text, dup.at);
+    return errors.duplicateField(line, col, dup.key);
+  };
+  // A repeated key is never its object's first, so a comma comes before it.
+  let comma = dup.keyAt - 1;
+  while (isWs(text[comma])) comma--;
+  const valueEnd = skipValue(text, skipWs(text, skipWs(text, dup.at) + 1));
+  const early = refusal(() => read(JSON.parse(text.slice(0, comma) + closersAt(text, comma))));
+  if (early === undefined) throw duplicate();
+  const without = refusal(() => read(JSON.parse(text.slice(0, comma) + text.slice(valueEnd))));
+  if (without !== undefined && without.type === early.type && without.message === early.message) throw early;
+  throw duplicate();
+}
+
+/**
+ * The SearchError `f` throws; undefined when it returns. A SyntaxError (a cut text that would not
+ * parse: it always should, the text being valid JSON) counts as no refusal, so that the repeated
+ * key is answered; anything else thrown goes on.
+ */
+function refusal(f: () => unknown): SearchError | undefined {
+  try {
+    f();
+    return undefined;
+  } catch (e) {
+    if (e instanceof SearchError) return e;
+    if (e instanceof SyntaxError) return undefined;
+    throw e;
+  }
 }

@@ -1,6 +1,8 @@
 import { errors, SearchError } from './errors.js';
+import { isoInstant } from './date-format.js';
 import { jsonToken } from './json-members.js';
 import { RawJson } from './json-render.js';
+import { parseBool, parseDateFor, parseNumber, type FieldDef, type Mappings } from './mapping.js';
 import { filterSource, isIdentity, sourceFilterFromParams, type SourceFilter } from './source-filter.js';
 
 /**
@@ -21,10 +23,26 @@ export interface MultiGetItem {
   readonly version: number | undefined;
 }
 
+/** Versions.MATCH_ANY: a `version` of -3 asks for no check at all. */
+const MATCH_ANY = -3;
+
+/**
+ * VersionType.fromString: the names ES 8 knows, else "No version type match [x]" (the whole request
+ * fails). Every type checks a read the same way (the current version must equal the one given), so
+ * only the name matters here.
+ */
+function versionType(name: string): void {
+  if (name !== 'internal' && name !== 'external' && name !== 'external_gt' && name !== 'external_gte') {
+    throw errors.illegalArgument(`No version type match [${name}]`);
+  }
+}
+
 /** What `_mget` reads documents from (the search service, in the route). */
 export interface MultiGetSource {
   /** The index's uuid; throws index_not_found_exception when there is no such index. */
   indexUuid(index: string): string;
+  /** The index's mappings (after indexUuid succeeded): which fields are stored (`store: true`). */
+  mappings(index: string): Mappings;
   getDoc(index: string, id: string): { version: number; seqNo: number; source: string } | undefined;
 }
 
@@ -74,7 +92,9 @@ function parseDoc(v: unknown, defaultIndex: string | undefined): MultiGetItem {
     else if (!isScalar(x)) continue; // ES skips other objects and arrays it does not know.
     else if (k === '_index') index = text(x);
     else if (k === '_id') id = text(x);
-    else if (k === 'routing' || k === 'version_type') continue;
+    // One shard: routing picks no other copy, so it is read and changes nothing (as ES on one shard).
+    else if (k === 'routing') continue;
+    else if (k === 'version_type') versionType(text(x));
     else if (k === 'version') version = Number(x);
     else throw errors.parse(`failed to parse multi get request. unknown field [${k}]`);
   }
@@ -157,14 +177,96 @@ export function multiGet(items: readonly MultiGetItem[], defaults: MultiGetDefau
     }
     const doc = from.getDoc(index, id);
     if (doc === undefined) return { _index: index, _id: id, found: false };
-    if (item.version !== undefined && item.version !== doc.version) {
+    if (item.version !== undefined && item.version !== MATCH_ANY && item.version !== doc.version) {
       const conflict = errors.versionConflict(index, uuid, id, `current version [${doc.version}] is different than the one provided [${item.version}]`);
       return { _index: index, _id: id, error: conflict.toBody().error };
     }
     const out: Record<string, unknown> = { _index: index, _id: id, _version: doc.version, _seq_no: doc.seqNo, _primary_term: 1, found: true };
     const filter = effectiveSource(item, defaults);
     if (filter.fetch) out._source = isIdentity(filter) ? new RawJson(doc.source) : filterSource(JSON.parse(doc.source), filter);
+    const stored = item.storedFields ?? defaults.storedFields;
+    if (stored !== undefined && stored.length > 0) {
+      const fields = storedFieldValues(from.mappings(index), stored, JSON.parse(doc.source));
+      if (fields !== undefined) out.fields = fields;
+    }
     return out;
   });
   return { docs };
+}
+
+/**
+ * The `fields` member of a got document: the values of each field in `names` that the mapping
+ * stores (`store: true`; ES keeps no other field apart from `_source`), read from the source as the
+ * field's mapper would store them, each a list. Undefined when none has a value: ES then leaves
+ * `fields` out, as it does for fields that are not stored or not mapped.
+ */
+export function storedFieldValues(mappings: Mappings, names: readonly string[], source: unknown): Record<string, unknown[]> | undefined {
+  let out: Record<string, unknown[]> | undefined;
+  for (const name of names) {
+    const def = mappings.fields.get(name);
+    if (def === undefined || !isStored(mappings.properties, name)) continue;
+    // A multi-field (`title.raw`) stores its parent's values.
+    const dot = name.lastIndexOf('.');
+    const parent = dot > 0 && mappings.subfields.get(name.slice(0, dot))?.includes(def) === true ? name.slice(0, dot) : name;
+    const values: unknown[] = [];
+    for (const v of valuesAt(source, parent.split('.'))) {
+      const stored = storedValue(def, v);
+      if (stored !== undefined) values.push(stored);
+    }
+    if (values.length > 0) (out ??= {})[name] = values;
+  }
+  return out;
+}
+
+/** Whether the mapping tree gives the field at dotted `path` `store: true` (through `properties` and multi-field `fields`). */
+function isStored(properties: Readonly<Record<string, unknown>>, path: string): boolean {
+  const parts = path.split('.');
+  let level: unknown = properties;
+  let def: Record<string, unknown> | undefined;
+  for (let i = 0; i < parts.length; i++) {
+    if (level === null || typeof level !== 'object') return false;
+    const next = (level as Record<string, unknown>)[parts[i] as string];
+    if (next === null || typeof next !== 'object') return false;
+    def = next as Record<string, unknown>;
+    level = def.properties ?? def.fields;
+  }
+  // nodeBooleanValue: ES reads the mapping's `store` as a boolean, the string "true" included.
+  return def?.store === true || def?.store === 'true';
+}
+
+/** The scalar values at `path` in a source, through objects, arrays and dotted keys. */
+function valuesAt(value: unknown, path: readonly string[]): unknown[] {
+  if (path.length === 0) return Array.isArray(value) ? value.flatMap((v) => valuesAt(v, path)) : value === null || typeof value === 'object' ? [] : [value];
+  if (Array.isArray(value)) return value.flatMap((v) => valuesAt(v, path));
+  if (value === null || typeof value !== 'object') return [];
+  const obj = value as Record<string, unknown>;
+  const out: unknown[] = [];
+  // `a.b` may be written nested or as one dotted key (or partly both).
+  for (let n = 1; n <= path.length; n++) {
+    const key = path.slice(0, n).join('.');
+    if (Object.hasOwn(obj, key)) out.push(...valuesAt(obj[key], path.slice(n)));
+  }
+  return out;
+}
+
+/** A source value as the field's mapper stores it and the get API shows it; undefined when it stores none. */
+function storedValue(def: FieldDef, v: unknown): unknown {
+  switch (def.kind) {
+    case 'numeric':
+      return parseNumber(v, def.integer);
+    case 'boolean':
+      return parseBool(v);
+    case 'date': {
+      const ms = parseDateFor(def, v);
+      if (ms === undefined || !Number.isFinite(ms)) return undefined;
+      // Shown with the field's own format (DateFieldType.valueForDisplay); ES's default prints ISO.
+      return def.dateFormat?.print(ms) ?? isoInstant(ms);
+    }
+    case 'keyword': {
+      const s = String(v);
+      return def.ignoreAbove !== undefined && s.length > def.ignoreAbove ? undefined : s;
+    }
+    default:
+      return String(v);
+  }
 }

@@ -1,4 +1,6 @@
+import { searchInContext } from './context-search.js';
 import { errors, SearchError } from './errors.js';
+import { readInTextOrder } from './json-members.js';
 import { parseJsonBody } from './json-render.js';
 import { intParam, parseSearchRequest, type QueryParams, type SearchRequest } from './search-request.js';
 import type { SearchService } from './search-service.js';
@@ -21,6 +23,73 @@ export interface MultiSearchItem {
   readonly ignoreUnavailable: boolean;
   readonly allowNoIndices: boolean;
   readonly request: SearchRequest;
+}
+
+/**
+ * `read` of one line of the request parsed as ES's JSON parser does: malformed JSON as parseJsonBody
+ * refuses it, and a key that repeats one of its object's as Jackson's strict duplicate detection
+ * refuses it unless `read` refuses something the line holds before it (readInTextOrder). Either
+ * fails the whole request, `[line:col]` counted within the line as ES parses each line alone.
+ */
+function readLine<T>(text: string, read: (value: unknown) => T): T {
+  return readInTextOrder(text, parseJsonBody(text), read);
+}
+
+/** What a header line sets; each member undefined when the line does not name it. */
+interface HeaderFields {
+  index?: string;
+  ignoreUnavailable?: boolean;
+  allowNoIndices?: boolean;
+  expandWildcards?: string;
+  routing?: string | null;
+  preference?: string | null;
+}
+
+/** A header line's value read key by key as ES reads it (the first refused key fails the request). */
+function readHeader(header: unknown): HeaderFields {
+  const out: HeaderFields = {};
+  // ES reads the header as a map: anything but an object reads as an empty one.
+  if (header === null || typeof header !== 'object' || Array.isArray(header)) return out;
+  for (const [k, v] of Object.entries(header as Record<string, unknown>)) {
+    const key = HEADER_KEYS[k];
+    if (key === undefined) throw errors.illegalArgument(`key [${k}] is not supported in the metadata section`);
+    if (key === 'index') out.index = headerIndices(v);
+    else if (key === 'ignore_unavailable') out.ignoreUnavailable = headerBool(k, v);
+    else if (key === 'allow_no_indices') out.allowNoIndices = headerBool(k, v);
+    else if (key === 'expand_wildcards') out.expandWildcards = Array.isArray(v) ? v.map(String).join(',') : String(v);
+    // nodeStringValue: a null routing or preference is none.
+    else if (key === 'routing') out.routing = v === null ? null : String(v);
+    else if (key === 'preference') out.preference = v === null ? null : String(v);
+    else if (key === 'search_type' && !SEARCH_TYPES.has(String(v))) throw errors.illegalArgument(`No search type for [${String(v)}]`);
+    else if (key === 'ccs_minimize_roundtrips' || key === 'request_cache' || key === 'allow_partial_search_results' || key === 'ignore_throttled') headerBool(k, v);
+  }
+  return out;
+}
+
+/**
+ * RestSearchAction.preparePointInTime, which `_msearch` runs on each search with a `pit` as it reads
+ * it: the point in time names its indices and options, so an index (the URL's or the header's),
+ * indices options, routing or preference fail the whole request, as does ccs_minimize_roundtrips.
+ */
+function pitProblems(target: PitTarget, ccsMinimizeRoundtrips: boolean): string[] {
+  const problems: string[] = [];
+  if (target.index !== undefined) problems.push('[indices] cannot be used with point in time. Do not specify any index with point in time.');
+  if (target.ignoreUnavailable || !target.allowNoIndices || (target.expandWildcards !== undefined && target.expandWildcards !== 'open')) {
+    problems.push('[indicesOptions] cannot be used with point in time');
+  }
+  if (target.routing !== undefined) problems.push('[routing] cannot be used with point in time');
+  if (target.preference !== undefined) problems.push('[preference] cannot be used with point in time');
+  if (ccsMinimizeRoundtrips) problems.push('[ccs_minimize_roundtrips] cannot be used with point in time');
+  return problems;
+}
+
+interface PitTarget {
+  readonly index: string | undefined;
+  readonly ignoreUnavailable: boolean;
+  readonly allowNoIndices: boolean;
+  readonly expandWildcards: string | undefined;
+  readonly routing: string | undefined;
+  readonly preference: string | undefined;
 }
 
 /** Header keys ES reads, each with the names it also accepts. */
@@ -58,10 +127,15 @@ function headerIndices(v: unknown): string {
  * the URL parameters (`ignore_unavailable`, `allow_no_indices` defaults, `rest_total_hits_as_int`).
  */
 export function parseMultiSearch(body: string, index: string | undefined, params: QueryParams): MultiSearchItem[] {
-  const max = intParam(params, 'max_concurrent_searches');
-  if (max !== undefined && max < 1) throw errors.illegalArgument('maxConcurrentSearchRequests must be positive');
+  // RestMultiSearchAction's order: indices options, then the request-wide numbers (each parsed as
+  // an int; the shard ones are checked on each search once all are read), then the lines.
   const defaultIgnore = boolParam(params.ignore_unavailable, false);
   const defaultAllowNone = boolParam(params.allow_no_indices, true);
+  const max = intParam(params, 'max_concurrent_searches');
+  if (max !== undefined && max < 1) throw errors.illegalArgument('maxConcurrentSearchRequests must be positive');
+  const preFilterShardSize = intParam(params, 'pre_filter_shard_size');
+  const maxConcurrentShardRequests = intParam(params, 'max_concurrent_shard_requests');
+  const ccsMinimizeRoundtrips = boolParam(params.ccs_minimize_roundtrips, false);
   // Only the response-rendering parameter reaches each search's parser.
   const searchParams: QueryParams = params.rest_total_hits_as_int === undefined ? {} : { rest_total_hits_as_int: params.rest_total_hits_as_int };
   const items: MultiSearchItem[] = [];
@@ -73,20 +147,17 @@ export function parseMultiSearch(body: string, index: string | undefined, params
     let target = index;
     let ignoreUnavailable = defaultIgnore;
     let allowNoIndices = defaultAllowNone;
+    let expandWildcards = params.expand_wildcards;
+    let routing = params.routing;
+    let preference: string | undefined;
     if (headerText.trim() !== '') {
-      const header = parseJsonBody(headerText);
-      // ES reads the header as a map: anything but an object reads as an empty one.
-      if (header !== null && typeof header === 'object' && !Array.isArray(header)) {
-        for (const [k, v] of Object.entries(header as Record<string, unknown>)) {
-          const key = HEADER_KEYS[k];
-          if (key === undefined) throw errors.illegalArgument(`key [${k}] is not supported in the metadata section`);
-          if (key === 'index') target = headerIndices(v);
-          else if (key === 'ignore_unavailable') ignoreUnavailable = headerBool(k, v);
-          else if (key === 'allow_no_indices') allowNoIndices = headerBool(k, v);
-          else if (key === 'search_type' && !SEARCH_TYPES.has(String(v))) throw errors.illegalArgument(`No search type for [${String(v)}]`);
-          else if (key === 'ccs_minimize_roundtrips' || key === 'request_cache' || key === 'allow_partial_search_results' || key === 'ignore_throttled') headerBool(k, v);
-        }
-      }
+      const h = readLine(headerText, readHeader);
+      target = h.index ?? target;
+      ignoreUnavailable = h.ignoreUnavailable ?? ignoreUnavailable;
+      allowNoIndices = h.allowNoIndices ?? allowNoIndices;
+      expandWildcards = h.expandWildcards ?? expandWildcards;
+      if (h.routing !== undefined) routing = h.routing ?? undefined;
+      if (h.preference !== undefined) preference = h.preference ?? undefined;
     }
     from = headerEnd + 1;
     // A header without a body line after it is dropped, as ES drops it.
@@ -95,11 +166,20 @@ export function parseMultiSearch(body: string, index: string | undefined, params
     const bodyText = body.slice(from, bodyEnd);
     // ES parses every body line as a search source, a blank one too (no match_all as for `_search`).
     if (bodyText.trim() === '') throw errors.parsing('Expected [START_OBJECT] but found [null]');
-    const request = parseSearchRequest(parseJsonBody(bodyText), searchParams);
+    const request = readLine(bodyText, (value) => parseSearchRequest(value, searchParams));
     // The URL's search_type is set on every search as it is read (SearchType.fromString refuses others).
     if (params.search_type !== undefined && !SEARCH_TYPES.has(params.search_type)) throw errors.illegalArgument(`No search type for [${params.search_type}]`);
+    if (request.pit !== undefined) {
+      const problems = pitProblems({ index: target, ignoreUnavailable, allowNoIndices, expandWildcards, routing, preference }, ccsMinimizeRoundtrips);
+      if (problems.length > 0) throw errors.actionValidation(problems);
+    }
     items.push({ index: target, ignoreUnavailable, allowNoIndices, request });
     from = bodyEnd + 1;
+  }
+  // Set on each search once all are read: the first refusal fails the request.
+  if (items.length > 0 && preFilterShardSize !== undefined && preFilterShardSize < 1) throw errors.illegalArgument('preFilterShardSize must be >= 1');
+  if (items.length > 0 && maxConcurrentShardRequests !== undefined && maxConcurrentShardRequests < 1) {
+    throw errors.illegalArgument('maxConcurrentShardRequests must be >= 1');
   }
   if (items.length === 0) throw errors.actionValidation(['no requests added']);
   return items;
@@ -116,11 +196,15 @@ function nextLine(body: string, from: number): number {
  * Runs every search in order; an item whose search fails with an ES error carries it (`error`,
  * `status`), anything else fails the request. The body carries stored sources as RawJson.
  */
-export function multiSearch(items: readonly MultiSearchItem[], service: Pick<SearchService, 'resolve' | 'search'>, now: () => number): Record<string, unknown> {
+export function multiSearch(items: readonly MultiSearchItem[], service: SearchService, now: () => number): Record<string, unknown> {
   const started = now();
   const responses = items.map((item): Record<string, unknown> => {
     const itemStarted = now();
     try {
+      // A point in time searches its own indices (its options were checked as the line was read).
+      if (item.request.pit !== undefined) {
+        return { ...searchInContext(service, item.request, { index: undefined, ignoreUnavailable: false, allowNoIndices: true }, itemStarted, now()), status: 200 };
+      }
       const states = service.resolve(item.index, item.ignoreUnavailable, item.allowNoIndices);
       return { ...service.search(states, item.request, itemStarted), status: 200 };
     } catch (e) {

@@ -1,13 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { parseBulk } from '../bulk.js';
+import { parseBulk, type BulkUpdateAction } from '../bulk.js';
 import { BulkResponseWriter } from '../bulk-response.js';
-import { errors } from '../errors.js';
+import { errors, SearchError } from '../errors.js';
 import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, sendJsonBytes, type Params } from '../http-io.js';
-import { SearchService } from '../search-service.js';
-import { filterSource, isIdentity, sourceFilterFromParams } from '../source-filter.js';
+import { SearchService, type WriteOutcome } from '../search-service.js';
+import { filterSource, isIdentity, sourceFilterFromParams, type SourceFilter } from '../source-filter.js';
 import { intParam } from '../search-request.js';
 import { readUpdate } from '../update-body.js';
 import { boolParam, casProblems, conditionsFromQuery, INTERNAL_VERSION_OCC } from '../write-conditions.js';
+
+/** Whether the URL names any `_source*` parameter (FetchSourceContext.parseFromRestRequest: else no context). */
+function hasSourceParams(q: Params): boolean {
+  return q._source !== undefined || q._source_includes !== undefined || q._source_excludes !== undefined || q._source_include !== undefined || q._source_exclude !== undefined;
+}
 
 /** Document APIs: `_doc`, `_create`, `_update`, `_bulk`. */
 export async function documentRoutes(app: FastifyInstance, opts: { service: SearchService }): Promise<void> {
@@ -91,13 +96,18 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const { value, text } = requiredJsonBody(req);
     // UpdateRequest's parser refuses a body that is no object, unknown fields and mistyped ones
     // before any validation; the body's sequence-number conditions override the URL's.
-    const { problems, fields } = readUpdate(text, value, urlCond, retryOnConflict);
+    const { problems, fields, source } = readUpdate(text, value, urlCond, retryOnConflict);
     if (problems.length > 0) throw errors.actionValidation(problems);
     const requireAlias = boolParam(q.require_alias, false);
     const [item] = service.bulk([{ op: 'update', index: p.index as string, id: p.id as string, ...fields, requireAlias }]);
     if (item === undefined) throw errors.internal();
     if ('error' in item) throw item.error;
-    return sendJson(req, reply, item.outcome.result === 'created' ? 201 : 200, SearchService.writeBody(item.outcome, forcedRefresh(req)));
+    const body = SearchService.writeBody(item.outcome, forcedRefresh(req));
+    // The body's `_source` over the URL's (RestUpdateAction, then the body's parser): ES then adds
+    // `get` (UpdateHelper.extractGetResult) with the document as the update left it, noop included.
+    const get = updateGet(service, item.outcome, source ?? (hasSourceParams(q) ? sourceFilterFromParams(q) : undefined));
+    if (get !== undefined) body.get = get;
+    return sendJson(req, reply, item.outcome.result === 'created' ? 201 : 200, body);
   });
 
   const bulk = async (req: FastifyRequest, reply: FastifyReply) => {
@@ -105,15 +115,35 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     // The body's bytes as they came (see parseBulk); a `?source=` query string as text.
     const body = Buffer.isBuffer(req.body) ? req.body : rawBody(req);
     if (body === undefined) throw errors.actionValidation(['no requests added']);
-    const actions = parseBulk(body, (req.params as Params).index, boolParam(queryOf(req).require_alias, false));
+    const q = queryOf(req);
+    const actions = parseBulk(body, (req.params as Params).index, boolParam(q.require_alias, false), hasSourceParams(q) ? sourceFilterFromParams(q) : undefined);
     if (actions.length === 0) throw errors.actionValidation(['no requests added']);
     // Each item is rendered as soon as it is applied (see BulkResponseWriter).
     const response = new BulkResponseWriter(forcedRefresh(req), actions.length);
-    service.bulkEach(actions, (item) => response.add(item));
+    // bulkEach hands over one item per action, in order: an update's item gets its `get`.
+    let at = 0;
+    service.bulkEach(actions, (item) => {
+      const a = actions[at++];
+      const fetch = a !== undefined && !(a instanceof SearchError) && a.op === 'update' ? (a as BulkUpdateAction).fetchSource : undefined;
+      response.add(item, fetch === undefined || 'error' in item ? undefined : updateGet(service, item.outcome, fetch));
+    });
     return sendJsonBytes(req, reply, 200, response.finish(Math.round(performance.now() - started)));
   };
   app.post('/_bulk', bulk);
   app.put('/_bulk', bulk);
   app.post('/:index/_bulk', bulk);
   app.put('/:index/_bulk', bulk);
+}
+
+/**
+ * The `get` member of an update's answer (UpdateHelper.extractGetResult): the document as the
+ * update left it (a noop included), its `_source` filtered by `fetch`; undefined when the update did
+ * not ask for the source (`fetch` undefined or `_source: false`).
+ */
+function updateGet(service: SearchService, outcome: WriteOutcome, fetch: SourceFilter | undefined): Record<string, unknown> | undefined {
+  if (fetch?.fetch !== true) return undefined;
+  const doc = service.getDoc(outcome.index, outcome.id);
+  if (doc === undefined) return undefined;
+  const parsed = JSON.parse(doc.source) as unknown;
+  return { _seq_no: doc.seqNo, _primary_term: 1, found: true, _source: isIdentity(fetch) ? parsed : filterSource(parsed, fetch) };
 }

@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
-import { jsonBody, queryOf, sendJson, type Params } from '../http-io.js';
+import { queryOf, sendJson, type Params } from '../http-io.js';
 import { requestMediaType } from '../media-type.js';
 import { multiGet, multiGetDefaults, parseMultiGet } from '../multi-get.js';
 import { multiSearch, parseMultiSearch } from '../multi-search.js';
 import type { SearchService } from '../search-service.js';
 import { checkParams, MGET_PARAMS, MSEARCH_PARAMS } from '../url-params.js';
 import { boolParam } from '../write-conditions.js';
+import { readJsonBody } from './search-routes.js';
 
 /** `_mget` and `_msearch`, with and without an index in the path (HTTP translation only). */
 export async function multiRoutes(app: FastifyInstance, opts: { service: SearchService; now: () => number }): Promise<void> {
@@ -18,15 +19,18 @@ export async function multiRoutes(app: FastifyInstance, opts: { service: SearchS
     // Read (and so checked) as ES reads them, though every get here is real-time already.
     boolParam(params.realtime, true);
     boolParam(params.refresh, false);
-    const items = parseMultiGet(jsonBody(req), (req.params as Params).index);
+    const items = readJsonBody(req, (body) => parseMultiGet(body, (req.params as Params).index));
     const body = multiGet(items, multiGetDefaults(params), {
       indexUuid: (index) => service.get(index).uuid,
+      mappings: (index) => service.get(index).mappings,
       getDoc: (index, id) => service.getDoc(index, id),
     });
     sendJson(req, reply, 200, body, true);
   };
+  // No HEAD: ES serves none on these paths, so `HEAD /_mget` falls through to `HEAD /{index}` (index
+  // exists: 404) and `HEAD /i/_mget` is a 405, as the router does (see wrongMethodRouting in the test).
   for (const path of ['/_mget', '/:index/_mget']) {
-    app.get(path, mget);
+    app.get(path, { exposeHeadRoute: false }, mget);
     app.post(path, mget);
   }
 
@@ -42,7 +46,7 @@ export async function multiRoutes(app: FastifyInstance, opts: { service: SearchS
     sendJson(req, reply, 200, multiSearch(items, service, now), true);
   };
   for (const path of ['/_msearch', '/:index/_msearch']) {
-    app.get(path, msearch);
+    app.get(path, { exposeHeadRoute: false }, msearch);
     app.post(path, msearch);
   }
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { searchInContext } from '../context-search.js';
-import { jsonBody, queryOf, sendJson, type Params } from '../http-io.js';
+import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http-io.js';
+import { readInTextOrder } from '../json-members.js';
 import { parseCountQuery, parseSearchRequest } from '../search-request.js';
 import type { SearchService } from '../search-service.js';
 import { checkParams, COUNT_PARAMS, SEARCH_PARAMS } from '../url-params.js';
@@ -16,7 +17,7 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     const started = now();
     const params = queryOf(req);
     checkParams(req.url, params, SEARCH_PARAMS);
-    const request = parseSearchRequest(jsonBody(req), params);
+    const request = readJsonBody(req, (body) => parseSearchRequest(body, params));
     const index = (req.params as Params).index;
     const body =
       request.scrollMs === undefined && request.pit === undefined
@@ -48,7 +49,7 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
   const count = (req: FastifyRequest, reply: FastifyReply): void => {
     const params = queryOf(req);
     checkParams(req.url, params, COUNT_PARAMS);
-    const query = parseCountQuery(jsonBody(req), params);
+    const query = readJsonBody(req, (body) => parseCountQuery(body, params));
     const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
     const n = service.count(states, query);
     sendJson(req, reply, 200, { count: n, _shards: { total: states.length, successful: states.length, skipped: 0, failed: 0 } });
@@ -57,6 +58,17 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     app.get(path, count);
     app.post(path, count);
   }
+}
+
+/**
+ * `read` of the JSON body (undefined when none), refused as ES's parser refuses it when an object
+ * in it repeats a key before anything `read` refuses (readInTextOrder). Only an object can hold
+ * one: the text is read a second time only then.
+ */
+export function readJsonBody<T>(req: FastifyRequest, read: (body: unknown) => T): T {
+  const body = jsonBodyAndText(req);
+  if (body === undefined) return read(undefined);
+  return readInTextOrder(body.text, body.value, read);
 }
 
 /**
