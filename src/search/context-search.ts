@@ -25,20 +25,30 @@ export interface SearchTarget {
 }
 
 /**
+ * RestSearchAction.preparePointInTime, which `_search` runs, and `_msearch` on each search with a
+ * `pit` as it reads it: the point in time names its indices, and searches them with its own
+ * options, so an index, indices options other than the defaults, routing or preference (and, in
+ * `_msearch`, `ccs_minimize_roundtrips`) are refused, not ignored. ES's problems, in its order.
+ */
+export function pitProblems(target: SearchTarget, ccsMinimizeRoundtrips = false): string[] {
+  const problems: string[] = [];
+  if (target.index !== undefined) problems.push('[indices] cannot be used with point in time. Do not specify any index with point in time.');
+  if (target.ignoreUnavailable || !target.allowNoIndices || (target.expandWildcards !== undefined && target.expandWildcards !== 'open')) {
+    problems.push('[indicesOptions] cannot be used with point in time');
+  }
+  if (target.routing !== undefined) problems.push('[routing] cannot be used with point in time');
+  if (target.preference !== undefined) problems.push('[preference] cannot be used with point in time');
+  if (ccsMinimizeRoundtrips) problems.push('[ccs_minimize_roundtrips] cannot be used with point in time');
+  return problems;
+}
+
+/**
  * A `_search` that begins a scroll (`?scroll`) or searches a point in time (`pit`), as its
  * response body (the caller runs any other search as usual).
  */
 export function searchInContext(service: SearchService, req: SearchRequest, target: SearchTarget, startedMs: number, nowMs: number): Record<string, unknown> {
   if (req.pit !== undefined) {
-    // RestSearchAction.preparePointInTime: the point in time names its indices, and searches them
-    // with its own options; any other (options other than the defaults) is refused, not ignored.
-    const problems: string[] = [];
-    if (target.index !== undefined) problems.push('[indices] cannot be used with point in time. Do not specify any index with point in time.');
-    if (target.ignoreUnavailable || !target.allowNoIndices || (target.expandWildcards !== undefined && target.expandWildcards !== 'open')) {
-      problems.push('[indicesOptions] cannot be used with point in time');
-    }
-    if (target.routing !== undefined) problems.push('[routing] cannot be used with point in time');
-    if (target.preference !== undefined) problems.push('[preference] cannot be used with point in time');
+    const problems = pitProblems(target);
     if (problems.length > 0) throw errors.actionValidation(problems);
     return pitSearch(service, req, req.pit, startedMs, nowMs);
   }

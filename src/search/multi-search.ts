@@ -1,4 +1,4 @@
-import { searchInContext } from './context-search.js';
+import { pitProblems, searchInContext } from './context-search.js';
 import { errors, SearchError } from './errors.js';
 import { readInTextOrder } from './json-members.js';
 import { parseJsonBody } from './json-render.js';
@@ -64,32 +64,6 @@ function readHeader(header: unknown): HeaderFields {
     else if (key === 'ccs_minimize_roundtrips' || key === 'request_cache' || key === 'allow_partial_search_results' || key === 'ignore_throttled') headerBool(k, v);
   }
   return out;
-}
-
-/**
- * RestSearchAction.preparePointInTime, which `_msearch` runs on each search with a `pit` as it reads
- * it: the point in time names its indices and options, so an index (the URL's or the header's),
- * indices options, routing or preference fail the whole request, as does ccs_minimize_roundtrips.
- */
-function pitProblems(target: PitTarget, ccsMinimizeRoundtrips: boolean): string[] {
-  const problems: string[] = [];
-  if (target.index !== undefined) problems.push('[indices] cannot be used with point in time. Do not specify any index with point in time.');
-  if (target.ignoreUnavailable || !target.allowNoIndices || (target.expandWildcards !== undefined && target.expandWildcards !== 'open')) {
-    problems.push('[indicesOptions] cannot be used with point in time');
-  }
-  if (target.routing !== undefined) problems.push('[routing] cannot be used with point in time');
-  if (target.preference !== undefined) problems.push('[preference] cannot be used with point in time');
-  if (ccsMinimizeRoundtrips) problems.push('[ccs_minimize_roundtrips] cannot be used with point in time');
-  return problems;
-}
-
-interface PitTarget {
-  readonly index: string | undefined;
-  readonly ignoreUnavailable: boolean;
-  readonly allowNoIndices: boolean;
-  readonly expandWildcards: string | undefined;
-  readonly routing: string | undefined;
-  readonly preference: string | undefined;
 }
 
 /** Header keys ES reads, each with the names it also accepts. */
