@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSearch, type SearchHarness } from './harness.js';
+
+// Review of a31d281/fa678ed: readInTextOrder answers an error that both the cut text and the text
+// without the repeated member give, as one met before the repeated key. A check ES makes only once
+// its parser has read the whole body or line (ActionRequest.validate, BulkRequestParser's checks
+// after the action line's object) gives the same error on both texts when it depends only on
+// members before the repeated key, yet ES never reaches it: the parser fails on the key first.
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
+type Body = Record<string, any>;
+
+describe('a repeated key before a check ES makes after reading (review)', () => {
+  let h: SearchHarness;
+  const post = async (url: string, payload: string, type = 'application/json'): Promise<{ status: number; body: Body }> => {
+    const res = await h.app.inject({ method: 'POST', url, payload, headers: { 'content-type': type } });
+    return { status: res.statusCode, body: res.json() as Body };
+  };
+  beforeAll(async () => {
+    h = await startSearch();
+    await post('/o/_doc/1?refresh=true', '{"t":"fox"}');
+  });
+  afterAll(async () => h.close());
+
+  it('_search: search_after with a from repeated (validation comes after the parse)', async () => {
+    const res = await post('/o/_search', '{"search_after":[1],"from":5,"from":0}');
+    expect(res.status).toBe(400);
+    expect(res.body.error.reason).toBe("[1:36] Duplicate field 'from'");
+  });
+
+  it('_search?scroll: search_after with a repeated size', async () => {
+    const res = await post('/o/_search?scroll=1m', '{"search_after":[1],"size":1,"size":2}');
+    expect(res.status).toBe(400);
+    expect(res.body.error.reason).toBe("[1:36] Duplicate field 'size'");
+  });
+
+  it('_search: an unknown key before the repeated one is still answered', async () => {
+    const res = await post('/o/_search', '{"bogus":1,"size":1,"size":2}');
+    expect(res.status).toBe(400);
+    expect(res.body.error.reason).toContain('bogus');
+  });
+
+  const bulk = (payload: string) => post('/_bulk', payload, 'application/x-ndjson');
+
+  it('_bulk: a delete with dynamic_templates and a repeated _id', async () => {
+    const res = await bulk('{"delete":{"_index":"o","_id":"1","dynamic_templates":{"a":"b"},"_id":"2"}}\n');
+    expect(res.status).toBe(400);
+    expect(res.body.error.reason).toBe("[1:70] Duplicate field '_id'");
+  });
+
+  it('_bulk: an update with a version and a repeated _id', async () => {
+    const res = await bulk('{"update":{"_index":"o","_id":"1","version":3,"_id":"2"}}\n{"doc":{}}\n');
+    expect(res.status).toBe(400);
+    expect(res.body.error.reason).toBe("[1:52] Duplicate field '_id'");
+  });
+
+  it('_bulk: a negative if_seq_no and a repeated _id', async () => {
+    const res = await bulk('{"index":{"_index":"o","_id":"1","if_seq_no":-3,"_id":"2"}}\n{}\n');
+    expect(res.status).toBe(400);
+    expect(res.body.error.reason).toBe("[1:54] Duplicate field '_id'");
+  });
+
+  it('_bulk: the same checks still refuse a line without a repeated key', async () => {
+    expect((await bulk('{"delete":{"_index":"o","_id":"1","dynamic_templates":{"a":"b"}}}\n')).body.error.reason).toBe(
+      'Delete request in line [1] does not accept dynamic_templates',
+    );
+    expect((await bulk('{"update":{"_index":"o","_id":"1","version":3}}\n{"doc":{}}\n')).body.error.reason).toContain('Update requests do not support versioning');
+    expect((await bulk('{"index":{"_index":"o","_id":"1","if_seq_no":-3}}\n{}\n')).body.error.reason).toBe('sequence numbers must be non negative. got [-3].');
+  });
+
+  it('_bulk: an unknown parameter before the repeated key is still answered', async () => {
+    const res = await bulk('{"index":{"_index":"o","bogus":1,"_id":"1","_id":"2"}}\n{}\n');
+    expect(res.status).toBe(400);
+    expect(res.body.error.reason).toBe('Action/metadata line [1] contains an unknown parameter [bogus]');
+  });
+});
