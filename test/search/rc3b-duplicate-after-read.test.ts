@@ -74,3 +74,36 @@ describe('a repeated key before a check ES makes after reading (review)', () => 
     expect(res.body.error.reason).toBe('Action/metadata line [1] contains an unknown parameter [bogus]');
   });
 });
+
+describe('_msearch: a repeated key in a header line (review)', () => {
+  let h: SearchHarness;
+  beforeAll(async () => {
+    h = await startSearch();
+    await h.app.inject({ method: 'PUT', url: '/o/_doc/1?refresh=true', payload: '{"t":"fox"}', headers: { 'content-type': 'application/json' } });
+  });
+  afterAll(async () => h.close());
+  const msearch = async (payload: string): Promise<{ status: number; body: Body }> => {
+    const res = await h.app.inject({ method: 'POST', url: '/_msearch', payload, headers: { 'content-type': 'application/x-ndjson' } });
+    return { status: res.statusCode, body: res.json() as Body };
+  };
+
+  // ES reads the header with parser.map() and only then checks its keys: the repeated key wins
+  // over an unsupported key or a bad value earlier in the line.
+  it('answers the repeated key, not an unsupported key before it', async () => {
+    const res = await msearch('{"bogus":1,"index":"o","index":"o"}\n{}\n');
+    expect(res.status).toBe(400);
+    expect(res.body.error.reason).toBe("[1:31] Duplicate field 'index'");
+  });
+
+  it('answers the repeated key, not a bad search_type before it', async () => {
+    const res = await msearch('{"search_type":"nope","index":"o","index":"o"}\n{}\n');
+    expect(res.status).toBe(400);
+    expect(res.body.error.reason).toBe("[1:42] Duplicate field 'index'");
+  });
+
+  it('still refuses an unsupported key alone', async () => {
+    const res = await msearch('{"bogus":1,"index":"o"}\n{}\n');
+    expect(res.status).toBe(400);
+    expect(res.body.error.reason).toBe('key [bogus] is not supported in the metadata section');
+  });
+});
