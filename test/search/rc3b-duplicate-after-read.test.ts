@@ -107,3 +107,26 @@ describe('_msearch: a repeated key in a header line (review)', () => {
     expect(res.body.error.reason).toBe('key [bogus] is not supported in the metadata section');
   });
 });
+
+describe('_bulk: an action line _source that is a number (review)', () => {
+  let h: SearchHarness;
+  beforeAll(async () => {
+    h = await startSearch();
+  });
+  afterAll(async () => h.close());
+
+  // BulkRequestParser hands the value to FetchSourceContext.fromXContent, whose refusal of a
+  // number names the tokens it takes (FetchSourceContextTests.testFromXContentException).
+  it('is refused as FetchSourceContext.fromXContent refuses it', async () => {
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/_bulk',
+      payload: '{"update":{"_index":"o","_id":"1","_source":5}}\n{"doc":{}}\n',
+      headers: { 'content-type': 'application/x-ndjson' },
+    });
+    expect(res.statusCode).toBe(400);
+    const error = (res.json() as Body).error;
+    expect(error.type).toBe('parsing_exception');
+    expect(error.reason).toBe('Expected one of [VALUE_BOOLEAN, VALUE_STRING, START_ARRAY, START_OBJECT] but found [VALUE_NUMBER]');
+  });
+});
