@@ -89,7 +89,7 @@ function textField(v: unknown, key: string, text: () => string): string {
  * `dynamic_templates` and `_source`) is malformed, a key it does not know is refused (also `_type`,
  * gone since 8.0), and delete/update refuse what they cannot use.
  */
-function readMeta(meta: Record<string, unknown>, op: string, line: number, text: () => string): ActionMeta {
+function readMeta(meta: Record<string, unknown>, op: string, line: number, text: () => string): { meta: ActionMeta; built: () => void } {
   let index: string | undefined;
   let id: string | undefined;
   let opType: string | undefined;
@@ -151,22 +151,29 @@ function readMeta(meta: Record<string, unknown>, op: string, line: number, text:
         break;
     }
   }
-  if (op === 'delete' && dynamicTemplates) throw errors.illegalArgument(`Delete request in line [${line}] does not accept dynamic_templates`);
-  if (op === 'update') {
-    if (version !== MATCH_ANY || versionType !== 'internal') {
-      throw errors.illegalArgument('Update requests do not support versioning. Please use `if_seq_no` and `if_primary_term` instead');
+  // ES makes these checks once its parser has read the whole line (a key the line repeats fails
+  // the request first), so they are left to the caller to run after readInTextOrder.
+  const built = (): void => {
+    if (op === 'delete' && dynamicTemplates) throw errors.illegalArgument(`Delete request in line [${line}] does not accept dynamic_templates`);
+    if (op === 'update') {
+      if (version !== MATCH_ANY || versionType !== 'internal') {
+        throw errors.illegalArgument('Update requests do not support versioning. Please use `if_seq_no` and `if_primary_term` instead');
+      }
+      if (dynamicTemplates) throw errors.illegalArgument(`Update request in line [${line}] does not accept dynamic_templates`);
     }
-    if (dynamicTemplates) throw errors.illegalArgument(`Update request in line [${line}] does not accept dynamic_templates`);
-  }
-  // The request is built here in ES, whose setters refuse a negative sequence number or term.
-  checkSeqNo(ifSeqNo);
-  checkPrimaryTerm(ifPrimaryTerm);
+    // The request is built here in ES, whose setters refuse a negative sequence number or term.
+    checkSeqNo(ifSeqNo);
+    checkPrimaryTerm(ifPrimaryTerm);
+  };
   const cond = conditions ? { version, versionType, ifSeqNo, ifPrimaryTerm } : undefined;
-  return { index, id, opType, requireAlias, cond, retryOnConflict, fetchSource };
+  return { meta: { index, id, opType, requireAlias, cond, retryOnConflict, fetchSource }, built };
 }
 
-/** An action line's object (`line`: its number; `text`: the line) read as ES's bulk parser reads it: the op, then its metadata. */
-function readAction(action: unknown, line: number, text: () => string): { op: 'index' | 'create' | 'update' | 'delete'; meta: ActionMeta } {
+/**
+ * An action line's object (`line`: its number; `text`: the line) read as ES's bulk parser reads it:
+ * the op, then its metadata; `built` runs the checks ES makes once the line is read.
+ */
+function readAction(action: unknown, line: number, text: () => string): { op: 'index' | 'create' | 'update' | 'delete'; meta: ActionMeta; built: () => void } {
   if (action === null || typeof action !== 'object' || Array.isArray(action)) {
     throw errors.illegalArgument(`Malformed action/metadata line [${line}], expected START_OBJECT but found [${jsonTokenName(action)}]`);
   }
@@ -178,7 +185,7 @@ function readAction(action: unknown, line: number, text: () => string): { op: 'i
   if (metaRaw === null || typeof metaRaw !== 'object' || Array.isArray(metaRaw)) {
     throw errors.illegalArgument(`Malformed action/metadata line [${line}], expected START_OBJECT or END_OBJECT but found [${jsonTokenName(metaRaw)}]`);
   }
-  return { op, meta: readMeta(metaRaw as Record<string, unknown>, op, line, text) };
+  return { op, ...readMeta(metaRaw as Record<string, unknown>, op, line, text) };
 }
 
 /** The name Jackson gives the token a JSON value starts with, as ES's bulk parser reports it. */
@@ -359,7 +366,8 @@ export function parseBulk(
     // fails the request unless something earlier in the line does first (readInTextOrder).
     const text = lineText();
     const line = i;
-    const { op, meta } = readInTextOrder(text, parseJsonBody(text), (action) => readAction(action, line, () => text));
+    const { op, meta, built } = readInTextOrder(text, parseJsonBody(text), (action) => readAction(action, line, () => text));
+    built();
     const index = meta.index ?? defaultIndex;
     const { id, cond } = meta;
     // A delete has no use for it (DeleteRequest.isRequireAlias is false).

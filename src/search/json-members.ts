@@ -226,7 +226,8 @@ export function readInTextOrder<T>(text: string, value: unknown, read: (value: u
   while (isWs(text[comma])) comma--;
   const valueEnd = skipValue(text, skipWs(text, skipWs(text, dup.at) + 1));
   const early = refusal(() => read(JSON.parse(text.slice(0, comma) + closersAt(text, comma))));
-  if (early === undefined) throw duplicate();
+  // ES validates a request (ActionRequest.validate) only once its parser has read all of it.
+  if (early === undefined || early.type === 'action_request_validation_exception') throw duplicate();
   const without = refusal(() => read(JSON.parse(text.slice(0, comma) + text.slice(valueEnd))));
   if (without !== undefined && without.type === early.type && without.message === early.message) throw early;
   throw duplicate();

@@ -125,7 +125,9 @@ export function parseMultiSearch(body: string, index: string | undefined, params
     let routing = params.routing;
     let preference: string | undefined;
     if (headerText.trim() !== '') {
-      const h = readLine(headerText, readHeader);
+      // ES parses the whole header into a map before it looks at a key (readMultiLineFormat), so a
+      // repeated key fails the request before any refused key or value: read nothing in text order.
+      const h = readHeader(readLine(headerText, (value) => value));
       target = h.index ?? target;
       ignoreUnavailable = h.ignoreUnavailable ?? ignoreUnavailable;
       allowNoIndices = h.allowNoIndices ?? allowNoIndices;

@@ -163,6 +163,9 @@ function sourceOf(v: unknown): SourceFilter {
  * replaces the update body's). Its refusal fails the request as a parsing_exception.
  */
 export function fetchSourceOf(v: unknown): SourceFilter {
+  // fromXContent's own refusal of a token it cannot start with (the update body's parser refuses
+  // such a value before it gets there, with sourceOf's wording).
+  if (typeof v === 'number') throw errors.parsing('Expected one of [VALUE_BOOLEAN, VALUE_STRING, START_ARRAY, START_OBJECT] but found [VALUE_NUMBER]');
   try {
     return sourceOf(v);
   } catch (e) {
