@@ -4,6 +4,7 @@ import { jsonToken } from './json-members.js';
 import { RawJson } from './json-render.js';
 import { parseBool, parseDateFor, parseNumber, type FieldDef, type Mappings } from './mapping.js';
 import { filterSource, isIdentity, sourceFilterFromParams, type SourceFilter } from './source-filter.js';
+import { sourceValues } from './source-values.js';
 
 /**
  * The multi-get API (`_mget`): its body read as ES's MultiGetRequest reads it, its validation, and
@@ -209,7 +210,7 @@ export function storedFieldValues(mappings: Mappings, names: readonly string[], 
     const dot = name.lastIndexOf('.');
     const parent = dot > 0 && mappings.subfields.get(name.slice(0, dot))?.includes(def) === true ? name.slice(0, dot) : name;
     const values: unknown[] = [];
-    for (const v of valuesAt(source, parent.split('.'))) {
+    for (const v of sourceValues(source, parent)) {
       const stored = storedValue(def, v);
       if (stored !== undefined) values.push(stored);
     }
@@ -232,21 +233,6 @@ function isStored(properties: Readonly<Record<string, unknown>>, path: string): 
   }
   // nodeBooleanValue: ES reads the mapping's `store` as a boolean, the string "true" included.
   return def?.store === true || def?.store === 'true';
-}
-
-/** The scalar values at `path` in a source, through objects, arrays and dotted keys. */
-function valuesAt(value: unknown, path: readonly string[]): unknown[] {
-  if (path.length === 0) return Array.isArray(value) ? value.flatMap((v) => valuesAt(v, path)) : value === null || typeof value === 'object' ? [] : [value];
-  if (Array.isArray(value)) return value.flatMap((v) => valuesAt(v, path));
-  if (value === null || typeof value !== 'object') return [];
-  const obj = value as Record<string, unknown>;
-  const out: unknown[] = [];
-  // `a.b` may be written nested or as one dotted key (or partly both).
-  for (let n = 1; n <= path.length; n++) {
-    const key = path.slice(0, n).join('.');
-    if (Object.hasOwn(obj, key)) out.push(...valuesAt(obj[key], path.slice(n)));
-  }
-  return out;
 }
 
 /** A source value as the field's mapper stores it and the get API shows it; undefined when it stores none. */

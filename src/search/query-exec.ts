@@ -10,6 +10,7 @@ import { resolveMinimumShouldMatch, type FieldBoost, type Operator, type Query }
 import type { QsClause } from './query-string.js';
 import type { ScratchArena } from './scratch-arena.js';
 import { addOptional, disMax, EMPTY, exclude, intersectKeepLeft, intersectSum, scale, unionAll, unionSum, type Hits } from './hit-lists.js';
+import { sourceValues } from './source-values.js';
 
 /**
  * Executes a query AST against one index. Every node yields the matching live ordinals in
@@ -363,21 +364,13 @@ function phrase(ctx: ExecContext, path: string, text: string, boost: number, len
   let k = 0;
   for (let i = 0; i < candidates.length; i++) {
     const d = candidates.docs[i] as number;
-    const freq = phraseFreq(valuesAt(ctx.sourceOf(d), path), terms);
+    const freq = phraseFreq(sourceValues(ctx.sourceOf(d), path).map(String), terms);
     if (freq === 0) continue;
     docs[k] = d;
     scores[k] = bm25(weight, freq, cache[field.norms[d] as number] as number);
     k++;
   }
   return { docs, scores, length: k };
-}
-
-function valuesAt(source: unknown, path: string): string[] {
-  let level: unknown[] = [source];
-  for (const part of path.split('.')) {
-    level = level.flatMap((v) => (Array.isArray(v) ? v : [v])).flatMap((v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? [(v as Record<string, unknown>)[part]] : []));
-  }
-  return level.flat(Infinity).filter((v) => v !== undefined && v !== null).map(String);
 }
 
 function phraseFreq(values: readonly string[], terms: readonly string[]): number {
