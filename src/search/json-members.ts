@@ -55,24 +55,17 @@ function skipWs(text: string, at: number): number {
   return at;
 }
 
-/** Just past the string whose opening quote is at `at`. */
-function skipString(text: string, at: number): number {
-  let i = at + 1;
-  while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-  return i + 1;
-}
-
 /** Just past the value that starts at `at`. */
 function skipValue(text: string, at: number): number {
   const c = text[at];
-  if (c === '"') return skipString(text, at);
+  if (c === '"') return stringEnd(text, at);
   if (c === '{' || c === '[') {
     let depth = 0;
     let i = at;
     while (i < text.length) {
       const d = text[i];
       if (d === '"') {
-        i = skipString(text, i);
+        i = stringEnd(text, i);
         continue;
       }
       if (d === '{' || d === '[') depth++;
@@ -100,7 +93,7 @@ export function objectMembers(text: string, at = 0): JsonMember[] {
   i = skipWs(text, i + 1);
   while (text[i] === '"') {
     const keyAt = i;
-    const keyEnd = skipString(text, i);
+    const keyEnd = stringEnd(text, i);
     const key = JSON.parse(text.slice(keyAt, keyEnd)) as string;
     // Past the colon.
     const valueAt = skipWs(text, skipWs(text, keyEnd) + 1);
@@ -150,6 +143,12 @@ function stringEnd(text: string, at: number): number {
 export function findDuplicateKey(text: string): { key: string; at: number } | undefined {
   const dup = scanDuplicateKey(text);
   return dup === undefined ? undefined : { key: dup.key, at: dup.at };
+}
+
+/** ES's "Duplicate field" error for `dup` (findDuplicateKey's) of `text`, located as Jackson locates it. */
+export function duplicateFieldError(text: string, dup: { key: string; at: number }): SearchError {
+  const { line, col } = textLocation(text, dup.at);
+  return errors.duplicateField(line, col, dup.key);
 }
 
 /** findDuplicateKey's scan, with the offset of the repeated key's opening quote (keyAt). */
@@ -217,10 +216,7 @@ export function readInTextOrder<T>(text: string, value: unknown, read: (value: u
   if (value === null || typeof value !== 'object') return read(value);
   const dup = scanDuplicateKey(text);
   if (dup === undefined) return read(value);
-  const duplicate = (): SearchError => {
-    const { line, col } = textLocation(text, dup.at);
-    return errors.duplicateField(line, col, dup.key);
-  };
+  const duplicate = (): SearchError => duplicateFieldError(text, dup);
   // A repeated key is never its object's first, so a comma comes before it.
   let comma = dup.keyAt - 1;
   while (isWs(text[comma])) comma--;

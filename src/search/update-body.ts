@@ -1,6 +1,6 @@
 import { similarNames } from './did-you-mean.js';
 import { errors, type EsCause, type SearchError } from './errors.js';
-import { findDuplicateKey, jsonToken, objectMembers, textLocation, type JsonToken } from './json-members.js';
+import { duplicateFieldError, findDuplicateKey, jsonToken, objectMembers, textLocation, type JsonToken } from './json-members.js';
 import type { SourceFilter } from './source-filter.js';
 import { checkPrimaryTerm, checkSeqNo, longField, NO_CONDITIONS, updateProblems, type WriteConditions } from './write-conditions.js';
 
@@ -234,11 +234,7 @@ export function checkUpdateBody(text: string, body: unknown): asserts body is Re
     }
   }
   if (!bad) return;
-  const duplicate = (): SearchError => {
-    const d = dup as { key: string; at: number };
-    const { line, col } = textLocation(text, d.at);
-    return errors.duplicateField(line, col, d.key);
-  };
+  const duplicate = (): SearchError => duplicateFieldError(text, dup as { key: string; at: number });
   for (const m of objectMembers(text)) {
     // Jackson refuses a repeated key as it reads it, before the parser sees the field.
     if (dup !== undefined && dup.at <= m.valueAt) throw duplicate();
