@@ -44,10 +44,11 @@ export const MAX_KEEP_ALIVE_MS = 86_400_000;
 /**
  * Views (see above) that points in time may hold per index at most. Each costs a byte per document
  * and 32 bytes per term (a few percent of the index; it was a whole copy of the index, capped at
- * 4): 32 of them stay about as large as the index itself. Opening a point in time that would need
- * one more is refused.
+ * 4): 32 of them stay about as large as the index itself, plus the scratch memory each searched
+ * view keeps for its queries (it grows with them). Opening a point in time that would need one more
+ * is refused.
  */
-export const MAX_PIT_COPIES_PER_INDEX = 32;
+export const MAX_PIT_VIEWS_PER_INDEX = 32;
 
 /** The hits of a scroll, in order, from the search that began it. */
 export interface ScrollHits {
@@ -257,15 +258,15 @@ export class SearchContexts {
     return ctx;
   }
 
-  /** Opens a point in time over `states`; refused when an index holds MAX_PIT_COPIES_PER_INDEX views. */
+  /** Opens a point in time over `states`; refused when an index holds MAX_PIT_VIEWS_PER_INDEX views. */
   openPit(states: readonly IndexState[], keepAliveMs: number, nowMs: number): PitContext {
     this.sweep(nowMs);
     for (const s of states) {
       const p = this.pins.get(s);
       // Each new view is frozen at the next write (and costs memory from then on).
-      if (p !== undefined && p.views.length >= MAX_PIT_COPIES_PER_INDEX && sharedView(p, s) === undefined) {
+      if (p !== undefined && p.views.length >= MAX_PIT_VIEWS_PER_INDEX && sharedView(p, s) === undefined) {
         throw errors.illegalArgument(
-          `Trying to open a point in time over [${s.name}] which already has [${MAX_PIT_COPIES_PER_INDEX}] points in time taken at different times ` +
+          `Trying to open a point in time over [${s.name}] which already has [${MAX_PIT_VIEWS_PER_INDEX}] points in time taken at different times ` +
             '(each keeps a view of the index): close one, or let one expire, first',
         );
       }

@@ -182,6 +182,11 @@ function uriQuery(params: QueryParams): Query | undefined {
   };
 }
 
+/** `?rest_total_hits_as_int` (`true` or empty): hits.total as a number, as ES 6 answered (_search, scroll). */
+export function totalHitsAsInt(params: QueryParams): boolean {
+  return params.rest_total_hits_as_int === 'true' || params.rest_total_hits_as_int === '';
+}
+
 /** Parses a `_search` request. `body` is the parsed JSON body or undefined. */
 export function parseSearchRequest(body: unknown, params: QueryParams): SearchRequest {
   if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
@@ -202,7 +207,7 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
   let sort: SortKey[] | undefined;
   if (b.sort !== undefined) sort = (Array.isArray(b.sort) ? b.sort : [b.sort]).flatMap(parseSortEntry);
   if (params.sort !== undefined) sort = parseSortParam(params.sort);
-  const restTotalHitsAsInt = params.rest_total_hits_as_int === 'true' || params.rest_total_hits_as_int === '';
+  const restTotalHitsAsInt = totalHitsAsInt(params);
   let tth = trackTotalHits(params.track_total_hits ?? b.track_total_hits);
   if (restTotalHitsAsInt && b.track_total_hits === undefined && params.track_total_hits === undefined) tth = Infinity;
   if (restTotalHitsAsInt && tth !== false && tth !== Infinity) {

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildSearchApp } from '../../src/search/app.js';
-import { MAX_PIT_COPIES_PER_INDEX } from '../../src/search/search-contexts.js';
+import { MAX_PIT_VIEWS_PER_INDEX } from '../../src/search/search-contexts.js';
 import { searchConfig } from './harness.js';
 
 // Second reader's findings on scroll and point in time: each case is what ES 8 answers (sources:
@@ -108,17 +108,17 @@ describe('contexts of a deleted index (second reader)', () => {
 });
 
 describe('index views held by points in time (second reader)', () => {
-  it('stay within MAX_PIT_COPIES_PER_INDEX when the mapping changes between opens', async () => {
+  it('stay within MAX_PIT_VIEWS_PER_INDEX when the mapping changes between opens', async () => {
     // Each point in time opened after a mapping change needs a view of its own; before the next
     // write none is frozen, so the limit (checked only against a frozen last view) never trips,
     // and the next write freezes each view.
     const opened: number[] = [];
-    for (let i = 0; i < MAX_PIT_COPIES_PER_INDEX + 4; i++) {
+    for (let i = 0; i < MAX_PIT_VIEWS_PER_INDEX + 4; i++) {
       await ok('PUT', '/s/_mapping', { properties: { [`f${i}`]: { type: 'keyword' } } });
       opened.push((await call('POST', '/s/_pit?keep_alive=1m')).status);
     }
-    expect(opened.slice(0, MAX_PIT_COPIES_PER_INDEX)).toEqual(Array<number>(MAX_PIT_COPIES_PER_INDEX).fill(200));
-    expect(opened.slice(MAX_PIT_COPIES_PER_INDEX)).toEqual([400, 400, 400, 400]);
+    expect(opened.slice(0, MAX_PIT_VIEWS_PER_INDEX)).toEqual(Array<number>(MAX_PIT_VIEWS_PER_INDEX).fill(200));
+    expect(opened.slice(MAX_PIT_VIEWS_PER_INDEX)).toEqual([400, 400, 400, 400]);
   });
 });
 

@@ -3,6 +3,7 @@ import { continueScroll, openPit } from '../context-search.js';
 import { errors } from '../errors.js';
 import { jsonBody, queryOf, rawBody, sendJson, type Params } from '../http-io.js';
 import { jsonToken } from '../json-members.js';
+import { totalHitsAsInt } from '../search-request.js';
 import type { SearchService } from '../search-service.js';
 import { parseTimeValue } from '../time-value.js';
 import { checkParams, CLEAR_SCROLL_PARAMS, CLOSE_PIT_PARAMS, OPEN_PIT_PARAMS, SCROLL_PARAMS } from '../url-params.js';
@@ -42,8 +43,7 @@ export async function scrollRoutes(app: FastifyInstance, opts: ScrollRoutesOptio
     }
     const keepAliveMs = keepAlive === undefined ? undefined : parseTimeValue(keepAlive, 'scroll');
     if (id === undefined || id === '') throw errors.actionValidation(['scrollId is missing']);
-    const restTotalHitsAsInt = params.rest_total_hits_as_int === 'true' || params.rest_total_hits_as_int === '';
-    const answer = continueScroll(service, id, keepAliveMs, restTotalHitsAsInt, started, now());
+    const answer = continueScroll(service, id, keepAliveMs, totalHitsAsInt(params), started, now());
     sendJson(req, reply, 200, answer, true);
   };
   for (const path of ['/_search/scroll', '/_search/scroll/:scroll_id']) {
