@@ -340,7 +340,7 @@ export class TextField {
    */
   frozenView(): TextField {
     return Object.assign(new TextField(), {
-      postings: frozenPostings(this.postings),
+      postings: this.postings.frozenCopy(),
       terms: this.terms,
       norms: this.norms,
       present: this.present,
@@ -542,7 +542,7 @@ export class KeywordField {
   /** This field as it is now, for a point in time: see TextField.frozenView (doc values are shared, never changed for an ordinal once written). */
   frozenView(): KeywordField {
     return Object.assign(new KeywordField(), {
-      postings: frozenPostings(this.postings),
+      postings: this.postings.frozenCopy(),
       terms: this.terms,
       single: this.single,
       multi: this.multi,
@@ -848,17 +848,6 @@ export class InvertedIndex {
  * live store's docFreq only. The pool's chunks are shared: a growing chunk is replaced by a larger
  * copy, the old one is never written again.
  */
-function frozenPostings(store: PostingStore): PostingStore {
-  const d = store.snapshot() as { meta: Int32Array };
-  // The records of the terms there are (not the table's spare capacity, up to half of it): a term
-  // id past them comes only from a dictionary walk (prefix, range), whose postings then read as
-  // none, or from lookup, which answers -1 for it.
-  return PostingStore.restore({ ...d, meta: d.meta.slice(0, store.termCount * RECORD_INT32S) });
-}
-
-/** Int32 slots per term record in a PostingStore (its STRIDE). */
-const RECORD_INT32S = 8;
-
 const newTextField = (): TextField => new TextField();
 const newKeywordField = (): KeywordField => new KeywordField();
 const newNumericField = (): NumericField => new NumericField();

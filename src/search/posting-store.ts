@@ -347,6 +347,17 @@ export class PostingStore {
     return { chunks: this.chunks, top: this.top, meta: this.meta, terms: this.terms, bigFreqs: this.bigFreqs };
   }
 
+  /**
+   * This store as it is now, for a frozen view of the index (InvertedIndex.frozenView): it shares
+   * the posting pool, which later appends only extend past the copied counts, and copies the term
+   * records (of the terms there are, not the table's spare capacity) and the big frequencies. A term
+   * id past them comes only from a dictionary walk (prefix, range), whose postings then read as
+   * none, or from a lookup, which answers -1 for it.
+   */
+  frozenCopy(): PostingStore {
+    return PostingStore.restore({ ...(this.snapshot() as object), meta: this.meta.slice(0, this.terms * STRIDE) });
+  }
+
   static restore(data: unknown): PostingStore {
     const d = data as { chunks: Int32Array[]; top: number; meta: Int32Array<ArrayBuffer>; terms: number; bigFreqs: Map<number, number> };
     const store = new PostingStore();
