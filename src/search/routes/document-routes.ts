@@ -7,11 +7,12 @@ import { SearchService, type WriteOutcome } from '../search-service.js';
 import { filterSource, isIdentity, sourceFilterFromParams, type SourceFilter } from '../source-filter.js';
 import { intParam } from '../search-request.js';
 import { readUpdate } from '../update-body.js';
-import { boolParam, casProblems, conditionsFromQuery, INTERNAL_VERSION_OCC } from '../write-conditions.js';
+import { boolParam, casProblems, conditionsFromQuery, INTERNAL_VERSION_OCC, PRIMARY_TERM } from '../write-conditions.js';
 
-/** Whether the URL names any `_source*` parameter (FetchSourceContext.parseFromRestRequest: else no context). */
-function hasSourceParams(q: Params): boolean {
-  return q._source !== undefined || q._source_includes !== undefined || q._source_excludes !== undefined || q._source_include !== undefined || q._source_exclude !== undefined;
+/** The URL's `_source*` parameters as a fetch context; undefined when it names none (FetchSourceContext.parseFromRestRequest). */
+function urlFetchSource(q: Params): SourceFilter | undefined {
+  const named = q._source !== undefined || q._source_includes !== undefined || q._source_excludes !== undefined || q._source_include !== undefined || q._source_exclude !== undefined;
+  return named ? sourceFilterFromParams(q) : undefined;
 }
 
 /** Document APIs: `_doc`, `_create`, `_update`, `_bulk`. */
@@ -105,7 +106,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const body = SearchService.writeBody(item.outcome, forcedRefresh(req));
     // The body's `_source` over the URL's (RestUpdateAction, then the body's parser): ES then adds
     // `get` (UpdateHelper.extractGetResult) with the document as the update left it, noop included.
-    const get = updateGet(service, item.outcome, source ?? (hasSourceParams(q) ? sourceFilterFromParams(q) : undefined));
+    const get = updateGet(service, item.outcome, source ?? urlFetchSource(q));
     if (get !== undefined) body.get = get;
     return sendJson(req, reply, item.outcome.result === 'created' ? 201 : 200, body);
   });
@@ -116,7 +117,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const body = Buffer.isBuffer(req.body) ? req.body : rawBody(req);
     if (body === undefined) throw errors.actionValidation(['no requests added']);
     const q = queryOf(req);
-    const actions = parseBulk(body, (req.params as Params).index, boolParam(q.require_alias, false), hasSourceParams(q) ? sourceFilterFromParams(q) : undefined);
+    const actions = parseBulk(body, (req.params as Params).index, boolParam(q.require_alias, false), urlFetchSource(q));
     if (actions.length === 0) throw errors.actionValidation(['no requests added']);
     // Each item is rendered as soon as it is applied (see BulkResponseWriter).
     const response = new BulkResponseWriter(forcedRefresh(req), actions.length);
@@ -145,5 +146,5 @@ function updateGet(service: SearchService, outcome: WriteOutcome, fetch: SourceF
   const doc = service.getDoc(outcome.index, outcome.id);
   if (doc === undefined) return undefined;
   const parsed = JSON.parse(doc.source) as unknown;
-  return { _seq_no: doc.seqNo, _primary_term: 1, found: true, _source: isIdentity(fetch) ? parsed : filterSource(parsed, fetch) };
+  return { _seq_no: doc.seqNo, _primary_term: PRIMARY_TERM, found: true, _source: isIdentity(fetch) ? parsed : filterSource(parsed, fetch) };
 }
