@@ -393,13 +393,16 @@ export class SqliteWriter {
       this.clearChunk();
       this.throwIfBroken();
     }
+    // Copied with the message, not transferred: the first ArrayBuffer a process detaches makes V8
+    // throw away every optimized function that reads a typed array (it may then assume no buffer is
+    // ever detached), the whole indexing path among them, and compile them again with checks; the
+    // copy is a few kilobytes a chunk (see warmup.ts).
     const packed = this.packed.slice(0, 4 * this.packedCount);
     this.sinceCommit += this.opCount;
     const commit = this.interimCommits && this.sinceCommit >= INTERIM_COMMIT_OPS;
     if (commit) this.sinceCommit = 0;
     this.worker.postMessage(
       { t: 'ops', ops: this.ops, sources: this.sources.join(SOURCE_SEPARATOR), count: this.sources.length, packed, ids: this.ids.join(SOURCE_SEPARATOR), idCount: this.ids.length, commit },
-      [packed.buffer],
     );
     this.clearChunk();
   }
