@@ -22,6 +22,7 @@ import { scrollRoutes } from './routes/scroll-routes.js';
 import { searchRoutes } from './routes/search-routes.js';
 import { SearchService } from './search-service.js';
 import { parseUrlQuery } from './url-query-parser.js';
+import { warmIndexing } from './warmup.js';
 
 /** Options for building the search app without the CLI (tests pass their own store). */
 export interface SearchAppOptions {
@@ -94,6 +95,8 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
     throw e;
   }
   app.addHook('onClose', async () => store.close());
+  const warmupMs = warmIndexing(config['search.warmup-docs'], deps.now);
+  if (warmupMs > 0) app.log.info({ docs: config['search.warmup-docs'], ms: Math.round(warmupMs) }, 'search indexing warmed up');
 
   // ES reads a body on GET (`GET /_search` with a query), so GET must go through body parsing.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });

@@ -19,7 +19,8 @@ export interface SearchHarness {
 
 export function searchConfig(dataDir: string, extra: string[] = []): ServeConfig {
   return loadConfig(serveFlags, {
-    argv: ['--data.dir', dataDir, '--search.durability', 'async', ...extra],
+    // No indexing warm-up (about half a second per app): tests that want it pass the flag in `extra`.
+    argv: ['--data.dir', dataDir, '--search.durability', 'async', '--search.warmup-docs', '0', ...extra],
     env: {},
     readFile: () => '',
   });

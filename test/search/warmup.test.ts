@@ -1,0 +1,58 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { serveFlags } from '../../src/config/flags.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { warmIndexing } from '../../src/search/warmup.js';
+import { SqliteDocumentStore } from '../../src/search/document-store.js';
+import { startSearch, type SearchHarness } from './harness.js';
+
+// The indexing warm-up (src/search/warmup.ts) runs made-up documents through the _bulk code into a
+// throwaway service: it must leave nothing behind, in memory or on disk, and change no answer.
+describe('search indexing warm-up', () => {
+  let h: SearchHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('indexes its documents without an item failing (it throws if one does)', () => {
+    expect(warmIndexing(1_500, Date.now)).toBeGreaterThan(0);
+    expect(warmIndexing(0, Date.now)).toBe(0);
+  });
+
+  it('leaves no index in the app it warms, nor in the store on disk, also after a restart', async () => {
+    h = await startSearch(['--search.warmup-docs', '1000']);
+    const cat = await h.app.inject({ method: 'GET', url: '/_cat/indices?format=json' });
+    expect(cat.statusCode).toBe(200);
+    expect(cat.json()).toEqual([]);
+    const warm = await h.app.inject({ method: 'GET', url: '/warmup/_search' });
+    expect(warm.statusCode).toBe(404);
+    expect(warm.json().error.type).toBe('index_not_found_exception');
+
+    // The app works as without a warm-up: a document indexed now is the only one found.
+    const put = await h.app.inject({ method: 'PUT', url: '/docs/_doc/1?refresh=true', payload: { title: 'quick brown fox' } });
+    expect(put.statusCode).toBe(201);
+    const found = await h.app.inject({ method: 'POST', url: '/_search', payload: { query: { match_all: {} } } });
+    expect(found.json().hits.total).toEqual({ value: 1, relation: 'eq' });
+    expect(found.json().hits.hits.map((x: { _index: string }) => x._index)).toEqual(['docs']);
+
+    await h.restart();
+    const again = await h.app.inject({ method: 'GET', url: '/_cat/indices?format=json' });
+    expect(again.json().map((x: { index: string }) => x.index)).toEqual(['docs']);
+    await h.app.close();
+    const store = new SqliteDocumentStore(join(h.dataDir, 'search'), 'async');
+    try {
+      expect(store.listIndices().map((i) => i.name)).toEqual(['docs']);
+    } finally {
+      store.close();
+    }
+    await h.restart();
+  });
+
+  it('takes --search.warmup-docs: 2000 by default, 0 to turn it off, no negative count', () => {
+    const config = (argv: string[]) => loadConfig(serveFlags, { argv, env: {}, readFile: () => '' });
+    expect(config([])['search.warmup-docs']).toBe(2000);
+    expect(config(['--search.warmup-docs', '0'])['search.warmup-docs']).toBe(0);
+    expect(() => config(['--search.warmup-docs', '-1'])).toThrow();
+  });
+});
