@@ -210,31 +210,31 @@ export function scanTokens(original: string, emitRange: (src: string, start: num
 const UTF8 = new TextEncoder();
 
 /**
- * Copies the lowercased `value` into `bytes` (which holds at least value.length bytes) when it is
- * ASCII and as long as `value`, and returns its length; else returns -1 and the caller tokenizes
- * the string (`scanTokens`).
+ * Copies `value` into `bytes` (which holds at least value.length bytes) when it is ASCII, and
+ * returns its length; else returns -1 and the caller tokenizes the string (`scanTokens`).
+ * `scanAsciiBytes` lowercases the bytes as it reads them.
  *
  * Why: V8 reads a string one `charCodeAt` at a time through a representation check of about 25
- * instructions per character; the native lowercasing and encoder handle ASCII in bulk, and the
- * byte loop of `scanAsciiBytes` then needs no case logic.
+ * instructions per character; the native encoder copies ASCII in bulk. The value is not lowercased
+ * first (String.prototype.toLowerCase): that made a second string of every value, about 500 bytes
+ * per document of the Debian corpus for the garbage collector, where the scan lowercases the
+ * letters it reads anyway.
  *
- * Same tokens as `scanTokens(value)`: when the lowercased value keeps its length, scanTokens'
- * general loop tokenizes exactly that lowercased text (and its ASCII fast path agrees with the
- * general loop), and an ASCII text is what `scanAsciiBytes` handles. This holds even for the few
- * non-ASCII characters that lowercase to ASCII (KELVIN SIGN → `k`).
+ * Same tokens as `scanTokens(value)`: for an ASCII value, lowercasing changes only A-Z, and
+ * scanTokens' general loop tokenizes the lowercased text as scanAsciiBytes does (its ASCII fast
+ * path agrees with the general loop). A value that is not ASCII goes to scanTokens, which also
+ * handles the few non-ASCII characters that lowercase to ASCII (KELVIN SIGN → `k`).
  */
-export function loweredAsciiBytes(value: string, bytes: Uint8Array): number {
-  const lowered = value.toLowerCase();
+export function asciiBytes(value: string, bytes: Uint8Array): number {
   const n = value.length;
-  if (lowered.length !== n) return -1;
-  const r = UTF8.encodeInto(lowered, bytes);
+  const r = UTF8.encodeInto(value, bytes);
   // UTF-8 is as long as UTF-16 exactly when every character is ASCII.
   return r.read === n && r.written === n ? n : -1;
 }
 
 /**
- * The tokens of the lowercase ASCII text in `bytes[0, n)` (see loweredAsciiBytes), written to
- * `out` as triples (start, end, hashRange of the token) — `out` holds at least
+ * The tokens of the ASCII text in `bytes[0, n)` (see asciiBytes), whose upper-case letters it
+ * lowercases in place, written to `out` as triples (start, end, hashRange of the lowercased token) — `out` holds at least
  * 3 * ceil(n / 2) + 3 int32: tokens are separated, and a split run gives 255-byte pieces — and
  * counted in the return value. The same tokens as `scanTokens` gives for the text. A batch
  * rather than a callback per token keeps this loop small enough for V8 to keep its state in
@@ -257,8 +257,13 @@ export function scanAsciiBytes(bytes: Uint8Array, n: number, out: Int32Array): n
   let i = 0;
   while (i < n) {
     let c = bytes[i] as number;
-    // A token starts with a letter, a digit or `_` (ALETTER, NUMERIC, EXTEND_NUM_LET).
-    if (!((c - 0x61) >>> 0 < 26 || (c - 0x30) >>> 0 < 10 || c === 0x5f || (c - 0x41) >>> 0 < 26)) {
+    // A token starts with a letter, a digit or `_` (ALETTER, NUMERIC, EXTEND_NUM_LET). Upper-case
+    // letters are lowercased in `bytes` as they are read (see asciiBytes): every letter is in a
+    // token, so the tokens' bytes are all lowercase afterwards, as internBytes stores them.
+    if ((c - 0x41) >>> 0 < 26) {
+      c |= 0x20;
+      bytes[i] = c;
+    } else if (!((c - 0x61) >>> 0 < 26 || (c - 0x30) >>> 0 < 10 || c === 0x5f)) {
       i++;
       continue;
     }
@@ -267,7 +272,14 @@ export function scanAsciiBytes(bytes: Uint8Array, n: number, out: Int32Array): n
     i++;
     while (i < n) {
       c = bytes[i] as number;
-      if ((c - 0x61) >>> 0 < 26 || (c - 0x30) >>> 0 < 10 || c === 0x5f || (c - 0x41) >>> 0 < 26) {
+      if ((c - 0x61) >>> 0 < 26 || (c - 0x30) >>> 0 < 10 || c === 0x5f) {
+        h = Math.imul(h ^ c, fnvPrime);
+        i++;
+        continue;
+      }
+      if ((c - 0x41) >>> 0 < 26) {
+        c |= 0x20;
+        bytes[i] = c;
         h = Math.imul(h ^ c, fnvPrime);
         i++;
         continue;

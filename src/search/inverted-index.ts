@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { hashRange, loweredAsciiBytes, scanAsciiBytes, scanTokens } from './analyzer.js';
+import { asciiBytes, hashRange, scanAsciiBytes, scanTokens } from './analyzer.js';
 import { intToByte4 } from './bm25.js';
 import type { ParsedDoc } from './document-parser.js';
 import { MAX_ORDINALS, PostingStore } from './posting-store.js';
@@ -175,7 +175,7 @@ export class TextField {
     }
   }
 
-  /** Where ASCII values are copied to be tokenized as bytes (see loweredAsciiBytes). */
+  /** Where ASCII values are copied to be tokenized as bytes (see asciiBytes). */
   private scratch = new Uint8Array(256);
   /** The tokens of the value in `scratch` (see scanAsciiBytes for its size). */
   private tokenBatch = new Int32Array(batchSize(256));
@@ -228,7 +228,7 @@ export class TextField {
         this.scratch = new Uint8Array(v.length * 2);
         this.tokenBatch = new Int32Array(batchSize(this.scratch.length));
       }
-      const n = loweredAsciiBytes(v, this.scratch);
+      const n = asciiBytes(v, this.scratch);
       length += n < 0 ? scanTokens(v, this.onToken) : this.batching ? this.emitBytes(n) : this.addBytes(n);
     }
     return length;
@@ -259,7 +259,11 @@ export class TextField {
     if (single !== undefined && single.length <= MAX_REPEAT_LENGTH) {
       const count = this.batchCount - from;
       if (count > this.repeatTokens.length) this.repeatTokens = new Int32Array(Math.max(count, this.repeatTokens.length * 2));
-      this.repeatTokens.set(this.batchTerms.subarray(from, this.batchCount));
+      // A loop, not set(subarray): the subarray was an object per value (about 500 bytes per
+      // document of the Debian corpus for the garbage collector).
+      const repeat = this.repeatTokens;
+      const terms = this.batchTerms;
+      for (let i = 0; i < count; i++) repeat[i] = terms[from + i] as number;
       this.repeatTokenCount = count;
       this.repeatValue = single;
       this.repeatLength = length;

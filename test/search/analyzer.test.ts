@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hashRange, loweredAsciiBytes, scanAsciiBytes, scanTokens, scanTokensGeneral, tokenText, tokens } from '../../src/search/analyzer.js';
+import { hashRange, asciiBytes, scanAsciiBytes, scanTokens, scanTokensGeneral, tokenText, tokens } from '../../src/search/analyzer.js';
 
 describe('standard analyzer', () => {
   it.each([
@@ -51,10 +51,10 @@ describe('standard analyzer', () => {
     );
   });
 
-  /** The tokens and hashes scanAsciiBytes gives for `s`, or undefined when loweredAsciiBytes refuses it. */
+  /** The tokens and hashes scanAsciiBytes gives for `s`, or undefined when asciiBytes refuses it. */
   const byteTokens = (s: string): string[] | undefined => {
     const bytes = new Uint8Array(s.length);
-    const n = loweredAsciiBytes(s, bytes);
+    const n = asciiBytes(s, bytes);
     if (n < 0) return undefined;
     const out = new Int32Array(3 * Math.ceil(n / 2) + 3);
     const count = scanAsciiBytes(bytes, n, out);
@@ -89,10 +89,22 @@ describe('standard analyzer', () => {
       }),
       { numRuns: 2000 },
     );
-    expect(byteTokens('\u212aelvin')).toEqual(['kelvin']);
+    // Not ASCII, so the string path takes it (and lowercases KELVIN SIGN to `k`).
+    expect(byteTokens('\u212aelvin')).toBeUndefined();
+    expect(tokens('\u212aelvin')).toEqual(['kelvin']);
     for (const v of ['café', 'a\u0130b', 'x日', '\u{1d400}']) expect(byteTokens(v)).toBeUndefined();
     // A buffer too small to hold the value is never taken for all of it.
-    expect(loweredAsciiBytes('abcdef', new Uint8Array(3))).toBe(-1);
+    expect(asciiBytes('abcdef', new Uint8Array(3))).toBe(-1);
+  });
+
+  it('lowercases the upper-case letters of the bytes it scans, in place, and only those', () => {
+    const s = 'Hello, WORLD_Zz 09 @[`{ A.B x:Y';
+    const bytes = new Uint8Array(s.length);
+    expect(asciiBytes(s, bytes)).toBe(s.length);
+    // asciiBytes copies as is; the scan lowercases.
+    expect(Buffer.from(bytes).toString('latin1')).toBe(s);
+    scanAsciiBytes(bytes, s.length, new Int32Array(3 * s.length + 3));
+    expect(Buffer.from(bytes).toString('latin1')).toBe(s.toLowerCase());
   });
 
   it('splits long ASCII runs as bytes like the string path', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loweredAsciiBytes, scanAsciiBytes, scanTokens } from '../../src/search/analyzer.js';
+import { asciiBytes, scanAsciiBytes, scanTokens } from '../../src/search/analyzer.js';
 
 // scanAsciiBytes classifies bytes by range compares (a-z, A-Z, 0-9, `_`, and the five middle
 // characters) rather than by a class table: an off-by-one at a range's edge would change tokens
@@ -11,7 +11,7 @@ describe('scanAsciiBytes at the edges of its byte ranges', () => {
 
   /** start:end:hash of each token, from the byte scanner. */
   const fromBytes = (s: string): string => {
-    const n = loweredAsciiBytes(s, bytes);
+    const n = asciiBytes(s, bytes);
     if (n !== s.length) return `refused (${n})`;
     const count = scanAsciiBytes(bytes, n, out);
     let text = '';
