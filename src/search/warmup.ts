@@ -78,11 +78,16 @@ const ACCENTED = ['café', 'naïve', 'Zürich', 'señal', 'þing', 'Ωmega', '�
 function warmupBody(next: () => number, words: readonly string[], first: number, count: number): Buffer {
   // Zipf-like: most words are among the first few hundred, a few from the whole vocabulary.
   const word = (): string => words[Math.floor(words.length * next() ** 3)] as string;
+  // Sentences start with a capital and some words are in capitals, as in real text: the byte
+  // scanner lowercases those as it goes, code that must be warm too.
+  const capital = (w: string): string => (w[0] as string).toUpperCase() + w.slice(1);
   const sentence = (n: number): string => {
-    let s = '';
-    for (let i = 0; i < n; i++) {
+    let s = capital(word());
+    for (let i = 1; i < n; i++) {
       const r = next();
-      s += (i === 0 ? '' : r < 0.1 ? ', ' : r < 0.13 ? '. ' : r < 0.15 ? '\n' : ' ') + (r > 0.985 ? (ACCENTED[i % ACCENTED.length] as string) : r > 0.97 ? `${word()}-${Math.floor(next() * 100)}.${i}` : word());
+      const stop = r >= 0.1 && r < 0.13;
+      const w = r > 0.985 ? (ACCENTED[i % ACCENTED.length] as string) : r > 0.97 ? `${word()}-${Math.floor(next() * 100)}.${i}` : r > 0.95 ? word().toUpperCase() : word();
+      s += (r < 0.1 ? ', ' : stop ? '. ' : r < 0.15 ? '\n' : ' ') + (stop ? capital(w) : w);
     }
     return s;
   };
