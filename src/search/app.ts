@@ -28,6 +28,8 @@ import { warmIndexing } from './warmup.js';
 export interface SearchAppOptions {
   /** Store to use instead of SQLite under `<data.dir>/search/`. */
   readonly store?: DocumentStore;
+  /** The indexing warm-up to run at start (default: warmIndexing); tests pass one that fails. */
+  readonly warmIndexing?: typeof warmIndexing;
 }
 
 /** Builds the search listener's app (Elasticsearch-compatible). */
@@ -95,7 +97,7 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
     throw e;
   }
   app.addHook('onClose', async () => store.close());
-  const warmupMs = warmIndexing(config['search.warmup-docs'], deps.now);
+  const warmupMs = (options.warmIndexing ?? warmIndexing)(config['search.warmup-docs'], deps.now);
   if (warmupMs > 0) app.log.info({ docs: config['search.warmup-docs'], ms: Math.round(warmupMs) }, 'search indexing warmed up');
 
   // ES reads a body on GET (`GET /_search` with a query), so GET must go through body parsing.
