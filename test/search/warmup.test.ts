@@ -86,6 +86,25 @@ describe('search indexing warm-up', () => {
     }
   });
 
+  it('a warm-up that fails is logged as an error and the app still starts and serves', async () => {
+    // Only the first bulk is slower without a warm-up: no reason to keep the listeners down.
+    const failing = () => {
+      throw new Error('warm-up item failed');
+    };
+    const built = await buildLogged(['--search.warmup-docs', '300'], { warmIndexing: failing });
+    try {
+      const errors = built.records.filter((r) => r.level >= 50);
+      expect(errors.map((r) => [r.msg, r.err?.message])).toEqual([['search indexing warm-up failed; serving without it', 'warm-up item failed']]);
+      const put = await built.app.inject({ method: 'PUT', url: '/docs/_doc/1?refresh=true', payload: { title: 'quick brown fox' } });
+      expect(put.statusCode).toBe(201);
+      const found = await built.app.inject({ method: 'POST', url: '/docs/_search', payload: { query: { match: { title: 'fox' } } } });
+      expect(found.json().hits.total).toEqual({ value: 1, relation: 'eq' });
+    } finally {
+      await built.app.close();
+      rmSync(built.dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('takes --search.warmup-docs: 2000 by default, 0 to turn it off, no negative count', () => {
     const config = (argv: string[]) => loadConfig(serveFlags, { argv, env: {}, readFile: () => '' });
     expect(config([])['search.warmup-docs']).toBe(2000);
