@@ -38,7 +38,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
   app.put('/:index/_create/:id', indexDoc('create'));
   app.post('/:index/_create/:id', indexDoc('create'));
 
-  app.get('/:index/_doc/:id', { exposeHeadRoute: false }, async (req, reply) => {
+  app.get('/:index/_doc/:id', async (req, reply) => {
     const p = req.params as Params;
     const index = p.index as string;
     const id = p.id as string;
@@ -54,7 +54,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     return sendJson(req, reply, 200, body);
   });
   // The get-source API: the stored source alone (filtered as the get API filters it).
-  app.get('/:index/_source/:id', { exposeHeadRoute: false }, async (req, reply) => {
+  app.get('/:index/_source/:id', async (req, reply) => {
     const p = req.params as Params;
     const index = p.index as string;
     const id = p.id as string;
