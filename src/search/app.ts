@@ -106,7 +106,12 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
   // We parse bodies ourselves: malformed JSON must give ES's error, NDJSON is split by _bulk.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBody }, (_req, body, done) => done(null, body));
+  // ES skips a UTF-8 byte order mark before the body (its content sniffing and Jackson both do):
+  // dropped here, once per body, for every API (a view, not a copy). Only the body's first bytes:
+  // a mark before a later `_bulk` or `_msearch` line is not looked for.
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBody }, (_req, body, done) =>
+    done(null, Buffer.isBuffer(body) && body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.subarray(3) : body),
+  );
 
   // Every answer carries `X-Elastic-Product: Elasticsearch`: sendJson, sendHead and the handlers
   // below set it (productHeader in http-io.ts), not an onSend hook run for every response.
