@@ -44,6 +44,10 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
     fastify: {
       // parseUrlQuery: a repeated parameter's last value, as ES reads it (an array was a 500).
       routerOptions: { maxParamLength: 4096, querystringParser: parseUrlQuery },
+      // ES's router has no HEAD-to-GET fallback: HEAD is served only where a route says so (`/`,
+      // `/<index>`, `_doc`, `_source`), elsewhere it is a 405 (or another pattern's HEAD, as
+      // `HEAD /_search` is index-exists). Fastify's HEAD twin of every GET route would run the GET.
+      exposeHeadRoutes: false,
       // Refusals made before routing (a malformed percent-escape, a parameter over the limit above):
       // Fastify would answer them itself, without the product header and in its own body shape.
       // The request has no query here (no ?pretty), so the body is rendered compact.
@@ -111,7 +115,12 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
   // We parse bodies ourselves: malformed JSON must give ES's error, NDJSON is split by _bulk.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBody }, (_req, body, done) => done(null, body));
+  // ES skips a UTF-8 byte order mark before the body (its content sniffing and Jackson both do):
+  // dropped here, once per body, for every API (a view, not a copy). Only the body's first bytes:
+  // a mark before a later `_bulk` or `_msearch` line is not looked for.
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBody }, (_req, body, done) =>
+    done(null, Buffer.isBuffer(body) && body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.subarray(3) : body),
+  );
 
   // Every answer carries `X-Elastic-Product: Elasticsearch`: sendJson, sendHead and the handlers
   // below set it (productHeader in http-io.ts), not an onSend hook run for every response.
@@ -154,16 +163,10 @@ export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, option
     return sendError(req, reply, e.status, e.toBody());
   });
 
-  // The methods each route pattern serves, for 405 on a known path (see route-methods.ts). Fastify
-  // adds a HEAD route for each GET with the same handler; ES serves HEAD only where it says so.
+  // The methods each route pattern serves, for 405 on a known path (see route-methods.ts).
   const routeMethods = new RouteMethods();
-  const getHandlers = new Map<string, unknown>();
   app.addHook('onRoute', (route) => {
-    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
-      if (method === 'GET') getHandlers.set(route.url, route.handler);
-      if (method === 'HEAD' && getHandlers.get(route.url) === route.handler) continue;
-      routeMethods.add(method, route.url);
-    }
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) routeMethods.add(method, route.url);
   });
 
   app.setNotFoundHandler((req, reply) => {

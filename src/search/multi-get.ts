@@ -145,19 +145,23 @@ export function multiGetDefaults(params: Readonly<Record<string, string | undefi
     params._source_include !== undefined || params._source_exclude !== undefined;
   return {
     source: named ? sourceFilterFromParams(params) : undefined,
-    storedFields: params.stored_fields === undefined ? undefined : params.stored_fields.split(',').filter((f) => f !== ''),
+    storedFields: storedFieldsParam(params.stored_fields),
   };
 }
 
+/** The URL's `stored_fields` split at commas, empty names dropped; undefined when absent. */
+export function storedFieldsParam(value: string | undefined): string[] | undefined {
+  return value === undefined ? undefined : value.split(',').filter((f) => f !== '');
+}
+
 /**
- * The source filter an item gets: its own or the URL's; with neither, the whole source unless
- * stored fields are asked for without `_source` among them (ES's get: then no source at all).
+ * The source filter a get uses (ShardGetService.normalizeFetchSourceContent): the one asked for;
+ * with none, the whole source unless stored fields are named without `_source` among them (then no
+ * source at all). An empty list names nothing and keeps the source.
  */
-function effectiveSource(item: MultiGetItem, defaults: MultiGetDefaults): SourceFilter {
-  const explicit = item.source ?? defaults.source;
+export function getSourceFilter(explicit: SourceFilter | undefined, stored: readonly string[] | undefined): SourceFilter {
   if (explicit !== undefined) return explicit;
-  const stored = item.storedFields ?? defaults.storedFields;
-  const fetch = stored === undefined || stored.includes('_source');
+  const fetch = stored === undefined || stored.length === 0 || stored.includes('_source');
   return { fetch, includes: [], excludes: [] };
 }
 
@@ -182,14 +186,19 @@ export function multiGet(items: readonly MultiGetItem[], defaults: MultiGetDefau
       const conflict = errors.versionConflict(index, uuid, id, `current version [${doc.version}] is different than the one provided [${item.version}]`);
       return { _index: index, _id: id, error: conflict.toBody().error };
     }
-    const out: Record<string, unknown> = { _index: index, _id: id, _version: doc.version, _seq_no: doc.seqNo, _primary_term: 1, found: true };
-    const filter = effectiveSource(item, defaults);
-    if (filter.fetch) out._source = isIdentity(filter) ? new RawJson(doc.source) : filterSource(JSON.parse(doc.source), filter);
     const stored = item.storedFields ?? defaults.storedFields;
-    if (stored !== undefined && stored.length > 0) {
-      const fields = storedFieldValues(from.mappings(index), stored, JSON.parse(doc.source));
-      if (fields !== undefined) out.fields = fields;
+    let fields: Record<string, unknown[]> | undefined;
+    try {
+      fields = stored !== undefined && stored.length > 0 ? storedFieldValues(from.mappings(index), stored, JSON.parse(doc.source)) : undefined;
+    } catch (e) {
+      // An object among the names fails its own item, as a shard's get failure does.
+      if (e instanceof SearchError) return { _index: index, _id: id, error: e.toBody().error };
+      throw e;
     }
+    const out: Record<string, unknown> = { _index: index, _id: id, _version: doc.version, _seq_no: doc.seqNo, _primary_term: 1, found: true };
+    const filter = getSourceFilter(item.source ?? defaults.source, stored);
+    if (filter.fetch) out._source = isIdentity(filter) ? new RawJson(doc.source) : filterSource(JSON.parse(doc.source), filter);
+    if (fields !== undefined) out.fields = fields;
     return out;
   });
   return { docs };
@@ -204,6 +213,8 @@ export function multiGet(items: readonly MultiGetItem[], defaults: MultiGetDefau
 export function storedFieldValues(mappings: Mappings, names: readonly string[], source: unknown): Record<string, unknown[]> | undefined {
   let out: Record<string, unknown[]> | undefined;
   for (const name of names) {
+    // ShardGetService: a name that is an object mapper, not a field, is refused (no other check).
+    if (isObjectMapping(mappings.properties, name)) throw errors.illegalArgument(`field [${name}] isn't a leaf field`);
     const def = mappings.fields.get(name);
     if (def === undefined || !isStored(mappings.properties, name)) continue;
     // A multi-field (`title.raw`) stores its parent's values.
@@ -217,6 +228,21 @@ export function storedFieldValues(mappings: Mappings, names: readonly string[], 
     if (values.length > 0) (out ??= {})[name] = values;
   }
   return out;
+}
+
+/** Whether dotted `path` names an object in the mapping tree (`properties` only: a multi-field is a leaf). */
+function isObjectMapping(properties: Readonly<Record<string, unknown>>, path: string): boolean {
+  let level: unknown = properties;
+  let def: Record<string, unknown> | undefined;
+  for (const part of path.split('.')) {
+    if (level === null || typeof level !== 'object') return false;
+    const next = (level as Record<string, unknown>)[part];
+    if (next === null || typeof next !== 'object') return false;
+    def = next as Record<string, unknown>;
+    level = def.properties;
+  }
+  // A mapping without a type is an object, as ES reads it.
+  return def !== undefined && (def.type === undefined || def.type === 'object' || def.type === 'nested');
 }
 
 /** Whether the mapping tree gives the field at dotted `path` `store: true` (through `properties` and multi-field `fields`). */

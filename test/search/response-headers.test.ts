@@ -110,7 +110,7 @@ describe('search response headers', () => {
         "POST /idx/_search?from=9990 -> 200 | content-type: application/json; charset=UTF-8 | x-elastic-product: Elasticsearch | content-length: 166 | connection: keep-alive",
         "POST /idx/_search -> 200 | content-type: application/vnd.elasticsearch+json;compatible-with=8 | x-elastic-product: Elasticsearch | content-length: 239 | connection: keep-alive",
         "GET /idx/_search?pretty -> 200 | content-type: application/json; charset=UTF-8 | x-elastic-product: Elasticsearch | content-length: 406 | connection: keep-alive",
-        "HEAD /idx/_search -> 200 | content-type: application/json; charset=UTF-8 | x-elastic-product: Elasticsearch | content-length: n | connection: keep-alive",
+        "HEAD /idx/_search -> 405 | allow: GET,POST | content-type: application/json; charset=UTF-8 | x-elastic-product: Elasticsearch | content-length: n | connection: keep-alive",
         "GET /idx/_count -> 200 | content-type: application/json; charset=UTF-8 | x-elastic-product: Elasticsearch | content-length: 71 | connection: keep-alive",
         "POST /idx/_search -> 400 | content-type: application/json; charset=UTF-8 | x-elastic-product: Elasticsearch | content-length: 428 | connection: keep-alive",
         "POST /idx/_search?bogus=1 -> 400 | content-type: application/json; charset=UTF-8 | x-elastic-product: Elasticsearch | content-length: 263 | connection: keep-alive",

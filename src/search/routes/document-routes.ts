@@ -3,6 +3,7 @@ import { parseBulk, type BulkUpdateAction } from '../bulk.js';
 import { BulkResponseWriter } from '../bulk-response.js';
 import { errors, SearchError } from '../errors.js';
 import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, sendJsonBytes, type Params } from '../http-io.js';
+import { getSourceFilter, storedFieldsParam, storedFieldValues } from '../multi-get.js';
 import { SearchService, type WriteOutcome } from '../search-service.js';
 import { filterSource, isIdentity, sourceFilterFromParams, type SourceFilter } from '../source-filter.js';
 import { intParam } from '../search-request.js';
@@ -38,23 +39,30 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
   app.put('/:index/_create/:id', indexDoc('create'));
   app.post('/:index/_create/:id', indexDoc('create'));
 
-  app.get('/:index/_doc/:id', { exposeHeadRoute: false }, async (req, reply) => {
+  /** The `fields` of a got document (as `_mget` gives them); throws for an object among the names. */
+  const storedFieldsOf = (index: string, stored: readonly string[] | undefined, source: string): Record<string, unknown[]> | undefined =>
+    stored !== undefined && stored.length > 0 ? storedFieldValues(service.get(index).mappings, stored, JSON.parse(source)) : undefined;
+  app.get('/:index/_doc/:id', async (req, reply) => {
     const p = req.params as Params;
     const index = p.index as string;
     const id = p.id as string;
     const doc = service.getDoc(index, id);
     if (doc === undefined) return sendJson(req, reply, 404, { _index: index, _id: id, found: false });
-    const filter = sourceFilterFromParams(queryOf(req));
+    const q = queryOf(req);
+    const stored = storedFieldsParam(q.stored_fields);
+    const fields = storedFieldsOf(index, stored, doc.source);
+    const filter = getSourceFilter(urlFetchSource(q), stored);
     const body: Record<string, unknown> = { _index: index, _id: id, _version: doc.version, _seq_no: doc.seqNo, _primary_term: 1, found: true };
-    // ES leaves `_source` out altogether for `_source=false`.
+    // ES leaves `_source` out altogether for `_source=false` (and for stored fields without `_source`).
     if (filter.fetch) {
       const source = JSON.parse(doc.source) as unknown;
       body._source = isIdentity(filter) ? source : filterSource(source, filter);
     }
+    if (fields !== undefined) body.fields = fields;
     return sendJson(req, reply, 200, body);
   });
   // The get-source API: the stored source alone (filtered as the get API filters it).
-  app.get('/:index/_source/:id', { exposeHeadRoute: false }, async (req, reply) => {
+  app.get('/:index/_source/:id', async (req, reply) => {
     const p = req.params as Params;
     const index = p.index as string;
     const id = p.id as string;
@@ -71,8 +79,10 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
   });
   app.head('/:index/_doc/:id', async (req, reply) => {
     const p = req.params as Params;
-    const found = service.getDoc(p.index as string, p.id as string) !== undefined;
-    return sendHead(reply, found ? 200 : 404, 'application/json');
+    const doc = service.getDoc(p.index as string, p.id as string);
+    // The same lookup as GET: an object among `stored_fields` is its 400 (without a body).
+    if (doc !== undefined) storedFieldsOf(p.index as string, storedFieldsParam(queryOf(req).stored_fields), doc.source);
+    return sendHead(reply, doc !== undefined ? 200 : 404, 'application/json');
   });
   app.delete('/:index/_doc/:id', async (req, reply) => {
     const p = req.params as Params;

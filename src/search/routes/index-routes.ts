@@ -103,7 +103,7 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
           tagline: 'You Know, for Search',
         };
   // Synchronous, returning nothing (see search-routes.ts): the client ping and info requests.
-  app.get('/', { exposeHeadRoute: false }, (req, reply) => {
+  app.get('/', (req, reply) => {
     sendJson(req, reply, 200, infoBody());
   });
   app.head('/', (_req, reply) => {
@@ -144,7 +144,7 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
     }
     return sendHead(reply, ok ? 200 : 404, 'application/json');
   });
-  app.get('/:index', { exposeHeadRoute: false }, async (req, reply) => {
+  app.get('/:index', async (req, reply) => {
     const states = service.resolve((req.params as Params).index);
     const body: Record<string, unknown> = {};
     for (const s of states) body[s.name] = { aliases: {}, mappings: s.mappings.toJSON(), settings: settingsBody(s) };

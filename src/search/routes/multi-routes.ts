@@ -30,7 +30,7 @@ export async function multiRoutes(app: FastifyInstance, opts: { service: SearchS
   // No HEAD: ES serves none on these paths, so `HEAD /_mget` falls through to `HEAD /{index}` (index
   // exists: 404) and `HEAD /i/_mget` is a 405, as the router does (see wrongMethodRouting in the test).
   for (const path of ['/_mget', '/:index/_mget']) {
-    app.get(path, { exposeHeadRoute: false }, mget);
+    app.get(path, mget);
     app.post(path, mget);
   }
 
@@ -46,7 +46,7 @@ export async function multiRoutes(app: FastifyInstance, opts: { service: SearchS
     sendJson(req, reply, 200, multiSearch(items, service, now), true);
   };
   for (const path of ['/_msearch', '/:index/_msearch']) {
-    app.get(path, { exposeHeadRoute: false }, msearch);
+    app.get(path, msearch);
     app.post(path, msearch);
   }
 }
