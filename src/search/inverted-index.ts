@@ -739,16 +739,16 @@ export class InvertedIndex {
     // No closure per field and document: this runs for every field of every indexed document.
     const { text, keyword, numeric } = doc;
     for (let i = 0; i < text.size; i++) {
-      const path = text.paths[i] as string;
-      (this.text.get(path) ?? this.newText(path)).add(ord, text.values[i] as readonly string[]);
+      const path = text.pathAt(i);
+      (this.text.get(path) ?? this.newText(path)).add(ord, text.valuesAt(i));
     }
     for (let i = 0; i < keyword.size; i++) {
-      const path = keyword.paths[i] as string;
-      (this.keyword.get(path) ?? getOrCreate(this.keyword, path, newKeywordField)).add(ord, keyword.values[i] as readonly string[]);
+      const path = keyword.pathAt(i);
+      (this.keyword.get(path) ?? getOrCreate(this.keyword, path, newKeywordField)).add(ord, keyword.valuesAt(i));
     }
     for (let i = 0; i < numeric.size; i++) {
-      const path = numeric.paths[i] as string;
-      (this.numeric.get(path) ?? getOrCreate(this.numeric, path, newNumericField)).add(ord, numeric.values[i] as readonly number[]);
+      const path = numeric.pathAt(i);
+      (this.numeric.get(path) ?? getOrCreate(this.numeric, path, newNumericField)).add(ord, numeric.valuesAt(i));
     }
     return ord;
   }
@@ -763,9 +763,10 @@ export class InvertedIndex {
     if (this.idToOrd.get(id) === ord) this.idToOrd.delete(id);
     // Doc values stay only while a frozen view may read them.
     const keep = this.openViews > 0;
-    doc.text.paths.forEach((path, i) => this.text.get(path)?.remove(ord, doc.text.values[i] as readonly string[], keep));
-    for (const path of doc.keyword.paths) this.keyword.get(path)?.remove(ord, keep);
-    for (const path of doc.numeric.paths) this.numeric.get(path)?.remove(ord, keep);
+    const { text, keyword, numeric } = doc;
+    for (let i = 0; i < text.size; i++) this.text.get(text.pathAt(i))?.remove(ord, text.valuesAt(i), keep);
+    for (let i = 0; i < keyword.size; i++) this.keyword.get(keyword.pathAt(i))?.remove(ord, keep);
+    for (let i = 0; i < numeric.size; i++) this.numeric.get(numeric.pathAt(i))?.remove(ord, keep);
   }
 
   /** Everything needed to rebuild the index (plain data and typed arrays, for v8.serialize). */

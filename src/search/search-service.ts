@@ -288,9 +288,12 @@ export class SearchService {
     return parseDocument(JSON.parse(doc.source), state.mappings, id, true).doc;
   }
 
+  /** What write parses every document into (see FieldValues.clear): InvertedIndex.add keeps none of it. */
+  private readonly parsed = emptyParsedDoc();
+
   private write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan, cond?: WriteConditions): WriteOutcome {
     checkNoMetadataFields(source);
-    const { doc, mappings } = parseDocument(source, state.mappings, id);
+    const { doc, mappings } = parseDocument(source, state.mappings, id, false, this.parsed);
     const oldOrd = state.index.idToOrd.get(id);
     if (oldOrd !== undefined && op === 'create') {
       throw errors.versionConflictExists(state.name, state.uuid, id, state.versions[oldOrd] as number);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FieldValues, parseDocument } from '../../src/search/document-parser.js';
 import { Mappings } from '../../src/search/mapping.js';
 
-const entries = <T>(f: FieldValues<T>): [string, readonly T[]][] => f.paths.map((p, i) => [p, f.values[i] as readonly T[]]);
+const entries = <T>(f: FieldValues<T>): [string, readonly T[]][] => Array.from({ length: f.size }, (_, i) => [f.pathAt(i), f.valuesAt(i)]);
 
 describe('document parser', () => {
   it('collects every leaf of a path, also when objects in an array and dotted keys repeat it', () => {
@@ -33,6 +33,25 @@ describe('document parser', () => {
       expect(f.size).toBe(n);
       for (let i = 0; i < n; i++) expect(f.get(`p${i}`)).toEqual([i, 100 + i]);
       expect(f.get('missing')).toBeUndefined();
+    }
+  });
+
+  it('parses into a reused ParsedDoc exactly as into a new one, whatever the document before held', () => {
+    const mappings = Mappings.parse({ properties: { a: { type: 'text' }, b: { type: 'keyword' }, n: { type: 'long' } } });
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}`, i]));
+    const docs: Record<string, unknown>[] = [{ a: 'x y', b: 'k', n: 1 }, { n: 2 }, many, { b: ['p', 'q'] }, {}, { a: 'z', 'f3': 9 }];
+    const reused = parseDocument({}, mappings, 'x').doc;
+    let current = mappings;
+    for (const [i, d] of docs.entries()) {
+      const fresh = parseDocument(d, current, `d${i}`);
+      const into = parseDocument(d, current, `d${i}`, false, reused);
+      expect(into.doc).toBe(reused);
+      for (const kind of ['text', 'keyword', 'numeric'] as const) {
+        expect(entries(into.doc[kind] as FieldValues<unknown>)).toEqual(entries(fresh.doc[kind] as FieldValues<unknown>));
+        // A path of an earlier document is not found in this one.
+        if (!('a' in d)) expect(into.doc.text.get('a')).toBeUndefined();
+      }
+      current = fresh.mappings;
     }
   });
 });
