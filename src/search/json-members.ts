@@ -120,6 +120,33 @@ export function textLocation(text: string, at: number): { line: number; col: num
   return { line, col: Buffer.byteLength(text.slice(lineStart, at), 'utf8') + 1 };
 }
 
+/**
+ * The offset of the value at `path` (object keys and array indexes, from the root) in `text`, a
+ * valid JSON text; undefined when the path is not there. A key that repeats in its object is taken
+ * at its last place, the value JSON.parse keeps.
+ */
+export function valueOffset(text: string, path: readonly (string | number)[]): number | undefined {
+  let at = skipWs(text, 0);
+  for (const step of path) {
+    if (typeof step === 'string') {
+      let found: number | undefined;
+      for (const m of objectMembers(text, at)) if (m.key === step) found = m.valueAt;
+      if (found === undefined) return undefined;
+      at = found;
+    } else {
+      if (text[at] !== '[') return undefined;
+      at = skipWs(text, at + 1);
+      for (let i = 0; i < step; i++) {
+        at = skipWs(text, skipValue(text, at));
+        if (text[at] !== ',') return undefined;
+        at = skipWs(text, at + 1);
+      }
+      if (text[at] === ']') return undefined;
+    }
+  }
+  return at;
+}
+
 /** Just past the string whose opening quote is at `at`: a quote ends it unless an odd run of backslashes escapes it. */
 function stringEnd(text: string, at: number): number {
   let q = text.indexOf('"', at + 1);

@@ -1,6 +1,6 @@
 import { errors } from './errors.js';
 import { jsonToken } from './json-members.js';
-import { parseQuery, type Query } from './query-dsl.js';
+import { parseTopLevelQuery, type Query } from './query-dsl.js';
 import { parseQueryString } from './query-string.js';
 import type { SourceFilter } from './source-filter.js';
 import { parseTimeValue } from './time-value.js';
@@ -203,7 +203,7 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
   const qpSize = intParam(params, 'size');
   if (qpFrom !== undefined) from = checkFrom(qpFrom);
   if (qpSize !== undefined) size = checkSize(qpSize);
-  const query = uriQuery(params) ?? (b.query === undefined ? ({ kind: 'match_all', boost: 1 } as Query) : parseQuery(b.query));
+  const query = uriQuery(params) ?? (b.query === undefined ? ({ kind: 'match_all', boost: 1 } as Query) : parseTopLevelQuery(b.query, 'query'));
   let sort: SortKey[] | undefined;
   if (b.sort !== undefined) sort = (Array.isArray(b.sort) ? b.sort : [b.sort]).flatMap(parseSortEntry);
   if (params.sort !== undefined) sort = parseSortParam(params.sort);
@@ -226,7 +226,7 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
   if (searchAfter !== undefined && from > 0) throw errors.actionValidation(['[from] parameter must be set to 0 when [search_after] is used']);
   return {
     query,
-    postFilter: b.post_filter === undefined ? undefined : parseQuery(b.post_filter),
+    postFilter: b.post_filter === undefined ? undefined : parseTopLevelQuery(b.post_filter, 'post_filter'),
     from,
     size,
     sort,
@@ -286,5 +286,5 @@ function parsePit(v: unknown): PitReference {
 export function parseCountQuery(body: unknown, params: QueryParams): Query {
   const b = (body ?? {}) as Record<string, unknown>;
   for (const k of Object.keys(b)) if (k !== 'query') throw errors.parsing(`request does not support [${k}]`, 1, 2);
-  return uriQuery(params) ?? (b.query === undefined ? { kind: 'match_all', boost: 1 } : parseQuery(b.query));
+  return uriQuery(params) ?? (b.query === undefined ? { kind: 'match_all', boost: 1 } : parseTopLevelQuery(b.query, 'query'));
 }

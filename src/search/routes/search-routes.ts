@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { searchInContext } from '../context-search.js';
 import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http-io.js';
 import { readInTextOrder } from '../json-members.js';
+import { NestedDepthExceeded } from '../query-dsl.js';
 import { parseCountQuery, parseSearchRequest } from '../search-request.js';
 import type { SearchService } from '../search-service.js';
 import { checkParams, COUNT_PARAMS, SEARCH_PARAMS } from '../url-params.js';
@@ -68,7 +69,13 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
 export function readJsonBody<T>(req: FastifyRequest, read: (body: unknown) => T): T {
   const body = jsonBodyAndText(req);
   if (body === undefined) return read(undefined);
-  return readInTextOrder(body.text, body.value, read);
+  try {
+    return readInTextOrder(body.text, body.value, read);
+  } catch (e) {
+    // Its `[line:col]` needs the text, which the parsers do not see.
+    if (e instanceof NestedDepthExceeded) throw e.locatedIn(body.text);
+    throw e;
+  }
 }
 
 /**
