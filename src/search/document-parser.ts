@@ -135,11 +135,20 @@ export function parseDocument(source: unknown, mappings: Mappings, id: string, s
 const MAX_DEPTH = 20;
 
 /**
- * Refuses an object at `depth` (the root's fields are at 1) past MAX_DEPTH, as ES does; also what
- * keeps a document nested thousands deep from exhausting the stack of these recursive walks.
+ * Refuses the object field at `path` when its mapping depth passes MAX_DEPTH, as ES does
+ * (MappingLookup.checkObjectDepthLimit): the root is depth 1 and an object one more than the
+ * object holding it, counted as the dots of its full path plus 2, so that a key with dots
+ * (`{"a.b": {…}}`, objects a and a.b) counts each part. 19 nested objects are accepted, the 20th
+ * refused. Also what keeps a document nested thousands deep from exhausting the stack of these
+ * recursive walks. `depth` is the nesting of the object's field (the root's fields are at 1): the
+ * path has at least depth - 1 dots, so only a path that long can pass the limit, and dots are
+ * counted only then (paths are short; this runs for every object of every document).
  */
 function checkDepth(depth: number, path: string): void {
-  if (depth > MAX_DEPTH) {
+  if (depth + 1 <= MAX_DEPTH && path.length < 2 * MAX_DEPTH - 1) return;
+  let dots = 0;
+  for (let i = path.indexOf('.'); i !== -1; i = path.indexOf('.', i + 1)) dots++;
+  if (dots + 2 > MAX_DEPTH) {
     const reason = `Limit of mapping depth [${MAX_DEPTH}] has been exceeded due to object field [${path}]`;
     throw errors.documentParsing(`[1:2] failed to parse: ${reason}`, { type: 'illegal_argument_exception', reason });
   }
