@@ -1,4 +1,5 @@
 import { errors } from './errors.js';
+import { MAX_JSON_NESTING } from './json-members.js';
 import { dateFormatText, dynamicMappingFor, parseBool, parseDateFor, parseNumber, parseStoredDateFor, type FieldDef, type Mappings } from './mapping.js';
 
 /**
@@ -157,7 +158,7 @@ function checkDepth(depth: number, path: string): void {
 function walk(obj: Record<string, unknown>, prefix: string, mappings: Mappings, additions: Map<string, unknown>, depth: number): void {
   for (const [key, value] of Object.entries(obj)) {
     const path = prefix + key;
-    const objects = objectsIn(value);
+    const objects = objectsIn(value, depth);
     if (objects.length > 0) {
       checkDepth(depth, path);
       for (const o of objects) walk(o, `${path}.`, mappings, additions, depth + 1);
@@ -172,9 +173,18 @@ function walk(obj: Record<string, unknown>, prefix: string, mappings: Mappings, 
   }
 }
 
-function objectsIn(value: unknown): Record<string, unknown>[] {
+/**
+ * The objects `value` holds, itself or in its arrays. `nesting` is how deep the value's container
+ * is nested (a field of the root: 1): arrays in arrays nested past Jackson's limit are refused as
+ * ES's parser refuses them, before they exhaust the stack here or in the walks after this one.
+ * (Objects stop at index.mapping.depth.limit long before.)
+ */
+function objectsIn(value: unknown, nesting: number): Record<string, unknown>[] {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) return [value as Record<string, unknown>];
-  if (Array.isArray(value)) return value.flatMap((v) => objectsIn(v));
+  if (Array.isArray(value)) {
+    if (nesting >= MAX_JSON_NESTING) throw errors.documentTooDeep();
+    return value.flatMap((v) => objectsIn(v, nesting + 1));
+  }
   return [];
 }
 
@@ -188,7 +198,7 @@ function collectValues(obj: Record<string, unknown>, prefix: string, mappings: M
     const value = obj[key];
     const path = prefix + key;
     if (value !== null && typeof value === 'object') {
-      const objects = objectsIn(value);
+      const objects = objectsIn(value, depth);
       if (objects.length > 0) {
         checkDepth(depth, path);
         for (const o of objects) if (!collectValues(o, `${path}.`, mappings, doc, id, stored, depth + 1)) complete = false;

@@ -192,10 +192,15 @@ export class NestedDepthExceeded extends SearchError {
     return this;
   }
 
+  /** Where ES's parser stops in the request body `text`, once `path` runs from its root. */
+  offsetIn(text: string): number {
+    return valueOffset(text, this.path) ?? 0;
+  }
+
   /** ES's answer for the request body `text`, once `path` runs from its root. */
   locatedIn(text: string): SearchError {
     if (this.boolClauses.length === 0) return this;
-    const { line, col } = textLocation(text, valueOffset(text, this.path) ?? 0);
+    const { line, col } = textLocation(text, this.offsetIn(text));
     let cause: EsCause = { type: 'illegal_argument_exception', reason: NESTED_DEPTH_REASON };
     for (const clause of this.boolClauses) {
       cause = { type: 'x_content_parse_exception', reason: `[${line}:${col}] [bool] failed to parse field [${clause}]`, causedBy: cause };

@@ -1,6 +1,6 @@
 import { errors } from './errors.js';
-import { jsonToken } from './json-members.js';
-import { parseTopLevelQuery, type Query } from './query-dsl.js';
+import { jsonToken, nestingError, readInTextOrder, tooDeepAt } from './json-members.js';
+import { NestedDepthExceeded, parseTopLevelQuery, type Query } from './query-dsl.js';
 import { parseQueryString } from './query-string.js';
 import type { SourceFilter } from './source-filter.js';
 import { parseTimeValue } from './time-value.js';
@@ -185,6 +185,27 @@ function uriQuery(params: QueryParams): Query | undefined {
 /** `?rest_total_hits_as_int` (`true` or empty): hits.total as a number, as ES 6 answered (_search, scroll). */
 export function totalHitsAsInt(params: QueryParams): boolean {
   return params.rest_total_hits_as_int === 'true' || params.rest_total_hits_as_int === '';
+}
+
+/**
+ * `read` of a search body (`_search`, `_count`, an `_msearch` line) parsed from `text`, answering
+ * as ES's parser, which reads the text in order and stops at the first problem, does: a key that
+ * repeats (readInTextOrder), a query nested past MAX_NESTED_DEPTH (located in the text), and a
+ * text nested past Jackson's 1000 levels, whichever comes first. A query chain is refused about
+ * 124 levels down, so a chain thousands deep answers the query's error. `read` is run on a text
+ * that deep only to find a query error before it: anything else it throws then, the stack
+ * exhausted included, gives way to the nesting error.
+ */
+export function readSearchBody<T>(text: string, value: unknown, read: (value: unknown) => T): T {
+  const deep = tooDeepAt(text);
+  try {
+    const out = readInTextOrder(text, value, read);
+    if (deep === undefined) return out;
+  } catch (e) {
+    if (e instanceof NestedDepthExceeded && (deep === undefined || e.offsetIn(text) < deep)) throw e.locatedIn(text);
+    if (deep === undefined) throw e;
+  }
+  throw nestingError(text, deep);
 }
 
 /** Parses a `_search` request. `body` is the parsed JSON body or undefined. */
