@@ -1,4 +1,5 @@
 import { errors } from './errors.js';
+import { MAX_JSON_NESTING } from './json-members.js';
 import { dateFormatText, dynamicMappingFor, parseBool, parseDateFor, parseNumber, parseStoredDateFor, type FieldDef, type Mappings } from './mapping.js';
 
 /**
@@ -171,11 +172,20 @@ function clearParsedDoc(doc: ParsedDoc): ParsedDoc {
 const MAX_DEPTH = 20;
 
 /**
- * Refuses an object at `depth` (the root's fields are at 1) past MAX_DEPTH, as ES does; also what
- * keeps a document nested thousands deep from exhausting the stack of these recursive walks.
+ * Refuses the object field at `path` when its mapping depth passes MAX_DEPTH, as ES does
+ * (MappingLookup.checkObjectDepthLimit): the root is depth 1 and an object one more than the
+ * object holding it, counted as the dots of its full path plus 2, so that a key with dots
+ * (`{"a.b": {…}}`, objects a and a.b) counts each part. 19 nested objects are accepted, the 20th
+ * refused. Also what keeps a document nested thousands deep from exhausting the stack of these
+ * recursive walks. `depth` is the nesting of the object's field (the root's fields are at 1): the
+ * path has at least depth - 1 dots, so only a path that long can pass the limit, and dots are
+ * counted only then (paths are short; this runs for every object of every document).
  */
 function checkDepth(depth: number, path: string): void {
-  if (depth > MAX_DEPTH) {
+  if (depth + 1 <= MAX_DEPTH && path.length < 2 * MAX_DEPTH - 1) return;
+  let dots = 0;
+  for (let i = path.indexOf('.'); i !== -1; i = path.indexOf('.', i + 1)) dots++;
+  if (dots + 2 > MAX_DEPTH) {
     const reason = `Limit of mapping depth [${MAX_DEPTH}] has been exceeded due to object field [${path}]`;
     throw errors.documentParsing(`[1:2] failed to parse: ${reason}`, { type: 'illegal_argument_exception', reason });
   }
@@ -184,7 +194,7 @@ function checkDepth(depth: number, path: string): void {
 function walk(obj: Record<string, unknown>, prefix: string, mappings: Mappings, additions: Map<string, unknown>, depth: number): void {
   for (const [key, value] of Object.entries(obj)) {
     const path = prefix + key;
-    const objects = objectsIn(value);
+    const objects = objectsIn(value, depth);
     if (objects.length > 0) {
       checkDepth(depth, path);
       for (const o of objects) walk(o, `${path}.`, mappings, additions, depth + 1);
@@ -199,9 +209,18 @@ function walk(obj: Record<string, unknown>, prefix: string, mappings: Mappings, 
   }
 }
 
-function objectsIn(value: unknown): Record<string, unknown>[] {
+/**
+ * The objects `value` holds, itself or in its arrays. `nesting` is how deep the value's container
+ * is nested (a field of the root: 1): arrays in arrays nested past Jackson's limit are refused as
+ * ES's parser refuses them, before they exhaust the stack here or in the walks after this one.
+ * (Objects stop at index.mapping.depth.limit long before.)
+ */
+function objectsIn(value: unknown, nesting: number): Record<string, unknown>[] {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) return [value as Record<string, unknown>];
-  if (Array.isArray(value)) return value.flatMap((v) => objectsIn(v));
+  if (Array.isArray(value)) {
+    if (nesting >= MAX_JSON_NESTING) throw errors.documentTooDeep();
+    return value.flatMap((v) => objectsIn(v, nesting + 1));
+  }
   return [];
 }
 
@@ -215,7 +234,7 @@ function collectValues(obj: Record<string, unknown>, prefix: string, mappings: M
     const value = obj[key];
     const path = prefix + key;
     if (value !== null && typeof value === 'object') {
-      const objects = objectsIn(value);
+      const objects = objectsIn(value, depth);
       if (objects.length > 0) {
         checkDepth(depth, path);
         for (const o of objects) if (!collectValues(o, `${path}.`, mappings, doc, id, stored, depth + 1)) complete = false;

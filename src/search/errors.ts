@@ -235,11 +235,23 @@ export const errors = {
     err(400, 'x_content_parse_exception', `[${line}:${col}] [${parser}] failed to parse field [${field}]`, undefined, cause),
   /** Jackson's strict duplicate detection (always on in ES 8): the key that repeats one of its object's, located just past it. */
   duplicateField: (line: number, col: number, key: string) => errors.malformedJson(line, col, `Duplicate field '${key}'`),
+  /**
+   * A request body nested deeper than Jackson's StreamReadConstraints allow (1000 levels, ES 8.8+),
+   * in the form of a malformed body: ES's own answer outside documents is not confirmed.
+   */
+  nestingTooDeep: (line: number, col: number) =>
+    err(400, 'x_content_parse_exception', `[${line}:${col}] ${NESTING_TOO_DEEP}`, undefined, { type: 'stream_constraints_exception', reason: NESTING_TOO_DEEP }),
+  /** A document nested deeper than Jackson allows: DocumentParser wraps the parser's refusal. */
+  documentTooDeep: () =>
+    err(400, 'document_parsing_exception', `[1:2] failed to parse: ${NESTING_TOO_DEEP}`, undefined, { type: 'stream_constraints_exception', reason: NESTING_TOO_DEEP }),
   /** ElasticsearchParseException (a request body ES reads by hand: `_mget`, `_msearch`). */
   parse: (reason: string) => err(400, 'parse_exception', reason),
   /** A request that needs a body and came without one (RestRequest.contentOrSourceParam). */
   bodyRequired: () => err(400, 'parse_exception', 'request body or source parameter is required'),
 };
+
+/** Jackson's (2.16+) refusal of the 1001st level of nesting (StreamReadConstraints.validateNestingDepth). */
+const NESTING_TOO_DEEP = 'Document nesting depth (1001) exceeds the maximum allowed (1000, from `StreamReadConstraints.getMaxNestingDepth()`)';
 
 /** The realm header the issue asks for (ES 7's single-string form). */
 export const WWW_AUTHENTICATE = 'Basic realm="security" charset="UTF-8"';

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from './errors.js';
+import { checkNesting } from './json-members.js';
 import { parseJsonBody, RawJson, renderJson } from './json-render.js';
 import { DEFAULT_CONTENT_TYPE, requestMediaType, responseContentType } from './media-type.js';
 import { applyResponseFilter, NOTHING, parseFilterPath } from './response-filter.js';
@@ -101,15 +102,19 @@ export function jsonBody(req: FastifyRequest): unknown {
 
 /**
  * jsonBody with the text it parsed (undefined when empty), for a caller that reads the text again:
- * decoding a large body a second time costs about as much as scanning it.
+ * decoding a large body a second time costs about as much as scanning it. A text nested deeper
+ * than Jackson's limit is refused, unless `checkDepth` is false (the caller checks it in the
+ * order ES's parser would meet it).
  */
-export function jsonBodyAndText(req: FastifyRequest): { value: unknown; text: string } | undefined {
+export function jsonBodyAndText(req: FastifyRequest, checkDepth = true): { value: unknown; text: string } | undefined {
   const text = rawBody(req);
   if (text === undefined) return undefined;
   // The usual header needs no parse to be accepted (requestMediaType takes it as plain JSON).
   const type = req.headers['content-type'];
   if (type !== 'application/json') requestMediaType(type);
-  return { value: parseJsonBody(text), text };
+  const value = parseJsonBody(text);
+  if (checkDepth) checkNesting(text);
+  return { value, text };
 }
 
 /** A body that must be present (`PUT /<index>/_doc/<id>`). */

@@ -120,6 +120,71 @@ export function textLocation(text: string, at: number): { line: number; col: num
   return { line, col: Buffer.byteLength(text.slice(lineStart, at), 'utf8') + 1 };
 }
 
+/**
+ * The offset of the value at `path` (object keys and array indexes, from the root) in `text`, a
+ * valid JSON text; undefined when the path is not there. A key that repeats in its object is taken
+ * at its last place, the value JSON.parse keeps.
+ */
+export function valueOffset(text: string, path: readonly (string | number)[]): number | undefined {
+  let at = skipWs(text, 0);
+  for (const step of path) {
+    if (typeof step === 'string') {
+      let found: number | undefined;
+      for (const m of objectMembers(text, at)) if (m.key === step) found = m.valueAt;
+      if (found === undefined) return undefined;
+      at = found;
+    } else {
+      if (text[at] !== '[') return undefined;
+      at = skipWs(text, at + 1);
+      for (let i = 0; i < step; i++) {
+        at = skipWs(text, skipValue(text, at));
+        if (text[at] !== ',') return undefined;
+        at = skipWs(text, at + 1);
+      }
+      if (text[at] === ']') return undefined;
+    }
+  }
+  return at;
+}
+
+/**
+ * Jackson's default StreamReadConstraints nesting depth, which ES 8.8+ keeps: a text nested deeper
+ * is refused as it is read.
+ */
+export const MAX_JSON_NESTING = 1000;
+
+/**
+ * The offset of the first `{` or `[` of `text` (a valid JSON text) that opens a container nested
+ * deeper than MAX_JSON_NESTING; undefined when there is none. Why: JSON.parse takes any depth,
+ * but the recursive walks after it (JSON.stringify among them) exhaust the stack near 10,000
+ * levels. A text too short to nest that deep is not read.
+ */
+export function tooDeepAt(text: string): number | undefined {
+  if (text.length <= 2 * MAX_JSON_NESTING) return undefined;
+  let depth = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b) {
+      if (++depth > MAX_JSON_NESTING) return i;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x22) i = stringEnd(text, i) - 1;
+  }
+  return undefined;
+}
+
+/** A request body nested deeper than MAX_JSON_NESTING (tooDeepAt), refused as ES's parser refuses it. */
+export function checkNesting(text: string): void {
+  const at = tooDeepAt(text);
+  if (at !== undefined) throw nestingError(text, at);
+}
+
+/** ES's refusal of the container at offset `at` of `text` (tooDeepAt's). */
+export function nestingError(text: string, at: number): SearchError {
+  const { line, col } = textLocation(text, at);
+  return errors.nestingTooDeep(line, col);
+}
+
 /** Just past the string whose opening quote is at `at`: a quote ends it unless an odd run of backslashes escapes it. */
 function stringEnd(text: string, at: number): number {
   let q = text.indexOf('"', at + 1);

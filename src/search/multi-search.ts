@@ -1,8 +1,7 @@
 import { pitProblems, searchInContext } from './context-search.js';
 import { errors, SearchError } from './errors.js';
-import { readInTextOrder } from './json-members.js';
 import { parseJsonBody } from './json-render.js';
-import { intParam, parseSearchRequest, type QueryParams, type SearchRequest } from './search-request.js';
+import { intParam, parseSearchRequest, readSearchBody, type QueryParams, type SearchRequest } from './search-request.js';
 import type { SearchService } from './search-service.js';
 import { boolParam } from './write-conditions.js';
 
@@ -32,7 +31,7 @@ export interface MultiSearchItem {
  * fails the whole request, `[line:col]` counted within the line as ES parses each line alone.
  */
 function readLine<T>(text: string, read: (value: unknown) => T): T {
-  return readInTextOrder(text, parseJsonBody(text), read);
+  return readSearchBody(text, parseJsonBody(text), read);
 }
 
 /** What a header line sets; each member undefined when the line does not name it. */

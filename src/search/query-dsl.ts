@@ -1,4 +1,5 @@
-import { errors } from './errors.js';
+import { errors, SearchError, type EsCause } from './errors.js';
+import { textLocation, valueOffset } from './json-members.js';
 import { parseQueryString, type QsClause } from './query-string.js';
 
 /**
@@ -153,20 +154,113 @@ function scalar(v: unknown, name: string): string | number | boolean {
   throw errors.parsing(`[${name}] query does not support [${JSON.stringify(v)}]`);
 }
 
-function clauses(v: unknown): Query[] {
-  if (v === undefined) return [];
-  return (Array.isArray(v) ? v : [v]).map((q) => parseQuery(q));
+/**
+ * ES's `indices.query.bool.max_nested_depth` (default 30 since 8.6, for every query type): the
+ * longest chain of query objects one query may hold, the outermost and the innermost counted.
+ * Also what keeps a query nested thousands deep from exhausting the stack of this parser.
+ */
+export const MAX_NESTED_DEPTH = 30;
+
+const NESTED_DEPTH_REASON = 'The nested depth of the query exceeds the maximum nested depth for queries set in [indices.query.bool.max_nested_depth]';
+
+/**
+ * A query whose chain of query objects is longer than MAX_NESTED_DEPTH. ES refuses it as soon as it
+ * reads the name of the first query past the limit (AbstractQueryBuilder.parseTopLevelQuery), with
+ * illegal_argument_exception; every bool around that query, parsed by an ObjectParser, wraps it in
+ * x_content_parse_exception "[line:col] [bool] failed to parse field [must]", all at the same place:
+ * the body of the query that broke the limit, where the parser stopped. Other compound queries
+ * (dis_max, constant_score) read their clauses by hand and add no wrapper.
+ *
+ * The place needs the request text, which this parser does not see: `locatedIn` gives ES's whole
+ * answer once the caller has the text; until then the error is the bare illegal_argument_exception.
+ */
+export class NestedDepthExceeded extends SearchError {
+  /** The JSON path from where the path is known so far down to the body of the query that broke the limit. */
+  readonly path: (string | number)[];
+  /** The clause (must, filter, …) of each bool around that query, innermost first. */
+  readonly boolClauses: string[] = [];
+
+  constructor(name: string) {
+    super(400, { type: 'illegal_argument_exception', reason: NESTED_DEPTH_REASON });
+    this.path = [name];
+  }
+
+  /** Prefixes the path with `steps` (from an enclosing query, or the request body's root), and records the clause of an enclosing bool. */
+  within(steps: readonly (string | number)[], boolClause?: string): this {
+    this.path.unshift(...steps);
+    if (boolClause !== undefined) this.boolClauses.push(boolClause);
+    return this;
+  }
+
+  /** Where ES's parser stops in the request body `text`, once `path` runs from its root. */
+  offsetIn(text: string): number {
+    return valueOffset(text, this.path) ?? 0;
+  }
+
+  /** ES's answer for the request body `text`, once `path` runs from its root. */
+  locatedIn(text: string): SearchError {
+    if (this.boolClauses.length === 0) return this;
+    const { line, col } = textLocation(text, this.offsetIn(text));
+    let cause: EsCause = { type: 'illegal_argument_exception', reason: NESTED_DEPTH_REASON };
+    for (const clause of this.boolClauses) {
+      cause = { type: 'x_content_parse_exception', reason: `[${line}:${col}] [bool] failed to parse field [${clause}]`, causedBy: cause };
+    }
+    // ES's guessRootCauses follows an XContentParseException's cause only while it is an ES
+    // exception: the root cause is the innermost wrapper, not the illegal argument.
+    const innermost = `[${line}:${col}] [bool] failed to parse field [${this.boolClauses[0] ?? ''}]`;
+    return new SearchError(400, cause, [{ type: 'x_content_parse_exception', reason: innermost }]);
+  }
 }
 
-/** Parses one query object (`{"match": {...}}`); throws SearchError with ES's texts. */
-export function parseQuery(raw: unknown): Query {
+/**
+ * `v` read as a list of clauses (one object, or an array of them) of the query at `depth`; a chain
+ * too deep below them is given the steps from `query` (the enclosing query's name) and `field` down.
+ */
+function clauses(v: unknown, depth: number, query: string, field: string): Query[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) return [child(v, depth, [query, field], query === 'bool' ? field : undefined)];
+  const out: Query[] = [];
+  for (let i = 0; i < v.length; i++) out.push(child(v[i], depth, [query, field, i], query === 'bool' ? field : undefined));
+  return out;
+}
+
+/** parseQuery of a clause of the query at `depth`, at `steps` below it. */
+function child(raw: unknown, depth: number, steps: readonly (string | number)[], boolClause: string | undefined): Query {
+  try {
+    return parseQuery(raw, depth + 1);
+  } catch (e) {
+    if (e instanceof NestedDepthExceeded) throw e.within(steps, boolClause);
+    throw e;
+  }
+}
+
+/**
+ * parseQuery of the query at `key` of a request body (`query`, `post_filter`): each starts its own
+ * count of nested depth, as ES parses each with parseTopLevelQuery.
+ */
+export function parseTopLevelQuery(raw: unknown, key: string): Query {
+  try {
+    return parseQuery(raw);
+  } catch (e) {
+    if (e instanceof NestedDepthExceeded) throw e.within([key]);
+    throw e;
+  }
+}
+
+/**
+ * Parses one query object (`{"match": {...}}`) at `depth` in its chain (the outermost is 1);
+ * throws SearchError with ES's texts.
+ */
+export function parseQuery(raw: unknown, depth = 1): Query {
   if (!isObject(raw)) throw errors.parsing('[_na] query malformed, must start with start_object');
   const names = Object.keys(raw);
   if (names.length === 0) return { kind: 'match_all', boost: 1 };
+  const name = names[0] as string;
+  // ES counts a query as it reads its name, before it looks at anything after it.
+  if (depth > MAX_NESTED_DEPTH) throw new NestedDepthExceeded(name);
   if (names.length > 1) {
     throw errors.parsing(`[${names[0]}] malformed query, expected [END_OBJECT] but found [FIELD_NAME]`);
   }
-  const name = names[0] as string;
   const body = raw[name];
   const boostOf = (o: Record<string, unknown>) => (o.boost === undefined ? 1 : num(o.boost, 'boost'));
   switch (name) {
@@ -245,11 +339,11 @@ export function parseQuery(raw: unknown): Query {
     }
     case 'constant_score': {
       if (!isObject(body) || body.filter === undefined) throw errors.parsing('[constant_score] requires a \'filter\' element');
-      return { kind: 'constant_score', filter: parseQuery(body.filter), boost: boostOf(body) };
+      return { kind: 'constant_score', filter: child(body.filter, depth, [name, 'filter'], undefined), boost: boostOf(body) };
     }
     case 'dis_max': {
       if (!isObject(body)) throw errors.parsing('[dis_max] query malformed');
-      return { kind: 'dis_max', queries: clauses(body.queries), tieBreaker: body.tie_breaker === undefined ? 0 : num(body.tie_breaker, 'tie_breaker'), boost: boostOf(body) };
+      return { kind: 'dis_max', queries: clauses(body.queries, depth, name, 'queries'), tieBreaker: body.tie_breaker === undefined ? 0 : num(body.tie_breaker, 'tie_breaker'), boost: boostOf(body) };
     }
     case 'bool': {
       if (!isObject(body)) throw errors.parsing('[bool] query malformed, no start_object after query name');
@@ -260,10 +354,10 @@ export function parseQuery(raw: unknown): Query {
       }
       return {
         kind: 'bool',
-        must: clauses(body.must),
-        should: clauses(body.should),
-        filter: clauses(body.filter),
-        mustNot: clauses(body.must_not),
+        must: clauses(body.must, depth, name, 'must'),
+        should: clauses(body.should, depth, name, 'should'),
+        filter: clauses(body.filter, depth, name, 'filter'),
+        mustNot: clauses(body.must_not, depth, name, 'must_not'),
         msm: body.minimum_should_match as MinimumShouldMatch,
         boost: boostOf(body),
       };

@@ -1,6 +1,6 @@
 import { errors } from './errors.js';
-import { jsonToken } from './json-members.js';
-import { parseQuery, type Query } from './query-dsl.js';
+import { jsonToken, nestingError, readInTextOrder, tooDeepAt } from './json-members.js';
+import { NestedDepthExceeded, parseTopLevelQuery, type Query } from './query-dsl.js';
 import { parseQueryString } from './query-string.js';
 import type { SourceFilter } from './source-filter.js';
 import { parseTimeValue } from './time-value.js';
@@ -187,6 +187,27 @@ export function totalHitsAsInt(params: QueryParams): boolean {
   return params.rest_total_hits_as_int === 'true' || params.rest_total_hits_as_int === '';
 }
 
+/**
+ * `read` of a search body (`_search`, `_count`, an `_msearch` line) parsed from `text`, answering
+ * as ES's parser, which reads the text in order and stops at the first problem, does: a key that
+ * repeats (readInTextOrder), a query nested past MAX_NESTED_DEPTH (located in the text), and a
+ * text nested past Jackson's 1000 levels, whichever comes first. A query chain is refused about
+ * 124 levels down, so a chain thousands deep answers the query's error. `read` is run on a text
+ * that deep only to find a query error before it: anything else it throws then, the stack
+ * exhausted included, gives way to the nesting error.
+ */
+export function readSearchBody<T>(text: string, value: unknown, read: (value: unknown) => T): T {
+  const deep = tooDeepAt(text);
+  try {
+    const out = readInTextOrder(text, value, read);
+    if (deep === undefined) return out;
+  } catch (e) {
+    if (e instanceof NestedDepthExceeded && (deep === undefined || e.offsetIn(text) < deep)) throw e.locatedIn(text);
+    if (deep === undefined) throw e;
+  }
+  throw nestingError(text, deep);
+}
+
 /** Parses a `_search` request. `body` is the parsed JSON body or undefined. */
 export function parseSearchRequest(body: unknown, params: QueryParams): SearchRequest {
   if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
@@ -203,7 +224,7 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
   const qpSize = intParam(params, 'size');
   if (qpFrom !== undefined) from = checkFrom(qpFrom);
   if (qpSize !== undefined) size = checkSize(qpSize);
-  const query = uriQuery(params) ?? (b.query === undefined ? ({ kind: 'match_all', boost: 1 } as Query) : parseQuery(b.query));
+  const query = uriQuery(params) ?? (b.query === undefined ? ({ kind: 'match_all', boost: 1 } as Query) : parseTopLevelQuery(b.query, 'query'));
   let sort: SortKey[] | undefined;
   if (b.sort !== undefined) sort = (Array.isArray(b.sort) ? b.sort : [b.sort]).flatMap(parseSortEntry);
   if (params.sort !== undefined) sort = parseSortParam(params.sort);
@@ -226,7 +247,7 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
   if (searchAfter !== undefined && from > 0) throw errors.actionValidation(['[from] parameter must be set to 0 when [search_after] is used']);
   return {
     query,
-    postFilter: b.post_filter === undefined ? undefined : parseQuery(b.post_filter),
+    postFilter: b.post_filter === undefined ? undefined : parseTopLevelQuery(b.post_filter, 'post_filter'),
     from,
     size,
     sort,
@@ -286,5 +307,5 @@ function parsePit(v: unknown): PitReference {
 export function parseCountQuery(body: unknown, params: QueryParams): Query {
   const b = (body ?? {}) as Record<string, unknown>;
   for (const k of Object.keys(b)) if (k !== 'query') throw errors.parsing(`request does not support [${k}]`, 1, 2);
-  return uriQuery(params) ?? (b.query === undefined ? { kind: 'match_all', boost: 1 } : parseQuery(b.query));
+  return uriQuery(params) ?? (b.query === undefined ? { kind: 'match_all', boost: 1 } : parseTopLevelQuery(b.query, 'query'));
 }

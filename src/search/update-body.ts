@@ -1,6 +1,6 @@
 import { similarNames } from './did-you-mean.js';
 import { errors, type EsCause, type SearchError } from './errors.js';
-import { duplicateFieldError, findDuplicateKey, jsonToken, objectMembers, textLocation, type JsonToken } from './json-members.js';
+import { checkNesting, duplicateFieldError, findDuplicateKey, jsonToken, objectMembers, textLocation, type JsonToken } from './json-members.js';
 import type { SourceFilter } from './source-filter.js';
 import { checkPrimaryTerm, checkSeqNo, longField, NO_CONDITIONS, updateProblems, type WriteConditions } from './write-conditions.js';
 
@@ -222,6 +222,7 @@ export function checkUpdateBody(text: string, body: unknown): asserts body is Re
     const { line, col } = textLocation(text, at);
     throw errors.xContentParse(line, col, `[${PARSER_NAME}] Expected START_OBJECT but was: ${jsonToken(body)}`);
   }
+  checkNesting(text);
   const dup = findDuplicateKey(text);
   let bad = dup !== undefined;
   if (!bad) {

@@ -24,3 +24,45 @@ describe('deeply nested document', () => {
     expect(body.items.map((i) => i.index.status)).toEqual([400, 201]);
   });
 });
+
+// MappingLookup.checkObjectDepthLimit: an object's depth is the dots of its path plus 2 (the root
+// is 1), over index.mapping.depth.limit (20) refused, so 19 nested objects are the most a document
+// may hold, and the parts of a dotted key count as objects too.
+describe('index.mapping.depth.limit', () => {
+  let h: SearchHarness;
+  beforeAll(async () => {
+    h = await startSearch();
+  });
+  afterAll(async () => h.close());
+
+  /** `objects` nested objects a1…aN around `{"x":1}`. */
+  const nested = (objects: number): string =>
+    Array.from({ length: objects }, (_, i) => `{"a${i + 1}":`).join('') + '{"x":1}' + '}'.repeat(objects);
+  const pathOf = (objects: number): string => Array.from({ length: objects }, (_, i) => `a${i + 1}`).join('.');
+  const put = (url: string, payload: string) => h.app.inject({ method: 'PUT', url, payload, headers: { 'content-type': 'application/json' } });
+
+  it('accepts 19 nested objects and refuses the 20th, in _doc and in _bulk', async () => {
+    expect((await put('/l/_doc/1', nested(19))).statusCode).toBe(201);
+    const res = await put('/l/_doc/2', nested(20));
+    expect(res.statusCode).toBe(400);
+    const reason = `Limit of mapping depth [20] has been exceeded due to object field [${pathOf(20)}]`;
+    const error = res.json().error as { type: string; reason: string; caused_by: unknown };
+    expect(error.type).toBe('document_parsing_exception');
+    expect(error.reason).toMatch(new RegExp(`^\\[\\d+:\\d+\\] failed to parse: ${reason.replace(/[[\]]/g, '\\$&')}$`));
+    expect(error.caused_by).toEqual({ type: 'illegal_argument_exception', reason });
+
+    const bulk = `{"index":{"_id":"3"}}\n${nested(20)}\n{"index":{"_id":"4"}}\n${nested(19)}\n`;
+    const b = await h.app.inject({ method: 'POST', url: '/l/_bulk', payload: bulk, headers: { 'content-type': 'application/x-ndjson' } });
+    const items = (b.json() as { items: { index: { status: number; error?: { caused_by: unknown } } }[] }).items;
+    expect(items.map((i) => i.index.status)).toEqual([400, 201]);
+    expect(items[0]?.index.error?.caused_by).toEqual({ type: 'illegal_argument_exception', reason });
+  });
+
+  it('counts the parts of a dotted key', async () => {
+    // a1 … a18 nested, then one key naming a19.a20: its object a1…a20 is the 20th.
+    const inner = Array.from({ length: 18 }, (_, i) => `{"a${i + 1}":`).join('') + '{"a19.a20":{"x":1}}' + '}'.repeat(18);
+    const res = await put('/l/_doc/5', inner);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.caused_by.reason).toBe(`Limit of mapping depth [20] has been exceeded due to object field [${pathOf(20)}]`);
+  });
+});

@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { searchInContext } from '../context-search.js';
 import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http-io.js';
-import { readInTextOrder } from '../json-members.js';
-import { parseCountQuery, parseSearchRequest } from '../search-request.js';
+import { parseCountQuery, parseSearchRequest, readSearchBody } from '../search-request.js';
 import type { SearchService } from '../search-service.js';
 import { checkParams, COUNT_PARAMS, SEARCH_PARAMS } from '../url-params.js';
 
@@ -66,9 +65,10 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
  * one: the text is read a second time only then.
  */
 export function readJsonBody<T>(req: FastifyRequest, read: (body: unknown) => T): T {
-  const body = jsonBodyAndText(req);
+  // Nesting is checked in the order ES's parser meets it, with the query's own limit.
+  const body = jsonBodyAndText(req, false);
   if (body === undefined) return read(undefined);
-  return readInTextOrder(body.text, body.value, read);
+  return readSearchBody(body.text, body.value, read);
 }
 
 /**
