@@ -37,8 +37,13 @@ export class FieldValues<T> {
     return this.values[i] as readonly T[];
   }
 
-  /** Empties it, keeping its arrays (see above). */
+  /**
+   * Empties it, keeping its arrays (see above) but not the values: a document's values (megabytes
+   * of text, for a big one) must not outlive its write in a FieldValues kept for the next one.
+   */
   clear(): void {
+    const values = this.values;
+    for (let i = 0; i < this.count; i++) values[i] = NO_ENTRY_VALUES;
     this.count = 0;
     this.index = undefined;
   }
@@ -98,6 +103,9 @@ export class FieldValues<T> {
     return -1;
   }
 }
+
+/** What a cleared entry holds (see FieldValues.clear). */
+const NO_ENTRY_VALUES: readonly never[] = [];
 
 /** Up to this many fields of a kind per document are found by linear search. */
 const LINEAR_FIELDS = 16;
@@ -161,7 +169,8 @@ export function parseDocument(source: unknown, mappings: Mappings, id: string, s
   return { doc, mappings: effective };
 }
 
-function clearParsedDoc(doc: ParsedDoc): ParsedDoc {
+/** Empties `doc` (see FieldValues.clear) and returns it. */
+export function clearParsedDoc(doc: ParsedDoc): ParsedDoc {
   doc.text.clear();
   doc.keyword.clear();
   doc.numeric.clear();

@@ -24,4 +24,22 @@ describe('search service memory', () => {
     service.deleteDoc('i', 'big');
     expect(held() - before).toBeLessThan(4_000_000);
   });
+
+  it('keeps nothing of a big document whose write failed after it was parsed (a create of an existing id)', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const service = new SearchService(new MapStore(), Date.now);
+    service.load();
+    service.indexDoc('i', 'taken', { body: 'a small document' }, '{"body":"a small document"}', 'index');
+    const held = (): number => {
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const before = held();
+    ((): void => {
+      const raw = `{"body":"${'alpha beta '.repeat(1_000_000)}"}`;
+      expect(() => service.indexDoc('i', 'taken', JSON.parse(raw), raw, 'create')).toThrow(/version conflict/);
+    })();
+    expect(held() - before).toBeLessThan(4_000_000);
+  });
 });
