@@ -88,7 +88,9 @@ export function rawBody(req: FastifyRequest): string | undefined {
   const b = req.body;
   if (b === undefined || b === null) {
     const src = queryOf(req).source;
-    return src === undefined ? undefined : src;
+    // A leading byte order mark is skipped here as the body parser skips it in a body (app.ts):
+    // ES reads the parameter's UTF-8 bytes with the same Jackson bootstrapper.
+    return src === undefined ? undefined : src.charCodeAt(0) === 0xfeff ? src.slice(1) : src;
   }
   const text = Buffer.isBuffer(b) ? b.toString('utf8') : String(b);
   // Not `text.trim() === ''`: that copies a whole `_bulk` body only to test it (\s is trim's set).

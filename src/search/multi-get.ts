@@ -157,11 +157,12 @@ export function storedFieldsParam(value: string | undefined): string[] | undefin
 /**
  * The source filter a get uses (ShardGetService.normalizeFetchSourceContent): the one asked for;
  * with none, the whole source unless stored fields are named without `_source` among them (then no
- * source at all). An empty list names nothing and keeps the source.
+ * source at all). An empty list (`stored_fields=`, `"stored_fields": []`) is a list too: ES's
+ * comma split gives an empty array, not null, so it fetches no source.
  */
 export function getSourceFilter(explicit: SourceFilter | undefined, stored: readonly string[] | undefined): SourceFilter {
   if (explicit !== undefined) return explicit;
-  const fetch = stored === undefined || stored.length === 0 || stored.includes('_source');
+  const fetch = stored === undefined || stored.includes('_source');
   return { fetch, includes: [], excludes: [] };
 }
 

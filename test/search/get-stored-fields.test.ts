@@ -37,8 +37,19 @@ describe('GET /<index>/_doc/<id>?stored_fields', () => {
   it('leaves out fields that are not stored, not mapped, and _none_; no fields member when none is left', async () => {
     expect(await (await get('stored_fields=plain,nope')).json()).toEqual(head);
     expect(await (await get('stored_fields=_none_')).json()).toEqual(head);
-    // An empty list names no field: the whole source, as without the parameter.
-    expect((await get('stored_fields=')).json()._source).toEqual({ foo: 'bar', count: 1, plain: 'p', obj: { x: 'y' } });
+  });
+
+  it('takes an empty stored_fields as a list naming nothing: no _source, on GET and in _mget', async () => {
+    // RestGetAction / RestMultiGetAction split the value with Strings.splitStringByCommaToArray,
+    // which gives an empty array (not null) for ""; normalizeFetchSourceContent then finds no
+    // `_source` among the names and fetches none. A body's `stored_fields: []` is the same array.
+    expect((await get('stored_fields=')).json()).toEqual(head);
+    expect((await get('stored_fields=,')).json()).toEqual(head);
+    expect((await get('stored_fields=&_source=true')).json()._source).toEqual({ foo: 'bar', count: 1, plain: 'p', obj: { x: 'y' } });
+    const byUrl = await h.app.inject({ method: 'POST', url: '/i/_mget?stored_fields=', payload: '{"ids":["1"]}', headers: json });
+    expect(byUrl.json().docs).toEqual([head]);
+    const byBody = await h.app.inject({ method: 'POST', url: '/_mget', payload: '{"docs":[{"_index":"i","_id":"1","stored_fields":[]}]}', headers: json });
+    expect(byBody.json().docs).toEqual([head]);
   });
 
   it('refuses an object field with 400 "isn\'t a leaf field", on GET and HEAD, and not for a missing document', async () => {
