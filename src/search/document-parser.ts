@@ -152,12 +152,12 @@ export function parseDocument(source: unknown, mappings: Mappings, id: string, s
   }
   // Usually every field is mapped already: one pass. Otherwise find the dynamic additions first.
   const doc = into === undefined ? emptyParsedDoc() : clearParsedDoc(into);
-  if (collectValues(source as Record<string, unknown>, '', mappings, doc, id, stored, 1)) return { doc, mappings };
+  if (collectValues(source as Record<string, unknown>, '', mappings, doc, id, stored, 1, 1)) return { doc, mappings };
   const additions = new Map<string, unknown>();
-  walk(source as Record<string, unknown>, '', mappings, additions, 1);
+  walk(source as Record<string, unknown>, '', mappings, additions, 1, 1);
   const effective = mappings.withAdditions(additions);
   clearParsedDoc(doc);
-  collectValues(source as Record<string, unknown>, '', effective, doc, id, stored, 1);
+  collectValues(source as Record<string, unknown>, '', effective, doc, id, stored, 1, 1);
   return { doc, mappings: effective };
 }
 
@@ -191,13 +191,14 @@ function checkDepth(depth: number, path: string): void {
   }
 }
 
-function walk(obj: Record<string, unknown>, prefix: string, mappings: Mappings, additions: Map<string, unknown>, depth: number): void {
+/** `level`: the JSON nesting of `obj` (the root is 1), see objectsIn. */
+function walk(obj: Record<string, unknown>, prefix: string, mappings: Mappings, additions: Map<string, unknown>, depth: number, level: number): void {
   for (const [key, value] of Object.entries(obj)) {
     const path = prefix + key;
-    const objects = objectsIn(value, depth);
+    const objects = objectsIn(value, level + 1);
     if (objects.length > 0) {
       checkDepth(depth, path);
-      for (const o of objects) walk(o, `${path}.`, mappings, additions, depth + 1);
+      for (let i = 0; i < objects.length; i++) walk(objects[i] as Record<string, unknown>, `${path}.`, mappings, additions, depth + 1, objectLevel(objects, i, value, level + 1));
       continue;
     }
     if (mappings.field(path) !== undefined || additions.has(path)) continue;
@@ -210,34 +211,63 @@ function walk(obj: Record<string, unknown>, prefix: string, mappings: Mappings, 
 }
 
 /**
- * The objects `value` holds, itself or in its arrays. `nesting` is how deep the value's container
- * is nested (a field of the root: 1): arrays in arrays nested past Jackson's limit are refused as
- * ES's parser refuses them, before they exhaust the stack here or in the walks after this one.
- * (Objects stop at index.mapping.depth.limit long before.)
+ * Objects found by objectsIn, with the JSON level of each when some sit in arrays within arrays
+ * (rare: otherwise every object's level follows from the value's, see objectLevel).
  */
-function objectsIn(value: unknown, nesting: number): Record<string, unknown>[] {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return [value as Record<string, unknown>];
-  if (Array.isArray(value)) {
-    if (nesting >= MAX_JSON_NESTING) throw errors.documentTooDeep();
-    return value.flatMap((v) => objectsIn(v, nesting + 1));
+type FoundObjects = Record<string, unknown>[] & { levels?: number[] };
+
+/**
+ * The objects `value` holds, itself or in its arrays. `level` is the value's JSON nesting (a field
+ * of the root: 2). Jackson counts every object and array, so a container past its limit is
+ * refused as ES's parser refuses it, before it exhausts the stack here or in the walks after this
+ * one: objects alone stop at index.mapping.depth.limit long before, but the arrays around them
+ * count too (19 objects each under 980 arrays were stored, and every read of the index failed).
+ */
+function objectsIn(value: unknown, level: number): FoundObjects {
+  if (value === null || typeof value !== 'object') return [];
+  if (level > MAX_JSON_NESTING) throw errors.documentTooDeep();
+  if (!Array.isArray(value)) return [value as Record<string, unknown>];
+  const found: FoundObjects = [];
+  for (const v of value) {
+    if (v === null || typeof v !== 'object') continue;
+    if (!Array.isArray(v)) {
+      if (level + 1 > MAX_JSON_NESTING) throw errors.documentTooDeep();
+      found.push(v as Record<string, unknown>);
+      found.levels?.push(level + 1);
+      continue;
+    }
+    const inner = objectsIn(v, level + 1);
+    if (inner.length === 0) continue;
+    found.levels ??= found.map(() => level + 1);
+    for (let i = 0; i < inner.length; i++) {
+      found.push(inner[i] as Record<string, unknown>);
+      found.levels.push(objectLevel(inner, i, v, level + 1));
+    }
   }
-  return [];
+  return found;
+}
+
+/** The JSON level of `objects[i]`, found by objectsIn in `value`, itself at level `at`. */
+function objectLevel(objects: FoundObjects, i: number, value: unknown, at: number): number {
+  return objects.levels?.[i] ?? (Array.isArray(value) ? at + 1 : at);
 }
 
 /** Leaves of a null field (never written to: addValues only reads them). */
 const NO_VALUES: readonly unknown[] = [];
 
 /** Adds the values of mapped fields to `doc`; false when a field needs a dynamic mapping first. */
-function collectValues(obj: Record<string, unknown>, prefix: string, mappings: Mappings, doc: ParsedDoc, id: string, stored: boolean, depth: number): boolean {
+function collectValues(obj: Record<string, unknown>, prefix: string, mappings: Mappings, doc: ParsedDoc, id: string, stored: boolean, depth: number, level: number): boolean {
   let complete = true;
   for (const key in obj) {
     const value = obj[key];
     const path = prefix + key;
     if (value !== null && typeof value === 'object') {
-      const objects = objectsIn(value, depth);
+      const objects = objectsIn(value, level + 1);
       if (objects.length > 0) {
         checkDepth(depth, path);
-        for (const o of objects) if (!collectValues(o, `${path}.`, mappings, doc, id, stored, depth + 1)) complete = false;
+        for (let i = 0; i < objects.length; i++) {
+          if (!collectValues(objects[i] as Record<string, unknown>, `${path}.`, mappings, doc, id, stored, depth + 1, objectLevel(objects, i, value, level + 1))) complete = false;
+        }
         continue;
       }
     }
