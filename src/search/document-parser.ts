@@ -181,23 +181,32 @@ const MAX_DEPTH = 20;
  * path has at least depth - 1 dots, so only a path that long can pass the limit, and dots are
  * counted only then (paths are short; this runs for every object of every document).
  */
-function checkDepth(depth: number, path: string): void {
+function checkDepth(depth: number, path: string, mappings: Mappings): void {
   if (depth + 1 <= MAX_DEPTH && path.length < 2 * MAX_DEPTH - 1) return;
   let dots = 0;
   for (let i = path.indexOf('.'); i !== -1; i = path.indexOf('.', i + 1)) dots++;
-  if (dots + 2 > MAX_DEPTH) {
+  // The limit is checked as a new object is mapped; with `dynamic: false` ES skips an unmapped
+  // object unread (DocumentParser.parseObjectDynamic), however deep it goes.
+  if (dots + 2 > MAX_DEPTH && (mappings.dynamic !== false || isMappedObject(mappings, path))) {
     const reason = `Limit of mapping depth [${MAX_DEPTH}] has been exceeded due to object field [${path}]`;
     throw errors.documentParsing(`[1:2] failed to parse: ${reason}`, { type: 'illegal_argument_exception', reason });
   }
 }
 
 /** `level`: the JSON nesting of `obj` (the root is 1), see objectsIn. */
+/** Whether the mappings have fields under the object at `path` (read only for an object too deep). */
+function isMappedObject(mappings: Mappings, path: string): boolean {
+  const prefix = `${path}.`;
+  for (const field of mappings.fields.keys()) if (field.startsWith(prefix)) return true;
+  return false;
+}
+
 function walk(obj: Record<string, unknown>, prefix: string, mappings: Mappings, additions: Map<string, unknown>, depth: number, level: number): void {
   for (const [key, value] of Object.entries(obj)) {
     const path = prefix + key;
     const objects = objectsIn(value, level + 1);
     if (objects.length > 0) {
-      checkDepth(depth, path);
+      checkDepth(depth, path, mappings);
       for (let i = 0; i < objects.length; i++) walk(objects[i] as Record<string, unknown>, `${path}.`, mappings, additions, depth + 1, objectLevel(objects, i, value, level + 1));
       continue;
     }
@@ -264,7 +273,7 @@ function collectValues(obj: Record<string, unknown>, prefix: string, mappings: M
     if (value !== null && typeof value === 'object') {
       const objects = objectsIn(value, level + 1);
       if (objects.length > 0) {
-        checkDepth(depth, path);
+        checkDepth(depth, path, mappings);
         for (let i = 0; i < objects.length; i++) {
           if (!collectValues(objects[i] as Record<string, unknown>, `${path}.`, mappings, doc, id, stored, depth + 1, objectLevel(objects, i, value, level + 1))) complete = false;
         }
