@@ -185,20 +185,52 @@ function checkDepth(depth: number, path: string, mappings: Mappings): void {
   if (depth + 1 <= MAX_DEPTH && path.length < 2 * MAX_DEPTH - 1) return;
   let dots = 0;
   for (let i = path.indexOf('.'); i !== -1; i = path.indexOf('.', i + 1)) dots++;
-  // The limit is checked as a new object is mapped; with `dynamic: false` ES skips an unmapped
-  // object unread (DocumentParser.parseObjectDynamic), however deep it goes.
-  if (dots + 2 > MAX_DEPTH && (mappings.dynamic !== false || isMappedObject(mappings, path))) {
-    const reason = `Limit of mapping depth [${MAX_DEPTH}] has been exceeded due to object field [${path}]`;
-    throw errors.documentParsing(`[1:2] failed to parse: ${reason}`, { type: 'illegal_argument_exception', reason });
+  if (dots + 2 <= MAX_DEPTH) return;
+  // The limit is checked as a new object is mapped (DocumentParser.parseObjectDynamic): with
+  // `dynamic: false` ES skips an unmapped object unread, however deep it goes; with `strict` it
+  // refuses the first one it meets, long before this depth.
+  if (mappings.dynamic !== true && !isMappedObject(mappings, path)) {
+    if (mappings.dynamic === false) return;
+    checkStrictObjects(path, mappings);
   }
+  const reason = `Limit of mapping depth [${MAX_DEPTH}] has been exceeded due to object field [${path}]`;
+  throw errors.documentParsing(`[1:2] failed to parse: ${reason}`, { type: 'illegal_argument_exception', reason });
 }
 
 /** `level`: the JSON nesting of `obj` (the root is 1), see objectsIn. */
-/** Whether the mappings have fields under the object at `path` (read only for an object too deep). */
+/**
+ * Whether the mappings hold the object at `path` (read only for an object too deep, or one a
+ * document under `dynamic: strict` brings).
+ */
 function isMappedObject(mappings: Mappings, path: string): boolean {
   const prefix = `${path}.`;
   for (const field of mappings.fields.keys()) if (field.startsWith(prefix)) return true;
-  return false;
+  // An object mapped without fields (`"properties": {}`) is only in the properties.
+  let props: unknown = mappings.properties;
+  for (const part of path.split('.')) {
+    const def = isRecord(props) && Object.hasOwn(props, part) ? props[part] : undefined;
+    if (!isRecord(def) || (def.type !== undefined && def.type !== 'object' && def.type !== 'nested')) return false;
+    props = def.properties ?? {};
+  }
+  return true;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** ES's refusal of the outermost object on `path` the mappings do not hold, under `dynamic: strict`. */
+function checkStrictObjects(path: string, mappings: Mappings): void {
+  let at = path.indexOf('.');
+  for (;;) {
+    const objectPath = at === -1 ? path : path.slice(0, at);
+    if (!isMappedObject(mappings, objectPath)) {
+      const start = objectPath.lastIndexOf('.');
+      throw errors.strictDynamic(objectPath.slice(start + 1), start === -1 ? '_doc' : objectPath.slice(0, start));
+    }
+    if (at === -1) return;
+    at = path.indexOf('.', at + 1);
+  }
 }
 
 function walk(obj: Record<string, unknown>, prefix: string, mappings: Mappings, additions: Map<string, unknown>, depth: number, level: number): void {
@@ -206,6 +238,7 @@ function walk(obj: Record<string, unknown>, prefix: string, mappings: Mappings, 
     const path = prefix + key;
     const objects = objectsIn(value, level + 1);
     if (objects.length > 0) {
+      if (mappings.dynamic === 'strict' && !isMappedObject(mappings, path)) throw errors.strictDynamic(key, prefix === '' ? '_doc' : prefix.slice(0, -1));
       checkDepth(depth, path, mappings);
       for (let i = 0; i < objects.length; i++) walk(objects[i] as Record<string, unknown>, `${path}.`, mappings, additions, depth + 1, objectLevel(objects, i, value, level + 1));
       continue;
