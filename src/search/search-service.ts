@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DeleteTombstones, type Tombstone } from './delete-tombstones.js';
-import { checkNoMetadataFields, emptyParsedDoc, parseDocument, type ParsedDoc } from './document-parser.js';
+import { checkNoMetadataFields, clearParsedDoc, emptyParsedDoc, parseDocument, type ParsedDoc } from './document-parser.js';
 import type { DocumentStore, SourceSpan } from './document-store.js';
 import { errors, SearchError } from './errors.js';
 import { globMatch } from './glob.js';
@@ -292,6 +292,15 @@ export class SearchService {
   private readonly parsed = emptyParsedDoc();
 
   private write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan, cond?: WriteConditions): WriteOutcome {
+    try {
+      return this.writeParsed(state, id, source, raw, op, rawIn, cond);
+    } finally {
+      // Refused or written, the document's values are not kept until the next write.
+      clearParsedDoc(this.parsed);
+    }
+  }
+
+  private writeParsed(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan, cond?: WriteConditions): WriteOutcome {
     checkNoMetadataFields(source);
     const { doc, mappings } = parseDocument(source, state.mappings, id, false, this.parsed);
     const oldOrd = state.index.idToOrd.get(id);
