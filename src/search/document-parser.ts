@@ -38,12 +38,14 @@ export class FieldValues<T> {
   }
 
   /**
-   * Empties it, keeping its arrays (see above) but not the values: a document's values (megabytes
-   * of text, for a big one) must not outlive its write in a FieldValues kept for the next one.
+   * Empties it, keeping its arrays (see above) but not the values it held: a 10 MB field of the
+   * last document written stayed in memory, deleted or not, until the next write.
    */
   clear(): void {
-    const values = this.values;
-    for (let i = 0; i < this.count; i++) values[i] = NO_ENTRY_VALUES;
+    for (let i = 0; i < this.count; i++) {
+      this.values[i] = NO_ENTRY;
+      this.keys[i] = undefined;
+    }
     this.count = 0;
     this.index = undefined;
   }
@@ -104,8 +106,8 @@ export class FieldValues<T> {
   }
 }
 
-/** What a cleared entry holds (see FieldValues.clear). */
-const NO_ENTRY_VALUES: readonly never[] = [];
+/** What a cleared entry holds. */
+const NO_ENTRY: readonly never[] = [];
 
 /** Up to this many fields of a kind per document are found by linear search. */
 const LINEAR_FIELDS = 16;
@@ -160,16 +162,16 @@ export function parseDocument(source: unknown, mappings: Mappings, id: string, s
   }
   // Usually every field is mapped already: one pass. Otherwise find the dynamic additions first.
   const doc = into === undefined ? emptyParsedDoc() : clearParsedDoc(into);
-  if (collectValues(source as Record<string, unknown>, '', mappings, doc, id, stored, 1)) return { doc, mappings };
+  if (collectValues(source as Record<string, unknown>, '', mappings, doc, id, stored, 1, 1)) return { doc, mappings };
   const additions = new Map<string, unknown>();
-  walk(source as Record<string, unknown>, '', mappings, additions, 1);
+  walk(source as Record<string, unknown>, '', mappings, additions, 1, 1);
   const effective = mappings.withAdditions(additions);
   clearParsedDoc(doc);
-  collectValues(source as Record<string, unknown>, '', effective, doc, id, stored, 1);
+  collectValues(source as Record<string, unknown>, '', effective, doc, id, stored, 1, 1);
   return { doc, mappings: effective };
 }
 
-/** Empties `doc` (see FieldValues.clear) and returns it. */
+/** Empties `doc` for the next document, letting go of the values it held (FieldValues.clear). */
 export function clearParsedDoc(doc: ParsedDoc): ParsedDoc {
   doc.text.clear();
   doc.keyword.clear();
@@ -190,23 +192,66 @@ const MAX_DEPTH = 20;
  * path has at least depth - 1 dots, so only a path that long can pass the limit, and dots are
  * counted only then (paths are short; this runs for every object of every document).
  */
-function checkDepth(depth: number, path: string): void {
+function checkDepth(depth: number, path: string, mappings: Mappings): void {
   if (depth + 1 <= MAX_DEPTH && path.length < 2 * MAX_DEPTH - 1) return;
   let dots = 0;
   for (let i = path.indexOf('.'); i !== -1; i = path.indexOf('.', i + 1)) dots++;
-  if (dots + 2 > MAX_DEPTH) {
-    const reason = `Limit of mapping depth [${MAX_DEPTH}] has been exceeded due to object field [${path}]`;
-    throw errors.documentParsing(`[1:2] failed to parse: ${reason}`, { type: 'illegal_argument_exception', reason });
+  if (dots + 2 <= MAX_DEPTH) return;
+  // The limit is checked as a new object is mapped (DocumentParser.parseObjectDynamic): with
+  // `dynamic: false` ES skips an unmapped object unread, however deep it goes; with `strict` it
+  // refuses the first one it meets, long before this depth.
+  if (mappings.dynamic !== true && !isMappedObject(mappings, path)) {
+    if (mappings.dynamic === false) return;
+    checkStrictObjects(path, mappings);
+  }
+  const reason = `Limit of mapping depth [${MAX_DEPTH}] has been exceeded due to object field [${path}]`;
+  throw errors.documentParsing(`[1:2] failed to parse: ${reason}`, { type: 'illegal_argument_exception', reason });
+}
+
+/** `level`: the JSON nesting of `obj` (the root is 1), see objectsIn. */
+/**
+ * Whether the mappings hold the object at `path` (read only for an object too deep, or one a
+ * document under `dynamic: strict` brings).
+ */
+function isMappedObject(mappings: Mappings, path: string): boolean {
+  const prefix = `${path}.`;
+  for (const field of mappings.fields.keys()) if (field.startsWith(prefix)) return true;
+  // An object mapped without fields (`"properties": {}`) is only in the properties.
+  let props: unknown = mappings.properties;
+  for (const part of path.split('.')) {
+    const def = isRecord(props) && Object.hasOwn(props, part) ? props[part] : undefined;
+    if (!isRecord(def) || (def.type !== undefined && def.type !== 'object' && def.type !== 'nested')) return false;
+    props = def.properties ?? {};
+  }
+  return true;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** ES's refusal of the outermost object on `path` the mappings do not hold, under `dynamic: strict`. */
+function checkStrictObjects(path: string, mappings: Mappings): void {
+  let at = path.indexOf('.');
+  for (;;) {
+    const objectPath = at === -1 ? path : path.slice(0, at);
+    if (!isMappedObject(mappings, objectPath)) {
+      const start = objectPath.lastIndexOf('.');
+      throw errors.strictDynamic(objectPath.slice(start + 1), start === -1 ? '_doc' : objectPath.slice(0, start));
+    }
+    if (at === -1) return;
+    at = path.indexOf('.', at + 1);
   }
 }
 
-function walk(obj: Record<string, unknown>, prefix: string, mappings: Mappings, additions: Map<string, unknown>, depth: number): void {
+function walk(obj: Record<string, unknown>, prefix: string, mappings: Mappings, additions: Map<string, unknown>, depth: number, level: number): void {
   for (const [key, value] of Object.entries(obj)) {
     const path = prefix + key;
-    const objects = objectsIn(value, depth);
+    const objects = objectsIn(value, level + 1);
     if (objects.length > 0) {
-      checkDepth(depth, path);
-      for (const o of objects) walk(o, `${path}.`, mappings, additions, depth + 1);
+      if (mappings.dynamic === 'strict' && !isMappedObject(mappings, path)) throw errors.strictDynamic(key, prefix === '' ? '_doc' : prefix.slice(0, -1));
+      checkDepth(depth, path, mappings);
+      for (let i = 0; i < objects.length; i++) walk(objects[i] as Record<string, unknown>, `${path}.`, mappings, additions, depth + 1, objectLevel(objects, i, value, level + 1));
       continue;
     }
     if (mappings.field(path) !== undefined || additions.has(path)) continue;
@@ -219,34 +264,63 @@ function walk(obj: Record<string, unknown>, prefix: string, mappings: Mappings, 
 }
 
 /**
- * The objects `value` holds, itself or in its arrays. `nesting` is how deep the value's container
- * is nested (a field of the root: 1): arrays in arrays nested past Jackson's limit are refused as
- * ES's parser refuses them, before they exhaust the stack here or in the walks after this one.
- * (Objects stop at index.mapping.depth.limit long before.)
+ * Objects found by objectsIn, with the JSON level of each when some sit in arrays within arrays
+ * (rare: otherwise every object's level follows from the value's, see objectLevel).
  */
-function objectsIn(value: unknown, nesting: number): Record<string, unknown>[] {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return [value as Record<string, unknown>];
-  if (Array.isArray(value)) {
-    if (nesting >= MAX_JSON_NESTING) throw errors.documentTooDeep();
-    return value.flatMap((v) => objectsIn(v, nesting + 1));
+type FoundObjects = Record<string, unknown>[] & { levels?: number[] };
+
+/**
+ * The objects `value` holds, itself or in its arrays. `level` is the value's JSON nesting (a field
+ * of the root: 2). Jackson counts every object and array, so a container past its limit is
+ * refused as ES's parser refuses it, before it exhausts the stack here or in the walks after this
+ * one: objects alone stop at index.mapping.depth.limit long before, but the arrays around them
+ * count too (19 objects each under 980 arrays were stored, and every read of the index failed).
+ */
+function objectsIn(value: unknown, level: number): FoundObjects {
+  if (value === null || typeof value !== 'object') return [];
+  if (level > MAX_JSON_NESTING) throw errors.documentTooDeep();
+  if (!Array.isArray(value)) return [value as Record<string, unknown>];
+  const found: FoundObjects = [];
+  for (const v of value) {
+    if (v === null || typeof v !== 'object') continue;
+    if (!Array.isArray(v)) {
+      if (level + 1 > MAX_JSON_NESTING) throw errors.documentTooDeep();
+      found.push(v as Record<string, unknown>);
+      found.levels?.push(level + 1);
+      continue;
+    }
+    const inner = objectsIn(v, level + 1);
+    if (inner.length === 0) continue;
+    found.levels ??= found.map(() => level + 1);
+    for (let i = 0; i < inner.length; i++) {
+      found.push(inner[i] as Record<string, unknown>);
+      found.levels.push(objectLevel(inner, i, v, level + 1));
+    }
   }
-  return [];
+  return found;
+}
+
+/** The JSON level of `objects[i]`, found by objectsIn in `value`, itself at level `at`. */
+function objectLevel(objects: FoundObjects, i: number, value: unknown, at: number): number {
+  return objects.levels?.[i] ?? (Array.isArray(value) ? at + 1 : at);
 }
 
 /** Leaves of a null field (never written to: addValues only reads them). */
 const NO_VALUES: readonly unknown[] = [];
 
 /** Adds the values of mapped fields to `doc`; false when a field needs a dynamic mapping first. */
-function collectValues(obj: Record<string, unknown>, prefix: string, mappings: Mappings, doc: ParsedDoc, id: string, stored: boolean, depth: number): boolean {
+function collectValues(obj: Record<string, unknown>, prefix: string, mappings: Mappings, doc: ParsedDoc, id: string, stored: boolean, depth: number, level: number): boolean {
   let complete = true;
   for (const key in obj) {
     const value = obj[key];
     const path = prefix + key;
     if (value !== null && typeof value === 'object') {
-      const objects = objectsIn(value, depth);
+      const objects = objectsIn(value, level + 1);
       if (objects.length > 0) {
-        checkDepth(depth, path);
-        for (const o of objects) if (!collectValues(o, `${path}.`, mappings, doc, id, stored, depth + 1)) complete = false;
+        checkDepth(depth, path, mappings);
+        for (let i = 0; i < objects.length; i++) {
+          if (!collectValues(objects[i] as Record<string, unknown>, `${path}.`, mappings, doc, id, stored, depth + 1, objectLevel(objects, i, value, level + 1))) complete = false;
+        }
         continue;
       }
     }

@@ -295,7 +295,7 @@ export class SearchService {
     try {
       return this.writeParsed(state, id, source, raw, op, rawIn, cond);
     } finally {
-      // Its values (the document's text) must not stay until the next write, or for good.
+      // Refused or written, the document's values are not kept until the next write.
       clearParsedDoc(this.parsed);
     }
   }

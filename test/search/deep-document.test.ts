@@ -41,6 +41,31 @@ describe('index.mapping.depth.limit', () => {
   const pathOf = (objects: number): string => Array.from({ length: objects }, (_, i) => `a${i + 1}`).join('.');
   const put = (url: string, payload: string) => h.app.inject({ method: 'PUT', url, payload, headers: { 'content-type': 'application/json' } });
 
+  it('does not count objects that dynamic: false leaves unmapped (ES skips them unread)', async () => {
+    const created = await put('/f', '{"mappings":{"dynamic":false,"properties":{"a1":{"properties":{"t":{"type":"keyword"}}}}}}');
+    expect(created.statusCode).toBe(200);
+    const deepDoc = nested(25).replace('{"a1":{', '{"a1":{"t":"kept",');
+    expect((await put('/f/_doc/1?refresh=true', deepDoc)).statusCode).toBe(201);
+    const found = await h.app.inject({ method: 'GET', url: '/f/_search?q=a1.t:kept' });
+    expect(found.json().hits.total.value).toBe(1);
+    // Under a dynamic index the same document is refused at its 20th object.
+    expect((await put('/l/_doc/f', deepDoc)).statusCode).toBe(400);
+  });
+
+  it('under dynamic: strict refuses the first unmapped object itself, before the depth limit', async () => {
+    const created = await put('/st', '{"mappings":{"dynamic":"strict","properties":{"a1":{"properties":{"t":{"type":"keyword"}}},"e":{"properties":{}}}}}');
+    expect(created.statusCode).toBe(200);
+    const strict = (field: string, within: string) => ({
+      type: 'strict_dynamic_mapping_exception',
+      reason: expect.stringMatching(new RegExp(`^\\[\\d+:\\d+\\] mapping set to strict, dynamic introduction of \\[${field}\\] within \\[${within}\\] is not allowed$`)) as unknown,
+    });
+    // ES checks strictness as it meets an object it has no mapper for (DocumentParser.ensureNotStrict).
+    expect((await put('/st/_doc/1', '{"b":{"c":1}}')).json().error).toMatchObject(strict('b', '_doc'));
+    expect((await put('/st/_doc/2', nested(25))).json().error).toMatchObject(strict('a2', 'a1'));
+    // An object the mappings hold, fields or none, is no introduction.
+    expect((await put('/st/_doc/3', '{"a1":{"t":"x"},"e":{}}')).statusCode).toBe(201);
+  });
+
   it('accepts 19 nested objects and refuses the 20th, in _doc and in _bulk', async () => {
     expect((await put('/l/_doc/1', nested(19))).statusCode).toBe(201);
     const res = await put('/l/_doc/2', nested(20));

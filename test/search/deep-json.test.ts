@@ -72,6 +72,22 @@ describe('request bodies nested 10,000 deep', () => {
     expect((await h.app.inject({ method: 'GET', url: '/n/_doc/3?pretty' })).statusCode).toBe(200);
   });
 
+  it('counts the arrays around objects in a document, as Jackson counts every level', async () => {
+    // The root, 499 arrays, the object in them, then 499 or 500 arrays: 1000 and 1001 levels.
+    const within = `{"a":${arrays(499).replace('1', `{"b":${arrays(499)}}`)}}`;
+    const past = `{"a":${arrays(499).replace('1', `{"b":${arrays(500)}}`)}}`;
+    expect((await send('PUT', '/arr/_doc/1', within)).statusCode).toBe(201);
+    const refused = await send('PUT', '/arr/_doc/2', past);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error).toMatchObject({ type: 'document_parsing_exception', caused_by: { type: 'stream_constraints_exception', reason: MESSAGE } });
+
+    // 19 objects each under 980 arrays: 18,640 levels, once stored and then a 500 on every read of the index.
+    let deep = '1';
+    for (let i = 0; i < 19; i++) deep = `{"a":${arrays(980).replace('1', deep)}}`;
+    expect((await send('PUT', '/arr/_doc/3', deep)).statusCode).toBe(400);
+    expect((await h.app.inject({ method: 'GET', url: '/arr/_search' })).statusCode).toBe(200);
+  });
+
   it('reads filter_path and _source parameters 10,000 levels deep', async () => {
     const path = `${'a.'.repeat(10_000)}b`;
     const filtered = await h.app.inject({ method: 'GET', url: `/n/_search?filter_path=${path}` });
