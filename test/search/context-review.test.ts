@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildSearchApp } from '../../src/search/app.js';
 import { MAX_PIT_VIEWS_PER_INDEX } from '../../src/search/search-contexts.js';
-import { searchConfig } from './harness.js';
+import { injectJson, searchConfig } from './harness.js';
 
 // Second reader's findings on scroll and point in time: each case is what ES 8 answers (sources:
 // RestClearScrollAction / ClearScrollRequest.fromXContent, ClearScrollController,
@@ -33,10 +33,7 @@ afterEach(async () => {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
 type Body = Record<string, any>;
 
-async function call(method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown) {
-  const res = await app.inject({ method, url, ...(body === undefined ? {} : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
-  return { status: res.statusCode, body: res.json() as Body };
-}
+const call = (method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown) => injectJson<Body>(app, method, url, body);
 
 async function ok(method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown): Promise<Body> {
   const res = await call(method, url, body);

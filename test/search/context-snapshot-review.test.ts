@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildSearchApp } from '../../src/search/app.js';
-import { searchConfig } from './harness.js';
+import { injectJson, searchConfig } from './harness.js';
 
 // Second reader's checks of scroll and point in time: a seeded random mix of writes (new
 // documents, updates, deletes, re-creations of deleted ids, dynamic mapping changes, refreshes)
@@ -29,14 +29,7 @@ afterEach(async () => {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
 type Body = Record<string, any>;
 
-async function call(method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown) {
-  const res = await app.inject({
-    method,
-    url,
-    ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': typeof body === 'string' ? 'application/x-ndjson' : 'application/json' } }),
-  });
-  return { status: res.statusCode, body: res.json() as Body };
-}
+const call = (method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown) => injectJson<Body>(app, method, url, body);
 
 async function ok(method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown): Promise<Body> {
   const res = await call(method, url, body);

@@ -56,3 +56,16 @@ export async function searchText(h: SearchHarness, url: string, body: unknown): 
   expect(res.statusCode).toBe(200);
   return res.body.replace(/^\{"took":\d+,/, '{');
 }
+
+/**
+ * `method url` on `app` with `body` (none when undefined; a string is sent as NDJSON, anything else
+ * as JSON): the status and the parsed answer.
+ */
+export async function injectJson<B = Record<string, unknown>>(app: FastifyInstance, method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown): Promise<{ status: number; body: B }> {
+  const res = await app.inject({
+    method,
+    url,
+    ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': typeof body === 'string' ? 'application/x-ndjson' : 'application/json' } }),
+  });
+  return { status: res.statusCode, body: res.json() as B };
+}

@@ -8,7 +8,7 @@ import { buildSearchApp } from '../../src/search/app.js';
 import { parseDocument } from '../../src/search/document-parser.js';
 import { InvertedIndex } from '../../src/search/inverted-index.js';
 import { Mappings } from '../../src/search/mapping.js';
-import { searchConfig } from './harness.js';
+import { injectJson, searchConfig } from './harness.js';
 
 // A point in time searches a frozen view of the index (InvertedIndex.frozenView): the live set,
 // field statistics and per-term records copied at the first write after it opened, everything else
@@ -33,14 +33,7 @@ afterEach(async () => {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
 type Body = Record<string, any>;
 
-async function call(method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown) {
-  const res = await app.inject({
-    method,
-    url,
-    ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': typeof body === 'string' ? 'application/x-ndjson' : 'application/json' } }),
-  });
-  return { status: res.statusCode, body: res.json() as Body };
-}
+const call = (method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown) => injectJson<Body>(app, method, url, body);
 
 async function ok(method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown): Promise<Body> {
   const res = await call(method, url, body);

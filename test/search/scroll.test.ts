@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildSearchApp } from '../../src/search/app.js';
-import { searchConfig } from './harness.js';
+import { injectJson, searchConfig } from './harness.js';
 
 // Scroll as ES 8 does it: a consistent snapshot taken when the scroll begins, batches of `size`
 // until an empty one, clear, expiry, the limit on open scrolls, and ES's validation errors.
@@ -39,10 +39,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function call(method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown) {
-  const res = await app.inject({ method, url, ...(body === undefined ? {} : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
-  return { status: res.statusCode, body: res.json() as Record<string, unknown> & Page };
-}
+const call = (method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown) => injectJson<Record<string, unknown> & Page>(app, method, url, body);
 
 async function ok(method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown): Promise<Page> {
   const res = await call(method, url, body);
