@@ -1,5 +1,5 @@
 import { errors } from './errors.js';
-import { MAX_JSON_NESTING } from './json-members.js';
+import { isJsonObject, MAX_JSON_NESTING } from './json-members.js';
 import { dateFormatText, dynamicMappingFor, parseBool, parseDateFor, parseNumber, parseStoredDateFor, type FieldDef, type Mappings } from './mapping.js';
 
 /**
@@ -208,7 +208,6 @@ function checkDepth(depth: number, path: string, mappings: Mappings): void {
   throw errors.documentParsing(`[1:2] failed to parse: ${reason}`, { type: 'illegal_argument_exception', reason });
 }
 
-/** `level`: the JSON nesting of `obj` (the root is 1), see objectsIn. */
 /**
  * Whether the mappings hold the object at `path` (read only for an object too deep, or one a
  * document under `dynamic: strict` brings).
@@ -219,15 +218,11 @@ function isMappedObject(mappings: Mappings, path: string): boolean {
   // An object mapped without fields (`"properties": {}`) is only in the properties.
   let props: unknown = mappings.properties;
   for (const part of path.split('.')) {
-    const def = isRecord(props) && Object.hasOwn(props, part) ? props[part] : undefined;
-    if (!isRecord(def) || (def.type !== undefined && def.type !== 'object' && def.type !== 'nested')) return false;
+    const def = isJsonObject(props) && Object.hasOwn(props, part) ? props[part] : undefined;
+    if (!isJsonObject(def) || (def.type !== undefined && def.type !== 'object' && def.type !== 'nested')) return false;
     props = def.properties ?? {};
   }
   return true;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** ES's refusal of the outermost object on `path` the mappings do not hold, under `dynamic: strict`. */
@@ -244,6 +239,7 @@ function checkStrictObjects(path: string, mappings: Mappings): void {
   }
 }
 
+/** The dynamic mappings `obj`'s fields need, into `additions`; `level`: the JSON nesting of `obj` (the root is 1), see objectsIn. */
 function walk(obj: Record<string, unknown>, prefix: string, mappings: Mappings, additions: Map<string, unknown>, depth: number, level: number): void {
   for (const [key, value] of Object.entries(obj)) {
     const path = prefix + key;

@@ -147,6 +147,11 @@ export function valueOffset(text: string, path: readonly (string | number)[]): n
   return at;
 }
 
+/** Whether `v` is a JSON object as JSON.parse makes one (not null, not an array). */
+export function isJsonObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
 /**
  * Jackson's default StreamReadConstraints nesting depth, which ES 8.8+ keeps: a text nested deeper
  * is refused as it is read.

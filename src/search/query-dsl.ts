@@ -1,5 +1,5 @@
 import { errors, SearchError, type EsCause } from './errors.js';
-import { textLocation, valueOffset } from './json-members.js';
+import { isJsonObject, textLocation, valueOffset } from './json-members.js';
 import { parseQueryString, type QsClause } from './query-string.js';
 
 /**
@@ -80,10 +80,6 @@ function suggestion(name: string): string {
   return ` did you mean any of [${scored.map((x) => x.k).join(', ')}]?`;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 function num(v: unknown, what: string): number {
   const n = typeof v === 'string' ? Number(v) : v;
   if (typeof n !== 'number' || Number.isNaN(n)) throw errors.parsing(`[${what}] must be a number, got [${JSON.stringify(v)}]`);
@@ -109,7 +105,7 @@ const OPTIONS: Readonly<Record<string, readonly string[]>> = {
 
 /** `{"field": value}` or `{"field": {"query": value, …}}` — the one-field shape of match, term, …. */
 function singleField(name: string, body: unknown, valueKey: string): { field: string; opts: Record<string, unknown> } {
-  if (!isObject(body)) throw errors.parsing(`[${name}] query malformed, no start_object after query name`);
+  if (!isJsonObject(body)) throw errors.parsing(`[${name}] query malformed, no start_object after query name`);
   const keys = Object.keys(body).filter((k) => k !== 'boost' && k !== '_name');
   if (keys.length > 1) {
     throw errors.parsing(`[${name}] query doesn't support multiple fields, found [${keys[0] ?? ''}] and [${keys[1] ?? ''}]`);
@@ -123,12 +119,12 @@ function singleField(name: string, body: unknown, valueKey: string): { field: st
   const v = body[field];
   if (Array.isArray(v) && (name === 'term' || name === 'prefix')) throw errors.parsing(`[${name}] query does not support array of values`);
   // range only has an object form: a bare value is an unknown key of the range query itself.
-  if (name === 'range' && !isObject(v)) throw errors.parsing(`[range] query does not support [${field}]`);
+  if (name === 'range' && !isJsonObject(v)) throw errors.parsing(`[range] query does not support [${field}]`);
   const allowed = OPTIONS[name];
-  if (isObject(v) && allowed !== undefined) {
+  if (isJsonObject(v) && allowed !== undefined) {
     for (const k of Object.keys(v)) if (!allowed.includes(k)) throw errors.parsing(`[${name}] query does not support [${k}]`);
   }
-  const opts = isObject(v) ? { ...v } : { [valueKey]: v };
+  const opts = isJsonObject(v) ? { ...v } : { [valueKey]: v };
   if (opts[valueKey] === undefined && name === 'term' && opts.term !== undefined) opts.value = opts.term;
   if (opts[valueKey] === undefined && name === 'prefix' && opts.prefix !== undefined) opts.value = opts.prefix;
   if (Array.isArray(opts.value) && name === 'term') {
@@ -252,7 +248,7 @@ export function parseTopLevelQuery(raw: unknown, key: string): Query {
  * throws SearchError with ES's texts.
  */
 export function parseQuery(raw: unknown, depth = 1): Query {
-  if (!isObject(raw)) throw errors.parsing('[_na] query malformed, must start with start_object');
+  if (!isJsonObject(raw)) throw errors.parsing('[_na] query malformed, must start with start_object');
   const names = Object.keys(raw);
   if (names.length === 0) return { kind: 'match_all', boost: 1 };
   const name = names[0] as string;
@@ -265,7 +261,7 @@ export function parseQuery(raw: unknown, depth = 1): Query {
   const boostOf = (o: Record<string, unknown>) => (o.boost === undefined ? 1 : num(o.boost, 'boost'));
   switch (name) {
     case 'match_all':
-      return { kind: 'match_all', boost: isObject(body) ? boostOf(body) : 1 };
+      return { kind: 'match_all', boost: isJsonObject(body) ? boostOf(body) : 1 };
     case 'match_none':
       return { kind: 'match_none' };
     case 'match': {
@@ -286,7 +282,7 @@ export function parseQuery(raw: unknown, depth = 1): Query {
       return { kind: 'match_phrase', field, text: String(scalar(opts.query, name)), slop: opts.slop === undefined ? 0 : num(opts.slop, 'slop'), boost: boostOf(opts) };
     }
     case 'multi_match': {
-      if (!isObject(body)) throw errors.parsing('[multi_match] query malformed');
+      if (!isJsonObject(body)) throw errors.parsing('[multi_match] query malformed');
       if (body.query === undefined) throw errors.parsing('No text specified for multi_match query');
       return {
         kind: 'multi_match',
@@ -305,7 +301,7 @@ export function parseQuery(raw: unknown, depth = 1): Query {
       return { kind: 'term', field, value: scalar(opts.value, name), caseInsensitive: opts.case_insensitive === true, boost: boostOf(opts) };
     }
     case 'terms': {
-      if (!isObject(body)) throw errors.parsing('[terms] query malformed');
+      if (!isJsonObject(body)) throw errors.parsing('[terms] query malformed');
       const fields = Object.keys(body).filter((k) => k !== 'boost' && k !== '_name');
       const field = fields[0];
       if (field === undefined || fields.length > 1) throw errors.parsing('[terms] query does not support multiple fields');
@@ -324,11 +320,11 @@ export function parseQuery(raw: unknown, depth = 1): Query {
       return q;
     }
     case 'exists': {
-      if (!isObject(body) || typeof body.field !== 'string') throw errors.parsing('[exists] must be provided with a [field]');
+      if (!isJsonObject(body) || typeof body.field !== 'string') throw errors.parsing('[exists] must be provided with a [field]');
       return { kind: 'exists', field: body.field, boost: boostOf(body) };
     }
     case 'ids': {
-      if (!isObject(body)) throw errors.parsing('[ids] query malformed');
+      if (!isJsonObject(body)) throw errors.parsing('[ids] query malformed');
       const values = body.values ?? [];
       if (!Array.isArray(values)) throw errors.parsing('[ids] query malformed, values must be an array');
       return { kind: 'ids', values: values.map(String), boost: boostOf(body) };
@@ -338,15 +334,15 @@ export function parseQuery(raw: unknown, depth = 1): Query {
       return { kind: 'prefix', field, value: String(scalar(opts.value, name)), caseInsensitive: opts.case_insensitive === true, boost: boostOf(opts) };
     }
     case 'constant_score': {
-      if (!isObject(body) || body.filter === undefined) throw errors.parsing('[constant_score] requires a \'filter\' element');
+      if (!isJsonObject(body) || body.filter === undefined) throw errors.parsing('[constant_score] requires a \'filter\' element');
       return { kind: 'constant_score', filter: child(body.filter, depth, [name, 'filter'], undefined), boost: boostOf(body) };
     }
     case 'dis_max': {
-      if (!isObject(body)) throw errors.parsing('[dis_max] query malformed');
+      if (!isJsonObject(body)) throw errors.parsing('[dis_max] query malformed');
       return { kind: 'dis_max', queries: clauses(body.queries, depth, name, 'queries'), tieBreaker: body.tie_breaker === undefined ? 0 : num(body.tie_breaker, 'tie_breaker'), boost: boostOf(body) };
     }
     case 'bool': {
-      if (!isObject(body)) throw errors.parsing('[bool] query malformed, no start_object after query name');
+      if (!isJsonObject(body)) throw errors.parsing('[bool] query malformed, no start_object after query name');
       for (const k of Object.keys(body)) {
         if (!['must', 'should', 'filter', 'must_not', 'minimum_should_match', 'boost', '_name', 'adjust_pure_negative'].includes(k)) {
           throw errors.parsing(`[bool] query does not support [${k}]`);
@@ -364,7 +360,7 @@ export function parseQuery(raw: unknown, depth = 1): Query {
     }
     case 'query_string':
     case 'simple_query_string': {
-      if (!isObject(body) || body.query === undefined) throw errors.parsing(`[${name}] must be provided with a [query]`);
+      if (!isJsonObject(body) || body.query === undefined) throw errors.parsing(`[${name}] must be provided with a [query]`);
       const fields = fieldBoosts(body.fields) ?? fieldBoosts(body.default_field);
       return {
         kind: 'query_string',
