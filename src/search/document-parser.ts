@@ -1,6 +1,6 @@
 import { errors } from './errors.js';
-import { isJsonObject, MAX_JSON_NESTING } from './json-members.js';
-import { dateFormatText, dynamicMappingFor, parseBool, parseDateFor, parseNumber, parseStoredDateFor, type FieldDef, type Mappings } from './mapping.js';
+import { MAX_JSON_NESTING } from './json-members.js';
+import { dateFormatText, dynamicMappingFor, isObjectPath, parseBool, parseDateFor, parseNumber, parseStoredDateFor, type FieldDef, type Mappings } from './mapping.js';
 
 /**
  * Values of one kind by field path, in the order the paths were first seen. A document has a
@@ -215,14 +215,7 @@ function checkDepth(depth: number, path: string, mappings: Mappings): void {
 function isMappedObject(mappings: Mappings, path: string): boolean {
   const prefix = `${path}.`;
   for (const field of mappings.fields.keys()) if (field.startsWith(prefix)) return true;
-  // An object mapped without fields (`"properties": {}`) is only in the properties.
-  let props: unknown = mappings.properties;
-  for (const part of path.split('.')) {
-    const def = isJsonObject(props) && Object.hasOwn(props, part) ? props[part] : undefined;
-    if (!isJsonObject(def) || (def.type !== undefined && def.type !== 'object' && def.type !== 'nested')) return false;
-    props = def.properties ?? {};
-  }
-  return true;
+  return isObjectPath(mappings.properties, path);
 }
 
 /** ES's refusal of the outermost object on `path` the mappings do not hold, under `dynamic: strict`. */

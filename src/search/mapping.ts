@@ -1,6 +1,6 @@
 import { compileDateFormat, DEFAULT_DATE_FORMAT, isDetectedDate, parseDate, type DateFormat } from './date-format.js';
 import { errors } from './errors.js';
-import { setMember } from './json-members.js';
+import { isJsonObject, setMember } from './json-members.js';
 
 export { parseDate };
 
@@ -316,4 +316,19 @@ export function parseBool(value: unknown): boolean | undefined {
   if (value === true || value === 'true') return true;
   if (value === false || value === 'false' || value === '') return false;
   return undefined;
+}
+
+/**
+ * Whether dotted `path` names an object in the mapping tree `properties` (every part an object:
+ * a mapping without a type, `object` or `nested`; a multi-field is a leaf). An object mapped
+ * without fields (`"properties": {}`) is only found this way, not among the mapped fields.
+ */
+export function isObjectPath(properties: Readonly<Record<string, unknown>>, path: string): boolean {
+  let props: unknown = properties;
+  for (const part of path.split('.')) {
+    const def = isJsonObject(props) && Object.hasOwn(props, part) ? props[part] : undefined;
+    if (!isJsonObject(def) || (def.type !== undefined && def.type !== 'object' && def.type !== 'nested')) return false;
+    props = def.properties ?? {};
+  }
+  return true;
 }

@@ -2,7 +2,7 @@ import { errors, SearchError } from './errors.js';
 import { isoInstant } from './date-format.js';
 import { jsonToken } from './json-members.js';
 import { RawJson } from './json-render.js';
-import { parseBool, parseDateFor, parseNumber, type FieldDef, type Mappings } from './mapping.js';
+import { isObjectPath, parseBool, parseDateFor, parseNumber, type FieldDef, type Mappings } from './mapping.js';
 import { filterSource, isIdentity, sourceFilterFromParams, type SourceFilter } from './source-filter.js';
 import { sourceValues } from './source-values.js';
 
@@ -190,7 +190,7 @@ export function multiGet(items: readonly MultiGetItem[], defaults: MultiGetDefau
     const stored = item.storedFields ?? defaults.storedFields;
     let fields: Record<string, unknown[]> | undefined;
     try {
-      fields = stored !== undefined && stored.length > 0 ? storedFieldValues(from.mappings(index), stored, JSON.parse(doc.source)) : undefined;
+      fields = storedFieldsOf(from.mappings(index), stored, doc.source);
     } catch (e) {
       // An object among the names fails its own item, as a shard's get failure does.
       if (e instanceof SearchError) return { _index: index, _id: id, error: e.toBody().error };
@@ -211,11 +211,19 @@ export function multiGet(items: readonly MultiGetItem[], defaults: MultiGetDefau
  * field's mapper would store them, each a list. Undefined when none has a value: ES then leaves
  * `fields` out, as it does for fields that are not stored or not mapped.
  */
+/**
+ * The `fields` of a got document (`_mget`, GET `_doc`) whose stored source is `source`: undefined
+ * when no names are asked for (`stored` undefined or empty); see storedFieldValues.
+ */
+export function storedFieldsOf(mappings: Mappings, stored: readonly string[] | undefined, source: string): Record<string, unknown[]> | undefined {
+  return stored !== undefined && stored.length > 0 ? storedFieldValues(mappings, stored, JSON.parse(source)) : undefined;
+}
+
 export function storedFieldValues(mappings: Mappings, names: readonly string[], source: unknown): Record<string, unknown[]> | undefined {
   let out: Record<string, unknown[]> | undefined;
   for (const name of names) {
     // ShardGetService: a name that is an object mapper, not a field, is refused (no other check).
-    if (isObjectMapping(mappings.properties, name)) throw errors.illegalArgument(`field [${name}] isn't a leaf field`);
+    if (isObjectPath(mappings.properties, name)) throw errors.illegalArgument(`field [${name}] isn't a leaf field`);
     const def = mappings.fields.get(name);
     if (def === undefined || !isStored(mappings.properties, name)) continue;
     // A multi-field (`title.raw`) stores its parent's values.
@@ -229,21 +237,6 @@ export function storedFieldValues(mappings: Mappings, names: readonly string[], 
     if (values.length > 0) (out ??= {})[name] = values;
   }
   return out;
-}
-
-/** Whether dotted `path` names an object in the mapping tree (`properties` only: a multi-field is a leaf). */
-function isObjectMapping(properties: Readonly<Record<string, unknown>>, path: string): boolean {
-  let level: unknown = properties;
-  let def: Record<string, unknown> | undefined;
-  for (const part of path.split('.')) {
-    if (level === null || typeof level !== 'object') return false;
-    const next = (level as Record<string, unknown>)[part];
-    if (next === null || typeof next !== 'object') return false;
-    def = next as Record<string, unknown>;
-    level = def.properties;
-  }
-  // A mapping without a type is an object, as ES reads it.
-  return def !== undefined && (def.type === undefined || def.type === 'object' || def.type === 'nested');
 }
 
 /** Whether the mapping tree gives the field at dotted `path` `store: true` (through `properties` and multi-field `fields`). */

@@ -235,12 +235,7 @@ function child(raw: unknown, depth: number, steps: readonly (string | number)[],
  * count of nested depth, as ES parses each with parseTopLevelQuery.
  */
 export function parseTopLevelQuery(raw: unknown, key: string): Query {
-  try {
-    return parseQuery(raw);
-  } catch (e) {
-    if (e instanceof NestedDepthExceeded) throw e.within([key]);
-    throw e;
-  }
+  return child(raw, 0, [key], undefined);
 }
 
 /**

@@ -3,7 +3,7 @@ import { parseBulk, type BulkUpdateAction } from '../bulk.js';
 import { BulkResponseWriter } from '../bulk-response.js';
 import { errors, SearchError } from '../errors.js';
 import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, sendJsonBytes, type Params } from '../http-io.js';
-import { getSourceFilter, storedFieldsParam, storedFieldValues } from '../multi-get.js';
+import { getSourceFilter, storedFieldsOf, storedFieldsParam } from '../multi-get.js';
 import { SearchService, type WriteOutcome } from '../search-service.js';
 import { filterSource, isIdentity, sourceFilterFromParams, type SourceFilter } from '../source-filter.js';
 import { intParam } from '../search-request.js';
@@ -39,9 +39,6 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
   app.put('/:index/_create/:id', indexDoc('create'));
   app.post('/:index/_create/:id', indexDoc('create'));
 
-  /** The `fields` of a got document (as `_mget` gives them); throws for an object among the names. */
-  const storedFieldsOf = (index: string, stored: readonly string[] | undefined, source: string): Record<string, unknown[]> | undefined =>
-    stored !== undefined && stored.length > 0 ? storedFieldValues(service.get(index).mappings, stored, JSON.parse(source)) : undefined;
   app.get('/:index/_doc/:id', async (req, reply) => {
     const p = req.params as Params;
     const index = p.index as string;
@@ -50,7 +47,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     if (doc === undefined) return sendJson(req, reply, 404, { _index: index, _id: id, found: false });
     const q = queryOf(req);
     const stored = storedFieldsParam(q.stored_fields);
-    const fields = storedFieldsOf(index, stored, doc.source);
+    const fields = storedFieldsOf(service.get(index).mappings, stored, doc.source);
     const filter = getSourceFilter(urlFetchSource(q), stored);
     const body: Record<string, unknown> = { _index: index, _id: id, _version: doc.version, _seq_no: doc.seqNo, _primary_term: 1, found: true };
     // ES leaves `_source` out altogether for `_source=false` (and for stored fields without `_source`).
@@ -81,7 +78,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const p = req.params as Params;
     const doc = service.getDoc(p.index as string, p.id as string);
     // The same lookup as GET: an object among `stored_fields` is its 400 (without a body).
-    if (doc !== undefined) storedFieldsOf(p.index as string, storedFieldsParam(queryOf(req).stored_fields), doc.source);
+    if (doc !== undefined) storedFieldsOf(service.get(p.index as string).mappings, storedFieldsParam(queryOf(req).stored_fields), doc.source);
     return sendHead(reply, doc !== undefined ? 200 : 404, 'application/json');
   });
   app.delete('/:index/_doc/:id', async (req, reply) => {
