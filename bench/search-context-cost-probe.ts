@@ -10,16 +10,16 @@
  * 0.9-1.1 s CPU against 65-117 ms for a page; the copy 3.6 s CPU, 13 s wall on the shared machine,
  * 354 MiB kept for a 547 MiB index).
  */
-import { parseDocument } from '../src/search/document-parser.js';
-import { InvertedIndex } from '../src/search/inverted-index.js';
-import { Mappings } from '../src/search/mapping.js';
-import { parseSettings } from '../src/search/index-settings.js';
-import { ScratchArena } from '../src/search/scratch-arena.js';
-import { runSearch, type Candidate } from '../src/search/search-phase.js';
-import { parseSearchRequest } from '../src/search/search-request.js';
-import { SearchContexts, sortColumnsOf } from '../src/search/search-contexts.js';
-import { execute } from '../src/search/query-exec.js';
-import type { IndexState } from '../src/search/search-service.js';
+import { parseDocument } from '../src/search/mapping/document-parser.js';
+import { InvertedIndex } from '../src/search/index/inverted-index.js';
+import { Mappings } from '../src/search/mapping/mapping.js';
+import { parseSettings } from '../src/search/engine/index-settings.js';
+import { ScratchArena } from '../src/search/query/scratch-arena.js';
+import { runSearch, type Candidate } from '../src/search/engine/search-phase.js';
+import { parseSearchRequest } from '../src/search/requests/search-request.js';
+import { SearchContexts, sortColumnsOf } from '../src/search/engine/search-contexts.js';
+import { execute } from '../src/search/query/query-exec.js';
+import type { IndexState } from '../src/search/engine/search-service.js';
 import { corpusPath, opt, readCorpus } from './search-workload.js';
 
 const gc = (globalThis as { gc?: () => void }).gc as () => void;

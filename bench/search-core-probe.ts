@@ -17,10 +17,10 @@
  * checksum built the same index.
  */
 import { readFileSync } from 'node:fs';
-import type { ParsedDoc } from '../src/search/document-parser.js';
-import { parseDocument } from '../src/search/document-parser.js';
-import { InvertedIndex } from '../src/search/inverted-index.js';
-import { Mappings } from '../src/search/mapping.js';
+import type { ParsedDoc } from '../src/search/mapping/document-parser.js';
+import { parseDocument } from '../src/search/mapping/document-parser.js';
+import { InvertedIndex } from '../src/search/index/inverted-index.js';
+import { Mappings } from '../src/search/mapping/mapping.js';
 import { corpusPath, flag, opt, readCorpus } from './search-workload.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;

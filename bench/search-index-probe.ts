@@ -13,12 +13,12 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseBulk } from '../src/search/bulk.js';
-import { BulkResponseWriter } from '../src/search/bulk-response.js';
-import { SqliteDocumentStore, type Durability } from '../src/search/document-store.js';
-import { renderJson } from '../src/search/json-render.js';
-import { SearchService } from '../src/search/search-service.js';
-import { parseSearchRequest } from '../src/search/search-request.js';
+import { parseBulk } from '../src/search/requests/bulk.js';
+import { BulkResponseWriter } from '../src/search/engine/bulk-response.js';
+import { SqliteDocumentStore, type Durability } from '../src/search/store/document-store.js';
+import { renderJson } from '../src/search/http/json-render.js';
+import { SearchService } from '../src/search/engine/search-service.js';
+import { parseSearchRequest } from '../src/search/requests/search-request.js';
 import { corpusPath, DEPTHS, flag, opt, QUERIES, readCorpus } from './search-workload.js';
 
 const corpus = corpusPath();

@@ -17,15 +17,15 @@
  * moves much less than two runs of the probe. It also reports any query whose rendered responses
  * differ. The other version must read this version's index (same posting store and fields).
  */
-import { parseDocument, type ParsedDoc } from '../src/search/document-parser.js';
-import { InvertedIndex } from '../src/search/inverted-index.js';
-import { renderJson } from '../src/search/json-render.js';
-import { Mappings } from '../src/search/mapping.js';
-import { ScratchArena } from '../src/search/scratch-arena.js';
-import { runSearch, type SearchEnv } from '../src/search/search-phase.js';
-import { parseSearchRequest } from '../src/search/search-request.js';
-import type { IndexState } from '../src/search/search-service.js';
-import { parseSettings } from '../src/search/index-settings.js';
+import { parseDocument, type ParsedDoc } from '../src/search/mapping/document-parser.js';
+import { InvertedIndex } from '../src/search/index/inverted-index.js';
+import { renderJson } from '../src/search/http/json-render.js';
+import { Mappings } from '../src/search/mapping/mapping.js';
+import { ScratchArena } from '../src/search/query/scratch-arena.js';
+import { runSearch, type SearchEnv } from '../src/search/engine/search-phase.js';
+import { parseSearchRequest } from '../src/search/requests/search-request.js';
+import type { IndexState } from '../src/search/engine/search-service.js';
+import { parseSettings } from '../src/search/engine/index-settings.js';
 import { resolve } from 'node:path';
 import { corpusPath, DEPTHS, flag, fnv, opt, processCpuUs, QUERIES, readCorpus } from './search-workload.js';
 

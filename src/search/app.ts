@@ -9,20 +9,20 @@ import { BasicAuthVerifier, parseBasicAuthorization } from '../http/basic-auth.j
 import { ConfigError } from '../config/flag-types.js';
 import { createApp } from '../http/create-app.js';
 import { parseHtpasswd } from '../http/users-file.js';
-import { SqliteDocumentStore, type DocumentStore } from './document-store.js';
+import { SqliteDocumentStore, type DocumentStore } from './store/document-store.js';
 import { errors, SearchError } from './errors.js';
-import { productHeader, sendError, sendHead } from './http-io.js';
-import { renderJson } from './json-render.js';
-import { checkCompatibleVersions, responseContentType } from './media-type.js';
-import { RouteMethods } from './route-methods.js';
+import { productHeader, sendError, sendHead } from './http/http-io.js';
+import { renderJson } from './http/json-render.js';
+import { checkCompatibleVersions, responseContentType } from './http/media-type.js';
+import { RouteMethods } from './http/route-methods.js';
 import { documentRoutes } from './routes/document-routes.js';
 import { indexRoutes } from './routes/index-routes.js';
 import { multiRoutes } from './routes/multi-routes.js';
 import { scrollRoutes } from './routes/scroll-routes.js';
 import { searchRoutes } from './routes/search-routes.js';
-import { SearchService } from './search-service.js';
-import { parseUrlQuery } from './url-query-parser.js';
-import { warmIndexing } from './warmup.js';
+import { SearchService } from './engine/search-service.js';
+import { parseUrlQuery } from './http/url-query-parser.js';
+import { warmIndexing } from './engine/warmup.js';
 
 /** Options for building the search app without the CLI (tests pass their own store). */
 export interface SearchAppOptions {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hashRange, asciiBytes, scanAsciiBytes, scanTokens, scanTokensGeneral, tokenText, tokens } from '../../src/search/analyzer.js';
+import { hashRange, asciiBytes, scanAsciiBytes, scanTokens, scanTokensGeneral, tokenText, tokens } from '../../src/search/index/analyzer.js';
 
 describe('standard analyzer', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asciiBytes, scanAsciiBytes, scanTokens } from '../../src/search/analyzer.js';
+import { asciiBytes, scanAsciiBytes, scanTokens } from '../../src/search/index/analyzer.js';
 
 // scanAsciiBytes classifies bytes by range compares (a-z, A-Z, 0-9, `_`, and the five middle
 // characters) rather than by a class table: an off-by-one at a range's edge would change tokens

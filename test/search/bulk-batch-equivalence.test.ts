@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { InvertedIndex } from '../../src/search/inverted-index.js';
-import { parseSearchRequest } from '../../src/search/search-request.js';
-import { SearchService, type BulkAction, type BulkItem } from '../../src/search/search-service.js';
+import type { InvertedIndex } from '../../src/search/index/inverted-index.js';
+import { parseSearchRequest } from '../../src/search/requests/search-request.js';
+import { SearchService, type BulkAction, type BulkItem } from '../../src/search/engine/search-service.js';
 import { MapStore } from './map-store.js';
 
 // Second reader's check of _bulk's batched postings (s-bulk3) through the service: the same

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { SearchService, type BulkAction, type BulkItem } from '../../src/search/search-service.js';
+import { SearchService, type BulkAction, type BulkItem } from '../../src/search/engine/search-service.js';
 import { MapStore } from './map-store.js';
 
 // Second reader: _bulk's batched postings (s-bulk3) keep their scratch per text field between

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseBulk } from '../../src/search/bulk.js';
-import { SqliteDocumentStore } from '../../src/search/document-store.js';
-import { SearchService } from '../../src/search/search-service.js';
+import { parseBulk } from '../../src/search/requests/bulk.js';
+import { SqliteDocumentStore } from '../../src/search/store/document-store.js';
+import { SearchService } from '../../src/search/engine/search-service.js';
 
 /** A store whose next transaction fails after its writes reached SQLite (as a failed final commit after interim ones). */
 class FailingStore extends SqliteDocumentStore {

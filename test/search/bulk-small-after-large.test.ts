@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { SearchService, type BulkAction } from '../../src/search/search-service.js';
+import { SearchService, type BulkAction } from '../../src/search/engine/search-service.js';
 import { MapStore } from './map-store.js';
 
 // Second reader: a _bulk's text postings are batched per request (s-bulk3). A request of one

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseBulk } from '../../src/search/bulk.js';
+import { parseBulk } from '../../src/search/requests/bulk.js';
 
 describe('bulk parser', () => {
   it('reads a compact index/create action line exactly as the JSON parser does', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findDuplicateKey } from '../../src/search/json-members.js';
+import { findDuplicateKey } from '../../src/search/syntax/json-members.js';
 import { startSearch, type SearchHarness } from './harness.js';
 
 // Issue 3, last differences in update bodies (ES 8's UpdateRequest parser over Jackson with strict

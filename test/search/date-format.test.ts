@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileDateFormat, DEFAULT_DATE_FORMAT, parseDate } from '../../src/search/date-format.js';
-import { Mappings, dateFormatText, parseDateFor } from '../../src/search/mapping.js';
+import { compileDateFormat, DEFAULT_DATE_FORMAT, parseDate } from '../../src/search/syntax/date-format.js';
+import { Mappings, dateFormatText, parseDateFor } from '../../src/search/mapping/mapping.js';
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DateMathError, DateMathParser } from '../../src/search/date-math.js';
+import { DateMathError, DateMathParser } from '../../src/search/syntax/date-math.js';
 
 const ISO = 'strict_date_optional_time||epoch_millis';
 const NOW = Date.UTC(2021, 5, 15, 13, 14, 15, 678); // a Tuesday

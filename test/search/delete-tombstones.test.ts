@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DeleteTombstones, GC_DELETES_MS } from '../../src/search/delete-tombstones.js';
+import { DeleteTombstones, GC_DELETES_MS } from '../../src/search/engine/delete-tombstones.js';
 
 describe('DeleteTombstones', () => {
   it('remembers a delete for gc_deletes (60 s), then forgets it', () => {

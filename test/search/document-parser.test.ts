@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FieldValues, parseDocument } from '../../src/search/document-parser.js';
-import { Mappings } from '../../src/search/mapping.js';
+import { FieldValues, parseDocument } from '../../src/search/mapping/document-parser.js';
+import { Mappings } from '../../src/search/mapping/mapping.js';
 
 const entries = <T>(f: FieldValues<T>): [string, readonly T[]][] => Array.from({ length: f.size }, (_, i) => [f.pathAt(i), f.valuesAt(i)]);
 

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteDocumentStore, type StoredDoc } from '../../src/search/document-store.js';
+import { SqliteDocumentStore, type StoredDoc } from '../../src/search/store/document-store.js';
 
 const doc = (id: string, version = 1, seqNo = 0): StoredDoc => ({ id, version, seqNo, source: `{"id":"${id}","v":${version}}` });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderEmptyPage } from '../../src/search/routes/search-routes.js';
-import { parseSearchRequest } from '../../src/search/search-request.js';
-import { SearchService } from '../../src/search/search-service.js';
+import { parseSearchRequest } from '../../src/search/requests/search-request.js';
+import { SearchService } from '../../src/search/engine/search-service.js';
 import { MapStore } from './map-store.js';
 
 // The `_search` route writes responses without hits from a template: its bytes must be

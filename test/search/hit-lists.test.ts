@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { intersectSum, unionSum, type Hits } from '../../src/search/hit-lists.js';
-import { ScratchArena } from '../../src/search/scratch-arena.js';
+import { intersectSum, unionSum, type Hits } from '../../src/search/query/hit-lists.js';
+import { ScratchArena } from '../../src/search/query/scratch-arena.js';
 
 const hitsArb = fc.uniqueArray(fc.nat(200), { maxLength: 60 }).map((ords): Hits => {
   const sorted = [...ords].sort((a, b) => a - b);

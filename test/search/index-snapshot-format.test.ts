@@ -1,9 +1,9 @@
 import { serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { parseDocument } from '../../src/search/document-parser.js';
-import { restoreIndices, saveIndices, SNAPSHOT_FORMAT } from '../../src/search/index-snapshot.js';
-import { InvertedIndex } from '../../src/search/inverted-index.js';
-import { Mappings } from '../../src/search/mapping.js';
+import { parseDocument } from '../../src/search/mapping/document-parser.js';
+import { restoreIndices, saveIndices, SNAPSHOT_FORMAT } from '../../src/search/index/index-snapshot.js';
+import { InvertedIndex } from '../../src/search/index/inverted-index.js';
+import { Mappings } from '../../src/search/mapping/mapping.js';
 
 describe('index snapshot format', () => {
   const build = (): InvertedIndex => {

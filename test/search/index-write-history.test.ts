@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { InvertedIndex } from '../../src/search/inverted-index.js';
-import { SearchService, type BulkAction } from '../../src/search/search-service.js';
+import type { InvertedIndex } from '../../src/search/index/inverted-index.js';
+import { SearchService, type BulkAction } from '../../src/search/engine/search-service.js';
 import { MapStore } from './map-store.js';
 
 /**

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { tokens } from '../../src/search/analyzer.js';
-import { KeywordField, TextField } from '../../src/search/inverted-index.js';
+import { tokens } from '../../src/search/index/analyzer.js';
+import { KeywordField, TextField } from '../../src/search/index/inverted-index.js';
 
 describe('inverted index terms', () => {
   it('a text field holds exactly the analyzer tokens as terms, with their frequencies', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RawJson, renderJson } from '../../src/search/json-render.js';
+import { RawJson, renderJson } from '../../src/search/http/json-render.js';
 
 /** Replaces every RawJson leaf by the value its text encodes: what the rendered text must equal. */
 function resolved(value: unknown): unknown {

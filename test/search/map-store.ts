@@ -1,4 +1,4 @@
-import type { DocumentStore, StoredDoc, StoredIndex } from '../../src/search/document-store.js';
+import type { DocumentStore, StoredDoc, StoredIndex } from '../../src/search/store/document-store.js';
 
 /**
  * A DocumentStore in Maps, for service tests that need no SQLite: it keeps exactly what it is told

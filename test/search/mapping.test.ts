@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Mappings } from '../../src/search/mapping.js';
+import { Mappings } from '../../src/search/mapping/mapping.js';
 
 describe('Mappings', () => {
   it('shows date_detection: false in GET _mapping and keeps it through a save and load', () => {

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseDocument } from '../../src/search/document-parser.js';
-import { InvertedIndex } from '../../src/search/inverted-index.js';
-import { Mappings } from '../../src/search/mapping.js';
-import { fastMatchField, matchTopK } from '../../src/search/match-top-k.js';
-import { execute } from '../../src/search/query-exec.js';
-import { parseQuery, type Query } from '../../src/search/query-dsl.js';
-import { ScratchArena } from '../../src/search/scratch-arena.js';
-import { byScore, selectWindow } from '../../src/search/top-k.js';
+import { parseDocument } from '../../src/search/mapping/document-parser.js';
+import { InvertedIndex } from '../../src/search/index/inverted-index.js';
+import { Mappings } from '../../src/search/mapping/mapping.js';
+import { fastMatchField, matchTopK } from '../../src/search/query/match-top-k.js';
+import { execute } from '../../src/search/query/query-exec.js';
+import { parseQuery, type Query } from '../../src/search/requests/query-dsl.js';
+import { ScratchArena } from '../../src/search/query/scratch-arena.js';
+import { byScore, selectWindow } from '../../src/search/query/top-k.js';
 
 // matchTopK must give exactly the window, scores, total and max score of the general path
 // (score every term, union, select): skipping documents that cannot enter the window is only

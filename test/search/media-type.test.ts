@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SearchError } from '../../src/search/errors.js';
-import { checkCompatibleVersions, parseMediaType, requestMediaType, responseContentType } from '../../src/search/media-type.js';
+import { checkCompatibleVersions, parseMediaType, requestMediaType, responseContentType } from '../../src/search/http/media-type.js';
 
 const vnd = (v: number, kind = 'json') => `application/vnd.elasticsearch+${kind}; compatible-with=${v}`;
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SearchError } from '../../src/search/errors.js';
-import { parseMultiGet } from '../../src/search/multi-get.js';
+import { parseMultiGet } from '../../src/search/requests/multi-get.js';
 import { startSearch, type SearchHarness } from './harness.js';
 
 /** `_mget` as ES 8 answers it (issue 3): shapes of found, missing and failed items, and its validation. */

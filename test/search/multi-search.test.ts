@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SearchError } from '../../src/search/errors.js';
-import { parseMultiSearch } from '../../src/search/multi-search.js';
+import { parseMultiSearch } from '../../src/search/engine/multi-search.js';
 import { startSearch, type SearchHarness } from './harness.js';
 
 /** `_msearch` as ES 8 answers it (issue 3), after ES's msearch/10_basic.yml and MultiSearchRequest. */

@@ -5,9 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildSearchApp } from '../../src/search/app.js';
-import { parseDocument } from '../../src/search/document-parser.js';
-import { InvertedIndex } from '../../src/search/inverted-index.js';
-import { Mappings } from '../../src/search/mapping.js';
+import { parseDocument } from '../../src/search/mapping/document-parser.js';
+import { InvertedIndex } from '../../src/search/index/inverted-index.js';
+import { Mappings } from '../../src/search/mapping/mapping.js';
 import { injectJson, searchConfig } from './harness.js';
 
 // A point in time searches a frozen view of the index (InvertedIndex.frozenView): the live set,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FREQ_MASK, PostingStore } from '../../src/search/posting-store.js';
+import { FREQ_MASK, PostingStore } from '../../src/search/index/posting-store.js';
 
 describe('posting store', () => {
   it('keeps every appended posting in order, through direct appends and pending flushes, with the score bounds', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchError } from '../../src/search/errors.js';
-import { parseQuery, resolveMinimumShouldMatch } from '../../src/search/query-dsl.js';
-import { parseQueryString } from '../../src/search/query-string.js';
+import { parseQuery, resolveMinimumShouldMatch } from '../../src/search/requests/query-dsl.js';
+import { parseQueryString } from '../../src/search/requests/query-string.js';
 
 describe('query DSL', () => {
   it('resolves minimum_should_match in all of ES forms', () => {

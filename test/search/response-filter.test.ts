@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RawJson, renderJson } from '../../src/search/json-render.js';
-import { applyResponseFilter, NOTHING, parseFilterPath } from '../../src/search/response-filter.js';
+import { RawJson, renderJson } from '../../src/search/http/json-render.js';
+import { applyResponseFilter, NOTHING, parseFilterPath } from '../../src/search/http/response-filter.js';
 
 /** The filtered compact text of `body` under `filterPath`. */
 function filtered(body: unknown, filterPath: string): string {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errors, SearchError } from '../../src/search/errors.js';
-import { findDuplicateKey, readInTextOrder, textLocation } from '../../src/search/json-members.js';
+import { findDuplicateKey, readInTextOrder, textLocation } from '../../src/search/syntax/json-members.js';
 import { startSearch, type SearchHarness } from './harness.js';
 
 // Review of s-conf3: ES reads a search body as a stream, so a problem its parser meets before the

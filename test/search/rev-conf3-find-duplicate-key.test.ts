@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findDuplicateKey } from '../../src/search/json-members.js';
+import { findDuplicateKey } from '../../src/search/syntax/json-members.js';
 
 // Review of s-conf3: findDuplicateKey scans every `_search`/`_count`/`_mget` body, `_msearch` line
 // and update body (`_bulk` update lines included). Checked here against a plain recursive-descent

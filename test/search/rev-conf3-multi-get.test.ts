@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isoInstant } from '../../src/search/date-format.js';
+import { isoInstant } from '../../src/search/syntax/date-format.js';
 import { startSearch, type SearchHarness } from './harness.js';
 
 // Review of s-conf3: `_mget`'s `fields` for stored date fields. A date field takes epoch millis

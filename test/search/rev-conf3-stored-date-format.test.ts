@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileDateFormat } from '../../src/search/date-format.js';
+import { compileDateFormat } from '../../src/search/syntax/date-format.js';
 import { startSearch, type SearchHarness } from './harness.js';
 
 // Review of s-conf3: ES shows a stored date field's value with the field's own format

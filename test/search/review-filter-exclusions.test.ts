@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RawJson } from '../../src/search/json-render.js';
-import { applyResponseFilter, NOTHING, parseFilterPath } from '../../src/search/response-filter.js';
+import { RawJson } from '../../src/search/http/json-render.js';
+import { applyResponseFilter, NOTHING, parseFilterPath } from '../../src/search/http/response-filter.js';
 import { startSearch, type SearchHarness } from './harness.js';
 
 /**

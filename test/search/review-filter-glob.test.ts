@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyResponseFilter, parseFilterPath } from '../../src/search/response-filter.js';
+import { applyResponseFilter, parseFilterPath } from '../../src/search/http/response-filter.js';
 
 /**
  * Second reading of s-filter: a `*` segment of `filter_path` was compiled to a RegExp `^…$` with
@@ -66,7 +66,7 @@ describe('filter_path size and ** chains', () => {
 
 describe('_source include/exclude patterns (main\'s source-filter, reached by _mget per-doc _source too)', () => {
   it('match as the RegExp did (property over the shared globMatch)', async () => {
-    const { globMatch } = await import('../../src/search/glob.js');
+    const { globMatch } = await import('../../src/search/syntax/glob.js');
     const text = fc.array(fc.constantFrom('a', 'b', '.', 'x', '*', '\\', '(', 'é'), { maxLength: 8 }).map((a) => a.join(''));
     fc.assert(
       fc.property(text, text, (pattern, path) => {
@@ -78,7 +78,7 @@ describe('_source include/exclude patterns (main\'s source-filter, reached by _m
   });
 
   it('do not backtrack exponentially', async () => {
-    const { filterSource } = await import('../../src/search/source-filter.js');
+    const { filterSource } = await import('../../src/search/requests/source-filter.js');
     const doc = { ['a'.repeat(40)]: 1, b: 2 };
     expect(filterSource(doc, { fetch: true, includes: [`${'*a'.repeat(9)}*b`], excludes: [] })).toEqual({});
     expect(filterSource(doc, { fetch: true, includes: ['*'], excludes: [`${'*a'.repeat(9)}*b`] })).toEqual(doc);

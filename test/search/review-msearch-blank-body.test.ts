@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SearchError } from '../../src/search/errors.js';
-import { parseMultiSearch } from '../../src/search/multi-search.js';
+import { parseMultiSearch } from '../../src/search/engine/multi-search.js';
 
 /**
  * Second reading of s-filter: an `_msearch` body line is always parsed as a search source

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SearchError } from '../../src/search/errors.js';
-import { parseMultiGet } from '../../src/search/multi-get.js';
+import { parseMultiGet } from '../../src/search/requests/multi-get.js';
 
 /**
  * Second reading of s-filter: `_mget` bodies with JSON nulls and boolean strings, read as ES 8's

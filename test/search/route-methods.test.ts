@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RouteMethods } from '../../src/search/route-methods.js';
+import { RouteMethods } from '../../src/search/http/route-methods.js';
 
 describe('route methods', () => {
   const routes = new RouteMethods();

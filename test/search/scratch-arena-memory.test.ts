@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseDocument } from '../../src/search/document-parser.js';
-import { InvertedIndex } from '../../src/search/inverted-index.js';
-import { Mappings } from '../../src/search/mapping.js';
-import { fastMatchField, matchTopK } from '../../src/search/match-top-k.js';
-import { parseQuery, type Query } from '../../src/search/query-dsl.js';
-import { ScratchArena } from '../../src/search/scratch-arena.js';
+import { parseDocument } from '../../src/search/mapping/document-parser.js';
+import { InvertedIndex } from '../../src/search/index/inverted-index.js';
+import { Mappings } from '../../src/search/mapping/mapping.js';
+import { fastMatchField, matchTopK } from '../../src/search/query/match-top-k.js';
+import { parseQuery, type Query } from '../../src/search/requests/query-dsl.js';
+import { ScratchArena } from '../../src/search/query/scratch-arena.js';
 
 describe('scratch arena memos', () => {
   // Pages past the end remember each term's best posting in the arena (about 100 bytes a term,

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { emptyParsedDoc } from '../../src/search/document-parser.js';
-import { InvertedIndex } from '../../src/search/inverted-index.js';
-import { Mappings } from '../../src/search/mapping.js';
-import { parseSettings } from '../../src/search/index-settings.js';
-import { ScratchArena } from '../../src/search/scratch-arena.js';
-import { SearchContexts } from '../../src/search/search-contexts.js';
-import type { SearchRequest } from '../../src/search/search-request.js';
-import type { IndexState } from '../../src/search/search-service.js';
+import { emptyParsedDoc } from '../../src/search/mapping/document-parser.js';
+import { InvertedIndex } from '../../src/search/index/inverted-index.js';
+import { Mappings } from '../../src/search/mapping/mapping.js';
+import { parseSettings } from '../../src/search/engine/index-settings.js';
+import { ScratchArena } from '../../src/search/query/scratch-arena.js';
+import { SearchContexts } from '../../src/search/engine/search-contexts.js';
+import type { SearchRequest } from '../../src/search/requests/search-request.js';
+import type { IndexState } from '../../src/search/engine/search-service.js';
 
 // The context registry on its own: ids, secrets, expiry, limits, and what a write pins.
 

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { SearchService } from '../../src/search/search-service.js';
+import { SearchService } from '../../src/search/engine/search-service.js';
 import { MapStore } from './map-store.js';
 
 /** The heap in use after a full collection. */

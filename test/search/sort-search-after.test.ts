@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseDocument } from '../../src/search/document-parser.js';
-import { InvertedIndex } from '../../src/search/inverted-index.js';
-import { Mappings } from '../../src/search/mapping.js';
-import { planSort } from '../../src/search/sort.js';
+import { parseDocument } from '../../src/search/mapping/document-parser.js';
+import { InvertedIndex } from '../../src/search/index/inverted-index.js';
+import { Mappings } from '../../src/search/mapping/mapping.js';
+import { planSort } from '../../src/search/query/sort.js';
 
 // Second reader: search_after values are the same for every hit; reading them (a date string
 // through the field's js-joda format, ~10 us a value) once per hit made a deep page cost

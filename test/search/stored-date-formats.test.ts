@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildSearchApp } from '../../src/search/app.js';
-import { SqliteDocumentStore } from '../../src/search/document-store.js';
+import { SqliteDocumentStore } from '../../src/search/store/document-store.js';
 import { searchConfig, startSearch } from './harness.js';
 
 // Indices written by the version before date formats: it stored a date field's `format` without

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteDocumentStore } from '../../src/search/document-store.js';
-import { parseQuery } from '../../src/search/query-dsl.js';
-import { SearchService } from '../../src/search/search-service.js';
+import { SqliteDocumentStore } from '../../src/search/store/document-store.js';
+import { parseQuery } from '../../src/search/requests/query-dsl.js';
+import { SearchService } from '../../src/search/engine/search-service.js';
 
 // Versions before date formats were honoured stored any `format` unchecked and read every date as
 // ISO or epoch millis. Their indices must load, and keep every document, on the next start.

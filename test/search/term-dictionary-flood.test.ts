@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hashBytes, hashRange, hashUnits, scanAsciiBytes, tokens } from '../../src/search/analyzer.js';
-import { parseDocument } from '../../src/search/document-parser.js';
-import { restoreIndices, saveIndices } from '../../src/search/index-snapshot.js';
-import { InvertedIndex, TextField } from '../../src/search/inverted-index.js';
-import { Mappings } from '../../src/search/mapping.js';
-import { PostingStore } from '../../src/search/posting-store.js';
-import { TermDictionary } from '../../src/search/term-dictionary.js';
+import { hashBytes, hashRange, hashUnits, scanAsciiBytes, tokens } from '../../src/search/index/analyzer.js';
+import { parseDocument } from '../../src/search/mapping/document-parser.js';
+import { restoreIndices, saveIndices } from '../../src/search/index/index-snapshot.js';
+import { InvertedIndex, TextField } from '../../src/search/index/inverted-index.js';
+import { Mappings } from '../../src/search/mapping/mapping.js';
+import { PostingStore } from '../../src/search/index/posting-store.js';
+import { TermDictionary } from '../../src/search/index/term-dictionary.js';
 
 // Issue 3 (security): the text-term dictionary is an open-addressing table on the analyzer's token
 // hash, and tokens come from _bulk. With the old public hash (FNV-1a from the fixed basis), tokens

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hashBytes, hashRange } from '../../src/search/analyzer.js';
-import { PostingStore } from '../../src/search/posting-store.js';
-import { TermDictionary } from '../../src/search/term-dictionary.js';
+import { hashBytes, hashRange } from '../../src/search/index/analyzer.js';
+import { PostingStore } from '../../src/search/index/posting-store.js';
+import { TermDictionary } from '../../src/search/index/term-dictionary.js';
 
 describe('term dictionary', () => {
   // Lengths around the inline limit (8 units), ASCII and not, through both the string and the byte path.

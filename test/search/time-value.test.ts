@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SearchError } from '../../src/search/errors.js';
-import { formatTimeValue, parseTimeValue } from '../../src/search/time-value.js';
+import { formatTimeValue, parseTimeValue } from '../../src/search/syntax/time-value.js';
 
 const UNITS: [string, number][] = [['ms', 1], ['s', 1000], ['m', 60_000], ['h', 3_600_000], ['d', 86_400_000]];
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { byScore, selectWindow, selectWindowByScore } from '../../src/search/top-k.js';
+import { byScore, selectWindow, selectWindowByScore } from '../../src/search/query/top-k.js';
 
 describe('selectWindow', () => {
   it('returns exactly the window of the fully sorted order, for heap and quickselect paths', () => {

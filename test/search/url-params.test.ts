@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkParams, SEARCH_PARAMS } from '../../src/search/url-params.js';
+import { checkParams, SEARCH_PARAMS } from '../../src/search/http/url-params.js';
 
 const message = (params: Record<string, string>): string => {
   try {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseUrlQuery } from '../../src/search/url-query-parser.js';
+import { parseUrlQuery } from '../../src/search/http/url-query-parser.js';
 
 describe('parseUrlQuery', () => {
   it('keeps the last value of a repeated name', () => {

@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { serveFlags } from '../../src/config/flags.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { buildSearchApp, type SearchAppOptions } from '../../src/search/app.js';
-import { warmIndexing } from '../../src/search/warmup.js';
-import { SqliteDocumentStore } from '../../src/search/document-store.js';
+import { warmIndexing } from '../../src/search/engine/warmup.js';
+import { SqliteDocumentStore } from '../../src/search/store/document-store.js';
 import { searchConfig, startSearch, type SearchHarness } from './harness.js';
 
 /** Log records of a search app built on a fresh data directory with `extra` flags. */
@@ -24,7 +24,7 @@ async function buildLogged(extra: string[], options: SearchAppOptions = {}) {
   }
 }
 
-// The indexing warm-up (src/search/warmup.ts) runs made-up documents through the _bulk code into a
+// The indexing warm-up (src/search/engine/warmup.ts) runs made-up documents through the _bulk code into a
 // throwaway service: it must leave nothing behind, in memory or on disk, and change no answer.
 describe('search indexing warm-up', () => {
   let h: SearchHarness | undefined;

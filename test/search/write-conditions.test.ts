@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseBulk } from '../../src/search/bulk.js';
-import { casProblems, conflict, indexProblems, MATCH_ANY, NO_CONDITIONS, UNASSIGNED_SEQ_NO } from '../../src/search/write-conditions.js';
+import { parseBulk } from '../../src/search/requests/bulk.js';
+import { casProblems, conflict, indexProblems, MATCH_ANY, NO_CONDITIONS, UNASSIGNED_SEQ_NO } from '../../src/search/requests/write-conditions.js';
 import { startSearch, type SearchHarness } from './harness.js';
 
 /**

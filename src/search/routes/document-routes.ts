@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { parseBulk, type BulkUpdateAction } from '../bulk.js';
-import { BulkResponseWriter } from '../bulk-response.js';
+import { parseBulk, type BulkUpdateAction } from '../requests/bulk.js';
+import { BulkResponseWriter } from '../engine/bulk-response.js';
 import { errors, SearchError } from '../errors.js';
-import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, sendJsonBytes, type Params } from '../http-io.js';
-import { getSourceFilter, storedFieldsOf, storedFieldsParam } from '../multi-get.js';
-import { SearchService, type WriteOutcome } from '../search-service.js';
-import { filterSource, isIdentity, sourceFilterFromParams, type SourceFilter } from '../source-filter.js';
-import { intParam } from '../search-request.js';
-import { readUpdate } from '../update-body.js';
-import { boolParam, casProblems, conditionsFromQuery, INTERNAL_VERSION_OCC, PRIMARY_TERM } from '../write-conditions.js';
+import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, sendJsonBytes, type Params } from '../http/http-io.js';
+import { getSourceFilter, storedFieldsOf, storedFieldsParam } from '../requests/multi-get.js';
+import { SearchService, type WriteOutcome } from '../engine/search-service.js';
+import { filterSource, isIdentity, sourceFilterFromParams, type SourceFilter } from '../requests/source-filter.js';
+import { intParam } from '../requests/search-request.js';
+import { readUpdate } from '../requests/update-body.js';
+import { boolParam, casProblems, conditionsFromQuery, INTERNAL_VERSION_OCC, PRIMARY_TERM } from '../requests/write-conditions.js';
 
 /** The URL's `_source*` parameters as a fetch context; undefined when it names none (FetchSourceContext.parseFromRestRequest). */
 function urlFetchSource(q: Params): SourceFilter | undefined {

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
-import { checkMappingParameters } from '../mapping.js';
-import { jsonBody, productHeader, queryOf, sendHead, sendJson, type Params } from '../http-io.js';
-import type { IndexState, SearchService } from '../search-service.js';
+import { checkMappingParameters } from '../mapping/mapping.js';
+import { jsonBody, productHeader, queryOf, sendHead, sendJson, type Params } from '../http/http-io.js';
+import type { IndexState, SearchService } from '../engine/search-service.js';
 
 export interface ClusterInfo {
   readonly flavor: 'elasticsearch' | 'opensearch';

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
-import { queryOf, sendJson, type Params } from '../http-io.js';
-import { requestMediaType } from '../media-type.js';
-import { multiGet, multiGetDefaults, parseMultiGet } from '../multi-get.js';
-import { multiSearch, parseMultiSearch } from '../multi-search.js';
-import type { SearchService } from '../search-service.js';
-import { checkParams, MGET_PARAMS, MSEARCH_PARAMS } from '../url-params.js';
-import { boolParam } from '../write-conditions.js';
+import { queryOf, sendJson, type Params } from '../http/http-io.js';
+import { requestMediaType } from '../http/media-type.js';
+import { multiGet, multiGetDefaults, parseMultiGet } from '../requests/multi-get.js';
+import { multiSearch, parseMultiSearch } from '../engine/multi-search.js';
+import type { SearchService } from '../engine/search-service.js';
+import { checkParams, MGET_PARAMS, MSEARCH_PARAMS } from '../http/url-params.js';
+import { boolParam } from '../requests/write-conditions.js';
 import { readJsonBody } from './search-routes.js';
 
 /** `_mget` and `_msearch`, with and without an index in the path (HTTP translation only). */

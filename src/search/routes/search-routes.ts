@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { searchInContext } from '../context-search.js';
-import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http-io.js';
-import { parseCountQuery, parseSearchRequest, readSearchBody } from '../search-request.js';
-import type { SearchService } from '../search-service.js';
-import { checkParams, COUNT_PARAMS, SEARCH_PARAMS } from '../url-params.js';
+import { searchInContext } from '../engine/context-search.js';
+import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http/http-io.js';
+import { parseCountQuery, parseSearchRequest, readSearchBody } from '../requests/search-request.js';
+import type { SearchService } from '../engine/search-service.js';
+import { checkParams, COUNT_PARAMS, SEARCH_PARAMS } from '../http/url-params.js';
 
 /** `_search` and `_count` on one index, several (`a,b`, wildcards) or all. */
 export async function searchRoutes(app: FastifyInstance, opts: { service: SearchService; now: () => number }): Promise<void> {

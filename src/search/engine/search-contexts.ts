@@ -1,0 +1,484 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { errors, SearchError } from '../errors.js';
+import type { InvertedIndex } from '../index/inverted-index.js';
+import type { Mappings } from '../mapping/mapping.js';
+import type { SearchRequest } from '../requests/search-request.js';
+import { ScratchArena } from '../query/scratch-arena.js';
+import type { IndexState } from './search-service.js';
+import type { SortValue } from '../query/sort.js';
+import { formatTimeValue } from '../syntax/time-value.js';
+
+/**
+ * The open search contexts (scrolls and points in time) and what keeps them a point-in-time view
+ * while the indices change under them. In memory only: a restart frees them all, as in ES.
+ *
+ * How the index changes, and what is pinned for it: a write never edits a document in place; an
+ * update gives the document a new ordinal and retires the old one (its `live` flag cleared), a
+ * delete retires it, and ordinals are never reused. Ordinals, ids, versions and sequence numbers
+ * of retired documents stay where they are. What does change is:
+ * - the stored `_source` of an id (updated or deleted in the store): the source of every retired
+ *   ordinal an open context may still show is kept here (`retiredSource`), copied at the write;
+ * - the live set, the statistics BM25 reads (per field docCount and sums, per term docFreq) and
+ *   each term's posting count and score bound (new postings are appended to existing terms), and
+ *   the id → ordinal map: a scroll does not care (its hits, scores and sort values are computed
+ *   once, when it begins), a point in time runs new queries and does. Before the first write after
+ *   a point in time opens, it takes a frozen view of the index (InvertedIndex.frozenView: those
+ *   copied, everything else shared, since writes only append past the view's ordinals and terms;
+ *   removes leave doc values in place) and searches that view from then on; until then it shares
+ *   the live index. Ids retired since are remembered as they are retired (PitView.retire). Points
+ *   in time opened between the same two writes share one view.
+ *
+ * Memory: a scroll keeps 16 bytes per hit (ordinal, score, index position) plus its sort values
+ * when it sorts on fields (8 bytes a hit per numeric key, see ScrollHits); a point in time keeps
+ * nothing until its index is written, then its view: a byte per document plus 32 bytes per term
+ * of each text and keyword field (13.5 MiB at 1M Debian documents, whose fields hold 394,000
+ * terms, against 545 MiB for the index), taken in 20-40 ms of CPU (bench/search-context-cost-probe.ts);
+ * both keep the `_source` of documents updated or deleted while they are open. README.md
+ * (search, "Scroll and point in time") has measured figures.
+ */
+
+/** ES's default `search.max_open_scroll_context`. */
+export const MAX_OPEN_SCROLL_CONTEXT = 500;
+/** ES's default `search.max_keep_alive`: 24 hours, in milliseconds. */
+export const MAX_KEEP_ALIVE_MS = 86_400_000;
+/**
+ * Views (see above) that points in time may hold per index at most. Each costs a byte per document
+ * and 32 bytes per term (a few percent of the index; it was a whole copy of the index, capped at
+ * 4): 32 of them stay about as large as the index itself, plus the scratch memory each searched
+ * view keeps for its queries (it grows with them). Opening a point in time that would need one more
+ * is refused.
+ */
+export const MAX_PIT_VIEWS_PER_INDEX = 32;
+
+/** The hits of a scroll, in order, from the search that began it. */
+export interface ScrollHits {
+  /** Position of the hit's index in the scroll's `states`. */
+  readonly shards: Uint32Array;
+  readonly ords: Int32Array;
+  readonly scores: Float64Array;
+  /**
+   * When the search sorts on fields: one column per sort key, a hit's values at its position. A
+   * column of numbers only (`_doc`, numeric and date fields) is a Float64Array, 8 bytes a hit; an
+   * array per hit cost about 170 bytes (a scroll sorted on `_doc` over 1M documents held 173 MiB).
+   */
+  readonly sortColumns: readonly SortColumn[] | undefined;
+}
+
+export type SortColumn = Float64Array | SortValue[];
+
+/** The sort values of hit `i` (undefined: the scroll does not sort on fields). */
+export function sortValuesAt(columns: readonly SortColumn[] | undefined, i: number): SortValue[] | undefined {
+  return columns?.map((c) => c[i] as SortValue);
+}
+
+/** Sort columns of `n` hits, `values(i)` the sort values of hit `i`; undefined when hits have none. */
+export function sortColumnsOf(n: number, values: (i: number) => readonly SortValue[] | undefined): SortColumn[] | undefined {
+  const keys = n === 0 ? undefined : values(0)?.length;
+  if (keys === undefined) return undefined;
+  const columns: SortColumn[] = [];
+  for (let k = 0; k < keys; k++) {
+    let numeric = true;
+    for (let i = 0; i < n && numeric; i++) numeric = typeof values(i)?.[k] === 'number';
+    if (numeric) {
+      const col = new Float64Array(n);
+      for (let i = 0; i < n; i++) col[i] = values(i)?.[k] as number;
+      columns.push(col);
+    } else {
+      const col = new Array<SortValue>(n);
+      for (let i = 0; i < n; i++) col[i] = values(i)?.[k] ?? null;
+      columns.push(col);
+    }
+  }
+  return columns;
+}
+
+interface ContextBase {
+  readonly num: number;
+  readonly secret: Buffer;
+  readonly id: string;
+  keepAliveMs: number;
+  lastAccessMs: number;
+}
+
+export interface ScrollContext extends ContextBase {
+  readonly kind: 'scroll';
+  readonly states: readonly IndexState[];
+  /** The request that began the scroll (size, `_source`, version, …), total hits tracked exactly. */
+  readonly request: SearchRequest;
+  readonly hits: ScrollHits;
+  readonly total: number;
+  /** Position of the next batch's first hit. */
+  next: number;
+}
+
+/**
+ * What a frozen view answers for an id (the `ids` query, a hit's `_source`): the ordinal the id had
+ * at the point in time. Only `get` is meaningful (the rest of Map is empty). An ordinal below the
+ * view's that the live index still maps an id to was live then; one the live index retired since
+ * is remembered when it is retired (PitView.retire).
+ */
+class PinnedIds extends Map<string, number> {
+  /** Id → its ordinal at the point in time, for ids whose ordinal was retired since. */
+  readonly retired = new Map<string, number>();
+  constructor(
+    private readonly current: Map<string, number>,
+    private readonly maxOrd: number,
+  ) {
+    super();
+  }
+
+  override get(id: string): number | undefined {
+    const old = this.retired.get(id);
+    if (old !== undefined) return old;
+    const ord = this.current.get(id);
+    return ord !== undefined && ord < this.maxOrd ? ord : undefined;
+  }
+}
+
+/** One index as a point in time sees it. */
+export class PitView {
+  /** The index at the point in time: the live one until the first write after, then a frozen view of it. */
+  index: InvertedIndex;
+  frozen = false;
+  refs = 0;
+  /** Ordinals the index had when the view was taken. */
+  readonly maxOrd: number;
+  private ids: PinnedIds | undefined;
+  /**
+   * The frozen view's own scratch memory: the live index's arena keeps a memo map per posting
+   * store it has seen (scratch-arena.ts), and a view's stores would add maps to it for good.
+   */
+  private arena: ScratchArena | undefined;
+  constructor(
+    readonly origin: IndexState,
+    readonly mappings: Mappings,
+  ) {
+    this.index = origin.index;
+    this.maxOrd = origin.index.maxOrd;
+  }
+
+  /** Before the first write after the view was taken: from now on it searches a frozen view (InvertedIndex.frozenView). */
+  freeze(): void {
+    if (this.frozen) return;
+    this.ids = new PinnedIds(this.origin.index.idToOrd, this.maxOrd);
+    this.index = this.origin.index.frozenView(this.ids);
+    this.arena = new ScratchArena();
+    this.frozen = true;
+  }
+
+  /** The view is no longer used by any point in time: the live index may forget what it kept for it. */
+  release(): void {
+    if (this.frozen) this.origin.index.releaseView();
+  }
+
+  /** Before ordinal `ord` of the live index is retired (after freeze): the view keeps answering it for its id. */
+  retire(ord: number): void {
+    if (this.ids !== undefined && ord < this.maxOrd) this.ids.retired.set(this.origin.index.ids[ord] as string, ord);
+  }
+
+  /** The index state to search: the origin with the pinned index and mappings. */
+  state(): PinnedState {
+    return { ...this.origin, index: this.index, mappings: this.mappings, arena: this.arena ?? this.origin.arena, origin: this.origin };
+  }
+}
+
+/** An index state as a context sees it; `origin` is the live state it was taken from. */
+export interface PinnedState extends IndexState {
+  readonly origin: IndexState;
+}
+
+export interface PitContext extends ContextBase {
+  readonly kind: 'pit';
+  readonly views: readonly PitView[];
+}
+
+type Context = ScrollContext | PitContext;
+
+/** What the contexts pin of one live index. */
+interface IndexPins {
+  /** Contexts holding this index. */
+  refs: number;
+  /** Ordinals at or above this were written after every context holding the index began. */
+  bound: number;
+  readonly retired: Map<number, string>;
+  readonly views: PitView[];
+}
+
+const KIND_SCROLL = 1;
+const KIND_PIT = 2;
+const SECRET_BYTES = 16;
+const ID_BYTES = 1 + 8 + SECRET_BYTES;
+
+export class SearchContexts {
+  private readonly byNum = new Map<number, Context>();
+  private readonly pins = new Map<IndexState, IndexPins>();
+  private scrolls = 0;
+  private nextNum = 1;
+
+  /**
+   * @param maxScrolls open scroll contexts at most (default MAX_OPEN_SCROLL_CONTEXT)
+   * @param maxKeepAliveMs longest keep-alive a request may ask for, ms (default MAX_KEEP_ALIVE_MS)
+   */
+  constructor(
+    readonly maxScrolls = MAX_OPEN_SCROLL_CONTEXT,
+    readonly maxKeepAliveMs = MAX_KEEP_ALIVE_MS,
+  ) {}
+
+  get size(): number {
+    return this.byNum.size;
+  }
+
+  /** ES's check of a requested keep-alive (a shard-level failure of `index`). */
+  checkKeepAlive(keepAliveMs: number, index: string): void {
+    if (keepAliveMs <= this.maxKeepAliveMs) return;
+    throw errors.shardFailure(index, {
+      type: 'illegal_argument_exception',
+      reason:
+        `Keep alive for request (${formatTimeValue(keepAliveMs)}) is too large. It must be less than (${formatTimeValue(this.maxKeepAliveMs)}). ` +
+        'This limit can be set by changing the [search.max_keep_alive] cluster level setting.',
+    });
+  }
+
+  /** Throws ES's 429 when no scroll context can be opened any more. */
+  checkScrollRoom(nowMs: number, index: string): void {
+    this.sweep(nowMs);
+    if (this.scrolls < this.maxScrolls) return;
+    const reason = `Trying to create too many scroll contexts. Must be less than or equal to: [${this.maxScrolls}]. This limit can be set by changing the [search.max_open_scroll_context] setting.`;
+    const inner = { type: 'too_many_scroll_contexts_exception', reason };
+    const e = errors.shardFailure(index, inner);
+    throw new SearchError(429, e.cause_, e.rootCauses);
+  }
+
+  openScroll(states: readonly IndexState[], request: SearchRequest, hits: ScrollHits, total: number, keepAliveMs: number, nowMs: number): ScrollContext {
+    const base = this.newBase(KIND_SCROLL, keepAliveMs, nowMs);
+    const ctx: ScrollContext = { ...base, kind: 'scroll', states, request, hits, total, next: 0 };
+    for (const s of states) this.pin(s);
+    this.byNum.set(ctx.num, ctx);
+    this.scrolls++;
+    return ctx;
+  }
+
+  /** Opens a point in time over `states`; refused when an index holds MAX_PIT_VIEWS_PER_INDEX views. */
+  openPit(states: readonly IndexState[], keepAliveMs: number, nowMs: number): PitContext {
+    this.sweep(nowMs);
+    for (const s of states) {
+      const p = this.pins.get(s);
+      // Each new view is frozen at the next write (and costs memory from then on).
+      if (p !== undefined && p.views.length >= MAX_PIT_VIEWS_PER_INDEX && sharedView(p, s) === undefined) {
+        throw errors.illegalArgument(
+          `Trying to open a point in time over [${s.name}] which already has [${MAX_PIT_VIEWS_PER_INDEX}] points in time taken at different times ` +
+            '(each keeps a view of the index): close one, or let one expire, first',
+        );
+      }
+    }
+    const views = states.map((s) => {
+      const p = this.pin(s);
+      let view = sharedView(p, s);
+      if (view === undefined) {
+        view = new PitView(s, s.mappings);
+        p.views.push(view);
+      }
+      view.refs++;
+      return view;
+    });
+    const ctx: PitContext = { ...this.newBase(KIND_PIT, keepAliveMs, nowMs), kind: 'pit', views };
+    this.byNum.set(ctx.num, ctx);
+    return ctx;
+  }
+
+  /** The scroll `id` names: ES's 400 when it is no scroll id, 404 when it is gone. */
+  scroll(id: string, nowMs: number): ScrollContext {
+    const parsed = decodeId(id, KIND_SCROLL);
+    if (parsed === undefined) throw errors.illegalArgument('Cannot parse scroll id');
+    const ctx = this.live(parsed, nowMs);
+    if (ctx?.kind !== 'scroll') throw contextMissing(parsed.num);
+    return ctx;
+  }
+
+  pit(id: string, nowMs: number): PitContext {
+    const parsed = decodeId(id, KIND_PIT);
+    if (parsed === undefined) throw errors.illegalArgument(`invalid id: [${id}]`);
+    const ctx = this.live(parsed, nowMs);
+    if (ctx?.kind !== 'pit') throw contextMissing(parsed.num);
+    return ctx;
+  }
+
+  /** Frees the scrolls named (malformed ids: ES's 400, before any is freed); how many were open. */
+  clearScrolls(ids: readonly string[], nowMs: number): number {
+    const parsed = ids.map((id) => decodeId(id, KIND_SCROLL) ?? id);
+    const bad = parsed.find((p) => typeof p === 'string');
+    if (bad !== undefined) throw errors.illegalArgument('Cannot parse scroll id');
+    let freed = 0;
+    for (const p of parsed) {
+      const ctx = this.live(p as DecodedId, nowMs);
+      if (ctx?.kind === 'scroll') {
+        this.free(ctx);
+        freed++;
+      }
+    }
+    return freed;
+  }
+
+  clearAllScrolls(): number {
+    let freed = 0;
+    for (const ctx of [...this.byNum.values()]) {
+      if (ctx.kind === 'scroll') {
+        this.free(ctx);
+        freed++;
+      }
+    }
+    return freed;
+  }
+
+  /** Frees a point in time: how many index contexts it held, undefined when it was gone. */
+  closePit(id: string, nowMs: number): number | undefined {
+    const parsed = decodeId(id, KIND_PIT);
+    if (parsed === undefined) throw errors.illegalArgument(`invalid id: [${id}]`);
+    const ctx = this.live(parsed, nowMs);
+    if (ctx?.kind !== 'pit') return undefined;
+    this.free(ctx);
+    return ctx.views.length;
+  }
+
+  /**
+   * Frees every context that holds `state` (its index was deleted, or the indices were reloaded):
+   * ES frees a shard's contexts with the shard, and the index they pin is then no longer kept.
+   */
+  dropIndex(state: IndexState): void {
+    if (!this.pins.has(state)) return;
+    for (const ctx of [...this.byNum.values()]) {
+      if (ctx.kind === 'scroll' ? ctx.states.includes(state) : ctx.views.some((v) => v.origin === state)) this.free(ctx);
+    }
+  }
+
+  /** Frees every context. */
+  clear(): void {
+    for (const ctx of [...this.byNum.values()]) this.free(ctx);
+  }
+
+  /** Frees every context whose keep-alive ran out at `nowMs` (ES's reaper). */
+  sweep(nowMs: number): void {
+    for (const ctx of [...this.byNum.values()]) if (expired(ctx, nowMs)) this.free(ctx);
+  }
+
+  /** Frees a context (one whose indices went away, or one cleared). */
+  free(ctx: Context): void {
+    if (!this.byNum.delete(ctx.num)) return;
+    if (ctx.kind === 'scroll') {
+      this.scrolls--;
+      for (const s of ctx.states) this.unpin(s);
+      return;
+    }
+    for (const v of ctx.views) {
+      v.refs--;
+      const p = this.pins.get(v.origin);
+      if (v.refs === 0) {
+        if (p !== undefined) p.views.splice(p.views.indexOf(v), 1);
+        v.release();
+      }
+      this.unpin(v.origin);
+    }
+  }
+
+  /**
+   * Called before any change to `state`'s index: a write of a new document (`ord` undefined) or of
+   * one that retires ordinal `ord`. Freezes the points in time that still share the live index and
+   * keeps the retired document's source for the contexts that may show it.
+   */
+  beforeWrite(state: IndexState, ord: number | undefined, source: () => string | undefined): void {
+    const p = this.pins.get(state);
+    if (p === undefined) return;
+    for (const v of p.views) {
+      v.freeze();
+      if (ord !== undefined) v.retire(ord);
+    }
+    if (ord !== undefined && ord < p.bound && !p.retired.has(ord)) {
+      const text = source();
+      if (text !== undefined) p.retired.set(ord, text);
+    }
+  }
+
+  /** The `_source` kept for a retired ordinal of `state`. */
+  retiredSource(state: IndexState, ord: number): string | undefined {
+    return this.pins.get(state)?.retired.get(ord);
+  }
+
+  private pin(state: IndexState): IndexPins {
+    let p = this.pins.get(state);
+    if (p === undefined) this.pins.set(state, (p = { refs: 0, bound: 0, retired: new Map(), views: [] }));
+    p.refs++;
+    p.bound = Math.max(p.bound, state.index.maxOrd);
+    return p;
+  }
+
+  private unpin(state: IndexState): void {
+    const p = this.pins.get(state);
+    if (p !== undefined && --p.refs === 0) this.pins.delete(state);
+  }
+
+  private newBase(kind: number, keepAliveMs: number, nowMs: number): ContextBase {
+    const num = this.nextNum++;
+    const secret = randomBytes(SECRET_BYTES);
+    return { num, secret, id: encodeId(kind, num, secret), keepAliveMs, lastAccessMs: nowMs };
+  }
+
+  /** The open context an id names (its secret checked), undefined when gone or expired. */
+  private live(parsed: DecodedId, nowMs: number): Context | undefined {
+    const ctx = this.byNum.get(parsed.num);
+    if (ctx === undefined || !timingSafeEqual(ctx.secret, parsed.secret)) return undefined;
+    if (expired(ctx, nowMs)) {
+      this.free(ctx);
+      return undefined;
+    }
+    return ctx;
+  }
+}
+
+/**
+ * The view a point in time opened now over `s` shares: the newest one, when no write (and no
+ * mapping change) came since it was taken; undefined when a new one is needed.
+ */
+function sharedView(p: IndexPins, s: IndexState): PitView | undefined {
+  const last = p.views.at(-1);
+  return last === undefined || last.frozen || last.mappings !== s.mappings ? undefined : last;
+}
+
+function expired(ctx: Context, nowMs: number): boolean {
+  return nowMs - ctx.lastAccessMs > ctx.keepAliveMs;
+}
+
+/** ES's 404 for a scroll or point in time that is gone (expired, cleared or never there). */
+export function contextMissing(num: number): SearchError {
+  const inner = { type: 'search_context_missing_exception', reason: `No search context found for id [${num}]` };
+  return new SearchError(
+    404,
+    {
+      type: 'search_phase_execution_exception',
+      reason: 'all shards failed',
+      meta: { phase: 'query', grouped: true, failed_shards: [{ shard: -1, index: null, reason: inner }] },
+      causedBy: inner,
+    },
+    [inner],
+  );
+}
+
+interface DecodedId {
+  readonly num: number;
+  readonly secret: Buffer;
+}
+
+/** Ids are URL-safe base64 of a kind byte, the context number and a random secret. */
+function encodeId(kind: number, num: number, secret: Buffer): string {
+  const buf = Buffer.alloc(ID_BYTES);
+  buf[0] = kind;
+  buf.writeBigUInt64BE(BigInt(num), 1);
+  secret.copy(buf, 9);
+  return buf.toString('base64url');
+}
+
+function decodeId(id: string, kind: number): DecodedId | undefined {
+  if (!/^[A-Za-z0-9_-]+$/.test(id)) return undefined;
+  const buf = Buffer.from(id, 'base64url');
+  if (buf.length !== ID_BYTES || buf[0] !== kind || buf.toString('base64url') !== id) return undefined;
+  return { num: Number(buf.readBigUInt64BE(1)), secret: buf.subarray(9) };
+}

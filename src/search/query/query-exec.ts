@@ -1,0 +1,460 @@
+import { analyze, tokens } from '../index/analyzer.js';
+import { avgFieldLength, bm25, idf, normInverseCache, termWeight } from './bm25.js';
+import { errors } from '../errors.js';
+import { globMatch } from '../syntax/glob.js';
+import type { InvertedIndex, KeywordField, TextField } from '../index/inverted-index.js';
+import { FREQ_BITS, FREQ_MASK, type PostingStore } from '../index/posting-store.js';
+import { DateMathError, DateMathParser } from '../syntax/date-math.js';
+import { dateFormatText, parseBool, parseDateFor, parseNumber, type FieldDef, type Mappings } from '../mapping/mapping.js';
+import { resolveMinimumShouldMatch, type FieldBoost, type Operator, type Query } from '../requests/query-dsl.js';
+import type { QsClause } from '../requests/query-string.js';
+import type { ScratchArena } from './scratch-arena.js';
+import { addOptional, disMax, EMPTY, exclude, intersectKeepLeft, intersectSum, scale, unionAll, unionSum, type Hits } from './hit-lists.js';
+import { sourceValues } from '../mapping/source-values.js';
+
+/**
+ * Executes a query AST against one index. Every node yields the matching live ordinals in
+ * ascending order with their float32 scores; combinations follow Lucene's arithmetic (clause
+ * scores summed in double and rounded to float once per boolean, ReqOptSumScorer's float add).
+ */
+
+export type { Hits } from './hit-lists.js';
+
+export interface ExecContext {
+  readonly indexName: string;
+  readonly index: InvertedIndex;
+  readonly mappings: Mappings;
+  /** The `_source` of a live ordinal (phrase verification re-reads the text). */
+  readonly sourceOf: (ord: number) => unknown;
+  /** Scratch memory for intermediate hit lists; reset by the caller before each query. */
+  readonly arena: ScratchArena;
+  /** Epoch milliseconds `now` stands for in date math (default: the clock when a bound is read). */
+  readonly now?: () => number;
+}
+
+
+const f = Math.fround;
+
+function constant(docs: Int32Array, n: number, score: number, arena: ScratchArena): Hits {
+  const scores = arena.float32(n);
+  scores.fill(score);
+  return { docs: n === docs.length ? docs : docs.subarray(0, n), scores, length: n };
+}
+
+/** Runs `query`; the result holds live documents only. */
+export function execute(query: Query, ctx: ExecContext): Hits {
+  switch (query.kind) {
+    case 'match_all': {
+      const all = ctx.index.allLive();
+      return constant(all, all.length, f(query.boost), ctx.arena);
+    }
+    case 'match_none':
+      return EMPTY;
+    case 'match':
+      return matchField(ctx, query.field, query.text, query.operator, query.msm, query.boost, query.zeroTermsAll, false);
+    case 'match_phrase':
+      return phrase(ctx, query.field, query.text, query.boost, false);
+    case 'multi_match':
+      return multiMatch(ctx, query);
+    case 'term':
+      return termQuery(ctx, query.field, query.value, query.boost, query.caseInsensitive);
+    case 'terms':
+      return constScore(ctx, unionAll(query.values.map((v) => termQuery(ctx, query.field, v, 1, false)), ctx.arena), query.boost);
+    case 'range':
+      return rangeQuery(ctx, query);
+    case 'exists':
+      return existsQuery(ctx, query.field, query.boost);
+    case 'ids': {
+      const ords = query.values.map((id) => ctx.index.idToOrd.get(id)).filter((o): o is number => o !== undefined);
+      const docs = Int32Array.from(new Set(ords)).sort();
+      return constant(docs, docs.length, f(query.boost), ctx.arena);
+    }
+    case 'prefix':
+      return prefixQuery(ctx, query.field, query.value, query.boost, query.caseInsensitive);
+    case 'constant_score':
+      return constScore(ctx, execute(query.filter, ctx), query.boost);
+    case 'dis_max':
+      return disMax(query.queries.map((q) => execute(q, ctx)), query.tieBreaker, query.boost, ctx.arena);
+    case 'bool':
+      return boolQuery(ctx, query);
+    case 'query_string':
+      return queryString(ctx, query.clauses, query.fields, query.defaultOperator, query.boost);
+  }
+}
+
+function constScore(ctx: ExecContext, hits: Hits, boost: number): Hits {
+  return constant(hits.docs, hits.length, f(boost), ctx.arena);
+}
+
+/** Field names matching a pattern (`title`, `title*`, `*`), in mapping order. */
+function resolveFields(ctx: ExecContext, pattern: string): FieldDef[] {
+  if (!pattern.includes('*')) {
+    const def = ctx.mappings.field(pattern);
+    return def === undefined ? [] : [def];
+  }
+  // globMatch, not a RegExp of `.*` runs: those backtrack exponentially on many stars.
+  return [...ctx.mappings.fields.values()].filter((d) => globMatch(pattern, d.path));
+}
+
+/** BM25 hits of one term's posting list (`term` -1: no such term). */
+function scoreTerm(ctx: ExecContext, postings: PostingStore, term: number, boost: number, docCount: number, avgdl: number, norms: Uint8Array | undefined): Hits {
+  if (term < 0) return EMPTY;
+  const docFreq = postings.docFreq(term);
+  if (docFreq === 0) return EMPTY;
+  const weight = termWeight(boost, idf(docFreq, docCount));
+  const cache = normInverseCache(avgdl);
+  const one = cache[1] as number;
+  const live = ctx.index.live;
+  const n = postings.count(term);
+  // Decode in place: the packed postings go into `docs`, which the loop overwrites from the front
+  // (k <= i) with the live ordinals.
+  const docs = ctx.arena.int32(n);
+  postings.copyTo(term, docs);
+  const scores = ctx.arena.float32(docFreq);
+  let k = 0;
+  if (norms === undefined) {
+    for (let i = 0; i < n; i++) {
+      const p = docs[i] as number;
+      const d = p >>> FREQ_BITS;
+      if (live[d] !== 1) continue;
+      const low = p & FREQ_MASK;
+      docs[k] = d;
+      scores[k] = bm25(weight, low === FREQ_MASK ? postings.freqOf(term, p) : low, one);
+      k++;
+    }
+    return { docs, scores, length: k };
+  }
+  // A score depends only on (frequency, norm byte): long lists reuse them from a table filled on
+  // first use (NaN = not yet computed), which saves the float division chain per posting.
+  const table = n > 1024 ? ctx.arena.float32(FREQ_MASK << 8).fill(Number.NaN) : undefined;
+  for (let i = 0; i < n; i++) {
+    const p = docs[i] as number;
+    const d = p >>> FREQ_BITS;
+    if (live[d] !== 1) continue;
+    const norm = norms[d] as number;
+    const low = p & FREQ_MASK;
+    let s: number;
+    if (low === FREQ_MASK) s = bm25(weight, postings.freqOf(term, p), cache[norm] as number);
+    else if (table !== undefined) {
+      const slot = (low << 8) | norm;
+      s = table[slot] as number;
+      if (s !== s) {
+        s = bm25(weight, low, cache[norm] as number);
+        table[slot] = s;
+      }
+    } else s = bm25(weight, low, cache[norm] as number);
+    docs[k] = d;
+    scores[k] = s;
+    k++;
+  }
+  return { docs, scores, length: k };
+}
+
+function textTerm(ctx: ExecContext, field: TextField | undefined, term: string, boost: number): Hits {
+  if (field === undefined) return EMPTY;
+  return scoreTerm(ctx, field.postings, field.lookup(term), boost, field.docCount, avgFieldLength(field.sumTotalTermFreq, field.docCount), field.norms);
+}
+
+function keywordTerm(ctx: ExecContext, field: KeywordField | undefined, value: string, boost: number): Hits {
+  if (field === undefined) return EMPTY;
+  // Keyword fields index docs only, without norms: freq 1, length 1, avgdl = sumDocFreq / docCount.
+  return scoreTerm(ctx, field.postings, field.lookup(value), boost, field.docCount, avgFieldLength(field.sumDocFreq, field.docCount), undefined);
+}
+
+function numericEquals(ctx: ExecContext, def: FieldDef, value: number, boost: number): Hits {
+  return numericRange(ctx, def.path, value, true, value, true, boost);
+}
+
+function numericRange(ctx: ExecContext, path: string, lo: number, loInc: boolean, hi: number, hiInc: boolean, boost: number): Hits {
+  const field = ctx.index.numeric.get(path);
+  if (field === undefined) return EMPTY;
+  const live = ctx.index.live;
+  const max = ctx.index.maxOrd;
+  const out = new Int32Array(ctx.index.liveCount);
+  let k = 0;
+  const inRange = (v: number) => (loInc ? v >= lo : v > lo) && (hiInc ? v <= hi : v < hi);
+  for (let d = 0; d < max && d < field.min.length; d++) {
+    if (live[d] !== 1) continue;
+    const mn = field.min[d] as number;
+    if (Number.isNaN(mn)) continue;
+    const multi = field.multi.get(d);
+    if (multi === undefined ? inRange(mn) : multi.some(inRange)) out[k++] = d;
+  }
+  return constant(out, k, f(boost), ctx.arena);
+}
+
+function parseFor(ctx: ExecContext, def: FieldDef, value: unknown): number {
+  const v = def.kind === 'date' ? parseDateFor(def, value) : def.kind === 'boolean' ? (parseBool(value) === undefined ? undefined : parseBool(value) ? 1 : 0) : parseNumber(value, false);
+  if (v === undefined) {
+    const reason = def.kind === 'date'
+      ? `failed to parse date field [${String(value)}] with format [${dateFormatText(def)}]`
+      : `failed to create query: For input string: "${String(value)}"`;
+    throw errors.queryShard(ctx.indexName, reason);
+  }
+  return v;
+}
+
+function termQuery(ctx: ExecContext, path: string, value: string | number | boolean, boost: number, caseInsensitive: boolean): Hits {
+  const def = ctx.mappings.field(path);
+  if (def === undefined) return path === '_id' ? execute({ kind: 'ids', values: [String(value)], boost }, ctx) : EMPTY;
+  switch (def.kind) {
+    case 'text':
+      // Indexed text terms are lower case: a case-insensitive term is its lower-case form, and
+      // like ES's automaton query for it, it scores as a constant.
+      if (caseInsensitive) return constScore(ctx, textTerm(ctx, ctx.index.text.get(path), String(value).toLowerCase(), 1), boost);
+      return textTerm(ctx, ctx.index.text.get(path), String(value), boost);
+    case 'keyword': {
+      const field = ctx.index.keyword.get(path);
+      if (!caseInsensitive || field === undefined) return keywordTerm(ctx, field, String(value), boost);
+      const wanted = String(value).toLowerCase();
+      const matches = [...field.terms.keys()].filter((t) => t.toLowerCase() === wanted);
+      return constScore(ctx, unionAll(matches.map((t) => keywordTerm(ctx, field, t, 1)), ctx.arena), boost);
+    }
+    case 'boolean': {
+      const b = parseBool(typeof value === 'string' ? value : value === true || value === false ? value : String(value));
+      if (b === undefined) throw errors.queryShard(ctx.indexName, `Can't parse boolean value [${String(value)}], expected [true] or [false]`);
+      return keywordTerm(ctx, ctx.index.keyword.get(path), String(b), boost);
+    }
+    case 'numeric':
+      return numericEquals(ctx, def, parseFor(ctx, def, value), boost);
+    case 'date':
+      // ES's DateFieldType.termQuery is the range [value, value] with both bounds inclusive: the
+      // lower rounds down and the upper up, so "2021-06-15" matches the whole day.
+      return dateRange(ctx, def, { kind: 'range', field: path, gte: value, lte: value, boost });
+  }
+}
+
+function rangeQuery(ctx: ExecContext, q: Extract<Query, { kind: 'range' }>): Hits {
+  const def = ctx.mappings.field(q.field);
+  if (def === undefined) return EMPTY;
+  if (def.kind === 'date') return dateRange(ctx, def, q);
+  if (def.kind === 'numeric' || def.kind === 'boolean') {
+    const lo = q.gt ?? q.gte;
+    const hi = q.lt ?? q.lte;
+    return numericRange(
+      ctx,
+      def.path,
+      lo === undefined ? -Infinity : parseFor(ctx, def, lo),
+      q.gt === undefined,
+      hi === undefined ? Infinity : parseFor(ctx, def, hi),
+      q.lt === undefined,
+      q.boost,
+    );
+  }
+  const field = def.kind === 'keyword' ? ctx.index.keyword.get(def.path) : ctx.index.text.get(def.path);
+  if (field === undefined) return EMPTY;
+  const lo = q.gt ?? q.gte;
+  const hi = q.lt ?? q.lte;
+  const inRange = (t: string) =>
+    (lo === undefined || (q.gt !== undefined ? t > String(lo) : t >= String(lo))) &&
+    (hi === undefined || (q.lt !== undefined ? t < String(hi) : t <= String(hi)));
+  const ids = [...field.terms.entries()].filter(([t]) => inRange(t)).map(([, id]) => id);
+  return constant(...postingsUnion(ctx, field.postings, ids), f(q.boost), ctx.arena);
+}
+
+/** A range on a date field: bounds in the query's `format` (else the field's, or epoch_millis for numbers), with date math and `time_zone`. */
+function dateRange(ctx: ExecContext, def: FieldDef, q: Extract<Query, { kind: 'range' }>): Hits {
+  // Without a query format, a bound given as a JSON number makes ES read both as epoch_millis,
+  // whatever the field's format (DateFieldType.rangeQuery: "force epoch_millis").
+  const numeric = [q.gt, q.gte, q.lt, q.lte].some((b) => typeof b === 'number');
+  const format = q.format ?? (numeric ? 'epoch_millis' : dateFormatText(def));
+  const now = ctx.now?.() ?? Date.now();
+  // Compiled per query (a format compiles in microseconds); no process-wide cache.
+  const dateMath = new DateMathParser();
+  const bound = (value: unknown, roundUp: boolean): number => {
+    try {
+      return dateMath.parse(value, { format, now, roundUp, ...(q.timeZone === undefined ? {} : { timeZone: q.timeZone }) });
+    } catch (e) {
+      if (!(e instanceof DateMathError)) throw e;
+      if (e.kind === 'format') throw errors.queryShard(ctx.indexName, e.message);
+      if (e.kind === 'invalid') throw errors.illegalArgument(e.message);
+      throw errors.shardFailure(ctx.indexName, { type: 'parse_exception', reason: e.message });
+    }
+  };
+  // ES rounds gt and lte up, gte and lt down.
+  const lo = q.gt !== undefined ? bound(q.gt, true) : q.gte !== undefined ? bound(q.gte, false) : -Infinity;
+  const hi = q.lt !== undefined ? bound(q.lt, false) : q.lte !== undefined ? bound(q.lte, true) : Infinity;
+  return numericRange(ctx, def.path, lo, q.gt === undefined, hi, q.lt === undefined, q.boost);
+}
+
+function prefixQuery(ctx: ExecContext, path: string, value: string, boost: number, caseInsensitive = false): Hits {
+  const def = ctx.mappings.field(path);
+  if (def === undefined) return EMPTY;
+  const field = def.kind === 'text' ? ctx.index.text.get(path) : ctx.index.keyword.get(path);
+  if (field === undefined) return EMPTY;
+  const wanted = caseInsensitive ? value.toLowerCase() : value;
+  const ids = [...field.terms.entries()].filter(([t]) => (caseInsensitive ? t.toLowerCase() : t).startsWith(wanted)).map(([, id]) => id);
+  return constant(...postingsUnion(ctx, field.postings, ids), f(boost), ctx.arena);
+}
+
+/** Live ordinals in any of the lists, ascending. */
+function postingsUnion(ctx: ExecContext, postings: PostingStore, ids: readonly number[]): [Int32Array, number] {
+  const mark = new Uint8Array(ctx.index.maxOrd);
+  for (const id of ids) {
+    const packed = postings.postings(id);
+    for (let i = 0; i < packed.length; i++) mark[(packed[i] as number) >>> FREQ_BITS] = 1;
+  }
+  const live = ctx.index.live;
+  const out = new Int32Array(ctx.index.liveCount);
+  let k = 0;
+  for (let d = 0; d < mark.length; d++) if (mark[d] === 1 && live[d] === 1) out[k++] = d;
+  return [out, k];
+}
+
+function existsQuery(ctx: ExecContext, pattern: string, boost: number): Hits {
+  const defs = resolveFields(ctx, pattern);
+  const prefixDefs = [...ctx.mappings.fields.values()].filter((d) => d.path.startsWith(`${pattern}.`));
+  const live = ctx.index.live;
+  const mark = new Uint8Array(ctx.index.maxOrd);
+  for (const def of [...defs, ...prefixDefs]) {
+    const t = ctx.index.text.get(def.path);
+    if (t !== undefined && def.kind === 'text') for (let d = 0; d < t.present.length; d++) if (t.present[d] === 1) mark[d] = 1;
+    const kw = ctx.index.keyword.get(def.path);
+    if (kw !== undefined && def.kind === 'keyword') for (let d = 0; d < mark.length; d++) if (kw.hasValue(d)) mark[d] = 1;
+    const nm = ctx.index.numeric.get(def.path);
+    if (nm !== undefined) for (let d = 0; d < nm.min.length; d++) if (!Number.isNaN(nm.min[d] as number)) mark[d] = 1;
+  }
+  const out = new Int32Array(ctx.index.liveCount);
+  let k = 0;
+  for (let d = 0; d < mark.length; d++) if (mark[d] === 1 && live[d] === 1) out[k++] = d;
+  return constant(out, k, f(boost), ctx.arena);
+}
+
+/** A `match` on one field, by field type; `lenient` skips values the field cannot parse. */
+function matchField(ctx: ExecContext, path: string, text: string, op: Operator, msm: unknown, boost: number, zeroTermsAll: boolean, lenient: boolean): Hits {
+  const def = ctx.mappings.field(path);
+  if (def === undefined) return path === '_id' ? execute({ kind: 'ids', values: [text], boost }, ctx) : EMPTY;
+  if (def.kind === 'text') {
+    const terms = tokens(text);
+    if (terms.length === 0) return zeroTermsAll ? execute({ kind: 'match_all', boost }, ctx) : EMPTY;
+    const field = ctx.index.text.get(path);
+    const perTerm = terms.map((t) => textTerm(ctx, field, t, boost));
+    if (perTerm.length === 1) return perTerm[0] as Hits;
+    if (op === 'and') return intersectSum(perTerm, ctx.arena);
+    return unionSum(perTerm, Math.max(1, resolveMinimumShouldMatch(msm as string, perTerm.length)), ctx.arena);
+  }
+  if (def.kind === 'keyword') return keywordTerm(ctx, ctx.index.keyword.get(path), text, boost);
+  try {
+    return termQuery(ctx, path, text, boost, false);
+  } catch (e) {
+    if (lenient) return EMPTY;
+    throw e;
+  }
+}
+
+/** `match_phrase`: documents containing the terms at consecutive positions, scored as Lucene's PhraseQuery. */
+function phrase(ctx: ExecContext, path: string, text: string, boost: number, lenient: boolean): Hits {
+  const def = ctx.mappings.field(path);
+  if (def === undefined) return EMPTY;
+  if (def.kind !== 'text') return matchField(ctx, path, text, 'or', undefined, boost, false, lenient);
+  const terms = tokens(text);
+  if (terms.length <= 1) return matchField(ctx, path, text, 'or', undefined, boost, false, lenient);
+  const field = ctx.index.text.get(path);
+  if (field === undefined) return EMPTY;
+  const ids = terms.map((t) => field.lookup(t));
+  if (ids.some((id) => id < 0 || field.postings.docFreq(id) === 0)) return EMPTY;
+  const candidates = intersectSum(terms.map((t) => textTerm(ctx, field, t, 1)), ctx.arena);
+  // PhraseQuery's weight sums the idf of its terms.
+  let idfSum = 0;
+  for (const id of ids) idfSum = f(idfSum + idf(field.postings.docFreq(id), field.docCount));
+  const weight = termWeight(boost, idfSum);
+  const cache = normInverseCache(avgFieldLength(field.sumTotalTermFreq, field.docCount));
+  const docs = ctx.arena.int32(candidates.length);
+  const scores = ctx.arena.float32(candidates.length);
+  let k = 0;
+  for (let i = 0; i < candidates.length; i++) {
+    const d = candidates.docs[i] as number;
+    const freq = phraseFreq(sourceValues(ctx.sourceOf(d), path).map(String), terms);
+    if (freq === 0) continue;
+    docs[k] = d;
+    scores[k] = bm25(weight, freq, cache[field.norms[d] as number] as number);
+    k++;
+  }
+  return { docs, scores, length: k };
+}
+
+function phraseFreq(values: readonly string[], terms: readonly string[]): number {
+  let freq = 0;
+  for (const v of values) {
+    const toks: string[] = [];
+    analyze(v, (t) => toks.push(t));
+    for (let i = 0; i + terms.length <= toks.length; i++) {
+      let ok = true;
+      for (let j = 0; j < terms.length && ok; j++) ok = toks[i + j] === terms[j];
+      if (ok) freq++;
+    }
+  }
+  return freq;
+}
+
+function multiMatch(ctx: ExecContext, q: Extract<Query, { kind: 'multi_match' }>): Hits {
+  const perField = expand(ctx, q.fields).map(({ field, boost }) =>
+    q.type === 'phrase'
+      ? phrase(ctx, field, q.text, f(boost * q.boost), true)
+      : matchField(ctx, field, q.text, q.operator, q.msm, f(boost * q.boost), false, true),
+  );
+  if (q.type === 'most_fields') return unionSum(perField, 1, ctx.arena);
+  return disMax(perField, q.tieBreaker, 1, ctx.arena);
+}
+
+function expand(ctx: ExecContext, fields: readonly FieldBoost[]): FieldBoost[] {
+  const out: FieldBoost[] = [];
+  for (const fb of fields) for (const def of resolveFields(ctx, fb.field)) out.push({ field: def.path, boost: fb.boost });
+  return out;
+}
+
+function queryString(ctx: ExecContext, clauses: readonly QsClause[], fields: readonly FieldBoost[] | undefined, op: Operator, boost: number): Hits {
+  const defaults = expand(ctx, fields ?? [{ field: '*', boost: 1 }]);
+  const build = (c: QsClause): Hits => {
+    const targets = c.field !== undefined ? expand(ctx, [{ field: c.field, boost: 1 }]) : defaults;
+    const perField = targets.map(({ field, boost: b }) =>
+      c.phrase ? phrase(ctx, field, c.text, b, true) : matchField(ctx, field, c.text, op, undefined, b, false, true),
+    );
+    return perField.length === 1 ? (perField[0] as Hits) : disMax(perField, 0, 1, ctx.arena);
+  };
+  const must: Hits[] = [];
+  const should: Hits[] = [];
+  const mustNot: Hits[] = [];
+  for (const c of clauses) {
+    const occur = c.occur === 'default' ? (op === 'and' ? 'must' : 'should') : c.occur;
+    (occur === 'must' ? must : occur === 'should' ? should : mustNot).push(build(c));
+  }
+  const result = combineBool(ctx, must, should, [], mustNot, should.length > 0 && must.length === 0 ? 1 : 0);
+  return boost === 1 ? result : scale(result, boost, ctx.arena);
+}
+
+
+function boolQuery(ctx: ExecContext, q: Extract<Query, { kind: 'bool' }>): Hits {
+  const must = q.must.map((c) => execute(c, ctx));
+  const should = q.should.map((c) => execute(c, ctx));
+  const filter = q.filter.map((c) => execute(c, ctx));
+  const mustNot = q.mustNot.map((c) => execute(c, ctx));
+  const required = must.length + filter.length;
+  let msm = resolveMinimumShouldMatch(q.msm, should.length);
+  if (q.msm === undefined && required === 0 && should.length > 0) msm = 1;
+  const result = combineBool(ctx, must, should, filter, mustNot, msm);
+  return q.boost === 1 ? result : scale(result, q.boost, ctx.arena);
+}
+
+function combineBool(ctx: ExecContext, must: Hits[], should: Hits[], filter: Hits[], mustNot: Hits[], msm: number): Hits {
+  let base: Hits | undefined;
+  if (must.length > 0) base = intersectSum(must, ctx.arena);
+  if (filter.length > 0) {
+    const fl = intersectSum(filter, ctx.arena);
+    base = base === undefined ? constant(fl.docs, fl.length, 0, ctx.arena) : intersectKeepLeft(base, fl, ctx.arena);
+  }
+  if (should.length > 0 && msm > 0) {
+    const sh = unionSum(should, msm, ctx.arena);
+    base = base === undefined ? sh : addOptional(intersectKeepLeft(base, sh, ctx.arena), sh, ctx.arena);
+  } else if (should.length > 0 && base !== undefined) {
+    base = addOptional(base, unionSum(should, 1, ctx.arena), ctx.arena);
+  }
+  if (base === undefined) {
+    if (should.length > 0) return EMPTY;
+    // Only must_not clauses: match all, score 0 (ES adds a match_all filter).
+    const all = ctx.index.allLive();
+    base = constant(all, all.length, 0, ctx.arena);
+  }
+  if (mustNot.length > 0) base = exclude(base, unionAll(mustNot, ctx.arena), ctx.arena);
+  return base;
+}

@@ -1,0 +1,403 @@
+import { errors, SearchError, type EsCause } from '../errors.js';
+import { isJsonObject, textLocation, valueOffset } from '../syntax/json-members.js';
+import { parseQueryString, type QsClause } from './query-string.js';
+
+/**
+ * The Elasticsearch query DSL subset Portico understands, parsed from JSON into an AST with ES's
+ * errors (parsing_exception "unknown query [x]" with its "did you mean" suffix, …). Execution is
+ * in query-exec.ts; this file knows nothing about the index.
+ */
+
+export type Operator = 'or' | 'and';
+export type MinimumShouldMatch = string | number | undefined;
+
+export type Query =
+  | { kind: 'match_all'; boost: number }
+  | { kind: 'match_none' }
+  | { kind: 'match'; field: string; text: string; operator: Operator; msm: MinimumShouldMatch; zeroTermsAll: boolean; boost: number }
+  | { kind: 'match_phrase'; field: string; text: string; slop: number; boost: number }
+  | { kind: 'multi_match'; fields: readonly FieldBoost[]; text: string; type: string; operator: Operator; msm: MinimumShouldMatch; tieBreaker: number; boost: number }
+  | { kind: 'term'; field: string; value: string | number | boolean; caseInsensitive: boolean; boost: number }
+  | { kind: 'terms'; field: string; values: readonly (string | number | boolean)[]; boost: number }
+  | {
+      kind: 'range';
+      field: string;
+      gt?: unknown;
+      gte?: unknown;
+      lt?: unknown;
+      lte?: unknown;
+      /** Date format of the bounds (`dd/MM/yyyy`, `epoch_second`, `a||b`); the field's own format when absent. */
+      format?: string;
+      /** Zone of date bounds without one (`+01:00`, `Europe/Paris`); UTC when absent. */
+      timeZone?: string;
+      boost: number;
+    }
+  | { kind: 'exists'; field: string; boost: number }
+  | { kind: 'ids'; values: readonly string[]; boost: number }
+  | { kind: 'prefix'; field: string; value: string; caseInsensitive: boolean; boost: number }
+  | { kind: 'constant_score'; filter: Query; boost: number }
+  | { kind: 'dis_max'; queries: readonly Query[]; tieBreaker: number; boost: number }
+  | { kind: 'bool'; must: readonly Query[]; should: readonly Query[]; filter: readonly Query[]; mustNot: readonly Query[]; msm: MinimumShouldMatch; boost: number }
+  | { kind: 'query_string'; clauses: readonly QsClause[]; fields: readonly FieldBoost[] | undefined; defaultOperator: Operator; boost: number };
+
+export interface FieldBoost {
+  readonly field: string;
+  readonly boost: number;
+}
+
+/** Every query name Elasticsearch registers that we could suggest in "did you mean". */
+const KNOWN = [
+  'bool', 'boosting', 'combined_fields', 'constant_score', 'dis_max', 'distance_feature', 'exists', 'function_score', 'fuzzy',
+  'geo_bounding_box', 'geo_distance', 'geo_polygon', 'geo_shape', 'has_child', 'has_parent', 'ids', 'intervals', 'knn', 'match',
+  'match_all', 'match_bool_prefix', 'match_none', 'match_phrase', 'match_phrase_prefix', 'more_like_this', 'multi_match', 'nested',
+  'parent_id', 'percolate', 'pinned', 'prefix', 'query_string', 'range', 'rank_feature', 'regexp', 'script', 'script_score',
+  'shape', 'simple_query_string', 'span_containing', 'span_field_masking', 'span_first', 'span_multi', 'span_near', 'span_not',
+  'span_or', 'span_term', 'span_within', 'term', 'terms', 'terms_set', 'wildcard', 'wrapper',
+];
+
+/** Lucene's LevenshteinDistance similarity: 1 - distance / max(length). */
+function similarity(a: string, b: string): number {
+  const m = a.length;
+  const n = b.length;
+  if (m === 0 || n === 0) return m === n ? 1 : 0;
+  let prev = Array.from({ length: n + 1 }, (_, j) => j);
+  for (let i = 1; i <= m; i++) {
+    const cur = [i];
+    for (let j = 1; j <= n; j++) {
+      cur[j] = Math.min((cur[j - 1] as number) + 1, (prev[j] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return 1 - (prev[n] as number) / Math.max(m, n);
+}
+
+function suggestion(name: string): string {
+  const scored = KNOWN.map((k) => ({ k, s: similarity(name, k) }))
+    .filter((x) => x.s > 0.5)
+    .sort((x, y) => y.s - x.s || (x.k < y.k ? -1 : 1));
+  if (scored.length === 0) return '';
+  if (scored.length === 1) return ` did you mean [${scored[0]?.k}]?`;
+  return ` did you mean any of [${scored.map((x) => x.k).join(', ')}]?`;
+}
+
+function num(v: unknown, what: string): number {
+  const n = typeof v === 'string' ? Number(v) : v;
+  if (typeof n !== 'number' || Number.isNaN(n)) throw errors.parsing(`[${what}] must be a number, got [${JSON.stringify(v)}]`);
+  return n;
+}
+
+function operator(v: unknown): Operator {
+  if (v === undefined) return 'or';
+  const s = String(v).toLowerCase();
+  if (s === 'or' || s === 'and') return s;
+  throw errors.illegalArgument(`No enum constant org.elasticsearch.index.query.Operator.${String(v).toUpperCase()}`);
+}
+
+/** The options each one-field query accepts in its object form; ES refuses any other key. */
+const OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  match: ['query', 'analyzer', 'boost', 'fuzziness', 'prefix_length', 'max_expansions', 'operator', 'minimum_should_match', 'fuzzy_rewrite',
+    'fuzzy_transpositions', 'lenient', 'zero_terms_query', '_name', 'auto_generate_synonyms_phrase_query'],
+  match_phrase: ['query', 'analyzer', 'slop', 'zero_terms_query', 'boost', '_name'],
+  term: ['value', 'term', 'boost', '_name', 'case_insensitive'],
+  prefix: ['value', 'prefix', 'rewrite', 'case_insensitive', 'boost', '_name'],
+  range: ['from', 'to', 'include_lower', 'include_upper', 'gt', 'gte', 'lt', 'lte', 'time_zone', 'format', 'relation', 'boost', '_name'],
+};
+
+/** `{"field": value}` or `{"field": {"query": value, …}}` — the one-field shape of match, term, …. */
+function singleField(name: string, body: unknown, valueKey: string): { field: string; opts: Record<string, unknown> } {
+  if (!isJsonObject(body)) throw errors.parsing(`[${name}] query malformed, no start_object after query name`);
+  const keys = Object.keys(body).filter((k) => k !== 'boost' && k !== '_name');
+  if (keys.length > 1) {
+    throw errors.parsing(`[${name}] query doesn't support multiple fields, found [${keys[0] ?? ''}] and [${keys[1] ?? ''}]`);
+  }
+  const field = keys[0];
+  // ES builds the query with what it found and lets the builder object to what is missing.
+  if (field === undefined) {
+    if (name === 'match' || name === 'match_phrase') throw errors.parsing('No text specified for text query');
+    throw errors.illegalArgument('field name is null or empty');
+  }
+  const v = body[field];
+  if (Array.isArray(v) && (name === 'term' || name === 'prefix')) throw errors.parsing(`[${name}] query does not support array of values`);
+  // range only has an object form: a bare value is an unknown key of the range query itself.
+  if (name === 'range' && !isJsonObject(v)) throw errors.parsing(`[range] query does not support [${field}]`);
+  const allowed = OPTIONS[name];
+  if (isJsonObject(v) && allowed !== undefined) {
+    for (const k of Object.keys(v)) if (!allowed.includes(k)) throw errors.parsing(`[${name}] query does not support [${k}]`);
+  }
+  const opts = isJsonObject(v) ? { ...v } : { [valueKey]: v };
+  if (opts[valueKey] === undefined && name === 'term' && opts.term !== undefined) opts.value = opts.term;
+  if (opts[valueKey] === undefined && name === 'prefix' && opts.prefix !== undefined) opts.value = opts.prefix;
+  if (Array.isArray(opts.value) && name === 'term') {
+    throw errors.parsing(
+      '[term] query does not support arrays for value - use a bool query with multiple term clauses in the should section or use a Terms query if scoring is not required',
+    );
+  }
+  if (opts.boost === undefined && body.boost !== undefined) opts.boost = body.boost;
+  return { field, opts };
+}
+
+function fieldBoosts(v: unknown): FieldBoost[] | undefined {
+  if (v === undefined) return undefined;
+  const list = Array.isArray(v) ? v : [v];
+  return list.map((s) => {
+    const [field, boost] = String(s).split('^');
+    return { field: field as string, boost: boost === undefined ? 1 : Number(boost) };
+  });
+}
+
+function scalar(v: unknown, name: string): string | number | boolean {
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+  throw errors.parsing(`[${name}] query does not support [${JSON.stringify(v)}]`);
+}
+
+/**
+ * ES's `indices.query.bool.max_nested_depth` (default 30 since 8.6, for every query type): the
+ * longest chain of query objects one query may hold, the outermost and the innermost counted.
+ * Also what keeps a query nested thousands deep from exhausting the stack of this parser.
+ */
+export const MAX_NESTED_DEPTH = 30;
+
+const NESTED_DEPTH_REASON = 'The nested depth of the query exceeds the maximum nested depth for queries set in [indices.query.bool.max_nested_depth]';
+
+/**
+ * A query whose chain of query objects is longer than MAX_NESTED_DEPTH. ES refuses it as soon as it
+ * reads the name of the first query past the limit (AbstractQueryBuilder.parseTopLevelQuery), with
+ * illegal_argument_exception; every bool around that query, parsed by an ObjectParser, wraps it in
+ * x_content_parse_exception "[line:col] [bool] failed to parse field [must]", all at the same place:
+ * the body of the query that broke the limit, where the parser stopped. Other compound queries
+ * (dis_max, constant_score) read their clauses by hand and add no wrapper.
+ *
+ * The place needs the request text, which this parser does not see: `locatedIn` gives ES's whole
+ * answer once the caller has the text; until then the error is the bare illegal_argument_exception.
+ */
+export class NestedDepthExceeded extends SearchError {
+  /** The JSON path from where the path is known so far down to the body of the query that broke the limit. */
+  readonly path: (string | number)[];
+  /** The clause (must, filter, …) of each bool around that query, innermost first. */
+  readonly boolClauses: string[] = [];
+
+  constructor(name: string) {
+    super(400, { type: 'illegal_argument_exception', reason: NESTED_DEPTH_REASON });
+    this.path = [name];
+  }
+
+  /** Prefixes the path with `steps` (from an enclosing query, or the request body's root), and records the clause of an enclosing bool. */
+  within(steps: readonly (string | number)[], boolClause?: string): this {
+    this.path.unshift(...steps);
+    if (boolClause !== undefined) this.boolClauses.push(boolClause);
+    return this;
+  }
+
+  /** Where ES's parser stops in the request body `text`, once `path` runs from its root. */
+  offsetIn(text: string): number {
+    return valueOffset(text, this.path) ?? 0;
+  }
+
+  /** ES's answer for the request body `text`, once `path` runs from its root. */
+  locatedIn(text: string): SearchError {
+    if (this.boolClauses.length === 0) return this;
+    const { line, col } = textLocation(text, this.offsetIn(text));
+    let cause: EsCause = { type: 'illegal_argument_exception', reason: NESTED_DEPTH_REASON };
+    for (const clause of this.boolClauses) {
+      cause = { type: 'x_content_parse_exception', reason: `[${line}:${col}] [bool] failed to parse field [${clause}]`, causedBy: cause };
+    }
+    // ES's guessRootCauses follows an XContentParseException's cause only while it is an ES
+    // exception: the root cause is the innermost wrapper, not the illegal argument.
+    const innermost = `[${line}:${col}] [bool] failed to parse field [${this.boolClauses[0] ?? ''}]`;
+    return new SearchError(400, cause, [{ type: 'x_content_parse_exception', reason: innermost }]);
+  }
+}
+
+/**
+ * `v` read as a list of clauses (one object, or an array of them) of the query at `depth`; a chain
+ * too deep below them is given the steps from `query` (the enclosing query's name) and `field` down.
+ */
+function clauses(v: unknown, depth: number, query: string, field: string): Query[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) return [child(v, depth, [query, field], query === 'bool' ? field : undefined)];
+  const out: Query[] = [];
+  for (let i = 0; i < v.length; i++) out.push(child(v[i], depth, [query, field, i], query === 'bool' ? field : undefined));
+  return out;
+}
+
+/** parseQuery of a clause of the query at `depth`, at `steps` below it. */
+function child(raw: unknown, depth: number, steps: readonly (string | number)[], boolClause: string | undefined): Query {
+  try {
+    return parseQuery(raw, depth + 1);
+  } catch (e) {
+    if (e instanceof NestedDepthExceeded) throw e.within(steps, boolClause);
+    throw e;
+  }
+}
+
+/**
+ * parseQuery of the query at `key` of a request body (`query`, `post_filter`): each starts its own
+ * count of nested depth, as ES parses each with parseTopLevelQuery.
+ */
+export function parseTopLevelQuery(raw: unknown, key: string): Query {
+  return child(raw, 0, [key], undefined);
+}
+
+/**
+ * Parses one query object (`{"match": {...}}`) at `depth` in its chain (the outermost is 1);
+ * throws SearchError with ES's texts.
+ */
+export function parseQuery(raw: unknown, depth = 1): Query {
+  if (!isJsonObject(raw)) throw errors.parsing('[_na] query malformed, must start with start_object');
+  const names = Object.keys(raw);
+  if (names.length === 0) return { kind: 'match_all', boost: 1 };
+  const name = names[0] as string;
+  // ES counts a query as it reads its name, before it looks at anything after it.
+  if (depth > MAX_NESTED_DEPTH) throw new NestedDepthExceeded(name);
+  if (names.length > 1) {
+    throw errors.parsing(`[${names[0]}] malformed query, expected [END_OBJECT] but found [FIELD_NAME]`);
+  }
+  const body = raw[name];
+  const boostOf = (o: Record<string, unknown>) => (o.boost === undefined ? 1 : num(o.boost, 'boost'));
+  switch (name) {
+    case 'match_all':
+      return { kind: 'match_all', boost: isJsonObject(body) ? boostOf(body) : 1 };
+    case 'match_none':
+      return { kind: 'match_none' };
+    case 'match': {
+      const { field, opts } = singleField(name, body, 'query');
+      if (opts.query === undefined || opts.query === null) throw errors.parsing('No text specified for text query');
+      return {
+        kind: 'match',
+        field,
+        text: String(scalar(opts.query, name)),
+        operator: operator(opts.operator),
+        msm: opts.minimum_should_match as MinimumShouldMatch,
+        zeroTermsAll: String(opts.zero_terms_query ?? 'none').toLowerCase() === 'all',
+        boost: boostOf(opts),
+      };
+    }
+    case 'match_phrase': {
+      const { field, opts } = singleField(name, body, 'query');
+      return { kind: 'match_phrase', field, text: String(scalar(opts.query, name)), slop: opts.slop === undefined ? 0 : num(opts.slop, 'slop'), boost: boostOf(opts) };
+    }
+    case 'multi_match': {
+      if (!isJsonObject(body)) throw errors.parsing('[multi_match] query malformed');
+      if (body.query === undefined) throw errors.parsing('No text specified for multi_match query');
+      return {
+        kind: 'multi_match',
+        fields: fieldBoosts(body.fields) ?? [{ field: '*', boost: 1 }],
+        text: String(scalar(body.query, name)),
+        type: String(body.type ?? 'best_fields'),
+        operator: operator(body.operator),
+        msm: body.minimum_should_match as MinimumShouldMatch,
+        tieBreaker: body.tie_breaker === undefined ? 0 : num(body.tie_breaker, 'tie_breaker'),
+        boost: boostOf(body),
+      };
+    }
+    case 'term': {
+      const { field, opts } = singleField(name, body, 'value');
+      if (opts.value === undefined || opts.value === null) throw errors.illegalArgument('value cannot be null');
+      return { kind: 'term', field, value: scalar(opts.value, name), caseInsensitive: opts.case_insensitive === true, boost: boostOf(opts) };
+    }
+    case 'terms': {
+      if (!isJsonObject(body)) throw errors.parsing('[terms] query malformed');
+      const fields = Object.keys(body).filter((k) => k !== 'boost' && k !== '_name');
+      const field = fields[0];
+      if (field === undefined || fields.length > 1) throw errors.parsing('[terms] query does not support multiple fields');
+      const values = body[field];
+      if (!Array.isArray(values)) throw errors.parsing(`[terms] query does not support [${field}]`);
+      return { kind: 'terms', field, values: values.map((v) => scalar(v, name)), boost: boostOf(body) };
+    }
+    case 'range': {
+      const { field, opts } = singleField(name, body, 'gte');
+      const q: Query = { kind: 'range', field, boost: boostOf(opts) };
+      for (const k of ['gt', 'gte', 'lt', 'lte'] as const) if (opts[k] !== undefined && opts[k] !== null) q[k] = opts[k];
+      if (opts.from !== undefined && opts.from !== null) q[opts.include_lower === false ? 'gt' : 'gte'] = opts.from;
+      if (opts.to !== undefined && opts.to !== null) q[opts.include_upper === false ? 'lt' : 'lte'] = opts.to;
+      if (typeof opts.format === 'string') q.format = opts.format;
+      if (typeof opts.time_zone === 'string') q.timeZone = opts.time_zone;
+      return q;
+    }
+    case 'exists': {
+      if (!isJsonObject(body) || typeof body.field !== 'string') throw errors.parsing('[exists] must be provided with a [field]');
+      return { kind: 'exists', field: body.field, boost: boostOf(body) };
+    }
+    case 'ids': {
+      if (!isJsonObject(body)) throw errors.parsing('[ids] query malformed');
+      const values = body.values ?? [];
+      if (!Array.isArray(values)) throw errors.parsing('[ids] query malformed, values must be an array');
+      return { kind: 'ids', values: values.map(String), boost: boostOf(body) };
+    }
+    case 'prefix': {
+      const { field, opts } = singleField(name, body, 'value');
+      return { kind: 'prefix', field, value: String(scalar(opts.value, name)), caseInsensitive: opts.case_insensitive === true, boost: boostOf(opts) };
+    }
+    case 'constant_score': {
+      if (!isJsonObject(body) || body.filter === undefined) throw errors.parsing('[constant_score] requires a \'filter\' element');
+      return { kind: 'constant_score', filter: child(body.filter, depth, [name, 'filter'], undefined), boost: boostOf(body) };
+    }
+    case 'dis_max': {
+      if (!isJsonObject(body)) throw errors.parsing('[dis_max] query malformed');
+      return { kind: 'dis_max', queries: clauses(body.queries, depth, name, 'queries'), tieBreaker: body.tie_breaker === undefined ? 0 : num(body.tie_breaker, 'tie_breaker'), boost: boostOf(body) };
+    }
+    case 'bool': {
+      if (!isJsonObject(body)) throw errors.parsing('[bool] query malformed, no start_object after query name');
+      for (const k of Object.keys(body)) {
+        if (!['must', 'should', 'filter', 'must_not', 'minimum_should_match', 'boost', '_name', 'adjust_pure_negative'].includes(k)) {
+          throw errors.parsing(`[bool] query does not support [${k}]`);
+        }
+      }
+      return {
+        kind: 'bool',
+        must: clauses(body.must, depth, name, 'must'),
+        should: clauses(body.should, depth, name, 'should'),
+        filter: clauses(body.filter, depth, name, 'filter'),
+        mustNot: clauses(body.must_not, depth, name, 'must_not'),
+        msm: body.minimum_should_match as MinimumShouldMatch,
+        boost: boostOf(body),
+      };
+    }
+    case 'query_string':
+    case 'simple_query_string': {
+      if (!isJsonObject(body) || body.query === undefined) throw errors.parsing(`[${name}] must be provided with a [query]`);
+      const fields = fieldBoosts(body.fields) ?? fieldBoosts(body.default_field);
+      return {
+        kind: 'query_string',
+        clauses: parseQueryString(String(body.query), name === 'simple_query_string'),
+        fields,
+        defaultOperator: operator(body.default_operator),
+        boost: boostOf(body),
+      };
+    }
+    default:
+      if (KNOWN.includes(name)) throw errors.parsing(`query [${name}] is not supported by this server`);
+      throw errors.unknownQuery(name, suggestion(name));
+  }
+}
+
+/**
+ * Resolves minimum_should_match against the number of optional clauses, with ES's forms: `3`,
+ * `-2`, `75%`, `-25%`, `3<90%` and `2<-25% 9<-3`.
+ */
+export function resolveMinimumShouldMatch(spec: MinimumShouldMatch, optional: number): number {
+  if (spec === undefined || spec === null) return 0;
+  const text = String(spec).trim();
+  if (text.includes('<')) {
+    let result = optional;
+    for (const part of text.split(/\s+/)) {
+      const [lhs, rhs] = part.split('<');
+      const upTo = Number(lhs);
+      if (Number.isNaN(upTo) || rhs === undefined) throw errors.illegalArgument(`Invalid minimum_should_match value [${text}]`);
+      if (optional > upTo) result = resolveMinimumShouldMatch(rhs, optional);
+    }
+    return result;
+  }
+  let n: number;
+  if (text.endsWith('%')) {
+    const pct = Number(text.slice(0, -1));
+    if (Number.isNaN(pct)) throw errors.illegalArgument(`Invalid minimum_should_match value [${text}]`);
+    const calc = Math.trunc((optional * pct) / 100);
+    n = pct < 0 ? optional + calc : calc;
+  } else {
+    const v = Number(text);
+    if (!Number.isInteger(v)) throw errors.illegalArgument(`Invalid minimum_should_match value [${text}]`);
+    n = v < 0 ? optional + v : v;
+  }
+  return Math.max(0, Math.min(n, optional));
+}

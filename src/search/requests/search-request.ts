@@ -1,0 +1,311 @@
+import { errors } from '../errors.js';
+import { jsonToken, nestingError, readInTextOrder, tooDeepAt } from '../syntax/json-members.js';
+import { NestedDepthExceeded, parseTopLevelQuery, type Query } from './query-dsl.js';
+import { parseQueryString } from './query-string.js';
+import type { SourceFilter } from './source-filter.js';
+import { parseTimeValue } from '../syntax/time-value.js';
+
+/**
+ * A `_search` (or `_count`) request from the body and the query string, with ES's precedence rules:
+ * `from`, `size` and `q` in the query string win over the body; defaults are from 0 and size 10.
+ */
+
+export type SortOrder = 'asc' | 'desc';
+
+export interface SortKey {
+  /** A field path, `_score` or `_doc`. */
+  readonly field: string;
+  readonly order: SortOrder;
+  /** `_last` (default), `_first`, or a replacement value. */
+  readonly missing: unknown;
+  readonly mode: 'min' | 'max' | undefined;
+  readonly unmappedType: string | undefined;
+}
+
+export interface SearchRequest {
+  readonly query: Query;
+  readonly postFilter: Query | undefined;
+  readonly from: number;
+  readonly size: number;
+  readonly sort: readonly SortKey[] | undefined;
+  readonly source: SourceFilter;
+  /** Exact count up to this many hits; `Infinity` for true; `false` to omit the total. */
+  readonly trackTotalHits: number | false;
+  readonly restTotalHitsAsInt: boolean;
+  readonly searchAfter: readonly unknown[] | undefined;
+  readonly trackScores: boolean;
+  readonly version: boolean;
+  readonly seqNoPrimaryTerm: boolean;
+  readonly minScore: number | undefined;
+  /** `?scroll`: this search begins a scroll kept this long (ms) between batches. */
+  readonly scrollMs?: number | undefined;
+  /** `pit`: the point in time to search, and its new keep-alive (ms) if given. */
+  readonly pit?: PitReference | undefined;
+}
+
+export interface PitReference {
+  readonly id: string;
+  readonly keepAliveMs: number | undefined;
+}
+
+export type QueryParams = Readonly<Record<string, string | undefined>>;
+
+const BODY_KEYS = new Set([
+  'query', 'from', 'size', 'sort', '_source', 'track_total_hits', 'search_after', 'track_scores', 'version', 'seq_no_primary_term',
+  'min_score', 'post_filter', 'timeout', 'terminate_after', 'stored_fields', 'explain', 'highlight', 'profile', 'stats',
+  'indices_boost', 'docvalue_fields', 'fields', 'script_fields', 'ext', 'pit', 'runtime_mappings', 'collapse', 'rescore', 'suggest', 'slice',
+]);
+
+/** RestRequest.paramAsInt: "Failed to parse int parameter [from] with value [abc]". */
+export function intParam(params: QueryParams, name: string): number | undefined {
+  const raw = params[name];
+  if (raw === undefined) return undefined;
+  if (!/^[+-]?\d+$/.test(raw.trim()) || Math.abs(Number(raw)) > 2147483647) {
+    throw errors.illegalArgument(`Failed to parse int parameter [${name}] with value [${raw}]`);
+  }
+  return Number(raw);
+}
+
+/** Jackson's intValue() on a body value: numbers are truncated, numeric strings coerced. */
+function bodyInt(v: unknown, name: string): number {
+  if (typeof v === 'number') {
+    if (Math.abs(v) > 2147483647) throw errors.inputCoercion(`Numeric value (${v}) out of range of int`);
+    return Math.trunc(v);
+  }
+  if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) return Number(v);
+  if (typeof v === 'string') throw errors.numberFormat(v);
+  throw errors.parsing(`[${name}] failed to parse field: Current token (${jsonToken(v)}) not numeric, can not use numeric value accessors`);
+}
+
+function checkFrom(from: number): number {
+  if (from < 0) throw errors.illegalArgument(`[from] parameter cannot be negative but was [${from}]`);
+  return from;
+}
+
+function checkSize(size: number): number {
+  if (size < 0) throw errors.illegalArgument(`[size] parameter cannot be negative, found [${size}]`);
+  return size;
+}
+
+function parseSortEntry(entry: unknown): SortKey[] {
+  if (typeof entry === 'string') {
+    return [{ field: entry, order: entry === '_score' ? 'desc' : 'asc', missing: undefined, mode: undefined, unmappedType: undefined }];
+  }
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw errors.parsing(`[sort] failed to parse field [sort]`);
+  return Object.entries(entry as Record<string, unknown>).map(([field, spec]) => {
+    const defaultOrder: SortOrder = field === '_score' ? 'desc' : 'asc';
+    if (typeof spec === 'string') return { field, order: sortOrder(spec), missing: undefined, mode: undefined, unmappedType: undefined };
+    if (spec === null || typeof spec !== 'object') throw errors.parsing(`[${field}] sort spec malformed`);
+    const o = spec as Record<string, unknown>;
+    const mode = o.mode === undefined ? undefined : String(o.mode);
+    if (mode !== undefined && mode !== 'min' && mode !== 'max') throw errors.illegalArgument(`Unknown SortMode [${mode}]`);
+    return {
+      field,
+      order: o.order === undefined ? defaultOrder : sortOrder(String(o.order)),
+      missing: o.missing,
+      mode,
+      unmappedType: o.unmapped_type === undefined ? undefined : String(o.unmapped_type),
+    };
+  });
+}
+
+function sortOrder(s: string): SortOrder {
+  const v = s.toLowerCase();
+  if (v === 'asc' || v === 'desc') return v;
+  throw errors.illegalArgument(`Unknown SortOrder [${s}]`);
+}
+
+/** `sort=field:desc,other` from the query string. */
+function parseSortParam(raw: string): SortKey[] {
+  return raw.split(',').filter((s) => s !== '').map((part) => {
+    const i = part.lastIndexOf(':');
+    const field = i === -1 ? part : part.slice(0, i);
+    const order = i === -1 ? (field === '_score' ? 'desc' : 'asc') : sortOrder(part.slice(i + 1));
+    return { field, order, missing: undefined, mode: undefined, unmappedType: undefined };
+  });
+}
+
+/** The filter of a request that names none (shared: filters are read-only, never filled in). */
+const WHOLE_SOURCE: SourceFilter = Object.freeze({ fetch: true, includes: Object.freeze([]), excludes: Object.freeze([]) });
+
+function parseSourceFilter(v: unknown): SourceFilter {
+  if (v === undefined || v === true) return WHOLE_SOURCE;
+  if (v === false) return { fetch: false, includes: [], excludes: [] };
+  if (typeof v === 'string') return { fetch: true, includes: [v], excludes: [] };
+  if (Array.isArray(v)) return { fetch: true, includes: v.map(String), excludes: [] };
+  if (typeof v === 'object' && v !== null) {
+    const o = v as Record<string, unknown>;
+    const list = (x: unknown) => (x === undefined ? [] : Array.isArray(x) ? x.map(String) : [String(x)]);
+    return { fetch: true, includes: list(o.includes ?? o.include), excludes: list(o.excludes ?? o.exclude) };
+  }
+  throw errors.parsing('[_source] failed to parse field [_source]');
+}
+
+function sourceFromParams(params: QueryParams, body: SourceFilter): SourceFilter {
+  let out = body;
+  const raw = params._source;
+  if (raw !== undefined) {
+    if (raw === 'false') out = { fetch: false, includes: [], excludes: [] };
+    else if (raw === 'true' || raw === '') out = { fetch: true, includes: [], excludes: [] };
+    else out = { fetch: true, includes: raw.split(','), excludes: [] };
+  }
+  const inc = params._source_includes ?? params._source_include;
+  const exc = params._source_excludes ?? params._source_exclude;
+  if (inc !== undefined || exc !== undefined) {
+    out = { fetch: true, includes: inc !== undefined ? inc.split(',') : out.includes, excludes: exc !== undefined ? exc.split(',') : out.excludes };
+  }
+  return out;
+}
+
+function trackTotalHits(v: unknown): number | false {
+  if (v === undefined) return 10_000;
+  if (v === true || v === 'true') return Infinity;
+  if (v === false || v === 'false') return false;
+  const n = typeof v === 'number' ? v : Number(v);
+  if (!Number.isInteger(n)) throw errors.illegalArgument(`[track_total_hits] parameter must be a boolean or an integer, got [${String(v)}]`);
+  if (n < -1) throw errors.illegalArgument(`[track_total_hits] parameter must be positive or equals to -1, got ${n}`);
+  return n === -1 ? Infinity : n;
+}
+
+/** Builds the `q=` query: Lucene syntax over `df` (default all fields) with `default_operator`. */
+function uriQuery(params: QueryParams): Query | undefined {
+  const q = params.q;
+  if (q === undefined) return undefined;
+  const op = (params.default_operator ?? 'or').toLowerCase();
+  if (op !== 'or' && op !== 'and') throw errors.illegalArgument(`No enum constant org.elasticsearch.index.query.Operator.${op.toUpperCase()}`);
+  return {
+    kind: 'query_string',
+    clauses: parseQueryString(q, false),
+    fields: params.df === undefined ? undefined : [{ field: params.df, boost: 1 }],
+    defaultOperator: op,
+    boost: 1,
+  };
+}
+
+/** `?rest_total_hits_as_int` (`true` or empty): hits.total as a number, as ES 6 answered (_search, scroll). */
+export function totalHitsAsInt(params: QueryParams): boolean {
+  return params.rest_total_hits_as_int === 'true' || params.rest_total_hits_as_int === '';
+}
+
+/**
+ * `read` of a search body (`_search`, `_count`, an `_msearch` line) parsed from `text`, answering
+ * as ES's parser, which reads the text in order and stops at the first problem, does: a key that
+ * repeats (readInTextOrder), a query nested past MAX_NESTED_DEPTH (located in the text), and a
+ * text nested past Jackson's 1000 levels, whichever comes first. A query chain is refused about
+ * 124 levels down, so a chain thousands deep answers the query's error. `read` is run on a text
+ * that deep only to find a query error before it: anything else it throws then, the stack
+ * exhausted included, gives way to the nesting error.
+ */
+export function readSearchBody<T>(text: string, value: unknown, read: (value: unknown) => T): T {
+  const deep = tooDeepAt(text);
+  try {
+    const out = readInTextOrder(text, value, read);
+    if (deep === undefined) return out;
+  } catch (e) {
+    if (e instanceof NestedDepthExceeded && (deep === undefined || e.offsetIn(text) < deep)) throw e.locatedIn(text);
+    if (deep === undefined) throw e;
+  }
+  throw nestingError(text, deep);
+}
+
+/** Parses a `_search` request. `body` is the parsed JSON body or undefined. */
+export function parseSearchRequest(body: unknown, params: QueryParams): SearchRequest {
+  if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
+    throw errors.parsing(`Unknown key for a ${jsonToken(body)} in [null].`);
+  }
+  const b = (body ?? {}) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(b)) {
+    if (k === 'aggs' || k === 'aggregations') throw errors.illegalArgument('aggregations are not supported by this server');
+    if (!BODY_KEYS.has(k)) throw errors.parsing(`Unknown key for a ${jsonToken(v)} in [${k}].`, 1, 2);
+  }
+  let from = b.from === undefined ? 0 : checkFrom(bodyInt(b.from, 'from'));
+  let size = b.size === undefined ? 10 : checkSize(bodyInt(b.size, 'size'));
+  const qpFrom = intParam(params, 'from');
+  const qpSize = intParam(params, 'size');
+  if (qpFrom !== undefined) from = checkFrom(qpFrom);
+  if (qpSize !== undefined) size = checkSize(qpSize);
+  const query = uriQuery(params) ?? (b.query === undefined ? ({ kind: 'match_all', boost: 1 } as Query) : parseTopLevelQuery(b.query, 'query'));
+  let sort: SortKey[] | undefined;
+  if (b.sort !== undefined) sort = (Array.isArray(b.sort) ? b.sort : [b.sort]).flatMap(parseSortEntry);
+  if (params.sort !== undefined) sort = parseSortParam(params.sort);
+  const restTotalHitsAsInt = totalHitsAsInt(params);
+  let tth = trackTotalHits(params.track_total_hits ?? b.track_total_hits);
+  if (restTotalHitsAsInt && b.track_total_hits === undefined && params.track_total_hits === undefined) tth = Infinity;
+  if (restTotalHitsAsInt && tth !== false && tth !== Infinity) {
+    throw errors.illegalArgument(`[rest_total_hits_as_int] cannot be used if the tracking of total hits is not accurate, got ${tth}`);
+  }
+  const searchAfter = b.search_after;
+  if (searchAfter !== undefined && !Array.isArray(searchAfter)) throw errors.parsing('[search_after] must be an array');
+  const scrollMs = params.scroll === undefined ? undefined : parseTimeValue(params.scroll, 'scroll');
+  const pit = b.pit === undefined ? undefined : parsePit(b.pit);
+  // SearchRequest.validate, for what a scroll or a point in time rules out (no array made for a
+  // plain search).
+  if (scrollMs !== undefined || sort !== undefined || pit !== undefined) {
+    const given = { rescore: b.rescore !== undefined, collapse: b.collapse !== undefined, requestCache: params.request_cache === 'true', sliced: b.slice !== undefined };
+    checkContextRules(scrollMs, pit, from, size, searchAfter, sort, (params.track_total_hits ?? b.track_total_hits) !== undefined && tth !== Infinity, given);
+  }
+  if (searchAfter !== undefined && from > 0) throw errors.actionValidation(['[from] parameter must be set to 0 when [search_after] is used']);
+  return {
+    query,
+    postFilter: b.post_filter === undefined ? undefined : parseTopLevelQuery(b.post_filter, 'post_filter'),
+    from,
+    size,
+    sort,
+    source: sourceFromParams(params, parseSourceFilter(b._source)),
+    trackTotalHits: tth,
+    restTotalHitsAsInt,
+    searchAfter,
+    trackScores: b.track_scores === true || params.track_scores === 'true',
+    version: b.version === true || params.version === 'true',
+    seqNoPrimaryTerm: b.seq_no_primary_term === true || params.seq_no_primary_term === 'true',
+    minScore: typeof b.min_score === 'number' ? b.min_score : undefined,
+    scrollMs,
+    pit,
+  };
+}
+
+function checkContextRules(
+  scrollMs: number | undefined,
+  pit: PitReference | undefined,
+  from: number,
+  size: number,
+  searchAfter: unknown,
+  sort: readonly SortKey[] | undefined,
+  inexactTotal: boolean,
+  given: { readonly rescore: boolean; readonly collapse: boolean; readonly requestCache: boolean; readonly sliced: boolean },
+): void {
+  // Slicing splits a scroll or point in time between readers: not done here, so refused.
+  if (given.sliced && (scrollMs !== undefined || pit !== undefined)) throw errors.contextUnsupported('[slice] on a scroll or point in time');
+  const problems: string[] = [];
+  if (scrollMs !== undefined) {
+    // Accepted (and ignored) on a plain search, but ES refuses them with a scroll.
+    if (inexactTotal) problems.push('disabling [track_total_hits] is not allowed in a scroll context');
+    if (from > 0) problems.push('using [from] is not allowed in a scroll context');
+    if (size === 0) problems.push('[size] cannot be [0] in a scroll context');
+    if (given.rescore) problems.push('using [rescore] is not allowed in a scroll context');
+    if (searchAfter !== undefined) problems.push('[search_after] cannot be used in a scroll context');
+    if (given.collapse) problems.push('cannot use `collapse` in a scroll context');
+    if (given.requestCache) problems.push('[request_cache] cannot be used in a scroll context');
+    if (pit !== undefined) problems.push('using [point in time] is not allowed in a scroll context');
+  }
+  if (pit === undefined && sort?.some((k) => k.field === '_shard_doc') === true) problems.push('[_shard_doc] sort field cannot be used without [point in time]');
+  if (problems.length > 0) throw errors.actionValidation(problems);
+}
+
+/** The body's `pit`: `{"id": …, "keep_alive": "1m"}` (PointInTimeBuilder). */
+function parsePit(v: unknown): PitReference {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw errors.parsing(`[pit] failed to parse field [pit]`);
+  const o = v as Record<string, unknown>;
+  for (const k of Object.keys(o)) if (k !== 'id' && k !== 'keep_alive') throw errors.parsing(`[pit] unknown field [${k}]`);
+  if (o.id !== undefined && typeof o.id !== 'string') throw errors.parsing('[pit] failed to parse field [id]');
+  if (o.keep_alive !== undefined && typeof o.keep_alive !== 'string' && typeof o.keep_alive !== 'number') throw errors.parsing('[pit] failed to parse field [keep_alive]');
+  if (o.id === undefined || o.id === '') throw errors.illegalArgument('point in time id is not provided');
+  return { id: o.id, keepAliveMs: o.keep_alive === undefined ? undefined : parseTimeValue(String(o.keep_alive), 'keep_alive') };
+}
+
+/** Parses a `_count` request: only `query` in the body, `q` in the query string. */
+export function parseCountQuery(body: unknown, params: QueryParams): Query {
+  const b = (body ?? {}) as Record<string, unknown>;
+  for (const k of Object.keys(b)) if (k !== 'query') throw errors.parsing(`request does not support [${k}]`, 1, 2);
+  return uriQuery(params) ?? (b.query === undefined ? { kind: 'match_all', boost: 1 } : parseTopLevelQuery(b.query, 'query'));
+}
