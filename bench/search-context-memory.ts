@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { serveFlags } from '../src/config/flags.js';
+import { serveFlags } from '../src/flag-groups.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { buildSearchApp } from '../src/search/app.js';
 import { corpusPath, opt, readCorpus } from './search-workload.js';

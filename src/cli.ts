@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 import { ConfigError, type FlagTable } from './config/flag-types.js';
-import { operatorCommandFlags, operatorFlagGroups, serveFlagGroups, serveFlags } from './config/flags.js';
+import { operatorCommandFlags, operatorFlagGroups, serveFlagGroups, serveFlags } from './flag-groups.js';
 import { formatHelp, loadConfig } from './config/load-config.js';
 
 const USAGE = `Usage: portico <command> [flags]

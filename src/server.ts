@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AreaDeps } from './area.js';
 import type { ListenAddress } from './config/flag-types.js';
-import type { ServeConfig } from './config/flags.js';
+import type { ServeConfig } from './flag-groups.js';
 import { listenOn } from './http/listen.js';
 import { buildManagementApps } from './management/app.js';
 import { buildPushgatewayApp } from './pushgateway/app.js';

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { AreaDeps } from '../area.js';
 import { ConfigError, type ListenAddress } from '../config/flag-types.js';
-import type { ServeConfig } from '../config/flags.js';
+import type { ManagementConfig } from './flags.js';
 import { BasicAuthVerifier } from '../http/basic-auth.js';
 import { createApp } from '../http/create-app.js';
 import { AllowListError, IpAllowList } from '../http/ip-allow-list.js';
@@ -42,7 +42,7 @@ function traefikAddress(a: ListenAddress): string {
 }
 
 /** Portico's own listeners as entry points, plus the declared proxy entry points. */
-export function entryPointsFor(config: ServeConfig): EntryPointDef[] {
+export function entryPointsFor(config: ManagementConfig): EntryPointDef[] {
   const own: EntryPointDef[] = [];
   const addOwn = (name: string, a: ListenAddress | null) => {
     if (a) own.push({ name, address: traefikAddress(a), protocol: 'tcp', isDefault: false });
@@ -135,7 +135,7 @@ export function createManagementApi(opts: ManagementApiOptions): FastifyInstance
 }
 
 /** Builds the management API listener and its internal snapshot listener, sharing one record store. */
-export async function buildManagementApps(config: ServeConfig, deps: AreaDeps): Promise<ManagementApps> {
+export async function buildManagementApps(config: ManagementConfig, deps: AreaDeps): Promise<ManagementApps> {
   const verifier = loadVerifier(config['management.users-file']);
   const allowList = loadAllowList(config['management.ip-allow-list']);
   const filename = config['providers.file.filename'];

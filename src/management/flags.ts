@@ -1,4 +1,5 @@
-import { flag } from '../config/flag-types.js';
+import type { commonFlags } from '../config/common-flags.js';
+import { flag, type FlagValues, type ListenAddress } from '../config/flag-types.js';
 
 /** Management API (Traefik-compatible) flags. */
 export const managementFlags = {
@@ -11,4 +12,14 @@ export const managementFlags = {
   'internal.token-file': flag.string('', 'File holding the token that protects the internal listener (default: <data.dir>/internal-token, created if missing)'),
   'providers.file.filename': flag.string('', 'Dynamic configuration file in Traefik\'s format (YAML, or JSON when it ends in .json); empty: no file provider (make run passes examples/file-provider/dynamic.yaml)'),
   'providers.file.watch': flag.boolean(true, 'Reload the file provider\'s file when it changes'),
+};
+
+/**
+ * The slice of the configuration this area reads: its own flags, the general ones, and the other
+ * listeners' addresses, which the API shows as entry points (declared here by shape, so that the
+ * area does not import its siblings).
+ */
+export type ManagementConfig = FlagValues<typeof commonFlags & typeof managementFlags> & {
+  readonly 'pushgateway.listen-address': ListenAddress | null;
+  readonly 'search.listen-address': ListenAddress | null;
 };

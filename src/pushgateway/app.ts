@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { AreaDeps } from '../area.js';
 import { formatDuration, type ListenAddress } from '../config/flag-types.js';
-import type { ServeConfig } from '../config/flags.js';
+import type { PushgatewayConfig } from './flags.js';
 import { BasicAuthVerifier, parseBasicAuthorization } from '../http/basic-auth.js';
 import { createApp } from '../http/create-app.js';
 import { formatAddress } from '../http/listen.js';
@@ -39,7 +39,7 @@ function readVersion(): string {
 }
 
 /** Flags as Pushgateway's status shows them: strings, durations in Go form (`5m0s`). */
-function flagStrings(config: ServeConfig): Record<string, string> {
+function flagStrings(config: PushgatewayConfig): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, spec] of Object.entries(pushgatewayFlags)) {
     const value = (config as Record<string, unknown>)[name];
@@ -51,7 +51,7 @@ function flagStrings(config: ServeConfig): Record<string, string> {
 }
 
 /** Resolves --persistence.file: default under --data.dir, "off" for memory only. */
-export function persistenceFile(config: ServeConfig): string | undefined {
+export function persistenceFile(config: PushgatewayConfig): string | undefined {
   const raw = config['persistence.file'].trim();
   if (raw === 'off') return undefined;
   return raw === '' ? join(config['data.dir'], 'pushgateway.json') : raw;
@@ -62,7 +62,7 @@ function plainError(message: string): string {
 }
 
 /** Builds the push gateway listener's app (Pushgateway-compatible). */
-export async function buildPushgatewayApp(config: ServeConfig, deps: AreaDeps): Promise<FastifyInstance> {
+export async function buildPushgatewayApp(config: PushgatewayConfig, deps: AreaDeps): Promise<FastifyInstance> {
   const prefix = normalizePrefix(config['web.route-prefix']);
   const settings: GatewaySettings = {
     prefix,

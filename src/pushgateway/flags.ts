@@ -1,4 +1,5 @@
-import { flag } from '../config/flag-types.js';
+import type { commonFlags } from '../config/common-flags.js';
+import { flag, type FlagValues } from '../config/flag-types.js';
 
 /** Push gateway flags; names follow Prometheus Pushgateway's where it has one. */
 export const pushgatewayFlags = {
@@ -14,3 +15,6 @@ export const pushgatewayFlags = {
   'push.group-ttl': flag.duration('0', 'Delete a group this long after its last successful push (0: keep forever, as Pushgateway does); a push may set its own with the X-Portico-Group-TTL header'),
   'push.max-body-size': flag.bytes('16MiB', 'Largest accepted push body, after gzip decoding; larger pushes get 413'),
 };
+
+/** The slice of the configuration this area reads: its own flags and the general ones. */
+export type PushgatewayConfig = FlagValues<typeof commonFlags & typeof pushgatewayFlags>;

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AreaDeps } from '../area.js';
-import type { ServeConfig } from '../config/flags.js';
+import type { SearchConfig } from './flags.js';
 import { BasicAuthVerifier, parseBasicAuthorization } from '../http/basic-auth.js';
 import { ConfigError } from '../config/flag-types.js';
 import { createApp } from '../http/create-app.js';
@@ -33,7 +33,7 @@ export interface SearchAppOptions {
 }
 
 /** Builds the search listener's app (Elasticsearch-compatible). */
-export async function buildSearchApp(config: ServeConfig, deps: AreaDeps, options: SearchAppOptions = {}): Promise<FastifyInstance> {
+export async function buildSearchApp(config: SearchConfig, deps: AreaDeps, options: SearchAppOptions = {}): Promise<FastifyInstance> {
   const maxBody = config['search.max-body-size'];
   // ES takes ids up to 512 bytes and refuses longer ones by its own validation ("id [...] is too
   // long"), for any id its request line can carry (http.max_initial_line_length, 4 KB): the router

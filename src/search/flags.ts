@@ -1,4 +1,5 @@
-import { flag } from '../config/flag-types.js';
+import type { commonFlags } from '../config/common-flags.js';
+import { flag, type FlagValues } from '../config/flag-types.js';
 
 /** Search (Elasticsearch-compatible) flags. Documents live under `<data.dir>/search/`. */
 export const searchFlags = {
@@ -9,3 +10,6 @@ export const searchFlags = {
   'search.warmup-docs': flag.int(2000, 'Made-up documents indexed into a throwaway index at start, so that V8 has compiled the indexing code before the first _bulk (0: no warm-up)', 0, 20_000),
   'search.durability': flag.enumOf(['request', 'async'] as const, 'request', 'Like ES index.translog.durability: request fsyncs every acknowledged write (SQLite synchronous=FULL); async survives process crashes but not power loss (synchronous=NORMAL)'),
 };
+
+/** The slice of the configuration this area reads: its own flags and the general ones. */
+export type SearchConfig = FlagValues<typeof commonFlags & typeof searchFlags>;

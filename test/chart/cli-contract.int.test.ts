@@ -3,7 +3,7 @@
  * container's args go through the CLI's own loadConfig with the real flag tables.
  */
 import { describe, expect, it } from 'vitest';
-import { operatorCommandFlags, serveFlags } from '../../src/config/flags.js';
+import { operatorCommandFlags, serveFlags } from '../../src/flag-groups.js';
 import type { FlagTable } from '../../src/config/flag-types.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { allFeaturesValues, only, render, type RenderOptions } from './support/helm.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { flag } from '../../src/config/flag-types.js';
+import { flag, type FlagTable } from '../../src/config/flag-types.js';
 import { renderFlagReference } from '../../src/config/flag-reference.js';
 import { flagReference, operatorFlagGroups, serveFlagGroups } from '../../src/flag-groups.js';
 
@@ -12,7 +12,7 @@ describe('the flag reference (docs/configuration.md)', () => {
 
   it('lists every flag of both commands, with its default and environment variable', () => {
     const text = flagReference();
-    for (const groups of [serveFlagGroups, operatorFlagGroups]) {
+    for (const groups of [serveFlagGroups, operatorFlagGroups] as Record<string, FlagTable>[]) {
       for (const [group, table] of Object.entries(groups)) {
         expect(text).toContain(`## ${group}\n`);
         for (const [name, spec] of Object.entries(table)) {

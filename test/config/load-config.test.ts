@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, flag, formatDuration, parseBytes, parseDuration, parseListenAddress } from '../../src/config/flag-types.js';
 import { envName, formatHelp, loadConfig } from '../../src/config/load-config.js';
-import { serveFlagGroups, serveFlags } from '../../src/config/flags.js';
+import { serveFlagGroups, serveFlags } from '../../src/flag-groups.js';
 
 const table = {
   'config.file': flag.string('', 'config file'),

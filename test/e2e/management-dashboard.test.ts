@@ -5,7 +5,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/load-config.js';
-import { serveFlags } from '../../src/config/flags.js';
+import { serveFlags } from '../../src/flag-groups.js';
 import { buildManagementApps } from '../../src/management/app.js';
 import { silentLogger } from '../management/helpers.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
-import { serveFlags } from '../../src/config/flags.js';
+import { serveFlags } from '../../src/flag-groups.js';
 import { buildServer, type PorticoServer } from '../../src/server.js';
 import { silentLogger } from '../management/helpers.js';
 

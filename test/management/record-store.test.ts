@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/flag-types.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { serveFlags } from '../../src/config/flags.js';
+import { serveFlags } from '../../src/flag-groups.js';
 import { buildManagementApps, entryPointsFor } from '../../src/management/app.js';
 import { parseEntryPointList } from '../../src/management/entry-points.js';
 import { paginate } from '../../src/management/query.js';

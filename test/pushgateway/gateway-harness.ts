@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { serveFlags, type ServeConfig } from '../../src/config/flags.js';
+import { serveFlags, type ServeConfig } from '../../src/flag-groups.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { buildPushgatewayApp } from '../../src/pushgateway/app.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { expect } from 'vitest';
-import { serveFlags, type ServeConfig } from '../../src/config/flags.js';
+import { serveFlags, type ServeConfig } from '../../src/flag-groups.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { buildSearchApp } from '../../src/search/app.js';
 

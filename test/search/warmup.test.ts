@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serveFlags } from '../../src/config/flags.js';
+import { serveFlags } from '../../src/flag-groups.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { buildSearchApp, type SearchAppOptions } from '../../src/search/app.js';
 import { warmIndexing } from '../../src/search/engine/warmup.js';

@@ -1,4 +1,5 @@
-import { flag, type FlagSpec } from '../../config/flag-types.js';
+import type { commonFlags } from '../../config/common-flags.js';
+import { flag, type FlagSpec, type FlagValues } from '../../config/flag-types.js';
 import { parseEndpointHostname, parseEndpointIp } from './ingress-status.js';
 
 /** A string flag, default '', checked when the configuration is read. */
@@ -33,3 +34,6 @@ export const operatorFlags = {
   'operator.ingress-endpoint.hostname': validatedString('Hostname written to status.loadBalancer.ingress of the Ingresses served (ingressEndpoint.hostname)', parseEndpointHostname),
   'operator.ingress-endpoint.published-service': flag.string('', 'Service <namespace>/<name> whose load balancer status (else cluster IP) is copied to the Ingresses served; wins over ip and hostname'),
 };
+
+/** The slice of the configuration this area reads: its own flags and the general ones. */
+export type OperatorConfig = FlagValues<typeof commonFlags & typeof operatorFlags>;

@@ -7,7 +7,7 @@ import { setFlagsFromString } from 'node:v8';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { ConfigError } from '../../config/flag-types.js';
-import type { OperatorConfig } from '../../config/flags.js';
+import type { OperatorConfig } from './flags.js';
 import { startHealthServer } from './health-server.js';
 import { parsePublishedService } from './ingress-status.js';
 import { nodeHttpFetch } from './http-fetch.js';

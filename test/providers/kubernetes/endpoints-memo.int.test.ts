@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { operatorCommandFlags } from '../../../src/config/flags.js';
+import { operatorCommandFlags } from '../../../src/flag-groups.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import { ClusterIndex } from '../../../src/providers/kubernetes/cluster-index.js';
 import type { Service } from '../../../src/providers/kubernetes/kube-objects.js';

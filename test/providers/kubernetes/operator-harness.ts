@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { operatorCommandFlags } from '../../../src/config/flags.js';
+import { operatorCommandFlags } from '../../../src/flag-groups.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import { runOperator } from '../../../src/providers/kubernetes/run-operator.js';
 import { FakeKubeApiServer, fakeKubeconfig } from '../../support/fake-kube-apiserver.js';

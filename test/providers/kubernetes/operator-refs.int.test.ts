@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { operatorCommandFlags } from '../../../src/config/flags.js';
+import { operatorCommandFlags } from '../../../src/flag-groups.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import { runOperator } from '../../../src/providers/kubernetes/run-operator.js';
 import type { FakeKubeApiServer, Obj } from '../../support/fake-kube-apiserver.js';
