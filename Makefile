@@ -7,7 +7,7 @@ DATA_DIR ?= ./data
 RUN_FLAGS ?= --providers.file.filename examples/file-provider/dynamic.yaml
 ARGS ?=
 
-.PHONY: install build run test typecheck lint unit integration clean \
+.PHONY: install build run test typecheck lint depcheck unit integration clean \
         bench-pushgateway bench-search bench-management bench-operator
 
 # npm ci only when package.json or the lock changed since the last install.
@@ -24,14 +24,19 @@ build: install
 run: build
 	node dist/cli.js serve --data.dir $(DATA_DIR) $(RUN_FLAGS) $(ARGS)
 
-## Type-check, lint and run every test (unit, integration, end-to-end)
+## Type-check, lint, check the import layers and run every test (unit, integration, end-to-end)
 test: build
 	$(NPM) run typecheck
 	$(NPM) run lint
+	$(NPM) run depcheck
 	$(NPM) test
 
 typecheck: install
 	$(NPM) run typecheck
+
+## Fail on an import cycle or an import that points up a layer (.dependency-cruiser.cjs)
+depcheck: install
+	$(NPM) run depcheck
 
 lint: install
 	$(NPM) run lint
