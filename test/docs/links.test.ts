@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkMarkdownFile, githubSlug, headingAnchors, markdownLinks } from './markdown-links.js';
+import { checkMarkdownFile, githubSlug, headingAnchors, markdownLinks, namedPathProblems } from './markdown-links.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -81,5 +81,12 @@ describe('the link checker', () => {
     expect(problems[0]).toContain('names a path outside the repository');
     expect(problems[1]).toContain('names a path outside the repository');
     expect(problems[2]).toBe('outside.md:1: ../../elsewhere.md: points outside the repository');
+  });
+
+  it('reports a repository path that a doc names but that does not exist', () => {
+    write('named/src/here.ts', '');
+    write('named/test/kept.test.ts', '');
+    const markdown = 'The parser is `src/here.ts`; the old one was src/gone.ts.\nSee src/<area>/errors.ts, `bench/search-*.ts`, 5,000 docs/s and `test/`.\n';
+    expect(namedPathProblems(join(dir, 'named'), 'doc.md', markdown)).toEqual(['doc.md:1: names src/gone.ts, which does not exist']);
   });
 });

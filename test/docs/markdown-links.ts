@@ -84,6 +84,7 @@ export function checkMarkdownFile(root: string, file: string): string[] {
       if (pattern.test(text)) problems.push(`${name}:${index + 1}: names a path outside the repository: ${text.trim()}`);
     }
   });
+  problems.push(...namedPathProblems(root, name, markdown));
   for (const { line, target } of markdownLinks(markdown)) {
     if (EXTERNAL.test(target)) continue;
     const problem = checkTarget(root, file, target);
@@ -105,4 +106,25 @@ function checkTarget(root: string, file: string, target: string): string | undef
   if (statSync(targetFile).isDirectory() || !targetFile.endsWith('.md')) return 'anchor into something that is not a Markdown file';
   if (!headingAnchors(readFileSync(targetFile, 'utf8')).has(anchor)) return `no heading with anchor #${anchor}`;
   return undefined;
+}
+
+/** A repository path named in prose or code (`src/search/query/bm25.ts`, `test/e2e/`, `docs/helm.md`). */
+const NAMED_PATH = /(?<![\w./-])((?:src|test|bench|scripts|charts|crds|examples|docs)\/[A-Za-z0-9_.\/-]*)/g;
+
+/**
+ * Paths of the repository that a doc names, in its prose or its code spans, and that do not exist:
+ * a moved or renamed file leaves its docs pointing at nothing, and no link check sees a code span.
+ */
+export function namedPathProblems(root: string, name: string, markdown: string): string[] {
+  const problems: string[] = [];
+  markdown.split('\n').forEach((text, index) => {
+    for (const match of text.matchAll(NAMED_PATH)) {
+      const path = (match[1] as string).replace(/[.-]+$/, ''); // a sentence's full stop is not part of it
+      const next = text[(match.index ?? 0) + match[0].length];
+      if (next !== undefined && '*<{'.includes(next)) continue; // a pattern (`bench/search-*.ts`), not a path
+      if (path.startsWith('docs/') && !/\.md$|\/$/.test(path)) continue; // "docs/s" is a rate, not a file
+      if (!existsSync(resolve(root, path))) problems.push(`${name}:${index + 1}: names ${path}, which does not exist`);
+    }
+  });
+  return problems;
 }
