@@ -1,7 +1,6 @@
-import { PUSH_FAILURE_TIME, PUSH_TIME, upperType } from './consistency-index.js';
 import { formatGoFloat } from './exposition/go-float.js';
-import { PUSH_FAILURE_TIME_HELP, PUSH_TIME_HELP, type Group } from './group-store.js';
-import type { Label, Metric, MetricFamily } from './model.js';
+import type { Group } from './group-store.js';
+import { PUSH_FAILURE_TIME, PUSH_FAILURE_TIME_HELP, PUSH_TIME, PUSH_TIME_HELP, upperType, type Label, type Metric, type MetricFamily } from './model.js';
 import { sanitizeLabels } from './sanitize.js';
 
 /** Go's RFC3339Nano for a time in ms, in UTC: fractional seconds without trailing zeros. */

@@ -1,17 +1,14 @@
 import { compareByName, findByName } from '../collections/sorted-array.js';
-import { ConsistencyIndex, PUSH_FAILURE_TIME, PUSH_TIME, findDuplicateLabel } from './consistency-index.js';
+import { ConsistencyIndex, findDuplicateLabel } from './consistency-index.js';
 import { ExpositionCache, type CachedFormat, type RenderedFamily } from './exposition-cache.js';
-import { ConsistencyError, timestampsRefused } from './gateway-errors.js';
+import { ConsistencyError, timestampsRefused } from './errors.js';
 import { groupingKeyId } from './grouping-key.js';
-import type { Label, MetricFamily, MetricType } from './model.js';
+import { PUSH_FAILURE_TIME, PUSH_FAILURE_TIME_HELP, PUSH_TIME, PUSH_TIME_HELP, type Label, type MetricFamily, type MetricType } from './model.js';
 import { compareStrings, ownLabel, ownString, sanitizeFamily, sanitizeLabels } from './sanitize.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import type { GroupFamily, StoredFamily } from './stored-family.js';
 
 export type { StoredFamily };
-
-export const PUSH_TIME_HELP = 'Last Unix time when changing this group in the Pushgateway succeeded.';
-export const PUSH_FAILURE_TIME_HELP = 'Last Unix time when changing this group in the Pushgateway failed.';
 
 /** One group: everything pushed under one grouping key. */
 export interface Group {

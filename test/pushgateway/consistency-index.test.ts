@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConsistencyError } from '../../src/pushgateway/gateway-errors.js';
+import { ConsistencyError } from '../../src/pushgateway/errors.js';
 import { InMemoryGroupStore } from '../../src/pushgateway/group-store.js';
 import type { Label, Metric, MetricFamily, MetricType } from '../../src/pushgateway/model.js';
 import { sanitizeFamily, seriesKey } from '../../src/pushgateway/sanitize.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ConsistencyError } from '../../src/pushgateway/gateway-errors.js';
+import { ConsistencyError } from '../../src/pushgateway/errors.js';
 import { InMemoryGroupStore, type Group, type PushRequest } from '../../src/pushgateway/group-store.js';
 import type { Label, MetricFamily, MetricType } from '../../src/pushgateway/model.js';
 

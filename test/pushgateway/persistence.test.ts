@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InMemoryGroupStore } from '../../src/pushgateway/group-store.js';
-import { PersistenceError, Persister, decodeGroups, encodeGroups, loadGroups, saveGroups } from '../../src/pushgateway/persistence.js';
+import { PersistenceError } from '../../src/pushgateway/errors.js';
+import { Persister, decodeGroups, encodeGroups, loadGroups, saveGroups } from '../../src/pushgateway/persistence.js';
 import { buildGateway, pushedOnly } from './gateway-harness.js';
 
 let dir: string;

@@ -7,7 +7,7 @@ import type { CachedFormat } from '../exposition-cache.js';
 import { PROTOBUF_CONTENT_TYPE, encodeProtobufDelimited } from '../exposition/protobuf.js';
 import { TEXT_CONTENT_TYPE, renderFamiliesText } from '../exposition/text-encoder.js';
 import type { Gateway } from '../gateway.js';
-import { CONSISTENCY_PREFIX } from '../gateway-errors.js';
+import { CONSISTENCY_PREFIX } from '../errors.js';
 import type { MetricFamily } from '../model.js';
 import { compareMetricLabels, compareStrings } from '../sanitize.js';
 

@@ -3,7 +3,7 @@ import { ConfigError, parseDuration } from '../../config/flag-types.js';
 import { isProtobufContentType, parseProtobufDelimited } from '../exposition/protobuf.js';
 import { parseText } from '../exposition/text-parser.js';
 import type { Gateway } from '../gateway.js';
-import { badTtlHeader } from '../gateway-errors.js';
+import { badTtlHeader } from '../errors.js';
 import { methodNotAllowed } from './options.js';
 import { parseGroupingKey } from '../grouping-key.js';
 import type { MetricFamily } from '../model.js';
