@@ -16,7 +16,7 @@ import {
 } from '../../../src/pushgateway/exposition/protobuf.js';
 import { renderFamiliesText } from '../../../src/pushgateway/exposition/text-encoder.js';
 import { parseText } from '../../../src/pushgateway/exposition/text-parser.js';
-import { encodeGroupingPath, parseGroupingKey } from '../../../src/pushgateway/grouping-key.js';
+import { encodeGroupingPath, parseGroupingKey } from '../../../src/pushgateway/store/grouping-key.js';
 import type { Label, Metric, MetricFamily } from '../../../src/pushgateway/model.js';
 import { familyArb, labelNameArb, metricNameArb, normalizeForText, textArb } from './arbitraries.js';
 import { startPushgateway, type PeerResponse, type Pushgateway } from './pushgateway-peer.js';

@@ -1,9 +1,9 @@
-import { compareByName, findByName } from '../collections/sorted-array.js';
+import { compareByName, findByName } from '../../collections/sorted-array.js';
 import { ConsistencyIndex, findDuplicateLabel } from './consistency-index.js';
 import { ExpositionCache, type CachedFormat, type RenderedFamily } from './exposition-cache.js';
-import { ConsistencyError, timestampsRefused } from './errors.js';
+import { ConsistencyError, timestampsRefused } from '../errors.js';
 import { groupingKeyId } from './grouping-key.js';
-import { PUSH_FAILURE_TIME, PUSH_FAILURE_TIME_HELP, PUSH_TIME, PUSH_TIME_HELP, type Label, type MetricFamily, type MetricType } from './model.js';
+import { PUSH_FAILURE_TIME, PUSH_FAILURE_TIME_HELP, PUSH_TIME, PUSH_TIME_HELP, type Label, type MetricFamily, type MetricType } from '../model.js';
 import { compareStrings, ownLabel, ownString, sanitizeFamily, sanitizeLabels } from './sanitize.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import type { GroupFamily, StoredFamily } from './stored-family.js';

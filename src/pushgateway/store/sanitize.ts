@@ -1,5 +1,5 @@
-import { compareGoStrings } from './exposition/go-string-order.js';
-import type { Label, Metric, MetricFamily } from './model.js';
+import { compareGoStrings } from '../exposition/go-string-order.js';
+import type { Label, Metric, MetricFamily } from '../model.js';
 
 /**
  * Pushgateway's label sanitizing (storage/diskmetricstore.go `sanitizeLabels`): every grouping

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConsistencyError } from '../../src/pushgateway/errors.js';
-import { InMemoryGroupStore } from '../../src/pushgateway/group-store.js';
-import type { Label, Metric, MetricFamily, MetricType } from '../../src/pushgateway/model.js';
-import { sanitizeFamily, seriesKey } from '../../src/pushgateway/sanitize.js';
+import { ConsistencyError } from '../../../src/pushgateway/errors.js';
+import { InMemoryGroupStore } from '../../../src/pushgateway/store/group-store.js';
+import type { Label, Metric, MetricFamily, MetricType } from '../../../src/pushgateway/model.js';
+import { sanitizeFamily, seriesKey } from '../../../src/pushgateway/store/sanitize.js';
 
 type State = Map<string, Map<string, MetricFamily>>;
 

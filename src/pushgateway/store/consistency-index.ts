@@ -1,7 +1,7 @@
 import { isValidLabelName, isValidMetricName } from './grouping-key.js';
 import type { FamilyView } from './exposition-cache.js';
 import type { GroupFamily } from './stored-family.js';
-import { PUSH_FAILURE_TIME, PUSH_TIME, upperType, type Label, type Metric, type MetricFamily, type MetricType } from './model.js';
+import { PUSH_FAILURE_TIME, PUSH_TIME, upperType, type Label, type Metric, type MetricFamily, type MetricType } from '../model.js';
 import { formatLabelSet, sameLabels, seriesHash } from './sanitize.js';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -1,7 +1,7 @@
-import { formatGoFloat } from './exposition/go-float.js';
-import type { Group } from './group-store.js';
-import { PUSH_FAILURE_TIME, PUSH_FAILURE_TIME_HELP, PUSH_TIME, PUSH_TIME_HELP, upperType, type Label, type Metric, type MetricFamily } from './model.js';
-import { sanitizeLabels } from './sanitize.js';
+import { formatGoFloat } from '../exposition/go-float.js';
+import type { Group } from '../store/group-store.js';
+import { PUSH_FAILURE_TIME, PUSH_FAILURE_TIME_HELP, PUSH_TIME, PUSH_TIME_HELP, upperType, type Label, type Metric, type MetricFamily } from '../model.js';
+import { sanitizeLabels } from '../store/sanitize.js';
 
 /** Go's RFC3339Nano for a time in ms, in UTC: fractional seconds without trailing zeros. */
 export function formatRfc3339Nano(ms: number): string {

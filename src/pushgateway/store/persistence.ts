@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { PersistenceError } from './errors.js';
+import { PersistenceError } from '../errors.js';
 import type { Group, StoredFamily } from './group-store.js';
 import { groupingKeyId } from './grouping-key.js';
-import type { Label, Metric, MetricFamily, MetricType } from './model.js';
+import type { Label, Metric, MetricFamily, MetricType } from '../model.js';
 
 /** Version of the persistence file format; bump on any incompatible change. */
 export const PERSISTENCE_FORMAT_VERSION = 1;
