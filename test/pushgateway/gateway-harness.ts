@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { serveFlags, type ServeConfig } from '../../src/config/flags.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { buildPushgatewayApp } from '../../src/pushgateway/app.js';
+import type { MetricFamily } from '../../src/pushgateway/model.js';
 
 /** A ServeConfig from flags, persistence off unless asked, as the CLI would build it. */
 export function gatewayConfig(argv: string[] = []): ServeConfig {
@@ -66,4 +67,13 @@ export async function listenGateway(argv: string[] = [], clock = new TestClock()
   const addr = h.app.server.address();
   const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
   return { ...h, url: `http://127.0.0.1:${port}` };
+}
+
+/**
+ * A family of one unlabelled histogram without help, as the parsers read one; `buckets` are
+ * `[upperBound, cumulativeCount]` pairs.
+ */
+export function histogramFamily(name: string, sampleCount: number, sampleSum: number, buckets: readonly (readonly [number, number])[]): MetricFamily {
+  const histogram = { sampleCount, sampleSum, buckets: buckets.map(([upperBound, cumulativeCount]) => ({ upperBound, cumulativeCount })) };
+  return { name, help: undefined, type: 'histogram', metrics: [{ labels: [], histogram }] };
 }
