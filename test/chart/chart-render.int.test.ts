@@ -1,7 +1,8 @@
 /**
  * helm lint and helm template of charts/portico: every rendered manifest of every variant is valid
  * against the Kubernetes and Prometheus Operator schemas, and the pod matches the program's
- * contract (flags, ports, health endpoints, files) and the hardening the issue asks for.
+ * contract (flags, ports, health endpoints, files) and is hardened (non-root, read-only root
+ * filesystem, no privilege escalation, every capability dropped, resource requests and limits).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -105,7 +105,7 @@ export class ConsistencyIndex {
     return this.view(name)?.otherHolder(groupId)?.type;
   }
 
-  // client_golang registry.go checkSuffixCollisions, applied to the store as it would be after the push.
+  // client_golang's registry checkSuffixCollisions, applied to the store as it would be after the push.
   private checkSuffixes(
     groupId: string,
     f: MetricFamily,
