@@ -1,3 +1,4 @@
+import { afterEach } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { serveFlags, type ServeConfig } from '../../src/config/flags.js';
@@ -76,4 +77,17 @@ export async function listenGateway(argv: string[] = [], clock = new TestClock()
 export function histogramFamily(name: string, sampleCount: number, sampleSum: number, buckets: readonly (readonly [number, number])[]): MetricFamily {
   const histogram = { sampleCount, sampleSum, buckets: buckets.map(([upperBound, cumulativeCount]) => ({ upperBound, cumulativeCount })) };
   return { name, help: undefined, type: 'histogram', metrics: [{ labels: [], histogram }] };
+}
+
+/**
+ * For test files that build one gateway per test: returns buildGateway, and closes the last
+ * gateway it built after each test of the file.
+ */
+export function gatewaysClosedAfterEach(): (argv?: string[], clock?: TestClock) => Promise<Harness> {
+  let open: Harness | undefined;
+  afterEach(async () => {
+    await open?.app.close();
+    open = undefined;
+  });
+  return async (argv = [], clock = new TestClock()) => (open = await buildGateway(argv, clock));
 }
