@@ -1,5 +1,5 @@
 import { formatGoFloat } from '../exposition/go-float.js';
-import type { Group } from '../store/group-store.js';
+import type { Group } from '../store/group.js';
 import { PUSH_FAILURE_TIME, PUSH_FAILURE_TIME_HELP, PUSH_TIME, PUSH_TIME_HELP, upperType, type Label, type Metric, type MetricFamily } from '../model.js';
 import { sanitizeLabels } from '../store/sanitize.js';
 

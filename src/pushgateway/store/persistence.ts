@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { PersistenceError } from '../errors.js';
-import type { Group, StoredFamily } from './group-store.js';
+import type { Group, StoredFamily } from './group.js';
 import { groupingKeyId } from './grouping-key.js';
 import type { Label, Metric, MetricFamily, MetricType } from '../model.js';
 

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { renderFamiliesOpenMetrics } from '../../../src/pushgateway/exposition/openmetrics-encoder.js';
 import { renderFamiliesText } from '../../../src/pushgateway/exposition/text-encoder.js';
 import { pushTimeFamilies } from '../../../src/pushgateway/http/api-json.js';
-import { InMemoryGroupStore, type Group } from '../../../src/pushgateway/store/group-store.js';
+import type { Group } from '../../../src/pushgateway/store/group.js';
+import { InMemoryGroupStore } from '../../../src/pushgateway/store/group-store.js';
 import type { Label, Metric, MetricFamily } from '../../../src/pushgateway/model.js';
 import { compareMetricLabels, compareStrings } from '../../../src/pushgateway/store/sanitize.js';
 
