@@ -19,9 +19,9 @@ import { parseText } from '../../../src/pushgateway/exposition/text-parser.js';
 import { encodeGroupingPath, parseGroupingKey } from '../../../src/pushgateway/store/grouping-key.js';
 import type { Label, Metric, MetricFamily } from '../../../src/pushgateway/model.js';
 import { familyArb, labelNameArb, metricNameArb, normalizeForText, textArb } from './arbitraries.js';
-import { startPushgateway, type PeerResponse, type Pushgateway } from './pushgateway-peer.js';
+import { startPushgateway, type PeerResponse, type PushgatewayPeer } from '../peer-processes.js';
 
-let pg: Pushgateway;
+let pg: PushgatewayPeer;
 
 beforeAll(async () => {
   pg = await startPushgateway();
