@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 
 /** Fails with a message naming the Debian package when a real peer is not installed. */
 export function requireBinary(path: string, debianPackage: string): string {
@@ -120,4 +121,22 @@ export async function startPushgateway(): Promise<PushgatewayPeer> {
   const url = `http://127.0.0.1:${port}`;
   const peer = await startPeer(bin, [`--web.listen-address=127.0.0.1:${port}`, '--persistence.file=', '--log.level=warn'], `${url}/-/ready`);
   return { ...peer, port, url, send: (method, path, body, headers) => rawRequest(port, method, path, body, headers) };
+}
+
+/**
+ * For a test file that compares with Pushgateway: starts it before the file's tests and stops it
+ * after them; returns the running peer's getter.
+ */
+export function pushgatewayForFile(): () => PushgatewayPeer {
+  let peer: PushgatewayPeer | undefined;
+  beforeAll(async () => {
+    peer = await startPushgateway();
+  });
+  afterAll(async () => {
+    await peer?.stop();
+  });
+  return () => {
+    if (peer === undefined) throw new Error('Pushgateway is not running (beforeAll failed?)');
+    return peer;
+  };
 }
