@@ -1,6 +1,6 @@
-import { formatRfc3339Nano, lastPushSuccessful, pushTimeFamilies } from '../http/api-json.js';
+import { formatRfc3339Nano, lastPushSuccessful } from '../http/api-json.js';
 import { formatGoFloat } from '../exposition/go-float.js';
-import type { Group } from '../store/group.js';
+import { pushTimeFamilies, type Group } from '../store/group.js';
 import { encodeGroupingPath } from '../store/grouping-key.js';
 import { upperType, type Label, type Metric, type MetricFamily } from '../model.js';
 import { CONSOLE_SCRIPT, CONSOLE_STYLE } from './console-assets.js';

@@ -3,10 +3,10 @@ import { ConsistencyIndex, findDuplicateLabel } from './consistency-index.js';
 import { ExpositionCache, type CachedFormat, type RenderedFamily } from './exposition-cache.js';
 import { ConsistencyError, timestampsRefused } from '../errors.js';
 import { groupingKeyId } from './grouping-key.js';
-import { PUSH_FAILURE_TIME, PUSH_FAILURE_TIME_HELP, PUSH_TIME, PUSH_TIME_HELP, type Label, type MetricFamily, type MetricType } from '../model.js';
-import { compareStrings, ownLabel, ownString, sanitizeFamily, sanitizeLabels } from './sanitize.js';
+import { PUSH_FAILURE_TIME, PUSH_TIME, type Label, type MetricFamily, type MetricType } from '../model.js';
+import { compareStrings, ownLabel, ownString, sanitizeFamily } from './sanitize.js';
 import { ExpiryQueue } from './expiry-queue.js';
-import type { Group, GroupStore, PushOutcome, PushRequest } from './group.js';
+import { pushTimeFamilies, type Group, type GroupStore, type PushOutcome, type PushRequest } from './group.js';
 import type { GroupFamily } from './stored-family.js';
 
 export interface InMemoryGroupStoreOptions {
@@ -195,10 +195,8 @@ export class InMemoryGroupStore implements GroupStore {
   }
 
   private renderPushTimes(group: MutableGroup): void {
-    const labels = sanitizeLabels([], group.labels);
+    const [push, failure] = pushTimeFamilies(group);
     const at = group.pushTimeSeconds * 1000;
-    const push = { name: PUSH_TIME, help: PUSH_TIME_HELP, type: 'gauge', metrics: [{ labels, value: group.pushTimeSeconds }] } as const;
-    const failure = { name: PUSH_FAILURE_TIME, help: PUSH_FAILURE_TIME_HELP, type: 'gauge', metrics: [{ labels, value: group.pushFailureTimeSeconds }] } as const;
     group.pushTime = this.cache.set(group.id, group.pushTime, push, at, group.labels);
     group.pushFailureTime = this.cache.set(group.id, group.pushFailureTime, failure, at, group.labels);
   }

@@ -1,9 +1,11 @@
 /**
  * What a group is and what every group store promises: the routes, the console, the JSON API and
- * persistence see the store only through these.
+ * persistence see the store only through these (and the group's push time gauges, which the
+ * store exposes and the API and console show).
  */
-import type { Label, MetricFamily } from '../model.js';
+import { PUSH_FAILURE_TIME, PUSH_FAILURE_TIME_HELP, PUSH_TIME, PUSH_TIME_HELP, type Label, type MetricFamily } from '../model.js';
 import type { CachedFormat, RenderedFamily } from './exposition-cache.js';
+import { sanitizeLabels } from './sanitize.js';
 import type { StoredFamily } from './stored-family.js';
 
 export type { StoredFamily };
@@ -76,4 +78,13 @@ export interface GroupStore {
   readonly changeCount: number;
   readonly groupCount: number;
   readonly seriesCount: number;
+}
+
+/** The push time gauges of a group, as families (labels: grouping labels plus instance=""). */
+export function pushTimeFamilies(g: Group): [MetricFamily, MetricFamily] {
+  const labels = sanitizeLabels([], g.labels);
+  return [
+    { name: PUSH_TIME, help: PUSH_TIME_HELP, type: 'gauge', metrics: [{ labels, value: g.pushTimeSeconds }] },
+    { name: PUSH_FAILURE_TIME, help: PUSH_FAILURE_TIME_HELP, type: 'gauge', metrics: [{ labels, value: g.pushFailureTimeSeconds }] },
+  ];
 }
