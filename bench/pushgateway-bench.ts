@@ -23,7 +23,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseText } from '../src/pushgateway/exposition/text-parser.js';
-import { InMemoryGroupStore } from '../src/pushgateway/group-store.js';
+import { InMemoryGroupStore } from '../src/pushgateway/store/group-store.js';
 
 const PG_BIN = '/usr/bin/prometheus-pushgateway';
 const WRK = '/usr/bin/wrk';

@@ -10,7 +10,7 @@
  * a long label value, as client libraries push them, instead of the benchmark's bare gauges).
  */
 import { parseText } from '../src/pushgateway/exposition/text-parser.js';
-import { InMemoryGroupStore } from '../src/pushgateway/group-store.js';
+import { InMemoryGroupStore } from '../src/pushgateway/store/group-store.js';
 
 const SERIES = 10;
 const args = process.argv.slice(2);

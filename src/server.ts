@@ -24,8 +24,8 @@ export interface PorticoServer {
 }
 
 /**
- * Builds every enabled listener's Fastify app without listening (CONVENTIONS.md §1): tests use
- * the apps with inject() or start() on port 0; only src/cli.ts starts the real thing.
+ * Builds every enabled listener's Fastify app without listening, so that tests can use the apps
+ * with inject() or start() on port 0; only src/cli.ts starts the real thing.
  */
 export async function buildServer(config: ServeConfig, deps: AreaDeps): Promise<PorticoServer> {
   const listeners: Listener[] = [];

@@ -10,11 +10,11 @@ import { formatAddress } from '../http/listen.js';
 import { parseWebConfig } from '../http/users-file.js';
 import { isProtobufContentType } from './exposition/protobuf.js';
 import { pushgatewayFlags } from './flags.js';
-import { joinPath, normalizePrefix, type Gateway, type GatewaySettings } from './gateway.js';
-import { InMemoryGroupStore } from './group-store.js';
-import { OwnMetrics, type HandlerName } from './own-metrics.js';
-import { Persister, loadGroups } from './persistence.js';
-import { readBody } from './request-body.js';
+import { joinPath, normalizePrefix, type Gateway, type GatewaySettings } from './http/gateway.js';
+import { InMemoryGroupStore } from './store/group-store.js';
+import { OwnMetrics, type HandlerName } from './http/own-metrics.js';
+import { Persister, loadGroups } from './store/persistence.js';
+import { readBody } from './http/request-body.js';
 import { registerApiRoutes } from './routes/api.js';
 import { registerConsoleRoutes } from './routes/console.js';
 import { registerExpositionRoute } from './routes/exposition.js';
@@ -61,10 +61,10 @@ function plainError(message: string): string {
   return message.endsWith('\n') ? message : `${message}\n`;
 }
 
-/** Builds the push gateway listener's app (Pushgateway-compatible). */
-export async function buildPushgatewayApp(config: PushgatewayConfig, deps: AreaDeps): Promise<FastifyInstance> {
+/** The settings the routes read, derived once from the flags. */
+function settingsOf(config: PushgatewayConfig, deps: AreaDeps): GatewaySettings {
   const prefix = normalizePrefix(config['web.route-prefix']);
-  const settings: GatewaySettings = {
+  return {
     prefix,
     telemetryPath: joinPath(prefix, config['web.telemetry-path']),
     enableLifecycle: config['web.enable-lifecycle'],
@@ -76,16 +76,15 @@ export async function buildPushgatewayApp(config: PushgatewayConfig, deps: AreaD
     version: readVersion(),
     startTimeMs: deps.now(),
   };
+}
 
-  const webConfigFile = config['web.config.file'];
-  const verifier = webConfigFile === '' ? undefined : new BasicAuthVerifier(parseWebConfig(readFileSync(webConfigFile, 'utf8'), webConfigFile).basicAuthUsers);
-
-  const own = new OwnMetrics({ version: settings.version, revision: '', branch: '' });
+/** The group store, loaded from the persistence file and written back by a Persister unless persistence is off. */
+async function openStore(config: PushgatewayConfig, deps: AreaDeps, own: OwnMetrics, checkConsistency: boolean): Promise<{ store: InMemoryGroupStore; persister: Persister | undefined }> {
   let persister: Persister | undefined;
   const store = new InMemoryGroupStore({
     ownTypes: own.types(),
     ownHelp: own.helps(),
-    checkConsistency: settings.checkConsistency,
+    checkConsistency,
     onChange: () => persister?.markDirty(),
   });
   const file = persistenceFile(config);
@@ -100,16 +99,14 @@ export async function buildPushgatewayApp(config: PushgatewayConfig, deps: AreaD
       onError: (err) => deps.logger.error({ err, file }, 'writing the persistence file failed'),
     });
   }
+  return { store, persister };
+}
 
-  const gw: Gateway = { store, own, settings, now: deps.now, requestShutdown: deps.requestShutdown };
-  const app = createApp('pushgateway', deps.logger, {
-    bodyLimit: settings.maxBodySize,
-    // No automatic HEAD routes: Pushgateway answers HEAD with 405 everywhere (automaticMethodAnswers).
-    fastify: { exposeHeadRoutes: false, routerOptions: { maxParamLength: 65_536 } },
-  });
-
-  // Pushgateway parses every body itself whatever its Content-Type (text unless it is delimited
-  // protobuf), so one parser takes them all, gunzipping and enforcing the size limit.
+/**
+ * Pushgateway parses every body itself whatever its Content-Type (text unless it is delimited
+ * protobuf), so one parser takes them all, gunzipping and enforcing the size limit.
+ */
+function parseEveryBody(app: FastifyInstance, maxBodySize: number): void {
   app.removeAllContentTypeParsers();
   // Fastify refuses a malformed Content-Type with 415 before any parser runs; Pushgateway reads
   // such a body as text, so anything that is not the protobuf type is presented as text.
@@ -118,27 +115,26 @@ export async function buildPushgatewayApp(config: PushgatewayConfig, deps: AreaD
     if (ct !== undefined && !isProtobufContentType(ct)) request.headers['content-type'] = 'text/plain';
   });
   app.addContentTypeParser('*', (request, payload, done) => {
-    readBody(payload, request.headers['content-encoding'], settings.maxBodySize).then(
+    readBody(payload, request.headers['content-encoding'], maxBodySize).then(
       (body) => done(null, body),
       (err: Error) => done(err as FastifyError),
     );
   });
+}
 
-  if (verifier !== undefined) {
-    const open = new Set([`${prefix}/-/healthy`, `${prefix}/-/ready`]);
-    app.addHook('onRequest', async (request, reply) => {
-      const path = request.url.split('?', 1)[0] as string;
-      if (open.has(path)) return;
-      if (await verifier.verify(parseBasicAuthorization(request.headers.authorization))) return;
-      await reply.code(401).header('www-authenticate', 'Basic').type('text/plain; charset=utf-8').send('Unauthorized\n');
-    });
-  }
-
-  app.addHook('onResponse', async (request, reply) => {
-    const handler = request.routeOptions.config.handler;
-    if (handler !== undefined && handler !== 'metrics') own.countRequest(handler, request.method, reply.statusCode);
+/** Basic auth on every path but the health probes, as Pushgateway's web config asks. */
+function requireBasicAuth(app: FastifyInstance, verifier: BasicAuthVerifier, prefix: string): void {
+  const open = new Set([`${prefix}/-/healthy`, `${prefix}/-/ready`]);
+  app.addHook('onRequest', async (request, reply) => {
+    const path = request.url.split('?', 1)[0] as string;
+    if (open.has(path)) return;
+    if (await verifier.verify(parseBasicAuthorization(request.headers.authorization))) return;
+    await reply.code(401).header('www-authenticate', 'Basic').type('text/plain; charset=utf-8').send('Unauthorized\n');
   });
+}
 
+/** Errors and unknown paths answered in plain text, as Pushgateway answers them. */
+function answerErrorsAsText(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError & { statusCode?: number }, request, reply) => {
     const status = typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500;
     if (status >= 500) request.log.error({ err }, 'push gateway request failed');
@@ -152,6 +148,33 @@ export async function buildPushgatewayApp(config: PushgatewayConfig, deps: AreaD
   app.setNotFoundHandler((_request, reply) =>
     reply.code(404).type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send('404 page not found\n'),
   );
+}
+
+/** Builds the push gateway listener's app (Pushgateway-compatible). */
+export async function buildPushgatewayApp(config: PushgatewayConfig, deps: AreaDeps): Promise<FastifyInstance> {
+  const settings = settingsOf(config, deps);
+  const prefix = settings.prefix;
+
+  const webConfigFile = config['web.config.file'];
+  const verifier = webConfigFile === '' ? undefined : new BasicAuthVerifier(parseWebConfig(readFileSync(webConfigFile, 'utf8'), webConfigFile).basicAuthUsers);
+
+  const own = new OwnMetrics({ version: settings.version, revision: '', branch: '' });
+  const { store, persister } = await openStore(config, deps, own, settings.checkConsistency);
+
+  const gw: Gateway = { store, own, settings, now: deps.now, requestShutdown: deps.requestShutdown };
+  const app = createApp('pushgateway', deps.logger, {
+    bodyLimit: settings.maxBodySize,
+    // No automatic HEAD routes: Pushgateway answers HEAD with 405 everywhere (automaticMethodAnswers).
+    fastify: { exposeHeadRoutes: false, routerOptions: { maxParamLength: 65_536 } },
+  });
+
+  parseEveryBody(app, settings.maxBodySize);
+  if (verifier !== undefined) requireBasicAuth(app, verifier, prefix);
+  app.addHook('onResponse', async (request, reply) => {
+    const handler = request.routeOptions.config.handler;
+    if (handler !== undefined && handler !== 'metrics') own.countRequest(handler, request.method, reply.statusCode);
+  });
+  answerErrorsAsText(app);
 
   const registerMethodAnswers = automaticMethodAnswers(app, `${prefix}/api/v1/`);
   registerLifecycleRoutes(app, gw);

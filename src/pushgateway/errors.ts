@@ -1,6 +1,7 @@
 /**
- * Error catalogue of the push gateway area. Messages are Pushgateway's own texts (clients and
- * scripts match on them), so they are passed in verbatim rather than composed here.
+ * Error catalogue of the push gateway area. Messages are Pushgateway's own texts wherever it has
+ * one (clients and scripts match on them): the parsers' and the grouping key's are passed in
+ * verbatim, the store's and the routes' are composed by the helpers below.
  */
 
 /** Base class: every push gateway error carries a stable code and the HTTP status to answer with. */
@@ -35,4 +36,53 @@ export class GroupingKeyError extends PushgatewayError {
   constructor(message: string, statusCode: 400 | 404 = 400, options?: { cause?: unknown }) {
     super(message, statusCode, options);
   }
+}
+
+/** Pushgateway's prefix of every refused push's message (and of a scrape of an inconsistent store). */
+export const CONSISTENCY_PREFIX = 'pushed metrics are invalid or inconsistent with existing metrics: ';
+
+/** An error of the store or the routes, with its own code (`body_too_large`, `bad_gzip`, ...). */
+export class GatewayError extends PushgatewayError {
+  override readonly name: string = 'GatewayError';
+  constructor(
+    readonly code: string,
+    statusCode: number,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, statusCode, options);
+  }
+}
+
+/** A push refused by the validation or the consistency check; the store is left as it was. */
+export class ConsistencyError extends GatewayError {
+  override readonly name = 'ConsistencyError';
+  constructor(readonly detail: string) {
+    super('inconsistent_push', 400, CONSISTENCY_PREFIX + detail);
+  }
+}
+
+export function timestampsRefused(): ConsistencyError {
+  return new ConsistencyError('pushed metrics must not have timestamps');
+}
+
+export function bodyTooLarge(limit: number): GatewayError {
+  return new GatewayError('body_too_large', 413, `push body exceeds the limit of ${limit} bytes (after gzip decoding); see --push.max-body-size`);
+}
+
+export function badGzip(): GatewayError {
+  return new GatewayError('bad_gzip', 400, 'gzip: invalid header');
+}
+
+export function badGzipData(detail: string, prefixed = true): GatewayError {
+  return new GatewayError('bad_gzip', 400, prefixed ? `gzip: ${detail}` : detail);
+}
+
+export function badTtlHeader(value: string): GatewayError {
+  return new GatewayError('bad_ttl', 400, `invalid X-Portico-Group-TTL header "${value}": expected a duration like 30s, 5m, 1h30m, or 0 for none`);
+}
+
+/** The persistence file cannot be read back (unknown format, bad content); not an HTTP answer. */
+export class PersistenceError extends Error {
+  override readonly name = 'PersistenceError';
 }

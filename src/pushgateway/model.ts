@@ -53,3 +53,25 @@ export interface MetricFamily {
   readonly type: MetricType;
   readonly metrics: readonly Metric[];
 }
+
+/**
+ * The two gauges the gateway keeps per group (Pushgateway's names and help texts): a pushed family
+ * of either name is refused unless it is a gauge, and is replaced by the gateway's own.
+ */
+export const PUSH_TIME = 'push_time_seconds';
+export const PUSH_FAILURE_TIME = 'push_failure_time_seconds';
+export const PUSH_TIME_HELP = 'Last Unix time when changing this group in the Pushgateway succeeded.';
+export const PUSH_FAILURE_TIME_HELP = 'Last Unix time when changing this group in the Pushgateway failed.';
+
+const UPPER: Record<MetricType, string> = {
+  counter: 'COUNTER',
+  gauge: 'GAUGE',
+  untyped: 'UNTYPED',
+  summary: 'SUMMARY',
+  histogram: 'HISTOGRAM',
+};
+
+/** A type as Pushgateway spells it in messages, the JSON API and the console (`COUNTER`, ...). */
+export function upperType(t: MetricType): string {
+  return UPPER[t];
+}

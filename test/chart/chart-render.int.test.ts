@@ -1,7 +1,8 @@
 /**
  * helm lint and helm template of charts/portico: every rendered manifest of every variant is valid
  * against the Kubernetes and Prometheus Operator schemas, and the pod matches the program's
- * contract (flags, ports, health endpoints, files) and the hardening the issue asks for.
+ * contract (flags, ports, health endpoints, files) and is hardened (non-root, read-only root
+ * filesystem, no privilege escalation, every capability dropped, resource requests and limits).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,6 +46,13 @@ const podSpec = (objects: K8sObject[]) => (only(objects, 'Deployment')['spec'] a
 const container = (objects: K8sObject[], name: string): Container => {
   const found = podSpec(objects).containers.find((c) => c.name === name);
   if (found === undefined) throw new Error(`no container ${name}`);
+  return found;
+};
+/** The container `name`, once its args are checked to run `portico <command>` with at least `flags`. */
+const containerRunning = (objects: K8sObject[], name: string, command: string, flags: readonly string[]): Container => {
+  const found = container(objects, name);
+  expect(found.args[0]).toBe(command);
+  expect(found.args).toEqual(expect.arrayContaining([...flags]));
   return found;
 };
 const secretData = (secret: K8sObject, key: string): string => {
@@ -187,16 +195,11 @@ describe('the pod', () => {
   });
 
   it('starts `portico serve` with the contract flags, and probes its real health endpoints', () => {
-    const server = container(objects, 'server');
-    expect(server.args[0]).toBe('serve');
-    expect(server.args).toEqual(expect.arrayContaining([
+    const server = containerRunning(objects, 'server', 'serve', [
       '--data.dir=/data',
-      '--pushgateway.listen-address=:9091',
-      '--management.listen-address=:8080',
-      '--search.listen-address=:9200',
-      '--internal.listen-address=127.0.0.1:8081',
-      '--internal.token-file=/var/run/portico/token/token',
-    ]));
+      '--pushgateway.listen-address=:9091', '--management.listen-address=:8080', '--search.listen-address=:9200',
+      '--internal.listen-address=127.0.0.1:8081', '--internal.token-file=/var/run/portico/token/token',
+    ]);
     expect(server.ports.map((p) => [p.name, p.containerPort])).toEqual([['management', 8080], ['pushgateway', 9091], ['search', 9200]]);
     expect(server.livenessProbe?.httpGet).toEqual({ path: '/-/healthy', port: 'pushgateway' });
     expect(server.readinessProbe?.httpGet).toEqual({ path: '/-/ready', port: 'pushgateway' });
@@ -206,16 +209,11 @@ describe('the pod', () => {
   });
 
   it('starts `portico operator` pointed at the server over loopback with the shared token', () => {
-    const operator = container(objects, 'operator');
-    expect(operator.args[0]).toBe('operator');
-    expect(operator.args).toEqual(expect.arrayContaining([
-      '--operator.server-url=http://127.0.0.1:8081',
-      '--operator.token-file=/var/run/portico/token/token',
+    const operator = containerRunning(objects, 'operator', 'operator', [
+      '--operator.server-url=http://127.0.0.1:8081', '--operator.token-file=/var/run/portico/token/token',
       '--operator.health-address=:8082',
-      '--operator.leader-election=true',
-      '--operator.lease-namespace=portico',
-      '--operator.traefik-crds=false',
-    ]));
+      '--operator.leader-election=true', '--operator.lease-namespace=portico', '--operator.traefik-crds=false',
+    ]);
     expect(operator.ports).toEqual([{ name: 'operator-health', containerPort: 8082, protocol: 'TCP' }]);
     expect(operator.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'operator-health' });
     expect(operator.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'operator-health' });

@@ -12,6 +12,11 @@ function run(...args: string[]) {
   return spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
 }
 
+/** Starts `portico serve` on dataDir with `--<area>.listen-address` set as given, in this order. */
+function serveWith(addresses: Record<string, string>) {
+  return startPortico(['--data.dir', dataDir, ...Object.entries(addresses).flatMap(([area, address]) => [`--${area}.listen-address`, address])]);
+}
+
 describe('portico CLI', () => {
   it('prints its version and help', () => {
     expect(run('--version').stdout).toMatch(/^portico \d+\.\d+\.\d+\n$/);
@@ -33,13 +38,7 @@ describe('portico CLI', () => {
   });
 
   it('starts every listener and shuts down cleanly on SIGTERM', async () => {
-    const p = await startPortico([
-      '--data.dir', dataDir,
-      '--pushgateway.listen-address', '127.0.0.1:0',
-      '--management.listen-address', '127.0.0.1:0',
-      '--internal.listen-address', '127.0.0.1:0',
-      '--search.listen-address', '127.0.0.1:0',
-    ]);
+    const p = await serveWith({ pushgateway: '127.0.0.1:0', management: '127.0.0.1:0', internal: '127.0.0.1:0', search: '127.0.0.1:0' });
     expect(Object.keys(p.ports)).toEqual(expect.arrayContaining(['pushgateway', 'management', 'search']));
     const healthy = await fetch(`http://127.0.0.1:${p.ports.pushgateway}/-/healthy`);
     expect(healthy.status).toBe(200);
@@ -48,12 +47,7 @@ describe('portico CLI', () => {
   });
 
   it('leaves a listener off when asked', async () => {
-    const p = await startPortico([
-      '--data.dir', dataDir,
-      '--pushgateway.listen-address', '127.0.0.1:0',
-      '--management.listen-address', 'off',
-      '--search.listen-address', 'off',
-    ]);
+    const p = await serveWith({ pushgateway: '127.0.0.1:0', management: 'off', search: 'off' });
     expect(Object.keys(p.ports)).toEqual(['pushgateway']);
     expect(await p.stop('SIGINT')).toBe(0);
   });

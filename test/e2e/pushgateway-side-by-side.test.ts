@@ -2,22 +2,20 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeProtobufDelimited } from '../../src/pushgateway/exposition/protobuf.js';
 import { TestClock, listenGateway, type Harness } from '../pushgateway/gateway-harness.js';
-import { freePort, requireBinary, startPeer, type Peer } from '../pushgateway/peer-processes.js';
+import { startPushgateway, type PushgatewayPeer } from '../pushgateway/peer-processes.js';
 
 /**
  * Sends the same pushes to Debian's prometheus-pushgateway and to Portico and compares what
  * GET /metrics exposes for the pushed families (push time values aside), and the answers to bad
  * requests.
  */
-let pg: Peer | undefined;
+let pg: PushgatewayPeer | undefined;
 let pgUrl = '';
 let portico: (Harness & { url: string }) | undefined;
 
 beforeAll(async () => {
-  const bin = requireBinary('/usr/bin/prometheus-pushgateway', 'prometheus-pushgateway');
-  const port = await freePort();
-  pgUrl = `http://127.0.0.1:${port}`;
-  pg = await startPeer(bin, [`--web.listen-address=127.0.0.1:${port}`, '--persistence.file=', '--log.level=warn'], `${pgUrl}/-/ready`);
+  pg = await startPushgateway();
+  pgUrl = pg.url;
   portico = await listenGateway([], TestClock.real());
 });
 

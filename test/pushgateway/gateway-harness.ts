@@ -1,8 +1,10 @@
+import { afterEach } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { serveFlags, type ServeConfig } from '../../src/flag-groups.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { buildPushgatewayApp } from '../../src/pushgateway/app.js';
+import type { MetricFamily } from '../../src/pushgateway/model.js';
 
 /** A ServeConfig from flags, persistence off unless asked, as the CLI would build it. */
 export function gatewayConfig(argv: string[] = []): ServeConfig {
@@ -66,4 +68,26 @@ export async function listenGateway(argv: string[] = [], clock = new TestClock()
   const addr = h.app.server.address();
   const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
   return { ...h, url: `http://127.0.0.1:${port}` };
+}
+
+/**
+ * A family of one unlabelled histogram without help, as the parsers read one; `buckets` are
+ * `[upperBound, cumulativeCount]` pairs.
+ */
+export function histogramFamily(name: string, sampleCount: number, sampleSum: number, buckets: readonly (readonly [number, number])[]): MetricFamily {
+  const histogram = { sampleCount, sampleSum, buckets: buckets.map(([upperBound, cumulativeCount]) => ({ upperBound, cumulativeCount })) };
+  return { name, help: undefined, type: 'histogram', metrics: [{ labels: [], histogram }] };
+}
+
+/**
+ * For test files that build one gateway per test: returns buildGateway, and closes the last
+ * gateway it built after each test of the file.
+ */
+export function gatewaysClosedAfterEach(): (argv?: string[], clock?: TestClock) => Promise<Harness> {
+  let open: Harness | undefined;
+  afterEach(async () => {
+    await open?.app.close();
+    open = undefined;
+  });
+  return async (argv = [], clock = new TestClock()) => (open = await buildGateway(argv, clock));
 }

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { request } from 'node:http';
 import { createServer } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 
 /** Fails with a message naming the Debian package when a real peer is not installed. */
 export function requireBinary(path: string, debianPackage: string): string {
@@ -77,4 +79,64 @@ export async function eventually<T>(fn: () => Promise<T | undefined>, timeoutMs:
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}
+
+/** A peer's answer read in full. */
+export interface PeerResponse {
+  status: number;
+  body: Buffer;
+  text: string;
+}
+
+/** Debian's Pushgateway (package `prometheus-pushgateway`, 1.5.1), in memory only, on loopback. */
+export interface PushgatewayPeer extends Peer {
+  readonly port: number;
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+  /** Raw HTTP, so that a path reaches Pushgateway byte for byte (fetch would normalize it). */
+  send(method: string, path: string, body?: Uint8Array | string, headers?: Record<string, string>): Promise<PeerResponse>;
+}
+
+function rawRequest(port: number, method: string, path: string, body?: Uint8Array | string, headers: Record<string, string> = {}): Promise<PeerResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const buf = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, body: buf, text: buf.toString('utf8') });
+      });
+      res.on('error', reject);
+    });
+    req.setTimeout(10_000, () => req.destroy(new Error(`${method} ${path}: no answer within 10 s`)));
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : Buffer.from(body));
+  });
+}
+
+/** Starts the real Pushgateway on a free port and waits until it is ready. */
+export async function startPushgateway(): Promise<PushgatewayPeer> {
+  const bin = requireBinary('/usr/bin/prometheus-pushgateway', 'prometheus-pushgateway');
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const peer = await startPeer(bin, [`--web.listen-address=127.0.0.1:${port}`, '--persistence.file=', '--log.level=warn'], `${url}/-/ready`);
+  return { ...peer, port, url, send: (method, path, body, headers) => rawRequest(port, method, path, body, headers) };
+}
+
+/**
+ * For a test file that compares with Pushgateway: starts it before the file's tests and stops it
+ * after them; returns the running peer's getter.
+ */
+export function pushgatewayForFile(): () => PushgatewayPeer {
+  let peer: PushgatewayPeer | undefined;
+  beforeAll(async () => {
+    peer = await startPushgateway();
+  });
+  afterAll(async () => {
+    await peer?.stop();
+  });
+  return () => {
+    if (peer === undefined) throw new Error('Pushgateway is not running (beforeAll failed?)');
+    return peer;
+  };
 }

@@ -1,9 +1,8 @@
-import { formatRfc3339Nano, lastPushSuccessful, pushTimeFamilies } from '../api-json.js';
-import { upperType } from '../consistency-index.js';
+import { formatRfc3339Nano, lastPushSuccessful } from '../http/api-json.js';
 import { formatGoFloat } from '../exposition/go-float.js';
-import type { Group } from '../group-store.js';
-import { encodeGroupingPath } from '../grouping-key.js';
-import type { Label, Metric, MetricFamily } from '../model.js';
+import { pushTimeFamilies, type Group } from '../store/group.js';
+import { encodeGroupingPath } from '../store/grouping-key.js';
+import { upperType, type Label, type Metric, type MetricFamily } from '../model.js';
 import { CONSOLE_SCRIPT, CONSOLE_STYLE } from './console-assets.js';
 
 export interface ConsoleModel {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { groupJson, formatRfc3339Nano } from '../api-json.js';
-import type { Gateway } from '../gateway.js';
+import { groupJson, formatRfc3339Nano } from '../http/api-json.js';
+import type { Gateway } from '../http/gateway.js';
 
 const CORS: Record<string, string> = {
   'access-control-allow-origin': '*',

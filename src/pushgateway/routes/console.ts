@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { renderConsolePage } from '../console/console-page.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../http/gateway.js';
 
 /** The web console at `<prefix>/` (and `<prefix>/status`, as Pushgateway serves both). */
 export function registerConsoleRoutes(app: FastifyInstance, gw: Gateway): void {

@@ -3,13 +3,13 @@ import { gzip } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { negotiateFormat } from '../exposition/negotiate.js';
 import { OPENMETRICS_CONTENT_TYPE, renderFamiliesOpenMetrics } from '../exposition/openmetrics-encoder.js';
-import type { CachedFormat } from '../exposition-cache.js';
+import type { CachedFormat } from '../store/exposition-cache.js';
 import { PROTOBUF_CONTENT_TYPE, encodeProtobufDelimited } from '../exposition/protobuf.js';
 import { TEXT_CONTENT_TYPE, renderFamiliesText } from '../exposition/text-encoder.js';
-import type { Gateway } from '../gateway.js';
-import { CONSISTENCY_PREFIX } from '../gateway-errors.js';
+import type { Gateway } from '../http/gateway.js';
+import { CONSISTENCY_PREFIX } from '../errors.js';
 import type { MetricFamily } from '../model.js';
-import { compareMetricLabels, compareStrings } from '../sanitize.js';
+import { compareMetricLabels, compareStrings } from '../store/sanitize.js';
 
 const gzipAsync = promisify(gzip);
 

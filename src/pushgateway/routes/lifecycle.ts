@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../http/gateway.js';
 
 function text(reply: FastifyReply, code: number, body: string): FastifyReply {
   return reply.code(code).type('text/plain; charset=utf-8').send(body);

@@ -2,10 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ConfigError, parseDuration } from '../../config/flag-types.js';
 import { isProtobufContentType, parseProtobufDelimited } from '../exposition/protobuf.js';
 import { parseText } from '../exposition/text-parser.js';
-import type { Gateway } from '../gateway.js';
-import { badTtlHeader } from '../gateway-errors.js';
+import type { Gateway } from '../http/gateway.js';
+import { badTtlHeader } from '../errors.js';
 import { methodNotAllowed } from './options.js';
-import { parseGroupingKey } from '../grouping-key.js';
+import { parseGroupingKey } from '../store/grouping-key.js';
 import type { MetricFamily } from '../model.js';
 
 /** Request header with a per-push group time to live (a Portico extension). */

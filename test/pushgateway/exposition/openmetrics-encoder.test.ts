@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  OPENMETRICS_CONTENT_TYPE,
-  formatOpenMetricsFloat,
-  renderFamiliesOpenMetrics,
-} from '../../../src/pushgateway/exposition/openmetrics-encoder.js';
+import { OPENMETRICS_CONTENT_TYPE, formatOpenMetricsFloat, renderFamiliesOpenMetrics } from '../../../src/pushgateway/exposition/openmetrics-encoder.js';
 import type { MetricFamily } from '../../../src/pushgateway/model.js';
 
 describe('OpenMetrics encoder', () => {

@@ -9,6 +9,7 @@ import {
 } from '../../../src/pushgateway/exposition/protobuf.js';
 import { loadMetricFamilyType } from '../../../src/pushgateway/exposition/metrics-proto.js';
 import type { MetricFamily } from '../../../src/pushgateway/model.js';
+import { histogramFamily } from '../gateway-harness.js';
 import { familiesArb } from './arbitraries.js';
 
 /** Encodes message objects; label values are given as strings here and sent as their UTF-8 bytes. */
@@ -60,24 +61,10 @@ describe('parseProtobufDelimited', () => {
         type: 'summary',
         metrics: [{ labels: [], summary: { sampleCount: 4, sampleSum: 2, quantiles: [{ quantile: 0.5, value: 1 }] } }],
       },
-      {
-        name: 'h',
-        help: undefined,
-        type: 'histogram',
-        metrics: [
-          {
-            labels: [],
-            histogram: {
-              sampleCount: 3,
-              sampleSum: 1,
-              buckets: [
-                { upperBound: 1, cumulativeCount: 2 },
-                { upperBound: Infinity, cumulativeCount: 3.5 },
-              ],
-            },
-          },
-        ],
-      },
+      histogramFamily('h', 3, 1, [
+        [1, 2],
+        [Infinity, 3.5],
+      ]),
     ]);
   });
 

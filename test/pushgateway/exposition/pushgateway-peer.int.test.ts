@@ -1,11 +1,11 @@
 /**
- * Differential tests against the real Pushgateway 1.5.1: the same bodies and paths must be accepted
- * or refused alike, with the same error texts, and our encoders must print what it prints.
+ * Differential tests against the real Pushgateway 1.5.1: the same bodies must be accepted or
+ * refused alike, with the same error texts, and our encoders must print what it prints (the
+ * grouping keys of push paths are compared in store/grouping-key.int.test.ts).
  */
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GroupingKeyError } from '../../../src/pushgateway/errors.js';
+import { describe, expect, it } from 'vitest';
 import { formatSampleValue } from '../../../src/pushgateway/exposition/go-float.js';
 import { compareGoStrings } from '../../../src/pushgateway/exposition/go-string-order.js';
 import {
@@ -16,20 +16,11 @@ import {
 } from '../../../src/pushgateway/exposition/protobuf.js';
 import { renderFamiliesText } from '../../../src/pushgateway/exposition/text-encoder.js';
 import { parseText } from '../../../src/pushgateway/exposition/text-parser.js';
-import { encodeGroupingPath, parseGroupingKey } from '../../../src/pushgateway/grouping-key.js';
-import type { Label, Metric, MetricFamily } from '../../../src/pushgateway/model.js';
-import { familyArb, labelNameArb, metricNameArb, normalizeForText, textArb } from './arbitraries.js';
-import { startPushgateway, type PeerResponse, type Pushgateway } from './pushgateway-peer.js';
+import type { Metric, MetricFamily } from '../../../src/pushgateway/model.js';
+import { familyArb, metricNameArb, normalizeForText } from './arbitraries.js';
+import { pushgatewayForFile, type PeerResponse } from '../peer-processes.js';
 
-let pg: Pushgateway;
-
-beforeAll(async () => {
-  pg = await startPushgateway();
-});
-
-afterAll(async () => {
-  await pg?.stop();
-});
+const pg = pushgatewayForFile();
 
 const fixture = (name: string): string =>
   readFileSync(new URL(`../../fixtures/pushgateway/${name}`, import.meta.url), 'utf8');
@@ -45,8 +36,8 @@ function ourTextError(body: Uint8Array): string | undefined {
 
 /** PUTs a text body to a fresh group and deletes the group again. */
 async function pushText(body: Uint8Array): Promise<PeerResponse> {
-  const r = await pg.send('PUT', '/metrics/job/peer', body, { 'Content-Type': 'text/plain; version=0.0.4' });
-  await pg.send('DELETE', '/metrics/job/peer');
+  const r = await pg().send('PUT', '/metrics/job/peer', body, { 'Content-Type': 'text/plain; version=0.0.4' });
+  await pg().send('DELETE', '/metrics/job/peer');
   return r;
 }
 
@@ -144,10 +135,10 @@ describe('exposition: our encoders and decoders against Pushgateway', () => {
     const values = fc.sample(fc.double(), { numRuns: 300, seed: 42 });
     values.push(1e6, 1e21, 1e-5, 0.0001, 123456, 1234567, -0, 5e-324, Number('-1128819997049469.2'));
     const body = values.map((v, i) => `floats{i="${i}"} ${Number.isNaN(v) ? 'NaN' : String(v)}\n`).join('');
-    const put = await pg.send('PUT', '/metrics/job/floats', body);
+    const put = await pg().send('PUT', '/metrics/job/floats', body);
     expect(put.status).toBe(200);
-    const text = (await pg.send('GET', '/metrics')).text;
-    await pg.send('DELETE', '/metrics/job/floats');
+    const text = (await pg().send('GET', '/metrics')).text;
+    await pg().send('DELETE', '/metrics/job/floats');
     const seen = new Map<number, string>();
     for (const line of text.split('\n')) {
       const m = /^floats\{i="(\d+)",instance="",job="floats"\} (\S+)$/.exec(line);
@@ -158,13 +149,13 @@ describe('exposition: our encoders and decoders against Pushgateway', () => {
   });
 
   it('renders its whole /metrics page byte for byte', async () => {
-    const put = await pg.send('PUT', '/metrics/job/render/instance/x', fixture('python-client.txt'));
+    const put = await pg().send('PUT', '/metrics/job/render/instance/x', fixture('python-client.txt'));
     expect(put.status).toBe(200);
     const extra = '# HELP odd Help with \\\\ and \\n and "quotes".\n# TYPE odd gauge\nodd{v="a\\\\b\\"c\\nd",w="é😀"} 1e-7\n# TYPE h histogram\nh_bucket{le="0.5"} 3\nh_sum 1234567\nh_count 4\n';
-    expect((await pg.send('PUT', '/metrics/job/render2', extra)).status).toBe(200);
-    const page = (await pg.send('GET', '/metrics')).text;
-    await pg.send('DELETE', '/metrics/job/render/instance/x');
-    await pg.send('DELETE', '/metrics/job/render2');
+    expect((await pg().send('PUT', '/metrics/job/render2', extra)).status).toBe(200);
+    const page = (await pg().send('GET', '/metrics')).text;
+    await pg().send('DELETE', '/metrics/job/render/instance/x');
+    await pg().send('DELETE', '/metrics/job/render2');
     expect(page).toContain('h_bucket{instance="",job="render2",le="+Inf"} 4\n');
     expect(renderFamiliesText(parseText(page))).toBe(page);
   });
@@ -172,13 +163,13 @@ describe('exposition: our encoders and decoders against Pushgateway', () => {
   it('accepts our protobuf and gives back the same families, in protobuf and in text', async () => {
     await fc.assert(
       fc.asyncProperty(peerFamiliesArb, async (families) => {
-        const put = await pg.send('PUT', '/metrics/job/proto', encodeProtobufDelimited(families), {
+        const put = await pg().send('PUT', '/metrics/job/proto', encodeProtobufDelimited(families), {
           'Content-Type': PROTOBUF_CONTENT_TYPE,
         });
         expect({ status: put.status, text: put.text }).toEqual({ status: 200, text: '' });
-        const proto = await pg.send('GET', '/metrics', undefined, { Accept: PROTOBUF_CONTENT_TYPE });
-        const text = await pg.send('GET', '/metrics');
-        await pg.send('DELETE', '/metrics/job/proto');
+        const proto = await pg().send('GET', '/metrics', undefined, { Accept: PROTOBUF_CONTENT_TYPE });
+        const text = await pg().send('GET', '/metrics');
+        await pg().send('DELETE', '/metrics/job/proto');
         const expected = sanitize(families, 'proto').sort((a, b) => (a.name < b.name ? -1 : 1));
         const mine = (fs: MetricFamily[]): MetricFamily[] => fs.filter((f) => f.name.startsWith('peer_'));
         expect(mine(parseProtobufDelimited(proto.body))).toEqual(expected);
@@ -194,8 +185,8 @@ describe('exposition: our encoders and decoders against Pushgateway', () => {
     );
     const at = body.indexOf(Buffer.from('QQ'));
     body[at] = 0xff;
-    const r = await pg.send('PUT', '/metrics/job/badutf8', body, { 'Content-Type': PROTOBUF_CONTENT_TYPE });
-    await pg.send('DELETE', '/metrics/job/badutf8');
+    const r = await pg().send('PUT', '/metrics/job/badutf8', body, { 'Content-Type': PROTOBUF_CONTENT_TYPE });
+    await pg().send('DELETE', '/metrics/job/badutf8');
     expect(r.status).toBe(400);
     expect(r.text).toMatch(/^pushed metrics are invalid or inconsistent with existing metrics: .* has a label named "a" whose value is not utf8: "\\xffQ"\n$/s);
     expect(() => parseProtobufDelimited(body)).toThrow(/ has a label named "a" whose value is not utf8: "\\xffQ"$/);
@@ -207,8 +198,8 @@ describe('exposition: our encoders and decoders against Pushgateway', () => {
     const body = Buffer.from(gauge);
     const typeAt = body.indexOf(Buffer.from([0x18, 0x01]));
     body[typeAt + 1] = 0x00; // GAUGE -> COUNTER
-    const r = await pg.send('PUT', '/metrics/job/wrongkind', body, { 'Content-Type': PROTOBUF_CONTENT_TYPE });
-    await pg.send('DELETE', '/metrics/job/wrongkind');
+    const r = await pg().send('PUT', '/metrics/job/wrongkind', body, { 'Content-Type': PROTOBUF_CONTENT_TYPE });
+    await pg().send('DELETE', '/metrics/job/wrongkind');
     expect(r.status).toBe(400);
     expect(r.text).toMatch(/^pushed metrics are invalid or inconsistent with existing metrics: collected metric "wk" \{ .*\} is not a COUNTER\n$/s);
     expect(() => parseProtobufDelimited(body)).toThrow(
@@ -229,8 +220,8 @@ describe('exposition: our encoders and decoders against Pushgateway', () => {
       bodies.push(Buffer.from(hex, 'hex'));
     }
     for (const body of bodies) {
-      const r = await pg.send('PUT', '/metrics/job/cut', body, { 'Content-Type': PROTOBUF_CONTENT_TYPE });
-      await pg.send('DELETE', '/metrics/job/cut');
+      const r = await pg().send('PUT', '/metrics/job/cut', body, { 'Content-Type': PROTOBUF_CONTENT_TYPE });
+      await pg().send('DELETE', '/metrics/job/cut');
       let ours = '';
       try {
         parseProtobufDelimited(body);
@@ -258,146 +249,18 @@ describe('exposition: our encoders and decoders against Pushgateway', () => {
     'text/plain; version=0.0.4',
   ])('takes Content-Type %j as protobuf exactly when Pushgateway does', async (contentType) => {
     const body = encodeProtobufDelimited([{ name: 'ct', help: undefined, type: 'gauge', metrics: [{ labels: [], value: 1 }] }]);
-    const r = await pg.send('PUT', '/metrics/job/ct', body, { 'Content-Type': contentType });
-    await pg.send('DELETE', '/metrics/job/ct');
+    const r = await pg().send('PUT', '/metrics/job/ct', body, { 'Content-Type': contentType });
+    await pg().send('DELETE', '/metrics/job/ct');
     // Read as text, this body is not valid text 0.0.4 and is refused.
     expect(r.status === 200).toBe(isProtobufContentType(contentType));
   });
 
   it('refuses a truncated protobuf body with the same text', async () => {
     const body = encodeProtobufDelimited([{ name: 'x', help: 'h', type: 'gauge', metrics: [{ labels: [], value: 1 }] }]);
-    const r = await pg.send('PUT', '/metrics/job/trunc', body.subarray(0, body.length - 2), {
+    const r = await pg().send('PUT', '/metrics/job/trunc', body.subarray(0, body.length - 2), {
       'Content-Type': PROTOBUF_CONTENT_TYPE,
     });
     expect({ status: r.status, text: r.text }).toEqual({ status: 400, text: 'unexpected EOF\n' });
     expect(() => parseProtobufDelimited(body.subarray(0, body.length - 2))).toThrow('unexpected EOF');
-  });
-});
-
-async function groupLabels(): Promise<Record<string, string>[]> {
-  const api = JSON.parse((await pg.send('GET', '/api/v1/metrics')).text) as { data: { labels: Record<string, string> }[] };
-  return api.data.map((g) => g.labels);
-}
-
-/** DELETE is queued (202) in Pushgateway, so wait until the group is really gone. */
-async function expectNoGroups(): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if ((await groupLabels()).length === 0) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  expect(await groupLabels()).toEqual([]);
-}
-
-function ourGroupingVerdict(raw: string): { labels?: Record<string, string>; status?: number; text?: string } {
-  try {
-    return { labels: Object.fromEntries(parseGroupingKey(raw)) };
-  } catch (e) {
-    if (!(e instanceof GroupingKeyError)) throw e;
-    return { status: e.statusCode, text: `${e.message}\n` };
-  }
-}
-
-describe('grouping keys: same labels and errors as Pushgateway', () => {
-  // Not sent: an invalid base64 job (Pushgateway 1.5.1 then hangs every later job@base64 request,
-  // fixed in 1.6.1), paths Go's ServeMux redirects (`job/`, `//`), and malformed %-escapes (Go's
-  // server answers those with a bare 400 before any handler).
-  it.each([
-    'job/batch',
-    'job/batch/instance/a',
-    'job@base64/YmF0Y2g/path@base64/L3Zhci90bXA=',
-    'job@base64/YmF0Y2g==/p@base64/L3Zhci90bXA',
-    'job/x/e@base64/=',
-    'job/x/e@base64/',
-    'job/x/inst/',
-    'job/x/a/1/a/2',
-    'job/jl/job/other',
-    'job/a%20b+c',
-    'job%2Fbatch',
-    'job/%C3%A9t%C3%A9/b/%E2%82%AC',
-    'job/x/a@base64/w6l0w6k',
-    'job/x/a/b/c',
-    'job/x/a/b%2Fc',
-    'job/x/a-b/1',
-    'job/x/__a/1',
-    'job/x/1a/1',
-    'job@base64/=',
-    'job@base64/=/job/a@base64%2FYQ',
-    'job@base64/=/a-b/1',
-    'job/x/a@base64/foo.bar',
-    'job/x/a@base64/YQ+',
-    'job/x/a@base64/Y',
-    'job/x/a@base64/YWJjZ',
-    'foo/bar',
-  ])('%s', async (raw) => {
-    const put = await pg.send('PUT', `/metrics/${raw}`, '');
-    const groups = await groupLabels();
-    if (put.status === 200) await pg.send('DELETE', `/metrics/${raw}`);
-    const ours = ourGroupingVerdict(raw);
-    if (ours.labels !== undefined) {
-      expect(put.status).toBe(200);
-      expect(groups).toEqual([ours.labels]);
-    } else {
-      expect({ status: put.status, text: put.text }).toEqual({ status: ours.status, text: ours.text });
-    }
-    await expectNoGroups();
-  });
-
-  it('agrees on random raw paths', async () => {
-    const segment = fc.constantFrom(
-      'job', 'job@base64', 'a', 'a@base64', 'instance', 'job', '', '=', 'YQ', 'YQ==', 'Y', 'foo.bar', 'YWJjZ',
-      '%2F', '%20', '+', '__x', '1a', 'x-y', 'é', '%C3%A9', 'a%2Fb', 'L3Zhci90bXA', 'YQ%3D', 'a@base64%2FYQ',
-      '_w', '%FF',
-    );
-    await fc.assert(
-      fc.asyncProperty(fc.array(segment, { minLength: 2, maxLength: 7 }), async (segs) => {
-        const raw = segs.join('/');
-        const ours = ourGroupingVerdict(raw);
-        // Router-level answers (404, ServeMux redirects for '//') and the 1.5.1 base64-job hang are
-        // covered by the table above, not here.
-        if (ours.status === 404 || raw.replace(/%2F/gi, '/').includes('//')) return;
-        if (ours.text?.startsWith('invalid base64 encoding in job name') === true) return;
-        const put = await pg.send('PUT', `/metrics/${raw}`, '');
-        const groups = await groupLabels();
-        // Always delete: Pushgateway stores a group even when the push fails its checks.
-        await pg.send('DELETE', `/metrics/${raw}`);
-        if (ours.labels !== undefined) {
-          expect({ raw, status: put.status, groups }).toEqual({ raw, status: 200, groups: [ours.labels] });
-        } else if (ours.text?.includes('grouping key label named') === true) {
-          // Not UTF-8: Pushgateway fails its consistency check (after storing the group); we refuse first.
-          expect({ raw, status: put.status }).toEqual({ raw, status: 400 });
-          expect(put.text).toMatch(/^pushed metrics are invalid or inconsistent with existing metrics: .*whose value is not utf8/s);
-        } else {
-          expect({ raw, status: put.status, text: put.text }).toEqual({ raw, status: ours.status, text: ours.text });
-        }
-        await expectNoGroups();
-      }),
-      { numRuns: 600 },
-    );
-  });
-
-  it('reads back any labels encoded by encodeGroupingPath', async () => {
-    const labels = fc.uniqueArray(
-      fc.tuple(
-        labelNameArb.filter((n) => n !== 'job'),
-        textArb,
-      ),
-      { selector: (l) => l[0], maxLength: 4 },
-    );
-    await fc.assert(
-      fc.asyncProperty(
-        textArb.filter((v) => v.length > 0),
-        labels,
-        async (job, ls) => {
-          const all: Label[] = [['job', job], ...ls.map(([n, v]): Label => [n, v])];
-          const path = `/metrics/${encodeGroupingPath(all)}`;
-          const put = await pg.send('PUT', path, '');
-          expect({ path, status: put.status, text: put.text }).toEqual({ path, status: 200, text: '' });
-          expect(await groupLabels()).toEqual([Object.fromEntries(all)]);
-          expect((await pg.send('DELETE', path)).status).toBe(202);
-          await expectNoGroups();
-        },
-      ),
-      { numRuns: 150 },
-    );
   });
 });

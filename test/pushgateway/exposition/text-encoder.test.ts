@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  TEXT_CONTENT_TYPE,
-  renderFamiliesText,
-  renderFamilyHeader,
-  renderMetricText,
-} from '../../../src/pushgateway/exposition/text-encoder.js';
+import { TEXT_CONTENT_TYPE, renderFamiliesText, renderFamilyHeader, renderMetricText } from '../../../src/pushgateway/exposition/text-encoder.js';
 import type { MetricFamily } from '../../../src/pushgateway/model.js';
 
 describe('renderFamilyHeader', () => {

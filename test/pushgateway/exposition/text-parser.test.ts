@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ExpositionError } from '../../../src/pushgateway/errors.js';
 import { parseText } from '../../../src/pushgateway/exposition/text-parser.js';
 import { renderFamiliesText } from '../../../src/pushgateway/exposition/text-encoder.js';
+import { histogramFamily } from '../gateway-harness.js';
 import { familiesArb, normalizeForText } from './arbitraries.js';
 
 const fixture = (name: string): string =>
@@ -92,24 +93,10 @@ describe('parseText: accepted input', () => {
           { labels: [['a', '2']], summary: { sampleCount: 0, sampleSum: 0, quantiles: [{ quantile: 0.9, value: 7 }] } },
         ],
       },
-      {
-        name: 'h',
-        help: undefined,
-        type: 'histogram',
-        metrics: [
-          {
-            labels: [],
-            histogram: {
-              sampleCount: 2,
-              sampleSum: 3.5,
-              buckets: [
-                { upperBound: 0.1, cumulativeCount: 1 },
-                { upperBound: Infinity, cumulativeCount: 2 },
-              ],
-            },
-          },
-        ],
-      },
+      histogramFamily('h', 2, 3.5, [
+        [0.1, 1],
+        [Infinity, 2],
+      ]),
     ]);
   });
 

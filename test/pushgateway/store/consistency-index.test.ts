@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConsistencyError } from '../../src/pushgateway/gateway-errors.js';
-import { InMemoryGroupStore } from '../../src/pushgateway/group-store.js';
-import type { Label, Metric, MetricFamily, MetricType } from '../../src/pushgateway/model.js';
-import { sanitizeFamily, seriesKey } from '../../src/pushgateway/sanitize.js';
+import { ConsistencyError } from '../../../src/pushgateway/errors.js';
+import { InMemoryGroupStore, type InMemoryGroupStoreOptions } from '../../../src/pushgateway/store/group-store.js';
+import type { Label, Metric, MetricFamily, MetricType } from '../../../src/pushgateway/model.js';
+import { sanitizeFamily, seriesKey } from '../../../src/pushgateway/store/sanitize.js';
 
 type State = Map<string, Map<string, MetricFamily>>;
 
@@ -60,6 +60,26 @@ interface ModelPush {
   families: { name: string; type: MetricType; metrics: Label[][] }[];
 }
 
+/** The families of a model push, as the store is given them. */
+function familiesOf(p: ModelPush): MetricFamily[] {
+  return p.families.map((f) => ({ name: f.name, help: undefined, type: f.type, metrics: f.metrics.map((ls, i) => metricOf(f.type, ls, i)) }));
+}
+
+/** Group `key` of `state` as the push of `families` leaves it (PUT replaces it, POST only the pushed families). */
+function groupAfter(state: State, key: string, p: ModelPush, families: readonly MetricFamily[]): Map<string, MetricFamily> {
+  const group = p.replace ? new Map<string, MetricFamily>() : new Map(state.get(key) ?? []);
+  for (const f of families) group.set(f.name, sanitizeFamily(f, groupingOf(p)));
+  return group;
+}
+
+/** Runs 300 random sequences of up to `maxLength` steps, each against a fresh store. */
+function forEverySequence<T>(step: fc.Arbitrary<T>, maxLength: number, run: (store: InMemoryGroupStore, steps: T[]) => void, opts?: InMemoryGroupStoreOptions): void {
+  fc.assert(
+    fc.property(fc.array(step, { maxLength }), (steps) => run(new InMemoryGroupStore(opts), steps)),
+    { numRuns: 300 },
+  );
+}
+
 /**
  * Pushes to the store and to the model state; checks that the store accepts exactly when the
  * model after the push would be consistent. Returns whether it was accepted.
@@ -67,10 +87,9 @@ interface ModelPush {
 function pushBoth(store: InMemoryGroupStore, state: State, p: ModelPush, nowMs: number, ttlMs?: number): boolean {
   const grouping = groupingOf(p);
   const key = JSON.stringify(grouping);
-  const families: MetricFamily[] = p.families.map((f) => ({ name: f.name, help: undefined, type: f.type, metrics: f.metrics.map((ls, i) => metricOf(f.type, ls, i)) }));
+  const families = familiesOf(p);
   const next: State = new Map([...state].map(([k, v]) => [k, new Map(v)]));
-  const group = p.replace ? new Map<string, MetricFamily>() : new Map(next.get(key) ?? []);
-  for (const f of families) group.set(f.name, sanitizeFamily(f, grouping));
+  const group = groupAfter(next, key, p, families);
   next.set(key, group);
   let accepted = true;
   try {
@@ -88,14 +107,10 @@ function pushBoth(store: InMemoryGroupStore, state: State, p: ModelPush, nowMs: 
 
 describe('ConsistencyIndex', () => {
   it('accepts a push exactly when the whole store would stay consistent (same outcome as a full check)', () => {
-    fc.assert(
-      fc.property(fc.array(push, { maxLength: 20 }), (pushes) => {
-        const store = new InMemoryGroupStore();
-        const state: State = new Map();
-        for (const p of pushes) pushBoth(store, state, p, 1);
-      }),
-      { numRuns: 300 },
-    );
+    forEverySequence(push, 20, (store, pushes) => {
+      const state: State = new Map();
+      for (const p of pushes) pushBoth(store, state, p, 1);
+    });
   });
 });
 
@@ -113,71 +128,61 @@ function seriesIn(state: State): number {
 
 describe('ConsistencyIndex after deletes, wipes and TTL expiry', () => {
   it('keeps the same outcome as a full check and releases every series and type it no longer holds', () => {
-    fc.assert(
-      fc.property(fc.array(op, { maxLength: 25 }), (ops) => {
-        const store = new InMemoryGroupStore();
-        let state: State = new Map();
-        const expiry = new Map<string, number | undefined>();
-        ops.forEach((o, now) => {
-          for (const [key, at] of expiry) {
-            if (at !== undefined && at <= now) {
-              state.delete(key);
-              expiry.delete(key);
-            }
+    forEverySequence(op, 25, (store, ops) => {
+      let state: State = new Map();
+      const expiry = new Map<string, number | undefined>();
+      ops.forEach((o, now) => {
+        for (const [key, at] of expiry) {
+          if (at !== undefined && at <= now) {
+            state.delete(key);
+            expiry.delete(key);
           }
-          if (o.kind === 'wipe') {
-            store.wipe();
-            state = new Map();
-            expiry.clear();
+        }
+        if (o.kind === 'wipe') {
+          store.wipe();
+          state = new Map();
+          expiry.clear();
+        } else {
+          const key = JSON.stringify(groupingOf(o));
+          if (o.kind === 'delete') {
+            store.delete(groupingOf(o), now);
+            state.delete(key);
+            expiry.delete(key);
           } else {
-            const key = JSON.stringify(groupingOf(o));
-            if (o.kind === 'delete') {
-              store.delete(groupingOf(o), now);
-              state.delete(key);
-              expiry.delete(key);
-            } else {
-              const existed = state.has(key);
-              const accepted = pushBoth(store, state, o, now, o.ttl);
-              if (accepted || !existed) expiry.set(key, o.ttl === undefined ? undefined : now + o.ttl);
-            }
+            const existed = state.has(key);
+            const accepted = pushBoth(store, state, o, now, o.ttl);
+            if (accepted || !existed) expiry.set(key, o.ttl === undefined ? undefined : now + o.ttl);
           }
-          expect(store.groupCount).toBe(state.size);
-          expect(store.seriesCount).toBe(seriesIn(state));
-        });
-      }),
-      { numRuns: 300 },
-    );
+        }
+        expect(store.groupCount).toBe(state.size);
+        expect(store.seriesCount).toBe(seriesIn(state));
+      });
+    });
   });
 });
 
 describe('ConsistencyIndex with the check disabled (--push.disable-consistency-check)', () => {
   it('stores every push and reports an inconsistency exactly while the store is inconsistent', () => {
-    fc.assert(
-      fc.property(fc.array(op, { maxLength: 25 }), (ops) => {
-        const store = new InMemoryGroupStore({ checkConsistency: false });
-        let state: State = new Map();
-        ops.forEach((o, now) => {
-          if (o.kind === 'wipe') {
-            store.wipe();
-            state = new Map();
-          } else if (o.kind === 'delete') {
-            store.delete(groupingOf(o), now);
-            state.delete(JSON.stringify(groupingOf(o)));
-          } else {
-            const grouping = groupingOf(o);
-            const key = JSON.stringify(grouping);
-            const families: MetricFamily[] = o.families.map((f) => ({ name: f.name, help: undefined, type: f.type, metrics: f.metrics.map((ls, i) => metricOf(f.type, ls, i)) }));
-            const group = o.replace ? new Map<string, MetricFamily>() : new Map(state.get(key) ?? []);
-            for (const f of families) group.set(f.name, sanitizeFamily(f, grouping));
-            state.set(key, group);
-            // No TTL here: expiry is covered above, and the model would have to follow it.
-            store.push({ grouping, families, replace: o.replace, nowMs: now });
-          }
-          expect({ step: now, inconsistent: store.inconsistency() !== undefined }).toEqual({ step: now, inconsistent: !consistent(state) });
-          expect(store.groupCount).toBe(state.size);
-        });
-      }),
-      { numRuns: 300 },
-    );
+    forEverySequence(op, 25, (store, ops) => {
+      let state: State = new Map();
+      ops.forEach((o, now) => {
+        if (o.kind === 'wipe') {
+          store.wipe();
+          state = new Map();
+        } else if (o.kind === 'delete') {
+          store.delete(groupingOf(o), now);
+          state.delete(JSON.stringify(groupingOf(o)));
+        } else {
+          const grouping = groupingOf(o);
+          const key = JSON.stringify(grouping);
+          const families = familiesOf(o);
+          state.set(key, groupAfter(state, key, o, families));
+          // No TTL here: expiry is covered above, and the model would have to follow it.
+          store.push({ grouping, families, replace: o.replace, nowMs: now });
+        }
+        expect({ step: now, inconsistent: store.inconsistency() !== undefined }).toEqual({ step: now, inconsistent: !consistent(state) });
+        expect(store.groupCount).toBe(state.size);
+      });
+    }, { checkConsistency: false });
   });
 });

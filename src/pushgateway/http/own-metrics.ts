@@ -1,6 +1,6 @@
 import { Counter, Gauge, Registry, Summary, collectDefaultMetrics, type MetricObjectWithValues, type MetricValue } from 'prom-client';
-import type { Label, Metric, MetricFamily, MetricType } from './model.js';
-import { compareStrings } from './sanitize.js';
+import type { Label, Metric, MetricFamily, MetricType } from '../model.js';
+import { compareStrings } from '../store/sanitize.js';
 
 /** Names of Pushgateway's own HTTP handlers, used as the `handler` label (dashboards key on them). */
 export type HandlerName =

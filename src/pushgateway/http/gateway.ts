@@ -1,4 +1,4 @@
-import type { GroupStore } from './group-store.js';
+import type { GroupStore } from '../store/group.js';
 import type { OwnMetrics } from './own-metrics.js';
 
 /** Settings the routes need, derived once from the flags. */

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatRfc3339Nano, metricJson } from '../../src/pushgateway/api-json.js';
-import type { Label } from '../../src/pushgateway/model.js';
-import { compareMetricLabels, ownLabel, ownString, sanitizeLabels, seriesHash, seriesKey } from '../../src/pushgateway/sanitize.js';
-import { joinPath, normalizePrefix } from '../../src/pushgateway/gateway.js';
+import { formatRfc3339Nano, metricJson } from '../../../src/pushgateway/http/api-json.js';
+import type { Label } from '../../../src/pushgateway/model.js';
+import { compareMetricLabels, ownLabel, ownString, sanitizeLabels, seriesHash, seriesKey } from '../../../src/pushgateway/store/sanitize.js';
+import { joinPath, normalizePrefix } from '../../../src/pushgateway/http/gateway.js';
 
 describe('sanitizeLabels', () => {
   it('overwrites and appends grouping labels, adds instance="" and sorts', () => {

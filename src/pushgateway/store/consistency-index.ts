@@ -1,24 +1,8 @@
 import { isValidLabelName, isValidMetricName } from './grouping-key.js';
 import type { FamilyView } from './exposition-cache.js';
 import type { GroupFamily } from './stored-family.js';
-import type { Label, Metric, MetricFamily, MetricType } from './model.js';
+import { PUSH_FAILURE_TIME, PUSH_TIME, upperType, type Label, type Metric, type MetricFamily, type MetricType } from '../model.js';
 import { formatLabelSet, sameLabels, seriesHash } from './sanitize.js';
-
-/** The two gauges the gateway keeps per group; pushed families of these names are refused or replaced. */
-export const PUSH_TIME = 'push_time_seconds';
-export const PUSH_FAILURE_TIME = 'push_failure_time_seconds';
-
-const UPPER: Record<MetricType, string> = {
-  counter: 'COUNTER',
-  gauge: 'GAUGE',
-  untyped: 'UNTYPED',
-  summary: 'SUMMARY',
-  histogram: 'HISTOGRAM',
-};
-
-export function upperType(t: MetricType): string {
-  return UPPER[t];
-}
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -81,7 +65,7 @@ export class ConsistencyIndex {
   private checkFamilyName(f: MetricFamily): string | undefined {
     if (!isValidMetricName(f.name) || LONE_SURROGATE.test(f.name)) return `metric name ${JSON.stringify(f.name)} is not valid`;
     if ((f.name === PUSH_TIME || f.name === PUSH_FAILURE_TIME) && f.type !== 'gauge') {
-      return `collected metric "${f.name}" is not a GAUGE: the gateway keeps ${f.name} as a gauge per group (pushed as ${UPPER[f.type]})`;
+      return `collected metric "${f.name}" is not a GAUGE: the gateway keeps ${f.name} as a gauge per group (pushed as ${upperType(f.type)})`;
     }
     return undefined;
   }
@@ -89,7 +73,7 @@ export class ConsistencyIndex {
   private checkTypes(groupId: string, f: MetricFamily, mineOf: MineLookup): string | undefined {
     const own = this.ownTypes.get(f.name);
     if (own !== undefined && own !== f.type) {
-      return `gathered metric family ${f.name} has type ${UPPER[f.type]} but should have ${UPPER[own]}`;
+      return `gathered metric family ${f.name} has type ${upperType(f.type)} but should have ${upperType(own)}`;
     }
     const view = this.view(f.name);
     if (view === undefined) return undefined;
@@ -103,7 +87,7 @@ export class ConsistencyIndex {
     const other = view.otherHolder(groupId, conflicting)?.groupId ?? '';
     const sample = f.metrics[0];
     const labels = sample ? ` ${formatLabelSet(sample.labels)}` : '';
-    return `collected metric "${f.name}"${labels} is not a ${UPPER[conflicting]}: it was pushed as ${UPPER[f.type]}, but the group ${this.describe(other)} holds "${f.name}" as ${UPPER[conflicting]}`;
+    return `collected metric "${f.name}"${labels} is not a ${upperType(conflicting)}: it was pushed as ${upperType(f.type)}, but the group ${this.describe(other)} holds "${f.name}" as ${upperType(conflicting)}`;
   }
 
   /** Type of `name` as it would be after the push, or undefined when no family has that name. */
@@ -121,7 +105,7 @@ export class ConsistencyIndex {
     return this.view(name)?.otherHolder(groupId)?.type;
   }
 
-  // client_golang registry.go checkSuffixCollisions, applied to the store as it would be after the push.
+  // client_golang's registry checkSuffixCollisions, applied to the store as it would be after the push.
   private checkSuffixes(
     groupId: string,
     f: MetricFamily,
@@ -184,7 +168,7 @@ export class ConsistencyIndex {
 export function checkMetric(f: MetricFamily, m: Metric): string | undefined {
   const kindOk =
     f.type === 'summary' ? m.summary !== undefined : f.type === 'histogram' ? m.histogram !== undefined : m.value !== undefined;
-  if (!kindOk) return `collected metric "${f.name}" ${formatLabelSet(m.labels)} is not a ${UPPER[f.type]}`;
+  if (!kindOk) return `collected metric "${f.name}" ${formatLabelSet(m.labels)} is not a ${upperType(f.type)}`;
   const names = new Set<string>();
   for (const [name, value] of m.labels) {
     if (!isValidLabelName(name) || name.startsWith('__')) {

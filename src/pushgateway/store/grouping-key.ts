@@ -1,12 +1,12 @@
 /**
  * The grouping key codec: the part of a push URL after `/metrics/`, read exactly as Pushgateway 1.5.1
- * reads it (handler/push.go splitLabels and decodeBase64, behind Go's percent-decoding of the path),
+ * reads it (its push handler's splitLabels and decodeBase64, behind Go's percent-decoding of the path),
  * and written the way a client should write it so that any label value survives the trip.
  */
-import { GroupingKeyError } from './errors.js';
-import { binaryBytes, utf8OfBinary } from './exposition/binary-text.js';
-import { goQuote, goQuoteBytes, isWellFormedString } from './exposition/go-quote.js';
-import type { Label } from './model.js';
+import { GroupingKeyError } from '../errors.js';
+import { binaryBytes, utf8OfBinary } from '../exposition/binary-text.js';
+import { goQuote, goQuoteBytes, isWellFormedString } from '../exposition/go-quote.js';
+import type { Label } from '../model.js';
 
 const BASE64_SUFFIX = '@base64';
 const SEPARATOR = '\xff';

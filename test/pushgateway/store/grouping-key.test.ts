@@ -1,15 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { GroupingKeyError } from '../../src/pushgateway/errors.js';
+import { GroupingKeyError } from '../../../src/pushgateway/errors.js';
 import {
   encodeGroupingPath,
   groupingKeyId,
   isValidLabelName,
   isValidMetricName,
   parseGroupingKey,
-} from '../../src/pushgateway/grouping-key.js';
-import type { Label } from '../../src/pushgateway/model.js';
-import { labelNameArb, textArb } from './exposition/arbitraries.js';
+} from '../../../src/pushgateway/store/grouping-key.js';
+import type { Label } from '../../../src/pushgateway/model.js';
+import { labelNameArb, textArb } from '../exposition/arbitraries.js';
 
 function errorOf(path: string): [number, string] {
   try {

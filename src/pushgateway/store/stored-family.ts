@@ -4,7 +4,7 @@
  * and the model readers (its value), and one record per family of a group. Plain models are built
  * from them only on the rare paths that need them (JSON API, console, persistence, protobuf).
  */
-import type { Label, Metric, MetricFamily, MetricType } from './model.js';
+import type { Label, Metric, MetricFamily, MetricType } from '../model.js';
 import { compareMetricLabels, sameLabels } from './sanitize.js';
 
 /** A stored family and when it was last pushed. */

@@ -1,87 +1,13 @@
-import { compareByName, findByName } from '../collections/sorted-array.js';
-import { ConsistencyIndex, PUSH_FAILURE_TIME, PUSH_TIME, findDuplicateLabel } from './consistency-index.js';
+import { compareByName, findByName } from '../../collections/sorted-array.js';
+import { ConsistencyIndex, findDuplicateLabel } from './consistency-index.js';
 import { ExpositionCache, type CachedFormat, type RenderedFamily } from './exposition-cache.js';
-import { ConsistencyError, timestampsRefused } from './gateway-errors.js';
+import { ConsistencyError, timestampsRefused } from '../errors.js';
 import { groupingKeyId } from './grouping-key.js';
-import type { Label, MetricFamily, MetricType } from './model.js';
-import { compareStrings, ownLabel, ownString, sanitizeFamily, sanitizeLabels } from './sanitize.js';
+import { PUSH_FAILURE_TIME, PUSH_TIME, type Label, type MetricFamily, type MetricType } from '../model.js';
+import { compareStrings, ownLabel, ownString, sanitizeFamily } from './sanitize.js';
 import { ExpiryQueue } from './expiry-queue.js';
-import type { GroupFamily, StoredFamily } from './stored-family.js';
-
-export type { StoredFamily };
-
-export const PUSH_TIME_HELP = 'Last Unix time when changing this group in the Pushgateway succeeded.';
-export const PUSH_FAILURE_TIME_HELP = 'Last Unix time when changing this group in the Pushgateway failed.';
-
-/** One group: everything pushed under one grouping key. */
-export interface Group {
-  /** groupingKeyId of the grouping labels. */
-  readonly id: string;
-  /** Grouping labels (job and the URL labels), sorted by name. */
-  readonly labels: readonly Label[];
-  readonly families: ReadonlyMap<string, StoredFamily>;
-  /** Unix seconds of the last successful push (0 if none succeeded yet). */
-  readonly pushTimeSeconds: number;
-  /** Unix seconds of the last refused push (0 if none failed). */
-  readonly pushFailureTimeSeconds: number;
-  /** When the group expires (ms since the epoch), undefined when it never does. */
-  readonly expiresAtMs: number | undefined;
-}
-
-export interface PushRequest {
-  /** Grouping labels, job included, as parseGroupingKey returns them. */
-  readonly grouping: readonly Label[];
-  readonly families: readonly MetricFamily[];
-  /** PUT: replace the whole group; POST: replace only the pushed families. */
-  readonly replace: boolean;
-  readonly nowMs: number;
-  /** Time to live of the group from now, in ms; 0 or undefined: never expires. */
-  readonly ttlMs?: number;
-}
-
-export interface PushOutcome {
-  /**
-   * With the consistency check disabled, the problem the push brought into the store (stored
-   * anyway); scrapes fail until it is gone, as in Pushgateway.
-   */
-  readonly inconsistency?: string;
-}
-
-/**
- * Where pushed groups live. Every method applies one write atomically: validate everything,
- * then mutate. One in-memory implementation today; the interface leaves room for a shared one.
- */
-export interface GroupStore {
-  /** Validates and stores a push; throws ConsistencyError (after recording the failure time) when refused. */
-  push(req: PushRequest): PushOutcome;
-  /**
-   * Records a refused push on the group (creating it if missing), as Pushgateway's
-   * setPushFailedTimestamp. A group created this way gets `ttlMs` (so that a TTL also reaps groups
-   * whose pushes never succeeded); an existing group keeps its expiry.
-   */
-  recordFailure(grouping: readonly Label[], nowMs: number, ttlMs?: number): void;
-  /** Deletes the group with exactly this grouping key; false if there was none. */
-  delete(grouping: readonly Label[], nowMs: number): boolean;
-  /** Deletes every group at once. */
-  wipe(): void;
-  /** Drops groups whose TTL has run out; returns how many. */
-  expire(nowMs: number): number;
-  /** Groups sorted by grouping key. */
-  groups(nowMs: number): readonly Group[];
-  get(grouping: readonly Label[], nowMs: number): Group | undefined;
-  /** Text 0.0.4 (or OpenMetrics) of every pushed family (push_time families included), sorted by name. */
-  rendered(nowMs: number, format?: CachedFormat): RenderedFamily[];
-  /** The same families as models, for OpenMetrics, protobuf and merging. */
-  families(nowMs: number): MetricFamily[];
-  /** Set while the store holds an inconsistency (only possible with the check disabled). */
-  inconsistency(): string | undefined;
-  /** Replaces the whole content (loading the persistence file); no check, no change event. */
-  load(groups: readonly Group[]): void;
-  /** Counts writes; persistence compares it to know whether there is something to write. */
-  readonly changeCount: number;
-  readonly groupCount: number;
-  readonly seriesCount: number;
-}
+import { pushTimeFamilies, type Group, type GroupStore, type PushOutcome, type PushRequest } from './group.js';
+import type { GroupFamily } from './stored-family.js';
 
 export interface InMemoryGroupStoreOptions {
   /** Types of the gateway's own metrics: pushed families of these names must have the same type. */
@@ -210,7 +136,7 @@ export class InMemoryGroupStore implements GroupStore {
       throw new ConsistencyError(problem);
     }
     const stored = sanitized.filter((f) => f.name !== PUSH_TIME && f.name !== PUSH_FAILURE_TIME);
-    this.apply(id, groupLabels, existing, stored, req.replace, req.nowMs, req.ttlMs);
+    this.apply(id, groupLabels, existing, stored, req);
     // A problem of the push alone (an empty family, a pushed push_time_seconds) is not in the store:
     // the recheck on the next read keeps only what the stored groups still hold.
     if (problem !== undefined) this.problem ??= problem;
@@ -219,15 +145,9 @@ export class InMemoryGroupStore implements GroupStore {
     return problem === undefined ? {} : { inconsistency: problem };
   }
 
-  private apply(
-    id: string,
-    groupLabels: readonly Label[],
-    existing: MutableGroup | undefined,
-    families: readonly MetricFamily[],
-    replace: boolean,
-    nowMs: number,
-    ttlMs: number | undefined,
-  ): void {
+  /** Stores `families` (checked and sanitized) as the push `req` asks: PUT replaces the group, POST the pushed families. */
+  private apply(id: string, groupLabels: readonly Label[], existing: MutableGroup | undefined, families: readonly MetricFamily[], req: PushRequest): void {
+    const { replace, nowMs, ttlMs } = req;
     const group = existing ?? this.create(id, groupLabels);
     // The group's id, not this push's equal one: every stored metric keeps a reference to it.
     const gid = group.id;
@@ -275,10 +195,8 @@ export class InMemoryGroupStore implements GroupStore {
   }
 
   private renderPushTimes(group: MutableGroup): void {
-    const labels = sanitizeLabels([], group.labels);
+    const [push, failure] = pushTimeFamilies(group);
     const at = group.pushTimeSeconds * 1000;
-    const push = { name: PUSH_TIME, help: PUSH_TIME_HELP, type: 'gauge', metrics: [{ labels, value: group.pushTimeSeconds }] } as const;
-    const failure = { name: PUSH_FAILURE_TIME, help: PUSH_FAILURE_TIME_HELP, type: 'gauge', metrics: [{ labels, value: group.pushFailureTimeSeconds }] } as const;
     group.pushTime = this.cache.set(group.id, group.pushTime, push, at, group.labels);
     group.pushFailureTime = this.cache.set(group.id, group.pushFailureTime, failure, at, group.labels);
   }

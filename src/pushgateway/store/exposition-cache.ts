@@ -1,7 +1,6 @@
-import { renderOpenMetricsHeader, renderOpenMetricsMetric } from './exposition/openmetrics-encoder.js';
-import { renderFamilyHeader, renderMetricText } from './exposition/text-encoder.js';
-import { PUSH_FAILURE_TIME, PUSH_TIME } from './consistency-index.js';
-import type { Label, Metric, MetricFamily, MetricType } from './model.js';
+import { renderOpenMetricsHeader, renderOpenMetricsMetric } from '../exposition/openmetrics-encoder.js';
+import { renderFamilyHeader, renderMetricText } from '../exposition/text-encoder.js';
+import { PUSH_FAILURE_TIME, PUSH_TIME, type Label, type Metric, type MetricFamily, type MetricType } from '../model.js';
 import { compareMetricLabels, compareStrings, ownLabel, ownString, sameLabels } from './sanitize.js';
 import { GroupFamily, StoredMetric, payloadOf, sortMetrics } from './stored-family.js';
 

@@ -1,8 +1,6 @@
-import { PUSH_FAILURE_TIME, PUSH_TIME, upperType } from './consistency-index.js';
-import { formatGoFloat } from './exposition/go-float.js';
-import { PUSH_FAILURE_TIME_HELP, PUSH_TIME_HELP, type Group } from './group-store.js';
-import type { Label, Metric, MetricFamily } from './model.js';
-import { sanitizeLabels } from './sanitize.js';
+import { formatGoFloat } from '../exposition/go-float.js';
+import { PUSH_FAILURE_TIME, PUSH_TIME, upperType, type Label, type Metric, type MetricFamily } from '../model.js';
+import { pushTimeFamilies, type Group } from '../store/group.js';
 
 /** Go's RFC3339Nano for a time in ms, in UTC: fractional seconds without trailing zeros. */
 export function formatRfc3339Nano(ms: number): string {
@@ -56,15 +54,6 @@ function familyJson(f: MetricFamily, atMs: number): Record<string, unknown> {
 /** Pushgateway's LastPushSuccess: no failure after the last success. */
 export function lastPushSuccessful(g: Group): boolean {
   return g.pushFailureTimeSeconds <= g.pushTimeSeconds;
-}
-
-/** The push time gauges of a group, as families (labels: grouping labels plus instance=""). */
-export function pushTimeFamilies(g: Group): [MetricFamily, MetricFamily] {
-  const labels = sanitizeLabels([], g.labels);
-  return [
-    { name: PUSH_TIME, help: PUSH_TIME_HELP, type: 'gauge', metrics: [{ labels, value: g.pushTimeSeconds }] },
-    { name: PUSH_FAILURE_TIME, help: PUSH_FAILURE_TIME_HELP, type: 'gauge', metrics: [{ labels, value: g.pushFailureTimeSeconds }] },
-  ];
 }
 
 /** One element of /api/v1/metrics' `data`: labels, last_push_successful and one key per family, keys sorted as Go does. */

@@ -1,8 +1,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { parseText } from '../../src/pushgateway/exposition/text-parser.js';
-import { InMemoryGroupStore } from '../../src/pushgateway/group-store.js';
+import { parseText } from '../../../src/pushgateway/exposition/text-parser.js';
+import { InMemoryGroupStore } from '../../../src/pushgateway/store/group-store.js';
 
 // The store must keep no slice of a push body: V8 keeps the whole decoded body alive for any kept
 // substring of 13 or more characters (see ownString). These tests push bodies padded with a large

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { badGzip, badGzipData, bodyTooLarge } from './gateway-errors.js';
+import { badGzip, badGzipData, bodyTooLarge } from '../errors.js';
 
 /**
  * Reads a push body, gunzipping it when `Content-Encoding: gzip` (any case) is sent, and refuses

@@ -3,9 +3,10 @@ import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InMemoryGroupStore } from '../../src/pushgateway/group-store.js';
-import { PersistenceError, Persister, decodeGroups, encodeGroups, loadGroups, saveGroups } from '../../src/pushgateway/persistence.js';
-import { buildGateway, pushedOnly } from './gateway-harness.js';
+import { InMemoryGroupStore } from '../../../src/pushgateway/store/group-store.js';
+import { PersistenceError } from '../../../src/pushgateway/errors.js';
+import { Persister, decodeGroups, encodeGroups, loadGroups, saveGroups } from '../../../src/pushgateway/store/persistence.js';
+import { buildGateway, pushedOnly } from '../gateway-harness.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -103,7 +104,7 @@ describe('persistence file', () => {
     // directory would not stop root): the kernel refuses the write past 1 KiB with EFBIG.
     const big = JSON.stringify('x'.repeat(64 * 1024));
     const script = [
-      `import { saveGroups } from ${JSON.stringify(new URL('../../src/pushgateway/persistence.ts', import.meta.url).pathname)};`,
+      `import { saveGroups } from ${JSON.stringify(new URL('../../../src/pushgateway/store/persistence.ts', import.meta.url).pathname)};`,
       `const groups = [{ id: 'job\\xffbig', labels: [['job', 'big']], families: new Map([['g', { pushedAtMs: 0, family: { name: 'g', help: ${big}, type: 'gauge', metrics: [{ labels: [], value: 1 }] } }]]), pushTimeSeconds: 1, pushFailureTimeSeconds: 0, expiresAtMs: undefined }];`,
       `process.on('SIGXFSZ', () => undefined);`,
       `await saveGroups(${JSON.stringify(file)}, groups).then(() => process.exit(0), (e) => { console.error(e.code); process.exit(3); });`,

@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ConsistencyError } from '../../src/pushgateway/gateway-errors.js';
-import { InMemoryGroupStore, type Group, type PushRequest } from '../../src/pushgateway/group-store.js';
-import type { Label, MetricFamily, MetricType } from '../../src/pushgateway/model.js';
+import { ConsistencyError } from '../../../src/pushgateway/errors.js';
+import type { Group, PushRequest } from '../../../src/pushgateway/store/group.js';
+import { InMemoryGroupStore } from '../../../src/pushgateway/store/group-store.js';
+import type { Label, MetricFamily, MetricType } from '../../../src/pushgateway/model.js';
 
 const T0 = 1_700_000_000_000;
 

@@ -1,17 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { Group, StoredFamily } from './group-store.js';
+import { PersistenceError } from '../errors.js';
+import type { Group, StoredFamily } from './group.js';
 import { groupingKeyId } from './grouping-key.js';
-import type { Label, Metric, MetricFamily, MetricType } from './model.js';
+import type { Label, Metric, MetricFamily, MetricType } from '../model.js';
 
 /** Version of the persistence file format; bump on any incompatible change. */
 export const PERSISTENCE_FORMAT_VERSION = 1;
 const FORMAT_NAME = 'portico-pushgateway';
-
-export class PersistenceError extends Error {
-  override readonly name = 'PersistenceError';
-}
 
 interface FileGroup {
   labels: Label[];

@@ -1,8 +1,8 @@
-import { compareGoStrings } from './exposition/go-string-order.js';
-import type { Label, Metric, MetricFamily } from './model.js';
+import { compareGoStrings } from '../exposition/go-string-order.js';
+import type { Label, Metric, MetricFamily } from '../model.js';
 
 /**
- * Pushgateway's label sanitizing (storage/diskmetricstore.go `sanitizeLabels`): every grouping
+ * Pushgateway's label sanitizing (its disk metric store's `sanitizeLabels`): every grouping
  * label overwrites the metric's label of the same name or is appended, `instance=""` is added
  * when the metric has no instance label, and the pairs end up sorted by name.
  */

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { groupingKeyId } from '../../src/pushgateway/grouping-key.js';
-import { InMemoryGroupStore } from '../../src/pushgateway/group-store.js';
-import type { Label, Metric, MetricFamily, MetricType } from '../../src/pushgateway/model.js';
-import { decodeGroups, encodeGroups } from '../../src/pushgateway/persistence.js';
-import { sanitizeFamily } from '../../src/pushgateway/sanitize.js';
+import { groupingKeyId } from '../../../src/pushgateway/store/grouping-key.js';
+import { InMemoryGroupStore } from '../../../src/pushgateway/store/group-store.js';
+import type { Label, Metric, MetricFamily, MetricType } from '../../../src/pushgateway/model.js';
+import { decodeGroups, encodeGroups } from '../../../src/pushgateway/store/persistence.js';
+import { sanitizeFamily } from '../../../src/pushgateway/store/sanitize.js';
 
 /**
  * The store against a plain model of Pushgateway's write semantics: PUT replaces the group, POST

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { renderFamiliesOpenMetrics } from '../../src/pushgateway/exposition/openmetrics-encoder.js';
-import { renderFamiliesText } from '../../src/pushgateway/exposition/text-encoder.js';
-import { pushTimeFamilies } from '../../src/pushgateway/api-json.js';
-import { InMemoryGroupStore, type Group } from '../../src/pushgateway/group-store.js';
-import type { Label, Metric, MetricFamily } from '../../src/pushgateway/model.js';
-import { compareMetricLabels, compareStrings } from '../../src/pushgateway/sanitize.js';
+import { renderFamiliesOpenMetrics } from '../../../src/pushgateway/exposition/openmetrics-encoder.js';
+import { renderFamiliesText } from '../../../src/pushgateway/exposition/text-encoder.js';
+import { pushTimeFamilies, type Group } from '../../../src/pushgateway/store/group.js';
+import { InMemoryGroupStore } from '../../../src/pushgateway/store/group-store.js';
+import type { Label, Metric, MetricFamily } from '../../../src/pushgateway/model.js';
+import { compareMetricLabels, compareStrings } from '../../../src/pushgateway/store/sanitize.js';
 
 /** The exposition computed from scratch from the groups, the way Pushgateway does on every scrape. */
 function naive(groups: readonly Group[]): MetricFamily[] {
