@@ -31,6 +31,7 @@ const areas = {
     ['^src/pushgateway/(errors|flags|model)\\.ts$'],
     ['^src/pushgateway/exposition/'],
     ['^src/pushgateway/store/'],
+    ['^src/pushgateway/http/'],
     ['^src/pushgateway/console/'],
     ['^src/pushgateway/routes/'],
     ['^src/pushgateway/app\\.ts$'],
