@@ -1,24 +1,24 @@
 /**
  * The internal endpoint where providers deliver whole snapshots (see the contract in
- * dynamic-config.ts): `PUT|GET|DELETE /internal/v1/providers/{provider}` behind a bearer token.
+ * src/dynamic-config): `PUT|GET|DELETE /internal/v1/providers/{provider}` behind a bearer token.
  * A PUT body is format 1 (`application/json`, the snapshot as one JSON document), format 2
- * (snapshot lines, see snapshot-lines.ts), whose unchanged records are neither parsed nor
- * validated again, or a snapshot delta from the format 2 body held (snapshot-delta.ts; `412`
+ * (snapshot lines, see src/dynamic-config/snapshot/lines.ts), whose unchanged records are neither parsed nor
+ * validated again, or a snapshot delta from the format 2 body held (src/dynamic-config/snapshot/delta.ts; `412`
  * when another one is held).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BodyBuffers } from './body-buffers.js';
 import {
   INTERNAL_PROVIDERS_PATH, PROVIDER_NAME_PATTERN, RESERVED_PROVIDERS, type ProviderPutResponse, type ProviderSnapshot, type ProviderStatusResponse,
-} from './dynamic-config.js';
+} from '../dynamic-config/dynamic-config.js';
 import { managementErrors, ManagementError } from './errors.js';
 import { bearerMatches } from './internal-token.js';
-import { expandSnapshotDelta, SNAPSHOT_DELTA_MEDIA_TYPE } from './snapshot-delta.js';
+import { expandSnapshotDelta, SNAPSHOT_DELTA_MEDIA_TYPE } from '../dynamic-config/snapshot/delta.js';
 import type { RecordStore, SnapshotChanges } from './record-store.js';
-import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder, SnapshotLinesError, type DecodeSession, type DecodedSnapshot } from './snapshot-lines.js';
-import { SnapshotValidationError, validateChangedLines, validateProviderSnapshot } from './snapshot-validation.js';
+import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder, SnapshotLinesError, type DecodeSession, type DecodedSnapshot } from '../dynamic-config/snapshot/lines.js';
+import { SnapshotValidationError, validateChangedLines, validateProviderSnapshot } from '../dynamic-config/validation.js';
 
-/** A snapshot delta (snapshot-delta.ts), as read. */
+/** A snapshot delta (src/dynamic-config/snapshot/delta.ts), as read. */
 class DeltaBody {
   constructor(readonly bytes: Buffer) {}
 }

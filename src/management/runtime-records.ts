@@ -4,7 +4,7 @@
  */
 import type {
   DynamicConfiguration, Middleware, Router, Service, ServerState, TCPMiddleware, TCPRouter, TCPService, UDPRouter, UDPService,
-} from './dynamic-config.js';
+} from '../dynamic-config/dynamic-config.js';
 import type { PreparedRouter } from './runtime-memo.js';
 
 export type Status = 'enabled' | 'disabled' | 'warning';

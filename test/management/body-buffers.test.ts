@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/create-app.js';
 import { BodyBuffers, BodyTooLargeError } from '../../src/management/body-buffers.js';
 import { registerInternalRoutes } from '../../src/management/internal-routes.js';
-import { SNAPSHOT_LINES_MEDIA_TYPE } from '../../src/management/snapshot-lines.js';
+import { SNAPSHOT_LINES_MEDIA_TYPE } from '../../src/dynamic-config/snapshot/lines.js';
 import { silentLogger, storeWith } from './helpers.js';
 
 async function* pieces(...parts: string[]): AsyncGenerator<Buffer> {

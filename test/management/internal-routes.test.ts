@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/create-app.js';
 import { bearerMatches, readOrCreateToken } from '../../src/management/internal-token.js';
 import { registerInternalRoutes } from '../../src/management/internal-routes.js';
-import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder, snapshotLinesBody } from '../../src/management/snapshot-lines.js';
+import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder, snapshotLinesBody } from '../../src/dynamic-config/snapshot/lines.js';
 import { apiFor, silentLogger, storeWith } from './helpers.js';
 
 const TOKEN = 'tok-123';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DynamicConfiguration, Router } from '../../src/management/dynamic-config.js';
+import type { DynamicConfiguration, Router } from '../../src/dynamic-config/dynamic-config.js';
 import { paginate, parseIntParam } from '../../src/management/query.js';
 import { apiFor, getJson, goldenStore, storeWith } from './helpers.js';
 

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/create-app.js';
-import type { ProviderSnapshot } from '../../src/management/dynamic-config.js';
+import type { ProviderSnapshot } from '../../src/dynamic-config/dynamic-config.js';
 import { registerInternalRoutes } from '../../src/management/internal-routes.js';
 import { RecordStore } from '../../src/management/record-store.js';
 import type { RuntimeView } from '../../src/management/runtime-view.js';
-import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder } from '../../src/management/snapshot-lines.js';
-import { validateProviderSnapshot } from '../../src/management/snapshot-validation.js';
+import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder } from '../../src/dynamic-config/snapshot/lines.js';
+import { validateProviderSnapshot } from '../../src/dynamic-config/validation.js';
 import { silentLogger, TRAEFIK, WEB, WEBSECURE } from './helpers.js';
 
 // Format 2 bodies made of arbitrary lines (TCP and UDP records, TLS and servers

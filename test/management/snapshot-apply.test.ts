@@ -1,15 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/create-app.js';
-import type { ProviderSnapshot } from '../../src/management/dynamic-config.js';
+import type { ProviderSnapshot } from '../../src/dynamic-config/dynamic-config.js';
 import { registerInternalRoutes } from '../../src/management/internal-routes.js';
 import { RecordStore } from '../../src/management/record-store.js';
 import type { RuntimeView } from '../../src/management/runtime-view.js';
-import { SNAPSHOT_DELTA_MEDIA_TYPE, snapshotDeltaBody } from '../../src/management/snapshot-delta.js';
+import { SNAPSHOT_DELTA_MEDIA_TYPE, snapshotDeltaBody } from '../../src/dynamic-config/snapshot/delta.js';
 import {
   SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder, SnapshotLineEncoder, snapshotLinesBody, type EncodedSnapshot,
-} from '../../src/management/snapshot-lines.js';
-import { validateProviderSnapshot } from '../../src/management/snapshot-validation.js';
+} from '../../src/dynamic-config/snapshot/lines.js';
+import { validateProviderSnapshot } from '../../src/dynamic-config/validation.js';
 import { silentLogger, TRAEFIK, WEB, WEBSECURE } from './helpers.js';
 
 // The server's whole apply path for format 2 bodies (decode against the last body, validation of

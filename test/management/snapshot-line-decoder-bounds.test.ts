@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/create-app.js';
 import { registerInternalRoutes } from '../../src/management/internal-routes.js';
-import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder } from '../../src/management/snapshot-lines.js';
+import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder } from '../../src/dynamic-config/snapshot/lines.js';
 import { silentLogger, storeWith } from './helpers.js';
 
 // A path's canonical JSON can be longer than its bytes as written: each byte of invalid UTF-8

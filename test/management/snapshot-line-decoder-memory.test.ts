@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SnapshotLineDecoder } from '../../src/management/snapshot-lines.js';
+import { SnapshotLineDecoder } from '../../src/dynamic-config/snapshot/lines.js';
 
 // The decoder keeps a tree of the objects its paths run through between bodies.
 // Format 2 allows any split ("any split is valid"), so a sender may write a record field by field;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SnapshotLineDecoder, SnapshotLineEncoder, SnapshotLinesError, snapshotLinesBody, snapshotLinesChunks } from '../../src/management/snapshot-lines.js';
+import { SnapshotLineDecoder, SnapshotLineEncoder, SnapshotLinesError, snapshotLinesBody, snapshotLinesChunks } from '../../src/dynamic-config/snapshot/lines.js';
 
 const DEPTHS = { configuration: 3, serverStatus: 1 };
 

@@ -5,8 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { createApp } from '../../src/http/create-app.js';
 import { registerInternalRoutes } from '../../src/management/internal-routes.js';
 import { RecordStore } from '../../src/management/record-store.js';
-import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder } from '../../src/management/snapshot-lines.js';
-import { validateProviderSnapshot } from '../../src/management/snapshot-validation.js';
+import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder } from '../../src/dynamic-config/snapshot/lines.js';
+import { validateProviderSnapshot } from '../../src/dynamic-config/validation.js';
 import { silentLogger, TRAEFIK, WEB, WEBSECURE } from './helpers.js';
 
 // Format 2 bodies over a real connection, read and compared as they arrive.

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   fullRouter, fullService, quickRouter, quickService, SnapshotValidationError, validateProviderSnapshot,
-} from '../../src/management/snapshot-validation.js';
+} from '../../src/dynamic-config/validation.js';
 
 const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/);
 const router = fc.record({

@@ -1,4 +1,4 @@
-import type { Service, ServersLoadBalancer, TCPService, UDPService } from '../../management/dynamic-config.js';
+import type { Service, ServersLoadBalancer, TCPService, UDPService } from '../../dynamic-config/dynamic-config.js';
 import { resolveAddresses, resolveHttpServers, type ClusterView } from './endpoints-resolver.js';
 import { isRecord } from './kube-objects.js';
 import { crdReference, serviceKey } from './naming.js';

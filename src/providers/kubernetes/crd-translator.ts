@@ -1,5 +1,5 @@
-import { HTTP_MIDDLEWARE_KINDS, TCP_MIDDLEWARE_KINDS } from '../../management/dynamic-config.js';
-import type { Middleware, Router, RouterTLSConfig, TCPMiddleware, TCPRouter } from '../../management/dynamic-config.js';
+import { HTTP_MIDDLEWARE_KINDS, TCP_MIDDLEWARE_KINDS } from '../../dynamic-config/dynamic-config.js';
+import type { Middleware, Router, RouterTLSConfig, TCPMiddleware, TCPRouter } from '../../dynamic-config/dynamic-config.js';
 import { groupOf, type CrdKind } from './crd-kinds.js';
 import {
   addHttpLoadBalancer, addTcpLoadBalancer, addUdpLoadBalancer, childServiceName, isTraefikServiceRef, l4ChildKey, str,

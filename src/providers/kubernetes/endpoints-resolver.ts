@@ -1,4 +1,4 @@
-import type { Server, ServerState } from '../../management/dynamic-config.js';
+import type { Server, ServerState } from '../../dynamic-config/dynamic-config.js';
 import type { EndpointSlice, Secret, Service, ServicePort } from './kube-objects.js';
 
 /** Read access to the cached Services and EndpointSlices (the translation never calls the API). */

@@ -1,11 +1,11 @@
 import { createHash, hash } from 'node:crypto';
-import type { ProviderSnapshot } from '../../management/dynamic-config.js';
+import type { ProviderSnapshot } from '../../dynamic-config/dynamic-config.js';
 import type { ConfigBuilder } from './translation-types.js';
 
 /**
  * One provider's snapshot kept as the per-object fragments it was merged from, so that a change
  * to a few objects patches the snapshot instead of merging 10,000 fragments again, and its body
- * (snapshot lines, format 2: see management/snapshot-lines.ts) is re-serialized only around the
+ * (snapshot lines, format 2: see src/dynamic-config/snapshot/lines.ts) is re-serialized only around the
  * changed objects.
  *
  * The merged snapshot's key order is the order the full merge sets keys in: objects in visit

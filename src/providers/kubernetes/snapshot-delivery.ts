@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { INTERNAL_PROVIDERS_PATH, type ProviderSnapshot } from '../../management/dynamic-config.js';
-import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder, snapshotLinesChunks, type EncodedSnapshot } from '../../management/snapshot-lines.js';
+import { INTERNAL_PROVIDERS_PATH, type ProviderSnapshot } from '../../dynamic-config/dynamic-config.js';
+import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder, snapshotLinesChunks, type EncodedSnapshot } from '../../dynamic-config/snapshot/lines.js';
 import type { SnapshotBody } from './snapshot-assembly.js';
 
 /**
@@ -10,7 +10,7 @@ import type { SnapshotBody } from './snapshot-assembly.js';
  * server which version it holds (`GET` of the same path) so that a restarted server, which has
  * none (404) or an older one, gets the snapshot again.
  *
- * Bodies are format 2, snapshot lines (see management/snapshot-lines.ts): one line per record,
+ * Bodies are format 2, snapshot lines (see src/dynamic-config/snapshot/lines.ts): one line per record,
  * each record's line kept from the last delivery, so a change serializes only the records it
  * made; the server in turn parses only the lines it has not seen. The version is a hash of the
  * lines, so an unchanged snapshot is not sent again. The operator hands over bodies it laid out

@@ -1,7 +1,7 @@
 import type {
   DynamicConfiguration, Middleware, ProviderSnapshot, Router, Service, ServerState, TCPMiddleware, TCPRouter, TCPService,
   UDPRouter, UDPService,
-} from '../../management/dynamic-config.js';
+} from '../../dynamic-config/dynamic-config.js';
 import { DEFAULT_REFERENCE_POLICY, type ReferencePolicy } from './reference-policy.js';
 
 /** Which object a status or event is about. `plural` and `group` address its API path. */

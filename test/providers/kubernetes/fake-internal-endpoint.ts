@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ProviderSnapshot } from '../../../src/management/dynamic-config.js';
-import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder } from '../../../src/management/snapshot-lines.js';
+import type { ProviderSnapshot } from '../../../src/dynamic-config/dynamic-config.js';
+import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder } from '../../../src/dynamic-config/snapshot/lines.js';
 
 /**
  * A stand-in for the server's internal listener (`PUT/GET /internal/v1/providers/{provider}`,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SnapshotLineEncoder } from '../../../src/management/snapshot-lines.js';
+import { SnapshotLineEncoder } from '../../../src/dynamic-config/snapshot/lines.js';
 import { SnapshotAssembly, type SnapshotBody } from '../../../src/providers/kubernetes/snapshot-assembly.js';
 import { ConfigBuilder } from '../../../src/providers/kubernetes/translation-types.js';
 

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { nodeHttpFetch } from '../../../src/providers/kubernetes/http-fetch.js';
 import { SnapshotDelivery, type FetchLike } from '../../../src/providers/kubernetes/snapshot-delivery.js';
-import { SnapshotLineDecoder } from '../../../src/management/snapshot-lines.js';
+import { SnapshotLineDecoder } from '../../../src/dynamic-config/snapshot/lines.js';
 
 // Delivery with an injected fetch and sleep: no sockets, no timers.
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SnapshotLineEncoder } from '../../../src/management/snapshot-lines.js';
+import { SnapshotLineEncoder } from '../../../src/dynamic-config/snapshot/lines.js';
 import { emptyChangeSet, noteChange, type ChangeSet } from '../../../src/providers/kubernetes/change-set.js';
 import { IncrementalTranslation, type ProviderUpdate } from '../../../src/providers/kubernetes/incremental-translation.js';
 import type { KubeObject } from '../../../src/providers/kubernetes/kube-objects.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../../src/providers/kubernetes/kube-objects.js';
-import { validateProviderSnapshot } from '../../../src/management/snapshot-validation.js';
+import { validateProviderSnapshot } from '../../../src/dynamic-config/validation.js';
 import { ClusterIndex } from '../../../src/providers/kubernetes/cluster-index.js';
 import { cacheFromObjects, translate } from '../../../src/providers/kubernetes/translate.js';
 import { TranslationMemo } from '../../../src/providers/kubernetes/translation-memo.js';

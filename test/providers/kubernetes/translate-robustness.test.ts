@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { validateProviderSnapshot } from '../../../src/management/snapshot-validation.js';
+import { validateProviderSnapshot } from '../../../src/dynamic-config/validation.js';
 import { CRD_KINDS } from '../../../src/providers/kubernetes/crd-kinds.js';
 import type { KubeObject } from '../../../src/providers/kubernetes/kube-objects.js';
 import { cacheFromObjects, translate } from '../../../src/providers/kubernetes/translate.js';

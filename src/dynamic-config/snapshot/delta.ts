@@ -14,8 +14,8 @@
  * and the sender PUTs the whole body. A one-record change is then a few hundred bytes instead of
  * megabytes to serialize, send and compare. Senders that do not use it lose nothing.
  */
-import type { EncodedSnapshot } from './snapshot-lines.js';
-import { SnapshotLinesError } from './snapshot-line-decoder.js';
+import type { EncodedSnapshot } from './lines.js';
+import { SnapshotLinesError } from './line-decoder.js';
 
 /** Media type of a snapshot delta. */
 export const SNAPSHOT_DELTA_MEDIA_TYPE = 'application/vnd.portico.snapshot-delta.v2+jsonl';

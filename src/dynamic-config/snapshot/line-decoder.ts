@@ -1,5 +1,5 @@
 /**
- * The server's side of snapshot lines (format 2, see snapshot-lines.ts): decoding a provider's
+ * The server's side of snapshot lines (format 2, see lines.ts): decoding a provider's
  * bodies against the last one it accepted.
  */
 
@@ -317,7 +317,7 @@ export class SnapshotLineDecoder {
 
   /**
    * The body last committed, with its lines' offsets and its version (the value of its
-   * `["version"]` line): the base of a snapshot delta (snapshot-delta.ts). Undefined before any.
+   * `["version"]` line): the base of a snapshot delta (delta.ts). Undefined before any.
    */
   get base(): { readonly body: Buffer; readonly starts: Int32Array; readonly ends: Int32Array; readonly version: unknown } | undefined {
     if (this.value === undefined) return undefined;

@@ -62,7 +62,7 @@ function onlyKeys(o: Obj, path: string, allowed: readonly string[]): void {
 
 /**
  * Values known to be valid already (records taken over unchanged from a snapshot accepted
- * before, see snapshot-lines.ts): a name -> record map skips their check.
+ * before, see snapshot/lines.ts): a name -> record map skips their check.
  */
 export type KnownValid = ReadonlySet<object>;
 

@@ -16,11 +16,11 @@
  * empty map it walks. Any split is valid: `["configuration"]\t{…}` alone is a whole snapshot.
  *
  * Why: an operator re-sends thousands of records per change and changes a handful. The server
- * keeps the body it accepted last with its parsed values (snapshot-line-decoder.ts); a line equal
+ * keeps the body it accepted last with its parsed values (line-decoder.ts); a line equal
  * to one of it, byte for byte, yields the very same value object, which is neither parsed nor
  * validated again and which the runtime recognises as unchanged by identity. The operator keeps
  * each record's line by object identity and serializes only new records. A sender may also send
- * only the lines that changed (snapshot-delta.ts).
+ * only the lines that changed (delta.ts).
  */
 import { hash } from 'node:crypto';
 
@@ -141,4 +141,4 @@ export class SnapshotLineEncoder {
   }
 }
 
-export { SnapshotLineDecoder, SnapshotLinesError, type DecodeSession, type DecodedSnapshot, type SnapshotLine } from './snapshot-line-decoder.js';
+export { SnapshotLineDecoder, SnapshotLinesError, type DecodeSession, type DecodedSnapshot, type SnapshotLine } from './line-decoder.js';
