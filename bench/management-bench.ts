@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { createApp } from '../src/http/create-app.js';
 import { createManagementApi } from '../src/management/app.js';
-import type { DynamicConfiguration, ProviderSnapshot } from '../src/dynamic-config/dynamic-config.js';
+import type { DynamicConfiguration, ProviderSnapshot } from '../src/dynamic-config/configuration.js';
 import { registerInternalRoutes } from '../src/management/internal-routes.js';
 import { RecordStore } from '../src/management/record-store.js';
 import { validateProviderSnapshot } from '../src/dynamic-config/validation.js';

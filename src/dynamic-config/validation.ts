@@ -4,7 +4,7 @@
  * a missing service is valid input and becomes a `disabled` record, as in Traefik. The first
  * problem found is reported with its path and value, and nothing is applied.
  */
-import type { DynamicConfiguration, ProviderSnapshot } from './dynamic-config.js';
+import type { DynamicConfiguration, ProviderSnapshot } from './configuration.js';
 
 export class SnapshotValidationError extends Error {
   override readonly name = 'SnapshotValidationError';

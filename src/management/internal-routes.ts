@@ -8,9 +8,8 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BodyBuffers } from './body-buffers.js';
-import {
-  INTERNAL_PROVIDERS_PATH, PROVIDER_NAME_PATTERN, RESERVED_PROVIDERS, type ProviderPutResponse, type ProviderSnapshot, type ProviderStatusResponse,
-} from '../dynamic-config/dynamic-config.js';
+import type { ProviderSnapshot } from '../dynamic-config/configuration.js';
+import { INTERNAL_PROVIDERS_PATH, PROVIDER_NAME_PATTERN, RESERVED_PROVIDERS, type ProviderPutResponse, type ProviderStatusResponse } from '../dynamic-config/internal-endpoint.js';
 import { managementErrors, ManagementError } from './errors.js';
 import { bearerMatches } from './internal-token.js';
 import { expandSnapshotDelta, SNAPSHOT_DELTA_MEDIA_TYPE } from '../dynamic-config/snapshot/delta.js';

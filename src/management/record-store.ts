@@ -5,7 +5,7 @@
  * so readers always see one consistent set of records and nothing half-applied.
  */
 import { createHash } from 'node:crypto';
-import type { ProviderSnapshot } from '../dynamic-config/dynamic-config.js';
+import type { ProviderSnapshot } from '../dynamic-config/configuration.js';
 import { INTERNAL_PROVIDER, internalProviderInput } from './internal-records.js';
 import type { EntryPointDef, ProviderInput, RuntimeOptions } from './runtime.js';
 import { IncrementalRuntime } from './runtime-incremental.js';

@@ -24,7 +24,7 @@
  * the record store schedules off the request path. Until then changes are computed from scratch,
  * with no diff, so a whole-snapshot replacement costs what it did before this file existed.
  */
-import type { DynamicConfiguration } from '../dynamic-config/dynamic-config.js';
+import type { DynamicConfiguration } from '../dynamic-config/configuration.js';
 import { computeRuntime, type EntryPointDef, type ProviderInput, type RuntimeConfiguration, type RuntimeOptions } from './runtime.js';
 import { RouterMemo } from './runtime-memo.js';
 import { qualify } from './runtime-records.js';

@@ -9,7 +9,7 @@
  *
  * Relies on the store's contract that a snapshot is never mutated once handed over.
  */
-import type { Router } from '../dynamic-config/dynamic-config.js';
+import type { Router } from '../dynamic-config/http.js';
 import { copyRecord, qualify } from './runtime-records.js';
 
 /** What a router's runtime record starts from; a pure function of the record, provider and context. */

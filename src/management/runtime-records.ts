@@ -2,9 +2,10 @@
  * The runtime records Traefik's API shows (RouterInfo, ServiceInfo, …): a provider's record plus
  * `status`, `error`, and `using` or `usedBy`, keyed by qualified name. Built by runtime.ts.
  */
-import type {
-  DynamicConfiguration, Middleware, Router, Service, ServerState, TCPMiddleware, TCPRouter, TCPService, UDPRouter, UDPService,
-} from '../dynamic-config/dynamic-config.js';
+import type { DynamicConfiguration, ServerState } from '../dynamic-config/configuration.js';
+import type { Middleware, Router, Service } from '../dynamic-config/http.js';
+import type { TCPMiddleware, TCPRouter, TCPService } from '../dynamic-config/tcp.js';
+import type { UDPRouter, UDPService } from '../dynamic-config/udp.js';
 import type { PreparedRouter } from './runtime-memo.js';
 
 export type Status = 'enabled' | 'disabled' | 'warning';

@@ -4,7 +4,8 @@
  * and error texts from the cross-checks Traefik makes while building routers, and v3's computed
  * priorities. Pure: no I/O, no Fastify; the record store calls it on every new snapshot.
  */
-import type { ServerState, TCPRouter } from '../dynamic-config/dynamic-config.js';
+import type { ServerState } from '../dynamic-config/configuration.js';
+import type { TCPRouter } from '../dynamic-config/tcp.js';
 import { buildHttp, buildTcp, buildUdp, checkEntryPoints, checkRouterTree, populateUsedBy } from './runtime-checks.js';
 import {
   copyRecord, MiddlewareInfo, RouterInfo, ServiceInfo, TCPMiddlewareInfo, TCPRouterInfo, TCPServiceInfo, UDPRouterInfo, UDPServiceInfo,

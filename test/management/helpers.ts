@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { createManagementApi } from '../../src/management/app.js';
-import type { DynamicConfiguration } from '../../src/dynamic-config/dynamic-config.js';
+import type { DynamicConfiguration } from '../../src/dynamic-config/configuration.js';
 import { RecordStore, type RecordStoreOptions } from '../../src/management/record-store.js';
 import type { EntryPointDef } from '../../src/management/runtime.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DynamicConfiguration, Router } from '../../src/dynamic-config/dynamic-config.js';
+import type { DynamicConfiguration } from '../../src/dynamic-config/configuration.js';
+import type { Router } from '../../src/dynamic-config/http.js';
 import { paginate, parseIntParam } from '../../src/management/query.js';
 import { apiFor, getJson, goldenStore, storeWith } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { DynamicConfiguration } from '../../src/dynamic-config/dynamic-config.js';
+import type { DynamicConfiguration } from '../../src/dynamic-config/configuration.js';
 import { RecordStore } from '../../src/management/record-store.js';
 import type { RuntimeView } from '../../src/management/runtime-view.js';
 import { TRAEFIK, WEB } from './helpers.js';

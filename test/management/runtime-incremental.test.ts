@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { DynamicConfiguration } from '../../src/dynamic-config/dynamic-config.js';
+import type { DynamicConfiguration } from '../../src/dynamic-config/configuration.js';
 import { computeRuntime, type EntryPointDef, type ProviderInput } from '../../src/management/runtime.js';
 import { IncrementalRuntime } from '../../src/management/runtime-incremental.js';
 import { RuntimeView } from '../../src/management/runtime-view.js';

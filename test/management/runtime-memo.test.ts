@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { DynamicConfiguration, Middleware, ProviderSnapshot, Router, Service } from '../../src/dynamic-config/dynamic-config.js';
+import type { DynamicConfiguration, ProviderSnapshot } from '../../src/dynamic-config/configuration.js';
+import type { Middleware, Router, Service } from '../../src/dynamic-config/http.js';
 import { RecordStore, type RecordStoreOptions } from '../../src/management/record-store.js';
 import { RouterMemo, sameJson } from '../../src/management/runtime-memo.js';
 import type { RuntimeView } from '../../src/management/runtime-view.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DynamicConfiguration } from '../../src/dynamic-config/dynamic-config.js';
+import type { DynamicConfiguration } from '../../src/dynamic-config/configuration.js';
 import { computeRuntime, MAX_INT64, qualify, type EntryPointDef } from '../../src/management/runtime.js';
 import { internalProviderInput } from '../../src/management/internal-records.js';
 import { TRAEFIK, WEB, WEBSECURE } from './helpers.js';

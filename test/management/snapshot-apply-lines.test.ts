@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/create-app.js';
-import type { ProviderSnapshot } from '../../src/dynamic-config/dynamic-config.js';
+import type { ProviderSnapshot } from '../../src/dynamic-config/configuration.js';
 import { registerInternalRoutes } from '../../src/management/internal-routes.js';
 import { RecordStore } from '../../src/management/record-store.js';
 import type { RuntimeView } from '../../src/management/runtime-view.js';

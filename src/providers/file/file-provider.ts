@@ -9,7 +9,7 @@ import { watch as fsWatch, type FSWatcher } from 'node:fs';
 import { readFile as fsReadFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import type { ProviderSnapshot } from '../../dynamic-config/dynamic-config.js';
+import type { ProviderSnapshot } from '../../dynamic-config/configuration.js';
 import { parseDynamicFile } from './dynamic-file.js';
 
 export const FILE_PROVIDER = 'file';

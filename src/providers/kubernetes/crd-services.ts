@@ -1,4 +1,6 @@
-import type { Service, ServersLoadBalancer, TCPService, UDPService } from '../../dynamic-config/dynamic-config.js';
+import type { Service, ServersLoadBalancer } from '../../dynamic-config/http.js';
+import type { TCPService } from '../../dynamic-config/tcp.js';
+import type { UDPService } from '../../dynamic-config/udp.js';
 import { resolveAddresses, resolveHttpServers, type ClusterView } from './endpoints-resolver.js';
 import { isRecord } from './kube-objects.js';
 import { crdReference, serviceKey } from './naming.js';

@@ -1,5 +1,7 @@
-import { HTTP_MIDDLEWARE_KINDS, TCP_MIDDLEWARE_KINDS } from '../../dynamic-config/dynamic-config.js';
-import type { Middleware, Router, RouterTLSConfig, TCPMiddleware, TCPRouter } from '../../dynamic-config/dynamic-config.js';
+import { HTTP_MIDDLEWARE_KINDS } from '../../dynamic-config/http.js';
+import { TCP_MIDDLEWARE_KINDS } from '../../dynamic-config/tcp.js';
+import type { Middleware, Router, RouterTLSConfig } from '../../dynamic-config/http.js';
+import type { TCPMiddleware, TCPRouter } from '../../dynamic-config/tcp.js';
 import { groupOf, type CrdKind } from './crd-kinds.js';
 import {
   addHttpLoadBalancer, addTcpLoadBalancer, addUdpLoadBalancer, childServiceName, isTraefikServiceRef, l4ChildKey, str,

@@ -1,4 +1,5 @@
-import type { Server, ServerState } from '../../dynamic-config/dynamic-config.js';
+import type { ServerState } from '../../dynamic-config/configuration.js';
+import type { Server } from '../../dynamic-config/http.js';
 import type { EndpointSlice, Secret, Service, ServicePort } from './kube-objects.js';
 
 /** Read access to the cached Services and EndpointSlices (the translation never calls the API). */

@@ -1,4 +1,4 @@
-import type { ProviderSnapshot } from '../../dynamic-config/dynamic-config.js';
+import type { ProviderSnapshot } from '../../dynamic-config/configuration.js';
 import type { ChangeSet } from './change-set.js';
 import { CRD_KINDS, TRAEFIK_GROUP, type CrdKind } from './crd-kinds.js';
 import type { ObjectResult, Pending } from './crd-object-context.js';

@@ -1,4 +1,4 @@
-import type { Router, RouterTLSConfig, Service, Sticky } from '../../dynamic-config/dynamic-config.js';
+import type { Router, RouterTLSConfig, Service, Sticky } from '../../dynamic-config/http.js';
 import { resolveHttpServers, type ClusterView } from './endpoints-resolver.js';
 import type { HTTPIngressPath, Ingress, IngressBackend, IngressClass, Service as KubeService } from './kube-objects.js';
 import { objectKey } from './kube-objects.js';

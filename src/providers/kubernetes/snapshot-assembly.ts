@@ -1,5 +1,5 @@
 import { createHash, hash } from 'node:crypto';
-import type { ProviderSnapshot } from '../../dynamic-config/dynamic-config.js';
+import type { ProviderSnapshot } from '../../dynamic-config/configuration.js';
 import type { ConfigBuilder } from './translation-types.js';
 
 /**

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { INTERNAL_PROVIDERS_PATH, type ProviderSnapshot } from '../../dynamic-config/dynamic-config.js';
+import type { ProviderSnapshot } from '../../dynamic-config/configuration.js';
+import { INTERNAL_PROVIDERS_PATH } from '../../dynamic-config/internal-endpoint.js';
 import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder, snapshotLinesChunks, type EncodedSnapshot } from '../../dynamic-config/snapshot/lines.js';
 import type { SnapshotBody } from './snapshot-assembly.js';
 

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ProviderSnapshot } from '../../../src/dynamic-config/dynamic-config.js';
+import type { ProviderSnapshot } from '../../../src/dynamic-config/configuration.js';
 import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder } from '../../../src/dynamic-config/snapshot/lines.js';
 
 /**

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import type { ProviderSnapshot } from '../../../src/dynamic-config/dynamic-config.js';
+import type { ProviderSnapshot } from '../../../src/dynamic-config/configuration.js';
 import { SnapshotLineEncoder } from '../../../src/dynamic-config/snapshot/lines.js';
 import { emptyChangeSet, noteChange, type ChangeSet } from '../../../src/providers/kubernetes/change-set.js';
 import { IncrementalTranslation, type ProviderUpdate, type TranslationOutcome } from '../../../src/providers/kubernetes/incremental-translation.js';
