@@ -43,3 +43,8 @@ export interface ProviderSnapshot {
   serverStatus?: Record<string, Record<string, ServerState>>;
   version?: string;
 }
+
+/** Where a provider delivers its snapshots: the server's record store, for a provider in its process. */
+export interface SnapshotSink {
+  set(provider: string, snapshot: ProviderSnapshot): unknown;
+}
