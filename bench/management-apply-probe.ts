@@ -27,9 +27,9 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { createApp } from '../src/http/create-app.js';
 import { createManagementApi } from '../src/management/app.js';
-import { registerInternalRoutes } from '../src/management/internal-routes.js';
+import { registerInternalRoutes } from '../src/management/internal/routes.js';
 import { RecordStore } from '../src/management/record-store.js';
-import type { EntryPointDef } from '../src/management/runtime.js';
+import type { EntryPointDef } from '../src/management/runtime/runtime.js';
 import { SNAPSHOT_DELTA_MEDIA_TYPE, snapshotDeltaBody } from '../src/dynamic-config/snapshot/delta.js';
 import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder, snapshotLinesBody, type EncodedSnapshot } from '../src/dynamic-config/snapshot/lines.js';
 

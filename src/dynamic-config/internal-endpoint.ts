@@ -5,7 +5,7 @@
  * {@link ProviderSnapshot} body replaces that provider's snapshot → 200 {@link ProviderPutResponse}.
  * The body is format 1, one JSON document (`Content-Type: application/json`), or format 2, the same
  * snapshot as one line per record (`application/vnd.portico.snapshot.v2+jsonl`, see
- * snapshot-lines.ts), which the operator sends so that unchanged records cost the server nothing;
+ * snapshot/lines.ts), which the operator sends so that unchanged records cost the server nothing;
  * 400 `{"message"}` naming what is invalid (nothing applied); 401 `{"message"}` without a valid token.
  * `GET …/{provider}` → 200 {@link ProviderStatusResponse} or 404 `{"message"}` (a restarted server
  * has none: re-deliver). `DELETE …/{provider}` → 200 {@link ProviderPutResponse} or 404.

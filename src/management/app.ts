@@ -10,16 +10,16 @@ import { BasicAuthVerifier } from '../http/basic-auth.js';
 import { createApp } from '../http/create-app.js';
 import { AllowListError, IpAllowList } from '../http/ip-allow-list.js';
 import { parseHtpasswd } from '../http/users-file.js';
-import { registerAccessControl } from './access-control.js';
-import { badUrlResponder, registerApiRoutes, sendPageNotFound, sendTraefikError } from './api-routes.js';
-import { registerDashboard } from './dashboard/dashboard-routes.js';
-import { parseEntryPointList, mergeEntryPoints } from './entry-points.js';
+import { registerAccessControl } from './api/access-control.js';
+import { badUrlResponder, registerApiRoutes, sendPageNotFound, sendTraefikError } from './api/routes.js';
+import { registerDashboard } from './dashboard/routes.js';
+import { parseEntryPointList, mergeEntryPoints } from './runtime/entry-points.js';
 import { managementErrors } from './errors.js';
-import { TRAEFIK_ENTRY_POINT } from './internal-records.js';
-import { readOrCreateToken } from './internal-token.js';
-import { registerInternalRoutes } from './internal-routes.js';
+import { TRAEFIK_ENTRY_POINT } from './runtime/internal-records.js';
+import { readOrCreateToken } from './internal/token.js';
+import { registerInternalRoutes } from './internal/routes.js';
 import { RecordStore } from './record-store.js';
-import type { EntryPointDef } from './runtime.js';
+import type { EntryPointDef } from './runtime/runtime.js';
 
 export interface ManagementApps {
   /** The Traefik-compatible API and dashboard. */

@@ -1,7 +1,7 @@
 import bcrypt from 'bcryptjs';
 import { describe, expect, it } from 'vitest';
 import { createManagementApi } from '../../src/management/app.js';
-import { pathUnescape } from '../../src/management/api-routes.js';
+import { pathUnescape } from '../../src/management/api/routes.js';
 import { BasicAuthVerifier } from '../../src/http/basic-auth.js';
 import { IpAllowList } from '../../src/http/ip-allow-list.js';
 import { apiFor, getJson, silentLogger, storeWith } from './helpers.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/create-app.js';
-import { BodyBuffers, BodyTooLargeError } from '../../src/management/body-buffers.js';
-import { registerInternalRoutes } from '../../src/management/internal-routes.js';
+import { BodyBuffers, BodyTooLargeError } from '../../src/management/internal/body-buffers.js';
+import { registerInternalRoutes } from '../../src/management/internal/routes.js';
 import { SNAPSHOT_LINES_MEDIA_TYPE } from '../../src/dynamic-config/snapshot/lines.js';
 import { silentLogger, storeWith } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DASHBOARD_CSS, dashboardHtml } from '../../src/management/dashboard/dashboard-page.js';
-import { DASHBOARD_SCRIPT } from '../../src/management/dashboard/dashboard-script.js';
+import { DASHBOARD_CSS, dashboardHtml } from '../../src/management/dashboard/page.js';
+import { DASHBOARD_SCRIPT } from '../../src/management/dashboard/script.js';
 
 describe('dashboard assets', () => {
   it('the script parses as plain browser JavaScript', () => {

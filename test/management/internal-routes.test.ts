@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/create-app.js';
-import { bearerMatches, readOrCreateToken } from '../../src/management/internal-token.js';
-import { registerInternalRoutes } from '../../src/management/internal-routes.js';
+import { bearerMatches, readOrCreateToken } from '../../src/management/internal/token.js';
+import { registerInternalRoutes } from '../../src/management/internal/routes.js';
 import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder, snapshotLinesBody } from '../../src/dynamic-config/snapshot/lines.js';
 import { apiFor, silentLogger, storeWith } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DynamicConfiguration } from '../../src/dynamic-config/configuration.js';
 import type { Router } from '../../src/dynamic-config/http.js';
-import { paginate, parseIntParam } from '../../src/management/query.js';
+import { paginate, parseIntParam } from '../../src/management/api/query.js';
 import { apiFor, getJson, goldenStore, storeWith } from './helpers.js';
 
 type Rec = Record<string, unknown>;

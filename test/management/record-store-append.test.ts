@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DynamicConfiguration } from '../../src/dynamic-config/configuration.js';
 import { RecordStore } from '../../src/management/record-store.js';
-import type { RuntimeView } from '../../src/management/runtime-view.js';
+import type { RuntimeView } from '../../src/management/view/runtime-view.js';
 import { TRAEFIK, WEB } from './helpers.js';
 
 const P = ['a', 'b', 'c'] as const;

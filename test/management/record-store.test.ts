@@ -7,8 +7,8 @@ import { ConfigError } from '../../src/config/flag-types.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { serveFlags } from '../../src/config/flags.js';
 import { buildManagementApps, entryPointsFor } from '../../src/management/app.js';
-import { parseEntryPointList } from '../../src/management/entry-points.js';
-import { paginate } from '../../src/management/query.js';
+import { parseEntryPointList } from '../../src/management/runtime/entry-points.js';
+import { paginate } from '../../src/management/api/query.js';
 import { overviewProviders, snapshotVersion } from '../../src/management/record-store.js';
 import { silentLogger, storeWith } from './helpers.js';
 

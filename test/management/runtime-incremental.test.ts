@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DynamicConfiguration } from '../../src/dynamic-config/configuration.js';
-import { computeRuntime, type EntryPointDef, type ProviderInput } from '../../src/management/runtime.js';
-import { IncrementalRuntime } from '../../src/management/runtime-incremental.js';
-import { RuntimeView } from '../../src/management/runtime-view.js';
+import { computeRuntime, type EntryPointDef, type ProviderInput } from '../../src/management/runtime/runtime.js';
+import { IncrementalRuntime } from '../../src/management/runtime/incremental.js';
+import { RuntimeView } from '../../src/management/view/runtime-view.js';
 
 // The incremental runtime against the full computation: random providers, then random edits that
 // keep most records as the same objects (as the snapshot-lines decoder does), reorder keys, add

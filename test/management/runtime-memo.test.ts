@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { DynamicConfiguration, ProviderSnapshot } from '../../src/dynamic-config/configuration.js';
 import type { Middleware, Router, Service } from '../../src/dynamic-config/http.js';
 import { RecordStore, type RecordStoreOptions } from '../../src/management/record-store.js';
-import { RouterMemo, sameJson } from '../../src/management/runtime-memo.js';
-import type { RuntimeView } from '../../src/management/runtime-view.js';
+import { RouterMemo, sameJson } from '../../src/management/runtime/router-memo.js';
+import type { RuntimeView } from '../../src/management/view/runtime-view.js';
 import { TRAEFIK, WEB, WEBSECURE } from './helpers.js';
 
 // Small name pools, so routers, services and middlewares of different providers meet.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DynamicConfiguration } from '../../src/dynamic-config/configuration.js';
-import { computeRuntime, MAX_INT64, qualify, type EntryPointDef } from '../../src/management/runtime.js';
-import { internalProviderInput } from '../../src/management/internal-records.js';
+import { computeRuntime, MAX_INT64, qualify, type EntryPointDef } from '../../src/management/runtime/runtime.js';
+import { internalProviderInput } from '../../src/management/runtime/internal-records.js';
 import { TRAEFIK, WEB, WEBSECURE } from './helpers.js';
 
 const EPS: EntryPointDef[] = [WEB, WEBSECURE, TRAEFIK];

@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/create-app.js';
 import type { ProviderSnapshot } from '../../src/dynamic-config/configuration.js';
-import { registerInternalRoutes } from '../../src/management/internal-routes.js';
+import { registerInternalRoutes } from '../../src/management/internal/routes.js';
 import { RecordStore } from '../../src/management/record-store.js';
-import type { RuntimeView } from '../../src/management/runtime-view.js';
+import type { RuntimeView } from '../../src/management/view/runtime-view.js';
 import { SNAPSHOT_DELTA_MEDIA_TYPE, snapshotDeltaBody } from '../../src/dynamic-config/snapshot/delta.js';
 import {
   SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder, SnapshotLineEncoder, snapshotLinesBody, type EncodedSnapshot,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/create-app.js';
-import { registerInternalRoutes } from '../../src/management/internal-routes.js';
+import { registerInternalRoutes } from '../../src/management/internal/routes.js';
 import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder } from '../../src/dynamic-config/snapshot/lines.js';
 import { silentLogger, storeWith } from './helpers.js';
 

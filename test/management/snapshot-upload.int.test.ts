@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createApp } from '../../src/http/create-app.js';
-import { registerInternalRoutes } from '../../src/management/internal-routes.js';
+import { registerInternalRoutes } from '../../src/management/internal/routes.js';
 import { RecordStore } from '../../src/management/record-store.js';
 import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder } from '../../src/dynamic-config/snapshot/lines.js';
 import { validateProviderSnapshot } from '../../src/dynamic-config/validation.js';

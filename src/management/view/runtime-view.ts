@@ -4,15 +4,15 @@
  * cached per `sortBy`. Built once per applied snapshot and never mutated afterwards (except those
  * caches), so a page request costs O(page) and concurrent readers need no locks.
  */
-import { compareByName, findByName, lowerBoundByName } from '../collections/sorted-array.js';
-import { goJson } from './go-json.js';
-import { entryPointRecord } from './entry-points.js';
+import { compareByName, findByName, lowerBoundByName } from '../../collections/sorted-array.js';
+import { goJson } from '../go-json.js';
+import { entryPointRecord } from '../runtime/entry-points.js';
 import * as rep from './representations.js';
-import type { RuntimeChanges } from './runtime-incremental.js';
+import type { RuntimeChanges } from '../runtime/incremental.js';
 import type {
   EntryPointDef, MiddlewareInfo, RouterInfo, RuntimeConfiguration, ServiceInfo, Status, TCPMiddlewareInfo, TCPRouterInfo,
   TCPServiceInfo, UDPRouterInfo, UDPServiceInfo,
-} from './runtime.js';
+} from '../runtime/runtime.js';
 
 export type Protocol = 'http' | 'tcp' | 'udp';
 export type ResourceKind = 'routers' | 'services' | 'middlewares';
@@ -358,7 +358,7 @@ function sortedEntries<I extends RecordInfo>(infos: ReadonlyMap<string, I>, code
 
 /**
  * One kind's view: the previous one itself when its runtime map is unchanged, patched at the
- * changed names when the runtime says which (see runtime-incremental.ts RuntimeChanges), else
+ * changed names when the runtime says which (see runtime/incremental.ts RuntimeChanges), else
  * made from the map.
  */
 function kindView<I extends RecordInfo>(

@@ -4,7 +4,7 @@
  * default `web=:80,websecure=:443`), which routers from Kubernetes name. Routers naming any other
  * entry point get Traefik's warning.
  */
-import { ConfigError } from '../config/flag-types.js';
+import { ConfigError } from '../../config/flag-types.js';
 import type { EntryPointDef } from './runtime.js';
 
 /** Parses `name=address[/udp]` items; the declared ones are the routers' default entry points. */

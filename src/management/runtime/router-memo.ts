@@ -9,22 +9,8 @@
  *
  * Relies on the store's contract that a snapshot is never mutated once handed over.
  */
-import type { Router } from '../dynamic-config/http.js';
-import { copyRecord, qualify } from './runtime-records.js';
-
-/** What a router's runtime record starts from; a pure function of the record, provider and context. */
-export interface PreparedRouter {
-  /** The record this was prepared from (or one equal to it). */
-  readonly source: Router;
-  /** The record as shown unbuilt: default entry points and (when built) observability filled in. */
-  readonly config: Router;
-  /** `config` with its middleware names qualified, as shown once built (`config` itself when it has none). */
-  readonly built: Router;
-  /** The qualified service name; '' when the router names none. */
-  readonly service: string;
-  /** Qualified middleware names the router references (empty names left out). */
-  readonly middlewareRefs: readonly string[];
-}
+import type { Router } from '../../dynamic-config/http.js';
+import { copyRecord, qualify, type PreparedRouter } from './records.js';
 
 /** Settings a prepared router depends on besides the record and its provider. */
 export interface PrepareContext {

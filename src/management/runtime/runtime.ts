@@ -4,16 +4,16 @@
  * and error texts from the cross-checks Traefik makes while building routers, and v3's computed
  * priorities. Pure: no I/O, no Fastify; the record store calls it on every new snapshot.
  */
-import type { ServerState } from '../dynamic-config/configuration.js';
-import type { TCPRouter } from '../dynamic-config/tcp.js';
-import { buildHttp, buildTcp, buildUdp, checkEntryPoints, checkRouterTree, populateUsedBy } from './runtime-checks.js';
+import type { ServerState } from '../../dynamic-config/configuration.js';
+import type { TCPRouter } from '../../dynamic-config/tcp.js';
+import { buildHttp, buildTcp, buildUdp, checkEntryPoints, checkRouterTree, populateUsedBy } from './checks.js';
 import {
   copyRecord, MiddlewareInfo, RouterInfo, ServiceInfo, TCPMiddlewareInfo, TCPRouterInfo, TCPServiceInfo, UDPRouterInfo, UDPServiceInfo,
   type EntryPointDef, type ProviderInput, type RuntimeConfiguration, type RuntimeOptions,
-} from './runtime-records.js';
-import { prepareRouter, type PrepareContext, type RouterMemo } from './runtime-memo.js';
+} from './records.js';
+import { prepareRouter, type PrepareContext, type RouterMemo } from './router-memo.js';
 
-export * from './runtime-records.js';
+export * from './records.js';
 
 /**
  * Visits a provider's name -> record map without Object.entries' pair arrays

@@ -8,14 +8,14 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BodyBuffers } from './body-buffers.js';
-import type { ProviderSnapshot } from '../dynamic-config/configuration.js';
-import { INTERNAL_PROVIDERS_PATH, PROVIDER_NAME_PATTERN, RESERVED_PROVIDERS, type ProviderPutResponse, type ProviderStatusResponse } from '../dynamic-config/internal-endpoint.js';
-import { managementErrors, ManagementError } from './errors.js';
-import { bearerMatches } from './internal-token.js';
-import { expandSnapshotDelta, SNAPSHOT_DELTA_MEDIA_TYPE } from '../dynamic-config/snapshot/delta.js';
-import type { RecordStore, SnapshotChanges } from './record-store.js';
-import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder, SnapshotLinesError, type DecodeSession, type DecodedSnapshot } from '../dynamic-config/snapshot/lines.js';
-import { SnapshotValidationError, validateChangedLines, validateProviderSnapshot } from '../dynamic-config/validation.js';
+import type { ProviderSnapshot } from '../../dynamic-config/configuration.js';
+import { INTERNAL_PROVIDERS_PATH, PROVIDER_NAME_PATTERN, RESERVED_PROVIDERS, type ProviderPutResponse, type ProviderStatusResponse } from '../../dynamic-config/internal-endpoint.js';
+import { managementErrors, ManagementError } from '../errors.js';
+import { bearerMatches } from './token.js';
+import { expandSnapshotDelta, SNAPSHOT_DELTA_MEDIA_TYPE } from '../../dynamic-config/snapshot/delta.js';
+import type { RecordStore, SnapshotChanges } from '../record-store.js';
+import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder, SnapshotLinesError, type DecodeSession, type DecodedSnapshot } from '../../dynamic-config/snapshot/lines.js';
+import { SnapshotValidationError, validateChangedLines, validateProviderSnapshot } from '../../dynamic-config/validation.js';
 
 /** A snapshot delta (src/dynamic-config/snapshot/delta.ts), as read. */
 class DeltaBody {

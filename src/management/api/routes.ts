@@ -5,11 +5,11 @@
  * get 405, unknown paths `404 page not found`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { goJson } from './go-json.js';
-import { managementErrors, ManagementError, messageBody } from './errors.js';
+import { goJson } from '../go-json.js';
+import { managementErrors, ManagementError, messageBody } from '../errors.js';
 import { listPage, simplePage } from './query.js';
-import type { RecordStore } from './record-store.js';
-import type { Protocol, ResourceKind } from './runtime-view.js';
+import type { RecordStore } from '../record-store.js';
+import type { Protocol, ResourceKind } from '../view/runtime-view.js';
 
 export interface VersionInfo {
   /** Traefik version the API answers as (`Version`). */

@@ -6,7 +6,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ConfigError } from '../config/flag-types.js';
+import { ConfigError } from '../../config/flag-types.js';
 
 /** Reads the token, creating the file with a random one if it is missing. */
 export async function readOrCreateToken(path: string): Promise<string> {

@@ -3,12 +3,12 @@
  * records: `usedBy`, the router tree, entry points (`using` and their warnings) and, when routers
  * are built, services, middlewares and priorities with Traefik's error texts.
  */
-import { HTTP_MIDDLEWARE_KINDS, HTTP_SERVICE_KINDS } from '../dynamic-config/http.js';
-import { TCP_MIDDLEWARE_KINDS, TCP_SERVICE_KINDS } from '../dynamic-config/tcp.js';
-import { UDP_SERVICE_KINDS } from '../dynamic-config/udp.js';
+import { HTTP_MIDDLEWARE_KINDS, HTTP_SERVICE_KINDS } from '../../dynamic-config/http.js';
+import { TCP_MIDDLEWARE_KINDS, TCP_SERVICE_KINDS } from '../../dynamic-config/tcp.js';
+import { UDP_SERVICE_KINDS } from '../../dynamic-config/udp.js';
 import {
   copyRecord, type Info, MAX_USER_PRIORITY, NONE, qualify, type RouterInfo, type RuntimeConfiguration, type ServiceInfo,
-} from './runtime-records.js';
+} from './records.js';
 
 function utf8Length(s: string): number {
   return Buffer.byteLength(s, 'utf8');

@@ -4,8 +4,8 @@
  * allows only same-origin scripts, styles and API calls.
  */
 import type { FastifyInstance } from 'fastify';
-import { DASHBOARD_CSS, dashboardHtml } from './dashboard-page.js';
-import { DASHBOARD_SCRIPT } from './dashboard-script.js';
+import { DASHBOARD_CSS, dashboardHtml } from './page.js';
+import { DASHBOARD_SCRIPT } from './script.js';
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 

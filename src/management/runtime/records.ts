@@ -2,11 +2,27 @@
  * The runtime records Traefik's API shows (RouterInfo, ServiceInfo, …): a provider's record plus
  * `status`, `error`, and `using` or `usedBy`, keyed by qualified name. Built by runtime.ts.
  */
-import type { DynamicConfiguration, ServerState } from '../dynamic-config/configuration.js';
-import type { Middleware, Router, Service } from '../dynamic-config/http.js';
-import type { TCPMiddleware, TCPRouter, TCPService } from '../dynamic-config/tcp.js';
-import type { UDPRouter, UDPService } from '../dynamic-config/udp.js';
-import type { PreparedRouter } from './runtime-memo.js';
+import type { DynamicConfiguration, ServerState } from '../../dynamic-config/configuration.js';
+import type { Middleware, Router, Service } from '../../dynamic-config/http.js';
+import type { TCPMiddleware, TCPRouter, TCPService } from '../../dynamic-config/tcp.js';
+import type { UDPRouter, UDPService } from '../../dynamic-config/udp.js';
+
+/**
+ * What a router's runtime record starts from; a pure function of the record, provider and context,
+ * which router-memo.ts keeps between recomputes.
+ */
+export interface PreparedRouter {
+  /** The record this was prepared from (or one equal to it). */
+  readonly source: Router;
+  /** The record as shown unbuilt: default entry points and (when built) observability filled in. */
+  readonly config: Router;
+  /** `config` with its middleware names qualified, as shown once built (`config` itself when it has none). */
+  readonly built: Router;
+  /** The qualified service name; '' when the router names none. */
+  readonly service: string;
+  /** Qualified middleware names the router references (empty names left out). */
+  readonly middlewareRefs: readonly string[];
+}
 
 export type Status = 'enabled' | 'disabled' | 'warning';
 
@@ -64,7 +80,7 @@ export abstract class Info {
 
 export class RouterInfo extends Info {
   using: string[] = NONE;
-  /** @param prepared the per-record work: qualified names and the built config (runtime-memo.ts) */
+  /** @param prepared the per-record work: qualified names and the built config (router-memo.ts) */
   constructor(name: string, provider: string, public config: Router, public priority: bigint, readonly prepared: PreparedRouter) {
     super(name, provider);
   }

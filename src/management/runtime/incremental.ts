@@ -24,10 +24,10 @@
  * the record store schedules off the request path. Until then changes are computed from scratch,
  * with no diff, so a whole-snapshot replacement costs what it did before this file existed.
  */
-import type { DynamicConfiguration } from '../dynamic-config/configuration.js';
+import type { DynamicConfiguration } from '../../dynamic-config/configuration.js';
 import { computeRuntime, type EntryPointDef, type ProviderInput, type RuntimeConfiguration, type RuntimeOptions } from './runtime.js';
-import { RouterMemo } from './runtime-memo.js';
-import { qualify } from './runtime-records.js';
+import { RouterMemo } from './router-memo.js';
+import { qualify } from './records.js';
 
 /** Record kinds, each with its own name space; a node id is `<kind>:<qualified name>`. */
 type Kind = 'hr' | 'hs' | 'hm' | 'tr' | 'ts' | 'tm' | 'ur' | 'us';

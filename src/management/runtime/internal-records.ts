@@ -4,7 +4,7 @@
  * point, the dashboard's redirect and strip-prefix middlewares, and the `api`, `dashboard` and
  * `noop` services. They exist at all times, whatever the other providers deliver.
  */
-import type { DynamicConfiguration } from '../dynamic-config/configuration.js';
+import type { DynamicConfiguration } from '../../dynamic-config/configuration.js';
 import { MAX_INT64, type ProviderInput } from './runtime.js';
 
 /** The entry point Traefik puts its API on; Portico's management listener. */

@@ -5,8 +5,8 @@
  * stays open so that liveness probes need no credentials.
  */
 import type { FastifyInstance } from 'fastify';
-import { type BasicAuthVerifier, parseBasicAuthorization } from '../http/basic-auth.js';
-import type { IpAllowList } from '../http/ip-allow-list.js';
+import { type BasicAuthVerifier, parseBasicAuthorization } from '../../http/basic-auth.js';
+import type { IpAllowList } from '../../http/ip-allow-list.js';
 
 export interface AccessControlOptions {
   /** Null: every client address is allowed. */

@@ -1,6 +1,6 @@
 /**
  * The dashboard's HTML shell and stylesheet: server-side markup with no external assets. The
- * behaviour lives in dashboard-script.ts; records are always inserted as text, never as HTML.
+ * behaviour lives in script.ts; records are always inserted as text, never as HTML.
  */
 
 export const DASHBOARD_CSS = String.raw`

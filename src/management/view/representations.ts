@@ -3,12 +3,12 @@
  * `name`, `provider`, …), empty fields omitted, `tls.options` defaulted. Two forms per record:
  * the list/detail representation and the `/api/rawdata` one (no name, provider, type, priorityStr).
  */
-import { HTTP_MIDDLEWARE_KINDS, HTTP_SERVICE_KINDS } from '../dynamic-config/http.js';
-import { TCP_MIDDLEWARE_KINDS, TCP_SERVICE_KINDS } from '../dynamic-config/tcp.js';
-import { UDP_SERVICE_KINDS } from '../dynamic-config/udp.js';
+import { HTTP_MIDDLEWARE_KINDS, HTTP_SERVICE_KINDS } from '../../dynamic-config/http.js';
+import { TCP_MIDDLEWARE_KINDS, TCP_SERVICE_KINDS } from '../../dynamic-config/tcp.js';
+import { UDP_SERVICE_KINDS } from '../../dynamic-config/udp.js';
 import type {
   MiddlewareInfo, RouterInfo, ServiceInfo, TCPMiddlewareInfo, TCPRouterInfo, TCPServiceInfo, UDPRouterInfo, UDPServiceInfo,
-} from './runtime.js';
+} from '../runtime/runtime.js';
 
 type Obj = Record<string, unknown>;
 
