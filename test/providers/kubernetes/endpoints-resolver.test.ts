@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Service, ServicePort } from '../../../src/providers/kubernetes/kube-objects.js';
-import { resolveAddresses, resolveHttpServers } from '../../../src/providers/kubernetes/endpoints-resolver.js';
-import { buildClusterView } from '../../../src/providers/kubernetes/translate.js';
+import type { Service, ServicePort } from '../../../src/providers/kubernetes/client/kube-objects.js';
+import { resolveAddresses, resolveHttpServers } from '../../../src/providers/kubernetes/translate/shared/endpoints-resolver.js';
+import { buildClusterView } from '../../../src/providers/kubernetes/translate/translate.js';
 
 // ExternalName Services usually declare no port: `kubectl create service externalname` makes none.
 const external = (ports?: ServicePort[]): Service => ({

@@ -5,13 +5,13 @@ import { expect } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { ProviderSnapshot } from '../../../src/dynamic-config/configuration.js';
 import { SnapshotLineEncoder } from '../../../src/dynamic-config/snapshot/lines.js';
-import { emptyChangeSet, noteChange, type ChangeSet } from '../../../src/providers/kubernetes/change-set.js';
-import { IncrementalTranslation, type ProviderUpdate, type TranslationOutcome } from '../../../src/providers/kubernetes/incremental-translation.js';
-import type { KubeObject } from '../../../src/providers/kubernetes/kube-objects.js';
-import { ObjectCache } from '../../../src/providers/kubernetes/object-cache.js';
-import type { ReflectorSink, ResourceType } from '../../../src/providers/kubernetes/reflector.js';
-import { translate } from '../../../src/providers/kubernetes/translate.js';
-import type { TranslateOptions } from '../../../src/providers/kubernetes/translation-types.js';
+import { emptyChangeSet, noteChange, type ChangeSet } from '../../../src/providers/kubernetes/translate/change-set.js';
+import { IncrementalTranslation, type ProviderUpdate, type TranslationOutcome } from '../../../src/providers/kubernetes/translate/incremental.js';
+import type { KubeObject } from '../../../src/providers/kubernetes/client/kube-objects.js';
+import { ObjectCache } from '../../../src/providers/kubernetes/watch/object-cache.js';
+import type { ReflectorSink, ResourceType } from '../../../src/providers/kubernetes/watch/reflector.js';
+import { translate } from '../../../src/providers/kubernetes/translate/translate.js';
+import type { TranslateOptions } from '../../../src/providers/kubernetes/translate/shared/translation-types.js';
 
 /**
  * The property the incremental translation tests share: after any sequence of changes, the

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import type { KubeObject } from '../../../src/providers/kubernetes/kube-objects.js';
-import { watchedResources } from '../../../src/providers/kubernetes/object-cache.js';
-import { DEFAULT_TRANSLATE_OPTIONS, type TranslateOptions } from '../../../src/providers/kubernetes/translation-types.js';
+import type { KubeObject } from '../../../src/providers/kubernetes/client/kube-objects.js';
+import { watchedResources } from '../../../src/providers/kubernetes/watch/object-cache.js';
+import { DEFAULT_TRANSLATE_OPTIONS, type TranslateOptions } from '../../../src/providers/kubernetes/translate/shared/translation-types.js';
 import { changeOp, checkEquivalence, goldenObjects, typeIn } from './incremental-equivalence.js';
 
 // The incremental translation against translate() under the selection options

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { emptyChangeSet, noteChange, type ChangeSet } from '../../../src/providers/kubernetes/change-set.js';
-import { IncrementalTranslation, type ProviderUpdate } from '../../../src/providers/kubernetes/incremental-translation.js';
-import type { KubeObject } from '../../../src/providers/kubernetes/kube-objects.js';
-import { ObjectCache, watchedResources } from '../../../src/providers/kubernetes/object-cache.js';
-import type { ReflectorSink } from '../../../src/providers/kubernetes/reflector.js';
-import { translate } from '../../../src/providers/kubernetes/translate.js';
-import { DEFAULT_TRANSLATE_OPTIONS } from '../../../src/providers/kubernetes/translation-types.js';
+import { emptyChangeSet, noteChange, type ChangeSet } from '../../../src/providers/kubernetes/translate/change-set.js';
+import { IncrementalTranslation, type ProviderUpdate } from '../../../src/providers/kubernetes/translate/incremental.js';
+import type { KubeObject } from '../../../src/providers/kubernetes/client/kube-objects.js';
+import { ObjectCache, watchedResources } from '../../../src/providers/kubernetes/watch/object-cache.js';
+import type { ReflectorSink } from '../../../src/providers/kubernetes/watch/reflector.js';
+import { translate } from '../../../src/providers/kubernetes/translate/translate.js';
+import { DEFAULT_TRANSLATE_OPTIONS } from '../../../src/providers/kubernetes/translate/shared/translation-types.js';
 import { changeOp, checkEquivalence, encodeLines, goldenObjects, lines, typeIn } from './incremental-equivalence.js';
 
 // The incremental translation (patched snapshots, re-translating only what a change touched) must

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { Service } from '../../../src/providers/kubernetes/kube-objects.js';
+import type { Service } from '../../../src/providers/kubernetes/client/kube-objects.js';
 import pino from 'pino';
-import { operatorFlags } from '../../../src/providers/kubernetes/flags.js';
-import type { KubeApi } from '../../../src/providers/kubernetes/kube-client.js';
+import { operatorFlags, parseEndpointHostname, parseEndpointIp } from '../../../src/providers/kubernetes/flags.js';
+import type { KubeApi } from '../../../src/providers/kubernetes/client/kube-client.js';
 import {
-  desiredAddresses, ingressEndpointEnabled, IngressStatusWriter, parseEndpointHostname, parseEndpointIp, parsePublishedService, showsAddresses,
-} from '../../../src/providers/kubernetes/ingress-status.js';
+  desiredAddresses, ingressEndpointEnabled, IngressStatusWriter, parsePublishedService, showsAddresses,
+} from '../../../src/providers/kubernetes/status/ingress-status.js';
 
 const none = { ip: '', hostname: '', publishedService: '' };
 const svc = (spec: Service['spec'], status?: unknown): Service => ({ metadata: { name: 'p', namespace: 'ns' }, spec, ...(status !== undefined ? { status } : {}) });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LabelSelectorError, matchesLabels, parseLabelSelector } from '../../../src/providers/kubernetes/label-selector.js';
+import { LabelSelectorError, matchesLabels, parseLabelSelector } from '../../../src/providers/kubernetes/translate/shared/label-selector.js';
 
 describe('label selectors', () => {
   const labels = { app: 'web', tier: 'front', 'example.com/team': 'a' };

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { KubeApi, KubeResponse } from '../../../src/providers/kubernetes/kube-client.js';
-import { LeaderElector } from '../../../src/providers/kubernetes/leader-election.js';
+import type { KubeApi, KubeResponse } from '../../../src/providers/kubernetes/client/kube-client.js';
+import { LeaderElector } from '../../../src/providers/kubernetes/client/leader-election.js';
 
 // Leader election against an in-memory Lease store with optimistic concurrency and a fake clock.
 

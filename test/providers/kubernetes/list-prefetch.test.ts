@@ -1,9 +1,9 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { listMetaFromHead, type KubeApi, type KubeResponse, type ListMeta } from '../../../src/providers/kubernetes/kube-client.js';
-import type { KubeObject } from '../../../src/providers/kubernetes/kube-objects.js';
-import { slim } from '../../../src/providers/kubernetes/object-slimming.js';
-import { Reflector, type ResourceType } from '../../../src/providers/kubernetes/reflector.js';
+import { listMetaFromHead, type KubeApi, type KubeResponse, type ListMeta } from '../../../src/providers/kubernetes/client/kube-client.js';
+import type { KubeObject } from '../../../src/providers/kubernetes/client/kube-objects.js';
+import { slim } from '../../../src/providers/kubernetes/watch/object-slimming.js';
+import { Reflector, type ResourceType } from '../../../src/providers/kubernetes/watch/reflector.js';
 
 const INGRESS: ResourceType = { id: 'ingresses', group: 'networking.k8s.io', version: 'v1', plural: 'ingresses', kind: 'Ingress', namespaced: true };
 

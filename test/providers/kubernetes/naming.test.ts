@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   crdHttpRouterKey, crdObjectKey, crdReference, crdTcpRouterKey, crdUdpRouterKey, hex20, ingressRouterKey, makeID, normalize,
   serviceKey,
-} from '../../../src/providers/kubernetes/naming.js';
+} from '../../../src/providers/kubernetes/translate/shared/naming.js';
 
 describe('Traefik naming', () => {
   it('normalizes runs of non letters/digits to one dash and trims them', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { EndpointSlice, KubeObject } from '../../../src/providers/kubernetes/kube-objects.js';
-import { ObjectCache, watchedResources } from '../../../src/providers/kubernetes/object-cache.js';
-import type { ResourceType } from '../../../src/providers/kubernetes/reflector.js';
+import type { EndpointSlice, KubeObject } from '../../../src/providers/kubernetes/client/kube-objects.js';
+import { ObjectCache, watchedResources } from '../../../src/providers/kubernetes/watch/object-cache.js';
+import type { ResourceType } from '../../../src/providers/kubernetes/watch/reflector.js';
 
 function typeOf(id: string): ResourceType {
   const type = watchedResources({ traefikCrds: false }).find((t) => t.id === id);

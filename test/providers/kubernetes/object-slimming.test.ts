@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { slim } from '../../../src/providers/kubernetes/object-slimming.js';
-import { ObjectCache } from '../../../src/providers/kubernetes/object-cache.js';
-import type { ResourceType } from '../../../src/providers/kubernetes/reflector.js';
+import { slim } from '../../../src/providers/kubernetes/watch/object-slimming.js';
+import { ObjectCache } from '../../../src/providers/kubernetes/watch/object-cache.js';
+import type { ResourceType } from '../../../src/providers/kubernetes/watch/reflector.js';
 
 const full = {
   apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',

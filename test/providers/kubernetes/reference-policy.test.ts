@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_REFERENCE_POLICY, httpServiceRefusal, l4ServiceRefusal, middlewareRefRefusal, middlewareRefusal, routeRefusal, tlsOptionRefusal,
-} from '../../../src/providers/kubernetes/reference-policy.js';
+} from '../../../src/providers/kubernetes/translate/shared/reference-policy.js';
 
 const strict = DEFAULT_REFERENCE_POLICY;
 const open = { ...strict, allowCrossNamespace: true };

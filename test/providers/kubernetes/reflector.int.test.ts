@@ -1,10 +1,10 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KubeConfigApi } from '../../../src/providers/kubernetes/kube-client.js';
-import type { KubeObject } from '../../../src/providers/kubernetes/kube-objects.js';
-import { slim } from '../../../src/providers/kubernetes/object-slimming.js';
-import { Reflector, type ResourceType } from '../../../src/providers/kubernetes/reflector.js';
+import { KubeConfigApi } from '../../../src/providers/kubernetes/client/kube-client.js';
+import type { KubeObject } from '../../../src/providers/kubernetes/client/kube-objects.js';
+import { slim } from '../../../src/providers/kubernetes/watch/object-slimming.js';
+import { Reflector, type ResourceType } from '../../../src/providers/kubernetes/watch/reflector.js';
 import { sleep } from '../../../src/providers/kubernetes/run-operator.js';
 import { FakeKubeApiServer, fakeKubeconfig } from '../../support/fake-kube-apiserver.js';
 import { eventually } from './fake-internal-endpoint.js';

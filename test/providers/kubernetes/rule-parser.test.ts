@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkRule } from '../../../src/providers/kubernetes/rule-parser.js';
+import { checkRule } from '../../../src/providers/kubernetes/translate/shared/rule-parser.js';
 
 describe('rule checker', () => {
   it.each([

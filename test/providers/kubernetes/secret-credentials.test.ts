@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Secret } from '../../../src/providers/kubernetes/kube-objects.js';
-import { authUsers, slimSecret } from '../../../src/providers/kubernetes/secret-credentials.js';
+import type { Secret } from '../../../src/providers/kubernetes/client/kube-objects.js';
+import { authUsers, slimSecret } from '../../../src/providers/kubernetes/translate/shared/secret-credentials.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const secret = (type: string, data: Record<string, string>): Secret => ({

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SnapshotLineEncoder } from '../../../src/dynamic-config/snapshot/lines.js';
-import { SnapshotAssembly, type SnapshotBody } from '../../../src/providers/kubernetes/snapshot-assembly.js';
-import { ConfigBuilder } from '../../../src/providers/kubernetes/translation-types.js';
+import { SnapshotAssembly, type SnapshotBody } from '../../../src/providers/kubernetes/translate/snapshot-assembly.js';
+import { ConfigBuilder } from '../../../src/providers/kubernetes/translate/shared/translation-types.js';
 
 // The assembly's body after any sequence of patches is the body of the snapshot merged from
 // scratch (objects in key order), line for line; its version follows the content.

@@ -2,8 +2,8 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { nodeHttpFetch } from '../../../src/providers/kubernetes/http-fetch.js';
-import { SnapshotDelivery, type FetchLike } from '../../../src/providers/kubernetes/snapshot-delivery.js';
+import { nodeHttpFetch } from '../../../src/providers/kubernetes/deliver/http-fetch.js';
+import { SnapshotDelivery, type FetchLike } from '../../../src/providers/kubernetes/deliver/snapshot-delivery.js';
 import { SnapshotLineDecoder } from '../../../src/dynamic-config/snapshot/lines.js';
 
 // Delivery with an injected fetch and sleep: no sockets, no timers.

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { SnapshotLineEncoder } from '../../../src/dynamic-config/snapshot/lines.js';
-import { emptyChangeSet, noteChange, type ChangeSet } from '../../../src/providers/kubernetes/change-set.js';
-import { IncrementalTranslation, type ProviderUpdate } from '../../../src/providers/kubernetes/incremental-translation.js';
-import type { KubeObject } from '../../../src/providers/kubernetes/kube-objects.js';
-import { ObjectCache, watchedResources } from '../../../src/providers/kubernetes/object-cache.js';
-import type { ReflectorSink } from '../../../src/providers/kubernetes/reflector.js';
-import { translate } from '../../../src/providers/kubernetes/translate.js';
-import { DEFAULT_TRANSLATE_OPTIONS } from '../../../src/providers/kubernetes/translation-types.js';
+import { emptyChangeSet, noteChange, type ChangeSet } from '../../../src/providers/kubernetes/translate/change-set.js';
+import { IncrementalTranslation, type ProviderUpdate } from '../../../src/providers/kubernetes/translate/incremental.js';
+import type { KubeObject } from '../../../src/providers/kubernetes/client/kube-objects.js';
+import { ObjectCache, watchedResources } from '../../../src/providers/kubernetes/watch/object-cache.js';
+import type { ReflectorSink } from '../../../src/providers/kubernetes/watch/reflector.js';
+import { translate } from '../../../src/providers/kubernetes/translate/translate.js';
+import { DEFAULT_TRANSLATE_OPTIONS } from '../../../src/providers/kubernetes/translate/shared/translation-types.js';
 
 // The version of a snapshot body must depend on its content only. The operator
 // skips a PUT when the version is unchanged, and check() re-delivers when the server holds

@@ -2,12 +2,12 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import type { KubeObject } from '../../../src/providers/kubernetes/kube-objects.js';
+import type { KubeObject } from '../../../src/providers/kubernetes/client/kube-objects.js';
 import { validateProviderSnapshot } from '../../../src/dynamic-config/validation.js';
-import { ClusterIndex } from '../../../src/providers/kubernetes/cluster-index.js';
-import { cacheFromObjects, translate } from '../../../src/providers/kubernetes/translate.js';
-import { TranslationMemo } from '../../../src/providers/kubernetes/translation-memo.js';
-import { DEFAULT_TRANSLATE_OPTIONS, type TranslateOptions, type TranslationResult } from '../../../src/providers/kubernetes/translation-types.js';
+import { ClusterIndex } from '../../../src/providers/kubernetes/watch/cluster-index.js';
+import { cacheFromObjects, translate } from '../../../src/providers/kubernetes/translate/translate.js';
+import { TranslationMemo } from '../../../src/providers/kubernetes/translate/shared/translation-memo.js';
+import { DEFAULT_TRANSLATE_OPTIONS, type TranslateOptions, type TranslationResult } from '../../../src/providers/kubernetes/translate/shared/translation-types.js';
 
 // Golden translation tests: objects in (input.yaml + the shared backends), records out
 // (expected.json). Regenerate after a deliberate change with UPDATE_GOLDEN=1 and review the diff.

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateProviderSnapshot } from '../../../src/dynamic-config/validation.js';
-import { CRD_KINDS } from '../../../src/providers/kubernetes/crd-kinds.js';
-import type { KubeObject } from '../../../src/providers/kubernetes/kube-objects.js';
-import { cacheFromObjects, translate } from '../../../src/providers/kubernetes/translate.js';
-import { DEFAULT_TRANSLATE_OPTIONS } from '../../../src/providers/kubernetes/translation-types.js';
+import { CRD_KINDS } from '../../../src/providers/kubernetes/translate/crd/kinds.js';
+import type { KubeObject } from '../../../src/providers/kubernetes/client/kube-objects.js';
+import { cacheFromObjects, translate } from '../../../src/providers/kubernetes/translate/translate.js';
+import { DEFAULT_TRANSLATE_OPTIONS } from '../../../src/providers/kubernetes/translate/shared/translation-types.js';
 
 // Whatever users put in their objects (the API server may have no schema for them, e.g. Traefik's
 // CRDs or an old install), translation never throws, and what it delivers is always a snapshot the

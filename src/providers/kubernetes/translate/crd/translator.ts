@@ -1,32 +1,31 @@
-import { HTTP_MIDDLEWARE_KINDS } from '../../dynamic-config/http.js';
-import { TCP_MIDDLEWARE_KINDS } from '../../dynamic-config/tcp.js';
-import type { Middleware, Router, RouterTLSConfig } from '../../dynamic-config/http.js';
-import type { TCPMiddleware, TCPRouter } from '../../dynamic-config/tcp.js';
-import { groupOf, type CrdKind } from './crd-kinds.js';
+import { HTTP_MIDDLEWARE_KINDS } from '../../../../dynamic-config/http.js';
+import { TCP_MIDDLEWARE_KINDS } from '../../../../dynamic-config/tcp.js';
+import type { Middleware, Router, RouterTLSConfig } from '../../../../dynamic-config/http.js';
+import type { TCPMiddleware, TCPRouter } from '../../../../dynamic-config/tcp.js';
+import { groupOf, type CrdKind } from './kinds.js';
 import {
   addHttpLoadBalancer, addTcpLoadBalancer, addUdpLoadBalancer, childServiceName, isTraefikServiceRef, l4ChildKey, str,
   traefikServiceRef, weightOf, type LoadBalancerSpec,
-} from './crd-services.js';
-import type { ClusterView } from './endpoints-resolver.js';
-import { isRecord, objectKey, type KubeObject } from './kube-objects.js';
-import { crdHttpRouterKey, crdObjectKey, crdReference, crdTcpRouterKey, crdUdpRouterKey, makeID } from './naming.js';
-import { checkRule } from './rule-parser.js';
-import { compareKeys } from './ingress-translator.js';
-import type { TranslationMemo } from './translation-memo.js';
-import { claim, conditions, mergeObject, ObjectContext, refOf, resolvePending, type ObjectResult, type Pending } from './crd-object-context.js';
-import { compactFragment, ConfigBuilder, type ObjectStatus, type OperatorEvent, type Problem } from './translation-types.js';
+} from './services.js';
+import type { ClusterView } from '../shared/endpoints-resolver.js';
+import { isRecord, objectKey, type KubeObject } from '../../client/kube-objects.js';
+import { compareKeys, crdHttpRouterKey, crdObjectKey, crdReference, crdTcpRouterKey, crdUdpRouterKey, makeID } from '../shared/naming.js';
+import { checkRule } from '../shared/rule-parser.js';
+import type { TranslationMemo } from '../shared/translation-memo.js';
+import { claim, conditions, mergeObject, ObjectContext, refOf, resolvePending, type ObjectResult, type Pending } from './object-context.js';
+import { compactFragment, ConfigBuilder, type ObjectStatus, type OperatorEvent, type Problem } from '../shared/translation-types.js';
 import {
   httpServiceRefusal, l4ServiceRefusal, middlewareRefusal, REF_NOT_PERMITTED, routeRefusal, tlsOptionRefusal, type ReferencePolicy,
-} from './reference-policy.js';
-import { authUsers } from './secret-credentials.js';
+} from '../shared/reference-policy.js';
+import { authUsers } from '../shared/secret-credentials.js';
 
 /**
  * Portico (and optionally Traefik) CRDs → provider `kubernetescrd` records, following Traefik's CRD
  * provider naming (reference §5.2) and spec fields (§6). Every object also gets a status: its
  * `Accepted` and `ResolvedRefs` conditions, and a Warning event per problem. A bad object never
  * stops the others: it is refused alone (Accepted=False) or kept with its broken references shown.
- * Traefik's reference options (reference-policy.ts) decide which references may be followed, and
- * basicAuth/digestAuth users come from Secrets (secret-credentials.ts), read through the view.
+ * Traefik's reference options (shared/reference-policy.ts) decide which references may be followed, and
+ * basicAuth/digestAuth users come from Secrets (shared/secret-credentials.ts), read through the view.
  */
 
 export interface CrdInputs {

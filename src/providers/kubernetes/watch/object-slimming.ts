@@ -1,4 +1,4 @@
-import type { EndpointSlice, KubeObject, ObjectMeta } from './kube-objects.js';
+import type { EndpointSlice, KubeObject, ObjectMeta } from '../client/kube-objects.js';
 
 /**
  * What the cache keeps of an object, cut at decode time so full objects never live long: the

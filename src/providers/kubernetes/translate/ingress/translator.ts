@@ -1,15 +1,15 @@
-import type { Router, RouterTLSConfig, Service, Sticky } from '../../dynamic-config/http.js';
-import { resolveHttpServers, type ClusterView } from './endpoints-resolver.js';
-import type { HTTPIngressPath, Ingress, IngressBackend, IngressClass, Service as KubeService } from './kube-objects.js';
-import { objectKey } from './kube-objects.js';
+import type { Router, RouterTLSConfig, Service, Sticky } from '../../../../dynamic-config/http.js';
+import { resolveHttpServers, type ClusterView } from '../shared/endpoints-resolver.js';
+import type { HTTPIngressPath, Ingress, IngressBackend, IngressClass, Service as KubeService } from '../../client/kube-objects.js';
+import { objectKey } from '../../client/kube-objects.js';
 import {
-  DEFAULT_BACKEND_PRIORITY, DEFAULT_BACKEND_ROUTER, DEFAULT_BACKEND_SERVICE, ingressRouterKey, ingressRouterKeyWithHash,
+  compareKeys, DEFAULT_BACKEND_PRIORITY, DEFAULT_BACKEND_ROUTER, DEFAULT_BACKEND_SERVICE, ingressRouterKey, ingressRouterKeyWithHash,
   serviceKey,
-} from './naming.js';
-import { checkRule } from './rule-parser.js';
-import type { ReferencePolicy } from './reference-policy.js';
-import { compactFragment, ConfigBuilder, type OperatorEvent, type ObjectRef } from './translation-types.js';
-import type { TranslationMemo } from './translation-memo.js';
+} from '../shared/naming.js';
+import { checkRule } from '../shared/rule-parser.js';
+import type { ReferencePolicy } from '../shared/reference-policy.js';
+import { compactFragment, ConfigBuilder, type OperatorEvent, type ObjectRef } from '../shared/translation-types.js';
+import type { TranslationMemo } from '../shared/translation-memo.js';
 
 /**
  * Ingress (`networking.k8s.io/v1`) → provider `kubernetes` records, following Traefik's Ingress
@@ -350,8 +350,3 @@ export function ingressMemoKey(ing: Ingress): string {
 }
 
 export { ingressRef };
-
-/** Plain code-unit order: deterministic and much faster than localeCompare on 10k keys. */
-export function compareKeys(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { KubeApi } from './kube-client.js';
-import type { KubeObject } from './kube-objects.js';
-import type { Condition, ObjectRef, ObjectStatus, OperatorEvent } from './translation-types.js';
+import type { KubeApi } from '../client/kube-client.js';
+import type { KubeObject } from '../client/kube-objects.js';
+import type { Condition, ObjectRef, ObjectStatus, OperatorEvent } from '../translate/shared/translation-types.js';
 
 /**
  * Writes what the translation concluded back to the cluster, on the leader only:

@@ -1,6 +1,6 @@
-import type { ServerState } from '../../dynamic-config/configuration.js';
-import type { Server } from '../../dynamic-config/http.js';
-import type { EndpointSlice, Secret, Service, ServicePort } from './kube-objects.js';
+import type { ServerState } from '../../../../dynamic-config/configuration.js';
+import type { Server } from '../../../../dynamic-config/http.js';
+import type { EndpointSlice, Secret, Service, ServicePort } from '../../client/kube-objects.js';
 
 /** Read access to the cached Services and EndpointSlices (the translation never calls the API). */
 export interface ClusterView {

@@ -1,7 +1,7 @@
-import type { DynamicConfiguration, ProviderSnapshot, ServerState } from '../../dynamic-config/configuration.js';
-import type { Middleware, Router, Service } from '../../dynamic-config/http.js';
-import type { TCPMiddleware, TCPRouter, TCPService } from '../../dynamic-config/tcp.js';
-import type { UDPRouter, UDPService } from '../../dynamic-config/udp.js';
+import type { DynamicConfiguration, ProviderSnapshot, ServerState } from '../../../../dynamic-config/configuration.js';
+import type { Middleware, Router, Service } from '../../../../dynamic-config/http.js';
+import type { TCPMiddleware, TCPRouter, TCPService } from '../../../../dynamic-config/tcp.js';
+import type { UDPRouter, UDPService } from '../../../../dynamic-config/udp.js';
 import { DEFAULT_REFERENCE_POLICY, type ReferencePolicy } from './reference-policy.js';
 
 /** Which object a status or event is about. `plural` and `group` address its API path. */

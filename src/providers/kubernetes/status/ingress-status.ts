@@ -1,9 +1,7 @@
-import { isIP } from 'node:net';
 import type { Logger } from 'pino';
-import { ConfigError } from '../../config/flag-types.js';
-import type { KubeApi } from './kube-client.js';
-import { isRecord, type KubeObject, type Service } from './kube-objects.js';
-import type { ObjectRef } from './translation-types.js';
+import type { KubeApi } from '../client/kube-client.js';
+import { isRecord, type KubeObject, type Service } from '../client/kube-objects.js';
+import type { ObjectRef } from '../translate/shared/translation-types.js';
 
 /**
  * `status.loadBalancer.ingress` of the Ingresses the operator serves, as Traefik's
@@ -46,26 +44,6 @@ export interface PortStatus {
 /** True when at least one option is set (otherwise Ingress status is left alone). */
 export function ingressEndpointEnabled(e: IngressEndpoint): boolean {
   return e.ip !== '' || e.hostname !== '' || e.publishedService !== '';
-}
-
-/**
- * `--operator.ingress-endpoint.ip`: '' or an IPv4/IPv6 address. The API server refuses anything
- * else in an Ingress status, so a bad value is refused at start, not by every status PATCH.
- */
-export function parseEndpointIp(raw: string): string {
-  if (raw !== '' && isIP(raw) === 0) throw new ConfigError(`"${raw}" is not an IP address`);
-  return raw;
-}
-
-/** A DNS-1123 subdomain, as the API server requires of an Ingress status hostname. */
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-/** `--operator.ingress-endpoint.hostname`: '' or a DNS name (lower case, at most 253 characters, not an IP). */
-export function parseEndpointHostname(raw: string): string {
-  if (raw !== '' && (raw.length > 253 || !DNS_SUBDOMAIN.test(raw) || isIP(raw) !== 0)) {
-    throw new ConfigError(`"${raw}" is not a DNS hostname (lower case, e.g. lb.example.com)`);
-  }
-  return raw;
 }
 
 /** `<namespace>/<name>` split, or an error text naming the bad value (Traefik's wording). */

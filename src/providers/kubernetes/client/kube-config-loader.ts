@@ -4,9 +4,9 @@ import type { KubeConfig } from '@kubernetes/client-node';
 
 /**
  * Where the build puts KubeConfig bundled into one file (scripts/bundle-kube-config.ts), relative
- * to this module's compiled place, `dist/providers/kubernetes/`.
+ * to this module's compiled place, `dist/providers/kubernetes/client/`.
  */
-const BUNDLED = new URL('../../vendor/kube-config.js', import.meta.url);
+const BUNDLED = new URL('../../../vendor/kube-config.js', import.meta.url);
 
 /**
  * @kubernetes/client-node's KubeConfig class. From the build's one-file bundle when there is one:

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { ProviderSnapshot } from '../../dynamic-config/configuration.js';
-import { INTERNAL_PROVIDERS_PATH } from '../../dynamic-config/internal-endpoint.js';
-import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder, snapshotLinesChunks, type EncodedSnapshot } from '../../dynamic-config/snapshot/lines.js';
-import type { SnapshotBody } from './snapshot-assembly.js';
+import type { ProviderSnapshot } from '../../../dynamic-config/configuration.js';
+import { INTERNAL_PROVIDERS_PATH } from '../../../dynamic-config/internal-endpoint.js';
+import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder, snapshotLinesChunks, type EncodedSnapshot } from '../../../dynamic-config/snapshot/lines.js';
+import type { SnapshotBody } from '../translate/snapshot-assembly.js';
 
 /**
  * Delivers whole provider snapshots to the server's internal endpoint
@@ -15,7 +15,7 @@ import type { SnapshotBody } from './snapshot-assembly.js';
  * each record's line kept from the last delivery, so a change serializes only the records it
  * made; the server in turn parses only the lines it has not seen. The version is a hash of the
  * lines, so an unchanged snapshot is not sent again. The operator hands over bodies it laid out
- * itself (a {@link SnapshotBody} from snapshot-assembly.ts, made of Buffers kept between changes);
+ * itself (a {@link SnapshotBody} from translate/snapshot-assembly.ts, made of Buffers kept between changes);
  * a plain ProviderSnapshot is encoded here.
  */
 

@@ -1,6 +1,6 @@
-import type { ClusterView, MemoEntry } from './endpoints-resolver.js';
-import type { EndpointSlice, KubeObject, Secret, Service } from './kube-objects.js';
-import { SERVICE_NAME_LABEL } from './kube-objects.js';
+import type { ClusterView, MemoEntry } from '../translate/shared/endpoints-resolver.js';
+import type { EndpointSlice, KubeObject, Secret, Service } from '../client/kube-objects.js';
+import { SERVICE_NAME_LABEL } from '../client/kube-objects.js';
 
 /**
  * Services and EndpointSlices indexed as the translation reads them, kept up to date change by

@@ -1,12 +1,12 @@
-import { CRD_KINDS, type CrdKind } from './crd-kinds.js';
-import { translateCrds, type CrdRecorder } from './crd-translator.js';
-import type { ClusterView } from './endpoints-resolver.js';
-import { translateIngresses, type IngressRecorder } from './ingress-translator.js';
-import type { EndpointSlice, Ingress, IngressClass, KubeObject, Secret, Service } from './kube-objects.js';
-import { SERVICE_NAME_LABEL } from './kube-objects.js';
-import { matchesLabels, parseLabelSelector } from './label-selector.js';
-import type { TranslationMemo } from './translation-memo.js';
-import { ConfigBuilder, type ObjectRef, type TranslateOptions, type TranslationResult } from './translation-types.js';
+import { CRD_KINDS, type CrdKind } from './crd/kinds.js';
+import { translateCrds, type CrdRecorder } from './crd/translator.js';
+import type { ClusterView } from './shared/endpoints-resolver.js';
+import { translateIngresses, type IngressRecorder } from './ingress/translator.js';
+import type { EndpointSlice, Ingress, IngressClass, KubeObject, Secret, Service } from '../client/kube-objects.js';
+import { SERVICE_NAME_LABEL } from '../client/kube-objects.js';
+import { matchesLabels, parseLabelSelector } from './shared/label-selector.js';
+import type { TranslationMemo } from './shared/translation-memo.js';
+import { ConfigBuilder, type ObjectRef, type TranslateOptions, type TranslationResult } from './shared/translation-types.js';
 
 /** Everything the informers hold, as plain objects: the input of the pure translation. */
 export interface CacheSnapshot {
@@ -70,7 +70,7 @@ export interface TranslateParts {
   readonly ingress: boolean;
   readonly crd: boolean;
   readonly previous?: TranslationResult;
-  /** Told what became of each translated object (see incremental-translation.ts). */
+  /** Told what became of each translated object (see incremental.ts). */
   readonly recordIngress?: IngressRecorder;
   readonly recordCrd?: CrdRecorder;
 }

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { KubeHttpError, type KubeApi, type KubeResponse, type WatchEvent } from './kube-client.js';
-import type { KubeObject } from './kube-objects.js';
+import { KubeHttpError, type KubeApi, type KubeResponse, type WatchEvent } from '../client/kube-client.js';
+import type { KubeObject } from '../client/kube-objects.js';
 
 /**
  * One resource's list+watch loop (client-go's Reflector), written here because the client

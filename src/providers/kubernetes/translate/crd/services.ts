@@ -1,11 +1,11 @@
-import type { Service, ServersLoadBalancer } from '../../dynamic-config/http.js';
-import type { TCPService } from '../../dynamic-config/tcp.js';
-import type { UDPService } from '../../dynamic-config/udp.js';
-import { resolveAddresses, resolveHttpServers, type ClusterView } from './endpoints-resolver.js';
-import { isRecord } from './kube-objects.js';
-import { crdReference, serviceKey } from './naming.js';
-import type { ReferencePolicy } from './reference-policy.js';
-import type { ConfigBuilder, Problem } from './translation-types.js';
+import type { Service, ServersLoadBalancer } from '../../../../dynamic-config/http.js';
+import type { TCPService } from '../../../../dynamic-config/tcp.js';
+import type { UDPService } from '../../../../dynamic-config/udp.js';
+import { resolveAddresses, resolveHttpServers, type ClusterView } from '../shared/endpoints-resolver.js';
+import { isRecord } from '../../client/kube-objects.js';
+import { crdReference, serviceKey } from '../shared/naming.js';
+import type { ReferencePolicy } from '../shared/reference-policy.js';
+import type { ConfigBuilder, Problem } from '../shared/translation-types.js';
 
 /**
  * Traefik's `LoadBalancerSpec` (a service entry in an IngressRoute or a TraefikService) turned into

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Secret } from './kube-objects.js';
+import type { Secret } from '../../client/kube-objects.js';
 
 /**
  * The `users` of a basicAuth or digestAuth middleware, read from the Secret its `secret` field

@@ -1,18 +1,18 @@
-import type { ProviderSnapshot } from '../../dynamic-config/configuration.js';
+import type { ProviderSnapshot } from '../../../dynamic-config/configuration.js';
 import type { ChangeSet } from './change-set.js';
-import { CRD_KINDS, TRAEFIK_GROUP, type CrdKind } from './crd-kinds.js';
-import type { ObjectResult, Pending } from './crd-object-context.js';
-import { crdMemoKey, crdStatus, shouldProcess, specVersion, translateObject, type CrdInputs, type CrdRecord } from './crd-translator.js';
-import type { ClusterView } from './endpoints-resolver.js';
+import { CRD_KINDS, TRAEFIK_GROUP, type CrdKind } from './crd/kinds.js';
+import type { ObjectResult, Pending } from './crd/object-context.js';
+import { crdMemoKey, crdStatus, shouldProcess, specVersion, translateObject, type CrdInputs, type CrdRecord } from './crd/translator.js';
+import type { ClusterView } from './shared/endpoints-resolver.js';
 import {
   ingressMemoKey, ingressRef, shouldProcessIngress, translateOneIngress, type IngressFragment, type IngressRecord,
-} from './ingress-translator.js';
-import { isRecord, type Ingress, type IngressClass, type KubeObject } from './kube-objects.js';
-import { DEFAULT_BACKEND_ROUTER, DEFAULT_BACKEND_SERVICE } from './naming.js';
+} from './ingress/translator.js';
+import { isRecord, type Ingress, type IngressClass, type KubeObject } from '../client/kube-objects.js';
+import { DEFAULT_BACKEND_ROUTER, DEFAULT_BACKEND_SERVICE } from './shared/naming.js';
 import { SnapshotAssembly, type FragmentChange, type Section, type SnapshotBody } from './snapshot-assembly.js';
 import { objectSelection, translate, type CacheSnapshot } from './translate.js';
-import { TranslationMemo } from './translation-memo.js';
-import type { ObjectRef, ObjectStatus, OperatorEvent, Problem, TranslateOptions, TranslationResult } from './translation-types.js';
+import { TranslationMemo } from './shared/translation-memo.js';
+import type { ObjectRef, ObjectStatus, OperatorEvent, Problem, TranslateOptions, TranslationResult } from './shared/translation-types.js';
 
 /**
  * The operator's translation, kept up to date change by change. The first translation (and any

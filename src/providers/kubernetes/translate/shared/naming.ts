@@ -80,3 +80,8 @@ export const DEFAULT_BACKEND_ROUTER = 'default-router';
 export const DEFAULT_BACKEND_SERVICE = 'default-backend';
 /** Go's math.MinInt32: the default backend router's priority, below everything. */
 export const DEFAULT_BACKEND_PRIORITY = -2147483648;
+
+/** Plain code-unit order: deterministic and much faster than localeCompare on 10k keys. */
+export function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

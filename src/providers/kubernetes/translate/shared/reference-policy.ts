@@ -1,4 +1,4 @@
-import { isRecord } from './kube-objects.js';
+import { isRecord } from '../../client/kube-objects.js';
 import { CRD_PROVIDER } from './naming.js';
 
 /**

@@ -1,7 +1,7 @@
-import { CRD_VERSION, groupOf, pluralOf, type CrdKind } from './crd-kinds.js';
-import type { KubeObject } from './kube-objects.js';
-import { CRD_PROVIDER } from './naming.js';
-import type { Condition, ConfigBuilder, ObjectRef, Problem } from './translation-types.js';
+import { CRD_VERSION, groupOf, pluralOf, type CrdKind } from './kinds.js';
+import type { KubeObject } from '../../client/kube-objects.js';
+import { CRD_PROVIDER } from '../shared/naming.js';
+import type { Condition, ConfigBuilder, ObjectRef, Problem } from '../shared/translation-types.js';
 
 /**
  * One CRD object's translation state (problems, references to check, names it claims) and how

@@ -1,6 +1,6 @@
 import { createHash, hash } from 'node:crypto';
-import type { ProviderSnapshot } from '../../dynamic-config/configuration.js';
-import type { ConfigBuilder } from './translation-types.js';
+import type { ProviderSnapshot } from '../../../dynamic-config/configuration.js';
+import type { ConfigBuilder } from './shared/translation-types.js';
 
 /**
  * One provider's snapshot kept as the per-object fragments it was merged from, so that a change

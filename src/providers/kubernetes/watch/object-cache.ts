@@ -1,10 +1,10 @@
-import { CRD_KINDS, CRD_VERSION, PORTICO_GROUP, TRAEFIK_GROUP, type CrdKind } from './crd-kinds.js';
+import { CRD_KINDS, CRD_VERSION, PORTICO_GROUP, TRAEFIK_GROUP, type CrdKind } from '../translate/crd/kinds.js';
 import { ClusterIndex } from './cluster-index.js';
-import { SERVICE_NAME_LABEL, type EndpointSlice, type KubeObject, type Secret, type Service } from './kube-objects.js';
+import { SERVICE_NAME_LABEL, type EndpointSlice, type KubeObject, type Secret, type Service } from '../client/kube-objects.js';
 import { slim, slimSlice } from './object-slimming.js';
-import { slimSecret } from './secret-credentials.js';
+import { slimSecret } from '../translate/shared/secret-credentials.js';
 import type { ResourceType, ReflectorSink } from './reflector.js';
-import { emptyCacheSnapshot, type CacheSnapshot } from './translate.js';
+import { emptyCacheSnapshot, type CacheSnapshot } from '../translate/translate.js';
 
 /**
  * Secret types that never hold middleware credentials, left out server-side: Helm release Secrets

@@ -1,5 +1,5 @@
 import type { ClusterView, MemoEntry } from './endpoints-resolver.js';
-import type { EndpointSlice, KubeObject, Secret, Service } from './kube-objects.js';
+import type { EndpointSlice, KubeObject, Secret, Service } from '../../client/kube-objects.js';
 
 /**
  * Per-object translation results kept between translations. Cached objects are never mutated (a
