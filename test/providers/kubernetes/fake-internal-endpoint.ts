@@ -74,8 +74,10 @@ export class FakeInternalEndpoint {
   }
 }
 
-/** Polls `check` until it returns a value (not undefined/false) or `timeoutMs` passes. */
-export async function eventually<T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5000, what = 'condition'): Promise<T> {
+/** Polls `check` every `intervalMs` until it returns a value (not undefined/false) or `timeoutMs` passes. */
+export async function eventually<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5000, what = 'condition', intervalMs = 20,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -86,6 +88,6 @@ export async function eventually<T>(check: () => T | undefined | false | Promise
       last = err;
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
