@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  fullRouter, fullService, quickRouter, quickService, SnapshotValidationError, validateProviderSnapshot,
-} from '../../src/dynamic-config/validation.js';
+import { quickRouter, quickService } from '../../src/dynamic-config/quick-checks.js';
+import { fullRouter, fullService, SnapshotValidationError, validateProviderSnapshot } from '../../src/dynamic-config/validation.js';
 
 const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/);
 const router = fc.record({
