@@ -3,7 +3,7 @@
  * `serviceName` and `middlewareName` filters, `sortBy`/`direction`, and `page`/`per_page` with
  * the `X-Next-Page` value. Pure: takes URLSearchParams, returns a page or Traefik's 400 message.
  */
-import type { KindView, ViewEntry } from '../view/runtime-view.js';
+import type { KindView, ViewEntry } from '../view/kind-view.js';
 
 export const DEFAULT_PER_PAGE = 100;
 

@@ -9,7 +9,7 @@ import { goJson } from '../go-json.js';
 import { managementErrors, ManagementError, messageBody } from '../errors.js';
 import { listPage, simplePage } from './query.js';
 import type { RecordStore } from '../record-store.js';
-import type { Protocol, ResourceKind } from '../view/runtime-view.js';
+import type { Protocol, ResourceKind } from '../view/kind-view.js';
 
 export interface VersionInfo {
   /** Traefik version the API answers as (`Version`). */
