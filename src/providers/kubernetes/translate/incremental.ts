@@ -2,7 +2,8 @@ import type { ProviderSnapshot } from '../../../dynamic-config/configuration.js'
 import type { ChangeSet } from './change-set.js';
 import { CRD_KINDS, TRAEFIK_GROUP, type CrdKind } from './crd/kinds.js';
 import type { ObjectResult, Pending } from './crd/object-context.js';
-import { crdMemoKey, crdStatus, shouldProcess, specVersion, translateObject, type CrdInputs, type CrdRecord } from './crd/translator.js';
+import type { CrdInputs } from './crd/object-translation.js';
+import { crdMemoKey, crdStatus, shouldProcess, specVersion, translateObject, type CrdRecord } from './crd/translator.js';
 import type { ClusterView } from './shared/endpoints-resolver.js';
 import {
   ingressMemoKey, ingressRef, shouldProcessIngress, translateOneIngress, type IngressFragment, type IngressRecord,
