@@ -57,7 +57,7 @@ const step = fc.record({
   serverStatus: edits(states),
   // Records in another order: the lines part and resync everywhere.
   reverse: fc.boolean(),
-  // Sent as a delta from the last accepted body (snapshot-delta.ts) rather than whole.
+  // Sent as a delta from the last accepted body (src/dynamic-config/snapshot/delta.ts) rather than whole.
   delta: fc.boolean(),
 });
 
