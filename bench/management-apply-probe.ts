@@ -18,7 +18,7 @@
  * in 64 KB pieces, as the operator streams them: wall time is from the last byte sent to the
  * changed router served, CPU time the server process's. BENCH_SERVER_NODE_ARGS passes Node flags
  * to that process (e.g. `--trace-gc`). With `--delta` each body after a provider's first is sent
- * as a snapshot delta (snapshot-delta.ts) from the one before.
+ * as a snapshot delta (src/dynamic-config/snapshot/delta.ts) from the one before.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
@@ -27,11 +27,11 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { createApp } from '../src/http/create-app.js';
 import { createManagementApi } from '../src/management/app.js';
-import { registerInternalRoutes } from '../src/management/internal-routes.js';
+import { registerInternalRoutes } from '../src/management/internal/routes.js';
 import { RecordStore } from '../src/management/record-store.js';
-import type { EntryPointDef } from '../src/management/runtime.js';
-import { SNAPSHOT_DELTA_MEDIA_TYPE, snapshotDeltaBody } from '../src/management/snapshot-delta.js';
-import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder, snapshotLinesBody, type EncodedSnapshot } from '../src/management/snapshot-lines.js';
+import type { EntryPointDef } from '../src/management/runtime/runtime.js';
+import { SNAPSHOT_DELTA_MEDIA_TYPE, snapshotDeltaBody } from '../src/dynamic-config/snapshot/delta.js';
+import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder, snapshotLinesBody, type EncodedSnapshot } from '../src/dynamic-config/snapshot/lines.js';
 
 const N = Number(process.env.BENCH_RECORDS ?? 5000);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 40);

@@ -18,11 +18,11 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { createApp } from '../src/http/create-app.js';
 import { createManagementApi } from '../src/management/app.js';
-import type { DynamicConfiguration, ProviderSnapshot } from '../src/management/dynamic-config.js';
-import { registerInternalRoutes } from '../src/management/internal-routes.js';
+import type { DynamicConfiguration, ProviderSnapshot } from '../src/dynamic-config/configuration.js';
+import { registerInternalRoutes } from '../src/management/internal/routes.js';
 import { RecordStore } from '../src/management/record-store.js';
-import { validateProviderSnapshot } from '../src/management/snapshot-validation.js';
-import type { EntryPointDef } from '../src/management/runtime.js';
+import { validateProviderSnapshot } from '../src/dynamic-config/validation.js';
+import type { EntryPointDef } from '../src/management/runtime/runtime.js';
 
 const N = Number(process.env.BENCH_RECORDS ?? 10_000);
 const TOKEN = 'bench-token';

@@ -5,7 +5,7 @@
  * package's entry point, and its config module too, import the whole generated API client: about
  * 900 ES modules, whose loading was 0.4-0.6 s of CPU before the operator could send its first list
  * request. One tree-shaken file of the same code loads in about 0.1 s.
- * src/providers/kubernetes/kube-config-loader.ts loads this file and falls back to the package
+ * src/providers/kubernetes/client/kube-config-loader.ts loads this file and falls back to the package
  * when it is missing (tests run from the sources).
  *
  *   npx tsx scripts/bundle-kube-config.ts [outfile]

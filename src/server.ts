@@ -3,7 +3,8 @@ import type { AreaDeps } from './area.js';
 import type { ListenAddress } from './config/flag-types.js';
 import type { ServeConfig } from './flag-groups.js';
 import { listenOn } from './http/listen.js';
-import { buildManagementApps } from './management/app.js';
+import { buildManagementApps, type InProcessProviderSpec } from './management/app.js';
+import { FILE_PROVIDER, FileProvider } from './providers/file/file-provider.js';
 import { buildPushgatewayApp } from './pushgateway/app.js';
 import { buildSearchApp } from './search/app.js';
 
@@ -24,6 +25,18 @@ export interface PorticoServer {
 }
 
 /**
+ * The providers that run in the server's process, as the configuration turns them on: the file
+ * provider when `--providers.file.filename` is set. Created here, not by the management area, so
+ * that area depends on no provider; it creates them over its record store and starts them.
+ */
+export function inProcessProviders(config: ServeConfig, deps: AreaDeps): InProcessProviderSpec[] {
+  const filename = config['providers.file.filename'];
+  if (filename === '') return [];
+  const logger = deps.logger.child({ area: 'management', provider: FILE_PROVIDER });
+  return [{ name: FILE_PROVIDER, create: (sink) => new FileProvider({ filename, watch: config['providers.file.watch'], sink, logger }) }];
+}
+
+/**
  * Builds every enabled listener's Fastify app without listening, so that tests can use the apps
  * with inject() or start() on port 0; only src/cli.ts starts the real thing.
  */
@@ -36,7 +49,7 @@ export async function buildServer(config: ServeConfig, deps: AreaDeps): Promise<
 
   const mgmtAddr = config['management.listen-address'];
   if (mgmtAddr) {
-    const apps = await buildManagementApps(config, deps);
+    const apps = await buildManagementApps(config, deps, inProcessProviders(config, deps));
     add('management', apps.api, mgmtAddr);
     const internalAddr = config['internal.listen-address'];
     if (apps.internal && internalAddr) add('internal', apps.internal, internalAddr);

@@ -3,23 +3,23 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { AreaDeps } from '../area.js';
+import type { SnapshotSink } from '../dynamic-config/configuration.js';
 import { ConfigError, type ListenAddress } from '../config/flag-types.js';
 import type { ManagementConfig } from './flags.js';
 import { BasicAuthVerifier } from '../http/basic-auth.js';
 import { createApp } from '../http/create-app.js';
 import { AllowListError, IpAllowList } from '../http/ip-allow-list.js';
 import { parseHtpasswd } from '../http/users-file.js';
-import { FILE_PROVIDER, FileProvider } from '../providers/file/file-provider.js';
-import { registerAccessControl } from './access-control.js';
-import { badUrlResponder, registerApiRoutes, sendPageNotFound, sendTraefikError } from './api-routes.js';
-import { registerDashboard } from './dashboard/dashboard-routes.js';
-import { parseEntryPointList, mergeEntryPoints } from './entry-points.js';
+import { registerAccessControl } from './api/access-control.js';
+import { badUrlResponder, registerApiRoutes, sendPageNotFound, sendTraefikError } from './api/routes.js';
+import { registerDashboard } from './dashboard/routes.js';
+import { parseEntryPointList, mergeEntryPoints } from './runtime/entry-points.js';
 import { managementErrors } from './errors.js';
-import { TRAEFIK_ENTRY_POINT } from './internal-records.js';
-import { readOrCreateToken } from './internal-token.js';
-import { registerInternalRoutes } from './internal-routes.js';
+import { TRAEFIK_ENTRY_POINT } from './runtime/internal-records.js';
+import { readOrCreateToken } from './internal/token.js';
+import { registerInternalRoutes } from './internal/routes.js';
 import { RecordStore } from './record-store.js';
-import type { EntryPointDef } from './runtime.js';
+import type { EntryPointDef } from './runtime/runtime.js';
 
 export interface ManagementApps {
   /** The Traefik-compatible API and dashboard. */
@@ -134,26 +134,43 @@ export function createManagementApi(opts: ManagementApiOptions): FastifyInstance
   return api;
 }
 
+/** A provider running in the server's process (the file provider), delivering into the record store. */
+export interface InProcessProvider {
+  /** The last read or parse error (shown by the internal GET endpoint), undefined when the last read succeeded. */
+  readonly lastError: string | undefined;
+  /** Delivers the first snapshot and starts watching; never throws for bad input. */
+  start(): Promise<void>;
+  stop(): void;
+}
+
+/**
+ * How the server hands an in-process provider to this area: its name, and how to create it over the
+ * store. The server (src/server.ts) picks and configures the providers, so this area imports none.
+ */
+export interface InProcessProviderSpec {
+  readonly name: string;
+  create(sink: SnapshotSink): InProcessProvider;
+}
+
 /** Builds the management API listener and its internal snapshot listener, sharing one record store. */
-export async function buildManagementApps(config: ManagementConfig, deps: AreaDeps): Promise<ManagementApps> {
+export async function buildManagementApps(config: ManagementConfig, deps: AreaDeps, providers: readonly InProcessProviderSpec[] = []): Promise<ManagementApps> {
   const verifier = loadVerifier(config['management.users-file']);
   const allowList = loadAllowList(config['management.ip-allow-list']);
-  const filename = config['providers.file.filename'];
   const store = new RecordStore({
     entryPoints: entryPointsFor(config),
     now: deps.now,
-    staticProviders: filename === '' ? [] : [FILE_PROVIDER],
+    staticProviders: providers.map((p) => p.name),
   });
 
   const basePath = normaliseBasePath(config['api.base-path']);
   const api = createManagementApi({ store, logger: deps.logger, startDate: deps.now(), allowList, verifier, basePath });
 
-  let fileProvider: FileProvider | null = null;
-  if (filename !== '') {
-    fileProvider = new FileProvider({ filename, watch: config['providers.file.watch'], sink: store, logger: deps.logger.child({ area: 'management', provider: FILE_PROVIDER }) });
-    await fileProvider.start();
-    const fp = fileProvider;
-    api.addHook('onClose', async () => fp.stop());
+  const running = new Map<string, InProcessProvider>();
+  for (const spec of providers) {
+    const provider = spec.create(store);
+    await provider.start();
+    running.set(spec.name, provider);
+    api.addHook('onClose', async () => provider.stop());
   }
 
   let internal: FastifyInstance | null = null;
@@ -161,11 +178,10 @@ export async function buildManagementApps(config: ManagementConfig, deps: AreaDe
     const tokenFile = config['internal.token-file'] !== '' ? config['internal.token-file'] : join(config['data.dir'], 'internal-token');
     const token = await readOrCreateToken(tokenFile);
     internal = createApp('management-internal', deps.logger, { bodyLimit: INTERNAL_BODY_LIMIT });
-    const fp = fileProvider;
     registerInternalRoutes(internal, {
       store,
       token,
-      providerError: (provider) => (provider === FILE_PROVIDER ? fp?.lastError : undefined),
+      providerError: (provider) => running.get(provider)?.lastError,
     });
   }
   return { api, internal, store };

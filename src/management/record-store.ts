@@ -1,15 +1,15 @@
 /**
  * One snapshot per provider, side by side (`file`, `kubernetes`, `kubernetescrd`, …, plus the
  * built-in `internal` one). Every change computes the new runtime view (incrementally: only the
- * records the change can reach, see runtime-incremental.ts) and swaps it in with one assignment,
+ * records the change can reach, see runtime/incremental.ts) and swaps it in with one assignment,
  * so readers always see one consistent set of records and nothing half-applied.
  */
 import { createHash } from 'node:crypto';
-import type { ProviderSnapshot } from './dynamic-config.js';
-import { INTERNAL_PROVIDER, internalProviderInput } from './internal-records.js';
-import type { EntryPointDef, ProviderInput, RuntimeOptions } from './runtime.js';
-import { IncrementalRuntime } from './runtime-incremental.js';
-import { RuntimeView } from './runtime-view.js';
+import type { ProviderSnapshot } from '../dynamic-config/configuration.js';
+import { INTERNAL_PROVIDER, internalProviderInput } from './runtime/internal-records.js';
+import type { EntryPointDef, ProviderInput, RuntimeOptions } from './runtime/runtime.js';
+import { IncrementalRuntime } from './runtime/incremental.js';
+import { RuntimeView } from './view/runtime-view.js';
 
 export interface StoredSnapshot {
   readonly provider: string;

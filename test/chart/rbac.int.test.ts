@@ -4,8 +4,8 @@
  * charts/portico/templates/_rbac.tpl grants it; anything else the chart grants fails it too.
  */
 import { describe, expect, it } from 'vitest';
-import { PORTICO_GROUP, TRAEFIK_GROUP } from '../../src/providers/kubernetes/crd-kinds.js';
-import { watchedResources } from '../../src/providers/kubernetes/object-cache.js';
+import { PORTICO_GROUP, TRAEFIK_GROUP } from '../../src/providers/kubernetes/translate/crd/kinds.js';
+import { watchedResources } from '../../src/providers/kubernetes/watch/object-cache.js';
 import { only, render, type K8sObject } from './support/helm.js';
 
 const resource = (r: { group: string; plural: string }) => `${r.group === '' ? 'core' : r.group}/${r.plural}`;

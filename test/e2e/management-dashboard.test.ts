@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/load-config.js';
 import { serveFlags } from '../../src/flag-groups.js';
 import { buildManagementApps } from '../../src/management/app.js';
+import { inProcessProviders } from '../../src/server.js';
 import { silentLogger } from '../management/helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -57,7 +58,8 @@ describe('dashboard in headless Chromium', () => {
       env: {},
       readFile: () => '',
     });
-    const apps = await buildManagementApps(config, { logger: silentLogger, now: Date.now, requestShutdown: () => undefined });
+    const deps = { logger: silentLogger, now: Date.now, requestShutdown: () => undefined };
+    const apps = await buildManagementApps(config, deps, inProcessProviders(config, deps));
     app = apps.api;
     await app.listen({ host: '127.0.0.1', port: 0 });
     const addr = app.server.address();

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../providers/kubernetes/fake-internal-endpoint.js';
 import { FakeKubeApiServer, fakeKubeconfig, type Obj } from '../support/fake-kube-apiserver.js';
 
 // The real binaries end to end: `dist/cli.js serve` (management API + internal listener) and
@@ -52,19 +53,9 @@ async function stop(p: Proc | undefined): Promise<void> {
   await p.exited;
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** Polls `fn` every 50 ms (the processes are real) until it gives a value or `timeoutMs` passes. */
+function until<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000): Promise<T> {
+  return eventually(fn, timeoutMs, what, 50);
 }
 
 const whoamiService: Obj = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'whoami', namespace: 'default' }, spec: { ports: [{ name: 'http', port: 80 }] } };

@@ -1,9 +1,9 @@
 import { pino } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { createManagementApi } from '../../src/management/app.js';
-import type { DynamicConfiguration } from '../../src/management/dynamic-config.js';
+import type { DynamicConfiguration } from '../../src/dynamic-config/configuration.js';
 import { RecordStore, type RecordStoreOptions } from '../../src/management/record-store.js';
-import type { EntryPointDef } from '../../src/management/runtime.js';
+import type { EntryPointDef } from '../../src/management/runtime/runtime.js';
 
 export const silentLogger = pino({ level: 'silent' });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { matchesLabels, parseLabelSelector, type LabelSelector } from '../../src/providers/kubernetes/label-selector.js';
+import { matchesLabels, parseLabelSelector, type LabelSelector } from '../../src/providers/kubernetes/translate/shared/label-selector.js';
 
 /**
  * An in-process fake of the Kubernetes API server that speaks the real HTTP protocol, so the real

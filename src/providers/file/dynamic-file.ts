@@ -5,8 +5,9 @@
  * Pure: text in, configuration out, or an error naming the file and the problem.
  */
 import { parse as parseYaml, YAMLParseError } from 'yaml';
-import type { DynamicConfiguration, ServersLoadBalancer } from '../../management/dynamic-config.js';
-import { SnapshotValidationError, validateDynamicConfiguration } from '../../management/snapshot-validation.js';
+import type { DynamicConfiguration } from '../../dynamic-config/configuration.js';
+import type { ServersLoadBalancer } from '../../dynamic-config/http.js';
+import { SnapshotValidationError, validateDynamicConfiguration } from '../../dynamic-config/validation.js';
 
 export class DynamicFileError extends Error {
   override readonly name = 'DynamicFileError';

@@ -9,14 +9,10 @@ import { watch as fsWatch, type FSWatcher } from 'node:fs';
 import { readFile as fsReadFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import type { ProviderSnapshot } from '../../management/dynamic-config.js';
+import type { SnapshotSink } from '../../dynamic-config/configuration.js';
 import { parseDynamicFile } from './dynamic-file.js';
 
 export const FILE_PROVIDER = 'file';
-
-export interface SnapshotSink {
-  set(provider: string, snapshot: ProviderSnapshot): unknown;
-}
 
 export interface Timers {
   setTimeout(fn: () => void, ms: number): unknown;

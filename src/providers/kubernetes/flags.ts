@@ -1,6 +1,26 @@
+import { isIP } from 'node:net';
 import type { commonFlags } from '../../config/common-flags.js';
-import { flag, type FlagSpec, type FlagValues } from '../../config/flag-types.js';
-import { parseEndpointHostname, parseEndpointIp } from './ingress-status.js';
+import { ConfigError, flag, type FlagSpec, type FlagValues } from '../../config/flag-types.js';
+
+/**
+ * `--operator.ingress-endpoint.ip`: '' or an IPv4/IPv6 address. The API server refuses anything
+ * else in an Ingress status, so a bad value is refused at start, not by every status PATCH.
+ */
+export function parseEndpointIp(raw: string): string {
+  if (raw !== '' && isIP(raw) === 0) throw new ConfigError(`"${raw}" is not an IP address`);
+  return raw;
+}
+
+/** A DNS-1123 subdomain, as the API server requires of an Ingress status hostname. */
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** `--operator.ingress-endpoint.hostname`: '' or a DNS name (lower case, at most 253 characters, not an IP). */
+export function parseEndpointHostname(raw: string): string {
+  if (raw !== '' && (raw.length > 253 || !DNS_SUBDOMAIN.test(raw) || isIP(raw) !== 0)) {
+    throw new ConfigError(`"${raw}" is not a DNS hostname (lower case, e.g. lb.example.com)`);
+  }
+  return raw;
+}
 
 /** A string flag, default '', checked when the configuration is read. */
 function validatedString(help: string, parse: (raw: string) => string): FlagSpec<string> {

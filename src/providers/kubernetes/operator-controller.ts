@@ -1,20 +1,20 @@
-import { IngressStatusWriter, ingressEndpointEnabled, type IngressEndpoint } from './ingress-status.js';
-import { LeaderElector, type LeaseDeps, type LeaseOptions } from './leader-election.js';
-import { ObjectCache, watchedResources } from './object-cache.js';
-import { Reflector, type ReflectorOptions } from './reflector.js';
-import { SnapshotDelivery, type FetchLike } from './snapshot-delivery.js';
-import { StatusWriter } from './status-writer.js';
-import { emptyChangeSet, noteChange, type ChangeSet } from './change-set.js';
-import { IncrementalTranslation, type ProviderUpdate, type StatusInput } from './incremental-translation.js';
-import { CRD_PROVIDER, INGRESS_PROVIDER } from './naming.js';
-import type { TranslateOptions } from './translation-types.js';
+import { IngressStatusWriter, ingressEndpointEnabled, type IngressEndpoint } from './status/ingress-status.js';
+import { LeaderElector, type LeaseDeps, type LeaseOptions } from './client/leader-election.js';
+import { ObjectCache, watchedResources } from './watch/object-cache.js';
+import { Reflector, type ReflectorOptions } from './watch/reflector.js';
+import { SnapshotDelivery, type FetchLike } from './deliver/snapshot-delivery.js';
+import { StatusWriter } from './status/status-writer.js';
+import { emptyChangeSet, noteChange, type ChangeSet } from './translate/change-set.js';
+import { IncrementalTranslation, type ProviderUpdate, type StatusInput } from './translate/incremental.js';
+import { CRD_PROVIDER, INGRESS_PROVIDER } from './translate/shared/naming.js';
+import type { TranslateOptions } from './translate/shared/translation-types.js';
 
 
 /** How long after a full translation's snapshots are sent its dependency index is built (ms). */
 const LINK_DELAY_MS = 50;
 /**
  * The operator's loop: reflectors fill the cache; every change is noted (which objects, which
- * Services and Secrets); the reconciler translates what changed (incremental-translation.ts:
+ * Services and Secrets); the reconciler translates what changed (translate/incremental.ts:
  * the touched objects only, or the whole cache when a change needs it, with the same result
  * either way) and hands the changed providers' snapshots to the delivery. A change is translated
  * at once (after the events already queued are in) unless a delivery is under way: then changes

@@ -9,14 +9,14 @@ import type { Logger } from 'pino';
 import { ConfigError } from '../../config/flag-types.js';
 import type { OperatorConfig } from './flags.js';
 import { startHealthServer } from './health-server.js';
-import { parsePublishedService } from './ingress-status.js';
-import { nodeHttpFetch } from './http-fetch.js';
-import { KubeConfigApi, type KubeApi } from './kube-client.js';
-import { loadKubeConfigClass } from './kube-config-loader.js';
-import { LabelSelectorError, parseLabelSelector } from './label-selector.js';
+import { parsePublishedService } from './status/ingress-status.js';
+import { nodeHttpFetch } from './deliver/http-fetch.js';
+import { KubeConfigApi, type KubeApi } from './client/kube-client.js';
+import { loadKubeConfigClass } from './client/kube-config-loader.js';
+import { LabelSelectorError, parseLabelSelector } from './translate/shared/label-selector.js';
 import { OperatorController } from './operator-controller.js';
-import type { FetchLike } from './snapshot-delivery.js';
-import { DEFAULT_TRANSLATE_OPTIONS } from './translation-types.js';
+import type { FetchLike } from './deliver/snapshot-delivery.js';
+import { DEFAULT_TRANSLATE_OPTIONS } from './translate/shared/translation-types.js';
 
 /**
  * Old-generation growth allowed between major GCs, in percent of the live heap, set for the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ProviderSnapshot } from '../../../src/management/dynamic-config.js';
+import type { ProviderSnapshot } from '../../../src/dynamic-config/configuration.js';
 import { FileProvider, type Timers } from '../../../src/providers/file/file-provider.js';
 import { silentLogger } from '../../management/helpers.js';
 

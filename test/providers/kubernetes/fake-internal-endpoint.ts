@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ProviderSnapshot } from '../../../src/management/dynamic-config.js';
-import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder } from '../../../src/management/snapshot-lines.js';
+import type { ProviderSnapshot } from '../../../src/dynamic-config/configuration.js';
+import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder } from '../../../src/dynamic-config/snapshot/lines.js';
 
 /**
  * A stand-in for the server's internal listener (`PUT/GET /internal/v1/providers/{provider}`,
@@ -74,8 +74,10 @@ export class FakeInternalEndpoint {
   }
 }
 
-/** Polls `check` until it returns a value (not undefined/false) or `timeoutMs` passes. */
-export async function eventually<T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5000, what = 'condition'): Promise<T> {
+/** Polls `check` every `intervalMs` until it returns a value (not undefined/false) or `timeoutMs` passes. */
+export async function eventually<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5000, what = 'condition', intervalMs = 20,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -86,6 +88,6 @@ export async function eventually<T>(check: () => T | undefined | false | Promise
       last = err;
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

@@ -1,0 +1,133 @@
+/**
+ * Traefik's list query rules (`pkg/api/criterion.go`, `sort.go`): the `search`, `status`,
+ * `serviceName` and `middlewareName` filters, `sortBy`/`direction`, and `page`/`per_page` with
+ * the `X-Next-Page` value. Pure: takes URLSearchParams, returns a page or Traefik's 400 message.
+ */
+import type { KindView, ViewEntry } from '../view/kind-view.js';
+
+export const DEFAULT_PER_PAGE = 100;
+
+export interface Criterion {
+  readonly search: string;
+  readonly status: string;
+  readonly serviceName: string;
+  readonly middlewareName: string;
+}
+
+/** Null when no filter is set (empty values count as absent, as in Traefik). */
+export function parseCriterion(query: URLSearchParams): Criterion | null {
+  const search = query.get('search') ?? '';
+  const status = query.get('status') ?? '';
+  const serviceName = query.get('serviceName') ?? '';
+  const middlewareName = query.get('middlewareName') ?? '';
+  if (search === '' && status === '' && serviceName === '' && middlewareName === '') return null;
+  return { search, status, serviceName, middlewareName };
+}
+
+/** Go's strings.EqualFold for the ASCII statuses we compare against. */
+function equalFold(a: string, b: string): boolean {
+  return a.length === b.length && a.toLowerCase() === b.toLowerCase();
+}
+
+function filterService(c: Criterion, service: string | undefined): boolean {
+  if (c.serviceName === '') return true;
+  const name = service ?? '';
+  if (name.includes('@')) return c.serviceName === name;
+  const at = c.serviceName.indexOf('@');
+  return (at === -1 ? c.serviceName : c.serviceName.slice(0, at)) === name;
+}
+
+/**
+ * Whether an entry passes the criterion; routers also check the service filter, and HTTP/TCP
+ * routers the middleware filter.
+ */
+export function keep(entry: ViewEntry, c: Criterion, isRouter: boolean, filtersMiddlewares = isRouter): boolean {
+  if (c.status !== '' && !equalFold(entry.status, c.status)) return false;
+  if (c.search !== '') {
+    const needle = c.search.toLowerCase();
+    if (!entry.searchIn.some((v) => v.includes(needle))) return false;
+  }
+  if (!isRouter) return true;
+  if (!filterService(c, entry.service)) return false;
+  if (filtersMiddlewares && c.middlewareName !== '' && !entry.middlewares.includes(c.middlewareName)) return false;
+  return true;
+}
+
+const MAX_INT64 = 9223372036854775807n;
+const MIN_INT64 = -9223372036854775808n;
+
+/**
+ * Go's `strconv.Atoi` as Traefik's getIntParam uses it: on a syntax error the value is 0, on
+ * overflow it is clamped; either error, or a value ≤ 0, is refused with the value in the message.
+ */
+export function parseIntParam(query: URLSearchParams, key: string, defaultValue: number): { value: bigint } | { error: string } {
+  const raw = query.get(key) ?? '';
+  if (raw === '') return { value: BigInt(defaultValue) };
+  if (!/^[+-]?\d+$/.test(raw)) return { error: `invalid request: ${key}: 0` };
+  const v = BigInt(raw);
+  if (v > MAX_INT64) return { error: `invalid request: ${key}: ${MAX_INT64}` };
+  if (v < MIN_INT64) return { error: `invalid request: ${key}: ${MIN_INT64}` };
+  if (v <= 0n) return { error: `invalid request: ${key}: ${v}` };
+  return { value: v };
+}
+
+export interface PageInfo {
+  readonly start: number;
+  readonly end: number;
+  readonly nextPage: string;
+}
+
+/** Traefik's pagination(): `per_page` is read before `page`, so its error wins. */
+export function paginate(query: URLSearchParams, total: number): PageInfo | { error: string } {
+  const perPage = parseIntParam(query, 'per_page', DEFAULT_PER_PAGE);
+  if ('error' in perPage) return perPage;
+  const page = parseIntParam(query, 'page', 1);
+  if ('error' in page) return page;
+  const max = BigInt(total);
+  const start = (page.value - 1n) * perPage.value;
+  if (start !== 0n && start >= max) return { error: `invalid request: page: ${page.value}, per_page: ${perPage.value}` };
+  let end = start + perPage.value;
+  if (end >= max) end = max;
+  const nextPage = page.value * perPage.value < max ? page.value + 1n : 1n;
+  return { start: Number(start), end: Number(end), nextPage: nextPage.toString() };
+}
+
+export interface ListPage {
+  /** JSON array text (no trailing newline). */
+  readonly body: string;
+  readonly nextPage: string;
+  readonly total: number;
+}
+
+/** Filters, sorts and pages one kind's entries; `{error}` is Traefik's 400 message. */
+export function listPage(view: KindView, query: URLSearchParams): ListPage | { error: string } {
+  const criterion = parseCriterion(query);
+  const ascending = view.ascending(query.get('sortBy') ?? '');
+  const direction = query.get('direction') ?? '';
+  const descending = direction !== '' && direction !== 'asc';
+  const isRouter = view.kind === 'routers';
+
+  let selected: readonly ViewEntry[];
+  if (criterion === null) {
+    selected = ascending;
+  } else {
+    selected = ascending.filter((e) => keep(e, criterion, isRouter, view.filtersMiddlewares));
+  }
+  const total = selected.length;
+  const page = paginate(query, total);
+  if ('error' in page) return page;
+  const parts: string[] = [];
+  for (let i = page.start; i < page.end; i++) {
+    const entry = descending ? selected[total - 1 - i] : selected[i];
+    if (entry !== undefined) parts.push(entry.json);
+  }
+  return { body: `[${parts.join(',')}]`, nextPage: page.nextPage, total };
+}
+
+/** Pages a name-sorted list with no filter or sort (entry points). */
+export function simplePage(entries: readonly { json: string }[], query: URLSearchParams): ListPage | { error: string } {
+  const page = paginate(query, entries.length);
+  if ('error' in page) return page;
+  const parts = entries.slice(page.start, page.end).map((e) => e.json);
+  return { body: `[${parts.join(',')}]`, nextPage: page.nextPage, total: entries.length };
+}

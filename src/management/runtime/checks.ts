@@ -1,0 +1,299 @@
+/**
+ * The cross-checks Traefik makes while building its runtime, as pure functions over the runtime
+ * records: `usedBy`, the router tree, entry points (`using` and their warnings) and, when routers
+ * are built, services, middlewares and priorities with Traefik's error texts.
+ */
+import { HTTP_MIDDLEWARE_KINDS, HTTP_SERVICE_KINDS } from '../../dynamic-config/http.js';
+import { TCP_MIDDLEWARE_KINDS, TCP_SERVICE_KINDS } from '../../dynamic-config/tcp.js';
+import { UDP_SERVICE_KINDS } from '../../dynamic-config/udp.js';
+import {
+  copyRecord, type Info, MAX_USER_PRIORITY, NONE, qualify, type RouterInfo, type RuntimeConfiguration, type ServiceInfo,
+} from './records.js';
+
+function utf8Length(s: string): number {
+  return Buffer.byteLength(s, 'utf8');
+}
+
+function definedKinds(obj: object, kinds: readonly string[]): string[] {
+  const rec = obj as Record<string, unknown>;
+  return kinds.filter((k) => rec[k] != null);
+}
+
+/** Sorted without duplicates; usually already so (one or two entry points), then returned as is. */
+function uniqueSorted(values: string[]): string[] {
+  let ordered = true;
+  for (let i = 1; i < values.length && ordered; i++) ordered = (values[i - 1] as string) < (values[i] as string);
+  if (ordered) return values;
+  return [...new Set(values)].sort();
+}
+
+const MULTI_SERVICE = 'cannot create service: multi-types service not supported, consider declaring two different pieces of service instead';
+
+/** Traefik's computed TCP priority: `len(rule)`, except the catch-all ``HostSNI(`*`)`` at -1. */
+function tcpRulePriority(rule: string): bigint {
+  return /^\s*HostSNI\(\s*[`"]\*[`"]\s*\)\s*$/.test(rule) ? -1n : BigInt(utf8Length(rule));
+}
+
+/** Traefik's PopulateUsedBy: services and middlewares list the routers that reference them. */
+export function populateUsedBy(rt: RuntimeConfiguration): void {
+  const link = (users: Map<string, { usedBy: string[] }>, ref: string | undefined, provider: string, router: string) => {
+    if (ref === undefined || ref === '') return;
+    const target = users.get(qualify(ref, provider));
+    if (target === undefined) return;
+    if (target.usedBy === NONE) target.usedBy = [router];
+    else target.usedBy.push(router);
+  };
+  const linkQualified = (users: Map<string, { usedBy: string[] }>, ref: string, router: string) => {
+    const target = users.get(ref);
+    if (target === undefined) return;
+    if (target.usedBy === NONE) target.usedBy = [router];
+    else target.usedBy.push(router);
+  };
+  for (const r of rt.routers.values()) {
+    for (const m of r.prepared.middlewareRefs) linkQualified(rt.middlewares, m, r.name);
+    if (r.prepared.service !== '') linkQualified(rt.services, r.prepared.service, r.name);
+  }
+  for (const r of rt.tcpRouters.values()) {
+    for (const m of r.config.middlewares ?? []) link(rt.tcpMiddlewares, m, r.provider, r.name);
+    link(rt.tcpServices, r.config.service, r.provider, r.name);
+  }
+  for (const r of rt.udpRouters.values()) link(rt.udpServices, r.config.service, r.provider, r.name);
+  const sortUsers = (m: Map<string, { usedBy: string[] }>) => {
+    for (const v of m.values()) if (v.usedBy.length > 1) v.usedBy = uniqueSorted(v.usedBy);
+  };
+  sortUsers(rt.services);
+  sortUsers(rt.middlewares);
+  sortUsers(rt.tcpServices);
+  sortUsers(rt.tcpMiddlewares);
+  sortUsers(rt.udpServices);
+}
+
+/**
+ * Traefik v3.6+'s router tree check (multi-layer routing): a router with neither a service nor
+ * child routers is a dead end, and one with both is refused. Children name parents in `parentRefs`.
+ */
+export function checkRouterTree(routers: Map<string, RouterInfo>): void {
+  const parents = new Set<string>();
+  for (const r of routers.values()) {
+    for (const p of r.config.parentRefs ?? []) parents.add(qualify(p, r.provider));
+  }
+  for (const r of routers.values()) {
+    const hasChildren = parents.has(r.name);
+    const hasService = (r.config.service ?? '') !== '';
+    if (!hasService && !hasChildren) r.addError('router has no service and no child routers', true);
+    else if (hasService && hasChildren) r.addError('router has both a service and is referenced as a parent by other routers', true);
+  }
+}
+
+/** Traefik's GetRoutersByEntryPoints: unknown entry points warn; none valid disables. */
+export function checkEntryPoints(routers: Map<string, Info & { using: string[]; config: { entryPoints?: string[] } }>, known: Set<string>): void {
+  for (const r of routers.values()) {
+    const using: string[] = [];
+    for (const ep of r.config.entryPoints ?? []) {
+      if (!known.has(ep)) r.addError(`entryPoint "${ep}" doesn't exist`, false);
+      else using.push(ep);
+    }
+    if (using.length === 0) r.addError('no valid entryPoint for this router', true);
+    else r.using = uniqueSorted(using);
+  }
+}
+
+type BuildResult = string | null;
+
+/** Builds the service of a qualified name, `stack` the services that lead to it (for cycles). */
+type ServiceBuild = (qname: string, stack: readonly string[]) => BuildResult;
+
+/**
+ * Traefik's HTTP and TCP service build, once per qualified name: a missing service or a cycle is
+ * the referrer's error; `check` gives the service's own problem or its first failing child's
+ * (built with `build`), which also disables the service.
+ */
+function memoizedServiceBuild<I extends Info>(
+  services: ReadonlyMap<string, I>, check: (info: I, stack: readonly string[], build: ServiceBuild) => BuildResult,
+): ServiceBuild {
+  const results = new Map<string, BuildResult>();
+  const build: ServiceBuild = (qname, stack) => {
+    const cached = results.get(qname);
+    if (cached !== undefined) return cached;
+    const info = services.get(qname);
+    if (info === undefined) return `the service "${qname}" does not exist`;
+    if (stack.includes(qname)) return `could not instantiate service ${qname}: recursion detected in ${[...stack, qname].join('->')}`;
+    const result = check(info, stack, build);
+    if (result !== null) info.addError(result, true);
+    results.set(qname, result);
+    return result;
+  };
+  return build;
+}
+
+/** Traefik's error for a middleware that does not define exactly one kind; null when it does. */
+function middlewareKindsError(qname: string, kinds: number): BuildResult {
+  if (kinds > 1) {
+    return `invalid middleware "${qname}" configuration: cannot create middleware: multi-types middleware not supported, consider declaring two different pieces of middleware instead`;
+  }
+  if (kinds === 0) return `invalid middleware "${qname}" configuration: invalid middleware type or middleware does not exist`;
+  return null;
+}
+
+export function buildHttp(rt: RuntimeConfiguration): void {
+  const middlewareResults = new Map<string, BuildResult>();
+
+  const buildService = memoizedServiceBuild(rt.services, (info: ServiceInfo, stack, build): BuildResult => {
+    // Traefik serves internal services from its own handlers, before any type check.
+    if (info.provider === 'internal') return null;
+    const kinds = definedKinds(info.config, HTTP_SERVICE_KINDS);
+    if (kinds.length > 1) return MULTI_SERVICE;
+    const c = info.config;
+    const children: (string | undefined)[] = [];
+    if (c.weighted) children.push(...(c.weighted.services ?? []).map((s) => s.name));
+    else if (c.highestRandomWeight) children.push(...(c.highestRandomWeight.services ?? []).map((s) => s.name));
+    else if (c.mirroring) children.push(c.mirroring.service, ...(c.mirroring.mirrors ?? []).map((m) => m.name));
+    else if (c.failover) children.push(c.failover.service, c.failover.fallback);
+    else if (!c.loadBalancer) return `the service "${info.name}" does not have any type defined`;
+    if (children.length === 0) return null;
+    const next = [...stack, info.name];
+    for (const child of children) {
+      if (child === undefined || child === '') continue;
+      const err = build(qualify(child, info.provider), next);
+      if (err !== null) return err;
+    }
+    return null;
+  });
+
+  const buildMiddleware = (qname: string, stack: readonly string[]): BuildResult => {
+    const info = rt.middlewares.get(qname);
+    if (info === undefined) return `middleware "${qname}" does not exist`;
+    if (stack.includes(qname)) {
+      const err = `could not instantiate middleware ${qname}: recursion detected in ${[...stack, qname].join('->')}`;
+      info.addError(err, true);
+      return err;
+    }
+    const cached = middlewareResults.get(qname);
+    if (cached !== undefined) return cached;
+    let result = middlewareKindsError(qname, definedKinds(info.config, HTTP_MIDDLEWARE_KINDS).length);
+    if (result === null && info.config.chain) {
+      const children = info.config.chain.middlewares ?? [];
+      const next = [...stack, qname];
+      for (let i = children.length - 1; i >= 0 && result === null; i--) {
+        result = buildMiddleware(qualify(children[i] as string, info.provider), next);
+      }
+    }
+    if (result !== null) info.addError(result, true);
+    middlewareResults.set(qname, result);
+    return result;
+  };
+
+  for (const r of rt.routers.values()) {
+    if (r.using.length === 0) continue;
+    r.config = r.prepared.built;
+    if (r.priority === 0n) r.priority = BigInt(utf8Length(r.config.rule ?? ''));
+    if (r.priority > MAX_USER_PRIORITY && r.provider !== 'internal') {
+      r.addError(`the router priority ${r.priority} exceeds the max user-defined priority ${MAX_USER_PRIORITY}`, true);
+      continue;
+    }
+    // Reported by checkRouterTree; Traefik stops there too.
+    if (r.prepared.service === '') continue;
+    const serviceErr = buildService(r.prepared.service, NONE);
+    if (serviceErr !== null) {
+      r.addError(serviceErr, true);
+      continue;
+    }
+    // alice builds a chain from the last constructor to the first: the last failing one reports.
+    const qualified = r.config.middlewares ?? [];
+    for (let i = qualified.length - 1; i >= 0; i--) {
+      const err = buildMiddleware(qualified[i] as string, NONE);
+      if (err !== null) {
+        r.addError(err, true);
+        break;
+      }
+    }
+  }
+}
+
+export function buildTcp(rt: RuntimeConfiguration): void {
+  const buildService = memoizedServiceBuild(rt.tcpServices, (info, stack, build): BuildResult => {
+    const kinds = definedKinds(info.config, TCP_SERVICE_KINDS);
+    if (kinds.length > 1) return MULTI_SERVICE;
+    if (kinds.length === 0) return `the service "${info.name}" does not have any type defined`;
+    for (const child of info.config.weighted?.services ?? []) {
+      if (child.name === undefined || child.name === '') continue;
+      const err = build(qualify(child.name, info.provider), [...stack, info.name]);
+      if (err !== null) return err;
+    }
+    return null;
+  });
+  const buildMiddleware = (qname: string): BuildResult => {
+    const info = rt.tcpMiddlewares.get(qname);
+    if (info === undefined) return `middleware "${qname}" does not exist`;
+    const result = middlewareKindsError(qname, definedKinds(info.config, TCP_MIDDLEWARE_KINDS).length);
+    if (result !== null) info.addError(result, true);
+    return result;
+  };
+  for (const r of rt.tcpRouters.values()) {
+    if (r.using.length === 0) continue;
+    const mws = r.config.middlewares;
+    if (mws !== undefined && mws.length > 0) {
+      const config = copyRecord(r.config);
+      config.middlewares = mws.map((m) => qualify(m, r.provider));
+      r.config = config;
+    }
+    if (r.priority === 0n) r.priority = tcpRulePriority(r.config.rule ?? '');
+    if (r.priority > MAX_USER_PRIORITY && r.provider !== 'internal') {
+      r.addError(`the router priority ${r.priority} exceeds the max user-defined priority ${MAX_USER_PRIORITY}`, true);
+      continue;
+    }
+    const service = r.config.service ?? '';
+    if (service === '') {
+      r.addError('the service is missing on the router', true);
+      continue;
+    }
+    if ((r.config.rule ?? '') === '') {
+      r.addError('router has no rule', true);
+      continue;
+    }
+    const serviceErr = buildService(qualify(service, r.provider), []);
+    if (serviceErr !== null) {
+      r.addError(serviceErr, true);
+      continue;
+    }
+    const qualified = r.config.middlewares ?? [];
+    for (let i = qualified.length - 1; i >= 0; i--) {
+      const err = buildMiddleware(qualified[i] as string);
+      if (err !== null) {
+        r.addError(err, true);
+        break;
+      }
+    }
+  }
+}
+
+export function buildUdp(rt: RuntimeConfiguration): void {
+  const check = (qname: string, stack: readonly string[]): BuildResult => {
+    const info = rt.udpServices.get(qname);
+    if (info === undefined) return `the UDP service "${qname}" does not exist`;
+    if (stack.includes(qname)) return `could not instantiate service ${qname}: recursion detected`;
+    let result: BuildResult = null;
+    const kinds = definedKinds(info.config, UDP_SERVICE_KINDS);
+    if (kinds.length > 1) result = MULTI_SERVICE;
+    else if (kinds.length === 0) result = `the UDP service "${qname}" does not have any type defined`;
+    else {
+      for (const child of info.config.weighted?.services ?? []) {
+        if (child.name === undefined || child.name === '') continue;
+        result = check(qualify(child.name, info.provider), [...stack, qname]);
+        if (result !== null) break;
+      }
+    }
+    if (result !== null) info.addError(result, true);
+    return result;
+  };
+  for (const r of rt.udpRouters.values()) {
+    if (r.using.length === 0) continue;
+    const service = r.config.service ?? '';
+    if (service === '') {
+      r.addError('the service is missing on the udp router', true);
+      continue;
+    }
+    const err = check(qualify(service, r.provider), []);
+    if (err !== null) r.addError(err, true);
+  }
+}

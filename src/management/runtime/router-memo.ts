@@ -1,0 +1,120 @@
+/**
+ * The per-record part of the runtime computation for HTTP routers (default entry points and
+ * observability filled in, middleware and service names qualified), kept from one recompute to
+ * the next. An operator re-sends every record on each change and usually changes one in a
+ * hundred, so a record equal to the one last seen under the same name reuses what was prepared
+ * for it, strings included (their hashes are cached, which makes the map look-ups of the
+ * cross-checks cheap). Only this part is reused: the cross-checks between records and providers
+ * (`usedBy`, `using`, statuses, errors) are redone on every recompute.
+ *
+ * Relies on the store's contract that a snapshot is never mutated once handed over.
+ */
+import type { Router } from '../../dynamic-config/http.js';
+import { copyRecord, qualify, type PreparedRouter } from './records.js';
+
+/** Settings a prepared router depends on besides the record and its provider. */
+export interface PrepareContext {
+  /** Entry points given to routers that name none (sorted). */
+  readonly defaults: readonly string[];
+  /** Whether routers are built (fills in observability). */
+  readonly build: boolean;
+}
+
+// Shared by every router that sets none: records are never mutated after the runtime is computed.
+const DEFAULT_OBSERVABILITY = Object.freeze({ accessLogs: true, metrics: true, tracing: true, traceVerbosity: 'minimal' });
+const NO_REFS: readonly string[] = Object.freeze([]);
+
+/** The defaults with the fields a router sets (empty ones left out), key by key (see copyRecord). */
+function observabilityOf(given: NonNullable<Router['observability']>): Router['observability'] {
+  const out = copyRecord(DEFAULT_OBSERVABILITY) as Record<string, unknown>;
+  for (const k in given) {
+    // An own `__proto__` key cannot be set by assignment; it was never copied.
+    if (!Object.prototype.hasOwnProperty.call(given, k) || k === '__proto__') continue;
+    const v = (given as Record<string, unknown>)[k];
+    if (v != null && v !== '') out[k] = v;
+  }
+  return out;
+}
+
+/** Prepares one router from scratch. */
+export function prepareRouter(r: Router, provider: string, ctx: PrepareContext): PreparedRouter {
+  const needsEntryPoints = (r.entryPoints ?? []).length === 0 && ctx.defaults.length > 0;
+  const needsObservability = ctx.build && r.parentRefs == null;
+  let config: Router = r;
+  if (needsEntryPoints || needsObservability) {
+    config = copyRecord(r);
+    if (needsEntryPoints) config.entryPoints = ctx.defaults as string[];
+    if (needsObservability) config.observability = r.observability == null ? DEFAULT_OBSERVABILITY : observabilityOf(r.observability);
+  }
+  const mws = config.middlewares;
+  let built = config;
+  if (mws !== undefined && mws.length > 0) {
+    built = copyRecord(config);
+    built.middlewares = mws.map((m) => qualify(m, provider));
+  }
+  const middlewareRefs = mws === undefined || mws.length === 0 ? NO_REFS : mws.filter((m) => m !== '').map((m) => qualify(m, provider));
+  const service = config.service === undefined || config.service === '' ? '' : qualify(config.service, provider);
+  return { source: r, config, built, service, middlewareRefs };
+}
+
+/** Whether two JSON values are equal, key order included (it shows in the encoded records). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i] as string;
+    if (k !== kb[i] || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+/**
+ * Prepared routers by provider and name, from the last recompute. Owned by one record store;
+ * each recompute replaces a provider's entries, so records that disappear are forgotten.
+ */
+export class RouterMemo {
+  private byProvider = new Map<string, Map<string, PreparedRouter>>();
+  private next = new Map<string, Map<string, PreparedRouter>>();
+  private contextKey = '';
+  private partial = false;
+
+  /**
+   * Starts a recompute; a changed context forgets everything.
+   * @param partial the recompute sees only some providers: the others' entries are kept
+   */
+  begin(ctx: PrepareContext, partial = false): void {
+    const key = `${ctx.build}|${ctx.defaults.join(',')}`;
+    if (key !== this.contextKey) this.byProvider.clear();
+    this.contextKey = key;
+    this.next = new Map();
+    this.partial = partial;
+  }
+
+  prepare(r: Router, name: string, provider: string, ctx: PrepareContext): PreparedRouter {
+    let out = this.next.get(provider);
+    if (out === undefined) {
+      out = new Map();
+      this.next.set(provider, out);
+    }
+    const seen = this.byProvider.get(provider)?.get(name);
+    const prepared = seen !== undefined && sameJson(seen.source, r) ? seen : prepareRouter(r, provider, ctx);
+    out.set(name, prepared);
+    return prepared;
+  }
+
+  /** Ends a successful recompute: what it saw is what the next one compares with. */
+  commit(): void {
+    if (this.partial) for (const [provider, prepared] of this.byProvider) if (!this.next.has(provider)) this.next.set(provider, prepared);
+    this.byProvider = this.next;
+    this.next = new Map();
+  }
+}
