@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects, as CONVENTIONS.md asks: fast pure unit tests, and integration/e2e tests that talk to
+// Two projects (CONTRIBUTING.md): fast pure unit tests, and integration/e2e tests that talk to
 // real peers (Prometheus, client libraries, a browser) on port 0 with longer timeouts.
 export default defineConfig({
   test: {

@@ -1,6 +1,6 @@
 {{/*
 The operator's permissions, kept in this one file. test/chart/rbac.int.test.ts derives its expected
-set from the operator's own list of watched resources (src/providers/kubernetes/object-cache.ts) and
+set from the operator's own list of watched resources (src/providers/kubernetes/watch/object-cache.ts) and
 its writes: status by PATCH on /status (CRDs, and Ingresses with operator.ingressEndpoint), Events
 by POST, the Lease by GET/POST/PUT. Reflectors need list and watch only (no get). Secrets are read
 (list/watch, in the watched namespaces only) unless operator.readSecrets is false.
