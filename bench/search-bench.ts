@@ -2,7 +2,7 @@
  * Search benchmark (not a test): `npm run build && npm run bench:search [-- --copies 16 --rounds 10 --warmup-rounds 50]`.
  *
  * Starts the built Portico (`dist/cli.js serve`, other listeners off, temporary data dir), loads
- * ../shared/data/debian-packages.ndjson.gz through `_bulk` over HTTP (5,000 documents a request,
+ * the Debian packages corpus (63,666 documents; `--corpus FILE`, see bench/README.md) through `_bulk` over HTTP (5,000 documents a request,
  * one at a time; the client builds the next body while the server indexes the current one),
  * then runs 20 fixed `match` queries on `description` (1 to 3 words each, see QUERIES) at from = 0,
  * 100, 1000 and 9990 with size 10 over HTTP and prints median and p95 latency per depth, the bulk

@@ -2,7 +2,7 @@
  * In-process probe of the search core (not a test, not the HTTP benchmark):
  * `node --expose-gc --import tsx bench/search-index-probe.ts [--copies 1] [--rounds 3] [--durability request]`.
  *
- * Loads ../shared/data/debian-packages.ndjson.gz through the service layer exactly as the `_bulk`
+ * Loads the Debian packages corpus (`--corpus FILE`, see bench/README.md) through the service layer exactly as the `_bulk`
  * route does (parseBulk → SearchService.bulkEach → BulkResponseWriter, 5,000 documents per request,
  * SQLite under a temporary directory) and reports CPU time per document (process.cpuUsage, stable
  * on a shared machine, unlike wall-clock time), then the bench's match queries at from = 0, 100,
