@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { SearchError } from '../../../src/search/errors.js';
+import { parseMultiSearch } from '../../../src/search/engine/multi-search.js';
+
+/**
+ * Second reading of s-filter: an `_msearch` body line is always parsed as a search source
+ * (MultiSearchRequest.readMultiLineFormat hands every body slice, even an empty one, to
+ * SearchSourceBuilder.parseXContent), so a blank body line fails the whole request with
+ * parsing_exception "Expected [START_OBJECT] but found [null]". It is not a match_all search (only
+ * `_search` without a body is); a blank *header* line does take the defaults.
+ */
+
+function failure(text: string): { status: number; type: string; reason: string } {
+  try {
+    parseMultiSearch(text, undefined, {});
+  } catch (e) {
+    if (!(e instanceof SearchError)) throw e;
+    const b = e.toBody() as { error: { type: string; reason: string }; status: number };
+    return { status: b.status, type: b.error.type, reason: b.error.reason };
+  }
+  throw new Error('parsed');
+}
+
+describe('_msearch blank body line', () => {
+  it('fails the request as ES does', () => {
+    const expected = { status: 400, type: 'parsing_exception', reason: 'Expected [START_OBJECT] but found [null]' };
+    expect(failure('{"index":"p"}\n\n')).toEqual(expected);
+    expect(failure('{}\n{}\n{}\n  \n')).toEqual(expected);
+    expect(failure('{}\r\n\r\n')).toEqual(expected);
+  });
+
+  it('a blank header line still takes the defaults', () => {
+    expect(parseMultiSearch('\n{}\n', 'p', {})).toHaveLength(1);
+  });
+});
+
+describe('_msearch URL search_type', () => {
+  it('is checked as a header search_type is (ES sets it on every search it reads)', () => {
+    let caught: unknown;
+    try {
+      parseMultiSearch('{}\n{}\n', undefined, { search_type: 'bogus' });
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(SearchError);
+    expect((caught as SearchError).toBody()).toMatchObject({ error: { type: 'illegal_argument_exception', reason: 'No search type for [bogus]' }, status: 400 });
+    expect(parseMultiSearch('{}\n{}\n', undefined, { search_type: 'dfs_query_then_fetch' })).toHaveLength(1);
+  });
+});

@@ -1,0 +1,198 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildSearchApp } from '../../../src/search/app.js';
+import { injectJson, searchConfig } from '../harness.js';
+
+// Scroll as ES 8 does it: a consistent snapshot taken when the scroll begins, batches of `size`
+// until an empty one, clear, expiry, the limit on open scrolls, and ES's validation errors.
+
+interface Hit {
+  _id: string;
+  _score: number | null;
+  _source: Record<string, unknown>;
+  sort?: unknown[];
+}
+interface Page {
+  _scroll_id?: string;
+  hits: { total: { value: number; relation: string } | number; max_score: number | null; hits: Hit[] };
+}
+
+let app: FastifyInstance;
+let dir: string;
+let clock = 1_700_000_000_000;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'portico-scroll-'));
+  clock = 1_700_000_000_000;
+  app = await buildSearchApp(searchConfig(dir), { logger: pino({ level: 'silent' }), now: () => clock, requestShutdown: () => undefined });
+  let body = '';
+  for (let i = 0; i < 25; i++) body += `{"index":{"_id":"d${i}"}}\n${JSON.stringify({ text: i % 3 === 0 ? 'red fox' : 'red dog', n: i })}\n`;
+  const res = await app.inject({ method: 'POST', url: '/s/_bulk?refresh=true', payload: body, headers: { 'content-type': 'application/x-ndjson' } });
+  expect(res.json()).toMatchObject({ errors: false });
+});
+afterEach(async () => {
+  await app.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const call = (method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown) => injectJson<Record<string, unknown> & Page>(app, method, url, body);
+
+async function ok(method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown): Promise<Page> {
+  const res = await call(method, url, body);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
+}
+
+/** Every batch of a scroll until the empty one. */
+async function drain(first: Page): Promise<Hit[][]> {
+  const batches = [first.hits.hits];
+  let id = first._scroll_id as string;
+  for (;;) {
+    const next = await ok('POST', '/_search/scroll', { scroll: '1m', scroll_id: id });
+    id = next._scroll_id as string;
+    if (next.hits.hits.length === 0) return batches;
+    batches.push(next.hits.hits);
+  }
+}
+
+function errorOf(body: Record<string, unknown>): { type: string; reason: string; root_cause: { type: string; reason: string }[] } {
+  return body.error as { type: string; reason: string; root_cause: { type: string; reason: string }[] };
+}
+
+describe('scroll', () => {
+  it('returns a _scroll_id and walks every hit in batches of size, in the order of a plain search, until an empty batch', async () => {
+    const query = { query: { match: { text: 'red fox' } }, size: 10 };
+    const first = await ok('POST', '/s/_search?scroll=1m', query);
+    expect(Object.keys(first)[0]).toBe('_scroll_id');
+    expect(first.hits.total).toEqual({ value: 25, relation: 'eq' });
+    const batches = await drain(first);
+    expect(batches.map((b) => b.length)).toEqual([10, 10, 5]);
+    const plain = await ok('POST', '/s/_search', { ...query, size: 25 });
+    expect(batches.flat()).toEqual(plain.hits.hits);
+    // The first batch is the plain search's first page, byte for byte but for the id.
+    const page1 = await ok('POST', '/s/_search', query);
+    const { _scroll_id: _, ...rest } = first;
+    expect({ ...rest, took: 0 }).toEqual({ ...page1, took: 0 });
+  });
+
+  it('takes the id and keep-alive in the query string, in the path, and with GET', async () => {
+    const first = await ok('POST', '/s/_search?scroll=1m&size=20', { sort: [{ n: 'asc' }] });
+    const second = await ok('GET', `/_search/scroll?scroll=1m&scroll_id=${first._scroll_id as string}`);
+    expect(second.hits.hits.map((h) => h._id)).toEqual(['d20', 'd21', 'd22', 'd23', 'd24']);
+    expect(second.hits.hits[0]?.sort).toEqual([20]);
+    expect(second.hits.max_score).toBeNull();
+    const third = await ok('GET', `/_search/scroll/${first._scroll_id as string}`);
+    expect(third.hits.hits).toEqual([]);
+    const asInt = await ok('GET', `/_search/scroll?scroll_id=${first._scroll_id as string}&rest_total_hits_as_int=true`);
+    expect(asInt.hits.total).toBe(25);
+  });
+
+  it('is a point-in-time view: later writes neither add, drop nor change documents in later batches', async () => {
+    const first = await ok('POST', '/s/_search?scroll=1m', { sort: [{ n: 'asc' }], size: 5 });
+    // d7 updated, d12 deleted, d3 (already returned) updated, new documents added.
+    await ok('POST', '/s/_doc/d7?refresh=true', { text: 'changed', n: 7 });
+    const del = await call('DELETE', '/s/_doc/d12?refresh=true');
+    expect(del.status).toBe(200);
+    await ok('POST', '/s/_doc/d3?refresh=true', { text: 'changed', n: 3 });
+    expect((await call('POST', '/s/_doc/new1?refresh=true', { text: 'red', n: 1 })).status).toBe(201);
+    await ok('POST', '/s/_doc/d7?refresh=true', { text: 'changed twice', n: 7 });
+    const hits = (await drain(first)).flat();
+    expect(hits.map((h) => h._id)).toEqual(Array.from({ length: 25 }, (_, i) => `d${i}`));
+    expect(hits.find((h) => h._id === 'd7')?._source).toEqual({ text: 'red dog', n: 7 });
+    expect(hits.find((h) => h._id === 'd12')?._source).toEqual({ text: 'red fox', n: 12 });
+    // A new scroll sees the writes.
+    const now = (await drain(await ok('POST', '/s/_search?scroll=1m', { sort: [{ n: 'asc' }], size: 50 }))).flat();
+    expect(now.map((h) => h._id)).toContain('new1');
+    expect(now.map((h) => h._id)).not.toContain('d12');
+  });
+
+  it('clears scrolls by id, by list and with _all, answering 404 when none was open', async () => {
+    const a = await ok('POST', '/s/_search?scroll=1m', {});
+    const b = await ok('POST', '/s/_search?scroll=1m', {});
+    const c = await ok('POST', '/s/_search?scroll=1m', {});
+    expect(await call('DELETE', '/_search/scroll', { scroll_id: a._scroll_id })).toEqual({ status: 200, body: { succeeded: true, num_freed: 1 } });
+    expect(await call('DELETE', '/_search/scroll', { scroll_id: [a._scroll_id] })).toEqual({ status: 404, body: { succeeded: true, num_freed: 0 } });
+    // ClearScrollController counts the nodes that cleared all their scrolls (one), not the scrolls.
+    expect(await call('DELETE', '/_search/scroll/_all')).toEqual({ status: 200, body: { succeeded: true, num_freed: 1 } });
+    for (const p of [a, b, c]) {
+      const gone = await call('POST', '/_search/scroll', { scroll_id: p._scroll_id });
+      expect(gone.status).toBe(404);
+      const e = errorOf(gone.body);
+      expect(e.type).toBe('search_phase_execution_exception');
+      expect(e.root_cause[0]?.type).toBe('search_context_missing_exception');
+      expect(e.root_cause[0]?.reason).toMatch(/^No search context found for id \[\d+\]$/);
+    }
+    const bad = await call('DELETE', '/_search/scroll', { scroll_id: 'not-an-id' });
+    expect(bad.status).toBe(400);
+    expect(errorOf(bad.body).reason).toBe('Cannot parse scroll id');
+    const none = await call('DELETE', '/_search/scroll', {});
+    expect(errorOf(none.body).reason).toBe('Validation Failed: 1: no scroll ids specified;');
+  });
+
+  it('frees a scroll when its keep-alive runs out, and a batch renews it', async () => {
+    const first = await ok('POST', '/s/_search?scroll=30s&size=5', {});
+    clock += 20_000;
+    await ok('POST', '/_search/scroll', { scroll_id: first._scroll_id, scroll: '30s' });
+    clock += 25_000;
+    await ok('POST', '/_search/scroll', { scroll_id: first._scroll_id });
+    clock += 31_000;
+    const gone = await call('POST', '/_search/scroll', { scroll_id: first._scroll_id });
+    expect(gone.status).toBe(404);
+    expect(errorOf(gone.body).root_cause[0]?.type).toBe('search_context_missing_exception');
+  });
+
+  it('refuses a scroll beyond search.max_open_scroll_context (500) with 429', async () => {
+    for (let i = 0; i < 500; i++) await ok('POST', '/s/_search?scroll=1m&size=1', { query: { match_none: {} } });
+    const over = await call('POST', '/s/_search?scroll=1m&size=1', {});
+    expect(over.status).toBe(429);
+    expect(errorOf(over.body).root_cause[0]).toEqual({
+      type: 'too_many_scroll_contexts_exception',
+      reason: 'Trying to create too many scroll contexts. Must be less than or equal to: [500]. This limit can be set by changing the [search.max_open_scroll_context] setting.',
+    });
+    await ok('DELETE', '/_search/scroll/_all');
+    await ok('POST', '/s/_search?scroll=1m&size=1', {});
+  });
+
+  it('answers ES validation errors', async () => {
+    const cases: [string, unknown, number, string, string][] = [
+      ['/s/_search?scroll=1m', { from: 5 }, 400, 'action_request_validation_exception', 'Validation Failed: 1: using [from] is not allowed in a scroll context;'],
+      ['/s/_search?scroll=1m', { size: 0 }, 400, 'action_request_validation_exception', 'Validation Failed: 1: [size] cannot be [0] in a scroll context;'],
+      ['/s/_search?scroll=1m', { sort: ['n'], search_after: [3] }, 400, 'action_request_validation_exception', 'Validation Failed: 1: [search_after] cannot be used in a scroll context;'],
+      ['/s/_search?scroll=1m', { track_total_hits: false }, 400, 'action_request_validation_exception', 'Validation Failed: 1: disabling [track_total_hits] is not allowed in a scroll context;'],
+      ['/s/_search?scroll=1m', { slice: { id: 0, max: 2 } }, 400, 'illegal_argument_exception', '[slice] on a scroll or point in time is not supported by this server'],
+      ['/s/_search?scroll=foo', {}, 400, 'parse_exception', 'failed to parse setting [scroll] with value [foo] as a time value: unit is missing or unrecognized'],
+      ['/s/_search?scroll=-5m', {}, 400, 'illegal_argument_exception', 'failed to parse setting [scroll] with value [-5m] as a time value: negative durations are not supported'],
+      ['/_search/scroll', { scroll: '1m' }, 400, 'action_request_validation_exception', 'Validation Failed: 1: scrollId is missing;'],
+      ['/_search/scroll', { scroll_id: 'garbage' }, 400, 'illegal_argument_exception', 'Cannot parse scroll id'],
+      ['/_search/scroll', { scroll_id: 'x', size: 3 }, 400, 'illegal_argument_exception', 'Unknown parameter [size] in request body or parameter is of the wrong type[VALUE_NUMBER] '],
+    ];
+    for (const [url, body, status, type, reason] of cases) {
+      const res = await call('POST', url, body);
+      expect(res.status, url + JSON.stringify(body)).toBe(status);
+      expect(errorOf(res.body).type, JSON.stringify(res.body)).toBe(type);
+      expect(errorOf(res.body).reason).toBe(reason);
+    }
+    const big = await call('POST', '/s/_search?scroll=1m', { size: 10_001 });
+    expect(big.status).toBe(400);
+    expect(errorOf(big.body).type).toBe('search_phase_execution_exception');
+    expect(errorOf(big.body).root_cause[0]?.reason).toBe(
+      'Batch size is too large, size must be less than or equal to: [10000] but was [10001]. Scroll batch sizes cost as much memory as result windows so they are controlled by the [index.max_result_window] index level setting.',
+    );
+    const long = await call('POST', '/s/_search?scroll=2d', {});
+    expect(long.status).toBe(400);
+    expect(errorOf(long.body).root_cause[0]?.reason).toBe(
+      'Keep alive for request (2d) is too large. It must be less than (1d). This limit can be set by changing the [search.max_keep_alive] cluster level setting.',
+    );
+  });
+
+  it('frees the scrolls of an index that is deleted', async () => {
+    const first = await ok('POST', '/s/_search?scroll=1m&size=5', {});
+    await ok('DELETE', '/s');
+    const gone = await call('POST', '/_search/scroll', { scroll_id: first._scroll_id });
+    expect(gone.status).toBe(404);
+  });
+});
