@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { serveFlags, type ServeConfig } from '../../src/config/flags.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { buildSearchApp } from '../../src/search/app.js';
@@ -26,9 +26,18 @@ export function searchConfig(dataDir: string, extra: string[] = []): ServeConfig
   });
 }
 
-export async function startSearch(extra: string[] = []): Promise<SearchHarness> {
+/** What a test may change of the app's surroundings. */
+export interface SearchOptions {
+  /** The app's clock (scroll and point-in-time expiry), Date.now unless given. */
+  readonly now?: () => number;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely in tests
+export type EsBody = Record<string, any>;
+
+export async function startSearch(extra: string[] = [], options: SearchOptions = {}): Promise<SearchHarness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'portico-search-'));
-  const deps = { logger: pino({ level: 'silent' }), now: Date.now, requestShutdown: () => undefined };
+  const deps = { logger: pino({ level: 'silent' }), now: options.now ?? Date.now, requestShutdown: () => undefined };
   let app = await buildSearchApp(searchConfig(dataDir, extra), deps);
   return {
     get app() {
@@ -45,6 +54,59 @@ export async function startSearch(extra: string[] = []): Promise<SearchHarness> 
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A harness that forwards to the one `current` gives (started by a hook before any test uses it). */
+function follow(current: () => SearchHarness | undefined): SearchHarness {
+  const h = (): SearchHarness => {
+    const c = current();
+    if (c === undefined) throw new Error('the search app is used outside a test');
+    return c;
+  };
+  return {
+    get app() {
+      return h().app;
+    },
+    get dataDir() {
+      return h().dataDir;
+    },
+    restart: () => h().restart(),
+    close: () => h().close(),
+  };
+}
+
+/** A search app started before the tests of the enclosing describe (or file) and closed after them. */
+export function searchForAll(extra: string[] = [], options: SearchOptions = {}): SearchHarness {
+  let h: SearchHarness | undefined;
+  beforeAll(async () => {
+    h = await startSearch(extra, options);
+  });
+  afterAll(async () => h?.close());
+  return follow(() => h);
+}
+
+/** A search app on a fresh data directory for each test of the enclosing describe (or file). */
+export function searchForEach(extra: string[] = [], options: SearchOptions = {}): SearchHarness {
+  let h: SearchHarness | undefined;
+  beforeEach(async () => {
+    h = await startSearch(extra, options);
+  });
+  afterEach(async () => h?.close());
+  return follow(() => h);
+}
+
+/** `method url` with `payload` sent as written (so that repeated keys reach the server): the status and the parsed answer. */
+export async function sendText(app: FastifyInstance, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload: string, contentType = 'application/json'): Promise<{ status: number; body: EsBody }> {
+  const res = await app.inject({ method, url, payload, headers: { 'content-type': contentType } });
+  return { status: res.statusCode, body: res.json() as EsBody };
+}
+
+/** Writes `docs` (id to source) into `index` with one `_bulk?refresh=true`, expecting no item to fail. */
+export async function bulkIndex(app: FastifyInstance, index: string, docs: Iterable<readonly [string, unknown]>): Promise<void> {
+  let body = '';
+  for (const [id, source] of docs) body += `${JSON.stringify({ index: { _id: id } })}\n${JSON.stringify(source)}\n`;
+  const res = await app.inject({ method: 'POST', url: `/${index}/_bulk?refresh=true`, payload: body, headers: { 'content-type': 'application/x-ndjson' } });
+  expect(res.json()).toMatchObject({ errors: false });
 }
 
 /**

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { SearchError } from '../../../src/search/errors.js';
 import { parseMultiSearch } from '../../../src/search/engine/multi-search.js';
+import fc from 'fast-check';
+
+const ndjson = (...lines: unknown[]) => `${lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}\n`;
 
 /**
  * Second reading of s-filter: an `_msearch` body line is always parsed as a search source
@@ -45,5 +48,32 @@ describe('_msearch URL search_type', () => {
     expect(caught).toBeInstanceOf(SearchError);
     expect((caught as SearchError).toBody()).toMatchObject({ error: { type: 'illegal_argument_exception', reason: 'No search type for [bogus]' }, status: 400 });
     expect(parseMultiSearch('{}\n{}\n', undefined, { search_type: 'dfs_query_then_fetch' })).toHaveLength(1);
+  });
+});
+
+describe('parseMultiSearch', () => {
+  it('pairs headers with bodies; an empty header line takes the defaults', () => {
+    const items = parseMultiSearch(ndjson({ index: 'a' }, { size: 1 }, '', {}, { index: ['b', 'c'], ignore_unavailable: true }, {}), 'd', {});
+    expect(items.map((i) => [i.index, i.ignoreUnavailable, i.request.size])).toEqual([
+      ['a', false, 1],
+      ['d', false, 10],
+      ['b,c', true, 10],
+    ]);
+  });
+
+  it('drops a header that has no body line after it', () => {
+    expect(parseMultiSearch(ndjson({}, {}, { index: 'x' }), undefined, {})).toHaveLength(1);
+  });
+
+  it('throws only SearchErrors, whatever the text (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.string(), fc.jsonValue().map((v) => JSON.stringify(v)))), fc.boolean(), (lines, terminated) => {
+        try {
+          parseMultiSearch(lines.join('\n') + (terminated ? '\n' : ''), undefined, {});
+        } catch (e) {
+          expect(e).toBeInstanceOf(SearchError);
+        }
+      }),
+    );
   });
 });

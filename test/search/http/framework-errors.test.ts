@@ -1,6 +1,6 @@
 import { connect, type AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSearch, type SearchHarness } from '../harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { searchForAll } from '../harness.js';
 
 /**
  * Requests Fastify refuses before routing (a malformed percent-escape in the path, a path parameter
@@ -8,11 +8,7 @@ import { startSearch, type SearchHarness } from '../harness.js';
  * X-Elastic-Product and Fastify's body shape instead of ES's error envelope.
  */
 describe('search: refusals made before routing', () => {
-  let h: SearchHarness;
-  beforeAll(async () => {
-    h = await startSearch();
-  });
-  afterAll(async () => h.close());
+  const h = searchForAll();
 
   for (const [what, method, url] of [
     ['a malformed percent-escape', 'GET', '/%zz/_search'],
@@ -53,14 +49,12 @@ async function rawExchange(port: number, text: string): Promise<{ status: number
 }
 
 describe('search: requests the HTTP parser refuses', () => {
-  let h: SearchHarness;
+  const h = searchForAll();
   let port: number;
   beforeAll(async () => {
-    h = await startSearch();
     await h.app.listen({ port: 0, host: '127.0.0.1' });
     port = (h.app.server.address() as AddressInfo).port;
   });
-  afterAll(async () => h.close());
 
   for (const [what, text, status] of [
     ['a content-length that is not a number', 'POST /_search HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: abc\r\n\r\n{}', 400],

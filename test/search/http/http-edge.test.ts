@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSearch, type SearchHarness } from '../harness.js';
+import { describe, expect, it } from 'vitest';
+import { searchForAll } from '../harness.js';
 
 describe('search HTTP edge', () => {
-  let h: SearchHarness;
-  beforeAll(async () => {
-    h = await startSearch(['--search.max-body-size', '2mb']);
-  });
-  afterAll(async () => h.close());
+  const h = searchForAll(['--search.max-body-size', '2mb']);
 
   it('accepts compatible-with media types and answers with the same family', async () => {
     for (const v of [7, 8, 9]) {

@@ -3,7 +3,20 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { tokens } from '../../../src/search/index/analyzer.js';
-import { KeywordField, TextField } from '../../../src/search/index/inverted-index.js';
+import { KeywordField, TextField, InvertedIndex } from '../../../src/search/index/inverted-index.js';
+import { parseDocument } from '../../../src/search/mapping/document-parser.js';
+import { Mappings } from '../../../src/search/mapping/mapping.js';
+import { parseSettings } from '../../../src/search/engine/index-settings.js';
+import { ScratchArena } from '../../../src/search/query/scratch-arena.js';
+import { SearchContexts } from '../../../src/search/engine/search-contexts.js';
+import type { IndexState } from '../../../src/search/engine/search-service.js';
+
+
+
+
+
+
+
 
 describe('inverted index terms', () => {
   it('a text field holds exactly the analyzer tokens as terms, with their frequencies', () => {
@@ -211,5 +224,192 @@ describe('inverted index terms', () => {
     })();
     expect(f.postings.docFreq(f.lookup('alpha'))).toBe(1);
     expect(held() - before).toBeLessThan(4_000_000);
+  });
+});
+
+// The doc values of a retired ordinal (an updated or deleted document) are kept only while a frozen
+// point-in-time view may still read them (InvertedIndex.frozenView): without one, a document
+// updated n times kept n copies of its multi-valued keyword and numeric values, in memory and in
+// every snapshot, for good (s-pit2's removes kept them always).
+
+const mappings = Mappings.parse({ properties: { tags: { type: 'keyword' }, nums: { type: 'long' } } });
+const source = (i: number) => ({ tags: [`a${i}`, `b${i}`, `c${i}`], nums: [i, i + 1, i + 2] });
+const parsed = (i: number) => parseDocument(source(i), mappings, 'one').doc;
+
+/** The multi-valued doc values an index holds (ordinals with several values), per field kind. */
+function multiSizes(index: InvertedIndex): { keyword: number; numeric: number } {
+  const size = (f: unknown) => (f as { multi: Map<number, unknown> }).multi.size;
+  return { keyword: size(index.keyword.get('tags')), numeric: size(index.numeric.get('nums')) };
+}
+
+/** Updates document `one` from version `from` to `to` (each a new ordinal, the old one removed). */
+function update(index: InvertedIndex, from: number, to: number): void {
+  for (let i = from; i < to; i++) {
+    index.remove(index.idToOrd.get('one') as number, parsed(i));
+    index.add('one', parsed(i + 1));
+  }
+}
+
+describe('doc values of retired ordinals', () => {
+  it('go at the remove when no frozen view is open', () => {
+    const index = new InvertedIndex();
+    index.add('one', parsed(0));
+    update(index, 0, 50);
+    expect(multiSizes(index)).toEqual({ keyword: 1, numeric: 1 });
+    const ord = index.idToOrd.get('one') as number;
+    expect(index.keyword.get('tags')?.valuesOf(0)).toBeUndefined();
+    expect(index.numeric.get('nums')?.valuesOf(0)).toEqual([]);
+    expect(index.keyword.get('tags')?.valuesOf(ord)).toEqual(['a50', 'b50', 'c50']);
+  });
+
+  it('stay for a frozen view, and go when the last view is released', () => {
+    const index = new InvertedIndex();
+    index.add('one', parsed(0));
+    const first = index.frozenView(new Map());
+    const second = index.frozenView(new Map());
+    update(index, 0, 10);
+    expect(first.keyword.get('tags')?.valuesOf(0)).toEqual(['a0', 'b0', 'c0']);
+    expect(first.numeric.get('nums')?.valuesOf(0)).toEqual([0, 1, 2]);
+    index.releaseView();
+    expect(second.keyword.get('tags')?.valuesOf(0)).toEqual(['a0', 'b0', 'c0']);
+    index.releaseView();
+    expect(multiSizes(index)).toEqual({ keyword: 1, numeric: 1 });
+    update(index, 10, 20);
+    expect(multiSizes(index)).toEqual({ keyword: 1, numeric: 1 });
+  });
+
+  it('held for a view when a snapshot was taken are not restored with it', () => {
+    const index = new InvertedIndex();
+    index.add('one', parsed(0));
+    index.frozenView(new Map());
+    update(index, 0, 10);
+    expect(multiSizes(index).keyword).toBe(11);
+    const restored = InvertedIndex.restore(index.snapshot());
+    expect(multiSizes(restored)).toEqual({ keyword: 1, numeric: 1 });
+    expect(restored.keyword.get('tags')?.valuesOf(restored.idToOrd.get('one') as number)).toEqual(['a10', 'b10', 'c10']);
+  });
+
+  it('are released with the point in time that froze a view (close, expiry, index deletion)', () => {
+    const index = new InvertedIndex();
+    index.add('one', parsed(0));
+    const state: IndexState = { name: 'r', uuid: 'u', createdMs: 0, settings: parseSettings(undefined), mappings, index, versions: [], seqNos: [], nextSeqNo: 1, arena: new ScratchArena() };
+    const contexts = new SearchContexts();
+    const write = (i: number): void => {
+      const ord = index.idToOrd.get('one') as number;
+      contexts.beforeWrite(state, ord, () => JSON.stringify(source(i)));
+      index.remove(ord, parsed(i));
+      index.add('one', parsed(i + 1));
+    };
+    const pit = contexts.openPit([state], 1000, 0);
+    for (let i = 0; i < 5; i++) write(i);
+    expect(multiSizes(index).keyword).toBe(6);
+    expect(contexts.closePit(pit.id, 10)).toBe(1);
+    expect(multiSizes(index)).toEqual({ keyword: 1, numeric: 1 });
+    // Expired, then swept by the next open.
+    contexts.openPit([state], 1000, 20);
+    for (let i = 5; i < 10; i++) write(i);
+    contexts.openPit([state], 1000, 5000);
+    expect(multiSizes(index)).toEqual({ keyword: 1, numeric: 1 });
+    write(10);
+    contexts.dropIndex(state);
+    write(11);
+    expect(multiSizes(index)).toEqual({ keyword: 1, numeric: 1 });
+  });
+});
+
+// Second reader: KeywordTerms (s-bulk3) is an open-addressing table keyed by FNV-1a of the value,
+// with a fixed offset basis. FNV-1a is iterated, so two blocks that take one state to the same
+// state can be chained: k pairs found by a birthday search (about 2^16 hashes each) give 2^k
+// distinct values with the same 32-bit hash. They all probe one chain and compare strings with
+// each other: a _bulk of 16,384 such values cost 1.65 s of CPU on the branch (29 ms on main's Map,
+// whose string hashes V8 seeds per process), 2^18 values would block the event loop for minutes.
+// The table must not put values that collide under the unseeded hash into one probe chain.
+
+const P = 0x01000193;
+function step(h: number, s: string): number {
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), P);
+  return h;
+}
+
+function crafted(rounds: number): string[] {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+  let seed = 1;
+  const rnd = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+  let h = 0x811c9dc5 | 0;
+  let values = [''];
+  for (let r = 0; r < rounds; r++) {
+    const seen = new Map<number, string>();
+    for (;;) {
+      let b = '';
+      for (let i = 0; i < 5; i++) b += alphabet[rnd() % alphabet.length];
+      const x = step(h, b);
+      const o = seen.get(x);
+      if (o !== undefined && o !== b) {
+        values = values.flatMap((v) => [v + o, v + b]);
+        h = x;
+        break;
+      }
+      seen.set(x, b);
+    }
+  }
+  return values;
+}
+
+describe('keyword terms under crafted values', () => {
+  it('does not chain values whose unseeded FNV-1a hashes collide', () => {
+    const values = crafted(10);
+    expect(new Set(values.map((v) => step(0x811c9dc5 | 0, v))).size).toBe(1);
+    const f = new KeywordField();
+    values.forEach((v, ord) => f.add(ord, [v]));
+    values.forEach((v, id) => expect(f.lookup(v)).toBe(id));
+    // The longest run of occupied slots (a probe chain) in the table.
+    const table = (f.terms as unknown as { table: Int32Array }).table;
+    let longest = 0;
+    let run = 0;
+    for (let s = 0; s < table.length; s += 2) {
+      run = table[s] === 0 ? 0 : run + 1;
+      longest = Math.max(longest, run);
+    }
+    expect(longest).toBeLessThan(64);
+    // The birthday search above takes ~0.7 s alone; a reader saw it pass the 10 s default on a
+    // machine busy with other suites.
+  }, 60_000);
+});
+
+describe('InvertedIndex.frozenView', () => {
+  it('knows no term, field or ordinal written after it was taken, and keeps the statistics of then', () => {
+    let mappings = Mappings.empty();
+    const index = new InvertedIndex();
+    const add = (id: string, source: Record<string, unknown>): number => {
+      const parsed = parseDocument(source, mappings, id);
+      mappings = parsed.mappings;
+      return index.add(id, parsed.doc);
+    };
+    const remove = (ord: number, id: string, source: Record<string, unknown>): void => index.remove(ord, parseDocument(source, mappings, id).doc);
+    const a = { text: 'red fox', k: 'one', n: 1 };
+    const b = { text: 'red dog', k: 'two', n: 2 };
+    add('a', a);
+    add('b', b);
+    const ids = new Map<string, number>();
+    const view = index.frozenView(ids);
+    remove(0, 'a', a);
+    for (let i = 0; i < 500; i++) add(`x${i}`, { text: `red w${i}`, k: `v${i}`, n: i, late: 'x' });
+    const text = view.text.get('text');
+    const live = index.text.get('text');
+    expect(view.maxOrd).toBe(2);
+    expect(view.liveCount).toBe(2);
+    expect([...view.allLive()]).toEqual([0, 1]);
+    expect(text?.docCount).toBe(2);
+    expect(live?.docCount).toBe(501);
+    expect(text?.postings.docFreq(text.lookup('red'))).toBe(2);
+    expect(text?.postings.docFreq(text.lookup('fox'))).toBe(1);
+    // The last term of the view (its record the last one copied).
+    expect(text?.postings.docFreq(text.lookup('dog'))).toBe(1);
+    expect(text?.lookup('w499')).toBe(-1);
+    expect(live?.lookup('w499')).toBeGreaterThanOrEqual(0);
+    expect(view.keyword.get('k.keyword')?.lookup('v499')).toBe(-1);
+    expect(view.keyword.get('k.keyword')?.valuesOf(0)).toEqual(['one']);
+    expect(view.numeric.get('n')?.valuesOf(0)).toEqual([1]);
+    expect(view.text.has('late') || view.keyword.has('late')).toBe(false);
   });
 });

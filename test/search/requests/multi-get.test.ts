@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SearchError } from '../../../src/search/errors.js';
 import { parseMultiGet } from '../../../src/search/requests/multi-get.js';
+import fc from 'fast-check';
+
 
 /**
  * Second reading of s-filter: `_mget` bodies with JSON nulls and boolean strings, read as ES 8's
@@ -47,5 +49,29 @@ describe('_mget nulls and boolean strings', () => {
       { fetch: true, includes: [], excludes: [] },
       { fetch: true, includes: ['title'], excludes: [] },
     ]);
+  });
+});
+
+describe('parseMultiGet', () => {
+  it('reads docs and ids, with the URL index as default', () => {
+    const items = parseMultiGet({ docs: [{ _index: 'a', _id: 1 }, { _id: 'x', _source: false }], ids: ['y'] }, 'd');
+    expect(items.map((i) => [i.index, i.id])).toEqual([
+      ['a', '1'],
+      ['d', 'x'],
+      ['d', 'y'],
+    ]);
+    expect(items[1]?.source).toEqual({ fetch: false, includes: [], excludes: [] });
+  });
+
+  it('throws only SearchErrors, whatever the body (property)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.option(fc.string(), { nil: undefined }), (body, index) => {
+        try {
+          parseMultiGet(body, index);
+        } catch (e) {
+          expect(e).toBeInstanceOf(SearchError);
+        }
+      }),
+    );
   });
 });

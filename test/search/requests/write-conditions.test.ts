@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseBulk } from '../../../src/search/requests/bulk.js';
 import { casProblems, conflict, indexProblems, MATCH_ANY, NO_CONDITIONS, UNASSIGNED_SEQ_NO } from '../../../src/search/requests/write-conditions.js';
-import { startSearch, type SearchHarness } from '../harness.js';
+import { searchForEach } from '../harness.js';
 
 /**
  * Version and sequence-number conditions on writes (`version`, `version_type`, `if_seq_no`,
@@ -75,11 +75,7 @@ describe('bulk action lines ES\'s parser refuses (whole request)', () => {
   });
 });
 
-let h: SearchHarness;
-beforeEach(async () => {
-  h = await startSearch();
-});
-afterEach(async () => h.close());
+const h = searchForEach();
 
 type Item = Record<string, Record<string, unknown>>;
 

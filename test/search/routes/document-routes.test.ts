@@ -1,20 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSearch, type SearchHarness } from '../harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { searchForAll } from '../harness.js';
 
 // ES's get API with `?stored_fields` (RestGetAction, ShardGetService; rest-api-spec get/20_stored_fields
 // and get/70_source_filtering): the values of `store: true` fields in `fields` (always lists, left
 // out when none has a value), no `_source` unless `_source` is among the names or asked for, and
 // 400 "field [x] isn't a leaf field" for an object. `_mget` gives the same per document.
 describe('GET /<index>/_doc/<id>?stored_fields', () => {
-  let h: SearchHarness;
+  const h = searchForAll();
   const json = { 'content-type': 'application/json' };
   beforeAll(async () => {
-    h = await startSearch();
     const mappings = { properties: { foo: { type: 'keyword', store: true }, count: { type: 'integer', store: true }, plain: { type: 'keyword' }, obj: { properties: { x: { type: 'keyword', store: true } } } } };
     await h.app.inject({ method: 'PUT', url: '/i', payload: JSON.stringify({ mappings }), headers: json });
     await h.app.inject({ method: 'PUT', url: '/i/_doc/1?refresh=true', payload: '{"foo":"bar","count":1,"plain":"p","obj":{"x":"y"}}', headers: json });
   });
-  afterAll(async () => h.close());
 
   const get = async (query: string) => h.app.inject({ method: 'GET', url: `/i/_doc/1?${query}` });
   const head = { _index: 'i', _id: '1', _version: 1, _seq_no: 0, _primary_term: 1, found: true };

@@ -1,51 +1,23 @@
-import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SearchError } from '../../../src/search/errors.js';
-import { parseMultiGet } from '../../../src/search/requests/multi-get.js';
-import { startSearch, type SearchHarness } from '../harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { searchForAll } from '../harness.js';
+import { isoInstant } from '../../../src/search/syntax/date-format.js';
 
 /** `_mget` as ES 8 answers it (issue 3): shapes of found, missing and failed items, and its validation. */
 
 const json = { 'content-type': 'application/json' };
 
-describe('parseMultiGet', () => {
-  it('reads docs and ids, with the URL index as default', () => {
-    const items = parseMultiGet({ docs: [{ _index: 'a', _id: 1 }, { _id: 'x', _source: false }], ids: ['y'] }, 'd');
-    expect(items.map((i) => [i.index, i.id])).toEqual([
-      ['a', '1'],
-      ['d', 'x'],
-      ['d', 'y'],
-    ]);
-    expect(items[1]?.source).toEqual({ fetch: false, includes: [], excludes: [] });
-  });
-
-  it('throws only SearchErrors, whatever the body (property)', () => {
-    fc.assert(
-      fc.property(fc.jsonValue(), fc.option(fc.string(), { nil: undefined }), (body, index) => {
-        try {
-          parseMultiGet(body, index);
-        } catch (e) {
-          expect(e).toBeInstanceOf(SearchError);
-        }
-      }),
-    );
-  });
-});
-
 describe('_mget over HTTP', () => {
-  let h: SearchHarness;
+  const h = searchForAll();
   const req = async (method: 'GET' | 'POST', url: string, body?: unknown) => {
     const res = await h.app.inject({ method, url, headers: json, ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body) }) });
     return { status: res.statusCode, body: res.body, json: res.body === '' ? undefined : (JSON.parse(res.body) as Record<string, unknown>) };
   };
 
   beforeAll(async () => {
-    h = await startSearch();
     await h.app.inject({ method: 'PUT', url: '/test_1/_doc/1', headers: json, payload: '{"foo":"bar","nested":{"a":1,"b":2}}' });
     await h.app.inject({ method: 'PUT', url: '/test_1/_doc/2', headers: json, payload: '{"foo":"baz"}' });
     await h.app.inject({ method: 'PUT', url: '/test_1/_doc/2', headers: json, payload: '{"foo":"baz2"}' });
   });
-  afterAll(async () => h.close());
 
   it('answers found, not found and a missing index in ES 8 shapes, in request order', async () => {
     const r = await req('POST', '/_mget', { docs: [{ _index: 'test_1', _id: '1' }, { _index: 'test_1', _id: 'nope' }, { _index: 'test_2', _id: '1' }] });
@@ -145,5 +117,167 @@ describe('_mget over HTTP', () => {
     expect(r.body).toBe('{"docs":[{"found":true,"_source":{"foo":"bar"}},{"found":false}]}');
     const pretty = await req('POST', '/test_1/_mget?pretty', { ids: ['nope'] });
     expect(pretty.body).toBe('{\n  "docs" : [\n    {\n      "_index" : "test_1",\n      "_id" : "nope",\n      "found" : false\n    }\n  ]\n}\n');
+  });
+});
+
+// Issue 3, the last `_mget` differences: `version_type` is read as VersionType.fromString reads it
+// (an unknown one fails the request; every type checks a read by equality; version -3 is
+// MATCH_ANY), `routing` changes nothing on one shard, and `stored_fields` answers `fields` with the
+// values of the fields the mapping stores (and leaves it out for any other).
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
+type Body = Record<string, any>;
+
+describe('_mget (issue 3)', () => {
+  const h = searchForAll();
+  const call = async (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown): Promise<{ status: number; body: Body }> => {
+    const res = await h.app.inject({ method, url, ...(body === undefined ? {} : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+    return { status: res.statusCode, body: res.json() as Body };
+  };
+  beforeAll(async () => {
+    const mappings = {
+      properties: {
+        title: { type: 'text', store: true, fields: { raw: { type: 'keyword', store: true }, plain: { type: 'keyword' } } },
+        n: { type: 'integer', store: true },
+        flag: { type: 'boolean', store: true },
+        when: { type: 'date', store: true },
+        tag: { type: 'keyword', ignore_above: 3, store: true },
+        user: { properties: { name: { type: 'keyword', store: true } } },
+        body: { type: 'text' },
+      },
+    };
+    expect((await call('PUT', '/m', { mappings })).status).toBe(200);
+    await call('PUT', '/m/_doc/1', { title: 'Hello', n: '7', flag: 'true', when: '2015-01-01', tag: ['ab', 'long'], user: { name: 'kim' }, body: 'x' });
+    await call('PUT', '/m/_doc/1', { title: 'Hello', n: '7', flag: 'true', when: '2015-01-01', tag: ['ab', 'long'], user: { name: 'kim' }, body: 'x' });
+  });
+
+  it('refuses an unknown version_type, and checks every known one by equality', async () => {
+    const bad = await call('POST', '/_mget', { docs: [{ _index: 'm', _id: '1', version: 2, version_type: 'force' }] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ type: 'illegal_argument_exception', reason: 'No version type match [force]' });
+    for (const vt of ['internal', 'external', 'external_gt', 'external_gte']) {
+      const res = await call('POST', '/_mget', { docs: [{ _index: 'm', _id: '1', version: 2, version_type: vt }, { _index: 'm', _id: '1', version: 3, version_type: vt }] });
+      expect(res.status).toBe(200);
+      expect(res.body.docs[0]).toMatchObject({ found: true, _version: 2 });
+      expect(res.body.docs[1].error).toMatchObject({
+        type: 'version_conflict_engine_exception',
+        reason: '[1]: version conflict, current version [2] is different than the one provided [3]',
+      });
+    }
+  });
+
+  it('takes version -3 (MATCH_ANY) as no check', async () => {
+    const res = await call('POST', '/_mget', { docs: [{ _index: 'm', _id: '1', version: -3 }] });
+    expect(res.body.docs[0]).toMatchObject({ found: true, _version: 2 });
+  });
+
+  it('accepts routing, per document and in the URL, with no effect on one shard', async () => {
+    const plain = await call('POST', '/m/_mget', { ids: ['1', '2'] });
+    const routed = await call('POST', '/m/_mget?routing=zz', { docs: [{ _id: '1', routing: 'other' }, { _id: '2', routing: 'x' }] });
+    expect(routed.body).toEqual(plain.body);
+  });
+
+  it('answers stored_fields with `fields` for stored fields only, after _source', async () => {
+    const res = await call('POST', '/m/_mget', { docs: [{ _id: '1', stored_fields: ['title', 'title.raw', 'title.plain', 'n', 'flag', 'when', 'tag', 'user.name', 'body', 'nope'] }] });
+    const doc = res.body.docs[0];
+    expect(doc._source).toBeUndefined();
+    expect(doc.fields).toEqual({
+      title: ['Hello'],
+      'title.raw': ['Hello'],
+      n: [7],
+      flag: [true],
+      when: ['2015-01-01T00:00:00.000Z'],
+      tag: ['ab'],
+      'user.name': ['kim'],
+    });
+    const withSource = await call('POST', '/m/_mget?stored_fields=n,_source', { ids: ['1'] });
+    expect(Object.keys(withSource.body.docs[0])).toEqual(['_index', '_id', '_version', '_seq_no', '_primary_term', 'found', '_source', 'fields']);
+    expect(withSource.body.docs[0].fields).toEqual({ n: [7] });
+  });
+
+  it('leaves `fields` out when no asked field is stored', async () => {
+    const res = await call('POST', '/m/_mget', { docs: [{ _id: '1', stored_fields: ['body', 'title.plain'] }] });
+    expect(res.body.docs[0]).toEqual({ _index: 'm', _id: '1', _version: 2, _seq_no: 1, _primary_term: 1, found: true });
+  });
+});
+
+describe('_mget stored date fields', () => {
+  // Review of s-conf3: `_mget`'s `fields` for stored date fields. A date field takes epoch millis
+  // past what Date#toISOString can print (±8.64e15): `stored_fields` on such a document answered a
+  // 500. ES prints stored dates with strict_date_optional_time (year 4 to 9 digits, signed past 9999).
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
+  type Body = Record<string, any>;
+
+  describe('_mget stored_fields (review)', () => {
+    const h = searchForAll();
+    const call = async (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown): Promise<{ status: number; body: Body }> => {
+      const res = await h.app.inject({ method, url, ...(body === undefined ? {} : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+      return { status: res.statusCode, body: res.json() as Body };
+    };
+    beforeAll(async () => {
+      const mappings = { properties: { d: { type: 'date', store: true }, k: { type: 'keyword', store: 'true' } } };
+      expect((await call('PUT', '/sd', { mappings })).status).toBe(200);
+      expect((await call('PUT', '/sd/_doc/1', { d: 9000000000000000, k: 'x' })).status).toBe(201);
+      expect((await call('PUT', '/sd/_doc/2', { d: -9000000000000000 })).status).toBe(201);
+    });
+
+    it('answers a stored date past Date’s range instead of failing with a 500', async () => {
+      const res = await call('POST', '/sd/_mget?stored_fields=d', { ids: ['1', '2'] });
+      expect(res.status).toBe(200);
+      expect(res.body.docs[0].fields).toEqual({ d: ['+287168-08-24T16:00:00.000Z'] });
+      expect(res.body.docs[1].fields).toEqual({ d: ['-283229-05-10T08:00:00.000Z'] });
+    });
+
+    it('reads the mapping’s store as a boolean, "true" included', async () => {
+      const res = await call('POST', '/sd/_mget', { docs: [{ _id: '1', stored_fields: ['k'] }] });
+      expect(res.body.docs[0].fields).toEqual({ k: ['x'] });
+    });
+
+    it('prints years as java.time does with EXCEEDS_PAD (4 digits, sign past 9999 and below 0)', () => {
+      expect(isoInstant(Date.UTC(2015, 0, 1, 0, 0, 0, 1))).toBe('2015-01-01T00:00:00.001Z');
+      expect(isoInstant(253402300800000)).toBe('+10000-01-01T00:00:00.000Z');
+      expect(isoInstant(-62198755200000)).toBe('-0001-01-01T00:00:00.000Z');
+      expect(isoInstant(-62167219200000)).toBe('0000-01-01T00:00:00.000Z');
+      for (let ms = -8.6e15; ms < 8.6e15; ms += 7.3e13 + 12345) {
+        const y = new Date(ms).getUTCFullYear();
+        if (y >= 0 && y <= 9999) expect(isoInstant(ms)).toBe(new Date(ms).toISOString());
+      }
+    });
+  });
+});
+
+describe('_mget stored dates with a format', () => {
+  // Review of s-conf3: ES shows a stored date field's value with the field's own format
+  // (DateFieldType.valueForDisplay: the mapping format's printer), not always as ISO 8601; the
+  // branch prints every stored date as strict_date_optional_time.
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
+  type Body = Record<string, any>;
+
+  describe('_mget stored date with a format (review)', () => {
+    const h = searchForAll();
+    const call = async (method: 'POST' | 'PUT', url: string, body: unknown): Promise<{ status: number; body: Body }> => {
+      const res = await h.app.inject({ method, url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      return { status: res.statusCode, body: res.json() as Body };
+    };
+    beforeAll(async () => {
+      const mappings = { properties: { e: { type: 'date', store: true, format: 'epoch_millis' }, y: { type: 'date', store: true, format: 'yyyy-MM-dd' } } };
+      expect((await call('PUT', '/sf', { mappings })).status).toBe(200);
+      expect((await call('PUT', '/sf/_doc/1', { e: 1420070400001, y: '2015-01-02' })).status).toBe(201);
+    });
+
+    it('prints each stored date with its field’s format', async () => {
+      const res = await call('POST', '/sf/_mget?stored_fields=e,y', { ids: ['1'] });
+      expect(res.body.docs[0].fields).toEqual({ e: ['1420070400001'], y: ['2015-01-02'] });
+    });
+
+    it('shows ISO 8601 for a date its pattern cannot print (a year past 999,999: ES would use the pattern)', async () => {
+      const mappings = { properties: { f: { type: 'date', store: true, format: 'yyyy-MM-dd||epoch_millis' } } };
+      expect((await call('PUT', '/sf2', { mappings })).status).toBe(200);
+      expect((await call('PUT', '/sf2/_doc/1', { f: 1e17 })).status).toBe(201);
+      const res = await call('POST', '/sf2/_mget?stored_fields=f', { ids: ['1'] });
+      expect(res.body.docs[0].fields.f[0]).toMatch(/^\+3170\d{3}-\d{2}-\d{2}T/);
+    });
   });
 });

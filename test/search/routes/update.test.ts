@@ -1,6 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findDuplicateKey } from '../../../src/search/syntax/json-members.js';
-import { startSearch, type SearchHarness } from '../harness.js';
+import { beforeAll, describe, expect, it, afterEach, beforeEach } from 'vitest';
+import { searchConfig, searchForAll } from '../harness.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { buildSearchApp } from '../../../src/search/app.js';
 
 // Issue 3, last differences in update bodies (ES 8's UpdateRequest parser over Jackson with strict
 // duplicate detection): booleans are Booleans.parseBoolean (only "true"/"false" as strings), a
@@ -9,29 +14,16 @@ import { startSearch, type SearchHarness } from '../harness.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
 type Body = Record<string, any>;
 
-describe('findDuplicateKey', () => {
-  it('finds the first repeated key of an object, at any depth, just past its closing quote', () => {
-    expect(findDuplicateKey('{"a":1,"b":2}')).toBeUndefined();
-    expect(findDuplicateKey('{"a":1,"a":2}')).toEqual({ key: 'a', at: 10 });
-    expect(findDuplicateKey('{"a":{"x":1},"b":{"x":2}}')).toBeUndefined();
-    expect(findDuplicateKey('{"a":[{"x":1,"y":"x"},{"x":2}],"d":{"k":1,"k":2}}')).toEqual({ key: 'k', at: 45 });
-    expect(findDuplicateKey('{"a\\u0062":1,"ab":2}')).toEqual({ key: 'ab', at: 17 });
-    expect(findDuplicateKey('["a","a"]')).toBeUndefined();
-  });
-});
-
 describe('update bodies (issue 3)', () => {
-  let h: SearchHarness;
+  const h = searchForAll();
   const call = async (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown): Promise<{ status: number; body: Body }> => {
     const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     const res = await h.app.inject({ method, url, ...(payload === undefined ? {} : { payload, headers: { 'content-type': 'application/json' } }) });
     return { status: res.statusCode, body: res.json() as Body };
   };
   beforeAll(async () => {
-    h = await startSearch();
     await call('PUT', '/u/_doc/1?refresh=true', { a: 1, b: { c: 2 } });
   });
-  afterAll(async () => h.close());
 
   it('refuses a boolean field given a string other than "true"/"false", at the value, and applies nothing', async () => {
     for (const field of ['doc_as_upsert', 'detect_noop', 'scripted_upsert']) {
@@ -93,11 +85,7 @@ describe('update bodies (issue 3)', () => {
 });
 
 describe('update lines of _bulk (issue 3)', () => {
-  let h: SearchHarness;
-  beforeAll(async () => {
-    h = await startSearch();
-  });
-  afterAll(async () => h.close());
+  const h = searchForAll();
 
   it('fail the whole request for a boolean given "yes" or a repeated key, as the update API does, and apply nothing', async () => {
     const bulk = async (lines: string[]) => {
@@ -111,5 +99,130 @@ describe('update lines of _bulk (issue 3)', () => {
     expect(dup.status).toBe(400);
     expect(dup.body.error.reason).toBe("[1:21] Duplicate field 'doc'");
     expect((await h.app.inject({ method: 'GET', url: '/b/_doc/0' })).statusCode).toBe(404);
+  });
+});
+
+describe('update body booleans', () => {
+  // Review of s-conf3: UpdateRequest's booleans are read with XContentParser.booleanValue, which
+  // gives Booleans.parseBoolean(char[], …)'s default (false) for an empty string and refuses only
+  // other strings. So `"detect_noop": ""` is a valid body meaning false, not a parse error.
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
+  type Body = Record<string, any>;
+
+  describe('update body booleans given "" (review)', () => {
+    const h = searchForAll();
+    const call = async (method: 'POST' | 'PUT', url: string, payload: string, ndjson = false): Promise<{ status: number; body: Body }> => {
+      const res = await h.app.inject({ method, url, payload, headers: { 'content-type': ndjson ? 'application/x-ndjson' : 'application/json' } });
+      return { status: res.statusCode, body: res.json() as Body };
+    };
+    beforeAll(async () => {
+      expect((await call('PUT', '/ub/_doc/1', '{"a":1}')).status).toBe(201);
+    });
+
+    it('reads "detect_noop": "" as false (the same doc is written again, not a noop)', async () => {
+      const res = await call('POST', '/ub/_update/1', '{"doc":{"a":1},"detect_noop":""}');
+      expect(res.status).toBe(200);
+      expect(res.body.result).toBe('updated');
+    });
+
+    it('reads "doc_as_upsert": "" as false (a missing document stays missing)', async () => {
+      const res = await call('POST', '/ub/_update/2', '{"doc":{"a":1},"doc_as_upsert":""}');
+      expect(res.status).toBe(404);
+      expect(res.body.error.type).toBe('document_missing_exception');
+    });
+
+    it('takes "" in a _bulk update line too', async () => {
+      const res = await call('POST', '/_bulk', '{"update":{"_index":"ub","_id":"1"}}\n{"doc":{"a":1},"detect_noop":""}\n', true);
+      expect(res.status).toBe(200);
+      expect(res.body.items[0].update.result).toBe('updated');
+    });
+
+    it('still refuses any other string', async () => {
+      const res = await call('POST', '/ub/_update/1', '{"doc":{"a":1},"detect_noop":" "}');
+      expect(res.status).toBe(400);
+      expect(res.body.error.caused_by.reason).toBe('Failed to parse value [ ] as only [true] or [false] are allowed.');
+    });
+  });
+});
+
+describe('update conditions and detect_noop', () => {
+  // Second reader's findings on s-conf2's update bodies: UpdateRequest's parser declares
+  // `if_seq_no`, `if_primary_term` and `detect_noop`, and ES acts on them (the conditions are checked
+  // when the current document is read, UpdateHelper / getForUpdate; detect_noop false writes an
+  // unchanged document). s-conf2 accepts them as declared fields but ignored them, so an update ES
+  // refuses with 409 was applied.
+
+  let app: FastifyInstance;
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'portico-update-review-'));
+    app = await buildSearchApp(searchConfig(dir), { logger: pino({ level: 'silent' }), now: () => 1_700_000_000_000, requestShutdown: () => undefined });
+  });
+  afterEach(async () => {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
+  type Body = Record<string, any>;
+
+  async function call(method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown): Promise<{ status: number; body: Body }> {
+    const ndjson = typeof body === 'string';
+    const res = await app.inject({ method, url, ...(body === undefined ? {} : { payload: ndjson ? body : JSON.stringify(body), headers: { 'content-type': ndjson ? 'application/x-ndjson' : 'application/json' } }) });
+    return { status: res.statusCode, body: res.json() as Body };
+  }
+
+  describe('update body conditions (second reader)', () => {
+    it('_update refuses with 409 when the body if_seq_no does not match, and changes nothing', async () => {
+      expect((await call('PUT', '/i/_doc/1', { n: 1 })).status).toBe(201);
+      const res = await call('POST', '/i/_update/1', { doc: { n: 2 }, if_seq_no: 99, if_primary_term: 1 });
+      expect(res.status).toBe(409);
+      expect(res.body.error.type).toBe('version_conflict_engine_exception');
+      expect(res.body.error.reason).toBe('[1]: version conflict, required seqNo [99], primary term [1]. current document has seqNo [0] and primary term [1]');
+      expect((await call('GET', '/i/_doc/1')).body).toMatchObject({ _version: 1, _source: { n: 1 } });
+      // A matching one goes ahead.
+      const okRes = await call('POST', '/i/_update/1', { doc: { n: 3 }, if_seq_no: 0, if_primary_term: 1 });
+      expect(okRes.status).toBe(200);
+      expect(okRes.body).toMatchObject({ result: 'updated', _version: 2, _seq_no: 1 });
+    });
+
+    it('a _bulk update line with a stale if_seq_no in its body fails its item and changes nothing', async () => {
+      expect((await call('PUT', '/i/_doc/1', { n: 1 })).status).toBe(201);
+      const res = await call('POST', '/_bulk', '{"update":{"_index":"i","_id":"1"}}\n{"doc":{"n":8},"if_seq_no":99,"if_primary_term":1}\n');
+      expect(res.status).toBe(200);
+      expect(res.body.errors).toBe(true);
+      expect(res.body.items[0].update.status).toBe(409);
+      expect((await call('GET', '/i/_doc/1')).body).toMatchObject({ _version: 1, _source: { n: 1 } });
+    });
+
+    it('validates body conditions as UpdateRequest.validate does (with upsert)', async () => {
+      const res = await call('POST', '/i/_update/1', { doc: { n: 2 }, doc_as_upsert: true, if_seq_no: 0, if_primary_term: 1 });
+      expect(res.status).toBe(400);
+      expect(res.body.error.reason).toBe('Validation Failed: 1: compare and write operations can not be used with upsert;');
+      expect((await call('GET', '/i/_doc/1')).status).toBe(404);
+    });
+  });
+
+  describe('update detect_noop (second reader)', () => {
+    it('detect_noop false writes an unchanged document as an update', async () => {
+      expect((await call('PUT', '/i/_doc/1', { n: 1 })).status).toBe(201);
+      expect((await call('POST', '/i/_update/1', { doc: { n: 1 } })).body).toMatchObject({ result: 'noop', _version: 1 });
+      const res = await call('POST', '/i/_update/1', { doc: { n: 1 }, detect_noop: false });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ result: 'updated', _version: 2, _seq_no: 1 });
+      const bulk = await call('POST', '/_bulk', '{"update":{"_index":"i","_id":"1"}}\n{"doc":{"n":1},"detect_noop":false}\n');
+      expect(bulk.body.items[0].update).toMatchObject({ result: 'updated', _version: 3 });
+    });
+  });
+
+  describe('a refused _bulk changes nothing (second reader: checked, holds)', () => {
+    it('an update line with an unknown field refuses the whole request before any item is applied', async () => {
+      const res = await call('POST', '/_bulk', '{"index":{"_index":"j","_id":"a"}}\n{"x":1}\n{"update":{"_index":"j","_id":"a"}}\n{"doc":{"x":2},"foo":1}\n');
+      expect(res.status).toBe(400);
+      expect(res.body.error.type).toBe('x_content_parse_exception');
+      expect((await call('GET', '/j/_doc/a')).status).toBe(404);
+    });
   });
 });

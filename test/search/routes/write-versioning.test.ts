@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSearch, type SearchHarness } from '../harness.js';
+import { describe, expect, it } from 'vitest';
+import { searchForEach } from '../harness.js';
 
 /**
  * Write versioning over HTTP as ES 8 behaves (version, version_type, if_seq_no, if_primary_term):
@@ -10,11 +10,7 @@ import { startSearch, type SearchHarness } from '../harness.js';
  * snapshot, versions beyond 2^53, and what must survive a restart.
  */
 
-let h: SearchHarness;
-beforeEach(async () => {
-  h = await startSearch();
-});
-afterEach(async () => h.close());
+const h = searchForEach();
 
 type Json = Record<string, unknown> & { error?: { type: string; reason: string } };
 

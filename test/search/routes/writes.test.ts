@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSearch, type SearchHarness } from '../harness.js';
+import { describe, expect, it } from 'vitest';
+import { searchForEach } from '../harness.js';
 
 /**
  * ES 8 behaviours of writes and index resolution that Portico answered differently: deletes and
@@ -9,11 +9,7 @@ import { startSearch, type SearchHarness } from '../harness.js';
  * index, and a long document id in the URL (validation rather than the router's limit).
  */
 
-let h: SearchHarness;
-beforeEach(async () => {
-  h = await startSearch();
-});
-afterEach(async () => h.close());
+const h = searchForEach();
 
 const ndjson = (lines: readonly string[]): string => lines.join('\n') + '\n';
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { compileDateFormat, DEFAULT_DATE_FORMAT, parseDate } from '../../../src/search/syntax/date-format.js';
 import { Mappings, dateFormatText, parseDateFor } from '../../../src/search/mapping/mapping.js';
 
+
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
 describe('ES date formats', () => {
@@ -134,5 +135,23 @@ describe('strict_date_optional_time: a year, a year and month', () => {
     expect(compileDateFormat(DEFAULT_DATE_FORMAT).parse('2020')).toBe(Date.UTC(2020, 0, 1));
     expect(compileDateFormat(DEFAULT_DATE_FORMAT).parse('2020-02', true)).toBe(Date.UTC(2020, 1, 1, 23, 59, 59, 999));
     expect(compileDateFormat('epoch_millis').parse('2020')).toBe(2020);
+  });
+});
+
+describe('DateFormat.print (fix)', () => {
+  const ms = Date.UTC(2015, 0, 2, 3, 4, 5, 60);
+  it('prints with the first alternative, in UTC', () => {
+    expect(compileDateFormat('epoch_millis||yyyy-MM-dd').print(ms)).toBe(String(ms));
+    expect(compileDateFormat('yyyy-MM-dd||epoch_millis').print(ms)).toBe('2015-01-02');
+    expect(compileDateFormat('epoch_second').print(ms)).toBe('1420167845.06');
+    expect(compileDateFormat('epoch_second').print(Date.UTC(2015, 0, 1))).toBe('1420070400');
+    expect(compileDateFormat('strict_date_optional_time||epoch_millis').print(ms)).toBe('2015-01-02T03:04:05.060Z');
+    expect(compileDateFormat('date_time_no_millis').print(ms)).toBe('2015-01-02T03:04:05Z');
+    expect(compileDateFormat('basic_date').print(ms)).toBe('20150102');
+    expect(compileDateFormat("dd/MM/yyyy HH:mm:ss.SSSXXX").print(ms)).toBe('02/01/2015 03:04:05.060Z');
+  });
+
+  it('cannot print a year past js-joda\'s ±999,999 with a pattern: undefined (the stored field then shows ISO 8601, where ES would use the pattern)', () => {
+    expect(compileDateFormat('yyyy-MM-dd||epoch_millis').print(1e17)).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSearch, type SearchHarness } from '../harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { searchForAll } from '../harness.js';
 
 /**
  * Second reading (found while reviewing s-filter's filter_path, which had the same construction):
@@ -14,12 +14,10 @@ const pattern = `${'*a'.repeat(9)}*b`;
 const long = 'a'.repeat(40);
 
 describe('wildcards in index and field names', () => {
-  let h: SearchHarness;
+  const h = searchForAll();
   beforeAll(async () => {
-    h = await startSearch();
     await h.app.inject({ method: 'PUT', url: `/${long}/_doc/1?refresh=true`, headers: json, payload: JSON.stringify({ [long]: 'x', t: 'x' }) });
   });
-  afterAll(async () => h.close());
 
   it('an index pattern that does not match answers at once', async () => {
     const r = await h.app.inject({ method: 'POST', url: `/${pattern}/_search`, headers: json, payload: '{}' });
