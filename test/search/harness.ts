@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { serveFlags, type ServeConfig } from '../../src/config/flags.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { buildSearchApp } from '../../src/search/app.js';
+import { SearchError } from '../../src/search/errors.js';
 
 /** A search app on a fresh temporary data directory. */
 export interface SearchHarness {
@@ -56,6 +57,30 @@ export async function startSearch(extra: string[] = [], options: SearchOptions =
   };
 }
 
+/** A search hit as the tests read it. */
+export interface EsHit {
+  _id: string;
+  _score: number | null;
+  _source: Record<string, unknown>;
+  sort?: unknown[];
+}
+
+/**
+ * `call` (method, URL and JSON body: status and parsed answer) and `ok` (the same, expecting
+ * success: a status below 300, or exactly `status` when given) on `h`'s app.
+ */
+export function esCalls(h: SearchHarness, status?: number) {
+  type Method = 'GET' | 'POST' | 'DELETE' | 'PUT';
+  const call = (method: Method, url: string, body?: unknown) => injectJson<EsBody>(h.app, method, url, body);
+  const ok = async (method: Method, url: string, body?: unknown): Promise<EsBody> => {
+    const res = await call(method, url, body);
+    if (status === undefined) expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    else expect(res.status, JSON.stringify(res.body)).toBe(status);
+    return res.body;
+  };
+  return { call, ok };
+}
+
 /** A harness that forwards to the one `current` gives (started by a hook before any test uses it). */
 function follow(current: () => SearchHarness | undefined): SearchHarness {
   const h = (): SearchHarness => {
@@ -75,24 +100,70 @@ function follow(current: () => SearchHarness | undefined): SearchHarness {
   };
 }
 
-/** A search app started before the tests of the enclosing describe (or file) and closed after them. */
-export function searchForAll(extra: string[] = [], options: SearchOptions = {}): SearchHarness {
+/** A search app started by `before` and closed by `after`, through a harness that follows it. */
+function searchBetween(before: typeof beforeAll, after: typeof afterAll, extra: string[], options: SearchOptions): SearchHarness {
   let h: SearchHarness | undefined;
-  beforeAll(async () => {
+  before(async () => {
     h = await startSearch(extra, options);
   });
-  afterAll(async () => h?.close());
+  after(async () => h?.close());
   return follow(() => h);
+}
+
+/** A search app started before the tests of the enclosing describe (or file) and closed after them. */
+export function searchForAll(extra: string[] = [], options: SearchOptions = {}): SearchHarness {
+  return searchBetween(beforeAll, afterAll, extra, options);
 }
 
 /** A search app on a fresh data directory for each test of the enclosing describe (or file). */
 export function searchForEach(extra: string[] = [], options: SearchOptions = {}): SearchHarness {
+  return searchBetween(beforeEach, afterEach, extra, options);
+}
+
+/**
+ * What `parse` refuses with (a SearchError, as status, type and reason); anything else it throws
+ * is rethrown, and a parse that succeeds fails the test.
+ */
+export function searchFailure(parse: () => unknown): { status: number; type: string; reason: string } {
+  try {
+    parse();
+  } catch (e) {
+    if (!(e instanceof SearchError)) throw e;
+    const b = e.toBody() as { error: { type: string; reason: string }; status: number };
+    return { status: b.status, type: b.error.type, reason: b.error.reason };
+  }
+  throw new Error('parsed');
+}
+
+/** The base URL of `h`'s app, listening on a free port of the loopback interface. */
+export async function listenSearch(h: SearchHarness): Promise<string> {
+  await h.app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = h.app.server.address();
+  if (addr === null || typeof addr === 'string') throw new Error('no port');
+  return `http://127.0.0.1:${addr.port}`;
+}
+
+/** A listening search app and a client `make` builds for its URL, both for the tests of the enclosing describe. */
+export function clientForAll<C extends { close(): Promise<unknown> }>(make: (node: string) => C, extra: string[] = []): { readonly h: SearchHarness; readonly client: C } {
   let h: SearchHarness | undefined;
-  beforeEach(async () => {
-    h = await startSearch(extra, options);
+  let client: C | undefined;
+  beforeAll(async () => {
+    h = await startSearch(extra);
+    client = make(await listenSearch(h));
   });
-  afterEach(async () => h?.close());
-  return follow(() => h);
+  afterAll(async () => {
+    await client?.close();
+    await h?.close();
+  });
+  return {
+    get h() {
+      return follow(() => h);
+    },
+    get client() {
+      if (client === undefined) throw new Error('the client is used outside a test');
+      return client;
+    },
+  };
 }
 
 /** `method url` with `payload` sent as written (so that repeated keys reach the server): the status and the parsed answer. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { searchFailure } from '../harness.js';
 import { SearchError } from '../../../src/search/errors.js';
 import { parseMultiSearch } from '../../../src/search/engine/multi-search.js';
 import fc from 'fast-check';
@@ -13,16 +14,7 @@ const ndjson = (...lines: unknown[]) => `${lines.map((l) => (typeof l === 'strin
  * `_search` without a body is); a blank *header* line does take the defaults.
  */
 
-function failure(text: string): { status: number; type: string; reason: string } {
-  try {
-    parseMultiSearch(text, undefined, {});
-  } catch (e) {
-    if (!(e instanceof SearchError)) throw e;
-    const b = e.toBody() as { error: { type: string; reason: string }; status: number };
-    return { status: b.status, type: b.error.type, reason: b.error.reason };
-  }
-  throw new Error('parsed');
-}
+const failure = (text: string) => searchFailure(() => parseMultiSearch(text, undefined, {}));
 
 describe('_msearch blank body line', () => {
   it('fails the request as ES does', () => {

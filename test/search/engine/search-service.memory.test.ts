@@ -1,8 +1,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it, afterEach } from 'vitest';
-import { SearchService, type BulkAction, type BulkItem } from '../../../src/search/engine/search-service.js';
-import { MapStore } from '../map-store.js';
+import { SearchService, type BulkAction } from '../../../src/search/engine/search-service.js';
+import { MapStore, unbatchedService } from '../map-store.js';
 
 /** The heap in use after a full collection. */
 function heldBytes(): number {
@@ -85,17 +85,6 @@ describe('search service memory after _bulk', () => {
 // take one bulk of 2,000 documents; the service must hold about what it holds without the
 // batching (main's per-document appends), not tens of MB more.
 
-function unbatched(store: MapStore): SearchService {
-  const s = new SearchService(store, () => 0);
-  s.load();
-  const raw = s as unknown as { transaction<T>(fn: () => T, interim: boolean): T; bulkItem(a: BulkAction | Error): BulkItem };
-  (s as unknown as { bulkEach: SearchService['bulkEach'] }).bulkEach = (actions, each) => {
-    raw.transaction(() => {
-      for (const a of actions) each(raw.bulkItem(a));
-    }, true);
-  };
-  return s;
-}
 
 function load(s: SearchService): void {
   const words = Array.from({ length: 12 }, (_, i) => `w${i}`);
@@ -126,7 +115,7 @@ describe('memory held between _bulk requests', () => {
       load(s);
       return { bytes: held() - before, keep: s };
     };
-    const plain = grown(() => unbatched(new MapStore()));
+    const plain = grown(() => unbatchedService(new MapStore()));
     const withBatches = grown(() => {
       const s = new SearchService(new MapStore(), () => 0);
       s.load();

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it, afterEach, beforeEach } from 'vitest';
 import type { InvertedIndex } from '../../../src/search/index/inverted-index.js';
-import { SearchService, type BulkAction, type BulkItem } from '../../../src/search/engine/search-service.js';
-import { MapStore } from '../map-store.js';
+import { SearchService, type BulkAction } from '../../../src/search/engine/search-service.js';
+import { MapStore, unbatchedService } from '../map-store.js';
 import { parseSearchRequest } from '../../../src/search/requests/search-request.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -136,18 +136,6 @@ describe('_bulk with and without batched postings', () => {
     return s.list().map((st) => ({ name: st.name, mappings: st.mappings.toJSON(), versions: [...st.versions], seqNos: [...st.seqNos], next: st.nextSeqNo, index: dump(st.index) }));
   }
 
-  /** A service whose `_bulk` appends postings document by document, as main's does. */
-  function unbatched(store: MapStore): SearchService {
-    const s = new SearchService(store, () => 0);
-    s.load();
-    const raw = s as unknown as { transaction<T>(fn: () => T, interim: boolean): T; bulkItem(a: BulkAction | Error): BulkItem };
-    (s as unknown as { bulkEach: SearchService['bulkEach'] }).bulkEach = (actions, each) => {
-      raw.transaction(() => {
-        for (const a of actions) each(raw.bulkItem(a));
-      }, true);
-    };
-    return s;
-  }
 
   function batched(store: MapStore): SearchService {
     const s = new SearchService(store, () => 0);
@@ -222,7 +210,7 @@ describe('_bulk with and without batched postings', () => {
           const storeA = new MapStore();
           const storeB = new MapStore();
           const a = batched(storeA);
-          const b = unbatched(storeB);
+          const b = unbatchedService(storeB);
           for (const s of [a, b]) s.createIndex('i', { mappings: { properties: { t: { type: 'text' }, n: { type: 'long' } } } });
           for (const { actions, throwAt } of requests) {
             expect(run(a, actions, throwAt)).toEqual(run(b, actions, throwAt));
@@ -258,7 +246,7 @@ describe('_bulk with and without batched postings', () => {
         actions.push({ op: 'delete', index: 'i', id: `d${i + 1}` });
       }
       const a = batched(new MapStore());
-      const b = unbatched(new MapStore());
+      const b = unbatchedService(new MapStore());
       expect(run(a, actions, null)).toEqual(run(b, actions, null));
       expect(serviceDump(a)).toEqual(serviceDump(b));
       expect(searches(a)).toEqual(searches(b));

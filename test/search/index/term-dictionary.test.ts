@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { FNV_BASIS, fnv, fnvCollisions } from './fnv-collisions.js';
 import { hashBytes, hashRange, hashUnits, scanAsciiBytes, tokens } from '../../../src/search/index/analyzer.js';
 import { PostingStore } from '../../../src/search/index/posting-store.js';
 import { TermDictionary } from '../../../src/search/index/term-dictionary.js';
@@ -75,44 +76,12 @@ describe('term dictionary', () => {
 // occupied slots in the table (every probe for a token of that run walks it), which is the size of
 // the crafted set for the old hash and a small number for a keyed one.
 
-const P = 0x01000193;
-const FNV_BASIS = 0x811c9dc5 | 0;
-
-/** Plain (unkeyed) FNV-1a over UTF-16 units from state `h`: the dictionary's old token hash. */
-function fnv(h: number, s: string): number {
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), P);
-  return h | 0;
-}
-
 /**
- * 2^rounds distinct lowercase ASCII tokens with one plain FNV-1a hash: per round, a birthday
- * search for two 5-character blocks taking the current state to the same state, then every token
- * so far is extended by either block (the attack a reviewer ran; ~2^16 hashes a round).
+ * 2^rounds distinct lowercase ASCII tokens with one plain FNV-1a hash (the attack that showed the
+ * flood; ~2^16 hashes a round). A leading letter: a token may not start with a digit-only run that
+ * splits differently.
  */
-function fullCollisions(rounds: number): string[] {
-  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
-  let seed = 7;
-  const rnd = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
-  // A leading letter: a token may not start with a digit-only run that splits differently.
-  let h = fnv(FNV_BASIS, 'q');
-  let values = ['q'];
-  for (let r = 0; r < rounds; r++) {
-    const seen = new Map<number, string>();
-    for (;;) {
-      let b = '';
-      for (let i = 0; i < 5; i++) b += alphabet[(rnd() >>> 8) % alphabet.length];
-      const x = fnv(h, b);
-      const o = seen.get(x);
-      if (o !== undefined && o !== b) {
-        values = values.flatMap((v) => [v + o, v + b]);
-        h = x;
-        break;
-      }
-      seen.set(x, b);
-    }
-  }
-  return values;
-}
+const fullCollisions = (rounds: number): string[] => fnvCollisions(rounds, { alphabet: 'abcdefghijklmnopqrstuvwxyz0123456789', seed: 7, prefix: 'q', draw: (r) => r >>> 8 });
 
 /**
  * 2^k tokens whose plain FNV-1a states (from ANY basis) agree in their low 15 bits: k positions

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { searchFailure } from '../harness.js';
 import { SearchError } from '../../../src/search/errors.js';
 import { parseMultiGet } from '../../../src/search/requests/multi-get.js';
 import fc from 'fast-check';
@@ -11,16 +12,7 @@ import fc from 'fast-check';
  * a null among `ids` is refused; `_source: "false"` is the boolean (isBooleanValue), not a pattern.
  */
 
-function failure(body: unknown, index?: string): { status: number; type: string; reason: string } {
-  try {
-    parseMultiGet(body, index);
-  } catch (e) {
-    if (!(e instanceof SearchError)) throw e;
-    const b = e.toBody() as { error: { type: string; reason: string }; status: number };
-    return { status: b.status, type: b.error.type, reason: b.error.reason };
-  }
-  throw new Error('parsed');
-}
+const failure = (body: unknown, index?: string) => searchFailure(() => parseMultiGet(body, index));
 
 describe('_mget nulls and boolean strings', () => {
   it('a null _id is no id: "id is missing" (ES), not the document whose id is "null"', () => {

@@ -1,11 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildSearchApp } from '../../../src/search/app.js';
-import { injectJson, searchConfig } from '../harness.js';
+import { describe, expect, it } from 'vitest';
+import { searchForEach, esCalls, type EsBody } from '../harness.js';
 
 describe('frozen point-in-time view', () => {
   // A point in time searches a frozen view of the index (InvertedIndex.frozenView): the live set,
@@ -16,28 +10,12 @@ describe('frozen point-in-time view', () => {
   // the same answers (ids, order, scores, totals, sort values, sources, versions) while plain searches
   // see the writes.
 
-  let app: FastifyInstance;
-  let dir: string;
 
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'portico-pit-view-'));
-    app = await buildSearchApp(searchConfig(dir), { logger: pino({ level: 'silent' }), now: Date.now, requestShutdown: () => undefined });
-  });
-  afterEach(async () => {
-    await app.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const h = searchForEach();
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
-  type Body = Record<string, any>;
+  type Body = EsBody;
 
-  const call = (method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown) => injectJson<Body>(app, method, url, body);
-
-  async function ok(method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown): Promise<Body> {
-    const res = await call(method, url, body);
-    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
-    return res.body;
-  }
+  const { call, ok } = esCalls(h);
 
   const WORDS = ['red', 'fox', 'dog', 'blue', 'lazy', 'quick', 'brown', 'cat'];
 
@@ -195,23 +173,14 @@ describe('frozen point-in-time view under random writes', () => {
   // query_string, frequencies past the packed 4 bits, multi-valued sorts with a mode, search_after),
   // under a seeded random mix of writes, each compared with the answer at the open, scores exactly.
 
-  let app: FastifyInstance;
-  let dir: string;
 
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'portico-pit-review-'));
-    app = await buildSearchApp(searchConfig(dir), { logger: pino({ level: 'silent' }), now: Date.now, requestShutdown: () => undefined });
-  });
-  afterEach(async () => {
-    await app.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const h = searchForEach();
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
   type Body = Record<string, any>;
 
   async function ok(method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown): Promise<Body> {
-    const res = await app.inject({
+    const res = await h.app.inject({
       method,
       url,
       ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': typeof body === 'string' ? 'application/x-ndjson' : 'application/json' } }),
@@ -340,8 +309,7 @@ describe('frozen point-in-time view under random writes', () => {
         ]);
       };
       await check();
-      await app.close();
-      app = await buildSearchApp(searchConfig(dir), { logger: pino({ level: 'silent' }), now: Date.now, requestShutdown: () => undefined });
+      await h.restart();
       await check();
     });
   });

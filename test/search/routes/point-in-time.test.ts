@@ -1,49 +1,30 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildSearchApp } from '../../../src/search/app.js';
-import { searchConfig, injectJson } from '../harness.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { searchForEach, esCalls, bulkIndex, type EsHit } from '../harness.js';
 
 describe('point in time', () => {
   // Point in time as ES 8 does it: open, search with `pit` (no index in the path), search_after
   // with the implicit `_shard_doc` tiebreaker, close, expiry, and the same snapshot as a scroll:
   // writes after it opened change neither the documents, their sources nor their scores.
 
-  interface Hit {
-    _id: string;
-    _score: number | null;
-    _source: Record<string, unknown>;
-    sort?: unknown[];
-  }
+  type Hit = EsHit;
   interface Answer {
     pit_id?: string;
     id?: string;
     hits: { total: { value: number; relation: string }; max_score: number | null; hits: Hit[] };
   }
 
-  let app: FastifyInstance;
-  let dir: string;
   let clock = 1_700_000_000_000;
 
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'portico-pit-'));
+  beforeEach(() => {
     clock = 1_700_000_000_000;
-    app = await buildSearchApp(searchConfig(dir), { logger: pino({ level: 'silent' }), now: () => clock, requestShutdown: () => undefined });
-    let body = '';
-    for (let i = 0; i < 30; i++) body += `{"index":{"_id":"d${i}"}}\n${JSON.stringify({ text: i % 4 === 0 ? 'quick brown fox' : 'lazy brown dog', n: i % 7 })}\n`;
-    const res = await app.inject({ method: 'POST', url: '/p/_bulk?refresh=true', payload: body, headers: { 'content-type': 'application/x-ndjson' } });
-    expect(res.json()).toMatchObject({ errors: false });
   });
-  afterEach(async () => {
-    await app.close();
-    rmSync(dir, { recursive: true, force: true });
+  const h = searchForEach([], { now: () => clock });
+  beforeEach(async () => {
+    await bulkIndex(h.app, 'p', Array.from({ length: 30 }, (_, i) => [`d${i}`, { text: i % 4 === 0 ? 'quick brown fox' : 'lazy brown dog', n: i % 7 }] as const));
   });
 
   async function call(method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown) {
-    const res = await app.inject({ method, url, ...(body === undefined ? {} : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+    const res = await h.app.inject({ method, url, ...(body === undefined ? {} : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
     return { status: res.statusCode, body: res.json() as Record<string, unknown> & Answer };
   }
 
@@ -175,30 +156,14 @@ describe('scroll and point in time under random writes', () => {
   // between batches must leave every scroll batch and every point-in-time search exactly as they
   // were when the context opened (ids, order, scores, sort values, sources, versions).
 
-  let app: FastifyInstance;
-  let dir: string;
   let clock = 1_700_000_000_000;
 
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'portico-ctx-review-'));
+  beforeEach(() => {
     clock = 1_700_000_000_000;
-    app = await buildSearchApp(searchConfig(dir), { logger: pino({ level: 'silent' }), now: () => clock, requestShutdown: () => undefined });
   });
-  afterEach(async () => {
-    await app.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const h = searchForEach([], { now: () => clock });
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
-  type Body = Record<string, any>;
-
-  const call = (method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown) => injectJson<Body>(app, method, url, body);
-
-  async function ok(method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown): Promise<Body> {
-    const res = await call(method, url, body);
-    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
-    return res.body;
-  }
+  const { ok } = esCalls(h);
 
   /** A small seeded generator (mulberry32), so a failure is reproducible. */
   function rng(seed: number): () => number {

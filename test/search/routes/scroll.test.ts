@@ -1,47 +1,28 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildSearchApp } from '../../../src/search/app.js';
-import { injectJson, searchConfig } from '../harness.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { injectJson, searchForEach, esCalls, bulkIndex, type EsHit } from '../harness.js';
 import { MAX_PIT_VIEWS_PER_INDEX } from '../../../src/search/engine/search-contexts.js';
 
 describe('scroll', () => {
   // Scroll as ES 8 does it: a consistent snapshot taken when the scroll begins, batches of `size`
   // until an empty one, clear, expiry, the limit on open scrolls, and ES's validation errors.
 
-  interface Hit {
-    _id: string;
-    _score: number | null;
-    _source: Record<string, unknown>;
-    sort?: unknown[];
-  }
+  type Hit = EsHit;
   interface Page {
     _scroll_id?: string;
     hits: { total: { value: number; relation: string } | number; max_score: number | null; hits: Hit[] };
   }
 
-  let app: FastifyInstance;
-  let dir: string;
   let clock = 1_700_000_000_000;
 
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'portico-scroll-'));
+  beforeEach(() => {
     clock = 1_700_000_000_000;
-    app = await buildSearchApp(searchConfig(dir), { logger: pino({ level: 'silent' }), now: () => clock, requestShutdown: () => undefined });
-    let body = '';
-    for (let i = 0; i < 25; i++) body += `{"index":{"_id":"d${i}"}}\n${JSON.stringify({ text: i % 3 === 0 ? 'red fox' : 'red dog', n: i })}\n`;
-    const res = await app.inject({ method: 'POST', url: '/s/_bulk?refresh=true', payload: body, headers: { 'content-type': 'application/x-ndjson' } });
-    expect(res.json()).toMatchObject({ errors: false });
   });
-  afterEach(async () => {
-    await app.close();
-    rmSync(dir, { recursive: true, force: true });
+  const h = searchForEach([], { now: () => clock });
+  beforeEach(async () => {
+    await bulkIndex(h.app, 's', Array.from({ length: 25 }, (_, i) => [`d${i}`, { text: i % 3 === 0 ? 'red fox' : 'red dog', n: i }] as const));
   });
 
-  const call = (method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown) => injectJson<Record<string, unknown> & Page>(app, method, url, body);
+  const call = (method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown) => injectJson<Record<string, unknown> & Page>(h.app, method, url, body);
 
   async function ok(method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown): Promise<Page> {
     const res = await call(method, url, body);
@@ -206,33 +187,14 @@ describe('scroll and point in time edges', () => {
   // TransportClosePointInTimeAction, RestSearchAction.preparePointInTime, the YAML test
   // scroll/11_clear.yml) or a bound the implementation states but does not keep.
 
-  let app: FastifyInstance;
-  let dir: string;
   const clock = 1_700_000_000_000;
 
+  const h = searchForEach([], { now: () => clock });
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'portico-ctx-findings-'));
-    app = await buildSearchApp(searchConfig(dir), { logger: pino({ level: 'silent' }), now: () => clock, requestShutdown: () => undefined });
-    let body = '';
-    for (let i = 0; i < 12; i++) body += `{"index":{"_id":"d${i}"}}\n${JSON.stringify({ text: 'red fox', n: i })}\n`;
-    const res = await app.inject({ method: 'POST', url: '/s/_bulk?refresh=true', payload: body, headers: { 'content-type': 'application/x-ndjson' } });
-    expect(res.json()).toMatchObject({ errors: false });
-  });
-  afterEach(async () => {
-    await app.close();
-    rmSync(dir, { recursive: true, force: true });
+    await bulkIndex(h.app, 's', Array.from({ length: 12 }, (_, i) => [`d${i}`, { text: 'red fox', n: i }] as const));
   });
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
-  type Body = Record<string, any>;
-
-  const call = (method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown) => injectJson<Body>(app, method, url, body);
-
-  async function ok(method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, body?: unknown): Promise<Body> {
-    const res = await call(method, url, body);
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return res.body;
-  }
+  const { call, ok } = esCalls(h, 200);
 
   describe('clear scroll (second reader)', () => {
     it('takes the ids of a body instead of those of the URL (YAML scroll/11_clear.yml)', async () => {

@@ -1,11 +1,11 @@
-import { beforeAll, describe, expect, it, afterEach, beforeEach } from 'vitest';
-import { searchConfig, searchForAll } from '../harness.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
-import { buildSearchApp } from '../../../src/search/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { searchForAll, searchForEach } from '../harness.js';
+
+
+
+
+
+
 
 // Issue 3, last differences in update bodies (ES 8's UpdateRequest parser over Jackson with strict
 // duplicate detection): booleans are Booleans.parseBoolean (only "true"/"false" as strings), a
@@ -153,24 +153,15 @@ describe('update conditions and detect_noop', () => {
   // unchanged document). s-conf2 accepts them as declared fields but ignored them, so an update ES
   // refuses with 409 was applied.
 
-  let app: FastifyInstance;
-  let dir: string;
 
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'portico-update-review-'));
-    app = await buildSearchApp(searchConfig(dir), { logger: pino({ level: 'silent' }), now: () => 1_700_000_000_000, requestShutdown: () => undefined });
-  });
-  afterEach(async () => {
-    await app.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const h = searchForEach([], { now: () => 1_700_000_000_000 });
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
   type Body = Record<string, any>;
 
   async function call(method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown): Promise<{ status: number; body: Body }> {
     const ndjson = typeof body === 'string';
-    const res = await app.inject({ method, url, ...(body === undefined ? {} : { payload: ndjson ? body : JSON.stringify(body), headers: { 'content-type': ndjson ? 'application/x-ndjson' : 'application/json' } }) });
+    const res = await h.app.inject({ method, url, ...(body === undefined ? {} : { payload: ndjson ? body : JSON.stringify(body), headers: { 'content-type': ndjson ? 'application/x-ndjson' : 'application/json' } }) });
     return { status: res.statusCode, body: res.json() as Body };
   }
 
