@@ -3,17 +3,12 @@ import { join } from 'node:path';
 import { Client as Client9, errors as errors9 } from '@elastic/elasticsearch';
 import { Client as OpenSearchClient } from '@opensearch-project/opensearch';
 import bcrypt from 'bcryptjs';
-import { Client as Client8 } from 'elasticsearch8';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientForAll, listenSearch, startSearch, type SearchHarness } from '../search/harness.js';
+import { FRUIT_DOCS, OFFICIAL_CLIENTS } from '../search/es-clients.js';
 
 // The official clients, unmodified and without special options, against a listening search app.
-const DOCS = Array.from({ length: 30 }, (_, i) => ({ id: String(i), title: i % 3 === 0 ? 'red apple pie' : i % 3 === 1 ? 'green apple' : 'blue sky', n: i }));
-
-describe.each([
-  ['@elastic/elasticsearch v9', (node: string) => new Client9({ node })],
-  ['@elastic/elasticsearch v8', (node: string) => new Client8({ node }) as unknown as Client9],
-])('%s', (_name, make) => {
+describe.each(OFFICIAL_CLIENTS)('%s', (_name, make) => {
   const s = clientForAll(make);
 
   it('pings, creates an index, bulk-loads and searches with from/size', async () => {
@@ -23,7 +18,7 @@ describe.each([
     await s.client.indices.create({ index: 'fruit', mappings: { properties: { title: { type: 'text' }, n: { type: 'integer' } } } });
     expect(await s.client.indices.exists({ index: 'fruit' })).toBe(true);
     expect(await s.client.indices.exists({ index: 'nope' })).toBe(false);
-    const bulk = await s.client.bulk({ refresh: true, operations: DOCS.flatMap(({ id, ...doc }) => [{ index: { _index: 'fruit', _id: id } }, doc]) });
+    const bulk = await s.client.bulk({ refresh: true, operations: FRUIT_DOCS.flatMap(({ id, ...doc }) => [{ index: { _index: 'fruit', _id: id } }, doc]) });
     expect(bulk.errors).toBe(false);
     const page1 = await s.client.search({ index: 'fruit', query: { match: { title: 'apple' } }, from: 0, size: 5 });
     expect(page1.hits.total).toEqual({ value: 20, relation: 'eq' });
@@ -73,7 +68,7 @@ describe('@opensearch-project/opensearch', () => {
     const info = await s.client.info();
     expect(info.body.version.distribution).toBe('opensearch');
     await s.client.indices.create({ index: 'os', body: { mappings: { properties: { title: { type: 'text' } } } } });
-    const bulk = await s.client.bulk({ refresh: 'true', body: DOCS.flatMap(({ id, ...doc }) => [{ index: { _index: 'os', _id: id } }, doc]) });
+    const bulk = await s.client.bulk({ refresh: 'true', body: FRUIT_DOCS.flatMap(({ id, ...doc }) => [{ index: { _index: 'os', _id: id } }, doc]) });
     expect(bulk.body.errors).toBe(false);
     const all = await s.client.search({ index: 'os', body: { query: { match: { title: 'apple' } } }, size: 100 });
     const page = await s.client.search({ index: 'os', body: { query: { match: { title: 'apple' } } }, from: 5, size: 5 });

@@ -1,24 +1,18 @@
-import { Client as Client9 } from '@elastic/elasticsearch';
 import { Client as OpenSearchClient } from '@opensearch-project/opensearch';
-import { Client as Client8 } from 'elasticsearch8';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clientForAll } from '../search/harness.js';
+import { FRUIT_DOCS, OFFICIAL_CLIENTS } from '../search/es-clients.js';
 
 /**
- * The official clients' helpers and APIs that use `_msearch`, `_mget` and `filter_path` (issue 3),
+ * The official clients' helpers and APIs that use `_msearch`, `_mget` and `filter_path`,
  * unmodified, against a listening search app.
  */
 
-const DOCS = Array.from({ length: 30 }, (_, i) => ({ id: String(i), title: i % 3 === 0 ? 'red apple pie' : i % 3 === 1 ? 'green apple' : 'blue sky', n: i }));
-
-describe.each([
-  ['@elastic/elasticsearch v9', (node: string) => new Client9({ node })],
-  ['@elastic/elasticsearch v8', (node: string) => new Client8({ node }) as unknown as Client9],
-])('%s', (_name, make) => {
+describe.each(OFFICIAL_CLIENTS)('%s', (_name, make) => {
   const s = clientForAll(make);
   beforeAll(async () => {
     await s.client.indices.create({ index: 'fruit', mappings: { properties: { title: { type: 'text' }, n: { type: 'integer' } } } });
-    const bulk = await s.client.bulk({ refresh: true, operations: DOCS.flatMap(({ id, ...doc }) => [{ index: { _index: 'fruit', _id: id } }, doc]) });
+    const bulk = await s.client.bulk({ refresh: true, operations: FRUIT_DOCS.flatMap(({ id, ...doc }) => [{ index: { _index: 'fruit', _id: id } }, doc]) });
     expect(bulk.errors).toBe(false);
   });
 
@@ -65,7 +59,7 @@ describe.each([
 
   it('helpers.search returns the sources through filter_path, and filter_path works on any call', async () => {
     const docs = await s.client.helpers.search<{ n: number }>({ index: 'fruit', query: { match: { title: 'sky' } }, size: 100 });
-    expect(docs.map((d) => d.n).sort((a, b) => a - b)).toEqual(DOCS.filter((d) => d.title === 'blue sky').map((d) => d.n));
+    expect(docs.map((d) => d.n).sort((a, b) => a - b)).toEqual(FRUIT_DOCS.filter((d) => d.title === 'blue sky').map((d) => d.n));
     const none = await s.client.helpers.search({ index: 'fruit', query: { match: { title: 'nothing' } } });
     expect(none).toEqual([]);
     const count = await s.client.count({ index: 'fruit', filter_path: 'count' });
@@ -76,7 +70,7 @@ describe.each([
 describe('@opensearch-project/opensearch', () => {
   const s = clientForAll((node) => new OpenSearchClient({ node }), ['--search.flavor', 'opensearch']);
   beforeAll(async () => {
-    await s.client.bulk({ refresh: 'true', body: DOCS.flatMap(({ id, ...doc }) => [{ index: { _index: 'os', _id: id } }, doc]) });
+    await s.client.bulk({ refresh: 'true', body: FRUIT_DOCS.flatMap(({ id, ...doc }) => [{ index: { _index: 'os', _id: id } }, doc]) });
   });
 
   it('msearch and mget', async () => {

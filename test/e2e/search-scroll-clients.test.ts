@@ -1,7 +1,6 @@
-import { Client as Client9 } from '@elastic/elasticsearch';
-import { Client as Client8 } from 'elasticsearch8';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clientForAll } from '../search/harness.js';
+import { OFFICIAL_CLIENTS } from '../search/es-clients.js';
 
 // The official clients' scroll and point-in-time APIs, unmodified, against a listening search
 // app: helpers.scrollSearch must walk every document (it stopped after one page while `?scroll`
@@ -9,10 +8,7 @@ import { clientForAll } from '../search/harness.js';
 // must parse our answers.
 const N = 1234;
 
-describe.each([
-  ['@elastic/elasticsearch v9', (node: string) => new Client9({ node })],
-  ['@elastic/elasticsearch v8', (node: string) => new Client8({ node }) as unknown as Client9],
-])('%s', (_name, make) => {
+describe.each(OFFICIAL_CLIENTS)('%s', (_name, make) => {
   const s = clientForAll(make);
   beforeAll(async () => {
     const operations = Array.from({ length: N }, (_, i) => [{ index: { _index: 'logs', _id: `l${i}` } }, { msg: i % 2 === 0 ? 'disk full' : 'disk ok', n: i }]).flat();

@@ -81,6 +81,18 @@ export function esCalls(h: SearchHarness, status?: number) {
   return { call, ok };
 }
 
+/**
+ * Memory in use after `gc` ran (a full collection): the JS heap plus what lives outside it of the
+ * kind `outside` names (typed arrays: arrayBuffers; external strings: external).
+ */
+export function heldAfter(gc: () => void, outside: 'arrayBuffers' | 'external'): () => number {
+  return () => {
+    gc();
+    const m = process.memoryUsage();
+    return m.heapUsed + m[outside];
+  };
+}
+
 /** A harness that forwards to the one `current` gives (started by a hook before any test uses it). */
 function follow(current: () => SearchHarness | undefined): SearchHarness {
   const h = (): SearchHarness => {

@@ -4,10 +4,15 @@ import { SearchError } from '../../../src/search/errors.js';
 import { parseMultiSearch } from '../../../src/search/engine/multi-search.js';
 import fc from 'fast-check';
 
+/**
+ * parseMultiSearch (engine/multi-search.ts): header and body lines, blank lines and the URL
+ * search_type.
+ */
+
 const ndjson = (...lines: unknown[]) => `${lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}\n`;
 
 /**
- * Second reading of s-filter: an `_msearch` body line is always parsed as a search source
+ * An `_msearch` body line is always parsed as a search source
  * (MultiSearchRequest.readMultiLineFormat hands every body slice, even an empty one, to
  * SearchSourceBuilder.parseXContent), so a blank body line fails the whole request with
  * parsing_exception "Expected [START_OBJECT] but found [null]". It is not a match_all search (only

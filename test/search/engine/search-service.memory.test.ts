@@ -2,7 +2,13 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it, afterEach } from 'vitest';
 import { SearchService, type BulkAction } from '../../../src/search/engine/search-service.js';
+import { heldAfter } from '../harness.js';
 import { MapStore, unbatchedService } from '../map-store.js';
+
+/**
+ * The memory SearchService holds: after a big document is written and deleted (one by one or
+ * through _bulk), between _bulk requests, and what a small _bulk after a large one allocates.
+ */
 
 /** The heap in use after a full collection. */
 function heldBytes(): number {
@@ -48,8 +54,8 @@ describe('search service memory', () => {
   });
 });
 
-// Second reader: _bulk batches a request's text postings in per-field buffers (s-bulk3). Like a
-// single-document write (search-service-memory.test.ts), a big document written through _bulk and
+// _bulk batches a request's text postings in per-field buffers. Like a
+// single-document write (the first describe of this file), a big document written through _bulk and
 // then deleted must not leave buffers sized by it behind for good. Typed arrays live outside the
 // JS heap: the measure is heapUsed + arrayBuffers.
 describe('search service memory after _bulk', () => {
@@ -59,11 +65,7 @@ describe('search service memory after _bulk', () => {
     const service = new SearchService(new MapStore(), Date.now);
     service.load();
     service.indexDoc('i', 'small', { body: 'a small document', tags: ['x', 'y'] }, '{"body":"a small document","tags":["x","y"]}', 'index');
-    const held = (): number => {
-      gc();
-      const m = process.memoryUsage();
-      return m.heapUsed + m.arrayBuffers;
-    };
+    const held = heldAfter(gc, 'arrayBuffers');
     const before = held();
     ((): void => {
       // 10 MB of text (two distinct words, 2 million tokens) in a field, as JSON.parse makes it.
@@ -77,13 +79,13 @@ describe('search service memory after _bulk', () => {
   });
 });
 
-// Second reader: _bulk's batched postings (s-bulk3) keep their scratch per text field between
+// _bulk's batched postings keep their scratch per text field between
 // requests (the batch's term ids and ordinals, the grouped ordinals, the run starts), about 1-6 MB
 // per field after a bulk of a few thousand documents. Dynamic mapping makes every string field a
 // text field, and time-based indices (one per day) each keep theirs after their last write: the
 // memory held grows with fields x indices and never returns. Here 8 indices of 10 text fields each
 // take one bulk of 2,000 documents; the service must hold about what it holds without the
-// batching (main's per-document appends), not tens of MB more.
+// batching (postings appended document by document), not tens of MB more.
 
 
 function load(s: SearchService): void {
@@ -127,7 +129,7 @@ describe('memory held between _bulk requests', () => {
 });
 
 describe('a small _bulk after a large one', () => {
-  // Second reader: a _bulk's text postings are batched per request (s-bulk3). A request of one
+  // A _bulk's text postings are batched per request. A request of one
   // document after a large one must cost about what a one-document write costs, not work and memory
   // sized by the earlier request or the field's vocabulary: on the Debian corpus loaded in bulks of
   // 5,000, a one-document _bulk cost 2.3 ms per document against 0.12 ms for a plain add (10-document

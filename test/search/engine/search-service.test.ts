@@ -12,6 +12,12 @@ import { SqliteDocumentStore } from '../../../src/search/store/document-store.js
 import { parseQuery } from '../../../src/search/requests/query-dsl.js';
 
 /**
+ * SearchService (engine/search-service.ts) over a document store: the index it builds after any
+ * history of writes, _bulk with and without batched postings, bulk commits that fail, and dates
+ * stored by a version that ignored date formats.
+ */
+
+/**
  * The in-memory index after any history of writes (index, create, update, delete, refused
  * documents, multi-valued and repeated values, a snapshot in between) holds what a rebuild from the
  * stored documents holds, and a service restored from a snapshot builds the same index as the one
@@ -105,9 +111,9 @@ describe('index after a history of writes', () => {
 });
 
 describe('_bulk with and without batched postings', () => {
-  // Second reader's check of _bulk's batched postings (s-bulk3) through the service: the same
+  // _bulk's batched postings through the service: the same
   // requests applied with the batching (postings appended term by term when the request ends) and
-  // without it (main's per-document appends) leave exactly the same indices (ordinals, tombstones,
+  // without it (postings appended document by document) leave exactly the same indices (ordinals, tombstones,
   // postings, frequencies, bounds, norms, statistics, keyword values, versions), give the same item
   // results and the same search answers, whatever the requests hold: updates and deletes of a
   // document written earlier in the same request, refused items, fields and indices created in the
@@ -203,7 +209,7 @@ describe('_bulk with and without batched postings', () => {
     return items;
   }
 
-  describe('_bulk with batched postings (second reader)', () => {
+  describe('_bulk with batched postings', () => {
     it('leaves the same indices, items and answers as document-by-document indexing', () => {
       fc.assert(
         fc.property(fc.array(request, { minLength: 1, maxLength: 5 }), (requests) => {

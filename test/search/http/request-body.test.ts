@@ -1,6 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { searchForAll } from '../harness.js';
 
+/**
+ * Request bodies as ES reads them: nesting depth (Jackson's StreamReadConstraints) and a leading
+ * UTF-8 byte order mark.
+ */
+
 // ES 8.8+ reads request bodies with Jackson's StreamReadConstraints: more than 1000 levels of
 // nesting are refused as they are read. JSON.parse takes any depth, but the walks after it
 // (JSON.stringify, the document parser, settings and mappings) exhausted the stack near 10,000

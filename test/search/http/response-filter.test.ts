@@ -4,6 +4,11 @@ import { RawJson, renderJson } from '../../../src/search/http/json-render.js';
 import { applyResponseFilter, NOTHING, parseFilterPath } from '../../../src/search/http/response-filter.js';
 import { searchForAll } from '../harness.js';
 
+/**
+ * filter_path (http/response-filter.ts): parsing, applying, exclusions and empty containers,
+ * wildcard segments that must not backtrack, and every kind of JSON answer over HTTP.
+ */
+
 /** The filtered compact text of `body` under `filterPath`. */
 function filtered(body: unknown, filterPath: string): string {
   const f = parseFilterPath(filterPath);
@@ -153,7 +158,7 @@ describe('applyResponseFilter', () => {
 
 describe('exclusions', () => {
   /**
-   * Second reading of s-filter: an exclusion keeps an object or array that was empty to begin with
+   * An exclusion keeps an object or array that was empty to begin with
    * and only drops one its own paths emptied, as ES 8.16+ does (FilterPathBasedFilter's
    * includeEmptyArray/includeEmptyObject, elastic/elasticsearch#112250, backported to 8.16 as #115223;
    * the user-visible case is #63842: `filter_path=**,-**.key_as_string` on `size:0` lost `hits.hits: []`).
@@ -207,8 +212,8 @@ describe('exclusions', () => {
 
   describe('filter_path and a field named __proto__', () => {
     // JSON.parse makes "__proto__" an own field; an assignment `out[k] = v` sets the prototype
-    // instead, so the field vanished from any _source the filter reached into (and the branch's own
-    // property test "an inclusion then keeps exactly …" failed about one run in six on it).
+    // instead, so the field vanished from any _source the filter reached into (and the property
+    // test "an inclusion then keeps exactly …" failed about one run in six on it).
     it('keeps it like any other field', () => {
       const source = new RawJson('{"__proto__":{"x":1},"a":1,"b":2}');
       expect(filtered({ hits: { hits: [{ _source: source }] } }, '-hits.hits._source.b')).toBe('{"hits":{"hits":[{"_source":{"__proto__":{"x":1},"a":1}}]}}');
@@ -219,7 +224,7 @@ describe('exclusions', () => {
 });
 
 /**
- * Second reading of s-filter: a `*` segment of `filter_path` was compiled to a RegExp `^…$` with
+ * A `*` segment of `filter_path` was once compiled to a RegExp `^…$` with
  * `.*` per star, which backtracks exponentially: `*a*a*a*a*a*a*a*a*a*b` against a 40-character
  * field name of `a`s took seconds, and with a few more stars minutes, all on the one event loop
  * that serves every listener of the process (a single request stalls search, management and push
@@ -281,7 +286,7 @@ describe('filter_path size and ** chains', () => {
 });
 
 /**
- * `?filter_path=` on every kind of JSON answer of the search listener (issue 3), over inject():
+ * `?filter_path=` on every kind of JSON answer of the search listener, over inject():
  * filtered as ES filters it on success, never on errors (ES builds those without the filter).
  */
 

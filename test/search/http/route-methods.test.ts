@@ -2,6 +2,11 @@ import { describe, expect, it, beforeAll } from 'vitest';
 import { RouteMethods } from '../../../src/search/http/route-methods.js';
 import { searchForAll } from '../harness.js';
 
+/**
+ * Which methods a search path answers (http/route-methods.ts): the route table, 405 with an Allow
+ * header for a known path, HEAD, other methods on _mget and _msearch, and DELETE or PUT on `/`.
+ */
+
 describe('route methods', () => {
   const routes = new RouteMethods();
   routes.add('GET', '/:index/_search');
@@ -111,7 +116,7 @@ describe('HEAD on the search routes', () => {
   });
 });
 
-// Issue 3: other methods on `_mget` and `_msearch`. ES's RestController tries every route pattern
+// Other methods on `_mget` and `_msearch`. ES's RestController tries every route pattern
 // that matches the path (the literal `/_msearch` first, then `/{index}`), and answers 405 only when
 // no pattern serves the method: DELETE and PUT on `/_msearch` or `/_mget` reach the index APIs with
 // an index named `_msearch` (delete: 404 no such index; create: 400 invalid name), HEAD reaches

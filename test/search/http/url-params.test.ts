@@ -2,6 +2,11 @@ import { describe, expect, it, beforeEach } from 'vitest';
 import { checkParams, SEARCH_PARAMS } from '../../../src/search/http/url-params.js';
 import { searchForEach } from '../harness.js';
 
+/**
+ * URL parameters (http/url-params.ts): the check of unknown and misspelled parameters, and a
+ * parameter given twice.
+ */
+
 const message = (params: Record<string, string>): string => {
   try {
     checkParams('/i/_search', params, SEARCH_PARAMS);
@@ -28,7 +33,7 @@ describe('a repeated query parameter', () => {
   /**
    * A query parameter given twice (`?from=1&from=2`): ES keeps the last value (RestUtils
    * decodeQueryString puts each into a map). Fastify hands it over as an array, which the
-   * parameter readers were not written for: a 500 on main for these.
+   * parameter readers once answered with a 500.
    */
   const h = searchForEach();
   beforeEach(async () => {

@@ -2,6 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hashRange, asciiBytes, scanAsciiBytes, scanTokens, scanTokensGeneral, tokenText, tokens } from '../../../src/search/index/analyzer.js';
 
+/**
+ * The standard analyzer (index/analyzer.ts): tokens, hashes and the ASCII byte scan at the edges of
+ * its byte ranges.
+ */
+
 describe('standard analyzer', () => {
   it.each([
     ["The 2 QUICK Brown-Foxes jumped over the lazy dog's bone.", ['the', '2', 'quick', 'brown', 'foxes', 'jumped', 'over', 'the', 'lazy', "dog's", 'bone']],

@@ -9,6 +9,11 @@ import { restoreIndices, saveIndices, SNAPSHOT_FORMAT } from '../../../src/searc
 import { InvertedIndex } from '../../../src/search/index/inverted-index.js';
 import { Mappings } from '../../../src/search/mapping/mapping.js';
 
+/**
+ * The index snapshot (index/index-snapshot.ts): its format, and its use across restarts only when
+ * the store has not changed.
+ */
+
 // A clean shutdown saves the in-memory index; the next start uses it instead of re-reading every
 // document, but only when the store has not changed since. Either way the answers are the same.
 describe('index snapshot across restarts', () => {

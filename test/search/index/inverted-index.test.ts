@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { heldAfter } from '../harness.js';
 import { FNV_BASIS, fnv, fnvCollisions } from './fnv-collisions.js';
 import { tokens } from '../../../src/search/index/analyzer.js';
 import { KeywordField, TextField, InvertedIndex } from '../../../src/search/index/inverted-index.js';
@@ -12,12 +13,11 @@ import { ScratchArena } from '../../../src/search/query/scratch-arena.js';
 import { SearchContexts } from '../../../src/search/engine/search-contexts.js';
 import type { IndexState } from '../../../src/search/engine/search-service.js';
 
-
-
-
-
-
-
+/**
+ * InvertedIndex and its fields (index/inverted-index.ts): terms, memory held by big values, doc
+ * values of retired ordinals, keyword terms under crafted values, and the frozen view a point in
+ * time reads.
+ */
 
 describe('inverted index terms', () => {
   it('a text field holds exactly the analyzer tokens as terms, with their frequencies', () => {
@@ -211,11 +211,7 @@ describe('inverted index terms', () => {
     const gc = runInNewContext('gc') as () => void;
     const f = new TextField();
     f.add(0, ['a short warm-up value of some length']);
-    const held = (): number => {
-      gc();
-      const m = process.memoryUsage();
-      return m.heapUsed + m.external;
-    };
+    const held = heldAfter(gc, 'external');
     const before = held();
     // 10 MB of text as JSON.parse makes it (one flat heap string), 2 distinct words: the index
     // itself grows by a few bytes per document.
@@ -231,7 +227,7 @@ describe('inverted index terms', () => {
 // The doc values of a retired ordinal (an updated or deleted document) are kept only while a frozen
 // point-in-time view may still read them (InvertedIndex.frozenView): without one, a document
 // updated n times kept n copies of its multi-valued keyword and numeric values, in memory and in
-// every snapshot, for good (s-pit2's removes kept them always).
+// every snapshot, for good.
 
 const mappings = Mappings.parse({ properties: { tags: { type: 'keyword' }, nums: { type: 'long' } } });
 const source = (i: number) => ({ tags: [`a${i}`, `b${i}`, `c${i}`], nums: [i, i + 1, i + 2] });
@@ -318,11 +314,11 @@ describe('doc values of retired ordinals', () => {
   });
 });
 
-// Second reader: KeywordTerms (s-bulk3) is an open-addressing table keyed by FNV-1a of the value,
+// KeywordTerms is an open-addressing table keyed by FNV-1a of the value,
 // with a fixed offset basis. FNV-1a is iterated, so two blocks that take one state to the same
 // state can be chained: k pairs found by a birthday search (about 2^16 hashes each) give 2^k
 // distinct values with the same 32-bit hash. They all probe one chain and compare strings with
-// each other: a _bulk of 16,384 such values cost 1.65 s of CPU on the branch (29 ms on main's Map,
+// each other: a _bulk of 16,384 such values cost 1.65 s of CPU (29 ms with a Map,
 // whose string hashes V8 seeds per process), 2^18 values would block the event loop for minutes.
 // The table must not put values that collide under the unseeded hash into one probe chain.
 

@@ -9,6 +9,11 @@ import { restoreIndices, saveIndices } from '../../../src/search/index/index-sna
 import { InvertedIndex, TextField } from '../../../src/search/index/inverted-index.js';
 import { Mappings } from '../../../src/search/mapping/mapping.js';
 
+/**
+ * TermDictionary (index/term-dictionary.ts): lookups through both paths, and probe runs under
+ * tokens crafted against a public hash.
+ */
+
 describe('term dictionary', () => {
   // Lengths around the inline limit (8 units), ASCII and not, through both the string and the byte path.
   const term = fc.string({ unit: fc.constantFrom('a', 'b', 'z', '0', '_', '.', 'é', '日'), minLength: 1, maxLength: 14 });
@@ -69,7 +74,7 @@ describe('term dictionary', () => {
   });
 });
 
-// Issue 3 (security): the text-term dictionary is an open-addressing table on the analyzer's token
+// Security: the text-term dictionary is an open-addressing table on the analyzer's token
 // hash, and tokens come from _bulk. With the old public hash (FNV-1a from the fixed basis), tokens
 // crafted to share it, or only its low bits (the slot: linear probing), all land in one probe run,
 // so inserting N of them walks O(N^2) slots. No timing here: the tests count the longest run of

@@ -3,6 +3,11 @@ import { FieldValues, parseDocument } from '../../../src/search/mapping/document
 import { Mappings } from '../../../src/search/mapping/mapping.js';
 import { searchForAll } from '../harness.js';
 
+/**
+ * The document parser (mapping/document-parser.ts): field values, and how deep a document may nest
+ * (index.mapping.depth.limit).
+ */
+
 const entries = <T>(f: FieldValues<T>): [string, readonly T[]][] => Array.from({ length: f.size }, (_, i) => [f.pathAt(i), f.valuesAt(i)]);
 
 describe('document parser', () => {

@@ -2,6 +2,8 @@ import { describe, expect, it, afterAll, beforeAll } from 'vitest';
 import { Mappings } from '../../../src/search/mapping/mapping.js';
 import { startSearch, type SearchHarness } from '../harness.js';
 
+/** Mappings (mapping/mapping.ts): parsing, saving, dynamic additions, and a field named __proto__. */
+
 describe('Mappings', () => {
   it('shows date_detection: false in GET _mapping and keeps it through a save and load', () => {
     const m = Mappings.parse({ date_detection: false, properties: { t: { type: 'text' } } });
@@ -14,7 +16,7 @@ describe('Mappings', () => {
 });
 
 /**
- * Second reading (found while testing s-filter, the bug is main's dynamic mapping): a document
+ * Dynamic mapping and a field named `__proto__`: a document
  * with a field named `__proto__` went through `props[key] ??= { properties: {} }` in
  * Mappings.withAdditions, which found Object.prototype there and wrote `properties` onto it: every
  * object of the process had a `properties` field from then on, the document was refused (mapping

@@ -9,6 +9,11 @@ import { parseQuery, type Query } from '../../../src/search/requests/query-dsl.j
 import { ScratchArena } from '../../../src/search/query/scratch-arena.js';
 import { byScore, selectWindow } from '../../../src/search/query/top-k.js';
 
+/**
+ * matchTopK (query/match-top-k.ts) against the general path (score every term, union, select), on
+ * ordinary and adversarial indices and windows.
+ */
+
 // matchTopK must give exactly the window, scores, total and max score of the general path
 // (score every term, union, select): skipping documents that cannot enter the window is only
 // allowed to save work.
@@ -346,7 +351,7 @@ describe('matchTopK past the end (pastEndScan: merge of two lists, marks for mor
   });
 });
 
-// Second reader's checks of the deep-page paths (pastEndScan's merge of two lists and its bit sets
+// The deep-page paths (pastEndScan's merge of two lists and its bit sets
 // for three terms or more) against the general path (score every term, union, select), on indices
 // written the way the service writes them: updates (a new ordinal, the old one a tombstone),
 // deletes, batches of a _bulk (postings appended term by term), one arena reused across queries and
@@ -400,7 +405,7 @@ function reference(query: Extract<Query, { kind: 'match' }>, index: InvertedInde
   return { docs: Array.from(hits.docs.subarray(0, hits.length)), scores: Array.from(hits.scores.subarray(0, hits.length)), max, hits };
 }
 
-describe('matchTopK deep pages, adversarial (second reader)', () => {
+describe('matchTopK deep pages, adversarial', () => {
   it('answers as the general path for pages just inside, at and past the end, after updates, deletes and batches', () => {
     fc.assert(
       fc.property(
@@ -425,7 +430,7 @@ describe('matchTopK deep pages, adversarial (second reader)', () => {
               if (field === undefined) continue;
               const ref = reference(query, index, mappings);
               // A term weight that overflowed to Infinity (boost near float's max) scores NaN: the
-              // order of NaN scores and the max score then differ between main's paths already
+              // order of NaN scores and the max score then differ between the general and the fast paths already
               // (not this round's change; left out).
               if (ref.scores.some((s) => Number.isNaN(s))) continue;
               const total = ref.docs.length;
@@ -441,7 +446,7 @@ describe('matchTopK deep pages, adversarial (second reader)', () => {
                 expect(Array.from(top.docs), what).toEqual(Array.from(window, (i) => ref.hits.docs[i]));
                 expect(Array.from(top.scores), what).toEqual(Array.from(window, (i) => ref.hits.scores[i]));
                 expect(top.total > limit ? 'more' : top.total, what).toEqual(total > limit ? 'more' : total);
-                // A weight that overflowed (boost near float's max) scores NaN: main's fast paths then report
+                // A weight that overflowed (boost near float's max) scores NaN: the fast paths then report
                 // the best number, the general path NaN (not this round's change; left out).
                 if (from + size > 0) expect(top.maxScore, `${what} max`).toBe(ref.max);
               }

@@ -4,7 +4,9 @@ import { InvertedIndex } from '../../../src/search/index/inverted-index.js';
 import { Mappings } from '../../../src/search/mapping/mapping.js';
 import { planSort } from '../../../src/search/query/sort.js';
 
-// Second reader: search_after values are the same for every hit; reading them (a date string
+/** Sort plans (query/sort.ts): search_after values. */
+
+// search_after values are the same for every hit; reading them (a date string
 // through the field's js-joda format, ~10 us a value) once per hit made a deep page cost
 // O(hits) parses. They are read once per search.
 describe('sort plan: search_after', () => {

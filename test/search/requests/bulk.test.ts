@@ -26,7 +26,7 @@ describe('bulk parser', () => {
     expect(() => parseBulk('{"nope":{}}\n{"n":1}', 'i')).toThrow('Malformed action/metadata line [1]');
   });
 
-  // Second reader: an action whose value is not an object is malformed, as ES's parser says
+  // An action whose value is not an object is malformed, as ES's parser says
   // (it is not an object with unknown keys "0", "1", …, nor an action without an index).
   it('refuses an action whose value is not an object with ES\'s malformed-line text', () => {
     expect(() => parseBulk('{"index":{"_id":"1"}}\n{"n":1}\n{"index":"foo"}\n{"n":1}\n', 'i')).toThrow(

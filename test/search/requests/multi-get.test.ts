@@ -4,9 +4,13 @@ import { SearchError } from '../../../src/search/errors.js';
 import { parseMultiGet } from '../../../src/search/requests/multi-get.js';
 import fc from 'fast-check';
 
+/**
+ * parseMultiGet (requests/multi-get.ts): docs and ids, and JSON nulls and boolean strings as ES
+ * reads them.
+ */
 
 /**
- * Second reading of s-filter: `_mget` bodies with JSON nulls and boolean strings, read as ES 8's
+ * `_mget` bodies with JSON nulls and boolean strings, read as ES 8's
  * MultiGetRequest reads them. Its parser acts only on tokens that are values (`isValue()`), and
  * VALUE_NULL is not one: a null `_id`, `_index`, `_source`, `routing` or unknown field is skipped,
  * a null among `ids` is refused; `_source: "false"` is the boolean (isBooleanValue), not a pattern.

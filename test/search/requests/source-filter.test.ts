@@ -1,8 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
+/**
+ * _source include/exclude patterns (requests/source-filter.ts): glob matching equal to the RegExp
+ * it replaced, without exponential backtracking.
+ */
 
-describe('_source include/exclude patterns (main\'s source-filter, reached by _mget per-doc _source too)', () => {
+describe('_source include/exclude patterns (also reached by _mget per-doc _source)', () => {
   it('match as the RegExp did (property over the shared globMatch)', async () => {
     const { globMatch } = await import('../../../src/search/syntax/glob.js');
     const text = fc.array(fc.constantFrom('a', 'b', '.', 'x', '*', '\\', '(', 'é'), { maxLength: 8 }).map((a) => a.join(''));

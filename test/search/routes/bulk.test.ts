@@ -1,6 +1,11 @@
 import { describe, expect, it, beforeAll } from 'vitest';
 import { searchForAll, searchForEach } from '../harness.js';
 
+/**
+ * _bulk over HTTP (routes/document-routes.ts): validation of items and of the whole request, and
+ * update lines.
+ */
+
 describe('_bulk validation', () => {
   /**
    * How `_bulk` (and the single-document write) validate items as ES 8 does: which problems fail
@@ -249,14 +254,14 @@ describe('_bulk validation', () => {
   });
 });
 
-// Review of s-conf3, gaps left in `_bulk` (bulk.ts, outside s-conf3's files): ES answers an update
+// Update lines and action lines of `_bulk` (requests/bulk.ts): ES answers an update
 // line's `_source` with `get` in the item as `_update` does (BulkResponseItem.get), and its JSON
 // parser (strict duplicate detection) refuses an action line that repeats a key for the whole request.
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
 type Body = Record<string, any>;
 
-describe('_bulk update gaps (review)', () => {
+describe('_bulk update lines: get and repeated keys', () => {
   const h = searchForAll();
   const bulk = async (payload: string): Promise<{ status: number; body: Body }> => {
     const res = await h.app.inject({ method: 'POST', url: '/_bulk', payload, headers: { 'content-type': 'application/x-ndjson' } });

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { searchForAll } from '../harness.js';
 
+/** GET and _mget with `?stored_fields` over HTTP (routes/document-routes.ts). */
+
 // ES's get API with `?stored_fields` (RestGetAction, ShardGetService; rest-api-spec get/20_stored_fields
 // and get/70_source_filtering): the values of `store: true` fields in `fields` (always lists, left
 // out when none has a value), no `_source` unless `_source` is among the names or asked for, and

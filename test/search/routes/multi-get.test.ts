@@ -1,8 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { searchForAll } from '../harness.js';
+import { searchForAll, esCalls } from '../harness.js';
 import { isoInstant } from '../../../src/search/syntax/date-format.js';
 
-/** `_mget` as ES 8 answers it (issue 3): shapes of found, missing and failed items, and its validation. */
+/** _mget over HTTP (routes/multi-routes.ts): items, parameters, and stored fields including dates. */
+
+/** `_mget` as ES 8 answers it: shapes of found, missing and failed items, and its validation. */
 
 const json = { 'content-type': 'application/json' };
 
@@ -120,20 +122,14 @@ describe('_mget over HTTP', () => {
   });
 });
 
-// Issue 3, the last `_mget` differences: `version_type` is read as VersionType.fromString reads it
+// `_mget` parameters: `version_type` is read as VersionType.fromString reads it
 // (an unknown one fails the request; every type checks a read by equality; version -3 is
 // MATCH_ANY), `routing` changes nothing on one shard, and `stored_fields` answers `fields` with the
 // values of the fields the mapping stores (and leaves it out for any other).
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
-type Body = Record<string, any>;
-
-describe('_mget (issue 3)', () => {
+describe('_mget', () => {
   const h = searchForAll();
-  const call = async (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown): Promise<{ status: number; body: Body }> => {
-    const res = await h.app.inject({ method, url, ...(body === undefined ? {} : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
-    return { status: res.statusCode, body: res.json() as Body };
-  };
+  const { call } = esCalls(h);
   beforeAll(async () => {
     const mappings = {
       properties: {
@@ -202,19 +198,13 @@ describe('_mget (issue 3)', () => {
 });
 
 describe('_mget stored date fields', () => {
-  // Review of s-conf3: `_mget`'s `fields` for stored date fields. A date field takes epoch millis
+  // `_mget`'s `fields` for stored date fields. A date field takes epoch millis
   // past what Date#toISOString can print (±8.64e15): `stored_fields` on such a document answered a
   // 500. ES prints stored dates with strict_date_optional_time (year 4 to 9 digits, signed past 9999).
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
-  type Body = Record<string, any>;
-
-  describe('_mget stored_fields (review)', () => {
+  describe('_mget stored_fields', () => {
     const h = searchForAll();
-    const call = async (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown): Promise<{ status: number; body: Body }> => {
-      const res = await h.app.inject({ method, url, ...(body === undefined ? {} : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
-      return { status: res.statusCode, body: res.json() as Body };
-    };
+    const { call } = esCalls(h);
     beforeAll(async () => {
       const mappings = { properties: { d: { type: 'date', store: true }, k: { type: 'keyword', store: 'true' } } };
       expect((await call('PUT', '/sd', { mappings })).status).toBe(200);
@@ -248,14 +238,14 @@ describe('_mget stored date fields', () => {
 });
 
 describe('_mget stored dates with a format', () => {
-  // Review of s-conf3: ES shows a stored date field's value with the field's own format
-  // (DateFieldType.valueForDisplay: the mapping format's printer), not always as ISO 8601; the
-  // branch prints every stored date as strict_date_optional_time.
+  // ES shows a stored date field's value with the field's own format
+  // (DateFieldType.valueForDisplay: the mapping format's printer), not always as ISO 8601
+  // (strict_date_optional_time).
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
   type Body = Record<string, any>;
 
-  describe('_mget stored date with a format (review)', () => {
+  describe('_mget stored date with a format', () => {
     const h = searchForAll();
     const call = async (method: 'POST' | 'PUT', url: string, body: unknown): Promise<{ status: number; body: Body }> => {
       const res = await h.app.inject({ method, url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });

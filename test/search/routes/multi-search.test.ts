@@ -1,7 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { searchForAll } from '../harness.js';
 
-/** `_msearch` as ES 8 answers it (issue 3), after ES's msearch/10_basic.yml and MultiSearchRequest. */
+/**
+ * _msearch over HTTP (routes/multi-routes.ts): searches, parameters, points in time and repeated
+ * keys in lines.
+ */
+
+/** `_msearch` as ES 8 answers it, after ES's msearch/10_basic.yml and MultiSearchRequest. */
 
 const ndjson = (...lines: unknown[]) => `${lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}\n`;
 
@@ -138,7 +143,7 @@ describe('_msearch over HTTP', () => {
   });
 });
 
-// Issue 3, the last `_msearch` differences: a `pit` in a search body searches the point in time
+// `_msearch` parameters and lines: a `pit` in a search body searches the point in time
 // (RestMultiSearchAction runs RestSearchAction.preparePointInTime on each such search as it reads
 // it), the request-wide numbers are checked as RestMultiSearchAction checks them, a repeated key in
 // a line fails the request (Jackson's strict duplicate detection), and scroll has no place in it.
@@ -147,7 +152,7 @@ describe('_msearch over HTTP', () => {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
 type Body = Record<string, any>;
 
-describe('_msearch (issue 3)', () => {
+describe('_msearch', () => {
   const h = searchForAll();
   const msearch = async (url: string, lines: string[]): Promise<{ status: number; body: Body }> => {
     const res = await h.app.inject({ method: 'POST', url, payload: `${lines.join('\n')}\n`, headers: { 'content-type': 'application/x-ndjson' } });

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { searchForEach, esCalls, type EsBody } from '../harness.js';
 
+/**
+ * The frozen index view a point in time searches (InvertedIndex.frozenView), over HTTP: every read
+ * path, under each kind of write.
+ */
+
 describe('frozen point-in-time view', () => {
   // A point in time searches a frozen view of the index (InvertedIndex.frozenView): the live set,
   // field statistics and per-term records copied at the first write after it opened, everything else
@@ -168,8 +173,7 @@ describe('frozen point-in-time view', () => {
 });
 
 describe('frozen point-in-time view under random writes', () => {
-  // Second reader's checks of the frozen point-in-time view (s-pit2): query kinds the branch's own
-  // tests leave out (dictionary walks over text and keyword terms, case-insensitive terms,
+  // The frozen point-in-time view and the query kinds the describe above leaves out (dictionary walks over text and keyword terms, case-insensitive terms,
   // query_string, frequencies past the packed 4 bits, multi-valued sorts with a mode, search_after),
   // under a seeded random mix of writes, each compared with the answer at the open, scores exactly.
 
@@ -251,7 +255,7 @@ describe('frozen point-in-time view under random writes', () => {
     return out;
   }
 
-  describe('a point in time over a written index (review)', () => {
+  describe('a point in time over a written index, every query kind', () => {
     for (const seed of [1, 2, 3]) {
       it(`answers as at its open through random writes (seed ${seed})`, async () => {
         const r = rng(seed);
@@ -280,7 +284,7 @@ describe('frozen point-in-time view under random writes', () => {
     }
   });
 
-  describe('deleted documents without any point in time (review)', () => {
+  describe('deleted documents without any point in time', () => {
     it('answer no query, sort or exists, before and after a restart', async () => {
       await ok('PUT', '/r', { mappings: { properties: { only: { type: 'text' }, kw: { type: 'keyword' }, num: { type: 'long' }, keep: { type: 'keyword' } } } });
       await ok('PUT', '/r/_doc/gone', { only: 'lonely words', kw: ['x', 'y'], num: [5, 500], keep: 'a' });

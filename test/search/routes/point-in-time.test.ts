@@ -1,6 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { searchForEach, esCalls, bulkIndex, type EsHit } from '../harness.js';
 
+/**
+ * Point in time over HTTP (routes/scroll-routes.ts), and scroll and point in time under seeded
+ * random writes.
+ */
+
 describe('point in time', () => {
   // Point in time as ES 8 does it: open, search with `pit` (no index in the path), search_after
   // with the implicit `_shard_doc` tiebreaker, close, expiry, and the same snapshot as a scroll:
@@ -151,7 +156,7 @@ describe('point in time', () => {
 });
 
 describe('scroll and point in time under random writes', () => {
-  // Second reader's checks of scroll and point in time: a seeded random mix of writes (new
+  // Scroll and point in time under a seeded random mix of writes (new
   // documents, updates, deletes, re-creations of deleted ids, dynamic mapping changes, refreshes)
   // between batches must leave every scroll batch and every point-in-time search exactly as they
   // were when the context opened (ids, order, scores, sort values, sources, versions).
@@ -250,7 +255,7 @@ describe('scroll and point in time under random writes', () => {
     expect(res.errors).toBe(false);
   }
 
-  describe('scroll and point in time under random writes (second reader)', () => {
+  describe('scroll and point in time under seeded random writes', () => {
     for (const s of [1, 2, 3, 4, 5]) {
       it(`scroll batches equal the search at the start (seed ${s})`, async () => {
         const r = rng(s);

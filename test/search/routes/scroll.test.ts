@@ -2,6 +2,11 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { injectJson, searchForEach, esCalls, bulkIndex, type EsHit } from '../harness.js';
 import { MAX_PIT_VIEWS_PER_INDEX } from '../../../src/search/engine/search-contexts.js';
 
+/**
+ * Scroll over HTTP (routes/scroll-routes.ts), and the edges it shares with point in time: clearing,
+ * closing, deleted indices, held views and sort values.
+ */
+
 describe('scroll', () => {
   // Scroll as ES 8 does it: a consistent snapshot taken when the scroll begins, batches of `size`
   // until an empty one, clear, expiry, the limit on open scrolls, and ES's validation errors.
@@ -182,7 +187,7 @@ describe('scroll', () => {
 });
 
 describe('scroll and point in time edges', () => {
-  // Second reader's findings on scroll and point in time: each case is what ES 8 answers (sources:
+  // Edges of scroll and point in time: each case is what ES 8 answers (sources:
   // RestClearScrollAction / ClearScrollRequest.fromXContent, ClearScrollController,
   // TransportClosePointInTimeAction, RestSearchAction.preparePointInTime, the YAML test
   // scroll/11_clear.yml) or a bound the implementation states but does not keep.
@@ -196,7 +201,7 @@ describe('scroll and point in time edges', () => {
 
   const { call, ok } = esCalls(h, 200);
 
-  describe('clear scroll (second reader)', () => {
+  describe('clear scroll', () => {
     it('takes the ids of a body instead of those of the URL (YAML scroll/11_clear.yml)', async () => {
       const a = (await ok('POST', '/s/_search?scroll=1m&size=2', {}))._scroll_id as string;
       // ClearScrollRequest.fromXContent starts from no ids: the body's replace the URL's.
@@ -221,7 +226,7 @@ describe('scroll and point in time edges', () => {
     });
   });
 
-  describe('close point in time (second reader)', () => {
+  describe('close point in time', () => {
     it('answers succeeded false for a point in time already gone, and one freed context per index', async () => {
       expect((await call('POST', '/t/_doc/x?refresh=true', { text: 'red', n: 1 })).status).toBe(201);
       const one = (await ok('POST', '/s/_pit?keep_alive=1m')).id as string;
@@ -233,7 +238,7 @@ describe('scroll and point in time edges', () => {
     });
   });
 
-  describe('point in time search parameters (second reader)', () => {
+  describe('point in time search parameters', () => {
     it('refuses indices options, routing and preference with a point in time instead of ignoring them', async () => {
       const pit = (await ok('POST', '/s/_pit?keep_alive=1m')).id as string;
       const res = await call('POST', '/_search?ignore_unavailable=true&routing=1&preference=_local', { pit: { id: pit } });
@@ -247,7 +252,7 @@ describe('scroll and point in time edges', () => {
     });
   });
 
-  describe('contexts of a deleted index (second reader)', () => {
+  describe('contexts of a deleted index', () => {
     it('are freed when the index is deleted, as ES frees its shards contexts, not when next asked for', async () => {
       const scroll = (await ok('POST', '/s/_search?scroll=1m&size=2', {}))._scroll_id as string;
       const pit = (await ok('POST', '/s/_pit?keep_alive=1m')).id as string;
@@ -259,7 +264,7 @@ describe('scroll and point in time edges', () => {
     });
   });
 
-  describe('index views held by points in time (second reader)', () => {
+  describe('index views held by points in time', () => {
     it('stay within MAX_PIT_VIEWS_PER_INDEX when the mapping changes between opens', async () => {
       // Each point in time opened after a mapping change needs a view of its own; before the next
       // write none is frozen, so the limit (checked only against a frozen last view) never trips,
@@ -274,7 +279,7 @@ describe('scroll and point in time edges', () => {
     });
   });
 
-  describe('scroll sort values (second reader)', () => {
+  describe('scroll sort values', () => {
     it('are kept in one column per key, numbers in a Float64Array (8 bytes a hit instead of an array per hit)', async () => {
       const { sortColumnsOf, sortValuesAt } = await import('../../../src/search/engine/search-contexts.js');
       const rows: (number | string | null)[][] = [
@@ -293,7 +298,7 @@ describe('scroll and point in time edges', () => {
     });
   });
 
-  describe('what a scroll or point in time must not ignore (second reader)', () => {
+  describe('what a scroll or point in time must not ignore', () => {
     it('refuses slice instead of answering every document in every slice', async () => {
       const pit = (await ok('POST', '/s/_pit?keep_alive=1m')).id as string;
       for (const [url, body] of [

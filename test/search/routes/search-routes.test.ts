@@ -6,6 +6,12 @@ import { SearchService } from '../../../src/search/engine/search-service.js';
 import { MapStore } from '../map-store.js';
 import fc from 'fast-check';
 
+/**
+ * _search and _count over HTTP (routes/search-routes.ts): rendering of hits and empty pages,
+ * indices options, query nesting depth, dotted keys, pagination, the match fast path and its memos,
+ * and fields mapped after documents.
+ */
+
 // Hits are written straight to JSON text in the common case (no sort values, whole or no
 // _source); the bytes must be those of the general object rendering: key order, the optional
 // members, scores as Float.toString writes them, and `_source` verbatim.

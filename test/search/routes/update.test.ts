@@ -1,20 +1,19 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { searchForAll, searchForEach } from '../harness.js';
 
+/**
+ * _update over HTTP (routes/document-routes.ts): update bodies and _bulk update lines, booleans,
+ * conditions and detect_noop.
+ */
 
-
-
-
-
-
-// Issue 3, last differences in update bodies (ES 8's UpdateRequest parser over Jackson with strict
+// Update bodies as read by ES 8's UpdateRequest parser over Jackson with strict
 // duplicate detection): booleans are Booleans.parseBoolean (only "true"/"false" as strings), a
 // repeated key fails the request where Jackson meets it, and `_source` adds the `get` member.
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
 type Body = Record<string, any>;
 
-describe('update bodies (issue 3)', () => {
+describe('update bodies', () => {
   const h = searchForAll();
   const call = async (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown): Promise<{ status: number; body: Body }> => {
     const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
@@ -84,7 +83,7 @@ describe('update bodies (issue 3)', () => {
   });
 });
 
-describe('update lines of _bulk (issue 3)', () => {
+describe('update lines of _bulk', () => {
   const h = searchForAll();
 
   it('fail the whole request for a boolean given "yes" or a repeated key, as the update API does, and apply nothing', async () => {
@@ -103,14 +102,14 @@ describe('update lines of _bulk (issue 3)', () => {
 });
 
 describe('update body booleans', () => {
-  // Review of s-conf3: UpdateRequest's booleans are read with XContentParser.booleanValue, which
+  // UpdateRequest's booleans are read with XContentParser.booleanValue, which
   // gives Booleans.parseBoolean(char[], …)'s default (false) for an empty string and refuses only
   // other strings. So `"detect_noop": ""` is a valid body meaning false, not a parse error.
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
   type Body = Record<string, any>;
 
-  describe('update body booleans given "" (review)', () => {
+  describe('update body booleans given ""', () => {
     const h = searchForAll();
     const call = async (method: 'POST' | 'PUT', url: string, payload: string, ndjson = false): Promise<{ status: number; body: Body }> => {
       const res = await h.app.inject({ method, url, payload, headers: { 'content-type': ndjson ? 'application/x-ndjson' : 'application/json' } });
@@ -147,11 +146,11 @@ describe('update body booleans', () => {
 });
 
 describe('update conditions and detect_noop', () => {
-  // Second reader's findings on s-conf2's update bodies: UpdateRequest's parser declares
+  // UpdateRequest's parser declares
   // `if_seq_no`, `if_primary_term` and `detect_noop`, and ES acts on them (the conditions are checked
   // when the current document is read, UpdateHelper / getForUpdate; detect_noop false writes an
-  // unchanged document). s-conf2 accepts them as declared fields but ignored them, so an update ES
-  // refuses with 409 was applied.
+  // unchanged document). Accepting them as declared fields but ignoring them would apply an update
+  // ES refuses with 409.
 
 
   const h = searchForEach([], { now: () => 1_700_000_000_000 });
@@ -165,7 +164,7 @@ describe('update conditions and detect_noop', () => {
     return { status: res.statusCode, body: res.json() as Body };
   }
 
-  describe('update body conditions (second reader)', () => {
+  describe('update body conditions', () => {
     it('_update refuses with 409 when the body if_seq_no does not match, and changes nothing', async () => {
       expect((await call('PUT', '/i/_doc/1', { n: 1 })).status).toBe(201);
       const res = await call('POST', '/i/_update/1', { doc: { n: 2 }, if_seq_no: 99, if_primary_term: 1 });
@@ -196,7 +195,7 @@ describe('update conditions and detect_noop', () => {
     });
   });
 
-  describe('update detect_noop (second reader)', () => {
+  describe('update detect_noop', () => {
     it('detect_noop false writes an unchanged document as an update', async () => {
       expect((await call('PUT', '/i/_doc/1', { n: 1 })).status).toBe(201);
       expect((await call('POST', '/i/_update/1', { doc: { n: 1 } })).body).toMatchObject({ result: 'noop', _version: 1 });
@@ -208,7 +207,7 @@ describe('update conditions and detect_noop', () => {
     });
   });
 
-  describe('a refused _bulk changes nothing (second reader: checked, holds)', () => {
+  describe('a refused _bulk changes nothing', () => {
     it('an update line with an unknown field refuses the whole request before any item is applied', async () => {
       const res = await call('POST', '/_bulk', '{"index":{"_index":"j","_id":"a"}}\n{"x":1}\n{"update":{"_index":"j","_id":"a"}}\n{"doc":{"x":2},"foo":1}\n');
       expect(res.status).toBe(400);

@@ -2,6 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { searchForEach } from '../harness.js';
 
 /**
+ * Document writes and index resolution over HTTP (routes/document-routes.ts) where ES 8's answers
+ * are easy to miss.
+ */
+
+/**
  * ES 8 behaviours of writes and index resolution that Portico answered differently: deletes and
  * updates on a missing index (TransportBulkAction's auto-creation rules), unknown or mistyped
  * fields in an update body (UpdateRequest's ObjectParser), the id of a failed auto-id item, a

@@ -3,6 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { compileDateFormat, DEFAULT_DATE_FORMAT, parseDate } from '../../../src/search/syntax/date-format.js';
 import { Mappings, dateFormatText, parseDateFor } from '../../../src/search/mapping/mapping.js';
 
+/**
+ * Date formats (syntax/date-format.ts): ES's patterns and built-in names, strict ISO parsing, and
+ * printing.
+ */
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
@@ -77,7 +81,7 @@ describe('missing date components of gt/lte bounds', () => {
   });
 });
 
-// Second reader: ES's ISO parsers resolve STRICTly: no 29 February outside leap years, no 31st of
+// ES's ISO parsers resolve STRICTly: no 29 February outside leap years, no 31st of
 // a 30-day month, no hour 24. Date.parse rolls such dates over into the next month or day.
 describe('ISO dates java.time refuses', () => {
   it('refuses impossible days and hour 24 with the default format, and keeps real leap days', () => {
@@ -90,7 +94,7 @@ describe('ISO dates java.time refuses', () => {
   });
 });
 
-// Second reader: ES 8 knows these built-in names (and their strict_ forms); they were refused as
+// ES 8 knows these built-in names (and their strict_ forms); they were refused as
 // "Unknown pattern letter" at index creation, and a stored mapping naming one stopped the server.
 describe('ES built-in format names', () => {
   const cases: [string, string, number][] = [
@@ -123,7 +127,7 @@ describe('ES built-in format names', () => {
   });
 });
 
-// Second reader: strict_date_optional_time's month and day are optional, and ES tries it before
+// strict_date_optional_time's month and day are optional, and ES tries it before
 // epoch_millis: the string "2020" is the year 2020 (elastic/elasticsearch#63680), "2020-02" is
 // February. Rounding up (lte, gt) fills the time of day only, as ES's round-up parser does.
 describe('strict_date_optional_time: a year, a year and month', () => {
@@ -138,7 +142,7 @@ describe('strict_date_optional_time: a year, a year and month', () => {
   });
 });
 
-describe('DateFormat.print (fix)', () => {
+describe('DateFormat.print', () => {
   const ms = Date.UTC(2015, 0, 2, 3, 4, 5, 60);
   it('prints with the first alternative, in UTC', () => {
     expect(compileDateFormat('epoch_millis||yyyy-MM-dd').print(ms)).toBe(String(ms));

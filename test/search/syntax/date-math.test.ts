@@ -79,7 +79,7 @@ describe('date math for range bounds', () => {
   });
 });
 
-// Second reader: ES's epoch_second round-up parser defaults the nanoseconds to 999,999,999 when
+// ES's epoch_second round-up parser defaults the nanoseconds to 999,999,999 when
 // the value has no fraction (EpochTime.SECONDS_FORMATTER), so lte/gt cover the whole second.
 describe('date math: epoch_second round-up, bad formats and dates out of range', () => {
   it('rounds an epoch_second bound without a fraction up to the last millisecond of that second', () => {

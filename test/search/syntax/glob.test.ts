@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { searchForAll } from '../harness.js';
 
+/** Glob matching (syntax/glob.ts) as index-name and field-name wildcards use it over HTTP. */
+
 /**
- * Second reading (found while reviewing s-filter's filter_path, which had the same construction):
- * index-name wildcards (search-service resolve) and field-name wildcards in queries (query-exec
- * resolveFields) were compiled to RegExps with a `.*` per star, which backtrack exponentially:
+ * Index-name wildcards (search-service resolve) and field-name wildcards in queries (query-exec
+ * resolveFields) were once compiled to RegExps (as `filter_path` segments were) with a `.*` per star, which backtrack exponentially:
  * `*a*a*a*a*a*a*a*a*a*b` against a 40-character name of `a`s held the event loop (every listener
  * of the process) for minutes. Both now use glob.ts; these requests answer at once.
  */

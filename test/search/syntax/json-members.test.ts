@@ -4,7 +4,13 @@ import { findDuplicateKey, readInTextOrder, textLocation } from '../../../src/se
 import { searchForAll } from '../harness.js';
 import { errors, SearchError } from '../../../src/search/errors.js';
 
-// Review of s-conf3: findDuplicateKey scans every `_search`/`_count`/`_mget` body, `_msearch` line
+/**
+ * Repeated JSON keys: findDuplicateKey and readInTextOrder (syntax/json-members.ts), and every
+ * request body and line that goes through them (_search, _count, _mget, _msearch, _bulk), answered
+ * in ES's order.
+ */
+
+// findDuplicateKey scans every `_search`/`_count`/`_mget` body, `_msearch` line
 // and update body (`_bulk` update lines included). Checked here against a plain recursive-descent
 // reading of the same text: the first key, in text order, that repeats one of its object's, and
 // the offset just past its closing quote.
@@ -76,7 +82,7 @@ const text = fc.letrec<{ value: string }>((tie) => ({
   ),
 })).value;
 
-describe('findDuplicateKey (review)', () => {
+describe('findDuplicateKey against a recursive-descent reading', () => {
   it('agrees with a recursive-descent reading on generated JSON', () => {
     fc.assert(
       fc.property(text, (t) => {
@@ -107,7 +113,7 @@ describe('findDuplicateKey', () => {
   });
 });
 
-// Issue 3: ES 8 parses request bodies with Jackson's strict duplicate detection on, so a key that
+// ES 8 parses request bodies with Jackson's strict duplicate detection on, so a key that
 // repeats one of its object's fails the request: x_content_parse_exception "[line:col] Duplicate
 // field 'k'" (caused by json_parse_exception), the location just past the repeated key. Here for
 // `_search`, `_count` and `_mget` bodies (update bodies and `_msearch` lines: their own tests).
@@ -115,7 +121,7 @@ describe('findDuplicateKey', () => {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
 type Body = Record<string, any>;
 
-describe('duplicate keys in request bodies (issue 3)', () => {
+describe('duplicate keys in request bodies', () => {
   const h = searchForAll();
   const post = async (url: string, payload: string): Promise<{ status: number; body: Body }> => {
     const res = await h.app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json' } });
@@ -151,15 +157,15 @@ describe('duplicate keys in request bodies (issue 3)', () => {
 });
 
 describe('a repeated key after another problem', () => {
-  // Review of s-conf3: ES reads a search body as a stream, so a problem its parser meets before the
-  // repeated key (an unknown query, an unknown field) is what it answers; the branch checks the
-  // whole text for repeated keys before reading the body, so it answers "Duplicate field" instead.
-  // (The update body already follows the text order: checkUpdateBody.)
+  // ES reads a search body as a stream, so a problem its parser meets before the repeated key (an
+  // unknown query, an unknown field) is what it answers; a check of the whole text for repeated
+  // keys before reading the body would answer "Duplicate field" instead. (The update body follows
+  // the text order through checkUpdateBody.)
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
   type Body = Record<string, any>;
 
-  describe('a repeated key after another problem (review)', () => {
+  describe('a repeated key after another problem', () => {
     const h = searchForAll();
     const post = async (url: string, payload: string): Promise<{ status: number; body: Body }> => {
       const res = await h.app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json' } });
@@ -209,7 +215,7 @@ describe('a repeated key after another problem', () => {
     });
   });
 
-  describe('readInTextOrder (fix)', () => {
+  describe('readInTextOrder', () => {
     const ws = fc.constantFrom('', ' ', '\n', ' \t');
     /** `{"a":A,"o":{…"k":X,…"k":Y…},"z":Z}` with whitespace anywhere: one repeated key, in a nested object. */
     const texts = fc
@@ -267,7 +273,7 @@ describe('a repeated key after another problem', () => {
 });
 
 describe('a repeated key before a check made after reading', () => {
-  // Review of a31d281/fa678ed: readInTextOrder answers an error that both the cut text and the text
+  // readInTextOrder answers an error that both the cut text and the text
   // without the repeated member give, as one met before the repeated key. A check ES makes only once
   // its parser has read the whole body or line (ActionRequest.validate, BulkRequestParser's checks
   // after the action line's object) gives the same error on both texts when it depends only on
@@ -276,7 +282,7 @@ describe('a repeated key before a check made after reading', () => {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ES answers are read loosely here
   type Body = Record<string, any>;
 
-  describe('a repeated key before a check ES makes after reading (review)', () => {
+  describe('a repeated key before a check ES makes after reading', () => {
     const h = searchForAll();
     const post = async (url: string, payload: string, type = 'application/json'): Promise<{ status: number; body: Body }> => {
       const res = await h.app.inject({ method: 'POST', url, payload, headers: { 'content-type': type } });
@@ -339,7 +345,7 @@ describe('a repeated key before a check made after reading', () => {
     });
   });
 
-  describe('_msearch: a repeated key in a header line (review)', () => {
+  describe('_msearch: a repeated key in a header line', () => {
     const h = searchForAll();
     beforeAll(async () => {
       await h.app.inject({ method: 'PUT', url: '/o/_doc/1?refresh=true', payload: '{"t":"fox"}', headers: { 'content-type': 'application/json' } });
@@ -370,7 +376,7 @@ describe('a repeated key before a check made after reading', () => {
     });
   });
 
-  describe('_bulk: an action line _source that is a number (review)', () => {
+  describe('_bulk: an action line _source that is a number', () => {
     const h = searchForAll();
 
     // BulkRequestParser hands the value to FetchSourceContext.fromXContent, whose refusal of a
@@ -390,12 +396,12 @@ describe('a repeated key before a check made after reading', () => {
   });
 });
 
-// Review of a31d281 (pins ES's order; passes): RestSearchAction checks rest_total_hits_as_int against track_total_hits only
+// RestSearchAction checks rest_total_hits_as_int against track_total_hits only
 // after the body is parsed (checkRestTotalHits), so a repeated key anywhere in the body fails the
 // request first, and so must readInTextOrder even though the check depends only on a member before
 // the repeated key.
 
-describe('rest_total_hits_as_int and a repeated key (review)', () => {
+describe('rest_total_hits_as_int and a repeated key', () => {
   const h = searchForAll();
   beforeAll(async () => {
     await h.app.inject({ method: 'PUT', url: '/o/_doc/1?refresh=true', payload: '{"t":"fox"}', headers: { 'content-type': 'application/json' } });
