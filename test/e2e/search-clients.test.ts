@@ -3,107 +3,77 @@ import { join } from 'node:path';
 import { Client as Client9, errors as errors9 } from '@elastic/elasticsearch';
 import { Client as OpenSearchClient } from '@opensearch-project/opensearch';
 import bcrypt from 'bcryptjs';
-import { Client as Client8 } from 'elasticsearch8';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSearch, type SearchHarness } from '../search/harness.js';
+import { clientForAll, listenSearch, startSearch, type SearchHarness } from '../search/harness.js';
+import { FRUIT_DOCS, OFFICIAL_CLIENTS } from '../search/es-clients.js';
 
 // The official clients, unmodified and without special options, against a listening search app.
-async function listen(h: SearchHarness): Promise<string> {
-  await h.app.listen({ host: '127.0.0.1', port: 0 });
-  const addr = h.app.server.address();
-  if (addr === null || typeof addr === 'string') throw new Error('no port');
-  return `http://127.0.0.1:${addr.port}`;
-}
-
-const DOCS = Array.from({ length: 30 }, (_, i) => ({ id: String(i), title: i % 3 === 0 ? 'red apple pie' : i % 3 === 1 ? 'green apple' : 'blue sky', n: i }));
-
-describe.each([
-  ['@elastic/elasticsearch v9', (node: string) => new Client9({ node })],
-  ['@elastic/elasticsearch v8', (node: string) => new Client8({ node }) as unknown as Client9],
-])('%s', (_name, make) => {
-  let h: SearchHarness;
-  let client: Client9;
-  beforeAll(async () => {
-    h = await startSearch();
-    client = make(await listen(h));
-  });
-  afterAll(async () => {
-    await client.close();
-    await h.close();
-  });
+describe.each(OFFICIAL_CLIENTS)('%s', (_name, make) => {
+  const s = clientForAll(make);
 
   it('pings, creates an index, bulk-loads and searches with from/size', async () => {
-    expect(await client.ping()).toBe(true);
-    const info = await client.info();
+    expect(await s.client.ping()).toBe(true);
+    const info = await s.client.info();
     expect(info.tagline).toBe('You Know, for Search');
-    await client.indices.create({ index: 'fruit', mappings: { properties: { title: { type: 'text' }, n: { type: 'integer' } } } });
-    expect(await client.indices.exists({ index: 'fruit' })).toBe(true);
-    expect(await client.indices.exists({ index: 'nope' })).toBe(false);
-    const bulk = await client.bulk({ refresh: true, operations: DOCS.flatMap(({ id, ...doc }) => [{ index: { _index: 'fruit', _id: id } }, doc]) });
+    await s.client.indices.create({ index: 'fruit', mappings: { properties: { title: { type: 'text' }, n: { type: 'integer' } } } });
+    expect(await s.client.indices.exists({ index: 'fruit' })).toBe(true);
+    expect(await s.client.indices.exists({ index: 'nope' })).toBe(false);
+    const bulk = await s.client.bulk({ refresh: true, operations: FRUIT_DOCS.flatMap(({ id, ...doc }) => [{ index: { _index: 'fruit', _id: id } }, doc]) });
     expect(bulk.errors).toBe(false);
-    const page1 = await client.search({ index: 'fruit', query: { match: { title: 'apple' } }, from: 0, size: 5 });
+    const page1 = await s.client.search({ index: 'fruit', query: { match: { title: 'apple' } }, from: 0, size: 5 });
     expect(page1.hits.total).toEqual({ value: 20, relation: 'eq' });
     expect(page1.hits.hits).toHaveLength(5);
-    const all = await client.search({ index: 'fruit', query: { match: { title: 'apple' } }, size: 100 });
-    const page3 = await client.search({ index: 'fruit', query: { match: { title: 'apple' } }, from: 10, size: 5 });
+    const all = await s.client.search({ index: 'fruit', query: { match: { title: 'apple' } }, size: 100 });
+    const page3 = await s.client.search({ index: 'fruit', query: { match: { title: 'apple' } }, from: 10, size: 5 });
     expect(page3.hits.hits.map((x) => x._id)).toEqual(all.hits.hits.slice(10, 15).map((x) => x._id));
-    const sorted = await client.search({ index: 'fruit', sort: [{ n: 'desc' }], size: 2 });
+    const sorted = await s.client.search({ index: 'fruit', sort: [{ n: 'desc' }], size: 2 });
     expect(sorted.hits.hits.map((x) => x._id)).toEqual(['29', '28']);
-    expect((await client.count({ index: 'fruit' })).count).toBe(30);
-    const doc = await client.get<{ n: number }>({ index: 'fruit', id: '7' });
+    expect((await s.client.count({ index: 'fruit' })).count).toBe(30);
+    const doc = await s.client.get<{ n: number }>({ index: 'fruit', id: '7' });
     expect(doc._source?.n).toBe(7);
-    await client.index({ index: 'fruit', id: '100', document: { title: 'apple' }, refresh: true });
-    await client.delete({ index: 'fruit', id: '100' });
+    await s.client.index({ index: 'fruit', id: '100', document: { title: 'apple' }, refresh: true });
+    await s.client.delete({ index: 'fruit', id: '100' });
   });
 
   it('surfaces ES errors as ResponseError with type and status', async () => {
-    const err = await client.search({ index: 'fruit', from: 9995, size: 10 }).catch((e: unknown) => e);
+    const err = await s.client.search({ index: 'fruit', from: 9995, size: 10 }).catch((e: unknown) => e);
     expect((err as Error).name).toBe(errors9.ResponseError.name);
     const re = err as { statusCode: number; body: { error: { type: string; root_cause: { reason: string }[] } } };
     expect(re.statusCode).toBe(400);
     expect(re.body.error.type).toBe('search_phase_execution_exception');
     expect(re.body.error.root_cause[0]?.reason).toMatch(/^Result window is too large/);
-    const missing = (await client.search({ index: 'missing' }).catch((e: unknown) => e)) as { statusCode: number; body: { error: { type: string } } };
+    const missing = (await s.client.search({ index: 'missing' }).catch((e: unknown) => e)) as { statusCode: number; body: { error: { type: string } } };
     expect(missing.statusCode).toBe(404);
     expect(missing.body.error.type).toBe('index_not_found_exception');
-    const conflict = (await client.create({ index: 'fruit', id: '1', document: {} }).catch((e: unknown) => e)) as { statusCode: number };
+    const conflict = (await s.client.create({ index: 'fruit', id: '1', document: {} }).catch((e: unknown) => e)) as { statusCode: number };
     expect(conflict.statusCode).toBe(409);
   });
 
   it('gets a filtered document and its bare source, lists indices, and refuses wildcard deletes', async () => {
-    const doc = await client.get<{ n: number }>({ index: 'fruit', id: '7', _source_includes: ['n'] });
+    const doc = await s.client.get<{ n: number }>({ index: 'fruit', id: '7', _source_includes: ['n'] });
     expect(doc._source).toEqual({ n: 7 });
-    expect(await client.getSource({ index: 'fruit', id: '7' })).toEqual({ title: 'green apple', n: 7 });
-    const rows = await client.cat.indices({ index: 'fruit', format: 'json' });
+    expect(await s.client.getSource({ index: 'fruit', id: '7' })).toEqual({ title: 'green apple', n: 7 });
+    const rows = await s.client.cat.indices({ index: 'fruit', format: 'json' });
     expect(rows[0]?.['docs.count']).toBe('30');
-    const refused = (await client.indices.delete({ index: 'fr*' }).catch((e: unknown) => e)) as { statusCode: number };
+    const refused = (await s.client.indices.delete({ index: 'fr*' }).catch((e: unknown) => e)) as { statusCode: number };
     expect(refused.statusCode).toBe(400);
-    expect(await client.indices.exists({ index: 'fruit' })).toBe(true);
+    expect(await s.client.indices.exists({ index: 'fruit' })).toBe(true);
   });
 });
 
 describe('@opensearch-project/opensearch', () => {
-  let h: SearchHarness;
-  let client: OpenSearchClient;
-  beforeAll(async () => {
-    h = await startSearch(['--search.flavor', 'opensearch']);
-    client = new OpenSearchClient({ node: await listen(h) });
-  });
-  afterAll(async () => {
-    await client.close();
-    await h.close();
-  });
+  const s = clientForAll((node) => new OpenSearchClient({ node }), ['--search.flavor', 'opensearch']);
 
   it('indexes and pages with from/size in the query string', async () => {
-    const info = await client.info();
+    const info = await s.client.info();
     expect(info.body.version.distribution).toBe('opensearch');
-    await client.indices.create({ index: 'os', body: { mappings: { properties: { title: { type: 'text' } } } } });
-    const bulk = await client.bulk({ refresh: 'true', body: DOCS.flatMap(({ id, ...doc }) => [{ index: { _index: 'os', _id: id } }, doc]) });
+    await s.client.indices.create({ index: 'os', body: { mappings: { properties: { title: { type: 'text' } } } } });
+    const bulk = await s.client.bulk({ refresh: 'true', body: FRUIT_DOCS.flatMap(({ id, ...doc }) => [{ index: { _index: 'os', _id: id } }, doc]) });
     expect(bulk.body.errors).toBe(false);
-    const all = await client.search({ index: 'os', body: { query: { match: { title: 'apple' } } }, size: 100 });
-    const page = await client.search({ index: 'os', body: { query: { match: { title: 'apple' } } }, from: 5, size: 5 });
+    const all = await s.client.search({ index: 'os', body: { query: { match: { title: 'apple' } } }, size: 100 });
+    const page = await s.client.search({ index: 'os', body: { query: { match: { title: 'apple' } } }, from: 5, size: 5 });
     expect(page.body.hits.hits.map((x) => x._id)).toEqual(all.body.hits.hits.slice(5, 10).map((x) => x._id));
-    const bad = (await client.search({ index: 'os', from: -1 }).catch((e: unknown) => e)) as { meta: { statusCode: number; body: { error: { reason: string } } } };
+    const bad = (await s.client.search({ index: 'os', from: -1 }).catch((e: unknown) => e)) as { meta: { statusCode: number; body: { error: { reason: string } } } };
     expect(bad.meta.statusCode).toBe(400);
     expect(bad.meta.body.error.reason).toBe('[from] parameter cannot be negative but was [-1]');
   });
@@ -117,7 +87,7 @@ describe('basic auth', () => {
     const file = join(dir, 'users');
     writeFileSync(file, `elastic:${bcrypt.hashSync('changeme', 10)}\n`);
     h = await startSearch(['--search.users-file', file]);
-    node = await listen(h);
+    node = await listenSearch(h);
   });
   afterAll(async () => h.close());
 

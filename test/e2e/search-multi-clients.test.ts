@@ -1,43 +1,23 @@
-import { Client as Client9 } from '@elastic/elasticsearch';
 import { Client as OpenSearchClient } from '@opensearch-project/opensearch';
-import { Client as Client8 } from 'elasticsearch8';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSearch, type SearchHarness } from '../search/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { clientForAll } from '../search/harness.js';
+import { FRUIT_DOCS, OFFICIAL_CLIENTS } from '../search/es-clients.js';
 
 /**
- * The official clients' helpers and APIs that use `_msearch`, `_mget` and `filter_path` (issue 3),
+ * The official clients' helpers and APIs that use `_msearch`, `_mget` and `filter_path`,
  * unmodified, against a listening search app.
  */
 
-async function listen(h: SearchHarness): Promise<string> {
-  await h.app.listen({ host: '127.0.0.1', port: 0 });
-  const addr = h.app.server.address();
-  if (addr === null || typeof addr === 'string') throw new Error('no port');
-  return `http://127.0.0.1:${addr.port}`;
-}
-
-const DOCS = Array.from({ length: 30 }, (_, i) => ({ id: String(i), title: i % 3 === 0 ? 'red apple pie' : i % 3 === 1 ? 'green apple' : 'blue sky', n: i }));
-
-describe.each([
-  ['@elastic/elasticsearch v9', (node: string) => new Client9({ node })],
-  ['@elastic/elasticsearch v8', (node: string) => new Client8({ node }) as unknown as Client9],
-])('%s', (_name, make) => {
-  let h: SearchHarness;
-  let client: Client9;
+describe.each(OFFICIAL_CLIENTS)('%s', (_name, make) => {
+  const s = clientForAll(make);
   beforeAll(async () => {
-    h = await startSearch();
-    client = make(await listen(h));
-    await client.indices.create({ index: 'fruit', mappings: { properties: { title: { type: 'text' }, n: { type: 'integer' } } } });
-    const bulk = await client.bulk({ refresh: true, operations: DOCS.flatMap(({ id, ...doc }) => [{ index: { _index: 'fruit', _id: id } }, doc]) });
+    await s.client.indices.create({ index: 'fruit', mappings: { properties: { title: { type: 'text' }, n: { type: 'integer' } } } });
+    const bulk = await s.client.bulk({ refresh: true, operations: FRUIT_DOCS.flatMap(({ id, ...doc }) => [{ index: { _index: 'fruit', _id: id } }, doc]) });
     expect(bulk.errors).toBe(false);
-  });
-  afterAll(async () => {
-    await client.close();
-    await h.close();
   });
 
   it('helpers.msearch batches searches into _msearch and hands each its answer', async () => {
-    const m = client.helpers.msearch({ operations: 3, flushInterval: 50 });
+    const m = s.client.helpers.msearch({ operations: 3, flushInterval: 50 });
     const [apple, sky, top] = await Promise.all([
       m.search<{ title: string }>({ index: 'fruit' }, { query: { match: { title: 'apple' } }, size: 100 }),
       m.search<{ title: string }>({ index: 'fruit' }, { query: { match: { title: 'sky' } }, size: 100 }),
@@ -56,7 +36,7 @@ describe.each([
   });
 
   it('msearch answers took and one response per search', async () => {
-    const r = await client.msearch({
+    const r = await s.client.msearch({
       searches: [{ index: 'fruit' }, { query: { match: { title: 'pie' } } }, { index: 'nope' }, { query: { match_all: {} } }],
     });
     expect(typeof r.took).toBe('number');
@@ -67,44 +47,37 @@ describe.each([
   });
 
   it('mget gets found and missing documents', async () => {
-    const r = await client.mget<{ n: number }>({ index: 'fruit', ids: ['3', '99'], _source_includes: ['n'] });
+    const r = await s.client.mget<{ n: number }>({ index: 'fruit', ids: ['3', '99'], _source_includes: ['n'] });
     expect(r.docs).toHaveLength(2);
     const [found, missing] = r.docs;
     expect(found && 'found' in found ? [found.found, found._source?.n] : undefined).toEqual([true, 3]);
     expect(missing && 'found' in missing ? missing.found : undefined).toBe(false);
-    const byDocs = await client.mget({ docs: [{ _index: 'fruit', _id: '1' }, { _index: 'nope', _id: '1' }] });
+    const byDocs = await s.client.mget({ docs: [{ _index: 'fruit', _id: '1' }, { _index: 'nope', _id: '1' }] });
     const failed = byDocs.docs[1];
     expect(failed && 'error' in failed ? failed.error.type : undefined).toBe('index_not_found_exception');
   });
 
   it('helpers.search returns the sources through filter_path, and filter_path works on any call', async () => {
-    const docs = await client.helpers.search<{ n: number }>({ index: 'fruit', query: { match: { title: 'sky' } }, size: 100 });
-    expect(docs.map((d) => d.n).sort((a, b) => a - b)).toEqual(DOCS.filter((d) => d.title === 'blue sky').map((d) => d.n));
-    const none = await client.helpers.search({ index: 'fruit', query: { match: { title: 'nothing' } } });
+    const docs = await s.client.helpers.search<{ n: number }>({ index: 'fruit', query: { match: { title: 'sky' } }, size: 100 });
+    expect(docs.map((d) => d.n).sort((a, b) => a - b)).toEqual(FRUIT_DOCS.filter((d) => d.title === 'blue sky').map((d) => d.n));
+    const none = await s.client.helpers.search({ index: 'fruit', query: { match: { title: 'nothing' } } });
     expect(none).toEqual([]);
-    const count = await client.count({ index: 'fruit', filter_path: 'count' });
+    const count = await s.client.count({ index: 'fruit', filter_path: 'count' });
     expect(count).toEqual({ count: 30 });
   });
 });
 
 describe('@opensearch-project/opensearch', () => {
-  let h: SearchHarness;
-  let client: OpenSearchClient;
+  const s = clientForAll((node) => new OpenSearchClient({ node }), ['--search.flavor', 'opensearch']);
   beforeAll(async () => {
-    h = await startSearch(['--search.flavor', 'opensearch']);
-    client = new OpenSearchClient({ node: await listen(h) });
-    await client.bulk({ refresh: 'true', body: DOCS.flatMap(({ id, ...doc }) => [{ index: { _index: 'os', _id: id } }, doc]) });
-  });
-  afterAll(async () => {
-    await client.close();
-    await h.close();
+    await s.client.bulk({ refresh: 'true', body: FRUIT_DOCS.flatMap(({ id, ...doc }) => [{ index: { _index: 'os', _id: id } }, doc]) });
   });
 
   it('msearch and mget', async () => {
-    const r = await client.msearch({ body: [{ index: 'os' }, { query: { match: { title: 'apple' } }, size: 0 }] });
+    const r = await s.client.msearch({ body: [{ index: 'os' }, { query: { match: { title: 'apple' } }, size: 0 }] });
     const first = r.body.responses[0];
     expect(first && 'hits' in first ? first.hits.total : undefined).toEqual({ value: 20, relation: 'eq' });
-    const g = await client.mget({ index: 'os', body: { ids: ['0'] }, filter_path: 'docs._source.title' });
+    const g = await s.client.mget({ index: 'os', body: { ids: ['0'] }, filter_path: 'docs._source.title' });
     expect(g.body).toEqual({ docs: [{ _source: { title: 'red apple pie' } }] });
   });
 });

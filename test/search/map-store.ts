@@ -1,3 +1,4 @@
+import { SearchService, type BulkAction, type BulkItem } from '../../src/search/engine/search-service.js';
 import type { DocumentStore, StoredDoc, StoredIndex } from '../../src/search/store/document-store.js';
 
 /**
@@ -62,4 +63,21 @@ export class MapStore implements DocumentStore {
     c.snapshot = this.snapshot;
     return c;
   }
+}
+
+/**
+ * A service on `store` whose `_bulk` appends postings document by document instead of batching
+ * them per request: the reference the batched `_bulk` must equal, in the indices it leaves and in
+ * the memory it holds.
+ */
+export function unbatchedService(store: MapStore): SearchService {
+  const s = new SearchService(store, () => 0);
+  s.load();
+  const raw = s as unknown as { transaction<T>(fn: () => T, interim: boolean): T; bulkItem(a: BulkAction | Error): BulkItem };
+  (s as unknown as { bulkEach: SearchService['bulkEach'] }).bulkEach = (actions, each) => {
+    raw.transaction(() => {
+      for (const a of actions) each(raw.bulkItem(a));
+    }, true);
+  };
+  return s;
 }

@@ -1,0 +1,66 @@
+import { describe, expect, it, beforeEach } from 'vitest';
+import { checkParams, SEARCH_PARAMS } from '../../../src/search/http/url-params.js';
+import { searchForEach } from '../harness.js';
+
+/**
+ * URL parameters (http/url-params.ts): the check of unknown and misspelled parameters, and a
+ * parameter given twice.
+ */
+
+const message = (params: Record<string, string>): string => {
+  try {
+    checkParams('/i/_search', params, SEARCH_PARAMS);
+    return 'ok';
+  } catch (e) {
+    return (e as Error).message;
+  }
+};
+
+describe('URL parameter check', () => {
+  it('accepts what the handler reads', () => {
+    expect(message({ q: 'x', size: '1', pretty: 'true', _source_includes: 'a' })).toBe('ok');
+  });
+
+  it('names unknown parameters, with the close known names best first', () => {
+    expect(message({ zzz_unknown: '1' })).toBe('request [/i/_search] contains unrecognized parameter: [zzz_unknown]');
+    expect(message({ sise: '1' })).toBe('request [/i/_search] contains unrecognized parameter: [sise] -> did you mean [size]?');
+    expect(message({ zzz: '1', fromm: '1' })).toBe('request [/i/_search] contains unrecognized parameters: [fromm] -> did you mean [from]?, [zzz]');
+    expect(message({ timeou: '1' })).toMatch(/^request \[\/i\/_search\] contains unrecognized parameter: \[timeou\] -> did you mean \[timeout\]\?$/);
+  });
+});
+
+describe('a repeated query parameter', () => {
+  /**
+   * A query parameter given twice (`?from=1&from=2`): ES keeps the last value (RestUtils
+   * decodeQueryString puts each into a map). Fastify hands it over as an array, which the
+   * parameter readers once answered with a 500.
+   */
+  const h = searchForEach();
+  beforeEach(async () => {
+    await h.app.inject({ method: 'PUT', url: '/t/_doc/1?refresh=true', payload: { a: 'x y', n: 1 } });
+    await h.app.inject({ method: 'PUT', url: '/t/_doc/2?refresh=true', payload: { a: 'x', n: 2 } });
+  });
+
+  describe('a repeated query parameter', () => {
+    it.each([
+      ['GET', '/t/_search?from=0&from=1'],
+      ['GET', '/t/_search?size=5&size=1'],
+      ['GET', '/t/_search?q=a:y&q=a:x'],
+      ['GET', '/t/_doc/1?_source=a&_source=n'],
+    ] as const)('%s %s is not a 500', async (method, url) => {
+      const res = await h.app.inject({ method, url });
+      expect(res.statusCode, res.body).toBeLessThan(500);
+    });
+
+    it('keeps the last value, as ES does', async () => {
+      const hits = async (url: string) => ((await h.app.inject({ method: 'GET', url })).json() as { hits: { hits: { _id: string }[] } }).hits.hits.map((x) => x._id);
+      expect(await hits('/t/_search?size=5&size=1&sort=n')).toEqual(['1']);
+      expect(await hits('/t/_search?from=5&from=1&sort=n')).toEqual(['2']);
+      expect(await hits('/t/_search?q=a:x&q=a:y')).toEqual(['1']);
+      const doc = (await h.app.inject({ method: 'GET', url: '/t/_doc/1?_source=a&_source=n' })).json() as { _source: unknown };
+      expect(doc._source).toEqual({ n: 1 });
+      const upd = await h.app.inject({ method: 'POST', url: '/t/_update/1?retry_on_conflict=1&retry_on_conflict=x', payload: { doc: { n: 3 } } });
+      expect(upd.json()).toMatchObject({ error: { reason: 'Failed to parse int parameter [retry_on_conflict] with value [x]' } });
+    });
+  });
+});

@@ -1,0 +1,62 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { avgFieldLength, bm25, byte4ToInt, float32ForJson, idf, intToByte4, normInverseCache, termWeight } from '../../../src/search/query/bm25.js';
+
+describe('Lucene BM25', () => {
+  it('matches the reference vectors (one doc {"foo":"bar"}: 0.13076457; N=2, n=1: 0.31506687)', () => {
+    const cache = normInverseCache(avgFieldLength(1, 1));
+    expect(float32ForJson(idf(1, 1))).toBe(0.2876821);
+    expect(float32ForJson(bm25(termWeight(1, idf(1, 1)), 1, cache[intToByte4(1)] as number))).toBe(0.13076457);
+    const cache2 = normInverseCache(avgFieldLength(2, 2));
+    expect(float32ForJson(bm25(termWeight(1, idf(1, 2)), 1, cache2[1] as number))).toBe(0.31506687);
+  });
+
+  it('encodes field lengths like SmallFloat.intToByte4 (exact below 40, 4 significant bits above)', () => {
+    for (let i = 0; i < 40; i++) expect(byte4ToInt(intToByte4(i))).toBe(i);
+    expect(intToByte4(41)).toBe(40);
+    expect(byte4ToInt(intToByte4(100))).toBe(96);
+    expect(byte4ToInt(intToByte4(1000))).toBe(984);
+    let prev = -1;
+    for (let b = 0; b < 256; b++) {
+      const v = byte4ToInt(b);
+      expect(v).toBeGreaterThan(prev);
+      prev = v;
+    }
+  });
+
+  it('prints float32 values with the shortest round-trip text, like Float.toString', () => {
+    expect(float32ForJson(Math.fround(0.1))).toBe(0.1);
+    expect(float32ForJson(1)).toBe(1);
+    expect(float32ForJson(0)).toBe(0);
+  });
+});
+
+describe('float32ForJson', () => {
+  // The digits one at a time, as Java's Float.toString finds the shortest: the reference.
+  const reference = (x: number): number => {
+    const fx = Math.fround(x);
+    for (let p = 1; p <= 9; p++) {
+      const c = Number(fx.toPrecision(p));
+      if (Math.fround(c) === fx) return c;
+    }
+    return fx;
+  };
+  const fromBits = (bits: number): number => new Float32Array(new Uint32Array([bits]).buffer)[0] as number;
+
+  it('gives the shortest read-back decimal for any float32 (bit patterns of every exponent)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 0x7f7fffff }), fc.boolean(), (bits, negative) => {
+        const x = fromBits(bits) * (negative ? -1 : 1);
+        expect(Object.is(float32ForJson(x), reference(x))).toBe(true);
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('agrees on scores, powers of two and their neighbours, integers and decimal edges', () => {
+    const values: number[] = [];
+    for (let e = -30; e <= 30; e++) for (const d of [-2, -1, 0, 1, 2]) values.push(fromBits(((e + 127) << 23) + d));
+    for (let i = 1; i < 5000; i++) values.push(i, i / 10, i / 1000, Math.fround(Math.log(1 + i)), 2 ** 21 - i, 2 ** 21 + i);
+    for (const x of values) expect(float32ForJson(x)).toBe(reference(x));
+  });
+});
