@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { InvertedIndex } from '../../src/search/index/inverted-index.js';
 import { parseSearchRequest } from '../../src/search/requests/search-request.js';
-import { SearchService, type BulkAction, type BulkItem } from '../../src/search/engine/search-service.js';
+import { SearchService } from '../../src/search/engine/search-service.js';
+import type { BulkItem } from '../../src/search/engine/document-writes.js';
+import type { BulkAction } from '../../src/search/requests/bulk.js';
 import { MapStore } from './map-store.js';
 
 // Second reader's check of _bulk's batched postings (s-bulk3) through the service: the same

@@ -1,7 +1,9 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { SearchService, type BulkAction, type BulkItem } from '../../src/search/engine/search-service.js';
+import { SearchService } from '../../src/search/engine/search-service.js';
+import type { BulkItem } from '../../src/search/engine/document-writes.js';
+import type { BulkAction } from '../../src/search/requests/bulk.js';
 import { MapStore } from './map-store.js';
 
 // Second reader: _bulk's batched postings (s-bulk3) keep their scratch per text field between

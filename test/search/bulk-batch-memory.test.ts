@@ -1,7 +1,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { SearchService, type BulkAction } from '../../src/search/engine/search-service.js';
+import { SearchService } from '../../src/search/engine/search-service.js';
+import type { BulkAction } from '../../src/search/requests/bulk.js';
 import { MapStore } from './map-store.js';
 
 // Second reader: _bulk batches a request's text postings in per-field buffers (s-bulk3). Like a

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { SearchService, type BulkAction } from '../../src/search/engine/search-service.js';
+import { SearchService } from '../../src/search/engine/search-service.js';
+import type { BulkAction } from '../../src/search/requests/bulk.js';
 import { MapStore } from './map-store.js';
 
 // Second reader: a _bulk's text postings are batched per request (s-bulk3). A request of one

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildSearchApp } from '../../src/search/app.js';
-import { MAX_PIT_VIEWS_PER_INDEX } from '../../src/search/engine/search-contexts.js';
+import { MAX_PIT_VIEWS_PER_INDEX } from '../../src/search/engine/open-contexts.js';
 import { injectJson, searchConfig } from './harness.js';
 
 // Second reader's findings on scroll and point in time: each case is what ES 8 answers (sources:
@@ -121,7 +121,7 @@ describe('index views held by points in time (second reader)', () => {
 
 describe('scroll sort values (second reader)', () => {
   it('are kept in one column per key, numbers in a Float64Array (8 bytes a hit instead of an array per hit)', async () => {
-    const { sortColumnsOf, sortValuesAt } = await import('../../src/search/engine/search-contexts.js');
+    const { sortColumnsOf, sortValuesAt } = await import('../../src/search/engine/scroll-hits.js');
     const rows: (number | string | null)[][] = [
       [3, 'b', 2 ** 63],
       [-0, null, -(2 ** 63)],

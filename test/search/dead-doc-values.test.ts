@@ -4,8 +4,8 @@ import { InvertedIndex } from '../../src/search/index/inverted-index.js';
 import { Mappings } from '../../src/search/mapping/mapping.js';
 import { parseSettings } from '../../src/search/engine/index-settings.js';
 import { ScratchArena } from '../../src/search/query/scratch-arena.js';
-import { SearchContexts } from '../../src/search/engine/search-contexts.js';
-import type { IndexState } from '../../src/search/engine/search-service.js';
+import { SearchContexts } from '../../src/search/engine/open-contexts.js';
+import type { IndexState } from '../../src/search/engine/index-state.js';
 
 // The doc values of a retired ordinal (an updated or deleted document) are kept only while a frozen
 // point-in-time view may still read them (InvertedIndex.frozenView): without one, a document

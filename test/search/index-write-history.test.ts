@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { InvertedIndex } from '../../src/search/index/inverted-index.js';
-import { SearchService, type BulkAction } from '../../src/search/engine/search-service.js';
+import { SearchService } from '../../src/search/engine/search-service.js';
+import type { BulkAction } from '../../src/search/requests/bulk.js';
 import { MapStore } from './map-store.js';
 
 /**

@@ -1,4 +1,4 @@
-import { pitProblems, searchInContext } from './context-search.js';
+import { pitProblems, searchInContext } from './scroll-pit-search.js';
 import { errors, SearchError } from '../errors.js';
 import { parseJsonBody } from '../http/json-render.js';
 import { intParam, parseSearchRequest, readSearchBody, type QueryParams, type SearchRequest } from '../requests/search-request.js';

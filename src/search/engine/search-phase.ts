@@ -6,7 +6,7 @@ import { ShardFailures } from './shard-failures.js';
 import { fastMatchField, matchTopK } from '../query/match-top-k.js';
 import { execute, type ExecContext } from '../query/query-exec.js';
 import type { SearchRequest } from '../requests/search-request.js';
-import type { IndexState } from './search-service.js';
+import type { IndexState } from './index-state.js';
 import { planSort, type SortValue } from '../query/sort.js';
 import { filterSource, isIdentity } from '../requests/source-filter.js';
 import { byScore, selectWindow, selectWindowByScore, type Before } from '../query/top-k.js';

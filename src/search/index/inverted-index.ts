@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { asciiBytes, hashRange, scanAsciiBytes, scanTokens } from './analyzer.js';
-import { intToByte4 } from '../query/bm25.js';
+import { intToByte4 } from './norms.js';
 import type { ParsedDoc } from '../mapping/document-parser.js';
 import { MAX_ORDINALS, PostingStore } from './posting-store.js';
 import { TermDictionary } from './term-dictionary.js';
@@ -799,7 +799,7 @@ export class InvertedIndex {
 
   /**
    * A read-only view of the index as it is now, for a point in time that must outlive later writes
-   * (search-contexts.ts). Writes only append (new ordinals, terms and postings past the view's) and
+   * (open-contexts.ts). Writes only append (new ordinals, terms and postings past the view's) and
    * retire ordinals, so the view shares the ids, the posting pools, the term dictionaries and the
    * doc values, and copies only what a write changes below its ordinals: the live set (a byte a
    * document), each text and keyword field's statistics and per-term records (32 bytes a term), and

@@ -8,7 +8,34 @@ import { objectMembers, readInTextOrder } from '../syntax/json-members.js';
 import { fetchSourceOf, readUpdate } from './update-body.js';
 import type { SourceFilter } from './source-filter.js';
 import type { SourceSpan } from '../store/document-store.js';
-import type { BulkAction } from '../engine/search-service.js';
+
+/** `cond`: the item's version or sequence-number conditions (write-conditions.ts), already validated. */
+export type BulkAction =
+  /** `source` undefined: parse `raw` when the item is applied (a malformed one is the item's error). */
+  | {
+      readonly op: 'index' | 'create';
+      readonly index: string;
+      readonly id: string | undefined;
+      readonly source: unknown;
+      readonly raw: string;
+      readonly rawIn?: SourceSpan;
+      readonly cond?: WriteConditions | undefined;
+      /** `require_alias`: the index must be an alias (there are none here, so the item fails). */
+      readonly requireAlias?: boolean | undefined;
+    }
+  | {
+      readonly op: 'update';
+      readonly index: string;
+      readonly id: string;
+      readonly doc: unknown;
+      readonly docAsUpsert: boolean;
+      readonly upsert: unknown;
+      /** The body's `detect_noop` (undefined: true). */
+      readonly detectNoop?: boolean;
+      readonly cond?: WriteConditions;
+      readonly requireAlias?: boolean;
+    }
+  | { readonly op: 'delete'; readonly index: string; readonly id: string; readonly cond?: WriteConditions };
 
 /**
  * An update item as parseBulk reads it: with what its answer's `get` shows when the update line's

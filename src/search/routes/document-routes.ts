@@ -4,7 +4,8 @@ import { BulkResponseWriter } from '../engine/bulk-response.js';
 import { errors, SearchError } from '../errors.js';
 import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, sendJsonBytes, type Params } from '../http/http-io.js';
 import { getSourceFilter, storedFieldsOf, storedFieldsParam } from '../requests/multi-get.js';
-import { SearchService, type WriteOutcome } from '../engine/search-service.js';
+import type { SearchService } from '../engine/search-service.js';
+import { writeBody, type WriteOutcome } from '../engine/document-writes.js';
 import { filterSource, isIdentity, sourceFilterFromParams, type SourceFilter } from '../requests/source-filter.js';
 import { intParam } from '../requests/search-request.js';
 import { readUpdate } from '../requests/update-body.js';
@@ -31,7 +32,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const opType = requested === 'create' ? 'create' : op;
     const q = queryOf(req);
     const outcome = service.indexDoc(index, p.id, value, text, opType, conditionsFromQuery(q), boolParam(q.require_alias, false));
-    return sendJson(req, reply, outcome.result === 'created' ? 201 : 200, SearchService.writeBody(outcome, forcedRefresh(req)));
+    return sendJson(req, reply, outcome.result === 'created' ? 201 : 200, writeBody(outcome, forcedRefresh(req)));
   };
   app.put('/:index/_doc/:id', indexDoc('index'));
   app.post('/:index/_doc/:id', indexDoc('index'));
@@ -88,7 +89,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const problems = cond === undefined ? [] : casProblems(cond);
     if (problems.length > 0) throw errors.actionValidation(problems);
     const outcome = service.deleteDoc(p.index as string, p.id as string, cond);
-    return sendJson(req, reply, outcome.result === 'not_found' ? 404 : 200, SearchService.writeBody(outcome, forcedRefresh(req)));
+    return sendJson(req, reply, outcome.result === 'not_found' ? 404 : 200, writeBody(outcome, forcedRefresh(req)));
   });
   app.post('/:index/_update/:id', async (req, reply) => {
     const p = req.params as Params;
@@ -110,7 +111,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const [item] = service.bulk([{ op: 'update', index: p.index as string, id: p.id as string, ...fields, requireAlias }]);
     if (item === undefined) throw errors.internal();
     if ('error' in item) throw item.error;
-    const body = SearchService.writeBody(item.outcome, forcedRefresh(req));
+    const body = writeBody(item.outcome, forcedRefresh(req));
     // The body's `_source` over the URL's (RestUpdateAction, then the body's parser): ES then adds
     // `get` (UpdateHelper.extractGetResult) with the document as the update left it, noop included.
     const get = updateGet(service, item.outcome, source ?? urlFetchSource(q));

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
 import { checkMappingParameters } from '../mapping/mapping.js';
 import { jsonBody, productHeader, queryOf, sendHead, sendJson, type Params } from '../http/http-io.js';
-import type { IndexState, SearchService } from '../engine/search-service.js';
+import type { IndexState } from '../engine/index-state.js';
+import type { SearchService } from '../engine/search-service.js';
 
 export interface ClusterInfo {
   readonly flavor: 'elasticsearch' | 'opensearch';

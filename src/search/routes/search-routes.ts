@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { searchInContext } from '../engine/context-search.js';
+import { searchInContext } from '../engine/scroll-pit-search.js';
 import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http/http-io.js';
 import { parseCountQuery, parseSearchRequest, readSearchBody } from '../requests/search-request.js';
 import type { SearchService } from '../engine/search-service.js';
