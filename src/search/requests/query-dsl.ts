@@ -1,6 +1,7 @@
 import { errors, SearchError, type EsCause } from '../errors.js';
 import { isJsonObject, textLocation, valueOffset } from '../syntax/json-members.js';
 import { parseQueryString, type QsClause } from './query-string.js';
+import { didYouMean } from '../syntax/did-you-mean.js';
 
 /**
  * The Elasticsearch query DSL subset Portico understands, parsed from JSON into an AST with ES's
@@ -54,31 +55,6 @@ const KNOWN = [
   'shape', 'simple_query_string', 'span_containing', 'span_field_masking', 'span_first', 'span_multi', 'span_near', 'span_not',
   'span_or', 'span_term', 'span_within', 'term', 'terms', 'terms_set', 'wildcard', 'wrapper',
 ];
-
-/** Lucene's LevenshteinDistance similarity: 1 - distance / max(length). */
-function similarity(a: string, b: string): number {
-  const m = a.length;
-  const n = b.length;
-  if (m === 0 || n === 0) return m === n ? 1 : 0;
-  let prev = Array.from({ length: n + 1 }, (_, j) => j);
-  for (let i = 1; i <= m; i++) {
-    const cur = [i];
-    for (let j = 1; j <= n; j++) {
-      cur[j] = Math.min((cur[j - 1] as number) + 1, (prev[j] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return 1 - (prev[n] as number) / Math.max(m, n);
-}
-
-function suggestion(name: string): string {
-  const scored = KNOWN.map((k) => ({ k, s: similarity(name, k) }))
-    .filter((x) => x.s > 0.5)
-    .sort((x, y) => y.s - x.s || (x.k < y.k ? -1 : 1));
-  if (scored.length === 0) return '';
-  if (scored.length === 1) return ` did you mean [${scored[0]?.k}]?`;
-  return ` did you mean any of [${scored.map((x) => x.k).join(', ')}]?`;
-}
 
 function num(v: unknown, what: string): number {
   const n = typeof v === 'string' ? Number(v) : v;
@@ -367,7 +343,7 @@ export function parseQuery(raw: unknown, depth = 1): Query {
     }
     default:
       if (KNOWN.includes(name)) throw errors.parsing(`query [${name}] is not supported by this server`);
-      throw errors.unknownQuery(name, suggestion(name));
+      throw errors.unknownQuery(name, didYouMean(name, KNOWN));
   }
 }
 

@@ -3,13 +3,13 @@ import { parseBulk, type BulkUpdateAction } from '../requests/bulk.js';
 import { BulkResponseWriter } from '../engine/bulk-response.js';
 import { errors, SearchError } from '../errors.js';
 import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, sendJsonBytes, type Params } from '../http/http-io.js';
-import { getSourceFilter, storedFieldsOf, storedFieldsParam } from '../requests/multi-get.js';
+import { getSourceFilter, storedFieldsOf } from '../requests/multi-get.js';
+import { boolParam, intParam, storedFieldsParam } from '../http/url-params.js';
 import type { SearchService } from '../engine/search-service.js';
 import { writeBody, type WriteOutcome } from '../engine/document-writes.js';
 import { filterSource, isIdentity, sourceFilterFromParams, type SourceFilter } from '../requests/source-filter.js';
-import { intParam } from '../requests/search-request.js';
 import { readUpdate } from '../requests/update-body.js';
-import { boolParam, casProblems, conditionsFromQuery, INTERNAL_VERSION_OCC, PRIMARY_TERM } from '../requests/write-conditions.js';
+import { casProblems, conditionsFromQuery, INTERNAL_VERSION_OCC, PRIMARY_TERM } from '../requests/write-conditions.js';
 
 /** The URL's `_source*` parameters as a fetch context; undefined when it names none (FetchSourceContext.parseFromRestRequest). */
 function urlFetchSource(q: Params): SourceFilter | undefined {
