@@ -3,7 +3,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { tokens } from '../../src/search/index/analyzer.js';
-import { KeywordField, TextField } from '../../src/search/index/inverted-index.js';
+import { KeywordField } from '../../src/search/index/keyword-field.js';
+import { TextField } from '../../src/search/index/text-field.js';
 
 describe('inverted index terms', () => {
   it('a text field holds exactly the analyzer tokens as terms, with their frequencies', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KeywordField } from '../../src/search/index/inverted-index.js';
+import { KeywordField } from '../../src/search/index/keyword-field.js';
 
 // Second reader: KeywordTerms (s-bulk3) is an open-addressing table keyed by FNV-1a of the value,
 // with a fixed offset basis. FNV-1a is iterated, so two blocks that take one state to the same

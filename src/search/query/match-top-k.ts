@@ -1,6 +1,7 @@
 import { tokens } from '../index/analyzer.js';
 import { avgFieldLength, bm25, idf, normInverseCache, termWeight } from './bm25.js';
-import type { InvertedIndex, TextField } from '../index/inverted-index.js';
+import type { InvertedIndex } from '../index/inverted-index.js';
+import type { TextField } from '../index/text-field.js';
 import type { Mappings } from '../mapping/mapping.js';
 import { FREQ_BITS, FREQ_MASK, type PostingStore } from '../index/posting-store.js';
 import type { Query } from '../requests/query-dsl.js';
