@@ -1,5 +1,4 @@
 import { randomInt } from 'node:crypto';
-import { grow } from './grow.js';
 import type { PostingStore } from './posting-store.js';
 
 /**

@@ -1,4 +1,4 @@
-import { errors, idTooLong, MAX_ID_BYTES, unsafeLong, type SearchError } from '../errors.js';
+import { errors, idTooLong, MAX_ID_BYTES, unsafeLong } from '../errors.js';
 import { LONG_LIMIT, longParam } from '../http/url-params.js';
 
 /**
