@@ -6,7 +6,7 @@
  * a few queries: the CPU of the search that begins a scroll (every hit selected) against the same
  * search as a plain page, and the heap the scroll keeps (its hit columns); and the CPU, wall time
  * and heap of the copy a point in time takes of the index at the first write after it opened
- * (search-contexts.ts). Second reader's measurement of s-scroll (2026-11-23, 1M docs: scroll start
+ * (open-contexts.ts). Second reader's measurement of s-scroll (2026-11-23, 1M docs: scroll start
  * 0.9-1.1 s CPU against 65-117 ms for a page; the copy 3.6 s CPU, 13 s wall on the shared machine,
  * 354 MiB kept for a 547 MiB index).
  */
@@ -17,9 +17,10 @@ import { parseSettings } from '../src/search/engine/index-settings.js';
 import { ScratchArena } from '../src/search/query/scratch-arena.js';
 import { runSearch, type Candidate } from '../src/search/engine/search-phase.js';
 import { parseSearchRequest } from '../src/search/requests/search-request.js';
-import { SearchContexts, sortColumnsOf } from '../src/search/engine/search-contexts.js';
+import { SearchContexts } from '../src/search/engine/open-contexts.js';
+import { sortColumnsOf } from '../src/search/engine/scroll-hits.js';
 import { execute } from '../src/search/query/query-exec.js';
-import type { IndexState } from '../src/search/engine/search-service.js';
+import type { IndexState } from '../src/search/engine/index-state.js';
 import { corpusPath, opt, readCorpus } from './search-workload.js';
 
 const gc = (globalThis as { gc?: () => void }).gc as () => void;

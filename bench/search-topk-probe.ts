@@ -24,7 +24,7 @@ import { Mappings } from '../src/search/mapping/mapping.js';
 import { ScratchArena } from '../src/search/query/scratch-arena.js';
 import { runSearch, type SearchEnv } from '../src/search/engine/search-phase.js';
 import { parseSearchRequest } from '../src/search/requests/search-request.js';
-import type { IndexState } from '../src/search/engine/search-service.js';
+import type { IndexState } from '../src/search/engine/index-state.js';
 import { parseSettings } from '../src/search/engine/index-settings.js';
 import { resolve } from 'node:path';
 import { corpusPath, DEPTHS, flag, fnv, opt, processCpuUs, QUERIES, readCorpus } from './search-workload.js';

@@ -60,6 +60,20 @@ function indexMeta(index: string, uuid = '_na_'): Record<string, unknown> {
   return { index_uuid: uuid, index };
 }
 
+/**
+ * ES reads versions and sequence numbers as Java longs (up to 2^63 - 1); they are JavaScript
+ * numbers here, exact only up to 2^53 - 1. A longer one (a nanosecond timestamp as an external
+ * version, say) is refused rather than rounded: a rounded version is answered as another one, and
+ * a newer write that rounds to the stored version is refused as a conflict. Exact longs would need
+ * BigInt through the store, the snapshot and the response writers.
+ */
+export function unsafeLong(name: string, shown: string | undefined): SearchError {
+  const value = shown === undefined ? '' : ` [${shown}]`;
+  return errors.illegalArgument(
+    `[${name}] value${value} is beyond ±${Number.MAX_SAFE_INTEGER}, the largest integer this server holds exactly; it refuses the value rather than round it`,
+  );
+}
+
 export const errors = {
   indexNotFound: (index: string) =>
     err(404, 'index_not_found_exception', `no such index [${index}]`, {

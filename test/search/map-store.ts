@@ -1,4 +1,6 @@
-import { SearchService, type BulkAction, type BulkItem } from '../../src/search/engine/search-service.js';
+import { SearchService } from '../../src/search/engine/search-service.js';
+import type { BulkAction } from '../../src/search/requests/bulk.js';
+import type { BulkItem } from '../../src/search/engine/document-writes.js';
 import type { DocumentStore, StoredDoc, StoredIndex } from '../../src/search/store/document-store.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { BulkItem, WriteOutcome } from './search-service.js';
+import type { BulkItem, WriteOutcome } from './document-writes.js';
 
 /**
  * The `_bulk` response body. A bulk of thousands of documents answers with thousands of items;

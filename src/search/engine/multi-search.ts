@@ -1,9 +1,9 @@
-import { pitProblems, searchInContext } from './context-search.js';
+import { pitProblems, searchInContext } from './scroll-pit-search.js';
 import { errors, SearchError } from '../errors.js';
 import { parseJsonBody } from '../http/json-render.js';
-import { intParam, parseSearchRequest, readSearchBody, type QueryParams, type SearchRequest } from '../requests/search-request.js';
+import { parseSearchRequest, readSearchBody, type SearchRequest } from '../requests/search-request.js';
 import type { SearchService } from './search-service.js';
-import { boolParam } from '../requests/write-conditions.js';
+import { boolParam, intParam, type QueryParams } from '../http/url-params.js';
 
 /**
  * The multi-search API (`_msearch`): NDJSON header/body line pairs read as ES's MultiSearchRequest

@@ -6,7 +6,7 @@ import { ShardFailures } from './shard-failures.js';
 import { fastMatchField, matchTopK } from '../query/match-top-k.js';
 import { execute, type ExecContext } from '../query/query-exec.js';
 import type { SearchRequest } from '../requests/search-request.js';
-import type { IndexState } from './search-service.js';
+import type { IndexState } from './index-state.js';
 import { planSort, type SortValue } from '../query/sort.js';
 import { filterSource, isIdentity } from '../requests/source-filter.js';
 import { byScore, selectWindow, selectWindowByScore, type Before } from '../query/top-k.js';
@@ -61,122 +61,173 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
   // The window selected: the page, or (capture) every live document of the indices.
   const from = capture === undefined ? req.from : 0;
   const size = capture === undefined ? req.size : states.reduce((n, s) => n + s.index.liveCount, 0);
-  const end = from + size;
   const sortByScore = sortsByScore(req);
   const scored = sortByScore || req.trackScores || (req.sort?.some((k) => k.field === '_score') ?? false);
-  const perIndex: Candidate[][] = [];
-  let total = 0;
-  let maxScore = -Infinity;
-  let plan0: ReturnType<typeof planSort> | undefined;
+  const q: ShardQuery = { req, env, from, size, end: from + size, sortByScore, scored, single: states.length === 1, capturing: capture !== undefined };
+  const phase: QueryPhase = { perIndex: [], total: 0, maxScore: -Infinity, plan0: undefined };
   const failures = new ShardFailures();
-  states.forEach(failures.guard((state, shard) => {
-    // Checked per shard, as ES does: an index over its window fails only its own shard.
-    if (capture === undefined ? end > state.settings.maxResultWindow : req.size > state.settings.maxResultWindow) {
-      if (capture !== undefined) throw errors.batchTooLarge(state.name, state.settings.maxResultWindow, req.size);
-      throw errors.resultWindowTooLarge(state.name, state.settings.maxResultWindow, end);
-    }
-    const ctx = env.ctx(state);
-    // The common case, a relevance-ordered `match` on one index: only the window is computed.
-    if (states.length === 1 && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.searchAfter === undefined && req.query.kind === 'match') {
-      const field = fastMatchField(req.query, state.mappings, state.index);
-      const top = field === undefined ? undefined : matchTopK(req.query, field, state.index.live, from, size, req.trackTotalHits === false ? 0 : req.trackTotalHits, ctx.arena, FAST_WINDOW);
-      if (top !== undefined) {
-        total += top.total;
-        if (top.maxScore > maxScore) maxScore = top.maxScore;
-        perIndex.push(Array.from(top.docs, (ord, i) => ({ state, shard, ord, score: top.scores[i] as number, sortValues: undefined })));
-        return;
-      }
-    }
-    let hits = execute(req.query, ctx);
-    if (req.minScore !== undefined) hits = filterHits(hits, (i) => (hits.scores[i] as number) >= (req.minScore as number));
-    if (req.postFilter !== undefined) {
-      const allowed = execute(req.postFilter, ctx);
-      const set = new Set(allowed.docs.subarray(0, allowed.length));
-      hits = filterHits(hits, (i) => set.has(hits.docs[i] as number));
-    }
-    // The total counts every match, also those before a search_after point (as ES does).
-    total += hits.length;
-    let before: Before;
-    let plan: ReturnType<typeof planSort> | undefined;
-    if (req.sort === undefined || sortByScore) {
-      before = byScore(hits.docs, hits.scores);
-      if (req.searchAfter !== undefined) {
-        plan = planSort(state.name, state.index, state.mappings, [{ field: '_score', order: 'desc', missing: undefined, mode: undefined, unmappedType: undefined }], hits);
-      }
-    } else {
-      plan = planSort(state.name, state.index, state.mappings, req.sort, hits);
-      before = plan.before;
-    }
-    if (req.searchAfter !== undefined && plan !== undefined) {
-      const p = plan;
-      const after = req.searchAfter;
-      const keep = filterIndices(hits.length, (i) => p.after(i, after));
-      const filtered = pick(hits, keep);
-      plan = req.sort === undefined || sortByScore
-        ? planSort(state.name, state.index, state.mappings, [{ field: '_score', order: 'desc', missing: undefined, mode: undefined, unmappedType: undefined }], filtered)
-        : planSort(state.name, state.index, state.mappings, req.sort ?? [], filtered);
-      hits = filtered;
-      before = req.sort === undefined || sortByScore ? byScore(hits.docs, hits.scores) : plan.before;
-    }
-    plan0 ??= plan;
-    if (scored) {
-      // Locals: `hits` and `maxScore` live in closure contexts, slow to read in a loop this long.
-      const scores = hits.scores;
-      let best = maxScore;
-      for (let i = 0, n = hits.length; i < n; i++) if ((scores[i] as number) > best) best = scores[i] as number;
-      maxScore = best;
-    }
-    // Each index contributes its own top from+size, as each shard does in ES; with one index
-    // only the requested page is materialized.
-    const single = states.length === 1;
-    const scratch = (n: number): Int32Array => ctx.arena.int32(n);
-    const window = req.sort === undefined || sortByScore
-      ? selectWindowByScore(hits.docs, hits.scores, hits.length, single ? from : 0, single ? size : end, scratch)
-      : selectWindow(hits.length, single ? from : 0, single ? size : end, before, scratch);
-    perIndex.push(
-      Array.from(window, (i) => ({
-        state,
-        shard,
-        ord: hits.docs[i] as number,
-        score: hits.scores[i] as number,
-        // A lone descending _score sort is no sort at all in ES (SortBuilder drops it): no sort arrays.
-        sortValues: req.sort !== undefined && !sortByScore ? plan?.sortValues(i) : undefined,
-      })),
-    );
-  }));
+  states.forEach(failures.guard((state, shard) => queryShard(q, phase, state, shard)));
   failures.throwIfAllFailed(states.length);
-  let page: Candidate[];
-  if (perIndex.length === 1) page = perIndex[0] as Candidate[];
-  else {
-    const cmp = (a: Candidate, b: Candidate): number => {
-      if (req.sort !== undefined && !sortByScore && plan0 !== undefined) {
-        const c = plan0.compareTuples(a.sortValues ?? [], b.sortValues ?? []);
-        if (c !== 0) return c;
-      } else if (a.score !== b.score) return b.score - a.score;
-      return a.shard - b.shard || a.ord - b.ord;
-    };
-    page = perIndex.flat().sort(cmp).slice(from, end);
-  }
+  let page = mergePages(q, phase);
   if (capture !== undefined) {
     capture(page);
     page = page.slice(0, req.size);
   }
-  const showScore = sortByScore || req.trackScores;
-  const hitsOut = page.map((c) => renderHit(env, c.state, c.ord, showScore ? c.score : null, c.sortValues, req));
-  const hitsBody: Record<string, unknown> = {};
-  if (req.trackTotalHits !== false) {
-    const limit = req.trackTotalHits;
-    const value = total > limit ? limit : total;
-    hitsBody.total = req.restTotalHitsAsInt ? value : { value, relation: total > limit ? 'gte' : 'eq' };
-  } else if (req.restTotalHitsAsInt) hitsBody.total = -1;
-  hitsBody.max_score = showScore && total > 0 && req.size > 0 && maxScore > -Infinity ? float32ForJson(maxScore) : null;
-  hitsBody.hits = hitsOut;
   return {
     took: Math.max(0, Math.round(env.now() - startedMs)),
     timed_out: false,
     _shards: failures.shardsBody(states.length),
-    hits: hitsBody,
+    hits: hitsBody(q, phase, page),
   };
+}
+
+/** One search as each shard runs it: the request, the window over all shards and how hits are ordered. */
+interface ShardQuery {
+  readonly req: SearchRequest;
+  readonly env: SearchEnv;
+  readonly from: number;
+  readonly size: number;
+  readonly end: number;
+  /** Relevance order (sortsByScore). */
+  readonly sortByScore: boolean;
+  /** Whether scores are computed for the best score (max_score). */
+  readonly scored: boolean;
+  /** One index: only the requested page is materialized. */
+  readonly single: boolean;
+  /** A scroll beginning (runSearch's `capture`). */
+  readonly capturing: boolean;
+}
+
+type SortPlan = ReturnType<typeof planSort>;
+
+/** What the query phase gathers from the shards, in shard order. */
+interface QueryPhase {
+  /** Each shard's window, in its order. */
+  readonly perIndex: Candidate[][];
+  /** Matching documents, every shard that got as far as counting them. */
+  total: number;
+  maxScore: number;
+  /** The sort plan of the first shard that made one: it compares the shards' sort values. */
+  plan0: SortPlan | undefined;
+}
+
+/** The query phase of one shard: its window of candidates, its hits counted, its best score. */
+function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: number): void {
+  const { req } = q;
+  // Checked per shard, as ES does: an index over its window fails only its own shard.
+  if (!q.capturing ? q.end > state.settings.maxResultWindow : req.size > state.settings.maxResultWindow) {
+    if (q.capturing) throw errors.batchTooLarge(state.name, state.settings.maxResultWindow, req.size);
+    throw errors.resultWindowTooLarge(state.name, state.settings.maxResultWindow, q.end);
+  }
+  const ctx = q.env.ctx(state);
+  // The common case, a relevance-ordered `match` on one index: only the window is computed.
+  if (q.single && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.searchAfter === undefined && req.query.kind === 'match') {
+    const field = fastMatchField(req.query, state.mappings, state.index);
+    const top = field === undefined ? undefined : matchTopK(req.query, field, state.index.live, q.from, q.size, req.trackTotalHits === false ? 0 : req.trackTotalHits, ctx.arena, FAST_WINDOW);
+    if (top !== undefined) {
+      phase.total += top.total;
+      if (top.maxScore > phase.maxScore) phase.maxScore = top.maxScore;
+      phase.perIndex.push(Array.from(top.docs, (ord, i) => ({ state, shard, ord, score: top.scores[i] as number, sortValues: undefined })));
+      return;
+    }
+  }
+  const { hits, before, plan } = matchAndSort(q, phase, state, ctx);
+  phase.plan0 ??= plan;
+  if (q.scored) {
+    // Locals: a loop this long reads them faster than the phase's fields.
+    const scores = hits.scores;
+    let best = phase.maxScore;
+    for (let i = 0, n = hits.length; i < n; i++) if ((scores[i] as number) > best) best = scores[i] as number;
+    phase.maxScore = best;
+  }
+  // Each index contributes its own top from+size, as each shard does in ES; with one index
+  // only the requested page is materialized.
+  const scratch = (n: number): Int32Array => ctx.arena.int32(n);
+  const window = req.sort === undefined || q.sortByScore
+    ? selectWindowByScore(hits.docs, hits.scores, hits.length, q.single ? q.from : 0, q.single ? q.size : q.end, scratch)
+    : selectWindow(hits.length, q.single ? q.from : 0, q.single ? q.size : q.end, before, scratch);
+  phase.perIndex.push(
+    Array.from(window, (i) => ({
+      state,
+      shard,
+      ord: hits.docs[i] as number,
+      score: hits.scores[i] as number,
+      // A lone descending _score sort is no sort at all in ES (SortBuilder drops it): no sort arrays.
+      sortValues: req.sort !== undefined && !q.sortByScore ? plan?.sortValues(i) : undefined,
+    })),
+  );
+}
+
+/**
+ * The general path of a shard: the query's hits (min_score and post_filter applied, counted into
+ * the phase's total), in the request's order, past its search_after point.
+ */
+function matchAndSort(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: ExecContext): { hits: Hits; before: Before; plan: SortPlan | undefined } {
+  const { req, sortByScore } = q;
+  let hits = execute(req.query, ctx);
+  if (req.minScore !== undefined) hits = filterHits(hits, (i) => (hits.scores[i] as number) >= (req.minScore as number));
+  if (req.postFilter !== undefined) {
+    const allowed = execute(req.postFilter, ctx);
+    const set = new Set(allowed.docs.subarray(0, allowed.length));
+    hits = filterHits(hits, (i) => set.has(hits.docs[i] as number));
+  }
+  // The total counts every match, also those before a search_after point (as ES does).
+  phase.total += hits.length;
+  let before: Before;
+  let plan: SortPlan | undefined;
+  if (req.sort === undefined || sortByScore) {
+    before = byScore(hits.docs, hits.scores);
+    if (req.searchAfter !== undefined) {
+      plan = planSort(state.name, state.index, state.mappings, [{ field: '_score', order: 'desc', missing: undefined, mode: undefined, unmappedType: undefined }], hits);
+    }
+  } else {
+    plan = planSort(state.name, state.index, state.mappings, req.sort, hits);
+    before = plan.before;
+  }
+  if (req.searchAfter !== undefined && plan !== undefined) {
+    const p = plan;
+    const after = req.searchAfter;
+    const keep = filterIndices(hits.length, (i) => p.after(i, after));
+    const filtered = pick(hits, keep);
+    plan = req.sort === undefined || sortByScore
+      ? planSort(state.name, state.index, state.mappings, [{ field: '_score', order: 'desc', missing: undefined, mode: undefined, unmappedType: undefined }], filtered)
+      : planSort(state.name, state.index, state.mappings, req.sort ?? [], filtered);
+    hits = filtered;
+    before = req.sort === undefined || sortByScore ? byScore(hits.docs, hits.scores) : plan.before;
+  }
+  return { hits, before, plan };
+}
+
+/** The page over every shard's window: merged by score or sort values, then index position, then ordinal. */
+function mergePages(q: ShardQuery, phase: QueryPhase): Candidate[] {
+  const { perIndex, plan0 } = phase;
+  if (perIndex.length === 1) return perIndex[0] as Candidate[];
+  const { req, sortByScore } = q;
+  const cmp = (a: Candidate, b: Candidate): number => {
+    if (req.sort !== undefined && !sortByScore && plan0 !== undefined) {
+      const c = plan0.compareTuples(a.sortValues ?? [], b.sortValues ?? []);
+      if (c !== 0) return c;
+    } else if (a.score !== b.score) return b.score - a.score;
+    return a.shard - b.shard || a.ord - b.ord;
+  };
+  return perIndex.flat().sort(cmp).slice(q.from, q.end);
+}
+
+/** The response's `hits`: the total as the request tracks it, max_score and the rendered page. */
+function hitsBody(q: ShardQuery, phase: QueryPhase, page: readonly Candidate[]): Record<string, unknown> {
+  const { req } = q;
+  const { total, maxScore } = phase;
+  const showScore = q.sortByScore || req.trackScores;
+  const hitsOut = page.map((c) => renderHit(q.env, c.state, c.ord, showScore ? c.score : null, c.sortValues, req));
+  const body: Record<string, unknown> = {};
+  if (req.trackTotalHits !== false) {
+    const limit = req.trackTotalHits;
+    const value = total > limit ? limit : total;
+    body.total = req.restTotalHitsAsInt ? value : { value, relation: total > limit ? 'gte' : 'eq' };
+  } else if (req.restTotalHitsAsInt) body.total = -1;
+  body.max_score = showScore && total > 0 && req.size > 0 && maxScore > -Infinity ? float32ForJson(maxScore) : null;
+  body.hits = hitsOut;
+  return body;
 }
 
 export function renderHit(env: SearchEnv, state: IndexState, ord: number, score: number | null, sortValues: SortValue[] | undefined, req: SearchRequest): Record<string, unknown> | RawJson {

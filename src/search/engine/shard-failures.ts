@@ -1,5 +1,5 @@
 import { SearchError } from '../errors.js';
-import type { IndexState } from './search-service.js';
+import type { IndexState } from './index-state.js';
 
 /**
  * Per-shard failures of a search over several indices. ES runs the query phase on each shard on

@@ -21,7 +21,7 @@ function isPretty(req: FastifyRequest): boolean {
 /**
  * Marks a response as Elasticsearch's, as ES does on every answer (the official clients refuse a
  * 2xx without it). Set where each reply is made, after its content type, rather than in an onSend
- * hook that every response would pay a hook run for; test/search/response-headers.test.ts checks
+ * hook that every response would pay a hook run for; test/search/http/response-headers.test.ts checks
  * every kind of answer.
  */
 export function productHeader(reply: FastifyReply): FastifyReply {

@@ -1,7 +1,10 @@
-import { similarNames } from '../syntax/did-you-mean.js';
-import { errors } from '../errors.js';
+import { didYouMean } from '../syntax/did-you-mean.js';
+import { errors, unsafeLong } from '../errors.js';
 
 /**
+ * URL parameters: which each handler reads, and how a value is read (RestRequest's paramAsInt,
+ * paramAsLong, paramAsBoolean, …), for every route and request parser.
+ *
  * ES refuses URL parameters a REST handler does not read (BaseRestHandler): "request [<path>]
  * contains unrecognized parameter: [p]", several as "parameters: [a], [b]", each followed by
  * "-> did you mean [x]?" (or "any of [x, y]?") naming the known parameters whose similarity
@@ -68,9 +71,54 @@ export function checkParams(url: string, params: Readonly<Record<string, unknown
   const path = url.split('?')[0] ?? url;
   const invalid = Object.keys(params).filter((p) => !known.has(p)).sort();
   const parts = invalid.map((p) => {
-    const close = similarNames(p, known);
-    if (close.length === 0) return `[${p}]`;
-    return `[${p}] -> did you mean ${close.length === 1 ? `[${close[0]}]` : `any of [${close.join(', ')}]`}?`;
+    const hint = didYouMean(p, known);
+    return hint === '' ? `[${p}]` : `[${p}] ->${hint}`;
   });
   throw errors.illegalArgument(`request [${path}] contains unrecognized parameter${invalid.length > 1 ? 's' : ''}: ${parts.join(', ')}`);
+}
+
+/** A request's URL parameters, as the query-string parser gives them (url-query-parser.ts). */
+export type QueryParams = Readonly<Record<string, string | undefined>>;
+
+/** Long.MAX_VALUE + 1 as a double: every double at or above it (or at or below -it) is out of a long's range. */
+export const LONG_LIMIT = 2 ** 63;
+
+/** RestRequest.paramAsInt: "Failed to parse int parameter [from] with value [abc]". */
+export function intParam(params: QueryParams, name: string): number | undefined {
+  const raw = params[name];
+  if (raw === undefined) return undefined;
+  if (!/^[+-]?\d+$/.test(raw.trim()) || Math.abs(Number(raw)) > 2147483647) {
+    throw errors.illegalArgument(`Failed to parse int parameter [${name}] with value [${raw}]`);
+  }
+  return Number(raw);
+}
+
+/** A long-valued URL parameter (RestRequest.paramAsLong); undefined when absent. */
+export function longParam(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[+-]?\d+$/.test(value) || !(Math.abs(Number(value)) < LONG_LIMIT)) {
+    throw errors.illegalArgument(`Failed to parse long parameter [${name}] with value [${value}]`);
+  }
+  const n = Number(value);
+  // A long ES accepts, but not one a double holds exactly.
+  if (!Number.isSafeInteger(n)) throw unsafeLong(name, value);
+  return n;
+}
+
+/** A boolean URL parameter (RestRequest.paramAsBoolean: present without a value is true). */
+export function boolParam(value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (value === '' || value === 'true') return true;
+  if (value === 'false') return false;
+  throw errors.notBoolean(value);
+}
+
+/** `?rest_total_hits_as_int` (`true` or empty): hits.total as a number, as ES 6 answered (_search, scroll). */
+export function totalHitsAsInt(params: QueryParams): boolean {
+  return params.rest_total_hits_as_int === 'true' || params.rest_total_hits_as_int === '';
+}
+
+/** The URL's `stored_fields` split at commas, empty names dropped; undefined when absent. */
+export function storedFieldsParam(value: string | undefined): string[] | undefined {
+  return value === undefined ? undefined : value.split(',').filter((f) => f !== '');
 }

@@ -491,7 +491,7 @@ const FNV_PRIME = 0x01000193;
  *   FNV-1a states collide in all 32 bits collide after any finish, and such states are cheap to
  *   compute offline and to chain (two 5-letter blocks that take one state to the same state, found
  *   by a birthday search of ~2^16 hashes; k such pairs give 2^k tokens of one hash, see
- *   test/search/term-dictionary-flood.test.ts). With a secret basis the state before the first
+ *   test/search/index/term-dictionary.test.ts). With a secret basis the state before the first
  *   differing unit is unknown, and whether two tokens' states reconverge depends on it: XOR with two
  *   different units changes the additive difference of the states by an amount set by the state's
  *   bits (borrows), and the multiplication by the odd prime never turns a non-zero difference into

@@ -8,7 +8,34 @@ import { objectMembers, readInTextOrder } from '../syntax/json-members.js';
 import { fetchSourceOf, readUpdate } from './update-body.js';
 import type { SourceFilter } from './source-filter.js';
 import type { SourceSpan } from '../store/document-store.js';
-import type { BulkAction } from '../engine/search-service.js';
+
+/** `cond`: the item's version or sequence-number conditions (write-conditions.ts), already validated. */
+export type BulkAction =
+  /** `source` undefined: parse `raw` when the item is applied (a malformed one is the item's error). */
+  | {
+      readonly op: 'index' | 'create';
+      readonly index: string;
+      readonly id: string | undefined;
+      readonly source: unknown;
+      readonly raw: string;
+      readonly rawIn?: SourceSpan;
+      readonly cond?: WriteConditions | undefined;
+      /** `require_alias`: the index must be an alias (there are none here, so the item fails). */
+      readonly requireAlias?: boolean | undefined;
+    }
+  | {
+      readonly op: 'update';
+      readonly index: string;
+      readonly id: string;
+      readonly doc: unknown;
+      readonly docAsUpsert: boolean;
+      readonly upsert: unknown;
+      /** The body's `detect_noop` (undefined: true). */
+      readonly detectNoop?: boolean;
+      readonly cond?: WriteConditions;
+      readonly requireAlias?: boolean;
+    }
+  | { readonly op: 'delete'; readonly index: string; readonly id: string; readonly cond?: WriteConditions };
 
 /**
  * An update item as parseBulk reads it: with what its answer's `get` shows when the update line's
@@ -281,129 +308,164 @@ export function parseBulk(
   defaultFetchSource?: SourceFilter,
 ): (BulkAction | SearchError)[] {
   const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  const len = buf.length;
+  const lines = new BulkLines(buf);
+  const defaults: BulkDefaults = { index: defaultIndex, requireAlias, fetchSource: defaultFetchSource };
   const out: (BulkAction | SearchError)[] = [];
-  /** Lines read so far (for error texts), the offset of the next line, and the last non-blank line's bytes. */
-  let i = 0;
-  let pos = 0;
-  let lineStart = 0;
-  let lineEnd = 0;
-  /** The last line read as text, when it had to be decoded to tell whether it is blank. */
-  let decoded: string | undefined;
-  /** Moves to the next line that is not blank (as String.prototype.trim sees blank); false at the end. */
-  const next = (): boolean => {
-    while (pos < len) {
-      const nl = buf.indexOf(NL, pos);
-      // ES reads line by line and refuses any bytes after the last newline (even blank ones)
-      // when it reaches them: errors of earlier lines come first.
-      if (nl === -1) throw errors.illegalArgument('The bulk request must be terminated by a newline [\\n]');
-      const end = nl;
-      const start = pos;
-      pos = end + 1;
-      i++;
-      let at = start;
-      while (at < end && isAsciiTrimmed(buf[at] as number)) at++;
-      if (at === end) continue;
-      decoded = undefined;
-      if ((buf[at] as number) >= 0x80) {
-        // Unicode whitespace (NBSP, BOM, …) also counts as blank for trim: decide on the text.
-        decoded = buf.toString('utf8', start, end);
-        if (decoded.trim() === '') continue;
-      }
-      lineStart = start;
-      lineEnd = end;
-      return true;
-    }
-    return false;
-  };
-  /** Moves to the very next line, blank or not (an action's source line); false at the end of the body. */
-  const nextLine = (): boolean => {
-    if (pos >= len) return false;
-    const nl = buf.indexOf(NL, pos);
-    if (nl === -1) throw errors.illegalArgument('The bulk request must be terminated by a newline [\\n]');
-    lineStart = pos;
-    lineEnd = nl;
-    pos = nl + 1;
-    i++;
-    decoded = undefined;
-    return true;
-  };
   /** Validation problems of the items, in order (see the comment at the top). */
   const problems: string[] = [];
-  const lineText = (): string => decoded ?? buf.toString('utf8', lineStart, lineEnd);
-  /**
-   * The current line as the source of an index/create item: its text without the whitespace
-   * around it (as trim removes it), by the byte range of that text in the body.
-   */
-  const sourceAction = (op: 'index' | 'create', index: string, id: string | undefined, cond?: WriteConditions, requireAlias?: boolean): SpanAction => {
-    let start = lineStart;
-    let end = lineEnd;
-    while (start < end && isAsciiTrimmed(buf[start] as number)) start++;
-    while (end > start && isAsciiTrimmed(buf[end - 1] as number)) end--;
-    if ((buf[start] as number) >= 0x80 || (buf[end - 1] as number) >= 0x80) {
-      // Possibly Unicode whitespace at an end (NBSP, BOM, …): trim the text and count its bytes.
-      const line = lineText();
-      const t = line.trimStart();
-      const raw = t.trimEnd();
-      start = lineStart + Buffer.byteLength(line.slice(0, line.length - t.length), 'utf8');
-      end = lineEnd - Buffer.byteLength(t.slice(raw.length), 'utf8');
-    }
-    return new SpanAction(op, index, id, buf, start, end, cond, requireAlias);
-  };
-  while (next()) {
+  while (lines.nextNonBlank()) {
     // The action line clients send most, `{"index":{"_id":"…"}}` in compact form, without JSON.parse
     // and the objects it makes; anything else (other keys, spaces, escapes) takes the general way.
-    const simple = defaultIndex === undefined || requireAlias ? undefined : simpleAction(buf, lineStart, lineEnd);
+    const simple = defaultIndex === undefined || requireAlias ? undefined : simpleAction(buf, lines.start, lines.end);
     if (simple !== undefined) {
       const id = buf.toString('utf8', simple.idStart, simple.idEnd);
       // The id's bytes are its UTF-8 as is (no escapes on this path).
       if (simple.idEnd - simple.idStart > MAX_ID_BYTES) problems.push(idTooLong(id, simple.idEnd - simple.idStart));
-      if (!nextLine()) break;
-      out.push(sourceAction(simple.op, defaultIndex as string, id));
+      if (!lines.nextLine()) break;
+      out.push(lines.sourceAction(simple.op, defaultIndex as string, id));
       continue;
     }
-    // Read as ES's parser reads the line: a key it repeats (Jackson's strict duplicate detection)
-    // fails the request unless something earlier in the line does first (readInTextOrder).
-    const text = lineText();
-    const line = i;
-    const { op, meta, built } = readInTextOrder(text, parseJsonBody(text), (action) => readAction(action, line, () => text));
-    built();
-    const index = meta.index ?? defaultIndex;
-    const { id, cond } = meta;
-    // A delete has no use for it (DeleteRequest.isRequireAlias is false).
-    const alias = op !== 'delete' && (meta.requireAlias ?? requireAlias) ? { requireAlias: true } : {};
-    if (index === undefined) problems.push('index is missing');
-    if (op === 'delete') {
-      // DeleteRequest.validate, in its order.
-      if (id === undefined || id === '') problems.push('id is missing');
-      if (cond !== undefined) problems.push(...casProblems(cond));
-      if (index !== undefined && id !== undefined && id !== '') out.push(cond === undefined ? { op, index, id } : { op, index, id, cond });
-      continue;
-    }
-    if (!nextLine()) break;
-    if (op !== 'update') {
-      // An index action's `op_type: create` makes it a create.
-      const kind = op === 'index' && meta.opType === 'create' ? 'create' : (op as 'index' | 'create');
-      problems.push(...indexProblems(kind, id, cond));
-      // Parsed when the item is applied (SearchService.bulk): a bulk's parsed sources would
-      // otherwise all live until the whole request is done, and the garbage collector would copy
-      // and promote every one of them.
-      if (index !== undefined) out.push(sourceAction(kind, index, id, cond, alias.requireAlias));
-      continue;
-    }
-    // ES's parser reads an update's source line at once (UpdateRequest.fromXContent): a malformed
-    // one fails the whole request, unlike an index/create source, which only the shard parses.
-    const updateText = lineText();
-    const update = readUpdate(updateText, parseJsonBody(updateText), cond, meta.retryOnConflict);
-    // UpdateRequest.validate, in its order.
-    if (id === undefined || id === '') problems.push('id is missing');
-    problems.push(...update.problems);
-    const fetchSource = meta.fetchSource ?? defaultFetchSource ?? update.source;
-    if (index !== undefined && id !== undefined) {
-      const item: BulkUpdateAction = { op: 'update', index, id, ...update.fields, ...alias, ...(fetchSource === undefined ? {} : { fetchSource }) };
-      out.push(item);
-    }
+    if (!readItem(lines, defaults, problems, out)) break;
   }
   if (problems.length > 0) throw errors.actionValidation(problems);
   return out;
+}
+
+/** What the URL gives every item of a `_bulk` (see parseBulk). */
+interface BulkDefaults {
+  readonly index: string | undefined;
+  readonly requireAlias: boolean;
+  readonly fetchSource: SourceFilter | undefined;
+}
+
+/**
+ * Reads an item the general way, from the current (action) line, as ES's parser reads it; its
+ * validation problems go to `problems`, the item (when it has an index and id) to `out`. False when
+ * the body ends before the item's source line.
+ */
+function readItem(lines: BulkLines, defaults: BulkDefaults, problems: string[], out: (BulkAction | SearchError)[]): boolean {
+  // Read as ES's parser reads the line: a key it repeats (Jackson's strict duplicate detection)
+  // fails the request unless something earlier in the line does first (readInTextOrder).
+  const text = lines.text();
+  const line = lines.count;
+  const { op, meta, built } = readInTextOrder(text, parseJsonBody(text), (action) => readAction(action, line, () => text));
+  built();
+  const index = meta.index ?? defaults.index;
+  const { id, cond } = meta;
+  // A delete has no use for it (DeleteRequest.isRequireAlias is false).
+  const alias = op !== 'delete' && (meta.requireAlias ?? defaults.requireAlias) ? { requireAlias: true } : {};
+  if (index === undefined) problems.push('index is missing');
+  if (op === 'delete') {
+    // DeleteRequest.validate, in its order.
+    if (id === undefined || id === '') problems.push('id is missing');
+    if (cond !== undefined) problems.push(...casProblems(cond));
+    if (index !== undefined && id !== undefined && id !== '') out.push(cond === undefined ? { op, index, id } : { op, index, id, cond });
+    return true;
+  }
+  if (!lines.nextLine()) return false;
+  if (op !== 'update') {
+    // An index action's `op_type: create` makes it a create.
+    const kind = op === 'index' && meta.opType === 'create' ? 'create' : (op as 'index' | 'create');
+    problems.push(...indexProblems(kind, id, cond));
+    // Parsed when the item is applied (SearchService.bulk): a bulk's parsed sources would
+    // otherwise all live until the whole request is done, and the garbage collector would copy
+    // and promote every one of them.
+    if (index !== undefined) out.push(lines.sourceAction(kind, index, id, cond, alias.requireAlias));
+    return true;
+  }
+  // ES's parser reads an update's source line at once (UpdateRequest.fromXContent): a malformed
+  // one fails the whole request, unlike an index/create source, which only the shard parses.
+  const updateText = lines.text();
+  const update = readUpdate(updateText, parseJsonBody(updateText), cond, meta.retryOnConflict);
+  // UpdateRequest.validate, in its order.
+  if (id === undefined || id === '') problems.push('id is missing');
+  problems.push(...update.problems);
+  const fetchSource = meta.fetchSource ?? defaults.fetchSource ?? update.source;
+  if (index !== undefined && id !== undefined) {
+    const item: BulkUpdateAction = { op: 'update', index, id, ...update.fields, ...alias, ...(fetchSource === undefined ? {} : { fetchSource }) };
+    out.push(item);
+  }
+  return true;
+}
+
+/** The lines of a `_bulk` body, read one at a time: the current line's bytes and how many lines were read. */
+class BulkLines {
+  /** Lines read so far (for error texts). */
+  count = 0;
+  /** The current line: bytes start..end of the body. */
+  start = 0;
+  end = 0;
+  /** The offset of the next line. */
+  private pos = 0;
+  /** The current line as text, when it had to be decoded to tell whether it is blank. */
+  private decoded: string | undefined;
+
+  constructor(private readonly buf: Buffer) {}
+
+  /** Moves to the next line that is not blank (as String.prototype.trim sees blank); false at the end. */
+  nextNonBlank(): boolean {
+    const buf = this.buf;
+    const len = buf.length;
+    while (this.pos < len) {
+      const nl = buf.indexOf(NL, this.pos);
+      // ES reads line by line and refuses any bytes after the last newline (even blank ones)
+      // when it reaches them: errors of earlier lines come first.
+      if (nl === -1) throw errors.illegalArgument('The bulk request must be terminated by a newline [\\n]');
+      const end = nl;
+      const start = this.pos;
+      this.pos = end + 1;
+      this.count++;
+      let at = start;
+      while (at < end && isAsciiTrimmed(buf[at] as number)) at++;
+      if (at === end) continue;
+      this.decoded = undefined;
+      if ((buf[at] as number) >= 0x80) {
+        // Unicode whitespace (NBSP, BOM, …) also counts as blank for trim: decide on the text.
+        this.decoded = buf.toString('utf8', start, end);
+        if (this.decoded.trim() === '') continue;
+      }
+      this.start = start;
+      this.end = end;
+      return true;
+    }
+    return false;
+  }
+
+  /** Moves to the very next line, blank or not (an action's source line); false at the end of the body. */
+  nextLine(): boolean {
+    if (this.pos >= this.buf.length) return false;
+    const nl = this.buf.indexOf(NL, this.pos);
+    if (nl === -1) throw errors.illegalArgument('The bulk request must be terminated by a newline [\\n]');
+    this.start = this.pos;
+    this.end = nl;
+    this.pos = nl + 1;
+    this.count++;
+    this.decoded = undefined;
+    return true;
+  }
+
+  text(): string {
+    return this.decoded ?? this.buf.toString('utf8', this.start, this.end);
+  }
+
+  /**
+   * The current line as the source of an index/create item: its text without the whitespace
+   * around it (as trim removes it), by the byte range of that text in the body.
+   */
+  sourceAction(op: 'index' | 'create', index: string, id: string | undefined, cond?: WriteConditions, requireAlias?: boolean): SpanAction {
+    const buf = this.buf;
+    let start = this.start;
+    let end = this.end;
+    while (start < end && isAsciiTrimmed(buf[start] as number)) start++;
+    while (end > start && isAsciiTrimmed(buf[end - 1] as number)) end--;
+    if ((buf[start] as number) >= 0x80 || (buf[end - 1] as number) >= 0x80) {
+      // Possibly Unicode whitespace at an end (NBSP, BOM, …): trim the text and count its bytes.
+      const line = this.text();
+      const t = line.trimStart();
+      const raw = t.trimEnd();
+      start = this.start + Buffer.byteLength(line.slice(0, line.length - t.length), 'utf8');
+      end = this.end - Buffer.byteLength(t.slice(raw.length), 'utf8');
+    }
+    return new SpanAction(op, index, id, buf, start, end, cond, requireAlias);
+  }
 }

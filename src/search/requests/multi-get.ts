@@ -1,3 +1,4 @@
+import { storedFieldsParam } from '../http/url-params.js';
 import { errors, SearchError } from '../errors.js';
 import { isoInstant } from '../syntax/date-format.js';
 import { jsonToken } from '../syntax/json-members.js';
@@ -147,11 +148,6 @@ export function multiGetDefaults(params: Readonly<Record<string, string | undefi
     source: named ? sourceFilterFromParams(params) : undefined,
     storedFields: storedFieldsParam(params.stored_fields),
   };
-}
-
-/** The URL's `stored_fields` split at commas, empty names dropped; undefined when absent. */
-export function storedFieldsParam(value: string | undefined): string[] | undefined {
-  return value === undefined ? undefined : value.split(',').filter((f) => f !== '');
 }
 
 /**

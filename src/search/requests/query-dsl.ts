@@ -1,6 +1,7 @@
 import { errors, SearchError, type EsCause } from '../errors.js';
 import { isJsonObject, textLocation, valueOffset } from '../syntax/json-members.js';
 import { parseQueryString, type QsClause } from './query-string.js';
+import { didYouMean } from '../syntax/did-you-mean.js';
 
 /**
  * The Elasticsearch query DSL subset Portico understands, parsed from JSON into an AST with ES's
@@ -54,31 +55,6 @@ const KNOWN = [
   'shape', 'simple_query_string', 'span_containing', 'span_field_masking', 'span_first', 'span_multi', 'span_near', 'span_not',
   'span_or', 'span_term', 'span_within', 'term', 'terms', 'terms_set', 'wildcard', 'wrapper',
 ];
-
-/** Lucene's LevenshteinDistance similarity: 1 - distance / max(length). */
-function similarity(a: string, b: string): number {
-  const m = a.length;
-  const n = b.length;
-  if (m === 0 || n === 0) return m === n ? 1 : 0;
-  let prev = Array.from({ length: n + 1 }, (_, j) => j);
-  for (let i = 1; i <= m; i++) {
-    const cur = [i];
-    for (let j = 1; j <= n; j++) {
-      cur[j] = Math.min((cur[j - 1] as number) + 1, (prev[j] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return 1 - (prev[n] as number) / Math.max(m, n);
-}
-
-function suggestion(name: string): string {
-  const scored = KNOWN.map((k) => ({ k, s: similarity(name, k) }))
-    .filter((x) => x.s > 0.5)
-    .sort((x, y) => y.s - x.s || (x.k < y.k ? -1 : 1));
-  if (scored.length === 0) return '';
-  if (scored.length === 1) return ` did you mean [${scored[0]?.k}]?`;
-  return ` did you mean any of [${scored.map((x) => x.k).join(', ')}]?`;
-}
 
 function num(v: unknown, what: string): number {
   const n = typeof v === 'string' ? Number(v) : v;
@@ -253,122 +229,129 @@ export function parseQuery(raw: unknown, depth = 1): Query {
     throw errors.parsing(`[${names[0]}] malformed query, expected [END_OBJECT] but found [FIELD_NAME]`);
   }
   const body = raw[name];
-  const boostOf = (o: Record<string, unknown>) => (o.boost === undefined ? 1 : num(o.boost, 'boost'));
-  switch (name) {
-    case 'match_all':
-      return { kind: 'match_all', boost: isJsonObject(body) ? boostOf(body) : 1 };
-    case 'match_none':
-      return { kind: 'match_none' };
-    case 'match': {
-      const { field, opts } = singleField(name, body, 'query');
-      if (opts.query === undefined || opts.query === null) throw errors.parsing('No text specified for text query');
-      return {
-        kind: 'match',
-        field,
-        text: String(scalar(opts.query, name)),
-        operator: operator(opts.operator),
-        msm: opts.minimum_should_match as MinimumShouldMatch,
-        zeroTermsAll: String(opts.zero_terms_query ?? 'none').toLowerCase() === 'all',
-        boost: boostOf(opts),
-      };
-    }
-    case 'match_phrase': {
-      const { field, opts } = singleField(name, body, 'query');
-      return { kind: 'match_phrase', field, text: String(scalar(opts.query, name)), slop: opts.slop === undefined ? 0 : num(opts.slop, 'slop'), boost: boostOf(opts) };
-    }
-    case 'multi_match': {
-      if (!isJsonObject(body)) throw errors.parsing('[multi_match] query malformed');
-      if (body.query === undefined) throw errors.parsing('No text specified for multi_match query');
-      return {
-        kind: 'multi_match',
-        fields: fieldBoosts(body.fields) ?? [{ field: '*', boost: 1 }],
-        text: String(scalar(body.query, name)),
-        type: String(body.type ?? 'best_fields'),
-        operator: operator(body.operator),
-        msm: body.minimum_should_match as MinimumShouldMatch,
-        tieBreaker: body.tie_breaker === undefined ? 0 : num(body.tie_breaker, 'tie_breaker'),
-        boost: boostOf(body),
-      };
-    }
-    case 'term': {
-      const { field, opts } = singleField(name, body, 'value');
-      if (opts.value === undefined || opts.value === null) throw errors.illegalArgument('value cannot be null');
-      return { kind: 'term', field, value: scalar(opts.value, name), caseInsensitive: opts.case_insensitive === true, boost: boostOf(opts) };
-    }
-    case 'terms': {
-      if (!isJsonObject(body)) throw errors.parsing('[terms] query malformed');
-      const fields = Object.keys(body).filter((k) => k !== 'boost' && k !== '_name');
-      const field = fields[0];
-      if (field === undefined || fields.length > 1) throw errors.parsing('[terms] query does not support multiple fields');
-      const values = body[field];
-      if (!Array.isArray(values)) throw errors.parsing(`[terms] query does not support [${field}]`);
-      return { kind: 'terms', field, values: values.map((v) => scalar(v, name)), boost: boostOf(body) };
-    }
-    case 'range': {
-      const { field, opts } = singleField(name, body, 'gte');
-      const q: Query = { kind: 'range', field, boost: boostOf(opts) };
-      for (const k of ['gt', 'gte', 'lt', 'lte'] as const) if (opts[k] !== undefined && opts[k] !== null) q[k] = opts[k];
-      if (opts.from !== undefined && opts.from !== null) q[opts.include_lower === false ? 'gt' : 'gte'] = opts.from;
-      if (opts.to !== undefined && opts.to !== null) q[opts.include_upper === false ? 'lt' : 'lte'] = opts.to;
-      if (typeof opts.format === 'string') q.format = opts.format;
-      if (typeof opts.time_zone === 'string') q.timeZone = opts.time_zone;
-      return q;
-    }
-    case 'exists': {
-      if (!isJsonObject(body) || typeof body.field !== 'string') throw errors.parsing('[exists] must be provided with a [field]');
-      return { kind: 'exists', field: body.field, boost: boostOf(body) };
-    }
-    case 'ids': {
-      if (!isJsonObject(body)) throw errors.parsing('[ids] query malformed');
-      const values = body.values ?? [];
-      if (!Array.isArray(values)) throw errors.parsing('[ids] query malformed, values must be an array');
-      return { kind: 'ids', values: values.map(String), boost: boostOf(body) };
-    }
-    case 'prefix': {
-      const { field, opts } = singleField(name, body, 'value');
-      return { kind: 'prefix', field, value: String(scalar(opts.value, name)), caseInsensitive: opts.case_insensitive === true, boost: boostOf(opts) };
-    }
-    case 'constant_score': {
-      if (!isJsonObject(body) || body.filter === undefined) throw errors.parsing('[constant_score] requires a \'filter\' element');
-      return { kind: 'constant_score', filter: child(body.filter, depth, [name, 'filter'], undefined), boost: boostOf(body) };
-    }
-    case 'dis_max': {
-      if (!isJsonObject(body)) throw errors.parsing('[dis_max] query malformed');
-      return { kind: 'dis_max', queries: clauses(body.queries, depth, name, 'queries'), tieBreaker: body.tie_breaker === undefined ? 0 : num(body.tie_breaker, 'tie_breaker'), boost: boostOf(body) };
-    }
-    case 'bool': {
-      if (!isJsonObject(body)) throw errors.parsing('[bool] query malformed, no start_object after query name');
-      for (const k of Object.keys(body)) {
-        if (!['must', 'should', 'filter', 'must_not', 'minimum_should_match', 'boost', '_name', 'adjust_pure_negative'].includes(k)) {
-          throw errors.parsing(`[bool] query does not support [${k}]`);
-        }
+  const parse = PARSERS.get(name);
+  if (parse !== undefined) return parse(body, depth, name);
+  if (KNOWN.includes(name)) throw errors.parsing(`query [${name}] is not supported by this server`);
+  throw errors.unknownQuery(name, didYouMean(name, KNOWN));
+}
+
+/** query_string and simple_query_string: the query text in Lucene's syntax (query-string.ts). */
+function queryStringQuery(body: unknown, _depth: number, name: string): Query {
+  if (!isJsonObject(body) || body.query === undefined) throw errors.parsing(`[${name}] must be provided with a [query]`);
+  const fields = fieldBoosts(body.fields) ?? fieldBoosts(body.default_field);
+  return {
+    kind: 'query_string',
+    clauses: parseQueryString(String(body.query), name === 'simple_query_string'),
+    fields,
+    defaultOperator: operator(body.default_operator),
+    boost: boostOf(body),
+  };
+}
+
+/** The parser of each query this server runs: `body` is the object under the query's name. */
+const PARSERS = new Map<string, (body: unknown, depth: number, name: string) => Query>([
+  ['match_all', (body) => ({ kind: 'match_all', boost: isJsonObject(body) ? boostOf(body) : 1 })],
+  ['match_none', () => ({ kind: 'match_none' })],
+  ['match', (body, _depth, name) => {
+    const { field, opts } = singleField(name, body, 'query');
+    if (opts.query === undefined || opts.query === null) throw errors.parsing('No text specified for text query');
+    return {
+      kind: 'match',
+      field,
+      text: String(scalar(opts.query, name)),
+      operator: operator(opts.operator),
+      msm: opts.minimum_should_match as MinimumShouldMatch,
+      zeroTermsAll: String(opts.zero_terms_query ?? 'none').toLowerCase() === 'all',
+      boost: boostOf(opts),
+    };
+  }],
+  ['match_phrase', (body, _depth, name) => {
+    const { field, opts } = singleField(name, body, 'query');
+    return { kind: 'match_phrase', field, text: String(scalar(opts.query, name)), slop: opts.slop === undefined ? 0 : num(opts.slop, 'slop'), boost: boostOf(opts) };
+  }],
+  ['multi_match', (body, _depth, name) => {
+    if (!isJsonObject(body)) throw errors.parsing('[multi_match] query malformed');
+    if (body.query === undefined) throw errors.parsing('No text specified for multi_match query');
+    return {
+      kind: 'multi_match',
+      fields: fieldBoosts(body.fields) ?? [{ field: '*', boost: 1 }],
+      text: String(scalar(body.query, name)),
+      type: String(body.type ?? 'best_fields'),
+      operator: operator(body.operator),
+      msm: body.minimum_should_match as MinimumShouldMatch,
+      tieBreaker: body.tie_breaker === undefined ? 0 : num(body.tie_breaker, 'tie_breaker'),
+      boost: boostOf(body),
+    };
+  }],
+  ['term', (body, _depth, name) => {
+    const { field, opts } = singleField(name, body, 'value');
+    if (opts.value === undefined || opts.value === null) throw errors.illegalArgument('value cannot be null');
+    return { kind: 'term', field, value: scalar(opts.value, name), caseInsensitive: opts.case_insensitive === true, boost: boostOf(opts) };
+  }],
+  ['terms', (body, _depth, name) => {
+    if (!isJsonObject(body)) throw errors.parsing('[terms] query malformed');
+    const fields = Object.keys(body).filter((k) => k !== 'boost' && k !== '_name');
+    const field = fields[0];
+    if (field === undefined || fields.length > 1) throw errors.parsing('[terms] query does not support multiple fields');
+    const values = body[field];
+    if (!Array.isArray(values)) throw errors.parsing(`[terms] query does not support [${field}]`);
+    return { kind: 'terms', field, values: values.map((v) => scalar(v, name)), boost: boostOf(body) };
+  }],
+  ['range', (body, _depth, name) => {
+    const { field, opts } = singleField(name, body, 'gte');
+    const q: Query = { kind: 'range', field, boost: boostOf(opts) };
+    for (const k of ['gt', 'gte', 'lt', 'lte'] as const) if (opts[k] !== undefined && opts[k] !== null) q[k] = opts[k];
+    if (opts.from !== undefined && opts.from !== null) q[opts.include_lower === false ? 'gt' : 'gte'] = opts.from;
+    if (opts.to !== undefined && opts.to !== null) q[opts.include_upper === false ? 'lt' : 'lte'] = opts.to;
+    if (typeof opts.format === 'string') q.format = opts.format;
+    if (typeof opts.time_zone === 'string') q.timeZone = opts.time_zone;
+    return q;
+  }],
+  ['exists', (body) => {
+    if (!isJsonObject(body) || typeof body.field !== 'string') throw errors.parsing('[exists] must be provided with a [field]');
+    return { kind: 'exists', field: body.field, boost: boostOf(body) };
+  }],
+  ['ids', (body) => {
+    if (!isJsonObject(body)) throw errors.parsing('[ids] query malformed');
+    const values = body.values ?? [];
+    if (!Array.isArray(values)) throw errors.parsing('[ids] query malformed, values must be an array');
+    return { kind: 'ids', values: values.map(String), boost: boostOf(body) };
+  }],
+  ['prefix', (body, _depth, name) => {
+    const { field, opts } = singleField(name, body, 'value');
+    return { kind: 'prefix', field, value: String(scalar(opts.value, name)), caseInsensitive: opts.case_insensitive === true, boost: boostOf(opts) };
+  }],
+  ['constant_score', (body, depth, name) => {
+    if (!isJsonObject(body) || body.filter === undefined) throw errors.parsing('[constant_score] requires a \'filter\' element');
+    return { kind: 'constant_score', filter: child(body.filter, depth, [name, 'filter'], undefined), boost: boostOf(body) };
+  }],
+  ['dis_max', (body, depth, name) => {
+    if (!isJsonObject(body)) throw errors.parsing('[dis_max] query malformed');
+    return { kind: 'dis_max', queries: clauses(body.queries, depth, name, 'queries'), tieBreaker: body.tie_breaker === undefined ? 0 : num(body.tie_breaker, 'tie_breaker'), boost: boostOf(body) };
+  }],
+  ['bool', (body, depth, name) => {
+    if (!isJsonObject(body)) throw errors.parsing('[bool] query malformed, no start_object after query name');
+    for (const k of Object.keys(body)) {
+      if (!['must', 'should', 'filter', 'must_not', 'minimum_should_match', 'boost', '_name', 'adjust_pure_negative'].includes(k)) {
+        throw errors.parsing(`[bool] query does not support [${k}]`);
       }
-      return {
-        kind: 'bool',
-        must: clauses(body.must, depth, name, 'must'),
-        should: clauses(body.should, depth, name, 'should'),
-        filter: clauses(body.filter, depth, name, 'filter'),
-        mustNot: clauses(body.must_not, depth, name, 'must_not'),
-        msm: body.minimum_should_match as MinimumShouldMatch,
-        boost: boostOf(body),
-      };
     }
-    case 'query_string':
-    case 'simple_query_string': {
-      if (!isJsonObject(body) || body.query === undefined) throw errors.parsing(`[${name}] must be provided with a [query]`);
-      const fields = fieldBoosts(body.fields) ?? fieldBoosts(body.default_field);
-      return {
-        kind: 'query_string',
-        clauses: parseQueryString(String(body.query), name === 'simple_query_string'),
-        fields,
-        defaultOperator: operator(body.default_operator),
-        boost: boostOf(body),
-      };
-    }
-    default:
-      if (KNOWN.includes(name)) throw errors.parsing(`query [${name}] is not supported by this server`);
-      throw errors.unknownQuery(name, suggestion(name));
-  }
+    return {
+      kind: 'bool',
+      must: clauses(body.must, depth, name, 'must'),
+      should: clauses(body.should, depth, name, 'should'),
+      filter: clauses(body.filter, depth, name, 'filter'),
+      mustNot: clauses(body.must_not, depth, name, 'must_not'),
+      msm: body.minimum_should_match as MinimumShouldMatch,
+      boost: boostOf(body),
+    };
+  }],
+  ['query_string', queryStringQuery],
+  ['simple_query_string', queryStringQuery],
+]);
+
+function boostOf(o: Record<string, unknown>): number {
+  return o.boost === undefined ? 1 : num(o.boost, 'boost');
 }
 
 /**

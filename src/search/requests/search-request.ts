@@ -1,3 +1,4 @@
+import { intParam, totalHitsAsInt, type QueryParams } from '../http/url-params.js';
 import { errors } from '../errors.js';
 import { jsonToken, nestingError, readInTextOrder, tooDeepAt } from '../syntax/json-members.js';
 import { NestedDepthExceeded, parseTopLevelQuery, type Query } from './query-dsl.js';
@@ -48,23 +49,11 @@ export interface PitReference {
   readonly keepAliveMs: number | undefined;
 }
 
-export type QueryParams = Readonly<Record<string, string | undefined>>;
-
 const BODY_KEYS = new Set([
   'query', 'from', 'size', 'sort', '_source', 'track_total_hits', 'search_after', 'track_scores', 'version', 'seq_no_primary_term',
   'min_score', 'post_filter', 'timeout', 'terminate_after', 'stored_fields', 'explain', 'highlight', 'profile', 'stats',
   'indices_boost', 'docvalue_fields', 'fields', 'script_fields', 'ext', 'pit', 'runtime_mappings', 'collapse', 'rescore', 'suggest', 'slice',
 ]);
-
-/** RestRequest.paramAsInt: "Failed to parse int parameter [from] with value [abc]". */
-export function intParam(params: QueryParams, name: string): number | undefined {
-  const raw = params[name];
-  if (raw === undefined) return undefined;
-  if (!/^[+-]?\d+$/.test(raw.trim()) || Math.abs(Number(raw)) > 2147483647) {
-    throw errors.illegalArgument(`Failed to parse int parameter [${name}] with value [${raw}]`);
-  }
-  return Number(raw);
-}
 
 /** Jackson's intValue() on a body value: numbers are truncated, numeric strings coerced. */
 function bodyInt(v: unknown, name: string): number {
@@ -180,11 +169,6 @@ function uriQuery(params: QueryParams): Query | undefined {
     defaultOperator: op,
     boost: 1,
   };
-}
-
-/** `?rest_total_hits_as_int` (`true` or empty): hits.total as a number, as ES 6 answered (_search, scroll). */
-export function totalHitsAsInt(params: QueryParams): boolean {
-  return params.rest_total_hits_as_int === 'true' || params.rest_total_hits_as_int === '';
 }
 
 /**

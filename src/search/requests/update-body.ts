@@ -1,4 +1,4 @@
-import { similarNames } from '../syntax/did-you-mean.js';
+import { didYouMean } from '../syntax/did-you-mean.js';
 import { errors, type EsCause, type SearchError } from '../errors.js';
 import { checkNesting, duplicateFieldError, findDuplicateKey, jsonToken, objectMembers, textLocation, type JsonToken } from '../syntax/json-members.js';
 import type { SourceFilter } from './source-filter.js';
@@ -36,13 +36,6 @@ function tokenAt(c: string | undefined): JsonToken {
   if (c === '"') return 'VALUE_STRING';
   if (c === 't' || c === 'f') return 'VALUE_BOOLEAN';
   return c === 'n' ? 'VALUE_NULL' : 'VALUE_NUMBER';
-}
-
-/** ES's SuggestingErrorOnUnknown over the declared fields (see similarNames). */
-function suggestion(field: string): string {
-  const close = similarNames(field, FIELDS.keys());
-  if (close.length === 0) return '';
-  return close.length === 1 ? ` did you mean [${close[0]}]?` : ` did you mean any of [${close.join(', ')}]?`;
 }
 
 /** What an update body says, once checked (see parseUpdateBody). */
@@ -192,7 +185,7 @@ function sourceCause(token: JsonToken, key: string): SourceRefused {
  */
 function memberProblem(key: string, value: unknown, token: JsonToken): { atKey: boolean; message: string; cause?: EsCause } | undefined {
   const tokens = FIELDS.get(key);
-  if (tokens === undefined) return { atKey: true, message: `[${PARSER_NAME}] unknown field [${key}]${suggestion(key)}` };
+  if (tokens === undefined) return { atKey: true, message: `[${PARSER_NAME}] unknown field [${key}]${didYouMean(key, FIELDS.keys())}` };
   if (!tokens.includes(token)) return { atKey: false, message: `[${PARSER_NAME}] ${key} doesn't support values of type: ${token}` };
   // XContentParser.booleanValue reads "" as false (no text: parseBoolean's default) and refuses any other string.
   if (BOOLEANS.has(key) && typeof value === 'string' && value !== 'true' && value !== 'false' && value !== '') {

@@ -1,4 +1,5 @@
-import { errors, idTooLong, MAX_ID_BYTES, type SearchError } from '../errors.js';
+import { errors, idTooLong, MAX_ID_BYTES, unsafeLong } from '../errors.js';
+import { LONG_LIMIT, longParam } from '../http/url-params.js';
 
 /**
  * The concurrency conditions a write may carry, as ES 8 reads and checks them: `version` with
@@ -45,40 +46,6 @@ export function parseVersionType(text: string): VersionType {
   throw errors.illegalArgument(`No version type match [${text}]`);
 }
 
-/**
- * ES reads versions and sequence numbers as Java longs (up to 2^63 - 1); they are JavaScript
- * numbers here, exact only up to 2^53 - 1. A longer one (a nanosecond timestamp as an external
- * version, say) is refused rather than rounded: a rounded version is answered as another one, and
- * a newer write that rounds to the stored version is refused as a conflict. Exact longs would need
- * BigInt through the store, the snapshot and the response writers.
- */
-function unsafeLong(name: string, shown: string | undefined): SearchError {
-  const value = shown === undefined ? '' : ` [${shown}]`;
-  return errors.illegalArgument(
-    `[${name}] value${value} is beyond ±${Number.MAX_SAFE_INTEGER}, the largest integer this server holds exactly; it refuses the value rather than round it`,
-  );
-}
-
-/** A long-valued URL parameter (RestRequest.paramAsLong); undefined when absent. */
-export function longParam(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^[+-]?\d+$/.test(value) || !(Math.abs(Number(value)) < LONG_LIMIT)) {
-    throw errors.illegalArgument(`Failed to parse long parameter [${name}] with value [${value}]`);
-  }
-  const n = Number(value);
-  // A long ES accepts, but not one a double holds exactly.
-  if (!Number.isSafeInteger(n)) throw unsafeLong(name, value);
-  return n;
-}
-
-/** A boolean URL parameter (RestRequest.paramAsBoolean: present without a value is true). */
-export function boolParam(value: string | undefined, fallback: boolean): boolean {
-  if (value === undefined) return fallback;
-  if (value === '' || value === 'true') return true;
-  if (value === 'false') return false;
-  throw errors.notBoolean(value);
-}
-
 /** A boolean field of a bulk action line (the JSON parser's booleanValue, which reads "true"/"false" too). */
 export function boolField(value: unknown): boolean {
   if (value === true || value === 'true') return true;
@@ -88,8 +55,6 @@ export function boolField(value: unknown): boolean {
 
 /** A decimal number as Java's BigDecimal reads one (no whitespace, optional exponent). */
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
-/** Long.MAX_VALUE + 1 as a double: every double at or above it (or at or below -it) is out of a long's range. */
-const LONG_LIMIT = 2 ** 63;
 
 /**
  * A long-valued field of a bulk action line, as the JSON parser's longValue reads it: a number is

@@ -3,17 +3,89 @@ import { parseBulk, type BulkUpdateAction } from '../requests/bulk.js';
 import { BulkResponseWriter } from '../engine/bulk-response.js';
 import { errors, SearchError } from '../errors.js';
 import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, sendJsonBytes, type Params } from '../http/http-io.js';
-import { getSourceFilter, storedFieldsOf, storedFieldsParam } from '../requests/multi-get.js';
-import { SearchService, type WriteOutcome } from '../engine/search-service.js';
+import { getSourceFilter, storedFieldsOf } from '../requests/multi-get.js';
+import { boolParam, intParam, storedFieldsParam } from '../http/url-params.js';
+import type { SearchService } from '../engine/search-service.js';
+import { writeBody, type WriteOutcome } from '../engine/document-writes.js';
 import { filterSource, isIdentity, sourceFilterFromParams, type SourceFilter } from '../requests/source-filter.js';
-import { intParam } from '../requests/search-request.js';
 import { readUpdate } from '../requests/update-body.js';
-import { boolParam, casProblems, conditionsFromQuery, INTERNAL_VERSION_OCC, PRIMARY_TERM } from '../requests/write-conditions.js';
+import { casProblems, conditionsFromQuery, INTERNAL_VERSION_OCC, PRIMARY_TERM } from '../requests/write-conditions.js';
 
 /** The URL's `_source*` parameters as a fetch context; undefined when it names none (FetchSourceContext.parseFromRestRequest). */
 function urlFetchSource(q: Params): SourceFilter | undefined {
   const named = q._source !== undefined || q._source_includes !== undefined || q._source_excludes !== undefined || q._source_include !== undefined || q._source_exclude !== undefined;
   return named ? sourceFilterFromParams(q) : undefined;
+}
+
+/** `GET /<index>/_doc/<id>`: the document with its version, its `_source` filtered as asked and its stored fields. */
+async function getDocument(service: SearchService, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const p = req.params as Params;
+  const index = p.index as string;
+  const id = p.id as string;
+  const doc = service.getDoc(index, id);
+  if (doc === undefined) return sendJson(req, reply, 404, { _index: index, _id: id, found: false });
+  const q = queryOf(req);
+  const stored = storedFieldsParam(q.stored_fields);
+  const fields = storedFieldsOf(service.get(index).mappings, stored, doc.source);
+  const filter = getSourceFilter(urlFetchSource(q), stored);
+  const body: Record<string, unknown> = { _index: index, _id: id, _version: doc.version, _seq_no: doc.seqNo, _primary_term: 1, found: true };
+  // ES leaves `_source` out altogether for `_source=false` (and for stored fields without `_source`).
+  if (filter.fetch) {
+    const source = JSON.parse(doc.source) as unknown;
+    body._source = isIdentity(filter) ? source : filterSource(source, filter);
+  }
+  if (fields !== undefined) body.fields = fields;
+  return sendJson(req, reply, 200, body);
+}
+
+/** `POST /<index>/_update/<id>`: one update, applied as a one-item bulk, with `get` when `_source` asks for it. */
+async function updateDocument(service: SearchService, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const p = req.params as Params;
+  const q = queryOf(req);
+  // A repeated parameter's last value counts (url-query-parser.ts), as in ES.
+  const retryOnConflict = intParam(q, 'retry_on_conflict') ?? 0;
+  // RestUpdateAction refuses these before it reads the body.
+  if (q.version !== undefined || q.version_type !== undefined) {
+    throw errors.actionValidation([INTERNAL_VERSION_OCC]);
+  }
+  // The update API reads only the sequence-number conditions from the URL, also before the body.
+  const urlCond = conditionsFromQuery({ if_seq_no: q.if_seq_no, if_primary_term: q.if_primary_term });
+  const { value, text } = requiredJsonBody(req);
+  // UpdateRequest's parser refuses a body that is no object, unknown fields and mistyped ones
+  // before any validation; the body's sequence-number conditions override the URL's.
+  const { problems, fields, source } = readUpdate(text, value, urlCond, retryOnConflict);
+  if (problems.length > 0) throw errors.actionValidation(problems);
+  const requireAlias = boolParam(q.require_alias, false);
+  const [item] = service.bulk([{ op: 'update', index: p.index as string, id: p.id as string, ...fields, requireAlias }]);
+  if (item === undefined) throw errors.internal();
+  if ('error' in item) throw item.error;
+  const body = writeBody(item.outcome, forcedRefresh(req));
+  // The body's `_source` over the URL's (RestUpdateAction, then the body's parser): ES then adds
+  // `get` (UpdateHelper.extractGetResult) with the document as the update left it, noop included.
+  const get = updateGet(service, item.outcome, source ?? urlFetchSource(q));
+  if (get !== undefined) body.get = get;
+  return sendJson(req, reply, item.outcome.result === 'created' ? 201 : 200, body);
+}
+
+/** `_bulk`: the body's items applied in order, each answer rendered as soon as it is applied. */
+async function bulkRequest(service: SearchService, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const started = performance.now();
+  // The body's bytes as they came (see parseBulk); a `?source=` query string as text.
+  const body = Buffer.isBuffer(req.body) ? req.body : rawBody(req);
+  if (body === undefined) throw errors.actionValidation(['no requests added']);
+  const q = queryOf(req);
+  const actions = parseBulk(body, (req.params as Params).index, boolParam(q.require_alias, false), urlFetchSource(q));
+  if (actions.length === 0) throw errors.actionValidation(['no requests added']);
+  // Each item is rendered as soon as it is applied (see BulkResponseWriter).
+  const response = new BulkResponseWriter(forcedRefresh(req), actions.length);
+  // bulkEach hands over one item per action, in order: an update's item gets its `get`.
+  let at = 0;
+  service.bulkEach(actions, (item) => {
+    const a = actions[at++];
+    const fetch = a !== undefined && !(a instanceof SearchError) && a.op === 'update' ? (a as BulkUpdateAction).fetchSource : undefined;
+    response.add(item, fetch === undefined || 'error' in item ? undefined : updateGet(service, item.outcome, fetch));
+  });
+  return sendJsonBytes(req, reply, 200, response.finish(Math.round(performance.now() - started)));
 }
 
 /** Document APIs: `_doc`, `_create`, `_update`, `_bulk`. */
@@ -31,7 +103,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const opType = requested === 'create' ? 'create' : op;
     const q = queryOf(req);
     const outcome = service.indexDoc(index, p.id, value, text, opType, conditionsFromQuery(q), boolParam(q.require_alias, false));
-    return sendJson(req, reply, outcome.result === 'created' ? 201 : 200, SearchService.writeBody(outcome, forcedRefresh(req)));
+    return sendJson(req, reply, outcome.result === 'created' ? 201 : 200, writeBody(outcome, forcedRefresh(req)));
   };
   app.put('/:index/_doc/:id', indexDoc('index'));
   app.post('/:index/_doc/:id', indexDoc('index'));
@@ -39,25 +111,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
   app.put('/:index/_create/:id', indexDoc('create'));
   app.post('/:index/_create/:id', indexDoc('create'));
 
-  app.get('/:index/_doc/:id', async (req, reply) => {
-    const p = req.params as Params;
-    const index = p.index as string;
-    const id = p.id as string;
-    const doc = service.getDoc(index, id);
-    if (doc === undefined) return sendJson(req, reply, 404, { _index: index, _id: id, found: false });
-    const q = queryOf(req);
-    const stored = storedFieldsParam(q.stored_fields);
-    const fields = storedFieldsOf(service.get(index).mappings, stored, doc.source);
-    const filter = getSourceFilter(urlFetchSource(q), stored);
-    const body: Record<string, unknown> = { _index: index, _id: id, _version: doc.version, _seq_no: doc.seqNo, _primary_term: 1, found: true };
-    // ES leaves `_source` out altogether for `_source=false` (and for stored fields without `_source`).
-    if (filter.fetch) {
-      const source = JSON.parse(doc.source) as unknown;
-      body._source = isIdentity(filter) ? source : filterSource(source, filter);
-    }
-    if (fields !== undefined) body.fields = fields;
-    return sendJson(req, reply, 200, body);
-  });
+  app.get('/:index/_doc/:id', async (req, reply) => getDocument(service, req, reply));
   // The get-source API: the stored source alone (filtered as the get API filters it).
   app.get('/:index/_source/:id', async (req, reply) => {
     const p = req.params as Params;
@@ -88,55 +142,11 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const problems = cond === undefined ? [] : casProblems(cond);
     if (problems.length > 0) throw errors.actionValidation(problems);
     const outcome = service.deleteDoc(p.index as string, p.id as string, cond);
-    return sendJson(req, reply, outcome.result === 'not_found' ? 404 : 200, SearchService.writeBody(outcome, forcedRefresh(req)));
+    return sendJson(req, reply, outcome.result === 'not_found' ? 404 : 200, writeBody(outcome, forcedRefresh(req)));
   });
-  app.post('/:index/_update/:id', async (req, reply) => {
-    const p = req.params as Params;
-    const q = queryOf(req);
-    // A repeated parameter's last value counts (url-query-parser.ts), as in ES.
-    const retryOnConflict = intParam(q, 'retry_on_conflict') ?? 0;
-    // RestUpdateAction refuses these before it reads the body.
-    if (q.version !== undefined || q.version_type !== undefined) {
-      throw errors.actionValidation([INTERNAL_VERSION_OCC]);
-    }
-    // The update API reads only the sequence-number conditions from the URL, also before the body.
-    const urlCond = conditionsFromQuery({ if_seq_no: q.if_seq_no, if_primary_term: q.if_primary_term });
-    const { value, text } = requiredJsonBody(req);
-    // UpdateRequest's parser refuses a body that is no object, unknown fields and mistyped ones
-    // before any validation; the body's sequence-number conditions override the URL's.
-    const { problems, fields, source } = readUpdate(text, value, urlCond, retryOnConflict);
-    if (problems.length > 0) throw errors.actionValidation(problems);
-    const requireAlias = boolParam(q.require_alias, false);
-    const [item] = service.bulk([{ op: 'update', index: p.index as string, id: p.id as string, ...fields, requireAlias }]);
-    if (item === undefined) throw errors.internal();
-    if ('error' in item) throw item.error;
-    const body = SearchService.writeBody(item.outcome, forcedRefresh(req));
-    // The body's `_source` over the URL's (RestUpdateAction, then the body's parser): ES then adds
-    // `get` (UpdateHelper.extractGetResult) with the document as the update left it, noop included.
-    const get = updateGet(service, item.outcome, source ?? urlFetchSource(q));
-    if (get !== undefined) body.get = get;
-    return sendJson(req, reply, item.outcome.result === 'created' ? 201 : 200, body);
-  });
+  app.post('/:index/_update/:id', async (req, reply) => updateDocument(service, req, reply));
 
-  const bulk = async (req: FastifyRequest, reply: FastifyReply) => {
-    const started = performance.now();
-    // The body's bytes as they came (see parseBulk); a `?source=` query string as text.
-    const body = Buffer.isBuffer(req.body) ? req.body : rawBody(req);
-    if (body === undefined) throw errors.actionValidation(['no requests added']);
-    const q = queryOf(req);
-    const actions = parseBulk(body, (req.params as Params).index, boolParam(q.require_alias, false), urlFetchSource(q));
-    if (actions.length === 0) throw errors.actionValidation(['no requests added']);
-    // Each item is rendered as soon as it is applied (see BulkResponseWriter).
-    const response = new BulkResponseWriter(forcedRefresh(req), actions.length);
-    // bulkEach hands over one item per action, in order: an update's item gets its `get`.
-    let at = 0;
-    service.bulkEach(actions, (item) => {
-      const a = actions[at++];
-      const fetch = a !== undefined && !(a instanceof SearchError) && a.op === 'update' ? (a as BulkUpdateAction).fetchSource : undefined;
-      response.add(item, fetch === undefined || 'error' in item ? undefined : updateGet(service, item.outcome, fetch));
-    });
-    return sendJsonBytes(req, reply, 200, response.finish(Math.round(performance.now() - started)));
-  };
+  const bulk = async (req: FastifyRequest, reply: FastifyReply) => bulkRequest(service, req, reply);
   app.post('/_bulk', bulk);
   app.put('/_bulk', bulk);
   app.post('/:index/_bulk', bulk);

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
 import { checkMappingParameters } from '../mapping/mapping.js';
 import { jsonBody, productHeader, queryOf, sendHead, sendJson, type Params } from '../http/http-io.js';
-import type { IndexState, SearchService } from '../engine/search-service.js';
+import type { IndexState } from '../engine/index-state.js';
+import type { SearchService } from '../engine/search-service.js';
 
 export interface ClusterInfo {
   readonly flavor: 'elasticsearch' | 'opensearch';
@@ -61,50 +62,92 @@ function catOrder(spec: string): (a: Record<string, string>, b: Record<string, s
   };
 }
 
+/** `GET /`: the cluster's name and version, as the flavor it speaks answers them. */
+function infoBody(info: ClusterInfo): Record<string, unknown> {
+  return info.flavor === 'opensearch'
+    ? {
+        name: 'portico',
+        cluster_name: 'portico',
+        cluster_uuid: info.clusterUuid,
+        version: {
+          distribution: 'opensearch',
+          number: '2.17.1',
+          build_type: 'portico',
+          build_hash: 'portico',
+          build_date: '2024-01-01T00:00:00.000000Z',
+          build_snapshot: false,
+          lucene_version: '9.11.1',
+          minimum_wire_compatibility_version: '7.10.0',
+          minimum_index_compatibility_version: '7.0.0',
+        },
+        tagline: 'The OpenSearch Project: https://opensearch.org/',
+      }
+    : {
+        name: 'portico',
+        cluster_name: 'portico',
+        cluster_uuid: info.clusterUuid,
+        version: {
+          number: '8.17.0',
+          build_flavor: 'default',
+          build_type: 'portico',
+          build_hash: 'portico',
+          build_date: '2024-01-01T00:00:00.000000Z',
+          build_snapshot: false,
+          lucene_version: '9.12.0',
+          minimum_wire_compatibility_version: '7.17.0',
+          minimum_index_compatibility_version: '7.0.0',
+        },
+        tagline: 'You Know, for Search',
+      };
+}
+
+/** `_cat/indices`: a row per index, as JSON or ES's text table (`v`, `h`, `s`, `health` as ES reads them). */
+async function catIndices(service: SearchService, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const q = queryOf(req);
+  let states = service.resolve((req.params as Params).index);
+  const health = (s: IndexState) => (s.settings.numberOfReplicas > 0 ? 'yellow' : 'green');
+  if (q.health !== undefined) {
+    const wanted = q.health.toLowerCase();
+    if (!['green', 'yellow', 'red'].includes(wanted)) throw errors.illegalArgument(`unknown cluster health status [${q.health}]`);
+    states = states.filter((s) => health(s) === wanted);
+  }
+  const rows = states.map((s): Record<string, string> => ({
+    health: health(s),
+    status: 'open',
+    index: s.name,
+    uuid: s.uuid,
+    pri: String(s.settings.numberOfShards),
+    rep: String(s.settings.numberOfReplicas),
+    'docs.count': String(s.index.liveCount),
+    'docs.deleted': String(s.index.maxOrd - s.index.liveCount),
+    'creation.date': String(s.createdMs),
+    'creation.date.string': new Date(s.createdMs).toISOString(),
+    'store.size': '0b',
+    'pri.store.size': '0b',
+    'dataset.size': '0b',
+  }));
+  const columns = q.h === undefined ? DEFAULT_CAT_COLUMNS : catColumns(q.h);
+  if (q.s !== undefined) rows.sort(catOrder(q.s));
+  if (q.format === 'json') return sendJson(req, reply, 200, rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c] ?? null]))));
+  if (q.format !== undefined && q.format !== 'txt' && q.format !== 'text') throw errors.illegalArgument(`Unsupported format [${q.format}]`);
+  const table: string[][] = rows.map((r) => columns.map((c) => r[c] ?? ''));
+  if (q.v !== undefined && q.v !== 'false') table.unshift([...columns]);
+  const widths = columns.map((_, c) => Math.max(0, ...table.map((r) => (r[c] ?? '').length)));
+  // As ES's RestTable: numeric columns are right-aligned (header too), the last cell is not padded.
+  const line = (r: string[]) =>
+    r.map((cell, c) => (c === r.length - 1 && !RIGHT_ALIGNED.has(columns[c] ?? '') ? cell : RIGHT_ALIGNED.has(columns[c] ?? '') ? cell.padStart(widths[c] ?? 0) : cell.padEnd(widths[c] ?? 0))).join(' ');
+  const text = table.map(line).join('\n');
+  return productHeader(reply.code(200).header('content-type', 'text/plain; charset=UTF-8')).send(table.length > 0 ? `${text}\n` : '');
+}
+
 /** Index management (`PUT|GET|HEAD|DELETE /<index>`, `_refresh`, `_mapping`), `_cat/indices`, `GET /`. */
 export async function indexRoutes(app: FastifyInstance, opts: { service: SearchService; info: ClusterInfo }): Promise<void> {
   const { service, info } = opts;
   const broadcast = (n: number) => ({ _shards: { total: n * 2, successful: n, failed: 0 } });
 
-  const infoBody = () =>
-    info.flavor === 'opensearch'
-      ? {
-          name: 'portico',
-          cluster_name: 'portico',
-          cluster_uuid: info.clusterUuid,
-          version: {
-            distribution: 'opensearch',
-            number: '2.17.1',
-            build_type: 'portico',
-            build_hash: 'portico',
-            build_date: '2024-01-01T00:00:00.000000Z',
-            build_snapshot: false,
-            lucene_version: '9.11.1',
-            minimum_wire_compatibility_version: '7.10.0',
-            minimum_index_compatibility_version: '7.0.0',
-          },
-          tagline: 'The OpenSearch Project: https://opensearch.org/',
-        }
-      : {
-          name: 'portico',
-          cluster_name: 'portico',
-          cluster_uuid: info.clusterUuid,
-          version: {
-            number: '8.17.0',
-            build_flavor: 'default',
-            build_type: 'portico',
-            build_hash: 'portico',
-            build_date: '2024-01-01T00:00:00.000000Z',
-            build_snapshot: false,
-            lucene_version: '9.12.0',
-            minimum_wire_compatibility_version: '7.17.0',
-            minimum_index_compatibility_version: '7.0.0',
-          },
-          tagline: 'You Know, for Search',
-        };
   // Synchronous, returning nothing (see search-routes.ts): the client ping and info requests.
   app.get('/', (req, reply) => {
-    sendJson(req, reply, 200, infoBody());
+    sendJson(req, reply, 200, infoBody(info));
   });
   app.head('/', (_req, reply) => {
     sendHead(reply, 200, 'application/json');
@@ -182,43 +225,7 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
     app.get(path, refresh);
   }
 
-  const cat = async (req: FastifyRequest, reply: FastifyReply) => {
-    const q = queryOf(req);
-    let states = service.resolve((req.params as Params).index);
-    const health = (s: IndexState) => (s.settings.numberOfReplicas > 0 ? 'yellow' : 'green');
-    if (q.health !== undefined) {
-      const wanted = q.health.toLowerCase();
-      if (!['green', 'yellow', 'red'].includes(wanted)) throw errors.illegalArgument(`unknown cluster health status [${q.health}]`);
-      states = states.filter((s) => health(s) === wanted);
-    }
-    const rows = states.map((s): Record<string, string> => ({
-      health: health(s),
-      status: 'open',
-      index: s.name,
-      uuid: s.uuid,
-      pri: String(s.settings.numberOfShards),
-      rep: String(s.settings.numberOfReplicas),
-      'docs.count': String(s.index.liveCount),
-      'docs.deleted': String(s.index.maxOrd - s.index.liveCount),
-      'creation.date': String(s.createdMs),
-      'creation.date.string': new Date(s.createdMs).toISOString(),
-      'store.size': '0b',
-      'pri.store.size': '0b',
-      'dataset.size': '0b',
-    }));
-    const columns = q.h === undefined ? DEFAULT_CAT_COLUMNS : catColumns(q.h);
-    if (q.s !== undefined) rows.sort(catOrder(q.s));
-    if (q.format === 'json') return sendJson(req, reply, 200, rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c] ?? null]))));
-    if (q.format !== undefined && q.format !== 'txt' && q.format !== 'text') throw errors.illegalArgument(`Unsupported format [${q.format}]`);
-    const table: string[][] = rows.map((r) => columns.map((c) => r[c] ?? ''));
-    if (q.v !== undefined && q.v !== 'false') table.unshift([...columns]);
-    const widths = columns.map((_, c) => Math.max(0, ...table.map((r) => (r[c] ?? '').length)));
-    // As ES's RestTable: numeric columns are right-aligned (header too), the last cell is not padded.
-    const line = (r: string[]) =>
-      r.map((cell, c) => (c === r.length - 1 && !RIGHT_ALIGNED.has(columns[c] ?? '') ? cell : RIGHT_ALIGNED.has(columns[c] ?? '') ? cell.padStart(widths[c] ?? 0) : cell.padEnd(widths[c] ?? 0))).join(' ');
-    const text = table.map(line).join('\n');
-    return productHeader(reply.code(200).header('content-type', 'text/plain; charset=UTF-8')).send(table.length > 0 ? `${text}\n` : '');
-  };
+  const cat = async (req: FastifyRequest, reply: FastifyReply) => catIndices(service, req, reply);
   app.get('/_cat/indices', cat);
   app.get('/_cat/indices/:index', cat);
 }

@@ -5,8 +5,7 @@ import { requestMediaType } from '../http/media-type.js';
 import { multiGet, multiGetDefaults, parseMultiGet } from '../requests/multi-get.js';
 import { multiSearch, parseMultiSearch } from '../engine/multi-search.js';
 import type { SearchService } from '../engine/search-service.js';
-import { checkParams, MGET_PARAMS, MSEARCH_PARAMS } from '../http/url-params.js';
-import { boolParam } from '../requests/write-conditions.js';
+import { boolParam, checkParams, MGET_PARAMS, MSEARCH_PARAMS } from '../http/url-params.js';
 import { readJsonBody } from './search-routes.js';
 
 /** `_mget` and `_msearch`, with and without an index in the path (HTTP translation only). */

@@ -1,16 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { continueScroll, openPit } from '../engine/context-search.js';
+import { continueScroll, openPit } from '../engine/scroll-pit-search.js';
 import { errors } from '../errors.js';
 import { jsonBody, queryOf, rawBody, sendJson, type Params } from '../http/http-io.js';
 import { jsonToken } from '../syntax/json-members.js';
-import { totalHitsAsInt } from '../requests/search-request.js';
 import type { SearchService } from '../engine/search-service.js';
 import { parseTimeValue } from '../syntax/time-value.js';
-import { checkParams, CLEAR_SCROLL_PARAMS, CLOSE_PIT_PARAMS, OPEN_PIT_PARAMS, SCROLL_PARAMS } from '../http/url-params.js';
+import { checkParams, CLEAR_SCROLL_PARAMS, CLOSE_PIT_PARAMS, OPEN_PIT_PARAMS, SCROLL_PARAMS, totalHitsAsInt } from '../http/url-params.js';
 
 /**
  * The scroll API (`/_search/scroll`: next batch, clear) and point in time (`/<index>/_pit`,
- * `DELETE /_pit`). A `_search` begins a scroll or searches a point in time: see context-search.ts.
+ * `DELETE /_pit`). A `_search` begins a scroll or searches a point in time: see scroll-pit-search.ts.
  */
 
 /** How often expired contexts are freed without being asked for (ES's `search.keep_alive_interval`), ms. */

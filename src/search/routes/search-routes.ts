@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { searchInContext } from '../engine/context-search.js';
+import { searchInContext } from '../engine/scroll-pit-search.js';
 import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http/http-io.js';
 import { parseCountQuery, parseSearchRequest, readSearchBody } from '../requests/search-request.js';
 import type { SearchService } from '../engine/search-service.js';
@@ -75,7 +75,7 @@ export function readJsonBody<T>(req: FastifyRequest, read: (body: unknown) => T)
  * The compact JSON of a search response without hits, as runSearch builds it (`took`, `timed_out`,
  * `_shards` without failures, `hits` with an optional total, `max_score` and an empty `hits`),
  * written from a template: JSON.stringify spends most of its time on the thirteen keys. Exactly
- * JSON.stringify's bytes (test/search/empty-page-render.test.ts compares them); anything else
+ * JSON.stringify's bytes (test/search/routes/search-routes.test.ts compares them); anything else
  * (shard failures, other members) returns undefined and is rendered by renderJson.
  */
 export function renderEmptyPage(body: Record<string, unknown>): string | undefined {

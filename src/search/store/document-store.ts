@@ -1,7 +1,8 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { NEXT_SEQ_NO_KEY, SqliteWriter } from './sqlite-writer.js';
+import { SqliteWriter } from './sqlite-writer.js';
+import { NEXT_SEQ_NO_KEY } from './sqlite-worker.js';
 
 /** What is stored about an index: everything needed to rebuild it at start. */
 export interface StoredIndex {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BulkResponseWriter, bulkResponseObject, renderBulkResponseBytes } from '../../../src/search/engine/bulk-response.js';
 import { errors } from '../../../src/search/errors.js';
-import type { BulkItem, WriteResult } from '../../../src/search/engine/search-service.js';
+import type { BulkItem, WriteResult } from '../../../src/search/engine/document-writes.js';
 
 const results: WriteResult[] = ['created', 'updated', 'deleted', 'not_found', 'noop'];
 

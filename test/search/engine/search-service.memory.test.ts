@@ -1,7 +1,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it, afterEach } from 'vitest';
-import { SearchService, type BulkAction } from '../../../src/search/engine/search-service.js';
+import { SearchService } from '../../../src/search/engine/search-service.js';
+import type { BulkAction } from '../../../src/search/requests/bulk.js';
 import { heldAfter } from '../harness.js';
 import { MapStore, unbatchedService } from '../map-store.js';
 

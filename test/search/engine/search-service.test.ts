@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it, afterEach, beforeEach } from 'vitest';
 import type { InvertedIndex } from '../../../src/search/index/inverted-index.js';
-import { SearchService, type BulkAction } from '../../../src/search/engine/search-service.js';
+import { SearchService } from '../../../src/search/engine/search-service.js';
+import type { BulkAction } from '../../../src/search/requests/bulk.js';
 import { MapStore, unbatchedService } from '../map-store.js';
 import { parseSearchRequest } from '../../../src/search/requests/search-request.js';
 import { mkdtempSync, rmSync } from 'node:fs';

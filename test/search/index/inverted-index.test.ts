@@ -5,13 +5,15 @@ import { describe, expect, it } from 'vitest';
 import { heldAfter } from '../harness.js';
 import { FNV_BASIS, fnv, fnvCollisions } from './fnv-collisions.js';
 import { tokens } from '../../../src/search/index/analyzer.js';
-import { KeywordField, TextField, InvertedIndex } from '../../../src/search/index/inverted-index.js';
+import { KeywordField } from '../../../src/search/index/keyword-field.js';
+import { TextField } from '../../../src/search/index/text-field.js';
+import { InvertedIndex } from '../../../src/search/index/inverted-index.js';
 import { parseDocument } from '../../../src/search/mapping/document-parser.js';
 import { Mappings } from '../../../src/search/mapping/mapping.js';
 import { parseSettings } from '../../../src/search/engine/index-settings.js';
 import { ScratchArena } from '../../../src/search/query/scratch-arena.js';
-import { SearchContexts } from '../../../src/search/engine/search-contexts.js';
-import type { IndexState } from '../../../src/search/engine/search-service.js';
+import { SearchContexts } from '../../../src/search/engine/open-contexts.js';
+import type { IndexState } from '../../../src/search/engine/index-state.js';
 
 /**
  * InvertedIndex and its fields (index/inverted-index.ts): terms, memory held by big values, doc

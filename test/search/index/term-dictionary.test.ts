@@ -6,7 +6,8 @@ import { PostingStore } from '../../../src/search/index/posting-store.js';
 import { TermDictionary } from '../../../src/search/index/term-dictionary.js';
 import { parseDocument } from '../../../src/search/mapping/document-parser.js';
 import { restoreIndices, saveIndices } from '../../../src/search/index/index-snapshot.js';
-import { InvertedIndex, TextField } from '../../../src/search/index/inverted-index.js';
+import { InvertedIndex } from '../../../src/search/index/inverted-index.js';
+import { TextField } from '../../../src/search/index/text-field.js';
 import { Mappings } from '../../../src/search/mapping/mapping.js';
 
 /**

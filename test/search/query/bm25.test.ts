@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { avgFieldLength, bm25, byte4ToInt, float32ForJson, idf, intToByte4, normInverseCache, termWeight } from '../../../src/search/query/bm25.js';
+import { avgFieldLength, bm25, float32ForJson, idf, normInverseCache, termWeight } from '../../../src/search/query/bm25.js';
+import { byte4ToInt, intToByte4 } from '../../../src/search/index/norms.js';
 
 describe('Lucene BM25', () => {
   it('matches the reference vectors (one doc {"foo":"bar"}: 0.13076457; N=2, n=1: 0.31506687)', () => {

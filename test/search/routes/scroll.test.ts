@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { injectJson, searchForEach, esCalls, bulkIndex, type EsHit } from '../harness.js';
-import { MAX_PIT_VIEWS_PER_INDEX } from '../../../src/search/engine/search-contexts.js';
+import { MAX_PIT_VIEWS_PER_INDEX } from '../../../src/search/engine/open-contexts.js';
 
 /**
  * Scroll over HTTP (routes/scroll-routes.ts), and the edges it shares with point in time: clearing,
@@ -281,7 +281,7 @@ describe('scroll and point in time edges', () => {
 
   describe('scroll sort values', () => {
     it('are kept in one column per key, numbers in a Float64Array (8 bytes a hit instead of an array per hit)', async () => {
-      const { sortColumnsOf, sortValuesAt } = await import('../../../src/search/engine/search-contexts.js');
+      const { sortColumnsOf, sortValuesAt } = await import('../../../src/search/engine/scroll-hits.js');
       const rows: (number | string | null)[][] = [
         [3, 'b', 2 ** 63],
         [-0, null, -(2 ** 63)],

@@ -1,11 +1,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { errors, SearchError } from '../errors.js';
-import type { InvertedIndex } from '../index/inverted-index.js';
-import type { Mappings } from '../mapping/mapping.js';
 import type { SearchRequest } from '../requests/search-request.js';
-import { ScratchArena } from '../query/scratch-arena.js';
-import type { IndexState } from './search-service.js';
-import type { SortValue } from '../query/sort.js';
+import type { IndexState } from './index-state.js';
+import { PitView } from './pit-view.js';
+import type { ScrollHits } from './scroll-hits.js';
 import { formatTimeValue } from '../syntax/time-value.js';
 
 /**
@@ -50,48 +48,6 @@ export const MAX_KEEP_ALIVE_MS = 86_400_000;
  */
 export const MAX_PIT_VIEWS_PER_INDEX = 32;
 
-/** The hits of a scroll, in order, from the search that began it. */
-export interface ScrollHits {
-  /** Position of the hit's index in the scroll's `states`. */
-  readonly shards: Uint32Array;
-  readonly ords: Int32Array;
-  readonly scores: Float64Array;
-  /**
-   * When the search sorts on fields: one column per sort key, a hit's values at its position. A
-   * column of numbers only (`_doc`, numeric and date fields) is a Float64Array, 8 bytes a hit; an
-   * array per hit cost about 170 bytes (a scroll sorted on `_doc` over 1M documents held 173 MiB).
-   */
-  readonly sortColumns: readonly SortColumn[] | undefined;
-}
-
-export type SortColumn = Float64Array | SortValue[];
-
-/** The sort values of hit `i` (undefined: the scroll does not sort on fields). */
-export function sortValuesAt(columns: readonly SortColumn[] | undefined, i: number): SortValue[] | undefined {
-  return columns?.map((c) => c[i] as SortValue);
-}
-
-/** Sort columns of `n` hits, `values(i)` the sort values of hit `i`; undefined when hits have none. */
-export function sortColumnsOf(n: number, values: (i: number) => readonly SortValue[] | undefined): SortColumn[] | undefined {
-  const keys = n === 0 ? undefined : values(0)?.length;
-  if (keys === undefined) return undefined;
-  const columns: SortColumn[] = [];
-  for (let k = 0; k < keys; k++) {
-    let numeric = true;
-    for (let i = 0; i < n && numeric; i++) numeric = typeof values(i)?.[k] === 'number';
-    if (numeric) {
-      const col = new Float64Array(n);
-      for (let i = 0; i < n; i++) col[i] = values(i)?.[k] as number;
-      columns.push(col);
-    } else {
-      const col = new Array<SortValue>(n);
-      for (let i = 0; i < n; i++) col[i] = values(i)?.[k] ?? null;
-      columns.push(col);
-    }
-  }
-  return columns;
-}
-
 interface ContextBase {
   readonly num: number;
   readonly secret: Buffer;
@@ -109,82 +65,6 @@ export interface ScrollContext extends ContextBase {
   readonly total: number;
   /** Position of the next batch's first hit. */
   next: number;
-}
-
-/**
- * What a frozen view answers for an id (the `ids` query, a hit's `_source`): the ordinal the id had
- * at the point in time. Only `get` is meaningful (the rest of Map is empty). An ordinal below the
- * view's that the live index still maps an id to was live then; one the live index retired since
- * is remembered when it is retired (PitView.retire).
- */
-class PinnedIds extends Map<string, number> {
-  /** Id → its ordinal at the point in time, for ids whose ordinal was retired since. */
-  readonly retired = new Map<string, number>();
-  constructor(
-    private readonly current: Map<string, number>,
-    private readonly maxOrd: number,
-  ) {
-    super();
-  }
-
-  override get(id: string): number | undefined {
-    const old = this.retired.get(id);
-    if (old !== undefined) return old;
-    const ord = this.current.get(id);
-    return ord !== undefined && ord < this.maxOrd ? ord : undefined;
-  }
-}
-
-/** One index as a point in time sees it. */
-export class PitView {
-  /** The index at the point in time: the live one until the first write after, then a frozen view of it. */
-  index: InvertedIndex;
-  frozen = false;
-  refs = 0;
-  /** Ordinals the index had when the view was taken. */
-  readonly maxOrd: number;
-  private ids: PinnedIds | undefined;
-  /**
-   * The frozen view's own scratch memory: the live index's arena keeps a memo map per posting
-   * store it has seen (scratch-arena.ts), and a view's stores would add maps to it for good.
-   */
-  private arena: ScratchArena | undefined;
-  constructor(
-    readonly origin: IndexState,
-    readonly mappings: Mappings,
-  ) {
-    this.index = origin.index;
-    this.maxOrd = origin.index.maxOrd;
-  }
-
-  /** Before the first write after the view was taken: from now on it searches a frozen view (InvertedIndex.frozenView). */
-  freeze(): void {
-    if (this.frozen) return;
-    this.ids = new PinnedIds(this.origin.index.idToOrd, this.maxOrd);
-    this.index = this.origin.index.frozenView(this.ids);
-    this.arena = new ScratchArena();
-    this.frozen = true;
-  }
-
-  /** The view is no longer used by any point in time: the live index may forget what it kept for it. */
-  release(): void {
-    if (this.frozen) this.origin.index.releaseView();
-  }
-
-  /** Before ordinal `ord` of the live index is retired (after freeze): the view keeps answering it for its id. */
-  retire(ord: number): void {
-    if (this.ids !== undefined && ord < this.maxOrd) this.ids.retired.set(this.origin.index.ids[ord] as string, ord);
-  }
-
-  /** The index state to search: the origin with the pinned index and mappings. */
-  state(): PinnedState {
-    return { ...this.origin, index: this.index, mappings: this.mappings, arena: this.arena ?? this.origin.arena, origin: this.origin };
-  }
-}
-
-/** An index state as a context sees it; `origin` is the live state it was taken from. */
-export interface PinnedState extends IndexState {
-  readonly origin: IndexState;
 }
 
 export interface PitContext extends ContextBase {

@@ -1,16 +1,19 @@
 import { float32ForJson } from '../query/bm25.js';
 import { errors } from '../errors.js';
-import { contextMissing, sortColumnsOf, sortValuesAt, type PitContext, type ScrollContext, type ScrollHits } from './search-contexts.js';
+import { contextMissing, type PitContext, type ScrollContext } from './open-contexts.js';
+import { sortColumnsOf, sortValuesAt, type ScrollHits } from './scroll-hits.js';
 import { renderHit, sortsByScore, type Candidate, type SearchEnv } from './search-phase.js';
-import type { PitReference, QueryParams, SearchRequest, SortKey } from '../requests/search-request.js';
-import type { IndexState, SearchService } from './search-service.js';
+import type { PitReference, SearchRequest, SortKey } from '../requests/search-request.js';
+import type { QueryParams } from '../http/url-params.js';
+import type { IndexState } from './index-state.js';
+import type { SearchService } from './search-service.js';
 import { parseTimeValue } from '../syntax/time-value.js';
 
 /**
  * Scroll and point in time over the search service, as ES 8 does them (no HTTP here: the routes in
  * routes/scroll-routes.ts and `_search` call these). A scroll runs its query once, when it begins,
  * and keeps every hit in order; each batch renders the next `size` of them. A point in time runs
- * each search on the indices as they were when it opened (search-contexts.ts pins them).
+ * each search on the indices as they were when it opened (open-contexts.ts pins them).
  */
 
 /** Where a `_search` was sent (its path's index expression and the indices options). */

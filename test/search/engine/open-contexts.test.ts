@@ -4,9 +4,9 @@ import { InvertedIndex } from '../../../src/search/index/inverted-index.js';
 import { Mappings } from '../../../src/search/mapping/mapping.js';
 import { parseSettings } from '../../../src/search/engine/index-settings.js';
 import { ScratchArena } from '../../../src/search/query/scratch-arena.js';
-import { SearchContexts } from '../../../src/search/engine/search-contexts.js';
+import { SearchContexts } from '../../../src/search/engine/open-contexts.js';
 import type { SearchRequest } from '../../../src/search/requests/search-request.js';
-import type { IndexState } from '../../../src/search/engine/search-service.js';
+import type { IndexState } from '../../../src/search/engine/index-state.js';
 
 // The context registry on its own: ids, secrets, expiry, limits, and what a write pins.
 

@@ -1,0 +1,224 @@
+import { DeleteTombstones, type Tombstone } from './delete-tombstones.js';
+import { checkNoMetadataFields, clearParsedDoc, emptyParsedDoc, parseDocument, type ParsedDoc } from '../mapping/document-parser.js';
+import type { DocumentStore, SourceSpan } from '../store/document-store.js';
+import { errors, type SearchError } from '../errors.js';
+import { conflict, type CurrentDoc, nextVersion, type WriteConditions } from '../requests/write-conditions.js';
+import type { BulkAction } from '../requests/bulk.js';
+import type { IndexState } from './index-state.js';
+import type { IndexRegistry } from './index-registry.js';
+import type { SearchContexts } from './open-contexts.js';
+
+/**
+ * Document writes: index, create, update and delete of one document, each to the store and to the
+ * in-memory index at once (visible to searches at once: a refresh is a no-op), under its version
+ * and sequence-number conditions and the index's tombstones. The caller (SearchService) holds the
+ * store transaction around them.
+ */
+
+export type WriteResult = 'created' | 'updated' | 'deleted' | 'not_found' | 'noop';
+
+export interface WriteOutcome {
+  readonly index: string;
+  readonly id: string;
+  readonly version: number;
+  readonly result: WriteResult;
+  readonly seqNo: number;
+}
+
+/** A failed item's `id` is null when it failed before it had one (an index/create without `_id`, before its id was generated). */
+export type BulkItem =
+  | { readonly op: string; readonly outcome: WriteOutcome }
+  | { readonly op: string; readonly index: string; readonly id: string | null; readonly error: SearchError };
+
+const SHARDS_WRITE = { total: 2, successful: 1, failed: 0 };
+
+/**
+ * The write part of a document response (`_index`, `_id`, `_version`, `result`, …), in ES's
+ * order (DocWriteResponse): `forced_refresh` right after `result`.
+ */
+export function writeBody(o: WriteOutcome, forcedRefresh: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> = { _index: o.index, _id: o.id, _version: o.version, result: o.result };
+  if (forcedRefresh) body.forced_refresh = true;
+  body._shards = o.result === 'noop' ? { total: 0, successful: 0, failed: 0 } : SHARDS_WRITE;
+  body._seq_no = o.seqNo;
+  body._primary_term = 1;
+  return body;
+}
+
+export class DocumentWrites {
+  /**
+   * Per index, the versions of its recently deleted documents (ES's tombstones, kept for
+   * gc_deletes; memory only). Keyed by the state, so a deleted or reloaded index drops them.
+   */
+  private readonly tombstones = new WeakMap<IndexState, DeleteTombstones>();
+
+  /** What write parses every document into (see FieldValues.clear): InvertedIndex.add keeps none of it. */
+  private readonly parsed = emptyParsedDoc();
+
+  /** The indices whose postings the running `_bulk` batches (see beginBatch); undefined outside one. */
+  private batched: Set<IndexState> | undefined;
+
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly now: () => number,
+    private readonly indices: IndexRegistry,
+    private readonly contexts: SearchContexts,
+  ) {}
+
+  getDoc(index: string, id: string): { version: number; seqNo: number; source: string } | undefined {
+    const state = this.indices.get(index);
+    const ord = state.index.idToOrd.get(id);
+    if (ord === undefined) return undefined;
+    const doc = this.store.getDoc(index, id);
+    if (doc === undefined) return undefined;
+    return { version: state.versions[ord] as number, seqNo: state.seqNos[ord] as number, source: doc.source };
+  }
+
+  /**
+   * From here until endBatch, the text postings of the documents written are batched (see
+   * InvertedIndex.beginBatch), index by index as they are first written to.
+   */
+  beginBatch(): void {
+    this.batched = new Set<IndexState>();
+  }
+
+  /** Appends the batched postings; before the transaction commits and anything can read them. */
+  endBatch(): void {
+    const batched = this.batched;
+    this.batched = undefined;
+    if (batched !== undefined) for (const state of batched) state.index.endBatch();
+  }
+
+  private parsedOf(state: IndexState, ord: number): ParsedDoc {
+    const id = state.index.ids[ord] as string;
+    const doc = this.store.getDoc(state.name, id);
+    if (doc === undefined) return emptyParsedDoc();
+    return parseDocument(JSON.parse(doc.source), state.mappings, id, true).doc;
+  }
+
+  write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan, cond?: WriteConditions): WriteOutcome {
+    try {
+      return this.writeParsed(state, id, source, raw, op, rawIn, cond);
+    } finally {
+      // Refused or written, the document's values are not kept until the next write.
+      clearParsedDoc(this.parsed);
+    }
+  }
+
+  private writeParsed(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan, cond?: WriteConditions): WriteOutcome {
+    checkNoMetadataFields(source);
+    const { doc, mappings } = parseDocument(source, state.mappings, id, false, this.parsed);
+    const oldOrd = state.index.idToOrd.get(id);
+    if (oldOrd !== undefined && op === 'create') {
+      throw errors.versionConflictExists(state.name, state.uuid, id, state.versions[oldOrd] as number);
+    }
+    // A document deleted lately counts its versions on from the delete's (ES's tombstone).
+    const tomb = oldOrd === undefined ? this.tombstoneOf(state, id) : undefined;
+    if (cond !== undefined) this.checkConditions(state, id, currentOf(state, oldOrd), cond, tomb);
+    const currentVersion = oldOrd === undefined ? tomb?.version : (state.versions[oldOrd] as number);
+    if (this.contexts.size !== 0) this.contexts.beforeWrite(state, oldOrd, () => this.store.getDoc(state.name, id)?.source);
+    if (oldOrd !== undefined) state.index.remove(oldOrd, this.parsedOf(state, oldOrd));
+    const version = nextVersion(cond, currentVersion);
+    if (mappings !== state.mappings) {
+      state.mappings = mappings;
+      this.store.updateMappings(state.name, mappings.toJSON());
+    }
+    const seqNo = state.nextSeqNo++;
+    this.store.putDoc(state.name, { id, version, seqNo, source: raw }, rawIn);
+    if (this.batched !== undefined && !this.batched.has(state)) {
+      this.batched.add(state);
+      state.index.beginBatch();
+    }
+    const ord = state.index.add(id, doc);
+    state.versions[ord] = version;
+    state.seqNos[ord] = seqNo;
+    if (tomb !== undefined) this.tombstonesOf(state).drop(id);
+    return { index: state.name, id, version, result: oldOrd === undefined ? 'created' : 'updated', seqNo };
+  }
+
+  /** `id`'s tombstone; cheap when the index has none (every new document of a bulk asks). */
+  private tombstoneOf(state: IndexState, id: string): Tombstone | undefined {
+    const t = this.tombstones.get(state);
+    return t === undefined || t.size === 0 ? undefined : t.get(id, this.now());
+  }
+
+  private tombstonesOf(state: IndexState): DeleteTombstones {
+    let t = this.tombstones.get(state);
+    if (t === undefined) this.tombstones.set(state, (t = new DeleteTombstones()));
+    return t;
+  }
+
+  /** Throws ES's 409 when the document (`current`, undefined: none) does not meet the write's conditions. */
+  private checkConditions(state: IndexState, id: string, current: CurrentDoc | undefined, cond: WriteConditions, tomb?: Tombstone): void {
+    const why = conflict(cond, current, tomb?.version);
+    if (why !== undefined) throw errors.versionConflict(state.name, state.uuid, id, why);
+  }
+
+  remove(state: IndexState, id: string, cond?: WriteConditions): WriteOutcome {
+    const ord = state.index.idToOrd.get(id);
+    const now = this.now();
+    const tomb = ord === undefined ? this.tombstoneOf(state, id) : undefined;
+    if (cond !== undefined) this.checkConditions(state, id, currentOf(state, ord), cond, tomb);
+    const seqNo = state.nextSeqNo++;
+    this.store.recordSeqNo?.(state.name, seqNo);
+    // The delete is remembered either way, also of a document that was not there, as in ES.
+    if (ord === undefined) {
+      const version = nextVersion(cond, tomb?.version);
+      this.tombstonesOf(state).put(id, version, seqNo, now);
+      return { index: state.name, id, version, result: 'not_found', seqNo };
+    }
+    const version = nextVersion(cond, state.versions[ord] as number);
+    if (this.contexts.size !== 0) this.contexts.beforeWrite(state, ord, () => this.store.getDoc(state.name, id)?.source);
+    state.index.remove(ord, this.parsedOf(state, ord));
+    this.store.deleteDoc(state.name, id);
+    this.tombstonesOf(state).put(id, version, seqNo, now);
+    return { index: state.name, id, version, result: 'deleted', seqNo };
+  }
+
+  /**
+   * The index a delete goes to. ES auto-creates an index for a delete only under external
+   * versioning (TransportBulkAction leaves other deletes out of auto-creation); otherwise a missing
+   * index fails the delete as resolving its name fails (a name starting with `_` is refused as an
+   * expression, any other is not found).
+   */
+  deleteTarget(index: string, cond: WriteConditions | undefined): IndexState {
+    const s = this.indices.find(index);
+    if (s !== undefined) return s;
+    if (cond === undefined || cond.versionType === 'internal') {
+      throw index.startsWith('_') ? errors.invalidIndexName(index, "must not start with '_'.") : errors.indexNotFound(index);
+    }
+    return this.indices.createIndex(index, undefined);
+  }
+
+  /** `state`: the update's index, auto-created if it was missing (upsert or not, as in ES). */
+  update(state: IndexState, a: Extract<BulkAction, { op: 'update' }>): WriteOutcome {
+    const existing = this.getDoc(state.name, a.id);
+    // The current document is read under the item's conditions (a mismatch before any no-op check).
+    if (a.cond !== undefined && existing !== undefined) this.checkConditions(state, a.id, existing, a.cond);
+    if (existing === undefined) {
+      const fresh = a.upsert ?? (a.docAsUpsert ? a.doc : undefined);
+      if (fresh === undefined) throw errors.documentMissing(state.name, state.uuid, a.id);
+      return this.write(state, a.id, fresh, JSON.stringify(fresh), 'index');
+    }
+    const merged = deepMerge(JSON.parse(existing.source), a.doc);
+    const mergedRaw = JSON.stringify(merged);
+    // `detect_noop: false` writes (and counts a version) even when nothing changes.
+    if (a.detectNoop !== false && mergedRaw === JSON.stringify(JSON.parse(existing.source))) {
+      return { index: state.name, id: a.id, version: existing.version, result: 'noop', seqNo: existing.seqNo };
+    }
+    return this.write(state, a.id, merged, mergedRaw, 'index');
+  }
+}
+
+function deepMerge(base: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  if (base === null || typeof base !== 'object' || Array.isArray(base)) return patch;
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(patch as Record<string, unknown>)) out[k] = deepMerge(out[k], v);
+  return out;
+}
+
+/** The version and sequence number of document `ord` of `state` (undefined: no document). */
+function currentOf(state: IndexState, ord: number | undefined): CurrentDoc | undefined {
+  return ord === undefined ? undefined : { version: state.versions[ord] as number, seqNo: state.seqNos[ord] as number };
+}

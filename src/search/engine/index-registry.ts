@@ -1,0 +1,203 @@
+import { randomUUID } from 'node:crypto';
+import type { DocumentStore } from '../store/document-store.js';
+import { errors } from '../errors.js';
+import { globMatch } from '../syntax/glob.js';
+import { restoreIndices, saveIndices } from '../index/index-snapshot.js';
+import { Mappings } from '../mapping/mapping.js';
+import { parseDocument } from '../mapping/document-parser.js';
+import { newIndexState, type IndexState } from './index-state.js';
+import type { SearchContexts } from './open-contexts.js';
+import { parseSettings, validateIndexName } from './index-settings.js';
+
+/**
+ * The indices by name: loading them from the store (or its snapshot), resolving index
+ * expressions, creating, deleting and mapping them. Documents are written by DocumentWrites
+ * (document-writes.ts); the registry only hands out the states.
+ */
+export class IndexRegistry {
+  private readonly indices = new Map<string, IndexState>();
+
+  /** Whether the indices are completely loaded (only then is a snapshot of them worth saving). */
+  private loaded = false;
+
+  constructor(private readonly store: DocumentStore, private readonly now: () => number, private readonly contexts: SearchContexts) {
+    store.setSnapshotSource?.(() => (this.loaded ? this.snapshot() : undefined));
+  }
+
+  /**
+   * Loads every index from the store: from the snapshot saved at the last clean shutdown when the
+   * store has not changed since, else by rebuilding each in-memory index from its documents (write
+   * order kept).
+   */
+  load(): void {
+    this.loaded = false;
+    const snapshot = this.store.loadSnapshot?.();
+    if (snapshot !== undefined) {
+      try {
+        if (this.restore(snapshot)) {
+          this.loaded = true;
+          return;
+        }
+      } catch {
+        // An unreadable snapshot is only a slower start.
+      }
+      this.indices.clear();
+    }
+    for (const meta of this.store.listIndices()) {
+      const state = newIndexState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings, true));
+      this.store.scanDocs(meta.name, (doc) => {
+        const { doc: parsed } = parseDocument(JSON.parse(doc.source), state.mappings, doc.id, true);
+        const ord = state.index.add(doc.id, parsed);
+        state.versions[ord] = doc.version;
+        state.seqNos[ord] = doc.seqNo;
+        if (doc.seqNo >= state.nextSeqNo) state.nextSeqNo = doc.seqNo + 1;
+      });
+      // Deletes leave no document carrying their sequence numbers: the store keeps the next one.
+      if (meta.nextSeqNo !== undefined && meta.nextSeqNo > state.nextSeqNo) state.nextSeqNo = meta.nextSeqNo;
+      this.indices.set(meta.name, state);
+    }
+    this.loaded = true;
+  }
+
+  /** Drops every state and loads the indices again from the store (after a failed commit). */
+  reload(): void {
+    this.indices.clear();
+    this.load();
+  }
+
+  private snapshot(): Buffer {
+    return saveIndices([...this.indices.values()]);
+  }
+
+  /** Restores the indices from a snapshot; false when it does not match the store's indices. */
+  private restore(buf: Buffer): boolean {
+    const metas = this.store.listIndices();
+    const restored = restoreIndices(buf, metas.map((m) => m.name));
+    if (restored === undefined) return false;
+    for (const meta of metas) {
+      const r = restored.get(meta.name) as NonNullable<ReturnType<typeof restored.get>>;
+      const fresh = newIndexState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings, true), r.index);
+      this.indices.set(meta.name, { ...fresh, versions: r.versions, seqNos: r.seqNos, nextSeqNo: r.nextSeqNo });
+    }
+    return true;
+  }
+
+  list(): IndexState[] {
+    return [...this.indices.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+
+  get(name: string): IndexState {
+    const s = this.indices.get(name);
+    if (s === undefined) throw errors.indexNotFound(name);
+    return s;
+  }
+
+  /** The index of that name, undefined when there is none. */
+  find(name: string): IndexState | undefined {
+    return this.indices.get(name);
+  }
+
+  exists(name: string): boolean {
+    return this.indices.has(name);
+  }
+
+  /**
+   * Resolves an index expression (`a`, `a,b`, `logs-*`, `_all`, `*`). Missing concrete names are
+   * an error (skipped under `ignoreUnavailable`); wildcards that match nothing resolve to nothing.
+   * Under `allowNoIndices` false (`?allow_no_indices=false`) ES refuses, with
+   * index_not_found_exception, a wildcard that matches nothing and any expression that resolves to
+   * no index at all (`_all`, `*` or no index on an empty cluster; names all skipped as unavailable).
+   */
+  resolve(expr: string | undefined, ignoreUnavailable = false, allowNoIndices = true): IndexState[] {
+    if (expr === undefined || expr === '' || expr === '_all' || expr === '*') {
+      const all = this.list();
+      if (all.length === 0 && !allowNoIndices) throw expr === '*' ? errors.indexNotFound(expr) : errors.noIndicesExist();
+      return all;
+    }
+    // One concrete name, the usual `/<index>/_search`: no split, Map or spread of its values.
+    if (!expr.includes(',') && !expr.includes('*')) {
+      const s = this.indices.get(expr);
+      if (s !== undefined) return [s];
+      if (ignoreUnavailable && allowNoIndices) return [];
+      throw errors.indexNotFound(expr);
+    }
+    const parts = expr.split(',');
+    const out = new Map<string, IndexState>();
+    for (const part of parts) {
+      if (part.includes('*')) {
+        if (!this.addMatches(part, out) && !allowNoIndices) throw errors.indexNotFound(part);
+      } else {
+        const s = this.indices.get(part);
+        if (s === undefined) {
+          if (ignoreUnavailable) continue;
+          throw errors.indexNotFound(part);
+        }
+        out.set(part, s);
+      }
+    }
+    if (out.size === 0 && !allowNoIndices) throw parts.length === 1 ? errors.indexNotFound(expr) : errors.indexExpressionsNotFound(parts);
+    return [...out.values()];
+  }
+
+  /** Adds the indices a wildcard expression matches to `out`; whether it matched any. */
+  private addMatches(pattern: string, out: Map<string, IndexState>): boolean {
+    let matched = false;
+    for (const s of this.list()) {
+      // globMatch, not a RegExp of `.*` runs: those backtrack exponentially on many stars.
+      if (globMatch(pattern, s.name)) {
+        out.set(s.name, s);
+        matched = true;
+      }
+    }
+    return matched;
+  }
+
+  createIndex(name: string, body: unknown): IndexState {
+    validateIndexName(name);
+    const existing = this.indices.get(name);
+    if (existing !== undefined) throw errors.indexExists(name, existing.uuid);
+    const b = (body ?? {}) as Record<string, unknown>;
+    if (typeof b !== 'object' || Array.isArray(b)) throw errors.parsing('request body must be an object');
+    for (const k of Object.keys(b)) {
+      if (!['settings', 'mappings', 'aliases'].includes(k)) throw errors.parsing(`unknown key [${k}] for create index`);
+    }
+    const settings = parseSettings(b.settings);
+    const mappings = Mappings.parse(b.mappings);
+    const state = newIndexState(name, randomUUID().replace(/-/g, '').slice(0, 22), this.now(), settings, mappings);
+    this.store.putIndex({ name, uuid: state.uuid, createdMs: state.createdMs, settings: settings.raw, mappings: mappings.toJSON() });
+    this.indices.set(name, state);
+    return state;
+  }
+
+  /** The index of that name, created (with no settings or mappings) when it is missing. */
+  ensureIndex(name: string): IndexState {
+    const s = this.indices.get(name);
+    if (s !== undefined) return s;
+    return this.createIndex(name, undefined);
+  }
+
+  deleteIndex(expr: string): void {
+    const targets = this.resolve(expr);
+    if (targets.length === 0 && !expr.includes('*')) throw errors.indexNotFound(expr);
+    for (const t of targets) {
+      this.store.deleteIndex(t.name);
+      this.indices.delete(t.name);
+      this.contexts.dropIndex(t);
+    }
+  }
+
+  /** Adds dynamic mappings to an index's mapping; the same for PUT /<index>/_mapping. */
+  putMapping(name: string, body: unknown): void {
+    const state = this.get(name);
+    const parsed = Mappings.parse(body);
+    const additions = new Map<string, unknown>();
+    for (const [k, v] of Object.entries(parsed.properties)) additions.set(k, v);
+    state.mappings = state.mappings.withAdditions(additions);
+    this.store.updateMappings(name, state.mappings.toJSON());
+  }
+
+  /** Whether `state` is still the index of its name (not deleted, re-created or reloaded since). */
+  isCurrent(state: IndexState): boolean {
+    return this.indices.get(state.name) === state;
+  }
+}
