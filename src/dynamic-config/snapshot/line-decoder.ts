@@ -202,6 +202,18 @@ export class SnapshotLineDecoder {
   /** Bodies committed so far. */
   private generation = 0;
 
+  /** The container that holds the last key of `path`, made on the way where it is missing. */
+  private parentOf(path: readonly string[]): Container {
+    let parent = this.root;
+    for (let i = 0; i < path.length - 1; i++) {
+      const k = path[i] as string;
+      let child = parent.children.get(k);
+      if (child === undefined) parent.children.set(k, (child = SnapshotLineDecoder.container(parent, k)));
+      parent = child;
+    }
+    return parent;
+  }
+
   private static container(parent: Container | undefined, name: string): Container {
     return { parent, name, path: parent === undefined ? [] : [...parent.path, name], children: new Map(), obj: undefined, next: {}, touched: 0, placed: 0 };
   }
@@ -227,6 +239,7 @@ export class SnapshotLineDecoder {
    * its complete lines as they come, {@link DecodeSession.finish} builds the value from the whole
    * body. A session that sees the decoder commit another body meanwhile starts over.
    */
+  // eslint-disable-next-line max-lines-per-function -- the session is a closure over the decoder's state at its start (the committed body it compares against); its feed step is one loop over complete lines
   begin(): DecodeSession {
     const generation = this.generation;
     const { body: prev, starts: prevStarts, ends: prevEnds, lines: held } = this;
@@ -308,13 +321,7 @@ export class SnapshotLineDecoder {
               line = new HeldLine((prefix as PathPrefix).parent, quick.name, parseValue(body.toString('utf8', quick.value, e), (prefix as PathPrefix).strings));
             } else {
               const parsed = parseLine(body.toString('utf8', p, e));
-              let parent = this.root;
-              for (let i = 0; i < parsed.path.length - 1; i++) {
-                const k = parsed.path[i] as string;
-                let child = parent.children.get(k);
-                if (child === undefined) parent.children.set(k, (child = SnapshotLineDecoder.container(parent, k)));
-                parent = child;
-              }
+              const parent = this.parentOf(parsed.path);
               line = new HeldLine(parent, parsed.path[parsed.path.length - 1] as string, parsed.value);
               prefix = pathPrefix(body, p, parsed.path, parent);
             }

@@ -334,6 +334,7 @@ function fail(field: FieldDef, id: string, value: unknown, cause: { type: string
   );
 }
 
+// eslint-disable-next-line complexity -- one case per field type, each with ES's coercion and refusal for that type, run for every value of every document
 function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, id: string, stored: boolean): void {
   if (!field.index) return;
   switch (field.kind) {

@@ -152,6 +152,7 @@ function mergeTwo(a: Term, b: Term, live: Uint8Array, norms: Uint8Array, cache: 
  * score = its score at its best posting (remembered per term in the arena until the term's postings
  * or the field's average length change). Undefined when the page is not past the end.
  */
+// eslint-disable-next-line max-params -- called per query with the scorer's arrays and scalars already in locals; an options object would be an allocation on the deep-page path
 export function singleTermPastEnd(word: string, field: TextField, live: Uint8Array, from: number, limit: number, boost: number, avgdl: number, cache: Float32Array, arena: ScratchArena): TopK | undefined {
   const id = field.lookup(word);
   const store = field.postings;

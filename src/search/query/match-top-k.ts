@@ -164,6 +164,7 @@ function singleTermHeap(pass: HeapPass, pastEnd: boolean): HeapFill {
  * Several terms: their cursors merged document at a time, MaxScore pruning the documents that
  * cannot enter the full heap (see the top of this file).
  */
+// eslint-disable-next-line complexity -- the MaxScore document-at-a-time loop, kept whole so that its cursors and bounds stay in locals (the hot path of a match query)
 function maxScoreHeap(pass: HeapPass): HeapFill {
   const { terms, live, norms, cache, heapDocs, heapScores } = pass;
   const k = heapDocs.length;

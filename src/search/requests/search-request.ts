@@ -193,6 +193,7 @@ export function readSearchBody<T>(text: string, value: unknown, read: (value: un
 }
 
 /** Parses a `_search` request. `body` is the parsed JSON body or undefined. */
+// eslint-disable-next-line complexity -- ES's precedence of URL parameters over body keys, one short decision per parameter in ES's order, so that the first refusal is the one ES gives
 export function parseSearchRequest(body: unknown, params: QueryParams): SearchRequest {
   if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
     throw errors.parsing(`Unknown key for a ${jsonToken(body)} in [null].`);

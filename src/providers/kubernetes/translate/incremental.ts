@@ -127,6 +127,7 @@ export class IncrementalTranslation {
   }
 
   /** Translates what `changes` says moved. */
+  // eslint-disable-next-line complexity -- one guarded step per kind of changed object (Ingress, Service, EndpointSlice, Secret, each CRD kind), each deciding between a patch and a full translation; left whole in the layout change that moved it
   update(changes: ChangeSet): TranslationOutcome {
     this.cachedStatus = undefined;
     if (changes.full || this.last === undefined) return this.full(true, true);

@@ -186,6 +186,7 @@ export class SnapshotAssembly<T> {
    * takes: a record name that another object defines too (before or after the change), or one
    * that the caller reserves (`reserved`, e.g. the default backend), or an array-index-like name.
    */
+  // eslint-disable-next-line complexity -- all or nothing: every refusal of the fast path (a shared, reserved or index-like name, before or after the change) is checked before anything is written
   patch(changes: readonly FragmentChange<T>[], reserved: (section: Section, name: string) => boolean = () => false): boolean {
     if (this.indexLike) return false;
     // Check everything first: nothing is half-applied.
