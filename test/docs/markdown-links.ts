@@ -109,7 +109,7 @@ function checkTarget(root: string, file: string, target: string): string | undef
 }
 
 /** A repository path named in prose or code (`src/search/query/bm25.ts`, `test/e2e/`, `docs/helm.md`). */
-const NAMED_PATH = /(?<![\w./-])((?:src|test|bench|scripts|charts|crds|examples|docs)\/[A-Za-z0-9_.\/-]*)/g;
+const NAMED_PATH = /(?<![\w./-])((?:src|test|bench|scripts|charts|crds|examples|docs)\/[A-Za-z0-9_./-]*)/g;
 
 /**
  * Paths of the repository that a doc names, in its prose or its code spans, and that do not exist:
