@@ -7,7 +7,7 @@ DATA_DIR ?= ./data
 RUN_FLAGS ?= --providers.file.filename examples/file-provider/dynamic.yaml
 ARGS ?=
 
-.PHONY: install build run test typecheck lint depcheck unit integration clean \
+.PHONY: install build run test test-kube peers typecheck lint depcheck unit integration clean \
         bench-pushgateway bench-search bench-management bench-operator
 
 # npm ci only when package.json or the lock changed since the last install.
@@ -25,7 +25,7 @@ run: build
 	node dist/cli.js serve --data.dir $(DATA_DIR) $(RUN_FLAGS) $(ARGS)
 
 ## Type-check, lint, check the import layers and run every test (unit, integration, end-to-end)
-test: build
+test: build peers
 	$(NPM) run typecheck
 	$(NPM) run lint
 	$(NPM) run depcheck
@@ -33,6 +33,14 @@ test: build
 
 typecheck: install
 	$(NPM) run typecheck
+
+## Build (once; cached outside the repository) the real etcd and kube-apiserver the kube suites start
+peers:
+	bash scripts/build-peers.sh >/dev/null
+
+## Run only the suites against a real kube-apiserver (prints how many real-server tests ran)
+test-kube: build peers
+	$(NPM) run test:kube
 
 ## Fail on an import cycle or an import that points up a layer (.dependency-cruiser.cjs)
 depcheck: install

@@ -9,7 +9,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/e2e/**', 'test/**/*.int.test.ts', 'node_modules/**'],
+          exclude: ['test/e2e/**', 'test/kube/**', 'test/**/*.int.test.ts', 'node_modules/**'],
           testTimeout: 10_000,
         },
       },
@@ -20,6 +20,17 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 60_000,
           // Real peers are heavy on a 2-core machine: keep files sequential.
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          // Suites against a real kube-apiserver and etcd (test/kube/control-plane.ts), built by
+          // scripts/build-peers.sh before the run (`make test-kube`, and `make test` includes them).
+          name: 'kube',
+          include: ['test/kube/**/*.kube.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
           fileParallelism: false,
         },
       },

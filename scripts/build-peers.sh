@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Builds the Go peers that the real-Kubernetes tests start (kube-apiserver, etcd) from the Go module
+# proxy, through the pinned wrapper modules in test/peers/<name>/ (go.mod and go.sum name every
+# version). Each binary lands in a cache outside the repository, keyed by its pinned version and the
+# Go version, so a warm run builds nothing:
+#   ${PORTICO_PEER_CACHE:-$HOME/.cache/portico-peers}/<name>-<version>-<go version>/<name>
+#
+#   scripts/build-peers.sh [name ...]     (default: every peer; prints the binary paths)
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cache=${PORTICO_PEER_CACHE:-${HOME}/.cache/portico-peers}
+
+if ! command -v go >/dev/null 2>&1; then
+  echo "build-peers: Go is not installed; the real-Kubernetes tests need Go 1.26 or newer (https://go.dev/doc/install, or Debian's golang package)" >&2
+  exit 1
+fi
+gover=$(go env GOVERSION)
+
+# The version a wrapper module pins for a module path, read from its go.mod.
+pinned() {
+  awk -v mod="$2" '$1 == mod && $2 ~ /^v/ { print $2; exit } $1 == "require" && $2 == mod { print $3; exit }' "$root/test/peers/$1/go.mod"
+}
+
+build() {
+  local name=$1 module pkg version ldflags
+  case "$name" in
+    kube-apiserver)
+      module=k8s.io/kubernetes
+      pkg=k8s.io/kubernetes/cmd/kube-apiserver
+      version=$(pinned kube-apiserver "$module")
+      local minor=${version#v1.}
+      minor=${minor%%.*}
+      ldflags="-s -w"
+      for v in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+        ldflags+=" -X $v.gitVersion=$version -X $v.gitMajor=1 -X $v.gitMinor=$minor -X $v.gitTreeState=clean"
+      done
+      ;;
+    etcd)
+      module=go.etcd.io/etcd/server/v3
+      pkg=$module
+      version=$(pinned etcd "$module")
+      ldflags="-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=$version"
+      ;;
+    *)
+      echo "build-peers: unknown peer \"$name\" (kube-apiserver, etcd)" >&2
+      return 2
+      ;;
+  esac
+  if [ -z "$version" ]; then
+    echo "build-peers: test/peers/$name/go.mod pins no version of $module" >&2
+    return 1
+  fi
+  local dir="$cache/$name-$version-$gover"
+  if [ -x "$dir/$name" ]; then
+    echo "$dir/$name"
+    return 0
+  fi
+  echo "build-peers: building $name $version with $gover (first run only; kube-apiserver takes 10-20 minutes on 2 cores)" >&2
+  local start=$SECONDS
+  mkdir -p "$dir"
+  (cd "$root/test/peers/$name" &&
+    CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath -tags selinux,notest,grpcnotrace \
+      -ldflags "$ldflags" -o "$dir/$name.tmp" "$pkg")
+  mv "$dir/$name.tmp" "$dir/$name"
+  echo "build-peers: built $name in $((SECONDS - start)) s" >&2
+  echo "$dir/$name"
+}
+
+if [ $# -eq 0 ]; then set -- etcd kube-apiserver; fi
+for peer in "$@"; do build "$peer"; done
