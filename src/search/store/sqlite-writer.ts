@@ -286,11 +286,19 @@ export class SqliteWriter {
     if (!answer.ok) throw new Error(`document store write failed: ${answer.message ?? 'unknown error'}`);
   }
 
-  /** Blocks until the worker answers, as long as it keeps finishing chunks (see STALL_LIMIT_MS). */
+  /**
+   * Blocks until the worker answers, as long as it keeps finishing chunks (see STALL_LIMIT_MS).
+   * A wake-up is not an answer: the worker stores its answer flag and then notifies, so the notify
+   * of the previous answer can land after this call has reset the flag and begun to wait. Only the
+   * flag says the answer is there.
+   */
   private awaitAnswer(): void {
     let progress = Atomics.load(this.flag, 1);
     let idleMs = 0;
-    while (Atomics.wait(this.flag, 0, 0, WAIT_SLICE_MS) === 'timed-out') {
+    for (;;) {
+      const woke = Atomics.wait(this.flag, 0, 0, WAIT_SLICE_MS);
+      if (Atomics.load(this.flag, 0) !== 0) return;
+      if (woke !== 'timed-out') continue;
       const now = Atomics.load(this.flag, 1);
       if (now !== progress) {
         progress = now;
