@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { eventually } from '../providers/kubernetes/fake-internal-endpoint.js';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -35,16 +36,6 @@ function objectPath(m: Manifest, namespace = m.metadata.namespace ?? 'default'):
   const plural = plurals.get(m.kind);
   if (plural === undefined) throw new Error(`no CRD serves kind ${m.kind}`);
   return `/apis/${m.apiVersion}/namespaces/${namespace}/${plural}`;
-}
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 const EXAMPLES = join(ROOT, 'examples/crds');
@@ -75,11 +66,11 @@ describe('the CRDs in crds/', () => {
         const res = await cp.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
         expect(res.status, JSON.stringify(res.body?.message ?? res.body)).toBe(201);
         const name = crd.metadata.name;
-        const established = await eventually(`${name} Established`, async () => {
+        const established = await eventually(async () => {
           const got = await cp.call('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
           const conditions = (got.body?.status?.conditions ?? []) as { type: string; status: string }[];
           return conditions.find((c) => c.type === 'Established' && c.status === 'True') ? got.body : undefined;
-        });
+        }, 30_000, `${name} Established`, 100);
         // A structural schema: the server reports no NonStructuralSchema condition.
         expect(established.status.conditions.map((c: { type: string }) => c.type)).not.toContain('NonStructuralSchema');
         plurals.set(established.spec.names.kind, established.spec.names.plural);
@@ -95,10 +86,10 @@ describe('objects of the CRDs, validated by the API server', () => {
       expect(docs.length).toBeGreaterThan(0);
       for (const m of docs) {
         // The CRD path may answer 404 for a moment after Established while discovery catches up.
-        const res = await eventually(`create ${m.kind}/${m.metadata.name}`, async () => {
+        const res = await eventually(async () => {
           const r = await cp.call('POST', objectPath(m), m);
           return r.status === 404 ? undefined : r;
-        });
+        }, 30_000, `create ${m.kind}/${m.metadata.name}`, 100);
         expect(res.status, JSON.stringify(res.body?.message ?? res.body)).toBe(201);
         expect(res.body.spec).toMatchObject(m.spec ?? {});
       }
