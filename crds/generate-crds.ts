@@ -25,6 +25,27 @@ const open = (): Schema => ({ type: 'object', 'x-kubernetes-preserve-unknown-fie
 const strings = (): Schema => arr(str());
 const enumOf = (...values: string[]): Schema => str({ enum: values });
 
+/**
+ * CEL validation rules (`x-kubernetes-validations`): the API server refuses an object that breaks
+ * one, where Traefik only reports the mistake at runtime. Each message names what to change.
+ */
+interface Rule { rule: string; message: string; fieldPath?: string; reason?: 'FieldValueInvalid' | 'FieldValueRequired' }
+const withRules = (schema: Schema, ...rules: Rule[]): Schema => ({ ...schema, 'x-kubernetes-validations': rules });
+
+/** A rule that exactly one of an object's `fields` is set (one type per object, as Traefik expects). */
+function exactlyOneOf(what: string, fields: readonly string[]): Rule {
+  return {
+    rule: `[${fields.map((f) => `has(self.${f})`).join(', ')}].filter(x, x).size() == 1`,
+    message: `a ${what} has exactly one type (${fields.join(', ')}); declare one ${what} per type`,
+  };
+}
+
+/** IPs and CIDR ranges, checked by the server (Traefik refuses a bad range only when it builds the middleware). */
+const sourceRange = (): Schema => withRules(
+  arr(str({ maxLength: 64 }), { maxItems: 1024 }),
+  { rule: 'self.all(r, isIP(r) || isCIDR(r))', message: 'every entry must be an IP address or a CIDR range, e.g. 10.0.0.0/8 or 192.168.1.7' },
+);
+
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
 
@@ -73,6 +94,12 @@ const loadBalancerSpec = obj(loadBalancerFields(), ['name']);
 const tlsStoreRef = nameNamespace('TLSStore');
 const tlsOptionRef = nameNamespace('TLSOption');
 
+/** The errors middleware's status codes and ranges: `500`, `500-599`. */
+const statusRanges = (): Schema => withRules(
+  arr(str({ maxLength: 16 }), { maxItems: 256 }),
+  { rule: "self.all(s, s.matches('^[1-5][0-9][0-9](-[1-5][0-9][0-9])?$'))", message: 'every entry must be a status code or a range of them, e.g. 404 or 500-599' },
+);
+
 const ipStrategy = obj({ depth: int(), excludedIPs: strings(), ipv6Subnet: int() });
 const sourceCriterion = obj({ ipStrategy, requestHeaderName: str(), requestHost: bool() });
 
@@ -109,8 +136,8 @@ const ingressRouteTCP = obj({
       name: str(), namespace: str(), port: intOrString(), weight: int({ minimum: 0 }), terminationDelay: int(),
       proxyProtocol: obj({ version: int({ minimum: 1, maximum: 2 }) }), serversTransport: str(), tls: bool(),
       nativeLB: bool(), nodePortLB: bool(),
-    }, ['name', 'port'])),
-  }, ['match'])),
+    }, ['name', 'port']), { minItems: 1 }),
+  }, ['match', 'services'])),
   tls: obj({
     secretName: str(), passthrough: bool(), options: tlsOptionRef, store: tlsStoreRef, certResolver: str(), domains,
   }),
@@ -120,8 +147,8 @@ const ingressRouteUDP = obj({
   ingressClassName: str(),
   entryPoints: strings(),
   routes: arr(obj({
-    services: arr(obj({ name: str(), namespace: str(), port: intOrString(), weight: int({ minimum: 0 }), nativeLB: bool(), nodePortLB: bool() }, ['name', 'port'])),
-  })),
+    services: arr(obj({ name: str(), namespace: str(), port: intOrString(), weight: int({ minimum: 0 }), nativeLB: bool(), nodePortLB: bool() }, ['name', 'port']), { minItems: 1 }),
+  }, ['services'])),
 }, ['routes']);
 
 const subjectInfo = obj({
@@ -129,15 +156,15 @@ const subjectInfo = obj({
   commonName: bool(), serialNumber: bool(), domainComponent: bool(),
 });
 
-const middleware = obj({
+const middlewareFields = obj({
   addPrefix: obj({ prefix: str() }),
   stripPrefix: obj({ prefixes: strings(), forceSlash: bool() }),
   stripPrefixRegex: obj({ regex: strings() }),
   replacePath: obj({ path: str() }),
   replacePathRegex: obj({ regex: str(), replacement: str() }),
   chain: obj({ middlewares: arr(middlewareRef) }),
-  ipWhiteList: obj({ sourceRange: strings(), ipStrategy }),
-  ipAllowList: obj({ sourceRange: strings(), ipStrategy, rejectStatusCode: int() }),
+  ipWhiteList: obj({ sourceRange: sourceRange(), ipStrategy }),
+  ipAllowList: obj({ sourceRange: sourceRange(), ipStrategy, rejectStatusCode: int() }),
   headers: obj({
     customRequestHeaders: map(str()), customResponseHeaders: map(str()),
     accessControlAllowCredentials: bool(), accessControlAllowHeaders: strings(), accessControlAllowMethods: strings(),
@@ -153,7 +180,7 @@ const middleware = obj({
     allowEncodedSlash: bool(), allowEncodedBackSlash: bool(), allowEncodedNullCharacter: bool(), allowEncodedSemicolon: bool(),
     allowEncodedPercent: bool(), allowEncodedQuestionMark: bool(), allowEncodedHash: bool(),
   }),
-  errors: obj({ status: strings(), statusRewrites: map(int()), service: loadBalancerSpec, query: str() }),
+  errors: obj({ status: statusRanges(), statusRewrites: map(int()), service: loadBalancerSpec, query: str() }),
   rateLimit: obj({
     average: intOrString(), period: intOrString(), burst: int(), sourceCriterion,
     redis: obj({
@@ -164,8 +191,8 @@ const middleware = obj({
   }),
   redirectRegex: obj({ regex: str(), replacement: str(), permanent: bool() }),
   redirectScheme: obj({ scheme: str(), port: str(), permanent: bool() }),
-  basicAuth: obj({ secret: str(), realm: str(), removeHeader: bool(), headerField: str() }),
-  digestAuth: obj({ secret: str(), realm: str(), removeHeader: bool(), headerField: str() }),
+  basicAuth: obj({ secret: str({ minLength: 1 }), realm: str(), removeHeader: bool(), headerField: str() }, ['secret']),
+  digestAuth: obj({ secret: str({ minLength: 1 }), realm: str(), removeHeader: bool(), headerField: str() }, ['secret']),
   forwardAuth: obj({
     address: str(), trustForwardHeader: bool(), authResponseHeaders: strings(), authResponseHeadersRegex: str(),
     authRequestHeaders: strings(), addAuthCookiesToResponse: strings(), headerField: str(), forwardBody: bool(),
@@ -189,26 +216,37 @@ const middleware = obj({
   plugin: map(open()),
 });
 
-const middlewareTCP = obj({
-  inFlightConn: obj({ amount: int({ minimum: 0 }) }),
-  ipWhiteList: obj({ sourceRange: strings() }),
-  ipAllowList: obj({ sourceRange: strings() }),
-});
+const middleware = withRules(middlewareFields, exactlyOneOf('Middleware', Object.keys(middlewareFields.properties as Schema)));
 
-const traefikService = obj({
+const middlewareTCPFields = obj({
+  inFlightConn: obj({ amount: int({ minimum: 0 }) }),
+  ipWhiteList: obj({ sourceRange: sourceRange() }),
+  ipAllowList: obj({ sourceRange: sourceRange() }),
+});
+const middlewareTCP = withRules(middlewareTCPFields, exactlyOneOf('MiddlewareTCP', Object.keys(middlewareTCPFields.properties as Schema)));
+
+const traefikServiceFields = obj({
   weighted: obj({ services: arr(loadBalancerSpec), sticky }),
   mirroring: obj({
     ...loadBalancerFields(),
     mirrorBody: bool(),
     maxBodySize: int(),
     mirrors: arr(obj({ ...loadBalancerFields(), percent: int({ minimum: 0, maximum: 100 }) }, ['name'])),
-  }, ['name']),
+  }, ['name'], {
+    'x-kubernetes-validations': [{
+      rule: '!has(self.mirrors) || self.mirrors.map(m, has(m.percent) ? m.percent : 0).sum() <= 100',
+      message: 'the mirrors\' percents add up to more than 100',
+      fieldPath: '.mirrors',
+    } satisfies Rule],
+  }),
   highestRandomWeight: obj({ services: arr(loadBalancerSpec) }),
   failover: obj({
     service: str(), fallback: str(), healthCheck: obj({}),
     errors: obj({ status: strings(), maxRequestBodyBytes: int() }),
   }),
 });
+
+const traefikService = withRules(traefikServiceFields, exactlyOneOf('TraefikService', Object.keys(traefikServiceFields.properties as Schema)));
 
 // ---------------------------------------------------------------------------------------------
 // CRD documents

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { eventually } from '../providers/kubernetes/fake-internal-endpoint.js';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
 
@@ -96,6 +96,19 @@ describe('objects of the CRDs, validated by the API server', () => {
     });
   }
 
+  it("accepts Traefik's own manifests with only the apiVersion changed", async () => {
+    await cp.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'traefik-manifests' } });
+    const docs = manifests(join(ROOT, 'test/fixtures/kubernetes/traefik-manifests.yaml'));
+    expect(docs.length).toBeGreaterThanOrEqual(5);
+    for (const m of docs) {
+      expect(m.apiVersion).toBe('traefik.io/v1alpha1');
+      const ours = { ...m, apiVersion: 'portico.dev/v1alpha1', metadata: { ...m.metadata, namespace: 'traefik-manifests' } };
+      const res = await cp.call('POST', `${objectPath(ours)}?fieldValidation=Strict`, ours);
+      expect(res.status, `${m.kind}/${m.metadata.name}: ${JSON.stringify(res.body?.message ?? res.body)}`).toBe(201);
+      expect(res.body.spec).toEqual(m.spec);
+    }
+  });
+
   /** Paths of the built-in kinds the top-level examples use. */
   const BUILT_IN: Record<string, string> = { Deployment: 'deployments', Job: 'jobs', Ingress: 'ingresses', ConfigMap: 'configmaps', Secret: 'secrets', Service: 'services' };
   const topExamples = readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.yaml')).sort();
@@ -126,6 +139,40 @@ describe('objects of the CRDs, validated by the API server', () => {
     expect(res.body.message).toContain('spec.routes');
     const after = await cp.call('GET', `${objectPath(bad)}/bad-routes`);
     expect(after.status).toBe(404);
+  });
+
+  /** Malformed objects (test/fixtures/kubernetes/crd-invalid/cases.yaml), each with a fragment of the server's message. */
+  const invalid = parse(readFileSync(join(ROOT, 'test/fixtures/kubernetes/crd-invalid/cases.yaml'), 'utf8')) as { server: string; object: Manifest }[];
+
+  it('has a server-side expectation for every malformed object', () => {
+    expect(invalid.length).toBeGreaterThanOrEqual(20);
+    for (const c of invalid) expect(c.server, c.object.metadata.name).toEqual(expect.any(String));
+  });
+
+  for (const c of invalid) {
+    it(`refuses ${c.object.kind} ${c.object.metadata.name}: ${c.server}`, async () => {
+      const m = { ...c.object, metadata: { ...c.object.metadata, namespace: 'default' } };
+      // Strict field validation, as kubectl apply asks for by default: an unknown field is an error.
+      const res = await cp.call('POST', `${objectPath(m)}?fieldValidation=Strict`, m);
+      expect(res.status, JSON.stringify(res.body)).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expect(res.body.message).toContain(c.server);
+      const after = await cp.call('GET', `${objectPath(m)}/${m.metadata.name}`);
+      expect(after.status).toBe(404);
+    });
+  }
+
+  it('accepts the objects the rules are about when they are right', async () => {
+    const good: Manifest[] = [
+      { apiVersion: 'portico.dev/v1alpha1', kind: 'Middleware', metadata: { name: 'allow-ranges', namespace: 'default' }, spec: { ipAllowList: { sourceRange: ['10.0.0.0/8', '192.168.1.7', '2001:db8::/32', '::1'] } } },
+      { apiVersion: 'portico.dev/v1alpha1', kind: 'Middleware', metadata: { name: 'error-pages', namespace: 'default' }, spec: { errors: { status: ['404', '500-599'], query: '/{status}.html', service: { name: 'errors', port: 80 } } } },
+      { apiVersion: 'portico.dev/v1alpha1', kind: 'TraefikService', metadata: { name: 'mirrors-100', namespace: 'default' }, spec: { mirroring: { name: 'web', port: 80, mirrors: [{ name: 'a', port: 80, percent: 60 }, { name: 'b', port: 80, percent: 40 }] } } },
+      { apiVersion: 'portico.dev/v1alpha1', kind: 'MiddlewareTCP', metadata: { name: 'one-tcp-type', namespace: 'default' }, spec: { inFlightConn: { amount: 0 } } },
+    ];
+    for (const m of good) {
+      const res = await cp.call('POST', `${objectPath(m)}?fieldValidation=Strict`, m);
+      expect(res.status, `${m.metadata.name}: ${JSON.stringify(res.body?.message ?? res.body)}`).toBe(201);
+    }
   });
 
   it('prunes a field the schema does not know', async () => {

@@ -107,7 +107,9 @@ describe('CRD schemas', () => {
   });
 
   it('refuse malformed objects', () => {
-    const cases = parse(readFileSync(`${fixtures}crd-invalid/cases.yaml`, 'utf8')) as { expect: string; object: Schema }[];
+    // Cases with only `server` break a CEL rule, which only the real API server runs (test/kube/).
+    const all = parse(readFileSync(`${fixtures}crd-invalid/cases.yaml`, 'utf8')) as { expect?: string; object: Schema }[];
+    const cases = all.filter((c): c is { expect: string; object: Schema } => c.expect !== undefined);
     expect(cases.length).toBeGreaterThanOrEqual(10);
     for (const c of cases) {
       const error = validate(c.object);
