@@ -37,6 +37,25 @@ describe('portico CLI', () => {
     expect(unknown.stderr).toContain('unknown command "frobnicate"');
   });
 
+  it('says in one line that the operator has no Kubernetes configuration, and exits', () => {
+    // An empty home, no KUBECONFIG, not in a pod: nothing to connect to (the default would be
+    // http://localhost:8080, retried forever).
+    const home = mkdtempSync(join(tmpdir(), 'portico-home-'));
+    try {
+      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'KUBECONFIG' && !k.startsWith('KUBERNETES_')));
+      const res = spawnSync(process.execPath, [CLI, 'operator', '--data.dir', dataDir], { encoding: 'utf8', env: { ...env, HOME: home }, timeout: 30_000 });
+      expect(res.status).toBe(2);
+      const lines = res.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain('no Kubernetes configuration found: --kubeconfig is not set, $KUBECONFIG is not set');
+      expect(lines[0]).toContain(`${home}/.kube/config does not exist`);
+      expect(lines[0]).toContain('pass --kubeconfig FILE or set KUBECONFIG');
+      expect(res.stdout).not.toContain('localhost:8080');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('starts every listener and shuts down cleanly on SIGTERM', async () => {
     const p = await serveWith({ pushgateway: '127.0.0.1:0', management: '127.0.0.1:0', internal: '127.0.0.1:0', search: '127.0.0.1:0' });
     expect(Object.keys(p.ports)).toEqual(expect.arrayContaining(['pushgateway', 'management', 'search']));

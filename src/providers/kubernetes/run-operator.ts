@@ -1,8 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { homedir, hostname } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -13,6 +13,7 @@ import { parsePublishedService } from './status/ingress-status.js';
 import { nodeHttpFetch } from './deliver/http-fetch.js';
 import { KubeConfigApi, type KubeApi } from './client/kube-client.js';
 import { loadKubeConfigClass } from './client/kube-config-loader.js';
+import { defaultKubeconfigEnvironment, kubeconfigSource, SERVICE_ACCOUNT_DIR } from './client/kubeconfig-source.js';
 import { LabelSelectorError, parseLabelSelector } from './translate/shared/label-selector.js';
 import { OperatorController } from './operator-controller.js';
 import type { FetchLike } from './deliver/snapshot-delivery.js';
@@ -61,8 +62,6 @@ export interface OperatorDeps {
   readonly tuneHeap?: boolean;
 }
 
-const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
-
 /** Resolves after `ms`, or at once when `signal` aborts. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
@@ -77,16 +76,26 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-async function loadKubeConfig(file: string, inCluster: boolean): Promise<KubeConfig> {
+async function loadKubeConfig(flag: string): Promise<KubeConfig> {
+  const source = kubeconfigSource(flag, defaultKubeconfigEnvironment(homedir()));
+  if (source.kind === 'none') throw new ConfigError(source.message);
   const kc = new (await loadKubeConfigClass())();
+  const named = source.kind === 'files' ? ` "${source.files.join(delimiter)}"` : ' of the in-cluster service account';
   try {
-    if (file !== '') kc.loadFromFile(file);
-    else if (inCluster) kc.loadFromCluster();
-    else kc.loadFromDefault();
+    if (source.kind === 'in-cluster') kc.loadFromCluster();
+    else {
+      const [first, ...rest] = source.files;
+      kc.loadFromFile(first as string);
+      for (const file of rest) {
+        const more = new (await loadKubeConfigClass())();
+        more.loadFromFile(file);
+        kc.mergeConfig(more);
+      }
+    }
   } catch (err) {
-    throw new ConfigError(`cannot load the kubeconfig${file ? ` "${file}"` : ''}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ConfigError(`cannot load the kubeconfig${named}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  if (!kc.getCurrentCluster()) throw new ConfigError(`the kubeconfig${file ? ` "${file}"` : ''} has no current cluster`);
+  if (!kc.getCurrentCluster()) throw new ConfigError(`the kubeconfig${named} has no current cluster`);
   return kc;
 }
 
@@ -111,7 +120,7 @@ export async function runOperator(config: OperatorConfig, deps: OperatorDeps): P
     const parsed = parsePublishedService(publishedService);
     if ('error' in parsed) throw new ConfigError(`--operator.ingress-endpoint.published-service: ${parsed.error}`);
   }
-  const api = deps.api ?? new KubeConfigApi(await loadKubeConfig(config.kubeconfig, inCluster));
+  const api = deps.api ?? new KubeConfigApi(await loadKubeConfig(config.kubeconfig));
   const tokenFile = config['operator.token-file'] !== '' ? config['operator.token-file'] : join(config['data.dir'], 'internal-token');
   const election = config['operator.leader-election'] === 'auto' ? inCluster : config['operator.leader-election'] === 'true';
   const identity = config['operator.identity'] !== '' ? config['operator.identity'] : `${hostname()}-${process.pid}`;
