@@ -7,4 +7,9 @@ export interface AreaDeps {
   readonly requestShutdown: (reason: string) => void;
   /** Wall clock in milliseconds; injected so tests can move time. */
   readonly now: () => number;
+  /**
+   * The next request id (`req-1`, `req-2`, ...), one sequence for the whole process so that an id
+   * in the log names one request; each listener numbers its own when absent (tests).
+   */
+  readonly nextRequestId?: () => string;
 }

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { ConfigError, type FlagTable } from './config/flag-types.js';
+import { EnvironmentError } from './config/start-up-errors.js';
+import { requestIdSequence } from './http/request-ids.js';
+import { createLogger } from './log/logger.js';
 import { operatorCommandFlags, operatorFlagGroups, serveFlagGroups, serveFlags } from './flag-groups.js';
 import { formatHelp, loadConfig } from './config/load-config.js';
 
@@ -18,8 +21,16 @@ function version(): string {
   return pkg.version;
 }
 
+/** Whether a start-up failure prints its stack (set once the flags are read: --log.level debug). */
+let stacksWanted = false;
+
 function load<T extends FlagTable>(table: T, argv: string[]) {
   return loadConfig(table, { argv, env: process.env, readFile: (p) => readFileSync(p, 'utf8') });
+}
+
+function processLogger(config: { readonly 'log.level': 'debug' | 'info' | 'warn' | 'error'; readonly 'log.format': 'auto' | 'logfmt' | 'json' }): Logger {
+  stacksWanted = config['log.level'] === 'debug';
+  return createLogger({ level: config['log.level'], format: config['log.format'], stdoutIsTerminal: process.stdout.isTTY === true });
 }
 
 /**
@@ -57,8 +68,9 @@ function onShutdown(logger: Logger, timeoutMs: number, close: () => Promise<void
 }
 
 async function serve(argv: string[]): Promise<void> {
+  const startedAt = performance.now();
   const config = load(serveFlags, argv);
-  const logger = pino({ level: config['log.level'], base: { app: 'portico' } });
+  const logger = processLogger(config);
   let shutdown: (reason: string) => void = () => undefined;
   // Each command loads only its own code: the operator starts (and syncs) without the server's.
   const { buildServer } = await import('./server.js');
@@ -66,15 +78,17 @@ async function serve(argv: string[]): Promise<void> {
     logger,
     now: Date.now,
     requestShutdown: (reason) => shutdown(reason),
+    // One sequence for the process: a request id names one request whichever listener took it.
+    nextRequestId: requestIdSequence(),
   });
   shutdown = onShutdown(logger, config['shutdown.timeout'], () => server.close());
   const ports = await server.start();
-  logger.info({ listeners: Object.fromEntries(ports), version: version() }, 'portico started');
+  logger.info({ listeners: Object.fromEntries(ports), version: version(), ms: Math.round(performance.now() - startedAt) }, 'portico started');
 }
 
 async function operator(argv: string[]): Promise<void> {
   const config = load(operatorCommandFlags, argv);
-  const logger = pino({ level: config['log.level'], base: { app: 'portico-operator' } });
+  const logger = processLogger(config);
   const controller = new AbortController();
   let running: Promise<void> = Promise.resolve();
   // Wait for the operator to stop its watches and release its Lease before exiting.
@@ -114,10 +128,18 @@ async function main(args: string[]): Promise<void> {
   }
 }
 
+/** The cause chain's stacks, for --log.level debug. */
+function stacks(err: Error): string {
+  const cause = err.cause instanceof Error ? `\ncaused by: ${stacks(err.cause)}` : '';
+  return `${err.stack ?? err.message}${cause}`;
+}
+
 main(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof ConfigError) {
+  // Expected failures are one line (naming the flag and what to do); a bug keeps its stack.
+  if (err instanceof ConfigError || err instanceof EnvironmentError) {
     process.stderr.write(`portico: ${err.message}\n`);
-    process.exit(2);
+    if (stacksWanted) process.stderr.write(`${stacks(err)}\n`);
+    process.exit(err instanceof ConfigError ? 2 : 1);
   }
   process.stderr.write(`portico: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AreaDeps } from './area.js';
 import type { ListenAddress } from './config/flag-types.js';
 import type { ServeConfig } from './flag-groups.js';
-import { listenOn } from './http/listen.js';
+import { EnvironmentError, errnoCode, prepareDataDir } from './config/start-up-errors.js';
+import { formatAddress, listenOn } from './http/listen.js';
 import { buildManagementApps, type InProcessProviderSpec } from './management/app.js';
 import { FILE_PROVIDER, FileProvider } from './providers/file/file-provider.js';
 import { buildPushgatewayApp } from './pushgateway/app.js';
@@ -36,11 +37,31 @@ export function inProcessProviders(config: ServeConfig, deps: AreaDeps): InProce
   return [{ name: FILE_PROVIDER, create: (sink) => new FileProvider({ filename, watch: config['providers.file.watch'], sink, logger }) }];
 }
 
+/** Whether any enabled part keeps a file under `--data.dir` (its default places). */
+function usesDataDir(config: ServeConfig): boolean {
+  const search = config['search.listen-address'] !== null;
+  const pushgateway = config['pushgateway.listen-address'] !== null && config['persistence.file'].trim() === '';
+  const token = config['management.listen-address'] !== null && config['internal.listen-address'] !== null && config['internal.token-file'] === '';
+  return search || pushgateway || token;
+}
+
+/** What to do when a listener cannot bind, by the reason Node gives. */
+function listenFailure(l: Listener, err: unknown): Error {
+  const code = errnoCode(err);
+  const head = `--${l.name}.listen-address ${formatAddress(l.address)}`;
+  if (code === 'EADDRINUSE') return new EnvironmentError(`${head} is in use by another process; stop that process or choose another address (host:port, or off)`, { cause: err });
+  if (code === 'EACCES') return new EnvironmentError(`${head}: binding port ${l.address.port} is not permitted for this user (EACCES); use a port above 1023 or grant CAP_NET_BIND_SERVICE`, { cause: err });
+  if (code === 'EADDRNOTAVAIL') return new EnvironmentError(`${head}: ${l.address.host} is not an address of this machine (EADDRNOTAVAIL); use one of its addresses, or :${l.address.port} for all`, { cause: err });
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new EnvironmentError(`${head}: the host name ${l.address.host} does not resolve (${code}); use an IP address`, { cause: err });
+  return err instanceof Error ? err : new Error(String(err));
+}
+
 /**
  * Builds every enabled listener's Fastify app without listening, so that tests can use the apps
  * with inject() or start() on port 0; only src/cli.ts starts the real thing.
  */
 export async function buildServer(config: ServeConfig, deps: AreaDeps): Promise<PorticoServer> {
+  if (usesDataDir(config)) prepareDataDir(config['data.dir']);
   const listeners: Listener[] = [];
   const add = (name: ListenerName, app: FastifyInstance, address: ListenAddress) => listeners.push({ name, app, address });
 
@@ -63,7 +84,13 @@ export async function buildServer(config: ServeConfig, deps: AreaDeps): Promise<
     listeners,
     async start() {
       const ports = new Map<ListenerName, number>();
-      for (const l of listeners) ports.set(l.name, await listenOn(l.app, l.address));
+      for (const l of listeners) {
+        try {
+          ports.set(l.name, await listenOn(l.app, l.address));
+        } catch (err) {
+          throw listenFailure(l, err);
+        }
+      }
       return ports;
     },
     close() {

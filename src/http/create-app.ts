@@ -1,11 +1,14 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Bindings, ChildLoggerOptions, Logger, LogFn } from 'pino';
+import { requestIdSequence } from './request-ids.js';
 
 export interface AppOptions {
   /** Largest request body in bytes (Fastify's bodyLimit). */
   readonly bodyLimit?: number;
   /** Extra Fastify options an area needs (e.g. routerOptions for its URL rules). */
-  readonly fastify?: Pick<FastifyServerOptions, 'routerOptions' | 'trustProxy' | 'requestIdHeader' | 'genReqId' | 'frameworkErrors' | 'clientErrorHandler' | 'exposeHeadRoutes'>;
+  readonly fastify?: Pick<FastifyServerOptions, 'routerOptions' | 'trustProxy' | 'requestIdHeader' | 'frameworkErrors' | 'clientErrorHandler' | 'exposeHeadRoutes'>;
+  /** The process's request id sequence (AreaDeps.nextRequestId); default: this app's own. */
+  readonly nextRequestId?: () => string;
 }
 
 /**
@@ -83,6 +86,7 @@ export function createApp(area: string, logger: Logger, opts: AppOptions = {}): 
       childOpts.level === undefined && childOpts.serializers === undefined
         ? new RequestLogger(parent as Logger, bindings, childOpts)
         : parent.child(bindings, childOpts),
+    genReqId: opts.nextRequestId ?? requestIdSequence(),
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     forceCloseConnections: 'idle',
     ...opts.fastify,

@@ -7,15 +7,17 @@ import type { ListenAddress } from '../config/flag-types.js';
  * Returns the bound port (useful with port 0).
  */
 export async function listenOn(app: FastifyInstance, address: ListenAddress): Promise<number> {
+  // Fastify's own line when a listener is up ("Server listening at ..."), worded as Portico's are.
+  const listenTextResolver = (url: string) => `listening on ${url}`;
   if (address.host !== '') {
-    await app.listen({ host: address.host, port: address.port });
+    await app.listen({ host: address.host, port: address.port, listenTextResolver });
   } else {
     try {
-      await app.listen({ host: '::', port: address.port });
+      await app.listen({ host: '::', port: address.port, listenTextResolver });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'EAFNOSUPPORT' && code !== 'EADDRNOTAVAIL') throw err;
-      await app.listen({ host: '0.0.0.0', port: address.port });
+      await app.listen({ host: '0.0.0.0', port: address.port, listenTextResolver });
     }
   }
   const bound = app.server.address();

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -10,6 +9,7 @@ import { BasicAuthVerifier } from '../http/basic-auth.js';
 import { createApp } from '../http/create-app.js';
 import { AllowListError, IpAllowList } from '../http/ip-allow-list.js';
 import { parseHtpasswd } from '../http/users-file.js';
+import { readFlagFile } from '../config/start-up-errors.js';
 import { registerAccessControl } from './api/access-control.js';
 import { badUrlResponder, registerApiRoutes, sendPageNotFound, sendTraefikError } from './api/routes.js';
 import { registerDashboard } from './dashboard/routes.js';
@@ -61,12 +61,7 @@ export function entryPointsFor(config: ManagementConfig): EntryPointDef[] {
 
 function loadVerifier(path: string): BasicAuthVerifier | null {
   if (path === '') return null;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`--management.users-file: cannot read ${path}: ${(err as Error).message}`, { cause: err });
-  }
+  const text = readFlagFile('management.users-file', path, 'create it (htpasswd -cBC 10 FILE USER) or leave the flag empty for no authentication');
   try {
     const users = parseHtpasswd(text, path);
     if (users.size === 0) throw new ConfigError(`--management.users-file: ${path} holds no users`);
@@ -96,6 +91,8 @@ export interface ManagementApiOptions {
   readonly verifier?: BasicAuthVerifier | null;
   /** Prefix of the API and dashboard, starting and ending with `/` (Traefik's `api.basePath`; default `/`). */
   readonly basePath?: string;
+  /** The process's request id sequence (AreaDeps.nextRequestId). */
+  readonly nextRequestId?: () => string;
 }
 
 /** Normalises `--api.base-path`: a leading and a trailing slash, nothing else changed. */
@@ -113,6 +110,7 @@ export function createManagementApi(opts: ManagementApiOptions): FastifyInstance
   const { store, allowList = null, verifier = null, basePath = '/' } = opts;
   const onBadUrl = badUrlResponder(basePath);
   const api = createApp('management', opts.logger, {
+    nextRequestId: opts.nextRequestId,
     fastify: {
       // Kubernetes names run to 253 characters, qualified and percent-encoded even longer.
       routerOptions: { maxParamLength: 8192 },
@@ -163,7 +161,7 @@ export async function buildManagementApps(config: ManagementConfig, deps: AreaDe
   });
 
   const basePath = normaliseBasePath(config['api.base-path']);
-  const api = createManagementApi({ store, logger: deps.logger, startDate: deps.now(), allowList, verifier, basePath });
+  const api = createManagementApi({ store, logger: deps.logger, startDate: deps.now(), allowList, verifier, basePath, nextRequestId: deps.nextRequestId });
 
   const running = new Map<string, InProcessProvider>();
   for (const spec of providers) {
@@ -177,7 +175,7 @@ export async function buildManagementApps(config: ManagementConfig, deps: AreaDe
   if (config['internal.listen-address']) {
     const tokenFile = config['internal.token-file'] !== '' ? config['internal.token-file'] : join(config['data.dir'], 'internal-token');
     const token = await readOrCreateToken(tokenFile);
-    internal = createApp('management-internal', deps.logger, { bodyLimit: INTERNAL_BODY_LIMIT });
+    internal = createApp('management-internal', deps.logger, { bodyLimit: INTERNAL_BODY_LIMIT, nextRequestId: deps.nextRequestId });
     registerInternalRoutes(internal, {
       store,
       token,

@@ -2,12 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { AreaDeps } from '../area.js';
-import { formatDuration, type ListenAddress } from '../config/flag-types.js';
+import { ConfigError, formatDuration, type ListenAddress } from '../config/flag-types.js';
 import type { PushgatewayConfig } from './flags.js';
 import { BasicAuthVerifier, parseBasicAuthorization } from '../http/basic-auth.js';
 import { createApp } from '../http/create-app.js';
 import { formatAddress } from '../http/listen.js';
-import { parseWebConfig } from '../http/users-file.js';
+import { parseWebConfig, type WebConfig } from '../http/users-file.js';
+import { readFlagFile } from '../config/start-up-errors.js';
 import { isProtobufContentType } from './exposition/protobuf.js';
 import { pushgatewayFlags } from './flags.js';
 import { joinPath, normalizePrefix, type Gateway, type GatewaySettings } from './http/gateway.js';
@@ -50,6 +51,16 @@ function flagStrings(config: PushgatewayConfig): Record<string, string> {
   return out;
 }
 
+/** `--web.config.file`, read and checked: a missing file or a bad one stops start-up naming the flag. */
+function loadWebConfig(file: string): WebConfig {
+  const text = readFlagFile('web.config.file', file, 'create it (basic_auth_users: {USER: BCRYPT-HASH}) or leave the flag empty for no authentication');
+  try {
+    return parseWebConfig(text, file);
+  } catch (err) {
+    throw new ConfigError(`--web.config.file ${(err as Error).message}`, { cause: err });
+  }
+}
+
 /** Resolves --persistence.file: default under --data.dir, "off" for memory only. */
 export function persistenceFile(config: PushgatewayConfig): string | undefined {
   const raw = config['persistence.file'].trim();
@@ -90,13 +101,18 @@ async function openStore(config: PushgatewayConfig, deps: AreaDeps, own: OwnMetr
   const file = persistenceFile(config);
   if (file !== undefined) {
     // A corrupt or unreadable file throws here and stops start-up, naming the file.
-    store.load(await loadGroups(file));
+    const started = performance.now();
+    const groups = await loadGroups(file);
+    store.load(groups);
+    const log = deps.logger.child({ area: 'pushgateway' });
+    log.info({ groups: groups.length, file, ms: Math.round(performance.now() - started) }, `restored ${groups.length} push groups`);
     persister = new Persister({
       file,
       intervalMs: config['persistence.interval'],
       snapshot: () => store.groups(deps.now()),
       now: deps.now,
-      onError: (err) => deps.logger.error({ err, file }, 'writing the persistence file failed'),
+      onError: (err) => log.error({ err, file }, 'writing the persistence file failed; retrying after --persistence.interval'),
+      onRecovered: () => log.info({ file }, 'writing the persistence file works again'),
     });
   }
   return { store, persister };
@@ -156,7 +172,7 @@ export async function buildPushgatewayApp(config: PushgatewayConfig, deps: AreaD
   const prefix = settings.prefix;
 
   const webConfigFile = config['web.config.file'];
-  const verifier = webConfigFile === '' ? undefined : new BasicAuthVerifier(parseWebConfig(readFileSync(webConfigFile, 'utf8'), webConfigFile).basicAuthUsers);
+  const verifier = webConfigFile === '' ? undefined : new BasicAuthVerifier(loadWebConfig(webConfigFile).basicAuthUsers);
 
   const own = new OwnMetrics({ version: settings.version, revision: '', branch: '' });
   const { store, persister } = await openStore(config, deps, own, settings.checkConsistency);
@@ -164,6 +180,7 @@ export async function buildPushgatewayApp(config: PushgatewayConfig, deps: AreaD
   const gw: Gateway = { store, own, settings, now: deps.now, requestShutdown: deps.requestShutdown };
   const app = createApp('pushgateway', deps.logger, {
     bodyLimit: settings.maxBodySize,
+    nextRequestId: deps.nextRequestId,
     // No automatic HEAD routes: Pushgateway answers HEAD with 405 everywhere (automaticMethodAnswers).
     fastify: { exposeHeadRoutes: false, routerOptions: { maxParamLength: 65_536 } },
   });

@@ -3,6 +3,7 @@
  * one (clients and scripts match on them): the parsers' and the grouping key's are passed in
  * verbatim, the store's and the routes' are composed by the helpers below.
  */
+import { EnvironmentError } from '../config/start-up-errors.js';
 
 /** Base class: every push gateway error carries a stable code and the HTTP status to answer with. */
 export abstract class PushgatewayError extends Error {
@@ -82,7 +83,10 @@ export function badTtlHeader(value: string): GatewayError {
   return new GatewayError('bad_ttl', 400, `invalid X-Portico-Group-TTL header "${value}": expected a duration like 30s, 5m, 1h30m, or 0 for none`);
 }
 
-/** The persistence file cannot be read back (unknown format, bad content); not an HTTP answer. */
-export class PersistenceError extends Error {
+/**
+ * The persistence file cannot be read back (unknown format, bad content, permissions); not an HTTP
+ * answer. An EnvironmentError: start-up stops with this one line and exit code 1.
+ */
+export class PersistenceError extends EnvironmentError {
   override readonly name = 'PersistenceError';
 }

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { EnvironmentError } from '../config/start-up-errors.js';
 import type { AreaDeps } from '../area.js';
 import type { SearchConfig } from './flags.js';
 import { createApp } from '../http/create-app.js';
@@ -15,6 +17,7 @@ import { scrollRoutes } from './routes/scroll-routes.js';
 import { searchRoutes } from './routes/search-routes.js';
 import { SearchService } from './engine/search-service.js';
 import { warmIndexing } from './engine/warmup.js';
+import { SearchActivityLog } from './engine/search-activity-log.js';
 
 /**
  * The search listener (Elasticsearch-compatible), wired: the Fastify app and its request handling
@@ -29,6 +32,22 @@ export interface SearchAppOptions {
   readonly warmIndexing?: typeof warmIndexing;
 }
 
+/**
+ * The SQLite store under `<data.dir>/search/`; a file there that is not a database stops start-up
+ * with one line saying which and what to do, not better-sqlite3's stack.
+ */
+function openDocumentStore(dir: string, durability: SearchConfig['search.durability'], log: Logger): SqliteDocumentStore {
+  try {
+    return new SqliteDocumentStore(dir, durability, log);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+      throw new EnvironmentError(`--data.dir: ${join(dir, 'documents.db')} is not a readable SQLite database (${code}); move ${dir} away to start with no indices, or restore it from a backup`, { cause: err });
+    }
+    throw err;
+  }
+}
+
 /** Builds the search listener's app (Elasticsearch-compatible). */
 export async function buildSearchApp(config: SearchConfig, deps: AreaDeps, options: SearchAppOptions = {}): Promise<FastifyInstance> {
   const maxBody = config['search.max-body-size'];
@@ -38,6 +57,7 @@ export async function buildSearchApp(config: SearchConfig, deps: AreaDeps, optio
   // answered longer ones with the router's refusal instead).
   const app = createApp('search', deps.logger, {
     bodyLimit: maxBody,
+    nextRequestId: deps.nextRequestId,
     fastify: {
       // parseUrlQuery: a repeated parameter's last value, as ES reads it (an array was a 500).
       routerOptions: { maxParamLength: 4096, querystringParser: parseUrlQuery },
@@ -51,8 +71,9 @@ export async function buildSearchApp(config: SearchConfig, deps: AreaDeps, optio
   });
   const verifier = loadUsersVerifier(config['search.users-file']);
 
-  const store = options.store ?? new SqliteDocumentStore(join(config['data.dir'], 'search'), config['search.durability']);
-  const service = new SearchService(store, deps.now);
+  const log = deps.logger.child({ area: 'search' });
+  const store = options.store ?? openDocumentStore(join(config['data.dir'], 'search'), config['search.durability'], log);
+  const service = new SearchService(store, deps.now, new SearchActivityLog({ logger: log, clock: () => performance.now() }));
   try {
     service.load();
   } catch (e) {

@@ -7,25 +7,33 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ConfigError } from '../../config/flag-types.js';
+import { errnoCode, fileError } from '../../config/start-up-errors.js';
+
+const FLAG = 'internal.token-file';
+const WHAT_TO_DO = 'point the flag at a readable file holding the token, or at a path where Portico may create one';
 
 /** Reads the token, creating the file with a random one if it is missing. */
 export async function readOrCreateToken(path: string): Promise<string> {
+  let text: string | undefined;
   try {
-    const token = (await readFile(path, 'utf8')).trim();
-    if (token === '') throw new ConfigError(`internal token file ${path} is empty`);
-    return token;
+    text = await readFile(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    if (errnoCode(err) !== 'ENOENT') throw fileError(FLAG, path, err, WHAT_TO_DO);
+  }
+  if (text !== undefined) {
+    const token = text.trim();
+    if (token === '') throw new ConfigError(`--${FLAG} ${path} is empty; write a token into it, or delete it to have a new one created`);
+    return token;
   }
   const token = randomBytes(32).toString('hex');
-  await mkdir(dirname(path), { recursive: true });
   try {
+    await mkdir(dirname(path), { recursive: true });
     await writeFile(path, `${token}\n`, { mode: 0o600, flag: 'wx' });
     return token;
   } catch (err) {
     // Another process created it first: use theirs.
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return (await readFile(path, 'utf8')).trim();
-    throw err;
+    if (errnoCode(err) === 'EEXIST') return (await readFile(path, 'utf8')).trim();
+    throw fileError(FLAG, path, err, WHAT_TO_DO);
   }
 }
 

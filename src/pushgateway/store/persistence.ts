@@ -143,13 +143,14 @@ export async function loadGroups(file: string): Promise<Group[]> {
     text = await readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new PersistenceError(`cannot read the persistence file ${file}: ${(err as Error).message}`, { cause: err });
+    const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new PersistenceError(`--persistence.file ${file} cannot be read (${reason}); make it a readable file, or choose another --persistence.file ("off" keeps pushes in memory only)`, { cause: err });
   }
   try {
     return decodeGroups(text);
   } catch (err) {
     throw new PersistenceError(
-      `the persistence file ${file} is corrupt (${(err as Error).message}); move it away or fix it to start, or set --persistence.file`,
+      `--persistence.file ${file}: the persistence file is corrupt (${(err as Error).message}); move it away to start empty, fix it, or choose another --persistence.file`,
       { cause: err },
     );
   }
@@ -204,6 +205,8 @@ export interface PersisterOptions {
   /** Current groups to write. */
   readonly snapshot: () => readonly Group[];
   readonly onError: (err: unknown) => void;
+  /** Called after the first successful write that follows a failed one. */
+  readonly onRecovered?: () => void;
   /** Wall clock in ms. */
   readonly now: () => number;
 }
@@ -218,6 +221,8 @@ export class Persister {
   private lastWriteMs = -Infinity;
   private writing: Promise<void> = Promise.resolve();
   private closed = false;
+  /** Whether the last write failed (a success after it is reported as a recovery). */
+  private failing = false;
 
   constructor(private readonly opts: PersisterOptions) {}
 
@@ -248,7 +253,12 @@ export class Persister {
         await saveGroups(this.opts.file, this.opts.snapshot());
       } catch (err) {
         this.dirty = true;
+        this.failing = true;
         throw err;
+      }
+      if (this.failing) {
+        this.failing = false;
+        this.opts.onRecovered?.();
       }
     });
     return this.writing;

@@ -8,6 +8,7 @@ import { parseDocument } from '../mapping/document-parser.js';
 import { newIndexState, type IndexState } from './index-state.js';
 import type { SearchContexts } from './open-contexts.js';
 import { parseSettings, validateIndexName } from './index-settings.js';
+import type { SearchActivityLog } from './search-activity-log.js';
 
 /**
  * The indices by name: loading them from the store (or its snapshot), resolving index
@@ -20,7 +21,12 @@ export class IndexRegistry {
   /** Whether the indices are completely loaded (only then is a snapshot of them worth saving). */
   private loaded = false;
 
-  constructor(private readonly store: DocumentStore, private readonly now: () => number, private readonly contexts: SearchContexts) {
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly now: () => number,
+    private readonly contexts: SearchContexts,
+    private readonly activity?: SearchActivityLog,
+  ) {
     store.setSnapshotSource?.(() => (this.loaded ? this.snapshot() : undefined));
   }
 
@@ -31,18 +37,33 @@ export class IndexRegistry {
    */
   load(): void {
     this.loaded = false;
-    const snapshot = this.store.loadSnapshot?.();
-    if (snapshot !== undefined) {
-      try {
-        if (this.restore(snapshot)) {
-          this.loaded = true;
-          return;
-        }
-      } catch {
-        // An unreadable snapshot is only a slower start.
+    const started = performance.now();
+    let snapshot: Buffer | undefined;
+    try {
+      snapshot = this.store.loadSnapshot?.();
+      if (snapshot !== undefined && this.restore(snapshot)) {
+        this.loaded = true;
+        this.activity?.restored('snapshot', this.indices.size, this.liveDocuments(), performance.now() - started);
+        return;
       }
-      this.indices.clear();
+    } catch (err) {
+      // An unreadable snapshot is only a slower start: SQLite holds every document.
+      this.activity?.snapshotUnreadable(err);
     }
+    this.indices.clear();
+    this.rebuild();
+    this.loaded = true;
+    this.activity?.restored('documents', this.indices.size, this.liveDocuments(), performance.now() - started);
+  }
+
+  private liveDocuments(): number {
+    let n = 0;
+    for (const s of this.indices.values()) n += s.index.liveCount;
+    return n;
+  }
+
+  /** Builds each in-memory index from its stored documents, in write order. */
+  private rebuild(): void {
     for (const meta of this.store.listIndices()) {
       const state = newIndexState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings, true));
       this.store.scanDocs(meta.name, (doc) => {
@@ -56,7 +77,6 @@ export class IndexRegistry {
       if (meta.nextSeqNo !== undefined && meta.nextSeqNo > state.nextSeqNo) state.nextSeqNo = meta.nextSeqNo;
       this.indices.set(meta.name, state);
     }
-    this.loaded = true;
   }
 
   /** Drops every state and loads the indices again from the store (after a failed commit). */
@@ -152,7 +172,7 @@ export class IndexRegistry {
     return matched;
   }
 
-  createIndex(name: string, body: unknown): IndexState {
+  createIndex(name: string, body: unknown, automatically = false): IndexState {
     validateIndexName(name);
     const existing = this.indices.get(name);
     if (existing !== undefined) throw errors.indexExists(name, existing.uuid);
@@ -166,6 +186,7 @@ export class IndexRegistry {
     const state = newIndexState(name, randomUUID().replace(/-/g, '').slice(0, 22), this.now(), settings, mappings);
     this.store.putIndex({ name, uuid: state.uuid, createdMs: state.createdMs, settings: settings.raw, mappings: mappings.toJSON() });
     this.indices.set(name, state);
+    this.activity?.indexCreated(name, automatically);
     return state;
   }
 
@@ -173,7 +194,7 @@ export class IndexRegistry {
   ensureIndex(name: string): IndexState {
     const s = this.indices.get(name);
     if (s !== undefined) return s;
-    return this.createIndex(name, undefined);
+    return this.createIndex(name, undefined, true);
   }
 
   deleteIndex(expr: string): void {
@@ -183,6 +204,7 @@ export class IndexRegistry {
       this.store.deleteIndex(t.name);
       this.indices.delete(t.name);
       this.contexts.dropIndex(t);
+      this.activity?.indexDeleted(t.name);
     }
   }
 

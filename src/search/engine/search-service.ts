@@ -14,6 +14,7 @@ import { validateIndexName } from './index-settings.js';
 import type { IndexState } from './index-state.js';
 import { IndexRegistry } from './index-registry.js';
 import { DocumentWrites, type BulkItem, type WriteOutcome } from './document-writes.js';
+import type { SearchActivityLog } from './search-activity-log.js';
 
 /**
  * The search engine behind the routes, a facade over its parts: the indices (index-registry.ts),
@@ -35,8 +36,12 @@ export class SearchService {
   private readonly indices: IndexRegistry;
   private readonly writes: DocumentWrites;
 
-  constructor(private readonly store: DocumentStore, private readonly now: () => number) {
-    this.indices = new IndexRegistry(store, now, this.contexts);
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly now: () => number,
+    private readonly activity?: SearchActivityLog,
+  ) {
+    this.indices = new IndexRegistry(store, now, this.contexts, activity);
     this.writes = new DocumentWrites(store, now, this.indices, this.contexts);
   }
 
@@ -144,16 +149,23 @@ export class SearchService {
    * throws, `each` may have seen some items, whose writes may or may not be stored.
    */
   bulkEach(actions: readonly (BulkAction | SearchError)[], each: (item: BulkItem) => void): void {
+    const started = performance.now();
+    let failed = 0;
     this.transaction(() => {
       // The items' text postings are batched (see InvertedIndex.beginBatch), and appended before
       // the transaction commits and anything can read them.
       this.writes.beginBatch();
       try {
-        for (const a of actions) each(this.bulkItem(a));
+        for (const a of actions) {
+          const item = this.bulkItem(a);
+          if ('error' in item) failed++;
+          each(item);
+        }
       } finally {
         this.writes.endBatch();
       }
     }, true);
+    this.activity?.bulkDone({ operations: actions.length, failed, ms: performance.now() - started });
   }
 
   private bulkItem(a: BulkAction | SearchError): BulkItem {

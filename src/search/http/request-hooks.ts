@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { BasicAuthVerifier, parseBasicAuthorization } from '../../http/basic-auth.js';
 import { ConfigError } from '../../config/flag-types.js';
 import { parseHtpasswd } from '../../http/users-file.js';
+import { readFlagFile } from '../../config/start-up-errors.js';
 import { errors } from '../errors.js';
 import { productHeader } from './http-io.js';
 import { renderJson } from './json-render.js';
@@ -19,12 +19,7 @@ import { RouteMethods } from './route-methods.js';
 /** The Basic auth users of `--search.users-file` (none when the flag is empty). */
 export function loadUsersVerifier(usersFile: string): BasicAuthVerifier | undefined {
   if (usersFile === '') return undefined;
-  let text: string;
-  try {
-    text = readFileSync(usersFile, 'utf8');
-  } catch (e) {
-    throw new ConfigError(`--search.users-file: cannot read "${usersFile}": ${(e as Error).message}`, { cause: e });
-  }
+  const text = readFlagFile('search.users-file', usersFile, 'create it (htpasswd -cBC 10 FILE USER) or leave the flag empty for no authentication');
   try {
     return new BasicAuthVerifier(parseHtpasswd(text, usersFile));
   } catch (e) {

@@ -1,6 +1,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import type { Logger } from 'pino';
 import { SqliteWriter } from './sqlite-writer.js';
 import { NEXT_SEQ_NO_KEY } from './sqlite-worker.js';
 
@@ -138,7 +139,11 @@ export class SqliteDocumentStore implements DocumentStore {
   private logNumbers: number[] = [];
   private inTransaction = false;
 
-  constructor(dir: string, durability: Durability = 'request') {
+  /**
+   * @param log where the snapshot written at close is reported (`info`) or its failure (`warn`);
+   *   silent when absent.
+   */
+  constructor(dir: string, durability: Durability = 'request', private readonly log?: Pick<Logger, 'info' | 'warn'>) {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, 'documents.db');
     this.db = new Database(file);
@@ -323,6 +328,7 @@ export class SqliteDocumentStore implements DocumentStore {
     this.writer.close();
     if (writerFailed) rmSync(this.snapshotFile, { force: true });
     else if (this.snapshotSource !== undefined) {
+      const started = performance.now();
       try {
         const header = Buffer.alloc(8);
         header.writeDoubleLE(this.generation(), 0);
@@ -338,9 +344,11 @@ export class SqliteDocumentStore implements DocumentStore {
           closeSync(fd);
         }
         renameSync(tmp, this.snapshotFile);
-      } catch {
+        this.log?.info({ file: this.snapshotFile, bytes: data.length + 8, ms: Math.round(performance.now() - started) }, 'index snapshot written');
+      } catch (err) {
         // Without a snapshot the next start rebuilds the index from the documents.
         rmSync(this.snapshotFile, { force: true });
+        this.log?.warn({ file: this.snapshotFile, error: (err as Error).message }, 'index snapshot not written; the next start rebuilds the indices from the stored documents');
       }
     }
     this.db.close();
