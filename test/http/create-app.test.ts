@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/create-app.js';
+import { requestIdSequence } from '../../src/http/request-ids.js';
 
 /** A logger writing its JSON lines into an array. */
 function capture(level: string): { logger: Logger; lines: Record<string, unknown>[] } {
@@ -33,6 +34,21 @@ describe('createApp request logging', () => {
     expect(fromRequests.map((l) => [l.level, l.msg, l.area, l.app, l.reqId, l.n, l.step])).toEqual([
       [40, 'careful', 'search', 'portico', 'req-2', 1, undefined],
       [50, 'inner failure', 'search', 'portico', 'req-2', undefined, 'inner'],
+    ]);
+  });
+
+  it('numbers the requests of every app sharing a sequence in one series', async () => {
+    const { logger, lines } = capture('info');
+    const nextRequestId = requestIdSequence();
+    const apps = [createApp('pushgateway', logger, { nextRequestId }), createApp('search', logger, { nextRequestId })];
+    for (const app of apps) app.get('/x', async (req) => (req.log.info('hit'), { ok: true }));
+    for (const app of [...apps, ...apps]) await app.inject({ method: 'GET', url: '/x' });
+    for (const app of apps) await app.close();
+    expect(lines.filter((l) => l.msg === 'hit').map((l) => [l.area, l.reqId])).toEqual([
+      ['pushgateway', 'req-1'],
+      ['search', 'req-2'],
+      ['pushgateway', 'req-3'],
+      ['search', 'req-4'],
     ]);
   });
 
