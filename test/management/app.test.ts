@@ -28,7 +28,7 @@ describe('management configuration', () => {
     await expect(buildManagementApps(config(['--management.users-file', join(dir, 'users'), '--providers.file.filename', '', '--internal.listen-address', 'off']), deps))
       .rejects.toThrow(/--management.users-file: .*not a bcrypt hash/);
     await expect(buildManagementApps(config(['--management.users-file', join(dir, 'missing'), '--providers.file.filename', '', '--internal.listen-address', 'off']), deps))
-      .rejects.toThrow(/--management.users-file: cannot read/);
+      .rejects.toThrow(/--management.users-file \S+missing: no such file; create it/);
     await expect(buildManagementApps(config(['--management.ip-allow-list', '10.0.0.0/8,nonsense', '--providers.file.filename', '', '--internal.listen-address', 'off']), deps))
       .rejects.toThrow('--management.ip-allow-list: "nonsense" is not an IP address or CIDR range');
   });
