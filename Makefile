@@ -17,7 +17,7 @@ TIMED = bash scripts/timed-step.sh
 
 # npm ci only when package.json or the lock changed since the last install.
 node_modules/.portico-installed: package.json package-lock.json
-	$(STEP) "installing the dependencies (npm ci). The SQLite binding (better-sqlite3) is compiled from source when no prebuilt binary can be downloaded: 2-5 minutes on a first install, without output meanwhile"
+	$(STEP) "installing the dependencies (npm ci). The SQLite binding (better-sqlite3) is compiled from source when no prebuilt binary can be downloaded: 3-8 minutes on a first install on 2 cores, with only npm's spinner meanwhile"
 	@$(TIMED) "dependencies installed" $(NPM) ci --no-audit --no-fund
 	@touch $@
 

@@ -15,7 +15,8 @@ variable. This file is generated from the flag declarations (each area's \`flags
 
 How values are given (flags win over the environment, which wins over the YAML file named by
 \`--config.file\`), and how addresses, durations and sizes are written: see
-[the configuration rules](../README.md#configuration).
+[the configuration rules](../README.md#configuration). The log formats and what is logged:
+[logging.md](logging.md).
 `;
 
 function cell(text: string): string {
