@@ -59,6 +59,11 @@ export class SearchActivityLog {
     this.opts.logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'the index snapshot could not be read; rebuilding the indices from the stored documents');
   }
 
+  /** A write whose commit failed: the indices are reloaded from what the store holds. */
+  writeFailed(err: unknown): void {
+    this.opts.logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'a write to the document store failed; reloading the indices from the stored documents');
+  }
+
   bulkDone(counts: BulkCounts): void {
     const now = this.opts.clock();
     if (counts.operations >= this.bulkSummaryOps) {

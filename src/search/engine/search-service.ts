@@ -101,6 +101,7 @@ export class SearchService {
     } catch (e) {
       if (interimCommits || !(e instanceof SearchError)) {
         // The reloaded indices are new states: contexts over the old ones could only answer 404.
+        this.activity?.writeFailed(e);
         this.contexts.clear();
         this.indices.reload();
       }

@@ -103,4 +103,35 @@ describe('search activity through the service and its store', () => {
     expect(third.service.get('logs').index.liveCount).toBe(3);
     third.store.close();
   });
+
+  it('warns when a commit fails, then says what it reloaded', () => {
+    class FailingStore extends SqliteDocumentStore {
+      failNext = false;
+      override transaction<T>(fn: () => T, options?: { readonly interimCommits?: boolean }): T {
+        const result = super.transaction(fn, options);
+        if (this.failNext) {
+          this.failNext = false;
+          throw new Error('disk I/O error');
+        }
+        return result;
+      }
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'portico-activity-'));
+    dirs.push(dir);
+    const r = recorder();
+    const store = new FailingStore(dir, 'async');
+    const service = new SearchService(store, Date.now, new SearchActivityLog({ logger: r.logger, clock: r.now }));
+    service.load();
+    service.createIndex('logs', {});
+    store.failNext = true;
+    expect(() => service.bulk(parseBulk(Buffer.from('{"index":{"_index":"logs","_id":"a"}}\n{"n":1}\n'), undefined))).toThrow('disk I/O error');
+    // Whatever the store kept is what was loaded again, and what the line counts.
+    let stored = 0;
+    store.scanDocs('logs', () => stored++);
+    store.close();
+    expect(r.lines.slice(-2).map((l) => [l.level, l.msg, l.fields.error ?? l.fields.documents])).toEqual([
+      ['warn', 'a write to the document store failed; reloading the indices from the stored documents', 'disk I/O error'],
+      ['info', `loaded 1 indices with ${stored} documents from the stored documents`, stored],
+    ]);
+  });
 });
