@@ -136,18 +136,25 @@ describe('persistence file', () => {
     expect(errors).toEqual([]);
   });
 
-  it('Persister retries a failed write an interval later, without waiting for another change', async () => {
+  it('Persister retries a failed write an interval later, without waiting for another change, and says when it works again', async () => {
     const file = join(dir, 'pg.json');
     // A directory where the file should be: the rename fails (EISDIR), even as root.
     await mkdir(file);
     const errors: unknown[] = [];
-    const p = new Persister({ file, intervalMs: 20, snapshot: () => sampleStore().groups(0), now: Date.now, onError: (e) => errors.push(e) });
+    let recovered = 0;
+    const p = new Persister({ file, intervalMs: 20, snapshot: () => sampleStore().groups(0), now: Date.now, onError: (e) => errors.push(e), onRecovered: () => recovered++ });
     p.markDirty();
     for (let i = 0; i < 200 && errors.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     expect(errors.length).toBeGreaterThan(0);
+    expect(recovered).toBe(0);
     await rm(file, { recursive: true });
-    for (let i = 0; i < 200 && (await readFile(file, 'utf8').catch(() => '')) === ''; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 200 && recovered === 0; i++) await new Promise((r) => setTimeout(r, 10));
     expect(decodeGroups(await readFile(file, 'utf8'))).toHaveLength(2);
+    expect(recovered).toBe(1);
+    // Later good writes are no recovery.
+    p.markDirty();
+    await p.flush();
+    expect(recovered).toBe(1);
     await p.close();
   });
 
