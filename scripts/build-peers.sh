@@ -4,8 +4,11 @@
 # version). Each binary lands in a cache outside the repository, keyed by its pinned version and the
 # Go version, so a warm run builds nothing:
 #   ${PORTICO_PEER_CACHE:-$HOME/.cache/portico-peers}/<name>-<version>-<go version>/<name>
+# One peer is a file, not a binary: servicemonitor-crd, the Prometheus Operator's ServiceMonitor CRD,
+# taken from its Go module (pinned in test/peers/prometheus-operator/) and copied to
+#   ${PORTICO_PEER_CACHE:-$HOME/.cache/portico-peers}/servicemonitor-crd-<version>/<file>
 #
-#   scripts/build-peers.sh [name ...]     (default: every peer; prints the binary paths)
+#   scripts/build-peers.sh [name ...]     (default: every peer; prints the binary and file paths)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -22,9 +25,47 @@ pinned() {
   awk -v mod="$2" '$1 == mod && $2 ~ /^v/ { print $2; exit } $1 == "require" && $2 == mod { print $3; exit }' "$root/test/peers/$1/go.mod"
 }
 
+# The ServiceMonitor CRD: one file of the Prometheus Operator's module, which `go mod download`
+# fetches (checked against test/peers/prometheus-operator/go.sum) into the module cache.
+servicemonitor_crd() {
+  local module=github.com/prometheus-operator/prometheus-operator
+  local file=example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml
+  local version
+  version=$(pinned prometheus-operator "$module")
+  if [ -z "$version" ]; then
+    echo "build-peers: test/peers/prometheus-operator/go.mod pins no version of $module" >&2
+    return 1
+  fi
+  local dir="$cache/servicemonitor-crd-$version"
+  local target="$dir/${file##*/}"
+  if [ -f "$target" ]; then
+    echo "$target"
+    return 0
+  fi
+  echo "build-peers: fetching $module $version for its ServiceMonitor CRD (first run only)" >&2
+  local json moddir
+  json=$(cd "$root/test/peers/prometheus-operator" && GOFLAGS=-mod=mod go mod download -json "$module@$version")
+  moddir=$(awk -F'"' '$2 == "Dir" { print $4; exit }' <<<"$json")
+  if [ -z "$moddir" ] || [ ! -f "$moddir/$file" ]; then
+    echo "build-peers: $module $version has no $file:" >&2
+    echo "$json" >&2
+    return 1
+  fi
+  mkdir -p "$dir"
+  # The module cache is read-only; the copy is not.
+  cp "$moddir/$file" "$target.tmp"
+  chmod 644 "$target.tmp"
+  mv "$target.tmp" "$target"
+  echo "$target"
+}
+
 build() {
   local name=$1 module pkg version ldflags
   case "$name" in
+    servicemonitor-crd)
+      servicemonitor_crd
+      return
+      ;;
     kube-apiserver)
       module=k8s.io/kubernetes
       pkg=k8s.io/kubernetes/cmd/kube-apiserver
@@ -43,7 +84,7 @@ build() {
       ldflags="-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=$version"
       ;;
     *)
-      echo "build-peers: unknown peer \"$name\" (kube-apiserver, etcd)" >&2
+      echo "build-peers: unknown peer \"$name\" (kube-apiserver, etcd, servicemonitor-crd)" >&2
       return 2
       ;;
   esac
@@ -67,5 +108,5 @@ build() {
   echo "$dir/$name"
 }
 
-if [ $# -eq 0 ]; then set -- etcd kube-apiserver; fi
+if [ $# -eq 0 ]; then set -- etcd kube-apiserver servicemonitor-crd; fi
 for peer in "$@"; do build "$peer"; done
