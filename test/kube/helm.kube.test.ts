@@ -262,6 +262,84 @@ describe('helm upgrade', () => {
   });
 });
 
+describe('helm upgrade between value variants: server-side apply drops what a revision no longer sets', () => {
+  const NS = 'variants';
+  const sameObject = (a: KubeObject, b: KubeObject) => a.kind === b.kind && a.metadata.name === b.metadata.name && (a.metadata.namespace ?? '') === (b.metadata.namespace ?? '');
+  let previous: KubeObject[] = [];
+
+  async function deployment(): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- a Deployment as the server returns it
+    return (await stored({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'variants-portico' } }, NS)).body;
+  }
+  const volume = (d: { spec: { template: { spec: { volumes: { name: string }[] } } } }, name: string) => d.spec.template.spec.volumes.find((v) => v.name === name);
+
+  /** Upgrades, then checks the new revision is stored as rendered and what it dropped is gone. */
+  async function upgrade(args: string[], revision: number): Promise<KubeObject[]> {
+    helm.ok(['upgrade', 'variants', CHART, '--namespace', NS, SSA, ...args]);
+    expect(releaseStatus('variants', NS)).toEqual({ status: 'deployed', version: revision });
+    const now = helm.manifest('variants', NS);
+    const differences: string[] = [];
+    for (const obj of now) differences.push(...storedDifferences(obj, (await stored(obj, NS)).body));
+    expect(differences).toEqual([]);
+    const dropped = previous.filter((p) => !now.some((n) => sameObject(n, p)));
+    await expectRemoved(dropped, NS);
+    // No controller-manager runs: finish a dropped claim's deletion as its protection controller would (no pod uses it).
+    for (const claim of dropped.filter((o) => o.kind === 'PersistentVolumeClaim')) {
+      const res = await cp.call('PATCH', `/api/v1/namespaces/${NS}/persistentvolumeclaims/${claim.metadata.name}`, { metadata: { finalizers: null } });
+      expect([200, 404]).toContain(res.status);
+    }
+    previous = now;
+    return now;
+  }
+
+  it('installs with default values', () => {
+    helm.ok(['install', 'variants', CHART, '--namespace', NS, '--create-namespace', SSA]);
+    previous = helm.manifest('variants', NS);
+    expect(previous.map((o) => o.kind)).toContain('PersistentVolumeClaim');
+  });
+
+  it('no persistence (emptyDir), a LoadBalancer Service, a budget by minAvailable, a fixed ingress endpoint IP', async () => {
+    const objects = await upgrade([
+      '--set', 'persistence.enabled=false', '--set', 'service.type=LoadBalancer', '--set', 'podDisruptionBudget.enabled=true',
+      '--set-json', 'podDisruptionBudget.minAvailable=1', '--set-json', 'podDisruptionBudget.maxUnavailable=null',
+      '--set', 'operator.ingressEndpoint.ip=192.0.2.10',
+    ], 2);
+    expect(objects.map((o) => o.kind)).not.toContain('PersistentVolumeClaim');
+    // The data volume changed source: the claim is gone from it, not merged beside the emptyDir.
+    expect(volume(await deployment(), 'data')).toEqual({ name: 'data', emptyDir: { sizeLimit: '1Gi' } });
+    const pdb = (await stored(only(objects, 'PodDisruptionBudget'), NS)).body;
+    expect(pdb.spec.minAvailable).toBe(1);
+    expect(pdb.spec).not.toHaveProperty('maxUnavailable');
+    const service = (await stored(only(objects, 'Service'), NS)).body;
+    expect(service.spec.type).toBe('LoadBalancer');
+    for (const port of service.spec.ports as { nodePort?: number }[]) expect(port.nodePort).toBeGreaterThanOrEqual(30000);
+  });
+
+  it('no operator sidecar, RBAC or ServiceAccount; an existing claim and internal token Secret', async () => {
+    const objects = await upgrade([
+      '--set', 'operator.enabled=false', '--set', 'rbac.create=false', '--set', 'serviceAccount.create=false',
+      '--set', 'persistence.existingClaim=data-claim', '--set', 'internalToken.existingSecret=my-token',
+    ], 3);
+    expect(objects.map((o) => o.kind).sort()).toEqual(['Deployment', 'Service']);
+    const d = await deployment();
+    expect((d.spec.template.spec.containers as { name: string }[]).map((c) => c.name)).toEqual(['server']);
+    expect(d.spec.template.spec.serviceAccountName).toBe('default');
+    expect(volume(d, 'data')).toEqual({ name: 'data', persistentVolumeClaim: { claimName: 'data-claim' } });
+    expect(volume(d, 'kube-api-access')).toBeUndefined();
+    expect(volume(d, 'internal-token')).toMatchObject({ secret: { secretName: 'my-token' } });
+  });
+
+  it('back to the defaults with --reset-values: every object of the first revision again, as rendered', async () => {
+    const first = helm.manifest('variants', NS, 1);
+    const objects = await upgrade(['--reset-values'], 4);
+    expect(kindsOf(objects)).toEqual(kindsOf(first));
+    expect(volume(await deployment(), 'data')).toEqual({ name: 'data', persistentVolumeClaim: { claimName: 'variants-portico' } });
+    const claim = (await stored(only(objects, 'PersistentVolumeClaim'), NS)).body;
+    expect(claim.metadata.deletionTimestamp).toBeUndefined();
+    helm.ok(['uninstall', 'variants', '--namespace', NS]);
+    await expectRemoved(objects, NS);
+  });
+});
+
 describe('helm install with every optional feature on', () => {
   const NS = 'full';
   const SA = 'full-portico';
