@@ -4,10 +4,11 @@
  * the REST path of any object (from the server's discovery, so custom resources work too), and a
  * comparison of what the chart rendered with what the server stored.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
 import { parseAllDocuments } from 'yaml';
 import { ensureHelm } from '../../scripts/helm-tool.js';
@@ -189,4 +190,36 @@ export async function applyDryRun(cp: ControlPlane, path: string, obj: KubeObjec
   } finally {
     await dispatcher.close();
   }
+}
+
+/** A `dist/cli.js` process whose JSON log lines are kept. */
+export interface CliProcess {
+  readonly lines: Record<string, unknown>[];
+  stop(): Promise<void>;
+}
+
+/** Starts `node dist/cli.js <args>` (run `npm run build` first). */
+export function startCli(args: readonly string[]): CliProcess {
+  const cli = join(ROOT, 'dist/cli.js');
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run build\` first`);
+  const child = spawn(process.execPath, [cli, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: Record<string, unknown>[] = [];
+  const keep = (stderr: boolean) => (line: string) => {
+    try {
+      lines.push(JSON.parse(line) as Record<string, unknown>);
+    } catch {
+      lines.push({ msg: line, stderr });
+    }
+  };
+  createInterface({ input: child.stdout }).on('line', keep(false));
+  createInterface({ input: child.stderr }).on('line', keep(true));
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  return {
+    lines,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }
