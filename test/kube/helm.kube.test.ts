@@ -421,6 +421,34 @@ describe('helm upgrade between value variants: server-side apply drops what a re
   });
 });
 
+describe('an upgrade the server refuses', () => {
+  const NS = 'claims';
+  const claim = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'claims-portico' } };
+  const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'claims-portico' } };
+  const serverArgs = async () => ((await stored(deployment, NS)).body.spec.template.spec.containers as { name: string; args: string[] }[]).find((c) => c.name === 'server')?.args;
+
+  it("changing the existing claim's size or access modes fails the upgrade, but the other objects were already changed", async () => {
+    helm.ok(['install', 'claims', CHART, '--namespace', NS, '--create-namespace', SSA]);
+    const before = (await stored(claim, NS)).body;
+    for (const [set, revision] of [['persistence.size=2Gi', 2], ['persistence.accessModes={ReadWriteOncePod}', 3]] as const) {
+      const result = helm.run(['upgrade', 'claims', CHART, '--namespace', NS, SSA, '--reuse-values', '--set', set, '--set', 'server.logLevel=debug']);
+      expect(result.status, set).not.toBe(0);
+      expect(result.stderr, set).toMatch(/PersistentVolumeClaim "claims-portico" is invalid: spec: Forbidden: spec is immutable after creation/);
+      expect(releaseStatus('claims', NS)).toEqual({ status: 'failed', version: revision });
+    }
+    expect((await stored(claim, NS)).body.spec).toEqual(before.spec);
+    // Helm applies every object and reports the refusals at the end: the Deployment has the new args.
+    expect(await serverArgs()).toContain('--log.level=debug');
+  });
+
+  it('helm rollback to the last good revision brings the other objects back', async () => {
+    helm.ok(['rollback', 'claims', '1', '--namespace', NS]);
+    expect(releaseStatus('claims', NS)).toEqual({ status: 'deployed', version: 4 });
+    expect(await serverArgs()).toContain('--log.level=info');
+    helm.ok(['uninstall', 'claims', '--namespace', NS]);
+  });
+});
+
 describe('helm install with every optional feature on', () => {
   const NS = 'full';
   const SA = 'full-portico';
@@ -530,7 +558,7 @@ describe('the server, not a client-side check, refuses a broken chart', () => {
     expect(result.status).not.toBe(0);
     expect(result.stderr).toMatch(/Deployment.apps "bad-portico" is invalid: .*`selector` does not match template `labels`/);
     expect(releaseStatus('bad', 'broken-selector').status).toBe('failed');
-    // Helm applies in order and stops at the refusal: the objects before the Deployment exist.
+    // A failed install is not rolled back: the objects the server accepted stay until uninstalled.
     const rendered = parseObjects(helm.ok(['template', 'bad', chart, '--namespace', 'broken-selector']));
     expect((await stored(only(rendered, 'Service'), 'broken-selector')).status).toBe(200);
     helm.ok(['uninstall', 'bad', '--namespace', 'broken-selector']);
