@@ -427,15 +427,34 @@ describe('an upgrade the server refuses', () => {
   const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'claims-portico' } };
   const serverArgs = async () => ((await stored(deployment, NS)).body.spec.template.spec.containers as { name: string; args: string[] }[]).find((c) => c.name === 'server')?.args;
 
-  it("changing the existing claim's size or access modes fails the upgrade, but the other objects were already changed", async () => {
+  it("the chart refuses to change the existing claim's access modes or class before anything is applied", async () => {
     helm.ok(['install', 'claims', CHART, '--namespace', NS, '--create-namespace', SSA]);
-    const before = (await stored(claim, NS)).body;
-    for (const [set, revision] of [['persistence.size=2Gi', 2], ['persistence.accessModes={ReadWriteOncePod}', 3]] as const) {
+    const refusals = [
+      ['persistence.accessModes={ReadWriteOncePod}', 'persistence.accessModes: the claim claims/claims-portico exists with ["ReadWriteOnce"], and a claim\'s access modes cannot change (asked: ["ReadWriteOncePod"])'],
+      ['persistence.storageClass=fast-ssd', 'persistence.storageClass: the claim claims/claims-portico exists with class "", and a claim\'s class cannot change (asked: "fast-ssd")'],
+    ] as const;
+    for (const [set, message] of refusals) {
       const result = helm.run(['upgrade', 'claims', CHART, '--namespace', NS, SSA, '--reuse-values', '--set', set, '--set', 'server.logLevel=debug']);
       expect(result.status, set).not.toBe(0);
-      expect(result.stderr, set).toMatch(/PersistentVolumeClaim "claims-portico" is invalid: spec: Forbidden: spec is immutable after creation/);
-      expect(releaseStatus('claims', NS)).toEqual({ status: 'failed', version: revision });
+      expect(result.stderr).toContain(message);
+      expect(releaseStatus('claims', NS)).toEqual({ status: 'deployed', version: 1 });
     }
+    expect(await serverArgs()).toContain('--log.level=info');
+    // The server agrees: the same change applied to the claim directly is refused.
+    const rendered = only(helm.manifest('claims', NS), 'PersistentVolumeClaim');
+    const changed = { ...rendered, spec: { ...(rendered['spec'] as object), accessModes: ['ReadWriteOncePod'] } };
+    const direct = await applyDryRun(cp, await paths.of(changed, NS), changed);
+    expect(direct.status).toBe(422);
+    expect(direct.message).toContain('spec is immutable after creation');
+  });
+
+  it('a size change the server refuses fails the upgrade, but helm has already applied the other objects', async () => {
+    const before = (await stored(claim, NS)).body;
+    const result = helm.run(['upgrade', 'claims', CHART, '--namespace', NS, SSA, '--reuse-values', '--set', 'persistence.size=2Gi', '--set', 'server.logLevel=debug']);
+    expect(result.status).not.toBe(0);
+    // Growing needs a bound claim whose StorageClass allows expansion; here no volume is ever provisioned.
+    expect(result.stderr).toMatch(/PersistentVolumeClaim "claims-portico" is invalid: spec: Forbidden: spec is immutable after creation/);
+    expect(releaseStatus('claims', NS)).toEqual({ status: 'failed', version: 2 });
     expect((await stored(claim, NS)).body.spec).toEqual(before.spec);
     // Helm applies every object and reports the refusals at the end: the Deployment has the new args.
     expect(await serverArgs()).toContain('--log.level=debug');
@@ -443,7 +462,7 @@ describe('an upgrade the server refuses', () => {
 
   it('helm rollback to the last good revision brings the other objects back', async () => {
     helm.ok(['rollback', 'claims', '1', '--namespace', NS]);
-    expect(releaseStatus('claims', NS)).toEqual({ status: 'deployed', version: 4 });
+    expect(releaseStatus('claims', NS)).toEqual({ status: 'deployed', version: 3 });
     expect(await serverArgs()).toContain('--log.level=info');
     helm.ok(['uninstall', 'claims', '--namespace', NS]);
   });
