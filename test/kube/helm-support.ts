@@ -5,13 +5,15 @@
  * comparison of what the chart rendered with what the server stored.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
 import { parseAllDocuments } from 'yaml';
+import { expect } from 'vitest';
 import { ensureHelm } from '../../scripts/helm-tool.js';
+import { eventually, FakeInternalEndpoint } from '../providers/kubernetes/fake-internal-endpoint.js';
 import type { ControlPlane } from './control-plane.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -222,4 +224,77 @@ export function startCli(args: readonly string[]): CliProcess {
       await exited;
     },
   };
+}
+
+/** Objects in `default` for the operator to translate: a Service with endpoints, an Ingress, an IngressRoute. */
+export async function createWorkload(cp: ControlPlane): Promise<void> {
+  const create = async (path: string, body: unknown) => {
+    const res = await cp.call('POST', path, body);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+  };
+  await create('/api/v1/namespaces/default/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'whoami' }, spec: { ports: [{ name: 'http', port: 80 }] } });
+  await create('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', {
+    apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'whoami-1', labels: { 'kubernetes.io/service-name': 'whoami' } },
+    addressType: 'IPv4', ports: [{ name: 'http', port: 8080 }], endpoints: [{ addresses: ['10.0.0.1'], conditions: { ready: true } }],
+  });
+  await create('/apis/networking.k8s.io/v1/namespaces/default/ingresses', {
+    apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'web' },
+    spec: { rules: [{ host: 'web.test', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'whoami', port: { name: 'http' } } } }] } }] },
+  });
+  await create('/apis/portico.dev/v1alpha1/namespaces/default/ingressroutes', {
+    apiVersion: 'portico.dev/v1alpha1', kind: 'IngressRoute', metadata: { name: 'route' },
+    spec: { entryPoints: ['web'], routes: [{ match: 'Host(`route.test`)', kind: 'Rule', services: [{ name: 'whoami', port: 80 }] }] },
+  });
+}
+
+/**
+ * Runs `dist/cli.js` with the operator container's args as the installed Deployment has them, as the
+ * control plane's operator identity (the chart's ServiceAccount of release `portico` in namespace
+ * `portico`), until it has synced, led, delivered the workload and written the IngressRoute's
+ * status; returns the operator's args and fails on any forbidden request it logged.
+ * `release.fullname` names the Deployment and prefixes the internal token Secret.
+ */
+export async function runOperatorAsDeployed(cp: ControlPlane, paths: ApiPaths, release: { fullname: string; namespace: string }, identity: string, scratch: string): Promise<string[]> {
+  const get = async (obj: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>) => (await cp.call('GET', await paths.of(obj, release.namespace))).body;
+  const deployment = await get({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: release.fullname } });
+  const container = (deployment.spec.template.spec.containers as { name: string; args: string[] }[]).find((c) => c.name === 'operator');
+  if (container === undefined) throw new Error('the Deployment has no operator container');
+  const secret = await get({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${release.fullname}-internal-token` } });
+  const token = Buffer.from(secret.data.token as string, 'base64').toString('utf8');
+  const endpoint = new FakeInternalEndpoint(token);
+  await endpoint.start();
+  const dir = mkdtempSync(join(scratch, 'operator-'));
+  writeFileSync(join(dir, 'token'), token);
+  // Only what the pod itself provides is replaced: the server's loopback listener, the mounted
+  // token file and the health port; the in-cluster credentials become the identity's kubeconfig.
+  const replaced: Record<string, string> = { '--operator.server-url': endpoint.url, '--operator.token-file': join(dir, 'token'), '--operator.health-address': '127.0.0.1:0' };
+  const args = container.args.map((a) => {
+    const flag = a.split('=')[0] as string;
+    return flag in replaced ? `${flag}=${replaced[flag]}` : a;
+  });
+  expect(container.args.filter((a) => (a.split('=')[0] as string) in replaced)).toHaveLength(3);
+  const operator = startCli([...args, `--kubeconfig=${cp.kubeconfig('operator')}`, `--operator.identity=${identity}`, `--data.dir=${dir}`]);
+  try {
+    const started = await eventually(() => operator.lines.find((l) => l['msg'] === 'operator started'), 30_000, 'operator started', 50);
+    await eventually(async () => (await fetch(`http://127.0.0.1:${String(started['healthPort'])}/readyz`)).status === 200, 30_000, 'operator ready', 100);
+    await eventually(() => {
+      const delivered = JSON.stringify([...endpoint.snapshots.values()]);
+      return delivered.includes('web.test') && delivered.includes('route.test');
+    }, 30_000, 'the Ingress and the IngressRoute delivered', 100);
+    // The Lease in the release namespace (GET, POST or PUT, as the chart grants).
+    await eventually(async () => {
+      const leases = (await cp.call('GET', `/apis/coordination.k8s.io/v1/namespaces/${release.namespace}/leases`)).body.items as { spec: { holderIdentity?: string } }[];
+      return leases.some((l) => l.spec.holderIdentity === identity);
+    }, 30_000, `${identity} leads`, 100);
+    // As leader it writes the IngressRoute's status (PATCH on /status).
+    await eventually(async () => {
+      const conditions = ((await cp.call('GET', '/apis/portico.dev/v1alpha1/namespaces/default/ingressroutes/route')).body.status?.conditions ?? []) as { type: string; status: string }[];
+      return conditions.some((c) => c.type === 'Accepted' && c.status === 'True');
+    }, 30_000, 'IngressRoute status Accepted', 100);
+    expect(operator.lines.filter((l) => /forbidden|\b403\b/i.test(JSON.stringify(l)))).toEqual([]);
+    return args;
+  } finally {
+    await operator.stop();
+    await endpoint.close();
+  }
 }

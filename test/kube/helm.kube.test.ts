@@ -18,15 +18,17 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { watchedResources } from '../../src/providers/kubernetes/watch/object-cache.js';
-import { eventually, FakeInternalEndpoint } from '../providers/kubernetes/fake-internal-endpoint.js';
+import { eventually } from '../providers/kubernetes/fake-internal-endpoint.js';
 import { OPERATOR_USER, startControlPlane, type ControlPlane } from './control-plane.js';
-import { ApiPaths, applyDryRun, helmFor, parseObjects, serviceMonitorCrdFile, startCli, storedDifferences, type Helm, type KubeObject } from './helm-support.js';
+import { ApiPaths, applyDryRun, createWorkload, helmFor, parseObjects, runOperatorAsDeployed, serviceMonitorCrdFile, storedDifferences, type Helm, type KubeObject } from './helm-support.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CHART = join(ROOT, 'charts/portico');
 const ALL_FEATURES = join(ROOT, 'test/fixtures/chart/values-all-features.yaml');
 /** Always server-side apply, whatever the default of this helm or the method of a release's last revision. */
 const SSA = '--server-side=true';
+/** The release whose ServiceAccount is the control plane's operator identity (system:serviceaccount:portico:portico). */
+const DEFAULT_RELEASE = { fullname: 'portico', namespace: 'portico' };
 
 let cp: ControlPlane;
 let helm: Helm;
@@ -233,80 +235,10 @@ describe("the chart's RBAC, as the operator's identity (system:serviceaccount:po
   });
 });
 
-/** Objects in `default` for the operator to translate: a Service with endpoints, an Ingress, an IngressRoute. */
-async function createWorkload(): Promise<void> {
-  const create = async (path: string, body: unknown) => {
-    const res = await cp.call('POST', path, body);
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-  };
-  await create('/api/v1/namespaces/default/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'whoami' }, spec: { ports: [{ name: 'http', port: 80 }] } });
-  await create('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', {
-    apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'whoami-1', labels: { 'kubernetes.io/service-name': 'whoami' } },
-    addressType: 'IPv4', ports: [{ name: 'http', port: 8080 }], endpoints: [{ addresses: ['10.0.0.1'], conditions: { ready: true } }],
-  });
-  await create('/apis/networking.k8s.io/v1/namespaces/default/ingresses', {
-    apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'web' },
-    spec: { rules: [{ host: 'web.test', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'whoami', port: { name: 'http' } } } }] } }] },
-  });
-  await create('/apis/portico.dev/v1alpha1/namespaces/default/ingressroutes', {
-    apiVersion: 'portico.dev/v1alpha1', kind: 'IngressRoute', metadata: { name: 'route' },
-    spec: { entryPoints: ['web'], routes: [{ match: 'Host(`route.test`)', kind: 'Rule', services: [{ name: 'whoami', port: 80 }] }] },
-  });
-}
-
-/**
- * Runs `dist/cli.js` with the operator container's args as the installed Deployment has them, as
- * the chart's ServiceAccount identity, until it has synced, led, delivered the workload and written
- * the IngressRoute's status; returns the operator's args and fails on any forbidden request it logged.
- */
-async function runOperatorAsDeployed(identity: string): Promise<string[]> {
-  const deployment = (await stored({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'portico' } }, 'portico')).body;
-  const container = (deployment.spec.template.spec.containers as { name: string; args: string[] }[]).find((c) => c.name === 'operator');
-  if (container === undefined) throw new Error('the Deployment has no operator container');
-  const secret = (await stored({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'portico-internal-token' } }, 'portico')).body;
-  const token = Buffer.from(secret.data.token as string, 'base64').toString('utf8');
-  const endpoint = new FakeInternalEndpoint(token);
-  await endpoint.start();
-  const dir = mkdtempSync(join(scratch, 'operator-'));
-  writeFileSync(join(dir, 'token'), token);
-  // Only what the pod itself provides is replaced: the server's loopback listener, the mounted
-  // token file and the health port; the in-cluster credentials become the identity's kubeconfig.
-  const replaced: Record<string, string> = { '--operator.server-url': endpoint.url, '--operator.token-file': join(dir, 'token'), '--operator.health-address': '127.0.0.1:0' };
-  const args = container.args.map((a) => {
-    const flag = a.split('=')[0] as string;
-    return flag in replaced ? `${flag}=${replaced[flag]}` : a;
-  });
-  expect(container.args.filter((a) => (a.split('=')[0] as string) in replaced)).toHaveLength(3);
-  const operator = startCli([...args, `--kubeconfig=${cp.kubeconfig('operator')}`, `--operator.identity=${identity}`, `--data.dir=${dir}`]);
-  try {
-    const started = await eventually(() => operator.lines.find((l) => l['msg'] === 'operator started'), 30_000, 'operator started', 50);
-    await eventually(async () => (await fetch(`http://127.0.0.1:${String(started['healthPort'])}/readyz`)).status === 200, 30_000, 'operator ready', 100);
-    await eventually(() => {
-      const delivered = JSON.stringify([...endpoint.snapshots.values()]);
-      return delivered.includes('web.test') && delivered.includes('route.test');
-    }, 30_000, 'the Ingress and the IngressRoute delivered', 100);
-    // The Lease in the release namespace (GET, POST or PUT, as the chart grants).
-    await eventually(async () => {
-      const leases = (await cp.call('GET', '/apis/coordination.k8s.io/v1/namespaces/portico/leases')).body.items as { spec: { holderIdentity?: string } }[];
-      return leases.some((l) => l.spec.holderIdentity === identity);
-    }, 30_000, `${identity} leads`, 100);
-    // As leader it writes the IngressRoute's status (PATCH on /status).
-    await eventually(async () => {
-      const conditions = ((await cp.call('GET', '/apis/portico.dev/v1alpha1/namespaces/default/ingressroutes/route')).body.status?.conditions ?? []) as { type: string; status: string }[];
-      return conditions.some((c) => c.type === 'Accepted' && c.status === 'True');
-    }, 30_000, 'IngressRoute status Accepted', 100);
-    expect(operator.lines.filter((l) => /forbidden|\b403\b/i.test(JSON.stringify(l)))).toEqual([]);
-    return args;
-  } finally {
-    await operator.stop();
-    await endpoint.close();
-  }
-}
-
 describe('the operator itself, as the chart runs it', () => {
   it("syncs, leads, delivers and writes status with only the chart's RBAC, started with the Deployment's own args", async () => {
-    await createWorkload();
-    const args = await runOperatorAsDeployed('helm-suite-1');
+    await createWorkload(cp);
+    const args = await runOperatorAsDeployed(cp, paths, DEFAULT_RELEASE, 'helm-suite-1', scratch);
     expect(args).toContain('--operator.read-secrets=true');
   });
 });
@@ -338,7 +270,7 @@ describe('helm upgrade', () => {
   it('the narrower RBAC takes effect, and the operator started with the new args asks for no Secret', async () => {
     await eventually(async () => (await cp.call('GET', '/api/v1/secrets?limit=1', undefined, cp.operatorToken)).status === 403, 10_000, 'Secrets refused', 100);
     expect(await selfCan(cp.operatorToken, { verb: 'watch', group: '', resource: 'secrets', namespace: 'default' })).toBe(false);
-    const args = await runOperatorAsDeployed('helm-suite-2');
+    const args = await runOperatorAsDeployed(cp, paths, DEFAULT_RELEASE, 'helm-suite-2', scratch);
     expect(args).toContain('--operator.read-secrets=false');
   });
 });
