@@ -10,7 +10,9 @@ export default defineConfig({
           name: 'unit',
           include: ['test/**/*.test.ts'],
           exclude: ['test/e2e/**', 'test/kube/**', 'test/**/*.int.test.ts', 'node_modules/**'],
-          testTimeout: 10_000,
+          // A guard against hangs, not a speed limit: property tests are bounded by their run counts,
+          // and on a 2-core machine with another build running a 100-run property takes 10-20 s.
+          testTimeout: 60_000,
         },
       },
       {
