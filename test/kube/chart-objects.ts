@@ -78,12 +78,14 @@ export async function create(cp: ControlPlane, o: KubeObject): Promise<KubeObjec
 
 /** Creates the object, or replaces its spec (and labels, annotations, data) when it exists. */
 export async function apply(cp: ControlPlane, o: KubeObject): Promise<KubeObject> {
-  const created = await cp.call('POST', collectionPath(o.apiVersion, o.kind, o.metadata.namespace), o);
+  // A stored object read back may be applied again: what the server sets is not sent on create.
+  const { resourceVersion: _rv, uid: _uid, creationTimestamp: _ct, managedFields: _mf, ...metadata } = o.metadata;
+  const created = await cp.call('POST', collectionPath(o.apiVersion, o.kind, o.metadata.namespace), { ...o, metadata });
   if (created.status === 201) return created.body as KubeObject;
   if (created.status !== 409) throw new Error(`create ${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}: ${describe(created)}`);
   const current = await cp.call('GET', objectPath(o));
   if (current.status !== 200) throw new Error(`get ${o.kind} ${o.metadata.name}: ${describe(current)}`);
-  const next = { ...current.body, ...o, metadata: { ...current.body.metadata, ...o.metadata, resourceVersion: current.body.metadata.resourceVersion } };
+  const next = { ...current.body, ...o, metadata: { ...current.body.metadata, ...metadata, resourceVersion: current.body.metadata.resourceVersion } };
   // An update keeps status (it goes through /status), so nothing of the old status is lost.
   delete next.status;
   const res = await cp.call('PUT', objectPath(o), next);

@@ -1,3 +1,4 @@
+import { AccessProblems } from './client/access-problems.js';
 import { IngressStatusWriter, ingressEndpointEnabled, type IngressEndpoint } from './status/ingress-status.js';
 import { LeaderElector, type LeaseDeps, type LeaseOptions } from './client/leader-election.js';
 import { ObjectCache, watchedResources } from './watch/object-cache.js';
@@ -62,6 +63,8 @@ export interface ControllerDeps extends LeaseDeps {
 
 export class OperatorController {
   readonly cache: ObjectCache;
+  /** Refusals of the API server (RBAC), each logged once; a refused read keeps the operator unready. */
+  readonly access: AccessProblems;
   private readonly delivery: SnapshotDelivery;
   private readonly elector: LeaderElector | null;
   private readonly statusWriter: StatusWriter;
@@ -80,6 +83,7 @@ export class OperatorController {
   private readonly translation: IncrementalTranslation;
 
   constructor(private readonly options: ControllerOptions, private readonly deps: ControllerDeps, private readonly signal: AbortSignal) {
+    this.access = new AccessProblems(deps.logger);
     this.cache = new ObjectCache((resourceId, key, services) => this.markDirty(resourceId, key, services));
     this.translation = new IncrementalTranslation(options.translate, this.cache);
     this.delivery = new SnapshotDelivery({ serverUrl: options.serverUrl }, { fetch: deps.fetch, readToken: deps.readToken, logger: deps.logger, sleep: deps.sleep }, signal);
@@ -88,14 +92,14 @@ export class OperatorController {
       if (leader) this.markDirty(); // a new leader re-checks every status
     });
     this.statusWriter = new StatusWriter({ identity: options.identity }, {
-      api: deps.api, logger: deps.logger, now: deps.now,
+      api: deps.api, logger: deps.logger, now: deps.now, access: this.access,
       current: (ref) => this.cache.get(`${ref.group}/${ref.plural}`, ref.namespace, ref.name),
       yieldTo: () => this.recordsFirst(),
     });
     const endpoint = options.ingressEndpoint;
     this.ingressStatus = endpoint && ingressEndpointEnabled(endpoint)
       ? new IngressStatusWriter(endpoint, {
-        api: deps.api, logger: deps.logger, now: deps.now,
+        api: deps.api, logger: deps.logger, now: deps.now, access: this.access,
         current: (ref) => this.cache.get('ingresses', ref.namespace, ref.name),
         cachedService: (namespace, name) => this.cache.clusterIndex.service(namespace, name),
         watchesNamespace: (namespace) => options.namespaces.length === 0 || options.namespaces.includes(namespace),
@@ -128,6 +132,9 @@ export class OperatorController {
 
   /** null when ready; otherwise what the operator still waits for. */
   notReadyReason(): string | null {
+    // A refused read names the verb and resource; the records may miss what it would have read.
+    const refused = this.access.readProblem();
+    if (refused !== null) return refused;
     // Naming what is missing points at the cause, typically RBAC (e.g. no list on secrets).
     if (!this.cache.synced) return `waiting for the first list of ${this.cache.unsyncedResources().join(', ')}`;
     if (this.reconciles === 0) return 'waiting for the first translation';
@@ -146,7 +153,7 @@ export class OperatorController {
       const selector = type.id === 'namespaces' ? options.namespaceSelector : routing ? options.labelSelector : '';
       const reflectorOptions: ReflectorOptions = { ...options.reflector, ...(selector ? { labelSelector: selector } : {}) };
       for (const scope of type.namespaced ? scopes : ['']) {
-        const reflector = new Reflector(type, scope === '' ? undefined : scope, this.cache.sink(type, scope), deps, reflectorOptions);
+        const reflector = new Reflector(type, scope === '' ? undefined : scope, this.cache.sink(type, scope), { ...deps, access: this.access }, reflectorOptions);
         tasks.push(reflector.run(signal));
       }
     }

@@ -82,9 +82,10 @@ export interface KubeApi {
   request(method: string, path: string, options?: RequestOptions): Promise<KubeResponse>;
   /**
    * Streams a watch: resolves when the server ends the stream, rejects with a KubeHttpError for a
-   * non-200 answer or a broken connection. Aborting `signal` ends it quietly.
+   * non-200 answer or a broken connection. Aborting `signal` ends it quietly. `onOpen` is called
+   * once the server accepted the watch (200), before any event.
    */
-  watch(path: string, query: Readonly<Record<string, string>>, onEvent: (event: WatchEvent) => void, signal: AbortSignal): Promise<void>;
+  watch(path: string, query: Readonly<Record<string, string>>, onEvent: (event: WatchEvent) => void, signal: AbortSignal, onOpen?: () => void): Promise<void>;
 }
 
 export class KubeHttpError extends Error {
@@ -188,7 +189,7 @@ export class KubeConfigApi implements KubeApi {
     });
   }
 
-  async watch(path: string, query: Readonly<Record<string, string>>, onEvent: (event: WatchEvent) => void, signal: AbortSignal): Promise<void> {
+  async watch(path: string, query: Readonly<Record<string, string>>, onEvent: (event: WatchEvent) => void, signal: AbortSignal, onOpen?: () => void): Promise<void> {
     const url = withQuery(this.server(), path, { ...query, watch: 'true' });
     const opts = await this.options('GET', url);
     return new Promise((resolve, reject) => {
@@ -198,11 +199,18 @@ export class KubeConfigApi implements KubeApi {
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
-            reject(new KubeHttpError(res.statusCode ?? 0, `watch ${path}: HTTP ${res.statusCode ?? 0}: ${text.slice(0, 200)}`));
+            let body: unknown = text;
+            try {
+              body = JSON.parse(text);
+            } catch {
+              // not a Status: kept as text
+            }
+            reject(new KubeHttpError(res.statusCode ?? 0, `watch ${path}: HTTP ${res.statusCode ?? 0}: ${text.slice(0, 200)}`, body));
           });
           res.on('error', reject);
           return;
         }
+        onOpen?.();
         const lines = createInterface({ input: res, crlfDelay: Infinity });
         let failed = false;
         // readline re-emits the response's errors; they are handled on `res` below.

@@ -1,3 +1,4 @@
+import { isAccessDenied, type AccessProblems } from '../client/access-problems.js';
 import type { Logger } from 'pino';
 import type { KubeApi } from '../client/kube-client.js';
 import { isRecord, type KubeObject, type Service } from '../client/kube-objects.js';
@@ -109,6 +110,8 @@ export interface IngressStatusDeps {
   readonly api: KubeApi;
   readonly logger: Logger;
   readonly now: () => number;
+  /** Where a refused write (RBAC) is noted and logged once instead of once per Ingress. */
+  readonly access?: AccessProblems;
   /** The cached Ingress, to compare its current status. */
   readonly current: (ref: ObjectRef) => KubeObject | undefined;
   /** The cached Service, when its namespace is watched. */
@@ -177,8 +180,13 @@ export class IngressStatusWriter {
     const path = `/apis/networking.k8s.io/v1/namespaces/${encodeURIComponent(ref.namespace)}/ingresses/${encodeURIComponent(ref.name)}/status`;
     try {
       const res = await this.deps.api.request('PATCH', path, { body: { status: { loadBalancer: { ingress: addresses } } }, contentType: 'application/merge-patch+json', discardBody: true });
-      if (res.status === 200) return 1;
-      if (res.status !== 404) this.deps.logger.warn({ ingress: `${ref.namespace}/${ref.name}`, status: res.status }, 'Ingress status update failed');
+      const key = { verb: 'patch', resource: 'ingresses.networking.k8s.io/status', namespace: ref.namespace };
+      if (res.status === 200) {
+        this.deps.access?.allow(key);
+        return 1;
+      }
+      if (isAccessDenied(res.status) && this.deps.access) this.deps.access.deny(key, res.status, '');
+      else if (res.status !== 404) this.deps.logger.warn({ ingress: `${ref.namespace}/${ref.name}`, status: res.status }, 'Ingress status update failed');
     } catch (err) {
       this.deps.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'Ingress status update failed');
     }

@@ -1,3 +1,4 @@
+import { isAccessDenied, resourceName, type AccessProblems } from '../client/access-problems.js';
 import type { Logger } from 'pino';
 import type { KubeApi } from '../client/kube-client.js';
 import type { KubeObject } from '../client/kube-objects.js';
@@ -15,6 +16,8 @@ export interface StatusWriterDeps {
   readonly api: KubeApi;
   readonly logger: Logger;
   readonly now: () => number;
+  /** Where a refused write (RBAC) is noted and logged once instead of once per object. */
+  readonly access?: AccessProblems;
   /** The cached object, to compare its current status. */
   readonly current: (ref: ObjectRef) => KubeObject | undefined;
   /**
@@ -102,8 +105,13 @@ export class StatusWriter {
           contentType: 'application/merge-patch+json',
           discardBody: true,
         });
-        if (res.status === 200) written++;
-        else if (res.status !== 404) this.deps.logger.warn({ object: `${status.ref.kind} ${status.ref.namespace}/${status.ref.name}`, status: res.status }, 'status update failed');
+        const key = { verb: 'patch', resource: resourceName(status.ref.plural, status.ref.group, 'status'), namespace: status.ref.namespace };
+        if (res.status === 200) {
+          written++;
+          this.deps.access?.allow(key);
+        } else if (isAccessDenied(res.status) && this.deps.access) {
+          this.deps.access.deny(key, res.status, '');
+        } else if (res.status !== 404) this.deps.logger.warn({ object: `${status.ref.kind} ${status.ref.namespace}/${status.ref.name}`, status: res.status }, 'status update failed');
       } catch (err) {
         this.deps.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'status update failed');
       }
@@ -138,7 +146,13 @@ export class StatusWriter {
       };
       try {
         const res = await this.deps.api.request('POST', `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/events`, { body, discardBody: true });
-        if (res.status === 201 || res.status === 200) created++;
+        const key = { verb: 'create', resource: 'events', namespace: ref.namespace };
+        if (res.status === 201 || res.status === 200) {
+          created++;
+          this.deps.access?.allow(key);
+        } else if (isAccessDenied(res.status)) {
+          this.deps.access?.deny(key, res.status, '');
+        }
       } catch (err) {
         this.deps.logger.debug({ err: err instanceof Error ? err.message : String(err) }, 'event not recorded');
       }

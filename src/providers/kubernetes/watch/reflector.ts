@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { AccessProblems, isAccessDenied, resourceName, statusMessage, type AccessKey } from '../client/access-problems.js';
 import { KubeHttpError, type KubeApi, type KubeResponse, type WatchEvent } from '../client/kube-client.js';
 import type { KubeObject } from '../client/kube-objects.js';
 
@@ -62,6 +63,8 @@ export interface ReflectorDeps {
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   /** [0, 1) for jitter. */
   readonly random: () => number;
+  /** Where a refused list or watch (RBAC) is noted and logged once; default: one of its own. */
+  readonly access?: AccessProblems;
 }
 
 export interface ReflectorOptions {
@@ -81,6 +84,7 @@ class GoneError extends Error {}
 export class Reflector {
   private resourceVersion = '';
   private failures = 0;
+  private readonly access: AccessProblems;
 
   constructor(
     private readonly type: ResourceType,
@@ -88,7 +92,13 @@ export class Reflector {
     private readonly sink: ReflectorSink,
     private readonly deps: ReflectorDeps,
     private readonly options: ReflectorOptions = {},
-  ) {}
+  ) {
+    this.access = deps.access ?? new AccessProblems(deps.logger);
+  }
+
+  private accessKey(verb: 'list' | 'watch'): AccessKey {
+    return { verb, resource: resourceName(this.type.plural, this.type.group), ...(this.namespace !== undefined ? { namespace: this.namespace } : {}) };
+  }
 
   private get where(): string {
     return this.namespace ? `${this.type.id} in ${this.namespace}` : this.type.id;
@@ -113,7 +123,12 @@ export class Reflector {
         const max = this.options.backoffMaxMs ?? 30_000;
         const base = Math.min(max, initial * 2 ** Math.min(this.failures - 1, 20));
         const delay = Math.round(base * (0.5 + this.deps.random() / 2));
-        this.deps.logger.warn({ resource: this.where, err: err instanceof Error ? err.message : String(err), retryInMs: delay, failures: this.failures }, 'list/watch failed, retrying');
+        if (err instanceof KubeHttpError && isAccessDenied(err.status)) {
+          // Logged once by AccessProblems, and retried with the same backoff, quietly.
+          this.access.deny(this.accessKey(this.resourceVersion === '' ? 'list' : 'watch'), err.status, statusMessage(err.body) || err.message);
+        } else {
+          this.deps.logger.warn({ resource: this.where, err: err instanceof Error ? err.message : String(err), retryInMs: delay, failures: this.failures }, 'list/watch failed, retrying');
+        }
         await this.deps.sleep(delay, signal);
       }
     }
@@ -148,6 +163,7 @@ export class Reflector {
         continue;
       }
       if (res.status !== 200) throw new KubeHttpError(res.status, `list ${path}: HTTP ${res.status}: ${describeBody(res.body)}`, res.body);
+      this.access.allow(this.accessKey('list'));
       // The API server makes the next page while this one is decoded, instead of each waiting for
       // the other: pages of a big list (40 of EndpointSlices) otherwise go strictly in turn.
       const next = res.listMeta?.()?.continue;
@@ -209,7 +225,7 @@ export class Reflector {
       if (rv) this.resourceVersion = rv;
     };
     try {
-      await this.deps.api.watch(collectionPath(this.type, this.namespace), query, onEvent, both);
+      await this.deps.api.watch(collectionPath(this.type, this.namespace), query, onEvent, both, () => this.access.allow(this.accessKey('watch')));
     } catch (err) {
       if (err instanceof KubeHttpError && err.status === 410) throw new GoneError('gone');
       throw err;
