@@ -85,6 +85,66 @@ function fieldValue(o: Obj, field: string): string {
   throw new Error(`field label not supported: ${field}`);
 }
 
+/**
+ * Field labels each kind supports, as the real server has them per resource: every kind takes
+ * `metadata.name` and `metadata.namespace`; Secrets also `type`. Others are a 400.
+ */
+function checkFieldLabels(d: ResourceDef, fields: readonly FieldTerm[]): void {
+  for (const t of fields) {
+    if (t.field === 'metadata.name' || t.field === 'metadata.namespace') continue;
+    if (t.field === 'type' && d.kind === 'Secret') continue;
+    throw new Error(`field label not supported: ${t.field}`);
+  }
+}
+
+/** A 422 `Invalid` Status naming the field, as the real server's validation answers. */
+function invalid(d: ResourceDef, name: string, field: string, message: string): Obj {
+  return { ...status(422, 'Invalid', `${d.kind} "${name}" is invalid: ${field}: ${message}`), details: { name, kind: d.plural, causes: [{ reason: 'FieldValueInvalid', message, field }] } };
+}
+
+/**
+ * What the real server's validation refuses among what the suites write over HTTP: Secret types
+ * without their keys, an Ingress load balancer port without a protocol, a load balancer status on
+ * a Service that is not of type LoadBalancer, a cluster IP outside 10.96.0.0/16 (the test control
+ * plane's --service-cluster-ip-range). Undefined when valid.
+ */
+function validationError(d: ResourceDef, o: Obj): Obj | undefined {
+  const name = String(o.metadata?.name ?? '');
+  if (d.kind === 'Secret') {
+    const data = { ...(o.data ?? {}), ...(o.stringData ?? {}) } as Obj;
+    if (o.type === 'kubernetes.io/basic-auth' && data.username === undefined && data.password === undefined) return invalid(d, name, 'data[username]', 'Required value: must contain at least one of username or password');
+    if (o.type === 'kubernetes.io/tls' && (data['tls.crt'] === undefined || data['tls.key'] === undefined)) return invalid(d, name, data['tls.crt'] === undefined ? 'data[tls.crt]' : 'data[tls.key]', 'Required value');
+  }
+  if (d.kind === 'Ingress') {
+    for (const [i, e] of ((o.status?.loadBalancer?.ingress ?? []) as Obj[]).entries()) {
+      for (const [j, p] of ((e.ports ?? []) as Obj[]).entries()) {
+        if (!['TCP', 'UDP', 'SCTP'].includes(p.protocol)) return invalid(d, name, `status.loadBalancer.ingress[${i}].ports[${j}].protocol`, `Unsupported value: "${p.protocol ?? ''}": supported values: "SCTP", "TCP", "UDP"`);
+      }
+    }
+  }
+  if (d.kind === 'Service') {
+    if (((o.status?.loadBalancer?.ingress ?? []) as Obj[]).length > 0 && o.spec?.type !== 'LoadBalancer') return invalid(d, name, 'status.loadBalancer.ingress', "Forbidden: may only be used when `spec.type` is 'LoadBalancer'");
+    const ip = o.spec?.clusterIP;
+    if (typeof ip === 'string' && ip !== '' && ip !== 'None' && !/^10\.96\.\d{1,3}\.\d{1,3}$/.test(ip)) return invalid(d, name, 'spec.clusterIPs', `Invalid value: ["${ip}"]: failed to allocate IP ${ip}: the provided IP (${ip}) is not in the valid range. The range of valid IPs is 10.96.0.0/16`);
+  }
+  return undefined;
+}
+
+/** The real server's DefaultIngressClass admission: a new Ingress without a class, spec or annotation, gets the default one. */
+function defaultIngressClass(ingress: Obj, classes: Iterable<Obj>): void {
+  if (ingress.spec?.ingressClassName !== undefined || ingress.metadata?.annotations?.['kubernetes.io/ingress.class'] !== undefined) return;
+  const defaults = [...classes].filter((c) => c.metadata?.annotations?.['ingressclass.kubernetes.io/is-default-class'] === 'true')
+    .sort((a, b) => String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)));
+  const chosen = defaults[0];
+  if (chosen !== undefined) ingress.spec = { ...(ingress.spec ?? {}), ingressClassName: chosen.metadata.name };
+}
+
+/** The object without what every write changes, to find writes that change nothing. */
+function content(o: Obj): string {
+  const { resourceVersion: _rv, managedFields: _mf, ...metadata } = (o.metadata ?? {}) as Obj;
+  return JSON.stringify({ ...o, metadata });
+}
+
 /** Labels and fields both match (every term of each). */
 function matches(selector: LabelSelector, fields: readonly FieldTerm[], o: Obj): boolean {
   return matchesLabels(selector, o.metadata?.labels) && fields.every((t) => (fieldValue(o, t.field) === t.value) === t.equal);
@@ -140,10 +200,37 @@ function status(code: number, reason: string, message: string): Obj {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
 }
 
+/**
+ * The body of an injected failure, as the real server words it for 401 and 403 (RBAC names the
+ * user, the verb, the resource and the scope), else an InternalError.
+ */
+function injectedFailure(code: number, method: string, url: URL): Obj {
+  if (code === 401) return status(401, 'Unauthorized', 'Unauthorized');
+  if (code !== 403) return status(code, 'InternalError', 'injected failure');
+  const parts = url.pathname.split('/').filter((p) => p !== '');
+  const core = parts[0] === 'api';
+  const group = core ? '' : (parts[1] ?? '');
+  let rest = parts.slice(core ? 2 : 3);
+  const namespace = rest[0] === 'namespaces' && rest.length >= 3 ? rest[1] : undefined;
+  if (namespace !== undefined) rest = rest.slice(2);
+  const plural = rest[0] ?? '';
+  const named = rest[1] !== undefined;
+  const watch = url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1';
+  const verb = method === 'GET' ? (watch ? 'watch' : named ? 'get' : 'list') : method === 'POST' ? 'create' : method === 'PUT' ? 'update' : method.toLowerCase();
+  const resource = group === '' ? plural : `${plural}.${group}`;
+  const scope = namespace === undefined ? 'at the cluster scope' : `in the namespace "${namespace}"`;
+  return {
+    ...status(403, 'Forbidden', `${resource} is forbidden: User "system:serviceaccount:portico:portico" cannot ${verb} resource "${plural}" in API group "${group}" ${scope}`),
+    details: { kind: plural, ...(group !== '' ? { group } : {}) },
+  };
+}
+
 /** The label and field selectors of a list or watch request, or why they are malformed. */
-function querySelectors(q: URLSearchParams): { selector: LabelSelector; fields: FieldTerm[] } | { error: string } {
+function querySelectors(d: ResourceDef, q: URLSearchParams): { selector: LabelSelector; fields: FieldTerm[] } | { error: string } {
   try {
-    return { selector: parseLabelSelector(q.get('labelSelector') ?? ''), fields: parseFieldSelector(q.get('fieldSelector') ?? '') };
+    const fields = parseFieldSelector(q.get('fieldSelector') ?? '');
+    checkFieldLabels(d, fields);
+    return { selector: parseLabelSelector(q.get('labelSelector') ?? ''), fields };
   } catch (err) {
     return { error: (err as Error).message };
   }
@@ -316,6 +403,10 @@ export class FakeKubeApiServer {
     const rk = this.resourceKey(d);
     const map = this.store.get(rk) as Map<string, Obj>;
     const key = `${body.metadata.namespace ?? ''}/${body.metadata.name}`;
+    // The real server skips a write that changes nothing: same resourceVersion, no watch event.
+    if (type === 'MODIFIED' && old && content({ ...body, apiVersion: old.apiVersion, kind: old.kind, metadata: { ...body.metadata, uid: old.metadata.uid, creationTimestamp: old.metadata.creationTimestamp, generation: old.metadata.generation } }) === content(old)) {
+      return clone(old);
+    }
     this.rv++;
     const stored = clone(body);
     stored.apiVersion = d.group === '' ? d.version : `${d.group}/${d.version}`;
@@ -331,6 +422,8 @@ export class FakeKubeApiServer {
       stored.metadata.generation = (old.metadata.generation ?? 1) + (type === 'MODIFIED' && specChanged ? 1 : 0);
     }
     stored.metadata.resourceVersion = String(this.rv);
+    // The real server tracks field managers in every object it serves, lists and watches included.
+    if (type !== 'DELETED') stored.metadata.managedFields = [{ manager: 'fake-kube-apiserver', operation: 'Update', apiVersion: stored.apiVersion, time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': {} } }];
     if (type === 'DELETED') map.delete(key);
     else map.set(key, stored);
     const entry: HistoryEntry = { rv: this.rv, resource: rk, type, object: stored, old };
@@ -375,7 +468,7 @@ export class FakeKubeApiServer {
   }
 
   private startWatch(req: http.IncomingMessage, res: http.ServerResponse, d: ResourceDef, namespace: string | undefined, q: URLSearchParams): void {
-    const selectors = querySelectors(q);
+    const selectors = querySelectors(d, q);
     if ('error' in selectors) return this.reply(res, 400, status(400, 'BadRequest', selectors.error));
     const { selector, fields } = selectors;
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
@@ -471,7 +564,7 @@ export class FakeKubeApiServer {
     }
     if (this.failures.count > 0 && (!this.failures.match || this.failures.match.test(`${req.method} ${url.pathname}`))) {
       this.failures.count--;
-      return this.reply(res, this.failures.status, status(this.failures.status, 'InternalError', 'injected failure'));
+      return this.reply(res, this.failures.status, injectedFailure(this.failures.status, req.method ?? 'GET', url));
     }
     if (url.pathname === '/version') return this.reply(res, 200, { major: '1', minor: '30', gitVersion: 'v1.30.0-portico-fake' });
     const p = this.parsePath(url.pathname);
@@ -500,6 +593,11 @@ export class FakeKubeApiServer {
           return this.reply(res, 409, status(409, 'AlreadyExists', `${d.plural} "${obj.metadata.name}" already exists`));
         }
         delete obj.metadata.resourceVersion;
+        // The status subresource: a create never sets status.
+        if (d.statusSubresource) delete obj.status;
+        if (d.kind === 'Ingress') defaultIngressClass(obj, this.store.get('networking.k8s.io/ingressclasses')?.values() ?? []);
+        const refused = validationError(d, obj);
+        if (refused) return this.reply(res, 422, refused);
         return this.reply(res, 201, this.write(d, 'ADDED', obj, undefined));
       }
       return this.reply(res, 405, status(405, 'MethodNotAllowed', method));
@@ -538,13 +636,15 @@ export class FakeKubeApiServer {
       next.metadata = { ...existing.metadata, ...(next.metadata ?? {}), name: existing.metadata.name, namespace: existing.metadata.namespace };
       if (sub === 'status') next = { ...clone(existing), status: d.kind === 'Ingress' ? ingressStatusAsStored(next.status) : next.status };
       else if (d.statusSubresource) next.status = existing.status;
+      const refused = validationError(d, next);
+      if (refused) return this.reply(res, 422, refused);
       return this.reply(res, 200, this.write(d, 'MODIFIED', next, existing));
     }
     return this.reply(res, 405, status(405, 'MethodNotAllowed', method));
   }
 
   private listCollection(res: http.ServerResponse, d: ResourceDef, map: Map<string, Obj>, namespace: string | undefined, q: URLSearchParams): void {
-    const selectors = querySelectors(q);
+    const selectors = querySelectors(d, q);
     if ('error' in selectors) return this.reply(res, 400, status(400, 'BadRequest', selectors.error));
     const { selector, fields } = selectors;
     let start = 0;
@@ -585,7 +685,12 @@ export class FakeKubeApiServer {
     this.reply(res, 200, {
       kind: `${d.kind}List`,
       apiVersion: d.group === '' ? d.version : `${d.group}/${d.version}`,
-      metadata: { resourceVersion: String(listRv), ...(next ? { continue: next } : {}) },
+      // remainingItemCount only on an unfiltered page with more to come, as the real server.
+      metadata: {
+        resourceVersion: String(listRv),
+        ...(next ? { continue: next } : {}),
+        ...(next && selector.length === 0 && fields.length === 0 ? { remainingItemCount: all.length - start - page.length } : {}),
+      },
       items,
     });
   }

@@ -101,8 +101,8 @@ describe('operator: secrets, Ingress status and reference options', () => {
     const health = await port;
     await eventually(async () => {
       const res = await fetch(`http://127.0.0.1:${health}/readyz`);
-      return res.status === 503 && (await res.text()).includes('waiting for the first list of secrets@');
-    }, 5000, 'readyz names the secrets watch');
+      return res.status === 503 && (await res.text()).includes('forbidden: cannot list secrets in all namespaces (secrets is forbidden: User');
+    }, 5000, 'readyz names the refused verb and resource');
     kube.failNext(0);
     await eventually(async () => (await fetch(`http://127.0.0.1:${health}/readyz`)).status === 200, 10000, 'ready once Secrets can be listed');
   });
@@ -132,13 +132,13 @@ describe('operator: secrets, Ingress status and reference options', () => {
   });
 
   it('copies the published Service\'s load balancer status once it has one, and follows it', async () => {
-    const published: Obj = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'portico', namespace: 'portico' }, spec: { clusterIP: '10.96.0.99', ports: [{ name: 'http', port: 80 }] } };
+    const published: Obj = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'portico', namespace: 'portico' }, spec: { type: 'LoadBalancer', clusterIP: '10.96.0.99', ports: [{ name: 'http', port: 80 }] } };
     kube.applyAll([svc, slice, published, ingress('web', 'a.test')]);
     start(['--operator.ingress-endpoint.published-service', 'portico/portico']);
     const lb = () => kube.get('networking.k8s.io/v1', 'Ingress', 'default', 'web')?.status?.loadBalancer?.ingress;
     await eventually(() => http('kubernetes')?.routers?.['default-web-a-test'], 5000, 'ingress delivered');
     await new Promise((r) => setTimeout(r, 200));
-    expect(lb()).toBeUndefined(); // a ClusterIP Service has no load balancer address to publish
+    expect(lb()).toBeUndefined(); // no load balancer address yet (the cloud controller writes it)
     expect(kube.count('PATCH Ingress/status')).toBe(0);
     kube.apply({ ...published, status: { loadBalancer: { ingress: [{ ip: '198.51.100.1' }, { hostname: 'lb.example.net' }] } } });
     await eventually(() => lb()?.length === 2, 5000, 'load balancer status');
@@ -167,7 +167,7 @@ describe('operator: secrets, Ingress status and reference options', () => {
 
   it('fetches a published Service outside the watched namespaces', async () => {
     const published: Obj = {
-      apiVersion: 'v1', kind: 'Service', metadata: { name: 'portico', namespace: 'portico' }, spec: { clusterIP: '10.96.0.99' },
+      apiVersion: 'v1', kind: 'Service', metadata: { name: 'portico', namespace: 'portico' }, spec: { type: 'LoadBalancer', clusterIP: '10.96.0.99' },
       status: { loadBalancer: { ingress: [{ hostname: 'edge.example.com' }] } },
     };
     kube.applyAll([svc, slice, published, ingress('web', 'a.test')]);
