@@ -104,9 +104,10 @@ function invalid(d: ResourceDef, name: string, field: string, message: string): 
 
 /**
  * What the real server's validation refuses among what the suites write over HTTP: Secret types
- * without their keys, an Ingress load balancer port without a protocol, a load balancer status on
- * a Service that is not of type LoadBalancer, a cluster IP outside 10.96.0.0/16 (the test control
- * plane's --service-cluster-ip-range). Undefined when valid.
+ * without their keys, duplicate condition types in a CRD status (a list-map), a load balancer
+ * status on a Service that is not of type LoadBalancer, a cluster IP outside 10.96.0.0/16 (the test
+ * control plane's --service-cluster-ip-range). Undefined when valid. (An Ingress load balancer
+ * port with an empty or unknown protocol is accepted by kube-apiserver v1.37.2.)
  */
 function validationError(d: ResourceDef, o: Obj): Obj | undefined {
   const name = String(o.metadata?.name ?? '');
@@ -115,17 +116,18 @@ function validationError(d: ResourceDef, o: Obj): Obj | undefined {
     if (o.type === 'kubernetes.io/basic-auth' && data.username === undefined && data.password === undefined) return invalid(d, name, 'data[username]', 'Required value: must contain at least one of username or password');
     if (o.type === 'kubernetes.io/tls' && (data['tls.crt'] === undefined || data['tls.key'] === undefined)) return invalid(d, name, data['tls.crt'] === undefined ? 'data[tls.crt]' : 'data[tls.key]', 'Required value');
   }
-  if (d.kind === 'Ingress') {
-    for (const [i, e] of ((o.status?.loadBalancer?.ingress ?? []) as Obj[]).entries()) {
-      for (const [j, p] of ((e.ports ?? []) as Obj[]).entries()) {
-        if (!['TCP', 'UDP', 'SCTP'].includes(p.protocol)) return invalid(d, name, `status.loadBalancer.ingress[${i}].ports[${j}].protocol`, `Unsupported value: "${p.protocol ?? ''}": supported values: "SCTP", "TCP", "UDP"`);
-      }
+  if (d.group === 'portico.dev' || d.group === 'traefik.io') {
+    // The CRDs declare status.conditions `x-kubernetes-list-type: map` keyed by `type`.
+    const seen = new Set<string>();
+    for (const [i, c] of ((o.status?.conditions ?? []) as Obj[]).entries()) {
+      if (seen.has(c.type)) return invalid(d, name, `status.conditions[${i}]`, `Duplicate value: map[string]interface {}{"type":"${c.type}"}`);
+      seen.add(c.type);
     }
   }
   if (d.kind === 'Service') {
     if (((o.status?.loadBalancer?.ingress ?? []) as Obj[]).length > 0 && o.spec?.type !== 'LoadBalancer') return invalid(d, name, 'status.loadBalancer.ingress', "Forbidden: may only be used when `spec.type` is 'LoadBalancer'");
     const ip = o.spec?.clusterIP;
-    if (typeof ip === 'string' && ip !== '' && ip !== 'None' && !/^10\.96\.\d{1,3}\.\d{1,3}$/.test(ip)) return invalid(d, name, 'spec.clusterIPs', `Invalid value: ["${ip}"]: failed to allocate IP ${ip}: the provided IP (${ip}) is not in the valid range. The range of valid IPs is 10.96.0.0/16`);
+    if (typeof ip === 'string' && ip !== '' && ip !== 'None' && !/^10\.96\.\d{1,3}\.\d{1,3}$/.test(ip)) return invalid(d, name, 'spec.clusterIPs', `Invalid value: ["${ip}"]: failed to allocate IP ${ip}: the provided network does not match the current range`);
   }
   return undefined;
 }
@@ -187,12 +189,17 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
 /**
  * An Ingress status as the real server stores it: `loadBalancer.ingress` entries keep only the
  * fields of IngressLoadBalancerIngress (`ip`, `hostname`, `ports`); others (a Service's `ipMode`)
- * are dropped, as unknown fields are.
+ * are dropped, as unknown fields are. The real server does not validate a port's protocol.
  */
 function ingressStatusAsStored(st: unknown): unknown {
   const lb = (st as { loadBalancer?: { ingress?: unknown } } | undefined)?.loadBalancer;
   if (!Array.isArray(lb?.ingress)) return st;
-  const ingress = (lb.ingress as Record<string, unknown>[]).map((e) => Object.fromEntries(Object.entries(e).filter(([k]) => ['ip', 'hostname', 'ports'].includes(k))));
+  const ingress = (lb.ingress as Record<string, unknown>[]).map((e) => {
+    const kept = Object.fromEntries(Object.entries(e).filter(([k]) => ['ip', 'hostname', 'ports'].includes(k)));
+    // A port's protocol is no omitempty field: a missing one is stored (and served) as "".
+    if (Array.isArray(kept.ports)) kept.ports = (kept.ports as Record<string, unknown>[]).map((p) => ({ ...p, protocol: p.protocol ?? '' }));
+    return kept;
+  });
   return { ...(st as Record<string, unknown>), loadBalancer: { ...lb, ingress } };
 }
 

@@ -68,16 +68,11 @@ function lbIngressList(status: unknown): LoadBalancerIngress[] {
     const out: { ip?: string; hostname?: string; ports?: PortStatus[] } = {};
     if (typeof e.ip === 'string' && e.ip !== '') out.ip = e.ip;
     if (typeof e.hostname === 'string' && e.hostname !== '') out.hostname = e.hostname;
-    // The API server refuses a port status without a protocol (422), which would fail every write
-    // to every served Ingress: such an entry is left out.
-    const ports = Array.isArray(e.ports) ? e.ports.filter(isRecord).map(portStatus).filter((p) => PORT_PROTOCOLS.has(p.protocol)) : [];
+    const ports = Array.isArray(e.ports) ? e.ports.filter(isRecord).map(portStatus) : [];
     if (ports.length > 0) out.ports = ports;
     return out;
   });
 }
-
-/** The protocols an Ingress load balancer port status may have. */
-const PORT_PROTOCOLS = new Set(['TCP', 'UDP', 'SCTP']);
 
 function portStatus(p: Record<string, unknown>): PortStatus {
   const out: { port: number; protocol: string; error?: string } = {

@@ -30,12 +30,6 @@ describe('ingress endpoint', () => {
     expect(desiredAddresses(e, () => svc({ clusterIP: 'None' }))).toEqual({});
   });
 
-  it('leaves out a port without a protocol, which the API server refuses in an Ingress status', () => {
-    const e = { ip: '', hostname: '', publishedService: 'ns/p' };
-    const lb = svc({ type: 'LoadBalancer' }, { loadBalancer: { ingress: [{ ip: '198.51.100.4', ports: [{ port: 80 }, { port: 443, protocol: 'TCP' }] }] } });
-    expect(desiredAddresses(e, () => lb)).toEqual({ addresses: [{ ip: '198.51.100.4', ports: [{ port: 443, protocol: 'TCP' }] }] });
-  });
-
   it('names what is wrong with the published Service', () => {
     expect(desiredAddresses({ ...none, publishedService: 'ns/p' }, () => undefined)).toEqual({ error: 'missing service: ns/p' });
     expect(parsePublishedService('a/b/c')).toEqual({ error: "invalid publishedService format (expected 'namespace/service' format): a/b/c" });
