@@ -87,7 +87,7 @@ export class OperatorController {
     this.cache = new ObjectCache((resourceId, key, services) => this.markDirty(resourceId, key, services));
     this.translation = new IncrementalTranslation(options.translate, this.cache);
     this.delivery = new SnapshotDelivery({ serverUrl: options.serverUrl }, { fetch: deps.fetch, readToken: deps.readToken, logger: deps.logger, sleep: deps.sleep }, signal);
-    this.elector = options.lease ? new LeaderElector(options.lease, { api: deps.api, logger: deps.logger, now: deps.now, sleep: deps.sleep }) : null;
+    this.elector = options.lease ? new LeaderElector(options.lease, { api: deps.api, logger: deps.logger, now: deps.now, sleep: deps.sleep, access: this.access }) : null;
     this.elector?.onChange((leader) => {
       if (leader) this.markDirty(); // a new leader re-checks every status
     });

@@ -5,8 +5,10 @@ import type { Logger } from 'pino';
  * resource and scope. A missing RBAC verb makes every retry of a watch or status write fail the
  * same way; logging each failure would bury the one fact worth reading under a line per retry and
  * per object. Each distinct refusal is logged once, as an error naming the verb and the resource,
- * and once more when it is granted again; a refused read (list, watch, get) also keeps the
- * operator unready, naming it.
+ * and once more when it is granted again; a refused list or watch also keeps the operator unready,
+ * naming it (its records may miss what it cannot read). A refused write (status, Events, the
+ * Lease) is logged only: the records are whole, and an unready pod would drop the server's
+ * endpoints along with it.
  */
 
 export interface AccessKey {
@@ -29,7 +31,7 @@ export function statusMessage(body: unknown): string {
   return '';
 }
 
-const READS = new Set(['list', 'watch', 'get']);
+const READS = new Set(['list', 'watch']);
 
 export class AccessProblems {
   private readonly denied = new Map<string, { key: AccessKey; text: string }>();

@@ -1,3 +1,4 @@
+import { isAccessDenied, statusMessage, type AccessProblems } from './access-problems.js';
 import type { Logger } from 'pino';
 import type { KubeApi } from './kube-client.js';
 
@@ -27,6 +28,8 @@ export interface LeaseDeps {
   readonly logger: Logger;
   readonly now: () => number;
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Where a refused Lease request (RBAC) is noted and logged once instead of on every retry. */
+  readonly access?: AccessProblems;
 }
 
 interface Lease {
@@ -76,18 +79,35 @@ export class LeaderElector {
     for (const l of this.listeners) l(leader);
   }
 
+  /**
+   * Notes a refused (401/403) or granted Lease request; true when refused. Without this, a Role
+   * lacking `create` kept a replica from ever leading with nothing said.
+   */
+  private refused(verb: string, status: number, body: unknown): boolean {
+    const key = { verb, resource: 'leases.coordination.k8s.io', namespace: this.options.namespace };
+    if (isAccessDenied(status)) {
+      if (this.deps.access) this.deps.access.deny(key, status, statusMessage(body));
+      else this.deps.logger.error({ verb, status }, `permission denied: cannot ${verb} the Lease ${this.options.namespace}/${this.options.name}`);
+      return true;
+    }
+    if (status >= 200 && status < 300) this.deps.access?.allow(key);
+    return false;
+  }
+
   /** One attempt to acquire or renew; returns whether this candidate holds the Lease. */
   async tryAcquireOrRenew(): Promise<boolean> {
     const now = this.deps.now();
     const me = this.options.identity;
     const seconds = Math.ceil(this.durationMs / 1000);
     const res = await this.deps.api.request('GET', this.path(this.options.name));
+    if (this.refused('get', res.status, res.body)) return false;
     if (res.status === 404) {
       const lease: Lease = {
         metadata: { name: this.options.name, namespace: this.options.namespace },
         spec: { holderIdentity: me, leaseDurationSeconds: seconds, acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 },
       };
       const created = await this.deps.api.request('POST', this.path(), { body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease } });
+      if (this.refused('create', created.status, created.body)) return false;
       return created.status === 201 || created.status === 200;
     }
     if (res.status !== 200) throw new Error(`GET lease: HTTP ${res.status}`);
@@ -108,6 +128,7 @@ export class LeaderElector {
       },
     };
     const put = await this.deps.api.request('PUT', this.path(this.options.name), { body: next });
+    if (this.refused('update', put.status, put.body)) return false;
     if (put.status === 409) return false; // someone else wrote first
     if (put.status !== 200) throw new Error(`PUT lease: HTTP ${put.status}`);
     return true;

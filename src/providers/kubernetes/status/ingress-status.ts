@@ -1,4 +1,4 @@
-import { isAccessDenied, type AccessProblems } from '../client/access-problems.js';
+import { isAccessDenied, statusMessage, type AccessProblems } from '../client/access-problems.js';
 import type { Logger } from 'pino';
 import type { KubeApi } from '../client/kube-client.js';
 import { isRecord, type KubeObject, type Service } from '../client/kube-objects.js';
@@ -185,7 +185,7 @@ export class IngressStatusWriter {
         this.deps.access?.allow(key);
         return 1;
       }
-      if (isAccessDenied(res.status) && this.deps.access) this.deps.access.deny(key, res.status, '');
+      if (isAccessDenied(res.status) && this.deps.access) this.deps.access.deny(key, res.status, statusMessage(res.body));
       else if (res.status !== 404) this.deps.logger.warn({ ingress: `${ref.namespace}/${ref.name}`, status: res.status }, 'Ingress status update failed');
     } catch (err) {
       this.deps.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'Ingress status update failed');

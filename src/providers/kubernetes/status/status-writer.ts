@@ -1,4 +1,4 @@
-import { isAccessDenied, resourceName, type AccessProblems } from '../client/access-problems.js';
+import { isAccessDenied, resourceName, statusMessage, type AccessProblems } from '../client/access-problems.js';
 import type { Logger } from 'pino';
 import type { KubeApi } from '../client/kube-client.js';
 import type { KubeObject } from '../client/kube-objects.js';
@@ -110,7 +110,7 @@ export class StatusWriter {
           written++;
           this.deps.access?.allow(key);
         } else if (isAccessDenied(res.status) && this.deps.access) {
-          this.deps.access.deny(key, res.status, '');
+          this.deps.access.deny(key, res.status, statusMessage(res.body));
         } else if (res.status !== 404) this.deps.logger.warn({ object: `${status.ref.kind} ${status.ref.namespace}/${status.ref.name}`, status: res.status }, 'status update failed');
       } catch (err) {
         this.deps.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'status update failed');
@@ -151,7 +151,7 @@ export class StatusWriter {
           created++;
           this.deps.access?.allow(key);
         } else if (isAccessDenied(res.status)) {
-          this.deps.access?.deny(key, res.status, '');
+          this.deps.access?.deny(key, res.status, statusMessage(res.body));
         }
       } catch (err) {
         this.deps.logger.debug({ err: err instanceof Error ? err.message : String(err) }, 'event not recorded');
