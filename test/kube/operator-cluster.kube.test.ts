@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { apply, applyChartRbac, applyCrds, create, get, namespace, remove, RELEASE_NAMESPACE, type KubeObject } from './chart-objects.js';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
 import { condition, endpointSlice, ingress, ingressRoute, service } from './operator-fixtures.js';
-import { record, startOperator, startServe, until, untilGone, untilRecord, type OperatorProcess, type ServeProcess } from './portico-processes.js';
+import { record, records, startOperator, startServe, until, untilGone, untilRecord, type OperatorProcess, type ServeProcess } from './portico-processes.js';
 
 let cp: ControlPlane;
 let serve: ServeProcess;
@@ -172,4 +172,102 @@ describe('a missing RBAC verb', () => {
     await until('ready once granted', async () => (await op.readyz()).status === 200, 60_000);
     expect(op.logged('permission granted')).toHaveLength(1);
   }, 90_000);
+
+  const rbacObject = async (kind: string, name: string, namespace?: string) =>
+    (await get(cp, { apiVersion: 'rbac.authorization.k8s.io/v1', kind, metadata: { name, ...(namespace ? { namespace } : {}) } })) as KubeObject;
+
+  it('a refused status write is one error naming patch on the status subresource; the records still flow', async () => {
+    await chartRbac();
+    const role = await rbacObject('ClusterRole', 'portico-operator');
+    role.rules = (role.rules as { apiGroups: string[]; resources: string[] }[]).filter((r) => !(r.apiGroups.includes('portico.dev') && r.resources.some((x) => x.endsWith('/status'))));
+    await apply(cp, role);
+    const op = await operator(['--operator.identity=status-less']);
+    for (const n of [1, 2, 3]) await create(cp, ingressRoute(`unwritten-${n}`, `Host(\`u${n}.test\`)`));
+    const line = await until('error line', () => op.logged('permission denied')[0]);
+    expect(line).toMatchObject({ level: 50, verb: 'patch', resource: 'ingressroutes.portico.dev/status', namespace: 'default' });
+    await until('records delivered', async () => (await records(serve, 'http/routers')).filter((r) => String(r.name).startsWith('default-unwritten-')).length === 3);
+    expect((await op.readyz()).status).toBe(200);
+    expect(op.logged('permission denied')).toHaveLength(1);
+    expect(op.logged('status update failed')).toEqual([]);
+    expect(condition(await get(cp, ingressRoute('unwritten-1', '')), 'Accepted')).toBeUndefined();
+  });
+
+  it('a Lease that may not be created is one error naming it; granted, the replica leads and writes statuses', async () => {
+    await chartRbac();
+    await remove(cp, leasePath);
+    const role = await rbacObject('Role', 'portico-leader-election', RELEASE_NAMESPACE);
+    const verbs = structuredClone(role.rules);
+    role.rules = [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update'] }];
+    await apply(cp, role);
+    await apply(cp, ingressRoute('lease-less', 'Host(`ll.test`)'));
+    const op = await operator(['--operator.identity=lease-less']);
+    const line = await until('error line', () => op.logged('permission denied')[0]);
+    expect(line).toMatchObject({ level: 50, verb: 'create', resource: 'leases.coordination.k8s.io', namespace: RELEASE_NAMESPACE });
+    expect((await until('ready', async () => ((await op.readyz()).status === 200 ? 200 : undefined)))).toBe(200);
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(op.logged('permission denied')).toHaveLength(1);
+    expect(op.logged('lease update failed')).toEqual([]);
+    role.rules = verbs;
+    await apply(cp, role);
+    await until('leads', async () => (await get(cp, leasePath))?.spec?.holderIdentity === 'lease-less');
+    await until(`statuses written:\n${op.tail(15)}`, async () => condition(await get(cp, ingressRoute('lease-less', '')), 'Accepted')?.status === 'True');
+  }, 60_000);
+
+  it('a namespace selector the chart grants no Namespace read for is named, not retried loudly', async () => {
+    await chartRbac();
+    const op = await operator(['--operator.namespace-selector=portico=enabled']);
+    const line = await until('error line', () => op.logged('permission denied')[0]);
+    expect(line).toMatchObject({ verb: 'list', resource: 'namespaces' });
+    const r = await until('unready', async () => {
+      const x = await op.readyz();
+      return x.status === 503 ? x : undefined;
+    });
+    expect(r.text).toContain('cannot list namespaces in all namespaces');
+  });
 });
+
+describe('chart values that change what is read', () => {
+  it('operator.traefikCrds reads traefik.io objects too, with the chart granting them', async () => {
+    await chartRbac(['operator.traefikCrds=true']);
+    await applyTraefikCrds();
+    const made = await cp.call('POST', '/apis/traefik.io/v1alpha1/namespaces/default/ingressroutes', {
+      ...ingressRoute('from-traefik', 'Host(`t.test`)'), apiVersion: 'traefik.io/v1alpha1',
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const op = await operator([], ['operator.traefikCrds=true']);
+    await until('ready', async () => (await op.readyz()).status === 200);
+    const r = await until('traefik.io router', async () => (await records(serve, 'http/routers')).find((x) => String(x.name).startsWith('default-from-traefik-')));
+    expect(r.provider).toBe('kubernetescrd');
+    await until('status written on the traefik.io object', async () => {
+      const o = (await cp.call('GET', '/apis/traefik.io/v1alpha1/namespaces/default/ingressroutes/from-traefik')).body;
+      return condition(o, 'Accepted')?.status === 'True';
+    });
+  });
+
+  it('operator.allowExternalNameServices and allowCrossNamespace let those references through', async () => {
+    await chartRbac(['operator.allowExternalNameServices=true', 'operator.allowCrossNamespace=true']);
+    await create(cp, service('external', 'default', { type: 'ExternalName', externalName: 'example.org', ports: [{ name: 'http', port: 80 }] }));
+    await create(cp, ingress('ext', 'ext.test', { service: 'external' }));
+    await create(cp, { ...ingressRoute('cross', 'Host(`cross.test`)'), spec: { routes: [{ match: 'Host(`cross.test`)', kind: 'Rule', services: [{ name: 'whoami', namespace: 'team-a', port: 80 }] }] } });
+    const op = await operator([], ['operator.allowExternalNameServices=true', 'operator.allowCrossNamespace=true']);
+    await until('ready', async () => (await op.readyz()).status === 200);
+    const svc = await untilRecord(serve, 'http/services', 'default-external-http@kubernetes');
+    expect(svc.loadBalancer.servers).toEqual([{ url: 'http://example.org:80' }]);
+    const cross = await until('cross router', async () => (await records(serve, 'http/routers')).find((x) => String(x.name).startsWith('default-cross-') && x.status === 'enabled'));
+    expect(cross.provider).toBe('kubernetescrd');
+  });
+});
+
+/** Portico's CRDs again under Traefik's group, as `traefik.io` installs them. */
+async function applyTraefikCrds(): Promise<void> {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const { parse } = await import('yaml');
+  const dir = new URL('../../crds/', import.meta.url).pathname;
+  for (const f of readdirSync(dir).filter((x) => x.endsWith('.yaml'))) {
+    const crdObj = parse(readFileSync(dir + f, 'utf8')) as KubeObject;
+    crdObj.spec.group = 'traefik.io';
+    crdObj.metadata = { name: `${crdObj.spec.names.plural}.traefik.io` };
+    await apply(cp, crdObj);
+  }
+  await until('traefik.io served', async () => (await cp.call('GET', '/apis/traefik.io/v1alpha1/ingressroutes?limit=1')).status === 200 && (await cp.call('GET', '/apis/traefik.io/v1alpha1/traefikservices?limit=1')).status === 200, 30_000);
+}

@@ -1,8 +1,8 @@
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { AccessProblems, resourceName, statusMessage } from '../../../../src/providers/kubernetes/client/access-problems.js';
 
-function logged(): { logger: pino.Logger; lines: Record<string, unknown>[] } {
+function logged(): { logger: Logger; lines: Record<string, unknown>[] } {
   const lines: Record<string, unknown>[] = [];
   const logger = pino({ level: 'debug' }, { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) });
   return { logger, lines };
