@@ -157,7 +157,7 @@ describe('a missing RBAC verb', () => {
     await apply(cp, role);
     const op = await operator();
     const problem = await until('error line', () => op.logged('permission denied')[0]);
-    expect(problem).toMatchObject({ level: 50, verb: 'watch', resource: 'endpointslices.discovery.k8s.io' });
+    expect(problem).toMatchObject({ level: 'error', verb: 'watch', resource: 'endpointslices.discovery.k8s.io' });
     const readyz = await until('unready naming it', async () => {
       const r = await op.readyz();
       return r.status === 503 && r.text.includes('watch endpointslices') ? r : undefined;
@@ -184,7 +184,7 @@ describe('a missing RBAC verb', () => {
     const op = await operator(['--operator.identity=status-less']);
     for (const n of [1, 2, 3]) await create(cp, ingressRoute(`unwritten-${n}`, `Host(\`u${n}.test\`)`));
     const line = await until('error line', () => op.logged('permission denied')[0]);
-    expect(line).toMatchObject({ level: 50, verb: 'patch', resource: 'ingressroutes.portico.dev/status', namespace: 'default' });
+    expect(line).toMatchObject({ level: 'error', verb: 'patch', resource: 'ingressroutes.portico.dev/status', namespace: 'default' });
     await until('records delivered', async () => (await records(serve, 'http/routers')).filter((r) => String(r.name).startsWith('default-unwritten-')).length === 3);
     expect((await op.readyz()).status).toBe(200);
     expect(op.logged('permission denied')).toHaveLength(1);
@@ -202,7 +202,7 @@ describe('a missing RBAC verb', () => {
     await apply(cp, ingressRoute('lease-less', 'Host(`ll.test`)'));
     const op = await operator(['--operator.identity=lease-less']);
     const line = await until('error line', () => op.logged('permission denied')[0]);
-    expect(line).toMatchObject({ level: 50, verb: 'create', resource: 'leases.coordination.k8s.io', namespace: RELEASE_NAMESPACE });
+    expect(line).toMatchObject({ level: 'error', verb: 'create', resource: 'leases.coordination.k8s.io', namespace: RELEASE_NAMESPACE });
     expect((await until('ready', async () => ((await op.readyz()).status === 200 ? 200 : undefined)))).toBe(200);
     await new Promise((r) => setTimeout(r, 3000));
     expect(op.logged('permission denied')).toHaveLength(1);
