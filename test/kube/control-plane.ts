@@ -8,7 +8,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Agent, request } from 'undici';
@@ -25,11 +25,53 @@ export interface ControlPlane {
   readonly ca: string;
   readonly adminToken: string;
   readonly operatorToken: string;
-  /** A kubeconfig file for the admin (`user`: admin) or the operator's identity. */
-  kubeconfig(user: 'admin' | 'operator'): string;
+  /**
+   * A kubeconfig file for the admin (`user`: admin) or the operator's identity, pointing at `server`
+   * (default the API server itself; a proxy's `server` to go through it).
+   */
+  kubeconfig(user: 'admin' | 'operator', server?: string): string;
   /** An authenticated JSON request as the admin (or `token`); the body is parsed when it is JSON. */
   call(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any -- Kubernetes objects of every kind
+  /**
+   * Stops kube-apiserver (SIGTERM, or SIGKILL with `kill`), waits `downMs` (default 0) and starts
+   * it again on the same port, resolving when `/readyz` is ok. Clients see their connections drop.
+   */
+  restartApiServer(options?: { kill?: boolean; downMs?: number }): Promise<void>;
+  /** Stops etcd and starts it again on the same data and ports; resolves when etcd is healthy again
+   * (the API server reconnects by itself; `/readyz` is awaited too). */
+  restartEtcd(options?: { downMs?: number }): Promise<void>;
+  /**
+   * Loses the whole cluster: stops the API server and etcd, deletes etcd's data, starts etcd empty
+   * on the same ports and the API server again (which bootstraps its RBAC roles and default
+   * namespaces anew). Every resourceVersion a client holds is then from another etcd history.
+   */
+  wipeEtcd(): Promise<void>;
+  /**
+   * A TCP proxy on a free loopback port in front of the API server (TLS passes through; the
+   * certificate names 127.0.0.1), whose connections a test can cut. `kubeconfig(user, proxy.server)`
+   * points a client at it.
+   */
+  startProxy(): Promise<TcpProxy>;
   stop(): Promise<void>;
+}
+
+/** See ControlPlane.startProxy. */
+export interface TcpProxy {
+  /** `https://127.0.0.1:<proxy port>` */
+  readonly server: string;
+  /** Connections open now. */
+  readonly connections: number;
+  /** Destroys every open connection (both sides), as a network cut does; new ones are accepted. */
+  cut(): number;
+  close(): Promise<void>;
+}
+
+export interface ControlPlaneOptions {
+  /**
+   * Extra kube-apiserver flags after the harness's own, e.g. `--watch-cache=false`,
+   * `--etcd-compaction-interval=10s`; a flag given twice takes its last value.
+   */
+  readonly apiServerFlags?: readonly string[];
 }
 
 /** The peers' binaries, built (or found in the cache) by scripts/build-peers.sh. */
@@ -82,10 +124,10 @@ function startProcess(bin: string, args: string[]): { child: ChildProcess; outpu
   return { child, output: () => tail };
 }
 
-async function stopProcess(child: ChildProcess): Promise<void> {
+async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  child.kill('SIGTERM');
+  child.kill(signal);
   const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
   await exited;
   clearTimeout(timer);
@@ -101,8 +143,51 @@ async function waitFor(what: string, proc: { child: ChildProcess; output: () => 
   throw new Error(`${what} was not ready within ${timeoutMs} ms:\n${proc.output()}`);
 }
 
+/** A TCP proxy to 127.0.0.1:`targetPort` on a free loopback port. */
+async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
+  const pairs = new Set<[Socket, Socket]>();
+  const server = createServer((client) => {
+    const upstream = connect(targetPort, '127.0.0.1');
+    const pair: [Socket, Socket] = [client, upstream];
+    pairs.add(pair);
+    const end = () => {
+      pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', () => done()));
+  const { port } = server.address() as { port: number };
+  const cut = () => {
+    const n = pairs.size;
+    for (const [a, b] of [...pairs]) {
+      a.destroy();
+      b.destroy();
+    }
+    pairs.clear();
+    return n;
+  };
+  return {
+    server: `https://127.0.0.1:${port}`,
+    get connections() {
+      return pairs.size;
+    },
+    cut,
+    async close() {
+      cut();
+      await new Promise<void>((done) => server.close(() => done()));
+    },
+  };
+}
+
+type Proc = ReturnType<typeof startProcess>;
+
 /** Starts etcd and kube-apiserver and waits until `/readyz` answers `ok` to the admin. */
-export async function startControlPlane(): Promise<ControlPlane> {
+export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const bins = peerBinaries();
   const dir = mkdtempSync(join(tmpdir(), 'portico-kube-'));
   makeKeys(dir);
@@ -113,7 +198,7 @@ export async function startControlPlane(): Promise<ControlPlane> {
     `${adminToken},admin,admin-uid,"system:masters"\n${operatorToken},${OPERATOR_USER},operator-uid,"system:serviceaccounts,system:serviceaccounts:portico"\n`,
   );
   const [etcdPort, peerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
-  const etcd = startProcess(bins.etcd, [
+  const etcdArgs = [
     `--data-dir=${join(dir, 'etcd')}`,
     `--listen-client-urls=http://127.0.0.1:${etcdPort}`,
     `--advertise-client-urls=http://127.0.0.1:${etcdPort}`,
@@ -122,7 +207,27 @@ export async function startControlPlane(): Promise<ControlPlane> {
     `--initial-cluster=default=http://127.0.0.1:${peerPort}`,
     '--unsafe-no-fsync',
     '--log-level=warn',
-  ]);
+  ];
+  const apiArgs = [
+    `--etcd-servers=http://127.0.0.1:${etcdPort}`,
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
+    `--secure-port=${apiPort}`,
+    `--cert-dir=${join(dir, 'certs')}`,
+    `--tls-cert-file=${join(dir, 'apiserver.crt')}`,
+    `--tls-private-key-file=${join(dir, 'apiserver.key')}`,
+    `--service-account-key-file=${join(dir, 'sa.pub')}`,
+    `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
+    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+    `--token-auth-file=${join(dir, 'tokens.csv')}`,
+    '--authorization-mode=RBAC',
+    '--service-cluster-ip-range=10.96.0.0/16',
+    '--allow-privileged=true',
+    '--endpoint-reconciler-type=none',
+    // No controller-manager runs, so no namespace gets its default ServiceAccount (as envtest does).
+    '--disable-admission-plugins=ServiceAccount',
+    ...(options.apiServerFlags ?? []),
+  ];
   const ca = readFileSync(join(dir, 'ca.crt'), 'utf8');
   const dispatcher = new Agent({ connect: { ca } });
   const server = `https://127.0.0.1:${apiPort}`;
@@ -142,48 +247,42 @@ export async function startControlPlane(): Promise<ControlPlane> {
     }
     return { status: res.statusCode, body: parsed };
   };
-  let apiserver: ReturnType<typeof startProcess> | undefined;
+  let etcd: Proc | undefined;
+  let apiserver: Proc | undefined;
+  const proxies = new Set<TcpProxy>();
+  const startEtcd = async () => {
+    const proc = startProcess(bins.etcd, etcdArgs);
+    etcd = proc;
+    await waitFor('etcd', proc, async () => {
+      const res = await request(`http://127.0.0.1:${etcdPort}/health`);
+      return res.statusCode === 200 && (await res.body.text()).includes('true');
+    }, 60_000);
+  };
+  const waitReady = async (proc: Proc) => {
+    await waitFor('kube-apiserver', proc, async () => (await call('GET', '/readyz')).status === 200, 120_000);
+  };
+  const startApiServer = async () => {
+    const proc = startProcess(bins.kubeApiserver, apiArgs);
+    apiserver = proc;
+    await waitReady(proc);
+  };
+  const pause = (ms = 0) => new Promise((r) => setTimeout(r, ms));
   const stop = async () => {
+    for (const p of proxies) await p.close();
     if (apiserver) await stopProcess(apiserver.child);
-    await stopProcess(etcd.child);
+    if (etcd) await stopProcess(etcd.child);
     await dispatcher.close();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await waitFor('etcd', etcd, async () => {
-      const res = await request(`http://127.0.0.1:${etcdPort}/health`);
-      return res.statusCode === 200 && (await res.body.text()).includes('true');
-    }, 60_000);
-    apiserver = startProcess(bins.kubeApiserver, [
-      `--etcd-servers=http://127.0.0.1:${etcdPort}`,
-      '--bind-address=127.0.0.1',
-      '--advertise-address=127.0.0.1',
-      `--secure-port=${apiPort}`,
-      `--cert-dir=${join(dir, 'certs')}`,
-      `--tls-cert-file=${join(dir, 'apiserver.crt')}`,
-      `--tls-private-key-file=${join(dir, 'apiserver.key')}`,
-      `--service-account-key-file=${join(dir, 'sa.pub')}`,
-      `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
-      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-      `--token-auth-file=${join(dir, 'tokens.csv')}`,
-      '--authorization-mode=RBAC',
-      '--service-cluster-ip-range=10.96.0.0/16',
-      '--allow-privileged=true',
-      '--endpoint-reconciler-type=none',
-      // No controller-manager runs, so no namespace gets its default ServiceAccount (as envtest does).
-      '--disable-admission-plugins=ServiceAccount',
-    ]);
-    const running = apiserver;
-    await waitFor('kube-apiserver', running, async () => {
-      const res = await call('GET', '/readyz');
-      return res.status === 200;
-    }, 120_000);
+    await startEtcd();
+    await startApiServer();
   } catch (err) {
     await stop();
     throw err;
   }
-  const kubeconfig = (user: 'admin' | 'operator') => {
-    const file = join(dir, `kubeconfig-${user}.yaml`);
+  const kubeconfig = (user: 'admin' | 'operator', via: string = server) => {
+    const file = join(dir, `kubeconfig-${user}-${via.replace(/\W+/g, '-')}.yaml`);
     const token = user === 'admin' ? adminToken : operatorToken;
     writeFileSync(
       file,
@@ -191,7 +290,7 @@ export async function startControlPlane(): Promise<ControlPlane> {
         'apiVersion: v1',
         'kind: Config',
         'clusters:',
-        `- name: test\n  cluster:\n    server: ${server}\n    certificate-authority-data: ${Buffer.from(ca).toString('base64')}`,
+        `- name: test\n  cluster:\n    server: ${via}\n    certificate-authority-data: ${Buffer.from(ca).toString('base64')}`,
         'users:',
         `- name: ${user}\n  user:\n    token: ${token}`,
         'contexts:',
@@ -202,5 +301,36 @@ export async function startControlPlane(): Promise<ControlPlane> {
     );
     return file;
   };
-  return { server, ca, adminToken, operatorToken, kubeconfig, call, stop };
+  return {
+    server,
+    ca,
+    adminToken,
+    operatorToken,
+    kubeconfig,
+    call,
+    stop,
+    async restartApiServer(opts = {}) {
+      if (apiserver) await stopProcess(apiserver.child, opts.kill === true ? 'SIGKILL' : 'SIGTERM');
+      await pause(opts.downMs);
+      await startApiServer();
+    },
+    async restartEtcd(opts = {}) {
+      if (etcd) await stopProcess(etcd.child);
+      await pause(opts.downMs);
+      await startEtcd();
+      if (apiserver) await waitReady(apiserver);
+    },
+    async wipeEtcd() {
+      if (apiserver) await stopProcess(apiserver.child);
+      if (etcd) await stopProcess(etcd.child);
+      rmSync(join(dir, 'etcd'), { recursive: true, force: true });
+      await startEtcd();
+      await startApiServer();
+    },
+    async startProxy() {
+      const proxy = await startTcpProxy(apiPort);
+      proxies.add(proxy);
+      return proxy;
+    },
+  };
 }
