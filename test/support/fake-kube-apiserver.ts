@@ -16,8 +16,15 @@ import { matchesLabels, parseLabelSelector, type LabelSelector } from '../../src
  *   a chunked stream of JSON lines (ADDED/MODIFIED/DELETED/BOOKMARK/ERROR), replaying history
  *   after the given resourceVersion; a resourceVersion older than the compacted history gets an
  *   ERROR event with a `Status` of code 410 (`Expired`), and an expired `continue` token gets HTTP 410;
+ * - a list asking for a resourceVersion ahead of the store gets 504 "Too large resource version"
+ *   (cause `ResourceVersionTooLarge`), as the real server does after waiting 3 s; a watch from one
+ *   waits silently for the store to pass it (the real server's behaviour), or with
+ *   `tooLargeWatchError` gets that 504 as an ERROR event;
+ * - `GET /readyz` answers `ok`;
  * - Leases (coordination.k8s.io/v1) and Events like any other resource;
- * - test hooks: kill every watch mid-stream, compact history, restart the listener, fail requests.
+ * - test hooks: kill every watch mid-stream, compact history, restart the listener, fail requests,
+ *   wipe the store (a replaced etcd: resourceVersions start lower), stop and start serving a
+ *   resource (a CRD deleted and re-created).
  */
 
 export interface ResourceDef {
@@ -159,6 +166,8 @@ interface Watcher {
   readonly fields: readonly FieldTerm[];
   readonly res: http.ServerResponse;
   readonly timers: NodeJS.Timeout[];
+  /** Events at or before this resourceVersion are not sent (a watch from a future resourceVersion). */
+  readonly after: number;
 }
 
 export interface FakeKubeApiServerOptions {
@@ -169,6 +178,18 @@ export interface FakeKubeApiServerOptions {
   readonly bookmarkIntervalMs?: number;
   /** Required `Authorization` header value (e.g. `Bearer x`); undefined accepts anything. */
   readonly authorization?: string;
+  /**
+   * A watch from a resourceVersion ahead of the store gets an ERROR event with the 504 "Too large
+   * resource version" Status and ends, instead of waiting for the store to pass it. Default false.
+   */
+  readonly tooLargeWatchError?: boolean;
+}
+
+function tooLargeStatus(asked: string, current: number): Obj {
+  return {
+    ...status(504, 'Timeout', `Timeout: Too large resource version: ${asked}, current: ${current}`),
+    details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
+  };
 }
 
 function clone<T>(v: T): T {
@@ -329,6 +350,37 @@ export class FakeKubeApiServer {
     this.compactedRv = this.rv;
   }
 
+  /**
+   * Loses every object and the history, and starts resourceVersions again from `resourceVersion`
+   * (default 100), as an API server restarted on a wiped or restored etcd; open watches end.
+   */
+  wipe(resourceVersion = 100): void {
+    for (const w of [...this.watchers]) this.endWatch(w);
+    for (const map of this.store.values()) map.clear();
+    this.history.length = 0;
+    this.sortedCache.clear();
+    this.filteredCache.clear();
+    this.rv = resourceVersion;
+    this.compactedRv = 0;
+  }
+
+  /**
+   * Stops serving a resource (its CRD deleted): its objects are deleted (DELETED events), its watches
+   * end, and requests for it get 404 until `serveResource` brings it back, empty.
+   */
+  unserveResource(group: string, version: string, plural: string): void {
+    const d = this.defs.get(`${group}/${version}/${plural}`);
+    if (!d) throw new Error(`fake API server: no resource ${group}/${version}/${plural}`);
+    for (const o of [...(this.store.get(this.resourceKey(d))?.values() ?? [])]) this.write(d, 'DELETED', o, o);
+    for (const w of [...this.watchers]) if (w.resource === this.resourceKey(d)) this.endWatch(w);
+    this.defs.delete(`${group}/${version}/${plural}`);
+  }
+
+  serveResource(d: ResourceDef): void {
+    this.defs.set(`${d.group}/${d.version}/${d.plural}`, d);
+    if (!this.store.has(this.resourceKey(d))) this.store.set(this.resourceKey(d), new Map());
+  }
+
   /** Sends `ERROR 410` to every open watch and ends it, as etcd compaction does. */
   expireWatches(): number {
     const n = this.watchers.size;
@@ -459,6 +511,7 @@ export class FakeKubeApiServer {
 
   /** One history entry as this watcher sees it (selector transitions become ADDED/DELETED). */
   private deliver(w: Watcher, e: HistoryEntry): void {
+    if (e.rv <= w.after) return;
     const ns = e.object.metadata?.namespace;
     if (w.namespace !== undefined && ns !== w.namespace) return;
     const now = matches(w.selector, w.fields, e.object);
@@ -480,16 +533,21 @@ export class FakeKubeApiServer {
     const { selector, fields } = selectors;
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
-    const w: Watcher = { resource: this.resourceKey(d), namespace, selector, fields, res, timers: [] };
+    const rvParam = q.get('resourceVersion') ?? '';
+    const from = Number(rvParam);
+    const w: Watcher = { resource: this.resourceKey(d), namespace, selector, fields, res, timers: [], after: Number.isFinite(from) ? from : 0 };
     this.watchers.add(w);
     req.on('close', () => this.endWatch(w));
-    const rvParam = q.get('resourceVersion') ?? '';
+    if (this.options.tooLargeWatchError === true && Number.isFinite(from) && from > this.rv) {
+      this.send(w, { type: 'ERROR', object: tooLargeStatus(rvParam, this.rv) });
+      this.endWatch(w);
+      return;
+    }
     if (rvParam === '' || rvParam === '0') {
       for (const o of this.store.get(w.resource)?.values() ?? []) {
         if ((namespace === undefined || o.metadata.namespace === namespace) && matches(selector, fields, o)) this.send(w, { type: 'ADDED', object: o });
       }
     } else {
-      const from = Number(rvParam);
       if (!Number.isFinite(from) || from < this.compactedRv) {
         this.send(w, { type: 'ERROR', object: status(410, 'Expired', `too old resource version: ${rvParam} (${this.compactedRv})`) });
         this.endWatch(w);
@@ -573,6 +631,11 @@ export class FakeKubeApiServer {
       this.failures.count--;
       return this.reply(res, this.failures.status, injectedFailure(this.failures.status, req.method ?? 'GET', url));
     }
+    if (url.pathname === '/readyz') {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.end('ok');
+      return;
+    }
     if (url.pathname === '/version') return this.reply(res, 200, { major: '1', minor: '30', gitVersion: 'v1.30.0-portico-fake' });
     const p = this.parsePath(url.pathname);
     if (!p) return this.reply(res, 404, status(404, 'NotFound', `the server could not find the requested resource (${url.pathname})`));
@@ -654,6 +717,8 @@ export class FakeKubeApiServer {
     const selectors = querySelectors(d, q);
     if ('error' in selectors) return this.reply(res, 400, status(400, 'BadRequest', selectors.error));
     const { selector, fields } = selectors;
+    const asked = q.get('resourceVersion') ?? '';
+    if (asked !== '' && Number(asked) > this.rv) return this.reply(res, 504, tooLargeStatus(asked, this.rv));
     let start = 0;
     let listRv = this.rv;
     const cont = q.get('continue');

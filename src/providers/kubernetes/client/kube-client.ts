@@ -203,7 +203,7 @@ export class KubeConfigApi implements KubeApi {
             try {
               body = JSON.parse(text);
             } catch {
-              // not a Status: kept as text
+              // not a Status (a proxy's error page): the text is the body
             }
             reject(new KubeHttpError(res.statusCode ?? 0, `watch ${path}: HTTP ${res.statusCode ?? 0}: ${text.slice(0, 200)}`, body));
           });

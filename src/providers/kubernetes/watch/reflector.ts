@@ -11,7 +11,13 @@ import type { KubeObject } from '../client/kube-objects.js';
  * - lists in pages, then watches from the list's resourceVersion, tracking every event's and
  *   bookmark's resourceVersion so a reconnect resumes without a re-list;
  * - re-lists from scratch on `410 Gone` (an ERROR event with code 410, an HTTP 410 on watch, or an
- *   expired `continue` token while paging);
+ *   expired `continue` token while paging) and on `504` "Too large resource version" (cause
+ *   `ResourceVersionTooLarge`), as client-go does;
+ * - after a failure, before resuming the watch, asks for one item to learn the server's current
+ *   resourceVersion: one lower than ours means the history was replaced (etcd wiped or restored),
+ *   and a watch from ours would wait silently for revisions that mean other writes, so it re-lists;
+ * - once listed, takes a 404 on the collection (its CustomResourceDefinition deleted) as an empty
+ *   list, so the objects the deletion removed do not linger, and keeps retrying;
  * - reconnects after any failure with capped exponential backoff and jitter, forever;
  * - re-watches at once when the server ends a watch normally (`timeoutSeconds`).
  */
@@ -73,18 +79,44 @@ export interface ReflectorOptions {
   readonly pageSize?: number;
   /** First reconnect delay in ms (doubles per failure). Default 250. */
   readonly backoffInitialMs?: number;
-  /** Longest reconnect delay in ms. Default 30000. */
+  /**
+   * Longest reconnect delay in ms. Default 4000: after the API server or etcd comes back, a
+   * resource is caught up within this delay (plus a list), which keeps records stale at most a few
+   * seconds; a retry every 2 to 4 s of one small request per resource costs a down server little.
+   */
   readonly backoffMaxMs?: number;
   /** Server-side watch timeout in seconds before a clean re-watch. Default 300 (with jitter). */
   readonly watchTimeoutSeconds?: number;
 }
 
+/** The server cannot go on from our resourceVersion (410 Gone, 504 too large, history replaced): re-list. */
 class GoneError extends Error {}
+
+/** A `Status` saying the resourceVersion asked for is ahead of the server (504 with cause `ResourceVersionTooLarge`). */
+export function isTooLargeResourceVersion(status: number, body: unknown): boolean {
+  if (status !== 504 || typeof body !== 'object' || body === null) return false;
+  const causes = (body as { details?: { causes?: { reason?: unknown }[] } }).details?.causes;
+  if (Array.isArray(causes) && causes.some((c) => c?.reason === 'ResourceVersionTooLarge')) return true;
+  const message = (body as { message?: unknown }).message;
+  return typeof message === 'string' && message.includes('Too large resource version');
+}
+
+/** `a` is a later resourceVersion than `b`; false when either is not a decimal number (they are opaque in general). */
+function laterThan(a: string, b: string): boolean {
+  if (!/^\d{1,30}$/.test(a) || !/^\d{1,30}$/.test(b)) return false;
+  return BigInt(a) > BigInt(b);
+}
 
 export class Reflector {
   private resourceVersion = '';
   private failures = 0;
   private readonly access: AccessProblems;
+  /** The last attempt failed: check the server's resourceVersion before resuming the watch. */
+  private resumeAfterFailure = false;
+  /** A list has succeeded once (a later 404 means the resource went away, not that it never was). */
+  private everListed = false;
+  /** The sink holds the empty list a 404 stands for. */
+  private emptiedByNotFound = false;
 
   constructor(
     private readonly type: ResourceType,
@@ -109,18 +141,22 @@ export class Reflector {
     while (!signal.aborted) {
       try {
         if (this.resourceVersion === '') await this.list(signal);
+        else if (this.resumeAfterFailure) await this.checkHistory(signal);
+        this.resumeAfterFailure = false;
         await this.watch(signal);
         this.failures = 0;
       } catch (err) {
         if (signal.aborted) break;
         if (err instanceof GoneError) {
-          this.deps.logger.info({ resource: this.where }, 'resourceVersion expired (410 Gone), re-listing');
+          this.deps.logger.info({ resource: this.where, reason: err.message }, 'cannot resume from our resourceVersion, re-listing');
           this.resourceVersion = '';
           continue;
         }
+        this.resumeAfterFailure = true;
+        if (err instanceof KubeHttpError && err.status === 404 && this.everListed) await this.notServed(signal);
         this.failures++;
         const initial = this.options.backoffInitialMs ?? 250;
-        const max = this.options.backoffMaxMs ?? 30_000;
+        const max = this.options.backoffMaxMs ?? 4000;
         const base = Math.min(max, initial * 2 ** Math.min(this.failures - 1, 20));
         const delay = Math.round(base * (0.5 + this.deps.random() / 2));
         if (err instanceof KubeHttpError && isAccessDenied(err.status)) {
@@ -132,6 +168,21 @@ export class Reflector {
         await this.deps.sleep(delay, signal);
       }
     }
+  }
+
+  /**
+   * A 404 on a collection that was listed before: the resource is no longer served (its CRD was
+   * deleted, which deletes every object of it). Trusted only while the server says it is ready, so a
+   * server still starting, whose CRD handlers are not all there yet, cannot empty the cache.
+   */
+  private async notServed(signal: AbortSignal): Promise<void> {
+    this.resourceVersion = '';
+    if (this.emptiedByNotFound) return;
+    const ready = await this.deps.api.request('GET', '/readyz', { signal }).then((r) => r.status === 200, () => false);
+    if (!ready || signal.aborted) return;
+    this.deps.logger.info({ resource: this.where }, 'resource no longer served (404): its objects are gone');
+    this.sink.replace([]);
+    this.emptiedByNotFound = true;
   }
 
   private baseQuery(): Record<string, string> {
@@ -162,6 +213,7 @@ export class Reflector {
         cont = '';
         continue;
       }
+      if (res.status === 504 && isTooLargeResourceVersion(res.status, res.body)) throw new GoneError(`list ${path}: ${describeBody(res.body)}`);
       if (res.status !== 200) throw new KubeHttpError(res.status, `list ${path}: HTTP ${res.status}: ${describeBody(res.body)}`, res.body);
       this.access.allow(this.accessKey('list'));
       // The API server makes the next page while this one is decoded, instead of each waiting for
@@ -184,6 +236,8 @@ export class Reflector {
     }
     this.sink.replace(items);
     this.resourceVersion = rv;
+    this.everListed = true;
+    this.emptiedByNotFound = false;
     this.sink.listed();
     this.deps.logger.debug({ resource: this.where, count: items.length, resourceVersion: rv }, 'listed');
   }
@@ -214,7 +268,7 @@ export class Reflector {
         case 'BOOKMARK':
           break;
         case 'ERROR':
-          if (obj.code === 410) gone = true;
+          if (obj.code === 410 || isTooLargeResourceVersion(obj.code ?? 0, obj)) gone = true;
           else failure = new KubeHttpError(obj.code ?? 0, `watch error: ${obj.message ?? obj.reason ?? 'unknown'}`);
           stop.abort();
           return;
@@ -227,11 +281,27 @@ export class Reflector {
     try {
       await this.deps.api.watch(collectionPath(this.type, this.namespace), query, onEvent, both, () => this.access.allow(this.accessKey('watch')));
     } catch (err) {
-      if (err instanceof KubeHttpError && err.status === 410) throw new GoneError('gone');
+      if (err instanceof KubeHttpError && (err.status === 410 || isTooLargeResourceVersion(err.status, err.body))) throw new GoneError(`watch: HTTP ${err.status}`);
       throw err;
     }
-    if (gone) throw new GoneError('gone');
+    if (gone) throw new GoneError('watch: expired or too large resourceVersion');
     if (failure) throw failure;
+  }
+
+  /**
+   * After a failure (the API server or etcd may have been replaced meanwhile), asks for one item to
+   * read the current resourceVersion. A consistent list is never behind what we saw, unless the
+   * history itself was replaced; a watch from our resourceVersion would then wait, silently, for
+   * the new history to pass it. Only a history that has not yet passed ours is caught this way.
+   */
+  private async checkHistory(signal: AbortSignal): Promise<void> {
+    const path = collectionPath(this.type, this.namespace);
+    const res = await this.deps.api.request('GET', path, { query: { ...this.baseQuery(), limit: '1' }, signal });
+    if (res.status !== 200) throw new KubeHttpError(res.status, `list ${path}: HTTP ${res.status}: ${describeBody(res.body)}`, res.body);
+    const current = res.listMeta?.()?.resourceVersion ?? (res.body as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion ?? '';
+    if (laterThan(this.resourceVersion, current)) {
+      throw new GoneError(`the server's resourceVersion ${current} is behind ours (${this.resourceVersion}): its history was replaced`);
+    }
   }
 }
 

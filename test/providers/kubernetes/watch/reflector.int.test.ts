@@ -25,6 +25,7 @@ describe('reflector against the fake API server', () => {
   beforeEach(async () => {
     server = new FakeKubeApiServer({ bookmarkIntervalMs: 50 });
     await server.start();
+    running = Promise.resolve();
     controller = new AbortController();
     store = new Map();
     lists = 0;
@@ -128,5 +129,50 @@ describe('reflector against the fake API server', () => {
     await eventually(() => store.has('default/b'), 3000, 'relabel');
     server.apply(ingress('a', 'default', { team: 'z' })); // no longer matches: arrives as DELETED
     await eventually(() => !store.has('default/a'), 3000, 'unlabel');
+  });
+
+  it('re-lists when the API server comes back on a wiped etcd, whose resourceVersions are behind ours', async () => {
+    for (let i = 0; i < 50; i++) server.apply(ingress(`old-${i}`));
+    start();
+    await eventually(() => store.size === 50 && server.activeWatches === 1, 3000, 'sync');
+    server.wipe(100);
+    await server.restart({ downMs: 50 });
+    server.apply(ingress('new'));
+    // A watch from the old resourceVersion would wait silently; the reflector sees the server behind
+    // it after reconnecting and lists again.
+    await eventually(() => store.size === 1 && store.has('default/new'), 5000, 'state of the new cluster');
+    expect(lists).toBe(2);
+    server.apply(ingress('later'));
+    await eventually(() => store.has('default/later'), 3000, 'watch from the new history');
+  });
+
+  it('re-lists on 504 "Too large resource version" on a watch, as client-go does', async () => {
+    await server.close();
+    server = new FakeKubeApiServer({ bookmarkIntervalMs: 50, tooLargeWatchError: true });
+    await server.start();
+    for (let i = 0; i < 5; i++) server.apply(ingress(`old-${i}`));
+    start();
+    await eventually(() => store.size === 5 && server.activeWatches === 1, 3000, 'sync');
+    // The wipe ends the watch cleanly, so the reflector re-watches at once from its resourceVersion
+    // (no failure, so no resourceVersion check first): only the watch's 504 can send it to a list.
+    server.wipe(100);
+    await eventually(() => lists === 2, 3000, 're-list after the 504');
+    expect(store.size).toBe(0);
+    server.apply(ingress('new'));
+    await eventually(() => store.size === 1 && store.has('default/new'), 3000, 'watch from the new history');
+    expect(lists).toBe(2);
+  });
+
+  it('takes a 404 on a listed collection (its CRD deleted) as an empty list, and lists again when it is back', async () => {
+    const def = { group: 'networking.k8s.io', version: 'v1', plural: 'ingresses', kind: 'Ingress', namespaced: true, statusSubresource: true };
+    server.apply(ingress('a'));
+    start();
+    await eventually(() => store.size === 1 && server.activeWatches === 1, 3000, 'sync');
+    server.unserveResource(def.group, def.version, def.plural);
+    server.killWatches();
+    await eventually(() => store.size === 0, 3000, 'objects of the removed resource gone');
+    server.serveResource(def);
+    server.apply(ingress('b'));
+    await eventually(() => store.size === 1 && store.has('default/b'), 3000, 'objects of the re-created resource');
   });
 });
