@@ -63,6 +63,11 @@ export interface TcpProxy {
   readonly connections: number;
   /** Destroys every open connection (both sides), as a network cut does; new ones are accepted. */
   cut(): number;
+  /**
+   * While `true`, cuts every open connection and closes each new one at once (the API server
+   * unreachable for this client only); `false` lets connections through again.
+   */
+  refuse(on: boolean): void;
   close(): Promise<void>;
 }
 
@@ -146,7 +151,12 @@ async function waitFor(what: string, proc: { child: ChildProcess; output: () => 
 /** A TCP proxy to 127.0.0.1:`targetPort` on a free loopback port. */
 async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   const pairs = new Set<[Socket, Socket]>();
+  let refusing = false;
   const server = createServer((client) => {
+    if (refusing) {
+      client.destroy();
+      return;
+    }
     const upstream = connect(targetPort, '127.0.0.1');
     const pair: [Socket, Socket] = [client, upstream];
     pairs.add(pair);
@@ -177,6 +187,10 @@ async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
       return pairs.size;
     },
     cut,
+    refuse(on) {
+      refusing = on;
+      if (on) cut();
+    },
     async close() {
       cut();
       await new Promise<void>((done) => server.close(() => done()));
