@@ -8,6 +8,11 @@
  * - the operator's peak resident memory (VmHWM).
  * Prints a table with the targets (5 s, 250 ms, 300 MB) and the ratio measured/target.
  *
+ * `-- --real` runs the same workload a second time against a real kube-apiserver and etcd
+ * (test/kube/control-plane.ts, built by scripts/build-peers.sh), written by 64 parallel requests,
+ * and prints its figures beside the fake's; the targets then are the real server's: first sync
+ * under 10 s, change-to-visible p99 under 250 ms, operator peak RSS under 300 MB.
+ *
  * The operator runs with the Node flags the Helm chart gives it (NODE_OPTIONS in
  * charts/portico/templates/deployment.yaml): `--max-semi-space-size=4`. BENCH_OPERATOR_NODE_ARGS
  * replaces them (e.g. to add `--cpu-prof`); BENCH_CHANGES (default 40) shortens the run.
@@ -23,9 +28,11 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { installCrds, ingressesPath, parallel, routesPath, send } from '../test/kube/cluster-objects.js';
+import { startControlPlane } from '../test/kube/control-plane.js';
 import { FakeKubeApiServer, fakeKubeconfig, type Obj } from '../test/support/fake-kube-apiserver.js';
 
 const SERVICES = Number(process.env.BENCH_SERVICES ?? 5000);
@@ -33,6 +40,8 @@ const SLICES_PER_SERVICE = 4;
 const INGRESSES = Number(process.env.BENCH_INGRESSES ?? 5000);
 const ROUTES = Number(process.env.BENCH_ROUTES ?? 5000);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 40);
+/** `--real`: the same workload against a real kube-apiserver and etcd too, after the fake's run. */
+const REAL = process.argv.includes('--real');
 const root = new URL('../', import.meta.url).pathname;
 
 function ns(i: number): string {
@@ -158,15 +167,85 @@ async function deliveryProbe(target: string, puts: Put[], awaiting: Awaiting): P
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
-async function main(): Promise<void> {
+/** Where the workload lives: the in-process fake API server or a real control plane. */
+interface Cluster {
+  readonly name: string;
+  /** A kubeconfig file for the operator. */
+  readonly kubeconfig: string;
+  /** Makes one change (an object of the workload, created before) as a user would. */
+  change(obj: Obj): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function fakeCluster(dir: string): Promise<Cluster> {
   const kube = new FakeKubeApiServer({ bookmarkIntervalMs: 5000 });
   await kube.start();
   const t0 = performance.now();
   kube.applyAll(objects());
   process.stdout.write(`fake cluster: ${SERVICES} services, ${SERVICES * SLICES_PER_SERVICE} endpointslices, ${INGRESSES} ingresses, ${ROUTES} ingressroutes (${Math.round(performance.now() - t0)} ms to load)\n`);
-
-  const dir = mkdtempSync(join(tmpdir(), 'portico-operator-bench-'));
   writeFileSync(join(dir, 'kubeconfig'), fakeKubeconfig(kube.url));
+  return {
+    name: 'fake',
+    kubeconfig: join(dir, 'kubeconfig'),
+    change: async (obj) => {
+      kube.apply(obj);
+    },
+    close: () => kube.close(),
+  };
+}
+
+/** The collection path of a workload object on a real API server. */
+function pathOf(o: Obj): string {
+  const ns = o.metadata.namespace as string;
+  switch (o.kind) {
+    case 'Service': return `/api/v1/namespaces/${ns}/services`;
+    case 'EndpointSlice': return `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`;
+    case 'Ingress': return ingressesPath(ns);
+    case 'IngressRoute': return routesPath(ns);
+    default: throw new Error(`no path for ${String(o.kind)}`);
+  }
+}
+
+/**
+ * etcd and kube-apiserver (test/kube/control-plane.ts) with Portico's CRDs and the workload, written
+ * by 64 requests at a time; the operator uses the admin's kubeconfig (over TLS, as in a cluster).
+ */
+async function realCluster(): Promise<Cluster> {
+  const t0 = performance.now();
+  const cp = await startControlPlane();
+  try {
+    await installCrds(cp);
+    const namespaces = [...new Set(objects().map((o) => o.metadata.namespace as string))];
+    await parallel(namespaces, 16, (name) => send(cp, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, [201]));
+    const t1 = performance.now();
+    const all = objects();
+    await parallel(all, 64, (o) => send(cp, 'POST', pathOf(o), o, [201]));
+    process.stdout.write(`real cluster (kube-apiserver v1.37.2, etcd v3.7.0): up in ${Math.round(t1 - t0)} ms, ${all.length} objects written in ${Math.round(performance.now() - t1)} ms\n`);
+  } catch (err) {
+    await cp.stop();
+    throw err;
+  }
+  return {
+    name: 'real',
+    kubeconfig: cp.kubeconfig('admin'),
+    change: async (obj) => {
+      await send(cp, 'PATCH', `${pathOf(obj)}/${obj.metadata.name as string}`, { spec: obj.spec });
+    },
+    close: () => cp.stop(),
+  };
+}
+
+interface Figures {
+  readonly syncMs: number;
+  readonly deliveredSyncMs: number;
+  readonly deliveredSyncCpuMs: number;
+  readonly visible: number[];
+  readonly delivered: number[];
+  readonly peakRssMb: number;
+}
+
+/** Starts serve and the operator against `cluster`, measures the first sync and `CHANGES` changes. */
+async function measure(cluster: Cluster, dir: string): Promise<Figures> {
   // The server runs as its own process, as in the pod (its own container beside the operator's),
   // so that its work does not share this process's event loop with the fake API server.
   const [managementPort, internalPort] = [await freePort(), await freePort()];
@@ -184,7 +263,7 @@ async function main(): Promise<void> {
   // As in the chart's operator container (see the header).
   const nodeArgs = (process.env.BENCH_OPERATOR_NODE_ARGS ?? '--max-semi-space-size=4').split(' ').filter((a) => a !== '');
   const operatorCli = process.env.BENCH_OPERATOR_CLI ?? join(root, 'dist/cli.js');
-  const child = spawn(process.execPath, [...nodeArgs, operatorCli, 'operator', '--kubeconfig', join(dir, 'kubeconfig'), '--data.dir', dir,
+  const child = spawn(process.execPath, [...nodeArgs, operatorCli, 'operator', '--kubeconfig', cluster.kubeconfig, '--data.dir', dir,
     '--operator.server-url', probe, '--operator.health-address', 'off', '--operator.leader-election', 'false',
     '--log.level', process.env.BENCH_OPERATOR_LOG ?? 'warn'], { stdio: ['ignore', 'inherit', 'inherit'] });
   awaiting.cpuOf = child.pid;
@@ -214,7 +293,7 @@ async function main(): Promise<void> {
       }
       awaiting.needle = Buffer.from(`"${name.slice(0, name.indexOf('@'))}"`);
       const t = performance.now();
-      kube.apply(c % 2 === 0 ? ingress(i, host) : route(i, host));
+      await cluster.change(c % 2 === 0 ? ingress(i, host) : route(i, host));
       await until(async () => (await fetch(`${api}/api/http/routers/${encodeURIComponent(name)}`)).status === 200, 30_000);
       delays.push(performance.now() - t);
       const put = puts.find((p) => p.at >= t && p.awaited);
@@ -222,22 +301,7 @@ async function main(): Promise<void> {
     }
     const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
     const hwmKb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-    const rows: [string, number, number, string][] = [
-      ['first full sync (ms)', syncMs, 5000, 'ms'],
-      ['  of which delivered (ms)', deliveredSyncMs, 5000, 'ms'],
-      ['  operator CPU then (ms)', deliveredSyncCpuMs, 5000, 'ms'],
-      ['change → visible p50 (ms)', percentile(delays, 50), 250, 'ms'],
-      ['change → visible p99 (ms)', percentile(delays, 99), 250, 'ms'],
-      ['change → delivered p50 (ms)', percentile(delivered, 50), 250, 'ms'],
-      ['change → delivered p99 (ms)', percentile(delivered, 99), 250, 'ms'],
-      ['operator peak RSS (MB)', hwmKb / 1024, 300, 'MB'],
-    ];
-    process.stdout.write(`\n${'metric'.padEnd(30)}${'measured'.padStart(12)}${'target'.padStart(10)}${'ratio'.padStart(8)}\n`);
-    for (const [name, value, target] of rows) {
-      process.stdout.write(`${name.padEnd(30)}${value.toFixed(1).padStart(12)}${String(target).padStart(10)}${(value / target).toFixed(2).padStart(8)}\n`);
-    }
-    process.stdout.write(`(${delays.length} sequential changes, alternating Ingress and IngressRoute; "delivered" = the snapshot PUT fully received\n` +
-      ' by the server, "visible" = the management API answers for the new router; ratio < 1 meets the target)\n');
+    return { syncMs, deliveredSyncMs, deliveredSyncCpuMs, visible: delays, delivered, peakRssMb: hwmKb / 1024 };
   } finally {
     child.kill('SIGTERM');
     // The operator's keep-alive connections would hold the probe (and this process) open.
@@ -245,8 +309,51 @@ async function main(): Promise<void> {
     probeServer.close();
     serverChild.kill('SIGTERM');
     await new Promise((resolve) => serverChild.once('exit', resolve));
-    await kube.close();
   }
+}
+
+
+/**
+ * The table: one column per cluster (the fake, and with `--real` the real API server beside it),
+ * each figure with its target and the ratio of the last column to it.
+ */
+function printTable(results: readonly [string, Figures][]): void {
+  const rows: [string, (f: Figures) => number, number | undefined][] = [
+    ['first full sync (ms)', (f) => f.syncMs, REAL ? 10_000 : 5000],
+    ['  of which delivered (ms)', (f) => f.deliveredSyncMs, undefined],
+    ['  operator CPU then (ms)', (f) => f.deliveredSyncCpuMs, undefined],
+    ['change → visible p50 (ms)', (f) => percentile(f.visible, 50), undefined],
+    ['change → visible p99 (ms)', (f) => percentile(f.visible, 99), 250],
+    ['change → delivered p50 (ms)', (f) => percentile(f.delivered, 50), undefined],
+    ['change → delivered p99 (ms)', (f) => percentile(f.delivered, 99), undefined],
+    ['operator peak RSS (MB)', (f) => f.peakRssMb, 300],
+  ];
+  const head = results.map(([name]) => name.padStart(12)).join('');
+  process.stdout.write(`\n${'metric'.padEnd(30)}${head}${'target'.padStart(10)}${'ratio'.padStart(8)}\n`);
+  for (const [name, get, target] of rows) {
+    const values = results.map(([, f]) => get(f));
+    const last = values[values.length - 1] ?? NaN;
+    process.stdout.write(`${name.padEnd(30)}${values.map((v) => v.toFixed(1).padStart(12)).join('')}` +
+      `${(target === undefined ? '' : String(target)).padStart(10)}${(target === undefined ? '' : (last / target).toFixed(2)).padStart(8)}\n`);
+  }
+  process.stdout.write(`(${CHANGES} sequential changes, alternating Ingress and IngressRoute; "delivered" = the snapshot PUT fully received\n` +
+    ' by the server, "visible" = the management API answers for the new router; the ratio is of the last column; < 1 meets the target' +
+    `${REAL ? ';\n with the real API server a change includes its write to kube-apiserver and etcd' : ''})\n`);
+}
+
+async function main(): Promise<void> {
+  const results: [string, Figures][] = [];
+  for (const make of REAL ? [fakeCluster, realCluster] : [fakeCluster]) {
+    const dir = mkdtempSync(join(tmpdir(), 'portico-operator-bench-'));
+    const cluster = await make(dir);
+    try {
+      results.push([cluster.name, await measure(cluster, dir)]);
+    } finally {
+      await cluster.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  printTable(results);
 }
 
 main().catch((err: unknown) => {

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { eventually } from '../providers/kubernetes/fake-internal-endpoint.js';
 
-const CLI = resolve(import.meta.dirname, '../../dist/cli.js');
+const CLI = process.env.PAIR_CLI ?? resolve(import.meta.dirname, '../../dist/cli.js');
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON log lines and API records of every shape
 export type Json = Record<string, any>;
