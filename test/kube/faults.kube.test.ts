@@ -70,7 +70,7 @@ async function missingDuring(mustStay: readonly string[], fault: () => Promise<v
 }
 
 function operatorSaid(text: string): number {
-  return pair.operator.lines.filter((l) => typeof l.msg === 'string' && l.msg.includes(text)).length;
+  return pair.operator.logged(text).length;
 }
 
 beforeAll(async () => {

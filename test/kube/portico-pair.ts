@@ -1,74 +1,25 @@
 /**
- * `portico serve` and `portico operator` as real processes (`node dist/cli.js`), for the suites
- * against a real API server: start a pair on free loopback ports in a fresh data directory, restart
- * the operator, read the management API's records, keep each process's log lines.
+ * A `portico serve` and a `portico operator` delivering to it, for the fault suites, on the shared
+ * harness of the kube suites (portico-processes.ts: the real `dist/cli.js`, the operator with the
+ * chart's flags). The fault suites replace the operator now and then, so the pair keeps the
+ * current one, and reads the management API's records.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { eventually } from '../providers/kubernetes/fake-internal-endpoint.js';
-
-const CLI = process.env.PAIR_CLI ?? resolve(import.meta.dirname, '../../dist/cli.js');
+import { startOperator, startServe, type OperatorProcess, type ServeProcess } from './portico-processes.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON log lines and API records of every shape
 export type Json = Record<string, any>;
 
-export interface Proc {
-  readonly child: ChildProcess;
-  /** Every log line so far, parsed (a line that is not JSON is kept as `{msg}`). */
-  readonly lines: Json[];
-  readonly exited: Promise<number | null>;
-}
-
-function run(args: string[]): Proc {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" before the kube suites`);
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: Json[] = [];
-  const keep = (stderr: boolean) => (l: string) => {
-    try {
-      lines.push(JSON.parse(l) as Json);
-    } catch {
-      lines.push({ msg: l, stderr });
-    }
-  };
-  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', keep(false));
-  createInterface({ input: child.stderr as NodeJS.ReadableStream }).on('line', keep(true));
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  return { child, lines, exited };
-}
-
-async function stopProc(p: Proc | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (!p || p.child.exitCode !== null || p.child.signalCode !== null) return;
-  p.child.kill(signal);
-  await p.exited;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
-  });
-}
-
 export interface PorticoPair {
   /** The management API, `http://127.0.0.1:<port>`. */
   readonly api: string;
-  readonly serve: Proc;
-  /** The running operator (replaced by restartOperator). */
-  readonly operator: Proc;
-  /** The operator's health listener port. */
-  readonly healthPort: number;
+  readonly serve: ServeProcess;
+  /** The running operator (replaced by startOperator). */
+  readonly operator: OperatorProcess;
   /** GET on the management API, parsed. */
   get(path: string): Promise<{ status: number; body: Json }>;
-  /** Stops the operator (SIGTERM, or `signal`); `startOperator` starts it again. */
-  stopOperator(signal?: NodeJS.Signals): Promise<void>;
+  /** Stops the operator (SIGTERM); `startOperator` starts another. */
+  stopOperator(): Promise<void>;
   startOperator(): Promise<void>;
   /** Resolves when the operator's `/readyz` answers 200. */
   ready(timeoutMs?: number): Promise<void>;
@@ -78,68 +29,50 @@ export interface PorticoPair {
 export interface PairOptions {
   /** The kubeconfig the operator uses. */
   readonly kubeconfig: string;
-  /** More operator flags. */
+  /** More operator flags (after the chart's and the pair's). */
   readonly operatorFlags?: readonly string[];
 }
 
-/** Starts `serve` (management API and internal listener only), then the operator pointed at it. */
+/**
+ * The chart's flags that need what these clusters lack: the release namespace (for the Lease) and
+ * the chart's own Service (the published ingress endpoint). The fault suites check records, not
+ * leadership or Ingress status, which the operator suite covers.
+ */
+const PAIR_FLAGS = ['--operator.leader-election=false', '--operator.ingress-endpoint.published-service=', '--log.level=info'];
+
+/** Starts `serve`, then the operator pointed at it. */
 export async function startPorticoPair(options: PairOptions): Promise<PorticoPair> {
-  const dir = mkdtempSync(join(tmpdir(), 'portico-pair-'));
-  const [mgmtPort, internalPort] = [await freePort(), await freePort()];
-  const api = `http://127.0.0.1:${mgmtPort}`;
-  const serve = run([
-    'serve', '--data.dir', dir, '--providers.file.filename', '', '--log.level', 'warn',
-    '--management.listen-address', `127.0.0.1:${mgmtPort}`, '--internal.listen-address', `127.0.0.1:${internalPort}`,
-    '--pushgateway.listen-address', 'off', '--search.listen-address', 'off',
-  ]);
-  let operator: Proc | undefined;
-  let healthPort = 0;
-  const get = async (path: string) => {
-    const res = await fetch(api + path);
-    return { status: res.status, body: (await res.json()) as Json };
-  };
-  const startOperator = async () => {
-    const proc = run([
-      'operator', '--kubeconfig', options.kubeconfig, '--data.dir', dir,
-      '--operator.server-url', `http://127.0.0.1:${internalPort}`, '--operator.health-address', '127.0.0.1:0',
-      '--operator.leader-election', 'false', '--operator.delivery-check', '500ms', '--log.level', 'info',
-      ...(options.operatorFlags ?? []),
-    ]);
-    operator = proc;
-    const started = await eventually(() => {
-      if (proc.child.exitCode !== null) throw new Error(`the operator exited with ${proc.child.exitCode}: ${JSON.stringify(proc.lines.slice(-5))}`);
-      return proc.lines.find((l) => l.msg === 'operator started');
-    }, 30_000, 'operator started', 50);
-    healthPort = Number(started.healthPort);
+  const serve = await startServe();
+  let operator: OperatorProcess | undefined;
+  const start = async () => {
+    operator = await startOperator({ kubeconfig: options.kubeconfig, serve, extraArgs: [...PAIR_FLAGS, ...(options.operatorFlags ?? [])] });
   };
   const stop = async () => {
-    await stopProc(operator);
-    await stopProc(serve);
-    rmSync(dir, { recursive: true, force: true });
+    await operator?.stop();
+    await serve.dispose();
   };
   try {
-    await eventually(async () => (await fetch(`${api}/api/overview`).catch(() => undefined))?.status === 200, 30_000, 'management API', 50);
-    await startOperator();
+    await start();
   } catch (err) {
     await stop();
     throw err;
   }
   return {
-    api,
+    api: serve.api,
     serve,
     get operator() {
-      return operator as Proc;
+      return operator as OperatorProcess;
     },
-    get healthPort() {
-      return healthPort;
+    async get(path) {
+      const res = await fetch(serve.api + path);
+      return { status: res.status, body: (await res.json()) as Json };
     },
-    get,
-    async stopOperator(signal) {
-      await stopProc(operator, signal);
+    async stopOperator() {
+      await operator?.stop();
     },
-    startOperator,
+    startOperator: start,
     async ready(timeoutMs = 30_000) {
-      await eventually(async () => (await fetch(`http://127.0.0.1:${healthPort}/readyz`).catch(() => undefined))?.status === 200, timeoutMs, 'operator /readyz', 50);
+      await eventually(async () => (await operator?.readyz().catch(() => undefined))?.status === 200, timeoutMs, 'operator /readyz', 50);
     },
     stop,
   };
