@@ -1,5 +1,6 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -54,6 +55,33 @@ describe('portico CLI', () => {
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
+  });
+
+  it('says an unreachable API server once per backoff step, not once per watched resource', async () => {
+    // A port nothing listens on: every reflector's list is refused at once, and again at each retry.
+    const closed = await new Promise<number>((done) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as AddressInfo;
+        s.close(() => done(port));
+      });
+    });
+    const kubeconfig = join(dataDir, 'unreachable.kubeconfig');
+    writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: 'https://127.0.0.1:${closed}', insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\n`);
+    const child = spawn(process.execPath, [CLI, 'operator', '--kubeconfig', kubeconfig, '--data.dir', dataDir, '--operator.health-address', '127.0.0.1:0', '--log.format', 'json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    await new Promise((r) => setTimeout(r, 6000));
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    const apiLines = out.split('\n').filter((l) => l.includes('Kubernetes API server') || l.includes('list/watch failed'));
+    // At least the first line; at most one per backoff step in 6 s (0.25, 0.5, 1, 2, 4 s, with jitter),
+    // where a line per watched resource per retry would be well over a hundred.
+    expect(apiLines.length, out).toBeGreaterThanOrEqual(1);
+    expect(apiLines.length, apiLines.join('\n')).toBeLessThanOrEqual(8);
+    expect(apiLines[0]).toContain(`cannot reach the Kubernetes API server https://127.0.0.1:${closed}`);
+    expect(apiLines[0]).toContain('ECONNREFUSED');
+    expect(apiLines.some((l) => l.includes('list/watch failed'))).toBe(false);
   });
 
   it('starts every listener and shuts down cleanly on SIGTERM', async () => {

@@ -1,4 +1,5 @@
 import { AccessProblems } from './client/access-problems.js';
+import { ConnectionProblems } from './client/connection-problems.js';
 import { IngressStatusWriter, ingressEndpointEnabled, type IngressEndpoint } from './status/ingress-status.js';
 import { LeaderElector, type LeaseDeps, type LeaseOptions } from './client/leader-election.js';
 import { ObjectCache, watchedResources } from './watch/object-cache.js';
@@ -65,6 +66,8 @@ export class OperatorController {
   readonly cache: ObjectCache;
   /** Refusals of the API server (RBAC), each logged once; a refused read keeps the operator unready. */
   readonly access: AccessProblems;
+  /** The API server not answering, logged once per backoff step for every reflector. */
+  private readonly connection: ConnectionProblems;
   private readonly delivery: SnapshotDelivery;
   private readonly elector: LeaderElector | null;
   private readonly statusWriter: StatusWriter;
@@ -84,6 +87,7 @@ export class OperatorController {
 
   constructor(private readonly options: ControllerOptions, private readonly deps: ControllerDeps, private readonly signal: AbortSignal) {
     this.access = new AccessProblems(deps.logger);
+    this.connection = new ConnectionProblems(deps.logger, deps.api.serverUrl ?? 'the API server');
     this.cache = new ObjectCache((resourceId, key, services) => this.markDirty(resourceId, key, services));
     this.translation = new IncrementalTranslation(options.translate, this.cache);
     this.delivery = new SnapshotDelivery({ serverUrl: options.serverUrl }, { fetch: deps.fetch, readToken: deps.readToken, logger: deps.logger, sleep: deps.sleep }, signal);
@@ -153,7 +157,7 @@ export class OperatorController {
       const selector = type.id === 'namespaces' ? options.namespaceSelector : routing ? options.labelSelector : '';
       const reflectorOptions: ReflectorOptions = { ...options.reflector, ...(selector ? { labelSelector: selector } : {}) };
       for (const scope of type.namespaced ? scopes : ['']) {
-        const reflector = new Reflector(type, scope === '' ? undefined : scope, this.cache.sink(type, scope), { ...deps, access: this.access }, reflectorOptions);
+        const reflector = new Reflector(type, scope === '' ? undefined : scope, this.cache.sink(type, scope), { ...deps, access: this.access, connection: this.connection }, reflectorOptions);
         tasks.push(reflector.run(signal));
       }
     }

@@ -95,7 +95,12 @@ async function loadKubeConfig(flag: string): Promise<KubeConfig> {
   } catch (err) {
     throw new ConfigError(`cannot load the kubeconfig${named}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  if (!kc.getCurrentCluster()) throw new ConfigError(`the kubeconfig${named} has no current cluster`);
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new ConfigError(`the kubeconfig${named} has no current cluster`);
+  if (cluster.server.startsWith('http://') && cluster.skipTLSVerify !== true) {
+    // The client refuses plain HTTP on every request; say it once, at start.
+    throw new ConfigError(`the kubeconfig${named} names a plain-HTTP server (${cluster.server}); use https, or set insecure-skip-tls-verify: true on the cluster to allow http`);
+  }
   return kc;
 }
 

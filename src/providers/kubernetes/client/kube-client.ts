@@ -79,6 +79,8 @@ export interface RequestOptions {
 }
 
 export interface KubeApi {
+  /** The API server's URL, for messages (undefined for test doubles that have none). */
+  readonly serverUrl?: string;
   request(method: string, path: string, options?: RequestOptions): Promise<KubeResponse>;
   /**
    * Streams a watch: resolves when the server ends the stream, rejects with a KubeHttpError for a
@@ -140,8 +142,12 @@ export class KubeConfigApi implements KubeApi {
   private agent: Agent | undefined;
   private applied: { at: number; options: https.RequestOptions } | undefined;
 
+  readonly serverUrl: string | undefined;
+
   /** `now` (ms) times the reuse of applied options; default Date.now. */
-  constructor(private readonly kc: KubeConfig, private readonly now: () => number = Date.now) {}
+  constructor(private readonly kc: KubeConfig, private readonly now: () => number = Date.now) {
+    this.serverUrl = kc.getCurrentCluster()?.server;
+  }
 
   private async options(method: string, url: URL, contentType?: string): Promise<https.RequestOptions> {
     const now = this.now();

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { ConnectionProblems } from '../client/connection-problems.js';
 import { AccessProblems, isAccessDenied, resourceName, statusMessage, type AccessKey } from '../client/access-problems.js';
 import { KubeHttpError, type KubeApi, type KubeResponse, type WatchEvent } from '../client/kube-client.js';
 import type { KubeObject } from '../client/kube-objects.js';
@@ -71,6 +72,8 @@ export interface ReflectorDeps {
   readonly random: () => number;
   /** Where a refused list or watch (RBAC) is noted and logged once; default: one of its own. */
   readonly access?: AccessProblems;
+  /** Where an API server that does not answer is noted, logged once per backoff step for every reflector; default: one of its own. */
+  readonly connection?: ConnectionProblems;
 }
 
 export interface ReflectorOptions {
@@ -111,6 +114,7 @@ export class Reflector {
   private resourceVersion = '';
   private failures = 0;
   private readonly access: AccessProblems;
+  private readonly connection: ConnectionProblems;
   /** The last attempt failed: check the server's resourceVersion before resuming the watch. */
   private resumeAfterFailure = false;
   /** A list has succeeded once (a later 404 means the resource went away, not that it never was). */
@@ -126,6 +130,7 @@ export class Reflector {
     private readonly options: ReflectorOptions = {},
   ) {
     this.access = deps.access ?? new AccessProblems(deps.logger);
+    this.connection = deps.connection ?? new ConnectionProblems(deps.logger, deps.api.serverUrl ?? 'the API server');
   }
 
   private accessKey(verb: 'list' | 'watch'): AccessKey {
@@ -159,9 +164,13 @@ export class Reflector {
         const max = this.options.backoffMaxMs ?? 4000;
         const base = Math.min(max, initial * 2 ** Math.min(this.failures - 1, 20));
         const delay = Math.round(base * (0.5 + this.deps.random() / 2));
+        if (err instanceof KubeHttpError) this.connection.answered();
         if (err instanceof KubeHttpError && isAccessDenied(err.status)) {
           // Logged once by AccessProblems, and retried with the same backoff, quietly.
           this.access.deny(this.accessKey(this.resourceVersion === '' ? 'list' : 'watch'), err.status, statusMessage(err.body) || err.message);
+        } else if (!(err instanceof KubeHttpError)) {
+          // No answer at all (refused, reset, DNS, TLS): every reflector meets it at once; one line per backoff step.
+          this.connection.failed(this.where, err instanceof Error ? err.message : String(err), delay);
         } else {
           this.deps.logger.warn({ resource: this.where, err: err instanceof Error ? err.message : String(err), retryInMs: delay, failures: this.failures }, 'list/watch failed, retrying');
         }
@@ -215,6 +224,7 @@ export class Reflector {
       }
       if (res.status === 504 && isTooLargeResourceVersion(res.status, res.body)) throw new GoneError(`list ${path}: ${describeBody(res.body)}`);
       if (res.status !== 200) throw new KubeHttpError(res.status, `list ${path}: HTTP ${res.status}: ${describeBody(res.body)}`, res.body);
+      this.connection.answered();
       this.access.allow(this.accessKey('list'));
       // The API server makes the next page while this one is decoded, instead of each waiting for
       // the other: pages of a big list (40 of EndpointSlices) otherwise go strictly in turn.
@@ -279,7 +289,10 @@ export class Reflector {
       if (rv) this.resourceVersion = rv;
     };
     try {
-      await this.deps.api.watch(collectionPath(this.type, this.namespace), query, onEvent, both, () => this.access.allow(this.accessKey('watch')));
+      await this.deps.api.watch(collectionPath(this.type, this.namespace), query, onEvent, both, () => {
+        this.connection.answered();
+        this.access.allow(this.accessKey('watch'));
+      });
     } catch (err) {
       if (err instanceof KubeHttpError && (err.status === 410 || isTooLargeResourceVersion(err.status, err.body))) throw new GoneError(`watch: HTTP ${err.status}`);
       throw err;
