@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the Go peers that the real-Kubernetes tests start (kube-apiserver, etcd) from the Go module
-# proxy, through the pinned wrapper modules in test/peers/<name>/ (go.mod and go.sum name every
-# version). Each binary lands in a cache outside the repository, keyed by its pinned version and the
+# Builds the Go peers that the tests start from the Go module proxy, through the pinned wrapper
+# modules in test/peers/<name>/ (go.mod and go.sum name every version): kube-apiserver and etcd for
+# the real-Kubernetes tests; pushgateway, prometheus and push-client (our own program on
+# client_golang's push package) for the push gateway's side-by-side, peer and client tests. Each binary lands in a cache outside the repository, keyed by its pinned version and the
 # Go version, so a warm run builds nothing:
 #   ${PORTICO_PEER_CACHE:-$HOME/.cache/portico-peers}/<name>-<version>-<go version>/<name>
 # One peer is a file, not a binary: servicemonitor-crd, the Prometheus Operator's ServiceMonitor CRD,
@@ -9,13 +10,14 @@
 #   ${PORTICO_PEER_CACHE:-$HOME/.cache/portico-peers}/servicemonitor-crd-<version>/<file>
 #
 #   scripts/build-peers.sh [name ...]     (default: every peer; prints the binary and file paths)
+# Names: etcd kube-apiserver servicemonitor-crd pushgateway prometheus promtool push-client
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${PORTICO_PEER_CACHE:-${HOME}/.cache/portico-peers}
 
 if ! command -v go >/dev/null 2>&1; then
-  echo "build-peers: Go is not installed; the real-Kubernetes tests need Go 1.26 or newer (https://go.dev/doc/install, or Debian's golang package)" >&2
+  echo "build-peers: Go is not installed; the real-Kubernetes and push gateway peer tests need Go 1.26 or newer (https://go.dev/doc/install, or Debian's golang package)" >&2
   exit 1
 fi
 gover=$(go env GOVERSION)
@@ -60,7 +62,7 @@ servicemonitor_crd() {
 }
 
 build() {
-  local name=$1 module pkg version ldflags
+  local name=$1 module pkg version ldflags tags=selinux,notest,grpcnotrace
   case "$name" in
     servicemonitor-crd)
       servicemonitor_crd
@@ -83,8 +85,38 @@ build() {
       version=$(pinned etcd "$module")
       ldflags="-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=$version"
       ;;
+    pushgateway)
+      module=github.com/prometheus/pushgateway
+      pkg=$module
+      version=$(pinned pushgateway "$module")
+      ldflags="-s -w -X github.com/prometheus/common/version.Version=${version#v} -X github.com/prometheus/common/version.Branch=HEAD"
+      ;;
+    prometheus | promtool)
+      # Only the file and HTTP service discovery (remove_all_sd drops the cloud and Kubernetes
+      # plugins, which would triple the build) and no built-in UI assets: the tests use the HTTP API
+      # only. Both binaries come from one pinned module (test/peers/prometheus/); module versions
+      # v0.3xx.y are Prometheus 3.xx.y.
+      module=github.com/prometheus/prometheus
+      pkg=$module/cmd/$name
+      version=$(pinned prometheus "$module")
+      local release=${version#v0.}
+      release=3.${release:1}
+      ldflags="-s -w -X github.com/prometheus/common/version.Version=$release -X github.com/prometheus/common/version.Branch=HEAD"
+      tags=netgo,remove_all_sd
+      ;;
+    push-client)
+      # Our own program (test/peers/push-client/main.go), keyed by client_golang's pinned version
+      # and by the program's own text, so that an edit rebuilds it.
+      module=github.com/prometheus/client_golang
+      pkg=.
+      version=$(pinned push-client "$module")
+      local digest
+      digest=$(sha256sum "$root/test/peers/push-client/main.go" | cut -c1-12)
+      version=${version:+$version-$digest}
+      ldflags="-s -w"
+      ;;
     *)
-      echo "build-peers: unknown peer \"$name\" (kube-apiserver, etcd, servicemonitor-crd)" >&2
+      echo "build-peers: unknown peer \"$name\" (kube-apiserver, etcd, servicemonitor-crd, pushgateway, prometheus, promtool, push-client)" >&2
       return 2
       ;;
   esac
@@ -97,16 +129,16 @@ build() {
     echo "$dir/$name"
     return 0
   fi
-  echo "build-peers: building $name $version with $gover (first run only; kube-apiserver takes 10-20 minutes on 2 cores)" >&2
+  echo "build-peers: building $name $version with $gover (first run only; on 2 cores kube-apiserver takes 10-20 minutes, prometheus about 5)" >&2
   local start=$SECONDS
   mkdir -p "$dir"
-  (cd "$root/test/peers/$name" &&
-    CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath -tags selinux,notest,grpcnotrace \
+  (cd "$root/test/peers/${name/promtool/prometheus}" &&
+    CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath -tags "$tags" \
       -ldflags "$ldflags" -o "$dir/$name.tmp" "$pkg")
   mv "$dir/$name.tmp" "$dir/$name"
   echo "build-peers: built $name in $((SECONDS - start)) s" >&2
   echo "$dir/$name"
 }
 
-if [ $# -eq 0 ]; then set -- etcd kube-apiserver servicemonitor-crd; fi
+if [ $# -eq 0 ]; then set -- etcd kube-apiserver servicemonitor-crd pushgateway prometheus promtool push-client; fi
 for peer in "$@"; do build "$peer"; done
