@@ -180,42 +180,47 @@ function toFamily(f: PbFamily): MetricFamily {
   };
 }
 
-/** The longest length prefix Go's reader (pbutil.ReadDelimited) accepts: a varint32. */
-const MAX_PREFIX_BYTES = 5;
+/** The longest length prefix Go's reader (protodelim.UnmarshalFrom) reads: a varint64. */
+const MAX_PREFIX_BYTES = 10;
 
 /**
- * Where the length prefix at `pos` ends, judged as Pushgateway 1.5.1's pbutil.ReadDelimited does:
- * `'eof'` when the body ends inside the prefix (Go sees io.EOF there and treats the body as
- * complete), or throws its error for a prefix longer than a varint32. The value itself is then read
- * by protobufjs.
+ * Reads the length prefix at `pos` as Pushgateway 1.11.1's reader (protodelim.UnmarshalFrom)
+ * does: a body that ends inside the prefix is `unexpected EOF`, and a prefix that does not end
+ * within ten bytes, or whose tenth byte is above 1, is `proto: variable length integer overflow`.
+ * Returns the length (exact up to 2^53; larger lengths exceed any body anyway) and where the
+ * message starts.
  */
-function checkPrefix(bytes: Uint8Array, pos: number): 'ok' | 'eof' {
+function readPrefix(bytes: Uint8Array, pos: number): { length: number; start: number } {
+  let length = 0;
   for (let k = 0; k < MAX_PREFIX_BYTES; k++) {
     const b = bytes[pos + k];
-    if (b === undefined) return 'eof';
-    if (b < 0x80) return 'ok';
+    if (b === undefined) throw new ExpositionError('unexpected EOF');
+    if (k === MAX_PREFIX_BYTES - 1 && b >= 2) break;
+    length += (b & 0x7f) * 2 ** (7 * k);
+    if (b < 0x80) return { length, start: pos + k + 1 };
   }
-  throw new ExpositionError('invalid varint32 encountered');
+  throw new ExpositionError('proto: variable length integer overflow');
 }
 
-/** Go's (golang/protobuf 1.x) wording for what protobufjs reports. */
+/**
+ * What Pushgateway 1.11.1 (protobuf-go) answers for a message that does not decode: one generic
+ * text for every wire-format error (Pushgateway 1.5.1's golang/protobuf 1.x named the error).
+ */
 function wireError(e: unknown): ExpositionError {
-  if (e instanceof RangeError) return new ExpositionError('unexpected EOF', { cause: e });
-  const wireType = /invalid wire type (\d+)/.exec(e instanceof Error ? e.message : '');
-  if (wireType) return new ExpositionError(`proto: can't skip unknown wire type ${wireType[1]}`, { cause: e });
   return new ExpositionError('proto: cannot parse invalid wire-format data', { cause: e });
 }
 
 /**
  * Decodes varint-length-delimited MetricFamily messages until the end of `body`, framed as
- * Pushgateway 1.5.1 reads them: a body that ends inside a length prefix, or right after a prefix
- * with none of its message, counts as complete (Go's reader reports a plain EOF there); a message
- * cut short is `unexpected EOF`. A later family with the same name replaces an earlier one
- * (Pushgateway keys them by name), keeping the earlier position. Families without metrics are kept
- * (a POST of one empties that family).
+ * Pushgateway 1.11.1 reads them (protodelim): a body that ends inside a length prefix or inside a
+ * message is `unexpected EOF` (Pushgateway 1.5.1 took a body ending inside a prefix, or right
+ * after one, as complete). A later family with the same name replaces an earlier one (Pushgateway
+ * keys them by name), keeping the earlier position. Families without metrics are kept (a POST of
+ * one empties that family).
  *
- * @throws ExpositionError `unexpected EOF` for a truncated message, `invalid varint32 encountered`,
- * or a wire-format error (Go's texts for wire type errors; a generic one otherwise).
+ * @throws ExpositionError `unexpected EOF` for a truncated prefix or message, `proto: variable
+ * length integer overflow`, or `proto: cannot parse invalid wire-format data` for a message that
+ * does not decode.
  */
 export function parseProtobufDelimited(body: Uint8Array): MetricFamily[] {
   const type = metricFamilyType();
@@ -225,10 +230,8 @@ export function parseProtobufDelimited(body: Uint8Array): MetricFamily[] {
   const reader = protobuf.Reader.create(bytes);
   const byName = new Map<string, MetricFamily>();
   while (reader.pos < reader.len) {
-    if (checkPrefix(bytes, reader.pos) === 'eof') break;
-    const length = reader.uint32();
-    const start = reader.pos;
-    if (length > 0 && start === reader.len) break;
+    const { length, start } = readPrefix(bytes, reader.pos);
+    reader.pos = start;
     if (reader.len - start < length) throw new ExpositionError('unexpected EOF');
     let message: PbFamily;
     try {
@@ -326,7 +329,8 @@ export function parseMediaType(value: string): { type: string; params: Map<strin
     const key = part.slice(0, eq).trim().toLowerCase();
     let v = part.slice(eq + 1).trim();
     if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) v = v.slice(1, -1).replace(/\\(.)/g, '$1');
-    if (params.has(key)) return undefined;
+    // Go's mime package (1.22 and later) allows a repeated parameter when its value is the same.
+    if (params.has(key) && params.get(key) !== v) return undefined;
     params.set(key, v);
   }
   return { type, params };

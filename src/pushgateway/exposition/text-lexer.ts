@@ -132,7 +132,10 @@ export abstract class TextLexer {
     return s.slice(start, i);
   }
 
-  /** The rest of the line from the current char; HELP also knows the escapes `\\` and `\n`. */
+  /**
+   * The rest of the line from the current char; HELP also knows the escapes `\\`, `\n` and (since
+   * Pushgateway 1.11.1's text parser; 1.5.1 refused it) `\"`.
+   */
   protected readTokenUntilNewline(escapes: boolean): string {
     const s = this.s;
     let start = this.p;
@@ -153,6 +156,7 @@ export abstract class TextLexer {
           c = s.charCodeAt(i);
           if (c === BACKSLASH) out += '\\';
           else if (c === 110) out += '\n';
+          else if (c === 34) out += '"';
           else {
             this.p = i;
             this.c = c;
