@@ -1,25 +1,48 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock, listenGateway, type Harness } from '../pushgateway/gateway-harness.js';
-import { eventually, freePort, requireBinary, startPeer, type Peer } from '../pushgateway/peer-processes.js';
+import { eventually, freePort, goPeer, startPeer, type Peer } from '../pushgateway/peer-processes.js';
 
-/** Debian's Prometheus scrapes Portico with honor_labels: true; its query API must return the pushed series. */
+/**
+ * Prometheus 3.16.0 (built by scripts/build-peers.sh) scrapes Portico with honor_labels: true and
+ * scrape_protocols preferring protobuf; its query API must return the pushed series.
+ */
 let prom: Peer | undefined;
 let promUrl = '';
 let dir = '';
 let portico: (Harness & { url: string }) | undefined;
+/** Between Prometheus and Portico: records each scrape's Accept header and answer Content-Type. */
+let recorder: Server | undefined;
+const scrapes: { accept: string; contentType: string }[] = [];
+
+/** A pass-through HTTP proxy to `target` on a free port, recording each exchange. */
+async function startRecorder(target: URL): Promise<string> {
+  recorder = createServer((req, res) => {
+    const upstream = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
+      scrapes.push({ accept: String(req.headers.accept ?? ''), contentType: String(up.headers['content-type'] ?? '') });
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((done) => recorder?.listen(0, '127.0.0.1', done));
+  const address = recorder.address();
+  return `127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+}
 
 beforeAll(async () => {
-  const bin = requireBinary('/usr/bin/prometheus', 'prometheus');
+  const bin = goPeer('prometheus');
   portico = await listenGateway([], TestClock.real());
   dir = await mkdtemp(join(tmpdir(), 'portico-prom-'));
-  const target = new URL(portico.url).host;
+  const target = await startRecorder(new URL(portico.url));
   const config = join(dir, 'prometheus.yml');
   await writeFile(
     config,
-    `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: portico-pushgateway\n    honor_labels: true\n    static_configs:\n      - targets: ['${target}']\n`,
+    `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: portico-pushgateway\n    honor_labels: true\n    scrape_protocols: [PrometheusProto, OpenMetricsText1.0.0, PrometheusText0.0.4]\n    static_configs:\n      - targets: ['${target}']\n`,
   );
   const port = await freePort();
   promUrl = `http://127.0.0.1:${port}`;
@@ -34,6 +57,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await prom?.stop();
   await portico?.app.close();
+  await new Promise((done) => (recorder ? recorder.close(done) : done(undefined)));
   if (dir !== '') await rm(dir, { recursive: true, force: true });
 });
 
@@ -48,7 +72,7 @@ async function query(q: string): Promise<Series[]> {
   return body.data.result;
 }
 
-describe('Prometheus scraping Portico with honor_labels: true', () => {
+describe('Prometheus 3 scraping Portico with honor_labels: true, protobuf first', () => {
   it('returns the pushed series with their job and grouping labels', async () => {
     const put = await fetch(`${portico?.url}/metrics/job/nightly_backup/instance/db-1/zone@base64/ZXUvd2VzdA`, {
       method: 'PUT',
@@ -73,5 +97,11 @@ describe('Prometheus scraping Portico with honor_labels: true', () => {
     expect((await query('backup_seconds_count'))[0]?.value[1]).toBe('2');
     const up = await query('up{job="portico-pushgateway"}');
     expect(up[0]?.value[1]).toBe('1');
+  });
+
+  it('asks for protobuf first and gets it', () => {
+    expect(scrapes.length).toBeGreaterThan(0);
+    expect(scrapes[0]?.accept).toMatch(/^application\/vnd\.google\.protobuf;proto=io\.prometheus\.client\.MetricFamily;encoding=delimited/);
+    for (const s of scrapes) expect(s.contentType).toMatch(/^application\/vnd\.google\.protobuf; proto=io\.prometheus\.client\.MetricFamily; encoding=delimited/);
   });
 });

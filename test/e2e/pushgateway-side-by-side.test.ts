@@ -5,7 +5,7 @@ import { TestClock, listenGateway, type Harness } from '../pushgateway/gateway-h
 import { startPushgateway, type PushgatewayPeer } from '../pushgateway/peer-processes.js';
 
 /**
- * Sends the same pushes to Debian's prometheus-pushgateway and to Portico and compares what
+ * Sends the same pushes to Pushgateway 1.11.1 (the newest, built by scripts/build-peers.sh) and to Portico and compares what
  * GET /metrics exposes for the pushed families (push time values aside), and the answers to bad
  * requests.
  */
@@ -108,7 +108,7 @@ function normalize(text: string): string {
   return keep.join('\n');
 }
 
-describe('side by side with Debian prometheus-pushgateway', () => {
+describe('side by side with Pushgateway 1.11.1', () => {
   it('answers the same pushes with the same status codes', async () => {
     for (const step of STEPS) {
       const a = await send(pgUrl, step);

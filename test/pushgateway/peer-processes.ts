@@ -1,8 +1,42 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/**
+ * The push gateway's Go peers, built from the Go module proxy by scripts/build-peers.sh (pinned in
+ * test/peers/<name>/, cached outside the repository): Pushgateway 1.11.1, Prometheus 3.16.0 and its
+ * promtool, and push-client (our program on client_golang 1.25.0's push package).
+ */
+export type GoPeer = 'pushgateway' | 'prometheus' | 'promtool' | 'push-client';
+
+const goPeerPaths = new Map<GoPeer, string>();
+
+/**
+ * The path of a Go peer's binary: found in the cache, or built on the first run (minutes; `make
+ * peers` builds every peer before the tests). Fails with what to install when Go is missing.
+ */
+export function goPeer(name: GoPeer): string {
+  const known = goPeerPaths.get(name);
+  if (known !== undefined) return known;
+  let out: string;
+  try {
+    out = execFileSync('bash', [resolve(ROOT, 'scripts/build-peers.sh'), name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  } catch (err) {
+    throw new Error(
+      `scripts/build-peers.sh ${name} failed: the push gateway's peer tests need Go 1.26 or newer (https://go.dev/doc/install) and the Go module proxy (${(err as Error).message})`,
+      { cause: err },
+    );
+  }
+  const path = out.trim().split('\n').pop() ?? '';
+  if (!existsSync(path)) throw new Error(`scripts/build-peers.sh ${name} printed no binary path: ${out}`);
+  goPeerPaths.set(name, path);
+  return path;
+}
 
 /** Fails with a message naming the Debian package when a real peer is not installed. */
 export function requireBinary(path: string, debianPackage: string): string {
@@ -88,7 +122,7 @@ export interface PeerResponse {
   text: string;
 }
 
-/** Debian's Pushgateway (package `prometheus-pushgateway`, 1.5.1), in memory only, on loopback. */
+/** Pushgateway 1.11.1 (built by scripts/build-peers.sh), in memory only, on loopback. */
 export interface PushgatewayPeer extends Peer {
   readonly port: number;
   /** `http://127.0.0.1:<port>` */
@@ -115,11 +149,11 @@ function rawRequest(port: number, method: string, path: string, body?: Uint8Arra
 }
 
 /** Starts the real Pushgateway on a free port and waits until it is ready. */
-export async function startPushgateway(): Promise<PushgatewayPeer> {
-  const bin = requireBinary('/usr/bin/prometheus-pushgateway', 'prometheus-pushgateway');
+export async function startPushgateway(extraArgs: readonly string[] = []): Promise<PushgatewayPeer> {
+  const bin = goPeer('pushgateway');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const peer = await startPeer(bin, [`--web.listen-address=127.0.0.1:${port}`, '--persistence.file=', '--log.level=warn'], `${url}/-/ready`);
+  const peer = await startPeer(bin, [`--web.listen-address=127.0.0.1:${port}`, '--persistence.file=', '--log.level=warn', ...extraArgs], `${url}/-/ready`);
   return { ...peer, port, url, send: (method, path, body, headers) => rawRequest(port, method, path, body, headers) };
 }
 
