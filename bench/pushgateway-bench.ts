@@ -1,6 +1,6 @@
 /**
- * npm run bench:pushgateway: Portico's push gateway against Debian's prometheus-pushgateway on
- * this machine. Prints pushes per second (wrk, POST of a 10-metric body, 32 connections, spread
+ * npm run bench:pushgateway: Portico's push gateway against Pushgateway 1.11.1 (built from the Go
+ * module proxy by scripts/build-peers.sh, cached in ~/.cache/portico-peers) on this machine. Prints pushes per second (wrk, POST of a 10-metric body, 32 connections, spread
  * over the existing groups), GET /metrics latency with 2,000 and 20,000 groups of 10 series, and
  * resident memory, each with the ratio Portico/Pushgateway.
  *
@@ -25,7 +25,6 @@ import { join } from 'node:path';
 import { parseText } from '../src/pushgateway/exposition/text-parser.js';
 import { InMemoryGroupStore } from '../src/pushgateway/store/group-store.js';
 
-const PG_BIN = '/usr/bin/prometheus-pushgateway';
 const WRK = '/usr/bin/wrk';
 const CURL = '/usr/bin/curl';
 const SMALL = 2_000;
@@ -35,8 +34,18 @@ const args = process.argv.slice(2);
 const seconds = Number(args.find((a) => a.startsWith('--seconds='))?.slice(10) ?? 8);
 const root = new URL('..', import.meta.url).pathname;
 
+/** Pushgateway's binary from scripts/build-peers.sh (built on the first run: a few minutes). */
+function pushgatewayBinary(): string {
+  try {
+    const out = execFileSync('bash', [join(root, 'scripts/build-peers.sh'), 'pushgateway'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    return out.trim().split('\n').pop() ?? '';
+  } catch (err) {
+    throw new Error(`scripts/build-peers.sh pushgateway failed: the benchmark needs Go 1.26 or newer (https://go.dev/doc/install) and the Go module proxy`, { cause: err });
+  }
+}
+const PG_BIN = pushgatewayBinary();
+
 for (const [bin, pkg] of [
-  [PG_BIN, 'prometheus-pushgateway'],
   [WRK, 'wrk'],
   [CURL, 'curl'],
 ] as const) {

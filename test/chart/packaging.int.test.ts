@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { repoRoot } from '../../scripts/helm-tool.js';
+import { goPeer } from '../pushgateway/peer-processes.js';
 import { only, parseManifests, render, type K8sObject } from './support/helm.js';
 import { CrdSchemas, validateAll, validateObject } from './support/validate-manifest.js';
 
@@ -159,16 +160,16 @@ describe('examples', () => {
   });
 });
 
-describe('the push Job script against a real Pushgateway (Debian prometheus-pushgateway)', () => {
+describe('the push Job script against a real Pushgateway (1.11.1, from scripts/build-peers.sh)', () => {
   let port = 0;
   let gateway: ReturnType<typeof spawn> | undefined;
   const dir = mkdtempSync(join(tmpdir(), 'portico-chart-'));
 
   beforeAll(async () => {
     port = await freePort();
-    gateway = spawn('prometheus-pushgateway', [`--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
+    gateway = spawn(goPeer('pushgateway'), [`--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
     const failed = new Promise<never>((_, reject) => {
-      gateway?.once('error', (err) => reject(new Error(`prometheus-pushgateway could not start (apt-get install prometheus-pushgateway): ${err.message}`)));
+      gateway?.once('error', (err) => reject(new Error(`Pushgateway could not start: ${err.message}`)));
     });
     await Promise.race([waitForHttp(`http://127.0.0.1:${port}/-/ready`), failed]);
   });
@@ -216,9 +217,10 @@ describe('examples/prometheus/prometheus.yml', () => {
     expect(annotations).toHaveProperty('prometheus.io/path');
   });
 
-  it('passes promtool check config (prometheus)', () => {
-    // Debian's Prometheus is built without Kubernetes service discovery, so the check runs on a
-    // copy whose kubernetes_sd_configs become a static target; everything else is checked as is.
+  it('passes promtool check config (Prometheus 3.16.0)', () => {
+    // The tests' promtool is built without Kubernetes service discovery (remove_all_sd), so the
+    // check runs on a copy whose kubernetes_sd_configs become a static target; everything else is
+    // checked as is.
     const copy = structuredClone(config);
     for (const job of copy.scrape_configs) {
       if (job['kubernetes_sd_configs'] !== undefined) {
@@ -229,7 +231,7 @@ describe('examples/prometheus/prometheus.yml', () => {
     const dir = mkdtempSync(join(tmpdir(), 'portico-promtool-'));
     try {
       writeFileSync(join(dir, 'prometheus.yml'), stringifyYaml(copy));
-      const result = runPeer('promtool', ['check', 'config', join(dir, 'prometheus.yml')], 'prometheus');
+      const result = runPeer(goPeer('promtool'), ['check', 'config', join(dir, 'prometheus.yml')], 'golang (Go 1.26, for scripts/build-peers.sh)');
       expect(result.stdout + result.stderr).toContain('SUCCESS');
       expect(result.status).toBe(0);
     } finally {
