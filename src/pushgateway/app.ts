@@ -13,6 +13,7 @@ import { isProtobufContentType } from './exposition/protobuf.js';
 import { pushgatewayFlags } from './flags.js';
 import { joinPath, normalizePrefix, type Gateway, type GatewaySettings } from './http/gateway.js';
 import { InMemoryGroupStore } from './store/group-store.js';
+import { trailingSlashRedirect } from './http/trailing-slash.js';
 import { OwnMetrics, type HandlerName } from './http/own-metrics.js';
 import { Persister, loadGroups } from './store/persistence.js';
 import { readBody } from './http/request-body.js';
@@ -149,8 +150,11 @@ function requireBasicAuth(app: FastifyInstance, verifier: BasicAuthVerifier, pre
   });
 }
 
-/** Errors and unknown paths answered in plain text, as Pushgateway answers them. */
-function answerErrorsAsText(app: FastifyInstance): void {
+/**
+ * Errors and unknown paths answered in plain text, as Pushgateway answers them, and its router's
+ * trailing-slash redirects.
+ */
+function answerErrorsAsText(app: FastifyInstance, prefix: string): void {
   app.setErrorHandler((err: FastifyError & { statusCode?: number }, request, reply) => {
     const status = typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500;
     if (status >= 500) request.log.error({ err }, 'push gateway request failed');
@@ -161,9 +165,14 @@ function answerErrorsAsText(app: FastifyInstance): void {
       .header('x-content-type-options', 'nosniff')
       .send(plainError(status >= 500 ? 'internal server error' : err.message));
   });
-  app.setNotFoundHandler((_request, reply) =>
-    reply.code(404).type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send('404 page not found\n'),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const redirect = trailingSlashRedirect(request.method, request.url, prefix);
+    if (redirect === undefined) {
+      return reply.code(404).type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send('404 page not found\n');
+    }
+    reply.code(redirect.status).header('location', redirect.location);
+    return redirect.body === undefined ? reply.send() : reply.type('text/html; charset=utf-8').send(redirect.body);
+  });
 }
 
 /** Builds the push gateway listener's app (Pushgateway-compatible). */
@@ -191,7 +200,7 @@ export async function buildPushgatewayApp(config: PushgatewayConfig, deps: AreaD
     const handler = request.routeOptions.config.handler;
     if (handler !== undefined && handler !== 'metrics') own.countRequest(handler, request.method, reply.statusCode);
   });
-  answerErrorsAsText(app);
+  answerErrorsAsText(app, prefix);
 
   const registerMethodAnswers = automaticMethodAnswers(app, `${prefix}/api/v1/`);
   registerLifecycleRoutes(app, gw);

@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeProtobufDelimited } from '../../src/pushgateway/exposition/protobuf.js';
 import { TestClock, listenGateway, type Harness } from '../pushgateway/gateway-harness.js';
-import { startPushgateway, type PushgatewayPeer } from '../pushgateway/peer-processes.js';
+import { rawSend, startPushgateway, type PushgatewayPeer } from '../pushgateway/peer-processes.js';
 
 /**
  * Sends the same pushes to Pushgateway 1.11.1 (the newest, built by scripts/build-peers.sh) and to Portico and compares what
@@ -164,6 +164,36 @@ describe('side by side with Pushgateway 1.11.1', () => {
       const a = await send(pgUrl, step);
       const b = await send(portico?.url as string, step);
       expect({ step: step.path, sent: step.body, ...b }).toEqual({ step: step.path, sent: step.body, ...a });
+    }
+  });
+
+  it('answers paths with a trailing slash alike: the same redirects (307 for a push to /metrics/job/, 301 for GET) and 404s', async () => {
+    const cases: [string, string][] = [
+      ['PUT', '/metrics/job/'],
+      ['POST', '/metrics/job/'],
+      ['DELETE', '/metrics/job/'],
+      ['PUT', '/metrics/job'],
+      ['PUT', '/metrics/job@base64/'],
+      ['PUT', '/metrics/'],
+      ['GET', '/metrics/'],
+      ['GET', '/metrics/?a=b&c=%3C'],
+      ['GET', '/-/healthy/'],
+      ['GET', '/-/ready/'],
+      ['GET', '/metrics/job/'],
+      ['GET', '/api/v1/'],
+      ['DELETE', '/metrics/job/a/'],
+    ];
+    const raw = async (peer: PushgatewayPeer | { send: PushgatewayPeer['send'] }, method: string, path: string) => {
+      const r = await peer.send(method, path, method === 'GET' || method === 'DELETE' ? undefined : 'x 1\n');
+      return { request: `${method} ${path}`, status: r.status, body: r.text };
+    };
+    const ours = { send: (method: string, path: string, body?: Uint8Array | string) => rawSend(portico?.url as string, method, path, body) };
+    for (const [method, path] of cases) expect(await raw(ours, method, path)).toEqual(await raw(pg as PushgatewayPeer, method, path));
+    // The Location header too, for one of each.
+    for (const [method, path] of [['PUT', '/metrics/job/'], ['GET', '/metrics/?a=b']] as const) {
+      const a = await fetch(pgUrl + path, { method, body: method === 'PUT' ? 'x 1\n' : undefined, redirect: 'manual' });
+      const b = await fetch((portico?.url as string) + path, { method, body: method === 'PUT' ? 'x 1\n' : undefined, redirect: 'manual' });
+      expect(b.headers.get('location')).toBe(a.headers.get('location'));
     }
   });
 

@@ -131,6 +131,11 @@ export interface PushgatewayPeer extends Peer {
   send(method: string, path: string, body?: Uint8Array | string, headers?: Record<string, string>): Promise<PeerResponse>;
 }
 
+/** Raw HTTP to any server on 127.0.0.1 (`base` is `http://127.0.0.1:<port>`), paths byte for byte. */
+export function rawSend(base: string, method: string, path: string, body?: Uint8Array | string, headers?: Record<string, string>): Promise<PeerResponse> {
+  return rawRequest(Number(new URL(base).port), method, path, body, headers);
+}
+
 function rawRequest(port: number, method: string, path: string, body?: Uint8Array | string, headers: Record<string, string> = {}): Promise<PeerResponse> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {

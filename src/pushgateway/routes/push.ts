@@ -3,6 +3,7 @@ import { ConfigError, parseDuration } from '../../config/flag-types.js';
 import { isProtobufContentType, parseProtobufDelimited } from '../exposition/protobuf.js';
 import { parseText } from '../exposition/text-parser.js';
 import type { Gateway } from '../http/gateway.js';
+import { trailingSlashRedirect } from '../http/trailing-slash.js';
 import { badTtlHeader } from '../errors.js';
 import { methodNotAllowed } from './options.js';
 import { parseGroupingKey } from '../store/grouping-key.js';
@@ -55,7 +56,16 @@ export function registerPushRoutes(app: FastifyInstance, gw: Gateway): void {
   const { prefix, checkConsistency, groupTtlMs } = gw.settings;
   const url = `${prefix}/metrics/*`;
 
+  // Pushgateway's router answers `/metrics/job/` with a 307 before any handler (trailing-slash.ts).
+  const redirected = (request: FastifyRequest, reply: FastifyReply): boolean => {
+    const redirect = trailingSlashRedirect(request.method, request.url, prefix);
+    if (redirect === undefined) return false;
+    void reply.code(redirect.status).header('location', redirect.location).send();
+    return true;
+  };
+
   const push = (replace: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
+    if (redirected(request, reply)) return reply;
     const started = process.hrtime.bigint();
     const body = (request.body as Buffer | undefined) ?? Buffer.alloc(0);
     try {
@@ -76,6 +86,7 @@ export function registerPushRoutes(app: FastifyInstance, gw: Gateway): void {
     url,
     config: { handler: 'delete' },
     handler: async (request, reply) => {
+      if (redirected(request, reply)) return reply;
       const grouping = parseGroupingKey(groupingPath(request, prefix));
       gw.store.delete(grouping, gw.now());
       return reply.code(202).send();
