@@ -1,7 +1,8 @@
 /**
- * Prometheus text format 0.0.4, read exactly as Go's `expfmt.TextParser` reads it (the parser of
- * Pushgateway 1.5.1): same acceptance, same assembly of summaries and histograms, same error texts
- * (`text format parsing error in line N: ...`). This is its grammar: lines, comments and samples
+ * Prometheus text format 0.0.4, read as Go's `expfmt.TextParser` reads it (the parser of
+ * Pushgateway 1.11.1, checked side by side): same acceptance, same assembly of summaries and
+ * histograms, same error texts (`text format parsing error in line N: ...`). Not yet read: its
+ * quoted (UTF-8) metric and label names (docs/pushgateway.md, "Differences"). This is its grammar: lines, comments and samples
  * assembled into families; the tokens are read by text-lexer.ts.
  *
  * It runs on every push, so it is one pass of charCode scanning over the body with slices for

@@ -1,7 +1,8 @@
 /**
- * The grouping key codec: the part of a push URL after `/metrics/`, read exactly as Pushgateway 1.5.1
- * reads it (its push handler's splitLabels and decodeBase64, behind Go's percent-decoding of the path),
- * and written the way a client should write it so that any label value survives the trip.
+ * The grouping key codec: the part of a push URL after `/metrics/`, read exactly as Pushgateway
+ * 1.11.1 (and 1.5.1 before it) reads it (its push handler's splitLabels and decodeBase64, behind
+ * Go's percent-decoding of the path), and written the way a client should write it so that any
+ * label value survives the trip.
  */
 import { GroupingKeyError } from '../errors.js';
 import { binaryBytes, utf8OfBinary } from '../exposition/binary-text.js';
