@@ -53,9 +53,9 @@ typecheck: install
 	$(NPM) run typecheck
 
 ## Build (once; cached outside the repository) the Go peers the tests start: etcd and kube-apiserver
-## for the kube suites, Pushgateway, Prometheus, promtool and the client_golang push client
+## for the kube suites, Pushgateway, Prometheus and the client_golang push client
 peers:
-	$(STEP) "finding (or on the first run, building from the Go module proxy: 15-30 minutes) kube-apiserver, etcd, Pushgateway, Prometheus, promtool and the Go push client for the tests"
+	$(STEP) "finding (or on the first run, building from the Go module proxy: 15-30 minutes) kube-apiserver, etcd, Pushgateway, Prometheus and the Go push client for the tests"
 	@$(TIMED) "peers ready" bash -c 'bash scripts/build-peers.sh >/dev/null'
 
 ## Run only the suites against a real kube-apiserver (prints how many real-server tests ran)

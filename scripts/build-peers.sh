@@ -10,7 +10,7 @@
 #   ${PORTICO_PEER_CACHE:-$HOME/.cache/portico-peers}/servicemonitor-crd-<version>/<file>
 #
 #   scripts/build-peers.sh [name ...]     (default: every peer; prints the binary and file paths)
-# Names: etcd kube-apiserver servicemonitor-crd pushgateway prometheus promtool push-client
+# Names: etcd kube-apiserver servicemonitor-crd pushgateway prometheus push-client
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -91,11 +91,10 @@ build() {
       version=$(pinned pushgateway "$module")
       ldflags="-s -w -X github.com/prometheus/common/version.Version=${version#v} -X github.com/prometheus/common/version.Branch=HEAD"
       ;;
-    prometheus | promtool)
+    prometheus)
       # Only the file and HTTP service discovery (remove_all_sd drops the cloud and Kubernetes
       # plugins, which would triple the build) and no built-in UI assets: the tests use the HTTP API
-      # only. Both binaries come from one pinned module (test/peers/prometheus/); module versions
-      # v0.3xx.y are Prometheus 3.xx.y.
+      # only. Pinned in test/peers/prometheus/; module versions v0.3xx.y are Prometheus 3.xx.y.
       module=github.com/prometheus/prometheus
       pkg=$module/cmd/$name
       version=$(pinned prometheus "$module")
@@ -116,7 +115,7 @@ build() {
       ldflags="-s -w"
       ;;
     *)
-      echo "build-peers: unknown peer \"$name\" (kube-apiserver, etcd, servicemonitor-crd, pushgateway, prometheus, promtool, push-client)" >&2
+      echo "build-peers: unknown peer \"$name\" (kube-apiserver, etcd, servicemonitor-crd, pushgateway, prometheus, push-client)" >&2
       return 2
       ;;
   esac
@@ -132,7 +131,7 @@ build() {
   echo "build-peers: building $name $version with $gover (first run only; on 2 cores kube-apiserver takes 10-20 minutes, prometheus about 5)" >&2
   local start=$SECONDS
   mkdir -p "$dir"
-  (cd "$root/test/peers/${name/promtool/prometheus}" &&
+  (cd "$root/test/peers/$name" &&
     CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath -tags "$tags" \
       -ldflags "$ldflags" -o "$dir/$name.tmp" "$pkg")
   mv "$dir/$name.tmp" "$dir/$name"
@@ -140,5 +139,5 @@ build() {
   echo "$dir/$name"
 }
 
-if [ $# -eq 0 ]; then set -- etcd kube-apiserver servicemonitor-crd pushgateway prometheus promtool push-client; fi
+if [ $# -eq 0 ]; then set -- etcd kube-apiserver servicemonitor-crd pushgateway prometheus push-client; fi
 for peer in "$@"; do build "$peer"; done

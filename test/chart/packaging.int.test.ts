@@ -217,10 +217,10 @@ describe('examples/prometheus/prometheus.yml', () => {
     expect(annotations).toHaveProperty('prometheus.io/path');
   });
 
-  it('passes promtool check config (Prometheus 3.16.0)', () => {
-    // The tests' promtool is built without Kubernetes service discovery (remove_all_sd), so the
-    // check runs on a copy whose kubernetes_sd_configs become a static target; everything else is
-    // checked as is.
+  it('passes promtool check config (Debian\'s prometheus package)', () => {
+    // Debian's promtool (building the newest one from the module proxy would cost about 6 more
+    // minutes on a cold machine) is built without Kubernetes service discovery, so the check runs on
+    // a copy whose kubernetes_sd_configs become a static target; everything else is checked as is.
     const copy = structuredClone(config);
     for (const job of copy.scrape_configs) {
       if (job['kubernetes_sd_configs'] !== undefined) {
@@ -231,7 +231,7 @@ describe('examples/prometheus/prometheus.yml', () => {
     const dir = mkdtempSync(join(tmpdir(), 'portico-promtool-'));
     try {
       writeFileSync(join(dir, 'prometheus.yml'), stringifyYaml(copy));
-      const result = runPeer(goPeer('promtool'), ['check', 'config', join(dir, 'prometheus.yml')], 'golang (Go 1.26, for scripts/build-peers.sh)');
+      const result = runPeer('promtool', ['check', 'config', join(dir, 'prometheus.yml')], 'prometheus');
       expect(result.stdout + result.stderr).toContain('SUCCESS');
       expect(result.status).toBe(0);
     } finally {

@@ -9,10 +9,10 @@ const ROOT = resolve(import.meta.dirname, '../..');
 
 /**
  * The push gateway's Go peers, built from the Go module proxy by scripts/build-peers.sh (pinned in
- * test/peers/<name>/, cached outside the repository): Pushgateway 1.11.1, Prometheus 3.16.0 and its
- * promtool, and push-client (our program on client_golang 1.25.0's push package).
+ * test/peers/<name>/, cached outside the repository): Pushgateway 1.11.1, Prometheus 3.16.0
+ * and push-client (our program on client_golang 1.25.0's push package).
  */
-export type GoPeer = 'pushgateway' | 'prometheus' | 'promtool' | 'push-client';
+export type GoPeer = 'pushgateway' | 'prometheus' | 'push-client';
 
 const goPeerPaths = new Map<GoPeer, string>();
 
