@@ -8,19 +8,79 @@
 # One peer is a file, not a binary: servicemonitor-crd, the Prometheus Operator's ServiceMonitor CRD,
 # taken from its Go module (pinned in test/peers/prometheus-operator/) and copied to
 #   ${PORTICO_PEER_CACHE:-$HOME/.cache/portico-peers}/servicemonitor-crd-<version>/<file>
+# One peer is Java: opensearch, the reference node of the differential search suite
+# (test/search/differential/), built with Maven from test/peers/opensearch/ (pom.xml pins the
+# OpenSearch version; its artifacts come from Maven Central) into
+#   ${PORTICO_PEER_CACHE:-$HOME/.cache/portico-peers}/opensearch-<version>/{opensearch-node.jar,classpath.txt}
+# and printed as the path of that directory.
 #
 #   scripts/build-peers.sh [name ...]     (default: every peer; prints the binary and file paths)
-# Names: etcd kube-apiserver servicemonitor-crd pushgateway prometheus push-client
+# Names: etcd kube-apiserver servicemonitor-crd pushgateway prometheus push-client opensearch
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${PORTICO_PEER_CACHE:-${HOME}/.cache/portico-peers}
+gover=
 
-if ! command -v go >/dev/null 2>&1; then
-  echo "build-peers: Go is not installed; the real-Kubernetes and push gateway peer tests need Go 1.26 or newer (https://go.dev/doc/install, or Debian's golang package)" >&2
-  exit 1
-fi
-gover=$(go env GOVERSION)
+need_go() {
+  if [ -n "$gover" ]; then return 0; fi
+  if ! command -v go >/dev/null 2>&1; then
+    echo "build-peers: Go is not installed; the real-Kubernetes and push gateway peer tests need Go 1.26 or newer (https://go.dev/doc/install, or Debian's golang package)" >&2
+    exit 1
+  fi
+  gover=$(go env GOVERSION)
+}
+
+# The OpenSearch node: a jar of test/peers/opensearch/ and the classpath Maven resolved for it. The
+# directory is keyed by the OpenSearch version; a stamp of the sources' checksum rebuilds it when the
+# pom or the launcher changes, and a classpath naming a jar that is gone (a wiped ~/.m2) too.
+opensearch() {
+  local src="$root/test/peers/opensearch"
+  local version
+  version=$(sed -n 's:.*<opensearch.version>\(.*\)</opensearch.version>.*:\1:p' "$src/pom.xml")
+  if [ -z "$version" ]; then
+    echo "build-peers: test/peers/opensearch/pom.xml pins no opensearch.version" >&2
+    return 1
+  fi
+  local dir="$cache/opensearch-$version"
+  local stamp
+  stamp=$(cd "$src" && find pom.xml src -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+  if [ -f "$dir/opensearch-node.jar" ] && [ -f "$dir/classpath.txt" ] && [ "$(cat "$dir/stamp" 2>/dev/null)" = "$stamp" ]; then
+    local entry missing=
+    local -a entries
+    # Maven writes the classpath without a final newline, so read reports end of file: not an error.
+    IFS=: read -r -a entries <"$dir/classpath.txt" || true
+    for entry in "${entries[@]}"; do
+      if [ ! -f "$entry" ]; then missing=$entry; break; fi
+    done
+    if [ -z "$missing" ]; then
+      echo "$dir"
+      return 0
+    fi
+    echo "build-peers: $missing is gone; resolving the OpenSearch node again" >&2
+  fi
+  local tool
+  for tool in java mvn; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+      echo "build-peers: $tool is not installed; the differential search suite needs Java 17 and Maven (Debian: apt-get install openjdk-17-jdk-headless maven)" >&2
+      return 1
+    fi
+  done
+  echo "build-peers: building the OpenSearch $version node with Maven (first run only; about a minute to download its jars from Maven Central)" >&2
+  local start=$SECONDS
+  mkdir -p "$dir"
+  local -a goals=(package dependency:build-classpath "-Dmdep.outputFile=$dir/classpath.txt.tmp" "-Dpeer.build.dir=$dir/build")
+  # Offline first, so a machine that has the jars in ~/.m2 reaches no network; online when it lacks some.
+  if ! (cd "$src" && mvn -q -o "${goals[@]}" >/dev/null 2>&1); then
+    (cd "$src" && mvn -q "${goals[@]}" >&2)
+  fi
+  mv "$dir/build/opensearch-node.jar" "$dir/opensearch-node.jar"
+  mv "$dir/classpath.txt.tmp" "$dir/classpath.txt"
+  echo "$stamp" >"$dir/stamp"
+  rm -rf "$dir/build"
+  echo "build-peers: built the OpenSearch node in $((SECONDS - start)) s" >&2
+  echo "$dir"
+}
 
 # The version a wrapper module pins for a module path, read from its go.mod.
 pinned() {
@@ -65,7 +125,12 @@ build() {
   local name=$1 module pkg version ldflags tags=selinux,notest,grpcnotrace
   case "$name" in
     servicemonitor-crd)
+      need_go
       servicemonitor_crd
+      return
+      ;;
+    opensearch)
+      opensearch
       return
       ;;
     kube-apiserver)
@@ -115,10 +180,11 @@ build() {
       ldflags="-s -w"
       ;;
     *)
-      echo "build-peers: unknown peer \"$name\" (kube-apiserver, etcd, servicemonitor-crd, pushgateway, prometheus, push-client)" >&2
+      echo "build-peers: unknown peer \"$name\" (kube-apiserver, etcd, servicemonitor-crd, pushgateway, prometheus, push-client, opensearch)" >&2
       return 2
       ;;
   esac
+  need_go
   if [ -z "$version" ]; then
     echo "build-peers: test/peers/$name/go.mod pins no version of $module" >&2
     return 1
@@ -139,5 +205,5 @@ build() {
   echo "$dir/$name"
 }
 
-if [ $# -eq 0 ]; then set -- etcd kube-apiserver servicemonitor-crd pushgateway prometheus push-client; fi
+if [ $# -eq 0 ]; then set -- etcd kube-apiserver servicemonitor-crd pushgateway prometheus push-client opensearch; fi
 for peer in "$@"; do build "$peer"; done
