@@ -86,6 +86,22 @@ async function waitHealthy(url: string, timeoutMs: number): Promise<void> {
   }
 }
 
+/**
+ * An index template for every index created from now on (priority 0, so a test's own template wins):
+ * - Elasticsearch 8's BM25 (the launcher's `es8_bm25` similarity: Lucene's BM25Similarity).
+ *   OpenSearch 2.x scores with LegacyBM25Similarity, which multiplies each BM25 score by k1 + 1
+ *   (2.2), as Elasticsearch 7 did; Elasticsearch 8, the compatibility target, does not.
+ * - The log_byte_size merge policy, which merges only adjacent segments, so Lucene's doc ids stay
+ *   in write order and ties break as in Portico (write order). The default tiered policy merges
+ *   segments out of order, in the background, so the order of equal hits changed from run to run.
+ */
+async function useReferenceDefaults(url: string): Promise<void> {
+  const settings = { 'index.similarity.default.type': 'es8_bm25', 'index.merge.policy': 'log_byte_size' };
+  const template = { index_patterns: ['*'], priority: 0, template: { settings } };
+  const res = await call(url, 'PUT', '/_index_template/portico-es8-scoring', template);
+  if (res.status !== 200) throw new Error(`the OpenSearch node refused the reference template: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
 /** Starts an OpenSearch node on free loopback ports and waits until its cluster is green or yellow. */
 export async function startOpenSearch(options: OpenSearchOptions = {}): Promise<OpenSearchNode> {
   const { jar, classpath } = openSearchPeer();
@@ -111,6 +127,7 @@ export async function startOpenSearch(options: OpenSearchOptions = {}): Promise<
   try {
     const url = await httpAddress(child, () => tail, timeoutMs);
     await waitHealthy(url, timeoutMs);
+    await useReferenceDefaults(url);
     return { url, call: (method, path, body) => call(url, method, path, body), stop };
   } catch (err) {
     await stop();

@@ -31,7 +31,7 @@ public final class PorticoOpenSearchNode {
   /** Node's constructor that takes classpath plugins is protected: this subclass opens it. */
   private static final class PluginNode extends Node {
     PluginNode(Environment environment) {
-      super(environment, List.of(Netty4Plugin.class, CommonAnalysisPlugin.class), true);
+      super(environment, List.of(Netty4Plugin.class, CommonAnalysisPlugin.class, Elasticsearch8Similarity.class), true);
     }
   }
 
