@@ -218,7 +218,9 @@ function hitsBody(q: ShardQuery, phase: QueryPhase, page: readonly Candidate[]):
   const { req } = q;
   const { total, maxScore } = phase;
   const showScore = q.sortByScore || req.trackScores;
-  const hitsOut = page.map((c) => renderHit(q.env, c.state, c.ord, showScore ? c.score : null, c.sortValues, req));
+  // A sort with a _score key computes scores, and ES shows them on each hit (but max_score stays null).
+  const hitScore = showScore || (req.sort?.some((k) => k.field === '_score') ?? false);
+  const hitsOut = page.map((c) => renderHit(q.env, c.state, c.ord, hitScore ? c.score : null, c.sortValues, req));
   const body: Record<string, unknown> = {};
   if (req.trackTotalHits !== false) {
     const limit = req.trackTotalHits;

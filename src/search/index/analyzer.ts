@@ -16,7 +16,9 @@
  *   `https://a.org/x` gives `https`, `a.org`, `x`;
  * - each Han ideograph and each hiragana character is its own token; katakana runs stay together;
  *   Thai, Lao, Myanmar and Khmer runs are one token each (Lucene's SOUTHEAST_ASIAN type);
- * - emoji and symbols are dropped (Lucene ≥ 8 would emit emoji as tokens; not supported).
+ * - each emoji is a token, as in Lucene ≥ 8 (UTS #51): an Extended_Pictographic character (which
+ *   includes `©`, `®` and `™`) with its modifiers and variation selectors, emoji joined by ZWJ, and
+ *   a pair of regional indicators (a flag); other symbols are dropped.
  */
 
 import { randomInt } from 'node:crypto';
@@ -38,6 +40,7 @@ const EXTEND = 7; // combining marks, format chars, ZWJ: attach to what precedes
 const KATAKANA = 8;
 const IDEOGRAPHIC = 9; // also hiragana: one token per character
 const COMPLEX = 10; // Thai and friends: one token per run
+const EMOJI = 11; // one token per emoji sequence
 
 const ASCII = new Uint8Array(128);
 for (let c = 0x30; c <= 0x39; c++) ASCII[c] = NUMERIC;
@@ -54,6 +57,7 @@ const RE_EXTEND = /^[\p{M}\p{Cf}\u200d]$/u;
 const RE_IDEO = /^[\p{Script=Han}\p{Script=Hiragana}\u3005\u3007\u3021-\u3029\u3038-\u303b]$/u;
 const RE_KATAKANA = /^[\p{Script=Katakana}\u30fc\uff70]$/u;
 const RE_COMPLEX = /^[\p{Script=Thai}\p{Script=Lao}\p{Script=Myanmar}\p{Script=Khmer}\p{Script=Tai_Tham}\p{Script=Tai_Viet}]$/u;
+const RE_EMOJI = /^[\p{Extended_Pictographic}\p{Regional_Indicator}]$/u;
 const RE_NUMERIC = /^\p{Nd}$/u;
 const RE_LETTER = /^[\p{Alphabetic}\p{Nl}]$/u;
 const MID_LETTER_SET = new Set([0xb7, 0x387, 0x5f4, 0x2027, 0xfe13, 0xfe55, 0xff1a]);
@@ -76,6 +80,7 @@ function classifyNonAscii(cp: number): number {
   else if (RE_IDEO.test(ch)) cls = IDEOGRAPHIC;
   else if (RE_KATAKANA.test(ch)) cls = KATAKANA;
   else if (RE_COMPLEX.test(ch)) cls = COMPLEX;
+  else if (RE_EMOJI.test(ch)) cls = EMOJI;
   else if (RE_NUMERIC.test(ch)) cls = NUMERIC;
   else if (RE_LETTER.test(ch)) cls = ALETTER;
   // The cache is bounded by the number of distinct code points seen; cap it anyway.
@@ -381,6 +386,13 @@ function scanGeneral(original: string, from: number, emitRange: (src: string, st
       i = end;
       continue;
     }
+    if (cls === EMOJI) {
+      const end = emojiEnd(text, i, width, c);
+      emit(i, end);
+      pos++;
+      i = end;
+      continue;
+    }
     if (cls === COMPLEX) {
       let end = i + width;
       while (end < n) {
@@ -460,6 +472,28 @@ function joins(prev: number, next: number): boolean {
     default:
       return false;
   }
+}
+
+const ZWJ = 0x200d;
+const isRegionalIndicator = (cp: number): boolean => cp >= 0x1f1e6 && cp <= 0x1f1ff;
+
+/**
+ * The end of the emoji sequence starting at `i` (its first code point `cp`, `width` units long):
+ * its modifiers and variation selectors (Extend), further emoji joined by ZWJ, and the second
+ * regional indicator of a flag.
+ */
+function emojiEnd(text: string, i: number, width: number, cp: number): number {
+  const n = text.length;
+  let end = i + width;
+  if (isRegionalIndicator(cp) && end < n && isRegionalIndicator(text.codePointAt(end) as number)) end += widthAt(text, end);
+  while (end < n && classOfAt(text, end) === EXTEND) {
+    if (text.charCodeAt(end) === ZWJ && end + 1 < n && classOfAt(text, end + 1) === EMOJI) {
+      end += 1 + widthAt(text, end + 1);
+      continue;
+    }
+    end += widthAt(text, end);
+  }
+  return end;
 }
 
 function classOfAt(text: string, i: number): number {

@@ -80,7 +80,7 @@ export function execute(query: Query, ctx: ExecContext): Hits {
     case 'bool':
       return boolQuery(ctx, query);
     case 'query_string':
-      return queryString(ctx, query.clauses, query.fields, query.defaultOperator, query.boost);
+      return queryString(ctx, query.clauses, query.fields, query.defaultOperator, query.boost, query.simple ? 1 : 0);
   }
 }
 
@@ -332,7 +332,9 @@ function matchField(ctx: ExecContext, path: string, text: string, op: Operator, 
     const field = ctx.index.text.get(path);
     const perTerm = terms.map((t) => textTerm(ctx, field, t, boost));
     if (perTerm.length === 1) return perTerm[0] as Hits;
-    if (op === 'and') return intersectSum(perTerm, ctx.arena);
+    // With `and` every term is required and none is optional, so a minimum_should_match above 0
+    // asks for more optional clauses than there are: ES's query then matches nothing.
+    if (op === 'and') return resolveMinimumShouldMatch(msm as string, 0) > 0 ? EMPTY : intersectSum(perTerm, ctx.arena);
     return unionSum(perTerm, Math.max(1, resolveMinimumShouldMatch(msm as string, perTerm.length)), ctx.arena);
   }
   if (def.kind === 'keyword') return keywordTerm(ctx, ctx.index.keyword.get(path), text, boost);
@@ -405,14 +407,16 @@ function expand(ctx: ExecContext, fields: readonly FieldBoost[]): FieldBoost[] {
   return out;
 }
 
-function queryString(ctx: ExecContext, clauses: readonly QsClause[], fields: readonly FieldBoost[] | undefined, op: Operator, boost: number): Hits {
+/** `tieBreaker` combines a clause's fields: 0 takes the best field's score, 1 sums them (simple_query_string). */
+function queryString(ctx: ExecContext, clauses: readonly QsClause[], fields: readonly FieldBoost[] | undefined, op: Operator, boost: number, tieBreaker: number): Hits {
   const defaults = expand(ctx, fields ?? [{ field: '*', boost: 1 }]);
   const build = (c: QsClause): Hits => {
     const targets = c.field !== undefined ? expand(ctx, [{ field: c.field, boost: 1 }]) : defaults;
     const perField = targets.map(({ field, boost: b }) =>
       c.phrase ? phrase(ctx, field, c.text, b, true) : matchField(ctx, field, c.text, op, undefined, b, false, true),
     );
-    return perField.length === 1 ? (perField[0] as Hits) : disMax(perField, 0, 1, ctx.arena);
+    // A phrase takes the best field's score also in simple_query_string (ES's phrase type).
+    return perField.length === 1 ? (perField[0] as Hits) : disMax(perField, c.phrase ? 0 : tieBreaker, 1, ctx.arena);
   };
   const must: Hits[] = [];
   const should: Hits[] = [];
@@ -432,8 +436,18 @@ function boolQuery(ctx: ExecContext, q: Extract<Query, { kind: 'bool' }>): Hits 
   const filter = q.filter.map((c) => execute(c, ctx));
   const mustNot = q.mustNot.map((c) => execute(c, ctx));
   const required = must.length + filter.length;
+  // No clause at all: ES builds a match_all (score 1, times the boost), whatever minimum_should_match says.
+  if (required + should.length + mustNot.length === 0) {
+    const all = ctx.index.allLive();
+    return constant(all, all.length, q.boost, ctx.arena);
+  }
   let msm = resolveMinimumShouldMatch(q.msm, should.length);
-  if (q.msm === undefined && required === 0 && should.length > 0) msm = 1;
+  // ES hands Lucene the value as it is: more should clauses asked for than there are matches
+  // nothing. Except in a bool of must_not clauses alone: ES rebuilds it with a match_all filter,
+  // and the rebuilt query no longer carries minimum_should_match.
+  if (msm > should.length && required + should.length > 0) return EMPTY;
+  // A bool of should clauses alone needs one of them, also when the spec resolves to 0 ("50%" of 1).
+  if (required === 0 && should.length > 0 && msm === 0) msm = 1;
   const result = combineBool(ctx, must, should, filter, mustNot, msm);
   return q.boost === 1 ? result : scale(result, q.boost, ctx.arena);
 }

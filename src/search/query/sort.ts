@@ -130,7 +130,10 @@ export function planSort(indexName: string, index: InvertedIndex, mappings: Mapp
     });
   /** A search_after value as a key of this column; numeric columns compare missing as its extreme. */
   const convert = (col: KeyColumn, v: unknown): number | string | null => {
-    if (col.key.field === '_score' || col.key.field === '_doc') return Number(v);
+    // Scores are float32, and ES reads a search_after score as a float: 1.985278 is the float that
+    // prints so, not the double, or the hit it came from would sort after itself.
+    if (col.key.field === '_score') return Math.fround(Number(v));
+    if (col.key.field === '_doc') return Number(v);
     if (!col.numeric) return v === null ? null : convertMissing(col.def, v);
     if (v === null) return missingExtreme(col);
     if (v === 'Infinity' || v === Infinity) return Infinity;

@@ -39,7 +39,9 @@ export type Query =
   | { kind: 'constant_score'; filter: Query; boost: number }
   | { kind: 'dis_max'; queries: readonly Query[]; tieBreaker: number; boost: number }
   | { kind: 'bool'; must: readonly Query[]; should: readonly Query[]; filter: readonly Query[]; mustNot: readonly Query[]; msm: MinimumShouldMatch; boost: number }
-  | { kind: 'query_string'; clauses: readonly QsClause[]; fields: readonly FieldBoost[] | undefined; defaultOperator: Operator; boost: number };
+  // simple: simple_query_string, which sums a term's scores over the fields (most_fields), where
+  // query_string takes the best field's (best_fields, tie_breaker 0).
+  | { kind: 'query_string'; clauses: readonly QsClause[]; fields: readonly FieldBoost[] | undefined; defaultOperator: Operator; boost: number; simple: boolean };
 
 export interface FieldBoost {
   readonly field: string;
@@ -245,6 +247,7 @@ function queryStringQuery(body: unknown, _depth: number, name: string): Query {
     fields,
     defaultOperator: operator(body.default_operator),
     boost: boostOf(body),
+    simple: name === 'simple_query_string',
   };
 }
 
@@ -356,7 +359,8 @@ function boostOf(o: Record<string, unknown>): number {
 
 /**
  * Resolves minimum_should_match against the number of optional clauses, with ES's forms: `3`,
- * `-2`, `75%`, `-25%`, `3<90%` and `2<-25% 9<-3`.
+ * `-2`, `75%`, `-25%`, `3<90%` and `2<-25% 9<-3`. Not capped at `optional`: ES hands the value to
+ * Lucene as it is, so a query asking for more optional clauses than it has matches nothing.
  */
 export function resolveMinimumShouldMatch(spec: MinimumShouldMatch, optional: number): number {
   if (spec === undefined || spec === null) return 0;
@@ -382,5 +386,5 @@ export function resolveMinimumShouldMatch(spec: MinimumShouldMatch, optional: nu
     if (!Number.isInteger(v)) throw errors.illegalArgument(`Invalid minimum_should_match value [${text}]`);
     n = v < 0 ? optional + v : v;
   }
-  return Math.max(0, Math.min(n, optional));
+  return Math.max(0, n);
 }

@@ -168,6 +168,7 @@ function uriQuery(params: QueryParams): Query | undefined {
     fields: params.df === undefined ? undefined : [{ field: params.df, boost: 1 }],
     defaultOperator: op,
     boost: 1,
+    simple: false,
   };
 }
 

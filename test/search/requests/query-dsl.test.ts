@@ -13,6 +13,8 @@ describe('query DSL', () => {
     expect(resolveMinimumShouldMatch('3<90%', 10)).toBe(9);
     expect(resolveMinimumShouldMatch('2<-25% 9<-3', 12)).toBe(9);
     expect(resolveMinimumShouldMatch('2<-25% 9<-3', 8)).toBe(6);
+    // More than there are: kept, so that nothing matches (as in ES, checked against OpenSearch).
+    expect(resolveMinimumShouldMatch(3, 2)).toBe(3);
   });
 
   it('suggests close query names like ES', () => {
