@@ -53,9 +53,10 @@ typecheck: install
 	$(NPM) run typecheck
 
 ## Build (once; cached outside the repository) the Go peers the tests start: etcd and kube-apiserver
-## for the kube suites, Pushgateway, Prometheus and the client_golang push client
+## for the kube suites, Pushgateway, Prometheus and the client_golang push client, and the OpenSearch
+## node of the differential search suite (Maven)
 peers:
-	$(STEP) "finding (or on the first run, building from the Go module proxy: 15-30 minutes) kube-apiserver, etcd, Pushgateway, Prometheus and the Go push client for the tests"
+	$(STEP) "finding (or on the first run, building from the Go module proxy and Maven Central: 15-30 minutes) kube-apiserver, etcd, Pushgateway, Prometheus, the Go push client and the OpenSearch node for the tests"
 	@$(TIMED) "peers ready" bash -c 'bash scripts/build-peers.sh >/dev/null'
 
 ## Run only the suites against a real kube-apiserver (prints how many real-server tests ran)
