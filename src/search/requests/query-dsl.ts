@@ -1,5 +1,6 @@
 import { errors, SearchError, type EsCause } from '../errors.js';
 import { isJsonObject, textLocation, valueOffset } from '../syntax/json-members.js';
+import { parseSimpleQueryString, type SqsNode } from './simple-query-string.js';
 import { parseQueryString, type QsClause } from './query-string.js';
 import { didYouMean } from '../syntax/did-you-mean.js';
 
@@ -237,10 +238,37 @@ export function parseQuery(raw: unknown, depth = 1): Query {
   throw errors.unknownQuery(name, didYouMean(name, KNOWN));
 }
 
-/** query_string and simple_query_string: the query text in Lucene's syntax (query-string.ts). */
+/**
+ * simple_query_string's tree (simple-query-string.ts) as queries: each term or phrase a one-clause
+ * simple query over the fields, each operator a bool, and a negation Lucene's `-x *:*` (a bool of
+ * must_not x and a match_all that scores 1).
+ */
+function simpleTree(node: SqsNode, fields: readonly FieldBoost[] | undefined, op: Operator): Query {
+  const bool = (must: Query[], should: Query[], mustNot: Query[]): Query => ({ kind: 'bool', must, should, filter: [], mustNot, msm: undefined, boost: 1 });
+  switch (node.kind) {
+    case 'text':
+      return { kind: 'query_string', clauses: [{ occur: 'default', field: undefined, text: node.text, phrase: node.phrase }], fields, defaultOperator: op, boost: 1, simple: true };
+    case 'not':
+      return bool([], [{ kind: 'match_all', boost: 1 }], [simpleTree(node.child, fields, op)]);
+    default: {
+      const children = node.children.map((c) => simpleTree(c, fields, op));
+      return node.occur === 'must' ? bool(children, [], []) : bool([], children, []);
+    }
+  }
+}
+
+/** query_string and simple_query_string: the query text in Lucene's syntax (query-string.ts, simple-query-string.ts). */
 function queryStringQuery(body: unknown, _depth: number, name: string): Query {
   if (!isJsonObject(body) || body.query === undefined) throw errors.parsing(`[${name}] must be provided with a [query]`);
   const fields = fieldBoosts(body.fields) ?? fieldBoosts(body.default_field);
+  if (name === 'simple_query_string') {
+    const op = operator(body.default_operator);
+    const tree = parseSimpleQueryString(String(body.query), op);
+    if (tree === undefined) return { kind: 'match_none' };
+    const q = simpleTree(tree, fields, op);
+    const boost = boostOf(body);
+    return boost === 1 ? q : { kind: 'bool', must: [q], should: [], filter: [], mustNot: [], msm: undefined, boost };
+  }
   return {
     kind: 'query_string',
     clauses: parseQueryString(String(body.query), name === 'simple_query_string'),

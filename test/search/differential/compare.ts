@@ -28,8 +28,23 @@ interface Hit {
   sort?: unknown[];
 }
 
-/** The first way `portico` differs from `reference` (OpenSearch), or undefined when they agree. */
-export function difference(portico: Answer, reference: Answer): string | undefined {
+/** The positions of `_score` in a request's `sort` (their values are scores, compared within the tolerance). */
+export function scorePositions(sort: unknown): number[] {
+  if (sort === undefined) return [];
+  const keys = Array.isArray(sort) ? sort : [sort];
+  return keys.flatMap((k, i) => (k === '_score' || (typeof k === 'object' && k !== null && '_score' in k) ? [i] : []));
+}
+
+function sameSort(p: unknown[] | undefined, r: unknown[] | undefined, scoreAt: readonly number[]): boolean {
+  if (p === undefined || r === undefined || p.length !== r.length) return isDeepStrictEqual(p, r);
+  return r.every((v, i) => (scoreAt.includes(i) ? closeScore(p[i], v) : isDeepStrictEqual(p[i], v)));
+}
+
+/**
+ * The first way `portico` differs from `reference` (OpenSearch), or undefined when they agree.
+ * `scoreAt`: the positions of `_score` in the sort values (scorePositions).
+ */
+export function difference(portico: Answer, reference: Answer, scoreAt: readonly number[] = []): string | undefined {
   if (portico.status !== reference.status) {
     return `status ${portico.status} (${portico.body?.error?.type ?? 'ok'}) vs ${reference.status} (${reference.body?.error?.type ?? 'ok'}: ${reference.body?.error?.reason ?? ''})`;
   }
@@ -53,7 +68,7 @@ export function difference(portico: Answer, reference: Answer): string | undefin
     const r = rh[i] as Hit;
     if (!closeScore(p._score, r._score)) return `hit ${i} (${r._id}) score ${p._score} vs ${r._score}`;
     if (!isDeepStrictEqual(p._source, r._source)) return `hit ${i} (${r._id}) _source ${JSON.stringify(p._source)} vs ${JSON.stringify(r._source)}`;
-    if (!isDeepStrictEqual(p.sort, r.sort)) return `hit ${i} (${r._id}) sort ${JSON.stringify(p.sort)} vs ${JSON.stringify(r.sort)}`;
+    if (!sameSort(p.sort, r.sort, scoreAt)) return `hit ${i} (${r._id}) sort ${JSON.stringify(p.sort)} vs ${JSON.stringify(r.sort)}`;
   }
   return undefined;
 }

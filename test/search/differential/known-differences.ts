@@ -90,15 +90,6 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     matches: (f) => inHits(f) && hasPhraseSlop(f.request.body),
   },
   {
-    name: 'simple_query_string operators',
-    follows: 'not-yet',
-    reason:
-      'In simple_query_string `+` is an AND between its neighbours and `-` a NOT joined with the default operator, so "dog +alpha" is ' +
-      'dog AND alpha and "+a -b" (default OR) is a OR NOT b, built by Lucene\'s SimpleQueryParser as nested boolean queries; Portico\'s ' +
-      'query-string parser is flat and reads them as query_string\'s +must and -must_not prefixes.',
-    matches: (f) => inHits(f) && queryTexts(f.request.body, 'simple_query_string').some((t) => /(^|\s)[+-]\S/.test(t)),
-  },
-  {
     name: 'query_string groups and mixed operators',
     follows: 'not-yet',
     reason:

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSearch, type SearchHarness } from '../harness.js';
 import { startOpenSearch, type OpenSearchNode } from '../opensearch-node.js';
-import { difference, type Answer } from './compare.js';
+import { difference, scorePositions, type Answer } from './compare.js';
 import { DEBIAN_MAPPINGS, GENERATED_MAPPINGS, INDEX_SETTINGS, debianCorpusPath, debianDocs, generatedDocs } from './corpus.js';
 import { KNOWN_DIFFERENCES, type Found } from './known-differences.js';
 import { generateRequests, searchAfterWalks, type DiffRequest } from './requests.js';
@@ -68,7 +68,7 @@ describe('Portico against OpenSearch', () => {
       const path = `/${req.index}/_search${req.params === undefined ? '' : `?${req.params}`}`;
       const [p, r] = await both('POST', path, req.body);
       compared++;
-      const diff = difference(p, r);
+      const diff = difference(p, r, scorePositions(req.body.sort));
       if (diff !== undefined) found.push({ request: req, diff, portico: p, reference: r });
     }
   }, 600_000);
@@ -80,7 +80,7 @@ describe('Portico against OpenSearch', () => {
         const body = after === undefined ? walk.body : { ...walk.body, search_after: after };
         const [p, r] = await both('POST', `/${walk.index}/_search`, body);
         compared++;
-        const diff = difference(p, r);
+        const diff = difference(p, r, scorePositions(body.sort));
         const req: DiffRequest = { index: walk.index, body, kind: 'search_after' };
         if (diff !== undefined) {
           found.push({ request: req, diff, portico: p, reference: r });
