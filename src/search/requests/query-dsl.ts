@@ -271,11 +271,11 @@ function queryStringQuery(body: unknown, _depth: number, name: string): Query {
   }
   return {
     kind: 'query_string',
-    clauses: parseQueryString(String(body.query), name === 'simple_query_string'),
+    clauses: parseQueryString(String(body.query), false),
     fields,
     defaultOperator: operator(body.default_operator),
     boost: boostOf(body),
-    simple: name === 'simple_query_string',
+    simple: false,
   };
 }
 

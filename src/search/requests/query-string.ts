@@ -1,8 +1,9 @@
 /**
- * A small parser for Lucene query-string syntax as used by `q=`, `query_string` and
- * `simple_query_string`: plain terms, "quoted phrases", `field:term`, `field:"phrase"`, `+must`,
- * `-must_not`, `AND` / `OR` / `NOT` (`&&`, `||`, `!`), and `|` in the simple syntax. Parentheses,
- * wildcards, fuzziness and ranges are not interpreted (their characters are analyzed away).
+ * A small parser for Lucene query-string syntax as used by `q=` and `query_string`: plain terms,
+ * "quoted phrases", `field:term`, `field:"phrase"`, `+must`, `-must_not`, `AND` / `OR` / `NOT`
+ * (`&&`, `||`, `!`). Parentheses, wildcards, fuzziness and ranges are not interpreted (their
+ * characters are analyzed away). `simple` reads `|` as OR and no field names; simple_query_string
+ * itself is read by simple-query-string.ts, as Lucene's SimpleQueryParser reads it.
  */
 
 export type Occur = 'must' | 'should' | 'must_not' | 'default';
