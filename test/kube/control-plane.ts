@@ -92,7 +92,8 @@ export function peerBinaries(): { etcd: string; kubeApiserver: string } {
   return { etcd, kubeApiserver };
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const server = createServer();
     server.once('error', fail);

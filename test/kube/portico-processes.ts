@@ -7,12 +7,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { eventually } from '../providers/kubernetes/fake-internal-endpoint.js';
 import { renderChart } from './chart-objects.js';
+import { freePort } from './control-plane.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 export const CLI = join(ROOT, 'dist/cli.js');
@@ -35,17 +35,6 @@ export interface PorticoProcess {
   logged(text: string): LogLine[];
   /** The last lines, as text, for an assertion message. */
   tail(n?: number): string;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
 }
 
 /** Polls `fn` every 100 ms until it gives a value (not undefined/false) or `timeoutMs` passes. */
