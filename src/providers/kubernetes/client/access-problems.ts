@@ -68,8 +68,17 @@ export class AccessProblems {
     this.logger.info({ verb: key.verb, resource: key.resource, namespace: key.namespace ?? null }, `permission granted: the operator can ${AccessProblems.describe(key)} again`);
   }
 
-  isDenied(key: AccessKey): boolean {
-    return this.denied.has(AccessProblems.id(key));
+  /**
+   * Notes the answer to a request of what `key` names: a refusal (401/403) is denied, a success
+   * (2xx) allowed; true when it was refused, so that the caller does not log it again.
+   */
+  note(key: AccessKey, status: number, body: unknown): boolean {
+    if (isAccessDenied(status)) {
+      this.deny(key, status, statusMessage(body));
+      return true;
+    }
+    if (status >= 200 && status < 300) this.allow(key);
+    return false;
   }
 
   /** The first refused read, in words, or null: the operator's records may be incomplete while one lasts. */

@@ -45,9 +45,4 @@ export class ConnectionProblems {
     const downForMs = this.now() - o.since;
     this.logger.info({ server: this.server, downForMs, failures: o.failures }, `the Kubernetes API server ${this.server} answers again after ${Math.round(downForMs / 100) / 10} s`);
   }
-
-  /** The ongoing outage in words, or null. */
-  problem(): string | null {
-    return this.outage === undefined ? null : `cannot reach the Kubernetes API server ${this.server}: ${this.outage.error}`;
-  }
 }

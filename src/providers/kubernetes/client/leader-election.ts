@@ -1,4 +1,4 @@
-import { isAccessDenied, statusMessage, type AccessProblems } from './access-problems.js';
+import { isAccessDenied, type AccessProblems } from './access-problems.js';
 import type { Logger } from 'pino';
 import type { KubeApi } from './kube-client.js';
 
@@ -85,13 +85,10 @@ export class LeaderElector {
    */
   private refused(verb: string, status: number, body: unknown): boolean {
     const key = { verb, resource: 'leases.coordination.k8s.io', namespace: this.options.namespace };
-    if (isAccessDenied(status)) {
-      if (this.deps.access) this.deps.access.deny(key, status, statusMessage(body));
-      else this.deps.logger.error({ verb, status }, `permission denied: cannot ${verb} the Lease ${this.options.namespace}/${this.options.name}`);
-      return true;
-    }
-    if (status >= 200 && status < 300) this.deps.access?.allow(key);
-    return false;
+    if (this.deps.access) return this.deps.access.note(key, status, body);
+    if (!isAccessDenied(status)) return false;
+    this.deps.logger.error({ verb, status }, `permission denied: cannot ${verb} the Lease ${this.options.namespace}/${this.options.name}`);
+    return true;
   }
 
   /** One attempt to acquire or renew; returns whether this candidate holds the Lease. */

@@ -1,4 +1,4 @@
-import { isAccessDenied, statusMessage, type AccessProblems } from '../client/access-problems.js';
+import type { AccessProblems } from '../client/access-problems.js';
 import type { Logger } from 'pino';
 import type { KubeApi } from '../client/kube-client.js';
 import { isRecord, type KubeObject, type Service } from '../client/kube-objects.js';
@@ -181,12 +181,9 @@ export class IngressStatusWriter {
     try {
       const res = await this.deps.api.request('PATCH', path, { body: { status: { loadBalancer: { ingress: addresses } } }, contentType: 'application/merge-patch+json', discardBody: true });
       const key = { verb: 'patch', resource: 'ingresses.networking.k8s.io/status', namespace: ref.namespace };
-      if (res.status === 200) {
-        this.deps.access?.allow(key);
-        return 1;
-      }
-      if (isAccessDenied(res.status) && this.deps.access) this.deps.access.deny(key, res.status, statusMessage(res.body));
-      else if (res.status !== 404) this.deps.logger.warn({ ingress: `${ref.namespace}/${ref.name}`, status: res.status }, 'Ingress status update failed');
+      const refused = this.deps.access?.note(key, res.status, res.body) === true;
+      if (res.status === 200) return 1;
+      if (!refused && res.status !== 404) this.deps.logger.warn({ ingress: `${ref.namespace}/${ref.name}`, status: res.status }, 'Ingress status update failed');
     } catch (err) {
       this.deps.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'Ingress status update failed');
     }

@@ -1,4 +1,4 @@
-import { isAccessDenied, resourceName, statusMessage, type AccessProblems } from '../client/access-problems.js';
+import { resourceName, type AccessProblems } from '../client/access-problems.js';
 import type { Logger } from 'pino';
 import type { KubeApi } from '../client/kube-client.js';
 import type { KubeObject } from '../client/kube-objects.js';
@@ -106,12 +106,9 @@ export class StatusWriter {
           discardBody: true,
         });
         const key = { verb: 'patch', resource: resourceName(status.ref.plural, status.ref.group, 'status'), namespace: status.ref.namespace };
-        if (res.status === 200) {
-          written++;
-          this.deps.access?.allow(key);
-        } else if (isAccessDenied(res.status) && this.deps.access) {
-          this.deps.access.deny(key, res.status, statusMessage(res.body));
-        } else if (res.status !== 404) this.deps.logger.warn({ object: `${status.ref.kind} ${status.ref.namespace}/${status.ref.name}`, status: res.status }, 'status update failed');
+        const refused = this.deps.access?.note(key, res.status, res.body) === true;
+        if (res.status === 200) written++;
+        else if (!refused && res.status !== 404) this.deps.logger.warn({ object: `${status.ref.kind} ${status.ref.namespace}/${status.ref.name}`, status: res.status }, 'status update failed');
       } catch (err) {
         this.deps.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'status update failed');
       }
@@ -147,12 +144,8 @@ export class StatusWriter {
       try {
         const res = await this.deps.api.request('POST', `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/events`, { body, discardBody: true });
         const key = { verb: 'create', resource: 'events', namespace: ref.namespace };
-        if (res.status === 201 || res.status === 200) {
-          created++;
-          this.deps.access?.allow(key);
-        } else if (isAccessDenied(res.status)) {
-          this.deps.access?.deny(key, res.status, statusMessage(res.body));
-        }
+        this.deps.access?.note(key, res.status, res.body);
+        if (res.status === 201 || res.status === 200) created++;
       } catch (err) {
         this.deps.logger.debug({ err: err instanceof Error ? err.message : String(err) }, 'event not recorded');
       }

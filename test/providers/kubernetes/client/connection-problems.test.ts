@@ -24,13 +24,11 @@ describe('ConnectionProblems', () => {
     }
     expect(lines).toHaveLength(5);
     expect(lines[4]?.msg).toMatch(/^still cannot reach the Kubernetes API server https:\/\/10\.0\.0\.1:6443 after 8 s: connect ECONNREFUSED 10\.0\.0\.1:6443; 12 watches waiting, next retry in 4 s$/);
-    expect(c.problem()).toContain('ECONNREFUSED');
     t += 1500;
     c.answered();
     c.answered();
     expect(lines).toHaveLength(6);
     expect(lines[5]?.msg).toBe('the Kubernetes API server https://10.0.0.1:6443 answers again after 9 s');
-    expect(c.problem()).toBeNull();
   });
 
   it('says at once when the error changes', () => {
