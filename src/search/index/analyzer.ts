@@ -167,6 +167,7 @@ export function scanTokens(original: string, emitRange: (src: string, start: num
     const start = i;
     let alnum = last !== EXTEND_NUM_LET;
     let h = Math.imul(basis ^ (lower[c] as number), FNV_PRIME);
+    h ^= h >>> 15;
     i++;
     while (i < n) {
       c = original.charCodeAt(i);
@@ -176,6 +177,7 @@ export function scanTokens(original: string, emitRange: (src: string, start: num
         if (k !== EXTEND_NUM_LET) alnum = true;
         last = k;
         h = Math.imul(h ^ (lower[c] as number), FNV_PRIME);
+        h ^= h >>> 15;
         i++;
         continue;
       }
@@ -185,6 +187,7 @@ export function scanTokens(original: string, emitRange: (src: string, start: num
         const next = asciiClass[c2];
         if ((last === ALETTER && next === ALETTER && k !== MID_NUM) || (last === NUMERIC && next === NUMERIC && k !== MID_LETTER)) {
           h = Math.imul(h ^ c, FNV_PRIME);
+          h ^= h >>> 15;
           i++;
           continue;
         }
@@ -274,11 +277,13 @@ export function scanAsciiBytes(bytes: Uint8Array, n: number, out: Int32Array): n
     }
     const start = i;
     let h = Math.imul(basis ^ c, fnvPrime);
+    h ^= h >>> 15;
     i++;
     while (i < n) {
       c = bytes[i] as number;
       if ((c - 0x61) >>> 0 < 26 || (c - 0x30) >>> 0 < 10 || c === 0x5f) {
         h = Math.imul(h ^ c, fnvPrime);
+        h ^= h >>> 15;
         i++;
         continue;
       }
@@ -286,6 +291,7 @@ export function scanAsciiBytes(bytes: Uint8Array, n: number, out: Int32Array): n
         c |= 0x20;
         bytes[i] = c;
         h = Math.imul(h ^ c, fnvPrime);
+        h ^= h >>> 15;
         i++;
         continue;
       }
@@ -298,6 +304,7 @@ export function scanAsciiBytes(bytes: Uint8Array, n: number, out: Int32Array): n
         const letters = c !== 0x2c && c !== 0x3b && ((prev - 0x61) >>> 0 < 26 || (prev - 0x41) >>> 0 < 26) && ((next - 0x61) >>> 0 < 26 || (next - 0x41) >>> 0 < 26);
         if (letters || (c !== 0x3a && (prev - 0x30) >>> 0 < 10 && (next - 0x30) >>> 0 < 10)) {
           h = Math.imul(h ^ c, fnvPrime);
+          h ^= h >>> 15;
           i++;
           continue;
         }
@@ -341,7 +348,7 @@ function onlyUnderscores(bytes: Uint8Array, start: number, end: number): boolean
 /** hashRange of a lowercased ASCII token held as bytes. */
 export function hashBytes(bytes: Uint8Array, start: number, end: number): number {
   let h = HASH_BASIS;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ (bytes[i] as number), FNV_PRIME);
+  for (let i = start; i < end; i++) h = step(h, bytes[i] as number);
   return finishHash(h);
 }
 
@@ -511,40 +518,39 @@ const FNV_PRIME = 0x01000193;
 
 /*
  * The token hash: FNV-1a over the token's lowercased UTF-16 units from a secret starting state,
- * then a keyed finish (murmur3's fmix32 of h ^ a second secret). Both secrets are drawn per
- * process (per thread: a worker's module has its own), so a hash is only meaningful to the thread
- * that computed it: it must never cross a thread or a restart (TermDictionary.restore rehashes the
- * terms of a snapshot; the TermDictionary is the one consumer of these hashes).
+ * with one fold per unit (h ^= h >>> 15 after the multiplication), then a keyed finish (murmur3's
+ * fmix32 of h ^ a second secret). Both secrets are drawn per process (per thread: a worker's module
+ * has its own), so a hash is only meaningful to the thread that computed it: it must never cross a
+ * thread or a restart (TermDictionary.restore rehashes the terms of a snapshot; the TermDictionary
+ * is the one consumer of these hashes).
  *
  * Why keyed: the TermDictionary is an open-addressing table indexed by these hashes, and tokens
  * come from the outside (_bulk). With a public hash, tokens crafted to share the hash, or merely its
  * low bits (the slot, with linear probing), pile into one probe run, and every insert and lookup
  * walks it: indexing N such tokens costs O(N^2) (a reviewer's run did not finish in 10 minutes).
  *
- * Why both parts:
- * - The finish alone (with the public FNV basis) is a fixed function of the FNV state: tokens whose
- *   FNV-1a states collide in all 32 bits collide after any finish, and such states are cheap to
- *   compute offline and to chain (two 5-letter blocks that take one state to the same state, found
- *   by a birthday search of ~2^16 hashes; k such pairs give 2^k tokens of one hash, see
- *   test/search/index/term-dictionary.test.ts). With a secret basis the state before the first
- *   differing unit is unknown, and whether two tokens' states reconverge depends on it: XOR with two
- *   different units changes the additive difference of the states by an amount set by the state's
- *   bits (borrows), and the multiplication by the odd prime never turns a non-zero difference into
- *   zero, so the states meet again only where those unknown bits give the exact amounts a crafted
- *   path needs: a crafted pair collides for a fraction of the bases, not for all of them, and k
- *   chained blocks all collide together only with that fraction to the k-th power: no flood.
- * - The seeded basis alone is not enough either: FNV-1a's low bits depend only on the low bits of
- *   the state and of the units, so a difference that lies above the low bits stays there for every
- *   basis: two tokens that differ in one unit by bit 15 alone (U+2C30 and U+AC30 are both lowercase letters)
- *   and then share their ASCII tail have states that differ by exactly +-2^15 * P^k, whose low
- *   15 bits are zero, whatever the basis: k such units give 2^k tokens in one slot of any table up
- *   to 32,768 slots. The finish makes every bit of the slot depend on all 32 bits of the state.
- *   It is a bijection, so it creates no collisions of its own; the key XORed in before it costs
- *   one instruction and keeps the mix's input unknown even for a state whose relation to another
- *   one is known.
- * Cost: the FNV loop is unchanged (the basis is a local), the finish is six operations a token.
- * A keyed PRF (SipHash) would be stronger, but at 2-3 times the per-unit cost on the hottest loop
- * of bulk indexing; collisions here cost probe steps, not correctness.
+ * Why each part:
+ * - The fold. Plain FNV-1a never moves information downwards: XOR with a unit changes the low 16
+ *   bits (7 for ASCII), and a multiplication's low bits depend only on its inputs' low bits. So the
+ *   high bits of the starting state only add a constant that depends on the token's length (the
+ *   basis's high part times P^n): two tokens of one length whose states collide from one basis
+ *   collide from every basis that shares its low 7 bits (ASCII) or 16 bits. A secret basis without
+ *   the fold therefore had 7 bits of secret against ASCII tokens: tokens crafted against the public
+ *   basis (two 5-letter blocks that take one state to the same state, found by a birthday search of
+ *   ~2^16 hashes; k such pairs give 2^k tokens of one hash, see
+ *   test/search/index/term-dictionary.test.ts) flooded one process in 128, and a set crafted for
+ *   each of the 128 low parts floods every process. The fold brings the high bits down into the
+ *   bits the next unit and multiplication mix, so whether two paths reconverge depends on all 32
+ *   bits of the secret state.
+ * - The keyed finish: FNV-1a's low bits (the slot) depend only on the low bits of the state and of
+ *   the units, so two tokens that differ in one unit by bit 15 alone (U+2C30 and U+AC30 are both
+ *   lowercase letters) would land in one slot of any table up to 32,768 slots without a finish
+ *   that makes every bit of the slot depend on all 32 bits of the state. It is a bijection, so it
+ *   creates no collisions of its own; the key XORed in before it costs one instruction and keeps
+ *   the mix's input unknown even for a state whose relation to another one is known.
+ * Cost: two operations a unit on the scanning loop, six a token for the finish. A keyed PRF
+ * (SipHash) would be stronger, at 2-3 times the per-unit cost on the hottest loop of bulk
+ * indexing; collisions here cost probe steps, never correctness.
  */
 
 /** FNV-1a's offset basis XOR a per-process secret. */
@@ -552,9 +558,34 @@ const HASH_BASIS = (0x811c9dc5 ^ randomInt(0x100000000)) | 0;
 /** Per-process secret XORed into the FNV state before the finishing mix. */
 const HASH_KEY = randomInt(0x100000000) | 0;
 
+/** One unit of the token hash: FNV-1a's step and the fold (see above); the scanners inline it. */
+function step(h: number, unit: number): number {
+  h = Math.imul(h ^ unit, FNV_PRIME);
+  return h ^ (h >>> 15);
+}
+
+/**
+ * The token hash of `token` (already lowercased) from the given secrets: the definition that
+ * hashRange and the scanners compute with this process's secrets (`hashSecrets`). For tests.
+ */
+export function keyedHash(basis: number, key: number, token: string): number {
+  let h = basis | 0;
+  for (let i = 0; i < token.length; i++) h = step(h, token.charCodeAt(i));
+  return mix(h ^ key);
+}
+
+/** This process's secrets, for tests that check hashRange against keyedHash. */
+export function hashSecrets(): { basis: number; key: number } {
+  return { basis: HASH_BASIS, key: HASH_KEY };
+}
+
 /** The keyed finish of an FNV-1a state (see above); scanTokens and scanAsciiBytes inline it. */
 function finishHash(h: number): number {
-  h ^= HASH_KEY;
+  return mix(h ^ HASH_KEY);
+}
+
+/** murmur3's fmix32. */
+function mix(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
@@ -571,14 +602,14 @@ function finishHash(h: number): number {
  */
 export function hashRange(src: string, start: number, end: number): number {
   let h = HASH_BASIS;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ tokenUnit(src, i), FNV_PRIME);
+  for (let i = start; i < end; i++) h = step(h, tokenUnit(src, i));
   return finishHash(h);
 }
 
 /** hashRange of a token held as its lowercased UTF-16 units units[start, end) (a TermDictionary's pool). */
 export function hashUnits(units: Uint16Array, start: number, end: number): number {
   let h = HASH_BASIS;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ (units[i] as number), FNV_PRIME);
+  for (let i = start; i < end; i++) h = step(h, units[i] as number);
   return finishHash(h);
 }
 

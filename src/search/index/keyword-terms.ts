@@ -113,10 +113,18 @@ export class KeywordTerms {
   }
 }
 
-/** FNV-1a from `seed` over the UTF-16 units of a keyword value, mixed, never 0 (0 marks an empty slot). */
+/**
+ * FNV-1a from `seed` over the UTF-16 units of a keyword value, with a fold per unit, mixed, never 0
+ * (0 marks an empty slot). The fold (h ^= h >>> 15) makes the whole seed matter: plain FNV-1a never
+ * moves bits downwards, so values colliding from one seed collide from every seed with the same
+ * low 16 bits (see the token hash in analyzer.ts).
+ */
 function hashValue(value: string, seed: number): number {
   let h = 0x811c9dc5 ^ seed;
-  for (let i = 0; i < value.length; i++) h = Math.imul(h ^ value.charCodeAt(i), 0x01000193);
+  for (let i = 0; i < value.length; i++) {
+    h = Math.imul(h ^ value.charCodeAt(i), 0x01000193);
+    h ^= h >>> 15;
+  }
   // FNV-1a's low bits (the slot) depend only on the inputs' low bits: mixed (murmur3's fmix32).
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);

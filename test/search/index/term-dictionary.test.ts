@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FNV_BASIS, fnv, fnvCollisions } from './fnv-collisions.js';
-import { hashBytes, hashRange, hashUnits, scanAsciiBytes, tokens } from '../../../src/search/index/analyzer.js';
+import { hashBytes, hashRange, hashSecrets, hashUnits, keyedHash, scanAsciiBytes, tokens } from '../../../src/search/index/analyzer.js';
 import { PostingStore } from '../../../src/search/index/posting-store.js';
 import { TermDictionary } from '../../../src/search/index/term-dictionary.js';
 import { parseDocument } from '../../../src/search/mapping/document-parser.js';
@@ -126,6 +126,20 @@ describe('term dictionary under crafted tokens', () => {
     expect(new Set(low).size).toBe(1024);
     for (const t of low.slice(0, 64)) expect(tokens(t)).toEqual([t]);
     for (const basis of [FNV_BASIS, 1, 0x12345678, -7]) expect(new Set(low.map((t) => fnv(basis, t) & 0x7fff)).size).toBe(1);
+  });
+
+  it('keeps the crafted tokens apart for every secret basis, also those sharing the public basis low bits (plain FNV-1a collides for all of those)', () => {
+    // Without a fold per unit, the high bits of the basis only add a length-dependent constant, so
+    // a set crafted against the public basis collided in one process of 128: the secret bases
+    // whose low 7 bits are the public basis's. This checks the hash itself, for chosen secrets,
+    // rather than this process's random ones.
+    const secrets = [0, 0x80, 0x12345680, 0x7fffff80, -128, 0x40, 0x5a5a5a5a].map((d) => (FNV_BASIS ^ d) | 0);
+    for (const basis of secrets) {
+      if (((basis ^ FNV_BASIS) & 0x7f) === 0) expect(new Set(crafted.map((t) => fnv(basis, t))).size).toBe(1);
+      expect(new Set(crafted.map((t) => keyedHash(basis, 0x2545f491, t))).size).toBeGreaterThan(2040);
+    }
+    const { basis, key } = hashSecrets();
+    for (const t of crafted.slice(0, 64)) expect(hashRange(t, 0, t.length)).toBe(keyedHash(basis, key, t));
   });
 
   it('does not chain tokens whose plain FNV-1a hashes collide, through the ASCII byte path of bulk indexing', () => {
