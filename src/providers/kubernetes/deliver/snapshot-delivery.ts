@@ -205,6 +205,7 @@ export class SnapshotDelivery {
   async check(): Promise<void> {
     for (const [provider, state] of this.providers) {
       if (state.sending || state.delivered === undefined) continue;
+      const asked = state.version;
       try {
         const res = await this.deps.fetch(this.url(provider), { method: 'GET', headers: await this.headers(), signal: this.signal });
         const text = await res.text();
@@ -212,6 +213,9 @@ export class SnapshotDelivery {
         if (res.status === 200) held = (JSON.parse(text) as { version?: string }).version;
         else if (res.status === 401) this.token = undefined;
         else if (res.status !== 404) continue;
+        // A change delivered while the GET was under way: the answer is about an older version,
+        // and the PUT that followed it says what the server holds now.
+        if (state.sending || state.version !== asked) continue;
         if (held !== state.version) {
           this.deps.logger.info({ provider, held: held ?? null, version: state.version }, 'server does not hold the current snapshot, re-delivering');
           state.delivered = undefined;

@@ -93,6 +93,43 @@ describe('snapshot delivery', () => {
     expect(h2.calls.map((c) => c.method)).toEqual(['GET', 'GET', 'PUT']);
   });
 
+  it('does not take a check answered about an older version for a lost snapshot (a change delivered while the GET was under way)', async () => {
+    const calls: string[] = [];
+    let held = '';
+    let releaseGet: (() => void) | undefined;
+    const fetch: FetchLike = async (_url, init) => {
+      if (init.method === 'GET') {
+        const answer = held; // what the server holds when the GET arrives
+        calls.push(`GET ${answer}`);
+        await new Promise<void>((resolve) => (releaseGet = resolve));
+        return { status: 200, text: async () => JSON.stringify({ version: answer }) };
+      }
+      const chunks: Uint8Array[] = [];
+      for await (const c of init.body ?? []) chunks.push(c);
+      held = (decode(Buffer.concat(chunks).toString('utf8')) as { version: string }).version;
+      calls.push(`PUT ${held}`);
+      return { status: 200, text: async () => '{}' };
+    };
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (l: string) => void lines.push(l) });
+    const delivery = new SnapshotDelivery({ serverUrl: 'http://server:8081' }, { fetch, readToken: async () => 't', logger, sleep: async () => undefined }, new AbortController().signal);
+    await delivery.deliver('kubernetes', snapshot);
+    const v1 = held;
+    const checking = delivery.check();
+    await new Promise((r) => setImmediate(r));
+    const changed = structuredClone(snapshot);
+    changed.configuration.http.routers.r.rule = 'Host(`b`)';
+    await delivery.deliver('kubernetes', changed);
+    const v2 = held;
+    expect(v2).not.toBe(v1);
+    releaseGet?.();
+    await checking;
+    await delivery.whenIdle();
+    expect(calls).toEqual([`PUT ${v1}`, `GET ${v1}`, `PUT ${v2}`]);
+    expect(lines.join('')).not.toContain('does not hold');
+    expect(delivery.settled).toBe(true);
+  });
+
   it('sends a laid-out body as it is: its version, its bytes, small pieces joined', async () => {
     const { delivery, calls } = harness([]);
     const pieces = ['["version"]\t"0123456789abcdef"\n', '["configuration","http","routers","r"]\t{"rule":"Host(`a`)","service":"s"}\n', '', '["serverStatus"]\t{}\n'];
