@@ -7,7 +7,7 @@ import { serveFlags } from '../../src/flag-groups.js';
 import { buildServer, type PorticoServer } from '../../src/server.js';
 import { silentLogger } from '../management/helpers.js';
 
-async function until<T>(fn: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+async function until<T>(fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

@@ -54,7 +54,7 @@ async function stop(p: Proc | undefined): Promise<void> {
 }
 
 /** Polls `fn` every 50 ms (the processes are real) until it gives a value or `timeoutMs` passes. */
-function until<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000): Promise<T> {
+function until<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000): Promise<T> {
   return eventually(fn, timeoutMs, what, 50);
 }
 
@@ -111,7 +111,7 @@ describe('portico operator end to end (dist/cli.js)', () => {
     ]);
     const started = await until('operator start', () => operator?.lines.find((l) => l.msg === 'operator started'));
     healthPort = started.healthPort as number;
-  }, 30_000);
+  }, 90_000);
 
   afterAll(async () => {
     await stop(operator);

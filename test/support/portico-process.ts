@@ -19,7 +19,7 @@ export interface RunningPortico {
  * Starts `node dist/cli.js serve <args>` and waits until every listener is bound.
  * Pass `127.0.0.1:0` addresses so parallel runs never collide.
  */
-export async function startPortico(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 20_000): Promise<RunningPortico> {
+export async function startPortico(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 45_000): Promise<RunningPortico> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" (make test does) before the integration tests`);
   const child = spawn(process.execPath, [CLI, 'serve', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];

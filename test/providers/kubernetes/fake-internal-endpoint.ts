@@ -76,7 +76,7 @@ export class FakeInternalEndpoint {
 
 /** Polls `check` every `intervalMs` until it returns a value (not undefined/false) or `timeoutMs` passes. */
 export async function eventually<T>(
-  check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5000, what = 'condition', intervalMs = 20,
+  check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000, what = 'condition', intervalMs = 20,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
