@@ -4,6 +4,10 @@ import { defineConfig } from 'vitest/config';
 // real peers (Prometheus, client libraries, a browser) on port 0 with longer timeouts.
 export default defineConfig({
   test: {
+    // Two files at a time in the unit and integration projects (one group: vitest runs projects of
+    // one group together only when their maxWorkers agree). The kube project is one file at a time
+    // and `make test` runs it beside the others, in a second vitest (scripts/run-tests.sh).
+    maxWorkers: 2,
     projects: [
       {
         test: {
@@ -21,8 +25,6 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts', 'test/**/*.int.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          // Real peers are heavy on a 2-core machine: keep files sequential.
-          fileParallelism: false,
         },
       },
       {
