@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -13,7 +13,7 @@ import { parsePublishedService } from './status/ingress-status.js';
 import { nodeHttpFetch } from './deliver/http-fetch.js';
 import { KubeConfigApi, type KubeApi } from './client/kube-client.js';
 import { loadKubeConfigClass } from './client/kube-config-loader.js';
-import { defaultKubeconfigEnvironment, kubeconfigSource, SERVICE_ACCOUNT_DIR } from './client/kubeconfig-source.js';
+import { defaultKubeconfigEnvironment, inPod, kubeconfigSource, SERVICE_ACCOUNT_DIR } from './client/kubeconfig-source.js';
 import { LabelSelectorError, parseLabelSelector } from './translate/shared/label-selector.js';
 import { OperatorController } from './operator-controller.js';
 import type { FetchLike } from './deliver/snapshot-delivery.js';
@@ -109,7 +109,7 @@ export async function runOperator(config: OperatorConfig, deps: OperatorDeps): P
   // Every reflector and timer listens on the same signal.
   setMaxListeners(1000, deps.signal);
   if (deps.tuneHeap !== false) setHeapGrowth(SYNC_HEAP_GROWING_PERCENT);
-  const inCluster = existsSync(join(SERVICE_ACCOUNT_DIR, 'token'));
+  const inCluster = inPod(defaultKubeconfigEnvironment(homedir()));
   const labelSelector = config['operator.label-selector'];
   const namespaceSelector = config['operator.namespace-selector'];
   for (const [flagName, value] of [['operator.label-selector', labelSelector], ['operator.namespace-selector', namespaceSelector]] as const) {

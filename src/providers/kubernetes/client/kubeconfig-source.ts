@@ -27,6 +27,14 @@ export function defaultKubeconfigEnvironment(home: string): KubeconfigEnvironmen
   return { env: process.env, home, exists: existsSync, serviceAccountDir: SERVICE_ACCOUNT_DIR };
 }
 
+/**
+ * In a pod: the service account's token is mounted and the API server's Service is in the
+ * environment. Also what `--operator.leader-election auto` and the default lease namespace follow.
+ */
+export function inPod(e: KubeconfigEnvironment): boolean {
+  return e.exists(join(e.serviceAccountDir, 'token')) && Boolean(e.env.KUBERNETES_SERVICE_HOST) && Boolean(e.env.KUBERNETES_SERVICE_PORT);
+}
+
 /** Decides the source; `flag` is `--kubeconfig` ('' when not given). */
 export function kubeconfigSource(flag: string, e: KubeconfigEnvironment): KubeconfigSource {
   if (flag !== '') return { kind: 'files', files: [flag] };
@@ -35,10 +43,9 @@ export function kubeconfigSource(flag: string, e: KubeconfigEnvironment): Kubeco
   if (existing.length > 0) return { kind: 'files', files: existing };
   const home = e.home === '' ? '' : join(e.home, '.kube', 'config');
   if (home !== '' && e.exists(home)) return { kind: 'files', files: [home] };
+  if (inPod(e)) return { kind: 'in-cluster' };
   const token = join(e.serviceAccountDir, 'token');
   const hasToken = e.exists(token);
-  const hasEnv = Boolean(e.env.KUBERNETES_SERVICE_HOST) && Boolean(e.env.KUBERNETES_SERVICE_PORT);
-  if (hasToken && hasEnv) return { kind: 'in-cluster' };
   const looked = [
     '--kubeconfig is not set',
     listed.length === 0 ? '$KUBECONFIG is not set' : `$KUBECONFIG names no existing file (${listed.join(delimiter)})`,

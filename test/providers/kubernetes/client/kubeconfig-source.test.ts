@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { kubeconfigSource, type KubeconfigEnvironment } from '../../../../src/providers/kubernetes/client/kubeconfig-source.js';
+import { inPod, kubeconfigSource, type KubeconfigEnvironment } from '../../../../src/providers/kubernetes/client/kubeconfig-source.js';
 
 const SA = '/var/run/secrets/kubernetes.io/serviceaccount';
 
@@ -21,6 +21,13 @@ describe('kubeconfigSource', () => {
     expect(kubeconfigSource('', environment(['/home/me/.kube/config'], { KUBECONFIG: '/gone' }))).toEqual({ kind: 'files', files: ['/home/me/.kube/config'] });
     const pod = environment([`${SA}/token`], { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' });
     expect(kubeconfigSource('', pod)).toEqual({ kind: 'in-cluster' });
+  });
+
+  it('is in a pod only with both the token and the API server\'s Service in the environment (what leader election auto follows)', () => {
+    const env = { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' };
+    expect(inPod(environment([`${SA}/token`], env))).toBe(true);
+    expect(inPod(environment([`${SA}/token`]))).toBe(false);
+    expect(inPod(environment([], env))).toBe(false);
   });
 
   it('names everything it looked at when there is nothing', () => {
