@@ -223,7 +223,7 @@ export class Reflector {
         continue;
       }
       if (res.status === 504 && isTooLargeResourceVersion(res.status, res.body)) throw new GoneError(`list ${path}: ${describeBody(res.body)}`);
-      if (res.status !== 200) throw new KubeHttpError(res.status, `list ${path}: HTTP ${res.status}: ${describeBody(res.body)}`, res.body);
+      if (res.status !== 200) throw listFailed(path, res.status, res.body);
       this.connection.answered();
       this.access.allow(this.accessKey('list'));
       // The API server makes the next page while this one is decoded, instead of each waiting for
@@ -310,12 +310,17 @@ export class Reflector {
   private async checkHistory(signal: AbortSignal): Promise<void> {
     const path = collectionPath(this.type, this.namespace);
     const res = await this.deps.api.request('GET', path, { query: { ...this.baseQuery(), limit: '1' }, signal });
-    if (res.status !== 200) throw new KubeHttpError(res.status, `list ${path}: HTTP ${res.status}: ${describeBody(res.body)}`, res.body);
+    if (res.status !== 200) throw listFailed(path, res.status, res.body);
     const current = res.listMeta?.()?.resourceVersion ?? (res.body as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion ?? '';
     if (laterThan(this.resourceVersion, current)) {
       throw new GoneError(`the server's resourceVersion ${current} is behind ours (${this.resourceVersion}): its history was replaced`);
     }
   }
+}
+
+/** The error of a list (or history check) the server answered with anything but 200. */
+function listFailed(path: string, status: number, body: unknown): KubeHttpError {
+  return new KubeHttpError(status, `list ${path}: HTTP ${status}: ${describeBody(body)}`, body);
 }
 
 function describeBody(body: unknown): string {
