@@ -63,7 +63,7 @@ function usernameOf(userinfo: string | undefined, value: string): string | undef
   if (userinfo === undefined || userinfo === '') return undefined;
   if (userinfo.includes(':')) {
     throw new StoreLocationError(
-      `--pushgateway.store "${value.replace(/\/\/[^@/]*@/, '//***@')}" holds a password: command lines and process lists are readable by others, so put the password in a file and pass --pushgateway.store.password-file instead`,
+      `--pushgateway.store "${value.replace(/\/\/[^@/]*@/, '//***@')}" holds a password: command lines and process lists are readable by others, so put the password in a file and pass --pushgateway.redis.password-file instead`,
     );
   }
   return decodeURIComponent(userinfo);
