@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +20,7 @@ let redis: RedisServer;
 const dirs: string[] = [];
 const replicas: RunningPortico[] = [];
 
-async function startReplica(): Promise<RunningPortico> {
+async function startReplica(extra: readonly string[] = [], url = redis.url): Promise<RunningPortico> {
   const dir = mkdtempSync(join(tmpdir(), 'portico-redis-replica-'));
   dirs.push(dir);
   const p = await startPortico([
@@ -34,7 +35,8 @@ async function startReplica(): Promise<RunningPortico> {
     '--internal.listen-address',
     'off',
     '--pushgateway.store',
-    redis.url,
+    url,
+    ...extra,
   ]);
   replicas.push(p);
   return p;
@@ -101,7 +103,9 @@ describe('push gateway replicas sharing Redis', () => {
     );
     for (const r of [b, c]) {
       expect(await get(r, '/api/v1/metrics')).toContain('"seen_total"');
-      expect(await get(r, '/')).toContain('seen_total');
+      const page = await get(r, '/');
+      expect(page).toContain('seen_total');
+      expect(page).toMatch(/Answered by replica<\/td><td>[^<]+:\d+:[0-9a-f]{8}</);
     }
     // Printed, not asserted (no timing assertions in tests): the issue asks for under a second.
     console.log(`push acknowledged by one replica visible in the two others' /metrics after ${delays.join(' and ')} ms`);
@@ -210,6 +214,24 @@ describe('push gateway replicas sharing Redis', () => {
       expect(values[0]).toBeDefined();
     }
     console.log(`SIGKILL mid-push: ${statuses.filter((s) => s === 200).length} of 200 pushes acknowledged, ${killed.length} groups whole in the survivors`);
+  });
+
+  it('logs in as an ACL user with the password from --pushgateway.redis.password-file', async () => {
+    const acl = await new Promise<string>((resolve, reject) => {
+      const socket = connect(redis.port, '127.0.0.1', () => socket.write('ACL SETUSER pusher on >s3cret-pass ~* &* +@all\r\n'));
+      socket.once('data', (d) => {
+        socket.destroy();
+        resolve(d.toString());
+      });
+      socket.once('error', reject);
+    });
+    expect(acl).toBe('+OK\r\n');
+    const secret = join(dirs[0] as string, 'redis-password');
+    writeFileSync(secret, 's3cret-pass\n', { mode: 0o600 });
+    const pusher = await startReplica(['--pushgateway.redis.password-file', secret], `redis://pusher@127.0.0.1:${redis.port}/0`);
+    await eventually(async () => ((await send(pusher, 'PUT', '/metrics/job/with_acl', 'with_acl 1\n')).status === 200 ? true : undefined), 15_000, 'a push as the ACL user');
+    await agreed([replicas[0] as RunningPortico, pusher], (j) => j.includes('with_acl'), 'the ACL user’s push everywhere');
+    expect(pusher.lines.join('\n')).not.toContain('s3cret-pass');
   });
 
   it('refuses a password in --pushgateway.store at start-up (exit 2), without echoing it', () => {

@@ -81,6 +81,8 @@ export interface GroupStore {
   readonly seriesCount: number;
   /** False while a shared store has not been read once yet (/-/ready answers 503); absent: always ready. */
   readonly ready?: boolean;
+  /** A shared store's name for this replica (host, process, a random part), shown by the console. */
+  readonly replica?: string;
 }
 
 /** The push time gauges of a group, as families (labels: grouping labels plus instance=""). */

@@ -67,12 +67,19 @@ export class ReplicatedGroupStore implements GroupStore {
     this.snapshotEvery = opts.snapshotEvery ?? 1000;
     this.startedAtMs = opts.now();
     this.ownPrefix = `${opts.replica}:`;
-    this.log.onAppended(() => void this.sync().catch(() => undefined));
+    // A hint only: while the log is unreachable the poll (and the reconnection) catches up.
+    this.log.onAppended(() => {
+      if (this.log.connected) void this.sync().catch(() => undefined);
+    });
   }
 
   /** Whether the replica has read the shared state at least once (until then it serves nothing). */
   get ready(): boolean {
     return this.currentAtMs !== undefined;
+  }
+
+  get replica(): string {
+    return this.opts.replica;
   }
 
   /** Whether the log answers now. */
