@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,11 +17,35 @@ export class RedisServer {
   private output = '';
   readonly dir = mkdtempSync(join(tmpdir(), 'portico-redis-'));
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    /** Extra arguments: a Sentinel's config file first (`--sentinel` mode), or more options. */
+    private readonly extra: (dir: string, port: number) => string[] = () => [],
+  ) {}
 
   static async start(): Promise<RedisServer> {
     requireBinary(REDIS_SERVER, 'redis-server');
     const server = new RedisServer(await freePort());
+    await server.resume();
+    return server;
+  }
+
+  /** A server with more options (e.g. `--cluster-enabled yes`). */
+  static async withOptions(options: readonly string[]): Promise<RedisServer> {
+    requireBinary(REDIS_SERVER, 'redis-server');
+    const server = new RedisServer(await freePort(), () => [...options]);
+    await server.resume();
+    return server;
+  }
+
+  /** A Sentinel (redis-server --sentinel) watching `master` under the name `masterName`. */
+  static async sentinel(master: RedisServer, masterName: string): Promise<RedisServer> {
+    requireBinary(REDIS_SERVER, 'redis-server');
+    const server = new RedisServer(await freePort(), (dir, port) => {
+      const conf = join(dir, 'sentinel.conf');
+      writeFileSync(conf, `port ${port}\nbind 127.0.0.1\nsentinel monitor ${masterName} 127.0.0.1 ${master.port} 1\n`);
+      return [conf, '--sentinel'];
+    });
     await server.resume();
     return server;
   }
@@ -36,7 +60,11 @@ export class RedisServer {
       rmSync(join(this.dir, 'appendonlydir'), { recursive: true, force: true });
       rmSync(join(this.dir, 'dump.rdb'), { force: true });
     }
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--daemonize', 'no'];
+    const extra = this.extra(this.dir, this.port);
+    const args =
+      extra[1] === '--sentinel'
+        ? [...extra, '--dir', this.dir]
+        : ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--daemonize', 'no', ...extra];
     const proc = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     proc.stdout?.on('data', (d: Buffer) => (this.output += d.toString()));
     proc.stderr?.on('data', (d: Buffer) => (this.output += d.toString()));

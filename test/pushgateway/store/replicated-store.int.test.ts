@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,6 +129,63 @@ describe('ReplicatedGroupStore on Redis', () => {
       }),
       { numRuns: 25 },
     );
+  });
+
+  it('works through a Sentinel, which names the master', async () => {
+    const sentinel = await RedisServer.sentinel(redis, 'pgmaster');
+    const loc: RedisLocation = { ...location(), mode: 'sentinel', nodes: [{ host: '127.0.0.1', port: sentinel.port }], masterName: 'pgmaster', display: 'sentinel' };
+    const log = new RedisOpLog({ location: loc, keyPrefix: `sentinel-${++run}` });
+    await log.connect();
+    const store = new ReplicatedGroupStore({ log, replica: 's', now: Date.now });
+    const direct = await replica('d', `sentinel-${run}`);
+    try {
+      await store.push({ grouping: [['job', 'via_sentinel']], families: [toFamily({ name: 'm', type: 'gauge', help: undefined, value: 7, empty: false })], replace: true, nowMs: 0 });
+      await direct.store.sync();
+      expect(direct.store.get([['job', 'via_sentinel']])?.families.get('m')?.family.metrics[0]?.value).toBe(7);
+    } finally {
+      await store.close();
+      await direct.store.close();
+      await sentinel.close();
+    }
+  });
+
+  it('works on a Redis Cluster (every key of the store in one slot)', async () => {
+    const nodes = await Promise.all([0, 1, 2].map(() => RedisServer.withOptions(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf'])));
+    try {
+      const created = spawnSync('/usr/bin/redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8' });
+      expect(created.status, created.stdout + created.stderr).toBe(0);
+      const loc: RedisLocation = { ...location(), mode: 'cluster', nodes: nodes.map((n) => ({ host: '127.0.0.1', port: n.port })), display: 'cluster' };
+      const stores = await Promise.all(
+        ['c1', 'c2'].map(async (name) => {
+          const log = new RedisOpLog({ location: loc, keyPrefix: 'cluster' });
+          // The cluster agrees on its slots a moment after creation.
+          for (let i = 0; ; i++) {
+            try {
+              await log.connect();
+              break;
+            } catch (err) {
+              if (i > 50) throw err;
+              await new Promise((r) => setTimeout(r, 200));
+            }
+          }
+          const store = new ReplicatedGroupStore({ log, replica: name, now: Date.now });
+          await store.sync();
+          return store;
+        }),
+      );
+      try {
+        const [c1, c2] = stores as [ReplicatedGroupStore, ReplicatedGroupStore];
+        await c1.push({ grouping: [['job', 'on_cluster']], families: [toFamily({ name: 'm', type: 'gauge', help: undefined, value: 3, empty: false })], replace: true, nowMs: 0 });
+        await expect(c2.push({ grouping: [['job', 'other']], families: [toFamily({ name: 'm', type: 'counter', help: undefined, value: 1, empty: false })], replace: true, nowMs: 0 })).rejects.toThrow(/inconsistent/);
+        await c2.sync();
+        expect(encodeGroups(c2.groups())).toBe(encodeGroups(c1.groups()));
+        expect(c2.get([['job', 'on_cluster']])?.families.get('m')?.family.metrics[0]?.value).toBe(3);
+      } finally {
+        await Promise.all(stores.map((s) => s.close()));
+      }
+    } finally {
+      await Promise.all(nodes.map((n) => n.close()));
+    }
   });
 
   it('lets a replica that joins late start from the snapshot after older entries were trimmed', async () => {
