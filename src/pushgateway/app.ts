@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { AreaDeps } from '../area.js';
@@ -9,10 +11,14 @@ import { createApp } from '../http/create-app.js';
 import { formatAddress } from '../http/listen.js';
 import { parseWebConfig, type WebConfig } from '../http/users-file.js';
 import { readFlagFile } from '../config/start-up-errors.js';
+import { StoreUnavailableError } from './errors.js';
 import { isProtobufContentType } from './exposition/protobuf.js';
 import { pushgatewayFlags } from './flags.js';
 import { joinPath, normalizePrefix, type Gateway, type GatewaySettings } from './http/gateway.js';
 import { InMemoryGroupStore } from './store/group-store.js';
+import { ReplicatedGroupStore } from './store/replicated-store.js';
+import { RedisOpLog } from './store/redis-op-log.js';
+import { parseStoreLocation, type RedisLocation, type StoreLocation } from './store/store-location.js';
 import { trailingSlashRedirect } from './http/trailing-slash.js';
 import { OwnMetrics, type HandlerName } from './http/own-metrics.js';
 import { Persister, loadGroups } from './store/persistence.js';
@@ -91,7 +97,7 @@ function settingsOf(config: PushgatewayConfig, deps: AreaDeps): GatewaySettings 
 }
 
 /** The group store, loaded from the persistence file and written back by a Persister unless persistence is off. */
-async function openStore(config: PushgatewayConfig, deps: AreaDeps, own: OwnMetrics, checkConsistency: boolean): Promise<{ store: InMemoryGroupStore; persister: Persister | undefined }> {
+async function openMemoryStore(config: PushgatewayConfig, deps: AreaDeps, own: OwnMetrics, checkConsistency: boolean): Promise<OpenedStore> {
   let persister: Persister | undefined;
   const store = new InMemoryGroupStore({
     ownTypes: own.types(),
@@ -116,7 +122,88 @@ async function openStore(config: PushgatewayConfig, deps: AreaDeps, own: OwnMetr
       onRecovered: () => log.info({ file }, 'writing the persistence file works again'),
     });
   }
-  return { store, persister };
+  return { store, close: async () => persister?.close(), poll: () => undefined };
+}
+
+/** A secret read from the file a flag names, without the trailing newline editors and Secrets add. */
+function secretFile(config: PushgatewayConfig, name: 'pushgateway.redis.password-file' | 'pushgateway.redis.sentinel-password-file'): string | undefined {
+  const file = config[name];
+  return file === '' ? undefined : readFlagFile(name, file, 'mount the Secret there or leave the flag empty').replace(/\r?\n$/, '');
+}
+
+/** The store shared with the other replicas through Redis (replicated-store.ts); start-up does not wait for Redis. */
+function openRedisStore(config: PushgatewayConfig, deps: AreaDeps, own: OwnMetrics, location: RedisLocation, checkConsistency: boolean): OpenedStore {
+  if (!['', 'off'].includes(config['persistence.file'].trim())) {
+    throw new ConfigError(`--persistence.file ${config['persistence.file']} cannot be used with --pushgateway.store=${location.display}: Redis keeps the groups; leave --persistence.file empty`);
+  }
+  const log = deps.logger.child({ area: 'pushgateway', store: location.display });
+  const caFile = config['pushgateway.redis.tls-ca-file'];
+  let lastError = '';
+  const opLog = new RedisOpLog({
+    location,
+    password: secretFile(config, 'pushgateway.redis.password-file'),
+    sentinelPassword: secretFile(config, 'pushgateway.redis.sentinel-password-file'),
+    ...(caFile !== '' && { tlsCa: readFlagFile('pushgateway.redis.tls-ca-file', caFile, 'point it at a PEM CA bundle or leave it empty') }),
+    keyPrefix: config['pushgateway.redis.key-prefix'],
+    onError: (err) => {
+      if (err.message !== lastError) log.warn({ err: err.message }, 'Redis connection error; reconnecting');
+      lastError = err.message;
+    },
+  });
+  const store = new ReplicatedGroupStore({
+    log: opLog,
+    replica: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    now: deps.now,
+    ownTypes: own.types(),
+    ownHelp: own.helps(),
+    checkConsistency,
+    onUnreachable: (err) => log.error({ err: (err as Error).message }, 'the shared store (Redis) is unreachable: pushes answer 503, scrapes serve the last state read'),
+    onRecovered: () => {
+      lastError = '';
+      log.info('the shared store (Redis) is reachable again');
+    },
+  });
+  // Polls wait for the first connection attempt, so that start-up does not report an outage.
+  let connecting = true;
+  opLog
+    .connect()
+    .then(() => store.sync())
+    .catch(() => undefined)
+    .finally(() => (connecting = false));
+  return { store, close: () => store.close(), poll: () => void (connecting ? undefined : store.sync().catch(() => undefined)) };
+}
+
+interface OpenedStore {
+  readonly store: InMemoryGroupStore | ReplicatedGroupStore;
+  /** Called every second: catches up with the shared store (a no-op in memory). */
+  readonly poll: () => void;
+  readonly close: () => Promise<void>;
+}
+
+/** Own metrics of the shared store, registered before the store reads the own types. */
+function storeMetrics(own: OwnMetrics, store: () => ReplicatedGroupStore | undefined): void {
+  own.addGauge('portico_pushgateway_store_up', 'Whether this replica reaches the shared store (Redis): 1 yes, 0 no (pushes answer 503).', () => (store()?.up ? 1 : 0));
+  own.addGauge(
+    'portico_pushgateway_store_staleness_seconds',
+    'Seconds since this replica last read the shared store (Redis); what it serves is the state of that moment. Below a second while Redis answers.',
+    () => store()?.stalenessSeconds() ?? 0,
+  );
+  own.addGauge('portico_pushgateway_store_applied_sequence', 'Sequence number of the last write of the shared store (Redis) this replica applied.', () => store()?.appliedSeq ?? 0);
+}
+
+async function openStore(config: PushgatewayConfig, deps: AreaDeps, own: OwnMetrics, checkConsistency: boolean): Promise<OpenedStore> {
+  let location: StoreLocation;
+  try {
+    location = parseStoreLocation(config['pushgateway.store']);
+  } catch (err) {
+    throw new ConfigError((err as Error).message, { cause: err });
+  }
+  if (location.kind === 'memory') return openMemoryStore(config, deps, own, checkConsistency);
+  const ref: { store?: ReplicatedGroupStore } = {};
+  storeMetrics(own, () => ref.store);
+  const opened = openRedisStore(config, deps, own, location, checkConsistency);
+  ref.store = opened.store as ReplicatedGroupStore;
+  return opened;
 }
 
 /**
@@ -157,13 +244,15 @@ function requireBasicAuth(app: FastifyInstance, verifier: BasicAuthVerifier, pre
 function answerErrorsAsText(app: FastifyInstance, prefix: string): void {
   app.setErrorHandler((err: FastifyError & { statusCode?: number }, request, reply) => {
     const status = typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500;
-    if (status >= 500) request.log.error({ err }, 'push gateway request failed');
+    // A store outage is answered in its own words (they hold nothing internal) and logged once by the store.
+    const told = err instanceof StoreUnavailableError;
+    if (status >= 500 && !told) request.log.error({ err }, 'push gateway request failed');
     else request.log.debug({ err: err.message, url: request.url }, 'push gateway request refused');
     return reply
       .code(status)
       .type('text/plain; charset=utf-8')
       .header('x-content-type-options', 'nosniff')
-      .send(plainError(status >= 500 ? 'internal server error' : err.message));
+      .send(plainError(status >= 500 && !told ? 'internal server error' : err.message));
   });
   app.setNotFoundHandler((request, reply) => {
     const redirect = trailingSlashRedirect(request.method, request.url, prefix);
@@ -184,7 +273,7 @@ export async function buildPushgatewayApp(config: PushgatewayConfig, deps: AreaD
   const verifier = webConfigFile === '' ? undefined : new BasicAuthVerifier(loadWebConfig(webConfigFile).basicAuthUsers);
 
   const own = new OwnMetrics({ version: settings.version, revision: '', branch: '' });
-  const { store, persister } = await openStore(config, deps, own, settings.checkConsistency);
+  const { store, poll, close } = await openStore(config, deps, own, settings.checkConsistency);
 
   const gw: Gateway = { store, own, settings, now: deps.now, requestShutdown: deps.requestShutdown };
   const app = createApp('pushgateway', deps.logger, {
@@ -212,11 +301,15 @@ export async function buildPushgatewayApp(config: PushgatewayConfig, deps: AreaD
 
   // TTL expiry also happens lazily on every read and write; this sweep makes expired groups leave
   // memory and the persistence file when nobody is calling.
-  const sweep = setInterval(() => store.expire(deps.now()), 1000);
+  // With Redis, the same beat catches up with the shared log (pub/sub only hints at new entries).
+  const sweep = setInterval(() => {
+    store.expire(deps.now());
+    poll();
+  }, 1000);
   sweep.unref();
   app.addHook('onClose', async () => {
     clearInterval(sweep);
-    await persister?.close();
+    await close();
   });
   return app;
 }

@@ -84,6 +84,17 @@ export function badTtlHeader(value: string): GatewayError {
 }
 
 /**
+ * A write while the shared store (Redis) cannot take it (HTTP 503). Nothing was stored; the
+ * message says so in plain words and holds nothing internal, so it is answered as it is.
+ */
+export class StoreUnavailableError extends GatewayError {
+  override readonly name = 'StoreUnavailableError';
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super('store_unavailable', 503, `push gateway store unavailable: ${reason}; nothing was changed, retry later (scrapes serve the last state this replica read)`, options);
+  }
+}
+
+/**
  * The persistence file cannot be read back (unknown format, bad content, permissions); not an HTTP
  * answer. An EnvironmentError: start-up stops with this one line and exit code 1.
  */

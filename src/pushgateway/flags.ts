@@ -13,6 +13,14 @@ export const pushgatewayFlags = {
   'persistence.interval': flag.duration('5m', 'Minimum interval between two writes of the persistence file (it is also written on shutdown)'),
   'push.disable-consistency-check': flag.boolean(false, 'Accept pushes without checking them against stored metrics (202 instead of 200); dangerous, as in Pushgateway'),
   'push.group-ttl': flag.duration('0', 'Delete a group this long after its last successful push (0: keep forever, as Pushgateway does); a push may set its own with the X-Portico-Group-TTL header'),
+  'pushgateway.store': flag.string(
+    'memory',
+    'Where pushed groups live: memory (this process only), or Redis shared by any number of replicas: redis://HOST[:PORT][/DB], rediss://… (TLS), redis+sentinel://HOST:PORT[,HOST:PORT…]/MASTER[/DB] or redis+cluster://HOST:PORT[,HOST:PORT…]; a user name may precede the host (USER@HOST), a password may not (see --pushgateway.redis.password-file)',
+  ),
+  'pushgateway.redis.password-file': flag.string('', 'File holding the password of the Redis user (e.g. a mounted Secret); never put it in the URL'),
+  'pushgateway.redis.sentinel-password-file': flag.string('', 'File holding the password of the Redis Sentinels, when they have one'),
+  'pushgateway.redis.tls-ca-file': flag.string('', 'PEM CA bundle that signs the Redis server certificate for rediss:// (default: the system CAs)'),
+  'pushgateway.redis.key-prefix': flag.string('portico:pushgateway', 'Prefix of the Redis keys of the shared store; gateways that must not share groups use different prefixes'),
   'push.max-body-size': flag.bytes('16MiB', 'Largest accepted push body, after gzip decoding; larger pushes get 413'),
 };
 

@@ -76,6 +76,13 @@ const flagValue = (c: Container, flag: string): string | undefined =>
 
 const crds = CrdSchemas.fromDirectory(join(chartDir, 'crds'));
 
+/** Three replicas whose push gateways share Redis, the URL and both passwords from one Secret. */
+const REDIS_REPLICAS = {
+  replicas: 3,
+  'persistence.enabled': false,
+  'server.pushgateway.store.redis': { enabled: true, existingSecret: 'redis-creds', sentinelPasswordKey: 'sentinel-password', keyPrefix: 'pg-prod' },
+};
+
 /** Variants that between them switch every value path of the templates on and off. */
 const VARIANTS: Readonly<Record<string, RenderOptions>> = {
   'default values': {},
@@ -102,6 +109,7 @@ const VARIANTS: Readonly<Record<string, RenderOptions>> = {
       'server.readinessProbe': null,
     },
   },
+  'three replicas sharing Redis, credentials from a Secret': { setJson: REDIS_REPLICAS, apiVersions: [SERVICE_MONITOR_API] },
   'LoadBalancer, storage class "-", PDB by minAvailable': {
     setJson: {
       'service.type': 'LoadBalancer',
@@ -317,6 +325,48 @@ describe('optional objects', () => {
       '/_search',
       'honor_labels',
     ]) expect(notes).toContain(fragment);
+  });
+});
+
+describe('several replicas sharing Redis', () => {
+  const objects = render({ setJson: REDIS_REPLICAS, apiVersions: [SERVICE_MONITOR_API] });
+  const deployment = only(objects, 'Deployment')['spec'] as { replicas: number; strategy: { type: string } };
+  const server = container(objects, 'server');
+
+  it('runs the replicas with the store flags, the URL and passwords from the Secret, never in the manifest', () => {
+    expect(deployment.replicas).toBe(3);
+    expect(deployment.strategy.type).toBe('RollingUpdate');
+    expect(flagValue(server, 'pushgateway.store')).toBeUndefined();
+    const env = (server as unknown as { env: { name: string; valueFrom: { secretKeyRef: { name: string; key: string } } }[] }).env;
+    expect(env.find((e) => e.name === 'PORTICO_PUSHGATEWAY_STORE')?.valueFrom.secretKeyRef).toEqual({ name: 'redis-creds', key: 'url' });
+    expect(mountedSecret(objects, server, flagValue(server, 'pushgateway.redis.password-file') as string)).toEqual({ secret: 'redis-creds', key: 'password' });
+    expect(mountedSecret(objects, server, flagValue(server, 'pushgateway.redis.sentinel-password-file') as string)).toEqual({ secret: 'redis-creds', key: 'sentinel-password' });
+    expect(flagValue(server, 'pushgateway.redis.key-prefix')).toBe('pg-prod');
+    expect(flagValue(server, 'persistence.file')).toBeUndefined();
+    expect(podSpec(objects).volumes.find((v) => v.name === 'data')?.emptyDir).toBeDefined();
+  });
+
+  it('spreads the replicas over nodes and zones and keeps a disruption budget', () => {
+    const spread = (podSpec(objects) as unknown as { topologySpreadConstraints: { topologyKey: string; labelSelector: { matchLabels: Record<string, string> } }[] }).topologySpreadConstraints;
+    expect(spread.map((c) => c.topologyKey)).toEqual(['kubernetes.io/hostname', 'topology.kubernetes.io/zone']);
+    const pdb = only(objects, 'PodDisruptionBudget')['spec'] as { maxUnavailable: number; selector: { matchLabels: Record<string, string> } };
+    expect(pdb.maxUnavailable).toBe(1);
+    expect(spread[0]?.labelSelector.matchLabels).toEqual(pdb.selector.matchLabels);
+  });
+
+  it('makes the ServiceMonitor scrape one target, the Service, instead of each replica', () => {
+    const endpoint = (only(objects, 'ServiceMonitor')['spec'] as { endpoints: { relabelings: Record<string, string>[] }[] }).endpoints[0];
+    expect(endpoint?.relabelings).toEqual([
+      { targetLabel: '__address__', replacement: 'portico.portico.svc:9091' },
+      { action: 'labeldrop', regex: 'pod|container' },
+    ]);
+  });
+
+  it('takes the URL inline when it is given', () => {
+    const inline = render({ setJson: { ...REDIS_REPLICAS, 'server.pushgateway.store.redis': { enabled: true, url: 'redis+sentinel://s1:26379,s2:26379/mymaster/0', passwordKey: '' } } });
+    const c = container(inline, 'server');
+    expect(flagValue(c, 'pushgateway.store')).toBe('redis+sentinel://s1:26379,s2:26379/mymaster/0');
+    expect(flagValue(c, 'pushgateway.redis.password-file')).toBeUndefined();
   });
 });
 

@@ -23,6 +23,13 @@ const VARIANTS: Readonly<Record<string, RenderOptions>> = {
   'persistence in memory only, leader election off': {
     setJson: { 'server.pushgateway.persistenceFile': 'off', 'operator.leaderElection': false },
   },
+  'two replicas sharing Redis (URL inline, passwords from a Secret, a key prefix)': {
+    setJson: {
+      replicas: 2,
+      'persistence.enabled': false,
+      'server.pushgateway.store.redis': { enabled: true, url: 'rediss://portico@redis.db.svc:6380/1', existingSecret: 'redis-creds', sentinelPasswordKey: 'sp', keyPrefix: 'pg' },
+    },
+  },
 };
 
 describe('the chart starts Portico with flags it accepts', () => {

@@ -15,7 +15,10 @@ interface BadCase {
 }
 
 const SCHEMA_CASES: readonly BadCase[] = [
-  { name: 'an unknown top-level key (typo)', set: { replicas: 2 }, says: ["additional properties 'replicas' not allowed"] },
+  { name: 'an unknown top-level key (typo)', set: { replica: 2 }, says: ["additional properties 'replica' not allowed"] },
+  { name: 'more than one replica without the Redis store', set: { replicas: 2 }, says: ['/server/pushgateway/store/redis/enabled', 'value must be true', '/persistence/enabled', 'value must be false'] },
+  { name: 'a Redis URL with a password in it', set: { 'server.pushgateway.store.redis.url': 'redis://u:secret@redis:6379/0' }, says: ['/server/pushgateway/store/redis/url'] },
+  { name: 'a store the push gateway does not have', set: { 'server.pushgateway.store.postgres': {} }, says: ['/server/pushgateway/store', "'postgres' not allowed"] },
   { name: 'an unknown nested key', set: { 'serviceMonitor.honorlabels': false }, says: ['/serviceMonitor', "'honorlabels' not allowed"] },
   { name: 'a log level that does not exist', set: { 'server.logLevel': 'verbose' }, says: ['/server/logLevel', 'debug', 'error'] },
   { name: 'a port out of range', set: { 'service.ports.search.port': 70000 }, says: ['/service/ports/search/port', 'maximum'] },
@@ -58,6 +61,11 @@ const TEMPLATE_CASES: readonly BadCase[] = [
     name: 'the operator health port on a server port',
     set: { 'operator.healthPort': 9200 },
     says: ['must all differ', '9200'],
+  },
+  {
+    name: 'the Redis store without a URL or a Secret holding it',
+    set: { 'server.pushgateway.store.redis.enabled': true },
+    says: ['server.pushgateway.store.redis.enabled is true but neither server.pushgateway.store.redis.url nor .existingSecret'],
   },
   {
     name: 'a disruption budget with both minAvailable and maxUnavailable',

@@ -12,6 +12,8 @@ export interface ConsoleModel {
   readonly version: string;
   readonly startTimeMs: number;
   readonly flags: Readonly<Record<string, string>>;
+  /** With a shared store (Redis): the replica that rendered this page. */
+  readonly replica?: string;
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -78,7 +80,8 @@ ${groups}
 <section id="status" class="panel">
 <h2>Build information</h2><table><tbody><tr><td>Version</td><td>${escapeHtml(model.version)}</td></tr>
 <tr><td>Runtime</td><td>${escapeHtml(process.version)}</td></tr>
-<tr><td>Start time</td><td>${escapeHtml(formatRfc3339Nano(model.startTimeMs))}</td></tr></tbody></table>
+<tr><td>Start time</td><td>${escapeHtml(formatRfc3339Nano(model.startTimeMs))}</td></tr>${model.replica === undefined ? '' : `
+<tr><td>Answered by replica</td><td>${escapeHtml(model.replica)}</td></tr>`}</tbody></table>
 <h2>Flags</h2><table><tbody>${flags}</tbody></table>
 </section>
 </main>

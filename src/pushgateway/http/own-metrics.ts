@@ -77,6 +77,18 @@ export class OwnMetrics {
     });
   }
 
+  /** Adds a gauge read when scraped (Portico's own, e.g. the shared store's health). */
+  addGauge(name: string, help: string, read: () => number): void {
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  }
+
   countRequest(handler: HandlerName, method: string, code: number): void {
     this.requests.inc({ code: String(code), handler, method: method.toLowerCase() });
   }

@@ -52,7 +52,7 @@ export function registerApiRoutes(app: FastifyInstance, gw: Gateway): void {
       url: `${p}/api/v1/admin/wipe`,
       config: { handler: 'wipe' },
       handler: async (_request, reply) => {
-        gw.store.wipe();
+        await gw.store.wipe();
         return reply.code(202).send();
       },
     });

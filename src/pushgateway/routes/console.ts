@@ -14,6 +14,7 @@ export function registerConsoleRoutes(app: FastifyInstance, gw: Gateway): void {
         version: gw.settings.version,
         startTimeMs: gw.settings.startTimeMs,
         flags: gw.settings.flags,
+        ...(gw.store.replica !== undefined && { replica: gw.store.replica }),
       }),
     );
   app.get(`${p}/`, { config: { handler: 'status' } }, page);

@@ -6,13 +6,16 @@ function text(reply: FastifyReply, code: number, body: string): FastifyReply {
 }
 
 /**
- * /-/healthy and /-/ready (always "OK": the store is never locked, there is no write queue to
- * fill), and /-/quit behind --web.enable-lifecycle.
+ * /-/healthy and /-/ready ("OK": the store is never locked, there is no write queue to fill;
+ * with Redis, /-/ready waits until the replica has read the shared groups once), and /-/quit
+ * behind --web.enable-lifecycle.
  */
 export function registerLifecycleRoutes(app: FastifyInstance, gw: Gateway): void {
   const p = gw.settings.prefix;
   app.get(`${p}/-/healthy`, { config: { handler: 'healthy' } }, async (_r, reply) => text(reply, 200, 'OK'));
-  app.get(`${p}/-/ready`, { config: { handler: 'ready' } }, async (_r, reply) => text(reply, 200, 'OK'));
+  app.get(`${p}/-/ready`, { config: { handler: 'ready' } }, async (_r, reply) =>
+    gw.store.ready === false ? text(reply, 503, 'Waiting for the shared store (Redis): this replica has not read the pushed groups yet.\n') : text(reply, 200, 'OK'),
+  );
   app.route({
     method: ['PUT', 'POST'],
     url: `${p}/-/quit`,

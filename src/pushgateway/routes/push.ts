@@ -72,7 +72,7 @@ export function registerPushRoutes(app: FastifyInstance, gw: Gateway): void {
       const grouping = parseGroupingKey(groupingPath(request, prefix));
       const ttlMs = ttlOf(request, groupTtlMs);
       const families = decodePushBody(body, request.headers['content-type']);
-      gw.store.push({ grouping, families, replace, nowMs: gw.now(), ttlMs });
+      await gw.store.push({ grouping, families, replace, nowMs: gw.now(), ttlMs });
     } finally {
       gw.own.observePush(request.method, Number(process.hrtime.bigint() - started) / 1e9, body.length);
     }
@@ -88,7 +88,7 @@ export function registerPushRoutes(app: FastifyInstance, gw: Gateway): void {
     handler: async (request, reply) => {
       if (redirected(request, reply)) return reply;
       const grouping = parseGroupingKey(groupingPath(request, prefix));
-      gw.store.delete(grouping, gw.now());
+      await gw.store.delete(grouping, gw.now());
       return reply.code(202).send();
     },
   });

@@ -46,21 +46,22 @@ export interface PushOutcome {
 
 /**
  * Where pushed groups live. Every method applies one write atomically: validate everything,
- * then mutate. One in-memory implementation today; the interface leaves room for a shared one.
+ * then mutate. The in-memory store answers writes at once; the replicated one (Redis) answers
+ * them once the shared log has taken them, hence the promises.
  */
 export interface GroupStore {
   /** Validates and stores a push; throws ConsistencyError (after recording the failure time) when refused. */
-  push(req: PushRequest): PushOutcome;
+  push(req: PushRequest): PushOutcome | Promise<PushOutcome>;
   /**
    * Records a refused push on the group (creating it if missing), as Pushgateway's
    * setPushFailedTimestamp. A group created this way gets `ttlMs` (so that a TTL also reaps groups
    * whose pushes never succeeded); an existing group keeps its expiry.
    */
-  recordFailure(grouping: readonly Label[], nowMs: number, ttlMs?: number): void;
+  recordFailure(grouping: readonly Label[], nowMs: number, ttlMs?: number): void | Promise<void>;
   /** Deletes the group with exactly this grouping key; false if there was none. */
-  delete(grouping: readonly Label[], nowMs: number): boolean;
+  delete(grouping: readonly Label[], nowMs: number): boolean | Promise<boolean>;
   /** Deletes every group at once. */
-  wipe(): void;
+  wipe(): void | Promise<void>;
   /** Drops groups whose TTL has run out; returns how many. */
   expire(nowMs: number): number;
   /** Groups sorted by grouping key. */
@@ -78,6 +79,10 @@ export interface GroupStore {
   readonly changeCount: number;
   readonly groupCount: number;
   readonly seriesCount: number;
+  /** False while a shared store has not been read once yet (/-/ready answers 503); absent: always ready. */
+  readonly ready?: boolean;
+  /** A shared store's name for this replica (host, process, a random part), shown by the console. */
+  readonly replica?: string;
 }
 
 /** The push time gauges of a group, as families (labels: grouping labels plus instance=""). */

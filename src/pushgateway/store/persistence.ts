@@ -272,3 +272,6 @@ export class Persister {
     await this.flush();
   }
 }
+
+/** The file's JSON conventions for any part of the model (special numbers included), for the Redis log. */
+export { replacer as modelJsonReplacer, reviver as modelJsonReviver };
