@@ -108,6 +108,14 @@ export class SearchContexts {
     return this.byNum.size;
   }
 
+  /** Called when the last context holding an index is freed (its retired documents may be reclaimed now). */
+  onUnpinned: ((state: IndexState) => void) | undefined;
+
+  /** Whether a scroll or point in time holds `state` (its ordinals must stay as they are). */
+  isPinned(state: IndexState): boolean {
+    return this.pins.has(state);
+  }
+
   /** ES's check of a requested keep-alive (a shard-level failure of `index`). */
   checkKeepAlive(keepAliveMs: number, index: string): void {
     if (keepAliveMs <= this.maxKeepAliveMs) return;
@@ -293,7 +301,10 @@ export class SearchContexts {
 
   private unpin(state: IndexState): void {
     const p = this.pins.get(state);
-    if (p !== undefined && --p.refs === 0) this.pins.delete(state);
+    if (p !== undefined && --p.refs === 0) {
+      this.pins.delete(state);
+      this.onUnpinned?.(state);
+    }
   }
 
   private newBase(kind: number, keepAliveMs: number, nowMs: number): ContextBase {
