@@ -23,6 +23,8 @@ export interface ReclaimPolicy {
   readonly deadShare: number;
   /** Longest work between two yields to the event loop, in ms (default 4). */
   readonly sliceMs: number;
+  /** Writes during a catch-up round below which finish copies the rest (default CATCH_UP_ORDS, see index-compaction.ts). */
+  readonly catchUpOrds?: number;
 }
 
 export const DEFAULT_RECLAIM_POLICY: ReclaimPolicy = { minDead: 1000, deadShare: 0.25, sliceMs: 4 };
@@ -70,7 +72,7 @@ export class IndexReclaimer {
   check(state: IndexState): void {
     if (this.stopped || this.running.has(state) || !this.due(state) || !this.host.isCurrent(state) || this.host.isPinned(state)) return;
     if (state.index.compacting || state.index.isBatching) return;
-    this.running.set(state, { compaction: new IndexCompaction(state.index), ms: 0, longestMs: 0 });
+    this.running.set(state, { compaction: new IndexCompaction(state.index, this.policy.catchUpOrds), ms: 0, longestMs: 0 });
     this.wake();
   }
 
@@ -88,7 +90,7 @@ export class IndexReclaimer {
     if (run === undefined && (state.index.deadCount === 0 || state.index.compacting)) return;
     if (!this.host.isCurrent(state) || this.host.isPinned(state) || state.index.isBatching) return;
     this.running.delete(state);
-    this.finish(state, run ?? { compaction: new IndexCompaction(state.index), ms: 0, longestMs: 0 }, performance.now());
+    this.finish(state, run ?? { compaction: new IndexCompaction(state.index, this.policy.catchUpOrds), ms: 0, longestMs: 0 }, performance.now());
   }
 
   /** Drops every compaction under way and starts no more (the service is closing). */

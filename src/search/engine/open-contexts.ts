@@ -12,7 +12,8 @@ import { formatTimeValue } from '../syntax/time-value.js';
  *
  * How the index changes, and what is pinned for it: a write never edits a document in place; an
  * update gives the document a new ordinal and retires the old one (its `live` flag cleared), a
- * delete retires it, and ordinals are never reused. Ordinals, ids, versions and sequence numbers
+ * delete retires it, and ordinals are never reused while a context holds the index (the reclaimer,
+ * index-reclaimer.ts, compacts no index a context pins: isPinned, onUnpinned). Ordinals, ids, versions and sequence numbers
  * of retired documents stay where they are. What does change is:
  * - the stored `_source` of an id (updated or deleted in the store): the source of every retired
  *   ordinal an open context may still show is kept here (`retiredSource`), copied at the write;

@@ -14,9 +14,12 @@ import type { TextField } from './text-field.js';
  * Why a copy and a swap rather than editing in place: a search between two slices must see one
  * consistent numbering. The copy is built in slices (step) bounded by a deadline; between them
  * the index is searched and written as usual. Writes only append ordinals past the ones the copy
- * started from (copied at finish, shifted down by the number dropped) and retire ordinals (the
- * index reports them, see InvertedIndex.remove; finish marks them dead in the copy, where they
- * stay as tombstones until the next compaction). Term ids are kept (the dictionaries are shared),
+ * started from (shifted down by the number dropped) and postings to the lists' ends, and retire
+ * ordinals (the index reports them, see InvertedIndex.remove; finish marks them dead in the copy,
+ * where they stay as tombstones until the next compaction). What was written during the copy is
+ * copied by catch-up rounds, in slices too, each over what the previous one left, until a round
+ * would have little to do (CATCH_UP_ORDS): finish, the one step that cannot be sliced, then copies
+ * only that little plus a scan of the term records. Term ids are kept (the dictionaries are shared),
  * so the per-term statistics are the source's at finish: docFreq, docCount and the sums count live
  * documents only, before and after, and a search scores the same on either side of the swap.
  *
@@ -35,11 +38,15 @@ export function capacityFor(n: number): number {
 const ORD_CHUNK = 4096;
 /** Terms copied between deadline checks. */
 const TERM_CHUNK = 64;
+/** A catch-up round ends the copy (finish copies the rest) when fewer ordinals than this were written during the last one. */
+export const CATCH_UP_ORDS = 2000;
+/** Catch-up rounds at most, whatever the writes (each is shorter than the last while writes are slower than copying). */
+const MAX_ROUNDS = 8;
 
 interface PostingPlan {
   readonly store: PostingStore;
-  /** Per term id (those there were at the start): postings of the source's list copied so far. */
-  readonly copied: Int32Array;
+  /** Per term id (those there were at the round's start): postings of the source's list copied so far. */
+  copied: Int32Array<ArrayBuffer>;
 }
 
 interface TextPlan extends PostingPlan {
@@ -78,31 +85,63 @@ export class IndexCompaction {
   private readonly numericPlans = new Map<string, NumericPlan>();
   private readonly textPlans = new Map<string, TextPlan>();
   private readonly keywordPlans = new Map<string, KeywordPlan>();
-  private ordCursor = 0;
+  /** Ordinals whose per-document data is copied: [0, docsTo). */
+  private docsTo = 0;
+  /** The current round copies per-document data up to here, then the postings written so far. */
+  private roundOrds: number;
+  private rounds = 0;
   private planCursor = 0;
   private termCursor = 0;
   private readonly scratch = { buf: new Int32Array(1024) };
+  /** New ordinals of one chunk of copyDocs (reused). */
+  private chunkMap = new Int32Array(ORD_CHUNK);
 
-  constructor(private readonly index: InvertedIndex) {
+  /** @param catchUpOrds see CATCH_UP_ORDS (tests make every write start a round) */
+  constructor(
+    private readonly index: InvertedIndex,
+    private readonly catchUpOrds = CATCH_UP_ORDS,
+  ) {
     const m = index.maxOrd;
     this.startOrds = m;
     this.remap = new Int32Array(m);
     let kept = 0;
     for (let o = 0; o < m; o++) this.remap[o] = index.live[o] === 1 ? kept++ : -1;
     this.dropped = m - kept;
-    const cap = capacityFor(kept);
+    this.roundOrds = m;
+    this.addPlans();
+    index.beginCompaction(this.retired);
+  }
+
+  /**
+   * Plans for the fields that have none yet (all of them at the start; later, fields a write
+   * created), sized for the current round. A field created since the round began has values only
+   * at ordinals written since, which no round has copied yet (they are past docsTo).
+   */
+  private addPlans(): void {
+    const index = this.index;
+    const cap = capacityFor(this.newSize(this.roundOrds));
     for (const [path, field] of index.text) {
+      if (this.textPlans.has(path)) continue;
       const plan: TextPlan = { kind: 'text', field, ...postingPlan(field.postings), norms: new Uint8Array(cap), present: new Uint8Array(cap) };
       this.textPlans.set(path, plan);
       this.postingPlans.push(plan);
     }
     for (const [path, field] of index.keyword) {
+      if (this.keywordPlans.has(path)) continue;
       const plan: KeywordPlan = { kind: 'keyword', field, ...postingPlan(field.postings), single: new Int32Array(cap).fill(-1) };
       this.keywordPlans.set(path, plan);
       this.postingPlans.push(plan);
     }
-    for (const [path, field] of index.numeric) this.numericPlans.set(path, { field, min: new Float64Array(cap).fill(Number.NaN), max: new Float64Array(cap).fill(Number.NaN) });
-    index.beginCompaction(this.retired);
+    for (const [path, field] of index.numeric) {
+      if (this.numericPlans.has(path)) continue;
+      const plan: NumericPlan = { field, min: new Float64Array(cap).fill(Number.NaN), max: new Float64Array(cap).fill(Number.NaN) };
+      this.numericPlans.set(path, plan);
+    }
+  }
+
+  /** Documents in the copy when it covers ordinals [0, ords). */
+  private newSize(ords: number): number {
+    return ords <= this.startOrds ? this.startOrds - this.dropped : ords - this.dropped;
   }
 
   /** The ordinal `ord` gets: -1 when it was dead at the start. */
@@ -116,40 +155,97 @@ export class IndexCompaction {
    */
   step(deadline: number): boolean {
     for (let first = true; first || performance.now() < deadline; first = false) {
-      if (this.ordCursor < this.startOrds) this.copyDocs(this.ordCursor, Math.min(this.startOrds, this.ordCursor + ORD_CHUNK));
+      if (this.docsTo < this.roundOrds) this.copyDocs(Math.min(this.roundOrds, this.docsTo + ORD_CHUNK));
       else if (this.planCursor < this.postingPlans.length) this.copyTerms();
-      else return true;
+      else if (!this.nextRound()) return true;
     }
-    return this.ordCursor >= this.startOrds && this.planCursor >= this.postingPlans.length;
+    return false;
   }
 
-  /** The per-document data of ordinals [from, to) below startOrds. */
-  private copyDocs(from: number, to: number): void {
-    const { index, remap } = this;
+  /**
+   * Starts a catch-up round over what was written during the last one (ordinals past it, postings
+   * past each list's copied count, fields and terms created since); false when that is little
+   * enough for finish, or after MAX_ROUNDS.
+   */
+  private nextRound(): boolean {
+    const n = this.index.maxOrd;
+    if (n - this.roundOrds < this.catchUpOrds || this.rounds >= MAX_ROUNDS) return false;
+    this.rounds++;
+    this.roundOrds = n;
+    this.planCursor = 0;
+    this.termCursor = 0;
+    this.growPlans();
+    return true;
+  }
+
+  /** Sizes every plan for the current round: per-document arrays, new fields, new terms. */
+  private growPlans(): void {
+    this.addPlans();
+    const cap = capacityFor(this.newSize(this.roundOrds));
+    for (const plan of this.textPlans.values()) {
+      plan.norms = sized(plan.norms, cap, 0);
+      plan.present = sized(plan.present, cap, 0);
+    }
+    for (const plan of this.keywordPlans.values()) plan.single = sized(plan.single, cap, -1);
+    for (const plan of this.numericPlans.values()) {
+      plan.min = sized(plan.min, cap, Number.NaN);
+      plan.max = sized(plan.max, cap, Number.NaN);
+    }
+    for (const plan of this.postingPlans) {
+      const terms = plan.field.postings.termCount;
+      plan.store.ensureTerms(terms);
+      if (plan.copied.length < terms) plan.copied = sized(plan.copied, terms, 0);
+    }
+  }
+
+  /** The per-document data of ordinals [docsTo, to). */
+  private copyDocs(to: number): void {
+    const from = this.docsTo;
+    const { index } = this;
     for (let o = from; o < to; o++) {
-      const r = remap[o] as number;
+      const r = this.newOrd(o);
       if (r < 0) continue;
+      // In ordinal order: an id's later ordinal replaces its earlier one; finish unmaps retired ones.
       const id = index.ids[o] as string;
       this.ids.push(id);
       this.idToOrd.set(id, r);
     }
-    for (const plan of this.textPlans.values()) copyTextDocs(plan, remap, from, to);
-    for (const plan of this.keywordPlans.values()) copyKeywordDocs(plan, remap, from, to);
-    for (const plan of this.numericPlans.values()) copyNumericDocs(plan, remap, from, to);
-    this.ordCursor = to;
+    this.copyDocsOf(this.textPlans.values(), this.keywordPlans.values(), this.numericPlans.values(), from, to);
+    this.docsTo = to;
   }
 
-  /** The next TERM_CHUNK terms' postings. */
+  /** The per-document data of ordinals [from, to) for the plans given. */
+  private copyDocsOf(text: Iterable<TextPlan>, keyword: Iterable<KeywordPlan>, numeric: Iterable<NumericPlan>, from: number, to: number): void {
+    for (let at = from; at < to; at += ORD_CHUNK) {
+      const end = Math.min(to, at + ORD_CHUNK);
+      const map = this.chunkMap;
+      for (let o = at; o < end; o++) map[o - at] = this.newOrd(o);
+      for (const plan of text) copyTextDocs(plan, map, at, end);
+      for (const plan of keyword) copyKeywordDocs(plan, map, at, end);
+      for (const plan of numeric) copyNumericDocs(plan, map, at, end);
+    }
+  }
+
+  /** The next TERM_CHUNK terms' postings (those written since the last round's copy). */
   private copyTerms(): void {
     const plan = this.postingPlans[this.planCursor] as TextPlan | KeywordPlan;
     const end = Math.min(plan.copied.length, this.termCursor + TERM_CHUNK);
-    const src = plan.field.postings;
-    const norms = plan.kind === 'text' ? plan.field.norms : undefined;
-    for (let t = this.termCursor; t < end; t++) plan.copied[t] = plan.store.copyList(src, t, 0, this.remap, this.dropped, norms, this.scratch);
+    this.copyPostings(plan, this.termCursor, end);
     this.termCursor = end;
     if (end === plan.copied.length) {
       this.planCursor++;
       this.termCursor = 0;
+    }
+  }
+
+  /** Terms [from, to) of a plan: the postings past what was copied of each. */
+  private copyPostings(plan: TextPlan | KeywordPlan, from: number, to: number): void {
+    const src = plan.field.postings;
+    const norms = plan.kind === 'text' ? plan.field.norms : undefined;
+    const copied = plan.copied;
+    for (let t = from; t < to; t++) {
+      const done = copied[t] as number;
+      if (src.count(t) > done) copied[t] = plan.store.copyList(src, t, done, this.remap, this.dropped, norms, this.scratch);
     }
   }
 
@@ -162,26 +258,33 @@ export class IndexCompaction {
     const index = this.index;
     if (index.isBatching) throw new Error('an index is not compacted while it batches postings');
     while (!this.step(0));
+    // The last catch-up: what was written since the last round.
     const n = index.maxOrd;
     this.endOrds = n;
-    const m = this.startOrds;
-    const d = this.dropped;
-    const size = m - d + (n - m);
-    for (let o = m; o < n; o++) this.ids.push(index.ids[o] as string);
+    this.roundOrds = n;
+    this.growPlans();
+    this.copyDocs(n);
+    for (const plan of this.postingPlans) this.copyPostings(plan, 0, plan.copied.length);
+    const size = this.newSize(n);
     for (const x of this.retired) {
       const r = this.newOrd(x);
-      if (x < m && r >= 0 && this.idToOrd.get(index.ids[x] as string) === r) this.idToOrd.delete(index.ids[x] as string);
+      const id = index.ids[x] as string;
+      if (r >= 0 && this.idToOrd.get(id) === r) this.idToOrd.delete(id);
     }
-    for (let o = m; o < n; o++) if (index.live[o] === 1) this.idToOrd.set(index.ids[o] as string, o - d);
     const live = new Uint8Array(capacityFor(size));
     for (let o = 0; o < n; o++) {
       const r = this.newOrd(o);
       if (r >= 0) live[r] = index.live[o] as number;
     }
-    const cap = capacityFor(size);
-    for (const [path, field] of index.text) this.finishText(this.textPlans.get(path) ?? this.newTextPlan(field), cap, live);
-    for (const [path, field] of index.keyword) this.finishKeyword(this.keywordPlans.get(path) ?? this.newKeywordPlan(field), cap, live);
-    for (const [path, field] of index.numeric) this.finishNumeric(this.numericPlans.get(path) ?? { field, min: new Float64Array(0), max: new Float64Array(0) }, cap, live);
+    // The copy's ordinals of documents retired during the copy (their doc values are cleared).
+    const dead: number[] = [];
+    for (const x of this.retired) {
+      const r = this.newOrd(x);
+      if (r >= 0 && live[r] !== 1) dead.push(r);
+    }
+    for (const plan of this.textPlans.values()) this.finishText(plan, dead);
+    for (const plan of this.keywordPlans.values()) this.finishKeyword(plan, dead, live);
+    for (const plan of this.numericPlans.values()) this.finishNumeric(plan, dead, live);
     index.adoptCompacted(this.ids, live, this.idToOrd);
   }
 
@@ -203,69 +306,29 @@ export class IndexCompaction {
     values.length = this.endOrds - this.dropped;
   }
 
-  private newTextPlan(field: TextField): TextPlan {
-    return { kind: 'text', field, ...postingPlan(new PostingStore()), norms: new Uint8Array(0), present: new Uint8Array(0) };
+  private finishText(plan: TextPlan, dead: readonly number[]): void {
+    for (const r of dead) plan.present[r] = 0;
+    plan.store.takeDocFreqs(plan.field.postings);
+    plan.field.adoptCompacted(plan.store, plan.norms, plan.present);
   }
 
-  private newKeywordPlan(field: KeywordField): KeywordPlan {
-    return { kind: 'keyword', field, ...postingPlan(new PostingStore()), single: new Int32Array(0) };
-  }
-
-  /** The postings written since a plan's copy of each list, and the terms added since the start. */
-  private finishPostings(plan: TextPlan | KeywordPlan): void {
-    const src = plan.field.postings;
-    const norms = plan.kind === 'text' ? plan.field.norms : undefined;
-    plan.store.ensureTerms(src.termCount);
-    for (let t = 0; t < src.termCount; t++) {
-      const from = t < plan.copied.length ? (plan.copied[t] as number) : 0;
-      if (src.count(t) > from) plan.store.copyList(src, t, from, this.remap, this.dropped, norms, this.scratch);
-    }
-    plan.store.takeDocFreqs(src);
-  }
-
-  private finishText(plan: TextPlan, cap: number, live: Uint8Array): void {
-    const src = plan.field;
-    plan.norms = sized(plan.norms, cap, 0);
-    plan.present = sized(plan.present, cap, 0);
-    const d = this.dropped;
-    for (let o = this.startOrds; o < Math.min(this.endOrds, src.norms.length); o++) {
-      plan.norms[o - d] = src.norms[o] as number;
-      plan.present[o - d] = src.present[o] ?? 0;
-    }
-    for (const r of this.deadSinceStart(live)) plan.present[r] = 0;
-    this.finishPostings(plan);
-    src.adoptCompacted(plan.store, plan.norms, plan.present);
-  }
-
-  private finishKeyword(plan: KeywordPlan, cap: number, live: Uint8Array): void {
-    const src = plan.field;
-    plan.single = sized(plan.single, cap, -1);
-    const d = this.dropped;
-    const single = src.singleIds;
-    for (let o = this.startOrds; o < Math.min(this.endOrds, single.length); o++) plan.single[o - d] = single[o] as number;
-    for (const r of this.deadSinceStart(live)) plan.single[r] = -1;
+  private finishKeyword(plan: KeywordPlan, dead: readonly number[], live: Uint8Array): void {
+    for (const r of dead) plan.single[r] = -1;
     const multi = new Map<number, readonly string[]>();
-    for (const [o, values] of src.multiValues) {
+    for (const [o, values] of plan.field.multiValues) {
       const r = this.newOrd(o);
       if (r >= 0 && live[r] === 1) multi.set(r, values);
     }
-    this.finishPostings(plan);
-    src.adoptCompacted(plan.store, plan.single, multi);
+    plan.store.takeDocFreqs(plan.field.postings);
+    plan.field.adoptCompacted(plan.store, plan.single, multi);
   }
 
-  private finishNumeric(plan: NumericPlan, cap: number, live: Uint8Array): void {
-    const src = plan.field;
-    plan.min = sized(plan.min, cap, Number.NaN);
-    plan.max = sized(plan.max, cap, Number.NaN);
-    const d = this.dropped;
-    for (let o = this.startOrds; o < Math.min(this.endOrds, src.min.length); o++) {
-      plan.min[o - d] = src.min[o] as number;
-      plan.max[o - d] = src.max[o] as number;
-    }
-    for (const r of this.deadSinceStart(live)) {
+  private finishNumeric(plan: NumericPlan, dead: readonly number[], live: Uint8Array): void {
+    for (const r of dead) {
       plan.min[r] = Number.NaN;
       plan.max[r] = Number.NaN;
     }
+    const src = plan.field;
     const multi = new Map<number, readonly number[]>();
     for (const [o, values] of src.multi) {
       const r = this.newOrd(o);
@@ -275,17 +338,9 @@ export class IndexCompaction {
     src.max = plan.max;
     src.multi = multi;
   }
-
-  /** New ordinals of the documents retired since the start that the copy holds. */
-  private *deadSinceStart(live: Uint8Array): IterableIterator<number> {
-    for (const x of this.retired) {
-      const r = this.newOrd(x);
-      if (r >= 0 && live[r] !== 1) yield r;
-    }
-  }
 }
 
-function postingPlan(src: PostingStore): { store: PostingStore; copied: Int32Array } {
+function postingPlan(src: PostingStore): { store: PostingStore; copied: Int32Array<ArrayBuffer> } {
   const store = new PostingStore();
   store.ensureTerms(src.termCount);
   return { store, copied: new Int32Array(src.termCount) };
@@ -300,31 +355,31 @@ function sized<T extends Uint8Array<ArrayBuffer> | Int32Array<ArrayBuffer> | Flo
   return next;
 }
 
-function copyTextDocs(plan: TextPlan, remap: Int32Array, from: number, to: number): void {
+function copyTextDocs(plan: TextPlan, map: Int32Array, from: number, to: number): void {
   const { norms, present } = plan.field;
   const end = Math.min(to, norms.length);
   for (let o = from; o < end; o++) {
-    const r = remap[o] as number;
+    const r = map[o - from] as number;
     if (r < 0) continue;
     plan.norms[r] = norms[o] as number;
     plan.present[r] = present[o] ?? 0;
   }
 }
 
-function copyKeywordDocs(plan: KeywordPlan, remap: Int32Array, from: number, to: number): void {
+function copyKeywordDocs(plan: KeywordPlan, map: Int32Array, from: number, to: number): void {
   const single = plan.field.singleIds;
   const end = Math.min(to, single.length);
   for (let o = from; o < end; o++) {
-    const r = remap[o] as number;
+    const r = map[o - from] as number;
     if (r >= 0) plan.single[r] = single[o] as number;
   }
 }
 
-function copyNumericDocs(plan: NumericPlan, remap: Int32Array, from: number, to: number): void {
+function copyNumericDocs(plan: NumericPlan, map: Int32Array, from: number, to: number): void {
   const { min, max } = plan.field;
   const end = Math.min(to, min.length);
   for (let o = from; o < end; o++) {
-    const r = remap[o] as number;
+    const r = map[o - from] as number;
     if (r < 0) continue;
     plan.min[r] = min[o] as number;
     plan.max[r] = max[o] as number;

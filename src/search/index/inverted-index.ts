@@ -14,7 +14,8 @@ import { TextField } from './text-field.js';
  * Statistics used by BM25 (docCount, docFreq, sumTotalTermFreq) count live documents only: deleted
  * ordinals stay in the posting lists as tombstones (skipped through the `live` bitmap) but leave the
  * statistics at once. Lucene keeps them until a segment merge, which makes its scores drift in a way
- * nobody can predict; we prefer scores that depend only on the live documents.
+ * nobody can predict; we prefer scores that depend only on the live documents. What retired
+ * ordinals hold is reclaimed by a compaction (index-compaction.ts), which renumbers the live ones.
  *
  * Terms are dense integer ids per field and postings live in typed arrays (term-dictionary.ts,
  * posting-store.ts): hundreds of thousands of terms are no objects for the garbage collector.

@@ -20,8 +20,11 @@ import { MapStore } from '../map-store.js';
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'lambda', 'mu'];
 
-/** Document `i` of a small corpus, pass `pass` (values change a little between passes, as a catalogue's do). */
-function doc(i: number, pass: number): Record<string, unknown> {
+/**
+ * Document `i` of a small corpus, pass `pass` (values change a little between passes, as a
+ * catalogue's do); `extra` adds fields the mapping does not name (created by the write).
+ */
+function doc(i: number, pass: number, extra = false): Record<string, unknown> {
   const w = (k: number): string => WORDS[(i * 7 + k * 3 + pass) % WORDS.length] as string;
   const d: Record<string, unknown> = {
     title: `${w(0)} ${w(1)} package ${i}`,
@@ -29,6 +32,10 @@ function doc(i: number, pass: number): Record<string, unknown> {
     tag: i % 5 === 0 ? [w(2), w(3)] : w(2),
     size: (i * 37 + pass) % 1000,
   };
+  if (extra) {
+    d.note = `${w(4)} note`;
+    d.count = [i, pass];
+  }
   return d;
 }
 
@@ -83,6 +90,9 @@ const SEARCHES: readonly unknown[] = [
   { query: { range: { size: { gte: 100, lt: 600 } } }, size: 50, sort: [{ size: 'desc' }] },
   { query: { match_all: {} }, size: 50 },
   { query: { ids: { values: ['d1', 'd2', 'd3', 'd10'] } }, size: 50, version: true },
+  { query: { bool: { should: [{ match: { note: 'alpha beta note' } }, { term: { 'note.keyword': 'gamma note' } }] } }, size: 50 },
+  { query: { exists: { field: 'note' } }, size: 50, sort: [{ count: { order: 'asc', unmapped_type: 'long' } }, { size: 'asc' }] },
+  { query: { range: { count: { gte: 3 } } }, size: 50, seq_no_primary_term: true },
 ];
 
 /** Hits (id, score, sort values) of each search in SEARCHES. */
@@ -128,18 +138,19 @@ describe('reclaiming overwritten and deleted documents', () => {
 
   it('any history of writes and compaction slices answers as a fresh index of the live documents', () => {
     const op = fc.oneof(
-      fc.record({ kind: fc.constant('index' as const), id: fc.nat(24), pass: fc.nat(5) }),
-      fc.record({ kind: fc.constant('bulk' as const), from: fc.nat(24), count: fc.integer({ min: 1, max: 12 }), pass: fc.nat(5) }),
+      fc.record({ kind: fc.constant('index' as const), id: fc.nat(24), pass: fc.nat(5), extra: fc.boolean() }),
+      fc.record({ kind: fc.constant('bulk' as const), from: fc.nat(24), count: fc.integer({ min: 1, max: 12 }), pass: fc.nat(5), extra: fc.boolean() }),
       fc.record({ kind: fc.constant('delete' as const), id: fc.nat(24) }),
       fc.record({ kind: fc.constant('slice' as const) }),
       fc.record({ kind: fc.constant('compact' as const) }),
     );
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
-        const { service, queue } = manualService({ minDead: 1, deadShare: 0, sliceMs: 0 });
+      fc.property(fc.array(op, { maxLength: 40 }), fc.integer({ min: 1, max: 12 }), (ops, catchUpOrds) => {
+        // A small catchUpOrds: a few writes during a round start another; more are left to finish.
+        const { service, queue } = manualService({ minDead: 1, deadShare: 0, sliceMs: 0, catchUpOrds });
         for (const o of ops) {
-          if (o.kind === 'index') service.indexDoc('i', `d${o.id}`, doc(o.id, o.pass), JSON.stringify(doc(o.id, o.pass)), 'index');
-          else if (o.kind === 'bulk') load(service, Array.from({ length: o.count }, (_, k) => [`d${(o.from + k) % 25}`, doc((o.from + k) % 25, o.pass)] as [string, Record<string, unknown>]));
+          if (o.kind === 'index') service.indexDoc('i', `d${o.id}`, doc(o.id, o.pass, o.extra), JSON.stringify(doc(o.id, o.pass, o.extra)), 'index');
+          else if (o.kind === 'bulk') load(service, Array.from({ length: o.count }, (_, k) => [`d${(o.from + k) % 25}`, doc((o.from + k) % 25, o.pass, o.extra)] as [string, Record<string, unknown>]));
           else if (o.kind === 'delete') service.deleteDoc('i', `d${o.id}`);
           else if (o.kind === 'slice') queue.shift()?.();
           else service.reclaimer.compactNow(service.get('i'));
