@@ -36,8 +36,10 @@ export function capacityFor(n: number): number {
 
 /** Ordinals copied per slice of the per-document phase between deadline checks. */
 const ORD_CHUNK = 4096;
-/** Terms copied between deadline checks. */
+/** Terms copied between deadline checks at most... */
 const TERM_CHUNK = 64;
+/** ... and postings read (a chunk of frequent terms holds millions). */
+const POSTING_CHUNK = 1 << 15;
 /** A catch-up round ends the copy (finish copies the rest) when fewer ordinals than this were written during the last one. */
 export const CATCH_UP_ORDS = 2000;
 /** Catch-up rounds at most, whatever the writes (each is shorter than the last while writes are slower than copying). */
@@ -226,10 +228,13 @@ export class IndexCompaction {
     }
   }
 
-  /** The next TERM_CHUNK terms' postings (those written since the last round's copy). */
+  /** The postings of the next TERM_CHUNK terms, or fewer holding POSTING_CHUNK (those written since the last round's copy). */
   private copyTerms(): void {
     const plan = this.postingPlans[this.planCursor] as TextPlan | KeywordPlan;
-    const end = Math.min(plan.copied.length, this.termCursor + TERM_CHUNK);
+    const last = Math.min(plan.copied.length, this.termCursor + TERM_CHUNK);
+    const src = plan.field.postings;
+    let end = this.termCursor;
+    for (let budget = POSTING_CHUNK; end < last && budget > 0; end++) budget -= src.count(end) - (plan.copied[end] as number);
     this.copyPostings(plan, this.termCursor, end);
     this.termCursor = end;
     if (end === plan.copied.length) {
