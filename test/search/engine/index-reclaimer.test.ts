@@ -136,6 +136,28 @@ describe('reclaiming overwritten and deleted documents', () => {
     expect(answers(again.service)).toEqual(answers(once.service));
   });
 
+  it('the snapshot a clean close writes holds the live documents only, and restores to the same answers', () => {
+    const n = 300;
+    const corpus = (pass: number) => Array.from({ length: n }, (_, i): [string, Record<string, unknown>] => [`d${i}`, doc(i, pass)]);
+    const once = manualService({ minDead: 1, deadShare: 0.25, sliceMs: 0 });
+    load(once.service, corpus(3));
+    // A policy that never starts a compaction: only the close compacts.
+    const store = new MapStore();
+    const { service } = manualService({ minDead: Number.POSITIVE_INFINITY, deadShare: 1, sliceMs: 0 }, store);
+    for (let pass = 0; pass < 4; pass++) load(service, corpus(pass));
+    expect(service.get('i').index.maxOrd).toBe(4 * n);
+    service.close();
+    store.saveSnapshot();
+    const saved = store.snapshot?.length ?? 0;
+    once.service.close();
+    expect(service.get('i').index.maxOrd).toBe(n);
+    expect(saved).toBeLessThanOrEqual(saveIndices([once.service.get('i')]).length + 2 * n);
+    const restored = new SearchService(store.copy(), () => 0);
+    restored.load();
+    expect(restored.get('i').index.maxOrd).toBe(n);
+    expect(answers(restored)).toEqual(answers(once.service));
+  });
+
   it('any history of writes and compaction slices answers as a fresh index of the live documents', () => {
     const op = fc.oneof(
       fc.record({ kind: fc.constant('index' as const), id: fc.nat(24), pass: fc.nat(5), extra: fc.boolean() }),
