@@ -80,7 +80,10 @@ export async function buildSearchApp(config: SearchConfig, deps: AreaDeps, optio
     store.close();
     throw e;
   }
-  app.addHook('onClose', async () => store.close());
+  app.addHook('onClose', async () => {
+    service.close();
+    store.close();
+  });
   try {
     const warmupMs = (options.warmIndexing ?? warmIndexing)(config['search.warmup-docs'], deps.now);
     if (warmupMs > 0) app.log.info({ docs: config['search.warmup-docs'], ms: Math.round(warmupMs) }, 'search indexing warmed up');

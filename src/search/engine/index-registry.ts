@@ -26,6 +26,8 @@ export class IndexRegistry {
     private readonly now: () => number,
     private readonly contexts: SearchContexts,
     private readonly activity?: SearchActivityLog,
+    /** Runs on each index before a snapshot of it is taken (the reclaimer compacts it). */
+    private readonly beforeSnapshot?: (state: IndexState) => void,
   ) {
     store.setSnapshotSource?.(() => (this.loaded ? this.snapshot() : undefined));
   }
@@ -86,6 +88,7 @@ export class IndexRegistry {
   }
 
   private snapshot(): Buffer {
+    if (this.beforeSnapshot !== undefined) for (const s of this.indices.values()) this.beforeSnapshot(s);
     return saveIndices([...this.indices.values()]);
   }
 

@@ -12,7 +12,8 @@ import { formatTimeValue } from '../syntax/time-value.js';
  *
  * How the index changes, and what is pinned for it: a write never edits a document in place; an
  * update gives the document a new ordinal and retires the old one (its `live` flag cleared), a
- * delete retires it, and ordinals are never reused. Ordinals, ids, versions and sequence numbers
+ * delete retires it, and ordinals are never reused while a context holds the index (the reclaimer,
+ * index-reclaimer.ts, compacts no index a context pins: isPinned, onUnpinned). Ordinals, ids, versions and sequence numbers
  * of retired documents stay where they are. What does change is:
  * - the stored `_source` of an id (updated or deleted in the store): the source of every retired
  *   ordinal an open context may still show is kept here (`retiredSource`), copied at the write;
@@ -106,6 +107,14 @@ export class SearchContexts {
 
   get size(): number {
     return this.byNum.size;
+  }
+
+  /** Called when the last context holding an index is freed (its retired documents may be reclaimed now). */
+  onUnpinned: ((state: IndexState) => void) | undefined;
+
+  /** Whether a scroll or point in time holds `state` (its ordinals must stay as they are). */
+  isPinned(state: IndexState): boolean {
+    return this.pins.has(state);
   }
 
   /** ES's check of a requested keep-alive (a shard-level failure of `index`). */
@@ -293,7 +302,10 @@ export class SearchContexts {
 
   private unpin(state: IndexState): void {
     const p = this.pins.get(state);
-    if (p !== undefined && --p.refs === 0) this.pins.delete(state);
+    if (p !== undefined && --p.refs === 0) {
+      this.pins.delete(state);
+      this.onUnpinned?.(state);
+    }
   }
 
   private newBase(kind: number, keepAliveMs: number, nowMs: number): ContextBase {

@@ -64,6 +64,17 @@ export class SearchActivityLog {
     this.opts.logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'a write to the document store failed; reloading the indices from the stored documents');
   }
 
+  /**
+   * A compaction reclaimed `dropped` retired documents of `index`, which holds `live` documents,
+   * in `ms` of slices, the longest (the swap, usually) `longestMs`.
+   */
+  reclaimed(index: string, dropped: number, live: number, ms: number, longestMs: number): void {
+    this.opts.logger.info(
+      { index, reclaimed: dropped, documents: live, ms: Math.round(ms), longestSliceMs: Math.round(longestMs) },
+      `index [${index}]: reclaimed ${dropped} overwritten or deleted documents`,
+    );
+  }
+
   bulkDone(counts: BulkCounts): void {
     const now = this.opts.clock();
     if (counts.operations >= this.bulkSummaryOps) {

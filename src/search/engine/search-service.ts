@@ -14,6 +14,7 @@ import { validateIndexName } from './index-settings.js';
 import type { IndexState } from './index-state.js';
 import { IndexRegistry } from './index-registry.js';
 import { DocumentWrites, type BulkItem, type WriteOutcome } from './document-writes.js';
+import { IndexReclaimer, type ReclaimPolicy } from './index-reclaimer.js';
 import type { SearchActivityLog } from './search-activity-log.js';
 
 /**
@@ -35,19 +36,48 @@ export class SearchService {
 
   private readonly indices: IndexRegistry;
   private readonly writes: DocumentWrites;
+  /** Reclaims what overwritten and deleted documents hold (see index-reclaimer.ts). */
+  readonly reclaimer: IndexReclaimer;
 
+  /**
+   * @param reclaim when retired documents are reclaimed (default DEFAULT_RECLAIM_POLICY), and how
+   *   its slices are scheduled (default setImmediate)
+   */
   constructor(
     private readonly store: DocumentStore,
     private readonly now: () => number,
     private readonly activity?: SearchActivityLog,
+    reclaim?: { readonly policy?: ReclaimPolicy; readonly schedule?: (run: () => void) => void },
   ) {
-    this.indices = new IndexRegistry(store, now, this.contexts, activity);
+    this.reclaimer = new IndexReclaimer(
+      {
+        isCurrent: (s) => this.indices.isCurrent(s),
+        isPinned: (s) => this.contexts.isPinned(s),
+        reclaimed: (s, dropped, ms, longestMs) => this.activity?.reclaimed(s.name, dropped, s.index.liveCount, ms, longestMs),
+      },
+      reclaim?.policy,
+      reclaim?.schedule,
+    );
+    this.contexts.onUnpinned = (s) => this.reclaimer.check(s);
+    // The snapshot saved at shutdown holds the live documents only.
+    this.indices = new IndexRegistry(store, now, this.contexts, activity, (s) => this.reclaimer.compactNow(s));
     this.writes = new DocumentWrites(store, now, this.indices, this.contexts);
   }
 
-  /** Loads every index from the store (see IndexRegistry.load). */
+  /** Loads every index from the store (see IndexRegistry.load); a snapshot may hold retired documents to reclaim. */
   load(): void {
     this.indices.load();
+    this.checkReclaim();
+  }
+
+  /** Starts the compaction of every index that holds enough retired documents (after writes). */
+  private checkReclaim(): void {
+    for (const s of this.indices.list()) this.reclaimer.check(s);
+  }
+
+  /** Stops reclaiming (the service is closing; the snapshot still compacts, see IndexRegistry). */
+  close(): void {
+    this.reclaimer.stop();
   }
 
   list(): IndexState[] {
@@ -97,7 +127,9 @@ export class SearchService {
    */
   private transaction<T>(fn: () => T, interimCommits = false): T {
     try {
-      return this.store.transaction(fn, { interimCommits });
+      const result = this.store.transaction(fn, { interimCommits });
+      this.checkReclaim();
+      return result;
     } catch (e) {
       if (interimCommits || !(e instanceof SearchError)) {
         // The reloaded indices are new states: contexts over the old ones could only answer 404.

@@ -14,7 +14,8 @@ import { TextField } from './text-field.js';
  * Statistics used by BM25 (docCount, docFreq, sumTotalTermFreq) count live documents only: deleted
  * ordinals stay in the posting lists as tombstones (skipped through the `live` bitmap) but leave the
  * statistics at once. Lucene keeps them until a segment merge, which makes its scores drift in a way
- * nobody can predict; we prefer scores that depend only on the live documents.
+ * nobody can predict; we prefer scores that depend only on the live documents. What retired
+ * ordinals hold is reclaimed by a compaction (index-compaction.ts), which renumbers the live ones.
  *
  * Terms are dense integer ids per field and postings live in typed arrays (term-dictionary.ts,
  * posting-store.ts): hundreds of thousands of terms are no objects for the garbage collector.
@@ -24,16 +25,20 @@ import { TextField } from './text-field.js';
  */
 
 export class InvertedIndex {
-  readonly ids: string[] = [];
+  /** Id per ordinal (replaced, never changed in place, by a compaction: frozen views share it). */
+  ids: string[] = [];
   live = new Uint8Array(INITIAL);
   liveCount = 0;
-  readonly idToOrd = new Map<string, number>();
+  /** Id → ordinal of its live document (replaced by a compaction: a point in time's PinnedIds reads the old one). */
+  idToOrd = new Map<string, number>();
   readonly text = new Map<string, TextField>();
   readonly keyword = new Map<string, KeywordField>();
   readonly numeric = new Map<string, NumericField>();
   private allLiveCache: Int32Array | undefined;
   /** Whether text postings are being batched (see beginBatch). */
   private batching = false;
+  /** Where remove reports retired ordinals while a compaction runs (index-compaction.ts). */
+  private retiredLog: number[] | undefined;
   /** Frozen views taken of this index and not released yet (frozenView, releaseView): removes keep doc values while any is. */
   private openViews = 0;
 
@@ -97,6 +102,7 @@ export class InvertedIndex {
   remove(ord: number, doc: ParsedDoc): void {
     if (this.live[ord] !== 1) return;
     this.live[ord] = 0;
+    this.retiredLog?.push(ord);
     this.liveCount--;
     this.allLiveCache = undefined;
     const id = this.ids[ord] as string;
@@ -107,6 +113,47 @@ export class InvertedIndex {
     for (let i = 0; i < text.size; i++) this.text.get(text.pathAt(i))?.remove(ord, text.valuesAt(i), keep);
     for (let i = 0; i < keyword.size; i++) this.keyword.get(keyword.pathAt(i))?.remove(ord, keep);
     for (let i = 0; i < numeric.size; i++) this.numeric.get(numeric.pathAt(i))?.remove(ord, keep);
+  }
+
+  /** Ordinals given out and retired since: what a compaction would reclaim. */
+  get deadCount(): number {
+    return this.maxOrd - this.liveCount;
+  }
+
+  /** A compaction begins: retired ordinals are reported to `log` until it ends. */
+  beginCompaction(log: number[]): void {
+    if (this.retiredLog !== undefined) throw new Error('a compaction is running already');
+    if (this.openViews > 0) throw new Error('an index with frozen views open is not compacted');
+    this.retiredLog = log;
+  }
+
+  /** The compaction that began with `log` ended (finished or abandoned). */
+  endCompaction(log: number[]): void {
+    if (this.retiredLog === log) this.retiredLog = undefined;
+  }
+
+  /** Whether text postings are being batched (between beginBatch and endBatch). */
+  get isBatching(): boolean {
+    return this.batching;
+  }
+
+  /** Whether a compaction is running. */
+  get compacting(): boolean {
+    return this.retiredLog !== undefined;
+  }
+
+  /**
+   * Takes the renumbered ids, live set and id map of a finished compaction (its fields have taken
+   * their own parts already). Not while batching or while frozen views share this index.
+   */
+  adoptCompacted(ids: string[], live: Uint8Array<ArrayBuffer>, idToOrd: Map<string, number>): void {
+    if (this.batching) throw new Error('an index is not compacted while it batches postings');
+    if (this.openViews > 0) throw new Error('an index with frozen views open is not compacted');
+    this.ids = ids;
+    this.live = live;
+    this.idToOrd = idToOrd;
+    this.allLiveCache = undefined;
+    this.retiredLog = undefined;
   }
 
   /** Everything needed to rebuild the index (plain data and typed arrays, for v8.serialize). */

@@ -4,13 +4,31 @@ import { PostingStore } from './posting-store.js';
 
 /** A `keyword` (or `boolean`) field: exact values, a posting list per value, values per document. */
 export class KeywordField {
-  readonly postings = new PostingStore();
+  postings = new PostingStore();
   readonly terms = new KeywordTerms(this.postings);
   /** Per ordinal: the term id of its single value; -1 none, -2 several (in `multi`). */
   private single = new Int32Array(INITIAL).fill(-1);
-  private readonly multi = new Map<number, readonly string[]>();
+  private multi = new Map<number, readonly string[]>();
   docCount = 0;
   sumDocFreq = 0;
+
+  /** Per ordinal: the term id of its single value; -1 none, -2 several (see multiValues). Read-only. */
+  get singleIds(): Int32Array {
+    return this.single;
+  }
+
+  /** The values of documents with several, by ordinal. Read-only. */
+  get multiValues(): ReadonlyMap<number, readonly string[]> {
+    return this.multi;
+  }
+
+  /** Takes the compacted postings and doc values (index-compaction.ts): same term ids and statistics, documents renumbered. */
+  adoptCompacted(postings: PostingStore, single: Int32Array<ArrayBuffer>, multi: Map<number, readonly string[]>): void {
+    this.postings = postings;
+    this.terms.rebind(postings);
+    this.single = single;
+    this.multi = multi;
+  }
 
   valuesOf(ord: number): readonly string[] | undefined {
     const id = ord < this.single.length ? (this.single[ord] as number) : -1;

@@ -25,7 +25,12 @@ export class KeywordTerms {
   private readonly seed = randomInt(0x7fffffff);
   private mask = (1 << 4) - 1;
 
-  constructor(private readonly postings: PostingStore) {}
+  constructor(private postings: PostingStore) {}
+
+  /** New terms get their ids from `postings` from now on (a compacted copy of the old store, with the same ids). */
+  rebind(postings: PostingStore): void {
+    this.postings = postings;
+  }
 
   /**
    * The last value interned and its id: bulk loads repeat values from one document to the next

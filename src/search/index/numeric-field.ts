@@ -4,7 +4,7 @@ import { grow, INITIAL, nanArray } from './grow.js';
 export class NumericField {
   min = new Float64Array(INITIAL).fill(Number.NaN);
   max = new Float64Array(INITIAL).fill(Number.NaN);
-  readonly multi = new Map<number, readonly number[]>();
+  multi = new Map<number, readonly number[]>();
 
   add(ord: number, values: readonly number[]): void {
     this.min = grow(this.min, ord + 1, nanArray);

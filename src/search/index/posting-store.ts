@@ -51,6 +51,7 @@ const HEAD = 0;
 const COUNT = 4;
 const DOC_FREQ = 5;
 const BOUND = 7;
+const MAX_BOUND_FREQ = (1 << 23) - 1;
 
 export class PostingStore {
   private chunks: Int32Array[] = [new Int32Array(FIRST_CHUNK)];
@@ -78,6 +79,59 @@ export class PostingStore {
     this.meta[o + HEAD] = -1;
     this.meta[o + BOUND] = 255;
     return id;
+  }
+
+  /** Gives out term ids until there are `n` (a compacted copy takes its source's ids, see copyList). */
+  ensureTerms(n: number): void {
+    while (this.terms < n) this.newTerm();
+  }
+
+  /**
+   * Appends postings [from, src.count(term)) of `src`'s list `term` to this store's list `term`,
+   * each ordinal renumbered: ordinals below `remap.length` to `remap[ord]` (dropped when -1), the
+   * others to `ord - shift`. Renumbering keeps the order (remap is increasing where not -1), so
+   * the list stays sorted. `norms` (a text field's, by the source's ordinals) keeps the term's
+   * score bound, which covers only the postings copied; docFreq is set apart (takeDocFreqs).
+   * Returns how many postings of `src`'s list were read: where its next copy starts.
+   * Used by index compaction (index-compaction.ts); `scratch` is reused between calls.
+   */
+  copyList(src: PostingStore, term: number, from: number, remap: Int32Array, shift: number, norms: Uint8Array | undefined, scratch: { buf: Int32Array }): number {
+    const n = src.count(term);
+    if (n <= from) return n;
+    if (scratch.buf.length < n - from) scratch.buf = new Int32Array(Math.max(n - from, scratch.buf.length * 2));
+    const buf = scratch.buf;
+    src.copyRange(term, from, buf);
+    const limit = remap.length;
+    const o = term * STRIDE;
+    let bound = this.meta[o + BOUND] as number;
+    for (let i = 0; i < n - from; i++) {
+      const p = buf[i] as number;
+      const ord = p >>> FREQ_BITS;
+      const to = ord < limit ? (remap[ord] as number) : ord - shift;
+      if (to < 0) continue;
+      const f = (p & FREQ_MASK) === FREQ_MASK ? src.freqOf(term, p) : p & FREQ_MASK;
+      if (norms !== undefined) {
+        const norm = norms[ord] as number;
+        const bf = bound >>> 8;
+        const bn = bound & 255;
+        bound = ((f > bf ? Math.min(f, MAX_BOUND_FREQ) : bf) << 8) | (norm < bn ? norm : bn);
+      }
+      this.add(term, to, f);
+    }
+    if (norms !== undefined) this.meta[o + BOUND] = bound;
+    return n;
+  }
+
+  /** Every term's docFreq as `src` counts it (live documents; see copyList). `src` has no more terms than this. */
+  takeDocFreqs(src: PostingStore): void {
+    for (let t = 0; t < src.terms; t++) this.meta[t * STRIDE + DOC_FREQ] = src.meta[t * STRIDE + DOC_FREQ] as number;
+  }
+
+  /** Postings entries in every list (live or not): what compaction brings back to the live documents'. */
+  get postingCount(): number {
+    let n = 0;
+    for (let t = 0; t < this.terms; t++) n += this.meta[t * STRIDE + COUNT] as number;
+    return n;
   }
 
   /** Postings in the list (live or not). */
@@ -327,6 +381,29 @@ export class PostingStore {
       lvl++;
     }
     return n;
+  }
+
+  /** Copies postings [from, count(term)) of a list into `out`, skipping whole blocks before `from`. */
+  copyRange(term: number, from: number, out: Int32Array): void {
+    const n = this.meta[term * STRIDE + COUNT] as number;
+    let b = this.meta[term * STRIDE + HEAD] as number;
+    let k = 0;
+    let lvl = 0;
+    while (k < n) {
+      const chunk = this.chunks[b >>> CHUNK_BITS] as Int32Array;
+      const at = b & CHUNK_MASK;
+      const cap = (2 << (lvl < MAX_LEVEL ? lvl : MAX_LEVEL)) - 1;
+      const take = n - k < cap ? n - k : cap;
+      if (k + take > from) {
+        const skip = from > k ? from - k : 0;
+        // Most lists are a few postings long: a subarray per block would be an object each.
+        if (take - skip <= 16) for (let i = skip; i < take; i++) out[k + i - from] = chunk[at + 1 + i] as number;
+        else out.set(chunk.subarray(at + 1 + skip, at + 1 + take), k + skip - from);
+      }
+      k += take;
+      b = chunk[at] as number;
+      lvl++;
+    }
   }
 
   /** The packed postings of a list, in a fresh array. */

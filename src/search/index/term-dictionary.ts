@@ -40,7 +40,12 @@ export class TermDictionary {
   private offsets = new Int32Array(1 << 8);
   private count = 0;
 
-  constructor(private readonly postings: PostingStore) {}
+  constructor(private postings: PostingStore) {}
+
+  /** New terms get their ids from `postings` from now on (a compacted copy of the old store, with the same ids). */
+  rebind(postings: PostingStore): void {
+    this.postings = postings;
+  }
 
   get size(): number {
     return this.count;

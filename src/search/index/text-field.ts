@@ -24,7 +24,7 @@ const batchSize = (n: number): number => 3 * ((n + 1) >> 1) + 3;
 
 /** A `text` field: terms with frequencies, and one norm byte per document. */
 export class TextField {
-  readonly postings = new PostingStore();
+  postings = new PostingStore();
   readonly terms = new TermDictionary(this.postings);
   norms = new Uint8Array(INITIAL);
   present = new Uint8Array(INITIAL);
@@ -340,6 +340,17 @@ export class TextField {
       docCount: d.docCount,
       sumTotalTermFreq: d.sumTotalTermFreq,
     });
+  }
+
+  /**
+   * Takes the compacted postings, norms and presence (index-compaction.ts): the same term ids and
+   * statistics, the documents renumbered. The term dictionary stays, giving new ids from `postings`.
+   */
+  adoptCompacted(postings: PostingStore, norms: Uint8Array<ArrayBuffer>, present: Uint8Array<ArrayBuffer>): void {
+    this.postings = postings;
+    this.terms.rebind(postings);
+    this.norms = norms;
+    this.present = present;
   }
 
   /**

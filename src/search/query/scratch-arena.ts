@@ -57,7 +57,7 @@ export class ScratchArena {
     return this.normTable;
   }
 
-  private readonly memos = new WeakMap<object, Map<number, unknown>>();
+  private memos = new WeakMap<object, Map<number, unknown>>();
   /** The maps of `memos`, for their common budget (owners are the index's fields: they live as long as it). */
   private readonly memoMaps: Map<number, unknown>[] = [];
 
@@ -81,7 +81,7 @@ export class ScratchArena {
     return m as Map<number, T>;
   }
 
-  private readonly tables = new WeakMap<object, Map<number, { weight: number; avgdl: number; table: Float32Array }>>();
+  private tables = new WeakMap<object, Map<number, { weight: number; avgdl: number; table: Float32Array }>>();
   /** The tables kept, oldest first, across owners (the budget is per index, not per field). */
   private readonly tableOrder: { readonly owner: Map<number, unknown>; readonly id: number }[] = [];
 
@@ -117,6 +117,17 @@ export class ScratchArena {
     m.set(id, { weight, avgdl, table });
     this.tableOrder.push({ owner: m, id });
     return table;
+  }
+
+  /**
+   * Forgets every memo and score table: their owners (posting stores) were replaced by a
+   * compaction of the index (engine/index-reclaimer.ts), and `memoMaps` would keep their maps.
+   */
+  forgetMemos(): void {
+    this.memos = new WeakMap();
+    this.memoMaps.length = 0;
+    this.tables = new WeakMap();
+    this.tableOrder.length = 0;
   }
 
   reset(): void {
