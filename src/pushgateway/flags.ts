@@ -13,7 +13,7 @@ export const pushgatewayFlags = {
   'persistence.interval': flag.duration('5m', 'Minimum interval between two writes of the persistence file (it is also written on shutdown)'),
   'push.disable-consistency-check': flag.boolean(false, 'Accept pushes without checking them against stored metrics (202 instead of 200); dangerous, as in Pushgateway'),
   'push.group-ttl': flag.duration('0', 'Delete a group this long after its last successful push (0: keep forever, as Pushgateway does); a push may set its own with the X-Portico-Group-TTL header'),
-  'push.max-body-size': flag.bytes('16MiB', 'Largest accepted push body, after gzip decoding; larger pushes get 413'),
+  'push.max-body-size': flag.bytes('16MiB', 'Largest accepted push body, after gzip or snappy decoding; larger pushes get 413'),
 };
 
 /** The slice of the configuration this area reads: its own flags and the general ones. */
