@@ -17,6 +17,7 @@ import { trailingSlashRedirect } from './http/trailing-slash.js';
 import { OwnMetrics, type HandlerName } from './http/own-metrics.js';
 import { Persister, loadGroups } from './store/persistence.js';
 import { readBody } from './http/request-body.js';
+import { LimitError } from './store/limits.js';
 import { registerApiRoutes } from './routes/api.js';
 import { registerConsoleRoutes } from './routes/console.js';
 import { registerExpositionRoute } from './routes/exposition.js';
@@ -98,6 +99,7 @@ async function openStore(config: PushgatewayConfig, deps: AreaDeps, own: OwnMetr
     ownHelp: own.helps(),
     checkConsistency,
     onChange: () => persister?.markDirty(),
+    limits: { maxGroups: config['push.max-groups'], maxSeriesPerGroup: config['push.max-series-per-group'], maxSeries: config['push.max-series'] },
   });
   const file = persistenceFile(config);
   if (file !== undefined) {
@@ -154,9 +156,11 @@ function requireBasicAuth(app: FastifyInstance, verifier: BasicAuthVerifier, pre
  * Errors and unknown paths answered in plain text, as Pushgateway answers them, and its router's
  * trailing-slash redirects.
  */
-function answerErrorsAsText(app: FastifyInstance, prefix: string): void {
+function answerErrorsAsText(app: FastifyInstance, prefix: string, own: OwnMetrics): void {
   app.setErrorHandler((err: FastifyError & { statusCode?: number }, request, reply) => {
     const status = typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500;
+    if (err instanceof LimitError) own.countLimitRefusal(err.limit);
+    else if (err.code === 'body_too_large') own.countLimitRefusal('max-body-size');
     if (status >= 500) request.log.error({ err }, 'push gateway request failed');
     else request.log.debug({ err: err.message, url: request.url }, 'push gateway request refused');
     return reply
@@ -200,7 +204,7 @@ export async function buildPushgatewayApp(config: PushgatewayConfig, deps: AreaD
     const handler = request.routeOptions.config.handler;
     if (handler !== undefined && handler !== 'metrics') own.countRequest(handler, request.method, reply.statusCode);
   });
-  answerErrorsAsText(app, prefix);
+  answerErrorsAsText(app, prefix, own);
 
   const registerMethodAnswers = automaticMethodAnswers(app, `${prefix}/api/v1/`);
   registerLifecycleRoutes(app, gw);

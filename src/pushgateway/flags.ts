@@ -13,6 +13,9 @@ export const pushgatewayFlags = {
   'persistence.interval': flag.duration('5m', 'Minimum interval between two writes of the persistence file (it is also written on shutdown)'),
   'push.disable-consistency-check': flag.boolean(false, 'Accept pushes without checking them against stored metrics (202 instead of 200); dangerous, as in Pushgateway'),
   'push.group-ttl': flag.duration('0', 'Delete a group this long after its last successful push (0: keep forever, as Pushgateway does); a push may set its own with the X-Portico-Group-TTL header'),
+  'push.max-groups': flag.int(0, 'Most groups the gateway holds (0: no limit); a push that would create one more gets 429', 0),
+  'push.max-series-per-group': flag.int(0, 'Most metrics (label sets; a summary or histogram counts once) one group holds (0: no limit); a push that would leave its group with more gets 413', 0),
+  'push.max-series': flag.int(0, 'Most metrics (label sets) all groups hold together (0: no limit); a push that would pass it gets 429', 0),
   'push.max-body-size': flag.bytes('16MiB', 'Largest accepted push body, after gzip or snappy decoding; larger pushes get 413'),
 };
 
