@@ -42,11 +42,22 @@ function readVersion(): string {
 }
 
 /** Flags as Pushgateway's status shows them: strings, durations in Go form (`5m0s`). */
+/** A byte count as the flag would be written: the largest binary unit that divides it (16MiB), else bytes. */
+export function formatBytes(n: number): string {
+  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const) {
+    if (n >= size && n % size === 0) return `${n / size}${unit}`;
+  }
+  return `${n}B`;
+}
+
 function flagStrings(config: PushgatewayConfig): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, spec] of Object.entries(pushgatewayFlags)) {
     const value = (config as Record<string, unknown>)[name];
-    if (spec.kind === 'duration') out[name] = formatDuration(value as number);
+    // The file actually used (the default under --data.dir when the flag is empty).
+    if (name === 'persistence.file') out[name] = persistenceFile(config) ?? 'off';
+    else if (spec.kind === 'bytes') out[name] = formatBytes(value as number);
+    else if (spec.kind === 'duration') out[name] = formatDuration(value as number);
     else if (spec.kind === 'address') out[name] = value === null ? 'off' : formatAddress(value as ListenAddress);
     else out[name] = String(value);
   }
