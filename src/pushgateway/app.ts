@@ -23,6 +23,7 @@ import { trailingSlashRedirect } from './http/trailing-slash.js';
 import { OwnMetrics, type HandlerName } from './http/own-metrics.js';
 import { Persister, loadGroups } from './store/persistence.js';
 import { readBody } from './http/request-body.js';
+import { LimitError, type PushLimits } from './store/limits.js';
 import { registerApiRoutes } from './routes/api.js';
 import { registerConsoleRoutes } from './routes/console.js';
 import { registerExpositionRoute } from './routes/exposition.js';
@@ -47,11 +48,22 @@ function readVersion(): string {
 }
 
 /** Flags as Pushgateway's status shows them: strings, durations in Go form (`5m0s`). */
+/** A byte count as the flag would be written: the largest binary unit that divides it (16MiB), else bytes. */
+export function formatBytes(n: number): string {
+  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const) {
+    if (n >= size && n % size === 0) return `${n / size}${unit}`;
+  }
+  return `${n}B`;
+}
+
 function flagStrings(config: PushgatewayConfig): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, spec] of Object.entries(pushgatewayFlags)) {
     const value = (config as Record<string, unknown>)[name];
-    if (spec.kind === 'duration') out[name] = formatDuration(value as number);
+    // The file actually used (the default under --data.dir when the flag is empty).
+    if (name === 'persistence.file') out[name] = persistenceFile(config) ?? 'off';
+    else if (spec.kind === 'bytes') out[name] = formatBytes(value as number);
+    else if (spec.kind === 'duration') out[name] = formatDuration(value as number);
     else if (spec.kind === 'address') out[name] = value === null ? 'off' : formatAddress(value as ListenAddress);
     else out[name] = String(value);
   }
@@ -96,6 +108,11 @@ function settingsOf(config: PushgatewayConfig, deps: AreaDeps): GatewaySettings 
   };
 }
 
+/** --push.max-groups, --push.max-series-per-group and --push.max-series (store/limits.ts). */
+function limitsOf(config: PushgatewayConfig): PushLimits {
+  return { maxGroups: config['push.max-groups'], maxSeriesPerGroup: config['push.max-series-per-group'], maxSeries: config['push.max-series'] };
+}
+
 /** The group store, loaded from the persistence file and written back by a Persister unless persistence is off. */
 async function openMemoryStore(config: PushgatewayConfig, deps: AreaDeps, own: OwnMetrics, checkConsistency: boolean): Promise<OpenedStore> {
   let persister: Persister | undefined;
@@ -104,6 +121,7 @@ async function openMemoryStore(config: PushgatewayConfig, deps: AreaDeps, own: O
     ownHelp: own.helps(),
     checkConsistency,
     onChange: () => persister?.markDirty(),
+    limits: limitsOf(config),
   });
   const file = persistenceFile(config);
   if (file !== undefined) {
@@ -157,6 +175,8 @@ function openRedisStore(config: PushgatewayConfig, deps: AreaDeps, own: OwnMetri
     ownTypes: own.types(),
     ownHelp: own.helps(),
     checkConsistency,
+    // Every replica applies the shared log in the same order with the same limits, so a refusal is the same everywhere.
+    limits: limitsOf(config),
     onUnreachable: (err) => log.error({ err: (err as Error).message }, 'the shared store (Redis) is unreachable: pushes answer 503, scrapes serve the last state read'),
     onRecovered: () => {
       lastError = '';
@@ -241,11 +261,13 @@ function requireBasicAuth(app: FastifyInstance, verifier: BasicAuthVerifier, pre
  * Errors and unknown paths answered in plain text, as Pushgateway answers them, and its router's
  * trailing-slash redirects.
  */
-function answerErrorsAsText(app: FastifyInstance, prefix: string): void {
+function answerErrorsAsText(app: FastifyInstance, prefix: string, own: OwnMetrics): void {
   app.setErrorHandler((err: FastifyError & { statusCode?: number }, request, reply) => {
     const status = typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500;
     // A store outage is answered in its own words (they hold nothing internal) and logged once by the store.
     const told = err instanceof StoreUnavailableError;
+    if (err instanceof LimitError) own.countLimitRefusal(err.limit);
+    else if (err.code === 'body_too_large') own.countLimitRefusal('max-body-size');
     if (status >= 500 && !told) request.log.error({ err }, 'push gateway request failed');
     else request.log.debug({ err: err.message, url: request.url }, 'push gateway request refused');
     return reply
@@ -289,7 +311,7 @@ export async function buildPushgatewayApp(config: PushgatewayConfig, deps: AreaD
     const handler = request.routeOptions.config.handler;
     if (handler !== undefined && handler !== 'metrics') own.countRequest(handler, request.method, reply.statusCode);
   });
-  answerErrorsAsText(app, prefix);
+  answerErrorsAsText(app, prefix, own);
 
   const registerMethodAnswers = automaticMethodAnswers(app, `${prefix}/api/v1/`);
   registerLifecycleRoutes(app, gw);

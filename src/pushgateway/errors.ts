@@ -68,7 +68,7 @@ export function timestampsRefused(): ConsistencyError {
 }
 
 export function bodyTooLarge(limit: number): GatewayError {
-  return new GatewayError('body_too_large', 413, `push body exceeds the limit of ${limit} bytes (after gzip decoding); see --push.max-body-size`);
+  return new GatewayError('body_too_large', 413, `push body exceeds the limit of ${limit} bytes (after gzip or snappy decoding); see --push.max-body-size`);
 }
 
 export function badGzip(): GatewayError {

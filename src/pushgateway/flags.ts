@@ -21,7 +21,10 @@ export const pushgatewayFlags = {
   'pushgateway.redis.sentinel-password-file': flag.string('', 'File holding the password of the Redis Sentinels, when they have one'),
   'pushgateway.redis.tls-ca-file': flag.string('', 'PEM CA bundle that signs the Redis server certificate for rediss:// (default: the system CAs)'),
   'pushgateway.redis.key-prefix': flag.string('portico:pushgateway', 'Prefix of the Redis keys of the shared store; gateways that must not share groups use different prefixes'),
-  'push.max-body-size': flag.bytes('16MiB', 'Largest accepted push body, after gzip decoding; larger pushes get 413'),
+  'push.max-groups': flag.int(0, 'Most groups the gateway holds (0: no limit); a push that would create one more gets 429', 0),
+  'push.max-series-per-group': flag.int(0, 'Most metrics (label sets; a summary or histogram counts once) one group holds (0: no limit); a push that would leave its group with more gets 413', 0),
+  'push.max-series': flag.int(0, 'Most metrics (label sets) all groups hold together (0: no limit); a push that would pass it gets 429', 0),
+  'push.max-body-size': flag.bytes('16MiB', 'Largest accepted push body, after gzip or snappy decoding; larger pushes get 413'),
 };
 
 /** The slice of the configuration this area reads: its own flags and the general ones. */

@@ -17,7 +17,10 @@ export interface Quantile {
 export interface Bucket {
   /** Upper bound (`le`); +Inf for the last bucket. */
   readonly upperBound: number;
+  /** The integer count (protobuf `cumulative_count`), which the text formats print. */
   readonly cumulativeCount: number;
+  /** The float count (protobuf `cumulative_count_float`) when one was pushed; the JSON API prints it when above 0. */
+  readonly cumulativeCountFloat?: number;
 }
 
 export interface SummaryValue {
@@ -26,10 +29,50 @@ export interface SummaryValue {
   readonly quantiles: readonly Quantile[];
 }
 
+/** A run of consecutive native-histogram buckets: `offset` from the end of the previous span (or from index 0). */
+export interface BucketSpan {
+  readonly offset: number;
+  readonly length: number;
+}
+
+/**
+ * The native (sparse, exponential) part of a histogram, kept field for field as it was pushed in
+ * protobuf, so that a protobuf scrape gives it back exactly. Optional scalars are undefined when
+ * the push did not send them (metrics.proto is proto2: presence is part of the message).
+ */
+export interface NativeBuckets {
+  /** -4 to 8 for exponential buckets, -53 for custom buckets; Pushgateway does not check it. */
+  readonly schema?: number;
+  readonly zeroThreshold?: number;
+  readonly zeroCount?: number;
+  readonly zeroCountFloat?: number;
+  readonly negativeSpans: readonly BucketSpan[];
+  /** Integer histograms: each bucket's count as the difference to the previous one. */
+  readonly negativeDeltas: readonly number[];
+  /** Float histograms: each bucket's count. */
+  readonly negativeCounts: readonly number[];
+  readonly positiveSpans: readonly BucketSpan[];
+  readonly positiveDeltas: readonly number[];
+  readonly positiveCounts: readonly number[];
+}
+
+/** A protobuf `google.protobuf.Timestamp`. */
+export interface ProtoTimestamp {
+  readonly seconds: number;
+  readonly nanos: number;
+}
+
 export interface HistogramValue {
+  /** The integer count (protobuf `sample_count`), which the text formats print. */
   readonly sampleCount: number;
   readonly sampleSum: number;
   readonly buckets: readonly Bucket[];
+  /** The float count (protobuf `sample_count_float`) when one was pushed. */
+  readonly sampleCountFloat?: number;
+  /** Schema, zero bucket and sparse buckets, when the push sent any of them. */
+  readonly native?: NativeBuckets;
+  /** The created timestamp a client sent (client_golang sends one), given back on a protobuf scrape. */
+  readonly createdTimestamp?: ProtoTimestamp;
 }
 
 /**

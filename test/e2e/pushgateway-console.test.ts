@@ -34,7 +34,7 @@ describe('web console in headless Chromium', () => {
     const first = groups.filter({ hasText: 'job="console_job"' });
     await first.locator('summary .labels').click();
     expect(await first.getAttribute('open')).not.toBeNull();
-    await expect.poll(() => first.locator('.family h4').allTextContents()).toContain('batch_duration GAUGE');
+    await expect.poll(async () => (await first.locator('.family h4').allTextContents()).some((t) => /^batch_duration GAUGE last pushed \d{4}-/.test(t))).toBe(true);
     expect(await first.locator('td.value').first().textContent()).toBe('12.5');
     await Promise.all([page.waitForEvent('load'), first.locator('button.delete-group').click()]);
     await expect.poll(() => page.locator('details.group').count()).toBe(1);
@@ -45,6 +45,10 @@ describe('web console in headless Chromium', () => {
     await page.click('a[data-tab="status"]');
     await expect.poll(() => page.locator('#status').isVisible()).toBe(true);
     expect(await page.locator('#status').textContent()).toContain('web.route-prefix');
+    await page.click('a[data-tab="help"]');
+    await expect.poll(() => page.locator('#help').isVisible()).toBe(true);
+    expect(await page.locator('#status').isVisible()).toBe(false);
+    expect(await page.locator('#help').textContent()).toContain('/pg/metrics/job/backup/instance/db-1');
 
     await page.click('a[data-tab="metrics"]');
     await Promise.all([page.waitForEvent('load'), page.click('#delete-all')]);

@@ -5,10 +5,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock, listenGateway, type Harness } from '../pushgateway/gateway-harness.js';
 import { eventually, freePort, goPeer, startPeer, type Peer } from '../pushgateway/peer-processes.js';
+import { PROTOBUF_CONTENT_TYPE, encodeProtobufDelimited } from '../../src/pushgateway/exposition/protobuf.js';
 
 /**
  * Prometheus 3.16.0 (built by scripts/build-peers.sh) scrapes Portico with honor_labels: true and
- * scrape_protocols preferring protobuf; its query API must return the pushed series.
+ * scrape_protocols preferring protobuf and scrape_native_histograms: its query API must return the
+ * pushed series, native histograms as native histograms.
  */
 let prom: Peer | undefined;
 let promUrl = '';
@@ -42,7 +44,7 @@ beforeAll(async () => {
   const config = join(dir, 'prometheus.yml');
   await writeFile(
     config,
-    `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: portico-pushgateway\n    honor_labels: true\n    scrape_protocols: [PrometheusProto, OpenMetricsText1.0.0, PrometheusText0.0.4]\n    static_configs:\n      - targets: ['${target}']\n`,
+    `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: portico-pushgateway\n    honor_labels: true\n    scrape_native_histograms: true\n    scrape_protocols: [PrometheusProto, OpenMetricsText1.0.0, PrometheusText0.0.4]\n    static_configs:\n      - targets: ['${target}']\n`,
   );
   const port = await freePort();
   promUrl = `http://127.0.0.1:${port}`;
@@ -64,6 +66,8 @@ afterAll(async () => {
 interface Series {
   metric: Record<string, string>;
   value: [number, string];
+  /** A native histogram sample: count, sum and buckets as `[boundaries, lower, upper, count]`. */
+  histogram?: [number, { count: string; sum: string; buckets?: [number, string, string, string][] }];
 }
 
 async function query(q: string): Promise<Series[]> {
@@ -97,6 +101,50 @@ describe('Prometheus 3 scraping Portico with honor_labels: true, protobuf first'
     expect((await query('backup_seconds_count'))[0]?.value[1]).toBe('2');
     const up = await query('up{job="portico-pushgateway"}');
     expect(up[0]?.value[1]).toBe('1');
+  });
+
+  it('stores a pushed native histogram as a native histogram (integer and float)', async () => {
+    const none = { negativeSpans: [], negativeDeltas: [], negativeCounts: [], positiveSpans: [], positiveDeltas: [], positiveCounts: [] };
+    const body = encodeProtobufDelimited([
+      {
+        name: 'batch_latency_seconds',
+        help: 'Latency.',
+        type: 'histogram',
+        metrics: [
+          {
+            labels: [['kind', 'int']],
+            histogram: { sampleCount: 5, sampleSum: 7.5, buckets: [], native: { ...none, schema: 0, zeroThreshold: 0.001, zeroCount: 1, positiveSpans: [{ offset: 1, length: 2 }], positiveDeltas: [1, 2] } },
+          },
+          {
+            labels: [['kind', 'float']],
+            histogram: { sampleCount: 0, sampleCountFloat: 2.5, sampleSum: 3, buckets: [], native: { ...none, schema: 0, zeroThreshold: 0.001, zeroCountFloat: 0.5, positiveSpans: [{ offset: 0, length: 1 }], positiveCounts: [2] } },
+          },
+        ],
+      },
+    ]);
+    const put = await fetch(`${portico?.url}/metrics/job/native`, { method: 'PUT', body, headers: { 'Content-Type': PROTOBUF_CONTENT_TYPE } });
+    expect(put.status).toBe(200);
+    const series = await eventually(
+      async () => {
+        const r = await query('batch_latency_seconds');
+        return r.length === 2 ? r : undefined;
+      },
+      30_000,
+      'batch_latency_seconds in Prometheus',
+    );
+    const byKind = new Map(series.map((s) => [s.metric.kind, s]));
+    expect(byKind.get('int')?.value).toBeUndefined();
+    expect(byKind.get('int')?.histogram?.[1]).toEqual({
+      count: '5',
+      sum: '7.5',
+      buckets: [
+        [3, '-0.001', '0.001', '1'],
+        [0, '1', '2', '1'],
+        [0, '2', '4', '3'],
+      ],
+    });
+    expect(byKind.get('float')?.histogram?.[1]).toEqual({ count: '2.5', sum: '3', buckets: [[3, '-0.001', '0.001', '0.5'], [0, '0.5', '1', '2']] });
+    expect((await query('histogram_count(batch_latency_seconds{kind="int"})'))[0]?.value[1]).toBe('5');
   });
 
   it('asks for protobuf first and gets it', () => {

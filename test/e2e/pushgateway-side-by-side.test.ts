@@ -167,7 +167,7 @@ describe('side by side with Pushgateway 1.11.1', () => {
     }
   });
 
-  it('answers paths with a trailing slash alike: the same redirects (307 for a push to /metrics/job/, 301 for GET) and 404s', async () => {
+  it('answers paths with a trailing slash and other path edge cases alike: the same redirects (307 for a push to /metrics/job/, 301 for GET), 404s and 405s', async () => {
     const cases: [string, string][] = [
       ['PUT', '/metrics/job/'],
       ['POST', '/metrics/job/'],
@@ -182,13 +182,37 @@ describe('side by side with Pushgateway 1.11.1', () => {
       ['GET', '/metrics/job/'],
       ['GET', '/api/v1/'],
       ['DELETE', '/metrics/job/a/'],
+      ['PUT', '/metrics/job/a/'],
+      ['PUT', '/metrics/job/a/b/'],
+      ['PUT', '/metrics/jobs/a'],
+      ['PUT', '/metrics/job/a/b/c/'],
+      ['PUT', '/metrics'],
+      ['POST', '/metrics'],
+      ['DELETE', '/metrics'],
+      ['PUT', '/metrics/job/%2F'],
+      ['PUT', '/metrics/job/a%2Fb/'],
+      ['PUT', '/api/v1/metrics'],
+      ['POST', '/api/v1/status'],
+      ['PATCH', '/metrics'],
+      ['PUT', '/-/healthy'],
+      ['GET', '/metrics/job/a'],
+      ['DELETE', '/metrics/job@base64/'],
     ];
     const raw = async (peer: PushgatewayPeer | { send: PushgatewayPeer['send'] }, method: string, path: string) => {
       const r = await peer.send(method, path, method === 'GET' || method === 'DELETE' ? undefined : 'x 1\n');
       return { request: `${method} ${path}`, status: r.status, body: r.text };
     };
     const ours = { send: (method: string, path: string, body?: Uint8Array | string) => rawSend(portico?.url as string, method, path, body) };
-    for (const [method, path] of cases) expect(await raw(ours, method, path)).toEqual(await raw(pg as PushgatewayPeer, method, path));
+    const answers = [];
+    for (const [method, path] of cases) answers.push({ ours: await raw(ours, method, path), theirs: await raw(pg as PushgatewayPeer, method, path) });
+    expect(answers.map((a) => a.ours)).toEqual(answers.map((a) => a.theirs));
+    // Known differences (docs/pushgateway.md): Pushgateway's router redirects a path it has to
+    // clean (an empty segment, `.` or `..`) to the cleaned path; Portico reads it as it is.
+    for (const path of ['/metrics/job//', '/metrics/job/a//', '/metrics/job@base64//', '/metrics//job/a', '/metrics/job/./a', '/metrics/job/../a']) {
+      const theirs = await raw(pg as PushgatewayPeer, 'PUT', path);
+      const mine = await raw(ours, 'PUT', path);
+      expect({ path, theirs: theirs.status, oursIsRedirect: mine.status === 307 }).toEqual({ path, theirs: 307, oursIsRedirect: false });
+    }
     // The Location header too, for one of each.
     for (const [method, path] of [['PUT', '/metrics/job/'], ['GET', '/metrics/?a=b']] as const) {
       const a = await fetch(pgUrl + path, { method, body: method === 'PUT' ? 'x 1\n' : undefined, redirect: 'manual' });

@@ -11,7 +11,8 @@ main{padding:1rem 1.2rem}.panel{display:none}.panel.active{display:block}
 .label{background:#e8eef7;border-radius:3px;padding:0 .3rem;font-family:monospace;font-size:.85rem}
 .meta{font-size:.85rem;color:#566}.meta.failed{color:#b3261e;font-weight:600}
 .family h4{margin:.8rem 0 .2rem;font-family:monospace}.type{font-size:.75rem;color:#566;font-family:system-ui}
-.help{margin:.1rem 0 .3rem;color:#445;font-size:.9rem}
+.help{margin:.1rem 0 .3rem;color:#445;font-size:.9rem}.pushed{font-size:.75rem;color:#566;font-family:system-ui;margin-left:.6rem}
+pre{background:#fff;border:1px solid #d8dde6;padding:.5rem;overflow-x:auto}
 table{border-collapse:collapse;width:100%;background:#fff}td,th{border:1px solid #e3e6ea;padding:.2rem .4rem;text-align:left;font-size:.85rem;vertical-align:top}
 td.value{font-family:monospace}button{cursor:pointer}.delete-group,#delete-all{color:#b3261e}
 #message{min-height:1.2rem;color:#b3261e}
@@ -24,7 +25,7 @@ export const CONSOLE_SCRIPT = `
     document.querySelectorAll('.panel').forEach(function(p){p.classList.toggle('active',p.id===tab)});
     document.querySelectorAll('.tab').forEach(function(a){a.classList.toggle('active',a.getAttribute('data-tab')===tab)});
   }
-  function current(){return location.hash==='#status'?'status':'metrics'}
+  function current(){return location.hash==='#status'?'status':location.hash==='#help'?'help':'metrics'}
   window.addEventListener('hashchange',function(){show(current())});
   show(current());
   function fail(text){document.getElementById('message').textContent=text}

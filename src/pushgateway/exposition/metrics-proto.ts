@@ -1,8 +1,8 @@
 /**
  * The `io.prometheus.client` message schema (prometheus/client_model metrics.proto), written out as
  * a protobufjs JSON descriptor from its field numbers. Only what the gateway needs to read and write
- * is declared in full; the native-histogram and exemplar fields are declared so that they decode
- * cleanly (and can be recognised) even though the gateway keeps only classic buckets.
+ * is declared in full, native histograms included; exemplars are declared so that they decode
+ * cleanly, though the gateway does not keep them.
  */
 import protobuf from 'protobufjs';
 
@@ -45,13 +45,14 @@ const descriptor = {
                   },
                 },
                 Untyped: { fields: { value: { type: 'double', id: 1 } } },
+                // Fields in field-number order: protobufjs writes them in declaration order and
+                // protobuf-go (Pushgateway) in number order, so a scrape gives the same bytes.
                 Histogram: {
                   fields: {
                     sampleCount: { type: 'uint64', id: 1 },
-                    sampleCountFloat: { type: 'double', id: 4 },
                     sampleSum: { type: 'double', id: 2 },
                     bucket: { rule: 'repeated', type: 'Bucket', id: 3 },
-                    createdTimestamp: { type: 'Timestamp', id: 15 },
+                    sampleCountFloat: { type: 'double', id: 4 },
                     schema: { type: 'sint32', id: 5 },
                     zeroThreshold: { type: 'double', id: 6 },
                     zeroCount: { type: 'uint64', id: 7 },
@@ -62,15 +63,16 @@ const descriptor = {
                     positiveSpan: { rule: 'repeated', type: 'BucketSpan', id: 12 },
                     positiveDelta: { rule: 'repeated', type: 'sint64', id: 13 },
                     positiveCount: { rule: 'repeated', type: 'double', id: 14 },
+                    createdTimestamp: { type: 'Timestamp', id: 15 },
                     exemplars: { rule: 'repeated', type: 'Exemplar', id: 16 },
                   },
                 },
                 Bucket: {
                   fields: {
                     cumulativeCount: { type: 'uint64', id: 1 },
-                    cumulativeCountFloat: { type: 'double', id: 4 },
                     upperBound: { type: 'double', id: 2 },
                     exemplar: { type: 'Exemplar', id: 3 },
+                    cumulativeCountFloat: { type: 'double', id: 4 },
                   },
                 },
                 BucketSpan: {
@@ -90,8 +92,8 @@ const descriptor = {
                     counter: { type: 'Counter', id: 3 },
                     summary: { type: 'Summary', id: 4 },
                     untyped: { type: 'Untyped', id: 5 },
-                    histogram: { type: 'Histogram', id: 7 },
                     timestampMs: { type: 'int64', id: 6 },
+                    histogram: { type: 'Histogram', id: 7 },
                   },
                 },
                 MetricFamily: {

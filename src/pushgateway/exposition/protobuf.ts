@@ -5,16 +5,16 @@
  * maps messages to and from the gateway's model.
  *
  * What is kept: name, help, type, labels, counter/gauge/untyped values, summary quantiles, classic
- * histogram buckets (the float variants of the counts when set), timestamp_ms. What is dropped:
- * exemplars, created timestamps, unit, and the native-histogram part of a histogram (schema, spans,
- * deltas). A histogram that is only native therefore arrives with count and sum but no buckets,
- * which is also what Pushgateway's text exposition shows for it.
+ * histogram buckets (integer and float counts apart), a histogram's native part (schema, zero
+ * bucket, spans, deltas and counts, see native-histogram.ts) and created timestamp, timestamp_ms.
+ * What is dropped: exemplars, the created timestamps of counters and summaries, unit.
  */
 import protobuf from 'protobufjs';
 import { ExpositionError } from '../errors.js';
-import type { Bucket, Label, Metric, MetricFamily, MetricType, Quantile } from '../model.js';
+import type { HistogramValue, Label, Metric, MetricFamily, MetricType, Quantile } from '../model.js';
 import { goQuote, goQuoteBytes } from './go-quote.js';
 import { loadMetricFamilyType } from './metrics-proto.js';
+import { histogramFromProto, histogramToProto, isUint64, type PbHistogram } from './protobuf-histogram.js';
 
 // The schema is a constant; building it once per process is like a constant table, not a registry.
 let familyType: protobuf.Type | undefined;
@@ -40,17 +40,6 @@ interface PbSummary {
   sampleCount: number | Long;
   sampleSum: number;
   quantile: { quantile: number; value: number }[];
-}
-interface PbBucket {
-  cumulativeCount: number | Long;
-  cumulativeCountFloat: number;
-  upperBound: number;
-}
-interface PbHistogram {
-  sampleCount: number | Long;
-  sampleCountFloat: number;
-  sampleSum: number;
-  bucket: PbBucket[];
 }
 interface PbMetric {
   label: PbLabelPair[];
@@ -149,17 +138,7 @@ function toMetric(family: string, type: MetricType, m: PbMetric): Metric {
     case 'histogram': {
       const h = m.histogram;
       if (h === null) throw wrongKind(family, type, labels);
-      // As client_golang's encoders do: a positive float count wins over the integer one.
-      const buckets: Bucket[] = new Array<Bucket>(h.bucket.length);
-      for (let i = 0; i < buckets.length; i++) {
-        const b = h.bucket[i]!;
-        buckets[i] = {
-          upperBound: b.upperBound,
-          cumulativeCount: b.cumulativeCountFloat > 0 ? b.cumulativeCountFloat : num(b.cumulativeCount, true),
-        };
-      }
-      const sampleCount = h.sampleCountFloat > 0 ? h.sampleCountFloat : num(h.sampleCount, true);
-      const histogram = { sampleCount, sampleSum: h.sampleSum, buckets };
+      const histogram: HistogramValue = histogramFromProto(h);
       return ts === undefined ? { labels, histogram } : { labels, histogram, timestampMs: ts };
     }
   }
@@ -247,11 +226,6 @@ export function parseProtobufDelimited(body: Uint8Array): MetricFamily[] {
   return [...byName.values()];
 }
 
-const TWO_64 = 18446744073709551616;
-
-function isUint64(v: number): boolean {
-  return Number.isInteger(v) && v >= 0 && v < TWO_64;
-}
 
 function fromMetric(type: MetricType, m: Metric): Record<string, unknown> {
   const out: Record<string, unknown> = {
@@ -273,21 +247,9 @@ function fromMetric(type: MetricType, m: Metric): Record<string, unknown> {
       };
       break;
     }
-    case 'histogram': {
-      const h = m.histogram ?? { sampleCount: 0, sampleSum: 0, buckets: [] };
-      const hist: Record<string, unknown> = {
-        sampleSum: h.sampleSum,
-        bucket: h.buckets.map((b) =>
-          isUint64(b.cumulativeCount)
-            ? { cumulativeCount: b.cumulativeCount, upperBound: b.upperBound }
-            : { cumulativeCountFloat: b.cumulativeCount, upperBound: b.upperBound },
-        ),
-      };
-      if (isUint64(h.sampleCount)) hist.sampleCount = h.sampleCount;
-      else hist.sampleCountFloat = h.sampleCount;
-      out.histogram = hist;
+    case 'histogram':
+      out.histogram = histogramToProto(m.histogram ?? { sampleCount: 0, sampleSum: 0, buckets: [] });
       break;
-    }
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import { formatGoFloat } from '../exposition/go-float.js';
+import { nativeApiView } from '../exposition/native-histogram.js';
 import { PUSH_FAILURE_TIME, PUSH_TIME, upperType, type Label, type Metric, type MetricFamily } from '../model.js';
 import { pushTimeFamilies, type Group } from '../store/group.js';
 
@@ -31,11 +32,19 @@ export function metricJson(m: Metric): Record<string, unknown> {
     out.count = formatCount(m.summary.sampleCount);
     out.sum = formatGoFloat(m.summary.sampleSum);
   } else if (m.histogram !== undefined) {
-    const buckets: Record<string, string> = {};
-    for (const b of m.histogram.buckets) buckets[formatGoFloat(b.upperBound)] = formatCount(b.cumulativeCount);
-    out.buckets = buckets;
-    out.count = formatCount(m.histogram.sampleCount);
-    out.sum = formatGoFloat(m.histogram.sampleSum);
+    const h = m.histogram;
+    const native = nativeApiView(h);
+    if (native !== undefined) {
+      out.buckets = native.buckets;
+      out.count = native.count;
+    } else {
+      // A float count is shown when above 0, as Pushgateway does.
+      const buckets: Record<string, string> = {};
+      for (const b of h.buckets) buckets[formatGoFloat(b.upperBound)] = (b.cumulativeCountFloat ?? 0) > 0 ? formatGoFloat(b.cumulativeCountFloat as number) : formatCount(b.cumulativeCount);
+      out.buckets = buckets;
+      out.count = (h.sampleCountFloat ?? 0) > 0 ? formatGoFloat(h.sampleCountFloat as number) : formatCount(h.sampleCount);
+    }
+    out.sum = formatGoFloat(h.sampleSum);
   } else {
     out.value = formatGoFloat(m.value ?? NaN);
   }

@@ -12,7 +12,7 @@ export interface GatewaySettings {
   readonly checkConsistency: boolean;
   /** Default group TTL in ms; 0: groups never expire. */
   readonly groupTtlMs: number;
-  /** Largest push body in bytes, after gzip decoding. */
+  /** Largest push body in bytes, after gzip or snappy decoding. */
   readonly maxBodySize: number;
   /** Flags as shown by /api/v1/status and the console's status tab. */
   readonly flags: Readonly<Record<string, string>>;

@@ -32,6 +32,7 @@ export class OwnMetrics {
   private readonly requests: Counter<'code' | 'handler' | 'method'>;
   private readonly pushDuration: Summary<'method'>;
   private readonly pushSize: Summary<'method'>;
+  private readonly limitRefusals: Counter<'limit'>;
 
   private cached: { atMs: number; families: Promise<MetricFamily[]> } | undefined;
 
@@ -68,6 +69,13 @@ export class OwnMetrics {
       registers: [this.registry],
       ...objectives,
     });
+    this.limitRefusals = new Counter({
+      name: 'pushgateway_push_limit_refusals_total',
+      help: 'Pushes refused by one of Portico\'s limits (--push.max-body-size, --push.max-groups, --push.max-series-per-group, --push.max-series), by limit.',
+      labelNames: ['limit'],
+      registers: [this.registry],
+    });
+    for (const limit of ['max-body-size', 'max-groups', 'max-series-per-group', 'max-series']) this.limitRefusals.inc({ limit }, 0);
     this.pushSize = new Summary({
       name: 'pushgateway_http_push_size_bytes',
       help: 'HTTP request size for pushes to the Pushgateway.',
@@ -87,6 +95,11 @@ export class OwnMetrics {
         this.set(read());
       },
     });
+  }
+
+  /** Counts a push refused by one of Portico's limits (`max-body-size`, `max-groups`, ...). */
+  countLimitRefusal(limit: string): void {
+    this.limitRefusals.inc({ limit });
   }
 
   countRequest(handler: HandlerName, method: string, code: number): void {

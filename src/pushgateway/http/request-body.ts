@@ -1,16 +1,23 @@
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { badGzip, badGzipData, bodyTooLarge } from '../errors.js';
+import { decodeSnappyFrames, type SnappyBody } from './snappy-frames.js';
 
 /**
- * Reads a push body, gunzipping it when `Content-Encoding: gzip` (any case) is sent, and refuses
- * it with 413 as soon as either the bytes received or the bytes decoded pass `limit`: a gzip bomb
- * is stopped after `limit` decoded bytes instead of being inflated into memory. Other encodings
- * are read raw, as Pushgateway 1.5 does.
+ * Reads a push body, gunzipping it when `Content-Encoding: gzip` (any case) is sent and decoding
+ * the snappy framing format when `Content-Encoding: snappy`, and refuses it with 413 as soon as
+ * either the bytes received or the bytes decoded pass `limit`: a gzip bomb is stopped after
+ * `limit` decoded bytes instead of being inflated into memory. Other encodings are read raw, as
+ * Pushgateway does. A damaged snappy body gives what decoded before the damage and the error
+ * (see snappy-frames.ts); the push route decides which one answers.
  */
-export async function readBody(stream: Readable, contentEncoding: string | undefined, limit: number): Promise<Buffer> {
-  const gzip = contentEncoding?.trim().toLowerCase() === 'gzip';
-  if (!gzip) return collect(stream, limit);
+export async function readBody(stream: Readable, contentEncoding: string | undefined, limit: number): Promise<Buffer | SnappyBody> {
+  const coding = contentEncoding?.trim().toLowerCase();
+  if (coding === 'snappy') {
+    const body = decodeSnappyFrames(await collect(stream, limit), limit);
+    return body.error === undefined ? body.data : body;
+  }
+  if (coding !== 'gzip') return collect(stream, limit);
   const gunzip = createGunzip();
   let received = 0;
   stream.on('data', (chunk: Buffer) => {

@@ -1,5 +1,6 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
+import { negotiateGzip } from '../exposition/negotiate-encoding.js';
 import type { FastifyInstance } from 'fastify';
 import { negotiateFormat } from '../exposition/negotiate.js';
 import { OPENMETRICS_CONTENT_TYPE, renderFamiliesOpenMetrics } from '../exposition/openmetrics-encoder.js';
@@ -68,16 +69,6 @@ export function renderCached(gw: Gateway, own: readonly MetricFamily[], format: 
   return parts.join('');
 }
 
-function acceptsGzip(header: string | undefined): boolean {
-  if (header === undefined) return false;
-  return header.split(',').some((part) => {
-    const [coding, ...params] = part.trim().split(';');
-    if (coding?.trim().toLowerCase() !== 'gzip') return false;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    return q === undefined || Number(q.slice(2)) > 0;
-  });
-}
-
 /** GET <telemetry path>: every group's families plus the gateway's own metrics. */
 export function registerExpositionRoute(app: FastifyInstance, gw: Gateway): void {
   app.route({
@@ -105,7 +96,7 @@ export function registerExpositionRoute(app: FastifyInstance, gw: Gateway): void
         contentType = PROTOBUF_CONTENT_TYPE;
       }
       reply.type(contentType).header('vary', 'Accept-Encoding');
-      if (acceptsGzip(request.headers['accept-encoding'])) {
+      if (negotiateGzip(request.headers['accept-encoding'])) {
         const zipped = await gzipAsync(typeof body === 'string' ? Buffer.from(body) : body);
         return reply.header('content-encoding', 'gzip').send(zipped);
       }

@@ -13,13 +13,17 @@ export function methodNotAllowed(reply: FastifyReply, allow: string): FastifyRep
 /**
  * httprouter (under Pushgateway's router) answers OPTIONS on every path it serves with 200 and
  * `Allow:` listing the methods registered there, and a method not registered on a served path
- * (HEAD included: Pushgateway serves none) with 405 and the same `Allow:`. Call before registering
- * routes, with Fastify's automatic HEAD routes turned off (`exposeHeadRoutes: false`); call the
- * returned function after, to add those OPTIONS routes and a 405 HEAD route on each path.
+ * (HEAD included: Pushgateway serves none; also `PUT /metrics` or `POST /api/v1/metrics`) with 405
+ * and the same `Allow:`. Call before registering routes, with Fastify's automatic HEAD routes
+ * turned off (`exposeHeadRoutes: false`); call the returned function after, to add those OPTIONS
+ * routes and the 405 routes on each path.
  * Wildcard paths are left out (the push routes answer OPTIONS and HEAD themselves); so are
  * OPTIONS routes for paths under `optionsSkipUnder` (covered by a wildcard OPTIONS route, e.g. the
  * API's CORS answer).
  */
+/** The methods answered 405 on a served path that does not register them (e.g. `PUT /metrics`). */
+const NOT_ALLOWED_CANDIDATES = ['HEAD', 'GET', 'PUT', 'POST', 'DELETE', 'PATCH'] as const;
+
 export function automaticMethodAnswers(app: FastifyInstance, optionsSkipUnder: string): () => void {
   const methods = new Map<string, Set<string>>();
   app.addHook('onRoute', (route) => {
@@ -37,7 +41,9 @@ export function automaticMethodAnswers(app: FastifyInstance, optionsSkipUnder: s
       if (!set.has('OPTIONS') && !url.startsWith(optionsSkipUnder)) {
         app.route({ method: 'OPTIONS', url, handler: async (_request, reply) => reply.code(200).header('allow', allow).send() });
       }
-      if (!set.has('HEAD')) app.route({ method: 'HEAD', url, handler: async (_request, reply) => methodNotAllowed(reply, allow) });
+      for (const method of NOT_ALLOWED_CANDIDATES) {
+        if (!set.has(method)) app.route({ method, url, handler: async (_request, reply) => methodNotAllowed(reply, allow) });
+      }
     }
   };
 }

@@ -4,13 +4,42 @@ import { isProtobufContentType, parseProtobufDelimited } from '../exposition/pro
 import { parseText } from '../exposition/text-parser.js';
 import type { Gateway } from '../http/gateway.js';
 import { trailingSlashRedirect } from '../http/trailing-slash.js';
-import { badTtlHeader } from '../errors.js';
+import { ExpositionError, badTtlHeader } from '../errors.js';
+import type { SnappyBody } from '../http/snappy-frames.js';
 import { methodNotAllowed } from './options.js';
 import { parseGroupingKey } from '../store/grouping-key.js';
 import type { MetricFamily } from '../model.js';
 
 /** Request header with a per-push group time to live (a Portico extension). */
 export const TTL_HEADER = 'x-portico-group-ttl';
+
+/**
+ * Parses a push body whose decoding stopped at `readError` after `body` (a damaged snappy body).
+ * Pushgateway's parser reads as it decodes, so the read error answers unless the parser fails
+ * before it needs a byte past `body`: a protobuf message that is complete in `body` but does not
+ * decode, or a text error that no continuation of `body` changes (one that needs more input, like
+ * `unexpected end of input stream`, or a token running up to the end, does change).
+ */
+function decodeCutBody(body: Buffer, contentType: string | undefined, readError: Error): never {
+  const protobuf = contentType !== undefined && isProtobufContentType(contentType);
+  const verdict = (bytes: Buffer): string | undefined => {
+    try {
+      decodePushBody(bytes, contentType);
+      return undefined;
+    } catch (err) {
+      if (!(err instanceof ExpositionError)) throw err;
+      return err.message;
+    }
+  };
+  const own = verdict(body);
+  if (own === undefined || (protobuf && own === 'unexpected EOF')) throw readError;
+  if (!protobuf) {
+    for (const more of ['\n', ' ', 'a', '"', '{', '}', '#']) {
+      if (verdict(Buffer.concat([body, Buffer.from(more)])) !== own) throw readError;
+    }
+  }
+  throw new ExpositionError(own);
+}
 
 /** Parses a push body: delimited protobuf when the Content-Type says so, text 0.0.4 otherwise (like Pushgateway). */
 export function decodePushBody(body: Buffer, contentType: string | undefined): MetricFamily[] {
@@ -67,11 +96,13 @@ export function registerPushRoutes(app: FastifyInstance, gw: Gateway): void {
   const push = (replace: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
     if (redirected(request, reply)) return reply;
     const started = process.hrtime.bigint();
-    const body = (request.body as Buffer | undefined) ?? Buffer.alloc(0);
+    const raw = (request.body as Buffer | SnappyBody | undefined) ?? Buffer.alloc(0);
+    const body = Buffer.isBuffer(raw) ? raw : raw.data;
     try {
       const grouping = parseGroupingKey(groupingPath(request, prefix));
       const ttlMs = ttlOf(request, groupTtlMs);
-      const families = decodePushBody(body, request.headers['content-type']);
+      const contentType = request.headers['content-type'];
+      const families = Buffer.isBuffer(raw) || raw.error === undefined ? decodePushBody(body, contentType) : decodeCutBody(body, contentType, raw.error);
       await gw.store.push({ grouping, families, replace, nowMs: gw.now(), ttlMs });
     } finally {
       gw.own.observePush(request.method, Number(process.hrtime.bigint() - started) / 1e9, body.length);

@@ -6,6 +6,7 @@ import { groupingKeyId } from './grouping-key.js';
 import { PUSH_FAILURE_TIME, PUSH_TIME, type Label, type MetricFamily, type MetricType } from '../model.js';
 import { compareStrings, ownLabel, ownString, sanitizeFamily } from './sanitize.js';
 import { ExpiryQueue } from './expiry-queue.js';
+import { NO_LIMITS, limitRefusal, type PushEffect, type PushLimits } from './limits.js';
 import { pushTimeFamilies, type Group, type GroupStore, type PushOutcome, type PushRequest } from './group.js';
 import type { GroupFamily } from './stored-family.js';
 
@@ -18,6 +19,8 @@ export interface InMemoryGroupStoreOptions {
   readonly checkConsistency?: boolean;
   /** Called after every change (push, failure, delete, wipe, expiry). */
   readonly onChange?: () => void;
+  /** Limits on groups and metrics (limits.ts); none by default. */
+  readonly limits?: PushLimits;
 }
 
 /** One group as the store keeps it (and hands it out as a Group). */
@@ -67,6 +70,7 @@ export class InMemoryGroupStore implements GroupStore {
   private readonly expiries = new ExpiryQueue();
   private readonly checkConsistency: boolean;
   private readonly ownTypes: ReadonlyMap<string, MetricType>;
+  private readonly limits: PushLimits;
   private problem: string | undefined;
   /**
    * Set by a write while the store is inconsistent: `problem` may be out of date (the write may
@@ -87,6 +91,7 @@ export class InMemoryGroupStore implements GroupStore {
       isConsistent: () => this.problem === undefined,
     });
     this.checkConsistency = opts.checkConsistency ?? true;
+    this.limits = opts.limits ?? NO_LIMITS;
   }
 
   get changeCount(): number {
@@ -114,6 +119,8 @@ export class InMemoryGroupStore implements GroupStore {
   push(req: PushRequest): PushOutcome {
     this.expire(req.nowMs);
     const id = groupingKeyId(req.grouping);
+    const refusal = limitRefusal(this.limits, this.effectOf(this.byId.get(id), req));
+    if (refusal !== undefined) throw refusal;
     if (hasTimestamps(req.families)) {
       this.recordFailure(req.grouping, req.nowMs, req.ttlMs);
       throw timestampsRefused();
@@ -143,6 +150,21 @@ export class InMemoryGroupStore implements GroupStore {
     if (this.problem !== undefined) this.stale = true;
     this.changed();
     return problem === undefined ? {} : { inconsistency: problem };
+  }
+
+  /** How many groups and metrics the store would hold after `req` (for the limits). */
+  private effectOf(existing: MutableGroup | undefined, req: PushRequest): PushEffect {
+    const pushed = new Map<string, number>();
+    for (const f of req.families) if (f.name !== PUSH_TIME && f.name !== PUSH_FAILURE_TIME) pushed.set(f.name, f.metrics.length);
+    let before = 0;
+    let kept = 0;
+    for (const r of existing?.records ?? []) {
+      before += r.size;
+      if (!req.replace && !pushed.has(r.name)) kept += r.size;
+    }
+    let added = 0;
+    for (const n of pushed.values()) added += n;
+    return { newGroup: existing === undefined, groupsBefore: this.byId.size, groupSeriesBefore: before, groupSeriesAfter: kept + added, seriesBefore: this.cache.seriesCount };
   }
 
   /** Stores `families` (checked and sanitized) as the push `req` asks: PUT replaces the group, POST the pushed families. */
@@ -205,6 +227,8 @@ export class InMemoryGroupStore implements GroupStore {
     const id = groupingKeyId(grouping);
     let group = this.byId.get(id);
     if (group === undefined) {
+      // With --push.max-groups reached, a refused push does not create its group either.
+      if (this.limits.maxGroups > 0 && this.byId.size >= this.limits.maxGroups) return;
       group = this.create(id, groupLabelsOf(grouping));
       if (ttlMs !== undefined && ttlMs > 0) {
         group.expiresAtMs = nowMs + ttlMs;

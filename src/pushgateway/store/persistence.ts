@@ -4,10 +4,17 @@ import { basename, dirname, join } from 'node:path';
 import { PersistenceError } from '../errors.js';
 import type { Group, StoredFamily } from './group.js';
 import { groupingKeyId } from './grouping-key.js';
-import type { Label, Metric, MetricFamily, MetricType } from '../model.js';
+import type { HistogramValue, Label, Metric, MetricFamily, MetricType, NativeBuckets } from '../model.js';
 
-/** Version of the persistence file format; bump on any incompatible change. */
-export const PERSISTENCE_FORMAT_VERSION = 1;
+/**
+ * Version of the persistence file format; bump on any incompatible change. Version 2 keeps a
+ * histogram's integer and float counts apart (`sampleCount` and `sampleCountFloat`, a bucket's
+ * `cumulativeCount` and `cumulativeCountFloat`) and adds its native buckets (`native`) and
+ * `createdTimestamp`; version 1 files (one count, the float one when it was above 0) are read
+ * too, a count that is not an integer becoming the float count.
+ */
+export const PERSISTENCE_FORMAT_VERSION = 2;
+const READABLE_VERSIONS = new Set([1, 2]);
 const FORMAT_NAME = 'portico-pushgateway';
 
 interface FileGroup {
@@ -70,6 +77,31 @@ function isPairList(v: unknown, a: string, b: string): boolean {
   return Array.isArray(v) && v.every((p) => p !== null && typeof p === 'object' && isNumber((p as Record<string, unknown>)[a]) && isNumber((p as Record<string, unknown>)[b]));
 }
 
+const isOptionalNumber = (v: unknown): boolean => v === undefined || isNumber(v);
+const isNumberList = (v: unknown): boolean => Array.isArray(v) && v.every(isNumber);
+
+function isNative(n: NativeBuckets): boolean {
+  return (
+    n !== null &&
+    typeof n === 'object' &&
+    [n.schema, n.zeroThreshold, n.zeroCount, n.zeroCountFloat].every(isOptionalNumber) &&
+    isPairList(n.negativeSpans, 'offset', 'length') &&
+    isPairList(n.positiveSpans, 'offset', 'length') &&
+    [n.negativeDeltas, n.negativeCounts, n.positiveDeltas, n.positiveCounts].every(isNumberList)
+  );
+}
+
+/** A version 1 histogram: one count per place, the float one when it was above 0. */
+function fromVersion1(h: HistogramValue): HistogramValue {
+  const whole = (n: number): boolean => Number.isInteger(n) && n >= 0;
+  return {
+    sampleCount: whole(h.sampleCount) ? h.sampleCount : 0,
+    sampleSum: h.sampleSum,
+    buckets: h.buckets.map((b) => (whole(b.cumulativeCount) ? b : { upperBound: b.upperBound, cumulativeCount: 0, cumulativeCountFloat: b.cumulativeCount })),
+    ...(!whole(h.sampleCount) && { sampleCountFloat: h.sampleCount }),
+  };
+}
+
 // Every number the encoders will format is checked, so that a damaged file stops start-up
 // instead of failing every scrape afterwards.
 function hasValueOfType(type: MetricType, m: Metric): boolean {
@@ -79,12 +111,22 @@ function hasValueOfType(type: MetricType, m: Metric): boolean {
   }
   if (type === 'histogram') {
     const v = m.histogram;
-    return v !== null && typeof v === 'object' && isNumber(v.sampleCount) && isNumber(v.sampleSum) && isPairList(v.buckets, 'upperBound', 'cumulativeCount');
+    return (
+      v !== null &&
+      typeof v === 'object' &&
+      isNumber(v.sampleCount) &&
+      isNumber(v.sampleSum) &&
+      isPairList(v.buckets, 'upperBound', 'cumulativeCount') &&
+      v.buckets.every((b) => isOptionalNumber(b.cumulativeCountFloat)) &&
+      isOptionalNumber(v.sampleCountFloat) &&
+      (v.native === undefined || isNative(v.native)) &&
+      (v.createdTimestamp === undefined || (v.createdTimestamp !== null && isNumber(v.createdTimestamp.seconds) && isNumber(v.createdTimestamp.nanos)))
+    );
   }
   return isNumber(m.value);
 }
 
-function checkFamily(f: unknown, where: string): MetricFamily {
+function checkFamily(f: unknown, where: string, version: number): MetricFamily {
   const fam = f as MetricFamily;
   if (fam === null || typeof fam !== 'object' || typeof fam.name !== 'string' || !TYPES.has(fam.type) || !Array.isArray(fam.metrics)) {
     throw new Error(`${where}: not a metric family`);
@@ -94,6 +136,9 @@ function checkFamily(f: unknown, where: string): MetricFamily {
     if (m === null || typeof m !== 'object' || !isLabelList(m.labels)) throw new Error(`${where}, metric ${i}: bad labels`);
     if (!hasValueOfType(fam.type, m)) throw new Error(`${where}, metric ${i}: no ${fam.type} value`);
   });
+  if (version === 1 && fam.type === 'histogram') {
+    return { ...fam, metrics: fam.metrics.map((m) => ({ ...m, histogram: fromVersion1(m.histogram as HistogramValue) })) };
+  }
   return fam;
 }
 
@@ -101,7 +146,10 @@ function checkFamily(f: unknown, where: string): MetricFamily {
 export function decodeGroups(text: string): Group[] {
   const doc = JSON.parse(text, reviver) as Partial<FileContent> | null;
   if (doc === null || typeof doc !== 'object' || doc.format !== FORMAT_NAME) throw new Error(`not a ${FORMAT_NAME} persistence file`);
-  if (doc.version !== PERSISTENCE_FORMAT_VERSION) throw new Error(`unsupported format version ${String(doc.version)} (this Portico reads ${PERSISTENCE_FORMAT_VERSION})`);
+  const version = doc.version;
+  if (typeof version !== 'number' || !READABLE_VERSIONS.has(version)) {
+    throw new Error(`unsupported format version ${String(version)} (this Portico reads ${[...READABLE_VERSIONS].join(' and ')})`);
+  }
   if (!Array.isArray(doc.groups)) throw new Error('"groups" is not a list');
   // A repeated grouping key or family name cannot come from encodeGroups; taking the last one
   // would silently drop data (and leave the store's index and cache holding the first).
@@ -117,7 +165,7 @@ export function decodeGroups(text: string): Group[] {
     seen.set(id, gi);
     const families = new Map<string, StoredFamily>();
     g.families.forEach((s, fi) => {
-      const family = checkFamily(s.family, `group ${gi}, family ${fi}`);
+      const family = checkFamily(s.family, `group ${gi}, family ${fi}`, version);
       if (families.has(family.name)) throw new Error(`group ${gi}, family ${fi}: family ${JSON.stringify(family.name)} appears twice`);
       families.set(family.name, { family, pushedAtMs: typeof s.pushedAtMs === 'number' ? s.pushedAtMs : 0 });
     });

@@ -9,7 +9,6 @@ import {
 } from '../../../src/pushgateway/exposition/protobuf.js';
 import { loadMetricFamilyType } from '../../../src/pushgateway/exposition/metrics-proto.js';
 import type { MetricFamily } from '../../../src/pushgateway/model.js';
-import { histogramFamily } from '../gateway-harness.js';
 import { familiesArb } from './arbitraries.js';
 
 /** Encodes message objects; label values are given as strings here and sent as their UTF-8 bytes. */
@@ -61,22 +60,66 @@ describe('parseProtobufDelimited', () => {
         type: 'summary',
         metrics: [{ labels: [], summary: { sampleCount: 4, sampleSum: 2, quantiles: [{ quantile: 0.5, value: 1 }] } }],
       },
-      histogramFamily('h', 3, 1, [
-        [1, 2],
-        [Infinity, 3.5],
-      ]),
+      {
+        name: 'h',
+        help: undefined,
+        type: 'histogram',
+        metrics: [{ labels: [], histogram: { sampleCount: 3, sampleSum: 1, buckets: [{ upperBound: 1, cumulativeCount: 2 }, { upperBound: Infinity, cumulativeCount: 0, cumulativeCountFloat: 3.5 }] } }],
+      },
     ]);
   });
 
-  it('uses sample_count_float when set, and keeps only classic buckets of a native histogram', () => {
+  it('keeps sample_count_float apart from sample_count, and the native part of a histogram field for field', () => {
     const body = encodeRaw([
       {
         name: 'h',
         type: 4,
-        metric: [{ histogram: { sampleCountFloat: 2.5, sampleSum: 1, schema: 3, zeroThreshold: 1e-128, positiveSpan: [{ offset: 0, length: 1 }], positiveDelta: [2] } }],
+        metric: [
+          {
+            histogram: {
+              sampleCountFloat: 2.5,
+              sampleSum: 1,
+              schema: 3,
+              zeroThreshold: 1e-128,
+              zeroCountFloat: 0.5,
+              negativeSpan: [{ offset: -2, length: 1 }],
+              negativeCount: [0.25],
+              positiveSpan: [{ offset: 0, length: 1 }],
+              positiveDelta: [-2],
+              createdTimestamp: { seconds: 12, nanos: 34 },
+            },
+          },
+        ],
       },
     ]);
-    expect(parseProtobufDelimited(body)[0]!.metrics[0]!.histogram).toEqual({ sampleCount: 2.5, sampleSum: 1, buckets: [] });
+    const h = parseProtobufDelimited(body)[0]!.metrics[0]!.histogram;
+    expect(h).toEqual({
+      sampleCount: 0,
+      sampleCountFloat: 2.5,
+      sampleSum: 1,
+      buckets: [],
+      native: {
+        schema: 3,
+        zeroThreshold: 1e-128,
+        zeroCountFloat: 0.5,
+        negativeSpans: [{ offset: -2, length: 1 }],
+        negativeDeltas: [],
+        negativeCounts: [0.25],
+        positiveSpans: [{ offset: 0, length: 1 }],
+        positiveDeltas: [-2],
+        positiveCounts: [],
+      },
+      createdTimestamp: { seconds: 12, nanos: 34 },
+    });
+    // Given back byte for byte (fields in number order, absent ones absent).
+    expect(Buffer.from(encodeProtobufDelimited(parseProtobufDelimited(body))).toString('hex')).toBe(Buffer.from(body).toString('hex'));
+  });
+
+  it('an unset schema or zero bucket stays unset, a schema of 0 stays set', () => {
+    for (const histogram of [{ sampleCount: 1, sampleSum: 0, positiveSpan: [{ offset: 0, length: 1 }], positiveDelta: [1] }, { sampleCount: 1, sampleSum: 2, schema: 0 }]) {
+      const body = encodeRaw([{ name: 'h', type: 4, metric: [{ histogram }] }]);
+      expect(Buffer.from(encodeProtobufDelimited(parseProtobufDelimited(body))).toString('hex')).toBe(Buffer.from(body).toString('hex'));
+    }
   });
 
   it('lets a later family with the same name win', () => {
@@ -174,7 +217,7 @@ describe('encodeProtobufDelimited', () => {
       name: 'h',
       help: '',
       type: 'histogram',
-      metrics: [{ labels: [], histogram: { sampleCount: 2 ** 60, sampleSum: 0, buckets: [{ upperBound: 1, cumulativeCount: 0.5 }] } }],
+      metrics: [{ labels: [], histogram: { sampleCount: 2 ** 60, sampleSum: 0, buckets: [{ upperBound: 1, cumulativeCount: 0, cumulativeCountFloat: 0.5 }] } }],
     };
     expect(parseProtobufDelimited(encodeProtobufDelimited([f]))).toEqual([f]);
   });

@@ -41,6 +41,16 @@ describe('API, admin and lifecycle', () => {
     expect((data.flags as Record<string, string>)['persistence.interval']).toBe('5m0s');
     expect((data.flags as Record<string, string>)['web.enable-admin-api']).toBe('false');
     expect(data.start_time).toBe('2026-01-02T03:04:05.678Z');
+    // Sizes as one would write them, and the persistence file actually used.
+    expect((data.flags as Record<string, string>)['push.max-body-size']).toBe('16MiB');
+    expect((data.flags as Record<string, string>)['persistence.file']).toBe('off');
+  });
+
+  it('shows odd sizes in bytes and a default persistence file as the path under --data.dir', async () => {
+    const { app } = await gw(['--push.max-body-size=1500', '--persistence.file=', '--data.dir=/nonexistent-portico-test']);
+    const data = ((await app.inject({ method: 'GET', url: '/api/v1/status' })).json() as { data: { flags: Record<string, string> } }).data;
+    expect(data.flags['push.max-body-size']).toBe('1500B');
+    expect(data.flags['persistence.file']).toBe('/nonexistent-portico-test/pushgateway.json');
   });
 
   it('wipe is 404 unless --web.enable-admin-api, then 202 and everything is gone', async () => {

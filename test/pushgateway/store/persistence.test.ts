@@ -7,6 +7,7 @@ import { InMemoryGroupStore } from '../../../src/pushgateway/store/group-store.j
 import { PersistenceError } from '../../../src/pushgateway/errors.js';
 import { Persister, decodeGroups, encodeGroups, loadGroups, saveGroups } from '../../../src/pushgateway/store/persistence.js';
 import { buildGateway, pushedOnly } from '../gateway-harness.js';
+import type { HistogramValue } from '../../../src/pushgateway/model.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -16,6 +17,32 @@ afterEach(async () => {
   await chmod(dir, 0o700).catch(() => undefined);
   await rm(dir, { recursive: true, force: true });
 });
+
+/** Native histograms with every field the model keeps, integer and float. */
+const NATIVE_INT: HistogramValue = {
+  sampleCount: 7,
+  sampleSum: -2.5,
+  buckets: [{ upperBound: 1, cumulativeCount: 3 }],
+  native: {
+    schema: -53,
+    zeroThreshold: 2 ** -128,
+    zeroCount: 1,
+    negativeSpans: [{ offset: -3, length: 2 }],
+    negativeDeltas: [1, -1],
+    negativeCounts: [],
+    positiveSpans: [{ offset: 0, length: 0 }, { offset: 2, length: 1 }],
+    positiveDeltas: [4],
+    positiveCounts: [],
+  },
+  createdTimestamp: { seconds: 1_700_000_000, nanos: 999 },
+};
+const NATIVE_FLOAT: HistogramValue = {
+  sampleCount: 0,
+  sampleCountFloat: 4.5,
+  sampleSum: Infinity,
+  buckets: [{ upperBound: 2, cumulativeCount: 0, cumulativeCountFloat: 1.5 }],
+  native: { schema: 8, zeroCountFloat: 0.5, negativeSpans: [], negativeDeltas: [], negativeCounts: [], positiveSpans: [{ offset: 5, length: 2 }], positiveDeltas: [], positiveCounts: [1.5, NaN] },
+};
 
 function sampleStore(): InMemoryGroupStore {
   const store = new InMemoryGroupStore();
@@ -28,6 +55,7 @@ function sampleStore(): InMemoryGroupStore {
       { name: 'g', help: 'with "quotes" and \\ and\nnewline', type: 'gauge', metrics: [{ labels: [['a', 'NaN']], value: NaN }, { labels: [['a', 'inf']], value: -Infinity }] },
       { name: 's', help: undefined, type: 'summary', metrics: [{ labels: [], summary: { sampleCount: 3, sampleSum: 1.5, quantiles: [{ quantile: 0.5, value: Infinity }] } }] },
       { name: 'h', help: 'h', type: 'histogram', metrics: [{ labels: [], histogram: { sampleCount: 2, sampleSum: 2, buckets: [{ upperBound: 1, cumulativeCount: 1 }, { upperBound: Infinity, cumulativeCount: 2 }] } }] },
+      { name: 'nh', help: 'native', type: 'histogram', metrics: [{ labels: [['kind', 'int']], histogram: NATIVE_INT }, { labels: [['kind', 'float']], histogram: NATIVE_FLOAT }] },
     ],
   });
   store.recordFailure([['job', 'failed-only']], 1_700_000_001_000);
@@ -39,7 +67,7 @@ describe('persistence format', () => {
     const store = sampleStore();
     const groups = store.groups(0);
     const text = encodeGroups(groups);
-    expect(JSON.parse(text)).toMatchObject({ format: 'portico-pushgateway', version: 1 });
+    expect(JSON.parse(text)).toMatchObject({ format: 'portico-pushgateway', version: 2 });
     const back = decodeGroups(text);
     expect(encodeGroups(back)).toBe(text);
     expect(back.map((g) => [g.id, g.labels, g.pushTimeSeconds, g.pushFailureTimeSeconds, g.expiresAtMs])).toEqual(
@@ -50,6 +78,35 @@ describe('persistence format', () => {
     reloaded.load(back);
     const render = (s: InMemoryGroupStore) => s.rendered(0).map((f) => f.text).join('');
     expect(render(reloaded)).toBe(render(store));
+  });
+
+  it('keeps every field of a native histogram (integer and float counts apart, spans, deltas, counts, created timestamp)', () => {
+    const back = decodeGroups(encodeGroups(sampleStore().groups(0)));
+    const metrics = back[1]?.families.get('nh')?.family.metrics;
+    expect(metrics?.[0]?.histogram).toEqual(NATIVE_INT);
+    const float = metrics?.[1]?.histogram;
+    expect(float).toEqual({ ...NATIVE_FLOAT, sampleSum: Infinity, native: { ...NATIVE_FLOAT.native, positiveCounts: [1.5, NaN] } });
+    expect(Number.isNaN(float?.native?.positiveCounts[1])).toBe(true);
+  });
+
+  it('reads a version 1 file: a histogram count that is not an integer becomes the float count', () => {
+    const family = { name: 'h', type: 'histogram', metrics: [{ labels: [], histogram: { sampleCount: 4.5, sampleSum: 1, buckets: [{ upperBound: 1, cumulativeCount: 2.5 }, { upperBound: 2, cumulativeCount: 3 }] } }] };
+    const v1 = JSON.stringify({ format: 'portico-pushgateway', version: 1, groups: [{ labels: [['job', 'j']], pushTimeSeconds: 1, pushFailureTimeSeconds: 0, families: [{ pushedAtMs: 1, family }] }] });
+    expect(decodeGroups(v1)[0]?.families.get('h')?.family.metrics[0]?.histogram).toEqual({
+      sampleCount: 0,
+      sampleCountFloat: 4.5,
+      sampleSum: 1,
+      buckets: [{ upperBound: 1, cumulativeCount: 0, cumulativeCountFloat: 2.5 }, { upperBound: 2, cumulativeCount: 3 }],
+    });
+  });
+
+  it('refuses a damaged native part', () => {
+    const doc = (histogram: unknown) =>
+      JSON.stringify({ format: 'portico-pushgateway', version: 2, groups: [{ labels: [['job', 'j']], pushTimeSeconds: 1, pushFailureTimeSeconds: 0, families: [{ pushedAtMs: 1, family: { name: 'h', type: 'histogram', metrics: [{ labels: [], histogram }] } }] }] });
+    expect(() => decodeGroups(doc({ ...NATIVE_INT, native: { ...NATIVE_INT.native, positiveDeltas: ['4'] } }))).toThrow(/no histogram value/);
+    expect(() => decodeGroups(doc({ ...NATIVE_INT, native: { ...NATIVE_INT.native, negativeSpans: [{ offset: 1 }] } }))).toThrow(/no histogram value/);
+    expect(() => decodeGroups(doc({ ...NATIVE_INT, sampleCountFloat: 'x' }))).toThrow(/no histogram value/);
+    expect(decodeGroups(doc(NATIVE_INT))).toHaveLength(1);
   });
 
   it('refuses other versions and malformed content with a message saying what is wrong', () => {
@@ -76,7 +133,7 @@ describe('persistence format', () => {
       /group 1 has the same grouping key as group 0/,
     );
     const withTwin = { ...second, families: [...second.families, second.families[0]] };
-    expect(() => decodeGroups(JSON.stringify({ ...doc, groups: [first, withTwin] }))).toThrow(/group 1, family 3: family "g" appears twice/);
+    expect(() => decodeGroups(JSON.stringify({ ...doc, groups: [first, withTwin] }))).toThrow(/group 1, family 4: family "g" appears twice/);
   });
 });
 
