@@ -7,6 +7,8 @@ import { ConfigError, type ListenAddress } from '../config/flag-types.js';
 import type { ManagementConfig } from './flags.js';
 import { BasicAuthVerifier } from '../http/basic-auth.js';
 import { createApp } from '../http/create-app.js';
+import { listenerLimits, type ListenerLimits } from '../http/listener-flags.js';
+import { fastifyDialect } from '../http/listener-guard.js';
 import { AllowListError, IpAllowList } from '../http/ip-allow-list.js';
 import { parseHtpasswd } from '../http/users-file.js';
 import { readFlagFile } from '../config/start-up-errors.js';
@@ -93,6 +95,8 @@ export interface ManagementApiOptions {
   readonly basePath?: string;
   /** The process's request id sequence (AreaDeps.nextRequestId). */
   readonly nextRequestId?: () => string;
+  /** Timeouts and connection limit (`--http.*`); default: the flags' defaults. */
+  readonly limits?: ListenerLimits;
 }
 
 /** Normalises `--api.base-path`: a leading and a trailing slash, nothing else changed. */
@@ -111,6 +115,7 @@ export function createManagementApi(opts: ManagementApiOptions): FastifyInstance
   const onBadUrl = badUrlResponder(basePath);
   const api = createApp('management', opts.logger, {
     nextRequestId: opts.nextRequestId,
+    limits: opts.limits,
     fastify: {
       // Kubernetes names run to 253 characters, qualified and percent-encoded even longer.
       routerOptions: { maxParamLength: 8192 },
@@ -161,7 +166,8 @@ export async function buildManagementApps(config: ManagementConfig, deps: AreaDe
   });
 
   const basePath = normaliseBasePath(config['api.base-path']);
-  const api = createManagementApi({ store, logger: deps.logger, startDate: deps.now(), allowList, verifier, basePath, nextRequestId: deps.nextRequestId });
+  const limits = listenerLimits(config);
+  const api = createManagementApi({ store, logger: deps.logger, startDate: deps.now(), allowList, verifier, basePath, nextRequestId: deps.nextRequestId, limits });
 
   const running = new Map<string, InProcessProvider>();
   for (const spec of providers) {
@@ -175,7 +181,7 @@ export async function buildManagementApps(config: ManagementConfig, deps: AreaDe
   if (config['internal.listen-address']) {
     const tokenFile = config['internal.token-file'] !== '' ? config['internal.token-file'] : join(config['data.dir'], 'internal-token');
     const token = await readOrCreateToken(tokenFile);
-    internal = createApp('management-internal', deps.logger, { bodyLimit: INTERNAL_BODY_LIMIT, nextRequestId: deps.nextRequestId });
+    internal = createApp('management-internal', deps.logger, { bodyLimit: INTERNAL_BODY_LIMIT, nextRequestId: deps.nextRequestId, limits, dialect: fastifyDialect });
     registerInternalRoutes(internal, {
       store,
       token,

@@ -6,6 +6,7 @@ import { ConfigError, formatDuration, type ListenAddress } from '../config/flag-
 import type { PushgatewayConfig } from './flags.js';
 import { BasicAuthVerifier, parseBasicAuthorization } from '../http/basic-auth.js';
 import { createApp } from '../http/create-app.js';
+import { listenerLimits } from '../http/listener-flags.js';
 import { formatAddress } from '../http/listen.js';
 import { parseWebConfig, type WebConfig } from '../http/users-file.js';
 import { readFlagFile } from '../config/start-up-errors.js';
@@ -190,6 +191,7 @@ export async function buildPushgatewayApp(config: PushgatewayConfig, deps: AreaD
   const app = createApp('pushgateway', deps.logger, {
     bodyLimit: settings.maxBodySize,
     nextRequestId: deps.nextRequestId,
+    limits: listenerLimits(config),
     // No automatic HEAD routes: Pushgateway answers HEAD with 405 everywhere (automaticMethodAnswers).
     fastify: { exposeHeadRoutes: false, routerOptions: { maxParamLength: 65_536 } },
   });

@@ -1,5 +1,6 @@
 import type { commonFlags } from '../config/common-flags.js';
 import { flag, type FlagValues } from '../config/flag-types.js';
+import type { listenerFlags } from '../http/listener-flags.js';
 
 /** Search (Elasticsearch-compatible) flags. Documents live under `<data.dir>/search/`. */
 export const searchFlags = {
@@ -12,4 +13,4 @@ export const searchFlags = {
 };
 
 /** The slice of the configuration this area reads: its own flags and the general ones. */
-export type SearchConfig = FlagValues<typeof commonFlags & typeof searchFlags>;
+export type SearchConfig = FlagValues<typeof commonFlags & typeof listenerFlags & typeof searchFlags>;
