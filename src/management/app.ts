@@ -5,13 +5,12 @@ import type { AreaDeps } from '../area.js';
 import type { SnapshotSink } from '../dynamic-config/configuration.js';
 import { ConfigError, type ListenAddress } from '../config/flag-types.js';
 import type { ManagementConfig } from './flags.js';
-import { BasicAuthVerifier } from '../http/basic-auth.js';
+import type { BasicAuthVerifier } from '../http/basic-auth.js';
 import { createApp } from '../http/create-app.js';
 import { listenerLimits, type ListenerLimits } from '../http/listener-flags.js';
 import { fastifyDialect } from '../http/listener-guard.js';
 import { AllowListError, IpAllowList } from '../http/ip-allow-list.js';
-import { parseHtpasswd } from '../http/users-file.js';
-import { readFlagFile } from '../config/start-up-errors.js';
+import { loadHtpasswdVerifier } from '../http/users-file.js';
 import { registerAccessControl } from './api/access-control.js';
 import { badUrlResponder, registerApiRoutes, sendPageNotFound, sendTraefikError } from './api/routes.js';
 import { registerDashboard } from './dashboard/routes.js';
@@ -59,19 +58,6 @@ export function entryPointsFor(config: ManagementConfig): EntryPointDef[] {
     throw new ConfigError(`--management.entry-points: ${(err as Error).message}`, { cause: err });
   }
   return mergeEntryPoints([own, declared]);
-}
-
-function loadVerifier(path: string): BasicAuthVerifier | null {
-  if (path === '') return null;
-  const text = readFlagFile('management.users-file', path, 'create it (htpasswd -cBC 10 FILE USER) or leave the flag empty for no authentication');
-  try {
-    const users = parseHtpasswd(text, path);
-    if (users.size === 0) throw new ConfigError(`--management.users-file: ${path} holds no users`);
-    return new BasicAuthVerifier(users);
-  } catch (err) {
-    if (err instanceof ConfigError) throw err;
-    throw new ConfigError(`--management.users-file: ${(err as Error).message}`, { cause: err });
-  }
 }
 
 function loadAllowList(cidrs: readonly string[]): IpAllowList | null {
@@ -157,7 +143,7 @@ export interface InProcessProviderSpec {
 
 /** Builds the management API listener and its internal snapshot listener, sharing one record store. */
 export async function buildManagementApps(config: ManagementConfig, deps: AreaDeps, providers: readonly InProcessProviderSpec[] = []): Promise<ManagementApps> {
-  const verifier = loadVerifier(config['management.users-file']);
+  const verifier = loadHtpasswdVerifier('management.users-file', config['management.users-file']) ?? null;
   const allowList = loadAllowList(config['management.ip-allow-list']);
   const store = new RecordStore({
     entryPoints: entryPointsFor(config),

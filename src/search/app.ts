@@ -7,9 +7,10 @@ import type { AreaDeps } from '../area.js';
 import type { SearchConfig } from './flags.js';
 import { createApp } from '../http/create-app.js';
 import { listenerLimits } from '../http/listener-flags.js';
+import { loadHtpasswdVerifier } from '../http/users-file.js';
 import { SqliteDocumentStore, type DocumentStore } from './store/document-store.js';
 import { frameworkErrors, searchDialect, searchErrorHandler } from './http/error-handler.js';
-import { answerUnrouted, checkRequests, loadUsersVerifier, readBodies } from './http/request-hooks.js';
+import { answerUnrouted, checkRequests, readBodies } from './http/request-hooks.js';
 import { parseUrlQuery } from './http/url-query-parser.js';
 import { documentRoutes } from './routes/document-routes.js';
 import { indexRoutes } from './routes/index-routes.js';
@@ -71,7 +72,7 @@ export async function buildSearchApp(config: SearchConfig, deps: AreaDeps, optio
       frameworkErrors,
     },
   });
-  const verifier = loadUsersVerifier(config['search.users-file']);
+  const verifier = loadHtpasswdVerifier('search.users-file', config['search.users-file']);
 
   const log = deps.logger.child({ area: 'search' });
   const store = options.store ?? openDocumentStore(join(config['data.dir'], 'search'), config['search.durability'], log);
