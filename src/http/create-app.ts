@@ -4,6 +4,7 @@ import { requestIdSequence } from './request-ids.js';
 import { DEFAULT_LISTENER_LIMITS, type ListenerLimits } from './listener-flags.js';
 import { dialectClientErrorHandler, goPlainDialect, limitConnections, timeoutOptions, type ListenerDialect } from './listener-guard.js';
 import { RateLimitedLog } from './rate-limited-log.js';
+import { addShutdownGate } from './shutdown-gate.js';
 
 export interface AppOptions {
   /** Largest request body in bytes (Fastify's bodyLimit). */
@@ -104,6 +105,7 @@ export function createApp(area: string, logger: Logger, opts: AppOptions = {}): 
     ...opts.fastify,
   });
   limitConnections(app.server, area, limits, dialect, warn);
+  addShutdownGate(app, dialect);
   // The level is fixed for the life of the process: without debug the hook would only cost a
   // hook run per response. Callback style: an async hook costs a promise and a microtask turn.
   if (areaLogger.isLevelEnabled('debug')) {

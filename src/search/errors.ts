@@ -229,7 +229,7 @@ export const errors = {
   /** A listener limit hit (too many connections): ES's refusal of work it has no room for. */
   rejected: (reason: string) => err(429, 'es_rejected_execution_exception', reason),
   /** A request that arrives while the node shuts down (ES's NodeClosedException reaches REST as this). */
-  shuttingDown: () => err(503, 'node_closed_exception', 'node closed: the server is shutting down'),
+  shuttingDown: (reason: string) => err(503, 'node_closed_exception', `node closed: ${reason}`),
   /**
    * `_all`, `*` or no index at all resolving to no index under `allow_no_indices=false`
    * (IndexNameExpressionResolver's notFoundException for `_all`).

@@ -54,6 +54,6 @@ export const searchDialect: ListenerDialect = {
     status,
     contentType: 'application/json; charset=UTF-8',
     headers: { 'x-elastic-product': 'Elasticsearch' },
-    body: renderJson(status === 429 ? errors.rejected(reason).toBody() : { ...errors.illegalArgument(reason).toBody(), status }, false),
+    body: renderJson(status === 429 ? errors.rejected(reason).toBody() : status === 503 ? errors.shuttingDown(reason).toBody() : { ...errors.illegalArgument(reason).toBody(), status }, false),
   }),
 };
