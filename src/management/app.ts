@@ -112,7 +112,17 @@ export function createManagementApi(opts: ManagementApiOptions): FastifyInstance
     },
   });
   api.setNotFoundHandler((_request, reply) => sendPageNotFound(reply));
-  api.setErrorHandler((error, request, reply) => {
+  // Traefik's API never reads a request body: a body, whatever its type, size or encoding, is
+  // left unread (Node closes the connection after the answer when much of it is left), so a POST
+  // is the router's 405 and a GET with a body its 200, as there.
+  api.removeAllContentTypeParsers();
+  api.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+  api.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+    // A client's mistake is not the server's: answered with its status, logged at debug, no stack.
+    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+      request.log.debug({ status: error.statusCode, reason: error.message, url: request.url }, 'management API request refused');
+      return sendTraefikError(reply, managementErrors.badRequest(error.statusCode, error.message));
+    }
     request.log.error({ err: error }, 'management API request failed');
     return sendTraefikError(reply, managementErrors.internal());
   });
