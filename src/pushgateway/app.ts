@@ -9,7 +9,7 @@ import { createApp } from '../http/create-app.js';
 import { listenerLimits } from '../http/listener-flags.js';
 import { formatAddress } from '../http/listen.js';
 import { parseWebConfig, type WebConfig } from '../http/users-file.js';
-import { readFlagFile } from '../config/start-up-errors.js';
+import { errnoCode, readFlagFile } from '../config/start-up-errors.js';
 import { isProtobufContentType } from './exposition/protobuf.js';
 import { pushgatewayFlags } from './flags.js';
 import { joinPath, normalizePrefix, type Gateway, type GatewaySettings } from './http/gateway.js';
@@ -121,6 +121,24 @@ async function openStore(config: PushgatewayConfig, deps: AreaDeps, own: OwnMetr
 }
 
 /**
+ * Writes what is pending on shutdown; when that fails (a full disk), one line says which file,
+ * why, and which groups are lost with the process, before the failure ends the shutdown (exit 1).
+ */
+async function closePersister(persister: Persister | undefined, store: InMemoryGroupStore, deps: AreaDeps, file: string | undefined): Promise<void> {
+  try {
+    await persister?.close();
+  } catch (err) {
+    const groups = store.groups(deps.now()).map((g) => g.labels.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(','));
+    const code = errnoCode(err);
+    deps.logger.child({ area: 'pushgateway' }).error(
+      { file, code, groups: groups.length, unsaved: groups.slice(0, 50) },
+      `could not save the push groups to ${file ?? ''} (${code !== '' ? code : (err as Error).message}); the ${groups.length} groups pushed since its last successful write are lost: ${groups.slice(0, 10).join('; ')}${groups.length > 10 ? '; …' : ''}`,
+    );
+    throw err;
+  }
+}
+
+/**
  * Pushgateway parses every body itself whatever its Content-Type (text unless it is delimited
  * protobuf), so one parser takes them all, gunzipping and enforcing the size limit.
  */
@@ -218,7 +236,7 @@ export async function buildPushgatewayApp(config: PushgatewayConfig, deps: AreaD
   sweep.unref();
   app.addHook('onClose', async () => {
     clearInterval(sweep);
-    await persister?.close();
+    await closePersister(persister, store, deps, persistenceFile(config));
   });
   return app;
 }
