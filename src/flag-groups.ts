@@ -3,6 +3,7 @@
  * slice of the configuration they read; only this top layer sees them all).
  */
 import { commonFlags } from './config/common-flags.js';
+import { listenerFlags } from './http/listener-flags.js';
 import { renderFlagReference } from './config/flag-reference.js';
 import type { FlagValues } from './config/flag-types.js';
 import { pushgatewayFlags } from './pushgateway/flags.js';
@@ -13,6 +14,7 @@ import { operatorFlags } from './providers/kubernetes/flags.js';
 /** Every flag of `portico serve`, grouped as `--help` and docs/configuration.md show them. */
 export const serveFlagGroups = {
   General: commonFlags,
+  Listeners: listenerFlags,
   'Push gateway': pushgatewayFlags,
   'Management API': managementFlags,
   Search: searchFlags,
@@ -24,7 +26,7 @@ export const operatorFlagGroups = {
   Operator: operatorFlags,
 } as const;
 
-export const serveFlags = { ...commonFlags, ...pushgatewayFlags, ...managementFlags, ...searchFlags };
+export const serveFlags = { ...commonFlags, ...listenerFlags, ...pushgatewayFlags, ...managementFlags, ...searchFlags };
 export const operatorCommandFlags = { ...commonFlags, ...operatorFlags };
 
 /** The validated configuration of `portico serve`; keys are flag names. */

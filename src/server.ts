@@ -4,6 +4,7 @@ import type { ListenAddress } from './config/flag-types.js';
 import type { ServeConfig } from './flag-groups.js';
 import { EnvironmentError, errnoCode, prepareDataDir } from './config/start-up-errors.js';
 import { formatAddress, listenOn } from './http/listen.js';
+import { drainListeners } from './http/shutdown-gate.js';
 import { buildManagementApps, type InProcessProviderSpec } from './management/app.js';
 import { FILE_PROVIDER, FileProvider } from './providers/file/file-provider.js';
 import { buildPushgatewayApp } from './pushgateway/app.js';
@@ -94,10 +95,18 @@ export async function buildServer(config: ServeConfig, deps: AreaDeps): Promise<
       return ports;
     },
     close() {
-      closing ??= Promise.allSettled(listeners.map((l) => l.app.close())).then((results) => {
-        const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-        if (failed.length > 0) throw new AggregateError(failed.map((f) => f.reason as unknown), 'shutdown failed');
-      });
+      closing ??= drainListeners(
+        listeners.map((l) => l.app),
+        // Half of --shutdown.timeout serves what comes (a Service's endpoints take a moment to
+        // drop a terminating pod); the other half finishes what is in flight.
+        config['shutdown.timeout'] / 2,
+        (inFlight) => deps.logger.info({ inFlight }, 'no longer taking requests; finishing those in flight'),
+      )
+        .then(() => Promise.allSettled(listeners.map((l) => l.app.close())))
+        .then((results) => {
+          const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+          if (failed.length > 0) throw new AggregateError(failed.map((f) => f.reason as unknown), 'shutdown failed');
+        });
       return closing;
     },
   };

@@ -6,5 +6,5 @@ export const commonFlags = {
   'data.dir': flag.string('./data', 'Directory for everything Portico stores (pushed metrics, search documents)'),
   'log.level': flag.enumOf(['debug', 'info', 'warn', 'error'] as const, 'info', 'Minimum level of the log lines written to stdout (debug adds one line per request and stack traces of start-up errors)'),
   'log.format': flag.enumOf(['auto', 'logfmt', 'json'] as const, 'auto', 'Format of the log lines: logfmt (as Prometheus writes it) or JSON, one object per line; auto is logfmt when stdout is a terminal and JSON otherwise'),
-  'shutdown.timeout': flag.duration('30s', 'How long a graceful shutdown waits for in-flight requests before closing connections'),
+  'shutdown.timeout': flag.duration('30s', 'How long a graceful shutdown may take: half of it serves what still comes, then new requests get 503 while those in flight finish; past it Portico exits 1'),
 };

@@ -1,12 +1,20 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Bindings, ChildLoggerOptions, Logger, LogFn } from 'pino';
 import { requestIdSequence } from './request-ids.js';
+import { DEFAULT_LISTENER_LIMITS, type ListenerLimits } from './listener-flags.js';
+import { dialectClientErrorHandler, goPlainDialect, limitConnections, timeoutOptions, type ListenerDialect } from './listener-guard.js';
+import { RateLimitedLog } from './rate-limited-log.js';
+import { addShutdownGate } from './shutdown-gate.js';
 
 export interface AppOptions {
   /** Largest request body in bytes (Fastify's bodyLimit). */
   readonly bodyLimit?: number;
   /** Extra Fastify options an area needs (e.g. routerOptions for its URL rules). */
-  readonly fastify?: Pick<FastifyServerOptions, 'routerOptions' | 'trustProxy' | 'requestIdHeader' | 'frameworkErrors' | 'clientErrorHandler' | 'exposeHeadRoutes'>;
+  readonly fastify?: Pick<FastifyServerOptions, 'routerOptions' | 'trustProxy' | 'requestIdHeader' | 'frameworkErrors' | 'exposeHeadRoutes'>;
+  /** Timeouts and connection limit (`--http.*`); default: the flags' defaults. */
+  readonly limits?: ListenerLimits;
+  /** How the HTTP layer's refusals are worded (408, 431, 400, too many connections); default: Go's plain text. */
+  readonly dialect?: ListenerDialect;
   /** The process's request id sequence (AreaDeps.nextRequestId); default: this app's own. */
   readonly nextRequestId?: () => string;
 }
@@ -78,6 +86,9 @@ class RequestLogger implements FastifyBaseLogger {
  */
 export function createApp(area: string, logger: Logger, opts: AppOptions = {}): FastifyInstance {
   const areaLogger = logger.child({ area });
+  const limits = opts.limits ?? DEFAULT_LISTENER_LIMITS;
+  const dialect = opts.dialect ?? goPlainDialect;
+  const warn = new RateLimitedLog(areaLogger);
   const app = Fastify({
     loggerInstance: areaLogger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -89,8 +100,12 @@ export function createApp(area: string, logger: Logger, opts: AppOptions = {}): 
     genReqId: opts.nextRequestId ?? requestIdSequence(),
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     forceCloseConnections: 'idle',
+    ...timeoutOptions(limits),
+    clientErrorHandler: dialectClientErrorHandler(area, dialect, warn, (err) => areaLogger.trace({ err }, 'client error')),
     ...opts.fastify,
   });
+  limitConnections(app.server, area, limits, dialect, warn);
+  addShutdownGate(app, dialect);
   // The level is fixed for the life of the process: without debug the hook would only cost a
   // hook run per response. Callback style: an async hook costs a promise and a microtask turn.
   if (areaLogger.isLevelEnabled('debug')) {

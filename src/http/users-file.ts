@@ -1,4 +1,7 @@
 import { parse as parseYaml } from 'yaml';
+import { ConfigError } from '../config/flag-types.js';
+import { readFlagFile } from '../config/start-up-errors.js';
+import { BasicAuthVerifier } from './basic-auth.js';
 
 export class UsersFileError extends Error {
   override readonly name = 'UsersFileError';
@@ -10,7 +13,7 @@ function checkHash(source: string, user: string, hash: string): void {
   if (!BCRYPT.test(hash)) throw new UsersFileError(`${source}: the password of user "${user}" is not a bcrypt hash (use htpasswd -nBC 10 ${user})`);
 }
 
-/** `user:bcrypt-hash` lines, as `htpasswd -B` writes them; `#` comments and blank lines ignored. */
+/** `user:bcrypt-hash` lines, as `htpasswd -B -C 10` writes them; `#` comments and blank lines ignored. */
 export function parseHtpasswd(text: string, source: string): Map<string, string> {
   const users = new Map<string, string>();
   text.split(/\r?\n/).forEach((raw, i) => {
@@ -58,4 +61,22 @@ export function parseWebConfig(text: string, source: string): WebConfig {
     }
   }
   return { basicAuthUsers: users };
+}
+
+/**
+ * The Basic auth users of an htpasswd flag (`--management.users-file`, `--search.users-file`):
+ * undefined when the flag is empty; a missing, malformed or empty file stops start-up naming the
+ * flag (a file without users would refuse everyone).
+ */
+export function loadHtpasswdVerifier(flagName: string, path: string): BasicAuthVerifier | undefined {
+  if (path === '') return undefined;
+  const text = readFlagFile(flagName, path, 'create it (htpasswd -cBC 10 FILE USER) or leave the flag empty for no authentication');
+  let users: Map<string, string>;
+  try {
+    users = parseHtpasswd(text, path);
+  } catch (err) {
+    throw new ConfigError(`--${flagName}: ${(err as Error).message}`, { cause: err });
+  }
+  if (users.size === 0) throw new ConfigError(`--${flagName}: ${path} holds no users`);
+  return new BasicAuthVerifier(users);
 }

@@ -5,11 +5,12 @@ import type { AreaDeps } from '../area.js';
 import type { SnapshotSink } from '../dynamic-config/configuration.js';
 import { ConfigError, type ListenAddress } from '../config/flag-types.js';
 import type { ManagementConfig } from './flags.js';
-import { BasicAuthVerifier } from '../http/basic-auth.js';
+import type { BasicAuthVerifier } from '../http/basic-auth.js';
 import { createApp } from '../http/create-app.js';
+import { listenerLimits, type ListenerLimits } from '../http/listener-flags.js';
+import { fastifyDialect } from '../http/listener-guard.js';
 import { AllowListError, IpAllowList } from '../http/ip-allow-list.js';
-import { parseHtpasswd } from '../http/users-file.js';
-import { readFlagFile } from '../config/start-up-errors.js';
+import { loadHtpasswdVerifier } from '../http/users-file.js';
 import { registerAccessControl } from './api/access-control.js';
 import { badUrlResponder, registerApiRoutes, sendPageNotFound, sendTraefikError } from './api/routes.js';
 import { registerDashboard } from './dashboard/routes.js';
@@ -59,19 +60,6 @@ export function entryPointsFor(config: ManagementConfig): EntryPointDef[] {
   return mergeEntryPoints([own, declared]);
 }
 
-function loadVerifier(path: string): BasicAuthVerifier | null {
-  if (path === '') return null;
-  const text = readFlagFile('management.users-file', path, 'create it (htpasswd -cBC 10 FILE USER) or leave the flag empty for no authentication');
-  try {
-    const users = parseHtpasswd(text, path);
-    if (users.size === 0) throw new ConfigError(`--management.users-file: ${path} holds no users`);
-    return new BasicAuthVerifier(users);
-  } catch (err) {
-    if (err instanceof ConfigError) throw err;
-    throw new ConfigError(`--management.users-file: ${(err as Error).message}`, { cause: err });
-  }
-}
-
 function loadAllowList(cidrs: readonly string[]): IpAllowList | null {
   if (cidrs.length === 0) return null;
   try {
@@ -93,6 +81,8 @@ export interface ManagementApiOptions {
   readonly basePath?: string;
   /** The process's request id sequence (AreaDeps.nextRequestId). */
   readonly nextRequestId?: () => string;
+  /** Timeouts and connection limit (`--http.*`); default: the flags' defaults. */
+  readonly limits?: ListenerLimits;
 }
 
 /** Normalises `--api.base-path`: a leading and a trailing slash, nothing else changed. */
@@ -111,6 +101,7 @@ export function createManagementApi(opts: ManagementApiOptions): FastifyInstance
   const onBadUrl = badUrlResponder(basePath);
   const api = createApp('management', opts.logger, {
     nextRequestId: opts.nextRequestId,
+    limits: opts.limits,
     fastify: {
       // Kubernetes names run to 253 characters, qualified and percent-encoded even longer.
       routerOptions: { maxParamLength: 8192 },
@@ -121,7 +112,17 @@ export function createManagementApi(opts: ManagementApiOptions): FastifyInstance
     },
   });
   api.setNotFoundHandler((_request, reply) => sendPageNotFound(reply));
-  api.setErrorHandler((error, request, reply) => {
+  // Traefik's API never reads a request body: a body, whatever its type, size or encoding, is
+  // left unread (Node closes the connection after the answer when much of it is left), so a POST
+  // is the router's 405 and a GET with a body its 200, as there.
+  api.removeAllContentTypeParsers();
+  api.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+  api.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+    // A client's mistake is not the server's: answered with its status, logged at debug, no stack.
+    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+      request.log.debug({ status: error.statusCode, reason: error.message, url: request.url }, 'management API request refused');
+      return sendTraefikError(reply, managementErrors.badRequest(error.statusCode, error.message));
+    }
     request.log.error({ err: error }, 'management API request failed');
     return sendTraefikError(reply, managementErrors.internal());
   });
@@ -152,7 +153,7 @@ export interface InProcessProviderSpec {
 
 /** Builds the management API listener and its internal snapshot listener, sharing one record store. */
 export async function buildManagementApps(config: ManagementConfig, deps: AreaDeps, providers: readonly InProcessProviderSpec[] = []): Promise<ManagementApps> {
-  const verifier = loadVerifier(config['management.users-file']);
+  const verifier = loadHtpasswdVerifier('management.users-file', config['management.users-file']) ?? null;
   const allowList = loadAllowList(config['management.ip-allow-list']);
   const store = new RecordStore({
     entryPoints: entryPointsFor(config),
@@ -161,7 +162,8 @@ export async function buildManagementApps(config: ManagementConfig, deps: AreaDe
   });
 
   const basePath = normaliseBasePath(config['api.base-path']);
-  const api = createManagementApi({ store, logger: deps.logger, startDate: deps.now(), allowList, verifier, basePath, nextRequestId: deps.nextRequestId });
+  const limits = listenerLimits(config);
+  const api = createManagementApi({ store, logger: deps.logger, startDate: deps.now(), allowList, verifier, basePath, nextRequestId: deps.nextRequestId, limits });
 
   const running = new Map<string, InProcessProvider>();
   for (const spec of providers) {
@@ -175,7 +177,7 @@ export async function buildManagementApps(config: ManagementConfig, deps: AreaDe
   if (config['internal.listen-address']) {
     const tokenFile = config['internal.token-file'] !== '' ? config['internal.token-file'] : join(config['data.dir'], 'internal-token');
     const token = await readOrCreateToken(tokenFile);
-    internal = createApp('management-internal', deps.logger, { bodyLimit: INTERNAL_BODY_LIMIT, nextRequestId: deps.nextRequestId });
+    internal = createApp('management-internal', deps.logger, { bodyLimit: INTERNAL_BODY_LIMIT, nextRequestId: deps.nextRequestId, limits, dialect: fastifyDialect });
     registerInternalRoutes(internal, {
       store,
       token,

@@ -7,7 +7,7 @@ import { goJson } from './go-json.js';
 
 export type ManagementErrorCode =
   | 'bad_page' | 'bad_id' | 'router_not_found' | 'service_not_found' | 'middleware_not_found' | 'entrypoint_not_found'
-  | 'bad_snapshot' | 'bad_provider' | 'provider_not_found' | 'snapshot_base_mismatch' | 'unauthorized' | 'internal';
+  | 'bad_snapshot' | 'bad_provider' | 'provider_not_found' | 'snapshot_base_mismatch' | 'unauthorized' | 'bad_request' | 'internal';
 
 export class ManagementError extends Error {
   override readonly name = 'ManagementError';
@@ -40,6 +40,8 @@ export const managementErrors = {
     ? `provider ${JSON.stringify(provider)} holds version ${JSON.stringify(held)}, not ${JSON.stringify(wanted)}: send the whole snapshot`
     : `provider ${JSON.stringify(provider)} holds no format 2 snapshot a delta applies to: send the whole snapshot`),
   unauthorized: () => new ManagementError('unauthorized', 401, 'missing or invalid bearer token'),
+  /** Another client mistake the HTTP layer found (a 4xx of Fastify's), with its status. */
+  badRequest: (status: number, message: string) => new ManagementError('bad_request', status, message),
   internal: () => new ManagementError('internal', 500, 'internal server error'),
 };
 

@@ -1,5 +1,6 @@
 import type { commonFlags } from '../config/common-flags.js';
 import { flag, type FlagValues, type ListenAddress } from '../config/flag-types.js';
+import type { listenerFlags } from '../http/listener-flags.js';
 
 /** Management API (Traefik-compatible) flags. */
 export const managementFlags = {
@@ -19,7 +20,7 @@ export const managementFlags = {
  * listeners' addresses, which the API shows as entry points (declared here by shape, so that the
  * area does not import its siblings).
  */
-export type ManagementConfig = FlagValues<typeof commonFlags & typeof managementFlags> & {
+export type ManagementConfig = FlagValues<typeof commonFlags & typeof listenerFlags & typeof managementFlags> & {
   readonly 'pushgateway.listen-address': ListenAddress | null;
   readonly 'search.listen-address': ListenAddress | null;
 };

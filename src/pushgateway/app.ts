@@ -8,9 +8,10 @@ import { ConfigError, formatDuration, type ListenAddress } from '../config/flag-
 import type { PushgatewayConfig } from './flags.js';
 import { BasicAuthVerifier, parseBasicAuthorization } from '../http/basic-auth.js';
 import { createApp } from '../http/create-app.js';
+import { listenerLimits } from '../http/listener-flags.js';
 import { formatAddress } from '../http/listen.js';
 import { parseWebConfig, type WebConfig } from '../http/users-file.js';
-import { readFlagFile } from '../config/start-up-errors.js';
+import { errnoCode, readFlagFile } from '../config/start-up-errors.js';
 import { StoreUnavailableError } from './errors.js';
 import { isProtobufContentType } from './exposition/protobuf.js';
 import { pushgatewayFlags } from './flags.js';
@@ -140,7 +141,7 @@ async function openMemoryStore(config: PushgatewayConfig, deps: AreaDeps, own: O
       onRecovered: () => log.info({ file }, 'writing the persistence file works again'),
     });
   }
-  return { store, close: async () => persister?.close(), poll: () => undefined };
+  return { store, close: () => closePersister(persister, store, deps, file), poll: () => undefined };
 }
 
 /** A secret read from the file a flag names, without the trailing newline editors and Secrets add. */
@@ -227,6 +228,24 @@ async function openStore(config: PushgatewayConfig, deps: AreaDeps, own: OwnMetr
 }
 
 /**
+ * Writes what is pending on shutdown; when that fails (a full disk), one line says which file,
+ * why, and which groups are lost with the process, before the failure ends the shutdown (exit 1).
+ */
+async function closePersister(persister: Persister | undefined, store: InMemoryGroupStore, deps: AreaDeps, file: string | undefined): Promise<void> {
+  try {
+    await persister?.close();
+  } catch (err) {
+    const groups = store.groups(deps.now()).map((g) => g.labels.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(','));
+    const code = errnoCode(err);
+    deps.logger.child({ area: 'pushgateway' }).error(
+      { file, code, groups: groups.length, unsaved: groups.slice(0, 50) },
+      `could not save the push groups to ${file ?? ''} (${code !== '' ? code : (err as Error).message}); the ${groups.length} groups pushed since its last successful write are lost: ${groups.slice(0, 10).join('; ')}${groups.length > 10 ? '; …' : ''}`,
+    );
+    throw err;
+  }
+}
+
+/**
  * Pushgateway parses every body itself whatever its Content-Type (text unless it is delimited
  * protobuf), so one parser takes them all, gunzipping and enforcing the size limit.
  */
@@ -301,6 +320,7 @@ export async function buildPushgatewayApp(config: PushgatewayConfig, deps: AreaD
   const app = createApp('pushgateway', deps.logger, {
     bodyLimit: settings.maxBodySize,
     nextRequestId: deps.nextRequestId,
+    limits: listenerLimits(config),
     // No automatic HEAD routes: Pushgateway answers HEAD with 405 everywhere (automaticMethodAnswers).
     fastify: { exposeHeadRoutes: false, routerOptions: { maxParamLength: 65_536 } },
   });

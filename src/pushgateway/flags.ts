@@ -1,5 +1,6 @@
 import type { commonFlags } from '../config/common-flags.js';
 import { flag, type FlagValues } from '../config/flag-types.js';
+import type { listenerFlags } from '../http/listener-flags.js';
 
 /** Push gateway flags; names follow Prometheus Pushgateway's where it has one. */
 export const pushgatewayFlags = {
@@ -28,4 +29,4 @@ export const pushgatewayFlags = {
 };
 
 /** The slice of the configuration this area reads: its own flags and the general ones. */
-export type PushgatewayConfig = FlagValues<typeof commonFlags & typeof pushgatewayFlags>;
+export type PushgatewayConfig = FlagValues<typeof commonFlags & typeof listenerFlags & typeof pushgatewayFlags>;

@@ -6,9 +6,11 @@ import { EnvironmentError } from '../config/start-up-errors.js';
 import type { AreaDeps } from '../area.js';
 import type { SearchConfig } from './flags.js';
 import { createApp } from '../http/create-app.js';
+import { listenerLimits } from '../http/listener-flags.js';
+import { loadHtpasswdVerifier } from '../http/users-file.js';
 import { SqliteDocumentStore, type DocumentStore } from './store/document-store.js';
-import { clientErrorHandler, frameworkErrors, searchErrorHandler } from './http/error-handler.js';
-import { answerUnrouted, checkRequests, loadUsersVerifier, readBodies } from './http/request-hooks.js';
+import { frameworkErrors, searchDialect, searchErrorHandler } from './http/error-handler.js';
+import { answerUnrouted, checkRequests, readBodies } from './http/request-hooks.js';
 import { parseUrlQuery } from './http/url-query-parser.js';
 import { documentRoutes } from './routes/document-routes.js';
 import { indexRoutes } from './routes/index-routes.js';
@@ -58,6 +60,8 @@ export async function buildSearchApp(config: SearchConfig, deps: AreaDeps, optio
   const app = createApp('search', deps.logger, {
     bodyLimit: maxBody,
     nextRequestId: deps.nextRequestId,
+    limits: listenerLimits(config),
+    dialect: searchDialect,
     fastify: {
       // parseUrlQuery: a repeated parameter's last value, as ES reads it (an array was a 500).
       routerOptions: { maxParamLength: 4096, querystringParser: parseUrlQuery },
@@ -66,10 +70,9 @@ export async function buildSearchApp(config: SearchConfig, deps: AreaDeps, optio
       // `HEAD /_search` is index-exists). Fastify's HEAD twin of every GET route would run the GET.
       exposeHeadRoutes: false,
       frameworkErrors,
-      clientErrorHandler: clientErrorHandler((error) => app.log.trace({ err: error }, 'client error')),
     },
   });
-  const verifier = loadUsersVerifier(config['search.users-file']);
+  const verifier = loadHtpasswdVerifier('search.users-file', config['search.users-file']);
 
   const log = deps.logger.child({ area: 'search' });
   const store = options.store ?? openDocumentStore(join(config['data.dir'], 'search'), config['search.durability'], log);

@@ -226,6 +226,10 @@ export const errors = {
   noHandler: (method: string, path: string) =>
     err(405, 'illegal_argument_exception', `Incorrect HTTP method for uri [${path}] and method [${method}], allowed: []`),
   internal: () => err(500, 'exception', 'internal server error'),
+  /** A listener limit hit (too many connections): ES's refusal of work it has no room for. */
+  rejected: (reason: string) => err(429, 'es_rejected_execution_exception', reason),
+  /** A request that arrives while the node shuts down (ES's NodeClosedException reaches REST as this). */
+  shuttingDown: (reason: string) => err(503, 'node_closed_exception', `node closed: ${reason}`),
   /**
    * `_all`, `*` or no index at all resolving to no index under `allow_no_indices=false`
    * (IndexNameExpressionResolver's notFoundException for `_all`).

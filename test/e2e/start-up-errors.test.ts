@@ -169,8 +169,9 @@ describe('a corrupt index snapshot', () => {
     expect(await first.stop('SIGTERM')).toBe(0);
     expect(first.lines.some((l) => l.includes('"msg":"index snapshot written"'))).toBe(true);
 
+    // The head (generation, mark, SHA-256) kept, so the checksum is what finds the garbage.
     const snapshot = join(dataDir, 'search', 'index.snapshot');
-    writeFileSync(snapshot, Buffer.concat([readFileSync(snapshot).subarray(0, 8), Buffer.from('garbage, not a snapshot')]));
+    writeFileSync(snapshot, Buffer.concat([readFileSync(snapshot).subarray(0, 44), Buffer.from('garbage, not a snapshot')]));
     const second = await startPortico(serveArgs(dataDir).slice(1));
     try {
       const records = second.lines.map((l) => JSON.parse(l) as Record<string, unknown>);

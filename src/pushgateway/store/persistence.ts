@@ -1,21 +1,32 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { errnoCode } from '../../config/start-up-errors.js';
 import { PersistenceError } from '../errors.js';
 import type { Group, StoredFamily } from './group.js';
 import { groupingKeyId } from './grouping-key.js';
 import type { HistogramValue, Label, Metric, MetricFamily, MetricType, NativeBuckets } from '../model.js';
 
 /**
- * Version of the persistence file format; bump on any incompatible change. Version 2 keeps a
- * histogram's integer and float counts apart (`sampleCount` and `sampleCountFloat`, a bucket's
- * `cumulativeCount` and `cumulativeCountFloat`) and adds its native buckets (`native`) and
- * `createdTimestamp`; version 1 files (one count, the float one when it was above 0) are read
- * too, a count that is not an integer becoming the float count.
+ * Version of the persistence file format; bump on any incompatible change. Version 2 adds a
+ * SHA-256 of the groups' text, so that damage (a changed digit) is detected, never loaded; it also
+ * keeps a histogram's integer and float counts apart (`sampleCount` and `sampleCountFloat`, a
+ * bucket's `cumulativeCount` and `cumulativeCountFloat`) and adds its native buckets (`native`) and
+ * `createdTimestamp`. Version 1 files (no checksum; one count, the float one when it was above 0)
+ * are read too, a count that is not an integer becoming the float count.
  */
 export const PERSISTENCE_FORMAT_VERSION = 2;
 const READABLE_VERSIONS = new Set([1, 2]);
 const FORMAT_NAME = 'portico-pushgateway';
+/** The head of a version 2 file, up to the groups' text: `{"format":…,"version":2,"sha256":"<hex>","groups":`. */
+const CHECKED_HEAD = /^\{"format":"portico-pushgateway","version":2,"sha256":"([0-9a-f]{64})","groups":/;
+
+/** A persistence file whose checksum does not match its content. */
+export class DamagedFileError extends Error {
+  override readonly name = 'DamagedFileError';
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 interface FileGroup {
   labels: Label[];
@@ -49,20 +60,31 @@ function reviver(_key: string, value: unknown): unknown {
   return value;
 }
 
-/** Serializes groups to the persistence file's text. */
+/** Serializes groups to the persistence file's text: the groups' JSON, after a head with its checksum. */
 export function encodeGroups(groups: readonly Group[]): string {
-  const content: FileContent = {
-    format: FORMAT_NAME,
-    version: PERSISTENCE_FORMAT_VERSION,
-    groups: groups.map((g) => ({
+  const body = JSON.stringify(
+    groups.map((g) => ({
       labels: [...g.labels],
       pushTimeSeconds: g.pushTimeSeconds,
       pushFailureTimeSeconds: g.pushFailureTimeSeconds,
       ...(g.expiresAtMs !== undefined ? { expiresAtMs: g.expiresAtMs } : {}),
       families: [...g.families.values()].map((s) => ({ pushedAtMs: s.pushedAtMs, family: s.family })),
     })),
-  };
-  return JSON.stringify(content, replacer);
+    replacer,
+  );
+  return `{"format":"${FORMAT_NAME}","version":${PERSISTENCE_FORMAT_VERSION},"sha256":"${sha256(body)}","groups":${body}}`;
+}
+
+/** Throws a DamagedFileError when a version 2 text's checksum does not match its groups. */
+function checkSum(text: string): void {
+  const head = CHECKED_HEAD.exec(text);
+  if (head === null) {
+    if (/^\s*\{\s*"format"\s*:\s*"portico-pushgateway"\s*,\s*"version"\s*:\s*2\b/.test(text)) throw new DamagedFileError('its head is damaged (no checksum where version 2 has one)');
+    return;
+  }
+  if (!text.endsWith('}') || sha256(text.slice(head[0].length, -1)) !== head[1]) {
+    throw new DamagedFileError('its content does not match its SHA-256 checksum');
+  }
 }
 
 function isLabelList(v: unknown): v is Label[] {
@@ -144,6 +166,7 @@ function checkFamily(f: unknown, where: string, version: number): MetricFamily {
 
 /** Parses the persistence file's text; throws an Error saying what is wrong. */
 export function decodeGroups(text: string): Group[] {
+  checkSum(text);
   const doc = JSON.parse(text, reviver) as Partial<FileContent> | null;
   if (doc === null || typeof doc !== 'object' || doc.format !== FORMAT_NAME) throw new Error(`not a ${FORMAT_NAME} persistence file`);
   const version = doc.version;
@@ -190,13 +213,20 @@ export async function loadGroups(file: string): Promise<Group[]> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    const code = errnoCode(err);
+    if (code === 'ENOENT') return [];
+    const reason = code !== '' ? code : (err as Error).message;
     throw new PersistenceError(`--persistence.file ${file} cannot be read (${reason}); make it a readable file, or choose another --persistence.file ("off" keeps pushes in memory only)`, { cause: err });
   }
   try {
     return decodeGroups(text);
   } catch (err) {
+    if (err instanceof DamagedFileError) {
+      throw new PersistenceError(
+        `--persistence.file ${file}: the persistence file is damaged (${err.message}) and was not loaded; move it away to start empty (keep it to investigate), or restore it from a backup`,
+        { cause: err },
+      );
+    }
     throw new PersistenceError(
       `--persistence.file ${file}: the persistence file is corrupt (${(err as Error).message}); move it away to start empty, fix it, or choose another --persistence.file`,
       { cause: err },

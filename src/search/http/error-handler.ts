@@ -1,5 +1,5 @@
-import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { ListenerDialect } from '../../http/listener-guard.js';
 import { errors, SearchError } from '../errors.js';
 import { productHeader, sendError, sendHead } from './http-io.js';
 import { renderJson } from './json-render.js';
@@ -8,7 +8,7 @@ import { responseContentType } from './media-type.js';
 /**
  * Every refusal of the search listener in ES's shape and with its product header: errors thrown
  * by handlers and hooks (searchErrorHandler), refusals Fastify makes before routing
- * (frameworkErrors) and requests the HTTP parser refuses (clientErrorHandler).
+ * (frameworkErrors) and the HTTP layer's refusals (searchDialect).
  */
 
 /**
@@ -43,23 +43,17 @@ export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors'
 };
 
 /**
- * Requests the HTTP parser refuses (a content-length that is no number, headers or URL over the
- * size limit, a request line that is not HTTP): Fastify's default writes its own body without the
- * product header. Same statuses and socket handling as Fastify's default; `trace` logs the error.
+ * The HTTP layer's refusals in ES's shape with its product header: requests the HTTP parser
+ * refuses (a content-length that is no number, headers or URL over the size limit, a request line
+ * that is not HTTP), clients too slow to send a request, and connections over the listener's limit
+ * (429 `es_rejected_execution_exception`, as ES answers work it has no room for).
  */
-export function clientErrorHandler(trace: (error: Error) => void): NonNullable<FastifyServerOptions['clientErrorHandler']> {
-  return (error, socket) => {
-    if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    trace(error);
-    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-    const reason = status === 431 ? 'request headers are larger than the limit' : status === 408 ? 'request timed out' : `malformed HTTP request: ${error.message}`;
-    const body = renderJson({ ...errors.illegalArgument(reason).toBody(), status }, false);
-    if (socket.writable) {
-      socket.write(
-        `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=UTF-8\r\nx-elastic-product: Elasticsearch\r\n` +
-          `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-      );
-    }
-    socket.destroy(error);
-  };
-}
+export const searchDialect: ListenerDialect = {
+  overloadStatus: 429,
+  refusal: (status, reason) => ({
+    status,
+    contentType: 'application/json; charset=UTF-8',
+    headers: { 'x-elastic-product': 'Elasticsearch' },
+    body: renderJson(status === 429 ? errors.rejected(reason).toBody() : status === 503 ? errors.shuttingDown(reason).toBody() : { ...errors.illegalArgument(reason).toBody(), status }, false),
+  }),
+};

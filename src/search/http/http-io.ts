@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
 import { checkNesting } from '../syntax/json-members.js';
+import { utf8Problem } from '../syntax/utf8-check.js';
 import { parseJsonBody, RawJson, renderJson } from './json-render.js';
 import { DEFAULT_CONTENT_TYPE, requestMediaType, responseContentType } from './media-type.js';
 import { applyResponseFilter, NOTHING, parseFilterPath } from './response-filter.js';
@@ -91,6 +92,11 @@ export function rawBody(req: FastifyRequest): string | undefined {
     // A leading byte order mark is skipped here as the body parser skips it in a body (app.ts):
     // ES reads the parameter's UTF-8 bytes with the same Jackson bootstrapper.
     return src === undefined ? undefined : src.charCodeAt(0) === 0xfeff ? src.slice(1) : src;
+  }
+  if (Buffer.isBuffer(b)) {
+    // Invalid UTF-8 is refused as ES's parser refuses it, never decoded to U+FFFD and stored.
+    const bad = utf8Problem(b);
+    if (bad !== undefined) throw errors.malformedJson(bad.line, bad.col, bad.message);
   }
   const text = Buffer.isBuffer(b) ? b.toString('utf8') : String(b);
   // Not `text.trim() === ''`: that copies a whole `_bulk` body only to test it (\s is trim's set).

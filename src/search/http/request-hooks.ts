@@ -1,8 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { BasicAuthVerifier, parseBasicAuthorization } from '../../http/basic-auth.js';
-import { ConfigError } from '../../config/flag-types.js';
-import { parseHtpasswd } from '../../http/users-file.js';
-import { readFlagFile } from '../../config/start-up-errors.js';
+import { parseBasicAuthorization, type BasicAuthVerifier } from '../../http/basic-auth.js';
 import { errors } from '../errors.js';
 import { productHeader } from './http-io.js';
 import { renderJson } from './json-render.js';
@@ -15,17 +12,6 @@ import { RouteMethods } from './route-methods.js';
  * route serves. Every answer carries `X-Elastic-Product: Elasticsearch`: sendJson, sendHead and
  * the handlers here set it (productHeader in http-io.ts), not an onSend hook run for every response.
  */
-
-/** The Basic auth users of `--search.users-file` (none when the flag is empty). */
-export function loadUsersVerifier(usersFile: string): BasicAuthVerifier | undefined {
-  if (usersFile === '') return undefined;
-  const text = readFlagFile('search.users-file', usersFile, 'create it (htpasswd -cBC 10 FILE USER) or leave the flag empty for no authentication');
-  try {
-    return new BasicAuthVerifier(parseHtpasswd(text, usersFile));
-  } catch (e) {
-    throw new ConfigError(`--search.users-file: ${(e as Error).message}`, { cause: e });
-  }
-}
 
 /** Bodies as ES reads them: also on GET, as raw bytes for every content type, a BOM skipped. */
 export function readBodies(app: FastifyInstance, maxBody: number): void {

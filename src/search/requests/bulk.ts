@@ -5,6 +5,7 @@ import {
 } from './write-conditions.js';
 import { parseJsonBody } from '../http/json-render.js';
 import { objectMembers, readInTextOrder } from '../syntax/json-members.js';
+import { utf8Problem } from '../syntax/utf8-check.js';
 import { fetchSourceOf, readUpdate } from './update-body.js';
 import type { SourceFilter } from './source-filter.js';
 import type { SourceSpan } from '../store/document-store.js';
@@ -250,7 +251,10 @@ class SpanAction implements SourceSpan {
     readonly requireAlias: boolean | undefined = undefined,
   ) {}
 
+  /** The source text; a source that is not UTF-8 fails its item as ES's parser fails it (never decoded to U+FFFD). */
   get raw(): string {
+    const bad = utf8Problem(this.bytes, this.start, this.end);
+    if (bad !== undefined) throw errors.malformedJson(1, bad.col, bad.message);
     return this.bytes.toString('utf8', this.start, this.end);
   }
 

@@ -1,9 +1,14 @@
+import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { SqliteWriter } from './sqlite-writer.js';
 import { NEXT_SEQ_NO_KEY } from './sqlite-worker.js';
+
+/** The index snapshot's head: generation (8 bytes), mark (4), SHA-256 of the data (32). */
+const SNAPSHOT_MARK = Buffer.from('PSC1');
+const SNAPSHOT_HEAD = 8 + 4 + 32;
 
 /** What is stored about an index: everything needed to rebuild it at start. */
 export interface StoredIndex {
@@ -305,15 +310,22 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   /**
-   * The snapshot file is the generation it was taken at (8 bytes, little-endian double) followed by
-   * the service's data. It is only an accelerator: SQLite stays the source of truth, and a snapshot
-   * from another generation (a write after it, or a crash before a newer one) is ignored.
+   * The snapshot file is the generation it was taken at (8 bytes, little-endian double), a mark
+   * (`PSC1`) and the SHA-256 of the service's data (32 bytes), followed by that data. It is only an
+   * accelerator: SQLite stays the source of truth, and a snapshot from another generation (a write
+   * after it, or a crash before a newer one) or without the mark (an older Portico's) is ignored.
+   * A snapshot whose data does not match its checksum is damaged: it throws, naming the file, and
+   * is never loaded (the caller rebuilds from the documents).
    */
   loadSnapshot(): Buffer | undefined {
     if (!existsSync(this.snapshotFile)) return undefined;
     const file = readFileSync(this.snapshotFile);
-    if (file.length < 8 || file.readDoubleLE(0) !== this.generation()) return undefined;
-    return file.subarray(8);
+    if (file.length < SNAPSHOT_HEAD || file.readDoubleLE(0) !== this.generation() || !file.subarray(8, 12).equals(SNAPSHOT_MARK)) return undefined;
+    const data = file.subarray(SNAPSHOT_HEAD);
+    if (!createHash('sha256').update(data).digest().equals(file.subarray(12, SNAPSHOT_HEAD))) {
+      throw new Error(`${this.snapshotFile} is damaged (its content does not match its SHA-256 checksum) and was not loaded`);
+    }
+    return data;
   }
 
   setSnapshotSource(source: () => Buffer | undefined): void {
@@ -330,10 +342,12 @@ export class SqliteDocumentStore implements DocumentStore {
     else if (this.snapshotSource !== undefined) {
       const started = performance.now();
       try {
-        const header = Buffer.alloc(8);
-        header.writeDoubleLE(this.generation(), 0);
         const data = this.snapshotSource();
         if (data === undefined) throw new Error('no consistent index to save');
+        const header = Buffer.alloc(SNAPSHOT_HEAD);
+        header.writeDoubleLE(this.generation(), 0);
+        SNAPSHOT_MARK.copy(header, 8);
+        createHash('sha256').update(data).digest().copy(header, 12);
         const tmp = `${this.snapshotFile}.tmp`;
         const fd = openSync(tmp, 'w');
         try {
@@ -344,7 +358,7 @@ export class SqliteDocumentStore implements DocumentStore {
           closeSync(fd);
         }
         renameSync(tmp, this.snapshotFile);
-        this.log?.info({ file: this.snapshotFile, bytes: data.length + 8, ms: Math.round(performance.now() - started) }, 'index snapshot written');
+        this.log?.info({ file: this.snapshotFile, bytes: data.length + SNAPSHOT_HEAD, ms: Math.round(performance.now() - started) }, 'index snapshot written');
       } catch (err) {
         // Without a snapshot the next start rebuilds the index from the documents.
         rmSync(this.snapshotFile, { force: true });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InMemoryGroupStore } from '../../../src/pushgateway/store/group-store.js';
 import { PersistenceError } from '../../../src/pushgateway/errors.js';
-import { Persister, decodeGroups, encodeGroups, loadGroups, saveGroups } from '../../../src/pushgateway/store/persistence.js';
+import { DamagedFileError, Persister, decodeGroups, encodeGroups, loadGroups, saveGroups } from '../../../src/pushgateway/store/persistence.js';
 import { buildGateway, pushedOnly } from '../gateway-harness.js';
 import type { HistogramValue } from '../../../src/pushgateway/model.js';
 
@@ -67,7 +67,7 @@ describe('persistence format', () => {
     const store = sampleStore();
     const groups = store.groups(0);
     const text = encodeGroups(groups);
-    expect(JSON.parse(text)).toMatchObject({ format: 'portico-pushgateway', version: 2 });
+    expect(JSON.parse(text)).toMatchObject({ format: 'portico-pushgateway', version: 2, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown });
     const back = decodeGroups(text);
     expect(encodeGroups(back)).toBe(text);
     expect(back.map((g) => [g.id, g.labels, g.pushTimeSeconds, g.pushFailureTimeSeconds, g.expiresAtMs])).toEqual(
@@ -126,8 +126,22 @@ describe('persistence format', () => {
     expect(decodeGroups(doc({ name: 'g', type: 'gauge', metrics: [{ labels: [], value: { $num: 'NaN' } }] }))).toHaveLength(1);
   });
 
+  it('detects damage with the checksum: a changed digit, a cut file, a damaged head', () => {
+    const text = encodeGroups(sampleStore().groups(0));
+    expect(decodeGroups(text).length).toBeGreaterThan(0);
+    const digit = text.search(/[0-9](?=[^"]*$)/);
+    const changed = text.slice(0, digit) + String((Number(text[digit]) + 1) % 10) + text.slice(digit + 1);
+    expect(() => decodeGroups(changed)).toThrow(DamagedFileError);
+    expect(() => decodeGroups(changed)).toThrow('its content does not match its SHA-256 checksum');
+    expect(() => decodeGroups(text.slice(0, -1))).toThrow(DamagedFileError);
+    expect(() => decodeGroups(text.replace('"sha256":"', '"sha256" :"'))).toThrow(/its head is damaged/);
+    // A version 1 file, written before the checksum, is still read.
+    expect(decodeGroups(JSON.stringify({ ...(JSON.parse(text) as object), version: 1, sha256: undefined }))).toHaveLength(decodeGroups(text).length);
+  });
+
   it('refuses a repeated grouping key or family name instead of keeping only the last', () => {
-    const doc = JSON.parse(encodeGroups(sampleStore().groups(0))) as { groups: { labels: unknown; families: unknown[] }[] };
+    // Version 1 (no checksum), so that the edited documents reach the checks of their content.
+    const doc = { ...(JSON.parse(encodeGroups(sampleStore().groups(0))) as { groups: { labels: unknown; families: unknown[] }[] }), version: 1, sha256: undefined };
     const [first, second] = doc.groups as [{ labels: unknown; families: unknown[] }, { labels: unknown; families: unknown[] }];
     expect(() => decodeGroups(JSON.stringify({ ...doc, groups: [first, { ...second, labels: first.labels }] }))).toThrow(
       /group 1 has the same grouping key as group 0/,

@@ -92,9 +92,9 @@ describe('search activity through the service and its store', () => {
     expect(second.r.lines.map((l) => [l.msg, l.fields.from, l.fields.documents])).toEqual([['loaded 1 indices with 3 documents from the index snapshot', 'snapshot', 3]]);
     second.store.close();
 
-    // The snapshot's header (its generation) kept and its content garbage: a warning, then a rebuild.
+    // The snapshot's head (generation, mark, checksum) kept and its content garbage: a warning, then a rebuild.
     const file = join(dir, 'index.snapshot');
-    writeFileSync(file, Buffer.concat([readFileSync(file).subarray(0, 8), Buffer.from('not a snapshot')]));
+    writeFileSync(file, Buffer.concat([readFileSync(file).subarray(0, 44), Buffer.from('not a snapshot')]));
     const third = open(dir);
     expect(third.r.lines.map((l) => [l.level, l.msg])).toEqual([
       ['warn', 'the index snapshot could not be read; rebuilding the indices from the stored documents'],

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseBulk } from '../../../src/search/requests/bulk.js';
@@ -74,6 +75,9 @@ describe('bulk parser', () => {
         const body = Buffer.concat(lines.flatMap((l, n) => (n < lines.length - 1 || finalNewline ? [l, Buffer.from('\n')] : [l])));
         const viaBytes = outcome(() => parseBulk(body, 'i'));
         const viaText = outcome(() => parseBulk(body.toString('utf8'), 'i'));
+        // A source that is not UTF-8 is refused from the bytes (never read as U+FFFD), where the
+        // decoded text has replacement characters instead: the only way the two may differ.
+        if (!isUtf8(body) && JSON.stringify(viaBytes).includes('UTF-8')) return;
         expect(viaBytes).toEqual(viaText);
         // The span of every source decodes to the very text that is stored.
         if (!('thrown' in (viaBytes as object))) spans(parseBulk(body, 'i'));

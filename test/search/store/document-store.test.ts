@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -24,6 +24,24 @@ describe('SQLite document store (writes on a worker thread)', () => {
     store = new SqliteDocumentStore(dir, 'async');
     return store;
   };
+
+  it('saves the index snapshot with a checksum: damage is detected, named and never loaded', () => {
+    const data = Buffer.from('the service data of a snapshot, '.repeat(100));
+    store.setSnapshotSource(() => data);
+    expect(reopen().loadSnapshot()).toEqual(data);
+    const file = join(dir, 'index.snapshot');
+    const bytes = readFileSync(file);
+    // One changed byte of the data, then one of the checksum.
+    for (const at of [bytes.length - 7, 20]) {
+      const damaged = Buffer.from(bytes);
+      damaged[at] = (damaged[at] as number) ^ 0x01;
+      writeFileSync(file, damaged);
+      expect(() => reopen().loadSnapshot()).toThrow(`${file} is damaged (its content does not match its SHA-256 checksum) and was not loaded`);
+    }
+    // An older Portico's snapshot (generation, then the data) is ignored, not misread.
+    writeFileSync(file, Buffer.concat([bytes.subarray(0, 8), data]));
+    expect(reopen().loadSnapshot()).toBeUndefined();
+  });
 
   it('a transaction reads its own writes and they are stored when it returns', () => {
     store.transaction(() => {
