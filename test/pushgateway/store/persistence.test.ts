@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -101,8 +102,11 @@ describe('persistence format', () => {
   });
 
   it('refuses a damaged native part', () => {
-    const doc = (histogram: unknown) =>
-      JSON.stringify({ format: 'portico-pushgateway', version: 2, groups: [{ labels: [['job', 'j']], pushTimeSeconds: 1, pushFailureTimeSeconds: 0, families: [{ pushedAtMs: 1, family: { name: 'h', type: 'histogram', metrics: [{ labels: [], histogram }] } }] }] });
+    // A version 2 file with a good checksum, so that the native part is what is damaged.
+    const doc = (histogram: unknown) => {
+      const groups = JSON.stringify([{ labels: [['job', 'j']], pushTimeSeconds: 1, pushFailureTimeSeconds: 0, families: [{ pushedAtMs: 1, family: { name: 'h', type: 'histogram', metrics: [{ labels: [], histogram }] } }] }]);
+      return `{"format":"portico-pushgateway","version":2,"sha256":"${createHash('sha256').update(groups, 'utf8').digest('hex')}","groups":${groups}}`;
+    };
     expect(() => decodeGroups(doc({ ...NATIVE_INT, native: { ...NATIVE_INT.native, positiveDeltas: ['4'] } }))).toThrow(/no histogram value/);
     expect(() => decodeGroups(doc({ ...NATIVE_INT, native: { ...NATIVE_INT.native, negativeSpans: [{ offset: 1 }] } }))).toThrow(/no histogram value/);
     expect(() => decodeGroups(doc({ ...NATIVE_INT, sampleCountFloat: 'x' }))).toThrow(/no histogram value/);
