@@ -135,7 +135,7 @@ traefik_src() {
   cp -r "$root/test/peers/traefik/." "$dir/"
   local json moddir
   # Outside any module, so the download is checked against the checksum database.
-  json=$(cd "$dir/.." && GOFLAGS= go mod download -json "github.com/go-acme/lego/v5@$lego")
+  json=$(cd "$dir/.." && GOFLAGS='' go mod download -json "github.com/go-acme/lego/v5@$lego")
   moddir=$(awk -F'"' '$2 == "Dir" { print $4; exit }' <<<"$json")
   if [ -z "$moddir" ]; then
     echo "build-peers: cannot download lego $lego:" >&2
@@ -232,7 +232,7 @@ build() {
     echo "$dir/$name"
     return 0
   fi
-  echo "build-peers: building $name $version with $gover (first run only; on 2 cores kube-apiserver takes 10-20 minutes, traefik about TRAEFIKMIN, prometheus about 5)" >&2
+  echo "build-peers: building $name $version with $gover (first run only; on 2 cores kube-apiserver takes 10-20 minutes, traefik 15-65 (65 under heavy load), prometheus about 5)" >&2
   local start=$SECONDS
   mkdir -p "$dir"
   local src="$root/test/peers/$name"
