@@ -54,9 +54,9 @@ typecheck: install
 
 ## Build (once; cached outside the repository) the Go peers the tests start: etcd and kube-apiserver
 ## for the kube suites, Pushgateway, Prometheus and the client_golang push client, and the OpenSearch
-## node of the differential search suite (Maven)
+## node of the differential search suite (Maven), and Traefik for the management API's differential suite
 peers:
-	$(STEP) "finding (or on the first run, building from the Go module proxy and Maven Central: 15-30 minutes) kube-apiserver, etcd, Pushgateway, Prometheus, the Go push client and the OpenSearch node for the tests"
+	$(STEP) "finding (or on the first run, building from the Go module proxy and Maven Central: 25-60 minutes) kube-apiserver, etcd, Pushgateway, Prometheus, the Go push client, the OpenSearch node and Traefik for the tests"
 	@$(TIMED) "peers ready" bash -c 'bash scripts/build-peers.sh >/dev/null'
 
 ## Run only the suites against a real kube-apiserver (prints how many real-server tests ran)

@@ -13,9 +13,12 @@
 # OpenSearch version; its artifacts come from Maven Central) into
 #   ${PORTICO_PEER_CACHE:-$HOME/.cache/portico-peers}/opensearch-<version>/{opensearch-node.jar,classpath.txt}
 # and printed as the path of that directory.
+# One peer is built outside its wrapper: traefik, the reference of the management API's differential
+# suite (test/management/differential/), from test/peers/traefik/ copied beside a copy of lego whose
+# DNS-challenge registry is replaced (see traefik_src below).
 #
 #   scripts/build-peers.sh [name ...]     (default: every peer; prints the binary and file paths)
-# Names: etcd kube-apiserver servicemonitor-crd pushgateway prometheus push-client opensearch
+# Names: etcd kube-apiserver servicemonitor-crd pushgateway prometheus push-client opensearch traefik
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -121,8 +124,34 @@ servicemonitor_crd() {
   echo "$target"
 }
 
+# Traefik's module needs a build directory of its own: test/peers/traefik/ replaces lego with ./lego,
+# made here from lego's module (downloaded and checked against the checksum database) with its
+# DNS-challenge registry, which imports some 200 DNS providers' SDKs (two dozen of them refused by the
+# Go module proxy), replaced by one function that refuses every DNS provider. Prints the directory.
+traefik_src() {
+  local dir=$1 lego
+  lego=$(pinned traefik github.com/go-acme/lego/v5)
+  rm -rf "$dir" && mkdir -p "$dir"
+  cp -r "$root/test/peers/traefik/." "$dir/"
+  local json moddir
+  # Outside any module, so the download is checked against the checksum database.
+  json=$(cd "$dir/.." && GOFLAGS='' go mod download -json "github.com/go-acme/lego/v5@$lego")
+  moddir=$(awk -F'"' '$2 == "Dir" { print $4; exit }' <<<"$json")
+  if [ -z "$moddir" ]; then
+    echo "build-peers: cannot download lego $lego:" >&2
+    echo "$json" >&2
+    return 1
+  fi
+  rm -rf "$dir/lego"
+  cp -r "$moddir" "$dir/lego"
+  chmod -R u+w "$dir/lego"
+  rm -rf "$dir/lego/providers/dns"
+  mkdir -p "$dir/lego/providers/dns"
+  cp "$root/test/peers/traefik/lego-dns.go.txt" "$dir/lego/providers/dns/dns.go"
+}
+
 build() {
-  local name=$1 module pkg version ldflags tags=selinux,notest,grpcnotrace
+  local name=$1 module pkg version ldflags tags=selinux,notest,grpcnotrace builddir=
   case "$name" in
     servicemonitor-crd)
       need_go
@@ -179,8 +208,17 @@ build() {
       version=${version:+$version-$digest}
       ldflags="-s -w"
       ;;
+    traefik)
+      # Only cmd/traefik, pure Go, version stamped; built in a copy of the wrapper (traefik_src).
+      module=github.com/traefik/traefik/v3
+      pkg=$module/cmd/traefik
+      version=$(pinned traefik "$module")
+      ldflags="-s -w -X github.com/traefik/traefik/v3/pkg/version.Version=${version#v}"
+      tags=
+      builddir=yes
+      ;;
     *)
-      echo "build-peers: unknown peer \"$name\" (kube-apiserver, etcd, servicemonitor-crd, pushgateway, prometheus, push-client, opensearch)" >&2
+      echo "build-peers: unknown peer \"$name\" (kube-apiserver, etcd, servicemonitor-crd, pushgateway, prometheus, push-client, opensearch, traefik)" >&2
       return 2
       ;;
   esac
@@ -194,16 +232,22 @@ build() {
     echo "$dir/$name"
     return 0
   fi
-  echo "build-peers: building $name $version with $gover (first run only; on 2 cores kube-apiserver takes 10-20 minutes, prometheus about 5)" >&2
+  echo "build-peers: building $name $version with $gover (first run only; on 2 cores kube-apiserver takes 10-20 minutes, traefik 15-65 (65 under heavy load), prometheus about 5)" >&2
   local start=$SECONDS
   mkdir -p "$dir"
-  (cd "$root/test/peers/$name" &&
+  local src="$root/test/peers/$name"
+  if [ -n "$builddir" ]; then
+    src="$dir/src"
+    traefik_src "$src"
+  fi
+  (cd "$src" &&
     CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath -tags "$tags" \
       -ldflags "$ldflags" -o "$dir/$name.tmp" "$pkg")
   mv "$dir/$name.tmp" "$dir/$name"
+  if [ -n "$builddir" ]; then rm -rf "$src"; fi
   echo "build-peers: built $name in $((SECONDS - start)) s" >&2
   echo "$dir/$name"
 }
 
-if [ $# -eq 0 ]; then set -- etcd kube-apiserver servicemonitor-crd pushgateway prometheus push-client opensearch; fi
+if [ $# -eq 0 ]; then set -- etcd kube-apiserver servicemonitor-crd pushgateway prometheus push-client opensearch traefik; fi
 for peer in "$@"; do build "$peer"; done

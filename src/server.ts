@@ -28,14 +28,18 @@ export interface PorticoServer {
 
 /**
  * The providers that run in the server's process, as the configuration turns them on: the file
- * provider when `--providers.file.filename` is set. Created here, not by the management area, so
+ * provider when `--providers.file.filename` or `--providers.file.directory` is set. Created here, not by the management area, so
  * that area depends on no provider; it creates them over its record store and starts them.
  */
 export function inProcessProviders(config: ServeConfig, deps: AreaDeps): InProcessProviderSpec[] {
   const filename = config['providers.file.filename'];
-  if (filename === '') return [];
+  const directory = config['providers.file.directory'];
+  if (filename === '' && directory === '') return [];
   const logger = deps.logger.child({ area: 'management', provider: FILE_PROVIDER });
-  return [{ name: FILE_PROVIDER, create: (sink) => new FileProvider({ filename, watch: config['providers.file.watch'], sink, logger }) }];
+  return [{
+    name: FILE_PROVIDER,
+    create: (sink) => new FileProvider({ filename, ...(directory === '' ? {} : { directory }), watch: config['providers.file.watch'], sink, logger }),
+  }];
 }
 
 /** Whether any enabled part keeps a file under `--data.dir` (its default places). */

@@ -12,6 +12,7 @@ export const managementFlags = {
   'internal.listen-address': flag.address('127.0.0.1:8081', 'Loopback address where providers (the operator) deliver snapshots (host:port, or off)'),
   'internal.token-file': flag.string('', 'File holding the token that protects the internal listener (default: <data.dir>/internal-token, created if missing)'),
   'providers.file.filename': flag.string('', 'Dynamic configuration file in Traefik\'s format (YAML, or JSON when it ends in .json); empty: no file provider (make run passes examples/file-provider/dynamic.yaml)'),
+  'providers.file.directory': flag.string('', 'Directory of dynamic configuration files (.yaml/.yml, sub-directories included), merged as Traefik merges them (the first definition of a name wins); when set, providers.file.filename is ignored'),
   'providers.file.watch': flag.boolean(true, 'Reload the file provider\'s file when it changes'),
 };
 

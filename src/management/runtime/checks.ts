@@ -34,7 +34,7 @@ function tcpRulePriority(rule: string): bigint {
   return /^\s*HostSNI\(\s*[`"]\*[`"]\s*\)\s*$/.test(rule) ? -1n : BigInt(utf8Length(rule));
 }
 
-/** Traefik's PopulateUsedBy: services and middlewares list the routers that reference them. */
+/** Traefik's PopulateUsedBy: services and HTTP middlewares list the routers that reference them. */
 export function populateUsedBy(rt: RuntimeConfiguration): void {
   const link = (users: Map<string, { usedBy: string[] }>, ref: string | undefined, provider: string, router: string) => {
     if (ref === undefined || ref === '') return;
@@ -53,10 +53,9 @@ export function populateUsedBy(rt: RuntimeConfiguration): void {
     for (const m of r.prepared.middlewareRefs) linkQualified(rt.middlewares, m, r.name);
     if (r.prepared.service !== '') linkQualified(rt.services, r.prepared.service, r.name);
   }
-  for (const r of rt.tcpRouters.values()) {
-    for (const m of r.config.middlewares ?? []) link(rt.tcpMiddlewares, m, r.provider, r.name);
-    link(rt.tcpServices, r.config.service, r.provider, r.name);
-  }
+  // Traefik links TCP routers to their services only: a TCP middleware's usedBy stays empty
+  // (found by the differential suite against Traefik 3.7.13).
+  for (const r of rt.tcpRouters.values()) link(rt.tcpServices, r.config.service, r.provider, r.name);
   for (const r of rt.udpRouters.values()) link(rt.udpServices, r.config.service, r.provider, r.name);
   const sortUsers = (m: Map<string, { usedBy: string[] }>) => {
     for (const v of m.values()) if (v.usedBy.length > 1) v.usedBy = uniqueSorted(v.usedBy);

@@ -10,7 +10,9 @@ import { readFile as fsReadFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { SnapshotSink } from '../../dynamic-config/configuration.js';
+import type { DynamicConfiguration } from '../../dynamic-config/configuration.js';
 import { parseDynamicFile } from './dynamic-file.js';
+import { parseDirectoryFiles, readDirectoryFiles } from './file-directory.js';
 
 export const FILE_PROVIDER = 'file';
 
@@ -22,6 +24,11 @@ export interface Timers {
 export interface FileProviderOptions {
   /** The dynamic configuration file (YAML, or JSON when it ends in `.json`). */
   readonly filename: string;
+  /**
+   * A directory of YAML files instead (`--providers.file.directory`), read recursively and merged
+   * as Traefik merges them (`file-directory.ts`); when set, `filename` is ignored.
+   */
+  readonly directory?: string;
   /** Reload on change (default true). */
   readonly watch?: boolean;
   readonly sink: SnapshotSink;
@@ -32,7 +39,7 @@ export interface FileProviderOptions {
   readonly timers?: Timers;
   readonly readFile?: (path: string) => Promise<string>;
   /** Injected watcher factory; returns a close function. */
-  readonly watchDirectory?: (dir: string, onEvent: () => void, onError: (err: Error) => void) => () => void;
+  readonly watchDirectory?: (dir: string, onEvent: () => void, onError: (err: Error) => void, recursive: boolean) => () => void;
 }
 
 const realTimers: Timers = {
@@ -40,8 +47,8 @@ const realTimers: Timers = {
   clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
 };
 
-function defaultWatchDirectory(dir: string, onEvent: () => void, onError: (err: Error) => void): () => void {
-  const watcher: FSWatcher = fsWatch(dir, { persistent: false }, () => onEvent());
+function defaultWatchDirectory(dir: string, onEvent: () => void, onError: (err: Error) => void, recursive: boolean): () => void {
+  const watcher: FSWatcher = fsWatch(dir, { persistent: false, recursive }, () => onEvent());
   watcher.on('error', onError);
   return () => watcher.close();
 }
@@ -56,7 +63,7 @@ export class FileProvider {
   readonly path: string;
 
   constructor(private readonly opts: FileProviderOptions) {
-    this.path = resolve(opts.filename);
+    this.path = resolve(opts.directory ?? opts.filename);
   }
 
   /** The last read or parse error, or undefined when the last read succeeded. */
@@ -68,12 +75,13 @@ export class FileProvider {
   async start(): Promise<void> {
     await this.reload();
     if (this.opts.watch ?? true) {
-      const dir = dirname(this.path);
+      const isDirectory = this.opts.directory !== undefined;
+      const dir = isDirectory ? this.path : dirname(this.path);
       try {
         const watchDir = this.opts.watchDirectory ?? defaultWatchDirectory;
         this.closeWatch = watchDir(dir, () => this.schedule(), (err) => {
           this.opts.logger.error({ err, dir }, 'file provider: watching stopped');
-        });
+        }, isDirectory);
       } catch (err) {
         this.opts.logger.error({ err, dir }, 'file provider: cannot watch the directory; changes will not be reloaded');
       }
@@ -104,12 +112,23 @@ export class FileProvider {
     return this.reloading;
   }
 
+  /** The text to hash and a parser of it: the file's, or the directory's files in order. */
+  private async read(): Promise<{ text: string; parse: () => DynamicConfiguration }> {
+    if (this.opts.directory !== undefined) {
+      const files = await readDirectoryFiles(this.path);
+      const text = files.map((f) => `${f.name}\0${f.text}`).join('\0');
+      return { text, parse: () => parseDirectoryFiles(files) };
+    }
+    const text = await (this.opts.readFile ?? ((p) => fsReadFile(p, 'utf8')))(this.path);
+    return { text, parse: () => parseDynamicFile(text, basename(this.path)) };
+  }
+
   private async load(): Promise<void> {
     if (this.stopped) return;
     const log = this.opts.logger;
-    let text: string;
+    let read: { text: string; parse: () => DynamicConfiguration };
     try {
-      text = await (this.opts.readFile ?? ((p) => fsReadFile(p, 'utf8')))(this.path);
+      read = await this.read();
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') {
@@ -118,13 +137,13 @@ export class FileProvider {
         this.error = `${this.path} does not exist`;
         return;
       }
-      this.fail(`cannot read ${this.path}: ${(err as Error).message}`);
+      this.fail(code === undefined ? (err as Error).message : `cannot read ${this.path}: ${(err as Error).message}`);
       return;
     }
-    const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
+    const hash = createHash('sha256').update(read.text).digest('hex').slice(0, 16);
     if (hash === this.lastHash && this.error === undefined) return;
     try {
-      const configuration = parseDynamicFile(text, basename(this.path));
+      const configuration = read.parse();
       this.opts.sink.set(FILE_PROVIDER, { configuration, version: hash });
       this.lastHash = hash;
       if (this.error !== undefined) log.info({ file: this.path }, 'file provider: configuration is valid again');

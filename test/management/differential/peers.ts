@@ -1,0 +1,185 @@
+/**
+ * The two sides of the management API's differential suite: a real Traefik (the `traefik` peer of
+ * scripts/build-peers.sh) and Portico's `dist/cli.js serve`, both reading the same directory with
+ * their file providers and declaring the same entry points. One of each per test file: cases
+ * rewrite the directory and wait until both have loaded it (a marker router names the load).
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startPortico, type RunningPortico } from '../../support/portico-process.js';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+
+/** Builds (first run only) or finds the Traefik binary. */
+export function traefikBinary(): string {
+  let out: string;
+  try {
+    out = execFileSync('bash', [resolve(ROOT, 'scripts/build-peers.sh'), 'traefik'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  } catch (err) {
+    throw new Error(`scripts/build-peers.sh traefik failed: the differential suite needs Go 1.26 or newer and the Go module proxy (${(err as Error).message})`, { cause: err });
+  }
+  const path = out.trim().split('\n').pop() ?? '';
+  if (!existsSync(path)) throw new Error(`scripts/build-peers.sh traefik printed no binary path: ${out}`);
+  return path;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+export interface Answer {
+  readonly status: number;
+  readonly body: string;
+  readonly nextPage: string | null;
+  readonly contentType: string | null;
+}
+
+async function get(base: string, path: string): Promise<Answer> {
+  const res = await fetch(`${base}${path}`, { redirect: 'manual' });
+  return { status: res.status, body: await res.text(), nextPage: res.headers.get('x-next-page'), contentType: res.headers.get('content-type') };
+}
+
+export interface Pair {
+  /** The directory both file providers read. */
+  readonly dir: string;
+  /** Entry point name → address, as both declare them. */
+  readonly entryPoints: Readonly<Record<string, string>>;
+  traefik(path: string): Promise<Answer>;
+  portico(path: string): Promise<Answer>;
+  /** Replaces the directory's files and waits until both sides serve the marker router `marker-<n>`. */
+  load(files: Readonly<Record<string, string>>): Promise<void>;
+  stop(): Promise<void>;
+  traefikOutput(): string;
+}
+
+function startTraefik(bin: string, args: string[]): { proc: ChildProcess; output: () => string } {
+  const proc = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const keep = (d: Buffer) => {
+    out += d.toString();
+    if (out.length > 200_000) out = out.slice(-100_000);
+  };
+  proc.stdout?.on('data', keep);
+  proc.stderr?.on('data', keep);
+  return { proc, output: () => out };
+}
+
+async function until(what: string, fn: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      if (await fn()) return;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last === undefined ? '' : `: ${String(last)}`}`);
+}
+
+/**
+ * Starts Traefik and Portico on free loopback ports. Entry points: `web` and `websecure` (TCP, the
+ * defaults), `udpep` (UDP), and each side's `traefik` entry point (its API listener).
+ */
+export async function startPair(): Promise<Pair> {
+  const bin = traefikBinary();
+  const dir = mkdtempSync(join(tmpdir(), 'portico-traefik-diff-'));
+  const confDir = join(dir, 'conf');
+  const dataDir = join(dir, 'data');
+  mkdirSync(confDir);
+  mkdirSync(dataDir);
+  const [web, websecure, udp, api] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const entryPoints = { web: `127.0.0.1:${web}`, websecure: `127.0.0.1:${websecure}`, udpep: `127.0.0.1:${udp}/udp` };
+  let marker = 0;
+  writeFileSync(join(confDir, 'marker.yaml'), markerFile(marker));
+  const traefik = startTraefik(bin, [
+    `--entryPoints.web.address=${entryPoints.web}`, '--entryPoints.web.asDefault=true',
+    `--entryPoints.websecure.address=${entryPoints.websecure}`, '--entryPoints.websecure.asDefault=true',
+    `--entryPoints.udpep.address=${entryPoints.udpep}`,
+    `--entryPoints.traefik.address=127.0.0.1:${api}`,
+    '--api.insecure=true', '--api.dashboard=true',
+    `--providers.file.directory=${confDir}`, '--providers.file.watch=true',
+    '--providers.providersThrottleDuration=0s',
+    '--global.checkNewVersion=false', '--global.sendAnonymousUsage=false',
+    '--log.level=ERROR',
+  ]);
+  let portico: RunningPortico | undefined;
+  try {
+    portico = await startPortico([
+      '--management.listen-address', '127.0.0.1:0',
+      '--management.entry-points', Object.entries(entryPoints).map(([k, v]) => `${k}=${v}`).join(','),
+      '--pushgateway.listen-address', 'off', '--search.listen-address', 'off', '--internal.listen-address', 'off',
+      '--providers.file.directory', confDir, '--data.dir', dataDir,
+    ]);
+  } catch (err) {
+    traefik.proc.kill('SIGKILL');
+    throw err;
+  }
+  const porticoBase = `http://127.0.0.1:${portico.ports.management}`;
+  const traefikBase = `http://127.0.0.1:${api}`;
+  const pair: Pair = {
+    dir: confDir,
+    entryPoints,
+    traefik: (path) => get(traefikBase, path),
+    portico: (path) => get(porticoBase, path),
+    traefikOutput: traefik.output,
+    async load(files) {
+      marker++;
+      for (const name of readdirSync(confDir)) rmSync(join(confDir, name), { recursive: true, force: true });
+      for (const [name, text] of Object.entries(files)) {
+        const path = join(confDir, name);
+        mkdirSync(resolve(path, '..'), { recursive: true });
+        writeFileSync(path, text);
+      }
+      // Written last, so a side that sees the marker has seen the rest.
+      writeFileSync(join(confDir, 'zz-marker.yaml'), markerFile(marker));
+      const name = `marker-${marker}@file`;
+      await until(`marker ${marker} in both`, async () => {
+        if (traefik.proc.exitCode !== null) throw new Error(`traefik exited: ${traefik.output()}`);
+        if (portico?.child.exitCode !== null) throw new Error(`portico exited: ${portico?.lines.slice(-5).join('\n')}`);
+        const t = await pair.traefik(`/api/http/routers/${name}`).catch((err: Error) => { throw new Error(`traefik: ${String(err.cause ?? err)}`); });
+        const p = await pair.portico(`/api/http/routers/${name}`).catch((err: Error) => { throw new Error(`portico: ${String(err.cause ?? err)}`); });
+        return t.status === 200 && p.status === 200;
+      });
+    },
+    async stop() {
+      await portico?.stop();
+      await new Promise<void>((res) => {
+        if (traefik.proc.exitCode !== null || traefik.proc.signalCode !== null) return res();
+        const t = setTimeout(() => traefik.proc.kill('SIGKILL'), 5000);
+        traefik.proc.once('exit', () => {
+          clearTimeout(t);
+          res();
+        });
+        traefik.proc.kill('SIGTERM');
+      });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  await until('both sides up with the first marker', async () => {
+    const [t, p] = await Promise.all([pair.traefik('/api/http/routers/marker-0@file'), pair.portico('/api/http/routers/marker-0@file')]);
+    if (traefik.proc.exitCode !== null) throw new Error(`traefik exited: ${traefik.output()}`);
+    return t.status === 200 && p.status === 200;
+  }, 30_000);
+  return pair;
+}
+
+/**
+ * The marker: a router with a service that no case uses, so it shows in every list. Its name sorts
+ * after the cases' (`m` after `c` and `h`) and it is `noop@internal`-backed, so it never disables.
+ */
+function markerFile(n: number): string {
+  return `http:\n  routers:\n    marker-${n}:\n      rule: "Path(\`/marker-${n}\`)"\n      service: noop@internal\n`;
+}
