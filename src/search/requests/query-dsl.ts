@@ -18,7 +18,7 @@ export type Query =
   | { kind: 'match_none' }
   | { kind: 'match'; field: string; text: string; operator: Operator; msm: MinimumShouldMatch; zeroTermsAll: boolean; boost: number }
   | { kind: 'match_phrase'; field: string; text: string; slop: number; boost: number }
-  | { kind: 'multi_match'; fields: readonly FieldBoost[]; text: string; type: string; operator: Operator; msm: MinimumShouldMatch; tieBreaker: number; boost: number }
+  | { kind: 'multi_match'; fields: readonly FieldBoost[]; text: string; type: string; operator: Operator; msm: MinimumShouldMatch; tieBreaker: number; slop: number; boost: number }
   | { kind: 'term'; field: string; value: string | number | boolean; caseInsensitive: boolean; boost: number }
   | { kind: 'terms'; field: string; values: readonly (string | number | boolean)[]; boost: number }
   | {
@@ -311,6 +311,7 @@ const PARSERS = new Map<string, (body: unknown, depth: number, name: string) => 
       operator: operator(body.operator),
       msm: body.minimum_should_match as MinimumShouldMatch,
       tieBreaker: body.tie_breaker === undefined ? 0 : num(body.tie_breaker, 'tie_breaker'),
+      slop: body.slop === undefined ? 0 : num(body.slop, 'slop'),
       boost: boostOf(body),
     };
   }],

@@ -14,6 +14,8 @@ export interface QsClause {
   readonly field: string | undefined;
   readonly text: string;
   readonly phrase: boolean;
+  /** A phrase's slop (`"a b"~2`, or the query's `phrase_slop`); 0 when absent. */
+  readonly slop?: number;
 }
 
 interface Token {

@@ -40,9 +40,6 @@ function queriesNamed(q: unknown, name: string, out: unknown[] = []): unknown[] 
 /** A difference in what was found or how it scored (not in an error). */
 const inHits = (f: Found): boolean => /^(total|ids|max_score|hit \d+ \(.*\) score)/.test(f.diff);
 
-const hasPhraseSlop = (body: unknown): boolean =>
-  queriesNamed(body, 'match_phrase').some((m) => Object.values(m as object).some((v) => typeof v === 'object' && v !== null && (v as { slop?: number }).slop !== undefined && (v as { slop: number }).slop > 0));
-
 const queryTexts = (body: unknown, name: string): string[] => queriesNamed(body, name).map((q) => String((q as { query?: unknown }).query ?? ''));
 
 /** A query_string over several fields (listed, or all by default) whose text has two plain words side by side. */
@@ -79,15 +76,6 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       'Portico answers 400 parsing_exception "[bool] query does not support [nope]". Its query parser reads parsed JSON, which has no ' +
       'line and column to report; refusing unknown keys with Elasticsearch\'s own errors is the next part of issue 21.',
     matches: (f) => f.diff.startsWith('error type parsing_exception vs x_content_parse_exception') && /\[bool\] unknown field/.test(f.diff),
-  },
-  {
-    name: 'match_phrase with slop',
-    follows: 'not-yet',
-    reason:
-      'Portico reads `slop` but matches exact phrases only, and scores them with the exact phrase frequency; Lucene\'s sloppy phrase ' +
-      'matcher also finds the terms up to `slop` moves apart and weighs each match by 1 / (1 + distance). Silently wrong until ' +
-      'implemented (or refused, as issue 21 asks of every unimplemented option).',
-    matches: (f) => inHits(f) && hasPhraseSlop(f.request.body),
   },
   {
     name: 'query_string groups and mixed operators',
