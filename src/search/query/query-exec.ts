@@ -54,8 +54,9 @@ export function execute(query: Query, ctx: ExecContext): Hits {
     case 'match_none':
       return EMPTY;
     case 'match':
-      return matchField(ctx, query.field, query.text, query.operator, query.msm, query.boost, query.zeroTermsAll, false);
+      return matchField(ctx, query.field, query.text, query.operator, query.msm, query.boost, query.zeroTermsAll, query.lenient);
     case 'match_phrase':
+      if (query.zeroTermsAll && tokens(query.text).length === 0) return execute({ kind: 'match_all', boost: query.boost }, ctx);
       return phrase(ctx, query.field, query.text, query.boost, false, query.slop);
     case 'multi_match':
       return multiMatch(ctx, query);

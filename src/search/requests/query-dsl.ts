@@ -3,6 +3,8 @@ import { isJsonObject, textLocation, valueOffset } from '../syntax/json-members.
 import { parseSimpleQueryString, type SqsNode } from './simple-query-string.js';
 import { parseQueryString, type QsClause } from './query-string.js';
 import { didYouMean } from '../syntax/did-you-mean.js';
+import { checkOptions, refusedOption, unsupportedOption } from './query-options.js';
+import { LocatedQueryError, unknownField } from './query-error.js';
 
 /**
  * The Elasticsearch query DSL subset Portico understands, parsed from JSON into an AST with ES's
@@ -16,8 +18,8 @@ export type MinimumShouldMatch = string | number | undefined;
 export type Query =
   | { kind: 'match_all'; boost: number }
   | { kind: 'match_none' }
-  | { kind: 'match'; field: string; text: string; operator: Operator; msm: MinimumShouldMatch; zeroTermsAll: boolean; boost: number }
-  | { kind: 'match_phrase'; field: string; text: string; slop: number; boost: number }
+  | { kind: 'match'; field: string; text: string; operator: Operator; msm: MinimumShouldMatch; zeroTermsAll: boolean; lenient: boolean; boost: number }
+  | { kind: 'match_phrase'; field: string; text: string; slop: number; zeroTermsAll: boolean; boost: number }
   | { kind: 'multi_match'; fields: readonly FieldBoost[]; text: string; type: string; operator: Operator; msm: MinimumShouldMatch; tieBreaker: number; slop: number; boost: number }
   | { kind: 'term'; field: string; value: string | number | boolean; caseInsensitive: boolean; boost: number }
   | { kind: 'terms'; field: string; values: readonly (string | number | boolean)[]; boost: number }
@@ -72,16 +74,6 @@ function operator(v: unknown): Operator {
   throw errors.illegalArgument(`No enum constant org.elasticsearch.index.query.Operator.${String(v).toUpperCase()}`);
 }
 
-/** The options each one-field query accepts in its object form; ES refuses any other key. */
-const OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  match: ['query', 'analyzer', 'boost', 'fuzziness', 'prefix_length', 'max_expansions', 'operator', 'minimum_should_match', 'fuzzy_rewrite',
-    'fuzzy_transpositions', 'lenient', 'zero_terms_query', '_name', 'auto_generate_synonyms_phrase_query'],
-  match_phrase: ['query', 'analyzer', 'slop', 'zero_terms_query', 'boost', '_name'],
-  term: ['value', 'term', 'boost', '_name', 'case_insensitive'],
-  prefix: ['value', 'prefix', 'rewrite', 'case_insensitive', 'boost', '_name'],
-  range: ['from', 'to', 'include_lower', 'include_upper', 'gt', 'gte', 'lt', 'lte', 'time_zone', 'format', 'relation', 'boost', '_name'],
-};
-
 /** `{"field": value}` or `{"field": {"query": value, …}}` — the one-field shape of match, term, …. */
 function singleField(name: string, body: unknown, valueKey: string): { field: string; opts: Record<string, unknown> } {
   if (!isJsonObject(body)) throw errors.parsing(`[${name}] query malformed, no start_object after query name`);
@@ -99,10 +91,9 @@ function singleField(name: string, body: unknown, valueKey: string): { field: st
   if (Array.isArray(v) && (name === 'term' || name === 'prefix')) throw errors.parsing(`[${name}] query does not support array of values`);
   // range only has an object form: a bare value is an unknown key of the range query itself.
   if (name === 'range' && !isJsonObject(v)) throw errors.parsing(`[range] query does not support [${field}]`);
-  const allowed = OPTIONS[name];
-  if (isJsonObject(v) && allowed !== undefined) {
-    for (const k of Object.keys(v)) if (!allowed.includes(k)) throw errors.parsing(`[${name}] query does not support [${k}]`);
-  }
+  if (isJsonObject(v)) checkOptions(name, v, [name, field]);
+  // Named queries (`matched_queries` in the hits) are not done here.
+  if (body._name !== undefined) throw unsupportedOption(name, '_name', [name]);
   const opts = isJsonObject(v) ? { ...v } : { [valueKey]: v };
   if (opts[valueKey] === undefined && name === 'term' && opts.term !== undefined) opts.value = opts.term;
   if (opts[valueKey] === undefined && name === 'prefix' && opts.prefix !== undefined) opts.value = opts.prefix;
@@ -204,7 +195,10 @@ function child(raw: unknown, depth: number, steps: readonly (string | number)[],
   try {
     return parseQuery(raw, depth + 1);
   } catch (e) {
-    if (e instanceof NestedDepthExceeded) throw e.within(steps, boolClause);
+    if (e instanceof NestedDepthExceeded || e instanceof LocatedQueryError) throw e.within(steps, boolClause);
+    // Placed at the query that threw it: ES would name the very token, which only matters for the
+    // numbers in the bool wrappers' reasons.
+    if (e instanceof SearchError) throw LocatedQueryError.around(e, []).within(steps, boolClause);
     throw e;
   }
 }
@@ -259,6 +253,7 @@ function simpleTree(node: SqsNode, fields: readonly FieldBoost[] | undefined, op
 
 /** query_string and simple_query_string: the query text in Lucene's syntax (query-string.ts, simple-query-string.ts). */
 function queryStringQuery(body: unknown, _depth: number, name: string): Query {
+  if (isJsonObject(body)) checkOptions(name, body);
   if (!isJsonObject(body) || body.query === undefined) throw errors.parsing(`[${name}] must be provided with a [query]`);
   const fields = fieldBoosts(body.fields) ?? fieldBoosts(body.default_field);
   if (name === 'simple_query_string') {
@@ -281,8 +276,14 @@ function queryStringQuery(body: unknown, _depth: number, name: string): Query {
 
 /** The parser of each query this server runs: `body` is the object under the query's name. */
 const PARSERS = new Map<string, (body: unknown, depth: number, name: string) => Query>([
-  ['match_all', (body) => ({ kind: 'match_all', boost: isJsonObject(body) ? boostOf(body) : 1 })],
-  ['match_none', () => ({ kind: 'match_none' })],
+  ['match_all', (body, _depth, name) => {
+    objectParserKeys(name, body, true);
+    return { kind: 'match_all', boost: isJsonObject(body) ? boostOf(body) : 1 };
+  }],
+  ['match_none', (body, _depth, name) => {
+    if (isJsonObject(body)) checkOptions(name, body);
+    return { kind: 'match_none' };
+  }],
   ['match', (body, _depth, name) => {
     const { field, opts } = singleField(name, body, 'query');
     if (opts.query === undefined || opts.query === null) throw errors.parsing('No text specified for text query');
@@ -292,22 +293,26 @@ const PARSERS = new Map<string, (body: unknown, depth: number, name: string) => 
       text: String(scalar(opts.query, name)),
       operator: operator(opts.operator),
       msm: opts.minimum_should_match as MinimumShouldMatch,
-      zeroTermsAll: String(opts.zero_terms_query ?? 'none').toLowerCase() === 'all',
+      zeroTermsAll: zeroTermsAll(opts.zero_terms_query),
+      lenient: opts.lenient === true || opts.lenient === 'true',
       boost: boostOf(opts),
     };
   }],
   ['match_phrase', (body, _depth, name) => {
     const { field, opts } = singleField(name, body, 'query');
-    return { kind: 'match_phrase', field, text: String(scalar(opts.query, name)), slop: opts.slop === undefined ? 0 : num(opts.slop, 'slop'), boost: boostOf(opts) };
+    const slop = opts.slop === undefined ? 0 : num(opts.slop, 'slop');
+    if (slop < 0) throw errors.illegalArgument('No negative slop allowed.');
+    return { kind: 'match_phrase', field, text: String(scalar(opts.query, name)), slop, zeroTermsAll: zeroTermsAll(opts.zero_terms_query), boost: boostOf(opts) };
   }],
   ['multi_match', (body, _depth, name) => {
     if (!isJsonObject(body)) throw errors.parsing('[multi_match] query malformed');
+    checkOptions(name, body);
     if (body.query === undefined) throw errors.parsing('No text specified for multi_match query');
     return {
       kind: 'multi_match',
       fields: fieldBoosts(body.fields) ?? [{ field: '*', boost: 1 }],
       text: String(scalar(body.query, name)),
-      type: String(body.type ?? 'best_fields'),
+      type: multiMatchType(body.type),
       operator: operator(body.operator),
       msm: body.minimum_should_match as MinimumShouldMatch,
       tieBreaker: body.tie_breaker === undefined ? 0 : num(body.tie_breaker, 'tie_breaker'),
@@ -322,7 +327,9 @@ const PARSERS = new Map<string, (body: unknown, depth: number, name: string) => 
   }],
   ['terms', (body, _depth, name) => {
     if (!isJsonObject(body)) throw errors.parsing('[terms] query malformed');
-    const fields = Object.keys(body).filter((k) => k !== 'boost' && k !== '_name');
+    // Any key but boost names the field; a second one, or a value no list, is one ES does not know.
+    const fields = Object.keys(body).filter((k) => k !== 'boost');
+    for (const k of fields) if (!Array.isArray(body[k]) && !isJsonObject(body[k])) throw unsupportedOption(name, k, [name]);
     const field = fields[0];
     if (field === undefined || fields.length > 1) throw errors.parsing('[terms] query does not support multiple fields');
     const values = body[field];
@@ -339,12 +346,15 @@ const PARSERS = new Map<string, (body: unknown, depth: number, name: string) => 
     if (typeof opts.time_zone === 'string') q.timeZone = opts.time_zone;
     return q;
   }],
-  ['exists', (body) => {
+  ['exists', (body, _depth, name) => {
+    if (isJsonObject(body)) checkOptions(name, body);
     if (!isJsonObject(body) || typeof body.field !== 'string') throw errors.parsing('[exists] must be provided with a [field]');
+    if (body.field === '') throw errors.illegalArgument('field name is null or empty');
     return { kind: 'exists', field: body.field, boost: boostOf(body) };
   }],
-  ['ids', (body) => {
+  ['ids', (body, _depth, name) => {
     if (!isJsonObject(body)) throw errors.parsing('[ids] query malformed');
+    objectParserKeys(name, body, true);
     const values = body.values ?? [];
     if (!Array.isArray(values)) throw errors.parsing('[ids] query malformed, values must be an array');
     return { kind: 'ids', values: values.map(String), boost: boostOf(body) };
@@ -354,20 +364,18 @@ const PARSERS = new Map<string, (body: unknown, depth: number, name: string) => 
     return { kind: 'prefix', field, value: String(scalar(opts.value, name)), caseInsensitive: opts.case_insensitive === true, boost: boostOf(opts) };
   }],
   ['constant_score', (body, depth, name) => {
+    if (isJsonObject(body)) checkOptions(name, body);
     if (!isJsonObject(body) || body.filter === undefined) throw errors.parsing('[constant_score] requires a \'filter\' element');
     return { kind: 'constant_score', filter: child(body.filter, depth, [name, 'filter'], undefined), boost: boostOf(body) };
   }],
   ['dis_max', (body, depth, name) => {
     if (!isJsonObject(body)) throw errors.parsing('[dis_max] query malformed');
+    checkOptions(name, body);
     return { kind: 'dis_max', queries: clauses(body.queries, depth, name, 'queries'), tieBreaker: body.tie_breaker === undefined ? 0 : num(body.tie_breaker, 'tie_breaker'), boost: boostOf(body) };
   }],
   ['bool', (body, depth, name) => {
     if (!isJsonObject(body)) throw errors.parsing('[bool] query malformed, no start_object after query name');
-    for (const k of Object.keys(body)) {
-      if (!['must', 'should', 'filter', 'must_not', 'minimum_should_match', 'boost', '_name', 'adjust_pure_negative'].includes(k)) {
-        throw errors.parsing(`[bool] query does not support [${k}]`);
-      }
-    }
+    objectParserKeys(name, body, false);
     return {
       kind: 'bool',
       must: clauses(body.must, depth, name, 'must'),
@@ -381,6 +389,32 @@ const PARSERS = new Map<string, (body: unknown, depth: number, name: string) => 
   ['query_string', queryStringQuery],
   ['simple_query_string', queryStringQuery],
 ]);
+
+/**
+ * The keys of a query ES parses with an ObjectParser (bool, ids, match_all): one it does not know
+ * (or whose value Portico does not act on) is ES's "[1:19] [bool] unknown field [nope]", placed
+ * in the request text; `wrapped` in a parsing_exception for ids and match_all.
+ */
+function objectParserKeys(name: string, body: unknown, wrapped: boolean): void {
+  if (!isJsonObject(body)) return;
+  const k = refusedOption(name, body);
+  if (k !== undefined) throw unknownField(name, k, [name, k], wrapped);
+}
+
+function zeroTermsAll(v: unknown): boolean {
+  if (v === undefined) return false;
+  const s = String(v).toLowerCase();
+  if (s === 'all' || s === 'none') return s === 'all';
+  throw errors.parsing(`Unsupported zero_terms_query value [${String(v)}]`);
+}
+
+/** The multi_match types Portico runs; ES's other types are refused, never run as best_fields. */
+function multiMatchType(v: unknown): string {
+  const type = v === undefined ? 'best_fields' : String(v).toLowerCase();
+  if (type === 'best_fields' || type === 'most_fields' || type === 'phrase') return type;
+  if (['cross_fields', 'phrase_prefix', 'bool_prefix'].includes(type)) throw errors.parsing(`[multi_match] query does not support [type] [${type}]`);
+  throw errors.parse(`failed to parse [multi_match] query type [${String(v)}]. unknown type.`);
+}
 
 function boostOf(o: Record<string, unknown>): number {
   return o.boost === undefined ? 1 : num(o.boost, 'boost');

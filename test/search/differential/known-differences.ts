@@ -69,15 +69,6 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     matches: (f) => f.request.body.search_after !== undefined && f.portico.status === 400 && f.portico.body?.error?.type === 'action_request_validation_exception' && f.reference.status === 500,
   },
   {
-    name: 'an unknown key in a bool query',
-    follows: 'not-yet',
-    reason:
-      'Elasticsearch 8 and OpenSearch parse bool with an ObjectParser and answer 400 x_content_parse_exception "[1:43] [bool] unknown field [nope]"; ' +
-      'Portico answers 400 parsing_exception "[bool] query does not support [nope]". Its query parser reads parsed JSON, which has no ' +
-      'line and column to report; refusing unknown keys with Elasticsearch\'s own errors is the next part of issue 21.',
-    matches: (f) => f.diff.startsWith('error type parsing_exception vs x_content_parse_exception') && /\[bool\] unknown field/.test(f.diff),
-  },
-  {
     name: 'query_string groups and mixed operators',
     follows: 'not-yet',
     reason:
