@@ -1,7 +1,7 @@
 import { analyze, tokens } from '../index/analyzer.js';
 import { avgFieldLength, bm25, idf, normInverseCache, termWeight } from './bm25.js';
 import { errors } from '../errors.js';
-import { globMatch } from '../syntax/glob.js';
+import { globMatch, wildcardMatch } from '../syntax/glob.js';
 import type { InvertedIndex } from '../index/inverted-index.js';
 import type { KeywordField } from '../index/keyword-field.js';
 import type { TextField } from '../index/text-field.js';
@@ -75,6 +75,8 @@ export function execute(query: Query, ctx: ExecContext): Hits {
     }
     case 'prefix':
       return prefixQuery(ctx, query.field, query.value, query.boost, query.caseInsensitive);
+    case 'wildcard':
+      return wildcardQuery(ctx, query.field, query.value, query.boost, query.caseInsensitive);
     case 'constant_score':
       return constScore(ctx, execute(query.filter, ctx), query.boost);
     case 'dis_max':
@@ -282,12 +284,29 @@ function dateRange(ctx: ExecContext, def: FieldDef, q: Extract<Query, { kind: 'r
 }
 
 function prefixQuery(ctx: ExecContext, path: string, value: string, boost: number, caseInsensitive = false): Hits {
+  const wanted = caseInsensitive ? value.toLowerCase() : value;
+  return matchingTerms(ctx, path, boost, (t) => (caseInsensitive ? t.toLowerCase() : t).startsWith(wanted));
+}
+
+/**
+ * `wildcard` (`*` and `?`) over the fields `pattern` names, constant score. A text field's terms
+ * are lower case, so the pattern is too there, as ES normalizes it with the field's analyzer.
+ */
+function wildcardQuery(ctx: ExecContext, pattern: string, value: string, boost: number, caseInsensitive: boolean): Hits {
+  const perField = resolveFields(ctx, pattern).map((def) => {
+    const wanted = caseInsensitive || def.kind === 'text' ? value.toLowerCase() : value;
+    return matchingTerms(ctx, def.path, boost, (t) => wildcardMatch(wanted, caseInsensitive ? t.toLowerCase() : t));
+  });
+  return perField.length === 1 ? (perField[0] as Hits) : constScore(ctx, unionAll(perField, ctx.arena), boost);
+}
+
+/** The documents holding a term of the text or keyword field at `path` that `matches`, constant score. */
+function matchingTerms(ctx: ExecContext, path: string, boost: number, matches: (term: string) => boolean): Hits {
   const def = ctx.mappings.field(path);
   if (def === undefined) return EMPTY;
   const field = def.kind === 'text' ? ctx.index.text.get(path) : ctx.index.keyword.get(path);
   if (field === undefined) return EMPTY;
-  const wanted = caseInsensitive ? value.toLowerCase() : value;
-  const ids = [...field.terms.entries()].filter(([t]) => (caseInsensitive ? t.toLowerCase() : t).startsWith(wanted)).map(([, id]) => id);
+  const ids = [...field.terms.entries()].filter(([t]) => matches(t)).map(([, id]) => id);
   return constant(...postingsUnion(ctx, field.postings, ids), f(boost), ctx.arena);
 }
 

@@ -1,7 +1,7 @@
 import { errors, SearchError, type EsCause } from '../errors.js';
 import { isJsonObject, textLocation, valueOffset } from '../syntax/json-members.js';
 import { parseSimpleQueryString, type SqsNode } from './simple-query-string.js';
-import { parseQueryString, type QsClause } from './query-string.js';
+import { parseLuceneQuery, type LqNode, type QsClause } from './query-string.js';
 import { didYouMean } from '../syntax/did-you-mean.js';
 import { checkOptions, refusedOption, unsupportedOption } from './query-options.js';
 import { LocatedQueryError, unknownField } from './query-error.js';
@@ -39,6 +39,8 @@ export type Query =
   | { kind: 'exists'; field: string; boost: number }
   | { kind: 'ids'; values: readonly string[]; boost: number }
   | { kind: 'prefix'; field: string; value: string; caseInsensitive: boolean; boost: number }
+  /** `field` may be a pattern (`*`, `title*`): query_string's wildcards run over the default fields. */
+  | { kind: 'wildcard'; field: string; value: string; caseInsensitive: boolean; boost: number }
   | { kind: 'constant_score'; filter: Query; boost: number }
   | { kind: 'dis_max'; queries: readonly Query[]; tieBreaker: number; boost: number }
   | { kind: 'bool'; must: readonly Query[]; should: readonly Query[]; filter: readonly Query[]; mustNot: readonly Query[]; msm: MinimumShouldMatch; boost: number }
@@ -264,15 +266,84 @@ function queryStringQuery(body: unknown, _depth: number, name: string): Query {
     const boost = boostOf(body);
     return boost === 1 ? q : { kind: 'bool', must: [q], should: [], filter: [], mustNot: [], msm: undefined, boost };
   }
-  return {
-    kind: 'query_string',
-    clauses: parseQueryString(String(body.query), false),
+  const q = queryStringToQuery(String(body.query), {
     fields,
-    defaultOperator: operator(body.default_operator),
-    boost: boostOf(body),
-    simple: false,
-  };
+    operator: operator(body.default_operator),
+    tieBreaker: body.tie_breaker === undefined ? 0 : num(body.tie_breaker, 'tie_breaker'),
+    phraseSlop: body.phrase_slop === undefined ? 0 : num(body.phrase_slop, 'phrase_slop'),
+  });
+  const boost = boostOf(body);
+  return boost === 1 ? q : { kind: 'bool', must: [q], should: [], filter: [], mustNot: [], msm: undefined, boost };
 }
+
+/** How query_string (and `q=`) searches its text. */
+export interface QueryStringOptions {
+  /** The default fields; undefined for every field (ES's `index.query.default_field`, `*`). */
+  readonly fields: readonly FieldBoost[] | undefined;
+  readonly operator: Operator;
+  readonly tieBreaker: number;
+  readonly phraseSlop: number;
+}
+
+/** A query_string text (query-string.ts) as a query: match_none when it holds nothing. */
+export function queryStringToQuery(text: string, o: QueryStringOptions): Query {
+  const tree = parseLuceneQuery(text, o.operator === 'and', o.phraseSlop);
+  return tree === undefined ? { kind: 'match_none' } : luceneQuery(tree, o, true);
+}
+
+const COMPARISON = /^(>=|<=|>|<)(.+)$/;
+
+// eslint-disable-next-line complexity -- one case per node of the query-string tree, each with its one- and several-field forms
+function luceneQuery(node: LqNode, o: QueryStringOptions, top: boolean): Query {
+  const one = node.kind !== 'bool' && node.kind !== 'match_all' && node.field !== undefined && node.field !== '*' && !node.field.includes('*') ? node.field : undefined;
+  const fields = node.kind !== 'bool' && node.kind !== 'match_all' && node.field !== undefined ? [{ field: node.field, boost: 1 }] : (o.fields ?? [{ field: '*', boost: 1 }]);
+  const overFields = (make: (fb: FieldBoost) => Query): Query =>
+    fields.length === 1 ? make(fields[0] as FieldBoost) : { kind: 'dis_max', queries: fields.map(make), tieBreaker: o.tieBreaker, boost: 1 };
+  switch (node.kind) {
+    case 'bool': {
+      const parts = { must: [] as Query[], should: [] as Query[], must_not: [] as Query[] };
+      for (const c of node.clauses) parts[c.occur].push(luceneQuery(c.node, o, false));
+      // Lucene's BooleanQuery of prohibited clauses alone matches nothing; ES adds a match_all
+      // filter to the whole query only, which Portico's bool of must_not clauses alone is.
+      if (!top && parts.must.length + parts.should.length === 0) return { kind: 'match_none' };
+      return { kind: 'bool', must: parts.must, should: parts.should, filter: [], mustNot: parts.must_not, msm: undefined, boost: node.boost };
+    }
+    case 'match_all':
+      return { kind: 'match_all', boost: node.boost };
+    case 'exists':
+      return { kind: 'exists', field: node.field, boost: node.boost };
+    case 'wildcard': {
+      const value = node.pattern;
+      if (/^[^*?]*\*$/.test(value) && one !== undefined) return { kind: 'prefix', field: one, value: value.slice(0, -1), caseInsensitive: false, boost: node.boost };
+      return overFields((fb) => ({ kind: 'wildcard', field: fb.field, value, caseInsensitive: false, boost: f32(node.boost * fb.boost) }));
+    }
+    case 'range': {
+      const q = (field: string): Query => {
+        const r: Query = { kind: 'range', field, boost: node.boost };
+        if (node.from !== undefined) r[node.includeLower ? 'gte' : 'gt'] = node.from;
+        if (node.to !== undefined) r[node.includeUpper ? 'lte' : 'lt'] = node.to;
+        return r;
+      };
+      if (one !== undefined) return q(one);
+      throw errors.parsing('query [range] over several fields in [query_string] is not supported by this server');
+    }
+    case 'text': {
+      const cmp = one !== undefined && !node.phrase ? COMPARISON.exec(node.text) : null;
+      if (cmp !== null) {
+        const op = ({ '>=': 'gte', '<=': 'lte', '>': 'gt', '<': 'lt' } as const)[cmp[1] as '>=' | '<=' | '>' | '<'];
+        return { kind: 'range', field: one as string, [op]: cmp[2], boost: node.boost };
+      }
+      if (one !== undefined && node.phrase) return { kind: 'match_phrase', field: one, text: node.text, slop: node.slop ?? 0, zeroTermsAll: false, boost: node.boost };
+      if (one !== undefined) return { kind: 'match', field: one, text: node.text, operator: o.operator, msm: undefined, zeroTermsAll: false, lenient: false, boost: node.boost };
+      return {
+        kind: 'multi_match', fields, text: node.text, type: node.phrase ? 'phrase' : 'best_fields', operator: o.operator, msm: undefined,
+        tieBreaker: o.tieBreaker, slop: node.slop ?? 0, boost: node.boost,
+      };
+    }
+  }
+}
+
+const f32 = Math.fround;
 
 /** The parser of each query this server runs: `body` is the object under the query's name. */
 const PARSERS = new Map<string, (body: unknown, depth: number, name: string) => Query>([
@@ -387,6 +458,11 @@ const PARSERS = new Map<string, (body: unknown, depth: number, name: string) => 
     };
   }],
   ['query_string', queryStringQuery],
+  ['wildcard', (body, _depth, name) => {
+    const { field, opts } = singleField(name, body, 'value');
+    if (opts.value === undefined && opts.wildcard !== undefined) opts.value = opts.wildcard;
+    return { kind: 'wildcard', field, value: String(scalar(opts.value, name)), caseInsensitive: opts.case_insensitive === true, boost: boostOf(opts) };
+  }],
   ['simple_query_string', queryStringQuery],
 ]);
 

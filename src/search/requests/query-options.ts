@@ -30,6 +30,7 @@ export const QUERY_OPTIONS: Readonly<Record<string, Readonly<Record<string, Opti
   match_phrase: { query: true, slop: true, zero_terms_query: true, boost: true, analyzer: standard },
   term: { value: true, term: true, boost: true, case_insensitive: true },
   prefix: { value: true, prefix: true, boost: true, case_insensitive: true, rewrite: constantScoreRewrite },
+  wildcard: { value: true, wildcard: true, boost: true, case_insensitive: true, rewrite: constantScoreRewrite },
   range: {
     from: true, to: true, include_lower: true, include_upper: true, gt: true, gte: true, lt: true, lte: true, time_zone: true, format: true,
     boost: true, relation: (v) => lower(v) === 'intersects',

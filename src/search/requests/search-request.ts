@@ -1,9 +1,8 @@
 import { intParam, totalHitsAsInt, type QueryParams } from '../http/url-params.js';
 import { errors, SearchError } from '../errors.js';
 import { isJsonObject, jsonToken, nestingError, readInTextOrder, tooDeepAt } from '../syntax/json-members.js';
-import { NestedDepthExceeded, parseTopLevelQuery, type Query } from './query-dsl.js';
+import { NestedDepthExceeded, parseTopLevelQuery, queryStringToQuery, type Query } from './query-dsl.js';
 import { LocatedQueryError } from './query-error.js';
-import { parseQueryString } from './query-string.js';
 import type { SourceFilter } from './source-filter.js';
 import { parseTimeValue } from '../syntax/time-value.js';
 
@@ -211,14 +210,7 @@ function uriQuery(params: QueryParams): Query | undefined {
   if (q === undefined) return undefined;
   const op = (params.default_operator ?? 'or').toLowerCase();
   if (op !== 'or' && op !== 'and') throw errors.illegalArgument(`No enum constant org.elasticsearch.index.query.Operator.${op.toUpperCase()}`);
-  return {
-    kind: 'query_string',
-    clauses: parseQueryString(q, false),
-    fields: params.df === undefined ? undefined : [{ field: params.df, boost: 1 }],
-    defaultOperator: op,
-    boost: 1,
-    simple: false,
-  };
+  return queryStringToQuery(q, { fields: params.df === undefined ? undefined : [{ field: params.df, boost: 1 }], operator: op, tieBreaker: 0, phraseSlop: 0 });
 }
 
 /**

@@ -135,7 +135,7 @@ const QUERIES_NOT_RUN = [
   'boosting', 'combined_fields', 'distance_feature', 'function_score', 'fuzzy', 'geo_bounding_box', 'geo_distance', 'geo_shape',
   'has_child', 'has_parent', 'intervals', 'knn', 'more_like_this', 'nested', 'parent_id', 'percolate', 'pinned', 'rank_feature',
   'regexp', 'script', 'script_score', 'shape', 'span_containing', 'span_first', 'span_multi', 'span_near', 'span_not', 'span_or',
-  'span_term', 'span_within', 'terms_set', 'wildcard', 'wrapper',
+  'span_term', 'span_within', 'terms_set', 'wrapper',
 ];
 
 /** ES 8's `_search` URL parameters that ask for something, with such a value. */
