@@ -162,3 +162,12 @@ export function checkTerminateAfter(params: QueryParams): void {
   const n = intParam(params, 'terminate_after');
   if (n !== undefined && n < 0) throw errors.illegalArgument('terminateAfter must be > 0');
 }
+
+/** RestRequest.paramAsFloat: "Failed to parse float parameter [min_score] with value [abc]"; undefined when absent. */
+export function floatParam(params: QueryParams, name: string): number | undefined {
+  const raw = params[name];
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (raw.trim() === '' || Number.isNaN(n)) throw errors.illegalArgument(`Failed to parse float parameter [${name}] with value [${raw}]`);
+  return Math.fround(n);
+}

@@ -89,6 +89,8 @@ function singleField(name: string, body: unknown, valueKey: string): { field: st
     if (name === 'match' || name === 'match_phrase') throw errors.parsing('No text specified for text query');
     throw errors.illegalArgument('field name is null or empty');
   }
+  // The term-level builders and range refuse an empty field name; match and match_phrase search it (and find nothing).
+  if (field === '' && ['term', 'prefix', 'wildcard', 'range'].includes(name)) throw errors.illegalArgument('field name is null or empty');
   const v = body[field];
   if (Array.isArray(v) && (name === 'term' || name === 'prefix')) throw errors.parsing(`[${name}] query does not support array of values`);
   // range only has an object form: a bare value is an unknown key of the range query itself.

@@ -252,7 +252,8 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
   const qpFrom = intParam(params, 'from');
   const qpSize = intParam(params, 'size');
   if (qpFrom !== undefined) from = checkFrom(qpFrom);
-  if (qpSize !== undefined) size = checkSize(qpSize);
+  // ES 8 reads size=-1 in the URL as no size given (RestSearchAction), so the body's or the default stands.
+  if (qpSize !== undefined && qpSize !== -1) size = checkSize(qpSize);
   const query = uriQuery(params) ?? (b.query === undefined ? ({ kind: 'match_all', boost: 1 } as Query) : parseTopLevelQuery(b.query, 'query'));
   let sort: SortKey[] | undefined;
   if (b.sort !== undefined) sort = (Array.isArray(b.sort) ? b.sort : [b.sort]).flatMap(parseSortEntry);
