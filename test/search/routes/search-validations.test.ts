@@ -34,3 +34,16 @@ describe('search validations', () => {
     expect((await ok('POST', '/t/_search', { query: { match: { '': 'x' } } })).hits.total.value).toBe(0);
   });
 });
+
+describe('search_after on a boolean sort', () => {
+  const h = searchForAll();
+  const { ok } = esCalls(h);
+  it('takes back the 1 and 0 a hit sorted on a boolean shows (the differential suite found it refused)', async () => {
+    await ok('PUT', '/b', { mappings: { properties: { flag: { type: 'boolean' }, n: { type: 'long' } } } });
+    for (const [id, flag, n] of [['1', true, 1], ['2', false, 2], ['3', true, 3]] as const) await ok('PUT', `/b/_doc/${id}`, { flag, n });
+    const first = await ok('POST', '/b/_search', { sort: [{ flag: 'desc' }, { n: 'asc' }], size: 1 });
+    expect(first.hits.hits[0].sort).toEqual([1, 1]);
+    const next = await ok('POST', '/b/_search', { sort: [{ flag: 'desc' }, { n: 'asc' }], size: 5, search_after: first.hits.hits[0].sort });
+    expect((next.hits.hits as { _id: string }[]).map((x) => x._id)).toEqual(['3', '2']);
+  });
+});
