@@ -228,9 +228,14 @@ export class SearchService {
     }
   }
 
-  count(states: readonly IndexState[], query: Query): number {
+  /** `_count`: the hits of `query`, only those scoring at least `minScore` when given (ES's `min_score`). */
+  count(states: readonly IndexState[], query: Query, minScore?: number): number {
     let n = 0;
-    for (const s of states) n += execute(query, this.ctx(s)).length;
+    for (const s of states) {
+      const hits = execute(query, this.ctx(s));
+      if (minScore === undefined) n += hits.length;
+      else for (let i = 0; i < hits.length; i++) if ((hits.scores[i] as number) >= minScore) n++;
+    }
     return n;
   }
 

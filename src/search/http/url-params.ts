@@ -122,3 +122,52 @@ export function totalHitsAsInt(params: QueryParams): boolean {
 export function storedFieldsParam(value: string | undefined): string[] | undefined {
   return value === undefined ? undefined : value.split(',').filter((f) => f !== '');
 }
+
+const isFalseParam = (v: string): boolean => v === 'false';
+
+/**
+ * URL parameters that ES's `_search` and `_count` act on and Portico does not: each is taken only
+ * at a value that changes nothing (its default, the one analyzer Portico has); any other value is
+ * refused as ES refuses a parameter it does not read, never accepted and ignored. A parameter
+ * missing here is one Portico acts on, or one that changes nothing on one shard (`routing`,
+ * `preference`, `request_cache`, …).
+ */
+export const NO_OP_PARAMS: Readonly<Record<string, (value: string) => boolean>> = {
+  explain: isFalseParam,
+  analyzer: (v) => v === 'standard',
+  analyze_wildcard: isFalseParam,
+  // 0 is ES's "no limit"; a negative value is refused with ES's own error (checkTerminateAfter).
+  terminate_after: (v) => !(Number(v) > 0),
+  stored_fields: () => false,
+  docvalue_fields: (v) => v === '',
+  suggest_field: () => false,
+  suggest_text: () => false,
+  suggest_mode: () => false,
+  suggest_size: () => false,
+  force_synthetic_source: isFalseParam,
+};
+
+/** Throws ES's "contains unrecognized parameter" for the first parameter of `params` that Portico would not act on (NO_OP_PARAMS). */
+export function checkNoOpParams(url: string, params: QueryParams): void {
+  for (const [name, accepts] of Object.entries(NO_OP_PARAMS)) {
+    const value = params[name];
+    if (value !== undefined && !accepts(value)) {
+      throw errors.illegalArgument(`request [${url.split('?')[0] ?? url}] contains unrecognized parameter: [${name}]`);
+    }
+  }
+}
+
+/** `terminate_after` in the URL: an int, refused below 0 as ES refuses it. */
+export function checkTerminateAfter(params: QueryParams): void {
+  const n = intParam(params, 'terminate_after');
+  if (n !== undefined && n < 0) throw errors.illegalArgument('terminateAfter must be > 0');
+}
+
+/** RestRequest.paramAsFloat: "Failed to parse float parameter [min_score] with value [abc]"; undefined when absent. */
+export function floatParam(params: QueryParams, name: string): number | undefined {
+  const raw = params[name];
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (raw.trim() === '' || Number.isNaN(n)) throw errors.illegalArgument(`Failed to parse float parameter [${name}] with value [${raw}]`);
+  return Math.fround(n);
+}

@@ -1,7 +1,7 @@
 import { analyze, tokens } from '../index/analyzer.js';
 import { avgFieldLength, bm25, idf, normInverseCache, termWeight } from './bm25.js';
 import { errors } from '../errors.js';
-import { globMatch } from '../syntax/glob.js';
+import { globMatch, wildcardMatch } from '../syntax/glob.js';
 import type { InvertedIndex } from '../index/inverted-index.js';
 import type { KeywordField } from '../index/keyword-field.js';
 import type { TextField } from '../index/text-field.js';
@@ -13,6 +13,7 @@ import type { QsClause } from '../requests/query-string.js';
 import type { ScratchArena } from './scratch-arena.js';
 import { addOptional, disMax, EMPTY, exclude, intersectKeepLeft, intersectSum, scale, unionAll, unionSum, type Hits } from './hit-lists.js';
 import { sourceValues } from '../mapping/source-values.js';
+import { sloppyPhraseFreq, tokenPositions } from './sloppy-phrase.js';
 
 /**
  * Executes a query AST against one index. Every node yields the matching live ordinals in
@@ -53,9 +54,10 @@ export function execute(query: Query, ctx: ExecContext): Hits {
     case 'match_none':
       return EMPTY;
     case 'match':
-      return matchField(ctx, query.field, query.text, query.operator, query.msm, query.boost, query.zeroTermsAll, false);
+      return matchField(ctx, query.field, query.text, query.operator, query.msm, query.boost, query.zeroTermsAll, query.lenient);
     case 'match_phrase':
-      return phrase(ctx, query.field, query.text, query.boost, false);
+      if (query.zeroTermsAll && tokens(query.text).length === 0) return execute({ kind: 'match_all', boost: query.boost }, ctx);
+      return phrase(ctx, query.field, query.text, query.boost, false, query.slop);
     case 'multi_match':
       return multiMatch(ctx, query);
     case 'term':
@@ -73,6 +75,8 @@ export function execute(query: Query, ctx: ExecContext): Hits {
     }
     case 'prefix':
       return prefixQuery(ctx, query.field, query.value, query.boost, query.caseInsensitive);
+    case 'wildcard':
+      return wildcardQuery(ctx, query.field, query.value, query.boost, query.caseInsensitive);
     case 'constant_score':
       return constScore(ctx, execute(query.filter, ctx), query.boost);
     case 'dis_max':
@@ -280,12 +284,29 @@ function dateRange(ctx: ExecContext, def: FieldDef, q: Extract<Query, { kind: 'r
 }
 
 function prefixQuery(ctx: ExecContext, path: string, value: string, boost: number, caseInsensitive = false): Hits {
+  const wanted = caseInsensitive ? value.toLowerCase() : value;
+  return matchingTerms(ctx, path, boost, (t) => (caseInsensitive ? t.toLowerCase() : t).startsWith(wanted));
+}
+
+/**
+ * `wildcard` (`*` and `?`) over the fields `pattern` names, constant score. A text field's terms
+ * are lower case, so the pattern is too there, as ES normalizes it with the field's analyzer.
+ */
+function wildcardQuery(ctx: ExecContext, pattern: string, value: string, boost: number, caseInsensitive: boolean): Hits {
+  const perField = resolveFields(ctx, pattern).map((def) => {
+    const wanted = caseInsensitive || def.kind === 'text' ? value.toLowerCase() : value;
+    return matchingTerms(ctx, def.path, boost, (t) => wildcardMatch(wanted, caseInsensitive ? t.toLowerCase() : t));
+  });
+  return perField.length === 1 ? (perField[0] as Hits) : constScore(ctx, unionAll(perField, ctx.arena), boost);
+}
+
+/** The documents holding a term of the text or keyword field at `path` that `matches`, constant score. */
+function matchingTerms(ctx: ExecContext, path: string, boost: number, matches: (term: string) => boolean): Hits {
   const def = ctx.mappings.field(path);
   if (def === undefined) return EMPTY;
   const field = def.kind === 'text' ? ctx.index.text.get(path) : ctx.index.keyword.get(path);
   if (field === undefined) return EMPTY;
-  const wanted = caseInsensitive ? value.toLowerCase() : value;
-  const ids = [...field.terms.entries()].filter(([t]) => (caseInsensitive ? t.toLowerCase() : t).startsWith(wanted)).map(([, id]) => id);
+  const ids = [...field.terms.entries()].filter(([t]) => matches(t)).map(([, id]) => id);
   return constant(...postingsUnion(ctx, field.postings, ids), f(boost), ctx.arena);
 }
 
@@ -346,8 +367,11 @@ function matchField(ctx: ExecContext, path: string, text: string, op: Operator, 
   }
 }
 
-/** `match_phrase`: documents containing the terms at consecutive positions, scored as Lucene's PhraseQuery. */
-function phrase(ctx: ExecContext, path: string, text: string, boost: number, lenient: boolean): Hits {
+/**
+ * `match_phrase`: documents containing the terms at consecutive positions (or, with `slop`, within
+ * that many moves: sloppy-phrase.ts), scored as Lucene's PhraseQuery.
+ */
+function phrase(ctx: ExecContext, path: string, text: string, boost: number, lenient: boolean, slop: number): Hits {
   const def = ctx.mappings.field(path);
   if (def === undefined) return EMPTY;
   if (def.kind !== 'text') return matchField(ctx, path, text, 'or', undefined, boost, false, lenient);
@@ -368,7 +392,8 @@ function phrase(ctx: ExecContext, path: string, text: string, boost: number, len
   let k = 0;
   for (let i = 0; i < candidates.length; i++) {
     const d = candidates.docs[i] as number;
-    const freq = phraseFreq(sourceValues(ctx.sourceOf(d), path).map(String), terms);
+    const values = sourceValues(ctx.sourceOf(d), path).map(String);
+    const freq = slop > 0 ? sloppyPhraseFreq(tokenPositions(values, analyze, POSITION_INCREMENT_GAP), terms, slop) : phraseFreq(values, terms);
     if (freq === 0) continue;
     docs[k] = d;
     scores[k] = bm25(weight, freq, cache[field.norms[d] as number] as number);
@@ -376,6 +401,9 @@ function phrase(ctx: ExecContext, path: string, text: string, boost: number, len
   }
   return { docs, scores, length: k };
 }
+
+/** ES's default position_increment_gap of text fields: the positions between two values of one field. */
+const POSITION_INCREMENT_GAP = 100;
 
 function phraseFreq(values: readonly string[], terms: readonly string[]): number {
   let freq = 0;
@@ -394,7 +422,7 @@ function phraseFreq(values: readonly string[], terms: readonly string[]): number
 function multiMatch(ctx: ExecContext, q: Extract<Query, { kind: 'multi_match' }>): Hits {
   const perField = expand(ctx, q.fields).map(({ field, boost }) =>
     q.type === 'phrase'
-      ? phrase(ctx, field, q.text, f(boost * q.boost), true)
+      ? phrase(ctx, field, q.text, f(boost * q.boost), true, q.slop)
       : matchField(ctx, field, q.text, q.operator, q.msm, f(boost * q.boost), false, true),
   );
   if (q.type === 'most_fields') return unionSum(perField, 1, ctx.arena);
@@ -413,7 +441,7 @@ function queryString(ctx: ExecContext, clauses: readonly QsClause[], fields: rea
   const build = (c: QsClause): Hits => {
     const targets = c.field !== undefined ? expand(ctx, [{ field: c.field, boost: 1 }]) : defaults;
     const perField = targets.map(({ field, boost: b }) =>
-      c.phrase ? phrase(ctx, field, c.text, b, true) : matchField(ctx, field, c.text, op, undefined, b, false, true),
+      c.phrase ? phrase(ctx, field, c.text, b, true, c.slop ?? 0) : matchField(ctx, field, c.text, op, undefined, b, false, true),
     );
     // A phrase takes the best field's score also in simple_query_string (ES's phrase type).
     return perField.length === 1 ? (perField[0] as Hits) : disMax(perField, c.phrase ? 0 : tieBreaker, 1, ctx.arena);

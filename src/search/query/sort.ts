@@ -71,6 +71,9 @@ function convertMissing(def: FieldDef | undefined, v: unknown): number | string 
   // Numbers are epoch millis as ES takes them (SearchAfterBuilder); strings go through the field's format.
   if (def.kind === 'date') return (typeof v === 'number' ? Math.trunc(v) : parseDateFor(def, v)) ?? null;
   if (def.kind === 'boolean') {
+    // A boolean's sort value is the long 1 or 0 (what a hit's `sort` holds), which ES's
+    // SearchAfterBuilder reads as a long; true/false and their strings are taken too.
+    if (typeof v === 'number') return Math.trunc(v);
     const b = parseBool(v);
     return b === undefined ? null : b ? 1 : 0;
   }

@@ -1,8 +1,8 @@
 import { intParam, totalHitsAsInt, type QueryParams } from '../http/url-params.js';
-import { errors } from '../errors.js';
-import { jsonToken, nestingError, readInTextOrder, tooDeepAt } from '../syntax/json-members.js';
-import { NestedDepthExceeded, parseTopLevelQuery, type Query } from './query-dsl.js';
-import { parseQueryString } from './query-string.js';
+import { errors, SearchError } from '../errors.js';
+import { isJsonObject, jsonToken, nestingError, readInTextOrder, tooDeepAt } from '../syntax/json-members.js';
+import { NestedDepthExceeded, parseTopLevelQuery, queryStringToQuery, type Query } from './query-dsl.js';
+import { LocatedQueryError } from './query-error.js';
 import type { SourceFilter } from './source-filter.js';
 import { parseTimeValue } from '../syntax/time-value.js';
 
@@ -49,11 +49,59 @@ export interface PitReference {
   readonly keepAliveMs: number | undefined;
 }
 
-const BODY_KEYS = new Set([
-  'query', 'from', 'size', 'sort', '_source', 'track_total_hits', 'search_after', 'track_scores', 'version', 'seq_no_primary_term',
-  'min_score', 'post_filter', 'timeout', 'terminate_after', 'stored_fields', 'explain', 'highlight', 'profile', 'stats',
-  'indices_boost', 'docvalue_fields', 'fields', 'script_fields', 'ext', 'pit', 'runtime_mappings', 'collapse', 'rescore', 'suggest', 'slice',
-]);
+const empty = (v: unknown): boolean => (Array.isArray(v) ? v.length === 0 : isJsonObject(v) && Object.keys(v).length === 0);
+
+/**
+ * The keys of ES 8's search body (SearchSourceBuilder) and what Portico does with each: `true`
+ * when it acts on the key (or the key changes nothing here: `timeout` on a search that never
+ * times out, `stats` groups), else the values that change nothing (ES's defaults). Any other value
+ * of a key Portico does not act on (`highlight`, `collapse`, `suggest`, `explain: true`, …) is
+ * refused as ES refuses a key it does not know, never accepted and ignored.
+ */
+export const BODY_KEYS: Readonly<Record<string, true | ((v: unknown) => boolean)>> = {
+  query: true, from: true, size: true, sort: true, _source: true, track_total_hits: true, search_after: true, track_scores: true,
+  version: true, seq_no_primary_term: true, min_score: true, post_filter: true, pit: true, timeout: true, stats: true,
+  // Negative values are refused with ES's own error below; 0 is ES's "no limit".
+  terminate_after: (v) => typeof v !== 'number' || v <= 0,
+  explain: (v) => v === false,
+  profile: (v) => v === false,
+  ext: empty,
+  indices_boost: empty,
+  docvalue_fields: empty,
+  fields: empty,
+  script_fields: empty,
+  runtime_mappings: empty,
+  stored_fields: () => false,
+  highlight: () => false,
+  collapse: () => false,
+  rescore: () => false,
+  suggest: () => false,
+  // On a scroll or point in time refused first with its own error (checkContextRules); ES refuses
+  // it on a plain search ("`slice` cannot be used outside of a scroll context or PIT context").
+  slice: () => false,
+  knn: () => false,
+  rank: () => false,
+  retriever: () => false,
+  sub_searches: () => false,
+};
+
+/**
+ * The first key of a search body that ES does not know (`known` false), or that Portico does not
+ * act on with the value it has (`known` true: refused only once ES's request validation, which
+ * has its own answers for some of them in a scroll, has passed).
+ */
+function refusedBodyKey(b: Record<string, unknown>, known: boolean): string | undefined {
+  for (const [k, v] of Object.entries(b)) {
+    const rule = Object.hasOwn(BODY_KEYS, k) ? BODY_KEYS[k] : undefined;
+    if (known ? rule !== undefined && rule !== true && !rule(v) : rule === undefined) return k;
+  }
+  return undefined;
+}
+
+function refuseBodyKey(b: Record<string, unknown>, known: boolean): void {
+  const k = refusedBodyKey(b, known);
+  if (k !== undefined) throw errors.parsing(`Unknown key for a ${jsonToken(b[k])} in [${k}].`, 1, 2);
+}
 
 /** Jackson's intValue() on a body value: numbers are truncated, numeric strings coerced. */
 function bodyInt(v: unknown, name: string): number {
@@ -162,14 +210,7 @@ function uriQuery(params: QueryParams): Query | undefined {
   if (q === undefined) return undefined;
   const op = (params.default_operator ?? 'or').toLowerCase();
   if (op !== 'or' && op !== 'and') throw errors.illegalArgument(`No enum constant org.elasticsearch.index.query.Operator.${op.toUpperCase()}`);
-  return {
-    kind: 'query_string',
-    clauses: parseQueryString(q, false),
-    fields: params.df === undefined ? undefined : [{ field: params.df, boost: 1 }],
-    defaultOperator: op,
-    boost: 1,
-    simple: false,
-  };
+  return queryStringToQuery(q, { fields: params.df === undefined ? undefined : [{ field: params.df, boost: 1 }], operator: op, tieBreaker: 0, phraseSlop: 0 });
 }
 
 /**
@@ -188,6 +229,7 @@ export function readSearchBody<T>(text: string, value: unknown, read: (value: un
     if (deep === undefined) return out;
   } catch (e) {
     if (e instanceof NestedDepthExceeded && (deep === undefined || e.offsetIn(text) < deep)) throw e.locatedIn(text);
+    if (e instanceof LocatedQueryError && deep === undefined) throw e.locatedIn(text);
     if (deep === undefined) throw e;
   }
   throw nestingError(text, deep);
@@ -200,16 +242,18 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     throw errors.parsing(`Unknown key for a ${jsonToken(body)} in [null].`);
   }
   const b = (body ?? {}) as Record<string, unknown>;
-  for (const [k, v] of Object.entries(b)) {
+  for (const k of Object.keys(b)) {
     if (k === 'aggs' || k === 'aggregations') throw errors.illegalArgument('aggregations are not supported by this server');
-    if (!BODY_KEYS.has(k)) throw errors.parsing(`Unknown key for a ${jsonToken(v)} in [${k}].`, 1, 2);
   }
+  refuseBodyKey(b, false);
+  checkBodyValues(b);
   let from = b.from === undefined ? 0 : checkFrom(bodyInt(b.from, 'from'));
   let size = b.size === undefined ? 10 : checkSize(bodyInt(b.size, 'size'));
   const qpFrom = intParam(params, 'from');
   const qpSize = intParam(params, 'size');
   if (qpFrom !== undefined) from = checkFrom(qpFrom);
-  if (qpSize !== undefined) size = checkSize(qpSize);
+  // ES 8 reads size=-1 in the URL as no size given (RestSearchAction), so the body's or the default stands.
+  if (qpSize !== undefined && qpSize !== -1) size = checkSize(qpSize);
   const query = uriQuery(params) ?? (b.query === undefined ? ({ kind: 'match_all', boost: 1 } as Query) : parseTopLevelQuery(b.query, 'query'));
   let sort: SortKey[] | undefined;
   if (b.sort !== undefined) sort = (Array.isArray(b.sort) ? b.sort : [b.sort]).flatMap(parseSortEntry);
@@ -231,6 +275,7 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     checkContextRules(scrollMs, pit, from, size, searchAfter, sort, (params.track_total_hits ?? b.track_total_hits) !== undefined && tth !== Infinity, given);
   }
   if (searchAfter !== undefined && from > 0) throw errors.actionValidation(['[from] parameter must be set to 0 when [search_after] is used']);
+  refuseBodyKey(b, true);
   return {
     query,
     postFilter: b.post_filter === undefined ? undefined : parseTopLevelQuery(b.post_filter, 'post_filter'),
@@ -248,6 +293,20 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     scrollMs,
     pit,
   };
+}
+
+/** ES's checks of the body keys Portico takes without acting on them. */
+function checkBodyValues(b: Record<string, unknown>): void {
+  if (b.timeout !== undefined) {
+    // The time value's own parse_exception, which the search body parser rethrows as illegal_argument_exception.
+    try {
+      parseTimeValue(String(b.timeout), 'timeout');
+    } catch (e) {
+      if (e instanceof SearchError) throw errors.illegalArgument(e.message);
+      throw e;
+    }
+  }
+  if (typeof b.terminate_after === 'number' && b.terminate_after < 0) throw errors.illegalArgument('terminateAfter must be > 0');
 }
 
 function checkContextRules(

@@ -3,7 +3,7 @@ import { searchInContext } from '../engine/scroll-pit-search.js';
 import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http/http-io.js';
 import { parseCountQuery, parseSearchRequest, readSearchBody } from '../requests/search-request.js';
 import type { SearchService } from '../engine/search-service.js';
-import { checkParams, COUNT_PARAMS, SEARCH_PARAMS } from '../http/url-params.js';
+import { checkNoOpParams, checkParams, checkTerminateAfter, COUNT_PARAMS, floatParam, SEARCH_PARAMS } from '../http/url-params.js';
 
 /** `_search` and `_count` on one index, several (`a,b`, wildcards) or all. */
 export async function searchRoutes(app: FastifyInstance, opts: { service: SearchService; now: () => number }): Promise<void> {
@@ -17,6 +17,8 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     const params = queryOf(req);
     checkParams(req.url, params, SEARCH_PARAMS);
     const request = readJsonBody(req, (body) => parseSearchRequest(body, params));
+    checkTerminateAfter(params);
+    checkNoOpParams(req.url, params);
     const index = (req.params as Params).index;
     const body =
       request.scrollMs === undefined && request.pit === undefined
@@ -49,8 +51,10 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     const params = queryOf(req);
     checkParams(req.url, params, COUNT_PARAMS);
     const query = readJsonBody(req, (body) => parseCountQuery(body, params));
+    checkTerminateAfter(params);
+    checkNoOpParams(req.url, params);
     const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
-    const n = service.count(states, query);
+    const n = service.count(states, query, floatParam(params, 'min_score'));
     sendJson(req, reply, 200, { count: n, _shards: { total: states.length, successful: states.length, skipped: 0, failed: 0 } });
   };
   for (const path of ['/_count', '/:index/_count']) {

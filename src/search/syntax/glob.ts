@@ -33,3 +33,33 @@ export function globMatch(pattern: string, text: string): boolean {
   while (p < pattern.length && pattern.charCodeAt(p) === STAR) p++;
   return p === pattern.length;
 }
+
+const QUESTION = 63; // '?'
+
+/**
+ * Lucene's wildcard match (`wildcard` queries, `te?m*` in query strings): `*` any run of
+ * characters, `?` exactly one; by hand as globMatch, for the same reason.
+ */
+export function wildcardMatch(pattern: string, text: string): boolean {
+  let p = 0;
+  let t = 0;
+  let star = -1;
+  let resume = 0;
+  while (t < text.length) {
+    const c = pattern.charCodeAt(p);
+    if (p < pattern.length && c !== STAR && (c === QUESTION || c === text.charCodeAt(t))) {
+      p++;
+      t++;
+    } else if (p < pattern.length && c === STAR) {
+      star = p++;
+      resume = t;
+    } else if (star !== -1) {
+      p = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.length && pattern.charCodeAt(p) === STAR) p++;
+  return p === pattern.length;
+}

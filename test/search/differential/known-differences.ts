@@ -25,34 +25,6 @@ export interface KnownDifference {
   matches(f: Found): boolean;
 }
 
-/** Every query object of `q` (depth first) that has the key `name`, as that key's value. */
-function queriesNamed(q: unknown, name: string, out: unknown[] = []): unknown[] {
-  if (Array.isArray(q)) for (const x of q) queriesNamed(x, name, out);
-  else if (q !== null && typeof q === 'object') {
-    for (const [k, v] of Object.entries(q)) {
-      if (k === name) out.push(v);
-      queriesNamed(v, name, out);
-    }
-  }
-  return out;
-}
-
-/** A difference in what was found or how it scored (not in an error). */
-const inHits = (f: Found): boolean => /^(total|ids|max_score|hit \d+ \(.*\) score)/.test(f.diff);
-
-const hasPhraseSlop = (body: unknown): boolean =>
-  queriesNamed(body, 'match_phrase').some((m) => Object.values(m as object).some((v) => typeof v === 'object' && v !== null && (v as { slop?: number }).slop !== undefined && (v as { slop: number }).slop > 0));
-
-const queryTexts = (body: unknown, name: string): string[] => queriesNamed(body, name).map((q) => String((q as { query?: unknown }).query ?? ''));
-
-/** A query_string over several fields (listed, or all by default) whose text has two plain words side by side. */
-const multiFieldRun = (body: unknown): boolean =>
-  queriesNamed(body, 'query_string').some((q) => {
-    const { fields, default_field: df, query } = q as { fields?: unknown[]; default_field?: unknown; query?: unknown };
-    const several = fields !== undefined ? fields.length > 1 : df === undefined;
-    return several && /(^|[\s(])(?!(AND|OR|NOT)\b)[\w.]+\s+(?!(AND|OR|NOT)\b)[\w"]/.test(String(query));
-  });
-
 export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   {
     name: 'integer and boolean sort values of a missing field',
@@ -70,41 +42,5 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       'Elasticsearch 8 refuses it while validating the request: 400 action_request_validation_exception "`from` parameter must be set ' +
       'to 0 when `search_after` is used", as Portico does; OpenSearch 2.x fails it in the query phase, 500 search_phase_execution_exception.',
     matches: (f) => f.request.body.search_after !== undefined && f.portico.status === 400 && f.portico.body?.error?.type === 'action_request_validation_exception' && f.reference.status === 500,
-  },
-  {
-    name: 'an unknown key in a bool query',
-    follows: 'not-yet',
-    reason:
-      'Elasticsearch 8 and OpenSearch parse bool with an ObjectParser and answer 400 x_content_parse_exception "[1:43] [bool] unknown field [nope]"; ' +
-      'Portico answers 400 parsing_exception "[bool] query does not support [nope]". Its query parser reads parsed JSON, which has no ' +
-      'line and column to report; refusing unknown keys with Elasticsearch\'s own errors is the next part of issue 21.',
-    matches: (f) => f.diff.startsWith('error type parsing_exception vs x_content_parse_exception') && /\[bool\] unknown field/.test(f.diff),
-  },
-  {
-    name: 'match_phrase with slop',
-    follows: 'not-yet',
-    reason:
-      'Portico reads `slop` but matches exact phrases only, and scores them with the exact phrase frequency; Lucene\'s sloppy phrase ' +
-      'matcher also finds the terms up to `slop` moves apart and weighs each match by 1 / (1 + distance). Silently wrong until ' +
-      'implemented (or refused, as issue 21 asks of every unimplemented option).',
-    matches: (f) => inHits(f) && hasPhraseSlop(f.request.body),
-  },
-  {
-    name: 'query_string groups and mixed operators',
-    follows: 'not-yet',
-    reason:
-      'Lucene\'s classic query parser honours parentheses and reads "a OR b NOT c" by its operator rules; Portico\'s query-string parser ' +
-      'is flat (parentheses are dropped), so "(a OR b) AND c" becomes a OR b AND c with other required clauses.',
-    matches: (f) => inHits(f) && queryTexts(f.request.body, 'query_string').some((t) => /[()]|\bNOT\b/.test(t)),
-  },
-  {
-    name: 'query_string over several fields',
-    follows: 'not-yet',
-    reason:
-      'Elasticsearch\'s query_string does not split on whitespace: a run of plain words ("data module") is analyzed as one text and ' +
-      'becomes a best_fields multi_match over the fields (with AND, every word in the same field; scored by the best field\'s sum). ' +
-      'Portico builds one dis_max over the fields per word, so with AND a document may match with its words in different fields, ' +
-      'and scores differ when the words are in different fields.',
-    matches: (f) => inHits(f) && multiFieldRun(f.request.body),
   },
 ];

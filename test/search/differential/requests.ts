@@ -130,11 +130,21 @@ function queryString(rng: Rng, f: Fields): Q {
     () => `${rng.pick(f.text)}:${w()}`,
     () => `${rng.pick(f.keyword)}:${f.keywordValues(rng).replace(/[ -]/g, '')}`,
     () => `(${w()} OR ${w()}) AND ${w()}`,
+    // Lucene's syntax beyond the basics (issue 21's second part).
+    () => `"${w()} ${w()}"~${rng.int(1, 3)}`,
+    () => `${w()}^2 ${w()}`,
+    () => `${w().slice(0, 3)}*`,
+    () => `${rng.pick(f.text)}:(${w()} OR ${w()}) -${w()}`,
+    () => `NOT ${w()}`,
+    () => `${rng.pick(f.numeric)}:[${f.numberValue(rng)} TO ${rng.chance(0.3) ? '*' : f.numberValue(rng)}}`,
+    () => `_exists_:${rng.pick(f.all)} ${w()}`,
   ];
   const q: Q = { query: rng.pick(forms)() };
   if (rng.chance(0.6)) q.default_field = rng.pick(f.text);
   else if (rng.chance(0.5)) q.fields = f.text.slice(0, rng.int(1, f.text.length));
   if (rng.chance(0.3)) q.default_operator = rng.pick(['AND', 'OR']);
+  if (rng.chance(0.1)) q.phrase_slop = rng.int(1, 2);
+  if (q.fields !== undefined && rng.chance(0.2)) q.tie_breaker = 0.3;
   return q;
 }
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchError } from '../../../src/search/errors.js';
 import { parseQuery, resolveMinimumShouldMatch } from '../../../src/search/requests/query-dsl.js';
-import { parseQueryString } from '../../../src/search/requests/query-string.js';
 
 describe('query DSL', () => {
   it('resolves minimum_should_match in all of ES forms', () => {
@@ -35,15 +34,5 @@ describe('query DSL', () => {
     expect(parseQuery({ match: { title: 'a b' } })).toMatchObject({ kind: 'match', field: 'title', text: 'a b', operator: 'or' });
     expect(parseQuery({ match: { title: { query: 'a', operator: 'AND', boost: 2 } } })).toMatchObject({ operator: 'and', boost: 2 });
     expect(parseQuery({ term: { tag: { value: 'x' } } })).toMatchObject({ kind: 'term', value: 'x' });
-  });
-
-  it('parses query strings with phrases, fields and operators', () => {
-    expect(parseQueryString('"brown fox" title:quick -lazy', false)).toEqual([
-      { occur: 'default', field: undefined, text: 'brown fox', phrase: true },
-      { occur: 'default', field: 'title', text: 'quick', phrase: false },
-      { occur: 'must_not', field: undefined, text: 'lazy', phrase: false },
-    ]);
-    expect(parseQueryString('a AND b OR c', false).map((c) => c.occur)).toEqual(['must', 'must', 'should']);
-    expect(parseQueryString('a | b -c', true).map((c) => c.occur)).toEqual(['should', 'should', 'must_not']);
   });
 });

@@ -1,0 +1,235 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { esCalls, searchForAll, type EsBody } from '../harness.js';
+
+/**
+ * Never silently wrong: every key of Elasticsearch 8's search body, every option of each query
+ * type and every URL parameter of `_search` that ES acts on is either acted on by Portico (or
+ * changes nothing here, said so below), or refused with the error ES gives for a key it does not
+ * know. Written from ES 8's search API and query DSL reference (SearchSourceBuilder and each
+ * query builder's fields), each with a value that makes ES do something. An entry marked `done`
+ * or `no-op` must answer 200; one marked `refused` must answer ES's error, so a key accepted and
+ * ignored cannot hide here: it would answer 200 where the table says refused.
+ */
+
+type Outcome = 'done' | 'no-op' | 'refused';
+
+/** ES 8's search body keys (SearchSourceBuilder), each with a value that asks for something. */
+const BODY: [string, unknown, Outcome][] = [
+  ['from', 1, 'done'],
+  ['size', 1, 'done'],
+  ['timeout', '10s', 'no-op'], // a search here never stops early, so it never times out
+  ['terminate_after', 1, 'refused'],
+  ['query', { match_all: {} }, 'done'],
+  ['post_filter', { match_all: {} }, 'done'],
+  ['knn', { field: 'v', query_vector: [1], k: 1, num_candidates: 1 }, 'refused'],
+  ['rank', { rrf: {} }, 'refused'],
+  ['retriever', { standard: { query: { match_all: {} } } }, 'refused'],
+  ['sub_searches', [{ query: { match_all: {} } }], 'refused'],
+  ['min_score', 0.1, 'done'],
+  ['version', true, 'done'],
+  ['seq_no_primary_term', true, 'done'],
+  ['explain', true, 'refused'],
+  ['_source', false, 'done'],
+  ['stored_fields', ['n'], 'refused'],
+  ['docvalue_fields', ['n'], 'refused'],
+  ['fields', ['n'], 'refused'],
+  ['script_fields', { x: { script: '1' } }, 'refused'],
+  ['sort', [{ n: 'desc' }], 'done'],
+  ['track_scores', true, 'done'],
+  ['track_total_hits', true, 'done'],
+  ['indices_boost', [{ t: 2 }], 'refused'],
+  ['highlight', { fields: { body: {} } }, 'refused'],
+  ['suggest', { s: { text: 'pyton', term: { field: 'body' } } }, 'refused'],
+  ['rescore', { query: { rescore_query: { match_all: {} } } }, 'refused'],
+  ['stats', ['group'], 'no-op'], // statistics groups of the index stats API, which Portico does not have
+  ['ext', { x: {} }, 'refused'],
+  ['profile', true, 'refused'],
+  ['search_after', [1], 'done'],
+  ['slice', { id: 0, max: 2 }, 'refused'],
+  ['collapse', { field: 'k' }, 'refused'],
+  ['runtime_mappings', { r: { type: 'long' } }, 'refused'],
+];
+
+/** Each query type's options (ES 8's builders), with a value that asks for something. */
+const QUERY_OPTIONS: Record<string, { base: Record<string, unknown>; field?: string; options: [string, unknown, Outcome][] }> = {
+  match: {
+    field: 'body',
+    base: { query: 'quick' },
+    options: [
+      ['operator', 'and', 'done'], ['minimum_should_match', '1', 'done'], ['zero_terms_query', 'all', 'done'], ['boost', 2, 'done'],
+      ['lenient', true, 'done'], ['analyzer', 'whitespace', 'refused'], ['fuzziness', 'AUTO', 'refused'], ['_name', 'n', 'refused'],
+      // Fuzzy tuning without fuzziness, synonyms without a synonym filter: nothing for ES to do either.
+      ['prefix_length', 1, 'no-op'], ['max_expansions', 10, 'no-op'], ['fuzzy_transpositions', false, 'no-op'],
+      ['fuzzy_rewrite', 'top_terms_10', 'no-op'], ['auto_generate_synonyms_phrase_query', false, 'no-op'],
+    ],
+  },
+  match_phrase: {
+    field: 'body',
+    base: { query: 'quick fox' },
+    options: [['slop', 2, 'done'], ['zero_terms_query', 'all', 'done'], ['boost', 2, 'done'], ['analyzer', 'whitespace', 'refused'], ['_name', 'n', 'refused']],
+  },
+  match_phrase_prefix: { field: 'body', base: { query: 'quick f' }, options: [] },
+  match_bool_prefix: { field: 'body', base: { query: 'quick f' }, options: [] },
+  multi_match: {
+    base: { query: 'quick', fields: ['body'] },
+    options: [
+      ['type', 'most_fields', 'done'], ['type', 'phrase', 'done'], ['type', 'cross_fields', 'refused'], ['type', 'phrase_prefix', 'refused'],
+      ['type', 'bool_prefix', 'refused'], ['operator', 'and', 'done'], ['minimum_should_match', 1, 'done'], ['tie_breaker', 0.3, 'done'],
+      ['slop', 1, 'done'], ['boost', 2, 'done'], ['lenient', true, 'done'], ['analyzer', 'whitespace', 'refused'],
+      ['fuzziness', 'AUTO', 'refused'], ['zero_terms_query', 'all', 'refused'], ['_name', 'n', 'refused'], ['prefix_length', 1, 'no-op'],
+      ['max_expansions', 10, 'no-op'], ['fuzzy_transpositions', false, 'no-op'], ['fuzzy_rewrite', 'top_terms_10', 'no-op'],
+      ['auto_generate_synonyms_phrase_query', false, 'no-op'],
+    ],
+  },
+  term: { field: 'k', base: { value: 'a' }, options: [['boost', 2, 'done'], ['case_insensitive', true, 'done'], ['_name', 'n', 'refused']] },
+  prefix: {
+    field: 'k',
+    base: { value: 'a' },
+    options: [['boost', 2, 'done'], ['case_insensitive', true, 'done'], ['rewrite', 'constant_score', 'no-op'], ['rewrite', 'scoring_boolean', 'refused'], ['_name', 'n', 'refused']],
+  },
+  range: {
+    field: 'n',
+    base: { gte: 1 },
+    options: [
+      ['lt', 5, 'done'], ['format', 'epoch_millis', 'done'], ['time_zone', '+01:00', 'done'], ['boost', 2, 'done'],
+      ['relation', 'within', 'refused'], ['_name', 'n', 'refused'],
+    ],
+  },
+  exists: { base: { field: 'n' }, options: [['boost', 2, 'done'], ['_name', 'n', 'refused']] },
+  ids: { base: { values: ['1'] }, options: [['boost', 2, 'done'], ['_name', 'n', 'refused']] },
+  terms: { base: { k: ['a'] }, options: [['boost', 2, 'done'], ['_name', 'n', 'refused']] },
+  match_all: { base: {}, options: [['boost', 2, 'done'], ['_name', 'n', 'refused']] },
+  match_none: { base: {}, options: [['boost', 2, 'no-op'], ['_name', 'n', 'refused']] },
+  constant_score: { base: { filter: { match_all: {} } }, options: [['boost', 2, 'done'], ['_name', 'n', 'refused']] },
+  dis_max: { base: { queries: [{ match_all: {} }] }, options: [['tie_breaker', 0.5, 'done'], ['boost', 2, 'done'], ['_name', 'n', 'refused']] },
+  bool: {
+    base: { must: { match_all: {} } },
+    options: [['minimum_should_match', 1, 'done'], ['boost', 2, 'done'], ['adjust_pure_negative', false, 'refused'], ['_name', 'n', 'refused']],
+  },
+  query_string: {
+    base: { query: 'quick' },
+    options: [
+      ['default_field', 'body', 'done'], ['fields', ['body'], 'done'], ['default_operator', 'and', 'done'], ['boost', 2, 'done'],
+      ['phrase_slop', 1, 'done'], ['tie_breaker', 0.3, 'done'], ['analyzer', 'whitespace', 'refused'], ['quote_analyzer', 'whitespace', 'refused'],
+      ['allow_leading_wildcard', false, 'refused'], ['enable_position_increments', false, 'refused'], ['escape', true, 'refused'],
+      ['type', 'most_fields', 'refused'], ['minimum_should_match', 1, 'refused'], ['quote_field_suffix', '.exact', 'refused'],
+      ['_name', 'n', 'refused'], ['fuzziness', 'AUTO', 'no-op'], ['fuzzy_max_expansions', 10, 'no-op'], ['fuzzy_prefix_length', 1, 'no-op'],
+      ['fuzzy_transpositions', false, 'no-op'], ['analyze_wildcard', true, 'no-op'], ['max_determinized_states', 100, 'no-op'],
+      ['rewrite', 'constant_score', 'no-op'], ['auto_generate_synonyms_phrase_query', false, 'no-op'], ['lenient', true, 'no-op'],
+      ['time_zone', '+01:00', 'no-op'],
+    ],
+  },
+  simple_query_string: {
+    base: { query: 'quick' },
+    options: [
+      ['fields', ['body'], 'done'], ['default_operator', 'and', 'done'], ['boost', 2, 'done'], ['analyzer', 'whitespace', 'refused'],
+      ['flags', 'AND|OR', 'refused'], ['minimum_should_match', 1, 'refused'], ['quote_field_suffix', '.exact', 'refused'],
+      ['analyze_wildcard', true, 'refused'], ['_name', 'n', 'refused'], ['lenient', true, 'no-op'], ['fuzzy_max_expansions', 10, 'no-op'],
+      ['fuzzy_prefix_length', 1, 'no-op'], ['fuzzy_transpositions', false, 'no-op'], ['auto_generate_synonyms_phrase_query', false, 'no-op'],
+    ],
+  },
+};
+
+/** ES 8's query types this server does not run: refused by name. */
+const QUERIES_NOT_RUN = [
+  'boosting', 'combined_fields', 'distance_feature', 'function_score', 'fuzzy', 'geo_bounding_box', 'geo_distance', 'geo_shape',
+  'has_child', 'has_parent', 'intervals', 'knn', 'more_like_this', 'nested', 'parent_id', 'percolate', 'pinned', 'rank_feature',
+  'regexp', 'script', 'script_score', 'shape', 'span_containing', 'span_first', 'span_multi', 'span_near', 'span_not', 'span_or',
+  'span_term', 'span_within', 'terms_set', 'wrapper',
+];
+
+/** ES 8's `_search` URL parameters that ask for something, with such a value. */
+const URL_PARAMS: [string, string, Outcome][] = [
+  ['explain', 'true', 'refused'], ['analyzer', 'whitespace', 'refused'], ['analyze_wildcard', 'true', 'refused'],
+  ['terminate_after', '1', 'refused'], ['stored_fields', 'n', 'refused'], ['docvalue_fields', 'n', 'refused'],
+  ['suggest_field', 'body', 'refused'], ['suggest_text', 'x', 'refused'], ['force_synthetic_source', 'true', 'refused'],
+  ['q', 'quick', 'done'], ['df', 'body', 'done'], ['default_operator', 'AND', 'done'], ['from', '1', 'done'], ['size', '1', 'done'],
+  ['sort', 'n:desc', 'done'], ['track_scores', 'true', 'done'], ['track_total_hits', 'true', 'done'], ['version', 'true', 'done'],
+  ['seq_no_primary_term', 'true', 'done'], ['_source', 'false', 'done'], ['timeout', '10s', 'no-op'], ['routing', 'r', 'no-op'],
+  ['preference', '_local', 'no-op'], ['request_cache', 'true', 'no-op'], ['search_type', 'dfs_query_then_fetch', 'no-op'],
+];
+
+describe('the search grammar: implemented or refused, never ignored', () => {
+  const h = searchForAll();
+  const { call, ok } = esCalls(h);
+  beforeAll(async () => {
+    await ok('PUT', '/t', { mappings: { properties: { body: { type: 'text' }, k: { type: 'keyword' }, n: { type: 'long' } } } });
+    await ok('PUT', '/t/_doc/1?refresh=true', { body: 'the quick fox', k: 'a', n: 3 });
+  });
+
+  const expectRefused = (res: { status: number; body: EsBody }, type: string, reason: string | RegExp) => {
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.error.type).toBe(type);
+    if (typeof reason === 'string') expect(res.body.error.reason).toBe(reason);
+    else expect(res.body.error.reason).toMatch(reason);
+  };
+
+  it.each(BODY)('body key %s', async (key, value, outcome) => {
+    const body: Record<string, unknown> = { [key]: value };
+    if (key === 'search_after') body.sort = [{ n: 'asc' }];
+    const res = await call('POST', '/t/_search', body);
+    if (outcome === 'refused') {
+      const token = Array.isArray(value) ? 'START_ARRAY' : typeof value === 'object' ? 'START_OBJECT' : typeof value === 'boolean' ? 'VALUE_BOOLEAN' : 'VALUE_NUMBER';
+      expectRefused(res, 'parsing_exception', `Unknown key for a ${token} in [${key}].`);
+    } else {
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+  });
+
+  it('refuses aggregations with its own error', async () => {
+    expectRefused(await call('POST', '/t/_search', { aggs: { a: { terms: { field: 'k' } } } }), 'illegal_argument_exception', 'aggregations are not supported by this server');
+  });
+
+  const optionCases = Object.entries(QUERY_OPTIONS).flatMap(([query, { base, field, options }]) => options.map(([k, v, outcome]) => ({ query, base, field, k, v, outcome })));
+  it.each(optionCases)('$query option $k: $v', async ({ query, base, field, k, v, outcome }) => {
+    const inner = { ...base, [k]: v };
+    const res = await call('POST', '/t/_search', { query: { [query]: field === undefined ? inner : { [field]: inner } } });
+    if (outcome !== 'refused') {
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return;
+    }
+    if (query === 'bool') expectRefused(res, 'x_content_parse_exception', new RegExp(`^\\[1:\\d+\\] \\[bool\\] unknown field \\[${k}\\]$`));
+    else if (query === 'ids' || query === 'match_all') expectRefused(res, 'parsing_exception', new RegExp(`^\\[1:\\d+\\] \\[${query}\\] unknown field \\[${k}\\]$`));
+    else if (query === 'multi_match' && k === 'type') expectRefused(res, 'parsing_exception', `[multi_match] query does not support [type] [${String(v)}]`);
+    else if (query === 'simple_query_string') expectRefused(res, 'parsing_exception', `[simple_query_string] unsupported field [${k}]`);
+    else expectRefused(res, 'parsing_exception', `[${query}] query does not support [${k}]`);
+  });
+
+  it.each(QUERIES_NOT_RUN)('query type %s is refused by name', async (name) => {
+    expectRefused(await call('POST', '/t/_search', { query: { [name]: {} } }), 'parsing_exception', `query [${name}] is not supported by this server`);
+  });
+
+  it.each(['match_phrase_prefix', 'match_bool_prefix'])('query type %s is refused by name', async (name) => {
+    expectRefused(await call('POST', '/t/_search', { query: { [name]: { body: 'quick f' } } }), 'parsing_exception', `query [${name}] is not supported by this server`);
+  });
+
+  it.each(URL_PARAMS)('URL parameter %s=%s', async (name, value, outcome) => {
+    const res = await call('POST', `/t/_search?${name}=${encodeURIComponent(value)}`, {});
+    if (outcome === 'refused') expectRefused(res, 'illegal_argument_exception', `request [/t/_search] contains unrecognized parameter: [${name}]`);
+    else expect(res.status, JSON.stringify(res.body)).toBe(200);
+  });
+
+  it('places an unknown bool key and wraps errors inside a bool clause as ES does', async () => {
+    const inBool = await call('POST', '/t/_search', { query: { bool: { must: { match: { body: { query: 'x', nope: 1 } } } } } });
+    expect(inBool.body.error).toMatchObject({
+      type: 'x_content_parse_exception',
+      reason: '[1:63] [bool] failed to parse field [must]',
+      caused_by: { type: 'parsing_exception', reason: '[match] query does not support [nope]' },
+    });
+    expect(inBool.body.error.root_cause[0].type).toBe('parsing_exception');
+    const nested = await call('POST', '/t/_search', { query: { bool: { must: [{ bool: { nope: 1 } }] } } });
+    expect(nested.body.error).toMatchObject({
+      type: 'x_content_parse_exception',
+      reason: '[1:43] [bool] failed to parse field [must]',
+      caused_by: { type: 'x_content_parse_exception', reason: '[1:36] [bool] unknown field [nope]' },
+      root_cause: [{ type: 'x_content_parse_exception', reason: '[1:36] [bool] unknown field [nope]' }],
+    });
+  });
+
+  it('refuses a negative terminate_after and a timeout that is no time value, as ES does', async () => {
+    expectRefused(await call('POST', '/t/_search', { terminate_after: -1 }), 'illegal_argument_exception', 'terminateAfter must be > 0');
+    expectRefused(await call('POST', '/t/_search?terminate_after=-1', {}), 'illegal_argument_exception', 'terminateAfter must be > 0');
+    expectRefused(await call('POST', '/t/_count?terminate_after=-1', {}), 'illegal_argument_exception', 'terminateAfter must be > 0');
+    expectRefused(await call('POST', '/t/_search', { timeout: 'abc' }), 'illegal_argument_exception', 'failed to parse setting [timeout] with value [abc] as a time value: unit is missing or unrecognized');
+  });
+});
