@@ -11,27 +11,7 @@
 const STAR = 42; // '*'
 
 export function globMatch(pattern: string, text: string): boolean {
-  let p = 0;
-  let t = 0;
-  let star = -1;
-  let resume = 0;
-  while (t < text.length) {
-    const c = pattern.charCodeAt(p);
-    if (p < pattern.length && c !== STAR && c === text.charCodeAt(t)) {
-      p++;
-      t++;
-    } else if (p < pattern.length && c === STAR) {
-      star = p++;
-      resume = t;
-    } else if (star !== -1) {
-      p = star + 1;
-      t = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.length && pattern.charCodeAt(p) === STAR) p++;
-  return p === pattern.length;
+  return starMatch(pattern, text, -1);
 }
 
 const QUESTION = 63; // '?'
@@ -41,13 +21,18 @@ const QUESTION = 63; // '?'
  * characters, `?` exactly one; by hand as globMatch, for the same reason.
  */
 export function wildcardMatch(pattern: string, text: string): boolean {
+  return starMatch(pattern, text, QUESTION);
+}
+
+/** The matcher of both: `*` any run, `any` (a code unit, or -1 for none) exactly one character. */
+function starMatch(pattern: string, text: string, any: number): boolean {
   let p = 0;
   let t = 0;
   let star = -1;
   let resume = 0;
   while (t < text.length) {
     const c = pattern.charCodeAt(p);
-    if (p < pattern.length && c !== STAR && (c === QUESTION || c === text.charCodeAt(t))) {
+    if (p < pattern.length && c !== STAR && (c === any || c === text.charCodeAt(t))) {
       p++;
       t++;
     } else if (p < pattern.length && c === STAR) {
