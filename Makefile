@@ -46,7 +46,7 @@ test: build peers
 	@$(TIMED) "lint passed" $(NPM) run --silent lint
 	$(STEP) "checking the import layers (dependency-cruiser)"
 	@$(TIMED) "dependency check passed" $(NPM) run --silent depcheck
-	$(STEP) "running every test (vitest: the kube project beside the unit and integration projects, scripts/run-tests.sh; about 6 minutes on 2 cores)"
+	$(STEP) "running every test (vitest: the kube project beside the unit and integration projects, scripts/run-tests.sh; about 8 minutes on 2 cores)"
 	@$(TIMED) "tests passed" bash scripts/run-tests.sh
 
 typecheck: install
