@@ -60,17 +60,17 @@ describe('operator memory across many changes', () => {
       await done;
     });
     const routers = () => endpoint.snapshots.get('kubernetes')?.configuration.http?.routers ?? {};
-    await eventually(() => routers()['default-ing0-h0-test'], 5000, 'first router');
+    await eventually(() => routers()['default-ing0-h0-test'], 20_000, 'first router');
     // Services (with an Ingress each) come and go, a few at a time.
     for (let round = 0; round < 20; round++) {
       const ids = Array.from({ length: 20 }, (_, k) => 1 + round * 20 + k);
       kube.applyAll(ids.flatMap((i) => [service(i), ingress(i)]));
-      await eventually(() => routers()[`default-ing${ids[19]}-h${ids[19]}-test`], 5000, `round ${round} added`);
+      await eventually(() => routers()[`default-ing${ids[19]}-h${ids[19]}-test`], 20_000, `round ${round} added`);
       for (const i of ids) {
         kube.remove('networking.k8s.io/v1', 'Ingress', 'default', `ing${i}`);
         kube.remove('v1', 'Service', 'default', `s${i}`);
       }
-      await eventually(() => routers()[`default-ing${ids[19]}-h${ids[19]}-test`] === undefined || undefined, 5000, `round ${round} removed`);
+      await eventually(() => routers()[`default-ing${ids[19]}-h${ids[19]}-test`] === undefined || undefined, 20_000, `round ${round} removed`);
     }
     expect(indexes.size).toBe(1);
     const [index] = [...indexes] as [ClusterIndex];

@@ -61,26 +61,26 @@ describe('operator: secrets, Ingress status and reference options', () => {
   it('resolves basicAuth users from a Secret and follows the Secret through changes and deletion', async () => {
     kube.applyAll([svc, slice, basicAuthSecret('s3cret'), authMiddleware]);
     start();
-    await eventually(() => http('kubernetescrd')?.middlewares?.['default-auth'], 5000, 'middleware delivered');
+    await eventually(() => http('kubernetescrd')?.middlewares?.['default-auth'], 20_000, 'middleware delivered');
     expect(http('kubernetescrd')?.middlewares?.['default-auth']).toEqual({ basicAuth: { users: [`admin:{SHA}${sha('s3cret')}`], realm: 'portico' } });
-    await eventually(() => condition('Middleware', 'auth', 'ResolvedRefs')?.status === 'True', 5000, 'ResolvedRefs=True');
+    await eventually(() => condition('Middleware', 'auth', 'ResolvedRefs')?.status === 'True', 20_000, 'ResolvedRefs=True');
 
     // A new password re-translates the middleware, though its own object did not change.
     kube.apply(basicAuthSecret('changed'));
-    await eventually(() => http('kubernetescrd')?.middlewares?.['default-auth']?.basicAuth?.users?.[0] === `admin:{SHA}${sha('changed')}`, 5000, 'new users');
+    await eventually(() => http('kubernetescrd')?.middlewares?.['default-auth']?.basicAuth?.users?.[0] === `admin:{SHA}${sha('changed')}`, 20_000, 'new users');
 
     // Without the Secret the middleware is not built, as in Traefik, and its status says why.
     kube.remove('v1', 'Secret', 'default', 'users');
-    await eventually(() => http('kubernetescrd')?.middlewares?.['default-auth'] === undefined, 5000, 'middleware withdrawn');
-    await eventually(() => condition('Middleware', 'auth', 'ResolvedRefs')?.reason === 'SecretNotFound', 5000, 'SecretNotFound');
+    await eventually(() => http('kubernetescrd')?.middlewares?.['default-auth'] === undefined, 20_000, 'middleware withdrawn');
+    await eventually(() => condition('Middleware', 'auth', 'ResolvedRefs')?.reason === 'SecretNotFound', 20_000, 'SecretNotFound');
     expect(condition('Middleware', 'auth', 'ResolvedRefs')?.message).toBe("secret 'default/users' not found");
     const events = () => kube.list('v1', 'Event').filter((e) => e.involvedObject?.name === 'auth');
-    await eventually(() => events().some((e) => e.reason === 'SecretNotFound'), 5000, 'event');
+    await eventually(() => events().some((e) => e.reason === 'SecretNotFound'), 20_000, 'event');
     // Secret data never reaches events or conditions.
     expect(JSON.stringify([events(), kube.get('portico.dev/v1alpha1', 'Middleware', 'default', 'auth')?.status])).not.toContain(b64('changed'));
 
     kube.apply(basicAuthSecret('back'));
-    await eventually(() => http('kubernetescrd')?.middlewares?.['default-auth']?.basicAuth?.users?.[0] === `admin:{SHA}${sha('back')}`, 5000, 'restored');
+    await eventually(() => http('kubernetescrd')?.middlewares?.['default-auth']?.basicAuth?.users?.[0] === `admin:{SHA}${sha('back')}`, 20_000, 'restored');
   });
 
   it('asks the API server for credential Secrets only: certificates and Helm releases never reach it', async () => {
@@ -89,8 +89,8 @@ describe('operator: secrets, Ingress status and reference options', () => {
     const onTls: Obj = { ...authMiddleware, metadata: { name: 'on-tls', namespace: 'default' }, spec: { basicAuth: { secret: 'cert' } } };
     kube.applyAll([svc, slice, tls, release, basicAuthSecret('s3cret'), authMiddleware, onTls]);
     start();
-    await eventually(() => http('kubernetescrd')?.middlewares?.['default-auth'], 5000, 'middleware delivered');
-    await eventually(() => condition('Middleware', 'on-tls', 'ResolvedRefs')?.message === "secret 'default/cert' not found", 5000, 'TLS secret filtered out');
+    await eventually(() => http('kubernetescrd')?.middlewares?.['default-auth'], 20_000, 'middleware delivered');
+    await eventually(() => condition('Middleware', 'on-tls', 'ResolvedRefs')?.message === "secret 'default/cert' not found", 20_000, 'TLS secret filtered out');
     expect(http('kubernetescrd')?.middlewares?.['default-on-tls']).toBeUndefined();
   });
 
@@ -110,9 +110,9 @@ describe('operator: secrets, Ingress status and reference options', () => {
   it('with --operator.read-secrets=false never lists Secrets and shows the middleware without users', async () => {
     kube.applyAll([svc, slice, basicAuthSecret('s3cret'), authMiddleware]);
     start(['--operator.read-secrets=false']);
-    await eventually(() => http('kubernetescrd')?.middlewares?.['default-auth'], 5000, 'middleware delivered');
+    await eventually(() => http('kubernetescrd')?.middlewares?.['default-auth'], 20_000, 'middleware delivered');
     expect(http('kubernetescrd')?.middlewares?.['default-auth']).toEqual({ basicAuth: { secret: 'users', realm: 'portico' } });
-    await eventually(() => condition('Middleware', 'auth', 'ResolvedRefs')?.reason === 'SecretNotRead', 5000, 'SecretNotRead');
+    await eventually(() => condition('Middleware', 'auth', 'ResolvedRefs')?.reason === 'SecretNotRead', 20_000, 'SecretNotRead');
     expect(kube.count('LIST Secret') + kube.count('WATCH Secret')).toBe(0);
   });
 
@@ -121,12 +121,12 @@ describe('operator: secrets, Ingress status and reference options', () => {
       { ...ingress('other-class', 'b.test'), metadata: { name: 'other-class', namespace: 'default', annotations: { 'kubernetes.io/ingress.class': 'nginx' } } }]);
     start(['--operator.ingress-endpoint.ip', '203.0.113.7', '--operator.ingress-endpoint.hostname', 'lb.example.com']);
     const lb = (name: string) => kube.get('networking.k8s.io/v1', 'Ingress', 'default', name)?.status?.loadBalancer?.ingress;
-    await eventually(() => lb('web'), 5000, 'ingress status');
+    await eventually(() => lb('web'), 20_000, 'ingress status');
     expect(lb('web')).toEqual([{ ip: '203.0.113.7', hostname: 'lb.example.com' }]);
     expect(lb('other-class')).toBeUndefined();
     const patches = kube.count('PATCH Ingress/status');
     kube.apply(ingress('web', 'c.test'));
-    await eventually(() => http('kubernetes')?.routers?.['default-web-c-test'], 5000, 'changed ingress delivered');
+    await eventually(() => http('kubernetes')?.routers?.['default-web-c-test'], 20_000, 'changed ingress delivered');
     await new Promise((r) => setTimeout(r, 200));
     expect(kube.count('PATCH Ingress/status')).toBe(patches);
   });
@@ -136,12 +136,12 @@ describe('operator: secrets, Ingress status and reference options', () => {
     kube.applyAll([svc, slice, published, ingress('web', 'a.test')]);
     start(['--operator.ingress-endpoint.published-service', 'portico/portico']);
     const lb = () => kube.get('networking.k8s.io/v1', 'Ingress', 'default', 'web')?.status?.loadBalancer?.ingress;
-    await eventually(() => http('kubernetes')?.routers?.['default-web-a-test'], 5000, 'ingress delivered');
+    await eventually(() => http('kubernetes')?.routers?.['default-web-a-test'], 20_000, 'ingress delivered');
     await new Promise((r) => setTimeout(r, 200));
     expect(lb()).toBeUndefined(); // no load balancer address yet (the cloud controller writes it)
     expect(kube.count('PATCH Ingress/status')).toBe(0);
     kube.apply({ ...published, status: { loadBalancer: { ingress: [{ ip: '198.51.100.1' }, { hostname: 'lb.example.net' }] } } });
-    await eventually(() => lb()?.length === 2, 5000, 'load balancer status');
+    await eventually(() => lb()?.length === 2, 20_000, 'load balancer status');
     expect(lb()).toEqual([{ ip: '198.51.100.1' }, { hostname: 'lb.example.net' }]);
   });
 
@@ -153,14 +153,14 @@ describe('operator: secrets, Ingress status and reference options', () => {
     kube.applyAll([svc, slice, published, ingress('web', 'a.test')]);
     start(['--operator.ingress-endpoint.published-service', 'portico/portico']);
     const lb = () => kube.get('networking.k8s.io/v1', 'Ingress', 'default', 'web')?.status?.loadBalancer?.ingress;
-    await eventually(() => lb()?.[0]?.ip === '198.51.100.1', 5000, 'load balancer status');
+    await eventually(() => lb()?.[0]?.ip === '198.51.100.1', 20_000, 'load balancer status');
     expect(lb()).toEqual([{ ip: '198.51.100.1' }]);
     const patches = kube.count('PATCH Ingress/status');
     // Each change makes a status pass; the Ingress already shows the address, so none writes.
     kube.apply(ingress('web', 'c.test'));
-    await eventually(() => http('kubernetes')?.routers?.['default-web-c-test'], 5000, 'changed ingress delivered');
+    await eventually(() => http('kubernetes')?.routers?.['default-web-c-test'], 20_000, 'changed ingress delivered');
     kube.apply(ingress('web', 'd.test'));
-    await eventually(() => http('kubernetes')?.routers?.['default-web-d-test'], 5000, 'changed again');
+    await eventually(() => http('kubernetes')?.routers?.['default-web-d-test'], 20_000, 'changed again');
     await new Promise((r) => setTimeout(r, 200));
     expect(kube.count('PATCH Ingress/status')).toBe(patches);
   });
@@ -172,7 +172,7 @@ describe('operator: secrets, Ingress status and reference options', () => {
     };
     kube.applyAll([svc, slice, published, ingress('web', 'a.test')]);
     start(['--operator.namespaces', 'default', '--operator.ingress-endpoint.published-service', 'portico/portico']);
-    await eventually(() => kube.get('networking.k8s.io/v1', 'Ingress', 'default', 'web')?.status?.loadBalancer?.ingress?.[0]?.hostname === 'edge.example.com', 5000, 'fetched');
+    await eventually(() => kube.get('networking.k8s.io/v1', 'Ingress', 'default', 'web')?.status?.loadBalancer?.ingress?.[0]?.hostname === 'edge.example.com', 20_000, 'fetched');
     expect(kube.count('GET Service')).toBeGreaterThan(0);
   });
 
@@ -192,17 +192,17 @@ describe('operator: secrets, Ingress status and reference options', () => {
     const otherSvc: Obj = { ...svc, metadata: { name: 'web', namespace: 'other' } };
     kube.applyAll([svc, slice, external, otherSvc, ingress('ext', 'ext.test', 'external'), crossRoute]);
     start();
-    await eventually(() => http('kubernetes')?.routers?.['default-ext-ext-test'], 5000, 'router kept');
+    await eventually(() => http('kubernetes')?.routers?.['default-ext-ext-test'], 20_000, 'router kept');
     expect(http('kubernetes')?.services?.['default-external-80']).toBeUndefined();
-    await eventually(() => condition('IngressRoute', 'cross', 'ResolvedRefs')?.reason === 'RefNotPermitted', 5000, 'RefNotPermitted');
+    await eventually(() => condition('IngressRoute', 'cross', 'ResolvedRefs')?.reason === 'RefNotPermitted', 20_000, 'RefNotPermitted');
     expect(condition('IngressRoute', 'cross', 'ResolvedRefs')?.message).toBe('service other/web not in the parent resource namespace default');
     expect(Object.keys(http('kubernetescrd')?.routers ?? {})).toEqual([]);
 
     await ops.stopAll();
     endpoint.forget();
     start(['--operator.allow-external-name-services', '--operator.allow-cross-namespace']);
-    await eventually(() => http('kubernetes')?.services?.['default-external-80'], 5000, 'ExternalName allowed');
+    await eventually(() => http('kubernetes')?.services?.['default-external-80'], 20_000, 'ExternalName allowed');
     expect(http('kubernetes')?.services?.['default-external-80']?.loadBalancer?.servers).toEqual([{ url: 'http://example.org:80' }]);
-    await eventually(() => Object.keys(http('kubernetescrd')?.routers ?? {}).length === 1, 5000, 'cross-namespace allowed');
+    await eventually(() => Object.keys(http('kubernetescrd')?.routers ?? {}).length === 1, 20_000, 'cross-namespace allowed');
   });
 });

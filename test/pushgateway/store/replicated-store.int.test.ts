@@ -186,7 +186,7 @@ describe('ReplicatedGroupStore on Redis', () => {
     } finally {
       await Promise.all(nodes.map((n) => n.close()));
     }
-  });
+  }, 180_000); // a guard: three redis-server nodes and a cluster handshake take a minute on a busy 2-core machine
 
   it('lets a replica that joins late start from the snapshot after older entries were trimmed', async () => {
     const prefix = `snap-${++run}`;

@@ -58,21 +58,21 @@ describe('reflector against the fake API server', () => {
   it('lists in pages, then follows adds, changes and deletes', async () => {
     for (const n of ['a', 'b', 'c', 'd', 'e']) server.apply(ingress(n));
     start();
-    await eventually(() => store.size === 5, 3000, 'initial list');
+    await eventually(() => store.size === 5, 20_000, 'initial list');
     expect(server.count('LIST Ingress')).toBe(3); // pages of 2
     expect(store.get('default/a')?.kind).toBe('Ingress'); // list items get their kind back
     server.apply({ ...ingress('f') });
     server.remove('networking.k8s.io/v1', 'Ingress', 'default', 'a');
-    await eventually(() => store.size === 5 && store.has('default/f') && !store.has('default/a'), 3000, 'watch events');
+    await eventually(() => store.size === 5 && store.has('default/f') && !store.has('default/a'), 20_000, 'watch events');
   });
 
   it('resumes from the last resourceVersion after a watch is killed mid-stream, without re-listing', async () => {
     server.apply(ingress('a'));
     start();
-    await eventually(() => server.activeWatches === 1, 3000, 'watch');
+    await eventually(() => server.activeWatches === 1, 20_000, 'watch');
     expect(server.killWatches()).toBe(1);
     server.apply(ingress('b'));
-    await eventually(() => store.has('default/b'), 3000, 'event after reconnect');
+    await eventually(() => store.has('default/b'), 20_000, 'event after reconnect');
     expect(lists).toBe(1);
     expect(server.count('WATCH Ingress')).toBeGreaterThanOrEqual(2);
   });
@@ -81,31 +81,31 @@ describe('reflector against the fake API server', () => {
     server.apply(ingress('a'));
     server.apply(ingress('b'));
     start();
-    await eventually(() => store.size === 2 && server.activeWatches === 1, 3000, 'sync');
+    await eventually(() => store.size === 2 && server.activeWatches === 1, 20_000, 'sync');
     server.killWatches();
     server.remove('networking.k8s.io/v1', 'Ingress', 'default', 'a');
     server.apply(ingress('c'));
     server.compact();
-    await eventually(() => lists === 2, 3000, 're-list');
-    await eventually(() => store.size === 2 && store.has('default/c') && !store.has('default/a'), 3000, 'state after re-list');
+    await eventually(() => lists === 2, 20_000, 're-list');
+    await eventually(() => store.size === 2 && store.has('default/c') && !store.has('default/a'), 20_000, 'state after re-list');
   });
 
   it('re-lists when the server sends an ERROR 410 event on an open watch', async () => {
     start();
-    await eventually(() => server.activeWatches === 1, 3000, 'watch');
+    await eventually(() => server.activeWatches === 1, 20_000, 'watch');
     server.expireWatches();
-    await eventually(() => lists === 2, 3000, 're-list');
+    await eventually(() => lists === 2, 20_000, 're-list');
   });
 
   it('keeps up with bookmarks so a reconnect after quiet time needs no re-list', async () => {
     server.apply(ingress('a'));
     start();
-    await eventually(() => server.activeWatches === 1, 3000, 'watch');
+    await eventually(() => server.activeWatches === 1, 20_000, 'watch');
     // Writes to another resource move the global resourceVersion; bookmarks carry it to us.
     for (let i = 0; i < 5; i++) server.apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: `s${i}`, namespace: 'default' }, spec: {} });
     await new Promise((r) => setTimeout(r, 150));
     server.killWatches();
-    await eventually(() => server.activeWatches === 1, 3000, 're-watch');
+    await eventually(() => server.activeWatches === 1, 20_000, 're-watch');
     expect(lists).toBe(1);
   });
 
@@ -113,10 +113,10 @@ describe('reflector against the fake API server', () => {
     server.failNext(3, 500);
     server.apply(ingress('a'));
     start();
-    await eventually(() => store.size === 1, 5000, 'list after failures');
+    await eventually(() => store.size === 1, 20_000, 'list after failures');
     await server.restart({ downMs: 100 });
     server.apply(ingress('b'));
-    await eventually(() => store.has('default/b'), 5000, 'event after restart');
+    await eventually(() => store.has('default/b'), 20_000, 'event after restart');
   });
 
   it('honours namespace and label selector', async () => {
@@ -124,26 +124,26 @@ describe('reflector against the fake API server', () => {
     server.apply(ingress('b', 'default', { team: 'y' }));
     server.apply(ingress('c', 'other', { team: 'x' }));
     start({ namespace: 'default', labelSelector: 'team=x' });
-    await eventually(() => store.size === 1 && store.has('default/a'), 3000, 'filtered list');
+    await eventually(() => store.size === 1 && store.has('default/a'), 20_000, 'filtered list');
     server.apply(ingress('b', 'default', { team: 'x' })); // now matches: arrives as ADDED
-    await eventually(() => store.has('default/b'), 3000, 'relabel');
+    await eventually(() => store.has('default/b'), 20_000, 'relabel');
     server.apply(ingress('a', 'default', { team: 'z' })); // no longer matches: arrives as DELETED
-    await eventually(() => !store.has('default/a'), 3000, 'unlabel');
+    await eventually(() => !store.has('default/a'), 20_000, 'unlabel');
   });
 
   it('re-lists when the API server comes back on a wiped etcd, whose resourceVersions are behind ours', async () => {
     for (let i = 0; i < 50; i++) server.apply(ingress(`old-${i}`));
     start();
-    await eventually(() => store.size === 50 && server.activeWatches === 1, 3000, 'sync');
+    await eventually(() => store.size === 50 && server.activeWatches === 1, 20_000, 'sync');
     server.wipe(100);
     await server.restart({ downMs: 50 });
     server.apply(ingress('new'));
     // A watch from the old resourceVersion would wait silently; the reflector sees the server behind
     // it after reconnecting and lists again.
-    await eventually(() => store.size === 1 && store.has('default/new'), 5000, 'state of the new cluster');
+    await eventually(() => store.size === 1 && store.has('default/new'), 20_000, 'state of the new cluster');
     expect(lists).toBe(2);
     server.apply(ingress('later'));
-    await eventually(() => store.has('default/later'), 3000, 'watch from the new history');
+    await eventually(() => store.has('default/later'), 20_000, 'watch from the new history');
   });
 
   it('re-lists on 504 "Too large resource version" on a watch, as client-go does', async () => {
@@ -152,14 +152,14 @@ describe('reflector against the fake API server', () => {
     await server.start();
     for (let i = 0; i < 5; i++) server.apply(ingress(`old-${i}`));
     start();
-    await eventually(() => store.size === 5 && server.activeWatches === 1, 3000, 'sync');
+    await eventually(() => store.size === 5 && server.activeWatches === 1, 20_000, 'sync');
     // The wipe ends the watch cleanly, so the reflector re-watches at once from its resourceVersion
     // (no failure, so no resourceVersion check first): only the watch's 504 can send it to a list.
     server.wipe(100);
-    await eventually(() => lists === 2, 3000, 're-list after the 504');
+    await eventually(() => lists === 2, 20_000, 're-list after the 504');
     expect(store.size).toBe(0);
     server.apply(ingress('new'));
-    await eventually(() => store.size === 1 && store.has('default/new'), 3000, 'watch from the new history');
+    await eventually(() => store.size === 1 && store.has('default/new'), 20_000, 'watch from the new history');
     expect(lists).toBe(2);
   });
 
@@ -167,12 +167,12 @@ describe('reflector against the fake API server', () => {
     const def = { group: 'networking.k8s.io', version: 'v1', plural: 'ingresses', kind: 'Ingress', namespaced: true, statusSubresource: true };
     server.apply(ingress('a'));
     start();
-    await eventually(() => store.size === 1 && server.activeWatches === 1, 3000, 'sync');
+    await eventually(() => store.size === 1 && server.activeWatches === 1, 20_000, 'sync');
     server.unserveResource(def.group, def.version, def.plural);
     server.killWatches();
-    await eventually(() => store.size === 0, 3000, 'objects of the removed resource gone');
+    await eventually(() => store.size === 0, 20_000, 'objects of the removed resource gone');
     server.serveResource(def);
     server.apply(ingress('b'));
-    await eventually(() => store.size === 1 && store.has('default/b'), 3000, 'objects of the re-created resource');
+    await eventually(() => store.size === 1 && store.has('default/b'), 20_000, 'objects of the re-created resource');
   });
 });
