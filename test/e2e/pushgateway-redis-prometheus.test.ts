@@ -3,7 +3,7 @@ import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPortico, type RunningPortico } from '../support/portico-process.js';
+import { startPushgatewayReplica, type RunningPortico } from '../support/portico-process.js';
 import { eventually, freePort, goPeer, startPeer, type Peer } from '../pushgateway/peer-processes.js';
 import { RedisServer } from '../pushgateway/redis-server.js';
 
@@ -47,20 +47,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'portico-redis-prom-'));
   for (const name of ['a', 'b']) {
     replicas.push(
-      await startPortico([
-        '--data.dir',
-        join(dir, name),
-        '--pushgateway.listen-address',
-        '127.0.0.1:0',
-        '--management.listen-address',
-        'off',
-        '--search.listen-address',
-        'off',
-        '--internal.listen-address',
-        'off',
-        '--pushgateway.store',
-        redis.url,
-      ]),
+      await startPushgatewayReplica(join(dir, name), redis.url),
     );
   }
   const ports = replicas.map((r) => r.ports.pushgateway as number);

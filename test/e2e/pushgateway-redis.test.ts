@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, startPortico, type RunningPortico } from '../support/portico-process.js';
+import { CLI, startPushgatewayReplica, type RunningPortico } from '../support/portico-process.js';
 import { eventually } from '../pushgateway/peer-processes.js';
 import { RedisServer } from '../pushgateway/redis-server.js';
 
@@ -23,21 +23,7 @@ const replicas: RunningPortico[] = [];
 async function startReplica(extra: readonly string[] = [], url = redis.url): Promise<RunningPortico> {
   const dir = mkdtempSync(join(tmpdir(), 'portico-redis-replica-'));
   dirs.push(dir);
-  const p = await startPortico([
-    '--data.dir',
-    dir,
-    '--pushgateway.listen-address',
-    '127.0.0.1:0',
-    '--management.listen-address',
-    'off',
-    '--search.listen-address',
-    'off',
-    '--internal.listen-address',
-    'off',
-    '--pushgateway.store',
-    url,
-    ...extra,
-  ]);
+  const p = await startPushgatewayReplica(dir, url, extra);
   replicas.push(p);
   return p;
 }

@@ -63,3 +63,16 @@ export async function startPortico(args: string[], env: NodeJS.ProcessEnv = {}, 
     },
   };
 }
+
+/** `portico serve` with only the push gateway listening (port 0), its groups in the store at `storeUrl`. */
+export function startPushgatewayReplica(dataDir: string, storeUrl: string, extra: readonly string[] = []): Promise<RunningPortico> {
+  return startPortico([
+    '--data.dir', dataDir,
+    '--pushgateway.listen-address', '127.0.0.1:0',
+    '--management.listen-address', 'off',
+    '--search.listen-address', 'off',
+    '--internal.listen-address', 'off',
+    '--pushgateway.store', storeUrl,
+    ...extra,
+  ]);
+}
