@@ -6,26 +6,35 @@
 # Most of the kube suites' time is spent waiting for the API server, etcd and the operator
 # processes, so running them beside the rest shortens the step by about their length. The kube
 # project's output is printed after the rest's, whole, and the step fails when either run fails.
+# CI shows only the end of what it printed, so a failed step ends with every failed test of both
+# runs, one per line, whichever run it was in.
 #   scripts/run-tests.sh [extra vitest arguments for both runs]
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
 log=$(mktemp "${TMPDIR:-/tmp}/portico-kube-tests.XXXXXX")
-trap 'rm -f "$log"' EXIT
+mainlog=$(mktemp "${TMPDIR:-/tmp}/portico-tests.XXXXXX")
+trap 'rm -f "$log" "$mainlog"' EXIT
 echo "run-tests: the kube project runs in the background (its output follows the others')"
 npx vitest run --project kube --passWithNoTests "$@" >"$log" 2>&1 &
 kube=$!
 # A Ctrl-C or a kill of this script stops the background run too.
-trap 'kill "$kube" 2>/dev/null; rm -f "$log"' EXIT INT TERM
+trap 'kill "$kube" 2>/dev/null; rm -f "$log" "$mainlog"' EXIT INT TERM
 
-npx vitest run --project unit --project integration --passWithNoTests "$@"
-main_status=$?
+npx vitest run --project unit --project integration --passWithNoTests "$@" 2>&1 | tee "$mainlog"
+main_status=${PIPESTATUS[0]}
 wait "$kube"
 kube_status=$?
 echo
 echo "run-tests: ---- the kube project (real kube-apiserver and etcd), run beside the above ----"
 cat "$log"
 if [ "$main_status" -ne 0 ] || [ "$kube_status" -ne 0 ]; then
+  echo "run-tests: the failed tests and files of both runs:" >&2
+  # vitest marks a failed test with ×, and names it again with FAIL above its error; colours are
+  # stripped to match, and each FAIL line is followed by its error's first line.
+  sed -e 's/\x1b\[[0-9;]*m//g' "$mainlog" "$log" |
+    awk '/^ *× /{print; next} /^ *FAIL /{print; want=1; next} want && NF {print "    " $0; want=0}' |
+    head -60 >&2
   echo "run-tests: failed (unit and integration: exit $main_status; kube: exit $kube_status)" >&2
   exit 1
 fi
