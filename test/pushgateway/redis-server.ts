@@ -38,6 +38,16 @@ export class RedisServer {
     return server;
   }
 
+  /**
+   * A node of a Redis Cluster, not yet joined (`redis-cli --cluster create` joins it). Its cluster
+   * bus has a free port of its own: by default it is the port + 10,000, which for a free port above
+   * 55,535 does not exist and otherwise may belong to another process.
+   */
+  static async clusterNode(): Promise<RedisServer> {
+    const busPort = await freePort();
+    return RedisServer.withOptions(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(busPort)]);
+  }
+
   /** A Sentinel (redis-server --sentinel) watching `master` under the name `masterName`. */
   static async sentinel(master: RedisServer, masterName: string): Promise<RedisServer> {
     requireBinary(REDIS_SERVER, 'redis-server');

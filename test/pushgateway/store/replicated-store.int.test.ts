@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +32,24 @@ afterAll(async () => {
   admin?.disconnect();
   await redis?.close();
 });
+
+const execFileAsync = promisify(execFile);
+
+/** Waits until every node of a new cluster answers `cluster_state:ok` to CLUSTER INFO. */
+async function clusterStateOk(ports: readonly number[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const clients = ports.map((port) => new Redis({ port, host: '127.0.0.1', lazyConnect: true }));
+  try {
+    for (;;) {
+      const infos = await Promise.all(clients.map((c) => c.call('CLUSTER', 'INFO').then(String, (err: Error) => err.message)));
+      if (infos.every((info) => info.includes('cluster_state:ok'))) return;
+      if (Date.now() > deadline) throw new Error(`the cluster is not ok after ${timeoutMs} ms:\n${infos.join('\n')}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  } finally {
+    for (const c of clients) c.disconnect();
+  }
+}
 
 function location(): RedisLocation {
   return { kind: 'redis', mode: 'standalone', nodes: [{ host: '127.0.0.1', port: redis.port }], db: 0, tls: false, username: undefined, masterName: undefined, display: redis.url };
@@ -150,24 +169,19 @@ describe('ReplicatedGroupStore on Redis', () => {
   });
 
   it('works on a Redis Cluster (every key of the store in one slot)', async () => {
-    const nodes = await Promise.all([0, 1, 2].map(() => RedisServer.withOptions(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf'])));
+    const nodes = await Promise.all([0, 1, 2].map(() => RedisServer.clusterNode()));
     try {
-      const created = spawnSync('/usr/bin/redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8' });
-      expect(created.status, created.stdout + created.stderr).toBe(0);
+      const created = await execFileAsync('/usr/bin/redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8', timeout: 60_000 })
+        .catch((err: { stdout?: string; stderr?: string; message: string }) => ({ stdout: err.stdout ?? '', stderr: `${err.stderr ?? ''}${err.message}`, failed: true }));
+      expect('failed' in created, created.stdout + created.stderr).toBe(false);
+      // Each node says the cluster is usable once it has heard of every slot's owner: only then
+      // does a client's first slots refresh see the whole cluster.
+      await clusterStateOk(nodes.map((n) => n.port), 60_000);
       const loc: RedisLocation = { ...location(), mode: 'cluster', nodes: nodes.map((n) => ({ host: '127.0.0.1', port: n.port })), display: 'cluster' };
       const stores = await Promise.all(
         ['c1', 'c2'].map(async (name) => {
           const log = new RedisOpLog({ location: loc, keyPrefix: 'cluster' });
-          // The cluster agrees on its slots a moment after creation.
-          for (let i = 0; ; i++) {
-            try {
-              await log.connect();
-              break;
-            } catch (err) {
-              if (i > 50) throw err;
-              await new Promise((r) => setTimeout(r, 200));
-            }
-          }
+          await log.connect();
           const store = new ReplicatedGroupStore({ log, replica: name, now: Date.now });
           await store.sync();
           return store;
@@ -186,7 +200,7 @@ describe('ReplicatedGroupStore on Redis', () => {
     } finally {
       await Promise.all(nodes.map((n) => n.close()));
     }
-  }, 180_000); // a guard: three redis-server nodes and a cluster handshake take a minute on a busy 2-core machine
+  }, 180_000); // a guard: three redis-server nodes and a cluster handshake take seconds, more on a busy 2-core machine
 
   it('lets a replica that joins late start from the snapshot after older entries were trimmed', async () => {
     const prefix = `snap-${++run}`;
