@@ -27,6 +27,7 @@
 import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -175,6 +176,12 @@ interface Cluster {
   readonly kubeconfig: string;
   /** Makes one change (an object of the workload, created before) as a user would. */
   change(obj: Obj): Promise<void>;
+  /**
+   * The real server only: when this process's own watch (one per kind, as the operator's) last saw a
+   * change of `namespace/name` arrive, so that a change's delay splits into the API server's share
+   * (write acknowledged, event dispatched) and the operator's.
+   */
+  seen?(key: string): number | undefined;
   close(): Promise<void>;
 }
 
@@ -208,6 +215,37 @@ function pathOf(o: Obj): string {
 }
 
 /**
+ * Watches `collection` (all namespaces) from its current resourceVersion, as the operator does, and
+ * notes when each object's MODIFIED event arrives; resolves once the watch is open.
+ */
+async function watchArrivals(cp: Awaited<ReturnType<typeof startControlPlane>>, collection: string, seen: Map<string, number>): Promise<() => void> {
+  const list = (await send(cp, 'GET', `${collection}?limit=1`)) as { metadata: { resourceVersion: string } };
+  const req = https.request(`${cp.server}${collection}?watch=1&resourceVersion=${list.metadata.resourceVersion}`, {
+    ca: cp.ca, headers: { authorization: `Bearer ${cp.adminToken}` },
+  });
+  await new Promise<void>((resolve, reject) => {
+    req.on('response', (res) => {
+      let buffered = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        const at = performance.now();
+        buffered += chunk;
+        for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+          const event = JSON.parse(buffered.slice(0, nl)) as { type: string; object: { metadata: { namespace: string; name: string } } };
+          buffered = buffered.slice(nl + 1);
+          if (event.type === 'MODIFIED') seen.set(`${event.object.metadata.namespace}/${event.object.metadata.name}`, at);
+        }
+      });
+      res.on('error', () => undefined);
+      resolve();
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  return () => req.destroy();
+}
+
+/**
  * etcd and kube-apiserver (test/kube/control-plane.ts) with Portico's CRDs and the workload, written
  * by 64 requests at a time; the operator uses the admin's kubeconfig (over TLS, as in a cluster).
  */
@@ -226,13 +264,22 @@ async function realCluster(): Promise<Cluster> {
     await cp.stop();
     throw err;
   }
+  const seen = new Map<string, number>();
+  const stops = [
+    await watchArrivals(cp, '/apis/networking.k8s.io/v1/ingresses', seen),
+    await watchArrivals(cp, '/apis/portico.dev/v1alpha1/ingressroutes', seen),
+  ];
   return {
     name: 'real',
     kubeconfig: cp.kubeconfig('admin'),
     change: async (obj) => {
       await send(cp, 'PATCH', `${pathOf(obj)}/${obj.metadata.name as string}`, { spec: obj.spec });
     },
-    close: () => cp.stop(),
+    seen: (key) => seen.get(key),
+    close: async () => {
+      for (const stop of stops) stop();
+      await cp.stop();
+    },
   };
 }
 
@@ -242,6 +289,9 @@ interface Figures {
   readonly deliveredSyncCpuMs: number;
   readonly visible: number[];
   readonly delivered: number[];
+  /** The real server only: change → PATCH answered, and change → this process's watch saw it. */
+  readonly acked: number[];
+  readonly watched: number[];
   readonly peakRssMb: number;
 }
 
@@ -280,6 +330,8 @@ async function measure(cluster: Cluster, dir: string): Promise<Figures> {
     const deliveredSyncCpuMs = Math.max(...puts.map((p) => p.cpuMs ?? NaN));
     awaiting.cpuOf = undefined;
     const delivered: number[] = [];
+    const acked: number[] = [];
+    const watched: number[] = [];
 
     const delays: number[] = [];
     for (let c = 0; c < CHANGES; c++) {
@@ -294,15 +346,19 @@ async function measure(cluster: Cluster, dir: string): Promise<Figures> {
       }
       awaiting.needle = Buffer.from(`"${name.slice(0, name.indexOf('@'))}"`);
       const t = performance.now();
-      await cluster.change(c % 2 === 0 ? ingress(i, host) : route(i, host));
+      const obj = c % 2 === 0 ? ingress(i, host) : route(i, host);
+      await cluster.change(obj);
+      acked.push(performance.now() - t);
       await until(async () => (await fetch(`${api}/api/http/routers/${encodeURIComponent(name)}`)).status === 200, 30_000);
       delays.push(performance.now() - t);
       const put = puts.find((p) => p.at >= t && p.awaited);
       if (put) delivered.push(put.at - t);
+      const seenAt = cluster.seen?.(`${String(obj.metadata.namespace)}/${String(obj.metadata.name)}`);
+      if (seenAt !== undefined && seenAt >= t) watched.push(seenAt - t);
     }
     const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
     const hwmKb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-    return { syncMs, deliveredSyncMs, deliveredSyncCpuMs, visible: delays, delivered, peakRssMb: hwmKb / 1024 };
+    return { syncMs, deliveredSyncMs, deliveredSyncCpuMs, visible: delays, delivered, acked, watched, peakRssMb: hwmKb / 1024 };
   } finally {
     child.kill('SIGTERM');
     // The operator's keep-alive connections would hold the probe (and this process) open.
@@ -328,14 +384,18 @@ function printTable(results: readonly [string, Figures][]): void {
     ['change → visible max (ms)', (f) => Math.max(...f.visible), undefined],
     ['change → delivered p50 (ms)', (f) => percentile(f.delivered, 50), undefined],
     ['change → delivered p99 (ms)', (f) => percentile(f.delivered, 99), undefined],
+    ['change → write answered p50 (ms)', (f) => percentile(f.acked, 50), undefined],
+    ['change → write answered p99 (ms)', (f) => percentile(f.acked, 99), undefined],
+    ['change → watch event p50 (ms)', (f) => percentile(f.watched, 50), undefined],
+    ['change → watch event p99 (ms)', (f) => percentile(f.watched, 99), undefined],
     ['operator peak RSS (MB)', (f) => f.peakRssMb, 300],
   ];
   const head = results.map(([name]) => name.padStart(12)).join('');
-  process.stdout.write(`\n${'metric'.padEnd(30)}${head}${'target'.padStart(10)}${'ratio'.padStart(8)}\n`);
+  process.stdout.write(`\n${'metric'.padEnd(34)}${head}${'target'.padStart(10)}${'ratio'.padStart(8)}\n`);
   for (const [name, get, target] of rows) {
     const values = results.map(([, f]) => get(f));
     const last = values[values.length - 1] ?? NaN;
-    process.stdout.write(`${name.padEnd(30)}${values.map((v) => v.toFixed(1).padStart(12)).join('')}` +
+    process.stdout.write(`${name.padEnd(34)}${values.map((v) => v.toFixed(1).padStart(12)).join('')}` +
       `${(target === undefined ? '' : String(target)).padStart(10)}${(target === undefined ? '' : (last / target).toFixed(2)).padStart(8)}\n`);
   }
   process.stdout.write(`(${CHANGES} sequential changes, alternating Ingress and IngressRoute; "delivered" = the snapshot PUT fully received\n` +
