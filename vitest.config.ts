@@ -24,6 +24,9 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/e2e/**/*.test.ts', 'test/**/*.int.test.ts'],
+          // OpenSearch nodes shared by the files that compare with one, one file at a time per node
+          // (started only when a file asks for one): test/support/opensearch-pool.ts.
+          globalSetup: ['test/support/opensearch-pool.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

@@ -102,8 +102,31 @@ async function useReferenceDefaults(url: string): Promise<void> {
   if (res.status !== 200) throw new Error(`the OpenSearch node refused the reference template: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
-/** Starts an OpenSearch node on free loopback ports and waits until its cluster is green or yellow. */
+/**
+ * An OpenSearch node for a test file, empty, green or yellow. In a vitest run whose project has the
+ * pool (test/support/opensearch-pool.ts), it is a node of the pool leased for the file (`stop()`
+ * gives it back, wiped for the next file; `options` are the pool's); otherwise a node of its own.
+ */
 export async function startOpenSearch(options: OpenSearchOptions = {}): Promise<OpenSearchNode> {
+  const pool = process.env.PORTICO_OPENSEARCH_POOL;
+  if (pool === undefined) return launchOpenSearch(options);
+  const res = await fetch(`${pool}/lease`, { method: 'POST' });
+  const leased = (await res.json()) as { id: number; url: string; error?: string };
+  if (res.status !== 200) throw new Error(`the OpenSearch pool could not lease a node: ${leased.error ?? res.status}`);
+  let released = false;
+  return {
+    url: leased.url,
+    call: (method, path, body) => call(leased.url, method, path, body),
+    stop: async () => {
+      if (released) return;
+      released = true;
+      await fetch(`${pool}/release?id=${leased.id}`, { method: 'POST' });
+    },
+  };
+}
+
+/** Starts an OpenSearch node on free loopback ports and waits until its cluster is green or yellow. */
+export async function launchOpenSearch(options: OpenSearchOptions = {}): Promise<OpenSearchNode> {
   const { jar, classpath } = openSearchPeer();
   const home = mkdtempSync(join(tmpdir(), 'portico-opensearch-'));
   const heap = options.heap ?? '1g';
