@@ -18,6 +18,8 @@ export default defineConfig({
           // and on a 2-core machine with another build running a 100-run property takes 10-20 s
           // (60 s was reached by two of them on a machine loaded four times over).
           testTimeout: 120_000,
+          // Hooks start and stop in-process servers: a second at most when idle, 10 s+ when loaded.
+          hookTimeout: 60_000,
         },
       },
       {

@@ -292,6 +292,8 @@ interface Figures {
   /** The real server only: change → PATCH answered, and change → this process's watch saw it. */
   readonly acked: number[];
   readonly watched: number[];
+  /** Snapshot PUTs the server received during the changes, per change (1 when nothing else is sent). */
+  readonly putsPerChange: number;
   readonly peakRssMb: number;
 }
 
@@ -334,6 +336,7 @@ async function measure(cluster: Cluster, dir: string): Promise<Figures> {
     const watched: number[] = [];
 
     const delays: number[] = [];
+    const putsBefore = puts.length;
     for (let c = 0; c < CHANGES; c++) {
       const i = (c * 37) % Math.min(INGRESSES, ROUTES);
       const host = `changed-${c}.example.com`;
@@ -356,9 +359,10 @@ async function measure(cluster: Cluster, dir: string): Promise<Figures> {
       const seenAt = cluster.seen?.(`${String(obj.metadata.namespace)}/${String(obj.metadata.name)}`);
       if (seenAt !== undefined && seenAt >= t) watched.push(seenAt - t);
     }
+    const putsPerChange = (puts.length - putsBefore) / CHANGES;
     const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
     const hwmKb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-    return { syncMs, deliveredSyncMs, deliveredSyncCpuMs, visible: delays, delivered, acked, watched, peakRssMb: hwmKb / 1024 };
+    return { syncMs, deliveredSyncMs, deliveredSyncCpuMs, visible: delays, delivered, acked, watched, putsPerChange, peakRssMb: hwmKb / 1024 };
   } finally {
     child.kill('SIGTERM');
     // The operator's keep-alive connections would hold the probe (and this process) open.
@@ -388,6 +392,7 @@ function printTable(results: readonly [string, Figures][]): void {
     ['change → write answered p99 (ms)', (f) => percentile(f.acked, 99), undefined],
     ['change → watch event p50 (ms)', (f) => percentile(f.watched, 50), undefined],
     ['change → watch event p99 (ms)', (f) => percentile(f.watched, 99), undefined],
+    ['snapshot PUTs per change', (f) => f.putsPerChange, undefined],
     ['operator peak RSS (MB)', (f) => f.peakRssMb, 300],
   ];
   const head = results.map(([name]) => name.padStart(12)).join('');

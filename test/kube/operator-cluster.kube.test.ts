@@ -86,11 +86,21 @@ describe('IngressClass and the DefaultIngressClass admission', () => {
     metadata: { name, annotations: { 'ingressclass.kubernetes.io/is-default-class': String(isDefault) } },
     spec: { controller },
   });
+  /**
+   * Waits until the DefaultIngressClass admission gives a new class-less Ingress `expected` (a dry
+   * run, which stores nothing): the plugin reads IngressClasses from an informer, which sees a
+   * change a moment after it is written (seconds on a busy machine).
+   */
+  const admissionDefaults = (expected: string | undefined) => until(`the admission's default class to be ${expected ?? 'none'}`, async () => {
+    const res = await cp.call('POST', '/apis/networking.k8s.io/v1/namespaces/team-b/ingresses?dryRun=All', ingress('dry-run-probe', 'probe.test', { namespace: 'team-b' }));
+    return res.status === 201 && res.body.spec.ingressClassName === expected;
+  });
 
   it('serves what the default class admission makes of a new Ingress, following the class\'s controller', async () => {
     await chartRbac();
     await create(cp, ingressClass('portico', 'portico.dev/ingress-controller', true));
     await create(cp, ingressClass('nginx', 'k8s.io/ingress-nginx', false));
+    await admissionDefaults('portico');
     const op = await operator();
     // The admission writes the default class into an Ingress created without one.
     const made = await create(cp, ingress('defaulted', 'd.test', { namespace: 'team-b' }));
@@ -102,6 +112,7 @@ describe('IngressClass and the DefaultIngressClass admission', () => {
     // nginx's default: new Ingresses now belong to nginx and are not served.
     await apply(cp, ingressClass('portico', 'portico.dev/ingress-controller', false));
     await apply(cp, ingressClass('nginx', 'k8s.io/ingress-nginx', true));
+    await admissionDefaults('nginx');
     const foreign = await create(cp, ingress('foreign', 'f.test', { namespace: 'team-b' }));
     expect(foreign.spec.ingressClassName).toBe('nginx');
     await create(cp, ingress('explicit', 'e.test', { namespace: 'team-b', className: 'portico' }));
@@ -120,8 +131,14 @@ describe('IngressClass and the DefaultIngressClass admission', () => {
     expect(await record(serve, 'http/routers', 'team-b-foreign-f-test@kubernetes')).toBeUndefined();
     for (const name of ['defaulted', 'annotated', 'foreign', 'explicit']) await remove(cp, ingress(name, '', { namespace: 'team-b' }));
     await untilGone(serve, 'http/routers', 'team-b-explicit-e-test@kubernetes');
-    // No default class any more: the next suites' Ingresses stay class-less.
+  });
+
+  // Neither these Ingresses nor a default class any more, even when a test above failed half-way:
+  // the next suites' Ingresses stay class-less.
+  afterAll(async () => {
+    for (const name of ['defaulted', 'annotated', 'foreign', 'explicit']) await remove(cp, ingress(name, '', { namespace: 'team-b' }));
     for (const name of ['portico', 'nginx']) await remove(cp, ingressClass(name, '', false));
+    await admissionDefaults(undefined);
   });
 });
 
