@@ -13,7 +13,7 @@ import type { QsClause } from '../requests/query-string.js';
 import type { ScratchArena } from './scratch-arena.js';
 import { addOptional, disMax, EMPTY, exclude, intersectKeepLeft, intersectSum, scale, unionAll, unionSum, type Hits } from './hit-lists.js';
 import { sourceValues } from '../mapping/source-values.js';
-import { sloppyPhraseFreq, tokenPositions } from './sloppy-phrase.js';
+import { exactPhraseFreq, sloppyPhraseFreq, tokenPositions } from './sloppy-phrase.js';
 
 /**
  * Executes a query AST against one index. Every node yields the matching live ordinals in
@@ -168,7 +168,9 @@ function keywordTerm(ctx: ExecContext, field: KeywordField | undefined, value: s
 }
 
 function numericEquals(ctx: ExecContext, def: FieldDef, value: number, boost: number): Hits {
-  return numericRange(ctx, def.path, value, true, value, true, boost);
+  // ES rounds the value as the field rounds what it indexes (a half float, a scaled long).
+  const v = def.quantize === undefined ? value : def.quantize(value);
+  return numericRange(ctx, def.path, v, true, v, true, boost);
 }
 
 function numericRange(ctx: ExecContext, path: string, lo: number, loInc: boolean, hi: number, hiInc: boolean, boost: number): Hits {
@@ -393,7 +395,9 @@ function phrase(ctx: ExecContext, path: string, text: string, boost: number, len
   for (let i = 0; i < candidates.length; i++) {
     const d = candidates.docs[i] as number;
     const values = sourceValues(ctx.sourceOf(d), path).map(String);
-    const freq = slop > 0 ? sloppyPhraseFreq(tokenPositions(values, analyze, POSITION_INCREMENT_GAP), terms, slop) : phraseFreq(values, terms);
+    const gap = def.positionIncrementGap ?? POSITION_INCREMENT_GAP;
+    // A phrase spans two values only when the gap is shorter than the phrase.
+    const freq = slop > 0 ? sloppyPhraseFreq(tokenPositions(values, analyze, gap), terms, slop) : gap < terms.length - 1 ? exactPhraseFreq(tokenPositions(values, analyze, gap), terms) : phraseFreq(values, terms);
     if (freq === 0) continue;
     docs[k] = d;
     scores[k] = bm25(weight, freq, cache[field.norms[d] as number] as number);
