@@ -357,9 +357,14 @@ function fail(field: FieldDef, id: string, value: unknown, cause: { type: string
 
 // eslint-disable-next-line complexity -- one case per field type, each with ES's coercion and refusal for that type, run for every value of every document
 function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, id: string, stored: boolean): void {
-  if (!field.index) return;
+  // A keyword, number, date or boolean that is not indexed keeps doc values in ES, which its
+  // queries, sorts and `exists` read: here its values are indexed all the same (its term queries
+  // then score as ES's doc-value queries do, see query-exec.ts). A text field has nothing else.
+  if (!field.index && field.kind === 'text') return;
   switch (field.kind) {
     case 'text': {
+      // No value (null, [], [null]): the field is absent, as for `exists` in ES; "" is a value.
+      if (leaves.length === 0) return;
       // Usually every leaf is a string: the leaves array itself is the value list (no copy).
       if (allStrings(leaves)) {
         doc.text.addFor(field, field.path, leaves);

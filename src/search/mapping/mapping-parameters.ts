@@ -21,20 +21,24 @@ const onlyAt =
   (v) =>
     values.some((ok) => text(ok) === text(v)) ? undefined : 'refused';
 
+/** What every field type takes in ES 8 (the others take only what their own table lists). */
 const COMMON: Readonly<Record<string, Rule>> = {
   type: accepted,
   fields: accepted,
   store: accepted,
   index: accepted,
   meta: accepted,
-  // Field-level boosts, copy_to and runtime scripts are not implemented.
+  // Field-level boosts and copy_to are not implemented.
   copy_to: refused,
   boost: refused,
-  script: refused,
-  on_script_error: refused,
+};
+
+/** The doc-values and runtime-script parameters of keyword, numeric, date and boolean fields. */
+const DOC_VALUES: Readonly<Record<string, Rule>> = {
   // Without doc values ES refuses sorts on the field; here every field has them.
   doc_values: onlyAt(true),
-  similarity: onlyAt('BM25'),
+  script: refused,
+  on_script_error: refused,
 };
 
 const TEXT: Readonly<Record<string, Rule>> = {
@@ -51,11 +55,14 @@ const TEXT: Readonly<Record<string, Rule>> = {
   index_prefixes: refused,
   norms: onlyAt(true),
   position_increment_gap: accepted,
+  similarity: onlyAt('BM25'),
   // Term vectors serve the _termvectors API, which Portico does not have: nothing reads them.
   term_vector: accepted,
 };
 
 const KEYWORD: Readonly<Record<string, Rule>> = {
+  ...DOC_VALUES,
+  similarity: onlyAt('BM25'),
   eager_global_ordinals: accepted,
   ignore_above: accepted,
   index_options: onlyAt('docs'),
@@ -67,6 +74,7 @@ const KEYWORD: Readonly<Record<string, Rule>> = {
 };
 
 const NUMERIC: Readonly<Record<string, Rule>> = {
+  ...DOC_VALUES,
   coerce: accepted,
   ignore_malformed: accepted,
   null_value: accepted,
@@ -75,6 +83,7 @@ const NUMERIC: Readonly<Record<string, Rule>> = {
 };
 
 const DATE: Readonly<Record<string, Rule>> = {
+  ...DOC_VALUES,
   format: accepted,
   // A locale only changes month and day names, which the formats Portico reads do not have.
   locale: accepted,
@@ -83,6 +92,7 @@ const DATE: Readonly<Record<string, Rule>> = {
 };
 
 const BOOLEAN: Readonly<Record<string, Rule>> = {
+  ...DOC_VALUES,
   null_value: accepted,
   ignore_malformed: accepted,
   time_series_dimension: accepted,

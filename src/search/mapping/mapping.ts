@@ -57,6 +57,8 @@ export class Mappings {
     readonly fields: ReadonlyMap<string, FieldDef>,
     readonly dynamic: Dynamic,
     readonly dateDetection: boolean,
+    /** The mapping's `_meta`, kept and returned as given (ES does nothing else with it). */
+    readonly meta?: Readonly<Record<string, unknown>>,
   ) {
     const subs = new Map<string, FieldDef[]>();
     for (const def of fields.values()) {
@@ -96,7 +98,23 @@ export class Mappings {
     }
     const fields = new Map<string, FieldDef>();
     collect(properties, '', fields, stored);
-    return new Mappings(properties, fields, dynamic, dateDetection);
+    const meta = isJsonObject(obj._meta) ? obj._meta : undefined;
+    return new Mappings(properties, fields, dynamic, dateDetection, meta);
+  }
+
+  /**
+   * This mapping with what a put mapping body `update` (parsed by `parse`) sets at its root:
+   * `dynamic`, `date_detection` and `_meta` replace this mapping's when the body has them.
+   */
+  withRoot(update: Mappings, raw: Record<string, unknown>): Mappings {
+    const root = raw._doc !== undefined && Object.keys(raw).length === 1 ? (raw._doc as Record<string, unknown>) : raw;
+    return new Mappings(
+      this.properties,
+      this.fields,
+      root.dynamic === undefined ? this.dynamic : update.dynamic,
+      root.date_detection === undefined ? this.dateDetection : update.dateDetection,
+      root._meta === undefined ? this.meta : update.meta,
+    );
   }
 
   field(path: string): FieldDef | undefined {
@@ -125,13 +143,14 @@ export class Mappings {
     // Lenient: the existing properties were checked when they came in (or are stored ones), and
     // additions are dynamic mappings or a put mapping body Mappings.parse has checked.
     collect(properties, '', fields, true);
-    return new Mappings(properties, fields, this.dynamic, this.dateDetection);
+    return new Mappings(properties, fields, this.dynamic, this.dateDetection, this.meta);
   }
 
   /** The body of GET /<index>/_mapping for this index. */
   toJSON(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     if (this.dynamic !== true) out.dynamic = String(this.dynamic);
+    if (this.meta !== undefined) out._meta = this.meta;
     // Also what the store saves: leaving it out turned date detection back on at the next start.
     if (!this.dateDetection) out.date_detection = false;
     out.properties = this.properties;
@@ -223,15 +242,25 @@ function fieldOptions(name: string, type: string, kind: FieldType, def: Record<s
   const gap = def.position_increment_gap;
   if (kind === 'text' && gap !== undefined) {
     const n = Number(gap);
-    if (Number.isInteger(n) && n >= 0) out.positionIncrementGap = n;
+    // -1 is ES's "the analyzer's gap" (100 for the standard analyzer).
+    if (Number.isInteger(n) && n >= -1) out.positionIncrementGap = n === -1 ? 100 : n;
     else if (!stored) refuse(Number.isInteger(n) ? `[position_increment_gap] must be positive, got [${n}]` : `Failed to parse value [${String(gap)}] as [position_increment_gap] on field [${name}]`);
   }
-  if (kind !== 'text' && def.null_value !== undefined && def.null_value !== null) out.nullValue = def.null_value;
+  if (kind !== 'text' && def.null_value !== undefined && def.null_value !== null) {
+    out.nullValue = def.null_value;
+    const v = def.null_value;
+    const bad =
+      kind === 'numeric' ? (parseNumber(v, false) === undefined ? `For input string: "${String(v)}"` : undefined)
+      : kind === 'boolean' ? (parseBool(v) === undefined ? `Failed to parse value [${String(v)}] as only [true] or [false] are allowed.` : undefined)
+      : kind === 'date' ? (parseDateFor({ dateFormat: def.format === undefined ? undefined : compileDateFormat(String(def.format)) } as FieldDef, v) === undefined ? `failed to parse date field [${String(v)}] with format [${String(def.format ?? DEFAULT_DATE_FORMAT)}]` : undefined)
+      : typeof v === 'object' ? `Can't get text on a START_OBJECT` : undefined;
+    if (bad !== undefined && !stored) refuse(`Error parsing [null_value] on field [${name}]: ${bad}`);
+  }
   if (kind === 'numeric' && (def.coerce === false || def.coerce === 'false')) out.noCoerce = true;
   if (type === 'half_float') out.quantize = toHalfFloat;
   if (type === 'scaled_float') {
     const factor = Number(def.scaling_factor);
-    if (Number.isFinite(factor) && factor > 0) out.quantize = (v) => Math.round(v * factor) / factor;
+    if (Number.isFinite(factor) && factor > 0) out.quantize = (v) => (Math.round(v * factor) + 0) / factor; // + 0: Java rounds -0.4 to 0, not -0
     else if (!stored) refuse(`[scaling_factor] must be a positive number, got [${String(def.scaling_factor)}]`);
   }
   return out;

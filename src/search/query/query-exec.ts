@@ -99,7 +99,8 @@ function resolveFields(ctx: ExecContext, pattern: string): FieldDef[] {
     return def === undefined ? [] : [def];
   }
   // globMatch, not a RegExp of `.*` runs: those backtrack exponentially on many stars.
-  return [...ctx.mappings.fields.values()].filter((d) => globMatch(pattern, d.path));
+  // As ES expands a pattern, a text field that is not indexed (so not searchable) is left out.
+  return [...ctx.mappings.fields.values()].filter((d) => globMatch(pattern, d.path) && (d.index || d.kind !== 'text'));
 }
 
 /** BM25 hits of one term's posting list (`term` -1: no such term). */
@@ -205,6 +206,7 @@ function parseFor(ctx: ExecContext, def: FieldDef, value: unknown): number {
 function termQuery(ctx: ExecContext, path: string, value: string | number | boolean, boost: number, caseInsensitive: boolean): Hits {
   const def = ctx.mappings.field(path);
   if (def === undefined) return path === '_id' ? execute({ kind: 'ids', values: [String(value)], boost }, ctx) : EMPTY;
+  searchable(ctx, def);
   switch (def.kind) {
     case 'text':
       // Indexed text terms are lower case: a case-insensitive term is its lower-case form, and
@@ -213,6 +215,8 @@ function termQuery(ctx: ExecContext, path: string, value: string | number | bool
       return textTerm(ctx, ctx.index.text.get(path), String(value), boost);
     case 'keyword': {
       const field = ctx.index.keyword.get(path);
+      // A field that is not indexed is searched through its doc values in ES: a constant score.
+      if (!def.index) return constScore(ctx, keywordTerm(ctx, field, caseInsensitive ? String(value).toLowerCase() : String(value), 1), boost);
       if (!caseInsensitive || field === undefined) return keywordTerm(ctx, field, String(value), boost);
       const wanted = String(value).toLowerCase();
       const matches = [...field.terms.keys()].filter((t) => t.toLowerCase() === wanted);
@@ -221,7 +225,7 @@ function termQuery(ctx: ExecContext, path: string, value: string | number | bool
     case 'boolean': {
       const b = parseBool(typeof value === 'string' ? value : value === true || value === false ? value : String(value));
       if (b === undefined) throw errors.queryShard(ctx.indexName, `Can't parse boolean value [${String(value)}], expected [true] or [false]`);
-      return keywordTerm(ctx, ctx.index.keyword.get(path), String(b), boost);
+      return def.index ? keywordTerm(ctx, ctx.index.keyword.get(path), String(b), boost) : constScore(ctx, keywordTerm(ctx, ctx.index.keyword.get(path), String(b), 1), boost);
     }
     case 'numeric':
       return numericEquals(ctx, def, parseFor(ctx, def, value), boost);
@@ -249,6 +253,7 @@ function rangeQuery(ctx: ExecContext, q: Extract<Query, { kind: 'range' }>): Hit
       q.boost,
     );
   }
+  searchable(ctx, def);
   const field = def.kind === 'keyword' ? ctx.index.keyword.get(def.path) : ctx.index.text.get(def.path);
   if (field === undefined) return EMPTY;
   const lo = q.gt ?? q.gte;
@@ -286,6 +291,8 @@ function dateRange(ctx: ExecContext, def: FieldDef, q: Extract<Query, { kind: 'r
 }
 
 function prefixQuery(ctx: ExecContext, path: string, value: string, boost: number, caseInsensitive = false): Hits {
+  const def = ctx.mappings.field(path);
+  if (def !== undefined) searchable(ctx, def);
   const wanted = caseInsensitive ? value.toLowerCase() : value;
   return matchingTerms(ctx, path, boost, (t) => (caseInsensitive ? t.toLowerCase() : t).startsWith(wanted));
 }
@@ -296,6 +303,7 @@ function prefixQuery(ctx: ExecContext, path: string, value: string, boost: numbe
  */
 function wildcardQuery(ctx: ExecContext, pattern: string, value: string, boost: number, caseInsensitive: boolean): Hits {
   const perField = resolveFields(ctx, pattern).map((def) => {
+    searchable(ctx, def);
     const wanted = caseInsensitive || def.kind === 'text' ? value.toLowerCase() : value;
     return matchingTerms(ctx, def.path, boost, (t) => wildcardMatch(wanted, caseInsensitive ? t.toLowerCase() : t));
   });
@@ -350,6 +358,7 @@ function matchField(ctx: ExecContext, path: string, text: string, op: Operator, 
   const def = ctx.mappings.field(path);
   if (def === undefined) return path === '_id' ? execute({ kind: 'ids', values: [text], boost }, ctx) : EMPTY;
   if (def.kind === 'text') {
+    searchable(ctx, def);
     const terms = tokens(text);
     if (terms.length === 0) return zeroTermsAll ? execute({ kind: 'match_all', boost }, ctx) : EMPTY;
     const field = ctx.index.text.get(path);
@@ -377,6 +386,7 @@ function phrase(ctx: ExecContext, path: string, text: string, boost: number, len
   const def = ctx.mappings.field(path);
   if (def === undefined) return EMPTY;
   if (def.kind !== 'text') return matchField(ctx, path, text, 'or', undefined, boost, false, lenient);
+  searchable(ctx, def);
   const terms = tokens(text);
   if (terms.length <= 1) return matchField(ctx, path, text, 'or', undefined, boost, false, lenient);
   const field = ctx.index.text.get(path);
@@ -404,6 +414,11 @@ function phrase(ctx: ExecContext, path: string, text: string, boost: number, len
     k++;
   }
   return { docs, scores, length: k };
+}
+
+/** ES's refusal of a query on a text field that is not indexed (it has no doc values to fall back on). */
+function searchable(ctx: ExecContext, def: FieldDef): void {
+  if (def.kind === 'text' && !def.index) throw errors.queryShard(ctx.indexName, `failed to create query: Cannot search on field [${def.path}] since it is not indexed.`);
 }
 
 /** ES's default position_increment_gap of text fields: the positions between two values of one field. */
