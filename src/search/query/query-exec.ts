@@ -14,6 +14,7 @@ import type { ScratchArena } from './scratch-arena.js';
 import { addOptional, disMax, EMPTY, exclude, intersectKeepLeft, intersectSum, scale, unionAll, unionSum, type Hits } from './hit-lists.js';
 import { sourceValues } from '../mapping/source-values.js';
 import { exactPhraseFreq, sloppyPhraseFreq, tokenPositions } from './sloppy-phrase.js';
+import { indexFieldMatches } from './index-field-query.js';
 
 /**
  * Executes a query AST against one index. Every node yields the matching live ordinals in
@@ -33,6 +34,8 @@ export interface ExecContext {
   readonly arena: ScratchArena;
   /** Epoch milliseconds `now` stands for in date math (default: the clock when a bound is read). */
   readonly now?: () => number;
+  /** The index's `index.max_terms_count`: more values in one `terms` query are refused (65,536 unless given). */
+  readonly maxTermsCount?: number;
 }
 
 
@@ -46,6 +49,8 @@ function constant(docs: Int32Array, n: number, score: number, arena: ScratchAren
 
 /** Runs `query`; the result holds live documents only. */
 export function execute(query: Query, ctx: ExecContext): Hits {
+  const onIndexName = indexFieldMatches(query, ctx.indexName);
+  if (onIndexName !== undefined) return onIndexName ? execute({ kind: 'match_all', boost: 'boost' in query ? query.boost : 1 }, ctx) : EMPTY;
   switch (query.kind) {
     case 'match_all': {
       const all = ctx.index.allLive();
@@ -63,6 +68,7 @@ export function execute(query: Query, ctx: ExecContext): Hits {
     case 'term':
       return termQuery(ctx, query.field, query.value, query.boost, query.caseInsensitive);
     case 'terms':
+      checkTermsCount(ctx, query.values.length);
       return constScore(ctx, unionAll(query.values.map((v) => termQuery(ctx, query.field, v, 1, false)), ctx.arena), query.boost);
     case 'range':
       return rangeQuery(ctx, query);
@@ -414,6 +420,14 @@ function phrase(ctx: ExecContext, path: string, text: string, boost: number, len
     k++;
   }
   return { docs, scores, length: k };
+}
+
+function checkTermsCount(ctx: ExecContext, n: number): void {
+  const max = ctx.maxTermsCount ?? 65_536;
+  if (n > max) {
+    const reason = `The number of terms [${n}] used in the Terms Query request has exceeded the allowed maximum of [${max}]. This maximum can be set by changing the [index.max_terms_count] index level setting.`;
+    throw errors.queryShard(ctx.indexName, `failed to create query: ${reason}`);
+  }
 }
 
 /** ES's refusal of a query on a text field that is not indexed (it has no doc values to fall back on). */
