@@ -13,12 +13,15 @@
 # OpenSearch version; its artifacts come from Maven Central) into
 #   ${PORTICO_PEER_CACHE:-$HOME/.cache/portico-peers}/opensearch-<version>/{opensearch-node.jar,classpath.txt}
 # and printed as the path of that directory.
+# One peer is Python: python-clients, a venv of the official elasticsearch and opensearch-py clients
+# pinned with their hashes in test/peers/python/requirements.txt, at
+#   ${PORTICO_PEER_CACHE:-$HOME/.cache/portico-peers}/python-clients-<checksum of that file>/
 # One peer is built outside its wrapper: traefik, the reference of the management API's differential
 # suite (test/management/differential/), from test/peers/traefik/ copied beside a copy of lego whose
 # DNS-challenge registry is replaced (see traefik_src below).
 #
 #   scripts/build-peers.sh [name ...]     (default: every peer; prints the binary and file paths)
-# Names: etcd kube-apiserver servicemonitor-crd pushgateway prometheus push-client opensearch traefik
+# Names: etcd kube-apiserver servicemonitor-crd pushgateway prometheus push-client opensearch traefik python-clients
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -82,6 +85,33 @@ opensearch() {
   echo "$stamp" >"$dir/stamp"
   rm -rf "$dir/build"
   echo "build-peers: built the OpenSearch node in $((SECONDS - start)) s" >&2
+  echo "$dir"
+}
+
+# The official Python clients of the search suite's client test: a venv with test/peers/python/
+# requirements.txt installed (every version and hash pinned, pip --require-hashes), in a directory
+# keyed by that file's checksum, printed as the venv's path. Needs python3 with venv (Debian:
+# python3-venv) and PyPI on the first run only.
+python_clients() {
+  local req="$root/test/peers/python/requirements.txt"
+  local digest
+  digest=$(sha256sum "$req" | cut -c1-16)
+  local dir="$cache/python-clients-$digest"
+  if [ -x "$dir/bin/python" ] && [ -f "$dir/installed" ]; then
+    echo "$dir"
+    return 0
+  fi
+  if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+    echo "build-peers: python3 with venv is not installed; the Python clients' test needs it (Debian: apt-get install python3-venv)" >&2
+    return 1
+  fi
+  echo "build-peers: installing the Python clients from PyPI (first run only; about half a minute)" >&2
+  local start=$SECONDS
+  rm -rf "$dir"
+  python3 -m venv "$dir"
+  "$dir/bin/pip" install -q --disable-pip-version-check --no-cache-dir --require-hashes --only-binary=:all: -r "$req" >&2
+  touch "$dir/installed"
+  echo "build-peers: installed the Python clients in $((SECONDS - start)) s" >&2
   echo "$dir"
 }
 
@@ -162,6 +192,10 @@ build() {
       opensearch
       return
       ;;
+    python-clients)
+      python_clients
+      return
+      ;;
     kube-apiserver)
       module=k8s.io/kubernetes
       pkg=k8s.io/kubernetes/cmd/kube-apiserver
@@ -218,7 +252,7 @@ build() {
       builddir=yes
       ;;
     *)
-      echo "build-peers: unknown peer \"$name\" (kube-apiserver, etcd, servicemonitor-crd, pushgateway, prometheus, push-client, opensearch, traefik)" >&2
+      echo "build-peers: unknown peer \"$name\" (kube-apiserver, etcd, servicemonitor-crd, pushgateway, prometheus, push-client, opensearch, traefik, python-clients)" >&2
       return 2
       ;;
   esac
@@ -249,5 +283,5 @@ build() {
   echo "$dir/$name"
 }
 
-if [ $# -eq 0 ]; then set -- etcd kube-apiserver servicemonitor-crd pushgateway prometheus push-client opensearch traefik; fi
+if [ $# -eq 0 ]; then set -- etcd kube-apiserver servicemonitor-crd pushgateway prometheus push-client opensearch traefik python-clients; fi
 for peer in "$@"; do build "$peer"; done

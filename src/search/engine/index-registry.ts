@@ -217,7 +217,7 @@ export class IndexRegistry {
     const parsed = Mappings.parse(body);
     const additions = new Map<string, unknown>();
     for (const [k, v] of Object.entries(parsed.properties)) additions.set(k, v);
-    state.mappings = state.mappings.withAdditions(additions);
+    state.mappings = state.mappings.withAdditions(additions).withRoot(parsed, (body ?? {}) as Record<string, unknown>);
     this.store.updateMappings(name, state.mappings.toJSON());
   }
 

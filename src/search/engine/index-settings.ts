@@ -4,6 +4,8 @@ import { errors } from '../errors.js';
 
 export interface IndexSettings {
   readonly maxResultWindow: number;
+  /** `index.max_terms_count`: the most values one `terms` query may have (65,536). */
+  readonly maxTermsCount: number;
   readonly numberOfShards: number;
   readonly numberOfReplicas: number;
   /** Every setting as given, flattened with the `index.` prefix. */
@@ -44,6 +46,7 @@ export function parseSettings(raw: unknown): IndexSettings {
   const flat = flattenSettings(raw);
   return {
     maxResultWindow: intSetting(flat, 'index.max_result_window', 10_000, 1),
+    maxTermsCount: intSetting(flat, 'index.max_terms_count', 65_536, 1),
     numberOfShards: intSetting(flat, 'index.number_of_shards', 1, 1),
     numberOfReplicas: intSetting(flat, 'index.number_of_replicas', 1, 0),
     raw: flat,

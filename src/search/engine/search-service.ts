@@ -248,6 +248,7 @@ export class SearchService {
       mappings: state.mappings,
       sourceOf: (ord) => JSON.parse(this.store.getDoc(state.name, state.index.ids[ord] as string)?.source ?? '{}'),
       now: this.now,
+      maxTermsCount: state.settings.maxTermsCount,
     };
   }
 

@@ -319,11 +319,32 @@ function collectValues(obj: Record<string, unknown>, prefix: string, mappings: M
       continue;
     }
     const leaves = Array.isArray(value) ? value.flat(Infinity).filter((v) => v !== null && v !== undefined) : value === null || value === undefined ? NO_VALUES : [value];
-    addValues(field, leaves, doc, id, stored);
+    addValues(field, field.nullValue === undefined ? leaves : withNullValue(value, field.nullValue), doc, id, stored);
     const subs = mappings.subfields.get(path);
-    if (subs !== undefined) for (const sub of subs) addValues(sub, leaves, doc, id, stored);
+    if (subs !== undefined) for (const sub of subs) addValues(sub, sub.nullValue === undefined ? leaves : withNullValue(value, sub.nullValue), doc, id, stored);
   }
   return complete;
+}
+
+/** A field's leaves with each `null` indexed as its `null_value` (an empty array holds no null). */
+function withNullValue(value: unknown, nullValue: unknown): readonly unknown[] {
+  if (value === null) return [nullValue];
+  if (!Array.isArray(value)) return value === undefined ? NO_VALUES : [value];
+  return value.flat(Infinity).filter((v) => v !== undefined).map((v) => (v === null ? nullValue : v));
+}
+
+/** Java's class name of a numeric type, as ES names it when `coerce: false` refuses a value. */
+const JAVA_NUMBER: Readonly<Record<string, string>> = { long: 'Long', integer: 'Integer', short: 'Short', byte: 'Byte', double: 'Double', float: 'Float', half_float: 'Float', scaled_float: 'Double', unsigned_long: 'Long' };
+
+/** A number of a numeric field: coerced and rounded as the field says; undefined when it is malformed. */
+function numberFor(field: FieldDef, v: unknown, id: string): number | undefined {
+  if (field.noCoerce === true) {
+    const cls = JAVA_NUMBER[field.esType] ?? 'Double';
+    if (typeof v === 'string') fail(field, id, v, { type: 'illegal_argument_exception', reason: `${cls} value passed as String` });
+    if (typeof v === 'number' && field.integer && !Number.isInteger(v)) fail(field, id, v, { type: 'illegal_argument_exception', reason: `${v} cannot be converted to ${cls} without data loss` });
+  }
+  const n = parseNumber(v, field.integer);
+  return n === undefined || field.quantize === undefined ? n : field.quantize(n);
 }
 
 function fail(field: FieldDef, id: string, value: unknown, cause: { type: string; reason: string }): never {
@@ -336,9 +357,14 @@ function fail(field: FieldDef, id: string, value: unknown, cause: { type: string
 
 // eslint-disable-next-line complexity -- one case per field type, each with ES's coercion and refusal for that type, run for every value of every document
 function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, id: string, stored: boolean): void {
-  if (!field.index) return;
+  // A keyword, number, date or boolean that is not indexed keeps doc values in ES, which its
+  // queries, sorts and `exists` read: here its values are indexed all the same (its term queries
+  // then score as ES's doc-value queries do, see query-exec.ts). A text field has nothing else.
+  if (!field.index && field.kind === 'text') return;
   switch (field.kind) {
     case 'text': {
+      // No value (null, [], [null]): the field is absent, as for `exists` in ES; "" is a value.
+      if (leaves.length === 0) return;
       // Usually every leaf is a string: the leaves array itself is the value list (no copy).
       if (allStrings(leaves)) {
         doc.text.addFor(field, field.path, leaves);
@@ -374,7 +400,7 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
       if (leaves.length === 1) {
         // One value (the usual case): an array of its size, not one grown from empty.
         const v = leaves[0];
-        const n = parseNumber(v, field.integer);
+        const n = numberFor(field, v, id);
         if (n === undefined) {
           if (field.ignoreMalformed === true) {
             doc.numeric.addFor(field, field.path, []);
@@ -387,7 +413,7 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
       }
       const out: number[] = [];
       for (const v of leaves) {
-        const n = parseNumber(v, field.integer);
+        const n = numberFor(field, v, id);
         if (n === undefined) {
           if (field.ignoreMalformed === true) continue;
           fail(field, id, v, { type: 'number_format_exception', reason: `For input string: "${String(v)}"` });
@@ -417,6 +443,7 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
       const strs: string[] = [];
       for (const v of leaves) {
         const b = parseBool(v);
+        if (b === undefined && field.ignoreMalformed === true) continue;
         if (b === undefined) fail(field, id, v, { type: 'illegal_argument_exception', reason: `Failed to parse value [${String(v)}] as only [true] or [false] are allowed.` });
         nums.push(b ? 1 : 0);
         strs.push(String(b));

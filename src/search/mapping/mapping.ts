@@ -33,8 +33,16 @@ export interface FieldDef {
   readonly fielddata: boolean;
   /** date: the mapping's `format` (default `strict_date_optional_time||epoch_millis`), compiled. */
   readonly dateFormat?: DateFormat;
-  /** date, numeric: `ignore_malformed: true` leaves a value that does not parse out instead of failing the document. */
+  /** date, numeric, boolean: `ignore_malformed: true` leaves a value that does not parse out instead of failing the document. */
   readonly ignoreMalformed?: boolean;
+  /** text: positions between two values of the field (`position_increment_gap`, 100 by default). */
+  readonly positionIncrementGap?: number;
+  /** keyword, numeric, date, boolean: what a `null` value is indexed as (`null_value`). */
+  readonly nullValue?: unknown;
+  /** numeric: `coerce: false` refuses strings, and fractions for integer types. */
+  readonly noCoerce?: boolean;
+  /** half_float, scaled_float: rounds a value to what the field keeps (a half float; the scaling factor's multiple). */
+  readonly quantize?: (n: number) => number;
 }
 
 export type Dynamic = true | false | 'strict';
@@ -49,6 +57,8 @@ export class Mappings {
     readonly fields: ReadonlyMap<string, FieldDef>,
     readonly dynamic: Dynamic,
     readonly dateDetection: boolean,
+    /** The mapping's `_meta`, kept and returned as given (ES does nothing else with it). */
+    readonly meta?: Readonly<Record<string, unknown>>,
   ) {
     const subs = new Map<string, FieldDef[]>();
     for (const def of fields.values()) {
@@ -88,7 +98,23 @@ export class Mappings {
     }
     const fields = new Map<string, FieldDef>();
     collect(properties, '', fields, stored);
-    return new Mappings(properties, fields, dynamic, dateDetection);
+    const meta = isJsonObject(obj._meta) ? obj._meta : undefined;
+    return new Mappings(properties, fields, dynamic, dateDetection, meta);
+  }
+
+  /**
+   * This mapping with what a put mapping body `update` (parsed by `parse`) sets at its root:
+   * `dynamic`, `date_detection` and `_meta` replace this mapping's when the body has them.
+   */
+  withRoot(update: Mappings, raw: Record<string, unknown>): Mappings {
+    const root = raw._doc !== undefined && Object.keys(raw).length === 1 ? (raw._doc as Record<string, unknown>) : raw;
+    return new Mappings(
+      this.properties,
+      this.fields,
+      root.dynamic === undefined ? this.dynamic : update.dynamic,
+      root.date_detection === undefined ? this.dateDetection : update.dateDetection,
+      root._meta === undefined ? this.meta : update.meta,
+    );
   }
 
   field(path: string): FieldDef | undefined {
@@ -117,13 +143,14 @@ export class Mappings {
     // Lenient: the existing properties were checked when they came in (or are stored ones), and
     // additions are dynamic mappings or a put mapping body Mappings.parse has checked.
     collect(properties, '', fields, true);
-    return new Mappings(properties, fields, this.dynamic, this.dateDetection);
+    return new Mappings(properties, fields, this.dynamic, this.dateDetection, this.meta);
   }
 
   /** The body of GET /<index>/_mapping for this index. */
   toJSON(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     if (this.dynamic !== true) out.dynamic = String(this.dynamic);
+    if (this.meta !== undefined) out._meta = this.meta;
     // Also what the store saves: leaving it out turned date detection back on at the next start.
     if (!this.dateDetection) out.date_detection = false;
     out.properties = this.properties;
@@ -131,57 +158,7 @@ export class Mappings {
   }
 }
 
-// The parameters ES 8's field mappers accept, by type; any other key is refused at creation.
-const COMMON_PARAMS = ['type', 'fields', 'copy_to', 'meta', 'boost', 'store', 'index', 'doc_values', 'script', 'on_script_error', 'similarity'];
-const TEXT_PARAMS = ['analyzer', 'search_analyzer', 'search_quote_analyzer', 'eager_global_ordinals', 'fielddata', 'fielddata_frequency_filter',
-  'index_options', 'index_phrases', 'index_prefixes', 'norms', 'position_increment_gap', 'term_vector'];
-const KEYWORD_PARAMS = ['eager_global_ordinals', 'ignore_above', 'index_options', 'norms', 'null_value', 'normalizer', 'split_queries_on_whitespace',
-  'time_series_dimension', 'value'];
-const NUMERIC_PARAMS = ['coerce', 'ignore_malformed', 'null_value', 'time_series_dimension', 'time_series_metric', 'scaling_factor'];
-const DATE_PARAMS = ['format', 'locale', 'ignore_malformed', 'null_value'];
-const BOOLEAN_PARAMS = ['null_value', 'ignore_malformed'];
-
-function paramsOf(type: string): readonly string[] | undefined {
-  if (TEXT_TYPES.has(type)) return TEXT_PARAMS;
-  if (KEYWORD_TYPES.has(type)) return KEYWORD_PARAMS;
-  if (NUMERIC_TYPES.has(type)) return NUMERIC_PARAMS;
-  if (type === 'date' || type === 'date_nanos') return DATE_PARAMS;
-  if (type === 'boolean') return BOOLEAN_PARAMS;
-  return undefined;
-}
-
-/**
- * Refuses field mapping parameters ES does not know for the field's type, with ES's
- * "unknown parameter [p] on mapper [f] of type [t]". For mappings a request brings (create index,
- * put mapping); stored mappings are not re-checked, so an index created before stays loadable.
- */
-export function checkMappingParameters(raw: unknown): void {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return;
-  const obj = raw as Record<string, unknown>;
-  const root = obj._doc !== undefined && Object.keys(obj).length === 1 ? (obj._doc as Record<string, unknown>) : obj;
-  const walk = (properties: unknown): void => {
-    if (properties === null || typeof properties !== 'object' || Array.isArray(properties)) return;
-    for (const [name, def] of Object.entries(properties as Record<string, unknown>)) {
-      if (def === null || typeof def !== 'object' || Array.isArray(def)) continue;
-      const d = def as Record<string, unknown>;
-      const type = d.type;
-      if (type === undefined || type === 'object' || type === 'nested') {
-        walk(d.properties);
-        continue;
-      }
-      const known = typeof type === 'string' ? paramsOf(type) : undefined;
-      if (known === undefined) continue;
-      for (const key of Object.keys(d)) {
-        if (!COMMON_PARAMS.includes(key) && !known.includes(key)) {
-          const reason = `unknown parameter [${key}] on mapper [${name}] of type [${String(type)}]`;
-          throw errors.mapperParsing(reason, `Failed to parse mapping: ${reason}`);
-        }
-      }
-      if (d.fields !== null && typeof d.fields === 'object') walk(d.fields);
-    }
-  };
-  walk(root.properties);
-}
+export { checkMappingParameters } from './mapping-parameters.js';
 
 function parseDynamic(v: unknown): Dynamic {
   if (v === undefined || v === true || v === 'true') return true;
@@ -251,8 +228,73 @@ function toField(path: string, name: string, type: string, def: Record<string, u
     index: def.index !== false && def.index !== 'false',
     fielddata: def.fielddata === true,
     ...(dateFormat === undefined ? {} : { dateFormat }),
-    ...((kind === 'date' || kind === 'numeric') && (def.ignore_malformed === true || def.ignore_malformed === 'true') ? { ignoreMalformed: true } : {}),
+    ...(kind !== 'text' && kind !== 'keyword' && (def.ignore_malformed === true || def.ignore_malformed === 'true') ? { ignoreMalformed: true } : {}),
+    ...fieldOptions(name, type, kind, def, stored),
   };
+}
+
+/** The FieldDef members of the mapping parameters that need more than a flag (see FieldDef). */
+function fieldOptions(name: string, type: string, kind: FieldType, def: Record<string, unknown>, stored: boolean): Partial<FieldDef> {
+  const refuse = (reason: string): never => {
+    throw errors.mapperParsing(reason, `Failed to parse mapping: ${reason}`);
+  };
+  const out: { -readonly [K in keyof FieldDef]?: FieldDef[K] } = {};
+  const gap = def.position_increment_gap;
+  if (kind === 'text' && gap !== undefined) {
+    const n = Number(gap);
+    // -1 is ES's "the analyzer's gap" (100 for the standard analyzer).
+    if (Number.isInteger(n) && n >= -1) out.positionIncrementGap = n === -1 ? 100 : n;
+    else if (!stored) refuse(Number.isInteger(n) ? `[position_increment_gap] must be positive, got [${n}]` : `Failed to parse value [${String(gap)}] as [position_increment_gap] on field [${name}]`);
+  }
+  if (kind !== 'text' && def.null_value !== undefined && def.null_value !== null) {
+    out.nullValue = def.null_value;
+    const v = def.null_value;
+    const bad =
+      kind === 'numeric' ? (parseNumber(v, false) === undefined ? `For input string: "${String(v)}"` : undefined)
+      : kind === 'boolean' ? (parseBool(v) === undefined ? `Failed to parse value [${String(v)}] as only [true] or [false] are allowed.` : undefined)
+      : kind === 'date' ? (parseDateFor({ dateFormat: def.format === undefined ? undefined : compileDateFormat(String(def.format)) } as FieldDef, v) === undefined ? `failed to parse date field [${String(v)}] with format [${String(def.format ?? DEFAULT_DATE_FORMAT)}]` : undefined)
+      : typeof v === 'object' ? `Can't get text on a START_OBJECT` : undefined;
+    if (bad !== undefined && !stored) refuse(`Error parsing [null_value] on field [${name}]: ${bad}`);
+  }
+  if (kind === 'numeric' && (def.coerce === false || def.coerce === 'false')) out.noCoerce = true;
+  if (type === 'half_float') out.quantize = toHalfFloat;
+  if (type === 'scaled_float') {
+    const factor = Number(def.scaling_factor);
+    if (Number.isFinite(factor) && factor > 0) out.quantize = (v) => (Math.round(v * factor) + 0) / factor; // + 0: Java rounds -0.4 to 0, not -0
+    else if (!stored) refuse(`[scaling_factor] must be a positive number, got [${String(def.scaling_factor)}]`);
+  }
+  return out;
+}
+
+/**
+ * `x` as a half_float field keeps it (IEEE 754 binary16, rounded to nearest, ties to even, after
+ * ES has parsed it as a float), as the shortest decimal of that float (see shortestFloat).
+ */
+export function toHalfFloat(x: number): number {
+  const v = Math.fround(x);
+  const a = Math.abs(v);
+  if (!Number.isFinite(v) || a === 0) return v;
+  // Past the largest half (65504) by half an ulp or more, binary16 rounds to infinity.
+  if (a >= 65520) return v > 0 ? Infinity : -Infinity;
+  let e = Math.max(Math.floor(Math.log2(a)), -14);
+  if (e > -14 && 2 ** e > a) e--;
+  const ulp = 2 ** (e - 10);
+  const q = a / ulp;
+  const low = Math.floor(q);
+  const r = q - low > 0.5 || (q - low === 0.5 && low % 2 === 1) ? low + 1 : low;
+  return shortestFloat(Math.sign(v) * r * ulp);
+}
+
+/**
+ * The shortest decimal that reads back as the float32 `x`: the value ES renders for a float (in
+ * `sort`, `fields`), which Portico keeps, as it keeps a float field's values, as that decimal.
+ */
+function shortestFloat(x: number): number {
+  for (let p = 1; p <= 9; p++) {
+    const d = Number(x.toPrecision(p));
+    if (Math.fround(d) === x) return d;
+  }
+  return x;
 }
 
 /** The format a date field parses with, as ES names it in its errors. */

@@ -13,7 +13,8 @@ import type { QsClause } from '../requests/query-string.js';
 import type { ScratchArena } from './scratch-arena.js';
 import { addOptional, disMax, EMPTY, exclude, intersectKeepLeft, intersectSum, scale, unionAll, unionSum, type Hits } from './hit-lists.js';
 import { sourceValues } from '../mapping/source-values.js';
-import { sloppyPhraseFreq, tokenPositions } from './sloppy-phrase.js';
+import { exactPhraseFreq, sloppyPhraseFreq, tokenPositions } from './sloppy-phrase.js';
+import { indexFieldMatches } from './index-field-query.js';
 
 /**
  * Executes a query AST against one index. Every node yields the matching live ordinals in
@@ -33,6 +34,8 @@ export interface ExecContext {
   readonly arena: ScratchArena;
   /** Epoch milliseconds `now` stands for in date math (default: the clock when a bound is read). */
   readonly now?: () => number;
+  /** The index's `index.max_terms_count`: more values in one `terms` query are refused (65,536 unless given). */
+  readonly maxTermsCount?: number;
 }
 
 
@@ -46,6 +49,8 @@ function constant(docs: Int32Array, n: number, score: number, arena: ScratchAren
 
 /** Runs `query`; the result holds live documents only. */
 export function execute(query: Query, ctx: ExecContext): Hits {
+  const onIndexName = indexFieldMatches(query, ctx.indexName);
+  if (onIndexName !== undefined) return onIndexName ? execute({ kind: 'match_all', boost: 'boost' in query ? query.boost : 1 }, ctx) : EMPTY;
   switch (query.kind) {
     case 'match_all': {
       const all = ctx.index.allLive();
@@ -63,6 +68,7 @@ export function execute(query: Query, ctx: ExecContext): Hits {
     case 'term':
       return termQuery(ctx, query.field, query.value, query.boost, query.caseInsensitive);
     case 'terms':
+      checkTermsCount(ctx, query.values.length);
       return constScore(ctx, unionAll(query.values.map((v) => termQuery(ctx, query.field, v, 1, false)), ctx.arena), query.boost);
     case 'range':
       return rangeQuery(ctx, query);
@@ -99,7 +105,8 @@ function resolveFields(ctx: ExecContext, pattern: string): FieldDef[] {
     return def === undefined ? [] : [def];
   }
   // globMatch, not a RegExp of `.*` runs: those backtrack exponentially on many stars.
-  return [...ctx.mappings.fields.values()].filter((d) => globMatch(pattern, d.path));
+  // As ES expands a pattern, a text field that is not indexed (so not searchable) is left out.
+  return [...ctx.mappings.fields.values()].filter((d) => globMatch(pattern, d.path) && (d.index || d.kind !== 'text'));
 }
 
 /** BM25 hits of one term's posting list (`term` -1: no such term). */
@@ -168,7 +175,9 @@ function keywordTerm(ctx: ExecContext, field: KeywordField | undefined, value: s
 }
 
 function numericEquals(ctx: ExecContext, def: FieldDef, value: number, boost: number): Hits {
-  return numericRange(ctx, def.path, value, true, value, true, boost);
+  // ES rounds the value as the field rounds what it indexes (a half float, a scaled long).
+  const v = def.quantize === undefined ? value : def.quantize(value);
+  return numericRange(ctx, def.path, v, true, v, true, boost);
 }
 
 function numericRange(ctx: ExecContext, path: string, lo: number, loInc: boolean, hi: number, hiInc: boolean, boost: number): Hits {
@@ -203,6 +212,7 @@ function parseFor(ctx: ExecContext, def: FieldDef, value: unknown): number {
 function termQuery(ctx: ExecContext, path: string, value: string | number | boolean, boost: number, caseInsensitive: boolean): Hits {
   const def = ctx.mappings.field(path);
   if (def === undefined) return path === '_id' ? execute({ kind: 'ids', values: [String(value)], boost }, ctx) : EMPTY;
+  searchable(ctx, def);
   switch (def.kind) {
     case 'text':
       // Indexed text terms are lower case: a case-insensitive term is its lower-case form, and
@@ -211,6 +221,8 @@ function termQuery(ctx: ExecContext, path: string, value: string | number | bool
       return textTerm(ctx, ctx.index.text.get(path), String(value), boost);
     case 'keyword': {
       const field = ctx.index.keyword.get(path);
+      // A field that is not indexed is searched through its doc values in ES: a constant score.
+      if (!def.index) return constScore(ctx, keywordTerm(ctx, field, caseInsensitive ? String(value).toLowerCase() : String(value), 1), boost);
       if (!caseInsensitive || field === undefined) return keywordTerm(ctx, field, String(value), boost);
       const wanted = String(value).toLowerCase();
       const matches = [...field.terms.keys()].filter((t) => t.toLowerCase() === wanted);
@@ -219,7 +231,7 @@ function termQuery(ctx: ExecContext, path: string, value: string | number | bool
     case 'boolean': {
       const b = parseBool(typeof value === 'string' ? value : value === true || value === false ? value : String(value));
       if (b === undefined) throw errors.queryShard(ctx.indexName, `Can't parse boolean value [${String(value)}], expected [true] or [false]`);
-      return keywordTerm(ctx, ctx.index.keyword.get(path), String(b), boost);
+      return def.index ? keywordTerm(ctx, ctx.index.keyword.get(path), String(b), boost) : constScore(ctx, keywordTerm(ctx, ctx.index.keyword.get(path), String(b), 1), boost);
     }
     case 'numeric':
       return numericEquals(ctx, def, parseFor(ctx, def, value), boost);
@@ -247,6 +259,7 @@ function rangeQuery(ctx: ExecContext, q: Extract<Query, { kind: 'range' }>): Hit
       q.boost,
     );
   }
+  searchable(ctx, def);
   const field = def.kind === 'keyword' ? ctx.index.keyword.get(def.path) : ctx.index.text.get(def.path);
   if (field === undefined) return EMPTY;
   const lo = q.gt ?? q.gte;
@@ -284,6 +297,8 @@ function dateRange(ctx: ExecContext, def: FieldDef, q: Extract<Query, { kind: 'r
 }
 
 function prefixQuery(ctx: ExecContext, path: string, value: string, boost: number, caseInsensitive = false): Hits {
+  const def = ctx.mappings.field(path);
+  if (def !== undefined) searchable(ctx, def);
   const wanted = caseInsensitive ? value.toLowerCase() : value;
   return matchingTerms(ctx, path, boost, (t) => (caseInsensitive ? t.toLowerCase() : t).startsWith(wanted));
 }
@@ -294,6 +309,7 @@ function prefixQuery(ctx: ExecContext, path: string, value: string, boost: numbe
  */
 function wildcardQuery(ctx: ExecContext, pattern: string, value: string, boost: number, caseInsensitive: boolean): Hits {
   const perField = resolveFields(ctx, pattern).map((def) => {
+    searchable(ctx, def);
     const wanted = caseInsensitive || def.kind === 'text' ? value.toLowerCase() : value;
     return matchingTerms(ctx, def.path, boost, (t) => wildcardMatch(wanted, caseInsensitive ? t.toLowerCase() : t));
   });
@@ -348,6 +364,7 @@ function matchField(ctx: ExecContext, path: string, text: string, op: Operator, 
   const def = ctx.mappings.field(path);
   if (def === undefined) return path === '_id' ? execute({ kind: 'ids', values: [text], boost }, ctx) : EMPTY;
   if (def.kind === 'text') {
+    searchable(ctx, def);
     const terms = tokens(text);
     if (terms.length === 0) return zeroTermsAll ? execute({ kind: 'match_all', boost }, ctx) : EMPTY;
     const field = ctx.index.text.get(path);
@@ -375,6 +392,7 @@ function phrase(ctx: ExecContext, path: string, text: string, boost: number, len
   const def = ctx.mappings.field(path);
   if (def === undefined) return EMPTY;
   if (def.kind !== 'text') return matchField(ctx, path, text, 'or', undefined, boost, false, lenient);
+  searchable(ctx, def);
   const terms = tokens(text);
   if (terms.length <= 1) return matchField(ctx, path, text, 'or', undefined, boost, false, lenient);
   const field = ctx.index.text.get(path);
@@ -393,13 +411,28 @@ function phrase(ctx: ExecContext, path: string, text: string, boost: number, len
   for (let i = 0; i < candidates.length; i++) {
     const d = candidates.docs[i] as number;
     const values = sourceValues(ctx.sourceOf(d), path).map(String);
-    const freq = slop > 0 ? sloppyPhraseFreq(tokenPositions(values, analyze, POSITION_INCREMENT_GAP), terms, slop) : phraseFreq(values, terms);
+    const gap = def.positionIncrementGap ?? POSITION_INCREMENT_GAP;
+    // A phrase spans two values only when the gap is shorter than the phrase.
+    const freq = slop > 0 ? sloppyPhraseFreq(tokenPositions(values, analyze, gap), terms, slop) : gap < terms.length - 1 ? exactPhraseFreq(tokenPositions(values, analyze, gap), terms) : phraseFreq(values, terms);
     if (freq === 0) continue;
     docs[k] = d;
     scores[k] = bm25(weight, freq, cache[field.norms[d] as number] as number);
     k++;
   }
   return { docs, scores, length: k };
+}
+
+function checkTermsCount(ctx: ExecContext, n: number): void {
+  const max = ctx.maxTermsCount ?? 65_536;
+  if (n > max) {
+    const reason = `The number of terms [${n}] used in the Terms Query request has exceeded the allowed maximum of [${max}]. This maximum can be set by changing the [index.max_terms_count] index level setting.`;
+    throw errors.queryShard(ctx.indexName, `failed to create query: ${reason}`);
+  }
+}
+
+/** ES's refusal of a query on a text field that is not indexed (it has no doc values to fall back on). */
+function searchable(ctx: ExecContext, def: FieldDef): void {
+  if (def.kind === 'text' && !def.index) throw errors.queryShard(ctx.indexName, `failed to create query: Cannot search on field [${def.path}] since it is not indexed.`);
 }
 
 /** ES's default position_increment_gap of text fields: the positions between two values of one field. */

@@ -183,3 +183,15 @@ export function tokenPositions(values: readonly string[], analyze: (text: string
   });
   return out;
 }
+
+/**
+ * The exact (slop 0) frequency of the phrase `terms` in `docTokens` (see tokenPositions): the
+ * positions where each term follows the one before, overlapping matches counted, as Lucene's
+ * ExactPhraseMatcher counts them. For values close enough (position_increment_gap) to share one.
+ */
+export function exactPhraseFreq(docTokens: ReadonlyMap<string, readonly number[]>, terms: readonly string[]): number {
+  const lists = terms.map((t) => new Set(docTokens.get(t) ?? []));
+  let freq = 0;
+  for (const p of docTokens.get(terms[0] as string) ?? []) if (lists.every((set, j) => set.has(p + j))) freq++;
+  return freq;
+}
