@@ -16,12 +16,16 @@
 # One peer is Python: python-clients, a venv of the official elasticsearch and opensearch-py clients
 # pinned with their hashes in test/peers/python/requirements.txt, at
 #   ${PORTICO_PEER_CACHE:-$HOME/.cache/portico-peers}/python-clients-<checksum of that file>/
+# One peer is Python: python-prometheus, PyPI's prometheus_client (pinned with its hash in
+# test/peers/python-prometheus/requirements.txt) in a venv of Debian's python3 (python3-venv), at
+#   ${PORTICO_PEER_CACHE:-$HOME/.cache/portico-peers}/python-prometheus-<version>/bin/python
+# and printed as the path of that interpreter.
 # One peer is built outside its wrapper: traefik, the reference of the management API's differential
 # suite (test/management/differential/), from test/peers/traefik/ copied beside a copy of lego whose
 # DNS-challenge registry is replaced (see traefik_src below).
 #
 #   scripts/build-peers.sh [name ...]     (default: every peer; prints the binary and file paths)
-# Names: etcd kube-apiserver servicemonitor-crd pushgateway prometheus push-client opensearch traefik python-clients
+# Names: etcd kube-apiserver servicemonitor-crd pushgateway prometheus push-client opensearch traefik python-clients python-prometheus
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -115,6 +119,38 @@ python_clients() {
   echo "$dir"
 }
 
+# PyPI's prometheus_client in a venv of its own, keyed by its pinned version; a stamp of the
+# requirements file's checksum marks a finished install (an interrupted one is redone).
+python_prometheus() {
+  local req="$root/test/peers/python-prometheus/requirements.txt"
+  local version
+  version=$(sed -n 's/^prometheus-client==\([^ ]*\).*/\1/p' "$req")
+  if [ -z "$version" ]; then
+    echo "build-peers: test/peers/python-prometheus/requirements.txt pins no prometheus-client version" >&2
+    return 1
+  fi
+  local dir="$cache/python-prometheus-$version"
+  local stamp
+  stamp=$(sha256sum "$req" | cut -c1-16)
+  if [ -x "$dir/bin/python" ] && [ "$(cat "$dir/stamp" 2>/dev/null)" = "$stamp" ]; then
+    echo "$dir/bin/python"
+    return 0
+  fi
+  if ! /usr/bin/python3 -c 'import venv, pip' >/dev/null 2>&1; then
+    echo "build-peers: Debian's python3 with venv and pip is needed for PyPI's prometheus_client (apt-get install python3-venv python3-pip)" >&2
+    return 1
+  fi
+  echo "build-peers: installing prometheus_client $version from PyPI into a venv (first run only; a few seconds)" >&2
+  local start=$SECONDS
+  rm -rf "$dir"
+  # Without a pip of its own (copying one in costs most of the time): Debian's pip installs into it.
+  /usr/bin/python3 -m venv --without-pip "$dir"
+  /usr/bin/python3 -m pip --python "$dir/bin/python" install -q --disable-pip-version-check --no-deps --require-hashes -r "$req" >&2
+  echo "$stamp" >"$dir/stamp"
+  echo "build-peers: installed prometheus_client $version in $((SECONDS - start)) s" >&2
+  echo "$dir/bin/python"
+}
+
 # The version a wrapper module pins for a module path, read from its go.mod.
 pinned() {
   awk -v mod="$2" '$1 == mod && $2 ~ /^v/ { print $2; exit } $1 == "require" && $2 == mod { print $3; exit }' "$root/test/peers/$1/go.mod"
@@ -196,6 +232,10 @@ build() {
       python_clients
       return
       ;;
+    python-prometheus)
+      python_prometheus
+      return
+      ;;
     kube-apiserver)
       module=k8s.io/kubernetes
       pkg=k8s.io/kubernetes/cmd/kube-apiserver
@@ -252,7 +292,7 @@ build() {
       builddir=yes
       ;;
     *)
-      echo "build-peers: unknown peer \"$name\" (kube-apiserver, etcd, servicemonitor-crd, pushgateway, prometheus, push-client, opensearch, traefik, python-clients)" >&2
+      echo "build-peers: unknown peer \"$name\" (kube-apiserver, etcd, servicemonitor-crd, pushgateway, prometheus, push-client, opensearch, traefik, python-clients, python-prometheus)" >&2
       return 2
       ;;
   esac
@@ -283,5 +323,5 @@ build() {
   echo "$dir/$name"
 }
 
-if [ $# -eq 0 ]; then set -- etcd kube-apiserver servicemonitor-crd pushgateway prometheus push-client opensearch traefik python-clients; fi
+if [ $# -eq 0 ]; then set -- etcd kube-apiserver servicemonitor-crd pushgateway prometheus push-client opensearch traefik python-clients python-prometheus; fi
 for peer in "$@"; do build "$peer"; done

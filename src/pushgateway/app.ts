@@ -101,6 +101,7 @@ function settingsOf(config: PushgatewayConfig, deps: AreaDeps): GatewaySettings 
     enableLifecycle: config['web.enable-lifecycle'],
     enableAdminApi: config['web.enable-admin-api'],
     checkConsistency: !config['push.disable-consistency-check'],
+    utf8Names: config['push.enable-utf8-names'],
     groupTtlMs: config['push.group-ttl'],
     maxBodySize: config['push.max-body-size'],
     flags: flagStrings(config),
@@ -123,6 +124,7 @@ async function openMemoryStore(config: PushgatewayConfig, deps: AreaDeps, own: O
     checkConsistency,
     onChange: () => persister?.markDirty(),
     limits: limitsOf(config),
+    utf8Names: config['push.enable-utf8-names'],
   });
   const file = persistenceFile(config);
   if (file !== undefined) {
@@ -176,8 +178,9 @@ function openRedisStore(config: PushgatewayConfig, deps: AreaDeps, own: OwnMetri
     ownTypes: own.types(),
     ownHelp: own.helps(),
     checkConsistency,
-    // Every replica applies the shared log in the same order with the same limits, so a refusal is the same everywhere.
+    // Every replica applies the shared log in the same order with the same limits (and name rules), so a refusal is the same everywhere.
     limits: limitsOf(config),
+    utf8Names: config['push.enable-utf8-names'],
     onUnreachable: (err) => log.error({ err: (err as Error).message }, 'the shared store (Redis) is unreachable: pushes answer 503, scrapes serve the last state read'),
     onRecovered: () => {
       lastError = '';

@@ -13,6 +13,7 @@ export const pushgatewayFlags = {
   'persistence.file': flag.string('', 'File that holds pushed groups across restarts (default: <data.dir>/pushgateway.json; "off" keeps them in memory only)'),
   'persistence.interval': flag.duration('5m', 'Minimum interval between two writes of the persistence file (it is also written on shutdown)'),
   'push.disable-consistency-check': flag.boolean(false, 'Accept pushes without checking them against stored metrics (202 instead of 200); dangerous, as in Pushgateway'),
+  'push.enable-utf8-names': flag.boolean(false, 'Allow UTF-8 characters in label names, as Pushgateway\'s flag: in pushed bodies (quoted in the text format) and in push paths (U__-escaped there); metric names may be UTF-8 either way'),
   'push.group-ttl': flag.duration('0', 'Delete a group this long after its last successful push (0: keep forever, as Pushgateway does); a push may set its own with the X-Portico-Group-TTL header'),
   'pushgateway.store': flag.string(
     'memory',

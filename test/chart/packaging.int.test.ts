@@ -11,12 +11,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { repoRoot } from '../../scripts/helm-tool.js';
-import { goPeer } from '../pushgateway/peer-processes.js';
+import { goPeer, pythonPrometheus } from '../pushgateway/peer-processes.js';
 import { only, parseManifests, render, type K8sObject } from './support/helm.js';
 import { CrdSchemas, validateAll, validateObject } from './support/validate-manifest.js';
 
 const examplesDir = join(repoRoot, 'examples');
-const DEBIAN_PYTHON = '/usr/bin/python3';
 
 /** Runs a peer tool; a missing one fails with the Debian package to install. */
 function runPeer(command: string, args: readonly string[], debianPackage: string, env?: Readonly<Record<string, string>>) {
@@ -178,11 +177,11 @@ describe('the push Job script against a real Pushgateway (1.11.1, from scripts/b
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('pushes its metrics with the job and grouping labels (python3-prometheus-client)', async () => {
+  it("pushes its metrics with the job and grouping labels (PyPI's prometheus_client)", async () => {
     const configMap = loadExample('pushgateway-job.yaml').find((o) => o.kind === 'ConfigMap');
     const script = (configMap?.['data'] as Record<string, string>)['push.py'] ?? '';
     writeFileSync(join(dir, 'push.py'), script);
-    const result = runPeer(DEBIAN_PYTHON, [join(dir, 'push.py')], 'python3-prometheus-client', {
+    const result = runPeer(pythonPrometheus(), [join(dir, 'push.py')], 'python3-venv', {
       PUSHGATEWAY: `http://127.0.0.1:${port}`,
       CLUSTER: 'kind',
     });

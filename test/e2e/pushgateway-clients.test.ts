@@ -3,12 +3,11 @@ import { promisify } from 'node:util';
 import { Counter, Gauge, Pushgateway, Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock, listenGateway, pushedOnly, type Harness } from '../pushgateway/gateway-harness.js';
-import { goPeer, pushgatewayForFile, requireBinary } from '../pushgateway/peer-processes.js';
+import { goPeer, pushgatewayForFile } from '../pushgateway/peer-processes.js';
 import { PROTOBUF_CONTENT_TYPE, parseProtobufDelimited } from '../../src/pushgateway/exposition/protobuf.js';
 import type { MetricFamily } from '../../src/pushgateway/model.js';
 
 const run = promisify(execFile);
-const PY_SCRIPT = new URL('../fixtures/pushgateway/gateway/python-client.py', import.meta.url).pathname;
 
 let gw: (Harness & { url: string }) | undefined;
 beforeAll(async () => {
@@ -21,10 +20,6 @@ afterAll(async () => {
 interface ApiGroup {
   labels: Record<string, string>;
   [family: string]: unknown;
-}
-
-async function apiGroups(): Promise<ApiGroup[]> {
-  return ((await (await fetch(`${gw?.url}/api/v1/metrics`)).json()) as { data: ApiGroup[] }).data;
 }
 
 async function exposition(): Promise<string> {
@@ -63,37 +58,6 @@ describe("prom-client's Pushgateway class", () => {
     new Counter({ name: 'node_conflict', help: 'x', registers: [b] }).inc();
     await expect(new Pushgateway(gw?.url as string, {}, b).push({ jobName: 'two' })).rejects.toThrow(/push failed with status 400.*is not a GAUGE/s);
     await new Pushgateway(gw?.url as string, {}, a).delete({ jobName: 'one' });
-  });
-});
-
-describe("Python's prometheus_client (Debian)", () => {
-  const python = () => requireBinary('/usr/bin/python3', 'python3-prometheus-client');
-  const py = (action: string) => run(python(), [PY_SCRIPT, gw?.url as string, action]);
-
-  it('push_to_gateway with a job and grouping values containing / and empty values', async () => {
-    await py('push');
-    const group = (await apiGroups()).find((g) => g.labels.job === 'py/job');
-    expect(group?.labels).toEqual({ empty: '', job: 'py/job', path: '/var/tmp/x', plain: 'a+b' });
-    const text = await exposition();
-    const key = 'empty="",instance="",job="py/job",path="/var/tmp/x",plain="a+b"';
-    expect(text).toContain(`py_last_success_unixtime{${key}} 1.234567e+06\n`);
-    expect(text).toContain('py_records_total{empty="",instance="",job="py/job",kind="ok",path="/var/tmp/x",plain="a+b"} 3\n');
-    expect(text).toContain(`py_duration_seconds_bucket{${key},le="0.5"} 0\n`);
-    expect(text).toContain(`py_duration_seconds_bucket{${key},le="+Inf"} 1\n`);
-    expect(text).toContain(`py_size_bytes_sum{${key}} 42\n`);
-    expect(text).toContain('# TYPE py_records_created gauge\n');
-  });
-
-  it('pushadd_to_gateway adds a family, push_to_gateway replaces the group, delete_from_gateway removes it', async () => {
-    await py('pushadd');
-    let text = await exposition();
-    expect(text).toContain('py_extra{');
-    expect(text).toContain('py_last_success_unixtime{');
-    await py('push');
-    text = await exposition();
-    expect(text).not.toContain('py_extra{');
-    await py('delete');
-    expect((await apiGroups()).find((g) => g.labels.job === 'py/job')).toBeUndefined();
   });
 });
 

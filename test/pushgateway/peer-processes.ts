@@ -14,7 +14,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
  */
 export type GoPeer = 'pushgateway' | 'prometheus' | 'push-client';
 
-const goPeerPaths = new Map<GoPeer, string>();
+const goPeerPaths = new Map<GoPeer | 'python-prometheus', string>();
 
 /**
  * The path of a Go peer's binary: found in the cache, or built on the first run (minutes; `make
@@ -35,6 +35,26 @@ export function goPeer(name: GoPeer): string {
   const path = out.trim().split('\n').pop() ?? '';
   if (!existsSync(path)) throw new Error(`scripts/build-peers.sh ${name} printed no binary path: ${out}`);
   goPeerPaths.set(name, path);
+  return path;
+}
+
+/**
+ * The Python interpreter of a venv holding PyPI's prometheus_client (pinned in
+ * test/peers/python-prometheus/requirements.txt), installed by scripts/build-peers.sh on the first
+ * run and cached by version. Fails with what to install when Debian's python3-venv is missing.
+ */
+export function pythonPrometheus(): string {
+  const known = goPeerPaths.get('python-prometheus');
+  if (known !== undefined) return known;
+  let out: string;
+  try {
+    out = execFileSync('bash', [resolve(ROOT, 'scripts/build-peers.sh'), 'python-prometheus'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  } catch (err) {
+    throw new Error(`scripts/build-peers.sh python-prometheus failed: it needs Debian's python3-venv and python3-pip, and PyPI (${(err as Error).message})`, { cause: err });
+  }
+  const path = out.trim().split('\n').pop() ?? '';
+  if (!existsSync(path)) throw new Error(`scripts/build-peers.sh python-prometheus printed no interpreter path: ${out}`);
+  goPeerPaths.set('python-prometheus', path);
   return path;
 }
 
@@ -64,8 +84,8 @@ export interface Peer {
   stop(): Promise<void>;
 }
 
-/** Starts a peer and waits until `readyUrl` answers 200. */
-export async function startPeer(cmd: string, args: string[], readyUrl: string, timeoutMs = 30_000): Promise<Peer> {
+/** Starts a peer and waits until `readyUrl` answers 200 (asked with `readyHeaders`, e.g. credentials). */
+export async function startPeer(cmd: string, args: string[], readyUrl: string, timeoutMs = 30_000, readyHeaders: Record<string, string> = {}): Promise<Peer> {
   const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
@@ -88,7 +108,7 @@ export async function startPeer(cmd: string, args: string[], readyUrl: string, t
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) throw new Error(`${cmd} exited with ${proc.exitCode}:\n${out}`);
     try {
-      const res = await fetch(readyUrl);
+      const res = await fetch(readyUrl, { headers: readyHeaders });
       if (res.status === 200) return peer;
     } catch {
       // not listening yet
@@ -153,12 +173,15 @@ function rawRequest(port: number, method: string, path: string, body?: Uint8Arra
   });
 }
 
-/** Starts the real Pushgateway on a free port and waits until it is ready. */
-export async function startPushgateway(extraArgs: readonly string[] = []): Promise<PushgatewayPeer> {
+/**
+ * Starts the real Pushgateway on a free port and waits until it is ready (asking with
+ * `readyHeaders`: behind basic auth, Pushgateway's /-/ready wants credentials too).
+ */
+export async function startPushgateway(extraArgs: readonly string[] = [], readyHeaders: Record<string, string> = {}): Promise<PushgatewayPeer> {
   const bin = goPeer('pushgateway');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const peer = await startPeer(bin, [`--web.listen-address=127.0.0.1:${port}`, '--persistence.file=', '--log.level=warn', ...extraArgs], `${url}/-/ready`);
+  const peer = await startPeer(bin, [`--web.listen-address=127.0.0.1:${port}`, '--persistence.file=', '--log.level=warn', ...extraArgs], `${url}/-/ready`, 30_000, readyHeaders);
   return { ...peer, port, url, send: (method, path, body, headers) => rawRequest(port, method, path, body, headers) };
 }
 

@@ -6,6 +6,8 @@
  * with q=0 is not excluded, `*\/*` matches nothing, and anything unmatched gets text 0.0.4.
  */
 
+import { DEFAULT_ESCAPING, ESCAPING_SCHEMES, type EscapingScheme } from './name-escaping.js';
+
 export type ExpositionFormat = 'text' | 'openmetrics' | 'protobuf';
 
 interface AcceptClause {
@@ -59,16 +61,30 @@ function parseAccept(header: string): AcceptClause[] {
   return clauses;
 }
 
+/** The format and the name escaping scheme a scrape gets. */
+export interface Negotiated {
+  readonly format: ExpositionFormat;
+  readonly escaping: EscapingScheme;
+}
+
 /**
  * Picks the exposition format for an Accept header: delimited protobuf when asked for with
  * `proto=io.prometheus.client.MetricFamily;encoding=delimited`; OpenMetrics for
  * `application/openmetrics-text` unversioned or version 0.0.1 or 1.0.0 (served as 1.0.0); text 0.0.4
  * for `text/plain` (unversioned or 0.0.4) and for anything else. Protobuf's `encoding=text` and
  * `compact-text` are not offered and are skipped.
+ *
+ * The escaping scheme is Go's: `underscores` unless a clause carries a known `escaping=`
+ * (`allow-utf-8`, `underscores`, `dots`, `values`); clauses are read in the sorted order and the
+ * last known one read before the chosen clause (or the chosen clause's own) wins, unknown ones are
+ * ignored.
  */
-export function negotiateFormat(accept: string | undefined): ExpositionFormat {
-  if (accept === undefined || accept.length === 0) return 'text';
+export function negotiateExposition(accept: string | undefined): Negotiated {
+  let escaping: EscapingScheme = DEFAULT_ESCAPING;
+  if (accept === undefined || accept.length === 0) return { format: 'text', escaping };
   for (const ac of parseAccept(accept)) {
+    const asked = ac.params.get('escaping');
+    if (asked !== undefined && ESCAPING_SCHEMES.has(asked)) escaping = asked as EscapingScheme;
     const mediaType = `${ac.type}/${ac.subType}`;
     const version = ac.params.get('version') ?? '';
     if (
@@ -76,15 +92,20 @@ export function negotiateFormat(accept: string | undefined): ExpositionFormat {
       ac.params.get('proto') === 'io.prometheus.client.MetricFamily' &&
       ac.params.get('encoding') === 'delimited'
     ) {
-      return 'protobuf';
+      return { format: 'protobuf', escaping };
     }
-    if (ac.type === 'text' && ac.subType === 'plain' && (version === '0.0.4' || version === '')) return 'text';
+    if (ac.type === 'text' && ac.subType === 'plain' && (version === '0.0.4' || version === '')) return { format: 'text', escaping };
     if (
       mediaType === 'application/openmetrics-text' &&
       (version === '0.0.1' || version === '1.0.0' || version === '')
     ) {
-      return 'openmetrics';
+      return { format: 'openmetrics', escaping };
     }
   }
-  return 'text';
+  return { format: 'text', escaping };
+}
+
+/** The format alone (see negotiateExposition). */
+export function negotiateFormat(accept: string | undefined): ExpositionFormat {
+  return negotiateExposition(accept).format;
 }

@@ -8,6 +8,7 @@
 import type { Metric, MetricFamily, MetricType } from '../model.js';
 import { formatGoFloat } from './go-float.js';
 import { escapeLabelValue, sampleLines, type NumberFormat } from './sample-lines.js';
+import { textName } from './name-escaping.js';
 
 export const OPENMETRICS_CONTENT_TYPE = 'application/openmetrics-text; version=1.0.0; charset=utf-8';
 
@@ -48,7 +49,7 @@ function familyName(name: string, type: MetricType): string {
 
 /** `# HELP` (OpenMetrics escaping: backslash, newline and double quote) and `# TYPE` lines. */
 export function renderOpenMetricsHeader(name: string, help: string | undefined, type: MetricType): string {
-  const n = familyName(name, type);
+  const n = textName(familyName(name, type));
   const typeLine = `# TYPE ${n} ${OM_TYPE[type]}\n`;
   return help === undefined ? typeLine : `# HELP ${n} ${escapeLabelValue(help)}\n${typeLine}`;
 }

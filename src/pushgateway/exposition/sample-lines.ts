@@ -4,6 +4,7 @@
  * bucket added when missing, `_sum`, `_count`) and differ only in how they print numbers.
  */
 import type { Label, Metric, MetricType } from '../model.js';
+import { isLegacyName, textName } from './name-escaping.js';
 
 /** How a format prints numbers. */
 export interface NumberFormat {
@@ -26,13 +27,18 @@ export function escapeLabelValue(value: string): string {
   return needs ? value.replace(/[\\\n"]/g, (m) => (m === '\n' ? '\\n' : `\\${m}`)) : value;
 }
 
-/** `{a="x",b="y"}` plus the optional extra label (`quantile`/`le`) last; empty when there are none. */
-function labelSet(labels: readonly Label[], fmt: NumberFormat, extraName?: string, extraValue?: number): string {
-  if (labels.length === 0 && extraName === undefined) return '';
-  let out = '{';
-  let sep = '';
+/**
+ * A sample's name and label set as Go's writeNameAndLabelPairs writes them: `name{a="x",b="y"}`
+ * plus the optional extra label (`quantile`/`le`) last; a name that is not legacy goes quoted
+ * inside the braces (`{"my.metric",a="x"}`), and so does a label name that is not.
+ */
+function series(name: string, labels: readonly Label[], fmt: NumberFormat, extraName?: string, extraValue?: number): string {
+  const inside = !isLegacyName(name);
+  if (labels.length === 0 && extraName === undefined) return inside ? `{${textName(name)}}` : name;
+  let out = inside ? `{${textName(name)}` : `${name}{`;
+  let sep = inside ? ',' : '';
   for (const [n, v] of labels) {
-    out += `${sep}${n}="${escapeLabelValue(v)}"`;
+    out += `${sep}${isLegacyName(n) ? n : textName(n)}="${escapeLabelValue(v)}"`;
     sep = ',';
   }
   if (extraName !== undefined) out += `${sep}${extraName}="${fmt.float(extraValue ?? 0)}"`;
@@ -48,14 +54,13 @@ export function sampleLines(name: string, type: MetricType, metric: Metric, ts: 
     case 'counter':
     case 'gauge':
     case 'untyped':
-      return `${valueName}${labelSet(metric.labels, fmt)} ${fmt.float(metric.value ?? 0)}${ts}\n`;
+      return `${series(valueName, metric.labels, fmt)} ${fmt.float(metric.value ?? 0)}${ts}\n`;
     case 'summary': {
       const s = metric.summary ?? { sampleCount: 0, sampleSum: 0, quantiles: [] };
       let out = '';
-      for (const q of s.quantiles) out += `${name}${labelSet(metric.labels, fmt, 'quantile', q.quantile)} ${fmt.float(q.value)}${ts}\n`;
-      const plain = labelSet(metric.labels, fmt);
-      out += `${name}_sum${plain} ${fmt.float(s.sampleSum)}${ts}\n`;
-      out += `${name}_count${plain} ${fmt.count(s.sampleCount)}${ts}\n`;
+      for (const q of s.quantiles) out += `${series(name, metric.labels, fmt, 'quantile', q.quantile)} ${fmt.float(q.value)}${ts}\n`;
+      out += `${series(`${name}_sum`, metric.labels, fmt)} ${fmt.float(s.sampleSum)}${ts}\n`;
+      out += `${series(`${name}_count`, metric.labels, fmt)} ${fmt.count(s.sampleCount)}${ts}\n`;
       return out;
     }
     case 'histogram': {
@@ -63,13 +68,12 @@ export function sampleLines(name: string, type: MetricType, metric: Metric, ts: 
       let out = '';
       let infSeen = false;
       for (const b of h.buckets) {
-        out += `${name}_bucket${labelSet(metric.labels, fmt, 'le', b.upperBound)} ${fmt.count(b.cumulativeCount)}${ts}\n`;
+        out += `${series(`${name}_bucket`, metric.labels, fmt, 'le', b.upperBound)} ${fmt.count(b.cumulativeCount)}${ts}\n`;
         if (b.upperBound === Infinity) infSeen = true;
       }
-      if (!infSeen) out += `${name}_bucket${labelSet(metric.labels, fmt, 'le', Infinity)} ${fmt.count(h.sampleCount)}${ts}\n`;
-      const plain = labelSet(metric.labels, fmt);
-      out += `${name}_sum${plain} ${fmt.float(h.sampleSum)}${ts}\n`;
-      out += `${name}_count${plain} ${fmt.count(h.sampleCount)}${ts}\n`;
+      if (!infSeen) out += `${series(`${name}_bucket`, metric.labels, fmt, 'le', Infinity)} ${fmt.count(h.sampleCount)}${ts}\n`;
+      out += `${series(`${name}_sum`, metric.labels, fmt)} ${fmt.float(h.sampleSum)}${ts}\n`;
+      out += `${series(`${name}_count`, metric.labels, fmt)} ${fmt.count(h.sampleCount)}${ts}\n`;
       return out;
     }
   }

@@ -6,6 +6,7 @@
 import type { Metric, MetricFamily, MetricType } from '../model.js';
 import { formatGoInt, formatSampleValue } from './go-float.js';
 import { escapeLabelValue, sampleLines, type NumberFormat } from './sample-lines.js';
+import { textName } from './name-escaping.js';
 
 export { escapeLabelValue };
 
@@ -26,8 +27,9 @@ export function escapeHelp(help: string): string {
 
 /** `# HELP` (only when help is defined) and `# TYPE` lines of one family. */
 export function renderFamilyHeader(name: string, help: string | undefined, type: MetricType): string {
-  const typeLine = `# TYPE ${name} ${type}\n`;
-  return help === undefined ? typeLine : `# HELP ${name} ${escapeHelp(help)}\n${typeLine}`;
+  const written = textName(name);
+  const typeLine = `# TYPE ${written} ${type}\n`;
+  return help === undefined ? typeLine : `# HELP ${written} ${escapeHelp(help)}\n${typeLine}`;
 }
 
 const TEXT_NUMBERS: NumberFormat = { float: formatSampleValue, count: formatSampleValue };

@@ -113,9 +113,14 @@ export abstract class TextLexer {
     return s.slice(start, i);
   }
 
-  /** A metric or label name: a `start`-class char, then `cont`-class chars (empty if none). */
-  protected readNameToken(startClass: number, contClass: number): string {
-    if (!hasClass(this.c, startClass)) return '';
+  /**
+   * A metric or label name: a `start`-class char or `"`, then `cont`-class chars (empty if none).
+   * A `"` anywhere in it toggles quoting, as in Pushgateway 1.11.1's parser: a quoted part takes any
+   * character but a new-line, with the escapes `\\`, `\n` and `\"`, and the name ends right after
+   * its closing quote (`"my.metric"`, `{"my.metric",a="b"}`, `x{"a.b"="c"}`).
+   */
+  protected readNameToken(startClass: number, contClass: number, what: 'metric' | 'label' = 'metric'): string {
+    if (!hasClass(this.c, startClass)) return this.c === QUOTE ? this.readQuotedName(contClass, what) : '';
     const s = this.s;
     const start = this.p;
     let i = start;
@@ -127,9 +132,54 @@ export abstract class TextLexer {
       }
       c = s.charCodeAt(i);
     } while (hasClass(c, contClass));
+    if (c === QUOTE) {
+      this.p = start;
+      this.c = s.charCodeAt(start);
+      return this.readQuotedName(contClass, what);
+    }
     this.p = i;
     this.c = c;
     return s.slice(start, i);
+  }
+
+  /** The slow path of readNameToken, for a name with a `"` in it. */
+  private readQuotedName(contClass: number, what: 'metric' | 'label'): string {
+    let out = '';
+    let quoted = false;
+    let escaped = false;
+    for (;;) {
+      const c = this.c;
+      if (escaped) {
+        if (c === BACKSLASH) out += '\\';
+        else if (c === 110) out += '\n';
+        else if (c === QUOTE) out += '"';
+        else throw this.error(`invalid escape sequence '\\${this.escapedByte()}'`);
+        escaped = false;
+      } else if (c === QUOTE) {
+        quoted = !quoted;
+        if (!quoted) {
+          this.next();
+          return this.decodeName(out);
+        }
+      } else if (c === NL) {
+        throw this.error(`${what} name ${this.quote(out)} contains unescaped new-line`);
+      } else if (c === BACKSLASH) {
+        escaped = true;
+      } else {
+        out += this.s[this.p];
+      }
+      this.next();
+      if (!quoted && !hasClass(this.c, contClass) && this.c !== QUOTE) return this.decodeName(out);
+    }
+  }
+
+  /**
+   * A name read in byte mode is decoded from UTF-8; one that is not UTF-8 keeps a lone surrogate
+   * in its place, so that the checks after parsing refuse it as not valid.
+   */
+  private decodeName(raw: string): string {
+    if (!this.byteMode) return raw;
+    return utf8OfBinary(raw) ?? `${raw}\ud800`;
   }
 
   /**

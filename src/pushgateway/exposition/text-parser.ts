@@ -1,9 +1,10 @@
 /**
  * Prometheus text format 0.0.4, read as Go's `expfmt.TextParser` reads it (the parser of
  * Pushgateway 1.11.1, checked side by side): same acceptance, same assembly of summaries and
- * histograms, same error texts (`text format parsing error in line N: ...`). Not yet read: its
- * quoted (UTF-8) metric and label names (docs/pushgateway.md, "Differences"). This is its grammar: lines, comments and samples
- * assembled into families; the tokens are read by text-lexer.ts.
+ * histograms, same error texts (`text format parsing error in line N: ...`), quoted (UTF-8) metric
+ * and label names included (`"my.metric" 1`, `{"my.metric",a="b"} 1`, `x{"a.b"="c"} 1`). This is
+ * its grammar: lines, comments and samples assembled into families; the tokens are read by
+ * text-lexer.ts.
  *
  * It runs on every push, so it is one pass of charCode scanning over the body with slices for
  * tokens: no regular expressions and no per-character string building on the common path.
@@ -82,6 +83,15 @@ class TextParser extends TextLexer {
   private lastMf: FamilyBuilder | undefined;
   private lastIsCount = false;
   private lastIsSum = false;
+  /**
+   * Go's currentMetric, which outlives its line: a label set with no metric name (`{a="b"} 1`)
+   * after a sample adds to the previous sample's metric and appends it to its family again.
+   */
+  private currentMetric: MetricBuilder | undefined;
+  /** Go's currentLabels (a summary's or histogram's labels with `__name__`), also outliving its line. */
+  private currentLabels: Map<string, string> | undefined;
+  /** currentLabels as the last summary or histogram line left it, kept unbuilt (see currentLabelsMap). */
+  private staleLabels: { name: string; labels: readonly Label[] } | undefined;
 
   constructor(s: string, byteMode: boolean) {
     super(s, byteMode);
@@ -115,6 +125,7 @@ class TextParser extends TextLexer {
     }
     const c = this.c;
     if (c === HASH) this.comment();
+    else if (c === LBRACE) this.bracedSample();
     else if (c !== NL) this.sample();
     return true;
   }
@@ -188,7 +199,8 @@ class TextParser extends TextLexer {
     const name = this.readNameToken(METRIC_START, METRIC_CONT);
     if (name.length === 0) throw this.error('invalid metric name');
     const mf = this.setOrCreateCurrentMF(name);
-    this.lastNameAt = at;
+    // repeatedName compares the body: only a name written as it is (not quoted) can be found there.
+    if (this.p - at === name.length && this.s.charCodeAt(at) !== QUOTE) this.lastNameAt = at;
     return mf;
   }
 
@@ -252,6 +264,12 @@ class TextParser extends TextLexer {
     } else {
       metric = this.groupedSample(mf, type, labels, at);
     }
+    this.currentMetric = metric;
+    this.timestampOf(metric);
+  }
+
+  /** The rest of a sample line after its value: nothing, or a timestamp. */
+  private timestampOf(metric: MetricBuilder): void {
     if (this.c === NL) return;
 
     this.skipBlankTab();
@@ -276,12 +294,12 @@ class TextParser extends TextLexer {
         this.skipBlankTab();
         return at;
       }
-      const labelName = this.readNameToken(LABEL_START, LABEL_CONT);
+      const labelName = this.readNameToken(LABEL_START, LABEL_CONT, 'label');
       if (labelName.length === 0) throw this.error(`invalid label name for metric ${goQuote(mf.name)}`);
-      if (labelName === '__name__') throw this.error('label name "__name__" is reserved');
       const special = (type === 'summary' && labelName === 'quantile') || (type === 'histogram' && labelName === 'le');
       this.skipBlankTabIfCurrentBlankTab();
       if (this.c !== EQUALS) throw this.error(`expected '=' after label name, found ${this.quoteCurrentByte()}`);
+      if (labelName === '__name__') throw this.error('label name "__name__" is reserved');
       if (!special) {
         for (let k = 0; k < labels.length; k++) {
           if (labels[k]![0] === labelName) throw this.error(`duplicate label names for metric ${goQuote(mf.name)}`);
@@ -311,16 +329,129 @@ class TextParser extends TextLexer {
     }
   }
 
+  /** Go's currentLabels as a map: built from the last summary or histogram line when needed. */
+  private currentLabelsMap(): Map<string, string> | undefined {
+    if (this.currentLabels === undefined && this.staleLabels !== undefined) {
+      this.currentLabels = new Map([['__name__', this.staleLabels.name], ...this.staleLabels.labels]);
+      this.staleLabels = undefined;
+    }
+    return this.currentLabels;
+  }
+
+  /** Where Go's parser panics (a nil metric or map); Pushgateway then closes the connection unanswered. */
+  private noMetric(): ExpositionError {
+    return this.error('label set without a metric name');
+  }
+
+  /**
+   * A line that starts with `{`: the metric name may come inside the braces, quoted or not
+   * (`{"my.metric",a="b"} 1`, after labels too). Go's parser reads it with the state of the line
+   * before (the family and metric it was at), and so does this.
+   */
+  private bracedSample(): void {
+    let mf: FamilyBuilder | undefined = this.families.size === 0 ? undefined : this.mf;
+    if (mf?.type === 'summary' || mf?.type === 'histogram') {
+      this.currentLabels = new Map([['__name__', mf.name]]);
+      this.staleLabels = undefined;
+    }
+    let at = NaN;
+    let named = false;
+    const pending: [string, string][] = [];
+    let metric = this.currentMetric;
+    for (;;) {
+      this.skipBlankTab();
+      if (this.c === RBRACE) break;
+      const name = this.readNameToken(LABEL_START, LABEL_CONT, 'label');
+      if (name.length === 0) throw this.error(`invalid label name for metric ${goQuote(mf?.name ?? '')}`);
+      this.skipBlankTabIfCurrentBlankTab();
+      if (this.c !== EQUALS) {
+        if (named) throw this.error(`multiple metric names for metric ${goQuote(mf?.name ?? '')}`);
+        if (this.c !== COMMA && this.c !== RBRACE) throw this.error(`unexpected end of metric name ${this.quoteCurrentByte()}`);
+        mf = this.setOrCreateCurrentMF(name);
+        mf.type ??= 'untyped';
+        metric = { labels: [] };
+        named = true;
+        if (this.c === RBRACE) break;
+        continue;
+      }
+      const value = this.bracedLabel(mf, name, pending);
+      if (value.at !== undefined) at = value.at;
+      this.skipBlankTab();
+      if (this.c === COMMA) continue;
+      if (this.c !== RBRACE) throw this.error(`unexpected end of label value ${goQuote(value.value)}`);
+      if (mf === undefined) throw this.error('invalid metric name');
+      break;
+    }
+    if (metric === undefined || mf === undefined) throw this.noMetric();
+    (metric.labels as Label[]).push(...pending);
+    this.skipBlankTab();
+    this.bracedValue(mf, metric, at);
+  }
+
+  /**
+   * A `name="value"` pair of a braced line, from its `=`: Go's checks with the family known so far
+   * (the line before's, until the name comes); returns the value and, for a summary's `quantile` or
+   * a histogram's `le`, its number.
+   */
+  private bracedLabel(mf: FamilyBuilder | undefined, name: string, pending: [string, string][]): { value: string; at?: number } {
+    if (name === '__name__') throw this.error('label name "__name__" is reserved');
+    const special = (mf?.type === 'summary' && name === 'quantile') || (mf?.type === 'histogram' && name === 'le');
+    const pair: [string, string] = [name, ''];
+    if (!special) {
+      pending.push(pair);
+      for (let k = 0; k < pending.length - 1; k++) {
+        if (pending[k]![0] === name) throw this.error(`duplicate label names for metric ${goQuote(mf?.name ?? '')}`);
+      }
+    }
+    this.skipBlankTab();
+    if (this.c !== QUOTE) throw this.error(`expected '"' at start of label value, found ${this.quoteCurrentByte()}`);
+    const value = this.checkedLabelValue(this.readTokenAsLabelValue());
+    pair[1] = value;
+    if (mf?.type !== 'summary' && mf?.type !== 'histogram') return { value };
+    if (special) {
+      const f = parseGoFloat(value);
+      if (f === undefined) throw this.error(`expected float as value for '${name}' label, got ${goQuote(value)}`);
+      return { value, at: f };
+    }
+    const labels = this.currentLabelsMap();
+    if (labels === undefined) throw this.noMetric();
+    labels.set(name, value);
+    return { value };
+  }
+
+  /** Go's readingValue for a braced line: the metric as its family's type takes it. */
+  private bracedValue(mf: FamilyBuilder, fresh: MetricBuilder, at: number): void {
+    const type = mf.type ?? 'untyped';
+    let metric: MetricBuilder;
+    if (type === 'summary' || type === 'histogram') {
+      const labels = this.currentLabelsMap();
+      const sig = labels === undefined ? '' : signatureOf(labels.get('__name__') ?? '', [...labels].filter((l) => l[0] !== '__name__'));
+      metric = this.groupedSample(mf, type, fresh.labels, at, fresh, sig);
+    } else {
+      mf.metrics.push(fresh);
+      const token = this.readTokenUntilWhitespace();
+      const value = parseGoFloat(token);
+      if (value === undefined) throw this.error(`expected float as value, got ${this.quote(token)}`);
+      if (type === 'gauge_histogram') throw new ExpositionError(`unexpected type for metric name ${goQuote(mf.name)}`);
+      fresh.value = value;
+      metric = fresh;
+    }
+    this.currentMetric = metric;
+    this.timestampOf(metric);
+  }
+
   /**
    * A summary or histogram line: the metric of its label signature (created on its first line)
    * takes the value as its count, sum, or the quantile / bucket `at`.
    */
-  private groupedSample(mf: FamilyBuilder, type: 'summary' | 'histogram', labels: Label[], at: number): MetricBuilder {
+  private groupedSample(mf: FamilyBuilder, type: 'summary' | 'histogram', labels: Label[], at: number, fresh: MetricBuilder = { labels }, signature?: string): MetricBuilder {
     const bySig = (mf.bySignature ??= new Map());
-    const sig = signatureOf(mf.name, labels);
+    const sig = signature ?? signatureOf(mf.name, labels);
+    this.currentLabels = undefined;
+    this.staleLabels = { name: mf.name, labels };
     let metric = bySig.get(sig);
     if (metric === undefined) {
-      metric = { labels };
+      metric = fresh;
       bySig.set(sig, metric);
       mf.metrics.push(metric);
     }

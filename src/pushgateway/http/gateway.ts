@@ -10,6 +10,8 @@ export interface GatewaySettings {
   readonly enableLifecycle: boolean;
   readonly enableAdminApi: boolean;
   readonly checkConsistency: boolean;
+  /** --push.enable-utf8-names: label names may be any UTF-8 text (U__-escaped in push paths). */
+  readonly utf8Names: boolean;
   /** Default group TTL in ms; 0: groups never expire. */
   readonly groupTtlMs: number;
   /** Largest push body in bytes, after gzip or snappy decoding. */

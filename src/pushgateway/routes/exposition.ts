@@ -2,7 +2,8 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { negotiateGzip } from '../exposition/negotiate-encoding.js';
 import type { FastifyInstance } from 'fastify';
-import { negotiateFormat } from '../exposition/negotiate.js';
+import { negotiateExposition } from '../exposition/negotiate.js';
+import { escapeFamily, type EscapingScheme } from '../exposition/name-escaping.js';
 import { OPENMETRICS_CONTENT_TYPE, renderFamiliesOpenMetrics } from '../exposition/openmetrics-encoder.js';
 import type { CachedFormat } from '../store/exposition-cache.js';
 import { PROTOBUF_CONTENT_TYPE, encodeProtobufDelimited } from '../exposition/protobuf.js';
@@ -46,10 +47,10 @@ function renderOne(format: CachedFormat, family: MetricFamily): string {
 
 /**
  * The store's cached family texts merged with the gateway's own families, in name order (text
- * 0.0.4, or OpenMetrics ending with `# EOF`).
+ * 0.0.4, or OpenMetrics ending with `# EOF`), names that are not legacy written in `escaping`.
  */
-export function renderCached(gw: Gateway, own: readonly MetricFamily[], format: CachedFormat): string {
-  const pushed = gw.store.rendered(gw.now(), format);
+export function renderCached(gw: Gateway, own: readonly MetricFamily[], format: CachedFormat, escaping: EscapingScheme = 'allow-utf-8'): string {
+  const pushed = gw.store.rendered(gw.now(), format, escaping);
   const parts: string[] = [];
   let j = 0;
   for (const p of pushed) {
@@ -58,7 +59,7 @@ export function renderCached(gw: Gateway, own: readonly MetricFamily[], format: 
     if (same !== undefined && same.name === p.name) {
       // Rare: someone pushed a family named like one of the gateway's own; merge the two uncached.
       const stored = gw.store.families(gw.now()).find((f) => f.name === p.name);
-      for (const f of mergeFamilies(stored ? [stored] : [], [same])) parts.push(renderOne(format, f));
+      for (const f of mergeFamilies(stored ? [stored] : [], [same])) parts.push(renderOne(format, escapeFamily(f, escaping)));
       j++;
     } else {
       parts.push(p.text);
@@ -85,17 +86,19 @@ export function registerExpositionRoute(app: FastifyInstance, gw: Gateway): void
           .send(`An error has occurred while serving metrics:\n\n${CONSISTENCY_PREFIX}${problem}\n`);
       }
       const own = await gw.own.families();
-      const format = negotiateFormat(request.headers.accept);
+      const { format, escaping } = negotiateExposition(request.headers.accept);
       let body: string | Uint8Array;
       let contentType: string;
       if (format === 'text' || format === 'openmetrics') {
-        body = renderCached(gw, own, format);
+        body = renderCached(gw, own, format, escaping);
         contentType = format === 'text' ? TEXT_CONTENT_TYPE : OPENMETRICS_CONTENT_TYPE;
       } else {
+        // As Pushgateway 1.11.1 (prometheus/common 0.63): protobuf carries the names as pushed, whatever the escaping.
         body = encodeProtobufDelimited(mergeFamilies(gw.store.families(gw.now()), own));
         contentType = PROTOBUF_CONTENT_TYPE;
       }
-      reply.type(contentType).header('vary', 'Accept-Encoding');
+      // The Content-Type names the escaping scheme, as promhttp's does (Prometheus 3 reads it).
+      reply.type(`${contentType}; escaping=${escaping}`).header('vary', 'Accept-Encoding');
       if (negotiateGzip(request.headers['accept-encoding'])) {
         const zipped = await gzipAsync(typeof body === 'string' ? Buffer.from(body) : body);
         return reply.header('content-encoding', 'gzip').send(zipped);

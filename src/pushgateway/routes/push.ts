@@ -82,7 +82,7 @@ const PUSH_PATH = /^job(@base64)?\/[^/]/;
  * Pushgateway's text for a bad key, body or inconsistent push, 405 for other methods.
  */
 export function registerPushRoutes(app: FastifyInstance, gw: Gateway): void {
-  const { prefix, checkConsistency, groupTtlMs } = gw.settings;
+  const { prefix, checkConsistency, groupTtlMs, utf8Names } = gw.settings;
   const url = `${prefix}/metrics/*`;
 
   // Pushgateway's router answers `/metrics/job/` with a 307 before any handler (trailing-slash.ts).
@@ -99,7 +99,7 @@ export function registerPushRoutes(app: FastifyInstance, gw: Gateway): void {
     const raw = (request.body as Buffer | SnappyBody | undefined) ?? Buffer.alloc(0);
     const body = Buffer.isBuffer(raw) ? raw : raw.data;
     try {
-      const grouping = parseGroupingKey(groupingPath(request, prefix));
+      const grouping = parseGroupingKey(groupingPath(request, prefix), utf8Names);
       const ttlMs = ttlOf(request, groupTtlMs);
       const contentType = request.headers['content-type'];
       const families = Buffer.isBuffer(raw) || raw.error === undefined ? decodePushBody(body, contentType) : decodeCutBody(body, contentType, raw.error);
@@ -118,7 +118,7 @@ export function registerPushRoutes(app: FastifyInstance, gw: Gateway): void {
     config: { handler: 'delete' },
     handler: async (request, reply) => {
       if (redirected(request, reply)) return reply;
-      const grouping = parseGroupingKey(groupingPath(request, prefix));
+      const grouping = parseGroupingKey(groupingPath(request, prefix), utf8Names);
       await gw.store.delete(grouping, gw.now());
       return reply.code(202).send();
     },

@@ -1,4 +1,4 @@
-import { isValidLabelName, isValidMetricName } from './grouping-key.js';
+import { isValidLabelName } from './grouping-key.js';
 import type { FamilyView } from './exposition-cache.js';
 import type { GroupFamily } from './stored-family.js';
 import { PUSH_FAILURE_TIME, PUSH_TIME, upperType, type Label, type Metric, type MetricFamily, type MetricType } from '../model.js';
@@ -34,6 +34,8 @@ export class ConsistencyIndex {
   constructor(
     private readonly ownTypes: ReadonlyMap<string, MetricType>,
     private readonly held: HeldFamilies,
+    /** --push.enable-utf8-names: label names may be any UTF-8 text. */
+    private readonly utf8Names = false,
   ) {}
 
   /** The view of a pushed name; the push time gauges are the gateway's, and a pushed one replaces them. */
@@ -63,7 +65,9 @@ export class ConsistencyIndex {
   }
 
   private checkFamilyName(f: MetricFamily): string | undefined {
-    if (!isValidMetricName(f.name) || LONE_SURROGATE.test(f.name)) return `metric name ${JSON.stringify(f.name)} is not valid`;
+    // Pushgateway 1.11.1 takes any metric name, with or without --push.enable-utf8-names (a scrape
+    // escapes it); an empty one, or one that is not UTF-8, is refused here (Pushgateway's scrape breaks).
+    if (f.name.length === 0 || LONE_SURROGATE.test(f.name)) return `metric name ${JSON.stringify(f.name)} is not valid`;
     if ((f.name === PUSH_TIME || f.name === PUSH_FAILURE_TIME) && f.type !== 'gauge') {
       return `collected metric "${f.name}" is not a GAUGE: the gateway keeps ${f.name} as a gauge per group (pushed as ${upperType(f.type)})`;
     }
@@ -139,7 +143,7 @@ export class ConsistencyIndex {
     // the common re-push of the same series needs no search.
     const mine = view !== undefined && this.held.isConsistent() ? mineOf(f.name) : undefined;
     for (const m of f.metrics) {
-      const problem = checkMetric(f, m);
+      const problem = checkMetric(f, m, this.utf8Names);
       if (problem !== undefined) return problem;
       const h = seriesHash(f.name, m.labels);
       const twin = seen.get(h)?.some((o) => o.name === f.name && sameLabels(o.labels, m.labels)) ?? false;
@@ -165,13 +169,13 @@ export class ConsistencyIndex {
  * label names are valid and unique, no `quantile` label on a summary or `le` on a histogram,
  * and every string is well-formed Unicode.
  */
-export function checkMetric(f: MetricFamily, m: Metric): string | undefined {
+export function checkMetric(f: MetricFamily, m: Metric, utf8Names = false): string | undefined {
   const kindOk =
     f.type === 'summary' ? m.summary !== undefined : f.type === 'histogram' ? m.histogram !== undefined : m.value !== undefined;
   if (!kindOk) return `collected metric "${f.name}" ${formatLabelSet(m.labels)} is not a ${upperType(f.type)}`;
   const names = new Set<string>();
   for (const [name, value] of m.labels) {
-    if (!isValidLabelName(name) || name.startsWith('__')) {
+    if (!(utf8Names ? name.length > 0 && !LONE_SURROGATE.test(name) : isValidLabelName(name)) || name.startsWith('__')) {
       return `collected metric "${f.name}" ${formatLabelSet(m.labels)} has a label with an invalid name: ${name}`;
     }
     if (names.has(name)) return `collected metric "${f.name}" ${formatLabelSet(m.labels)} has two or more labels with the same name: ${name}`;

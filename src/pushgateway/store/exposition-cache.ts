@@ -3,6 +3,9 @@ import { renderFamilyHeader, renderMetricText } from '../exposition/text-encoder
 import { PUSH_FAILURE_TIME, PUSH_TIME, type Label, type Metric, type MetricFamily, type MetricType } from '../model.js';
 import { compareMetricLabels, compareStrings, ownLabel, ownString, sameLabels } from './sanitize.js';
 import { GroupFamily, StoredMetric, payloadOf, sortMetrics } from './stored-family.js';
+import { escapeFamily, isLegacyName, labelsNeedEscaping, type EscapingScheme } from '../exposition/name-escaping.js';
+import { renderFamiliesOpenMetrics } from '../exposition/openmetrics-encoder.js';
+import { renderFamiliesText } from '../exposition/text-encoder.js';
 
 /** The cached exposition formats. */
 export type CachedFormat = 'text' | 'openmetrics';
@@ -38,7 +41,7 @@ function needsPoint(line: string): boolean {
  * for OpenMetrics and a scrape renders almost nothing.
  */
 function pushOpenMetricsLines(parts: string[], name: string, omName: string, type: MetricType, e: StoredMetric): void {
-  if (typeof e.payload !== 'number') {
+  if (typeof e.payload !== 'number' || !isLegacyName(name)) {
     parts.push(renderOpenMetricsMetric(name, type, e.toMetric()));
     return;
   }
@@ -70,6 +73,8 @@ export class FamilyView {
   private text: string | undefined;
   /** The family's OpenMetrics text until a change, rendered on the first OpenMetrics scrape. */
   private omText: string | undefined;
+  /** Whether a name of the family is not legacy, so that a scrape's escaping changes its text; known until a change. */
+  private escapable: boolean | undefined;
   /** The last help stored: an equal help pushed later shares this string instead of keeping its own. */
   private lastHelp: string | undefined;
   readonly name: string;
@@ -151,6 +156,13 @@ export class FamilyView {
   private changed(): void {
     this.text = undefined;
     this.omText = undefined;
+    this.escapable = undefined;
+  }
+
+  /** True when the family's name or a label name is not legacy (only then does an escaping scheme change its text). */
+  needsEscaping(): boolean {
+    this.escapable ??= !isLegacyName(this.name) || this.entries.some((e) => labelsNeedEscaping(e.labels));
+    return this.escapable;
   }
 
   private count(type: MetricType, delta: number): void {
@@ -340,9 +352,21 @@ export class ExpositionCache {
     return this.sortedNames;
   }
 
-  /** Every family's text in `format` (text 0.0.4 or OpenMetrics, without `# EOF`), sorted by name. */
-  rendered(format: CachedFormat = 'text'): RenderedFamily[] {
-    return this.names().map((name) => ({ name, text: (this.views.get(name) as FamilyView).render(format, this.helpOverrides.get(name)) }));
+  /**
+   * Every family's text in `format` (text 0.0.4 or OpenMetrics, without `# EOF`), sorted by name
+   * (the names as pushed), with the names that are not legacy written in `escaping`: quoted as
+   * they are for `allow-utf-8` (the cached text), rewritten for the other schemes (rendered anew;
+   * a legacy family's text is the same in every scheme).
+   */
+  rendered(format: CachedFormat = 'text', escaping: EscapingScheme = 'allow-utf-8'): RenderedFamily[] {
+    return this.names().map((name) => {
+      const view = this.views.get(name) as FamilyView;
+      const help = this.helpOverrides.get(name);
+      if (escaping === 'allow-utf-8' || !view.needsEscaping()) return { name, text: view.render(format, help) };
+      const escaped = escapeFamily(view.model(help), escaping);
+      const text = format === 'text' ? renderFamiliesText([escaped]) : renderFamiliesOpenMetrics([escaped]).slice(0, -'# EOF\n'.length);
+      return { name, text };
+    });
   }
 
   /** Every family merged across groups, sorted, for the other formats and the API. */

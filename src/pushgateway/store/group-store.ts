@@ -1,6 +1,7 @@
 import { compareByName, findByName } from '../../collections/sorted-array.js';
 import { ConsistencyIndex, findDuplicateLabel } from './consistency-index.js';
 import { ExpositionCache, type CachedFormat, type RenderedFamily } from './exposition-cache.js';
+import type { EscapingScheme } from '../exposition/name-escaping.js';
 import { ConsistencyError, timestampsRefused } from '../errors.js';
 import { groupingKeyId } from './grouping-key.js';
 import { PUSH_FAILURE_TIME, PUSH_TIME, type Label, type MetricFamily, type MetricType } from '../model.js';
@@ -21,6 +22,8 @@ export interface InMemoryGroupStoreOptions {
   readonly onChange?: () => void;
   /** Limits on groups and metrics (limits.ts); none by default. */
   readonly limits?: PushLimits;
+  /** --push.enable-utf8-names: pushed label names may be any UTF-8 text (legacy names only by default). */
+  readonly utf8Names?: boolean;
 }
 
 /** One group as the store keeps it (and hands it out as a Group). */
@@ -89,7 +92,7 @@ export class InMemoryGroupStore implements GroupStore {
       view: (name) => this.cache.view(name),
       groupLabels: (id) => this.byId.get(id)?.labels,
       isConsistent: () => this.problem === undefined,
-    });
+    }, opts.utf8Names ?? false);
     this.checkConsistency = opts.checkConsistency ?? true;
     this.limits = opts.limits ?? NO_LIMITS;
   }
@@ -326,9 +329,9 @@ export class InMemoryGroupStore implements GroupStore {
     return this.byId.get(groupingKeyId(grouping));
   }
 
-  rendered(nowMs: number, format: CachedFormat = 'text'): RenderedFamily[] {
+  rendered(nowMs: number, format: CachedFormat = 'text', escaping: EscapingScheme = 'allow-utf-8'): RenderedFamily[] {
     this.expire(nowMs);
-    return this.cache.rendered(format);
+    return this.cache.rendered(format, escaping);
   }
 
   families(nowMs: number): MetricFamily[] {

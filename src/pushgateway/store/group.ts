@@ -5,6 +5,7 @@
  */
 import { PUSH_FAILURE_TIME, PUSH_FAILURE_TIME_HELP, PUSH_TIME, PUSH_TIME_HELP, type Label, type MetricFamily } from '../model.js';
 import type { CachedFormat, RenderedFamily } from './exposition-cache.js';
+import type { EscapingScheme } from '../exposition/name-escaping.js';
 import { sanitizeLabels } from './sanitize.js';
 import type { StoredFamily } from './stored-family.js';
 
@@ -67,8 +68,11 @@ export interface GroupStore {
   /** Groups sorted by grouping key. */
   groups(nowMs: number): readonly Group[];
   get(grouping: readonly Label[], nowMs: number): Group | undefined;
-  /** Text 0.0.4 (or OpenMetrics) of every pushed family (push_time families included), sorted by name. */
-  rendered(nowMs: number, format?: CachedFormat): RenderedFamily[];
+  /**
+   * Text 0.0.4 (or OpenMetrics) of every pushed family (push_time families included), sorted by
+   * name, names that are not legacy written in `escaping` (default `allow-utf-8`: quoted).
+   */
+  rendered(nowMs: number, format?: CachedFormat, escaping?: EscapingScheme): RenderedFamily[];
   /** The same families as models, for OpenMetrics, protobuf and merging. */
   families(nowMs: number): MetricFamily[];
   /** Set while the store holds an inconsistency (only possible with the check disabled). */

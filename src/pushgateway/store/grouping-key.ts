@@ -8,6 +8,7 @@ import { GroupingKeyError } from '../errors.js';
 import { binaryBytes, utf8OfBinary } from '../exposition/binary-text.js';
 import { goQuote, goQuoteBytes, isWellFormedString } from '../exposition/go-quote.js';
 import type { Label } from '../model.js';
+import { unescapeValuesName } from '../exposition/name-escaping.js';
 
 const BASE64_SUFFIX = '@base64';
 const SEPARATOR = '\xff';
@@ -169,7 +170,7 @@ function labelValueText(name: string, bin: string): string {
  * `404 page not found`) when the path would not reach a push handler (not `job/...` or
  * `job@base64/...`, or no job segment).
  */
-export function parseGroupingKey(rawPath: string): Label[] {
+export function parseGroupingKey(rawPath: string, utf8Names = false): Label[] {
   const path = percentDecodeToBinary(rawPath);
   const firstSlash = path.indexOf('/');
   const head = firstSlash < 0 ? path : path.slice(0, firstSlash);
@@ -200,18 +201,19 @@ export function parseGroupingKey(rawPath: string): Label[] {
       const value = components[i + 1]!;
       const isBase64 = name.endsWith(BASE64_SUFFIX);
       const trimmed = isBase64 ? name.slice(0, -BASE64_SUFFIX.length) : name;
-      if (!isValidLabelName(trimmed) || trimmed.startsWith('__')) {
+      const labelName = utf8Names ? utf8LabelName(trimmed) : isValidLabelName(trimmed) ? trimmed : undefined;
+      if (labelName === undefined || trimmed.startsWith('__')) {
         throw new GroupingKeyError(`improper label name ${quoteBinary(trimmed)}`);
       }
       if (!isBase64) {
-        result.set(name, value);
+        result.set(labelName, value);
         continue;
       }
       const decoded = decodeBase64(value);
       if (decoded.error !== undefined) {
         throw new GroupingKeyError(`invalid base64 encoding for label ${trimmed}=${quoteBinary(value)}: ${decoded.error}`);
       }
-      result.set(trimmed, decoded.value);
+      result.set(labelName, decoded.value);
     }
   }
   if (job.length === 0) throw new GroupingKeyError('job name is required');
@@ -219,6 +221,16 @@ export function parseGroupingKey(rawPath: string): Label[] {
   const labels: Label[] = [];
   for (const [name, bin] of result) labels.push([name, labelValueText(name, bin)]);
   return labels.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+
+/**
+ * With --push.enable-utf8-names, as Pushgateway 1.11.1 reads a label name of a push path: a `U__`
+ * name is unescaped (`U__my_2e_label` is `my.label`), and any non-empty UTF-8 name is valid.
+ * `binary` is one char per byte; returns the name as text, or undefined when it is not valid.
+ */
+function utf8LabelName(binary: string): string | undefined {
+  const name = unescapeValuesName(binary);
+  return name.length === 0 ? undefined : utf8OfBinary(name);
 }
 
 function sortedByName(labels: readonly Label[]): Label[] {

@@ -16,6 +16,7 @@
 import { StoreUnavailableError } from '../errors.js';
 import type { Label } from '../model.js';
 import type { CachedFormat, RenderedFamily } from './exposition-cache.js';
+import type { EscapingScheme } from '../exposition/name-escaping.js';
 import type { Group, GroupStore, PushOutcome, PushRequest } from './group.js';
 import { InMemoryGroupStore, type InMemoryGroupStoreOptions } from './group-store.js';
 import { decodeOp, encodeOp, type LogEntry, type LogSnapshot, type OpLog, type StoreOp } from './op-log.js';
@@ -293,8 +294,8 @@ export class ReplicatedGroupStore implements GroupStore {
     return this.mirror.get(grouping, this.logTimeMs);
   }
 
-  rendered(_nowMs: number, format?: CachedFormat): RenderedFamily[] {
-    return this.mirror.rendered(this.logTimeMs, format);
+  rendered(_nowMs: number, format?: CachedFormat, escaping?: EscapingScheme): RenderedFamily[] {
+    return this.mirror.rendered(this.logTimeMs, format, escaping);
   }
 
   families(): ReturnType<GroupStore['families']> {

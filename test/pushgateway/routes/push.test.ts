@@ -15,7 +15,7 @@ describe('push routes', () => {
     expect(put.body).toBe('');
     const res = await app.inject({ method: 'GET', url: '/metrics' });
     expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8; escaping=underscores');
     expect(pushedOnly(res.body)).toBe(
       '# HELP g A gauge\n# TYPE g gauge\ng{instance="some_instance",job="some_job"} 3.5\n' +
         '# HELP push_failure_time_seconds Last Unix time when changing this group in the Pushgateway failed.\n' +

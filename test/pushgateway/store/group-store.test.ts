@@ -181,7 +181,7 @@ describe('InMemoryGroupStore: Pushgateway semantics', () => {
 
   it('refuses invalid names, reserved labels and values that do not match the type', () => {
     const store = new InMemoryGroupStore();
-    expect(refused(() => store.push(req('a', [gauge('bad-name', 1)])))).toContain('metric name "bad-name" is not valid');
+    expect(refused(() => store.push(req('a', [gauge('', 1)])))).toContain('metric name "" is not valid');
     expect(refused(() => store.push(req('a', [gauge('m', 1, [['bad-label', 'v']])])))).toContain('has a label with an invalid name: bad-label');
     expect(refused(() => store.push(req('a', [gauge('m', 1, [['__x', 'v']])])))).toContain('invalid name: __x');
     expect(refused(() => store.push(req('a', [gauge('m', 1, [['a', '1'], ['a', '2']])])))).toContain('two or more labels with the same name: a');
@@ -193,6 +193,20 @@ describe('InMemoryGroupStore: Pushgateway semantics', () => {
     expect(refused(() => store.push(req('a', [gauge('m', 1, [['a', 'x\uD800']])])))).toContain('is not utf8');
     expect(refused(() => store.push(req('a', [fam('push_time_seconds', 'counter', [{ labels: [], value: 1 }])])))).toContain('is not a GAUGE');
     expect(store.groups(T0).map((g) => g.families.size)).toEqual([0]);
+  });
+
+  it('takes UTF-8 metric names in any case and UTF-8 label names only with utf8Names (--push.enable-utf8-names), as Pushgateway 1.11.1', () => {
+    const legacy = new InMemoryGroupStore();
+    legacy.push(req('a', [gauge('my.metric', 1)]));
+    expect(refused(() => legacy.push(req('b', [gauge('m', 1, [['my.label', 'v']])])))).toContain('has a label with an invalid name: my.label');
+    expect(refused(() => legacy.push(req('b', [gauge('m', 1, [['a\uD800', 'v']])])))).toContain('invalid name');
+    const utf8 = new InMemoryGroupStore({ utf8Names: true });
+    utf8.push(req('a', [gauge('my.metric', 1, [['my.label', 'v'], ['ünï', 'w']])]));
+    expect(refused(() => utf8.push(req('b', [gauge('m', 1, [['__my.label', 'v']])])))).toContain('invalid name: __my.label');
+    expect(refused(() => utf8.push(req('b', [gauge('m', 1, [['a\uD800', 'v']])])))).toContain('invalid name');
+    expect(utf8.rendered(T0, 'text', 'allow-utf-8').map((f) => f.text).join('')).toContain('{"my.metric",instance="",job="a","my.label"="v","ünï"="w"} 1\n');
+    expect(utf8.rendered(T0, 'text', 'underscores').map((f) => f.text).join('')).toContain('my_metric{instance="",job="a",my_label="v",_n_="w"} 1\n');
+    expect(utf8.rendered(T0, 'text', 'values').map((f) => f.text).join('')).toContain('U__my_2e_metric{instance="",job="a",U__my_2e_label="v",U___fc_n_ef_="w"} 1\n');
   });
 
   it('replaces a pushed push_time_seconds gauge with its own', () => {
