@@ -18,6 +18,7 @@ import { multiRoutes } from './routes/multi-routes.js';
 import { scrollRoutes } from './routes/scroll-routes.js';
 import { searchRoutes } from './routes/search-routes.js';
 import { clusterRoutes } from './routes/cluster-routes.js';
+import { analyzeRoutes } from './routes/analyze-routes.js';
 import { SearchService } from './engine/search-service.js';
 import { warmIndexing } from './engine/warmup.js';
 import { SearchActivityLog } from './engine/search-activity-log.js';
@@ -107,6 +108,7 @@ export async function buildSearchApp(config: SearchConfig, deps: AreaDeps, optio
   const info = { flavor: config['search.flavor'], clusterUuid, version: '8.17.0' } as const;
   await app.register(indexRoutes, { service, info });
   await app.register(clusterRoutes, { service, info, now: deps.now });
+  await app.register(analyzeRoutes, { service });
   await app.register(documentRoutes, { service });
   await app.register(searchRoutes, { service, now: deps.now });
   await app.register(multiRoutes, { service, now: deps.now });
