@@ -19,6 +19,7 @@ import { scrollRoutes } from './routes/scroll-routes.js';
 import { searchRoutes } from './routes/search-routes.js';
 import { clusterRoutes } from './routes/cluster-routes.js';
 import { analyzeRoutes } from './routes/analyze-routes.js';
+import { byQueryRoutes } from './routes/by-query-routes.js';
 import { SearchService } from './engine/search-service.js';
 import { warmIndexing } from './engine/warmup.js';
 import { SearchActivityLog } from './engine/search-activity-log.js';
@@ -109,6 +110,7 @@ export async function buildSearchApp(config: SearchConfig, deps: AreaDeps, optio
   await app.register(indexRoutes, { service, info });
   await app.register(clusterRoutes, { service, info, now: deps.now });
   await app.register(analyzeRoutes, { service });
+  await app.register(byQueryRoutes, { service });
   await app.register(documentRoutes, { service });
   await app.register(searchRoutes, { service, now: deps.now });
   await app.register(multiRoutes, { service, now: deps.now });

@@ -292,6 +292,12 @@ export class SearchService {
     return n;
   }
 
+  /** The ordinals of `state`'s live documents that match `query`, in write order (`_delete_by_query` and friends). */
+  matchingOrds(state: IndexState, query: Query): Int32Array {
+    const hits = execute(query, this.ctx(state));
+    return Int32Array.from(hits.docs.subarray(0, hits.length)).sort();
+  }
+
   private ctx(state: IndexState): ExecContext {
     state.arena.reset();
     return {
