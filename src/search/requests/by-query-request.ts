@@ -108,6 +108,16 @@ function object(v: unknown, name: string): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
+/** What `_reindex` reads in `source` and `dest` and Portico does not do: refused. */
+function refuseInReindex(source: Record<string, unknown>, dest: Record<string, unknown>): void {
+  for (const k of Object.keys(source)) if (!SOURCE_KEYS.includes(k)) throw errors.xContentParse(1, 1, `[source] unknown field [${k}]`);
+  for (const k of Object.keys(dest)) if (!DEST_KEYS.includes(k)) throw errors.xContentParse(1, 1, `[dest] unknown field [${k}]`);
+  if (source.remote !== undefined) throw errors.contextUnsupported('[remote] in _reindex (a remote source)');
+  if (source.slice !== undefined || source.sort !== undefined) throw errors.contextUnsupported(`[${source.slice !== undefined ? 'slice' : 'sort'}] in _reindex's source`);
+  if (dest.pipeline !== undefined) throw errors.contextUnsupported('[pipeline] (ingest pipelines)');
+  if (dest.routing !== undefined && dest.routing !== 'keep') throw errors.contextUnsupported('[routing] other than keep');
+}
+
 /** `_reindex` from a local source into a local destination. */
 export function parseReindex(text: string | undefined, body: unknown, params: QueryParams): ReindexRequest {
   if (text === undefined) throw errors.bodyRequired();
@@ -120,12 +130,7 @@ export function parseReindex(text: string | undefined, body: unknown, params: Qu
   if (b.script !== undefined) throw errors.contextUnsupported('[script] in _reindex (Portico runs no scripts)');
   const source = object(b.source ?? {}, 'source');
   const dest = object(b.dest ?? {}, 'dest');
-  for (const k of Object.keys(source)) if (!SOURCE_KEYS.includes(k)) throw errors.xContentParse(1, 1, `[source] unknown field [${k}]`);
-  for (const k of Object.keys(dest)) if (!DEST_KEYS.includes(k)) throw errors.xContentParse(1, 1, `[dest] unknown field [${k}]`);
-  if (source.remote !== undefined) throw errors.contextUnsupported('[remote] in _reindex (a remote source)');
-  if (source.slice !== undefined || source.sort !== undefined) throw errors.contextUnsupported(`[${source.slice !== undefined ? 'slice' : 'sort'}] in _reindex's source`);
-  if (dest.pipeline !== undefined) throw errors.contextUnsupported('[pipeline] (ingest pipelines)');
-  if (dest.routing !== undefined && dest.routing !== 'keep') throw errors.contextUnsupported('[routing] other than keep');
+  refuseInReindex(source, dest);
   const problems: string[] = [];
   const indices = Array.isArray(source.index) ? source.index.map(String).join(',') : source.index === undefined ? undefined : String(source.index);
   if (indices === undefined || indices === '') problems.push('use _all if you really want to copy from all existing indexes');
