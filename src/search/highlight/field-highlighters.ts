@@ -1,6 +1,6 @@
 import { analyzeWith } from '../index/analysis.js';
 import { marks, type FieldTerms } from './highlight-terms.js';
-import { Boundaries, BoundedSentences, sentenceBoundaries, VALUE_SEPARATOR, wordBoundaries } from './text-breaks.js';
+import { Boundaries, BoundedValueSentences, sentenceBoundaries, VALUE_SEPARATOR, wordBoundaries } from './text-breaks.js';
 
 /**
  * The `unified` and `plain` highlighters of Elasticsearch over one field of one document, written
@@ -121,7 +121,7 @@ function passages(content: string, matches: readonly Match[], opts: HighlightOpt
   for (const m of matches) docFreq.set(m.term, (docFreq.get(m.term) ?? 0) + 1);
   const whole = opts.numberOfFragments === 0 || keyword;
   const values = new Boundaries(valueBoundaries(content));
-  const bounded = whole || opts.fragmentSize <= 0 ? undefined : new BoundedSentences(content, opts.fragmentSize);
+  const bounded = whole || opts.fragmentSize <= 0 ? undefined : new BoundedValueSentences(content, opts.fragmentSize);
   const sentences = bounded === undefined && !whole ? new Boundaries(sentenceBoundaries(content)) : undefined;
   const max = whole ? Number.MAX_SAFE_INTEGER : opts.numberOfFragments;
   const kept: Passage[] = [];

@@ -136,6 +136,34 @@ export class Boundaries {
 }
 
 /**
+ * BoundedSentences over each value of a multi-valued field on its own (values joined by
+ * VALUE_SEPARATOR), as ES's splitting break iterator hands each value to it: no passage crosses
+ * from one value into the next.
+ */
+export class BoundedValueSentences {
+  private current: { start: number; scanner: BoundedSentences } | undefined;
+  private end = 0;
+
+  constructor(private readonly content: string, private readonly maxLen: number) {}
+
+  preceding(offset: number): number {
+    const sep = this.content.lastIndexOf(VALUE_SEPARATOR, offset - 1);
+    const start = sep + 1;
+    if (this.current?.start !== start) {
+      const next = this.content.indexOf(VALUE_SEPARATOR, start);
+      this.current = { start, scanner: new BoundedSentences(this.content.slice(start, next === -1 ? this.content.length : next), this.maxLen) };
+    }
+    const at = this.current.scanner.preceding(offset - start) + start;
+    this.end = this.current.scanner.following() + start;
+    return at;
+  }
+
+  following(): number {
+    return this.end;
+  }
+}
+
+/**
  * Passages of sentences bounded to `maxLen` characters, as ES's bounded sentence scanner cuts
  * them: a passage starts at the sentence holding its first match and takes the sentences that fit
  * in `maxLen`; a sentence longer than that is cut at word boundaries around the match. `preceding`
