@@ -23,6 +23,7 @@ const areas = {
     ['^src/search/index/'],
     ['^src/search/requests/'],
     ['^src/search/query/'],
+    ['^src/search/highlight/'],
     ['^src/search/engine/'],
     ['^src/search/routes/'],
     ['^src/search/app\\.ts$'],

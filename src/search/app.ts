@@ -17,6 +17,9 @@ import { indexRoutes } from './routes/index-routes.js';
 import { multiRoutes } from './routes/multi-routes.js';
 import { scrollRoutes } from './routes/scroll-routes.js';
 import { searchRoutes } from './routes/search-routes.js';
+import { clusterRoutes } from './routes/cluster-routes.js';
+import { analyzeRoutes } from './routes/analyze-routes.js';
+import { byQueryRoutes } from './routes/by-query-routes.js';
 import { SearchService } from './engine/search-service.js';
 import { warmIndexing } from './engine/warmup.js';
 import { SearchActivityLog } from './engine/search-activity-log.js';
@@ -103,7 +106,11 @@ export async function buildSearchApp(config: SearchConfig, deps: AreaDeps, optio
   answerUnrouted(app);
 
   const clusterUuid = createHash('sha256').update(config['data.dir']).digest('base64url').slice(0, 22);
-  await app.register(indexRoutes, { service, info: { flavor: config['search.flavor'], clusterUuid, version: '8.17.0' } });
+  const info = { flavor: config['search.flavor'], clusterUuid, version: '8.17.0' } as const;
+  await app.register(indexRoutes, { service, info });
+  await app.register(clusterRoutes, { service, info, now: deps.now });
+  await app.register(analyzeRoutes, { service });
+  await app.register(byQueryRoutes, { service });
   await app.register(documentRoutes, { service });
   await app.register(searchRoutes, { service, now: deps.now });
   await app.register(multiRoutes, { service, now: deps.now });

@@ -1,3 +1,4 @@
+import { Highlighter } from '../highlight/highlight-phase.js';
 import { float32ForJson } from '../query/bm25.js';
 import { errors } from '../errors.js';
 import { contextMissing, type PitContext, type ScrollContext } from './open-contexts.js';
@@ -149,12 +150,13 @@ function renderBatch(service: SearchService, ctx: ScrollContext): { rendered: un
   };
   const rendered: unknown[] = [];
   let max = -Infinity;
+  const highlighter = req.highlight === undefined ? undefined : new Highlighter(req.highlight, req.query);
   for (let i = start; i < end; i++) {
     ord = ords[i] as number;
     const score = scores[i] as number;
     if (score > max) max = score;
     const state = ctx.states[shards[i] as number] as IndexState;
-    rendered.push(renderHit(env, state, ord, showScore ? score : null, sortValuesAt(sortColumns, i), req));
+    rendered.push(renderHit(env, state, ord, showScore ? score : null, sortValuesAt(sortColumns, i), req, highlighter));
   }
   return { rendered, maxScore: showScore && end > start && max > -Infinity ? float32ForJson(max) : null };
 }

@@ -10,6 +10,7 @@ import type { IndexState } from './index-state.js';
 import { planSort, type SortValue } from '../query/sort.js';
 import { filterSource, isIdentity } from '../requests/source-filter.js';
 import { byScore, selectWindow, selectWindowByScore, type Before } from '../query/top-k.js';
+import { Highlighter } from '../highlight/highlight-phase.js';
 
 /**
  * The query and fetch phases of `_search`: run the query on every index, pick each index's window
@@ -220,7 +221,8 @@ function hitsBody(q: ShardQuery, phase: QueryPhase, page: readonly Candidate[]):
   const showScore = q.sortByScore || req.trackScores;
   // A sort with a _score key computes scores, and ES shows them on each hit (but max_score stays null).
   const hitScore = showScore || (req.sort?.some((k) => k.field === '_score') ?? false);
-  const hitsOut = page.map((c) => renderHit(q.env, c.state, c.ord, hitScore ? c.score : null, c.sortValues, req));
+  const highlighter = req.highlight === undefined ? undefined : new Highlighter(req.highlight, req.query);
+  const hitsOut = page.map((c) => renderHit(q.env, c.state, c.ord, hitScore ? c.score : null, c.sortValues, req, highlighter));
   const body: Record<string, unknown> = {};
   if (req.trackTotalHits !== false) {
     const limit = req.trackTotalHits;
@@ -232,11 +234,19 @@ function hitsBody(q: ShardQuery, phase: QueryPhase, page: readonly Candidate[]):
   return body;
 }
 
-export function renderHit(env: SearchEnv, state: IndexState, ord: number, score: number | null, sortValues: SortValue[] | undefined, req: SearchRequest): Record<string, unknown> | RawJson {
+export function renderHit(
+  env: SearchEnv,
+  state: IndexState,
+  ord: number,
+  score: number | null,
+  sortValues: SortValue[] | undefined,
+  req: SearchRequest,
+  highlighter?: Highlighter,
+): Record<string, unknown> | RawJson {
   const id = state.index.ids[ord] as string;
   // The common hit (no sort values, whole or no _source) is written straight to JSON text: the
   // same bytes renderJson gives for the object below, without building it and walking its keys.
-  if (sortValues === undefined && (!req.source.fetch || isIdentity(req.source))) {
+  if (sortValues === undefined && highlighter === undefined && (!req.source.fetch || isIdentity(req.source))) {
     let text = `{"_index":${JSON.stringify(state.name)},"_id":${JSON.stringify(id)}`;
     if (req.version) text += member('_version', state.versions[ord]);
     if (req.seqNoPrimaryTerm) text += `${member('_seq_no', state.seqNos[ord])},"_primary_term":1`;
@@ -251,10 +261,11 @@ export function renderHit(env: SearchEnv, state: IndexState, ord: number, score:
     hit._primary_term = 1;
   }
   hit._score = score === null ? null : float32ForJson(score);
-  if (req.source.fetch) {
-    const raw = env.sourceText(state, id);
-    hit._source = isIdentity(req.source) ? new RawJson(raw) : filterSource(JSON.parse(raw), req.source);
-  }
+  const raw = req.source.fetch || highlighter !== undefined ? env.sourceText(state, id) : undefined;
+  if (req.source.fetch && raw !== undefined) hit._source = isIdentity(req.source) ? new RawJson(raw) : filterSource(JSON.parse(raw), req.source);
+  // Highlighted from the stored source (ES's unified highlighter re-analyses it too), whatever _source filtering shows.
+  const highlight = highlighter?.highlight(state.mappings, JSON.parse(raw ?? '{}'));
+  if (highlight !== undefined) hit.highlight = highlight;
   // Long.MAX_VALUE / MIN_VALUE (missing numeric values) are not representable as JS numbers.
   if (sortValues !== undefined) hit.sort = sortValues.map((v) => (v === LONG_MAX ? new RawJson('9223372036854775807') : v === -LONG_MAX ? new RawJson('-9223372036854775808') : v));
   return hit;

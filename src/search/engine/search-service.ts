@@ -16,6 +16,7 @@ import { IndexRegistry } from './index-registry.js';
 import { DocumentWrites, type BulkItem, type WriteOutcome } from './document-writes.js';
 import { IndexReclaimer, type ReclaimPolicy } from './index-reclaimer.js';
 import type { SearchActivityLog } from './search-activity-log.js';
+import { IndexUsage } from './index-usage.js';
 
 /**
  * The search engine behind the routes, a facade over its parts: the indices (index-registry.ts),
@@ -38,6 +39,8 @@ export class SearchService {
   private readonly writes: DocumentWrites;
   /** Reclaims what overwritten and deleted documents hold (see index-reclaimer.ts). */
   readonly reclaimer: IndexReclaimer;
+  /** What each index has served (`_stats`, `_nodes/stats`). */
+  readonly usage = new IndexUsage();
 
   /**
    * @param reclaim when retired documents are reclaimed (default DEFAULT_RECLAIM_POLICY), and how
@@ -156,14 +159,25 @@ export class SearchService {
     // parsing error) rolled its stored row back while the in-memory index stayed: every document
     // written to it afterwards was acknowledged but lost at the next start.
     const state = this.indices.ensureIndex(index);
-    return this.transaction(() => this.writes.write(state, id ?? autoId(), source, raw, op, undefined, cond));
+    const started = performance.now();
+    try {
+      const outcome = this.transaction(() => this.writes.write(state, id ?? autoId(), source, raw, op, undefined, cond));
+      this.usage.wrote(state, 'index', 1, performance.now() - started);
+      return outcome;
+    } catch (e) {
+      this.usage.wrote(state, 'failed', 1, 0);
+      throw e;
+    }
   }
 
   /** `cond`: as for indexDoc (validated by the caller). */
   deleteDoc(index: string, id: string, cond?: WriteConditions): WriteOutcome {
     // Created (and committed) before the delete is tried, as indexDoc creates its index.
     const state = this.writes.deleteTarget(index, cond);
-    return this.transaction(() => this.writes.remove(state, id, cond));
+    const started = performance.now();
+    const outcome = this.transaction(() => this.writes.remove(state, id, cond));
+    if (outcome.result === 'deleted') this.usage.wrote(state, 'delete', 1, performance.now() - started);
+    return outcome;
   }
 
   /**
@@ -184,6 +198,13 @@ export class SearchService {
   bulkEach(actions: readonly (BulkAction | SearchError)[], each: (item: BulkItem) => void): void {
     const started = performance.now();
     let failed = 0;
+    // Per index name: index, delete and failed items, for its statistics (the bulk's time shared out).
+    const tally = new Map<string, [number, number, number]>();
+    const count = (index: string, k: 0 | 1 | 2) => {
+      let t = tally.get(index);
+      if (t === undefined) tally.set(index, (t = [0, 0, 0]));
+      t[k]++;
+    };
     this.transaction(() => {
       // The items' text postings are batched (see InvertedIndex.beginBatch), and appended before
       // the transaction commits and anything can read them.
@@ -191,14 +212,44 @@ export class SearchService {
       try {
         for (const a of actions) {
           const item = this.bulkItem(a);
-          if ('error' in item) failed++;
+          if ('error' in item) {
+            failed++;
+            count(item.index, 2);
+          } else if (item.outcome.result === 'deleted') count(item.outcome.index, 1);
+          else if (item.outcome.result !== 'not_found' && item.outcome.result !== 'noop') count(item.outcome.index, 0);
           each(item);
         }
       } finally {
         this.writes.endBatch();
       }
     }, true);
-    this.activity?.bulkDone({ operations: actions.length, failed, ms: performance.now() - started });
+    const ms = performance.now() - started;
+    this.activity?.bulkDone({ operations: actions.length, failed, ms });
+    this.recordWrites(tally, actions.length, ms);
+  }
+
+  private recordWrites(tally: ReadonlyMap<string, readonly [number, number, number]>, operations: number, ms: number): void {
+    for (const [name, [indexed, deleted, failed]] of tally) {
+      if (!this.indices.exists(name)) continue;
+      const state = this.indices.get(name);
+      const share = operations === 0 ? 0 : ms / operations;
+      if (indexed > 0) this.usage.wrote(state, 'index', indexed, indexed * share);
+      if (deleted > 0) this.usage.wrote(state, 'delete', deleted, deleted * share);
+      if (failed > 0) this.usage.wrote(state, 'failed', failed, 0);
+    }
+  }
+
+  /** The UTF-8 bytes `state`'s documents take in the store (ids and sources). */
+  storedBytes(state: IndexState): number {
+    if (this.store.storedBytes !== undefined) return this.store.storedBytes(state.name);
+    let n = 0;
+    this.store.scanDocs(state.name, (d) => (n += Buffer.byteLength(d.id) + Buffer.byteLength(d.source)));
+    return n;
+  }
+
+  /** The bytes the store's files take on disk (0 for a store without files). */
+  diskBytes(): number {
+    return this.store.diskBytes?.() ?? 0;
   }
 
   private bulkItem(a: BulkAction | SearchError): BulkItem {
@@ -232,11 +283,19 @@ export class SearchService {
   count(states: readonly IndexState[], query: Query, minScore?: number): number {
     let n = 0;
     for (const s of states) {
+      const started = performance.now();
       const hits = execute(query, this.ctx(s));
       if (minScore === undefined) n += hits.length;
       else for (let i = 0; i < hits.length; i++) if ((hits.scores[i] as number) >= minScore) n++;
+      this.usage.searched(s, performance.now() - started, false);
     }
     return n;
+  }
+
+  /** The ordinals of `state`'s live documents that match `query`, in write order (`_delete_by_query` and friends). */
+  matchingOrds(state: IndexState, query: Query): Int32Array {
+    const hits = execute(query, this.ctx(state));
+    return Int32Array.from(hits.docs.subarray(0, hits.length)).sort();
   }
 
   private ctx(state: IndexState): ExecContext {
@@ -254,11 +313,20 @@ export class SearchService {
 
   /** Runs a search over the resolved indices and builds ES's response body. */
   search(states: readonly IndexState[], req: SearchRequest, startedMs: number): Record<string, unknown> {
-    return runSearch(states, req, startedMs, {
+    const started = performance.now();
+    const body = runSearch(states, req, startedMs, {
       ctx: (state) => this.ctx(state),
       sourceText: (state, id) => this.store.getDoc(state.name, id)?.source ?? '{}',
       now: this.now,
     });
+    this.recordSearch(states, body, performance.now() - started);
+    return body;
+  }
+
+  /** Each index's query counter, the search's time shared out between them. */
+  private recordSearch(states: readonly IndexState[], body: Record<string, unknown>, ms: number): void {
+    const hits = (body.hits as { hits: readonly { _index?: string }[] }).hits;
+    for (const s of states) this.usage.searched(s, ms / states.length, hits.length > 0);
   }
 
   /**

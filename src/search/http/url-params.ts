@@ -171,3 +171,22 @@ export function floatParam(params: QueryParams, name: string): number | undefine
   if (raw.trim() === '' || Number.isNaN(n)) throw errors.illegalArgument(`Failed to parse float parameter [${name}] with value [${raw}]`);
   return Math.fround(n);
 }
+
+/** What `_analyze` reads (RestAnalyzeAction). */
+export const ANALYZE_PARAMS: ReadonlySet<string> = new Set([...GLOBAL, 'index']);
+
+/** What `_delete_by_query` reads (RestDeleteByQueryAction and the search it runs). */
+export const DELETE_BY_QUERY_PARAMS: ReadonlySet<string> = new Set([
+  ...GLOBAL, 'index', 'q', 'df', 'analyzer', 'analyze_wildcard', 'default_operator', 'lenient', 'from', 'sort', '_source', '_source_includes',
+  '_source_excludes', 'conflicts', 'max_docs', 'refresh', 'requests_per_second', 'routing', 'scroll', 'scroll_size', 'search_timeout',
+  'search_type', 'slices', 'stats', 'terminate_after', 'timeout', 'version', 'wait_for_active_shards', 'wait_for_completion',
+  'allow_no_indices', 'expand_wildcards', 'ignore_unavailable', 'preference', 'request_cache',
+]);
+
+/** What `_update_by_query` reads (RestUpdateByQueryAction): `_delete_by_query`'s and the ingest pipeline. */
+export const UPDATE_BY_QUERY_PARAMS: ReadonlySet<string> = new Set([...DELETE_BY_QUERY_PARAMS, 'pipeline', 'version_type']);
+
+/** What `_reindex` reads (RestReindexAction). */
+export const REINDEX_PARAMS: ReadonlySet<string> = new Set([
+  ...GLOBAL, 'refresh', 'timeout', 'wait_for_active_shards', 'wait_for_completion', 'requests_per_second', 'slices', 'scroll', 'max_docs', 'require_alias',
+]);

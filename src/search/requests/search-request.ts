@@ -4,6 +4,7 @@ import { isJsonObject, jsonToken, nestingError, readInTextOrder, tooDeepAt } fro
 import { NestedDepthExceeded, parseTopLevelQuery, queryStringToQuery, type Query } from './query-dsl.js';
 import { LocatedQueryError } from './query-error.js';
 import type { SourceFilter } from './source-filter.js';
+import { parseHighlight, type HighlightRequest } from './highlight-request.js';
 import { parseTimeValue } from '../syntax/time-value.js';
 
 /**
@@ -42,6 +43,8 @@ export interface SearchRequest {
   readonly scrollMs?: number | undefined;
   /** `pit`: the point in time to search, and its new keep-alive (ms) if given. */
   readonly pit?: PitReference | undefined;
+  /** `highlight`: the fields to highlight in each hit. */
+  readonly highlight?: HighlightRequest | undefined;
 }
 
 export interface PitReference {
@@ -55,7 +58,7 @@ const empty = (v: unknown): boolean => (Array.isArray(v) ? v.length === 0 : isJs
  * The keys of ES 8's search body (SearchSourceBuilder) and what Portico does with each: `true`
  * when it acts on the key (or the key changes nothing here: `timeout` on a search that never
  * times out, `stats` groups), else the values that change nothing (ES's defaults). Any other value
- * of a key Portico does not act on (`highlight`, `collapse`, `suggest`, `explain: true`, …) is
+ * of a key Portico does not act on (`collapse`, `suggest`, `explain: true`, …) is
  * refused as ES refuses a key it does not know, never accepted and ignored.
  */
 export const BODY_KEYS: Readonly<Record<string, true | ((v: unknown) => boolean)>> = {
@@ -72,7 +75,7 @@ export const BODY_KEYS: Readonly<Record<string, true | ((v: unknown) => boolean)
   script_fields: empty,
   runtime_mappings: empty,
   stored_fields: () => false,
-  highlight: () => false,
+  highlight: true,
   collapse: () => false,
   rescore: () => false,
   suggest: () => false,
@@ -292,6 +295,7 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     minScore: typeof b.min_score === 'number' ? b.min_score : undefined,
     scrollMs,
     pit,
+    highlight: b.highlight === undefined ? undefined : parseHighlight(b.highlight),
   };
 }
 

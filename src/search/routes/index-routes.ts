@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
 import { checkMappingParameters } from '../mapping/mapping.js';
-import { jsonBody, productHeader, queryOf, sendHead, sendJson, type Params } from '../http/http-io.js';
+import { jsonBody, queryOf, sendHead, sendJson, type Params } from '../http/http-io.js';
+import { catBytes, sendCatTable, type CatColumn, type CatRow } from '../http/cat-table.js';
 import type { IndexState } from '../engine/index-state.js';
 import type { SearchService } from '../engine/search-service.js';
 
@@ -23,44 +24,22 @@ function settingsBody(s: IndexState): Record<string, unknown> {
   return { index };
 }
 
-/** `_cat/indices` columns ES 8.11+ prints without `h`, and the aliases `h` and `s` accept. */
-const DEFAULT_CAT_COLUMNS = ['health', 'status', 'index', 'uuid', 'pri', 'rep', 'docs.count', 'docs.deleted', 'store.size', 'pri.store.size', 'dataset.size'];
-const CAT_ALIASES: Readonly<Record<string, string>> = {
-  h: 'health', s: 'status', i: 'index', idx: 'index', id: 'uuid', p: 'pri', 'shards.primary': 'pri', r: 'rep', 'shards.replica': 'rep',
-  dc: 'docs.count', docsCount: 'docs.count', dd: 'docs.deleted', docsDeleted: 'docs.deleted', cd: 'creation.date', cds: 'creation.date.string',
-  ss: 'store.size', storeSize: 'store.size',
-};
-const KNOWN_CAT_COLUMNS = new Set([...DEFAULT_CAT_COLUMNS, 'creation.date', 'creation.date.string']);
-const RIGHT_ALIGNED = new Set(['pri', 'rep', 'docs.count', 'docs.deleted', 'creation.date', 'store.size', 'pri.store.size', 'dataset.size']);
-const NUMERIC_CAT_COLUMNS = new Set(['pri', 'rep', 'docs.count', 'docs.deleted', 'creation.date']);
-
-function catColumn(name: string): string {
-  return CAT_ALIASES[name] ?? name;
-}
-
-/** `h=a,b`: the named columns in that order; names ES does not have are left out, as ES does. */
-function catColumns(h: string): string[] {
-  return h.split(',').map((c) => catColumn(c.trim())).filter((c) => KNOWN_CAT_COLUMNS.has(c));
-}
-
-/** `s=col[:asc|:desc],…`: numeric columns compare as numbers. */
-function catOrder(spec: string): (a: Record<string, string>, b: Record<string, string>) => number {
-  const keys = spec.split(',').map((part) => {
-    const [name = '', dir] = part.trim().split(':');
-    const col = catColumn(name);
-    if (!KNOWN_CAT_COLUMNS.has(col)) throw errors.unsupportedCatSort(name);
-    return { col, desc: dir === 'desc' };
-  });
-  return (a, b) => {
-    for (const { col, desc } of keys) {
-      const x = a[col] ?? '';
-      const y = b[col] ?? '';
-      const c = NUMERIC_CAT_COLUMNS.has(col) ? Number(x) - Number(y) : x < y ? -1 : x > y ? 1 : 0;
-      if (c !== 0) return desc ? -c : c;
-    }
-    return 0;
-  };
-}
+/** `_cat/indices` columns (ES 8.11+ prints those shown without `h`) and the aliases `h` and `s` accept. */
+const CAT_INDICES_COLUMNS: CatColumn[] = [
+  { name: 'health', aliases: ['h'], shown: true },
+  { name: 'status', aliases: ['s'], shown: true },
+  { name: 'index', aliases: ['i', 'idx'], shown: true },
+  { name: 'uuid', aliases: ['id'], shown: true },
+  { name: 'pri', aliases: ['p', 'shards.primary'], shown: true, right: true, numeric: true },
+  { name: 'rep', aliases: ['r', 'shards.replica'], shown: true, right: true, numeric: true },
+  { name: 'docs.count', aliases: ['dc', 'docsCount'], shown: true, right: true, numeric: true },
+  { name: 'docs.deleted', aliases: ['dd', 'docsDeleted'], shown: true, right: true, numeric: true },
+  { name: 'store.size', aliases: ['ss', 'storeSize'], shown: true, right: true },
+  { name: 'pri.store.size', shown: true, right: true },
+  { name: 'dataset.size', shown: true, right: true },
+  { name: 'creation.date', aliases: ['cd'], shown: false, right: true, numeric: true },
+  { name: 'creation.date.string', aliases: ['cds'], shown: false },
+];
 
 /** `GET /`: the cluster's name and version, as the flavor it speaks answers them. */
 function infoBody(info: ClusterInfo): Record<string, unknown> {
@@ -111,33 +90,26 @@ async function catIndices(service: SearchService, req: FastifyRequest, reply: Fa
     if (!['green', 'yellow', 'red'].includes(wanted)) throw errors.illegalArgument(`unknown cluster health status [${q.health}]`);
     states = states.filter((s) => health(s) === wanted);
   }
-  const rows = states.map((s): Record<string, string> => ({
-    health: health(s),
-    status: 'open',
-    index: s.name,
-    uuid: s.uuid,
-    pri: String(s.settings.numberOfShards),
-    rep: String(s.settings.numberOfReplicas),
-    'docs.count': String(s.index.liveCount),
-    'docs.deleted': String(s.index.maxOrd - s.index.liveCount),
-    'creation.date': String(s.createdMs),
-    'creation.date.string': new Date(s.createdMs).toISOString(),
-    'store.size': '0b',
-    'pri.store.size': '0b',
-    'dataset.size': '0b',
-  }));
-  const columns = q.h === undefined ? DEFAULT_CAT_COLUMNS : catColumns(q.h);
-  if (q.s !== undefined) rows.sort(catOrder(q.s));
-  if (q.format === 'json') return sendJson(req, reply, 200, rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c] ?? null]))));
-  if (q.format !== undefined && q.format !== 'txt' && q.format !== 'text') throw errors.illegalArgument(`Unsupported format [${q.format}]`);
-  const table: string[][] = rows.map((r) => columns.map((c) => r[c] ?? ''));
-  if (q.v !== undefined && q.v !== 'false') table.unshift([...columns]);
-  const widths = columns.map((_, c) => Math.max(0, ...table.map((r) => (r[c] ?? '').length)));
-  // As ES's RestTable: numeric columns are right-aligned (header too), the last cell is not padded.
-  const line = (r: string[]) =>
-    r.map((cell, c) => (c === r.length - 1 && !RIGHT_ALIGNED.has(columns[c] ?? '') ? cell : RIGHT_ALIGNED.has(columns[c] ?? '') ? cell.padStart(widths[c] ?? 0) : cell.padEnd(widths[c] ?? 0))).join(' ');
-  const text = table.map(line).join('\n');
-  return productHeader(reply.code(200).header('content-type', 'text/plain; charset=UTF-8')).send(table.length > 0 ? `${text}\n` : '');
+  const rows = states.map((s): CatRow => {
+    // The bytes its documents take in the store: the one copy there is (no replica holds another).
+    const size = catBytes(service.storedBytes(s));
+    return {
+      health: health(s),
+      status: 'open',
+      index: s.name,
+      uuid: s.uuid,
+      pri: String(s.settings.numberOfShards),
+      rep: String(s.settings.numberOfReplicas),
+      'docs.count': String(s.index.liveCount),
+      'docs.deleted': String(s.index.maxOrd - s.index.liveCount),
+      'creation.date': String(s.createdMs),
+      'creation.date.string': new Date(s.createdMs).toISOString(),
+      'store.size': size,
+      'pri.store.size': size,
+      'dataset.size': size,
+    };
+  });
+  return sendCatTable(req, reply, CAT_INDICES_COLUMNS, rows);
 }
 
 /** Index management (`PUT|GET|HEAD|DELETE /<index>`, `_refresh`, `_mapping`), `_cat/indices`, `GET /`. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Logger } from 'pino';
@@ -80,6 +80,10 @@ export interface DocumentStore {
   loadSnapshot?(): Buffer | undefined;
   /** What close() saves for loadSnapshot (nothing when the source returns undefined). */
   setSnapshotSource?(source: () => Buffer | undefined): void;
+  /** The UTF-8 bytes an index's committed documents (ids and sources) take in the store. */
+  storedBytes?(index: string): number;
+  /** The bytes the store's files take on disk (database, write-ahead log, index snapshot). */
+  diskBytes?(): number;
 }
 
 /** A pending write whose source is the bytes of a span (see SqliteDocumentStore.pending). */
@@ -121,7 +125,10 @@ export class SqliteDocumentStore implements DocumentStore {
     scan: Database.Statement;
     get: Database.Statement;
     generation: Database.Statement;
+    storedBytes: Database.Statement;
   };
+  /** The files diskBytes counts. */
+  private readonly files: readonly string[];
   private readonly writer: SqliteWriter;
   private readonly snapshotFile: string;
   private snapshotSource: (() => Buffer | undefined) | undefined;
@@ -172,7 +179,10 @@ export class SqliteDocumentStore implements DocumentStore {
       scan: this.db.prepare('SELECT id, version, seq_no, source FROM docs WHERE idx = ? ORDER BY seq').raw(true),
       get: this.db.prepare('SELECT id, version, seq_no, source FROM docs WHERE idx = ? AND id = ?').raw(true),
       generation: this.db.prepare("SELECT value FROM meta WHERE key = 'generation'").pluck(true),
+      // octet_length reads each row's header, not its text: no source is loaded.
+      storedBytes: this.db.prepare('SELECT coalesce(sum(octet_length(id) + octet_length(source)), 0) FROM docs WHERE idx = ?').pluck(true),
     };
+    this.files = [file, `${file}-wal`, join(dir, 'index.snapshot')];
     this.snapshotFile = join(dir, 'index.snapshot');
     this.writer = new SqliteWriter(file, durability === 'request' ? 'FULL' : 'NORMAL');
   }
@@ -302,6 +312,16 @@ export class SqliteDocumentStore implements DocumentStore {
       this.pending.clear();
       if (this.logIds.length > 0) this.clearLog();
     }
+  }
+
+  storedBytes(index: string): number {
+    return Number(this.stmts.storedBytes.get(index));
+  }
+
+  diskBytes(): number {
+    let n = 0;
+    for (const f of this.files) if (existsSync(f)) n += statSync(f).size;
+    return n;
   }
 
   /** The generation: the number of commits so far (see the writer). */

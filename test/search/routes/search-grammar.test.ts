@@ -38,7 +38,7 @@ const BODY: [string, unknown, Outcome][] = [
   ['track_scores', true, 'done'],
   ['track_total_hits', true, 'done'],
   ['indices_boost', [{ t: 2 }], 'refused'],
-  ['highlight', { fields: { body: {} } }, 'refused'],
+  ['highlight', { fields: { body: {} } }, 'done'],
   ['suggest', { s: { text: 'pyton', term: { field: 'body' } } }, 'refused'],
   ['rescore', { query: { rescore_query: { match_all: {} } } }, 'refused'],
   ['stats', ['group'], 'no-op'], // statistics groups of the index stats API, which Portico does not have

@@ -1,0 +1,142 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errors } from '../errors.js';
+import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http/http-io.js';
+import { checkParams, DELETE_BY_QUERY_PARAMS, REINDEX_PARAMS, UPDATE_BY_QUERY_PARAMS } from '../http/url-params.js';
+import { parseByQuery, parseReindex, type ByQueryRequest, type ReindexRequest } from '../requests/by-query-request.js';
+import type { BulkAction } from '../requests/bulk.js';
+import { filterSource } from '../requests/source-filter.js';
+import { MATCH_ANY, PRIMARY_TERM, UNASSIGNED_PRIMARY_TERM, UNASSIGNED_SEQ_NO, type WriteConditions } from '../requests/write-conditions.js';
+import type { IndexState } from '../engine/index-state.js';
+import type { SearchService } from '../engine/search-service.js';
+
+/**
+ * `_delete_by_query`, `_update_by_query` and `_reindex`, run at once on this node (no background
+ * task): the query picks each index's documents in write order (ES's scroll order), up to
+ * `max_docs`, and they are written as one bulk whose items carry the sequence number each document
+ * had when it matched, so a document changed in between is a version conflict, counted or fatal as
+ * `conflicts` says. The answer is ES's BulkByScrollResponse.
+ */
+
+/** One matched document: where it is and what it held. */
+interface Matched {
+  readonly state: IndexState;
+  readonly ord: number;
+}
+
+function matched(service: SearchService, states: readonly IndexState[], req: ByQueryRequest): Matched[] {
+  const out: Matched[] = [];
+  for (const state of states) {
+    for (const ord of service.matchingOrds(state, req.query)) {
+      if (req.maxDocs !== undefined && out.length >= req.maxDocs) return out;
+      out.push({ state, ord });
+    }
+  }
+  return out;
+}
+
+/** The condition that the document is still the one that matched (its sequence number then). */
+function asMatched(m: Matched): WriteConditions {
+  return { version: MATCH_ANY, versionType: 'internal', ifSeqNo: m.state.seqNos[m.ord] as number, ifPrimaryTerm: PRIMARY_TERM };
+}
+
+interface Tally {
+  created: number;
+  updated: number;
+  deleted: number;
+  noops: number;
+  conflicts: number;
+  failures: Record<string, unknown>[];
+}
+
+/** Applies `actions` as one bulk: conflicts are counted, and are failures unless they are to proceed. */
+function apply(service: SearchService, actions: BulkAction[], proceed: boolean, t: Tally): void {
+  for (const item of service.bulk(actions)) {
+    if ('error' in item) {
+      const conflict = item.error.type === 'version_conflict_engine_exception';
+      if (conflict) t.conflicts++;
+      if (!conflict || !proceed) t.failures.push({ index: item.index, id: item.id, cause: item.error.toBody().error, status: item.error.status });
+      continue;
+    }
+    const r = item.outcome.result;
+    if (r === 'created') t.created++;
+    else if (r === 'updated') t.updated++;
+    else if (r === 'deleted') t.deleted++;
+    else if (r === 'noop') t.noops++;
+  }
+}
+
+/**
+ * Writes `actions` batch by batch (ES's scroll batches of `batchSize`), each as one bulk; after a
+ * batch with a failure it stops, as ES does (the whole batch is written, later ones are not).
+ */
+function inBatches(service: SearchService, actions: BulkAction[], r: ByQueryRequest): Tally {
+  const t: Tally = { created: 0, updated: 0, deleted: 0, noops: 0, conflicts: 0, failures: [] };
+  const size = Math.max(1, r.batchSize);
+  for (let at = 0; at < actions.length && t.failures.length === 0; at += size) apply(service, actions.slice(at, at + size), r.conflicts === 'proceed', t);
+  return t;
+}
+
+function answer(req: FastifyRequest, reply: FastifyReply, started: number, total: number, r: ByQueryRequest, t: Tally, shown: readonly ('updated' | 'created')[]): FastifyReply {
+  const body: Record<string, unknown> = { took: Math.max(0, Math.round(performance.now() - started)), timed_out: false, total };
+  if (shown.includes('updated')) body.updated = t.updated;
+  if (shown.includes('created')) body.created = t.created;
+  body.deleted = t.deleted;
+  body.batches = total === 0 ? 0 : Math.ceil(total / Math.max(1, r.batchSize));
+  body.version_conflicts = t.conflicts;
+  body.noops = t.noops;
+  body.retries = { bulk: 0, search: 0 };
+  body.throttled_millis = 0;
+  body.requests_per_second = r.requestsPerSecond;
+  body.throttled_until_millis = 0;
+  body.failures = t.failures;
+  const status = t.failures.reduce((s, f) => Math.max(s, f.status as number), 200);
+  return sendJson(req, reply, status, body);
+}
+
+function reindexActions(service: SearchService, r: ReindexRequest, docs: readonly Matched[]): BulkAction[] {
+  return docs.map((m) => {
+    const id = m.state.index.ids[m.ord] as string;
+    let raw = service.pinnedSource(m.state, m.ord, id);
+    if (r.sourceFilter !== undefined) raw = JSON.stringify(filterSource(JSON.parse(raw), r.sourceFilter));
+    const cond: WriteConditions | undefined = r.versionType === 'internal'
+      ? undefined
+      : { version: m.state.versions[m.ord] as number, versionType: r.versionType, ifSeqNo: UNASSIGNED_SEQ_NO, ifPrimaryTerm: UNASSIGNED_PRIMARY_TERM };
+    return { op: r.opType, index: r.dest, id, source: undefined, raw, cond };
+  });
+}
+
+export async function byQueryRoutes(app: FastifyInstance, opts: { service: SearchService }): Promise<void> {
+  const { service } = opts;
+
+  const byQuery = (update: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
+    const started = performance.now();
+    const params = queryOf(req);
+    const body = jsonBodyAndText(req);
+    const r = parseByQuery(body?.text, body?.value, params, update);
+    checkParams(req.url, params, update ? UPDATE_BY_QUERY_PARAMS : DELETE_BY_QUERY_PARAMS);
+    const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
+    const docs = matched(service, states, r);
+    const actions: BulkAction[] = docs.map((m) => {
+      const id = m.state.index.ids[m.ord] as string;
+      if (!update) return { op: 'delete', index: m.state.name, id, cond: asMatched(m) };
+      // Without a script an update by query writes each document again as it is (a new version).
+      return { op: 'index', index: m.state.name, id, source: undefined, raw: service.pinnedSource(m.state, m.ord, id), cond: asMatched(m) };
+    });
+    const t = inBatches(service, actions, r);
+    return answer(req, reply, started, docs.length, r, t, update ? ['updated'] : []);
+  };
+  for (const [path, update] of [['/:index/_delete_by_query', false], ['/:index/_update_by_query', true]] as const) app.post(path, byQuery(update));
+
+  app.post('/_reindex', async (req, reply) => {
+    const started = performance.now();
+    const params = queryOf(req);
+    const body = jsonBodyAndText(req);
+    const r = parseReindex(body?.text, body?.value, params);
+    checkParams(req.url, params, REINDEX_PARAMS);
+    const states = service.resolve(r.sourceIndices);
+    if (states.some((s) => s.name === r.dest)) throw errors.actionValidation([`reindex cannot write into an index its reading from [${r.dest}]`]);
+    const docs = matched(service, states, r);
+    const t = inBatches(service, reindexActions(service, r, docs), r);
+    return answer(req, reply, started, docs.length, r, t, ['updated', 'created']);
+  });
+}
