@@ -112,6 +112,20 @@ function matchQuery(rng: Rng): { kind: string; query: Q } {
   return { kind: `multi_match-${type}`, query: { multi_match: q } };
 }
 
+/** A `suggest` body: the term suggester over misspelled and correct words, with its options. */
+function suggestBody(rng: Rng): Q {
+  const text = Array.from({ length: rng.int(1, 4) }, () => (rng.chance(0.7) ? typo(rng) : rng.pick(DEBIAN_WORDS))).join(' ');
+  const term: Q = { field: rng.pick([...TEXT, 'package', 'summary']) };
+  if (rng.chance(0.3)) term.suggest_mode = rng.pick(['missing', 'popular', 'always']);
+  if (rng.chance(0.3)) term.sort = rng.pick(['score', 'frequency']);
+  if (rng.chance(0.3)) term.size = rng.pick([1, 3, 10]);
+  if (rng.chance(0.2)) term.max_edits = rng.pick([1, 2]);
+  if (rng.chance(0.2)) term.prefix_length = rng.pick([0, 2]);
+  if (rng.chance(0.2)) term.min_word_length = rng.pick([2, 6]);
+  if (rng.chance(0.1)) term.accuracy = rng.pick([0.3, 0.8]);
+  return rng.chance(0.2) ? { text, s: { term } } : { s: { text, term } };
+}
+
 const ERRORS: Q[] = [
   { fuzzy: { summary: { value: 'pyton', fuzziness: 'abc' } } },
   { fuzzy: { summary: { value: 'pyton', max_expansions: 0 } } },
@@ -133,7 +147,14 @@ export function multiTermRequests(count: number, seed: number, docs: readonly [s
   const rng = new Rng(seed);
   const words = summaryWords(docs);
   const out: DiffRequest[] = ERRORS.map((query) => ({ index: 'debian', body: { query }, kind: 'error' }));
+  for (const suggest of [{ s: { text: 'pyton', completion: { field: 'summary' } } }, { s: { text: 'pyton', term: { field: 'summary', nope: 1 } } }, { s: { text: 'pyton', term: {} } }, { s: { text: 'pyton', term: { field: 'nofield' } } }]) {
+    out.push({ index: 'debian', body: { size: 0, suggest }, kind: 'error' });
+  }
   while (out.length < count) {
+    if (rng.chance(0.15)) {
+      out.push({ index: 'debian', body: { size: 0, suggest: suggestBody(rng) }, kind: 'suggest' });
+      continue;
+    }
     const r = rng.int(0, 2);
     const { kind, query } = r === 0 ? pattern(rng, words) : r === 1 ? phraseQuery(rng, words) : matchQuery(rng);
     const body: Q = { query, size: rng.pick([10, 10, 20, 50]) };
@@ -141,4 +162,11 @@ export function multiTermRequests(count: number, seed: number, docs: readonly [s
     out.push({ index: 'debian', body, kind });
   }
   return out;
+}
+
+/** How two answers' `suggest` sections differ (texts, offsets, options with their scores and frequencies), or undefined. */
+export function suggestDifference(portico: { body: any }, reference: { body: any }): string | undefined { // eslint-disable-line @typescript-eslint/no-explicit-any -- ES answers, read loosely
+  const a = JSON.stringify(portico.body?.suggest);
+  const b = JSON.stringify(reference.body?.suggest);
+  return a === b ? undefined : `suggest ${a?.slice(0, 400)} vs ${b?.slice(0, 400)}`;
 }

@@ -10,7 +10,7 @@ import { startSearch, type SearchHarness } from '../harness.js';
 import { startOpenSearch, type OpenSearchNode } from '../opensearch-node.js';
 import { difference, type Answer } from './compare.js';
 import { DEBIAN_MAPPINGS, INDEX_SETTINGS, debianCorpusPath, debianDocs } from './corpus.js';
-import { multiTermRequests } from './multi-term-requests.js';
+import { multiTermRequests, suggestDifference } from './multi-term-requests.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const SEED = 22;
@@ -42,7 +42,24 @@ beforeAll(async () => {
   // One bulk and one refresh: one segment in write order on OpenSearch, so its ties fall in
   // Portico's order and its phrase-prefix expansion reads one term dictionary, as Portico's.
   for (const a of await both('POST', '/debian/_bulk?refresh=true', ndjson)) expect(a.body.errors).toBe(false);
+  await oneSegment();
 }, 300_000);
+
+/**
+ * Waits until OpenSearch has merged the bulk's segments into one (its merge policy merges
+ * adjacent segments, so write order stays): match_phrase_prefix takes the first max_expansions
+ * terms of each segment in turn, so with several segments it expands to other terms than one
+ * dictionary gives (a difference of segments, listed in docs/search.md, not of the query).
+ */
+async function oneSegment(): Promise<void> {
+  for (let i = 0; i < 120; i++) {
+    const segs = await os!.call('GET', '/debian/_segments');
+    const shards = segs.body.indices.debian.shards['0'] as { segments: Record<string, { search: boolean }> }[];
+    if (Object.values(shards[0]?.segments ?? {}).filter((seg) => seg.search).length <= 1) return;
+    await new Promise((done) => setTimeout(done, 500));
+  }
+  throw new Error('OpenSearch kept several segments for 60 s');
+}
 
 afterAll(async () => {
   await os?.stop();
@@ -56,7 +73,7 @@ describe('typo tolerance and prefixes against OpenSearch', () => {
     let withHits = 0;
     for (const req of multiTermRequests(REQUESTS, SEED, docs)) {
       const [p, r] = await both('POST', '/debian/_search', req.body);
-      const diff = difference(p, r);
+      const diff = difference(p, r) ?? suggestDifference(p, r);
       if ((r.body?.hits?.total?.value ?? 0) > 0) withHits++;
       const k = byKind.get(req.kind) ?? { n: 0, differ: 0 };
       k.n++;
@@ -70,6 +87,6 @@ describe('typo tolerance and prefixes against OpenSearch', () => {
     expect(found.slice(0, 10)).toEqual([]);
     expect(withHits).toBeGreaterThan(REQUESTS / 2);
     // Every kind of query was exercised, and with hits: a generator gone wrong cannot pass as agreement on empty answers.
-    expect([...byKind.keys()].sort()).toEqual(expect.arrayContaining(['fuzzy', 'match-fuzzy', 'match_bool_prefix', 'match_phrase_prefix', 'prefix', 'regexp', 'wildcard', 'error']));
+    expect([...byKind.keys()].sort()).toEqual(expect.arrayContaining(['fuzzy', 'match-fuzzy', 'match_bool_prefix', 'match_phrase_prefix', 'prefix', 'regexp', 'wildcard', 'suggest', 'error']));
   }, 600_000);
 });

@@ -39,7 +39,7 @@ const BODY: [string, unknown, Outcome][] = [
   ['track_total_hits', true, 'done'],
   ['indices_boost', [{ t: 2 }], 'refused'],
   ['highlight', { fields: { body: {} } }, 'refused'],
-  ['suggest', { s: { text: 'pyton', term: { field: 'body' } } }, 'refused'],
+  ['suggest', { s: { text: 'pyton', term: { field: 'body' } } }, 'done'],
   ['rescore', { query: { rescore_query: { match_all: {} } } }, 'refused'],
   ['stats', ['group'], 'no-op'], // statistics groups of the index stats API, which Portico does not have
   ['ext', { x: {} }, 'refused'],
@@ -234,6 +234,10 @@ describe('the search grammar: implemented or refused, never ignored', () => {
 
   it.each(QUERIES_NOT_RUN)('query type %s is refused by name', async (name) => {
     expectRefused(await call('POST', '/t/_search', { query: { [name]: {} } }), 'parsing_exception', `query [${name}] is not supported by this server`);
+  });
+
+  it('refuses the phrase suggester by name', async () => {
+    expectRefused(await call('POST', '/t/_search', { suggest: { s: { text: 'pyton', phrase: { field: 'body' } } } }), 'illegal_argument_exception', 'suggester [phrase] is not supported by this server');
   });
 
   it('refuses a fuzzy rewrite other than the default once fuzziness asks for one, and fuzziness on the phrase types', async () => {
