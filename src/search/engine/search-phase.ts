@@ -1,3 +1,5 @@
+import { mergeSuggestions, termSuggest } from '../query/term-suggester.js';
+import type { TermSuggestion } from '../requests/suggest-request.js';
 import { float32ForJson } from '../query/bm25.js';
 import { errors } from '../errors.js';
 import type { Hits } from '../query/hit-lists.js';
@@ -67,19 +69,29 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
   const q: ShardQuery = { req, env, from, size, end: from + size, sortByScore, scored, single: states.length === 1, capturing: capture !== undefined };
   const phase: QueryPhase = { perIndex: [], total: 0, maxScore: -Infinity, plan0: undefined };
   const failures = new ShardFailures();
-  states.forEach(failures.guard((state, shard) => queryShard(q, phase, state, shard)));
+  // A suggest-only search runs no query (ES's hasOnlySuggest): no hits, a total of 0.
+  if (req.suggestOnly !== true) states.forEach(failures.guard((state, shard) => queryShard(q, phase, state, shard)));
   failures.throwIfAllFailed(states.length);
   let page = mergePages(q, phase);
   if (capture !== undefined) {
     capture(page);
     page = page.slice(0, req.size);
   }
-  return {
+  const body: Record<string, unknown> = {
     took: Math.max(0, Math.round(env.now() - startedMs)),
     timed_out: false,
     _shards: failures.shardsBody(states.length),
     hits: hitsBody(q, phase, page),
   };
+  if (req.suggest !== undefined) body.suggest = suggestBody(states, req.suggest, env);
+  return body;
+}
+
+/** The `suggest` section: each suggestion over every index, merged (term-suggester.ts). */
+function suggestBody(states: readonly IndexState[], suggestions: readonly TermSuggestion[], env: SearchEnv): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const s of suggestions) out[s.name] = mergeSuggestions(states.map((state) => termSuggest(env.ctx(state), s)), s);
+  return out;
 }
 
 /** One search as each shard runs it: the request, the window over all shards and how hits are ordered. */
@@ -122,7 +134,7 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
   }
   const ctx = q.env.ctx(state);
   // The common case, a relevance-ordered `match` on one index: only the window is computed.
-  if (q.single && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.searchAfter === undefined && req.query.kind === 'match') {
+  if (q.single && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.searchAfter === undefined && req.query.kind === 'match' && req.query.fuzzy === undefined) {
     const field = fastMatchField(req.query, state.mappings, state.index);
     const top = field === undefined ? undefined : matchTopK(req.query, field, state.index.live, q.from, q.size, req.trackTotalHits === false ? 0 : req.trackTotalHits, ctx.arena, FAST_WINDOW);
     if (top !== undefined) {

@@ -104,6 +104,16 @@ export class KeywordTerms {
     return this.texts.values();
   }
 
+  /** The number of terms (ids are 0 .. size - 1). */
+  get size(): number {
+    return this.texts.length;
+  }
+
+  /** The text of term `id`. */
+  text(id: number): string {
+    return this.texts[id] as string;
+  }
+
   /** Fills a new dictionary from the texts of a snapshot (ids are positions; the store holds them already). */
   restoreTexts(texts: readonly string[]): void {
     for (const t of texts) {

@@ -1,7 +1,7 @@
 import { analyze, tokens } from '../index/analyzer.js';
 import { avgFieldLength, bm25, idf, normInverseCache, termWeight } from './bm25.js';
 import { errors } from '../errors.js';
-import { globMatch, wildcardMatch } from '../syntax/glob.js';
+import { globMatch } from '../syntax/glob.js';
 import type { InvertedIndex } from '../index/inverted-index.js';
 import type { KeywordField } from '../index/keyword-field.js';
 import type { TextField } from '../index/text-field.js';
@@ -9,12 +9,15 @@ import { FREQ_BITS, FREQ_MASK, type PostingStore } from '../index/posting-store.
 import { DateMathError, DateMathParser } from '../syntax/date-math.js';
 import { dateFormatText, parseBool, parseDateFor, parseNumber, type FieldDef, type Mappings } from '../mapping/mapping.js';
 import { resolveMinimumShouldMatch, type FieldBoost, type Operator, type Query } from '../requests/query-dsl.js';
+import type { FuzzySpec } from '../requests/fuzziness.js';
 import type { QsClause } from '../requests/query-string.js';
 import type { ScratchArena } from './scratch-arena.js';
 import { addOptional, disMax, EMPTY, exclude, intersectKeepLeft, intersectSum, scale, unionAll, unionSum, type Hits } from './hit-lists.js';
 import { sourceValues } from '../mapping/source-values.js';
 import { exactPhraseFreq, sloppyPhraseFreq, tokenPositions } from './sloppy-phrase.js';
 import { indexFieldMatches } from './index-field-query.js';
+import { boolPrefix, constantHits, fuzzyHits, fuzzyMatch, phrasePrefix } from './multi-term-exec.js';
+import { prefixTerms, queryCreation, regexpTerms, termField, wildcardTerms } from './term-expansion.js';
 
 /**
  * Executes a query AST against one index. Every node yields the matching live ordinals in
@@ -59,6 +62,7 @@ export function execute(query: Query, ctx: ExecContext): Hits {
     case 'match_none':
       return EMPTY;
     case 'match':
+      if (query.fuzzy !== undefined) return fuzzyMatchField(ctx, query.field, query.text, query.fuzzy, query.operator, query.msm, query.boost, query.lenient);
       return matchField(ctx, query.field, query.text, query.operator, query.msm, query.boost, query.zeroTermsAll, query.lenient);
     case 'match_phrase':
       if (query.zeroTermsAll && tokens(query.text).length === 0) return execute({ kind: 'match_all', boost: query.boost }, ctx);
@@ -91,6 +95,17 @@ export function execute(query: Query, ctx: ExecContext): Hits {
       return boolQuery(ctx, query);
     case 'query_string':
       return queryString(ctx, query.clauses, query.fields, query.defaultOperator, query.boost, query.simple ? 1 : 0);
+    case 'fuzzy':
+      return fuzzyHits(ctx, query.field, query.value, query.fuzzy, query.boost);
+    case 'regexp': {
+      const field = termField(ctx, query.field);
+      return field === undefined ? EMPTY : constantHits(ctx, field, regexpTerms(ctx, field, query.value, query), query.boost);
+    }
+    case 'match_phrase_prefix':
+      if (query.zeroTermsAll && tokens(query.text).length === 0) return execute({ kind: 'match_all', boost: query.boost }, ctx);
+      return phrasePrefixOn(ctx, query.field, query.text, query.slop, query.maxExpansions, query.boost);
+    case 'match_bool_prefix':
+      return boolPrefix(ctx, query.field, query.text, { op: query.operator, msm: query.msm, fuzzy: query.fuzzy, boost: query.boost });
   }
 }
 
@@ -299,8 +314,17 @@ function dateRange(ctx: ExecContext, def: FieldDef, q: Extract<Query, { kind: 'r
 function prefixQuery(ctx: ExecContext, path: string, value: string, boost: number, caseInsensitive = false): Hits {
   const def = ctx.mappings.field(path);
   if (def !== undefined) searchable(ctx, def);
-  const wanted = caseInsensitive ? value.toLowerCase() : value;
-  return matchingTerms(ctx, path, boost, (t) => (caseInsensitive ? t.toLowerCase() : t).startsWith(wanted));
+  const field = termField(ctx, path);
+  return field === undefined ? EMPTY : constantHits(ctx, field, prefixTerms(field, value, caseInsensitive), boost);
+}
+
+/** match_phrase_prefix: text fields only (ES refuses the others), an unmapped field matches nothing. */
+function phrasePrefixOn(ctx: ExecContext, path: string, text: string, slop: number, maxExpansions: number, boost: number): Hits {
+  const def = ctx.mappings.field(path);
+  if (def === undefined) return EMPTY;
+  if (def.kind !== 'text') throw queryCreation(ctx.indexName, `Can only use phrase prefix queries on text fields - not on [${path}] which is of type [${def.esType}]`);
+  searchable(ctx, def);
+  return phrasePrefix(ctx, path, text, { slop, maxExpansions, boost });
 }
 
 /**
@@ -311,19 +335,10 @@ function wildcardQuery(ctx: ExecContext, pattern: string, value: string, boost: 
   const perField = resolveFields(ctx, pattern).map((def) => {
     searchable(ctx, def);
     const wanted = caseInsensitive || def.kind === 'text' ? value.toLowerCase() : value;
-    return matchingTerms(ctx, def.path, boost, (t) => wildcardMatch(wanted, caseInsensitive ? t.toLowerCase() : t));
+    const field = termField(ctx, def.path);
+    return field === undefined ? EMPTY : constantHits(ctx, field, wildcardTerms(field, wanted, caseInsensitive), boost);
   });
   return perField.length === 1 ? (perField[0] as Hits) : constScore(ctx, unionAll(perField, ctx.arena), boost);
-}
-
-/** The documents holding a term of the text or keyword field at `path` that `matches`, constant score. */
-function matchingTerms(ctx: ExecContext, path: string, boost: number, matches: (term: string) => boolean): Hits {
-  const def = ctx.mappings.field(path);
-  if (def === undefined) return EMPTY;
-  const field = def.kind === 'text' ? ctx.index.text.get(path) : ctx.index.keyword.get(path);
-  if (field === undefined) return EMPTY;
-  const ids = [...field.terms.entries()].filter(([t]) => matches(t)).map(([, id]) => id);
-  return constant(...postingsUnion(ctx, field.postings, ids), f(boost), ctx.arena);
 }
 
 /** Live ordinals in any of the lists, ascending. */
@@ -360,6 +375,17 @@ function existsQuery(ctx: ExecContext, pattern: string, boost: number): Hits {
 }
 
 /** A `match` on one field, by field type; `lenient` skips values the field cannot parse. */
+/** A `match` with `fuzziness` on one field (multi-term-exec.ts); `lenient` answers nothing where ES would refuse the field. */
+function fuzzyMatchField(ctx: ExecContext, path: string, text: string, fuzzy: FuzzySpec, op: Operator, msm: unknown, boost: number, lenient: boolean): Hits {
+  if (ctx.mappings.field(path) === undefined) return path === '_id' ? execute({ kind: 'ids', values: [text], boost }, ctx) : EMPTY;
+  try {
+    return fuzzyMatch(ctx, path, text, fuzzy, op, msm, boost);
+  } catch (e) {
+    if (lenient) return EMPTY;
+    throw e;
+  }
+}
+
 function matchField(ctx: ExecContext, path: string, text: string, op: Operator, msm: unknown, boost: number, zeroTermsAll: boolean, lenient: boolean): Hits {
   const def = ctx.mappings.field(path);
   if (def === undefined) return path === '_id' ? execute({ kind: 'ids', values: [text], boost }, ctx) : EMPTY;
@@ -452,14 +478,30 @@ function phraseFreq(values: readonly string[], terms: readonly string[]): number
   return freq;
 }
 
+/**
+ * multi_match: each field's query by the type (match, match_phrase, match_phrase_prefix or
+ * match_bool_prefix), combined as ES does: most_fields sums them, the others take the best plus
+ * tie_breaker times the rest (bool_prefix's own tie_breaker is 1, a sum, as most_fields').
+ */
 function multiMatch(ctx: ExecContext, q: Extract<Query, { kind: 'multi_match' }>): Hits {
-  const perField = expand(ctx, q.fields).map(({ field, boost }) =>
-    q.type === 'phrase'
-      ? phrase(ctx, field, q.text, f(boost * q.boost), true, q.slop)
-      : matchField(ctx, field, q.text, q.operator, q.msm, f(boost * q.boost), false, true),
-  );
-  if (q.type === 'most_fields') return unionSum(perField, 1, ctx.arena);
-  return disMax(perField, q.tieBreaker, 1, ctx.arena);
+  const perField = expand(ctx, q.fields).map(({ field, boost }) => {
+    const b = f(boost * q.boost);
+    if (q.type === 'phrase') return phrase(ctx, field, q.text, b, true, q.slop);
+    if (q.type === 'phrase_prefix') return multiPhrasePrefix(ctx, field, q.text, q.slop, q.maxExpansions ?? 50, b, q.lenient === true);
+    if (q.type === 'bool_prefix') return boolPrefix(ctx, field, q.text, { op: q.operator, msm: q.msm, fuzzy: q.fuzzy, boost: b });
+    // Lenient for the values a field cannot parse, but a fuzzy query on a field of another type is refused unless `lenient`, as in ES.
+    if (q.fuzzy !== undefined) return fuzzyMatchField(ctx, field, q.text, q.fuzzy, q.operator, q.msm, b, q.lenient === true);
+    return matchField(ctx, field, q.text, q.operator, q.msm, b, false, true);
+  });
+  if (q.type === 'most_fields' && q.tieBreaker === undefined) return unionSum(perField, 1, ctx.arena);
+  return disMax(perField, q.tieBreaker ?? (q.type === 'most_fields' || q.type === 'bool_prefix' ? 1 : 0), 1, ctx.arena);
+}
+
+/** A phrase prefix on one of multi_match's fields: one that is not text is refused, or skipped when `lenient`. */
+function multiPhrasePrefix(ctx: ExecContext, path: string, text: string, slop: number, maxExpansions: number, boost: number, lenient: boolean): Hits {
+  const def = ctx.mappings.field(path);
+  if (lenient && def !== undefined && def.kind !== 'text') return EMPTY;
+  return phrasePrefixOn(ctx, path, text, slop, maxExpansions, boost);
 }
 
 function expand(ctx: ExecContext, fields: readonly FieldBoost[]): FieldBoost[] {

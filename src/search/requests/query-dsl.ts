@@ -5,6 +5,8 @@ import { parseLuceneQuery, type LqNode, type QsClause } from './query-string.js'
 import { didYouMean } from '../syntax/did-you-mean.js';
 import { checkOptions, refusedOption, unsupportedOption } from './query-options.js';
 import { LocatedQueryError, unknownField } from './query-error.js';
+import { matchFuzzy, multiTermParsers, type MultiTermQuery } from './multi-term-queries.js';
+import type { FuzzySpec } from './fuzziness.js';
 
 /**
  * The Elasticsearch query DSL subset Portico understands, parsed from JSON into an AST with ES's
@@ -18,9 +20,15 @@ export type MinimumShouldMatch = string | number | undefined;
 export type Query =
   | { kind: 'match_all'; boost: number }
   | { kind: 'match_none' }
-  | { kind: 'match'; field: string; text: string; operator: Operator; msm: MinimumShouldMatch; zeroTermsAll: boolean; lenient: boolean; boost: number }
+  | { kind: 'match'; field: string; text: string; operator: Operator; msm: MinimumShouldMatch; zeroTermsAll: boolean; lenient: boolean; boost: number; fuzzy?: FuzzySpec }
   | { kind: 'match_phrase'; field: string; text: string; slop: number; zeroTermsAll: boolean; boost: number }
-  | { kind: 'multi_match'; fields: readonly FieldBoost[]; text: string; type: string; operator: Operator; msm: MinimumShouldMatch; tieBreaker: number; slop: number; boost: number }
+  | {
+      kind: 'multi_match'; fields: readonly FieldBoost[]; text: string; type: string; operator: Operator; msm: MinimumShouldMatch;
+      /** undefined: the type's own (1 for most_fields and bool_prefix, else 0). */
+      tieBreaker: number | undefined; slop: number; boost: number; fuzzy?: FuzzySpec; maxExpansions?: number;
+      /** `lenient: true`: a field the fuzzy or phrase prefix query cannot run on is skipped rather than refused. */
+      lenient?: boolean;
+    }
   | { kind: 'term'; field: string; value: string | number | boolean; caseInsensitive: boolean; boost: number }
   | { kind: 'terms'; field: string; values: readonly (string | number | boolean)[]; boost: number }
   | {
@@ -46,7 +54,8 @@ export type Query =
   | { kind: 'bool'; must: readonly Query[]; should: readonly Query[]; filter: readonly Query[]; mustNot: readonly Query[]; msm: MinimumShouldMatch; boost: number }
   // simple: simple_query_string, which sums a term's scores over the fields (most_fields), where
   // query_string takes the best field's (best_fields, tie_breaker 0).
-  | { kind: 'query_string'; clauses: readonly QsClause[]; fields: readonly FieldBoost[] | undefined; defaultOperator: Operator; boost: number; simple: boolean };
+  | { kind: 'query_string'; clauses: readonly QsClause[]; fields: readonly FieldBoost[] | undefined; defaultOperator: Operator; boost: number; simple: boolean }
+  | MultiTermQuery;
 
 export interface FieldBoost {
   readonly field: string;
@@ -369,6 +378,7 @@ const PARSERS = new Map<string, (body: unknown, depth: number, name: string) => 
       zeroTermsAll: zeroTermsAll(opts.zero_terms_query),
       lenient: opts.lenient === true || opts.lenient === 'true',
       boost: boostOf(opts),
+      ...fuzzyKey(matchFuzzy(name, opts, [name, field])),
     };
   }],
   ['match_phrase', (body, _depth, name) => {
@@ -381,16 +391,22 @@ const PARSERS = new Map<string, (body: unknown, depth: number, name: string) => 
     if (!isJsonObject(body)) throw errors.parsing('[multi_match] query malformed');
     checkOptions(name, body);
     if (body.query === undefined) throw errors.parsing('No text specified for multi_match query');
+    const type = multiMatchType(body.type);
+    const fuzzy = matchFuzzy(name, body, [name]);
+    if (fuzzy !== undefined && (type === 'phrase' || type === 'phrase_prefix')) throw errors.parsing(`Fuzziness not allowed for type [${type}]`);
     return {
       kind: 'multi_match',
       fields: fieldBoosts(body.fields) ?? [{ field: '*', boost: 1 }],
       text: String(scalar(body.query, name)),
-      type: multiMatchType(body.type),
+      type,
       operator: operator(body.operator),
       msm: body.minimum_should_match as MinimumShouldMatch,
-      tieBreaker: body.tie_breaker === undefined ? 0 : num(body.tie_breaker, 'tie_breaker'),
+      tieBreaker: body.tie_breaker === undefined ? undefined : num(body.tie_breaker, 'tie_breaker'),
       slop: body.slop === undefined ? 0 : num(body.slop, 'slop'),
       boost: boostOf(body),
+      maxExpansions: body.max_expansions === undefined ? 50 : num(body.max_expansions, 'max_expansions'),
+      lenient: body.lenient === true || body.lenient === 'true',
+      ...fuzzyKey(fuzzy),
     };
   }],
   ['term', (body, _depth, name) => {
@@ -466,7 +482,13 @@ const PARSERS = new Map<string, (body: unknown, depth: number, name: string) => 
     return { kind: 'wildcard', field, value: String(scalar(opts.value, name)), caseInsensitive: opts.case_insensitive === true, boost: boostOf(opts) };
   }],
   ['simple_query_string', queryStringQuery],
+  ...multiTermParsers({ singleField, boostOf, num, scalar, operator, zeroTermsAll }),
 ]);
+
+/** `{ fuzzy }` when there is one: the key stays absent otherwise (exactOptionalPropertyTypes). */
+function fuzzyKey(fuzzy: FuzzySpec | undefined): { fuzzy?: FuzzySpec } {
+  return fuzzy === undefined ? {} : { fuzzy };
+}
 
 /**
  * The keys of a query ES parses with an ObjectParser (bool, ids, match_all): one it does not know
@@ -489,8 +511,8 @@ function zeroTermsAll(v: unknown): boolean {
 /** The multi_match types Portico runs; ES's other types are refused, never run as best_fields. */
 function multiMatchType(v: unknown): string {
   const type = v === undefined ? 'best_fields' : String(v).toLowerCase();
-  if (type === 'best_fields' || type === 'most_fields' || type === 'phrase') return type;
-  if (['cross_fields', 'phrase_prefix', 'bool_prefix'].includes(type)) throw errors.parsing(`[multi_match] query does not support [type] [${type}]`);
+  if (['best_fields', 'most_fields', 'phrase', 'phrase_prefix', 'bool_prefix'].includes(type)) return type;
+  if (type === 'cross_fields') throw errors.parsing(`[multi_match] query does not support [type] [${type}]`);
   throw errors.parse(`failed to parse [multi_match] query type [${String(v)}]. unknown type.`);
 }
 

@@ -13,7 +13,6 @@ import { LocatedQueryError } from './query-error.js';
 export type OptionRule = true | ((value: unknown) => boolean);
 
 const standard = (v: unknown): boolean => v === 'standard';
-const noFuzziness = (v: unknown): boolean => v === 0 || v === '0';
 const isTrue = (v: unknown): boolean => v === true || v === 'true';
 const isFalse = (v: unknown): boolean => v === false || v === 'false';
 const lower = (v: unknown): string => String(v).toLowerCase();
@@ -25,7 +24,7 @@ const FUZZY_TUNING = { prefix_length: true, max_expansions: true, fuzzy_transpos
 export const QUERY_OPTIONS: Readonly<Record<string, Readonly<Record<string, OptionRule>>>> = {
   match: {
     query: true, operator: true, minimum_should_match: true, zero_terms_query: true, boost: true, lenient: true,
-    auto_generate_synonyms_phrase_query: true, ...FUZZY_TUNING, fuzziness: noFuzziness, analyzer: standard,
+    auto_generate_synonyms_phrase_query: true, ...FUZZY_TUNING, fuzziness: true, analyzer: standard,
   },
   match_phrase: { query: true, slop: true, zero_terms_query: true, boost: true, analyzer: standard },
   term: { value: true, term: true, boost: true, case_insensitive: true },
@@ -37,8 +36,17 @@ export const QUERY_OPTIONS: Readonly<Record<string, Readonly<Record<string, Opti
   },
   multi_match: {
     query: true, fields: true, type: true, operator: true, minimum_should_match: true, tie_breaker: true, slop: true, boost: true,
-    lenient: true, auto_generate_synonyms_phrase_query: true, ...FUZZY_TUNING, fuzziness: noFuzziness, analyzer: standard,
+    lenient: true, auto_generate_synonyms_phrase_query: true, ...FUZZY_TUNING, fuzziness: true, analyzer: standard,
     zero_terms_query: (v) => lower(v) === 'none',
+  },
+  // The multi-term queries of multi-term-queries.ts; `fuzzy_rewrite`/`rewrite` other than the default are refused there.
+  fuzzy: { value: true, fuzziness: true, prefix_length: true, max_expansions: true, transpositions: true, rewrite: true, boost: true },
+  regexp: {
+    value: true, flags: true, flags_value: true, case_insensitive: true, max_determinized_states: true, boost: true, rewrite: constantScoreRewrite,
+  },
+  match_phrase_prefix: { query: true, slop: true, max_expansions: true, zero_terms_query: true, boost: true, analyzer: standard },
+  match_bool_prefix: {
+    query: true, operator: true, minimum_should_match: true, boost: true, analyzer: standard, fuzziness: true, ...FUZZY_TUNING,
   },
   exists: { field: true, boost: true },
   ids: { values: true, boost: true },

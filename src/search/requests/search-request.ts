@@ -1,3 +1,4 @@
+import { parseSuggest, type TermSuggestion } from './suggest-request.js';
 import { intParam, totalHitsAsInt, type QueryParams } from '../http/url-params.js';
 import { errors, SearchError } from '../errors.js';
 import { isJsonObject, jsonToken, nestingError, readInTextOrder, tooDeepAt } from '../syntax/json-members.js';
@@ -45,6 +46,10 @@ export interface SearchRequest {
   readonly pit?: PitReference | undefined;
   /** `highlight`: the fields to highlight in each hit. */
   readonly highlight?: HighlightRequest | undefined;
+  /** `suggest`: the term suggestions asked for (suggest-request.ts). */
+  readonly suggest?: readonly TermSuggestion[] | undefined;
+  /** ES's suggest-only search (suggest, no query, size 0): no query runs, the total is 0. */
+  readonly suggestOnly?: boolean;
 }
 
 export interface PitReference {
@@ -78,7 +83,7 @@ export const BODY_KEYS: Readonly<Record<string, true | ((v: unknown) => boolean)
   highlight: true,
   collapse: () => false,
   rescore: () => false,
-  suggest: () => false,
+  suggest: true,
   // On a scroll or point in time refused first with its own error (checkContextRules); ES refuses
   // it on a plain search ("`slice` cannot be used outside of a scroll context or PIT context").
   slice: () => false,
@@ -296,6 +301,8 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     scrollMs,
     pit,
     highlight: b.highlight === undefined ? undefined : parseHighlight(b.highlight),
+    suggest: b.suggest === undefined ? undefined : parseSuggest(b.suggest),
+    suggestOnly: b.suggest !== undefined && b.query === undefined && params.q === undefined && size === 0 && b.aggs === undefined && b.aggregations === undefined,
   };
 }
 

@@ -39,7 +39,7 @@ const BODY: [string, unknown, Outcome][] = [
   ['track_total_hits', true, 'done'],
   ['indices_boost', [{ t: 2 }], 'refused'],
   ['highlight', { fields: { body: {} } }, 'done'],
-  ['suggest', { s: { text: 'pyton', term: { field: 'body' } } }, 'refused'],
+  ['suggest', { s: { text: 'pyton', term: { field: 'body' } } }, 'done'],
   ['rescore', { query: { rescore_query: { match_all: {} } } }, 'refused'],
   ['stats', ['group'], 'no-op'], // statistics groups of the index stats API, which Portico does not have
   ['ext', { x: {} }, 'refused'],
@@ -57,7 +57,7 @@ const QUERY_OPTIONS: Record<string, { base: Record<string, unknown>; field?: str
     base: { query: 'quick' },
     options: [
       ['operator', 'and', 'done'], ['minimum_should_match', '1', 'done'], ['zero_terms_query', 'all', 'done'], ['boost', 2, 'done'],
-      ['lenient', true, 'done'], ['analyzer', 'whitespace', 'refused'], ['fuzziness', 'AUTO', 'refused'], ['_name', 'n', 'refused'],
+      ['lenient', true, 'done'], ['analyzer', 'whitespace', 'refused'], ['fuzziness', 'AUTO', 'done'], ['_name', 'n', 'refused'],
       // Fuzzy tuning without fuzziness, synonyms without a synonym filter: nothing for ES to do either.
       ['prefix_length', 1, 'no-op'], ['max_expansions', 10, 'no-op'], ['fuzzy_transpositions', false, 'no-op'],
       ['fuzzy_rewrite', 'top_terms_10', 'no-op'], ['auto_generate_synonyms_phrase_query', false, 'no-op'],
@@ -68,15 +68,52 @@ const QUERY_OPTIONS: Record<string, { base: Record<string, unknown>; field?: str
     base: { query: 'quick fox' },
     options: [['slop', 2, 'done'], ['zero_terms_query', 'all', 'done'], ['boost', 2, 'done'], ['analyzer', 'whitespace', 'refused'], ['_name', 'n', 'refused']],
   },
-  match_phrase_prefix: { field: 'body', base: { query: 'quick f' }, options: [] },
-  match_bool_prefix: { field: 'body', base: { query: 'quick f' }, options: [] },
+  match_phrase_prefix: {
+    field: 'body',
+    base: { query: 'quick f' },
+    options: [
+      ['slop', 1, 'done'], ['max_expansions', 10, 'done'], ['zero_terms_query', 'all', 'done'], ['boost', 2, 'done'],
+      ['analyzer', 'whitespace', 'refused'], ['_name', 'n', 'refused'],
+    ],
+  },
+  match_bool_prefix: {
+    field: 'body',
+    base: { query: 'quick f' },
+    options: [
+      ['operator', 'and', 'done'], ['minimum_should_match', 1, 'done'], ['fuzziness', 'AUTO', 'done'], ['prefix_length', 1, 'done'],
+      ['max_expansions', 10, 'done'], ['fuzzy_transpositions', false, 'done'], ['boost', 2, 'done'], ['analyzer', 'whitespace', 'refused'],
+      ['_name', 'n', 'refused'],
+    ],
+  },
+  fuzzy: {
+    field: 'body',
+    base: { value: 'quik' },
+    options: [
+      ['fuzziness', 2, 'done'], ['prefix_length', 1, 'done'], ['max_expansions', 10, 'done'], ['transpositions', false, 'done'],
+      ['boost', 2, 'done'], ['rewrite', 'top_terms_blended_freqs_50', 'no-op'], ['rewrite', 'constant_score', 'refused'], ['_name', 'n', 'refused'],
+    ],
+  },
+  regexp: {
+    field: 'body',
+    base: { value: 'qu.*' },
+    options: [
+      ['flags', 'INTERSECTION|COMPLEMENT', 'done'], ['flags_value', 3, 'done'], ['case_insensitive', true, 'done'],
+      ['max_determinized_states', 100, 'no-op'], ['rewrite', 'constant_score', 'no-op'], ['rewrite', 'scoring_boolean', 'refused'],
+      ['boost', 2, 'done'], ['_name', 'n', 'refused'],
+    ],
+  },
+  wildcard: {
+    field: 'k',
+    base: { value: 'a*' },
+    options: [['boost', 2, 'done'], ['case_insensitive', true, 'done'], ['rewrite', 'constant_score', 'no-op'], ['rewrite', 'top_terms_5', 'refused'], ['_name', 'n', 'refused']],
+  },
   multi_match: {
     base: { query: 'quick', fields: ['body'] },
     options: [
-      ['type', 'most_fields', 'done'], ['type', 'phrase', 'done'], ['type', 'cross_fields', 'refused'], ['type', 'phrase_prefix', 'refused'],
-      ['type', 'bool_prefix', 'refused'], ['operator', 'and', 'done'], ['minimum_should_match', 1, 'done'], ['tie_breaker', 0.3, 'done'],
+      ['type', 'most_fields', 'done'], ['type', 'phrase', 'done'], ['type', 'cross_fields', 'refused'], ['type', 'phrase_prefix', 'done'],
+      ['type', 'bool_prefix', 'done'], ['operator', 'and', 'done'], ['minimum_should_match', 1, 'done'], ['tie_breaker', 0.3, 'done'],
       ['slop', 1, 'done'], ['boost', 2, 'done'], ['lenient', true, 'done'], ['analyzer', 'whitespace', 'refused'],
-      ['fuzziness', 'AUTO', 'refused'], ['zero_terms_query', 'all', 'refused'], ['_name', 'n', 'refused'], ['prefix_length', 1, 'no-op'],
+      ['fuzziness', 'AUTO', 'done'], ['zero_terms_query', 'all', 'refused'], ['_name', 'n', 'refused'], ['prefix_length', 1, 'no-op'],
       ['max_expansions', 10, 'no-op'], ['fuzzy_transpositions', false, 'no-op'], ['fuzzy_rewrite', 'top_terms_10', 'no-op'],
       ['auto_generate_synonyms_phrase_query', false, 'no-op'],
     ],
@@ -132,9 +169,9 @@ const QUERY_OPTIONS: Record<string, { base: Record<string, unknown>; field?: str
 
 /** ES 8's query types this server does not run: refused by name. */
 const QUERIES_NOT_RUN = [
-  'boosting', 'combined_fields', 'distance_feature', 'function_score', 'fuzzy', 'geo_bounding_box', 'geo_distance', 'geo_shape',
+  'boosting', 'combined_fields', 'distance_feature', 'function_score', 'geo_bounding_box', 'geo_distance', 'geo_shape',
   'has_child', 'has_parent', 'intervals', 'knn', 'more_like_this', 'nested', 'parent_id', 'percolate', 'pinned', 'rank_feature',
-  'regexp', 'script', 'script_score', 'shape', 'span_containing', 'span_first', 'span_multi', 'span_near', 'span_not', 'span_or',
+  'script', 'script_score', 'shape', 'span_containing', 'span_first', 'span_multi', 'span_near', 'span_not', 'span_or',
   'span_term', 'span_within', 'terms_set', 'wrapper',
 ];
 
@@ -199,8 +236,13 @@ describe('the search grammar: implemented or refused, never ignored', () => {
     expectRefused(await call('POST', '/t/_search', { query: { [name]: {} } }), 'parsing_exception', `query [${name}] is not supported by this server`);
   });
 
-  it.each(['match_phrase_prefix', 'match_bool_prefix'])('query type %s is refused by name', async (name) => {
-    expectRefused(await call('POST', '/t/_search', { query: { [name]: { body: 'quick f' } } }), 'parsing_exception', `query [${name}] is not supported by this server`);
+  it('refuses the phrase suggester by name', async () => {
+    expectRefused(await call('POST', '/t/_search', { suggest: { s: { text: 'pyton', phrase: { field: 'body' } } } }), 'illegal_argument_exception', 'suggester [phrase] is not supported by this server');
+  });
+
+  it('refuses a fuzzy rewrite other than the default once fuzziness asks for one, and fuzziness on the phrase types', async () => {
+    expectRefused(await call('POST', '/t/_search', { query: { match: { body: { query: 'quik', fuzziness: 1, fuzzy_rewrite: 'top_terms_10' } } } }), 'parsing_exception', '[match] query does not support [fuzzy_rewrite]');
+    expectRefused(await call('POST', '/t/_search', { query: { multi_match: { query: 'quik', fields: ['body'], type: 'phrase', fuzziness: 1 } } }), 'parsing_exception', 'Fuzziness not allowed for type [phrase]');
   });
 
   it.each(URL_PARAMS)('URL parameter %s=%s', async (name, value, outcome) => {

@@ -1,0 +1,279 @@
+import { analyze, tokens } from '../index/analyzer.js';
+import { bm25, idf, normInverseCache, termWeight } from './bm25.js';
+import { FREQ_BITS, FREQ_MASK } from '../index/posting-store.js';
+import { EMPTY, intersectSum, unionSum, type Hits } from './hit-lists.js';
+import type { ScratchArena } from './scratch-arena.js';
+import { editsFor, type FuzzySpec } from '../requests/fuzziness.js';
+import { codePointCount, fuzzyTerms, topTerms } from './fuzzy-terms.js';
+import { prefixTerms, queryCreation, termField, type TermContext, type TermField } from './term-expansion.js';
+import { sloppyPhraseFreq, tokenPositions } from './sloppy-phrase.js';
+import { sourceValues } from '../mapping/source-values.js';
+import { resolveMinimumShouldMatch, type Operator } from '../requests/query-dsl.js';
+
+/**
+ * The scored multi-term queries: fuzzy terms (the `fuzzy` query and `fuzziness` on `match`), the
+ * phrase with a prefix for its last term (`match_phrase_prefix`) and the terms with a prefix for
+ * the last (`match_bool_prefix`), with Lucene's arithmetic:
+ * - a fuzzy term expands to at most max_expansions terms, the best by Lucene's boost (1 - edits /
+ *   the shorter length) then the lower term, each scored as a term query boosted by that boost with
+ *   the largest document frequency of them all (the top-terms blended rewrite, so a rare
+ *   misspelling does not outscore the word it misspells), summed per document;
+ * - the phrase prefix takes the first max_expansions terms with the prefix in term order, as one
+ *   position of a MultiPhraseQuery, whose weight sums the idf of every term of every position;
+ * - the bool prefix is a bool of the term queries and a constant-score prefix query.
+ */
+
+/** What these queries read of the query's context (query-exec.ts's ExecContext has it). */
+export interface MultiTermContext extends TermContext {
+  readonly sourceOf: (ord: number) => unknown;
+  readonly arena: ScratchArena;
+}
+
+const f = Math.fround;
+
+/** ES's default position_increment_gap of text fields. */
+const POSITION_INCREMENT_GAP = 100;
+
+/** BM25 hits of the term at view position `at`, with `docFreq` standing for its own (blending). */
+function scoreAt(ctx: MultiTermContext, field: TermField, at: number, boost: number, docFreq: number): Hits {
+  const id = field.view.ids[at] as number;
+  const postings = field.postings;
+  const weight = termWeight(boost, idf(docFreq, field.docCount));
+  const cache = normInverseCache(field.avgdl);
+  const live = ctx.index.live;
+  const n = postings.count(id);
+  const docs = ctx.arena.int32(n);
+  postings.copyTo(id, docs);
+  const scores = ctx.arena.float32(n);
+  const norms = field.norms;
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    const p = docs[i] as number;
+    const d = p >>> FREQ_BITS;
+    if (live[d] !== 1) continue;
+    const low = p & FREQ_MASK;
+    const freq = low === FREQ_MASK ? postings.freqOf(id, p) : low;
+    docs[k] = d;
+    scores[k] = bm25(weight, freq, cache[norms === undefined ? 1 : (norms[d] as number)] as number);
+    k++;
+  }
+  return { docs, scores, length: k };
+}
+
+/** Live ordinals holding any of the terms at `ats`, ascending, each scored `boost`. */
+export function constantHits(ctx: MultiTermContext, field: TermField, ats: readonly number[], boost: number): Hits {
+  if (ats.length === 0) return EMPTY;
+  const mark = new Uint8Array(ctx.index.maxOrd);
+  for (const at of ats) {
+    const packed = field.postings.postings(field.view.ids[at] as number);
+    for (let i = 0; i < packed.length; i++) mark[(packed[i] as number) >>> FREQ_BITS] = 1;
+  }
+  const live = ctx.index.live;
+  const docs = ctx.arena.int32(ctx.index.liveCount);
+  let k = 0;
+  for (let d = 0; d < mark.length; d++) if (mark[d] === 1 && live[d] === 1) docs[k++] = d;
+  const scores = ctx.arena.float32(k);
+  scores.fill(f(boost));
+  return { docs, scores, length: k };
+}
+
+/** Throws ES's error for a fuzzy query on a field that is neither text nor keyword; returns the field (undefined: no terms). */
+function fuzzyField(ctx: MultiTermContext, path: string): TermField | undefined {
+  const def = ctx.mappings.field(path);
+  if (def !== undefined && def.kind !== 'text' && def.kind !== 'keyword') {
+    throw queryCreation(ctx.indexName, `Can only use fuzzy queries on keyword and text fields - not on [${path}] which is of type [${def.esType}]`);
+  }
+  return termField(ctx, path);
+}
+
+/** Lucene's checks of a FuzzyQuery's arguments. */
+export function checkFuzzy(ctx: TermContext, spec: FuzzySpec): void {
+  if (spec.maxExpansions <= 0) throw queryCreation(ctx.indexName, 'maxExpansions must be positive.');
+  if (spec.prefixLength < 0) throw queryCreation(ctx.indexName, 'prefixLength cannot be negative.');
+}
+
+/** One fuzzy term (not analyzed) on the field at `path`. */
+export function fuzzyHits(ctx: MultiTermContext, path: string, term: string, spec: FuzzySpec, boost: number): Hits {
+  checkFuzzy(ctx, spec);
+  const field = fuzzyField(ctx, path);
+  if (field === undefined) return EMPTY;
+  return fuzzyOn(ctx, field, term, spec, boost);
+}
+
+/** One term of a fuzzy expansion: its view position, its boost, and the blended document frequency it is scored with. */
+interface Expanded {
+  readonly at: number;
+  readonly boost: number;
+  readonly df: number;
+}
+
+/** The terms a fuzzy term expands to (see the file comment). */
+function expandFuzzy(field: TermField, term: string, spec: FuzzySpec): Expanded[] {
+  const maxEdits = editsFor(spec.fuzziness, term);
+  const found = fuzzyTerms(field.view, term, { maxEdits, prefixLength: spec.prefixLength, transpositions: spec.transpositions }).filter((m) => {
+    const id = field.view.ids[m.at] as number;
+    return id < field.postings.termCount && field.postings.docFreq(id) > 0;
+  });
+  const top = topTerms(field.view, found, codePointCount(term), spec.maxExpansions);
+  let df = 0;
+  for (const t of top) df = Math.max(df, field.postings.docFreq(field.view.ids[t.at] as number));
+  return top.map((t) => ({ at: t.at, boost: t.boost, df }));
+}
+
+function scoreExpanded(ctx: MultiTermContext, field: TermField, terms: readonly Expanded[], boost: number): Hits {
+  if (terms.length === 0) return EMPTY;
+  const lists = terms.map((t) => scoreAt(ctx, field, t.at, f(f(boost) * t.boost), t.df));
+  return lists.length === 1 ? (lists[0] as Hits) : unionSum(lists, 1, ctx.arena);
+}
+
+function fuzzyOn(ctx: MultiTermContext, field: TermField, term: string, spec: FuzzySpec, boost: number): Hits {
+  return scoreExpanded(ctx, field, expandFuzzy(field, term, spec), boost);
+}
+
+/**
+ * The fuzzy terms of a disjunction (`or`, at most one clause required), as Lucene rewrites it: the
+ * expansions' bool queries are flattened into one, and a term that two query terms expand to is
+ * one clause whose boost is the sum of theirs (in double), keeping the first one's statistics.
+ * So "ewa web" scores a document holding "ebu", which both reach, with the boosts added.
+ */
+function flattenedFuzzy(field: TermField, terms: readonly string[], spec: FuzzySpec): Expanded[] {
+  const byTerm = new Map<number, { at: number; boost: number; df: number }>();
+  for (const t of terms) {
+    for (const e of expandFuzzy(field, t, spec)) {
+      const held = byTerm.get(e.at);
+      if (held === undefined) byTerm.set(e.at, { ...e });
+      else held.boost += e.boost;
+    }
+  }
+  return [...byTerm.values()].map((e) => ({ at: e.at, boost: f(e.boost), df: e.df }));
+}
+
+/** Whether Lucene flattens the bool of these `n` clauses (a disjunction needing at most one). */
+function flattens(op: Operator, msm: unknown, n: number): boolean {
+  return op === 'or' && resolveMinimumShouldMatch(msm as string, n) <= 1;
+}
+
+/**
+ * `match` with `fuzziness` on a text or keyword field: each analyzed term a fuzzy term (a keyword
+ * field's value is its one term), combined as the plain match combines its terms.
+ */
+export function fuzzyMatch(ctx: MultiTermContext, path: string, text: string, spec: FuzzySpec, op: Operator, msm: unknown, boost: number): Hits {
+  checkFuzzy(ctx, spec);
+  const field = fuzzyField(ctx, path);
+  if (field === undefined) return EMPTY;
+  const terms = field.def.kind === 'text' ? tokens(text) : [text];
+  if (terms.length === 0) return EMPTY;
+  if (terms.length > 1 && flattens(op, msm, terms.length)) return scoreExpanded(ctx, field, flattenedFuzzy(field, terms, spec), boost);
+  const perTerm = terms.map((t) => fuzzyOn(ctx, field, t, spec, boost));
+  return combine(ctx, perTerm, op, msm);
+}
+
+function combine(ctx: MultiTermContext, perTerm: Hits[], op: Operator, msm: unknown): Hits {
+  if (perTerm.length === 1) return perTerm[0] as Hits;
+  if (op === 'and') return resolveMinimumShouldMatch(msm as string, 0) > 0 ? EMPTY : intersectSum(perTerm, ctx.arena);
+  return unionSum(perTerm, Math.max(1, resolveMinimumShouldMatch(msm as string, perTerm.length)), ctx.arena);
+}
+
+/** The first `max` terms of the field with `prefix`, in term order (MultiPhrasePrefixQuery's expansion). */
+function prefixExpansion(field: TermField, prefix: string, max: number): number[] {
+  return prefixTerms(field, prefix, false).slice(0, max);
+}
+
+/** `match_bool_prefix`: the analyzed terms but the last as term (or fuzzy) queries, the last as a constant-score prefix query. */
+export function boolPrefix(ctx: MultiTermContext, path: string, text: string, o: { op: Operator; msm: unknown; fuzzy: FuzzySpec | undefined; boost: number }): Hits {
+  if (o.fuzzy !== undefined) checkFuzzy(ctx, o.fuzzy);
+  const field = termField(ctx, path);
+  if (field === undefined) return EMPTY;
+  const terms = field.def.kind === 'text' ? tokens(text) : [text];
+  if (terms.length === 0) return EMPTY;
+  const last = terms[terms.length - 1] as string;
+  const prefix = constantHits(ctx, field, prefixTerms(field, last, false), o.boost);
+  const heads = terms.slice(0, -1);
+  if (o.fuzzy !== undefined && heads.length > 1 && flattens(o.op, o.msm, terms.length)) {
+    // Flattened as in fuzzyMatch; the prefix query stays its own clause.
+    return unionSum([scoreExpanded(ctx, field, flattenedFuzzy(field, heads, o.fuzzy), o.boost), prefix], 1, ctx.arena);
+  }
+  const perTerm = heads.map((t) => (o.fuzzy === undefined ? exactTerm(ctx, field, t, o.boost) : fuzzyOn(ctx, field, t, o.fuzzy, o.boost)));
+  perTerm.push(prefix);
+  return combine(ctx, perTerm, o.op, o.msm);
+}
+
+function exactTerm(ctx: MultiTermContext, field: TermField, term: string, boost: number): Hits {
+  const [at] = exactPosition(field, term);
+  if (at < 0) return EMPTY;
+  return scoreAt(ctx, field, at, boost, field.postings.docFreq(field.view.ids[at] as number));
+}
+
+/** [view position of exactly `term` with live documents, or -1]. */
+function exactPosition(field: TermField, term: string): [number] {
+  const ats = prefixTerms(field, term, false);
+  const at = ats[0];
+  return at !== undefined && field.view.texts[at] === term ? [at] : [-1];
+}
+
+/**
+ * `match_phrase_prefix`: the phrase of the analyzed terms whose last is any of the first
+ * `maxExpansions` terms with that prefix. One term alone is a bool of those terms' queries.
+ */
+export function phrasePrefix(ctx: MultiTermContext, path: string, text: string, o: { slop: number; maxExpansions: number; boost: number }): Hits {
+  const field = termField(ctx, path);
+  if (field === undefined) return EMPTY;
+  const terms = field.def.kind === 'text' ? tokens(text) : [text];
+  if (terms.length === 0) return EMPTY;
+  const expansion = prefixExpansion(field, terms[terms.length - 1] as string, o.maxExpansions);
+  if (expansion.length === 0) return EMPTY;
+  if (terms.length === 1 || field.def.kind !== 'text') {
+    const lists = expansion.map((at) => scoreAt(ctx, field, at, o.boost, field.postings.docFreq(field.view.ids[at] as number)));
+    return lists.length === 1 ? (lists[0] as Hits) : unionSum(lists, 1, ctx.arena);
+  }
+  const heads: number[] = [];
+  for (const t of terms.slice(0, -1)) {
+    const [at] = exactPosition(field, t);
+    if (at < 0) return EMPTY;
+    heads.push(at);
+  }
+  let idfSum = 0;
+  for (const at of [...heads, ...expansion]) idfSum = f(idfSum + idf(field.postings.docFreq(field.view.ids[at] as number), field.docCount));
+  const weight = termWeight(o.boost, idfSum);
+  const candidates = intersectSum([...heads.map((at) => constantHits(ctx, field, [at], 0)), constantHits(ctx, field, expansion, 0)], ctx.arena);
+  const lastSet = new Set(expansion.map((at) => field.view.texts[at] as string));
+  const headTerms = terms.slice(0, -1);
+  const cache = normInverseCache(field.avgdl);
+  const docs = ctx.arena.int32(candidates.length);
+  const scores = ctx.arena.float32(candidates.length);
+  let k = 0;
+  for (let i = 0; i < candidates.length; i++) {
+    const d = candidates.docs[i] as number;
+    const positions = tokenPositions(sourceValues(ctx.sourceOf(d), path).map(String), analyze, POSITION_INCREMENT_GAP);
+    const freq = prefixPhraseFreq(positions, headTerms, lastSet, o.slop);
+    if (freq === 0) continue;
+    docs[k] = d;
+    scores[k] = bm25(weight, freq, cache[field.norms?.[d] ?? 1] as number);
+    k++;
+  }
+  return { docs, scores, length: k };
+}
+
+/** The key the last position's union of terms is filed under (no analyzed token holds a NUL). */
+const LAST = '\u0000last';
+
+function prefixPhraseFreq(positions: Map<string, number[]>, heads: readonly string[], last: ReadonlySet<string>, slop: number): number {
+  const union: number[] = [];
+  for (const t of last) union.push(...(positions.get(t) ?? []));
+  if (union.length === 0) return 0;
+  union.sort((a, b) => a - b);
+  if (slop > 0) {
+    positions.set(LAST, union);
+    return sloppyPhraseFreq(positions, [...heads, LAST], slop);
+  }
+  const first = positions.get(heads[0] as string) ?? [];
+  const sets = heads.map((h) => new Set(positions.get(h) ?? []));
+  const lastSet = new Set(union);
+  let freq = 0;
+  for (const p of first) {
+    let ok = true;
+    for (let j = 1; j < sets.length && ok; j++) ok = (sets[j] as Set<number>).has(p + j);
+    if (ok && lastSet.has(p + heads.length)) freq++;
+  }
+  return freq;
+}
