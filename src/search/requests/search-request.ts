@@ -5,23 +5,15 @@ import { NestedDepthExceeded, parseTopLevelQuery, queryStringToQuery, type Query
 import { LocatedQueryError } from './query-error.js';
 import type { SourceFilter } from './source-filter.js';
 import { parseTimeValue } from '../syntax/time-value.js';
+import type { SortKey, SortOrder } from './sort-key.js';
+import { parseAggregations, type Agg } from './aggs/agg-request.js';
+
+export type { SortKey, SortOrder } from './sort-key.js';
 
 /**
  * A `_search` (or `_count`) request from the body and the query string, with ES's precedence rules:
  * `from`, `size` and `q` in the query string win over the body; defaults are from 0 and size 10.
  */
-
-export type SortOrder = 'asc' | 'desc';
-
-export interface SortKey {
-  /** A field path, `_score` or `_doc`. */
-  readonly field: string;
-  readonly order: SortOrder;
-  /** `_last` (default), `_first`, or a replacement value. */
-  readonly missing: unknown;
-  readonly mode: 'min' | 'max' | undefined;
-  readonly unmappedType: string | undefined;
-}
 
 export interface SearchRequest {
   readonly query: Query;
@@ -42,6 +34,8 @@ export interface SearchRequest {
   readonly scrollMs?: number | undefined;
   /** `pit`: the point in time to search, and its new keep-alive (ms) if given. */
   readonly pit?: PitReference | undefined;
+  /** `aggs` / `aggregations` (the last of the two when both are given, as ES reads them). */
+  readonly aggs?: readonly Agg[] | undefined;
 }
 
 export interface PitReference {
@@ -59,7 +53,7 @@ const empty = (v: unknown): boolean => (Array.isArray(v) ? v.length === 0 : isJs
  * refused as ES refuses a key it does not know, never accepted and ignored.
  */
 export const BODY_KEYS: Readonly<Record<string, true | ((v: unknown) => boolean)>> = {
-  query: true, from: true, size: true, sort: true, _source: true, track_total_hits: true, search_after: true, track_scores: true,
+  query: true, aggs: true, aggregations: true, from: true, size: true, sort: true, _source: true, track_total_hits: true, search_after: true, track_scores: true,
   version: true, seq_no_primary_term: true, min_score: true, post_filter: true, pit: true, timeout: true, stats: true,
   // Negative values are refused with ES's own error below; 0 is ES's "no limit".
   terminate_after: (v) => typeof v !== 'number' || v <= 0,
@@ -242,9 +236,8 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     throw errors.parsing(`Unknown key for a ${jsonToken(body)} in [null].`);
   }
   const b = (body ?? {}) as Record<string, unknown>;
-  for (const k of Object.keys(b)) {
-    if (k === 'aggs' || k === 'aggregations') throw errors.illegalArgument('aggregations are not supported by this server');
-  }
+  let aggs: Agg[] | undefined;
+  for (const k of Object.keys(b)) if (k === 'aggs' || k === 'aggregations') aggs = parseAggregations(b[k], [k], AGG_READERS);
   refuseBodyKey(b, false);
   checkBodyValues(b);
   let from = b.from === undefined ? 0 : checkFrom(bodyInt(b.from, 'from'));
@@ -292,8 +285,15 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     minScore: typeof b.min_score === 'number' ? b.min_score : undefined,
     scrollMs,
     pit,
+    aggs,
   };
 }
+
+/** How a top_hits aggregation reads its `sort` and `_source`: as the search body's. */
+const AGG_READERS = {
+  sort: (raw: unknown): SortKey[] => (Array.isArray(raw) ? raw : [raw]).flatMap(parseSortEntry),
+  source: parseSourceFilter,
+};
 
 /** ES's checks of the body keys Portico takes without acting on them. */
 function checkBodyValues(b: Record<string, unknown>): void {
