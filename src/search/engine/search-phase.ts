@@ -10,6 +10,9 @@ import type { IndexState } from './index-state.js';
 import { planSort, type SortValue } from '../query/sort.js';
 import { filterSource, isIdentity } from '../requests/source-filter.js';
 import { byScore, selectWindow, selectWindowByScore, type Before } from '../query/top-k.js';
+import type { Query } from '../requests/query-dsl.js';
+import type { DocSet } from './aggs/aggregate.js';
+import { checkAggs, runAggregations } from './aggs/agg-phase.js';
 
 /**
  * The query and fetch phases of `_search`: run the query on every index, pick each index's window
@@ -64,7 +67,7 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
   const sortByScore = sortsByScore(req);
   const scored = sortByScore || req.trackScores || (req.sort?.some((k) => k.field === '_score') ?? false);
   const q: ShardQuery = { req, env, from, size, end: from + size, sortByScore, scored, single: states.length === 1, capturing: capture !== undefined };
-  const phase: QueryPhase = { perIndex: [], total: 0, maxScore: -Infinity, plan0: undefined };
+  const phase: QueryPhase = { perIndex: [], total: 0, maxScore: -Infinity, plan0: undefined, aggSets: [] };
   const failures = new ShardFailures();
   states.forEach(failures.guard((state, shard) => queryShard(q, phase, state, shard)));
   failures.throwIfAllFailed(states.length);
@@ -73,11 +76,35 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
     capture(page);
     page = page.slice(0, req.size);
   }
-  return {
-    took: Math.max(0, Math.round(env.now() - startedMs)),
+  const body: Record<string, unknown> = {
+    took: 0,
     timed_out: false,
     _shards: failures.shardsBody(states.length),
     hits: hitsBody(q, phase, page),
+  };
+  if (req.aggs !== undefined) body.aggregations = runAggregations(req.aggs, phase.aggSets, aggEnv(env, req));
+  body.took = Math.max(0, Math.round(env.now() - startedMs));
+  return body;
+}
+
+/** What the aggregation phase reads of the search: filter queries run on an index (once per request), hits rendered as the search's. */
+function aggEnv(env: SearchEnv, req: SearchRequest): Parameters<typeof runAggregations>[2] {
+  const matched = new Map<Query, Map<IndexState, Int32Array>>();
+  return {
+    now: Date.now(),
+    matching(query, set: DocSet) {
+      let byIndex = matched.get(query);
+      if (byIndex === undefined) matched.set(query, (byIndex = new Map()));
+      let docs = byIndex.get(set.state);
+      if (docs === undefined) {
+        const hits = execute(query, set.ctx);
+        docs = hits.docs.slice(0, hits.length);
+        byIndex.set(set.state, docs);
+      }
+      return docs;
+    },
+    renderHit: (state, ord, score, sortValues, opts) =>
+      renderHit(env, state, ord, score, sortValues === undefined ? undefined : [...sortValues], { ...req, source: opts.source, version: opts.version, seqNoPrimaryTerm: opts.seqNoPrimaryTerm }),
   };
 }
 
@@ -109,6 +136,8 @@ interface QueryPhase {
   maxScore: number;
   /** The sort plan of the first shard that made one: it compares the shards' sort values. */
   plan0: SortPlan | undefined;
+  /** Each shard's matching documents (before post_filter), when the search aggregates. */
+  readonly aggSets: DocSet[];
 }
 
 /** The query phase of one shard: its window of candidates, its hits counted, its best score. */
@@ -119,9 +148,10 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
     if (q.capturing) throw errors.batchTooLarge(state.name, state.settings.maxResultWindow, req.size);
     throw errors.resultWindowTooLarge(state.name, state.settings.maxResultWindow, q.end);
   }
+  if (req.aggs !== undefined) checkAggs(req.aggs, state);
   const ctx = q.env.ctx(state);
   // The common case, a relevance-ordered `match` on one index: only the window is computed.
-  if (q.single && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.searchAfter === undefined && req.query.kind === 'match') {
+  if (q.single && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.searchAfter === undefined && req.aggs === undefined && req.query.kind === 'match') {
     const field = fastMatchField(req.query, state.mappings, state.index);
     const top = field === undefined ? undefined : matchTopK(req.query, field, state.index.live, q.from, q.size, req.trackTotalHits === false ? 0 : req.trackTotalHits, ctx.arena, FAST_WINDOW);
     if (top !== undefined) {
@@ -166,6 +196,8 @@ function matchAndSort(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: 
   const { req, sortByScore } = q;
   let hits = execute(req.query, ctx);
   if (req.minScore !== undefined) hits = filterHits(hits, (i) => (hits.scores[i] as number) >= (req.minScore as number));
+  // Aggregations see every match, post_filter or not (copied: the arena is reused by later queries).
+  if (req.aggs !== undefined) phase.aggSets.push({ state, ctx, docs: hits.docs.slice(0, hits.length), scores: hits.scores.slice(0, hits.length) });
   if (req.postFilter !== undefined) {
     const allowed = execute(req.postFilter, ctx);
     const set = new Set(allowed.docs.subarray(0, allowed.length));
