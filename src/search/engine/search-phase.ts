@@ -13,6 +13,7 @@ import { byScore, selectWindow, selectWindowByScore, type Before } from '../quer
 import type { Query } from '../requests/query-dsl.js';
 import type { DocSet } from './aggs/aggregate.js';
 import { checkAggs, runAggregations } from './aggs/agg-phase.js';
+import { collapsedHit, collapseKeys, collapseWindow, type CollapseKey, type CollapseShard } from './collapse.js';
 
 /**
  * The query and fetch phases of `_search`: run the query on every index, pick each index's window
@@ -53,6 +54,8 @@ export interface Candidate {
   readonly ord: number;
   readonly score: number;
   readonly sortValues: SortValue[] | undefined;
+  /** With `collapse`: the hit's group value. */
+  readonly collapseKey?: CollapseKey;
 }
 
 /**
@@ -67,7 +70,7 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
   const sortByScore = sortsByScore(req);
   const scored = sortByScore || req.trackScores || (req.sort?.some((k) => k.field === '_score') ?? false);
   const q: ShardQuery = { req, env, from, size, end: from + size, sortByScore, scored, single: states.length === 1, capturing: capture !== undefined };
-  const phase: QueryPhase = { perIndex: [], total: 0, maxScore: -Infinity, plan0: undefined, aggSets: [] };
+  const phase: QueryPhase = { perIndex: [], total: 0, maxScore: -Infinity, plan0: undefined, aggSets: [], collapse: new Map() };
   const failures = new ShardFailures();
   states.forEach(failures.guard((state, shard) => queryShard(q, phase, state, shard)));
   failures.throwIfAllFailed(states.length);
@@ -82,7 +85,7 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
     _shards: failures.shardsBody(states.length),
     hits: hitsBody(q, phase, page),
   };
-  if (req.aggs !== undefined) body.aggregations = runAggregations(req.aggs, phase.aggSets, aggEnv(env, req));
+  if (req.aggs !== undefined) body.aggregations = runAggregations(req.aggs, phase.aggSets, aggEnv(env, req), req.typedKeys === true);
   body.took = Math.max(0, Math.round(env.now() - startedMs));
   return body;
 }
@@ -138,6 +141,8 @@ interface QueryPhase {
   plan0: SortPlan | undefined;
   /** Each shard's matching documents (before post_filter), when the search aggregates. */
   readonly aggSets: DocSet[];
+  /** With `collapse`: each shard's hits, for the inner hits. */
+  readonly collapse: Map<IndexState, CollapseShard>;
 }
 
 /** The query phase of one shard: its window of candidates, its hits counted, its best score. */
@@ -151,7 +156,7 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
   if (req.aggs !== undefined) checkAggs(req.aggs, state);
   const ctx = q.env.ctx(state);
   // The common case, a relevance-ordered `match` on one index: only the window is computed.
-  if (q.single && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.searchAfter === undefined && req.aggs === undefined && req.query.kind === 'match') {
+  if (q.single && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.searchAfter === undefined && req.aggs === undefined && req.collapse === undefined && req.query.kind === 'match') {
     const field = fastMatchField(req.query, state.mappings, state.index);
     const top = field === undefined ? undefined : matchTopK(req.query, field, state.index.live, q.from, q.size, req.trackTotalHits === false ? 0 : req.trackTotalHits, ctx.arena, FAST_WINDOW);
     if (top !== undefined) {
@@ -173,19 +178,30 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
   // Each index contributes its own top from+size, as each shard does in ES; with one index
   // only the requested page is materialized.
   const scratch = (n: number): Int32Array => ctx.arena.int32(n);
-  const window = req.sort === undefined || q.sortByScore
+  const collapsed = req.collapse === undefined ? undefined : collapseShard(q, phase, state, ctx, hits, before);
+  const window = collapsed !== undefined ? collapsed.window : req.sort === undefined || q.sortByScore
     ? selectWindowByScore(hits.docs, hits.scores, hits.length, q.single ? q.from : 0, q.single ? q.size : q.end, scratch)
     : selectWindow(hits.length, q.single ? q.from : 0, q.single ? q.size : q.end, before, scratch);
   phase.perIndex.push(
-    Array.from(window, (i) => ({
+    Array.from(window, (i, k) => ({
       state,
       shard,
       ord: hits.docs[i] as number,
       score: hits.scores[i] as number,
       // A lone descending _score sort is no sort at all in ES (SortBuilder drops it): no sort arrays.
       sortValues: req.sort !== undefined && !q.sortByScore ? plan?.sortValues(i) : undefined,
+      ...(collapsed === undefined ? {} : { collapseKey: collapsed.keys[k] ?? null }),
     })),
   );
+}
+
+/** A shard's collapsed window: the best hit of each group in the page (from 0 with several shards); keeps its hits for the inner hits. */
+function collapseShard(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: ExecContext, hits: Hits, before: Before): ReturnType<typeof collapseWindow> {
+  const field = (q.req.collapse as NonNullable<SearchRequest['collapse']>).field;
+  const keyOf = collapseKeys(state, field);
+  const kept: Hits = { docs: hits.docs.slice(0, hits.length), scores: hits.scores.slice(0, hits.length), length: hits.length };
+  phase.collapse.set(state, { ctx, hits: kept, keyOf, scored: q.req.queryGiven === true });
+  return collapseWindow(kept, before, q.single ? q.from : 0, q.single ? q.size : q.end, keyOf);
 }
 
 /**
@@ -242,7 +258,11 @@ function mergePages(q: ShardQuery, phase: QueryPhase): Candidate[] {
     } else if (a.score !== b.score) return b.score - a.score;
     return a.shard - b.shard || a.ord - b.ord;
   };
-  return perIndex.flat().sort(cmp).slice(q.from, q.end);
+  const merged = perIndex.flat().sort(cmp);
+  if (req.collapse === undefined) return merged.slice(q.from, q.end);
+  // Collapsed across shards: the first hit of each value over them all.
+  const seen = new Set<CollapseKey>();
+  return merged.filter((c) => !seen.has(c.collapseKey ?? null) && seen.add(c.collapseKey ?? null) !== undefined).slice(q.from, q.end);
 }
 
 /** The response's `hits`: the total as the request tracks it, max_score and the rendered page. */
@@ -252,7 +272,13 @@ function hitsBody(q: ShardQuery, phase: QueryPhase, page: readonly Candidate[]):
   const showScore = q.sortByScore || req.trackScores;
   // A sort with a _score key computes scores, and ES shows them on each hit (but max_score stays null).
   const hitScore = showScore || (req.sort?.some((k) => k.field === '_score') ?? false);
-  const hitsOut = page.map((c) => renderHit(q.env, c.state, c.ord, hitScore ? c.score : null, c.sortValues, req));
+  const collapse = req.collapse;
+  const render = collapse === undefined ? undefined : aggEnv(q.env, req).renderHit;
+  const hitsOut = page.map((c) => {
+    const hit = renderHit(q.env, c.state, c.ord, hitScore ? c.score : null, c.sortValues, req);
+    const shard = phase.collapse.get(c.state);
+    return collapse === undefined || render === undefined || shard === undefined ? hit : collapsedHit(hit, collapse, c.collapseKey ?? null, c.state, shard, render);
+  });
   const body: Record<string, unknown> = {};
   if (req.trackTotalHits !== false) {
     const limit = req.trackTotalHits;

@@ -7,6 +7,7 @@ import type { SourceFilter } from './source-filter.js';
 import { parseTimeValue } from '../syntax/time-value.js';
 import type { SortKey, SortOrder } from './sort-key.js';
 import { parseAggregations, type Agg } from './aggs/agg-request.js';
+import { parseCollapse, type Collapse } from './collapse-request.js';
 
 export type { SortKey, SortOrder } from './sort-key.js';
 
@@ -36,6 +37,12 @@ export interface SearchRequest {
   readonly pit?: PitReference | undefined;
   /** `aggs` / `aggregations` (the last of the two when both are given, as ES reads them). */
   readonly aggs?: readonly Agg[] | undefined;
+  /** `collapse`: one hit per value of a field, with inner hits. */
+  readonly collapse?: Collapse | undefined;
+  /** Whether the request gave a query (`query` or `q=`): a collapsed hit's inner hits score with it. */
+  readonly queryGiven?: boolean;
+  /** `?typed_keys=true`: each aggregation named `type#name` in the response. */
+  readonly typedKeys?: boolean;
 }
 
 export interface PitReference {
@@ -53,7 +60,7 @@ const empty = (v: unknown): boolean => (Array.isArray(v) ? v.length === 0 : isJs
  * refused as ES refuses a key it does not know, never accepted and ignored.
  */
 export const BODY_KEYS: Readonly<Record<string, true | ((v: unknown) => boolean)>> = {
-  query: true, aggs: true, aggregations: true, from: true, size: true, sort: true, _source: true, track_total_hits: true, search_after: true, track_scores: true,
+  query: true, aggs: true, aggregations: true, collapse: true, from: true, size: true, sort: true, _source: true, track_total_hits: true, search_after: true, track_scores: true,
   version: true, seq_no_primary_term: true, min_score: true, post_filter: true, pit: true, timeout: true, stats: true,
   // Negative values are refused with ES's own error below; 0 is ES's "no limit".
   terminate_after: (v) => typeof v !== 'number' || v <= 0,
@@ -67,7 +74,6 @@ export const BODY_KEYS: Readonly<Record<string, true | ((v: unknown) => boolean)
   runtime_mappings: empty,
   stored_fields: () => false,
   highlight: () => false,
-  collapse: () => false,
   rescore: () => false,
   suggest: () => false,
   // On a scroll or point in time refused first with its own error (checkContextRules); ES refuses
@@ -268,6 +274,10 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     checkContextRules(scrollMs, pit, from, size, searchAfter, sort, (params.track_total_hits ?? b.track_total_hits) !== undefined && tth !== Infinity, given);
   }
   if (searchAfter !== undefined && from > 0) throw errors.actionValidation(['[from] parameter must be set to 0 when [search_after] is used']);
+  const collapse = b.collapse === undefined ? undefined : parseCollapse(b.collapse, AGG_READERS);
+  if (collapse !== undefined && searchAfter !== undefined && (sort?.length !== 1 || sort[0]?.field !== collapse.field)) {
+    throw errors.actionValidation(['Cannot use [collapse] in conjunction with [search_after] unless the search is sorted on the same field. Multiple sort fields are not allowed.']);
+  }
   refuseBodyKey(b, true);
   return {
     query,
@@ -286,6 +296,9 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     scrollMs,
     pit,
     aggs,
+    collapse,
+    queryGiven: b.query !== undefined || params.q !== undefined,
+    typedKeys: params.typed_keys === 'true',
   };
 }
 

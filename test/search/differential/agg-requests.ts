@@ -13,6 +13,8 @@ import { Rng, TAGS } from './corpus.js';
 export interface AggRequest {
   readonly index: string;
   readonly body: Record<string, unknown>;
+  /** The query string (`typed_keys=true`), or undefined. */
+  readonly params?: string;
 }
 
 const GEN_KEYWORDS = ['tags', 'owner.name'];
@@ -133,7 +135,7 @@ export function generateAggRequests(count: number, seed: number): AggRequest[] {
     const body: Record<string, unknown> = { size: rng.chance(0.6) ? 0 : 3, [rng.chance(0.8) ? 'aggs' : 'aggregations']: aggs };
     if (rng.chance(0.5)) body.query = filterQuery(rng, gen);
     if (rng.chance(0.2)) body.post_filter = filterQuery(rng, gen);
-    out.push({ index: gen ? 'gen' : 'debian', body });
+    out.push({ index: gen ? 'gen' : 'debian', body, ...(rng.chance(0.1) ? { params: 'typed_keys=true' } : {}) });
   }
   return out;
 }
@@ -155,4 +157,32 @@ export function aggDifference(p: unknown, r: unknown, path = 'aggregations'): st
     if (d !== undefined) return d;
   }
   return undefined;
+}
+
+/** Generated `collapse` requests: single-valued keyword and numeric fields, any order and page, inner hits. */
+export function generateCollapseRequests(count: number, seed: number): AggRequest[] {
+  const rng = new Rng(seed);
+  const out: AggRequest[] = [];
+  for (let i = 0; i < count; i++) {
+    const gen = rng.chance(0.7);
+    const field = gen ? rng.pick(['owner.name', 'owner.level']) : rng.pick(['section', 'priority']);
+    const collapse: Record<string, unknown> = { field };
+    if (rng.chance(0.6)) {
+      const inner = (name: string): Record<string, unknown> => ({
+        name,
+        size: rng.int(1, 3),
+        _source: false,
+        ...(rng.chance(0.3) ? { from: 1 } : {}),
+        ...(rng.chance(0.5) ? { sort: gen ? [{ n: rng.pick(['asc', 'desc']) }, { price: 'asc' }] : [{ installed_size: 'desc' }] } : {}),
+      });
+      collapse.inner_hits = rng.chance(0.3) ? [inner('a'), inner('b')] : inner('best');
+    }
+    const body: Record<string, unknown> = { collapse, from: rng.pick([0, 0, 1, 3]), size: rng.int(1, 6), _source: false };
+    if (rng.chance(0.6)) body.query = filterQuery(rng, gen);
+    if (rng.chance(0.4)) body.sort = gen ? [rng.pick([{ price: 'asc' }, { price: 'desc' }, { n: 'desc' }]), { _doc: 'asc' }] : [{ installed_size: 'desc' }, '_doc'];
+    if (rng.chance(0.2)) body.post_filter = filterQuery(rng, gen);
+    if (rng.chance(0.2)) body.aggs = { t: { terms: { field: gen ? 'tags' : 'section', size: 3 } } };
+    out.push({ index: gen ? 'gen' : 'debian', body });
+  }
+  return out;
 }

@@ -88,7 +88,7 @@ function runOne(agg: Agg, sets: readonly DocSet[], env: AggEnv): AggResult {
 }
 
 /** The response's `aggregations`: each aggregation of `aggs` over `sets`, in request order. */
-export function runAggregations(aggs: readonly Agg[], sets: readonly DocSet[], base: Omit<AggEnv, 'run'>): Record<string, unknown> {
+export function runAggregations(aggs: readonly Agg[], sets: readonly DocSet[], base: Omit<AggEnv, 'run'>, typedKeys = false): Record<string, unknown> {
   const env: AggEnv = {
     ...base,
     run(list, s) {
@@ -96,12 +96,13 @@ export function runAggregations(aggs: readonly Agg[], sets: readonly DocSet[], b
       for (const a of list) {
         const r = runOne(a, s, env);
         if (a.meta !== undefined) r.json.meta = a.meta;
+        if (typedKeys) r.key = `${r.typedName ?? a.type}#${a.name}`;
         out.set(a.name, r);
       }
       return out;
     },
   };
   const out: Record<string, unknown> = {};
-  for (const [name, r] of env.run(aggs, sets)) out[name] = r.json;
+  for (const [name, r] of env.run(aggs, sets)) out[r.key ?? name] = r.json;
   return out;
 }

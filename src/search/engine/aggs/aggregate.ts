@@ -46,6 +46,10 @@ export interface TopHitRender {
 /** One aggregation's result: its JSON and the values a bucket order can sort on. */
 export interface AggResult {
   readonly json: Record<string, unknown>;
+  /** ES's name of the result type (`sterms`, `lterms`, `date_histogram`, …), for `typed_keys`; the aggregation's type when not given. */
+  readonly typedName?: string;
+  /** The member name the result is rendered under (set by the phase: `name`, or `type#name` with typed_keys). */
+  key?: string;
   /** The value `metric` names (undefined: the aggregation's single value, or a single bucket's doc_count). */
   value(metric: string | undefined): number;
   /** A single-bucket aggregation's sub-aggregation results. */
@@ -64,7 +68,7 @@ export interface Bucket {
 
 /** JSON of sub-results, merged into a bucket. */
 export function subsJson(subs: ReadonlyMap<string, AggResult> | undefined, into: Record<string, unknown>): Record<string, unknown> {
-  if (subs !== undefined) for (const [name, r] of subs) into[name] = r.json;
+  if (subs !== undefined) for (const [name, r] of subs) into[r.key ?? name] = r.json;
   return into;
 }
 

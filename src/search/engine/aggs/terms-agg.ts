@@ -100,7 +100,8 @@ function countShard(set: DocSet, o: BucketOptions): ShardCounts {
   else if (values.kind === 'number') missing = countNumbers(set, values, o, counts);
   else missing = set.docs.length;
   const mk = missingKey(values, o.missing);
-  if (mk !== undefined && missing > 0 && accepts(o, mk)) counts.set(mk, (counts.get(mk) ?? 0) + missing);
+  // The missing value is one more term of the field (ES adds it to the values source): listed with min_doc_count 0 even when no document lacks a value.
+  if (mk !== undefined && (missing > 0 || o.minDocCount === 0) && accepts(o, mk)) counts.set(mk, (counts.get(mk) ?? 0) + missing);
   return { counts, values };
 }
 
@@ -228,6 +229,7 @@ export function termsAgg(agg: BucketAgg, sets: readonly DocSet[], env: AggEnv): 
   }
   const shownError = isKeyOrder(agg) ? 0 : isCountDesc(agg) ? (single ? 0 : errorBound) : cut ? -1 : 0;
   return {
+    typedName: values.kind !== 'number' ? 'sterms' : values.def.kind === 'numeric' && !values.def.integer ? 'dterms' : 'lterms',
     json: {
       doc_count_error_upper_bound: shownError,
       sum_other_doc_count: other,

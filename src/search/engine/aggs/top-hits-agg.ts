@@ -1,11 +1,13 @@
 import type { TopHitsAgg } from '../../requests/aggs/agg-request.js';
+import type { TopHitsOptions } from '../../requests/aggs/agg-options.js';
 import { planSort, type SortValue } from '../../query/sort.js';
 import { float32ForJson } from '../../query/bm25.js';
 import type { AggEnv, AggResult, DocSet } from './aggregate.js';
 
 /**
  * `top_hits`: the best documents of a bucket, by score (the default) or the aggregation's `sort`,
- * from `from`, `size` of them, rendered as search hits are, with the bucket's total.
+ * from `from`, `size` of them, rendered as search hits are, with the bucket's total. A collapsed
+ * hit's inner_hits are the same over the hit's group.
  */
 
 interface Candidate {
@@ -17,7 +19,11 @@ interface Candidate {
 }
 
 export function topHitsAgg(agg: TopHitsAgg, sets: readonly DocSet[], env: AggEnv): AggResult {
-  const o = agg.options;
+  return { json: topHits(agg.options, sets, env.renderHit), value: () => Number.NaN };
+}
+
+/** The `hits` of a top_hits aggregation (or of a collapsed hit's inner_hits) over `sets`. */
+export function topHits(o: TopHitsOptions, sets: readonly DocSet[], renderHit: AggEnv['renderHit']): Record<string, unknown> {
   const byScore = o.sort === undefined || (o.sort.length === 1 && o.sort[0]?.field === '_score' && o.sort[0].order === 'desc');
   const candidates: Candidate[] = [];
   let total = 0;
@@ -45,7 +51,7 @@ export function topHitsAgg(agg: TopHitsAgg, sets: readonly DocSet[], env: AggEnv
   const page = candidates.slice(o.from, o.from + o.size);
   const showScore = byScore || o.trackScores || (o.sort?.some((k) => k.field === '_score') ?? false);
   const render = { source: o.source, version: o.version, seqNoPrimaryTerm: o.seqNoPrimaryTerm, sort: o.sort };
-  const hits = page.map((c) => env.renderHit(c.set.state, c.ord, showScore ? c.score : null, byScore ? undefined : c.sort, render));
+  const hits = page.map((c) => renderHit(c.set.state, c.ord, showScore ? c.score : null, byScore ? undefined : c.sort, render));
   const max = (byScore || o.trackScores) && total > 0 ? float32ForJson(maxScore) : null;
-  return { json: { hits: { total: { value: total, relation: 'eq' }, max_score: max, hits } }, value: () => Number.NaN };
+  return { hits: { total: { value: total, relation: 'eq' }, max_score: max, hits } };
 }
