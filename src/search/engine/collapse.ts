@@ -88,7 +88,10 @@ export function collapsedHit(hit: Record<string, unknown> | RawJson, c: Collapse
     }
     const set = { state, ctx: shard.ctx, docs: Int32Array.from(docs), scores: Float32Array.from(scores) };
     const inner: Record<string, unknown> = {};
-    for (const ih of c.innerHits) inner[ih.name] = topHits(ih, [set], renderHit);
+    for (const ih of c.innerHits) {
+      if (ih.name === undefined) throw errors.illegalArgument('Field name cannot be null');
+      inner[ih.name] = topHits(ih, [set], renderHit);
+    }
     extra.inner_hits = inner;
   }
   if (hit instanceof RawJson) {

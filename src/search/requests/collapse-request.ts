@@ -12,7 +12,8 @@ import { parseTopHits, type BodyReaders, type TopHitsOptions } from './aggs/agg-
  */
 
 export interface InnerHits extends TopHitsOptions {
-  readonly name: string;
+  /** Required, but ES checks it only when a hit is expanded (a search without hits answers without it). */
+  readonly name: string | undefined;
 }
 
 export interface Collapse {
@@ -27,8 +28,7 @@ function innerHit(raw: unknown, at: (string | number)[], readers: BodyReaders): 
   const rest: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(raw)) if (!INNER_KEYS.includes(k)) rest[k] = v;
   if (raw.collapse !== undefined) throw notComputed([...at, 'collapse'], '[collapse] inside [inner_hits]');
-  const name = raw.name;
-  if (typeof name !== 'string') throw located(at, () => errors.illegalArgument('Field name cannot be null'));
+  const name = raw.name === undefined || raw.name === null ? undefined : String(raw.name);
   try {
     return { name, ...parseTopHits(rest, at, readers) };
   } catch (e) {
@@ -48,6 +48,7 @@ export function parseCollapse(raw: unknown, readers: BodyReaders): Collapse {
   const list = ih === undefined ? [] : Array.isArray(ih) ? ih.map((x, i) => innerHit(x, [...at, 'inner_hits', i], readers)) : [innerHit(ih, [...at, 'inner_hits'], readers)];
   const names = new Set<string>();
   for (const h of list) {
+    if (h.name === undefined) continue;
     if (names.has(h.name)) throw located([...at, 'inner_hits'], () => errors.illegalArgument(`[inner_hits] already contains an entry for key [${h.name}]`));
     names.add(h.name);
   }

@@ -116,7 +116,7 @@ export function histogramAgg(agg: BucketAgg, sets: readonly DocSet[], env: AggEn
   for (const c of collectors) c.fill(buckets);
   const minDoc = o.minDocCount ?? 0;
   if (minDoc > 0) buckets = buckets.filter((b) => b.docCount >= minDoc);
-  else buckets = fillEmpty(buckets, rounding, plan, ext, inHard);
+  else buckets = fillEmpty(index, buckets, rounding, plan, ext, inHard);
   runBucketSubs(agg, buckets, env, sets);
   sortBuckets(buckets, o.order, KEY_ASC);
   if (!o.keyed) return { json: { buckets: buckets.map(bucketJson) }, value: () => Number.NaN };
@@ -130,7 +130,7 @@ function keyFields(k: number, printer: DatePrinter | undefined): Record<string, 
 }
 
 /** The buckets from the first key (or extended_bounds.min) to the last (or extended_bounds.max), the missing ones empty. */
-function fillEmpty(buckets: Bucket[], rounding: Rounding, plan: Plan, ext: { min: number | undefined; max: number | undefined }, inHard: (k: number) => boolean): Bucket[] {
+function fillEmpty(index: string, buckets: Bucket[], rounding: Rounding, plan: Plan, ext: { min: number | undefined; max: number | undefined }, inHard: (k: number) => boolean): Bucket[] {
   const keys = buckets.map((b) => b.sortKey as number);
   let lo = keys.length === 0 ? Infinity : Math.min(...keys);
   let hi = keys.length === 0 ? -Infinity : Math.max(...keys);
@@ -143,7 +143,9 @@ function fillEmpty(buckets: Bucket[], rounding: Rounding, plan: Plan, ext: { min
   const out: Bucket[] = [];
   // A guard against an interval too small for the range (ES refuses more than its max buckets).
   for (let k = lo, n = 0; k <= hi; k = rounding.next(k), n++) {
-    if (n > 65_535) throw errors.illegalArgument(`Trying to create too many buckets. Must be less than or equal to: [65536]. This limit can be set by changing the [search.max_buckets] cluster level setting.`);
+    if (n > 65_535) {
+      throw errors.shardFailure(index, { type: 'too_many_buckets_exception', reason: 'Trying to create too many buckets. Must be less than or equal to: [65536] but this number of buckets was exceeded. This limit can be set by changing the [search.max_buckets] cluster level setting.' });
+    }
     const b = byKey.get(k);
     if (b !== undefined) out.push(b);
     else if (inHard(k)) out.push({ fields: keyFields(k, plan.printer), docCount: 0, sortKey: k, sets: undefined, subs: undefined });

@@ -212,12 +212,11 @@ export function parseBucketOptions(type: string, raw: unknown, at: Path): Bucket
   }
   if (opt('fixed_interval') !== undefined) {
     const s = stringOption(type, 'fixed_interval', opt('fixed_interval'), at);
-    try {
-      fixedMs = parseTimeValue(s, 'date_histogram.fixedInterval');
-    } catch (e) {
-      const reason = e instanceof SearchError ? e.message : String(e);
-      throw badOption(type, 'fixed_interval', [...at, 'fixed_interval'], { type: 'illegal_argument_exception', reason });
+    // Fixed units only (ms, s, m, h, d): a calendar unit such as `1M` or `1w` is refused, never read as minutes.
+    if (!/^\s*\d+(?:\.\d+)?\s*(?:nanos|micros|ms|s|m|h|d)\s*$/.test(s)) {
+      throw badOption(type, 'fixed_interval', [...at, 'fixed_interval'], { type: 'illegal_argument_exception', reason: `failed to parse setting [date_histogram.fixedInterval] with value [${s}] as a time value: unit is missing or unrecognized` });
     }
+    fixedMs = parseTimeValue(s, 'date_histogram.fixedInterval');
   }
   if (calendar !== undefined && fixedMs !== undefined) {
     throw badOption(type, 'fixed_interval', [...at, 'fixed_interval'], { type: 'illegal_argument_exception', reason: 'Cannot use [fixed_interval] with [calendar_interval] configuration option.' });

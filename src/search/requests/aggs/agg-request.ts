@@ -105,7 +105,8 @@ function parseOne(name: string, def: unknown, path: Path, readers: BodyReaders):
   }
   const subs = subsRaw === undefined ? [] : parseAggregations(subsRaw.value, [...path, subsRaw.key], readers);
   if (!BUCKET_TYPES.includes(type) && subs.length > 0) {
-    throw located(path, () => new SearchError(400, { type: 'aggregation_initialization_exception', reason: `Aggregator [${name}] of type [${type}] cannot accept sub-aggregations` }));
+    // ES's AggregationInitializationException keeps ElasticsearchException's status: 500.
+    throw located(path, () => new SearchError(500, { type: 'aggregation_initialization_exception', reason: `Aggregator [${name}] of type [${type}] cannot accept sub-aggregations` }));
   }
   if (type !== 'filter' && type !== 'filters' && type !== 'top_hits' && !isJsonObject(body) ) throw parsingAt(at, `[${type}] aggregation body must be an object, got [${jsonToken(body)}]`);
   if (type !== 'filter' && type !== 'filters' && type !== 'top_hits' && (body as Record<string, unknown>).field === undefined) {
