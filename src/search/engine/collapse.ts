@@ -52,6 +52,7 @@ export function collapseWindow(hits: Hits, before: Before, from: number, size: n
   const picked: number[] = [];
   const keys: CollapseKey[] = [];
   for (const i of order) {
+    if (picked.length >= size) break;
     const key = keyOf(hits.docs[i] as number);
     if (seen.has(key)) continue;
     seen.add(key);
@@ -59,7 +60,6 @@ export function collapseWindow(hits: Hits, before: Before, from: number, size: n
       picked.push(i);
       keys.push(key);
     }
-    if (seen.size >= from + size) break;
   }
   return { window: Int32Array.from(picked), keys };
 }
