@@ -110,7 +110,11 @@ export function parseMultiSearch(body: string, index: string | undefined, params
   const maxConcurrentShardRequests = intParam(params, 'max_concurrent_shard_requests');
   const ccsMinimizeRoundtrips = boolParam(params.ccs_minimize_roundtrips, false);
   // Only the response-rendering parameter reaches each search's parser.
-  const searchParams: QueryParams = params.rest_total_hits_as_int === undefined ? {} : { rest_total_hits_as_int: params.rest_total_hits_as_int };
+  const searchParams: QueryParams = {
+    ...(params.rest_total_hits_as_int === undefined ? {} : { rest_total_hits_as_int: params.rest_total_hits_as_int }),
+    // Names each aggregation by its type (`sterms#tags`), in every item's response.
+    ...(params.typed_keys === undefined ? {} : { typed_keys: params.typed_keys }),
+  };
   const items: MultiSearchItem[] = [];
   let from = 0;
   for (;;) {

@@ -13,6 +13,10 @@ import { planSort, type SortValue } from '../query/sort.js';
 import { filterSource, isIdentity } from '../requests/source-filter.js';
 import { byScore, selectWindow, selectWindowByScore, type Before } from '../query/top-k.js';
 import { Highlighter } from '../highlight/highlight-phase.js';
+import type { Query } from '../requests/query-dsl.js';
+import type { DocSet } from './aggs/aggregate.js';
+import { checkAggs, runAggregations } from './aggs/agg-phase.js';
+import { collapsedHit, collapseKeys, collapseWindow, type CollapseKey, type CollapseShard } from './collapse.js';
 
 /**
  * The query and fetch phases of `_search`: run the query on every index, pick each index's window
@@ -53,6 +57,8 @@ export interface Candidate {
   readonly ord: number;
   readonly score: number;
   readonly sortValues: SortValue[] | undefined;
+  /** With `collapse`: the hit's group value. */
+  readonly collapseKey?: CollapseKey;
 }
 
 /**
@@ -67,7 +73,7 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
   const sortByScore = sortsByScore(req);
   const scored = sortByScore || req.trackScores || (req.sort?.some((k) => k.field === '_score') ?? false);
   const q: ShardQuery = { req, env, from, size, end: from + size, sortByScore, scored, single: states.length === 1, capturing: capture !== undefined };
-  const phase: QueryPhase = { perIndex: [], total: 0, maxScore: -Infinity, plan0: undefined };
+  const phase: QueryPhase = { perIndex: [], total: 0, maxScore: -Infinity, plan0: undefined, aggSets: [], collapse: new Map() };
   const failures = new ShardFailures();
   // A suggest-only search runs no query (ES's hasOnlySuggest): no hits, a total of 0.
   if (req.suggestOnly !== true) states.forEach(failures.guard((state, shard) => queryShard(q, phase, state, shard)));
@@ -78,13 +84,36 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
     page = page.slice(0, req.size);
   }
   const body: Record<string, unknown> = {
-    took: Math.max(0, Math.round(env.now() - startedMs)),
+    took: 0,
     timed_out: false,
     _shards: failures.shardsBody(states.length),
     hits: hitsBody(q, phase, page),
   };
   if (req.suggest !== undefined) body.suggest = suggestBody(states, req.suggest, env);
+  if (req.aggs !== undefined) body.aggregations = runAggregations(req.aggs, phase.aggSets, aggEnv(env, req), req.typedKeys === true);
+  body.took = Math.max(0, Math.round(env.now() - startedMs));
   return body;
+}
+
+/** What the aggregation phase reads of the search: filter queries run on an index (once per request), hits rendered as the search's. */
+function aggEnv(env: SearchEnv, req: SearchRequest): Parameters<typeof runAggregations>[2] {
+  const matched = new Map<Query, Map<IndexState, Int32Array>>();
+  return {
+    now: Date.now(),
+    matching(query, set: DocSet) {
+      let byIndex = matched.get(query);
+      if (byIndex === undefined) matched.set(query, (byIndex = new Map()));
+      let docs = byIndex.get(set.state);
+      if (docs === undefined) {
+        const hits = execute(query, set.ctx);
+        docs = hits.docs.slice(0, hits.length);
+        byIndex.set(set.state, docs);
+      }
+      return docs;
+    },
+    renderHit: (state, ord, score, sortValues, opts) =>
+      renderHit(env, state, ord, score, sortValues === undefined ? undefined : [...sortValues], { ...req, source: opts.source, version: opts.version, seqNoPrimaryTerm: opts.seqNoPrimaryTerm }),
+  };
 }
 
 /** The `suggest` section: each suggestion over every index, merged (term-suggester.ts). */
@@ -122,6 +151,10 @@ interface QueryPhase {
   maxScore: number;
   /** The sort plan of the first shard that made one: it compares the shards' sort values. */
   plan0: SortPlan | undefined;
+  /** Each shard's matching documents (before post_filter), when the search aggregates. */
+  readonly aggSets: DocSet[];
+  /** With `collapse`: each shard's hits, for the inner hits. */
+  readonly collapse: Map<IndexState, CollapseShard>;
 }
 
 /** The query phase of one shard: its window of candidates, its hits counted, its best score. */
@@ -132,9 +165,10 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
     if (q.capturing) throw errors.batchTooLarge(state.name, state.settings.maxResultWindow, req.size);
     throw errors.resultWindowTooLarge(state.name, state.settings.maxResultWindow, q.end);
   }
+  if (req.aggs !== undefined) checkAggs(req.aggs, state);
   const ctx = q.env.ctx(state);
   // The common case, a relevance-ordered `match` on one index: only the window is computed.
-  if (q.single && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.searchAfter === undefined && req.query.kind === 'match' && req.query.fuzzy === undefined) {
+  if (q.single && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.searchAfter === undefined && req.aggs === undefined && req.collapse === undefined && req.query.kind === 'match' && req.query.fuzzy === undefined) {
     const field = fastMatchField(req.query, state.mappings, state.index);
     const top = field === undefined ? undefined : matchTopK(req.query, field, state.index.live, q.from, q.size, req.trackTotalHits === false ? 0 : req.trackTotalHits, ctx.arena, FAST_WINDOW);
     if (top !== undefined) {
@@ -156,19 +190,30 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
   // Each index contributes its own top from+size, as each shard does in ES; with one index
   // only the requested page is materialized.
   const scratch = (n: number): Int32Array => ctx.arena.int32(n);
-  const window = req.sort === undefined || q.sortByScore
+  const collapsed = req.collapse === undefined ? undefined : collapseShard(q, phase, state, ctx, hits, before);
+  const window = collapsed !== undefined ? collapsed.window : req.sort === undefined || q.sortByScore
     ? selectWindowByScore(hits.docs, hits.scores, hits.length, q.single ? q.from : 0, q.single ? q.size : q.end, scratch)
     : selectWindow(hits.length, q.single ? q.from : 0, q.single ? q.size : q.end, before, scratch);
   phase.perIndex.push(
-    Array.from(window, (i) => ({
+    Array.from(window, (i, k) => ({
       state,
       shard,
       ord: hits.docs[i] as number,
       score: hits.scores[i] as number,
       // A lone descending _score sort is no sort at all in ES (SortBuilder drops it): no sort arrays.
       sortValues: req.sort !== undefined && !q.sortByScore ? plan?.sortValues(i) : undefined,
+      ...(collapsed === undefined ? {} : { collapseKey: collapsed.keys[k] ?? null }),
     })),
   );
+}
+
+/** A shard's collapsed window: the best hit of each group in the page (from 0 with several shards); keeps its hits for the inner hits. */
+function collapseShard(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: ExecContext, hits: Hits, before: Before): ReturnType<typeof collapseWindow> {
+  const field = (q.req.collapse as NonNullable<SearchRequest['collapse']>).field;
+  const keyOf = collapseKeys(state, field);
+  const kept: Hits = { docs: hits.docs.slice(0, hits.length), scores: hits.scores.slice(0, hits.length), length: hits.length };
+  phase.collapse.set(state, { ctx, hits: kept, keyOf, scored: q.req.queryGiven === true });
+  return collapseWindow(kept, before, q.single ? q.from : 0, q.single ? q.size : q.end, keyOf);
 }
 
 /**
@@ -179,6 +224,8 @@ function matchAndSort(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: 
   const { req, sortByScore } = q;
   let hits = execute(req.query, ctx);
   if (req.minScore !== undefined) hits = filterHits(hits, (i) => (hits.scores[i] as number) >= (req.minScore as number));
+  // Aggregations see every match, post_filter or not (copied: the arena is reused by later queries).
+  if (req.aggs !== undefined) phase.aggSets.push({ state, ctx, docs: hits.docs.slice(0, hits.length), scores: hits.scores.slice(0, hits.length) });
   if (req.postFilter !== undefined) {
     const allowed = execute(req.postFilter, ctx);
     const set = new Set(allowed.docs.subarray(0, allowed.length));
@@ -223,7 +270,11 @@ function mergePages(q: ShardQuery, phase: QueryPhase): Candidate[] {
     } else if (a.score !== b.score) return b.score - a.score;
     return a.shard - b.shard || a.ord - b.ord;
   };
-  return perIndex.flat().sort(cmp).slice(q.from, q.end);
+  const merged = perIndex.flat().sort(cmp);
+  if (req.collapse === undefined) return merged.slice(q.from, q.end);
+  // Collapsed across shards: the first hit of each value over them all.
+  const seen = new Set<CollapseKey>();
+  return merged.filter((c) => !seen.has(c.collapseKey ?? null) && seen.add(c.collapseKey ?? null) !== undefined).slice(q.from, q.end);
 }
 
 /** The response's `hits`: the total as the request tracks it, max_score and the rendered page. */
@@ -234,7 +285,13 @@ function hitsBody(q: ShardQuery, phase: QueryPhase, page: readonly Candidate[]):
   // A sort with a _score key computes scores, and ES shows them on each hit (but max_score stays null).
   const hitScore = showScore || (req.sort?.some((k) => k.field === '_score') ?? false);
   const highlighter = req.highlight === undefined ? undefined : new Highlighter(req.highlight, req.query);
-  const hitsOut = page.map((c) => renderHit(q.env, c.state, c.ord, hitScore ? c.score : null, c.sortValues, req, highlighter));
+  const collapse = req.collapse;
+  const render = collapse === undefined ? undefined : aggEnv(q.env, req).renderHit;
+  const hitsOut = page.map((c) => {
+    const hit = renderHit(q.env, c.state, c.ord, hitScore ? c.score : null, c.sortValues, req, highlighter);
+    const shard = phase.collapse.get(c.state);
+    return collapse === undefined || render === undefined || shard === undefined ? hit : collapsedHit(hit, collapse, c.collapseKey ?? null, c.state, shard, render);
+  });
   const body: Record<string, unknown> = {};
   if (req.trackTotalHits !== false) {
     const limit = req.trackTotalHits;

@@ -7,23 +7,16 @@ import { LocatedQueryError } from './query-error.js';
 import type { SourceFilter } from './source-filter.js';
 import { parseHighlight, type HighlightRequest } from './highlight-request.js';
 import { parseTimeValue } from '../syntax/time-value.js';
+import type { SortKey, SortOrder } from './sort-key.js';
+import { parseAggregations, type Agg } from './aggs/agg-request.js';
+import { parseCollapse, type Collapse } from './collapse-request.js';
+
+export type { SortKey, SortOrder } from './sort-key.js';
 
 /**
  * A `_search` (or `_count`) request from the body and the query string, with ES's precedence rules:
  * `from`, `size` and `q` in the query string win over the body; defaults are from 0 and size 10.
  */
-
-export type SortOrder = 'asc' | 'desc';
-
-export interface SortKey {
-  /** A field path, `_score` or `_doc`. */
-  readonly field: string;
-  readonly order: SortOrder;
-  /** `_last` (default), `_first`, or a replacement value. */
-  readonly missing: unknown;
-  readonly mode: 'min' | 'max' | undefined;
-  readonly unmappedType: string | undefined;
-}
 
 export interface SearchRequest {
   readonly query: Query;
@@ -50,6 +43,14 @@ export interface SearchRequest {
   readonly suggest?: readonly TermSuggestion[] | undefined;
   /** ES's suggest-only search (suggest, no query, size 0): no query runs, the total is 0. */
   readonly suggestOnly?: boolean;
+  /** `aggs` / `aggregations` (the last of the two when both are given, as ES reads them). */
+  readonly aggs?: readonly Agg[] | undefined;
+  /** `collapse`: one hit per value of a field, with inner hits. */
+  readonly collapse?: Collapse | undefined;
+  /** Whether the request gave a query (`query` or `q=`): a collapsed hit's inner hits score with it. */
+  readonly queryGiven?: boolean;
+  /** `?typed_keys=true`: each aggregation named `type#name` in the response. */
+  readonly typedKeys?: boolean;
 }
 
 export interface PitReference {
@@ -67,7 +68,7 @@ const empty = (v: unknown): boolean => (Array.isArray(v) ? v.length === 0 : isJs
  * refused as ES refuses a key it does not know, never accepted and ignored.
  */
 export const BODY_KEYS: Readonly<Record<string, true | ((v: unknown) => boolean)>> = {
-  query: true, from: true, size: true, sort: true, _source: true, track_total_hits: true, search_after: true, track_scores: true,
+  query: true, aggs: true, aggregations: true, collapse: true, from: true, size: true, sort: true, _source: true, track_total_hits: true, search_after: true, track_scores: true,
   version: true, seq_no_primary_term: true, min_score: true, post_filter: true, pit: true, timeout: true, stats: true,
   // Negative values are refused with ES's own error below; 0 is ES's "no limit".
   terminate_after: (v) => typeof v !== 'number' || v <= 0,
@@ -81,7 +82,6 @@ export const BODY_KEYS: Readonly<Record<string, true | ((v: unknown) => boolean)
   runtime_mappings: empty,
   stored_fields: () => false,
   highlight: true,
-  collapse: () => false,
   rescore: () => false,
   suggest: true,
   // On a scroll or point in time refused first with its own error (checkContextRules); ES refuses
@@ -250,9 +250,8 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     throw errors.parsing(`Unknown key for a ${jsonToken(body)} in [null].`);
   }
   const b = (body ?? {}) as Record<string, unknown>;
-  for (const k of Object.keys(b)) {
-    if (k === 'aggs' || k === 'aggregations') throw errors.illegalArgument('aggregations are not supported by this server');
-  }
+  let aggs: Agg[] | undefined;
+  for (const k of Object.keys(b)) if (k === 'aggs' || k === 'aggregations') aggs = parseAggregations(b[k], [k], AGG_READERS);
   refuseBodyKey(b, false);
   checkBodyValues(b);
   let from = b.from === undefined ? 0 : checkFrom(bodyInt(b.from, 'from'));
@@ -283,6 +282,10 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     checkContextRules(scrollMs, pit, from, size, searchAfter, sort, (params.track_total_hits ?? b.track_total_hits) !== undefined && tth !== Infinity, given);
   }
   if (searchAfter !== undefined && from > 0) throw errors.actionValidation(['[from] parameter must be set to 0 when [search_after] is used']);
+  const collapse = b.collapse === undefined ? undefined : parseCollapse(b.collapse, AGG_READERS);
+  if (collapse !== undefined && searchAfter !== undefined && (sort?.length !== 1 || sort[0]?.field !== collapse.field)) {
+    throw errors.actionValidation(['Cannot use [collapse] in conjunction with [search_after] unless the search is sorted on the same field. Multiple sort fields are not allowed.']);
+  }
   refuseBodyKey(b, true);
   return {
     query,
@@ -303,8 +306,18 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     highlight: b.highlight === undefined ? undefined : parseHighlight(b.highlight),
     suggest: b.suggest === undefined ? undefined : parseSuggest(b.suggest),
     suggestOnly: b.suggest !== undefined && b.query === undefined && params.q === undefined && size === 0 && b.aggs === undefined && b.aggregations === undefined,
+    aggs,
+    collapse,
+    queryGiven: b.query !== undefined || params.q !== undefined,
+    typedKeys: params.typed_keys === 'true',
   };
 }
+
+/** How a top_hits aggregation reads its `sort` and `_source`: as the search body's. */
+const AGG_READERS = {
+  sort: (raw: unknown): SortKey[] => (Array.isArray(raw) ? raw : [raw]).flatMap(parseSortEntry),
+  source: parseSourceFilter,
+};
 
 /** ES's checks of the body keys Portico takes without acting on them. */
 function checkBodyValues(b: Record<string, unknown>): void {

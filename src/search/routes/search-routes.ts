@@ -39,7 +39,8 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
           );
     // Only hits carry RawJson (stored _source, long sort values): an empty page (past the last
     // hit, size 0) is written from a template instead.
-    if ((body.hits as { hits: unknown[] }).hits.length > 0) sendJson(req, reply, 200, body, true);
+    // Hits and top_hits aggregations carry stored _source text (RawJson).
+    if ((body.hits as { hits: unknown[] }).hits.length > 0 || body.aggregations !== undefined) sendJson(req, reply, 200, body, true);
     else sendJson(req, reply, 200, body, false, renderEmptyPage(body));
   };
   for (const path of ['/_search', '/:index/_search']) {

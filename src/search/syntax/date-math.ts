@@ -118,7 +118,8 @@ export class DateMathParser {
   }
 }
 
-function zoneOf(timeZone: string | undefined): ZoneId {
+/** The zone of a `time_zone` (an offset, `UTC` or an IANA region); throws DateMathError for an unknown one. */
+export function zoneOf(timeZone: string | undefined): ZoneId {
   const { ZoneId, ZoneOffset } = joda();
   if (timeZone === undefined) return ZoneOffset.UTC;
   try {

@@ -46,8 +46,38 @@ const BODY: [string, unknown, Outcome][] = [
   ['profile', true, 'refused'],
   ['search_after', [1], 'done'],
   ['slice', { id: 0, max: 2 }, 'refused'],
-  ['collapse', { field: 'k' }, 'refused'],
+  ['collapse', { field: 'k' }, 'done'],
+  ['aggs', { a: { terms: { field: 'k' } } }, 'done'],
+  ['aggregations', { a: { terms: { field: 'k' } } }, 'done'],
   ['runtime_mappings', { r: { type: 'long' } }, 'refused'],
+];
+
+/**
+ * ES 8's aggregation types (the search module's and the x-pack analytics ones a default
+ * distribution has), each with a body: computed, or refused as not supported (never read as an
+ * unknown type, which would tell the client it does not exist).
+ */
+const AGGREGATIONS: [string, unknown, 'done' | 'refused'][] = [
+  ['terms', { field: 'k' }, 'done'], ['range', { field: 'n', ranges: [{ to: 1 }] }, 'done'], ['date_range', { field: 'd', ranges: [{ to: 'now' }] }, 'done'],
+  ['histogram', { field: 'n', interval: 1 }, 'done'], ['date_histogram', { field: 'd', calendar_interval: 'day' }, 'done'],
+  ['filter', { term: { k: 'x' } }, 'done'], ['filters', { filters: { a: { term: { k: 'x' } } } }, 'done'], ['missing', { field: 'k' }, 'done'],
+  ['min', { field: 'n' }, 'done'], ['max', { field: 'n' }, 'done'], ['avg', { field: 'n' }, 'done'], ['sum', { field: 'n' }, 'done'],
+  ['stats', { field: 'n' }, 'done'], ['value_count', { field: 'k' }, 'done'], ['cardinality', { field: 'k' }, 'done'], ['top_hits', { size: 1 }, 'done'],
+  ...['adjacency_matrix', 'auto_date_histogram', 'composite', 'extended_stats', 'global', 'nested', 'percentiles', 'percentile_ranks', 'rare_terms',
+    'reverse_nested', 'sampler', 'significant_terms', 'significant_text', 'scripted_metric', 'geo_bounds', 'weighted_avg', 'median_absolute_deviation',
+    'multi_terms', 'top_metrics', 'boxplot', 'string_stats', 'rate', 'variable_width_histogram', 'ip_range', 'geo_distance', 'geohash_grid',
+    'geotile_grid', 'diversified_sampler', 'matrix_stats', 'avg_bucket', 'bucket_script', 'bucket_selector', 'bucket_sort', 'cumulative_sum',
+    'derivative', 'max_bucket', 'min_bucket', 'moving_fn', 'serial_diff', 'stats_bucket', 'sum_bucket', 'percentiles_bucket', 'categorize_text',
+    'random_sampler', 'frequent_item_sets', 'children', 'parent', 'geo_centroid', 'geo_line', 't_test', 'ip_prefix', 'inference',
+    'extended_stats_bucket', 'cumulative_cardinality', 'moving_percentiles', 'normalize'].map((t): [string, unknown, 'refused'] => [t, { field: 'n' }, 'refused']),
+];
+
+/** The terms aggregation's options, each with a value that asks for something. */
+const AGG_OPTIONS: [string, unknown, Outcome][] = [
+  ['size', 3, 'done'], ['shard_size', 30, 'done'], ['min_doc_count', 0, 'done'], ['shard_min_doc_count', 1, 'done'],
+  ['order', { _key: 'asc' }, 'done'], ['missing', 'x', 'done'], ['include', 'a.*', 'done'], ['exclude', ['a'], 'done'],
+  ['execution_hint', 'map', 'no-op'], ['collect_mode', 'breadth_first', 'no-op'], ['show_term_doc_count_error', true, 'done'],
+  ['script', { source: '1' }, 'refused'], ['value_type', 'string', 'refused'], ['include', { partition: 0, num_partitions: 2 }, 'refused'],
 ];
 
 /** Each query type's options (ES 8's builders), with a value that asks for something. */
@@ -213,8 +243,22 @@ describe('the search grammar: implemented or refused, never ignored', () => {
     }
   });
 
-  it('refuses aggregations with its own error', async () => {
-    expectRefused(await call('POST', '/t/_search', { aggs: { a: { terms: { field: 'k' } } } }), 'illegal_argument_exception', 'aggregations are not supported by this server');
+  it.each(AGGREGATIONS)('aggregation type %s', async (type, body, outcome) => {
+    const res = await call('POST', '/t/_search', { size: 0, aggs: { a: { [type]: body } } });
+    if (outcome === 'done') expect(res.status, JSON.stringify(res.body)).toBe(200);
+    else expectRefused(res, 'illegal_argument_exception', `the [${type}] aggregation is not supported by this server`);
+  });
+
+  it('refuses an aggregation type ES does not have with ES\'s error', async () => {
+    const res = await call('POST', '/t/_search', { aggs: { a: { nope: {} } } });
+    expectRefused(res, 'parsing_exception', 'Unknown aggregation type [nope]');
+    expect(res.body.error.caused_by).toEqual({ type: 'named_object_not_found_exception', reason: '[1:22] unknown field [nope]' });
+  });
+
+  it.each(AGG_OPTIONS)('terms option %s', async (key, value, outcome) => {
+    const res = await call('POST', '/t/_search', { size: 0, aggs: { a: { terms: { field: 'k', [key]: value } } } });
+    if (outcome !== 'refused') expect(res.status, JSON.stringify(res.body)).toBe(200);
+    else expectRefused(res, 'illegal_argument_exception', /is not supported by this server$/);
   });
 
   const optionCases = Object.entries(QUERY_OPTIONS).flatMap(([query, { base, field, options }]) => options.map(([k, v, outcome]) => ({ query, base, field, k, v, outcome })));

@@ -1,0 +1,154 @@
+import { errors } from '../../errors.js';
+import type { BucketAgg } from '../../requests/aggs/agg-request.js';
+import { DateMathError, DateMathParser, zoneOf } from '../../syntax/date-math.js';
+import { javaDouble } from '../../syntax/java-double.js';
+import { parseTimeValue } from '../../syntax/time-value.js';
+import { BucketDocs, bucketJson, KEY_ASC, runBucketSubs, sortBuckets, type AggEnv, type AggResult, type Bucket, type DocSet } from './aggregate.js';
+import { datePrinter, fieldValues, missingNumber, numberValues, type DatePrinter, type FieldValues } from './agg-field.js';
+import { calendarRounding, fixedRounding, numericRounding, type Rounding } from './date-rounding.js';
+
+/**
+ * `histogram` and `date_histogram`: each value rounded to its bucket's key (date-rounding.ts), a
+ * document counted once per bucket its values reach; with `min_doc_count: 0` (the default) the
+ * empty buckets between the first and last key, and out to `extended_bounds`, are filled in;
+ * `hard_bounds` limits the buckets. Keys are in ascending order unless `order` says otherwise.
+ */
+
+const dateMath = new DateMathParser();
+
+/** A date_histogram's `offset`: milliseconds, or a signed time value (`+6h`, `-1d`). */
+function offsetMs(raw: number | string, index: string): number {
+  if (typeof raw === 'number') return raw;
+  const m = /^([+-]?)(.*)$/.exec(raw.trim());
+  try {
+    return (m?.[1] === '-' ? -1 : 1) * parseTimeValue(m?.[2] ?? '', 'date_histogram.offset');
+  } catch (e) {
+    throw errors.shardFailure(index, { type: 'illegal_argument_exception', reason: (e as Error).message });
+  }
+}
+
+interface Plan {
+  readonly rounding: Rounding;
+  readonly printer: DatePrinter | undefined;
+  /** Reads a bound of extended_bounds / hard_bounds. */
+  bound(v: unknown): number | undefined;
+}
+
+function planOf(agg: BucketAgg, mapped: (FieldValues & { kind: 'number' }) | undefined, env: AggEnv, index: string): Plan {
+  const o = agg.options;
+  const isDate = agg.type === 'date_histogram' || mapped?.def.kind === 'date';
+  let printer: DatePrinter | undefined;
+  try {
+    if (isDate) printer = datePrinter(mapped?.def, o.format, o.timeZone);
+  } catch (e) {
+    throw errors.shardFailure(index, { type: 'illegal_argument_exception', reason: (e as Error).message });
+  }
+  const format = o.format ?? mapped?.def.dateFormat?.text ?? 'strict_date_optional_time||epoch_millis';
+  const bound = (v: unknown): number | undefined => {
+    if (v === undefined || v === null) return undefined;
+    if (typeof v === 'number') return v;
+    if (!isDate) return Number(v);
+    try {
+      return dateMath.parse(v, { format, now: env.now, roundUp: false, ...(o.timeZone === undefined ? {} : { timeZone: o.timeZone }) });
+    } catch (e) {
+      if (e instanceof DateMathError) throw errors.shardFailure(index, { type: 'parse_exception', reason: e.message });
+      throw e;
+    }
+  };
+  if (agg.type === 'histogram') {
+    const interval = o.interval ?? 0;
+    if (!(interval > 0)) throw errors.shardFailure(index, { type: 'illegal_argument_exception', reason: `interval must be positive, got: ${javaDouble(interval)}` });
+    return { rounding: numericRounding(interval, typeof o.offset === 'number' ? o.offset : 0), printer, bound };
+  }
+  let zone;
+  try {
+    zone = o.timeZone === undefined ? undefined : zoneOf(o.timeZone);
+  } catch (e) {
+    throw errors.shardFailure(index, { type: 'illegal_argument_exception', reason: (e as Error).message });
+  }
+  const offset = offsetMs(o.offset, index);
+  if (o.calendar !== undefined) return { rounding: calendarRounding(o.calendar, zone, offset), printer, bound };
+  if (o.fixedMs !== undefined && o.fixedMs > 0) return { rounding: fixedRounding(o.fixedMs, zone, offset), printer, bound };
+  throw errors.shardFailure(index, { type: 'illegal_argument_exception', reason: 'Invalid interval specified, must be non-null and non-empty' });
+}
+
+export function histogramAgg(agg: BucketAgg, sets: readonly DocSet[], env: AggEnv): AggResult {
+  const o = agg.options;
+  const index = sets[0]?.state.name ?? '_na_';
+  const mapped = sets.map((s) => fieldValues(s.state, o.field as string, agg.type, true)).find((v) => v.kind === 'number') as (FieldValues & { kind: 'number' }) | undefined;
+  const plan = planOf(agg, mapped, env, index);
+  const { rounding } = plan;
+  const hardMin = plan.bound(o.hardBounds?.min);
+  const hardMax = plan.bound(o.hardBounds?.max);
+  // Read whether or not empty buckets are filled: a bound the format cannot read fails the search, as in ES.
+  const ext = { min: plan.bound(o.extendedBounds?.min), max: plan.bound(o.extendedBounds?.max) };
+  const inHard = (k: number): boolean => (hardMin === undefined || k >= hardMin) && (hardMax === undefined || k < hardMax);
+  const slot = new Map<number, number>();
+  const keys: number[] = [];
+  const counts: number[] = [];
+  const collectors: BucketDocs[] = [];
+  for (const set of sets) {
+    const values = fieldValues(set.state, o.field as string, agg.type, true);
+    const docs = agg.subs.length > 0 ? new BucketDocs(set) : undefined;
+    if (docs !== undefined) collectors.push(docs);
+    const missing = o.missing === undefined || values.kind !== 'number' ? undefined : missingNumber(values.def, o.missing);
+    for (let i = 0; i < set.docs.length; i++) {
+      let vals = values.kind === 'number' ? numberValues(values, set.docs[i] as number) : [];
+      if (vals.length === 0 && missing !== undefined) vals = [missing];
+      let prev = Number.NaN;
+      for (const v of vals) {
+        const k = rounding.round(v);
+        if (k === prev || !inHard(k)) continue;
+        prev = k;
+        let b = slot.get(k);
+        if (b === undefined) {
+          b = keys.length;
+          slot.set(k, b);
+          keys.push(k);
+          counts.push(0);
+        }
+        counts[b] = (counts[b] as number) + 1;
+        docs?.add(b, i);
+      }
+    }
+  }
+  let buckets: Bucket[] = keys.map((k, b) => ({ fields: keyFields(k, plan.printer), docCount: counts[b] as number, sortKey: k, sets: undefined, subs: undefined }));
+  for (const c of collectors) c.fill(buckets);
+  const minDoc = o.minDocCount ?? 0;
+  if (minDoc > 0) buckets = buckets.filter((b) => b.docCount >= minDoc);
+  else buckets = fillEmpty(index, buckets, rounding, plan, ext, inHard);
+  runBucketSubs(agg, buckets, env, sets);
+  sortBuckets(buckets, o.order, KEY_ASC);
+  if (!o.keyed) return { json: { buckets: buckets.map(bucketJson) }, value: () => Number.NaN };
+  const keyed: Record<string, unknown> = {};
+  for (const b of buckets) keyed[plan.printer !== undefined ? plan.printer.print(b.sortKey as number) : javaDouble(b.sortKey as number)] = bucketJson(b);
+  return { json: { buckets: keyed }, value: () => Number.NaN };
+}
+
+function keyFields(k: number, printer: DatePrinter | undefined): Record<string, unknown> {
+  return printer === undefined ? { key: k } : { key_as_string: printer.print(k), key: k };
+}
+
+/** The buckets from the first key (or extended_bounds.min) to the last (or extended_bounds.max), the missing ones empty. */
+function fillEmpty(index: string, buckets: Bucket[], rounding: Rounding, plan: Plan, ext: { min: number | undefined; max: number | undefined }, inHard: (k: number) => boolean): Bucket[] {
+  const keys = buckets.map((b) => b.sortKey as number);
+  let lo = keys.length === 0 ? Infinity : Math.min(...keys);
+  let hi = keys.length === 0 ? -Infinity : Math.max(...keys);
+  const extMin = ext.min;
+  const extMax = ext.max;
+  if (extMin !== undefined) lo = Math.min(lo, rounding.round(extMin));
+  if (extMax !== undefined) hi = Math.max(hi, rounding.round(extMax));
+  if (!(lo <= hi)) return buckets;
+  const byKey = new Map(buckets.map((b) => [b.sortKey as number, b]));
+  const out: Bucket[] = [];
+  // A guard against an interval too small for the range (ES refuses more than its max buckets).
+  for (let k = lo, n = 0; k <= hi; k = rounding.next(k), n++) {
+    if (n > 65_535) {
+      throw errors.shardFailure(index, { type: 'too_many_buckets_exception', reason: 'Trying to create too many buckets. Must be less than or equal to: [65536] but this number of buckets was exceeded. This limit can be set by changing the [search.max_buckets] cluster level setting.' });
+    }
+    const b = byKey.get(k);
+    if (b !== undefined) out.push(b);
+    else if (inHard(k)) out.push({ fields: keyFields(k, plan.printer), docCount: 0, sortKey: k, sets: undefined, subs: undefined });
+  }
+  return out;
+}

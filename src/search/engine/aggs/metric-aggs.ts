@@ -1,0 +1,152 @@
+import { errors } from '../../errors.js';
+import type { MetricAgg } from '../../requests/aggs/agg-request.js';
+import type { AggResult, DocSet } from './aggregate.js';
+import { datePrinter, fieldValues, keywordValues, missingNumber, numberValues, type DatePrinter, type FieldValues } from './agg-field.js';
+
+/**
+ * The metric aggregations: min, max, avg, sum, stats (numbers of numeric, date and boolean
+ * fields), value_count and cardinality (any field ES can aggregate). Sums are compensated (Kahan)
+ * as ES's CompensatedSum adds them, in document order, so sums and averages agree to the bit.
+ * Cardinality is exact: ES documents its HyperLogLog++ counts as exact below
+ * `precision_threshold` (default 3000); above it Portico still counts exactly.
+ */
+
+/** ES's CompensatedSum. */
+class KahanSum {
+  value = 0;
+  private delta = 0;
+
+  add(v: number): void {
+    if (!Number.isFinite(v)) {
+      this.value += v;
+      return;
+    }
+    if (!Number.isFinite(this.value)) return;
+    const corrected = v + this.delta;
+    const updated = this.value + corrected;
+    this.delta = corrected - (updated - this.value);
+    this.value = updated;
+  }
+}
+
+interface Numbers {
+  count: number;
+  min: number;
+  max: number;
+  readonly sum: KahanSum;
+  /** Whether the values are dates (printed as `*_as_string`), booleans, or plain numbers. */
+  kind: 'date' | 'boolean' | 'number' | undefined;
+  printer: DatePrinter | undefined;
+}
+
+function numbersOf(agg: MetricAgg, sets: readonly DocSet[]): Numbers {
+  const o = agg.options;
+  const out: Numbers = { count: 0, min: Infinity, max: -Infinity, sum: new KahanSum(), kind: undefined, printer: undefined };
+  const take = (v: number): void => {
+    out.count++;
+    if (v < out.min) out.min = v;
+    if (v > out.max) out.max = v;
+    out.sum.add(v);
+  };
+  for (const set of sets) {
+    const values = fieldValues(set.state, o.field as string, agg.type, true);
+    if (values.kind !== 'number') {
+      if (values.kind === 'unmapped' && typeof o.missing === 'number') for (let i = 0; i < set.docs.length; i++) take(o.missing);
+      continue;
+    }
+    const def = values.def;
+    out.kind ??= def.kind === 'date' ? 'date' : def.kind === 'boolean' ? 'boolean' : 'number';
+    if (out.kind === 'date' && out.printer === undefined) out.printer = printerFor(values, o.format);
+    const missing = o.missing === undefined ? undefined : missingNumber(def, o.missing);
+    for (let i = 0; i < set.docs.length; i++) {
+      const vals = numberValues(values, set.docs[i] as number);
+      if (vals.length === 0) {
+        if (missing !== undefined) take(missing);
+      } else for (const v of vals) take(v);
+    }
+  }
+  return out;
+}
+
+function printerFor(values: FieldValues & { kind: 'number' }, format: string | undefined): DatePrinter {
+  try {
+    return datePrinter(values.def, format, undefined);
+  } catch (e) {
+    throw errors.illegalArgument((e as Error).message);
+  }
+}
+
+/** `value` and, for dates and booleans with a value, `value_as_string`. */
+function valueJson(n: Numbers, v: number | null, name = 'value'): Record<string, unknown> {
+  const out: Record<string, unknown> = { [name]: v };
+  if (v === null) return out;
+  const text = asString(n, v);
+  if (text !== undefined) out[`${name}_as_string`] = text;
+  return out;
+}
+
+/** A date's text in the aggregation's format; a boolean field's values as ES's BOOLEAN format prints any number (0 false, else true). */
+function asString(n: Numbers, v: number): string | undefined {
+  if (n.kind === 'date' && n.printer !== undefined) return n.printer.print(v);
+  if (n.kind === 'boolean') return v === 0 ? 'false' : 'true';
+  return undefined;
+}
+
+function statsJson(n: Numbers): Record<string, unknown> {
+  const empty = n.count === 0;
+  const body: Record<string, unknown> = {
+    count: n.count,
+    min: empty ? null : n.min,
+    max: empty ? null : n.max,
+    avg: empty ? null : n.sum.value / n.count,
+    sum: n.sum.value,
+  };
+  if (!empty && (n.kind === 'date' || n.kind === 'boolean')) {
+    // ES's stats write the format's object: a date's text, a boolean's true or false (JSON booleans).
+    for (const k of ['min', 'max', 'avg', 'sum']) body[`${k}_as_string`] = n.kind === 'boolean' ? (body[k] as number) !== 0 : asString(n, body[k] as number);
+  }
+  return body;
+}
+
+export function numericMetric(agg: MetricAgg, sets: readonly DocSet[]): AggResult {
+  const n = numbersOf(agg, sets);
+  const avg = n.count === 0 ? Number.NaN : n.sum.value / n.count;
+  switch (agg.type) {
+    case 'min':
+      return { json: valueJson(n, n.count === 0 ? null : n.min), value: () => n.min };
+    case 'max':
+      return { json: valueJson(n, n.count === 0 ? null : n.max), value: () => n.max };
+    case 'avg':
+      return { json: valueJson(n, n.count === 0 ? null : avg), value: () => avg };
+    case 'sum':
+      return { json: valueJson(n, n.sum.value), value: () => n.sum.value };
+    default: {
+      const stats: Record<string, number> = { count: n.count, min: n.min, max: n.max, avg, sum: n.sum.value };
+      return { json: statsJson(n), value: (m) => stats[m ?? ''] ?? Number.NaN };
+    }
+  }
+}
+
+/** value_count (every value, a keyword's distinct per document) and cardinality (distinct values). */
+export function countingMetric(agg: MetricAgg, sets: readonly DocSet[]): AggResult {
+  const o = agg.options;
+  const distinct = new Set<string | number>();
+  let count = 0;
+  for (const set of sets) {
+    const values = fieldValues(set.state, o.field as string, agg.type, false);
+    const missing = o.missing === undefined || o.missing === null ? undefined : values.kind === 'number' ? missingNumber(values.def, o.missing) : String(o.missing);
+    for (let i = 0; i < set.docs.length; i++) {
+      const ord = set.docs[i] as number;
+      const vals: readonly (string | number)[] =
+        values.kind === 'keyword' ? (values.field === undefined ? [] : keywordValues(values.field, ord)) : values.kind === 'number' ? numberValues(values, ord) : [];
+      if (vals.length === 0 && missing !== undefined) {
+        count++;
+        distinct.add(missing);
+      }
+      count += vals.length;
+      for (const v of vals) distinct.add(v);
+    }
+  }
+  const value = agg.type === 'cardinality' ? distinct.size : count;
+  return { json: { value }, value: () => value };
+}
