@@ -78,11 +78,8 @@ export function execute(query: Query, ctx: ExecContext): Hits {
       return rangeQuery(ctx, query);
     case 'exists':
       return existsQuery(ctx, query.field, query.boost);
-    case 'ids': {
-      const ords = query.values.map((id) => ctx.index.idToOrd.get(id)).filter((o): o is number => o !== undefined);
-      const docs = Int32Array.from(new Set(ords)).sort();
-      return constant(docs, docs.length, f(query.boost), ctx.arena);
-    }
+    case 'ids':
+      return idsQuery(ctx, query.values, query.boost);
     case 'prefix':
       return prefixQuery(ctx, query.field, query.value, query.boost, query.caseInsensitive);
     case 'wildcard':
@@ -97,10 +94,8 @@ export function execute(query: Query, ctx: ExecContext): Hits {
       return queryString(ctx, query.clauses, query.fields, query.defaultOperator, query.boost, query.simple ? 1 : 0);
     case 'fuzzy':
       return fuzzyHits(ctx, query.field, query.value, query.fuzzy, query.boost);
-    case 'regexp': {
-      const field = termField(ctx, query.field);
-      return field === undefined ? EMPTY : constantHits(ctx, field, regexpTerms(ctx, field, query.value, query), query.boost);
-    }
+    case 'regexp':
+      return regexpQuery(ctx, query);
     case 'match_phrase_prefix':
       if (query.zeroTermsAll && tokens(query.text).length === 0) return execute({ kind: 'match_all', boost: query.boost }, ctx);
       return phrasePrefixOn(ctx, query.field, query.text, query.slop, query.maxExpansions, query.boost);
@@ -309,6 +304,19 @@ function dateRange(ctx: ExecContext, def: FieldDef, q: Extract<Query, { kind: 'r
   const lo = q.gt !== undefined ? bound(q.gt, true) : q.gte !== undefined ? bound(q.gte, false) : -Infinity;
   const hi = q.lt !== undefined ? bound(q.lt, false) : q.lte !== undefined ? bound(q.lte, true) : Infinity;
   return numericRange(ctx, def.path, lo, q.gt === undefined, hi, q.lt === undefined, q.boost);
+}
+
+function idsQuery(ctx: ExecContext, ids: readonly string[], boost: number): Hits {
+  const ords = ids.map((id) => ctx.index.idToOrd.get(id)).filter((o): o is number => o !== undefined);
+  const docs = Int32Array.from(new Set(ords)).sort();
+  return constant(docs, docs.length, f(boost), ctx.arena);
+}
+
+function regexpQuery(ctx: ExecContext, query: Extract<Query, { kind: 'regexp' }>): Hits {
+  const def = ctx.mappings.field(query.field);
+  if (def !== undefined) searchable(ctx, def);
+  const field = termField(ctx, query.field);
+  return field === undefined ? EMPTY : constantHits(ctx, field, regexpTerms(ctx, field, query.value, query), query.boost);
 }
 
 function prefixQuery(ctx: ExecContext, path: string, value: string, boost: number, caseInsensitive = false): Hits {
