@@ -1,8 +1,10 @@
 import type { Logger } from 'pino';
 import type { ProviderSnapshot } from '../../../dynamic-config/configuration.js';
 import { INTERNAL_PROVIDERS_PATH } from '../../../dynamic-config/internal-endpoint.js';
+import { SNAPSHOT_DELTA_MEDIA_TYPE } from '../../../dynamic-config/snapshot/delta.js';
 import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineEncoder, snapshotLinesChunks, type EncodedSnapshot } from '../../../dynamic-config/snapshot/lines.js';
 import type { SnapshotBody } from '../translate/snapshot-assembly.js';
+import { bodyDelta } from './body-delta.js';
 
 /**
  * Delivers whole provider snapshots to the server's internal endpoint
@@ -17,6 +19,12 @@ import type { SnapshotBody } from '../translate/snapshot-assembly.js';
  * lines, so an unchanged snapshot is not sent again. The operator hands over bodies it laid out
  * itself (a {@link SnapshotBody} from translate/snapshot-assembly.ts, made of Buffers kept between changes);
  * a plain ProviderSnapshot is encoded here.
+ *
+ * Once the server has accepted a body, the next one goes as a delta from it (body-delta.ts, with
+ * `If-Match` naming the accepted version): a change then sends its changed lines, not the whole
+ * body. A server that holds another version answers 412, and the whole body follows at once; a
+ * delta the server refuses as invalid (400) is followed by the whole body too, which alone can be
+ * refused for good.
  */
 
 /** A PUT body is streamed (see snapshotLinesChunks); `fetch` needs `duplex: 'half'` for that. */
@@ -50,6 +58,8 @@ interface ProviderState {
   version: string;
   /** Version the server confirmed it holds. */
   delivered: string | undefined;
+  /** The last body the server accepted, the base of the next delta; undefined: send whole. */
+  base: { readonly version: string; readonly body: EncodedSnapshot | SnapshotBody } | undefined;
   /** Version the server refused as invalid (400): not retried until a new version comes. */
   rejected: string | undefined;
   sending: Promise<void> | undefined;
@@ -61,6 +71,15 @@ interface ProviderState {
  */
 export interface InMemoryBody extends AsyncIterable<Uint8Array> {
   readonly inMemory: true;
+}
+
+function inMemory(pieces: readonly Buffer[]): InMemoryBody {
+  return {
+    inMemory: true,
+    async *[Symbol.asyncIterator]() {
+      yield* pieces;
+    },
+  };
 }
 
 function bodyStream(encoded: EncodedSnapshot | SnapshotBody): AsyncIterable<Uint8Array> {
@@ -152,7 +171,7 @@ export class SnapshotDelivery {
       return state.sending;
     }
     if (!state) {
-      state = { encoded, version, delivered: undefined, rejected: undefined, sending: undefined };
+      state = { encoded, version, delivered: undefined, base: undefined, rejected: undefined, sending: undefined };
       this.providers.set(provider, state);
     } else {
       state.encoded = encoded;
@@ -168,16 +187,30 @@ export class SnapshotDelivery {
       let failures = 0;
       while (!this.signal.aborted && state.delivered !== state.version && state.rejected !== state.version) {
         const version = state.version;
+        const body = state.encoded;
+        const base = state.base;
+        const delta = base === undefined ? undefined : bodyDelta(base.body, body);
         try {
-          const res = await this.deps.fetch(this.url(provider), { method: 'PUT', headers: await this.headers(), body: bodyStream(state.encoded), signal: this.signal });
+          const headers = await this.headers();
+          const res = await this.deps.fetch(this.url(provider), delta === undefined || base === undefined
+            ? { method: 'PUT', headers, body: bodyStream(body), signal: this.signal }
+            : { method: 'PUT', headers: { ...headers, 'Content-Type': SNAPSHOT_DELTA_MEDIA_TYPE, 'If-Match': `"${base.version}"` }, body: inMemory(delta), signal: this.signal });
           if (res.status >= 200 && res.status < 300) {
             state.delivered = version;
+            state.base = { version, body };
             this.deliveries++;
-            this.deps.logger.debug({ provider, version }, 'snapshot delivered');
+            this.deps.logger.debug({ provider, version, delta: delta !== undefined }, 'snapshot delivered');
             failures = 0;
             continue;
           }
           const text = await res.text();
+          if (delta !== undefined && (res.status === 412 || res.status === 400)) {
+            // The server holds another body (restarted, or another sender), or could not use this
+            // delta: the whole body goes next, at once.
+            state.base = undefined;
+            this.deps.logger.debug({ provider, version, status: res.status, response: text.slice(0, 300) }, 'snapshot delta not taken, sending the whole body');
+            continue;
+          }
           if (res.status === 400) {
             // Retrying the same body cannot help; the previous snapshot stays on the server.
             state.rejected = version;
@@ -219,6 +252,7 @@ export class SnapshotDelivery {
         if (held !== state.version) {
           this.deps.logger.info({ provider, held: held ?? null, version: state.version }, 'server does not hold the current snapshot, re-delivering');
           state.delivered = undefined;
+          state.base = undefined;
           void this.send(provider, state);
         }
       } catch (err) {

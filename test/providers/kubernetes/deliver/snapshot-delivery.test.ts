@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { nodeHttpFetch } from '../../../../src/providers/kubernetes/deliver/http-fetch.js';
 import { SnapshotDelivery, type FetchLike } from '../../../../src/providers/kubernetes/deliver/snapshot-delivery.js';
 import { SnapshotLineDecoder } from '../../../../src/dynamic-config/snapshot/lines.js';
+import { SNAPSHOT_DELTA_MEDIA_TYPE } from '../../../../src/dynamic-config/snapshot/delta.js';
 
 // Delivery with an injected fetch and sleep: no sockets, no timers.
 
@@ -104,6 +105,8 @@ describe('snapshot delivery', () => {
         await new Promise<void>((resolve) => (releaseGet = resolve));
         return { status: 200, text: async () => JSON.stringify({ version: answer }) };
       }
+      // This server takes whole bodies only: a delta gets 412, and the whole body follows.
+      if (init.headers['Content-Type'] === SNAPSHOT_DELTA_MEDIA_TYPE) return { status: 412, text: async () => '{}' };
       const chunks: Uint8Array[] = [];
       for await (const c of init.body ?? []) chunks.push(c);
       held = (decode(Buffer.concat(chunks).toString('utf8')) as { version: string }).version;
