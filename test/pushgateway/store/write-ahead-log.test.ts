@@ -36,7 +36,7 @@ describe('WAL segments', () => {
 
   it('cuts a last record whose bytes were damaged, or zeros a crash left after it', () => {
     const damaged = Buffer.from(whole);
-    damaged[whole.length - 2] ^= 0xff;
+    damaged.writeUInt8(damaged.readUInt8(whole.length - 2) ^ 0xff, whole.length - 2);
     expect(scanSegment(damaged, 'seg', true).records).toEqual(recs.slice(0, 2));
     const zeros = Buffer.concat([whole, Buffer.alloc(4096)]);
     expect(scanSegment(zeros, 'seg', true)).toEqual({ records: recs, goodSize: whole.length });
@@ -45,7 +45,7 @@ describe('WAL segments', () => {
   it('refuses damage followed by good records, naming the file and the offset', () => {
     const damaged = Buffer.from(whole);
     const second = encodeRecord(recs[0] as WalRecord).length;
-    damaged[second + 12] ^= 0x01;
+    damaged.writeUInt8(damaged.readUInt8(second + 12) ^ 0x01, second + 12);
     expect(() => scanSegment(damaged, '/data/pg.json.wal-0000000000000001', true)).toThrow(
       new WalDamageError('/data/pg.json.wal-0000000000000001', second, 'a record whose CRC-32 does not match, followed by more records'),
     );
