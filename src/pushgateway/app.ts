@@ -132,7 +132,7 @@ function walSyncInterval(config: PushgatewayConfig): number | undefined {
 async function openDurableStore(config: PushgatewayConfig, deps: AreaDeps, own: OwnMetrics, checkConsistency: boolean, file: string, syncIntervalMs: number): Promise<OpenedStore> {
   const log = deps.logger.child({ area: 'pushgateway' });
   const warnings = new RateLimitedLog(log);
-  let persister: Persister | undefined;
+  const ref: { persister?: Persister } = {};
   const started = performance.now();
   let opened: Awaited<ReturnType<typeof DurableGroupStore.open>>;
   try {
@@ -143,7 +143,7 @@ async function openDurableStore(config: PushgatewayConfig, deps: AreaDeps, own: 
       ownTypes: own.types(),
       ownHelp: own.helps(),
       checkConsistency,
-      onChange: () => persister?.markDirty(),
+      onChange: () => ref.persister?.markDirty(),
       limits: limitsOf(config),
       onWriteError: (err) => warnings.warn('wal', { file, code: errnoCode(err) }, `writing the push write-ahead log beside ${file} failed (${errnoCode(err) || (err as Error).message}); pushes answer 500 until it works`),
     });
@@ -153,7 +153,7 @@ async function openDurableStore(config: PushgatewayConfig, deps: AreaDeps, own: 
   }
   const { store, recovery } = opened;
   log.info({ file, ...recovery, groups: store.groupCount, ms: Math.round(performance.now() - started) }, `restored ${store.groupCount} push groups (checkpoint and ${recovery.replayed} logged writes)`);
-  persister = new Persister({
+  const p = new Persister({
     file,
     intervalMs: config['persistence.interval'],
     snapshot: () => store.groups(deps.now()),
@@ -162,7 +162,7 @@ async function openDurableStore(config: PushgatewayConfig, deps: AreaDeps, own: 
     onError: (err) => log.error({ err, file }, 'writing the persistence file failed; retrying after --persistence.interval (the write-ahead log keeps the pushes)'),
     onRecovered: () => log.info({ file }, 'writing the persistence file works again'),
   });
-  const p = persister;
+  ref.persister = p;
   const close = async (): Promise<void> => {
     // A checkpoint that fails on shutdown loses nothing: the WAL holds every acknowledged write.
     await p.close().catch((err: unknown) => log.error({ file, code: errnoCode(err) }, `could not write the checkpoint ${file} on shutdown (${errnoCode(err) || (err as Error).message}); nothing is lost: the write-ahead log beside it holds every acknowledged push and is replayed at the next start`));

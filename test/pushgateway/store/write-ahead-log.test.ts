@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DurableGroupStore } from '../../../src/pushgateway/store/durable-store.js';
-import { InMemoryGroupStore } from '../../../src/pushgateway/store/group-store.js';
+import type { InMemoryGroupStore } from '../../../src/pushgateway/store/group-store.js';
 import type { Group } from '../../../src/pushgateway/store/group.js';
 import { encodeRecord, scanSegment, segmentPath, WalDamageError, type WalRecord } from '../../../src/pushgateway/store/write-ahead-log.js';
 import type { Label, MetricFamily } from '../../../src/pushgateway/model.js';
