@@ -15,7 +15,9 @@
  * store's live heap per series (bench/pushgateway-heap-probe.ts, after a forced GC) is printed
  * beside it, as the steadier figure.
  *
- * Flags: --no-build (use the existing dist/), --seconds=N (wrk duration per run, default 8).
+ * Flags: --no-build (use the existing dist/), --seconds=N (wrk duration per run, default 8),
+ * --wal=<interval|off>: Portico keeps a persistence file, with its write-ahead log synced at that
+ * interval (off: the file alone, Pushgateway's way), instead of running without persistence.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,6 +36,7 @@ const SERIES = 10;
 const args = process.argv.slice(2);
 const seconds = Number(args.find((a) => a.startsWith('--seconds='))?.slice(10) ?? 8);
 const root = new URL('..', import.meta.url).pathname;
+const wal = args.find((a) => a.startsWith('--wal='))?.slice(6);
 
 /** Pushgateway's binary from scripts/build-peers.sh (built on the first run: a few minutes). */
 function pushgatewayBinary(): string {
@@ -208,7 +211,7 @@ async function main(): Promise<void> {
       `--pushgateway.listen-address=127.0.0.1:${pPort}`,
       '--management.listen-address=off',
       '--search.listen-address=off',
-      '--persistence.file=off',
+      ...(wal === undefined ? ['--persistence.file=off'] : [`--persistence.file=${join(dir, 'portico.json')}`, `--persistence.wal-sync-interval=${wal}`]),
       '--log.level=warn',
     ],
     `http://127.0.0.1:${pPort}`,

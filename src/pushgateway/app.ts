@@ -4,7 +4,10 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { AreaDeps } from '../area.js';
-import { ConfigError, formatDuration, type ListenAddress } from '../config/flag-types.js';
+import { ConfigError, formatDuration, parseDuration, type ListenAddress } from '../config/flag-types.js';
+import { RateLimitedLog } from '../http/rate-limited-log.js';
+import { DurableGroupStore } from './store/durable-store.js';
+import { WalDamageError } from './store/write-ahead-log.js';
 import type { PushgatewayConfig } from './flags.js';
 import { BasicAuthVerifier, parseBasicAuthorization } from '../http/basic-auth.js';
 import { createApp } from '../http/create-app.js';
@@ -12,7 +15,7 @@ import { listenerLimits } from '../http/listener-flags.js';
 import { formatAddress } from '../http/listen.js';
 import { parseWebConfig, type WebConfig } from '../http/users-file.js';
 import { errnoCode, readFlagFile } from '../config/start-up-errors.js';
-import { StoreUnavailableError } from './errors.js';
+import { PersistenceError, StoreUnavailableError, WalWriteError } from './errors.js';
 import { isProtobufContentType } from './exposition/protobuf.js';
 import { pushgatewayFlags } from './flags.js';
 import { joinPath, normalizePrefix, type Gateway, type GatewaySettings } from './http/gateway.js';
@@ -115,8 +118,65 @@ function limitsOf(config: PushgatewayConfig): PushLimits {
   return { maxGroups: config['push.max-groups'], maxSeriesPerGroup: config['push.max-series-per-group'], maxSeries: config['push.max-series'] };
 }
 
+/** --persistence.wal-sync-interval in ms, or undefined when the WAL is off. */
+function walSyncInterval(config: PushgatewayConfig): number | undefined {
+  const raw = config['persistence.wal-sync-interval'].trim();
+  if (raw === 'off') return undefined;
+  try {
+    return parseDuration(raw);
+  } catch {
+    throw new ConfigError(`--persistence.wal-sync-interval "${raw}" is not a duration (like 2ms, 0) or off`);
+  }
+}
+
+/** The in-memory store with its write-ahead log (durable-store.ts); the persistence file is its checkpoint. */
+async function openDurableStore(config: PushgatewayConfig, deps: AreaDeps, own: OwnMetrics, checkConsistency: boolean, file: string, syncIntervalMs: number): Promise<OpenedStore> {
+  const log = deps.logger.child({ area: 'pushgateway' });
+  const warnings = new RateLimitedLog(log);
+  const ref: { persister?: Persister } = {};
+  const started = performance.now();
+  let opened: Awaited<ReturnType<typeof DurableGroupStore.open>>;
+  try {
+    opened = await DurableGroupStore.open({
+      file,
+      syncIntervalMs,
+      now: deps.now,
+      ownTypes: own.types(),
+      ownHelp: own.helps(),
+      checkConsistency,
+      onChange: () => ref.persister?.markDirty(),
+      limits: limitsOf(config),
+      onWriteError: (err) => warnings.warn('wal', { file, code: errnoCode(err) }, `writing the push write-ahead log beside ${file} failed (${errnoCode(err) || (err as Error).message}); pushes answer 500 until it works`),
+    });
+  } catch (err) {
+    if (!(err instanceof WalDamageError)) throw err;
+    throw new PersistenceError(`--persistence.file ${file}: ${err.message}; nothing after it can be trusted: move the WAL segments away to start from the checkpoint, or cut the segment at that offset (truncate -s ${err.offset} ${err.file}) to keep what precedes it`, { cause: err });
+  }
+  const { store, recovery } = opened;
+  log.info({ file, ...recovery, groups: store.groupCount, ms: Math.round(performance.now() - started) }, `restored ${store.groupCount} push groups (checkpoint and ${recovery.replayed} logged writes)`);
+  const p = new Persister({
+    file,
+    intervalMs: config['persistence.interval'],
+    snapshot: () => store.groups(deps.now()),
+    save: () => store.checkpoint(),
+    now: deps.now,
+    onError: (err) => log.error({ err, file }, 'writing the persistence file failed; retrying after --persistence.interval (the write-ahead log keeps the pushes)'),
+    onRecovered: () => log.info({ file }, 'writing the persistence file works again'),
+  });
+  ref.persister = p;
+  const close = async (): Promise<void> => {
+    // A checkpoint that fails on shutdown loses nothing: the WAL holds every acknowledged write.
+    await p.close().catch((err: unknown) => log.error({ file, code: errnoCode(err) }, `could not write the checkpoint ${file} on shutdown (${errnoCode(err) || (err as Error).message}); nothing is lost: the write-ahead log beside it holds every acknowledged push and is replayed at the next start`));
+    await store.close();
+  };
+  return { store, close, poll: () => undefined };
+}
+
 /** The group store, loaded from the persistence file and written back by a Persister unless persistence is off. */
 async function openMemoryStore(config: PushgatewayConfig, deps: AreaDeps, own: OwnMetrics, checkConsistency: boolean): Promise<OpenedStore> {
+  const walFile = persistenceFile(config);
+  const syncIntervalMs = walSyncInterval(config);
+  if (walFile !== undefined && syncIntervalMs !== undefined) return openDurableStore(config, deps, own, checkConsistency, walFile, syncIntervalMs);
   let persister: Persister | undefined;
   const store = new InMemoryGroupStore({
     ownTypes: own.types(),
@@ -198,7 +258,7 @@ function openRedisStore(config: PushgatewayConfig, deps: AreaDeps, own: OwnMetri
 }
 
 interface OpenedStore {
-  readonly store: InMemoryGroupStore | ReplicatedGroupStore;
+  readonly store: InMemoryGroupStore | ReplicatedGroupStore | DurableGroupStore;
   /** Called every second: catches up with the shared store (a no-op in memory). */
   readonly poll: () => void;
   readonly close: () => Promise<void>;
@@ -234,7 +294,7 @@ async function openStore(config: PushgatewayConfig, deps: AreaDeps, own: OwnMetr
  * Writes what is pending on shutdown; when that fails (a full disk), one line says which file,
  * why, and which groups are lost with the process, before the failure ends the shutdown (exit 1).
  */
-async function closePersister(persister: Persister | undefined, store: InMemoryGroupStore, deps: AreaDeps, file: string | undefined): Promise<void> {
+async function closePersister(persister: Persister | undefined, store: InMemoryGroupStore | DurableGroupStore, deps: AreaDeps, file: string | undefined): Promise<void> {
   try {
     await persister?.close();
   } catch (err) {
@@ -287,7 +347,7 @@ function answerErrorsAsText(app: FastifyInstance, prefix: string, own: OwnMetric
   app.setErrorHandler((err: FastifyError & { statusCode?: number }, request, reply) => {
     const status = typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500;
     // A store outage is answered in its own words (they hold nothing internal) and logged once by the store.
-    const told = err instanceof StoreUnavailableError;
+    const told = err instanceof StoreUnavailableError || err instanceof WalWriteError;
     if (err instanceof LimitError) own.countLimitRefusal(err.limit);
     else if (err.code === 'body_too_large') own.countLimitRefusal('max-body-size');
     if (status >= 500 && !told) request.log.error({ err }, 'push gateway request failed');

@@ -101,3 +101,17 @@ export class StoreUnavailableError extends GatewayError {
 export class PersistenceError extends EnvironmentError {
   override readonly name = 'PersistenceError';
 }
+
+/**
+ * The write-ahead log could not make a write durable (a full disk, an I/O error): the write is not
+ * acknowledged and the store goes back to what the disk holds (HTTP 500, as Pushgateway answers
+ * errors it cannot blame on the client).
+ */
+export class WalWriteError extends PushgatewayError {
+  readonly code = 'WAL_WRITE_FAILED';
+  override readonly name = 'WalWriteError';
+
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super(`error writing the push to the write-ahead log: ${reason}; the push was not stored, retry later`, 500, options);
+  }
+}

@@ -12,6 +12,10 @@ export const pushgatewayFlags = {
   'web.enable-admin-api': flag.boolean(false, 'Enable PUT /api/v1/admin/wipe, which deletes every group'),
   'persistence.file': flag.string('', 'File that holds pushed groups across restarts (default: <data.dir>/pushgateway.json; "off" keeps them in memory only)'),
   'persistence.interval': flag.duration('5m', 'Minimum interval between two writes of the persistence file (it is also written on shutdown)'),
+  'persistence.wal-sync-interval': flag.string(
+    '2ms',
+    'Write-ahead log of pushes beside --persistence.file: a push is answered once fsynced, and pushes arriving within this window share one fsync (0: the next event-loop turn; off: no log, pushes since the last write of the file are lost on a crash)',
+  ),
   'push.disable-consistency-check': flag.boolean(false, 'Accept pushes without checking them against stored metrics (202 instead of 200); dangerous, as in Pushgateway'),
   'push.enable-utf8-names': flag.boolean(false, 'Allow UTF-8 characters in label names, as Pushgateway\'s flag: in pushed bodies (quoted in the text format) and in push paths (U__-escaped there); metric names may be UTF-8 either way'),
   'push.group-ttl': flag.duration('0', 'Delete a group this long after its last successful push (0: keep forever, as Pushgateway does); a push may set its own with the X-Portico-Group-TTL header'),

@@ -16,10 +16,17 @@ import type { HistogramValue, Label, Metric, MetricFamily, MetricType, NativeBuc
  * are read too, a count that is not an integer becoming the float count.
  */
 export const PERSISTENCE_FORMAT_VERSION = 2;
-const READABLE_VERSIONS = new Set([1, 2]);
+/**
+ * Version 3 is version 2 with the write-ahead log's sequence number it holds (`walSeq`, covered by
+ * the checksum): written only when the WAL is on (write-ahead-log.ts), as its checkpoint.
+ */
+const CHECKPOINT_FORMAT_VERSION = 3;
+const READABLE_VERSIONS = new Set([1, 2, 3]);
 const FORMAT_NAME = 'portico-pushgateway';
 /** The head of a version 2 file, up to the groups' text: `{"format":…,"version":2,"sha256":"<hex>","groups":`. */
 const CHECKED_HEAD = /^\{"format":"portico-pushgateway","version":2,"sha256":"([0-9a-f]{64})","groups":/;
+/** The head of a version 3 file: version 2's with the WAL sequence number before the checksum. */
+const CHECKPOINT_HEAD = /^\{"format":"portico-pushgateway","version":3,"walSeq":(\d{1,16}),"sha256":"([0-9a-f]{64})","groups":/;
 
 /** A persistence file whose checksum does not match its content. */
 export class DamagedFileError extends Error {
@@ -60,8 +67,11 @@ function reviver(_key: string, value: unknown): unknown {
   return value;
 }
 
-/** Serializes groups to the persistence file's text: the groups' JSON, after a head with its checksum. */
-export function encodeGroups(groups: readonly Group[]): string {
+/**
+ * Serializes groups to the persistence file's text: the groups' JSON, after a head with its
+ * checksum; with `walSeq`, a checkpoint of the write-ahead log (version 3).
+ */
+export function encodeGroups(groups: readonly Group[], walSeq?: number): string {
   const body = JSON.stringify(
     groups.map((g) => ({
       labels: [...g.labels],
@@ -72,11 +82,28 @@ export function encodeGroups(groups: readonly Group[]): string {
     })),
     replacer,
   );
+  if (walSeq !== undefined) {
+    return `{"format":"${FORMAT_NAME}","version":${CHECKPOINT_FORMAT_VERSION},"walSeq":${walSeq},"sha256":"${sha256(`${walSeq}\n${body}`)}","groups":${body}}`;
+  }
   return `{"format":"${FORMAT_NAME}","version":${PERSISTENCE_FORMAT_VERSION},"sha256":"${sha256(body)}","groups":${body}}`;
+}
+
+/** The write-ahead log's sequence number a checkpoint holds (0 for a file without one). */
+export function walSeqOf(text: string): number {
+  const head = CHECKPOINT_HEAD.exec(text);
+  return head === null ? 0 : Number(head[1]);
 }
 
 /** Throws a DamagedFileError when a version 2 text's checksum does not match its groups. */
 function checkSum(text: string): void {
+  const checkpoint = CHECKPOINT_HEAD.exec(text);
+  if (checkpoint !== null) {
+    if (!text.endsWith('}') || sha256(`${checkpoint[1]}\n${text.slice(checkpoint[0].length, -1)}`) !== checkpoint[2]) {
+      throw new DamagedFileError('its content does not match its SHA-256 checksum');
+    }
+    return;
+  }
+  if (/^\s*\{\s*"format"\s*:\s*"portico-pushgateway"\s*,\s*"version"\s*:\s*3\b/.test(text)) throw new DamagedFileError('its head is damaged (no checksum where version 3 has one)');
   const head = CHECKED_HEAD.exec(text);
   if (head === null) {
     if (/^\s*\{\s*"format"\s*:\s*"portico-pushgateway"\s*,\s*"version"\s*:\s*2\b/.test(text)) throw new DamagedFileError('its head is damaged (no checksum where version 2 has one)');
@@ -209,17 +236,22 @@ export function decodeGroups(text: string): Group[] {
  * start-up stops instead of silently dropping or later overwriting the data.
  */
 export async function loadGroups(file: string): Promise<Group[]> {
+  return (await loadCheckpoint(file)).groups;
+}
+
+/** loadGroups, with the WAL sequence number the file holds (0 without one, or without a file). */
+export async function loadCheckpoint(file: string): Promise<{ groups: Group[]; walSeq: number }> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
     const code = errnoCode(err);
-    if (code === 'ENOENT') return [];
+    if (code === 'ENOENT') return { groups: [], walSeq: 0 };
     const reason = code !== '' ? code : (err as Error).message;
     throw new PersistenceError(`--persistence.file ${file} cannot be read (${reason}); make it a readable file, or choose another --persistence.file ("off" keeps pushes in memory only)`, { cause: err });
   }
   try {
-    return decodeGroups(text);
+    return { groups: decodeGroups(text), walSeq: walSeqOf(text) };
   } catch (err) {
     if (err instanceof DamagedFileError) {
       throw new PersistenceError(
@@ -271,7 +303,11 @@ async function replaceFileAtomically(file: string, text: string): Promise<void> 
 /** Writes the file atomically (see replaceFileAtomically). */
 export async function saveGroups(file: string, groups: readonly Group[]): Promise<void> {
   // Encoded before the first await: the snapshot is the store at one instant.
-  const text = encodeGroups(groups);
+  await saveText(file, encodeGroups(groups));
+}
+
+/** Writes encoded groups atomically (see replaceFileAtomically). */
+export async function saveText(file: string, text: string): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
   await replaceFileAtomically(file, text);
 }
@@ -282,6 +318,8 @@ export interface PersisterOptions {
   readonly intervalMs: number;
   /** Current groups to write. */
   readonly snapshot: () => readonly Group[];
+  /** Writes the file in place of saveGroups (the write-ahead log's checkpoint). */
+  readonly save?: () => Promise<void>;
   readonly onError: (err: unknown) => void;
   /** Called after the first successful write that follows a failed one. */
   readonly onRecovered?: () => void;
@@ -328,7 +366,7 @@ export class Persister {
       this.dirty = false;
       this.lastWriteMs = this.opts.now();
       try {
-        await saveGroups(this.opts.file, this.opts.snapshot());
+        await (this.opts.save !== undefined ? this.opts.save() : saveGroups(this.opts.file, this.opts.snapshot()));
       } catch (err) {
         this.dirty = true;
         this.failing = true;
