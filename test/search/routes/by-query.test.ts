@@ -43,7 +43,7 @@ describe('_delete_by_query', () => {
       ['/src/_delete_by_query?wait_for_completion=false', { query: { match_all: {} } }, 'illegal_argument_exception', '[wait_for_completion=false] (background tasks) is not supported by this server'],
       ['/src/_delete_by_query?nope=1', { query: { match_all: {} } }, 'illegal_argument_exception', 'request [/src/_delete_by_query] contains unrecognized parameter: [nope]'],
       ['/src/_update_by_query', { script: { source: 'ctx._source.n++' } }, 'illegal_argument_exception', '[script] in _update_by_query (Portico runs no scripts) is not supported by this server'],
-      ['/src/_delete_by_query', { query: { fuzzy: { title: 'fix' } } }, 'parsing_exception', ''],
+      ['/src/_delete_by_query', { query: { more_like_this: { fields: ['title'], like: 'fix' } } }, 'parsing_exception', ''],
     ];
     for (const [url, body, type, reason] of cases) {
       const res = await call('POST', url, body);
