@@ -14,13 +14,13 @@
  * Prints median and p95 per case and the ratio Portico/OpenSearch. Targets: the `terms` over the
  * whole corpus under 20 ms median, and Portico at most half of OpenSearch's median in every case.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { startOpenSearch } from '../test/search/opensearch-node.js';
-import { corpusPath, opt, readCorpus, ROOT } from './search-workload.js';
+import { corpusPath, opt, readCorpus } from './search-workload.js';
+import { startSearchServer } from './search-server.js';
 
 interface Server {
   readonly name: string;
@@ -37,27 +37,8 @@ function httpServer(name: string, url: string): Server {
   };
 }
 
-async function startPortico(dataDir: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const cli = join(ROOT, 'dist', 'cli.js');
-  if (!existsSync(cli)) throw new Error('dist/cli.js is missing: run npm run build first');
-  const child = spawn(process.execPath, [cli, 'serve', '--data.dir', dataDir, '--pushgateway.listen-address', 'off', '--management.listen-address', 'off', '--search.listen-address', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((res, rej) => {
-    let buf = '';
-    child.stdout.on('data', (c: Buffer) => {
-      buf += c.toString();
-      const m = /"search":(\d+)/.exec(buf);
-      if (m) res(Number(m[1]));
-    });
-    child.on('exit', (code) => rej(new Error(`portico exited with ${code}`)));
-  });
-  const exited = new Promise<void>((res) => child.on('exit', () => res()));
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: () => {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
+function startPortico(dataDir: string): ReturnType<typeof startSearchServer> {
+  return startSearchServer(dataDir);
 }
 
 const CASES: [string, Record<string, unknown>][] = [

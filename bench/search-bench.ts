@@ -31,12 +31,13 @@
  * 2-core machine, half of it loading Portico over `_bulk`).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from 'undici';
 import { corpusPath, DEPTHS, flag, opt, QUERIES, readCorpus, ROOT, threadsCpuUs } from './search-workload.js';
+import { startSearchServer } from './search-server.js';
 
 const corpus = corpusPath();
 const copies = Number(opt('copies', '1'));
@@ -94,28 +95,8 @@ function httpClient(port: number): { request: (method: 'GET' | 'POST' | 'PUT', p
 /** Extra Node flags for the server process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), from BENCH_SERVER_NODE_ARGS. */
 const serverNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 
-async function startPortico(dataDir: string): Promise<{ port: number; pid: number; stop: () => Promise<void> }> {
-  const cli = join(ROOT, 'dist', 'cli.js');
-  if (!existsSync(cli)) throw new Error('dist/cli.js is missing: run npm run build first');
-  const child = spawn(process.execPath, [...serverNodeArgs, cli, 'serve', '--data.dir', dataDir, '--pushgateway.listen-address', 'off', '--management.listen-address', 'off', '--search.listen-address', '127.0.0.1:0', '--log.level', 'info'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((res, rej) => {
-    let buf = '';
-    child.stdout.on('data', (c: Buffer) => {
-      buf += c.toString();
-      const m = /"search":(\d+)/.exec(buf);
-      if (m) res(Number(m[1]));
-    });
-    child.on('exit', (code) => rej(new Error(`portico exited with ${code}`)));
-  });
-  const exited = new Promise<void>((res) => child.on('exit', () => res()));
-  return {
-    port,
-    pid: child.pid as number,
-    stop: () => {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
+function startPortico(dataDir: string): ReturnType<typeof startSearchServer> {
+  return startSearchServer(dataDir, serverNodeArgs);
 }
 
 /** CPU milliseconds a process has used, all threads. */

@@ -11,14 +11,14 @@
  * the ratio Portico / OpenSearch of the medians; the target (issue 22) is at most 0.5 for each.
  * The totals of both are compared as a check that they answer the same requests.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'undici';
 import { startOpenSearch } from '../test/search/opensearch-node.js';
 import { DEBIAN_MAPPINGS, INDEX_SETTINGS } from '../test/search/differential/corpus.js';
-import { corpusPath, opt, readCorpus, ROOT } from './search-workload.js';
+import { corpusPath, opt, readCorpus } from './search-workload.js';
+import { startSearchServer } from './search-server.js';
 
 const TYPOS = ['pyton', 'libary', 'dokumentation', 'kernal', 'grapical', 'utlity', 'databse', 'netwrok', 'editr', 'serer'];
 const PREFIXES = ['pyth', 'lib', 'doc', 'kern', 'gra', 'util', 'datab', 'netw', 'edit', 'serv'];
@@ -46,27 +46,8 @@ function client(url: string) {
   };
 }
 
-async function startPortico(dataDir: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const cli = join(ROOT, 'dist', 'cli.js');
-  if (!existsSync(cli)) throw new Error('dist/cli.js is missing: run npm run build first');
-  const child = spawn(process.execPath, [cli, 'serve', '--data.dir', dataDir, '--pushgateway.listen-address', 'off', '--management.listen-address', 'off', '--search.listen-address', '127.0.0.1:0', '--log.level', 'info'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((res, rej) => {
-    let buf = '';
-    child.stdout.on('data', (c: Buffer) => {
-      buf += c.toString();
-      const m = /"search":(\d+)/.exec(buf);
-      if (m) res(Number(m[1]));
-    });
-    child.on('exit', (code) => rej(new Error(`portico exited with ${code}`)));
-  });
-  const exited = new Promise<void>((res) => child.on('exit', () => res()));
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: () => {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
+function startPortico(dataDir: string): ReturnType<typeof startSearchServer> {
+  return startSearchServer(dataDir);
 }
 
 interface Timings {
