@@ -142,7 +142,7 @@ async function deliveryProbe(target: string, puts: Put[], awaiting: Awaiting): P
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     const headers: Record<string, string> = {};
-    for (const h of ['authorization', 'content-type', 'content-length', 'transfer-encoding']) if (req.headers[h]) headers[h] = String(req.headers[h]);
+    for (const h of ['authorization', 'content-type', 'content-length', 'transfer-encoding', 'if-match']) if (req.headers[h]) headers[h] = String(req.headers[h]);
     const upstream = http.request(`${target}${req.url ?? ''}`, { method: req.method, headers }, (r) => {
       res.writeHead(r.statusCode ?? 502, { 'content-type': r.headers['content-type'] ?? 'application/json' });
       r.pipe(res);
