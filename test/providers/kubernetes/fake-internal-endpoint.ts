@@ -1,7 +1,24 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ProviderSnapshot } from '../../../src/dynamic-config/configuration.js';
+import { expandSnapshotDelta, SNAPSHOT_DELTA_MEDIA_TYPE } from '../../../src/dynamic-config/snapshot/delta.js';
 import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder } from '../../../src/dynamic-config/snapshot/lines.js';
+
+/** A format 2 body with its lines' offsets, the base a delta is expanded from. */
+function deltaBase(body: Buffer): { body: Buffer; starts: Int32Array; ends: Int32Array } {
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (let p = 0; p < body.length; ) {
+    let e = body.indexOf(0x0a, p);
+    if (e === -1) e = body.length;
+    if (e > p) {
+      starts.push(p);
+      ends.push(e);
+    }
+    p = e + 1;
+  }
+  return { body, starts: Int32Array.from(starts), ends: Int32Array.from(ends) };
+}
 
 /**
  * A stand-in for the server's internal listener (`PUT/GET /internal/v1/providers/{provider}`,
@@ -10,7 +27,11 @@ import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder } from '../../../src/dyn
  */
 export class FakeInternalEndpoint {
   readonly snapshots = new Map<string, ProviderSnapshot & { receivedAt: number }>();
+  /** The last format 2 body accepted per provider: deltas (If-Match) are expanded from it, as the server does. */
+  private readonly bodies = new Map<string, { version: string; body: Buffer }>();
   puts = 0;
+  /** PUTs that came as deltas and were taken. */
+  deltas = 0;
   /** PUTs are answered this many ms after their body arrived (a slow server). */
   putDelayMs = 0;
   private server: http.Server;
@@ -36,6 +57,7 @@ export class FakeInternalEndpoint {
   /** Forgets everything, as a restarted server does. */
   forget(): void {
     this.snapshots.clear();
+    this.bodies.clear();
   }
 
   /** The next `n` PUTs answer 503. */
@@ -64,8 +86,20 @@ export class FakeInternalEndpoint {
         return send(503, { message: 'unavailable' });
       }
       if (this.putDelayMs > 0) await new Promise((r) => setTimeout(r, this.putDelayMs));
-      const text = Buffer.concat(chunks).toString('utf8');
-      const body = (req.headers['content-type'] === SNAPSHOT_LINES_MEDIA_TYPE ? new SnapshotLineDecoder().decode(text).value : JSON.parse(text)) as ProviderSnapshot;
+      let bytes: Buffer = Buffer.concat(chunks);
+      const type = req.headers['content-type'];
+      if (type === SNAPSHOT_DELTA_MEDIA_TYPE) {
+        const held = this.bodies.get(provider);
+        const wanted = /^"(.*)"$/.exec(req.headers['if-match'] ?? '')?.[1];
+        if (held === undefined || held.version !== wanted) return send(412, { message: `holds ${held?.version ?? 'nothing'}, not ${wanted ?? ''}` });
+        bytes = expandSnapshotDelta(bytes, deltaBase(held.body));
+        this.deltas++;
+      }
+      const text = bytes.toString('utf8');
+      const lines = type === SNAPSHOT_LINES_MEDIA_TYPE || type === SNAPSHOT_DELTA_MEDIA_TYPE;
+      const body = (lines ? new SnapshotLineDecoder().decode(text).value : JSON.parse(text)) as ProviderSnapshot;
+      if (lines) this.bodies.set(provider, { version: body.version as string, body: Buffer.from(bytes) });
+      else this.bodies.delete(provider);
       this.puts++;
       this.snapshots.set(provider, { ...body, receivedAt: Date.now() });
       return send(200, { provider, version: body.version });
