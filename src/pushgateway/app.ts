@@ -146,6 +146,7 @@ async function openDurableStore(config: PushgatewayConfig, deps: AreaDeps, own: 
       checkConsistency,
       onChange: () => ref.persister?.markDirty(),
       limits: limitsOf(config),
+      utf8Names: config['push.enable-utf8-names'],
       onWriteError: (err) => warnings.warn('wal', { file, code: errnoCode(err) }, `writing the push write-ahead log beside ${file} failed (${errnoCode(err) || (err as Error).message}); pushes answer 500 until it works`),
     });
   } catch (err) {
