@@ -80,6 +80,7 @@ export async function buildSearchApp(config: SearchConfig, deps: AreaDeps, optio
   const log = deps.logger.child({ area: 'search' });
   const store = options.store ?? openDocumentStore(join(config['data.dir'], 'search'), config['search.durability'], log);
   const service = new SearchService(store, deps.now, new SearchActivityLog({ logger: log, clock: () => performance.now() }));
+  service.bulkSliceMs = config['search.bulk-slice'] > 0 ? config['search.bulk-slice'] : Infinity;
   try {
     service.load();
   } catch (e) {

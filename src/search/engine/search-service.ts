@@ -31,6 +31,35 @@ function autoId(): string {
   return randomBytes(15).toString('base64url');
 }
 
+/**
+ * Work per slice of a sliced `_bulk` (SearchService.bulkEachSliced), in ms, by default
+ * (--search.bulk-slice): about the longest the event loop waits for a bulk. Each slice commits, and
+ * a commit fsyncs with --search.durability=request: 10 ms slices cost a 1,000-document bulk about
+ * 60% of its speed on this project's 2-core machine, 25 ms about 15% (bench/README.md).
+ */
+export const BULK_SLICE_MS = 20;
+
+/** A bulk's figures across its slices: failed items, and per index name its index, delete and failed items. */
+class BulkRun {
+  failed = 0;
+  readonly tally = new Map<string, [number, number, number]>();
+  constructor(readonly started: number) {}
+
+  count(item: BulkItem): void {
+    if ('error' in item) {
+      this.failed++;
+      this.add(item.index, 2);
+    } else if (item.outcome.result === 'deleted') this.add(item.outcome.index, 1);
+    else if (item.outcome.result !== 'not_found' && item.outcome.result !== 'noop') this.add(item.outcome.index, 0);
+  }
+
+  private add(index: string, k: 0 | 1 | 2): void {
+    let t = this.tally.get(index);
+    if (t === undefined) this.tally.set(index, (t = [0, 0, 0]));
+    t[k]++;
+  }
+}
+
 export class SearchService {
   /** Open scrolls and points in time; every write tells them first (see open-contexts.ts). */
   readonly contexts = new SearchContexts();
@@ -41,6 +70,8 @@ export class SearchService {
   readonly reclaimer: IndexReclaimer;
   /** What each index has served (`_stats`, `_nodes/stats`). */
   readonly usage = new IndexUsage();
+  /** The slice length of bulkEachSliced, in ms (--search.bulk-slice; Infinity: a bulk in one go). */
+  bulkSliceMs = BULK_SLICE_MS;
 
   /**
    * @param reclaim when retired documents are reclaimed (default DEFAULT_RECLAIM_POLICY), and how
@@ -196,36 +227,54 @@ export class SearchService {
    * throws, `each` may have seen some items, whose writes may or may not be stored.
    */
   bulkEach(actions: readonly (BulkAction | SearchError)[], each: (item: BulkItem) => void): void {
-    const started = performance.now();
-    let failed = 0;
-    // Per index name: index, delete and failed items, for its statistics (the bulk's time shared out).
-    const tally = new Map<string, [number, number, number]>();
-    const count = (index: string, k: 0 | 1 | 2) => {
-      let t = tally.get(index);
-      if (t === undefined) tally.set(index, (t = [0, 0, 0]));
-      t[k]++;
-    };
+    const run = new BulkRun(performance.now());
+    this.bulkSlice(actions, 0, each, run, Infinity);
+    this.bulkDone(run, actions.length);
+  }
+
+  /**
+   * `bulkEach` in slices of about `sliceMs` of work, each its own store transaction (committed, so
+   * that every document a search can find has its `_source` stored), with the event loop free
+   * between slices: a long `_bulk` does not stall the searches and small writes that arrive while it
+   * runs (ES indexes a bulk's items while searches run too). Items are applied in order; another
+   * request's writes may fall between two slices, as they may between two items in ES.
+   */
+  async bulkEachSliced(actions: readonly (BulkAction | SearchError)[], each: (item: BulkItem) => void, sliceMs = this.bulkSliceMs): Promise<void> {
+    const run = new BulkRun(performance.now());
+    let at = 0;
+    while (at < actions.length) {
+      if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      at = this.bulkSlice(actions, at, each, run, sliceMs);
+    }
+    this.bulkDone(run, actions.length);
+  }
+
+  /** Applies actions from `from` in one transaction until `sliceMs` have passed; the next one's index. */
+  private bulkSlice(actions: readonly (BulkAction | SearchError)[], from: number, each: (item: BulkItem) => void, run: BulkRun, sliceMs: number): number {
+    const sliceStart = performance.now();
+    let at = from;
     this.transaction(() => {
       // The items' text postings are batched (see InvertedIndex.beginBatch), and appended before
       // the transaction commits and anything can read them.
       this.writes.beginBatch();
       try {
-        for (const a of actions) {
-          const item = this.bulkItem(a);
-          if ('error' in item) {
-            failed++;
-            count(item.index, 2);
-          } else if (item.outcome.result === 'deleted') count(item.outcome.index, 1);
-          else if (item.outcome.result !== 'not_found' && item.outcome.result !== 'noop') count(item.outcome.index, 0);
+        while (at < actions.length) {
+          const item = this.bulkItem(actions[at++] as BulkAction | SearchError);
+          run.count(item);
           each(item);
+          if (performance.now() - sliceStart >= sliceMs) break;
         }
       } finally {
         this.writes.endBatch();
       }
     }, true);
-    const ms = performance.now() - started;
-    this.activity?.bulkDone({ operations: actions.length, failed, ms });
-    this.recordWrites(tally, actions.length, ms);
+    return at;
+  }
+
+  private bulkDone(run: BulkRun, operations: number): void {
+    const ms = performance.now() - run.started;
+    this.activity?.bulkDone({ operations, failed: run.failed, ms });
+    this.recordWrites(run.tally, operations, ms);
   }
 
   private recordWrites(tally: ReadonlyMap<string, readonly [number, number, number]>, operations: number, ms: number): void {

@@ -78,9 +78,10 @@ async function bulkRequest(service: SearchService, req: FastifyRequest, reply: F
   if (actions.length === 0) throw errors.actionValidation(['no requests added']);
   // Each item is rendered as soon as it is applied (see BulkResponseWriter).
   const response = new BulkResponseWriter(forcedRefresh(req), actions.length);
-  // bulkEach hands over one item per action, in order: an update's item gets its `get`.
+  // Applied in slices, so that searches run between them; bulkEachSliced hands over one item per
+  // action, in order: an update's item gets its `get`.
   let at = 0;
-  service.bulkEach(actions, (item) => {
+  await service.bulkEachSliced(actions, (item) => {
     const a = actions[at++];
     const fetch = a !== undefined && !(a instanceof SearchError) && a.op === 'update' ? (a as BulkUpdateAction).fetchSource : undefined;
     response.add(item, fetch === undefined || 'error' in item ? undefined : updateGet(service, item.outcome, fetch));
