@@ -1,0 +1,270 @@
+/**
+ * npm run bench:mixed: fairness under mixed load (issue 23). One `portico serve` process, its three
+ * listeners loaded at once, as in production:
+ *   - search: `_search` queries at a fixed rate while one client re-indexes 20,000 Debian documents
+ *     in bulks of 1,000, back to back (target: search p99 under 50 ms);
+ *   - push gateway: pushes to 2,000 groups over 64 connections at a fixed rate, while a
+ *     Prometheus-style scrape of all 2,000 groups runs every second (target: push p99 under 50 ms);
+ *   - management API: 100-router pages of 10,000 routers over 64 connections at a fixed rate
+ *     (target: page p99 under 10 ms).
+ * Each stream is measured alone first (the reference, same server, same run), then all at once,
+ * then all at once again on a server started with `--search.bulk-slice 0` (each bulk applied whole,
+ * as before slicing). Latency is taken from when a request was due, not when it was sent (an
+ * open-loop load), so a server that falls behind is charged for the wait.
+ *
+ * Flags: --seconds=N per phase (default 10), --docs=N documents re-indexed (default 20000).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { startPortico, type RunningPortico } from '../test/support/portico-process.js';
+
+const args = process.argv.slice(2);
+const opt = (name: string, fallback: number): number => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+const SECONDS = opt('seconds', 10);
+const DOCS = opt('docs', 20_000);
+const GROUPS = 2_000;
+const ROUTERS = 10_000;
+const CORPUS = new URL('../../shared/data/debian-packages.ndjson.gz', import.meta.url).pathname;
+
+/** Rates of the open-loop streams (requests per second) and their connections. */
+const STREAMS = {
+  search: { rate: 40, connections: 4, target: 50 },
+  push: { rate: 300, connections: 64, target: 50 },
+  management: { rate: 300, connections: 64, target: 10 },
+} as const;
+type StreamName = keyof typeof STREAMS;
+
+interface Target {
+  readonly port: number;
+  readonly method: string;
+  path(i: number): string;
+  body?(i: number): string;
+}
+
+function request(agent: http.Agent, t: Target, i: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const body = t.body?.(i);
+    const req = http.request({ host: '127.0.0.1', port: t.port, method: t.method, path: t.path(i), agent, headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Sends `rate` requests per second for `seconds`, each timed from when it was due. */
+async function openLoop(t: Target, rate: number, connections: number, seconds: number): Promise<number[]> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const latencies: number[] = [];
+  const pending: Promise<void>[] = [];
+  const start = performance.now();
+  const total = Math.round(rate * seconds);
+  let sent = 0;
+  while (sent < total) {
+    const due = start + (sent * 1000) / rate;
+    const now = performance.now();
+    if (due > now) {
+      await new Promise((r) => setTimeout(r, Math.max(1, due - now)));
+      continue;
+    }
+    const i = sent++;
+    pending.push(
+      request(agent, t, i).then((status) => {
+        if (status >= 300) throw new Error(`${t.method} ${t.path(i)}: ${status}`);
+        latencies.push(performance.now() - due);
+      }),
+    );
+  }
+  await Promise.all(pending);
+  agent.destroy();
+  return latencies;
+}
+
+const percentile = (xs: readonly number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
+};
+
+interface Server {
+  readonly portico: RunningPortico;
+  readonly dir: string;
+  readonly bulks: Buffer[];
+}
+
+const lines = gunzipSync(readFileSync(CORPUS)).toString('utf8').split('\n').filter((l) => l !== '').slice(0, DOCS);
+const WORDS = ['library', 'python', 'development files', 'documentation', 'perl module', 'server', 'gnome', 'kernel', 'font', 'data'];
+
+function bulkBodies(): Buffer[] {
+  const out: Buffer[] = [];
+  for (let i = 0; i < lines.length; i += 1000) {
+    out.push(Buffer.from(lines.slice(i, i + 1000).map((l, j) => `{"index":{"_index":"deb","_id":"${i + j}"}}\n${l}\n`).join('')));
+  }
+  return out;
+}
+
+function managementSnapshot(): string {
+  const routers: Record<string, unknown> = {};
+  const services: Record<string, unknown> = {};
+  for (let i = 0; i < ROUTERS; i++) {
+    routers[`ns-${i % 50}-app-${i}`] = { rule: `Host(\`app-${i}.example.com\`)`, service: `ns-${i % 50}-app-${i}` };
+    services[`ns-${i % 50}-app-${i}`] = { loadBalancer: { servers: [{ url: `http://10.0.${(i >> 8) & 255}.${i & 255}:80` }] } };
+  }
+  return JSON.stringify({ configuration: { http: { routers, services } }, version: 'mixed-1' });
+}
+
+const pushBody = (i: number): string => Array.from({ length: 10 }, (_, s) => `mixed_metric{series="${s}"} ${i + s}`).join('\n') + '\n';
+
+async function startServer(slice: string): Promise<Server> {
+  const dir = mkdtempSync(join(tmpdir(), 'portico-mixed-'));
+  const token = randomBytes(16).toString('hex');
+  writeFileSync(join(dir, 'token'), token);
+  const portico = await startPortico([
+    '--data.dir', dir,
+    '--search.listen-address', '127.0.0.1:0',
+    '--pushgateway.listen-address', '127.0.0.1:0',
+    '--management.listen-address', '127.0.0.1:0',
+    '--internal.listen-address', '127.0.0.1:0',
+    '--internal.token-file', join(dir, 'token'),
+    '--search.bulk-slice', slice,
+  ]);
+  const bulks = bulkBodies();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  for (const b of bulks) {
+    const s = await request(agent, { port: portico.ports.search as number, method: 'POST', path: () => '/_bulk', body: () => b.toString() }, 0);
+    if (s !== 200) throw new Error(`bulk: ${s}`);
+  }
+  await Promise.all(Array.from({ length: 8 }, async (_, w) => {
+    for (let g = w; g < GROUPS; g += 8) await request(agent, { port: portico.ports.pushgateway as number, method: 'PUT', path: () => `/metrics/job/mixed/group/${g}`, body: pushBody }, g);
+  }));
+  const res = await fetch(`http://127.0.0.1:${portico.ports.internal as number}/internal/v1/providers/bench`, { method: 'PUT', body: managementSnapshot(), headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+  if (res.status !== 200) throw new Error(`snapshot PUT: ${res.status} ${await res.text()}`);
+  agent.destroy();
+  return { portico, dir, bulks };
+}
+
+async function stopServer(s: Server): Promise<void> {
+  await s.portico.stop();
+  rmSync(s.dir, { recursive: true, force: true });
+}
+
+const targets = (s: Server): Record<StreamName, Target> => ({
+  search: {
+    port: s.portico.ports.search as number,
+    method: 'POST',
+    path: () => '/deb/_search',
+    body: (i) => JSON.stringify({ query: { match: { description: WORDS[i % WORDS.length] } }, size: 10 }),
+  },
+  push: { port: s.portico.ports.pushgateway as number, method: 'PUT', path: (i) => `/metrics/job/mixed/group/${(i * 7) % GROUPS}`, body: pushBody },
+  management: { port: s.portico.ports.management as number, method: 'GET', path: (i) => `/api/http/routers?page=${(i % 50) + 1}&per_page=100` },
+});
+
+/** Re-indexes the corpus in bulks of 1,000, back to back, until `stop`; documents per second. */
+async function reindex(s: Server, stop: { done: boolean }): Promise<number> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const t = { port: s.portico.ports.search as number, method: 'POST', path: () => '/_bulk' };
+  const started = performance.now();
+  let docs = 0;
+  for (let i = 0; !stop.done; i = (i + 1) % s.bulks.length) {
+    const b = s.bulks[i] as Buffer;
+    if ((await request(agent, { ...t, body: () => b.toString() }, i)) !== 200) throw new Error('bulk failed');
+    docs += 1000;
+  }
+  agent.destroy();
+  return (docs * 1000) / (performance.now() - started);
+}
+
+/** Prometheus-style scrapes of every group, one per second, until `stop`; their durations. */
+async function scrapes(s: Server, stop: { done: boolean }): Promise<number[]> {
+  const out: number[] = [];
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  while (!stop.done) {
+    const t0 = performance.now();
+    await request(agent, { port: s.portico.ports.pushgateway as number, method: 'GET', path: () => '/metrics' }, 0);
+    out.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, Math.max(0, 1000 - (performance.now() - t0))));
+  }
+  agent.destroy();
+  return out;
+}
+
+interface Phase {
+  readonly p50: Record<StreamName, number>;
+  readonly p99: Record<StreamName, number>;
+  readonly bulkDocsPerSecond?: number;
+  readonly scrapeP50?: number;
+}
+
+async function alone(s: Server): Promise<Phase> {
+  const p50 = {} as Record<StreamName, number>;
+  const p99 = {} as Record<StreamName, number>;
+  const t = targets(s);
+  for (const name of Object.keys(STREAMS) as StreamName[]) {
+    const stop = { done: false };
+    const scraping = name === 'push' ? scrapes(s, stop) : Promise.resolve([]);
+    const l = await openLoop(t[name], STREAMS[name].rate, STREAMS[name].connections, SECONDS);
+    stop.done = true;
+    await scraping;
+    p50[name] = percentile(l, 50);
+    p99[name] = percentile(l, 99);
+  }
+  return { p50, p99 };
+}
+
+async function mixed(s: Server): Promise<Phase> {
+  const t = targets(s);
+  const stop = { done: false };
+  const bulk = reindex(s, stop);
+  const scraping = scrapes(s, stop);
+  await new Promise((r) => setTimeout(r, 500));
+  const names = Object.keys(STREAMS) as StreamName[];
+  const results = await Promise.all(names.map((n) => openLoop(t[n], STREAMS[n].rate, STREAMS[n].connections, SECONDS)));
+  stop.done = true;
+  const [docsPerSecond, scrapeTimes] = await Promise.all([bulk, scraping]);
+  const p50 = {} as Record<StreamName, number>;
+  const p99 = {} as Record<StreamName, number>;
+  names.forEach((n, i) => {
+    p50[n] = percentile(results[i] as number[], 50);
+    p99[n] = percentile(results[i] as number[], 99);
+  });
+  return { p50, p99, bulkDocsPerSecond: docsPerSecond, scrapeP50: percentile(scrapeTimes, 50) };
+}
+
+async function main(): Promise<void> {
+  const load = loadavg()[0] ?? 0;
+  process.stdout.write(`mixed load: ${DOCS} documents re-indexed in bulks of 1,000, ${GROUPS} push groups of 10 series scraped every second, ${ROUTERS} routers; ${SECONDS} s per phase; load average ${load.toFixed(1)} at start\n`);
+  let server = await startServer('20ms');
+  let reference: Phase;
+  let sliced: Phase;
+  let whole: Phase;
+  try {
+    reference = await alone(server);
+    sliced = await mixed(server);
+  } finally {
+    await stopServer(server);
+  }
+  server = await startServer('0');
+  try {
+    whole = await mixed(server);
+  } finally {
+    await stopServer(server);
+  }
+  const f = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '-' : n.toFixed(1));
+  const rows = [
+    '| stream | rate/s, connections | alone p50 / p99 (ms) | mixed, 20ms bulk slices: p50 / p99 | mixed, whole bulks: p50 / p99 | target p99 | ratio (sliced) |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const n of Object.keys(STREAMS) as StreamName[]) {
+    const s = STREAMS[n];
+    rows.push(`| ${n} | ${s.rate}, ${s.connections} | ${f(reference.p50[n])} / ${f(reference.p99[n])} | ${f(sliced.p50[n])} / ${f(sliced.p99[n])} | ${f(whole.p50[n])} / ${f(whole.p99[n])} | ${s.target} | ${(sliced.p99[n] / s.target).toFixed(2)} |`);
+  }
+  rows.push(`| bulk re-index (docs/s) | 1 client | - | ${f(sliced.bulkDocsPerSecond)} | ${f(whole.bulkDocsPerSecond)} | - | - |`);
+  rows.push(`| scrape of ${GROUPS} groups, p50 (ms) | 1/s | - | ${f(sliced.scrapeP50)} | ${f(whole.scrapeP50)} | - | - |`);
+  process.stdout.write(`${rows.join('\n')}\n(ratio: the sliced mixed p99 over its target; below 1 meets it; load average ${loadavg()[0]?.toFixed(1)} at the end)\n`);
+}
+
+await main();
