@@ -12,9 +12,9 @@ import type { SearchService } from '../engine/search-service.js';
 /**
  * `_delete_by_query`, `_update_by_query` and `_reindex`, run at once on this node (no background
  * task): the query picks each index's documents in write order (ES's scroll order), up to
- * `max_docs`, and they are written as one bulk whose items carry the sequence number each document
- * had when it matched, so a document changed in between is a version conflict, counted or fatal as
- * `conflicts` says. The answer is ES's BulkByScrollResponse.
+ * `max_docs`, and they are written as bulks (in slices, as `_bulk`) whose items carry the sequence
+ * number each document had when it matched, so a document changed in between is a version
+ * conflict, counted or fatal as `conflicts` says. The answer is ES's BulkByScrollResponse.
  */
 
 /** One matched document: where it is and what it held. */
@@ -48,31 +48,35 @@ interface Tally {
   failures: Record<string, unknown>[];
 }
 
-/** Applies `actions` as one bulk: conflicts are counted, and are failures unless they are to proceed. */
-function apply(service: SearchService, actions: BulkAction[], proceed: boolean, t: Tally): void {
-  for (const item of service.bulk(actions)) {
+/**
+ * Applies `actions` as one bulk, in slices like `_bulk` (other requests run between them; a
+ * document another request changes meanwhile is a version conflict, as in ES): conflicts are
+ * counted, and are failures unless they are to proceed.
+ */
+async function apply(service: SearchService, actions: BulkAction[], proceed: boolean, t: Tally): Promise<void> {
+  await service.bulkEachSliced(actions, (item) => {
     if ('error' in item) {
       const conflict = item.error.type === 'version_conflict_engine_exception';
       if (conflict) t.conflicts++;
       if (!conflict || !proceed) t.failures.push({ index: item.index, id: item.id, cause: item.error.toBody().error, status: item.error.status });
-      continue;
+      return;
     }
     const r = item.outcome.result;
     if (r === 'created') t.created++;
     else if (r === 'updated') t.updated++;
     else if (r === 'deleted') t.deleted++;
     else if (r === 'noop') t.noops++;
-  }
+  });
 }
 
 /**
  * Writes `actions` batch by batch (ES's scroll batches of `batchSize`), each as one bulk; after a
  * batch with a failure it stops, as ES does (the whole batch is written, later ones are not).
  */
-function inBatches(service: SearchService, actions: BulkAction[], r: ByQueryRequest): Tally {
+async function inBatches(service: SearchService, actions: BulkAction[], r: ByQueryRequest): Promise<Tally> {
   const t: Tally = { created: 0, updated: 0, deleted: 0, noops: 0, conflicts: 0, failures: [] };
   const size = Math.max(1, r.batchSize);
-  for (let at = 0; at < actions.length && t.failures.length === 0; at += size) apply(service, actions.slice(at, at + size), r.conflicts === 'proceed', t);
+  for (let at = 0; at < actions.length && t.failures.length === 0; at += size) await apply(service, actions.slice(at, at + size), r.conflicts === 'proceed', t);
   return t;
 }
 
@@ -122,7 +126,7 @@ export async function byQueryRoutes(app: FastifyInstance, opts: { service: Searc
       // Without a script an update by query writes each document again as it is (a new version).
       return { op: 'index', index: m.state.name, id, source: undefined, raw: service.pinnedSource(m.state, m.ord, id), cond: asMatched(m) };
     });
-    const t = inBatches(service, actions, r);
+    const t = await inBatches(service, actions, r);
     return answer(req, reply, started, docs.length, r, t, update ? ['updated'] : []);
   };
   for (const [path, update] of [['/:index/_delete_by_query', false], ['/:index/_update_by_query', true]] as const) app.post(path, byQuery(update));
@@ -136,7 +140,7 @@ export async function byQueryRoutes(app: FastifyInstance, opts: { service: Searc
     const states = service.resolve(r.sourceIndices);
     if (states.some((s) => s.name === r.dest)) throw errors.actionValidation([`reindex cannot write into an index its reading from [${r.dest}]`]);
     const docs = matched(service, states, r);
-    const t = inBatches(service, reindexActions(service, r, docs), r);
+    const t = await inBatches(service, reindexActions(service, r, docs), r);
     return answer(req, reply, started, docs.length, r, t, ['updated', 'created']);
   });
 }
