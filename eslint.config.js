@@ -39,4 +39,13 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', module: 'writable' } },
   },
+  {
+    // The examples' small Node scripts, and the search page's script, which runs in a browser.
+    files: ['examples/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', fetch: 'readonly' } },
+  },
+  {
+    files: ['examples/search-ui/app.js'],
+    languageOptions: { globals: { document: 'readonly', location: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', process: 'off', module: 'off' } },
+  },
 );
