@@ -41,7 +41,9 @@ async function direct(q: string, extra: Record<string, unknown> = {}, filter: un
   return (await res.json()) as Answer;
 }
 
-const status = () => page.locator('#status').textContent();
+const status = async (): Promise<string> => (await page.locator('#status').textContent()) ?? '';
+/** Waits until the page's status line satisfies `ok` (the page searches asynchronously). */
+const statusShows = (ok: (text: string) => boolean) => expect.poll(status, { timeout: 15_000 }).toSatisfy(ok);
 const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 
 beforeAll(async () => {
@@ -62,7 +64,8 @@ beforeAll(async () => {
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   await page.goto(base);
-  await page.waitForFunction(() => document.querySelector('#status')?.textContent?.startsWith('Results'));
+  // A string, evaluated in the page (this file is type-checked without the DOM library).
+  await page.waitForFunction('document.querySelector("#status").textContent.startsWith("Results")');
 }, 120_000);
 
 afterAll(async () => {
@@ -92,7 +95,7 @@ describe('examples/search-ui in headless Chromium', () => {
     await shot('2-did-you-mean');
     await page.click('#corrected');
     const corrected = await direct('python web');
-    await page.waitForFunction((n) => document.querySelector('#status')?.textContent?.includes(`of ${n} (`), corrected.hits.total.value);
+    await statusShows((t) => t.includes(`of ${corrected.hits.total.value} (`));
     expect(corrected.hits.total.value).toBeGreaterThan(misspelled.hits.total.value);
     expect(await page.inputValue('#q')).toBe('python web');
     expect(await page.locator('#results li .title').first().textContent()).toContain(corrected.hits.hits[0]?._source.package as string);
@@ -103,31 +106,32 @@ describe('examples/search-ui in headless Chromium', () => {
   it('facets show the counts of the aggregation and filter the results', async () => {
     const answer = await direct('python web');
     const buckets = answer.aggregations.section.buckets;
-    const shown = await page.locator('#facet-section button').evaluateAll((bs) => bs.map((b) => [(b as HTMLElement).dataset.value, Number(b.querySelector('.count')?.textContent)]));
+    const buttons = await page.locator('#facet-section button').all();
+    const shown = await Promise.all(buttons.map(async (b) => [await b.getAttribute('data-value'), Number(await b.locator('.count').textContent())]));
     expect(shown).toEqual(buckets.map((b) => [b.key, b.doc_count]));
     const second = buckets[1] as { key: string; doc_count: number };
     await page.click(`#facet-section button[data-value="${second.key}"]`);
-    await page.waitForFunction((n) => document.querySelector('#status')?.textContent?.includes(`of ${n} (`), second.doc_count);
+    await statusShows((t) => t.includes(`of ${second.doc_count} (`));
     expect(await page.locator(`#facet-section button[data-value="${second.key}"]`).getAttribute('aria-pressed')).toBe('true');
     const filtered = await direct('python web', {}, [{ term: { section: second.key } }]);
     expect(filtered.hits.total.value).toBe(second.doc_count);
     await shot('4-facet');
     // Pressing it again takes the filter off.
     await page.click(`#facet-section button[data-value="${second.key}"]`);
-    await page.waitForFunction((n) => document.querySelector('#status')?.textContent?.includes(`of ${n} (`), answer.hits.total.value);
+    await statusShows((t) => t.includes(`of ${answer.hits.total.value} (`));
   });
 
   it('pages with from/size: the second page holds hits 11 to 20', async () => {
     const answer = await direct('python web', { from: 10, size: 10 });
     await page.click('#next');
-    await page.waitForFunction(() => document.querySelector('#status')?.textContent?.startsWith('Results 11–20'));
-    const titles = await page.locator('#results li .title').evaluateAll((ts) => ts.map((t) => t.firstChild?.textContent?.trim()));
+    await statusShows((t) => t.startsWith('Results 11–20'));
+    const titles = (await page.locator('#results li .title').allInnerTexts()).map((t) => t.split(' ')[0]);
     expect(titles).toEqual(answer.hits.hits.map((h) => h._source.package));
     expect(await page.locator('#page').textContent()).toBe(`Page 2 of ${Math.ceil(answer.hits.total.value / 10)}`);
     expect(await page.locator('#prev').isDisabled()).toBe(false);
     await shot('5-page-2');
     await page.click('#prev');
-    await page.waitForFunction(() => document.querySelector('#status')?.textContent?.startsWith('Results 1–10'));
+    await statusShows((t) => t.startsWith('Results 1–10'));
     expect(await page.locator('#prev').isDisabled()).toBe(true);
   });
 
