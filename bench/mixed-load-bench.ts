@@ -7,12 +7,14 @@
  *     Prometheus-style scrape of all 2,000 groups runs every second (target: push p99 under 50 ms);
  *   - management API: 100-router pages of 10,000 routers over 64 connections at a fixed rate
  *     (target: page p99 under 10 ms).
- * Each stream is measured alone first (the reference, same server, same run), then all at once,
- * then all at once again on a server started with `--search.bulk-slice 0` (each bulk applied whole,
- * as before slicing). Latency is taken from when a request was due, not when it was sent (an
+ * The scenarios, one after the other on one server: search alone (the reference), search during the
+ * re-index bulks, pushes during the scrapes, management pages, then all of it at once (no target:
+ * what one process does when everything comes together); and search during the bulks again on a
+ * server started with `--search.bulk-slice 0` (each bulk applied whole, as before slicing). Latency is taken from when a request was due, not when it was sent (an
  * open-loop load), so a server that falls behind is charged for the wait.
  *
- * Flags: --seconds=N per phase (default 10), --docs=N documents re-indexed (default 20000).
+ * Flags: --seconds=N per phase (default 10), --docs=N documents re-indexed (default 20000),
+ * --slice=<duration> the first server's --search.bulk-slice (default 10ms, Portico's default).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +27,7 @@ import { startPortico, type RunningPortico } from '../test/support/portico-proce
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: number): number => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const SECONDS = opt('seconds', 10);
+const SLICE = args.find((a) => a.startsWith('--slice='))?.slice(8) ?? '10ms';
 const DOCS = opt('docs', 20_000);
 const GROUPS = 2_000;
 const ROUTERS = 10_000;
@@ -192,30 +195,26 @@ async function scrapes(s: Server, stop: { done: boolean }): Promise<number[]> {
   return out;
 }
 
-interface Phase {
-  readonly p50: Record<StreamName, number>;
-  readonly p99: Record<StreamName, number>;
-  readonly bulkDocsPerSecond?: number;
-  readonly scrapeP50?: number;
+interface Figures {
+  readonly p50: number;
+  readonly p99: number;
 }
 
-async function alone(s: Server): Promise<Phase> {
-  const p50 = {} as Record<StreamName, number>;
-  const p99 = {} as Record<StreamName, number>;
-  const t = targets(s);
-  for (const name of Object.keys(STREAMS) as StreamName[]) {
-    const stop = { done: false };
-    const scraping = name === 'push' ? scrapes(s, stop) : Promise.resolve([]);
-    const l = await openLoop(t[name], STREAMS[name].rate, STREAMS[name].connections, SECONDS);
-    stop.done = true;
-    await scraping;
-    p50[name] = percentile(l, 50);
-    p99[name] = percentile(l, 99);
-  }
-  return { p50, p99 };
+const figures = (l: readonly number[]): Figures => ({ p50: percentile(l, 50), p99: percentile(l, 99) });
+
+/** One stream alone, with its companion load (re-index bulks for search, scrapes for push) if asked. */
+async function scenario(s: Server, name: StreamName, companion: boolean): Promise<{ latency: Figures; bulkDocsPerSecond?: number; scrapeP50?: number }> {
+  const stop = { done: false };
+  const bulk = companion && name === 'search' ? reindex(s, stop) : undefined;
+  const scraping = companion && name === 'push' ? scrapes(s, stop) : undefined;
+  if (bulk !== undefined) await new Promise((r) => setTimeout(r, 500));
+  const l = await openLoop(targets(s)[name], STREAMS[name].rate, STREAMS[name].connections, SECONDS);
+  stop.done = true;
+  return { latency: figures(l), ...(bulk !== undefined && { bulkDocsPerSecond: await bulk }), ...(scraping !== undefined && { scrapeP50: percentile(await scraping, 50) }) };
 }
 
-async function mixed(s: Server): Promise<Phase> {
+/** Everything at once: the three streams, the re-index bulks and the scrapes. */
+async function allAtOnce(s: Server): Promise<Record<StreamName, Figures> & { bulkDocsPerSecond: number }> {
   const t = targets(s);
   const stop = { done: false };
   const bulk = reindex(s, stop);
@@ -224,47 +223,40 @@ async function mixed(s: Server): Promise<Phase> {
   const names = Object.keys(STREAMS) as StreamName[];
   const results = await Promise.all(names.map((n) => openLoop(t[n], STREAMS[n].rate, STREAMS[n].connections, SECONDS)));
   stop.done = true;
-  const [docsPerSecond, scrapeTimes] = await Promise.all([bulk, scraping]);
-  const p50 = {} as Record<StreamName, number>;
-  const p99 = {} as Record<StreamName, number>;
-  names.forEach((n, i) => {
-    p50[n] = percentile(results[i] as number[], 50);
-    p99[n] = percentile(results[i] as number[], 99);
-  });
-  return { p50, p99, bulkDocsPerSecond: docsPerSecond, scrapeP50: percentile(scrapeTimes, 50) };
+  const [bulkDocsPerSecond] = await Promise.all([bulk, scraping]);
+  return { search: figures(results[0] as number[]), push: figures(results[1] as number[]), management: figures(results[2] as number[]), bulkDocsPerSecond };
 }
 
 async function main(): Promise<void> {
   const load = loadavg()[0] ?? 0;
   process.stdout.write(`mixed load: ${DOCS} documents re-indexed in bulks of 1,000, ${GROUPS} push groups of 10 series scraped every second, ${ROUTERS} routers; ${SECONDS} s per phase; load average ${load.toFixed(1)} at start\n`);
-  let server = await startServer('20ms');
-  let reference: Phase;
-  let sliced: Phase;
-  let whole: Phase;
-  try {
-    reference = await alone(server);
-    sliced = await mixed(server);
-  } finally {
-    await stopServer(server);
-  }
-  server = await startServer('0');
-  try {
-    whole = await mixed(server);
-  } finally {
-    await stopServer(server);
-  }
   const f = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '-' : n.toFixed(1));
-  const rows = [
-    '| stream | rate/s, connections | alone p50 / p99 (ms) | mixed, 20ms bulk slices: p50 / p99 | mixed, whole bulks: p50 / p99 | target p99 | ratio (sliced) |',
-    '|---|---|---|---|---|---|---|',
-  ];
-  for (const n of Object.keys(STREAMS) as StreamName[]) {
-    const s = STREAMS[n];
-    rows.push(`| ${n} | ${s.rate}, ${s.connections} | ${f(reference.p50[n])} / ${f(reference.p99[n])} | ${f(sliced.p50[n])} / ${f(sliced.p99[n])} | ${f(whole.p50[n])} / ${f(whole.p99[n])} | ${s.target} | ${(sliced.p99[n] / s.target).toFixed(2)} |`);
+  const rows = ['| scenario | stream (rate/s, connections) | p50 / p99 (ms) | target p99 | ratio |', '|---|---|---|---|---|'];
+  const row = (what: string, n: StreamName, x: Figures, target?: number): void => {
+    rows.push(`| ${what} | ${n} (${STREAMS[n].rate}, ${STREAMS[n].connections}) | ${f(x.p50)} / ${f(x.p99)} | ${target ?? '-'} | ${target === undefined ? '-' : (x.p99 / target).toFixed(2)} |`);
+  };
+  const server = await startServer(SLICE);
+  let whole: Awaited<ReturnType<typeof scenario>>;
+  try {
+    row('search alone (the reference)', 'search', (await scenario(server, 'search', false)).latency);
+    const sliced = await scenario(server, 'search', true);
+    row(`search during re-index bulks, ${SLICE} slices (${f(sliced.bulkDocsPerSecond)} docs/s indexed)`, 'search', sliced.latency, STREAMS.search.target);
+    const push = await scenario(server, 'push', true);
+    row(`pushes during scrapes every second (scrape p50 ${f(push.scrapeP50)} ms)`, 'push', push.latency, STREAMS.push.target);
+    row('management pages', 'management', (await scenario(server, 'management', false)).latency, STREAMS.management.target);
+    const all = await allAtOnce(server);
+    for (const n of Object.keys(STREAMS) as StreamName[]) row(`all at once (${f(all.bulkDocsPerSecond)} docs/s indexed)`, n, all[n]);
+  } finally {
+    await stopServer(server);
   }
-  rows.push(`| bulk re-index (docs/s) | 1 client | - | ${f(sliced.bulkDocsPerSecond)} | ${f(whole.bulkDocsPerSecond)} | - | - |`);
-  rows.push(`| scrape of ${GROUPS} groups, p50 (ms) | 1/s | - | ${f(sliced.scrapeP50)} | ${f(whole.scrapeP50)} | - | - |`);
-  process.stdout.write(`${rows.join('\n')}\n(ratio: the sliced mixed p99 over its target; below 1 meets it; load average ${loadavg()[0]?.toFixed(1)} at the end)\n`);
+  const before = await startServer('0');
+  try {
+    whole = await scenario(before, 'search', true);
+  } finally {
+    await stopServer(before);
+  }
+  row(`search during re-index bulks, whole bulks (--search.bulk-slice 0; ${f(whole.bulkDocsPerSecond)} docs/s indexed)`, 'search', whole.latency, STREAMS.search.target);
+  process.stdout.write(`${rows.join('\n')}\n(ratio: p99 over its target; below 1 meets it; load average ${loadavg()[0]?.toFixed(1)} at the end)\n`);
 }
 
 await main();

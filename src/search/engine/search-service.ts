@@ -33,11 +33,9 @@ function autoId(): string {
 
 /**
  * Work per slice of a sliced `_bulk` (SearchService.bulkEachSliced), in ms, by default
- * (--search.bulk-slice): about the longest the event loop waits for a bulk. Each slice commits, and
- * a commit fsyncs with --search.durability=request: 10 ms slices cost a 1,000-document bulk about
- * 60% of its speed on this project's 2-core machine, 25 ms about 15% (bench/README.md).
+ * (--search.bulk-slice): about the longest the event loop waits for a bulk between two slices.
  */
-export const BULK_SLICE_MS = 20;
+export const BULK_SLICE_MS = 10;
 
 /** A bulk's figures across its slices: failed items, and per index name its index, delete and failed items. */
 class BulkRun {
@@ -165,14 +163,17 @@ export class SearchService {
       this.checkReclaim();
       return result;
     } catch (e) {
-      if (interimCommits || !(e instanceof SearchError)) {
-        // The reloaded indices are new states: contexts over the old ones could only answer 404.
-        this.activity?.writeFailed(e);
-        this.contexts.clear();
-        this.indices.reload();
-      }
+      if (interimCommits || !(e instanceof SearchError)) this.writeFailed(e);
       throw e;
     }
+  }
+
+  /** After a failed write the in-memory indices may hold what the store does not: they are rebuilt from it. */
+  private writeFailed(e: unknown): void {
+    // The reloaded indices are new states: contexts over the old ones could only answer 404.
+    this.activity?.writeFailed(e);
+    this.contexts.clear();
+    this.indices.reload();
   }
 
   /**
@@ -233,41 +234,70 @@ export class SearchService {
   }
 
   /**
-   * `bulkEach` in slices of about `sliceMs` of work, each its own store transaction (committed, so
-   * that every document a search can find has its `_source` stored), with the event loop free
-   * between slices: a long `_bulk` does not stall the searches and small writes that arrive while it
-   * runs (ES indexes a bulk's items while searches run too). Items are applied in order; another
-   * request's writes may fall between two slices, as they may between two items in ES.
+   * `bulkEach` in slices of about `sliceMs` of work, with the event loop free between slices: a long
+   * `_bulk` does not stall the searches and small writes that arrive while it runs (ES indexes a
+   * bulk's items while searches run too). Items are applied in order, in one store transaction
+   * kept open across the slices and committed at the end (DocumentStore.openTransaction: a search
+   * between slices reads the bulk's documents from the store's pending writes), so slicing costs no
+   * extra commit; a write of another request between two slices commits the bulk's writes so far
+   * first, and may fall between two of its items, as in ES. A search may see part of a bulk, as an
+   * ES refresh during a bulk shows part of it. A store without open transactions commits each slice.
    */
   async bulkEachSliced(actions: readonly (BulkAction | SearchError)[], each: (item: BulkItem) => void, sliceMs = this.bulkSliceMs): Promise<void> {
     const run = new BulkRun(performance.now());
+    const open = this.store.openTransaction?.({ interimCommits: true });
     let at = 0;
-    while (at < actions.length) {
-      if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      at = this.bulkSlice(actions, at, each, run, sliceMs);
+    if (open === undefined) {
+      while (at < actions.length) {
+        if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        at = this.bulkSlice(actions, at, each, run, sliceMs);
+      }
+    } else {
+      // One transaction across the slices, committed at the end as a whole bulk is (its writes are
+      // readable from the store's pending writes meanwhile); a write of another request between
+      // two slices commits what the bulk wrote so far first.
+      try {
+        // A turn of the event loop before the first slice (the body was just parsed), between
+        // slices, and before the commit (which waits for the writer thread): each blocks alone.
+        while (at < actions.length) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          const from = at;
+          at = open.run(() => this.applySlice(actions, from, each, run, sliceMs));
+        }
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        open.commit();
+      } catch (e) {
+        open.rollback();
+        this.writeFailed(e);
+        throw e;
+      }
+      this.checkReclaim();
     }
     this.bulkDone(run, actions.length);
   }
 
   /** Applies actions from `from` in one transaction until `sliceMs` have passed; the next one's index. */
   private bulkSlice(actions: readonly (BulkAction | SearchError)[], from: number, each: (item: BulkItem) => void, run: BulkRun, sliceMs: number): number {
+    return this.transaction(() => this.applySlice(actions, from, each, run, sliceMs), true);
+  }
+
+  /** Applies actions from `from` until `sliceMs` have passed, inside the caller's transaction; the next one's index. */
+  private applySlice(actions: readonly (BulkAction | SearchError)[], from: number, each: (item: BulkItem) => void, run: BulkRun, sliceMs: number): number {
     const sliceStart = performance.now();
     let at = from;
-    this.transaction(() => {
-      // The items' text postings are batched (see InvertedIndex.beginBatch), and appended before
-      // the transaction commits and anything can read them.
-      this.writes.beginBatch();
-      try {
-        while (at < actions.length) {
-          const item = this.bulkItem(actions[at++] as BulkAction | SearchError);
-          run.count(item);
-          each(item);
-          if (performance.now() - sliceStart >= sliceMs) break;
-        }
-      } finally {
-        this.writes.endBatch();
+    // The items' text postings are batched (see InvertedIndex.beginBatch), and appended before
+    // the slice ends and anything can read them.
+    this.writes.beginBatch();
+    try {
+      while (at < actions.length) {
+        const item = this.bulkItem(actions[at++] as BulkAction | SearchError);
+        run.count(item);
+        each(item);
+        if (performance.now() - sliceStart >= sliceMs) break;
       }
-    }, true);
+    } finally {
+      this.writes.endBatch();
+    }
     return at;
   }
 

@@ -43,6 +43,16 @@ export interface SourceSpan {
   readonly end: number;
 }
 
+/** See DocumentStore.openTransaction. */
+export interface OpenTransaction {
+  /** Runs `fn` in the transaction (opening another if one was committed in between); throws when that commit failed. */
+  run<T>(fn: () => T): T;
+  /** Commits what the runs wrote and is not committed yet; throws when the commit failed (here or in another transaction). */
+  commit(): void;
+  /** Drops what the runs wrote and is not committed yet (interim and earlier commits stay). */
+  rollback(): void;
+}
+
 /**
  * Where documents live. The in-memory index is derived from it at start; writes reach it before a
  * request is acknowledged. One embedded implementation (SQLite); a shared backend could replace it.
@@ -72,6 +82,13 @@ export interface DocumentStore {
    * another transaction.
    */
   transaction<T>(fn: () => T, options?: { readonly interimCommits?: boolean }): T;
+  /**
+   * A transaction that stays open between its runs (a `_bulk` applied in slices, with other
+   * requests served between them): its writes are readable (getDoc) before they are committed, and
+   * any other transaction commits it first (then its next run opens another). `commit` makes every
+   * write of its runs durable. Stores without it are written slice by slice with `transaction`.
+   */
+  openTransaction?(options?: { readonly interimCommits?: boolean }): OpenTransaction;
   close(): void;
   /**
    * The in-memory index saved by the last close, when nothing was written since (so that a restart
@@ -150,6 +167,11 @@ export class SqliteDocumentStore implements DocumentStore {
   private logSpans: SourceSpan[] = [];
   private logNumbers: number[] = [];
   private inTransaction = false;
+  /**
+   * The open transaction (openTransaction) between two of its runs, with the way to tell it that
+   * another transaction's commit of its writes failed.
+   */
+  private suspended: { readonly fail: (err: unknown) => void } | undefined;
 
   /**
    * @param log where the snapshot written at close is reported (`info`) or its failure (`warn`);
@@ -295,6 +317,7 @@ export class SqliteDocumentStore implements DocumentStore {
 
   transaction<T>(fn: () => T, options?: { readonly interimCommits?: boolean }): T {
     if (this.inTransaction) return fn();
+    this.commitSuspended();
     this.inTransaction = true;
     this.writer.interimCommits = options?.interimCommits ?? false;
     try {
@@ -309,6 +332,77 @@ export class SqliteDocumentStore implements DocumentStore {
       return result;
     } finally {
       this.inTransaction = false;
+      this.pending.clear();
+      if (this.logIds.length > 0) this.clearLog();
+    }
+  }
+
+  openTransaction(options?: { readonly interimCommits?: boolean }): OpenTransaction {
+    let failure: unknown;
+    const owner = { fail: (err: unknown) => (failure = err) };
+    const ended = (): void => {
+      this.suspended = undefined;
+      this.pending.clear();
+      if (this.logIds.length > 0) this.clearLog();
+    };
+    return {
+      run: <T>(fn: () => T): T => {
+        if (failure !== undefined) throw failure;
+        if (this.inTransaction) throw new Error('an open transaction cannot run inside another transaction');
+        if (this.suspended !== owner) {
+          this.commitSuspended();
+          this.writer.interimCommits = options?.interimCommits ?? false;
+        }
+        this.suspended = undefined;
+        this.inTransaction = true;
+        try {
+          const result = fn();
+          this.suspended = owner;
+          return result;
+        } catch (e) {
+          this.writer.rollback();
+          ended();
+          throw e;
+        } finally {
+          this.inTransaction = false;
+        }
+      },
+      commit: () => {
+        if (this.suspended === owner) {
+          try {
+            this.writer.commit();
+          } finally {
+            ended();
+          }
+        }
+        if (failure !== undefined) throw failure;
+      },
+      rollback: () => {
+        if (this.suspended !== owner) return;
+        try {
+          this.writer.rollback();
+        } finally {
+          ended();
+        }
+      },
+    };
+  }
+
+  /**
+   * Commits the open transaction between its runs, if there is one, before another transaction
+   * starts; a failed commit fails that open transaction and this caller too (each rebuilds its
+   * index from the store).
+   */
+  private commitSuspended(): void {
+    const owner = this.suspended;
+    if (owner === undefined) return;
+    this.suspended = undefined;
+    try {
+      this.writer.commit();
+    } catch (e) {
+      owner.fail(e);
+      throw e;
+    } finally {
       this.pending.clear();
       if (this.logIds.length > 0) this.clearLog();
     }
@@ -354,6 +448,12 @@ export class SqliteDocumentStore implements DocumentStore {
 
   close(): void {
     if (!this.db.open) return;
+    // An open transaction between its runs (none once every request has finished) is committed.
+    try {
+      this.commitSuspended();
+    } catch {
+      // Its request has failed; the writer's state decides the snapshot below.
+    }
     // A failed writer may have committed writes the in-memory index never saw (it was rebuilt when
     // the write failed): a snapshot of it must not be trusted at the next start.
     const writerFailed = this.writer.failed;

@@ -388,6 +388,81 @@ describe('bulk commits', () => {
     const again = service.bulk(parseBulk(body(2605, 1), 'i'));
     expect(again[0]).toMatchObject({ outcome: { result: 'updated', version: 2 } });
   });
+
+  it('a sliced bulk keeps one transaction open: searches and reads between slices, a write between slices commits it, all stored', async () => {
+    const matching = (): number => (service.search([service.get('i')], parseSearchRequest({ query: { match: { title: 'doc' } }, size: 0, track_total_hits: true }, {}), 0) as { hits: { total: { value: number } } }).hits.total.value;
+    service.bulk(parseBulk(body(0, 1), 'i'));
+    const seen: number[] = [];
+    const unread: string[] = [];
+    let soloAt: number | undefined;
+    let done = false;
+    const watch = (): void => {
+      if (done) return;
+      const n = matching();
+      seen.push(n);
+      // The newest document of the bulk, not committed yet, reads back whole.
+      if (service.getDoc('i', String(n - 1))?.source !== `{"title":"doc ${n - 1}"}`) unread.push(String(n - 1));
+      if (soloAt === undefined && n >= 100) {
+        // A write of another request: it commits the bulk's writes so far, then its own.
+        service.indexDoc('i', 'solo', { title: 'solo' }, '{"title":"solo"}', 'index');
+        soloAt = n;
+      }
+      setImmediate(watch);
+    };
+    setImmediate(watch);
+    await service.bulkEachSliced(parseBulk(body(1, 299), 'i'), () => undefined, 0);
+    done = true;
+    expect(seen.filter((n) => n > 1 && n < 300).length).toBeGreaterThan(20);
+    expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+    expect(unread).toEqual([]);
+    expect(soloAt).toBeDefined();
+    // Everything is in the store, as a restart finds it.
+    store.close();
+    store = new FailingStore(dir, 'async');
+    service = new SearchService(store, Date.now);
+    service.load();
+    let stored = 0;
+    store.scanDocs('i', () => stored++);
+    expect(stored).toBe(301);
+    expect(service.getDoc('i', '299')?.source).toBe('{"title":"doc 299"}');
+    expect(service.getDoc('i', 'solo')?.version).toBe(1);
+    expect(matching()).toBe(300);
+  });
+
+  it('a sliced bulk whose transaction another write commits, and that commit fails: both fail, and the index matches the store', async () => {
+    service.bulk(parseBulk(body(0, 1), 'i'));
+    let soloError: unknown;
+    let tried = false;
+    const watch = (): void => {
+      if (tried) return;
+      if (service.get('i').index.liveCount >= 50) {
+        tried = true;
+        // The writer's next commit (the bulk's, made by the single write below) fails as SQLite's
+        // would: nothing of the transaction is stored.
+        const writer = (store as unknown as { writer: { commit(): void; rollback(): void } }).writer;
+        const commit = writer.commit.bind(writer);
+        writer.commit = () => {
+          writer.commit = commit;
+          writer.rollback();
+          throw new Error('commit failed');
+        };
+        try {
+          service.indexDoc('i', 'solo', { title: 'solo' }, '{"title":"solo"}', 'index');
+        } catch (e) {
+          soloError = e;
+        }
+        return;
+      }
+      setImmediate(watch);
+    };
+    setImmediate(watch);
+    await expect(service.bulkEachSliced(parseBulk(body(1, 299), 'i'), () => undefined, 0)).rejects.toThrow('commit failed');
+    expect(String(soloError)).toContain('commit failed');
+    const state = service.get('i');
+    let stored = 0;
+    store.scanDocs('i', () => stored++);
+    expect(state.index.liveCount).toBe(stored);
+  });
 });
 
 // Versions before date formats were honoured stored any `format` unchecked and read every date as
