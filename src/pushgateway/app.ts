@@ -105,6 +105,7 @@ function settingsOf(config: PushgatewayConfig, deps: AreaDeps): GatewaySettings 
     enableAdminApi: config['web.enable-admin-api'],
     checkConsistency: !config['push.disable-consistency-check'],
     utf8Names: config['push.enable-utf8-names'],
+    openMetrics: config['web.enable-openmetrics'],
     groupTtlMs: config['push.group-ttl'],
     maxBodySize: config['push.max-body-size'],
     flags: flagStrings(config),
