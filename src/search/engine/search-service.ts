@@ -31,6 +31,11 @@ function autoId(): string {
   return randomBytes(15).toString('base64url');
 }
 
+/** SQLite's SQLITE_FULL text (as the store's writer passes it on) or the file system's ENOSPC. */
+function isDiskFull(e: unknown): boolean {
+  return e instanceof Error && ((e as NodeJS.ErrnoException).code === 'ENOSPC' || /database or disk is full|no space left on device/i.test(e.message));
+}
+
 export class SearchService {
   /** Open scrolls and points in time; every write tells them first (see open-contexts.ts). */
   readonly contexts = new SearchContexts();
@@ -140,7 +145,7 @@ export class SearchService {
         this.contexts.clear();
         this.indices.reload();
       }
-      throw e;
+      throw isDiskFull(e) ? errors.diskFull() : e;
     }
   }
 
