@@ -105,6 +105,7 @@ function settingsOf(config: PushgatewayConfig, deps: AreaDeps): GatewaySettings 
     enableAdminApi: config['web.enable-admin-api'],
     checkConsistency: !config['push.disable-consistency-check'],
     utf8Names: config['push.enable-utf8-names'],
+    openMetrics: config['web.enable-openmetrics'],
     groupTtlMs: config['push.group-ttl'],
     maxBodySize: config['push.max-body-size'],
     flags: flagStrings(config),
@@ -213,6 +214,19 @@ function secretFile(config: PushgatewayConfig, name: 'pushgateway.redis.password
   return file === '' ? undefined : readFlagFile(name, file, 'mount the Secret there or leave the flag empty').replace(/\r?\n$/, '');
 }
 
+/** Node's codes for a TLS peer certificate that fails verification (an untrusted CA, a wrong host name, expiry). */
+const TLS_VERIFY_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
 /** The store shared with the other replicas through Redis (replicated-store.ts); start-up does not wait for Redis. */
 function openRedisStore(config: PushgatewayConfig, deps: AreaDeps, own: OwnMetrics, location: RedisLocation, checkConsistency: boolean): OpenedStore {
   if (!['', 'off'].includes(config['persistence.file'].trim())) {
@@ -228,7 +242,16 @@ function openRedisStore(config: PushgatewayConfig, deps: AreaDeps, own: OwnMetri
     ...(caFile !== '' && { tlsCa: readFlagFile('pushgateway.redis.tls-ca-file', caFile, 'point it at a PEM CA bundle or leave it empty') }),
     keyPrefix: config['pushgateway.redis.key-prefix'],
     onError: (err) => {
-      if (err.message !== lastError) log.warn({ err: err.message }, 'Redis connection error; reconnecting');
+      if (err.message !== lastError) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== undefined && TLS_VERIFY_CODES.has(code)) {
+          // Retrying cannot help until the certificate or the CA file changes: say which flag to look at.
+          log.error(
+            { err: err.message, code, caFile: caFile === '' ? '(system CAs)' : caFile },
+            `Redis connection error: the server's TLS certificate is not trusted (${err.message}); check --pushgateway.redis.tls-ca-file and the certificate's host names; reconnecting`,
+          );
+        } else log.warn({ err: err.message }, 'Redis connection error; reconnecting');
+      }
       lastError = err.message;
     },
   });

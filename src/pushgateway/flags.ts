@@ -9,6 +9,10 @@ export const pushgatewayFlags = {
   'web.telemetry-path': flag.string('/metrics', 'Path under the route prefix where Prometheus scrapes pushed and own metrics'),
   'web.config.file': flag.string('', 'Pushgateway-style web config file (YAML) with basic_auth_users: {user: bcrypt-hash}; /-/healthy and /-/ready stay open for probes'),
   'web.enable-lifecycle': flag.boolean(false, 'Enable PUT/POST /-/quit to shut Portico down'),
+  'web.enable-openmetrics': flag.boolean(
+    false,
+    'Answer OpenMetrics 1.0 to scrapes that prefer it (Prometheus 3 does by default); off, as Pushgateway: text 0.0.4 or protobuf only, so that Prometheus stores the series it stores from Pushgateway (OpenMetrics makes it store a counter pushed as x as x_total)',
+  ),
   'web.enable-admin-api': flag.boolean(false, 'Enable PUT /api/v1/admin/wipe, which deletes every group'),
   'persistence.file': flag.string('', 'File that holds pushed groups across restarts (default: <data.dir>/pushgateway.json; "off" keeps them in memory only)'),
   'persistence.interval': flag.duration('5m', 'Minimum interval between two writes of the persistence file (it is also written on shutdown)'),

@@ -228,6 +228,12 @@ export const errors = {
   internal: () => err(500, 'exception', 'internal server error'),
   /** A listener limit hit (too many connections): ES's refusal of work it has no room for. */
   rejected: (reason: string) => err(429, 'es_rejected_execution_exception', reason),
+  /**
+   * A write the disk had no room for (SQLite's "database or disk is full", ENOSPC): ES's answer
+   * once a node passes the flood-stage watermark, which clients retry later like any 429.
+   */
+  diskFull: () =>
+    err(429, 'cluster_block_exception', 'blocked by: [TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage watermark, index has read-only-allow-delete block];'),
   /** A request that arrives while the node shuts down (ES's NodeClosedException reaches REST as this). */
   shuttingDown: (reason: string) => err(503, 'node_closed_exception', `node closed: ${reason}`),
   /**

@@ -2,9 +2,13 @@ import { formatRfc3339Nano, lastPushSuccessful } from '../http/api-json.js';
 import { formatGoFloat } from '../exposition/go-float.js';
 import { pushTimeFamilies, type Group } from '../store/group.js';
 import { encodeGroupingPath } from '../store/grouping-key.js';
+import { GroupingKeyError } from '../errors.js';
 import { upperType, type HistogramValue, type Label, type Metric, type MetricFamily } from '../model.js';
 import { UnlistableHistogram, nativeApiView } from '../exposition/native-histogram.js';
 import { CONSOLE_SCRIPT, CONSOLE_STYLE } from './console-assets.js';
+import { compareStrings } from '../store/sanitize.js';
+import { escapeName, isLegacyLabelName } from '../exposition/name-escaping.js';
+import { goQuote } from '../exposition/go-quote.js';
 
 export interface ConsoleModel {
   readonly prefix: string;
@@ -23,8 +27,27 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
 }
 
+/** A UTF-8 name that is not a legacy label name shows quoted, as Pushgateway's console shows it. */
+function labelNameText(n: string): string {
+  return isLegacyLabelName(n) ? n : goQuote(n);
+}
+
 function labelBadges(labels: readonly Label[]): string {
-  return labels.map(([n, v]) => `<span class="label">${escapeHtml(n)}="${escapeHtml(v)}"</span>`).join(' ');
+  return labels.map(([n, v]) => `<span class="label">${escapeHtml(labelNameText(n))}="${escapeHtml(v)}"</span>`).join(' ');
+}
+
+/** A series' labels in byte order of their names, as Pushgateway stores and lists them. */
+export function seriesLabelOrder(labels: readonly Label[]): Label[] {
+  return [...labels].sort((a, b) => compareStrings(a[0], b[0]));
+}
+
+/**
+ * A group's grouping labels as Pushgateway 1.11's console lists them: `job` first, then the
+ * others in byte order of their names (not plain name order, where `app` would precede `job`).
+ */
+export function groupLabelOrder(labels: readonly Label[]): Label[] {
+  const job = labels.filter((l) => l[0] === 'job');
+  return [...job, ...labels.filter((l) => l[0] !== 'job').sort((a, b) => compareStrings(a[0], b[0]))];
 }
 
 function valueText(m: Metric): string {
@@ -58,22 +81,37 @@ function nativeText(m: Metric): string {
 }
 
 function familyTable(f: MetricFamily, pushedAtMs?: number): string {
-  const rows = f.metrics.map((m) => `<tr><td>${labelBadges(m.labels)}</td><td class="value">${escapeHtml(valueText(m))}</td></tr>`).join('');
+  const rows = f.metrics.map((m) => `<tr><td>${labelBadges(seriesLabelOrder(m.labels))}</td><td class="value">${escapeHtml(valueText(m))}</td></tr>`).join('');
   const pushed = pushedAtMs === undefined ? '' : ` <span class="pushed">last pushed ${escapeHtml(formatRfc3339Nano(pushedAtMs))}</span>`;
   return `<div class="family"><h4>${escapeHtml(f.name)} <span class="type">${upperType(f.type)}</span>${pushed}</h4>${
     f.help ? `<p class="help">${escapeHtml(f.help)}</p>` : ''
   }<table><thead><tr><th>Labels</th><th>Value</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
+/**
+ * The push path of a group for its Delete button: UTF-8 label names (a group pushed with
+ * --push.enable-utf8-names) go `U__`-escaped, as a client would send them. Undefined for a name
+ * no path can carry, so that one odd group costs its Delete button, not the whole page.
+ */
+function groupPath(labels: readonly Label[]): string | undefined {
+  try {
+    return encodeGroupingPath(labels.map(([n, v]): Label => [isLegacyLabelName(n) || n === 'job' ? n : escapeName(n, 'values'), v]));
+  } catch (err) {
+    if (err instanceof GroupingKeyError) return undefined;
+    throw err;
+  }
+}
+
 function groupSection(g: Group): string {
   const ok = lastPushSuccessful(g);
+  const path = groupPath(g.labels);
   const pushed = g.pushTimeSeconds > 0 ? formatRfc3339Nano(g.pushTimeSeconds * 1000) : 'never';
   const families = [...g.families.values()].sort((a, b) => (a.family.name < b.family.name ? -1 : a.family.name > b.family.name ? 1 : 0));
   const expires = g.expiresAtMs !== undefined ? ` · expires ${escapeHtml(formatRfc3339Nano(g.expiresAtMs))}` : '';
-  return `<details class="group" data-group="${escapeHtml(encodeGroupingPath(g.labels))}">
-<summary><span class="labels">${labelBadges(g.labels)}</span>
+  return `<details class="group"${path === undefined ? '' : ` data-group="${escapeHtml(path)}"`}>
+<summary><span class="labels">${labelBadges(groupLabelOrder(g.labels))}</span>
 <span class="meta ${ok ? 'ok' : 'failed'}">last push ${escapeHtml(pushed)}${ok ? '' : ' · last push FAILED'}${expires}</span>
-<button type="button" class="delete-group" data-path="${escapeHtml(encodeGroupingPath(g.labels))}">Delete group</button></summary>
+${path === undefined ? '' : `<button type="button" class="delete-group" data-path="${escapeHtml(path)}">Delete group</button>`}</summary>
 ${families.map((s) => familyTable(s.family, s.pushedAtMs)).join('\n')}
 ${pushTimeFamilies(g).map((f) => familyTable(f)).join('\n')}
 </details>`;

@@ -1,6 +1,8 @@
 /**
- * Content negotiation for `GET /metrics`, as client_golang's promhttp does it with OpenMetrics
- * enabled (expfmt.NegotiateIncludingOpenMetrics over goautoneg.ParseAccept). Its quirks are kept on
+ * Content negotiation for `GET /metrics`, as client_golang's promhttp does it: by default as
+ * Pushgateway 1.11.1 (expfmt.Negotiate, no OpenMetrics), with --web.enable-openmetrics as promhttp
+ * with OpenMetrics enabled (expfmt.NegotiateIncludingOpenMetrics); both over goautoneg.ParseAccept.
+ * Its quirks are kept on
  * purpose, because scrapers were written against them: clauses are ordered by an insertion sort on
  * "higher q first, then concrete before wildcard" (so the first acceptable clause wins), a clause
  * with q=0 is not excluded, `*\/*` matches nothing, and anything unmatched gets text 0.0.4.
@@ -69,8 +71,9 @@ export interface Negotiated {
 
 /**
  * Picks the exposition format for an Accept header: delimited protobuf when asked for with
- * `proto=io.prometheus.client.MetricFamily;encoding=delimited`; OpenMetrics for
- * `application/openmetrics-text` unversioned or version 0.0.1 or 1.0.0 (served as 1.0.0); text 0.0.4
+ * `proto=io.prometheus.client.MetricFamily;encoding=delimited`; only when `offerOpenMetrics`,
+ * OpenMetrics for `application/openmetrics-text` unversioned or version 0.0.1 or 1.0.0 (served as
+ * 1.0.0; otherwise such a clause is passed over, as Pushgateway passes it over); text 0.0.4
  * for `text/plain` (unversioned or 0.0.4) and for anything else. Protobuf's `encoding=text` and
  * `compact-text` are not offered and are skipped.
  *
@@ -79,7 +82,7 @@ export interface Negotiated {
  * last known one read before the chosen clause (or the chosen clause's own) wins, unknown ones are
  * ignored.
  */
-export function negotiateExposition(accept: string | undefined): Negotiated {
+export function negotiateExposition(accept: string | undefined, offerOpenMetrics = false): Negotiated {
   let escaping: EscapingScheme = DEFAULT_ESCAPING;
   if (accept === undefined || accept.length === 0) return { format: 'text', escaping };
   for (const ac of parseAccept(accept)) {
@@ -96,6 +99,7 @@ export function negotiateExposition(accept: string | undefined): Negotiated {
     }
     if (ac.type === 'text' && ac.subType === 'plain' && (version === '0.0.4' || version === '')) return { format: 'text', escaping };
     if (
+      offerOpenMetrics &&
       mediaType === 'application/openmetrics-text' &&
       (version === '0.0.1' || version === '1.0.0' || version === '')
     ) {
@@ -106,6 +110,6 @@ export function negotiateExposition(accept: string | undefined): Negotiated {
 }
 
 /** The format alone (see negotiateExposition). */
-export function negotiateFormat(accept: string | undefined): ExpositionFormat {
-  return negotiateExposition(accept).format;
+export function negotiateFormat(accept: string | undefined, offerOpenMetrics = false): ExpositionFormat {
+  return negotiateExposition(accept, offerOpenMetrics).format;
 }

@@ -12,6 +12,8 @@ export interface GatewaySettings {
   readonly checkConsistency: boolean;
   /** --push.enable-utf8-names: label names may be any UTF-8 text (U__-escaped in push paths). */
   readonly utf8Names: boolean;
+  /** --web.enable-openmetrics: scrapes may negotiate OpenMetrics (Pushgateway never answers it). */
+  readonly openMetrics: boolean;
   /** Default group TTL in ms; 0: groups never expire. */
   readonly groupTtlMs: number;
   /** Largest push body in bytes, after gzip or snappy decoding. */

@@ -86,7 +86,7 @@ export function registerExpositionRoute(app: FastifyInstance, gw: Gateway): void
           .send(`An error has occurred while serving metrics:\n\n${CONSISTENCY_PREFIX}${problem}\n`);
       }
       const own = await gw.own.families();
-      const { format, escaping } = negotiateExposition(request.headers.accept);
+      const { format, escaping } = negotiateExposition(request.headers.accept, gw.settings.openMetrics);
       let body: string | Uint8Array;
       let contentType: string;
       if (format === 'text' || format === 'openmetrics') {

@@ -58,6 +58,11 @@ class BulkRun {
   }
 }
 
+/** SQLite's SQLITE_FULL text (as the store's writer passes it on) or the file system's ENOSPC. */
+function isDiskFull(e: unknown): boolean {
+  return e instanceof Error && ((e as NodeJS.ErrnoException).code === 'ENOSPC' || /database or disk is full|no space left on device/i.test(e.message));
+}
+
 export class SearchService {
   /** Open scrolls and points in time; every write tells them first (see open-contexts.ts). */
   readonly contexts = new SearchContexts();
@@ -164,7 +169,7 @@ export class SearchService {
       return result;
     } catch (e) {
       if (interimCommits || !(e instanceof SearchError)) this.writeFailed(e);
-      throw e;
+      throw isDiskFull(e) ? errors.diskFull() : e;
     }
   }
 
@@ -269,7 +274,7 @@ export class SearchService {
       } catch (e) {
         open.rollback();
         this.writeFailed(e);
-        throw e;
+        throw isDiskFull(e) ? errors.diskFull() : e;
       }
       this.checkReclaim();
     }

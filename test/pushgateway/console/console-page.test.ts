@@ -47,4 +47,20 @@ describe('console page', () => {
     expect(html).toContain('<section id="help" class="panel">');
     expect(html).toContain('http://GATEWAY:9091/pg/metrics/job/backup/instance/db-1');
   });
+
+  it('lists grouping labels job first, then in byte order, and series labels in byte order', () => {
+    const store = new InMemoryGroupStore();
+    store.push({ grouping: [['app', 'web'], ['job', 'j'], ['Zone', 'x']], replace: true, nowMs: 0, families: [{ name: 'g', help: '', type: 'gauge', metrics: [{ labels: [['b', '1'], ['A', '2']], value: 1 }] }] });
+    const html = renderConsolePage({ prefix: '', groups: store.groups(0), enableAdminApi: false, version: '1.0.0', startTimeMs: 0, flags: {} });
+    expect(html).toContain('<span class="labels"><span class="label">job="j"</span> <span class="label">Zone="x"</span> <span class="label">app="web"</span></span>');
+    expect(html).toContain('<tr><td><span class="label">A="2"</span> <span class="label">Zone="x"</span> <span class="label">app="web"</span> <span class="label">b="1"</span>');
+  });
+
+  it('quotes UTF-8 label names and deletes their group through a U__ path', () => {
+    const store = new InMemoryGroupStore({ utf8Names: true });
+    store.push({ grouping: [['job', 'j'], ['zone.name', 'eu']], replace: true, nowMs: 0, families: [{ name: 'g', help: '', type: 'gauge', metrics: [{ labels: [], value: 1 }] }] });
+    const html = renderConsolePage({ prefix: '', groups: store.groups(0), enableAdminApi: false, version: '1.0.0', startTimeMs: 0, flags: {} });
+    expect(html).toContain('<span class="label">&quot;zone.name&quot;="eu"</span>');
+    expect(html).toContain('data-path="job/j/U__zone_2e_name/eu"');
+  });
 });
