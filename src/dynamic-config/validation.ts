@@ -212,6 +212,16 @@ const serverStates: Check = (v, p) => {
 };
 const serverStatus = named(serverStates);
 
+/** A record's source object (`sources`, Portico's own field): kind and name required. */
+const sourceRef: Check = (v, p) => {
+  shape({ apiVersion: str, kind: str, namespace: str, name: str })(v, p);
+  const o = v as Obj;
+  if (typeof o.kind !== 'string' || o.kind === '') fail(keyPath(p, 'kind'), 'a non-empty string', o.kind);
+  if (typeof o.name !== 'string' || o.name === '') fail(keyPath(p, 'name'), 'a non-empty string', o.name);
+};
+const sourceMaps = shape({ routers: named(sourceRef), services: named(sourceRef), middlewares: named(sourceRef) });
+const sources = shape({ http: sourceMaps, tcp: sourceMaps, udp: shape({ routers: named(sourceRef), services: named(sourceRef) }) });
+
 /**
  * The name -> record maps of a configuration, by protocol section and key, with the check of one
  * record: what {@link validateChangedLines} checks a changed record line against. The same
@@ -237,7 +247,7 @@ function recordCheck(path: readonly string[]): Check | undefined {
 
 function topLevel(value: unknown): Obj {
   const o = object(value, 'body');
-  onlyKeys(o, 'body', ['configuration', 'serverStatus', 'version']);
+  onlyKeys(o, 'body', ['configuration', 'serverStatus', 'sources', 'version']);
   if (o.configuration === undefined) throw new SnapshotValidationError('body.configuration is required (use {} for an empty configuration)');
   if (o.version !== undefined) {
     str(o.version, 'version');
@@ -291,10 +301,11 @@ export function validateChangedLines(
  */
 export function validateProviderSnapshot(value: unknown, known?: KnownValid): ProviderSnapshot {
   const o = object(value, 'body');
-  onlyKeys(o, 'body', ['configuration', 'serverStatus', 'version']);
+  onlyKeys(o, 'body', ['configuration', 'serverStatus', 'sources', 'version']);
   if (o.configuration === undefined) throw new SnapshotValidationError('body.configuration is required (use {} for an empty configuration)');
   const config = validateDynamicConfiguration(o.configuration, 'configuration', known);
   if (o.serverStatus !== undefined) checked(serverStatus, o.serverStatus, 'serverStatus', known);
+  if (o.sources !== undefined) checked(sources, o.sources, 'sources');
   topLevel(o);
   return { ...(o as unknown as ProviderSnapshot), configuration: config };
 }
