@@ -216,8 +216,9 @@ const serverStatus = named(serverStates);
 const sourceRef: Check = (v, p) => {
   shape({ apiVersion: str, kind: str, namespace: str, name: str })(v, p);
   const o = v as Obj;
-  if (typeof o.kind !== 'string' || o.kind === '') fail(keyPath(p, 'kind'), 'a non-empty string', o.kind);
-  if (typeof o.name !== 'string' || o.name === '') fail(keyPath(p, 'name'), 'a non-empty string', o.name);
+  for (const k of ['kind', 'name']) {
+    if (o[k] === undefined || o[k] === '') throw new SnapshotValidationError(`${keyPath(p, k)} is required (a non-empty string)`);
+  }
 };
 const sourceMaps = shape({ routers: named(sourceRef), services: named(sourceRef), middlewares: named(sourceRef) });
 const sources = shape({ http: sourceMaps, tcp: sourceMaps, udp: shape({ routers: named(sourceRef), services: named(sourceRef) }) });
