@@ -14,7 +14,7 @@ export const SCRIPT_DETAIL = String.raw`
 
   /** Any option value as readable markup: scalars as text, lists as items, objects as labelled fields. */
   function valueNode(v, key) {
-    if (v === null || v === undefined) return el('span', { className: 'muted', text: 'none' });
+    if (v === null || v === undefined) return el('span', { className: 'muted', text: 'not set' });
     if (typeof v === 'boolean') return el('span', { text: v ? 'yes' : 'no' });
     if (typeof v !== 'object') return el('span', { className: typeof v === 'string' && /^[a-z]+:\/\/|[\/.:]/.test(v) ? 'mono' : '', text: String(v) });
     if (Array.isArray(v)) {
