@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { validateProviderSnapshot, SnapshotValidationError } from '../../../src/dynamic-config/validation.js';
 import { kubectlCommand } from '../../../src/management/dashboard/portico-api.js';
-import { apiFor, storeWith } from '../helpers.js';
+import { createManagementApi } from '../../../src/management/app.js';
+import { IpAllowList } from '../../../src/http/ip-allow-list.js';
+import { apiFor, silentLogger, storeWith } from '../helpers.js';
 
 function setup() {
   const store = storeWith({
@@ -86,6 +88,15 @@ describe('Portico dashboard endpoints', () => {
     expect(after.json()).toEqual({ generation: 1 });
     expect(after.headers.etag).not.toBe(etag);
     expect((await app.inject('/api/portico/sources')).json()).toEqual({});
+  });
+
+  it('sits behind the same IP allow-list as the API', async () => {
+    const { store } = setup();
+    const app = createManagementApi({ store, logger: silentLogger, startDate: 0, allowList: new IpAllowList(['10.0.0.0/8']) });
+    for (const url of ['/api/portico/sources', '/api/portico/changes', '/api/portico/records/http/routers', '/dashboard/app.js']) {
+      expect((await app.inject({ url, remoteAddress: '127.0.0.1' })).statusCode, url).toBe(403);
+      expect((await app.inject({ url, remoteAddress: '10.1.2.3' })).statusCode, url).toBe(200);
+    }
   });
 
   it('writes kubectl commands for core and grouped kinds, quoting what a shell would split', () => {
