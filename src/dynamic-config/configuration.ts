@@ -29,6 +29,25 @@ export interface DynamicConfiguration {
   tls?: TLSConfiguration;
 }
 
+/** The Kubernetes object (or other origin) a record was made from. */
+export interface RecordSource {
+  /** `traefik.io/v1alpha1`, `networking.k8s.io/v1`, …; may be absent for non-Kubernetes origins. */
+  apiVersion?: string;
+  kind: string;
+  /** Absent for cluster-scoped objects. */
+  namespace?: string;
+  name: string;
+}
+
+export type SourceMap = Record<string, RecordSource>;
+
+/** Sources per protocol and record kind, keyed by the record's unqualified name. */
+export interface SnapshotSources {
+  http?: { routers?: SourceMap; services?: SourceMap; middlewares?: SourceMap };
+  tcp?: { routers?: SourceMap; services?: SourceMap; middlewares?: SourceMap };
+  udp?: { routers?: SourceMap; services?: SourceMap };
+}
+
 export type ServerState = 'UP' | 'DOWN';
 
 /**
@@ -41,6 +60,12 @@ export type ServerState = 'UP' | 'DOWN';
 export interface ProviderSnapshot {
   configuration: DynamicConfiguration;
   serverStatus?: Record<string, Record<string, ServerState>>;
+  /**
+   * Portico's own, optional: the object each record was made from, laid out as `configuration`
+   * is (`sources.http.routers["<name>"]`). Never part of a Traefik answer; served by
+   * `/api/portico/sources` (docs/management-api.md).
+   */
+  sources?: SnapshotSources;
   version?: string;
 }
 

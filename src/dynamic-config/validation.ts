@@ -212,6 +212,17 @@ const serverStates: Check = (v, p) => {
 };
 const serverStatus = named(serverStates);
 
+/** A record's source object (`sources`, Portico's own field): kind and name required. */
+const sourceRef: Check = (v, p) => {
+  shape({ apiVersion: str, kind: str, namespace: str, name: str })(v, p);
+  const o = v as Obj;
+  for (const k of ['kind', 'name']) {
+    if (o[k] === undefined || o[k] === '') throw new SnapshotValidationError(`${keyPath(p, k)} is required (a non-empty string)`);
+  }
+};
+const sourceMaps = shape({ routers: named(sourceRef), services: named(sourceRef), middlewares: named(sourceRef) });
+const sources = shape({ http: sourceMaps, tcp: sourceMaps, udp: shape({ routers: named(sourceRef), services: named(sourceRef) }) });
+
 /**
  * The name -> record maps of a configuration, by protocol section and key, with the check of one
  * record: what {@link validateChangedLines} checks a changed record line against. The same
@@ -237,7 +248,7 @@ function recordCheck(path: readonly string[]): Check | undefined {
 
 function topLevel(value: unknown): Obj {
   const o = object(value, 'body');
-  onlyKeys(o, 'body', ['configuration', 'serverStatus', 'version']);
+  onlyKeys(o, 'body', ['configuration', 'serverStatus', 'sources', 'version']);
   if (o.configuration === undefined) throw new SnapshotValidationError('body.configuration is required (use {} for an empty configuration)');
   if (o.version !== undefined) {
     str(o.version, 'version');
@@ -291,10 +302,11 @@ export function validateChangedLines(
  */
 export function validateProviderSnapshot(value: unknown, known?: KnownValid): ProviderSnapshot {
   const o = object(value, 'body');
-  onlyKeys(o, 'body', ['configuration', 'serverStatus', 'version']);
+  onlyKeys(o, 'body', ['configuration', 'serverStatus', 'sources', 'version']);
   if (o.configuration === undefined) throw new SnapshotValidationError('body.configuration is required (use {} for an empty configuration)');
   const config = validateDynamicConfiguration(o.configuration, 'configuration', known);
   if (o.serverStatus !== undefined) checked(serverStatus, o.serverStatus, 'serverStatus', known);
+  if (o.sources !== undefined) checked(sources, o.sources, 'sources');
   topLevel(o);
   return { ...(o as unknown as ProviderSnapshot), configuration: config };
 }

@@ -129,7 +129,7 @@ export function createManagementApi(opts: ManagementApiOptions): FastifyInstance
   registerAccessControl(api, { allowList, verifier, openPaths: ['/ping'] });
   api.get('/ping', async (_req, reply) => reply.type('text/plain; charset=utf-8').send('OK'));
   registerApiRoutes(api, store, { version: TRAEFIK_API_VERSION, codename: 'portico', startDate: opts.startDate }, basePath);
-  registerDashboard(api, basePath);
+  registerDashboard(api, store, basePath);
   return api;
 }
 

@@ -6,6 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import { DASHBOARD_CSS, dashboardHtml } from './page.js';
 import { DASHBOARD_SCRIPT } from './script.js';
+import { registerPorticoApi } from './portico-api.js';
+import type { RecordStore } from '../record-store.js';
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
@@ -16,7 +18,9 @@ function forwardedPrefix(value: string | string[] | undefined): string {
   return v.replace(/\/+$/, '');
 }
 
-export function registerDashboard(app: FastifyInstance, basePath = '/'): void {
+/** The page, its assets and Portico's own endpoints (portico-api.ts) over `store`. */
+export function registerDashboard(app: FastifyInstance, store: RecordStore, basePath = '/'): void {
+  registerPorticoApi(app, store, basePath);
   const html = dashboardHtml();
   const dash = `${basePath}dashboard/`;
   app.get(basePath, async (request, reply) =>

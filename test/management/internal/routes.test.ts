@@ -113,7 +113,7 @@ describe('internal endpoint', () => {
       [{ configuration: { http: { routers: { r: { servise: 'x' } } } } }, 'configuration.http.routers.r.servise is not a known field (expected one of: entryPoints, middlewares, service, rule, parentRefs, ruleSyntax, priority, tls, observability)'],
       [{ configuration: {}, serverStatus: { s: { 'http://a': 'SICK' } } }, 'serverStatus.s["http://a"] must be "UP" or "DOWN", got string "SICK"'],
       [{ configuration: { tcp: { services: { t: { loadBalancer: { servers: [{ address: 5 }] } } } } } }, 'configuration.tcp.services.t.loadBalancer.servers[0].address must be a string, got number 5'],
-      [{ configuration: {}, extra: 1 }, 'body.extra is not a known field (expected one of: configuration, serverStatus, version)'],
+      [{ configuration: {}, extra: 1 }, 'body.extra is not a known field (expected one of: configuration, serverStatus, sources, version)'],
       [[], 'body must be an object, got an array'],
     ];
     for (const [payload, message] of cases) {
