@@ -18,7 +18,7 @@ const NO_FIELDDATA = new Set(['_routing', '_source', '_version', '_ignored', '_f
 const ALWAYS_PRESENT = new Set(['_index', '_id', '_seq_no', '_version']);
 
 /** Metadata fields ES answers `range` on with "does not support range queries". */
-const NO_RANGE = new Set(['_index', '_id', '_version', '_field_names', '_doc_count', '_data_stream_timestamp']);
+const NO_RANGE = new Set(['_index', '_id', '_source', '_version', '_field_names', '_doc_count', '_data_stream_timestamp']);
 
 /** ES's shard error of `indexName` for an aggregation or sort on metadata field `field`; undefined for another field. */
 export function metadataFielddataError(indexName: string, field: string): SearchError | undefined {
