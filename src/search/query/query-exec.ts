@@ -5,7 +5,7 @@ import { globMatch } from '../syntax/glob.js';
 import type { InvertedIndex } from '../index/inverted-index.js';
 import type { KeywordField } from '../index/keyword-field.js';
 import type { TextField } from '../index/text-field.js';
-import { FREQ_BITS, FREQ_MASK, type PostingStore } from '../index/posting-store.js';
+import { FREQ_BITS, type PostingStore } from '../index/posting-store.js';
 import { DateMathError, DateMathParser } from '../syntax/date-math.js';
 import { dateFormatText, parseBool, parseDateFor, parseNumber, type FieldDef, type Mappings } from '../mapping/mapping.js';
 import { resolveMinimumShouldMatch, type FieldBoost, type Operator, type Query } from '../requests/query-dsl.js';
@@ -55,11 +55,8 @@ function constant(docs: Int32Array, n: number, score: number, arena: ScratchAren
 
 /** Runs `query`; the result holds live documents only. */
 export function execute(query: Query, ctx: ExecContext): Hits {
-  const onIndexName = indexFieldMatches(query, ctx.indexName);
-  if (onIndexName !== undefined) return onIndexName ? execute({ kind: 'match_all', boost: 'boost' in query ? query.boost : 1 }, ctx) : EMPTY;
-  if ('field' in query && query.field.startsWith('_') && ctx.mappings.field(query.field) === undefined && metadataQuery(query, ctx.indexName) === 'all') {
-    return execute({ kind: 'match_all', boost: 'boost' in query ? query.boost : 1 }, ctx);
-  }
+  const onMetadata = metadataHits(query, ctx);
+  if (onMetadata !== undefined) return onMetadata;
   switch (query.kind) {
     case 'match_all': {
       const all = ctx.index.allLive();
@@ -108,6 +105,18 @@ export function execute(query: Query, ctx: ExecContext): Hits {
     case 'match_bool_prefix':
       return boolPrefix(ctx, query.field, query.text, { op: query.operator, msm: query.msm, fuzzy: query.fuzzy, boost: query.boost });
   }
+}
+
+/**
+ * A query on a metadata field, answered from the index itself: on `_index` by the index's name,
+ * `exists` on a field every document has; ES's error for one it refuses. Undefined otherwise.
+ */
+function metadataHits(query: Query, ctx: ExecContext): Hits | undefined {
+  const boost = 'boost' in query ? query.boost : 1;
+  const onIndexName = indexFieldMatches(query, ctx.indexName);
+  if (onIndexName !== undefined) return onIndexName ? execute({ kind: 'match_all', boost }, ctx) : EMPTY;
+  if (!('field' in query) || !query.field.startsWith('_') || ctx.mappings.field(query.field) !== undefined) return undefined;
+  return metadataQuery(query, ctx.indexName) === 'all' ? execute({ kind: 'match_all', boost }, ctx) : undefined;
 }
 
 function constScore(ctx: ExecContext, hits: Hits, boost: number): Hits {

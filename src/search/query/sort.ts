@@ -103,11 +103,8 @@ export function planSort(indexName: string, index: InvertedIndex, mappings: Mapp
       return { key, values, numeric: true, floating: false, def: undefined };
     }
     if (key.field === '_id') throw errors.idFielddataDisabled(indexName);
-    if (key.field === '_index') {
-      // ES's constant keyword: every hit of this index sorts on the index's name.
-      values.fill(indexName);
-      return { key, values, numeric: false, floating: false, def: undefined };
-    }
+    // `_index` is ES's constant keyword: every hit of this index sorts on the index's name.
+    if (key.field === '_index') return { key, values: values.fill(indexName), numeric: false, floating: false, def: undefined };
     const def = mappings.field(key.field);
     if (def === undefined) {
       const refused = metadataFielddataError(indexName, key.field);
