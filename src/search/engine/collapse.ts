@@ -20,6 +20,7 @@ export type CollapseKey = string | number | null;
 /** Reads the collapse value of an ordinal of `state`; throws ES's shard errors for a field that cannot collapse. */
 export function collapseKeys(state: IndexState, field: string): (ord: number) => CollapseKey {
   const def = state.mappings.field(field);
+  if (def === undefined && field === '_index') throw errors.shardFailure(state.name, { type: 'illegal_argument_exception', reason: 'unknown type for collapse field `_index`, only keywords and numbers are accepted' });
   if (def === undefined) throw errors.queryShard(state.name, `no mapping found for \`${field}\` in order to collapse on`);
   if (def.kind !== 'keyword' && def.kind !== 'numeric') {
     throw errors.shardFailure(state.name, { type: 'illegal_argument_exception', reason: `unknown type for collapse field \`${field}\`, only keywords and numbers are accepted` });

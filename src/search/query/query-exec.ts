@@ -5,7 +5,7 @@ import { globMatch } from '../syntax/glob.js';
 import type { InvertedIndex } from '../index/inverted-index.js';
 import type { KeywordField } from '../index/keyword-field.js';
 import type { TextField } from '../index/text-field.js';
-import { FREQ_BITS, FREQ_MASK, type PostingStore } from '../index/posting-store.js';
+import { FREQ_BITS, type PostingStore } from '../index/posting-store.js';
 import { DateMathError, DateMathParser } from '../syntax/date-math.js';
 import { dateFormatText, parseBool, parseDateFor, parseNumber, type FieldDef, type Mappings } from '../mapping/mapping.js';
 import { resolveMinimumShouldMatch, type FieldBoost, type Operator, type Query } from '../requests/query-dsl.js';
@@ -16,6 +16,9 @@ import { addOptional, disMax, EMPTY, exclude, intersectKeepLeft, intersectSum, s
 import { sourceValues } from '../mapping/source-values.js';
 import { exactPhraseFreq, sloppyPhraseFreq, tokenPositions } from './sloppy-phrase.js';
 import { indexFieldMatches } from './index-field-query.js';
+import { crossFields } from './cross-fields.js';
+import { metadataQuery } from './metadata-fields.js';
+import { scoreTerm } from './term-scorer.js';
 import { boolPrefix, constantHits, fuzzyHits, fuzzyMatch, phrasePrefix } from './multi-term-exec.js';
 import { prefixTerms, queryCreation, regexpTerms, termField, wildcardTerms } from './term-expansion.js';
 
@@ -52,8 +55,8 @@ function constant(docs: Int32Array, n: number, score: number, arena: ScratchAren
 
 /** Runs `query`; the result holds live documents only. */
 export function execute(query: Query, ctx: ExecContext): Hits {
-  const onIndexName = indexFieldMatches(query, ctx.indexName);
-  if (onIndexName !== undefined) return onIndexName ? execute({ kind: 'match_all', boost: 'boost' in query ? query.boost : 1 }, ctx) : EMPTY;
+  const onMetadata = metadataHits(query, ctx);
+  if (onMetadata !== undefined) return onMetadata;
   switch (query.kind) {
     case 'match_all': {
       const all = ctx.index.allLive();
@@ -104,6 +107,18 @@ export function execute(query: Query, ctx: ExecContext): Hits {
   }
 }
 
+/**
+ * A query on a metadata field, answered from the index itself: on `_index` by the index's name,
+ * `exists` on a field every document has; ES's error for one it refuses. Undefined otherwise.
+ */
+function metadataHits(query: Query, ctx: ExecContext): Hits | undefined {
+  const boost = 'boost' in query ? query.boost : 1;
+  const onIndexName = indexFieldMatches(query, ctx.indexName);
+  if (onIndexName !== undefined) return onIndexName ? execute({ kind: 'match_all', boost }, ctx) : EMPTY;
+  if (!('field' in query) || !query.field.startsWith('_') || ctx.mappings.field(query.field) !== undefined) return undefined;
+  return metadataQuery(query, ctx.indexName) === 'all' ? execute({ kind: 'match_all', boost }, ctx) : undefined;
+}
+
 function constScore(ctx: ExecContext, hits: Hits, boost: number): Hits {
   return constant(hits.docs, hits.length, f(boost), ctx.arena);
 }
@@ -117,60 +132,6 @@ function resolveFields(ctx: ExecContext, pattern: string): FieldDef[] {
   // globMatch, not a RegExp of `.*` runs: those backtrack exponentially on many stars.
   // As ES expands a pattern, a text field that is not indexed (so not searchable) is left out.
   return [...ctx.mappings.fields.values()].filter((d) => globMatch(pattern, d.path) && (d.index || d.kind !== 'text'));
-}
-
-/** BM25 hits of one term's posting list (`term` -1: no such term). */
-function scoreTerm(ctx: ExecContext, postings: PostingStore, term: number, boost: number, docCount: number, avgdl: number, norms: Uint8Array | undefined): Hits {
-  if (term < 0) return EMPTY;
-  const docFreq = postings.docFreq(term);
-  if (docFreq === 0) return EMPTY;
-  const weight = termWeight(boost, idf(docFreq, docCount));
-  const cache = normInverseCache(avgdl);
-  const one = cache[1] as number;
-  const live = ctx.index.live;
-  const n = postings.count(term);
-  // Decode in place: the packed postings go into `docs`, which the loop overwrites from the front
-  // (k <= i) with the live ordinals.
-  const docs = ctx.arena.int32(n);
-  postings.copyTo(term, docs);
-  const scores = ctx.arena.float32(docFreq);
-  let k = 0;
-  if (norms === undefined) {
-    for (let i = 0; i < n; i++) {
-      const p = docs[i] as number;
-      const d = p >>> FREQ_BITS;
-      if (live[d] !== 1) continue;
-      const low = p & FREQ_MASK;
-      docs[k] = d;
-      scores[k] = bm25(weight, low === FREQ_MASK ? postings.freqOf(term, p) : low, one);
-      k++;
-    }
-    return { docs, scores, length: k };
-  }
-  // A score depends only on (frequency, norm byte): long lists reuse them from a table filled on
-  // first use (NaN = not yet computed), which saves the float division chain per posting.
-  const table = n > 1024 ? ctx.arena.float32(FREQ_MASK << 8).fill(Number.NaN) : undefined;
-  for (let i = 0; i < n; i++) {
-    const p = docs[i] as number;
-    const d = p >>> FREQ_BITS;
-    if (live[d] !== 1) continue;
-    const norm = norms[d] as number;
-    const low = p & FREQ_MASK;
-    let s: number;
-    if (low === FREQ_MASK) s = bm25(weight, postings.freqOf(term, p), cache[norm] as number);
-    else if (table !== undefined) {
-      const slot = (low << 8) | norm;
-      s = table[slot] as number;
-      if (s !== s) {
-        s = bm25(weight, low, cache[norm] as number);
-        table[slot] = s;
-      }
-    } else s = bm25(weight, low, cache[norm] as number);
-    docs[k] = d;
-    scores[k] = s;
-    k++;
-  }
-  return { docs, scores, length: k };
 }
 
 function textTerm(ctx: ExecContext, field: TextField | undefined, term: string, boost: number): Hits {
@@ -492,6 +453,15 @@ function phraseFreq(values: readonly string[], terms: readonly string[]): number
  * tie_breaker times the rest (bool_prefix's own tie_breaker is 1, a sum, as most_fields').
  */
 function multiMatch(ctx: ExecContext, q: Extract<Query, { kind: 'multi_match' }>): Hits {
+  if (q.type === 'cross_fields') {
+    const lenient = q.lenient === true || q.fields.some((fb) => fb.field === '*');
+    const fields = expand(ctx, q.fields).map(({ field, boost }) => ({ field, boost: f(boost * q.boost) }));
+    return crossFields(ctx, fields, { text: q.text, operator: q.operator, msm: q.msm, tieBreaker: q.tieBreaker ?? 0, lenient }, {
+      match: (path, text, op, msm, boost) => matchField(ctx, path, text, op, msm, boost, false, lenient),
+      term: (path, text, boost) => termQuery(ctx, path, text, boost, false),
+      searchable: (def) => searchable(ctx, def),
+    });
+  }
   const perField = expand(ctx, q.fields).map(({ field, boost }) => {
     const b = f(boost * q.boost);
     if (q.type === 'phrase') return phrase(ctx, field, q.text, b, true, q.slop);

@@ -1,4 +1,5 @@
 import { float32ForJson } from './bm25.js';
+import { metadataFielddataError } from './metadata-fields.js';
 import { errors } from '../errors.js';
 import type { InvertedIndex } from '../index/inverted-index.js';
 import { parseBool, parseDateFor, parseNumber, type FieldDef, type Mappings } from '../mapping/mapping.js';
@@ -102,8 +103,12 @@ export function planSort(indexName: string, index: InvertedIndex, mappings: Mapp
       return { key, values, numeric: true, floating: false, def: undefined };
     }
     if (key.field === '_id') throw errors.idFielddataDisabled(indexName);
+    // `_index` is ES's constant keyword: every hit of this index sorts on the index's name.
+    if (key.field === '_index') return { key, values: values.fill(indexName), numeric: false, floating: false, def: undefined };
     const def = mappings.field(key.field);
     if (def === undefined) {
+      const refused = metadataFielddataError(indexName, key.field);
+      if (refused !== undefined) throw refused;
       if (key.unmappedType === undefined) throw errors.noMappingForSort(indexName, key.field);
       values.fill(null);
       return { key, values, numeric: key.unmappedType !== 'keyword', floating: FLOATING_TYPES.has(key.unmappedType), def: undefined };

@@ -393,7 +393,7 @@ const PARSERS = new Map<string, (body: unknown, depth: number, name: string) => 
     if (body.query === undefined) throw errors.parsing('No text specified for multi_match query');
     const type = multiMatchType(body.type);
     const fuzzy = matchFuzzy(name, body, [name]);
-    if (fuzzy !== undefined && (type === 'phrase' || type === 'phrase_prefix')) throw errors.parsing(`Fuzziness not allowed for type [${type}]`);
+    if (fuzzy !== undefined && (type === 'phrase' || type === 'phrase_prefix' || type === 'cross_fields')) throw errors.parsing(`Fuzziness not allowed for type [${type}]`);
     return {
       kind: 'multi_match',
       fields: fieldBoosts(body.fields) ?? [{ field: '*', boost: 1 }],
@@ -511,8 +511,7 @@ function zeroTermsAll(v: unknown): boolean {
 /** The multi_match types Portico runs; ES's other types are refused, never run as best_fields. */
 function multiMatchType(v: unknown): string {
   const type = v === undefined ? 'best_fields' : String(v).toLowerCase();
-  if (['best_fields', 'most_fields', 'phrase', 'phrase_prefix', 'bool_prefix'].includes(type)) return type;
-  if (type === 'cross_fields') throw errors.parsing(`[multi_match] query does not support [type] [${type}]`);
+  if (['best_fields', 'most_fields', 'cross_fields', 'phrase', 'phrase_prefix', 'bool_prefix'].includes(type)) return type;
   throw errors.parse(`failed to parse [multi_match] query type [${String(v)}]. unknown type.`);
 }
 

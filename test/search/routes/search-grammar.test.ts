@@ -140,7 +140,7 @@ const QUERY_OPTIONS: Record<string, { base: Record<string, unknown>; field?: str
   multi_match: {
     base: { query: 'quick', fields: ['body'] },
     options: [
-      ['type', 'most_fields', 'done'], ['type', 'phrase', 'done'], ['type', 'cross_fields', 'refused'], ['type', 'phrase_prefix', 'done'],
+      ['type', 'most_fields', 'done'], ['type', 'phrase', 'done'], ['type', 'cross_fields', 'done'], ['type', 'phrase_prefix', 'done'],
       ['type', 'bool_prefix', 'done'], ['operator', 'and', 'done'], ['minimum_should_match', 1, 'done'], ['tie_breaker', 0.3, 'done'],
       ['slop', 1, 'done'], ['boost', 2, 'done'], ['lenient', true, 'done'], ['analyzer', 'whitespace', 'refused'],
       ['fuzziness', 'AUTO', 'done'], ['zero_terms_query', 'all', 'refused'], ['_name', 'n', 'refused'], ['prefix_length', 1, 'no-op'],

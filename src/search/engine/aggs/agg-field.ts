@@ -7,17 +7,21 @@ import { parseBool, parseDateFor, parseNumber, type FieldDef } from '../../mappi
 import { compileDateFormat, isoInstant, joda, namedPattern, type DateFormat } from '../../syntax/date-format.js';
 import { zoneOf } from '../../syntax/date-math.js';
 import type { IndexState } from '../index-state.js';
+import { metadataFielddataError } from '../../query/metadata-fields.js';
 
 /**
  * What an aggregation reads of a field in one index, as ES's values sources do: a keyword field's
  * term ids (ordinals, counted without touching strings), a numeric, date or boolean field's
  * numbers, or nothing (an unmapped field). Fields an aggregation cannot read are refused with ES's
  * shard errors: a text field without fielddata, `_id`, a keyword field under a numeric aggregation.
+ * The `_index` metadata field reads as ES's constant keyword: every document of an index holds
+ * that index's name.
  */
 
 export type FieldValues =
   | { readonly kind: 'keyword'; readonly def: FieldDef; readonly field: KeywordField | undefined }
   | { readonly kind: 'number'; readonly def: FieldDef; readonly field: NumericField | undefined; readonly round: (v: number) => number }
+  | { readonly kind: 'index'; readonly name: string }
   | { readonly kind: 'unmapped' };
 
 /** Numbers as the field's doc values hold them: a `float` is a float32. */
@@ -31,8 +35,16 @@ function rounding(def: FieldDef): (v: number) => number {
  */
 export function fieldValues(state: IndexState, field: string, aggType: string, numeric: boolean): FieldValues {
   if (field === '_id') throw errors.idFielddataDisabled(state.name);
+  if (field === '_index') {
+    if (numeric) throw errors.shardFailure(state.name, { type: 'illegal_argument_exception', reason: `Field [_index] of type [_index] is not supported for aggregation [${aggType}]` });
+    return { kind: 'index', name: state.name };
+  }
   const def = state.mappings.field(field);
-  if (def === undefined) return { kind: 'unmapped' };
+  if (def === undefined) {
+    const refused = metadataFielddataError(state.name, field);
+    if (refused !== undefined) throw refused;
+    return { kind: 'unmapped' };
+  }
   if (def.kind === 'text') {
     if (!def.fielddata) throw errors.fielddataDisabled(state.name, field);
     throw errors.shardFailure(state.name, { type: 'illegal_argument_exception', reason: `aggregations on the text field [${field}] (fielddata) are not supported by this server` });
@@ -53,6 +65,20 @@ export function keywordValues(field: KeywordField, ord: number): readonly string
   const vals = field.valuesOf(ord);
   if (vals === undefined || vals.length < 2) return vals ?? [];
   return [...new Set(vals)];
+}
+
+/** A document's values as strings or numbers, whatever the field's kind (each keyword once). */
+export function docValues(values: FieldValues, ord: number): readonly (string | number)[] {
+  switch (values.kind) {
+    case 'keyword':
+      return values.field === undefined ? [] : keywordValues(values.field, ord);
+    case 'number':
+      return numberValues(values, ord);
+    case 'index':
+      return [values.name];
+    default:
+      return [];
+  }
 }
 
 /** Every number of a document, sorted, duplicates kept (ES's sorted numeric doc values). */

@@ -1,6 +1,6 @@
 import type { BucketAgg } from '../../requests/aggs/agg-request.js';
 import { bucketJson, intersect, runBucketSubs, singleBucket, type AggEnv, type AggResult, type Bucket, type DocSet } from './aggregate.js';
-import { fieldValues, keywordValues, numberValues } from './agg-field.js';
+import { docValues, fieldValues } from './agg-field.js';
 
 /**
  * The single-bucket aggregations `filter` and `missing`, and `filters` (a bucket per query, named
@@ -20,8 +20,7 @@ export function missingAgg(agg: BucketAgg, sets: readonly DocSet[], env: AggEnv)
     const scores: number[] = [];
     for (let i = 0; i < set.docs.length; i++) {
       const ord = set.docs[i] as number;
-      const has = values.kind === 'keyword' ? values.field !== undefined && keywordValues(values.field, ord).length > 0 : values.kind === 'number' && numberValues(values, ord).length > 0;
-      if (!has) {
+      if (docValues(values, ord).length === 0) {
         docs.push(ord);
         scores.push(set.scores[i] as number);
       }

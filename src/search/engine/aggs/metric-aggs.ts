@@ -1,7 +1,7 @@
 import { errors } from '../../errors.js';
 import type { MetricAgg } from '../../requests/aggs/agg-request.js';
 import type { AggResult, DocSet } from './aggregate.js';
-import { datePrinter, fieldValues, keywordValues, missingNumber, numberValues, type DatePrinter, type FieldValues } from './agg-field.js';
+import { datePrinter, docValues, fieldValues, missingNumber, numberValues, type DatePrinter, type FieldValues } from './agg-field.js';
 
 /**
  * The metric aggregations: min, max, avg, sum, stats (numbers of numeric, date and boolean
@@ -137,8 +137,7 @@ export function countingMetric(agg: MetricAgg, sets: readonly DocSet[]): AggResu
     const missing = o.missing === undefined || o.missing === null ? undefined : values.kind === 'number' ? missingNumber(values.def, o.missing) : String(o.missing);
     for (let i = 0; i < set.docs.length; i++) {
       const ord = set.docs[i] as number;
-      const vals: readonly (string | number)[] =
-        values.kind === 'keyword' ? (values.field === undefined ? [] : keywordValues(values.field, ord)) : values.kind === 'number' ? numberValues(values, ord) : [];
+      const vals = docValues(values, ord);
       if (vals.length === 0 && missing !== undefined) {
         count++;
         distinct.add(missing);

@@ -2,7 +2,7 @@ import { errors } from '../../errors.js';
 import type { BucketAgg } from '../../requests/aggs/agg-request.js';
 import type { BucketOptions, TermFilter } from '../../requests/aggs/agg-options.js';
 import { bucketJson, BucketDocs, COUNT_DESC, runBucketSubs, sortBuckets, type AggEnv, type AggResult, type Bucket, type DocSet } from './aggregate.js';
-import { datePrinter, fieldValues, keywordValues, missingNumber, numberValues, type FieldValues } from './agg-field.js';
+import { datePrinter, docValues, fieldValues, keywordValues, missingNumber, numberValues, type FieldValues } from './agg-field.js';
 
 /**
  * The `terms` aggregation, as ES computes it over shards (here, an index is a shard): each index
@@ -85,6 +85,13 @@ function countNumbers(set: DocSet, values: FieldValues & { kind: 'number' }, o: 
   return missing;
 }
 
+/** `_index`: one term, the index's name, held by every document (listed with min_doc_count 0 when none matched). */
+function countIndex(set: DocSet, name: string, o: BucketOptions, out: Map<Key, number>): number {
+  const n = set.docs.length;
+  if ((n > 0 || o.minDocCount === 0) && accepts(o, name)) out.set(name, (out.get(name) ?? 0) + n);
+  return 0;
+}
+
 /** The key a document without a value counts under (`missing`), or undefined. */
 function missingKey(values: FieldValues, missing: unknown): Key | undefined {
   if (missing === undefined || missing === null) return undefined;
@@ -98,6 +105,7 @@ function countShard(set: DocSet, o: BucketOptions): ShardCounts {
   let missing: number;
   if (values.kind === 'keyword') missing = countKeyword(set, values, o, counts);
   else if (values.kind === 'number') missing = countNumbers(set, values, o, counts);
+  else if (values.kind === 'index') missing = countIndex(set, values.name, o, counts);
   else missing = set.docs.length;
   const mk = missingKey(values, o.missing);
   // The missing value is one more term of the field (ES adds it to the values source): listed with min_doc_count 0 even when no document lacks a value.
@@ -123,7 +131,7 @@ function collectDocs(sets: readonly DocSet[], o: BucketOptions, buckets: readonl
     const docs = new BucketDocs(set);
     for (let i = 0; i < set.docs.length; i++) {
       const ord = set.docs[i] as number;
-      const keys: readonly Key[] = values.kind === 'keyword' ? (values.field === undefined ? [] : keywordValues(values.field, ord)) : values.kind === 'number' ? numberValues(values, ord) : [];
+      const keys = docValues(values, ord);
       for (const k of keys) {
         const b = index.get(k);
         if (b !== undefined) docs.add(b, i);

@@ -1,0 +1,181 @@
+/**
+ * Side by side with a real OpenSearch node (test/search/opensearch-node.ts): aggregations, sorts,
+ * collapse and queries on metadata fields (`_index` over several indices, and the fields ES
+ * refuses: `_source`, `_version`, `_field_names`, …), then `multi_match` of type `cross_fields`
+ * on a Debian slice (operator, minimum_should_match, tie_breaker, boosts, keyword and numeric
+ * fields, lenient). Answers must agree: hits, scores (1e-5 relative), aggregations, and for an
+ * error its status, type and root-cause reason. Prints the figures.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolve } from 'node:path';
+import { startSearch, type SearchHarness } from '../harness.js';
+import { startOpenSearch, type OpenSearchNode } from '../opensearch-node.js';
+import { difference, type Answer } from './compare.js';
+import { aggDifference } from './agg-requests.js';
+import { DEBIAN_MAPPINGS, INDEX_SETTINGS, debianCorpusPath, debianDocs } from './corpus.js';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+
+let os: OpenSearchNode | undefined;
+let portico: SearchHarness | undefined;
+
+async function porticoCall(method: string, path: string, body?: unknown): Promise<Answer> {
+  if (portico === undefined) throw new Error('Portico is not started');
+  const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  const contentType = typeof body === 'string' ? 'application/x-ndjson' : 'application/json';
+  const res = await portico.app.inject({ method: method as 'POST', url: path, payload, headers: payload === undefined ? {} : { 'content-type': contentType } });
+  return { status: res.statusCode, body: res.body === '' ? null : JSON.parse(res.body) };
+}
+
+async function both(method: string, path: string, body?: unknown): Promise<[Answer, Answer]> {
+  if (os === undefined) throw new Error('OpenSearch is not started');
+  return [await porticoCall(method, path, body), await os.call(method, path, body)];
+}
+
+async function load(index: string, mappings: unknown, docs: [string, Record<string, unknown>][]): Promise<void> {
+  for (const a of await both('PUT', `/${index}`, { settings: INDEX_SETTINGS, mappings })) expect(a.status).toBe(200);
+  let ndjson = '';
+  for (const [id, doc] of docs) ndjson += `${JSON.stringify({ index: { _id: id } })}\n${JSON.stringify(doc)}\n`;
+  for (const a of await both('POST', `/${index}/_bulk?refresh=true`, ndjson)) expect(a.body.errors).toBe(false);
+}
+
+const SMALL = { properties: { k: { type: 'keyword' }, n: { type: 'integer' }, t: { type: 'text' } } };
+const small = (prefix: string, count: number): [string, Record<string, unknown>][] =>
+  Array.from({ length: count }, (_, i) => [`${prefix}${i}`, { k: `v${i % 3}`, n: i, t: `hello world ${i}` }]);
+
+beforeAll(async () => {
+  [os, portico] = await Promise.all([startOpenSearch({ heap: '1g' }), startSearch()]);
+  await load('ma', SMALL, small('a', 5));
+  await load('mb', SMALL, small('b', 3));
+  await load('mc', SMALL, small('c', 1));
+  await load('deb', DEBIAN_MAPPINGS, debianDocs(debianCorpusPath(ROOT), 8));
+}, 300_000);
+
+afterAll(async () => {
+  await os?.stop();
+  await portico?.close();
+});
+
+/** The first way the answers differ: errors by status, type and root-cause reason; successes by hits, then aggregations. */
+function disagreement(p: Answer, r: Answer): string | undefined {
+  if (p.status >= 300 && p.status === r.status) {
+    const reason = (a: Answer) => `${a.body?.error?.type}: ${a.body?.error?.root_cause?.[0]?.type} ${a.body?.error?.root_cause?.[0]?.reason}`;
+    return reason(p) === reason(r) ? undefined : `${reason(p)} vs ${reason(r)}`;
+  }
+  return difference(p, r) ?? aggDifference(p.body?.aggregations, r.body?.aggregations);
+}
+
+const agg = (a: unknown, query?: unknown) => ({ size: 0, ...(query === undefined ? {} : { query }), aggs: { x: a } });
+
+const INDEX_FIELD: readonly Record<string, unknown>[] = [
+  agg({ terms: { field: '_index' } }),
+  agg({ terms: { field: '_index', size: 1 } }),
+  agg({ terms: { field: '_index', order: { _key: 'asc' }, include: 'ma|mc' } }),
+  agg({ terms: { field: '_index', exclude: ['mb'] } }),
+  agg({ terms: { field: '_index', min_doc_count: 0 } }, { term: { k: 'v1' } }),
+  agg({ terms: { field: '_index', missing: 'zz' } }),
+  agg({ terms: { field: '_index' }, aggs: { s: { sum: { field: 'n' } }, kk: { terms: { field: 'k' } } } }),
+  agg({ terms: { field: 'k' }, aggs: { i: { terms: { field: '_index' } } } }),
+  agg({ cardinality: { field: '_index' } }),
+  agg({ value_count: { field: '_index' } }),
+  agg({ missing: { field: '_index' } }),
+  agg({ avg: { field: '_index' } }),
+  agg({ histogram: { field: '_index', interval: 1 } }),
+  agg({ range: { field: '_index', ranges: [{ to: 1 }] } }),
+  agg({ top_hits: { size: 2, sort: [{ _index: 'desc' }, { n: 'asc' }] } }),
+  { size: 4, sort: [{ _index: 'desc' }, { n: 'asc' }], _source: false },
+  { size: 4, sort: [{ _index: { order: 'asc' } }, { n: 'desc' }], _source: false },
+  { size: 3, sort: ['_index', { n: 'desc' }], _source: false, search_after: ['ma', 0] },
+  { size: 2, collapse: { field: '_index' }, _source: false },
+  { size: 3, query: { exists: { field: '_index' } }, _source: false },
+  { size: 2, query: { range: { _index: { gte: 'mb' } } }, _source: false },
+  { size: 2, query: { regexp: { _index: 'mb.*' } }, _source: false },
+  { size: 2, query: { fuzzy: { _index: 'md' } }, _source: false },
+  { size: 5, query: { query_string: { query: '_index:mb' } }, _source: false },
+  { size: 2, query: { terms: { _index: ['mc', 'x'] } }, _source: false },
+];
+
+/** Metadata fields ES refuses to aggregate, sort or query (or, for exists, answers itself). */
+const REFUSING = ['_source', '_version', '_ignored', '_field_names', '_doc_count', '_nested_path', '_data_stream_timestamp', '_primary_term', '_type', '_tier'];
+const OTHER_META: readonly Record<string, unknown>[] = [
+  ...REFUSING.flatMap((f) => [
+    agg({ terms: { field: f } }),
+    agg({ max: { field: f } }),
+    agg({ cardinality: { field: f } }),
+    { size: 2, sort: [{ [f]: 'asc' }], _source: false },
+    { size: 2, query: { term: { [f]: 'x' } }, _source: false },
+    { size: 2, query: { exists: { field: f } }, _source: false },
+    { size: 2, query: { range: { [f]: { gte: 1 } } }, _source: false },
+  ]),
+  { size: 2, query: { exists: { field: '_id' } }, _source: false },
+  { size: 2, query: { exists: { field: '_seq_no' } }, _source: false },
+  { size: 2, query: { range: { _id: { gte: 1 } } }, _source: false },
+];
+
+const mm = (o: Record<string, unknown>, size = 10) => ({ size, _source: false, query: { multi_match: { type: 'cross_fields', ...o } } });
+const CROSS_FIELDS: readonly Record<string, unknown>[] = [
+  mm({ query: 'python library', fields: ['summary', 'description'] }),
+  mm({ query: 'python library', fields: ['summary^3', 'description', 'maintainer'] }),
+  mm({ query: 'python library for parsing', fields: ['summary', 'description'], operator: 'and' }),
+  mm({ query: 'python library for parsing xml', fields: ['summary', 'description'], minimum_should_match: '75%' }),
+  mm({ query: 'gnome games', fields: ['summary', 'description'], tie_breaker: 0.3 }),
+  mm({ query: 'debian perl', fields: ['summary', 'description', 'maintainer', 'section', 'package'], tie_breaker: 0.5 }),
+  mm({ query: 'perl', fields: ['summary', 'section', 'package'] }),
+  mm({ query: 'python', fields: ['section', 'priority', 'summary'], boost: 2 }),
+  mm({ query: 'utils', fields: ['section', 'summary'] }),
+  mm({ query: 'python', fields: ['summary', 'installed_size'] }),
+  mm({ query: '42', fields: ['summary', 'installed_size', 'section'] }),
+  mm({ query: 'python', fields: ['summary', 'installed_size', 'section'] }),
+  mm({ query: 'python', fields: ['summary', 'installed_size', 'section'], lenient: true }),
+  mm({ query: 'python', fields: ['*'] }),
+  mm({ query: 'the of', fields: ['summary', 'description'], operator: 'and' }),
+  mm({ query: 'python', fields: ['summary', 'description'], fuzziness: 1 }),
+  mm({ query: 'library tools', fields: ['summary', 'description'], minimum_should_match: 2, operator: 'and' }),
+  mm({ query: 'python module', fields: ['summary', 'description^0.5'] }, 50),
+];
+
+describe('metadata fields and cross_fields against OpenSearch', () => {
+  const figures = { compared: 0, agreed: 0 };
+
+  async function disagreements(path: string, bodies: readonly Record<string, unknown>[]): Promise<string[]> {
+    const found: string[] = [];
+    for (const body of bodies) {
+      const [p, r] = await both('POST', path, body);
+      figures.compared++;
+      const diff = disagreement(p, r);
+      if (diff === undefined) figures.agreed++;
+      else found.push(`${JSON.stringify(body)} => ${diff}`);
+    }
+    return found;
+  }
+
+  it('aggregates, sorts, collapses and queries _index over several indices as OpenSearch does', async () => {
+    expect(await disagreements('/ma,mb,mc/_search', INDEX_FIELD)).toEqual([]);
+  }, 120_000);
+
+  it('refuses or answers the other metadata fields as OpenSearch does, never as unmapped fields', async () => {
+    expect(await disagreements('/ma,mb/_search', OTHER_META)).toEqual([]);
+  }, 120_000);
+
+  it('refuses _seq_no aggregations, sorts and range queries, which OpenSearch answers', async () => {
+    for (const body of [agg({ terms: { field: '_seq_no' } }), { sort: [{ _seq_no: 'asc' }] }, { query: { range: { _seq_no: { gte: 1 } } } }]) {
+      const [p, r] = await both('POST', '/ma,mb/_search', body);
+      expect(r.status).toBe(200);
+      expect(p.status).toBe(400);
+      expect(p.body.error.root_cause[0].reason).toMatch(/\[_seq_no\] field are not supported by this server/);
+    }
+  }, 60_000);
+
+  it('scores multi_match cross_fields as OpenSearch does', async () => {
+    expect(await disagreements('/deb/_search', CROSS_FIELDS)).toEqual([]);
+    // The blended query really differs from best_fields: the same request ranks otherwise.
+    const body = CROSS_FIELDS[1] as { query: { multi_match: Record<string, unknown> } };
+    const [cross] = await both('POST', '/deb/_search', body);
+    const [best] = await both('POST', '/deb/_search', { ...body, query: { multi_match: { ...body.query.multi_match, type: 'best_fields' } } });
+    expect(cross.body.hits.hits.map((h: { _score: number }) => h._score)).not.toEqual(best.body.hits.hits.map((h: { _score: number }) => h._score));
+  }, 120_000);
+
+  afterAll(() => {
+    console.log(`metadata fields and cross_fields: ${figures.compared} requests compared, ${figures.agreed} agreements`);
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * Highlighting, aggregations and _analyze through the official Python clients' typed calls
+ * (`elasticsearch` 8.x and `opensearch-py`, the venv scripts/build-peers.sh python-clients makes):
+ * test/search/python/typed-features.py calls es.search(highlight=…, aggs=…),
+ * es.indices.analyze(…) and opensearch-py's equivalents against Portico over HTTP and prints what
+ * it saw; this file checks the values, computed here from the same 30 documents.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSearch, type SearchHarness } from './harness.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const run = promisify(execFile);
+
+let python = '';
+let portico: SearchHarness | undefined;
+let url = '';
+
+beforeAll(async () => {
+  let venv: string;
+  try {
+    venv = execFileSync('bash', [join(ROOT, 'scripts/build-peers.sh'), 'python-clients'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  } catch (err) {
+    throw new Error('scripts/build-peers.sh python-clients failed: the Python clients need python3 with venv (Debian: python3-venv) and PyPI on the first run', { cause: err });
+  }
+  python = join(venv, 'bin/python');
+  portico = await startSearch();
+  url = await portico.app.listen({ port: 0, host: '127.0.0.1' });
+}, 300_000);
+
+afterAll(async () => {
+  await portico?.close();
+});
+
+async function drive(client: 'elasticsearch' | 'opensearch'): Promise<Record<string, unknown>> {
+  await portico?.app.inject({ method: 'DELETE', url: '/shelf' });
+  const { stdout } = await run(python, [join(ROOT, 'test/search/python/typed-features.py'), client, url], { timeout: 120_000 });
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+// The 30 books of typed-features.py: n = 1..30, python when n % 3 == 0, rust when 1, go when 2; tag t(n % 4).
+const BOOKS = Array.from({ length: 30 }, (_, i) => i + 1);
+const lang = (n: number) => (n % 3 === 0 ? 'python' : n % 3 === 1 ? 'rust' : 'go');
+
+function facets(books: readonly number[]): Record<string, unknown> {
+  const tags = [0, 1, 2, 3].map((t) => books.filter((n) => n % 4 === t)).filter((b) => b.length > 0);
+  const sum = books.reduce((a, b) => a + b, 0);
+  return {
+    tags: tags.map((b) => [`t${(b[0] as number) % 4}`, b.length, Math.max(...b)]),
+    ranges: [
+      ['*-10.0', books.filter((n) => n < 10).length],
+      ['10.0-20.0', books.filter((n) => n >= 10 && n < 20).length],
+      ['20.0-*', books.filter((n) => n >= 20).length],
+    ],
+    hist: [0, 10, 20, 30].map((k) => [k, books.filter((n) => Math.floor(n / 10) * 10 === k).length]).filter(([, c]) => c !== 0),
+    stats: { count: books.length, min: Math.min(...books), max: Math.max(...books), avg: sum / books.length, sum },
+    distinct_tags: tags.length,
+    kinds: { python: books.filter((n) => lang(n) === 'python').length, rust: books.filter((n) => lang(n) === 'rust').length },
+  };
+}
+
+describe('the official Python clients: highlight, aggregations, _analyze', () => {
+  it.each(['elasticsearch', 'opensearch'] as const)('%s', async (client) => {
+    const seen = await drive(client);
+    const python = BOOKS.filter((n) => lang(n) === 'python');
+    expect(seen).toMatchObject({
+      total: python.length,
+      highlights: [3, 6, 9].map((n) => `Learning <b>python</b> the hard way, volume ${n}`).sort(),
+      ...facets(python),
+      analyze: [['the', 0, 0, 3], ['quick', 1, 4, 9], ['brown', 2, 10, 15], ['fox', 3, 16, 19]],
+      analyze_field: ['Mixed Case'],
+      every: facets(BOOKS),
+    });
+  }, 180_000);
+});
