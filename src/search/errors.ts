@@ -81,6 +81,8 @@ export const errors = {
       'resource.id': index,
       ...indexMeta(index),
     }),
+  /** ES's answer for a closed index (ClusterBlockException's cause on a search, get or write). */
+  indexClosed: (index: string, uuid: string) => err(400, 'index_closed_exception', 'closed', indexMeta(index, uuid)),
   indexExists: (index: string, uuid: string) =>
     err(400, 'resource_already_exists_exception', `index [${index}/${uuid}] already exists`, indexMeta(index, uuid)),
   invalidIndexName: (index: string, why: string) =>

@@ -175,16 +175,25 @@ const NODE_COLUMNS: CatColumn[] = [
   { name: 'name', aliases: ['n'], shown: true },
 ];
 
-function catHealthRow(service: SearchService, nowMs: number): CatRow {
-  const states = service.list();
-  const pri = states.reduce((n, s) => n + s.settings.numberOfShards, 0);
+/**
+ * The cluster's health as ES computes it on one node: every primary is assigned here, and no
+ * replica can be (a replica never shares its primary's node), so each index with replicas is
+ * yellow and the cluster is as bad as its worst index.
+ */
+export function clusterHealth(states: readonly IndexState[]): { status: 'green' | 'yellow'; primaries: number; unassigned: number; activePercent: number } {
+  const primaries = states.reduce((n, s) => n + s.settings.numberOfShards, 0);
   const unassigned = states.reduce((n, s) => n + s.settings.numberOfShards * s.settings.numberOfReplicas, 0);
-  const total = pri + unassigned;
+  const total = primaries + unassigned;
+  return { status: unassigned > 0 ? 'yellow' : 'green', primaries, unassigned, activePercent: total === 0 ? 100 : (100 * primaries) / total };
+}
+
+function catHealthRow(service: SearchService, nowMs: number): CatRow {
+  const { status, primaries: pri, unassigned, activePercent } = clusterHealth(service.list());
   return {
     epoch: String(Math.floor(nowMs / 1000)), timestamp: new Date(nowMs).toISOString().slice(11, 19), cluster: 'portico',
-    status: unassigned > 0 ? 'yellow' : 'green', 'node.total': '1', 'node.data': '1', shards: String(pri), pri: String(pri), relo: '0', init: '0',
+    status, 'node.total': '1', 'node.data': '1', shards: String(pri), pri: String(pri), relo: '0', init: '0',
     unassign: String(unassigned), 'unassign.pri': '0', pending_tasks: '0', max_task_wait_time: '-',
-    active_shards_percent: `${total === 0 ? '100.0' : ((100 * pri) / total).toFixed(1)}%`,
+    active_shards_percent: `${activePercent.toFixed(1)}%`,
   };
 }
 
