@@ -9,7 +9,14 @@ export function decimalFormat(pattern: string): ((n: number) => string) | undefi
   const m = /^([#,]*)([0,]*)(?:\.(0*)(#*))?$/.exec(pattern);
   if (m === null || pattern === '' || pattern.endsWith(',') || pattern.includes(',.')) return undefined;
   const intPart = `${m[1] ?? ''}${m[2] ?? ''}`;
-  const minInt = (m[2] ?? '').replaceAll(',', '').length;
+  let minInt = (m[2] ?? '').replaceAll(',', '').length;
+  // DecimalFormat.applyPattern: a pattern of `#` alone with a decimal point ("#.##") gets one
+  // required integer digit ("0.46"); one with no integer digit at all (".##") shifts its digits,
+  // which is not read here.
+  if (!pattern.includes('0') && pattern.includes('.')) {
+    if (intPart.replaceAll(',', '') === '') return undefined;
+    minInt = 1;
+  }
   const lastComma = intPart.lastIndexOf(',');
   const grouping = lastComma === -1 ? 0 : intPart.length - lastComma - 1;
   const minFrac = (m[3] ?? '').length;
@@ -40,13 +47,37 @@ function exactDecimal(abs: number): [string, string] {
   return [digits.slice(0, digits.length - k), digits.slice(digits.length - k)];
 }
 
-/** HALF_EVEN rounding of the decimal `int.frac` to `places` fraction digits. */
-function roundHalfEven(int: string, frac: string, places: number): [string, string] {
+/**
+ * The digits DecimalFormat starts from (DigitList.set): the shortest decimal that reads back as
+ * the double, as Double.toString writes it, not its exact binary expansion (3.4028235E38 is
+ * 340282350000000000000000000000000000000).
+ */
+function shortestDecimal(abs: number): [string, string] {
+  const [mantissa = '0', exponent = '0'] = abs.toExponential().split('e');
+  const digits = mantissa.replace('.', '');
+  const pointAt = Number(exponent) + 1;
+  if (pointAt <= 0) return ['0', '0'.repeat(-pointAt) + digits];
+  if (pointAt >= digits.length) return [digits + '0'.repeat(pointAt - digits.length), ''];
+  return [digits.slice(0, pointAt), digits.slice(pointAt)];
+}
+
+/**
+ * HALF_EVEN rounding of the decimal `int.frac` to `places` fraction digits. A tie in those digits
+ * is decided by the double's exact value (`exact`), as DecimalFormat does since JDK 8: 2.675 is
+ * 2.67499999… and rounds down to 2.67.
+ */
+function roundHalfEven(int: string, frac: string, places: number, exact: () => [string, string]): [string, string] {
   if (frac.length <= places) return [int, frac];
   const kept = frac.slice(0, places);
   const rest = frac.slice(places);
-  const first = rest.charCodeAt(0) - 48;
-  const beyond = /[1-9]/.test(rest.slice(1));
+  let first = rest.charCodeAt(0) - 48;
+  let beyond = /[1-9]/.test(rest.slice(1));
+  if (first === 5 && !beyond) {
+    const exactRest = exact()[1].slice(places);
+    first = exactRest.charCodeAt(0) - 48;
+    beyond = /[1-9]/.test(exactRest.slice(1));
+    if (Number.isNaN(first)) first = 0;
+  }
   const lastDigit = (places > 0 ? kept : int).charCodeAt((places > 0 ? kept : int).length - 1) - 48;
   const up = first > 5 || (first === 5 && (beyond || lastDigit % 2 === 1));
   if (!up) return [int, kept];
@@ -57,14 +88,16 @@ function roundHalfEven(int: string, frac: string, places: number): [string, stri
 function format(n: number, s: Shape): string {
   if (Number.isNaN(n)) return 'NaN';
   if (!Number.isFinite(n)) return n > 0 ? '∞' : '-∞';
-  const [int0, frac0] = exactDecimal(Math.abs(n));
-  const [intR, fracR] = roundHalfEven(int0, frac0, s.maxFrac);
+  const abs = Math.abs(n);
+  const [int0, frac0] = shortestDecimal(abs);
+  const [intR, fracR] = roundHalfEven(int0, frac0, s.maxFrac, () => exactDecimal(abs));
   let frac = fracR.replace(/0+$/, '');
   if (frac.length < s.minFrac) frac = frac.padEnd(s.minFrac, '0');
   let int = intR.replace(/^0+/, '');
   if (int.length < s.minInt) int = int.padStart(s.minInt, '0');
   if (s.grouping > 0) int = int.replace(new RegExp(`\\B(?=(\\d{${s.grouping}})+$)`, 'g'), ',');
   const body = frac.length > 0 ? `${int}.${frac}` : s.decimalPoint && s.minFrac > 0 ? `${int}.` : int;
-  const zero = /^[0.,]*$/.test(body);
-  return n < 0 && !zero ? `-${body === '' ? '0' : body}` : body === '' ? '0' : body;
+  const text = body === '' ? '0' : body;
+  // Java keeps the sign of a negative number that rounds to zero ("-0.00"), and of -0.0.
+  return n < 0 || Object.is(n, -0) ? `-${text}` : text;
 }
