@@ -141,9 +141,9 @@ export const errors = {
   actionValidation: (problems: readonly string[]) =>
     err(400, 'action_request_validation_exception', `Validation Failed: ${problems.map((p, i) => `${i + 1}: ${p};`).join('')}`),
   /** A shard-level failure (the result window check): wrapped in search_phase_execution_exception. */
-  shardFailure: (index: string, inner: EsCause) =>
+  shardFailure: (index: string, inner: EsCause, status = 400) =>
     new SearchError(
-      400,
+      status,
       {
         type: 'search_phase_execution_exception',
         reason: 'all shards failed',

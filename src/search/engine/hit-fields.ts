@@ -6,6 +6,8 @@ import { javaDouble } from '../syntax/java-double.js';
 import type { FieldDef, Mappings } from '../mapping/mapping.js';
 import type { FetchFields, FieldAndFormat } from '../requests/fetch-fields-request.js';
 import { storedFieldValues } from '../requests/multi-get.js';
+import { parseNumber } from '../mapping/mapping.js';
+import { sourceValues } from '../mapping/source-values.js';
 import { decimalFormat } from '../syntax/decimal-format.js';
 
 /**
@@ -44,6 +46,9 @@ function matchingFields(mappings: Mappings, pattern: string): FieldDef[] {
  * custom format on a field type that takes none.
  */
 export function checkFetchFields(index: string, mappings: Mappings, f: FetchFields): void {
+  // SearchService.parseSource refuses these on the shard: a 500 from every shard, as ES answers.
+  if (f.noneWithSource === true) throw errors.shardFailure(index, { type: 'search_exception', reason: '[stored_fields] cannot be disabled if [_source] is requested' }, 500);
+  if (f.storedNone && f.fields.length > 0) throw errors.shardFailure(index, { type: 'search_exception', reason: '[stored_fields] cannot be disabled when using the [fields] option' }, 500);
   for (const e of f.docvalue) {
     if (e.field === '_id') throw errors.idFielddataDisabled(index);
     if (METADATA.has(e.field)) throw errors.contextUnsupported(`[docvalue_fields] on the metadata field [${e.field}]`);
@@ -100,7 +105,7 @@ function floatDigits(f: number): number {
 /** A doc value of a numeric field as ES writes it: longs as integers, the others as Java doubles (a float widened). */
 function numericDocValue(def: FieldDef, n: number): unknown {
   if (def.integer) return n;
-  return new RawJson(javaDouble(def.esType === 'float' ? Math.fround(n) : n));
+  return new RawJson(javaDouble(n));
 }
 
 function byUtf8(a: string, b: string): number {
@@ -112,14 +117,16 @@ function docValues(def: FieldDef, doc: ReturnType<typeof parseDocument>['doc'], 
     const vals = doc.keyword.get(def.path) ?? [];
     return [...new Set(vals)].sort(byUtf8);
   }
-  const nums = [...(doc.numeric.get(def.path) ?? [])].sort((a, b) => a - b);
+  const held = doc.numeric.get(def.path) ?? [];
+  // A float is kept as a float: formats see it widened to double, as ES's doc values give it.
+  const nums = (def.esType === 'float' || def.esType === 'half_float' ? held.map((n) => Math.fround(n)) : [...held]).sort((a, b) => a - b);
   if (fmt !== undefined) return nums.map(fmt);
   if (def.kind === 'date') return nums.map((ms) => def.dateFormat?.print(ms) ?? isoInstant(ms));
   if (def.kind === 'boolean') return nums.map((n) => n === 1);
   return nums.map((n) => numericDocValue(def, n));
 }
 
-function sourceFieldValues(def: FieldDef, doc: ReturnType<typeof parseDocument>['doc'], fmt: Formatter | undefined): unknown[] {
+function sourceFieldValues(def: FieldDef, doc: ReturnType<typeof parseDocument>['doc'], source: unknown, fmt: Formatter | undefined): unknown[] {
   switch (def.kind) {
     case 'text':
       return [...(doc.text.get(def.path) ?? [])];
@@ -132,12 +139,27 @@ function sourceFieldValues(def: FieldDef, doc: ReturnType<typeof parseDocument>[
     case 'boolean':
       return (doc.numeric.get(def.path) ?? []).map((n) => n === 1);
     default: {
+      if (def.esType === 'half_float') return halfFloatSourceValues(def, source);
       const nums = doc.numeric.get(def.path) ?? [];
       if (def.integer) return [...nums];
-      return nums.map((n) => (def.esType === 'float' || def.esType === 'half_float' ? floatDigits(Math.fround(n)) : n));
+      return nums.map((n) => (def.esType === 'float' ? floatDigits(Math.fround(n)) : n));
     }
   }
 }
+
+/**
+ * A half_float's `fields` values: the source's numbers read as floats, not rounded to half
+ * precision (ES's mapper parses them as floats; only what it indexes is rounded).
+ */
+function halfFloatSourceValues(def: FieldDef, source: unknown): unknown[] {
+  const out: unknown[] = [];
+  for (const v of sourceValues(source, def.path)) {
+    const n = parseNumber(v, false);
+    if (n !== undefined) out.push(floatDigits(Math.fround(n)));
+  }
+  return out;
+}
+
 
 /**
  * The `fields` of one hit whose stored source is `sourceText`; undefined when no field has a
@@ -154,22 +176,25 @@ export function hitFields(index: string, mappings: Mappings, f: FetchFields, id:
   if (f.docvalue.length > 0 || f.fields.length > 0) {
     const { doc } = parseDocument(source, mappings, id, true);
     addAll(out, f.docvalue, mappings, (def, e) => docValues(def, doc, formatterFor(index, def, e.format, true)));
-    addAll(out, f.fields, mappings, (def, e) => sourceFieldValues(def, doc, formatterFor(index, def, e.format, false)));
+    addAll(out, f.fields, mappings, (def, e) => sourceFieldValues(def, doc, source, formatterFor(index, def, e.format, false)), true);
   }
   return Object.keys(out).length === 0 ? undefined : out;
 }
 
-function addAll(out: Record<string, unknown[]>, entries: readonly FieldAndFormat[], mappings: Mappings, values: (def: FieldDef, e: FieldAndFormat) => unknown[]): void {
-  const seen = new Set<string>();
+function addAll(out: Record<string, unknown[]>, entries: readonly FieldAndFormat[], mappings: Mappings, values: (def: FieldDef, e: FieldAndFormat) => unknown[], lastWins = false): void {
+  // A field named twice in one list (by two entries or patterns) is fetched once: with the first
+  // entry's format for doc values, the last's for `fields` (ES's FieldFetcher keeps a map by name).
+  const chosen = new Map<string, { def: FieldDef; e: FieldAndFormat }>();
   for (const e of entries) {
     for (const def of matchingFields(mappings, e.field)) {
-      // A field named twice in one list (by two patterns) is fetched once.
-      if (seen.has(def.path)) continue;
-      seen.add(def.path);
-      const v = values(def, e);
-      if (v.length === 0) continue;
-      // A field both in docvalue_fields and fields gets both phases' values, the first's first, as ES's phases add them.
-      out[def.path] = out[def.path] === undefined ? v : [...(out[def.path] as unknown[]), ...v];
+      if (lastWins) chosen.delete(def.path);
+      if (!chosen.has(def.path)) chosen.set(def.path, { def, e });
     }
+  }
+  for (const { def, e } of chosen.values()) {
+    const v = values(def, e);
+    if (v.length === 0) continue;
+    // A field both in docvalue_fields and fields gets both phases' values, the first's first, as ES's phases add them.
+    out[def.path] = out[def.path] === undefined ? v : [...(out[def.path] as unknown[]), ...v];
   }
 }

@@ -44,6 +44,9 @@ export interface SearchEnv {
  */
 const FAST_WINDOW = 128;
 
+/** ES's `index.max_slices_per_scroll` default. */
+const MAX_SLICES = 1024;
+
 // Long.MAX_VALUE as the nearest double (the exact text is written with RawJson).
 const LONG_MAX = 2 ** 63;
 
@@ -167,8 +170,7 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
     if (q.capturing) throw errors.batchTooLarge(state.name, state.settings.maxResultWindow, req.size);
     throw errors.resultWindowTooLarge(state.name, state.settings.maxResultWindow, q.end);
   }
-  if (req.aggs !== undefined) checkAggs(req.aggs, state);
-  if (req.fetchFields !== undefined) checkFetchFields(state.name, state.mappings, req.fetchFields);
+  checkOnShard(req, state);
   const ctx = q.env.ctx(state);
   // The common case, a relevance-ordered `match` on one index: only the window is computed.
   if (q.single && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.slice === undefined && req.searchAfter === undefined && req.aggs === undefined && req.collapse === undefined && req.query.kind === 'match' && req.query.fuzzy === undefined) {
@@ -208,6 +210,19 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
       ...(collapsed === undefined ? {} : { collapseKey: collapsed.keys[k] ?? null }),
     })),
   );
+}
+
+/** What each shard checks of the request before running it (a failure fails that shard alone). */
+function checkOnShard(req: SearchRequest, state: IndexState): void {
+  if (req.aggs !== undefined) checkAggs(req.aggs, state);
+  if (req.fetchFields !== undefined) checkFetchFields(state.name, state.mappings, req.fetchFields);
+  // ES's index.max_slices_per_scroll.
+  if (req.slice !== undefined && req.slice.max > MAX_SLICES) {
+    throw errors.shardFailure(state.name, {
+      type: 'illegal_argument_exception',
+      reason: `The number of slices [${req.slice.max}] is too large. It must be less than [${MAX_SLICES}]. This limit can be set by changing the [index.max_slices_per_scroll] index level setting.`,
+    });
+  }
 }
 
 /** A shard's collapsed window: the best hit of each group in the page (from 0 with several shards); keeps its hits for the inner hits. */

@@ -23,6 +23,8 @@ export interface FetchFields {
   readonly stored: readonly string[] | undefined;
   /** `stored_fields: "_none_"`: no stored fields at all, `_id` and `_source` included. */
   readonly storedNone: boolean;
+  /** `_none_` with `_source` asked for: each shard fails (ES's SearchService refuses it there). */
+  readonly noneWithSource?: boolean;
 }
 
 /** ES's `index.max_docvalue_fields_search` default. */

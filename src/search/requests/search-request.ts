@@ -292,10 +292,14 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     throw errors.actionValidation(['Cannot use [collapse] in conjunction with [search_after] unless the search is sorted on the same field. Multiple sort fields are not allowed.']);
   }
   refuseBodyKey(b, true);
-  const fetchFields = parseFetchFields(b, params);
+  let fetchFields = parseFetchFields(b, params);
   const explicitSource = b._source !== undefined || params._source !== undefined || params._source_includes !== undefined || params._source_excludes !== undefined || params._source_include !== undefined || params._source_exclude !== undefined;
   let source = sourceFromParams(params, parseSourceFilter(b._source));
-  if (fetchFields !== undefined) source = sourceWithStoredFields(source, fetchFields, explicitSource);
+  if (fetchFields !== undefined) {
+    // Asking for the source with `_none_` fails each shard (checkFetchFields), as in ES.
+    if (fetchFields.storedNone && explicitSource && source.fetch) fetchFields = { ...fetchFields, noneWithSource: true };
+    source = sourceWithStoredFields(source, fetchFields, explicitSource);
+  }
   return {
     query,
     postFilter: b.post_filter === undefined ? undefined : parseTopLevelQuery(b.post_filter, 'post_filter'),
@@ -327,15 +331,10 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
 /**
  * The source a search with `stored_fields` fetches, as ES's FetchContext decides: stored fields
  * named (an empty list too) leave `_source` out unless it is asked for (`_source` in the body or
- * the URL, or `_source` among the stored fields); `_none_` fetches no source, and refuses a
- * request that asks for one or uses `fields`.
+ * the URL, or `_source` among the stored fields); `_none_` fetches no source.
  */
 function sourceWithStoredFields(source: SourceFilter, f: FetchFields, explicit: boolean): SourceFilter {
-  if (f.storedNone) {
-    if (explicit && source.fetch) throw errors.illegalArgument('[stored_fields] cannot be disabled if [_source] is requested');
-    if (f.fields.length > 0) throw errors.illegalArgument('[stored_fields] cannot be disabled when using the [fields] option');
-    return NO_SOURCE;
-  }
+  if (f.storedNone) return NO_SOURCE;
   if (f.stored === undefined || explicit) return source;
   return f.stored.includes('_source') ? WHOLE_SOURCE : NO_SOURCE;
 }
@@ -387,26 +386,31 @@ function checkContextRules(
   if (problems.length > 0) throw errors.actionValidation(problems);
 }
 
-/** ES's `index.max_slices_per_scroll` default. */
-const MAX_SLICES = 1024;
-
 /**
- * The body's `slice` (SliceBuilder): `id` and `max`, split on `_id` (the default `field`; another
- * field is refused as not supported).
+ * The body's `slice` (SliceBuilder's parser): `id` and `max`, checked by their setters in the
+ * order the body gives them, a failure being ES's "[slice] failed to parse field [max]"; split on
+ * `_id` (the default `field`; another field is refused as not supported). The number of slices
+ * is checked on each shard (checkSliceLimit).
  */
 function parseSlice(v: unknown): { id: number; max: number } {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw errors.parsing('[slice] failed to parse field [slice]');
   const o = v as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (k !== 'id' && k !== 'max' && k !== 'field') throw errors.xContentParse(1, 2, `[slice] unknown field [${k}]`);
-  if (o.field !== undefined && o.field !== '_id') throw errors.contextUnsupported(`[slice] on the field [${String(o.field)}]`);
-  const id = o.id === undefined ? -1 : bodyInt(o.id, 'id');
-  const max = o.max === undefined ? -1 : bodyInt(o.max, 'max');
-  if (id < 0) throw errors.illegalArgument('id must be greater than or equal to 0');
-  if (max <= 1) throw errors.illegalArgument('max must be greater than 1');
-  if (id >= max) throw errors.illegalArgument('max must be greater than id');
-  if (max > MAX_SLICES) {
-    throw errors.illegalArgument(`The number of slices [${max}] is too large. It must be less than [${MAX_SLICES}]. This limit can be set by changing the [index.max_slices_per_scroll] index level setting.`);
+  let id = -1;
+  let max = -1;
+  const fail = (field: string, reason: string) => errors.fieldParse(1, 2, 'slice', field, { type: 'illegal_argument_exception', reason });
+  for (const [k, value] of Object.entries(o)) {
+    if (k === 'id') {
+      id = bodyInt(value, 'id');
+      if (id < 0) throw fail('id', 'id must be greater than or equal to 0');
+      if (max !== -1 && id >= max) throw fail('id', 'max must be greater than id');
+    } else if (k === 'max') {
+      max = bodyInt(value, 'max');
+      if (max <= 1) throw fail('max', 'max must be greater than 1');
+      if (id !== -1 && id >= max) throw fail('max', 'max must be greater than id');
+    } else if (k !== 'field') throw errors.xContentParse(1, 2, `[slice] unknown field [${k}]`);
   }
+  if (o.field !== undefined && o.field !== '_id') throw errors.contextUnsupported(`[slice] on the field [${String(o.field)}]`);
+  if (id === -1 || max === -1) throw errors.illegalArgument('[slice] needs both [id] and [max]');
   return { id, max };
 }
 
