@@ -1,4 +1,4 @@
-import { errors } from '../errors.js';
+import { errors, SearchError } from '../errors.js';
 import { DateMathError, DateMathParser, zoneOf } from './date-math.js';
 import { compileDateFormat, joda } from './date-format.js';
 
@@ -27,6 +27,14 @@ function placeholder(text: string, nowMs: number): string {
     const bar = patternAndZone.indexOf('|');
     pattern = bar < 0 ? patternAndZone : patternAndZone.slice(0, bar);
     zone = bar < 0 ? undefined : patternAndZone.slice(bar + 1);
+  }
+  if (zone !== undefined) {
+    try {
+      zoneOf(zone);
+    } catch {
+      // DateUtils.of lets java.time's ZoneRulesException through: ES answers it as a 500.
+      throw new SearchError(500, { type: 'zone_rules_exception', reason: `Unknown time-zone ID: ${zone}` });
+    }
   }
   let ms: number;
   let offsetMs = 0;
