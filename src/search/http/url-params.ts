@@ -155,6 +155,25 @@ export function checkNoOpParams(url: string, params: QueryParams): void {
   }
 }
 
+/**
+ * `preference` as ES 8's OperationRouting reads it: a custom string (not starting with `_`) only
+ * picks copies, so it changes nothing on one node; `_local`, `_only_local`, `_prefer_nodes:…` and
+ * `_only_nodes:…` pick this node; `_shards:0` (with or without `|…`) is the only shard. A type ES
+ * does not know is its "no Preference for [_primary]"; `_shards` naming no shard 0 would search
+ * no shard and is refused as not supported.
+ */
+export function checkPreference(params: QueryParams): void {
+  const p = params.preference;
+  if (p === undefined || p === '' || !p.startsWith('_')) return;
+  const colon = p.indexOf(':');
+  const type = colon === -1 ? p : p.slice(0, colon);
+  if (!['_shards', '_prefer_nodes', '_local', '_only_local', '_only_nodes'].includes(type)) throw errors.illegalArgument(`no Preference for [${type}]`);
+  if (type === '_shards') {
+    const ids = p.slice(colon + 1).split('|')[0]?.split(',') ?? [];
+    if (!ids.some((id) => id.trim() === '0')) throw errors.illegalArgument(`[preference] ${p} (each index is one shard, shard 0) is not supported by this server`);
+  }
+}
+
 /** `terminate_after` in the URL: an int, refused below 0 as ES refuses it. */
 export function checkTerminateAfter(params: QueryParams): void {
   const n = intParam(params, 'terminate_after');

@@ -332,3 +332,17 @@ describe('slice on a scroll and a point in time', () => {
     expect([plain.status, plain.body.error.type]).toEqual([400, 'action_request_validation_exception']);
   }, SLOW);
 });
+
+describe('preference', () => {
+  it('takes what ES takes and refuses what it refuses, as the node does', async () => {
+    const diffs: string[] = [];
+    for (const pref of ['_local', '_only_local', 'my-session-1', '_shards:0', '_shards:0|_local', '_prefer_nodes:abc', '_primary', '_replica', '_nope:1']) {
+      const [p, r] = await both('GET', `/ff/_search?sort=_doc&preference=${encodeURIComponent(pref)}`);
+      const d = fetchDifference(p, r);
+      if (d !== undefined) diffs.push(`${pref}: ${d}`);
+    }
+    expect(diffs).toEqual([]);
+    // Shard 1 does not exist on a one-shard index: refused, never answered as shard 0.
+    expect((await porticoCall('GET', '/ff/_search?preference=_shards:1')).status).toBe(400);
+  }, SLOW);
+});
