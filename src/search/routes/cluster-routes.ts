@@ -6,6 +6,7 @@ import { catBytes, sendCatTable, type CatColumn, type CatRow } from '../http/cat
 import { queryOf, sendJson, type Params } from '../http/http-io.js';
 import { indexStatsSections, ProcessProbe, timeValueText, totalStatsSections, type ProcessFigures } from '../engine/node-stats.js';
 import type { IndexState } from '../engine/index-state.js';
+import { clusterHealth } from '../engine/cluster-health.js';
 import type { SearchService } from '../engine/search-service.js';
 import type { ClusterInfo } from './index-routes.js';
 
@@ -174,18 +175,6 @@ const NODE_COLUMNS: CatColumn[] = [
   { name: 'master', aliases: ['m'], shown: true },
   { name: 'name', aliases: ['n'], shown: true },
 ];
-
-/**
- * The cluster's health as ES computes it on one node: every primary is assigned here, and no
- * replica can be (a replica never shares its primary's node), so each index with replicas is
- * yellow and the cluster is as bad as its worst index.
- */
-export function clusterHealth(states: readonly IndexState[]): { status: 'green' | 'yellow'; primaries: number; unassigned: number; activePercent: number } {
-  const primaries = states.reduce((n, s) => n + s.settings.numberOfShards, 0);
-  const unassigned = states.reduce((n, s) => n + s.settings.numberOfShards * s.settings.numberOfReplicas, 0);
-  const total = primaries + unassigned;
-  return { status: unassigned > 0 ? 'yellow' : 'green', primaries, unassigned, activePercent: total === 0 ? 100 : (100 * primaries) / total };
-}
 
 function catHealthRow(service: SearchService, nowMs: number): CatRow {
   const { status, primaries: pri, unassigned, activePercent } = clusterHealth(service.list());

@@ -5,7 +5,7 @@ import { jsonBody, queryOf, sendHead, sendJson, type Params } from '../http/http
 import { catBytes, sendCatTable, type CatColumn, type CatRow } from '../http/cat-table.js';
 import type { IndexState } from '../engine/index-state.js';
 import type { SearchService } from '../engine/search-service.js';
-import { clusterHealth } from './cluster-routes.js';
+import { clusterHealth } from '../engine/cluster-health.js';
 
 export interface ClusterInfo {
   readonly flavor: 'elasticsearch' | 'opensearch';
