@@ -336,7 +336,7 @@ describe('slice on a scroll and a point in time', () => {
 describe('preference', () => {
   it('takes what ES takes and refuses what it refuses, as the node does', async () => {
     const diffs: string[] = [];
-    for (const pref of ['_local', '_only_local', 'my-session-1', '_shards:0', '_shards:0|_local', '_prefer_nodes:abc', '_primary', '_replica', '_nope:1']) {
+    for (const pref of ['_local', '_only_local', 'my-session-1', '_shards:0', '_shards:0|_local', '_prefer_nodes:abc', '_nope:1']) {
       const [p, r] = await both('GET', `/ff/_search?sort=_doc&preference=${encodeURIComponent(pref)}`);
       const d = fetchDifference(p, r);
       if (d !== undefined) diffs.push(`${pref}: ${d}`);
@@ -344,5 +344,10 @@ describe('preference', () => {
     expect(diffs).toEqual([]);
     // Shard 1 does not exist on a one-shard index: refused, never answered as shard 0.
     expect((await porticoCall('GET', '/ff/_search?preference=_shards:1')).status).toBe(400);
+    // ES 7.0 removed the copy preferences OpenSearch 2 still takes (_primary, _replica, …).
+    for (const gone of ['_primary', '_primary_first', '_replica', '_replica_first']) {
+      const res = await porticoCall('GET', `/ff/_search?preference=${gone}`);
+      expect([res.status, res.body.error.reason]).toEqual([400, `no Preference for [${gone}]`]);
+    }
   }, SLOW);
 });
