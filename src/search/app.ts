@@ -20,6 +20,8 @@ import { searchRoutes } from './routes/search-routes.js';
 import { clusterRoutes } from './routes/cluster-routes.js';
 import { analyzeRoutes } from './routes/analyze-routes.js';
 import { byQueryRoutes } from './routes/by-query-routes.js';
+import { closeOpenRoutes } from './routes/close-open-routes.js';
+import { resolveDateMathIndices } from './http/date-math-hook.js';
 import { SearchService } from './engine/search-service.js';
 import { warmIndexing } from './engine/warmup.js';
 import { SearchActivityLog } from './engine/search-activity-log.js';
@@ -103,6 +105,7 @@ export async function buildSearchApp(config: SearchConfig, deps: AreaDeps, optio
 
   readBodies(app, maxBody);
   checkRequests(app, verifier);
+  resolveDateMathIndices(app, deps.now);
   app.setErrorHandler(searchErrorHandler(maxBody));
   answerUnrouted(app);
 
@@ -112,6 +115,7 @@ export async function buildSearchApp(config: SearchConfig, deps: AreaDeps, optio
   await app.register(clusterRoutes, { service, info, now: deps.now });
   await app.register(analyzeRoutes, { service });
   await app.register(byQueryRoutes, { service });
+  await app.register(closeOpenRoutes, { service });
   await app.register(documentRoutes, { service });
   await app.register(searchRoutes, { service, now: deps.now });
   await app.register(multiRoutes, { service, now: deps.now });

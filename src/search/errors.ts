@@ -81,6 +81,8 @@ export const errors = {
       'resource.id': index,
       ...indexMeta(index),
     }),
+  /** ES's answer for a closed index (ClusterBlockException's cause on a search, get or write). */
+  indexClosed: (index: string, uuid: string) => err(400, 'index_closed_exception', 'closed', indexMeta(index, uuid)),
   indexExists: (index: string, uuid: string) =>
     err(400, 'resource_already_exists_exception', `index [${index}/${uuid}] already exists`, indexMeta(index, uuid)),
   invalidIndexName: (index: string, why: string) =>
@@ -139,9 +141,9 @@ export const errors = {
   actionValidation: (problems: readonly string[]) =>
     err(400, 'action_request_validation_exception', `Validation Failed: ${problems.map((p, i) => `${i + 1}: ${p};`).join('')}`),
   /** A shard-level failure (the result window check): wrapped in search_phase_execution_exception. */
-  shardFailure: (index: string, inner: EsCause) =>
+  shardFailure: (index: string, inner: EsCause, status = 400) =>
     new SearchError(
-      400,
+      status,
       {
         type: 'search_phase_execution_exception',
         reason: 'all shards failed',

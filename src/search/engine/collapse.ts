@@ -100,5 +100,7 @@ export function collapsedHit(hit: Record<string, unknown> | RawJson, c: Collapse
     return tail === '' ? hit : new RawJson(`${hit.text.slice(0, -1)},${tail}}`);
   }
   const { sort, ...rest } = hit;
-  return { ...rest, ...(extra.fields === undefined ? {} : { fields: extra.fields }), ...(sort === undefined ? {} : { sort }), ...(extra.inner_hits === undefined ? {} : { inner_hits: extra.inner_hits }) };
+  // The collapse value joins the fields the request fetched (docvalue_fields, fields, stored_fields).
+  const fields = extra.fields === undefined ? rest.fields : { ...(rest.fields as Record<string, unknown> | undefined), ...(extra.fields as Record<string, unknown>) };
+  return { ...rest, ...(fields === undefined ? {} : { fields }), ...(sort === undefined ? {} : { sort }), ...(extra.inner_hits === undefined ? {} : { inner_hits: extra.inner_hits }) };
 }

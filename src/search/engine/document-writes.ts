@@ -5,7 +5,7 @@ import { errors, type SearchError } from '../errors.js';
 import { conflict, type CurrentDoc, nextVersion, type WriteConditions } from '../requests/write-conditions.js';
 import type { BulkAction } from '../requests/bulk.js';
 import type { IndexState } from './index-state.js';
-import type { IndexRegistry } from './index-registry.js';
+import { openState, type IndexRegistry } from './index-registry.js';
 import type { SearchContexts } from './open-contexts.js';
 
 /**
@@ -66,7 +66,7 @@ export class DocumentWrites {
   ) {}
 
   getDoc(index: string, id: string): { version: number; seqNo: number; source: string } | undefined {
-    const state = this.indices.get(index);
+    const state = openState(this.indices.get(index));
     const ord = state.index.idToOrd.get(id);
     if (ord === undefined) return undefined;
     const doc = this.store.getDoc(index, id);
@@ -183,7 +183,7 @@ export class DocumentWrites {
    */
   deleteTarget(index: string, cond: WriteConditions | undefined): IndexState {
     const s = this.indices.find(index);
-    if (s !== undefined) return s;
+    if (s !== undefined) return openState(s);
     if (cond === undefined || cond.versionType === 'internal') {
       throw index.startsWith('_') ? errors.invalidIndexName(index, "must not start with '_'.") : errors.indexNotFound(index);
     }

@@ -7,7 +7,7 @@ import { Mappings } from '../mapping/mapping.js';
 import { parseDocument } from '../mapping/document-parser.js';
 import { newIndexState, type IndexState } from './index-state.js';
 import type { SearchContexts } from './open-contexts.js';
-import { parseSettings, validateIndexName } from './index-settings.js';
+import { parseNewIndexSettings, parseSettings, validateIndexName, VERIFIED_BEFORE_CLOSE } from './index-settings.js';
 import type { SearchActivityLog } from './search-activity-log.js';
 
 /**
@@ -130,8 +130,24 @@ export class IndexRegistry {
    * Under `allowNoIndices` false (`?allow_no_indices=false`) ES refuses, with
    * index_not_found_exception, a wildcard that matches nothing and any expression that resolves to
    * no index at all (`_all`, `*` or no index on an empty cluster; names all skipped as unavailable).
+   * A closed index is left out of wildcards and `_all`, and named, it is ES's
+   * index_closed_exception (skipped under `ignoreUnavailable`), unless `withClosed` (index
+   * management: get, mappings, settings, `_cat/indices`, delete, open).
    */
-  resolve(expr: string | undefined, ignoreUnavailable = false, allowNoIndices = true): IndexState[] {
+  resolve(expr: string | undefined, ignoreUnavailable = false, allowNoIndices = true, withClosed = false): IndexState[] {
+    const all = this.resolveAll(expr, ignoreUnavailable, allowNoIndices);
+    if (withClosed || !all.some((s) => s.settings.closed)) return all;
+    const named = new Set(expr === undefined ? [] : expr.split(','));
+    const open = all.filter((s) => {
+      if (!s.settings.closed) return true;
+      if (named.has(s.name) && !ignoreUnavailable) throw errors.indexClosed(s.name, s.uuid);
+      return false;
+    });
+    if (open.length === 0 && !allowNoIndices) throw errors.indexNotFound(expr ?? '_all');
+    return open;
+  }
+
+  private resolveAll(expr: string | undefined, ignoreUnavailable: boolean, allowNoIndices: boolean): IndexState[] {
     if (expr === undefined || expr === '' || expr === '_all' || expr === '*') {
       const all = this.list();
       if (all.length === 0 && !allowNoIndices) throw expr === '*' ? errors.indexNotFound(expr) : errors.noIndicesExist();
@@ -184,7 +200,7 @@ export class IndexRegistry {
     for (const k of Object.keys(b)) {
       if (!['settings', 'mappings', 'aliases'].includes(k)) throw errors.parsing(`unknown key [${k}] for create index`);
     }
-    const settings = parseSettings(b.settings);
+    const settings = parseNewIndexSettings(b.settings);
     const mappings = Mappings.parse(b.mappings);
     const state = newIndexState(name, randomUUID().replace(/-/g, '').slice(0, 22), this.now(), settings, mappings);
     this.store.putIndex({ name, uuid: state.uuid, createdMs: state.createdMs, settings: settings.raw, mappings: mappings.toJSON() });
@@ -193,15 +209,15 @@ export class IndexRegistry {
     return state;
   }
 
-  /** The index of that name, created (with no settings or mappings) when it is missing. */
+  /** The index of that name, created (with no settings or mappings) when it is missing; a closed one is ES's index_closed_exception. */
   ensureIndex(name: string): IndexState {
     const s = this.indices.get(name);
-    if (s !== undefined) return s;
+    if (s !== undefined) return openState(s);
     return this.createIndex(name, undefined, true);
   }
 
   deleteIndex(expr: string): void {
-    const targets = this.resolve(expr);
+    const targets = this.resolve(expr, false, true, true);
     if (targets.length === 0 && !expr.includes('*')) throw errors.indexNotFound(expr);
     for (const t of targets) {
       this.store.deleteIndex(t.name);
@@ -221,8 +237,35 @@ export class IndexRegistry {
     this.store.updateMappings(name, state.mappings.toJSON());
   }
 
+  /**
+   * Closes or opens the indices `expr` names (`POST /<index>/_close`, `_open`): a closed index
+   * keeps its documents and metadata, answers index_closed_exception to searches, gets and
+   * writes, and is left out of wildcard searches. The state is kept with the index's settings
+   * (ES's `index.verified_before_close`), so it survives a restart. Contexts (scrolls, points in
+   * time) on a closed index are dropped, as ES frees them when the shard closes.
+   */
+  setClosed(expr: string, closed: boolean): IndexState[] {
+    const targets = this.resolve(expr, false, true, true);
+    for (const t of targets) {
+      if (t.settings.closed === closed) continue;
+      const raw = { ...t.settings.raw };
+      if (closed) raw[VERIFIED_BEFORE_CLOSE] = 'true';
+      else delete raw[VERIFIED_BEFORE_CLOSE];
+      this.store.putIndex({ name: t.name, uuid: t.uuid, createdMs: t.createdMs, settings: raw, mappings: t.mappings.toJSON() });
+      t.settings = parseSettings(raw);
+      if (closed) this.contexts.dropIndex(t);
+    }
+    return targets;
+  }
+
   /** Whether `state` is still the index of its name (not deleted, re-created or reloaded since). */
   isCurrent(state: IndexState): boolean {
     return this.indices.get(state.name) === state;
   }
+}
+
+/** `s`, unless it is closed (ES's index_closed_exception). */
+export function openState(s: IndexState): IndexState {
+  if (s.settings.closed) throw errors.indexClosed(s.name, s.uuid);
+  return s;
 }

@@ -8,6 +8,8 @@ export interface IndexSettings {
   readonly maxTermsCount: number;
   readonly numberOfShards: number;
   readonly numberOfReplicas: number;
+  /** Closed (`POST /<index>/_close`): ES marks a closed index with `index.verified_before_close: true`. */
+  readonly closed: boolean;
   /** Every setting as given, flattened with the `index.` prefix. */
   readonly raw: Record<string, unknown>;
 }
@@ -42,6 +44,19 @@ function intSetting(raw: Record<string, unknown>, key: string, def: number, min:
   return n;
 }
 
+/** The private setting ES puts on a closed index (and takes off when it is opened). */
+export const VERIFIED_BEFORE_CLOSE = 'index.verified_before_close';
+
+/** A new index's settings: parseSettings, refusing what ES keeps to itself (MetadataCreateIndexService). */
+export function parseNewIndexSettings(raw: unknown): IndexSettings {
+  const settings = parseSettings(raw);
+  if (Object.hasOwn(settings.raw, VERIFIED_BEFORE_CLOSE)) throw errors.illegalArgument(`private index setting [${VERIFIED_BEFORE_CLOSE}] can not be set explicitly`);
+  // Each index is one shard here: more would change scores (statistics per shard), routing and
+  // the _shards totals, so they are refused rather than taken and answered as one.
+  if (settings.numberOfShards > 1) throw errors.contextUnsupported(`[index.number_of_shards] of [${settings.numberOfShards}] (each index is one shard)`);
+  return settings;
+}
+
 export function parseSettings(raw: unknown): IndexSettings {
   const flat = flattenSettings(raw);
   return {
@@ -49,6 +64,7 @@ export function parseSettings(raw: unknown): IndexSettings {
     maxTermsCount: intSetting(flat, 'index.max_terms_count', 65_536, 1),
     numberOfShards: intSetting(flat, 'index.number_of_shards', 1, 1),
     numberOfReplicas: intSetting(flat, 'index.number_of_replicas', 1, 0),
+    closed: flat[VERIFIED_BEFORE_CLOSE] === 'true' || flat[VERIFIED_BEFORE_CLOSE] === true,
     raw: flat,
   };
 }

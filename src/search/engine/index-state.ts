@@ -13,7 +13,8 @@ export interface IndexState {
   readonly name: string;
   readonly uuid: string;
   readonly createdMs: number;
-  readonly settings: IndexSettings;
+  /** Replaced when the index is closed or opened (`index.verified_before_close`). */
+  settings: IndexSettings;
   mappings: Mappings;
   readonly index: InvertedIndex;
   /** Per ordinal: version and sequence number of the live document. */

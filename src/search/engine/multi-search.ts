@@ -1,4 +1,5 @@
 import { pitProblems, searchInContext } from './scroll-pit-search.js';
+import { resolveDateMathExpression } from '../syntax/date-math-index-name.js';
 import { errors, SearchError } from '../errors.js';
 import { parseJsonBody } from '../http/json-render.js';
 import { parseSearchRequest, readSearchBody, type SearchRequest } from '../requests/search-request.js';
@@ -184,7 +185,9 @@ export function multiSearch(items: readonly MultiSearchItem[], service: SearchSe
       if (item.request.pit !== undefined) {
         return { ...searchInContext(service, item.request, { index: undefined, ignoreUnavailable: false, allowNoIndices: true }, itemStarted, now()), status: 200 };
       }
-      const states = service.resolve(item.index, item.ignoreUnavailable, item.allowNoIndices);
+      // A header's date-math names (`<logs-{now/d}>`) resolve as a path's do (date-math-hook.ts).
+      const index = item.index === undefined ? undefined : resolveDateMathExpression(item.index, itemStarted);
+      const states = service.resolve(index, item.ignoreUnavailable, item.allowNoIndices);
       return { ...service.search(states, item.request, itemStarted), status: 200 };
     } catch (e) {
       if (e instanceof SearchError) return e.toBody();

@@ -17,6 +17,8 @@ import type { Query } from '../requests/query-dsl.js';
 import type { DocSet } from './aggs/aggregate.js';
 import { checkAggs, runAggregations } from './aggs/agg-phase.js';
 import { collapsedHit, collapseKeys, collapseWindow, type CollapseKey, type CollapseShard } from './collapse.js';
+import { checkFetchFields, hitFields } from './hit-fields.js';
+import { sliceOf } from '../query/id-slice.js';
 
 /**
  * The query and fetch phases of `_search`: run the query on every index, pick each index's window
@@ -41,6 +43,9 @@ export interface SearchEnv {
  * (search-topk-probe): 0 (always deep) and 128 cost the same within noise at from 0 and 100.
  */
 const FAST_WINDOW = 128;
+
+/** ES's `index.max_slices_per_scroll` default. */
+const MAX_SLICES = 1024;
 
 // Long.MAX_VALUE as the nearest double (the exact text is written with RawJson).
 const LONG_MAX = 2 ** 63;
@@ -112,7 +117,7 @@ function aggEnv(env: SearchEnv, req: SearchRequest): Parameters<typeof runAggreg
       return docs;
     },
     renderHit: (state, ord, score, sortValues, opts) =>
-      renderHit(env, state, ord, score, sortValues === undefined ? undefined : [...sortValues], { ...req, source: opts.source, version: opts.version, seqNoPrimaryTerm: opts.seqNoPrimaryTerm }),
+      renderHit(env, state, ord, score, sortValues === undefined ? undefined : [...sortValues], { ...req, fetchFields: undefined, source: opts.source, version: opts.version, seqNoPrimaryTerm: opts.seqNoPrimaryTerm }),
   };
 }
 
@@ -165,10 +170,10 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
     if (q.capturing) throw errors.batchTooLarge(state.name, state.settings.maxResultWindow, req.size);
     throw errors.resultWindowTooLarge(state.name, state.settings.maxResultWindow, q.end);
   }
-  if (req.aggs !== undefined) checkAggs(req.aggs, state);
+  checkOnShard(req, state);
   const ctx = q.env.ctx(state);
   // The common case, a relevance-ordered `match` on one index: only the window is computed.
-  if (q.single && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.searchAfter === undefined && req.aggs === undefined && req.collapse === undefined && req.query.kind === 'match' && req.query.fuzzy === undefined) {
+  if (q.single && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.slice === undefined && req.searchAfter === undefined && req.aggs === undefined && req.collapse === undefined && req.query.kind === 'match' && req.query.fuzzy === undefined) {
     const field = fastMatchField(req.query, state.mappings, state.index);
     const top = field === undefined ? undefined : matchTopK(req.query, field, state.index.live, q.from, q.size, req.trackTotalHits === false ? 0 : req.trackTotalHits, ctx.arena, FAST_WINDOW);
     if (top !== undefined) {
@@ -207,6 +212,19 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
   );
 }
 
+/** What each shard checks of the request before running it (a failure fails that shard alone). */
+function checkOnShard(req: SearchRequest, state: IndexState): void {
+  if (req.aggs !== undefined) checkAggs(req.aggs, state);
+  if (req.fetchFields !== undefined) checkFetchFields(state.name, state.mappings, req.fetchFields);
+  // ES's index.max_slices_per_scroll.
+  if (req.slice !== undefined && req.slice.max > MAX_SLICES) {
+    throw errors.shardFailure(state.name, {
+      type: 'illegal_argument_exception',
+      reason: `The number of slices [${req.slice.max}] is too large. It must be less than [${MAX_SLICES}]. This limit can be set by changing the [index.max_slices_per_scroll] index level setting.`,
+    });
+  }
+}
+
 /** A shard's collapsed window: the best hit of each group in the page (from 0 with several shards); keeps its hits for the inner hits. */
 function collapseShard(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: ExecContext, hits: Hits, before: Before): ReturnType<typeof collapseWindow> {
   const field = (q.req.collapse as NonNullable<SearchRequest['collapse']>).field;
@@ -223,6 +241,12 @@ function collapseShard(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx:
 function matchAndSort(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: ExecContext): { hits: Hits; before: Before; plan: SortPlan | undefined } {
   const { req, sortByScore } = q;
   let hits = execute(req.query, ctx);
+  // A slice is part of the query in ES (a filter on _id): totals, aggregations and pages see only its documents.
+  const slice = req.slice;
+  if (slice !== undefined) {
+    const ids = state.index.ids;
+    hits = filterHits(hits, (i) => sliceOf(ids[hits.docs[i] as number] as string, slice.max) === slice.id);
+  }
   if (req.minScore !== undefined) hits = filterHits(hits, (i) => (hits.scores[i] as number) >= (req.minScore as number));
   // Aggregations see every match, post_filter or not (copied: the arena is reused by later queries).
   if (req.aggs !== undefined) phase.aggSets.push({ state, ctx, docs: hits.docs.slice(0, hits.length), scores: hits.scores.slice(0, hits.length) });
@@ -315,7 +339,8 @@ export function renderHit(
   const id = state.index.ids[ord] as string;
   // The common hit (no sort values, whole or no _source) is written straight to JSON text: the
   // same bytes renderJson gives for the object below, without building it and walking its keys.
-  if (sortValues === undefined && highlighter === undefined && (!req.source.fetch || isIdentity(req.source))) {
+  const fetch = req.fetchFields;
+  if (sortValues === undefined && highlighter === undefined && fetch === undefined && (!req.source.fetch || isIdentity(req.source))) {
     let text = `{"_index":${JSON.stringify(state.name)},"_id":${JSON.stringify(id)}`;
     if (req.version) text += member('_version', state.versions[ord]);
     if (req.seqNoPrimaryTerm) text += `${member('_seq_no', state.seqNos[ord])},"_primary_term":1`;
@@ -323,15 +348,18 @@ export function renderHit(
     if (req.source.fetch) text += `,"_source":${env.sourceText(state, id)}`;
     return new RawJson(`${text}}`);
   }
-  const hit: Record<string, unknown> = { _index: state.name, _id: id };
+  // `stored_fields: _none_` loads no stored field, `_id` included.
+  const hit: Record<string, unknown> = fetch?.storedNone === true ? { _index: state.name } : { _index: state.name, _id: id };
   if (req.version) hit._version = state.versions[ord];
   if (req.seqNoPrimaryTerm) {
     hit._seq_no = state.seqNos[ord];
     hit._primary_term = 1;
   }
   hit._score = score === null ? null : float32ForJson(score);
-  const raw = req.source.fetch || highlighter !== undefined ? env.sourceText(state, id) : undefined;
+  const raw = req.source.fetch || highlighter !== undefined || fetch !== undefined ? env.sourceText(state, id) : undefined;
   if (req.source.fetch && raw !== undefined) hit._source = isIdentity(req.source) ? new RawJson(raw) : filterSource(JSON.parse(raw), req.source);
+  const fields = fetch === undefined || raw === undefined ? undefined : hitFields(state.name, state.mappings, fetch, id, raw);
+  if (fields !== undefined) hit.fields = fields;
   // Highlighted from the stored source (ES's unified highlighter re-analyses it too), whatever _source filtering shows.
   const highlight = highlighter?.highlight(state.mappings, JSON.parse(raw ?? '{}'));
   if (highlight !== undefined) hit.highlight = highlight;

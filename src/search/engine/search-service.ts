@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DocumentStore } from '../store/document-store.js';
+import { resolveDateMathName } from '../syntax/date-math-index-name.js';
 import { errors, SearchError } from '../errors.js';
 import { indexProblems, type WriteConditions } from '../requests/write-conditions.js';
 import { parseJsonBody } from '../http/json-render.js';
@@ -129,9 +130,19 @@ export class SearchService {
     return this.indices.exists(name);
   }
 
-  /** Resolves an index expression (see IndexRegistry.resolve). */
+  /** Resolves an index expression to open indices (see IndexRegistry.resolve). */
   resolve(expr: string | undefined, ignoreUnavailable = false, allowNoIndices = true): IndexState[] {
     return this.indices.resolve(expr, ignoreUnavailable, allowNoIndices);
+  }
+
+  /** Resolves an index expression, closed indices included (index management). */
+  resolveWithClosed(expr: string | undefined): IndexState[] {
+    return this.indices.resolve(expr, false, true, true);
+  }
+
+  /** Closes (`true`) or opens the indices `expr` names (IndexRegistry.setClosed). */
+  setClosed(expr: string, closed: boolean): IndexState[] {
+    return this.indices.setClosed(expr, closed);
   }
 
   createIndex(name: string, body: unknown): IndexState {
@@ -344,10 +355,12 @@ export class SearchService {
       // In ES's order: the index (its name, when it is created), the id (IndexRouting), then the
       // source when the shard parses it. No index is created for an item that requires an alias.
       if (a.op !== 'delete' && a.requireAlias === true) throw errors.requireAlias(a.index);
-      if (a.op === 'delete') return { op: a.op, outcome: this.writes.remove(this.writes.deleteTarget(a.index, a.cond), a.id, a.cond) };
+      // A date-math name (`<logs-{now/d}>`) names the index it resolves to now, as in ES.
+      const index = resolveDateMathName(a.index, this.now());
+      if (a.op === 'delete') return { op: a.op, outcome: this.writes.remove(this.writes.deleteTarget(index, a.cond), a.id, a.cond) };
       // ES creates every missing index a bulk writes to before it routes any item (createIndex
       // checks the name), so the index stays whatever becomes of the item.
-      const state = this.indices.ensureIndex(a.index);
+      const state = this.indices.ensureIndex(index);
       if (a.op === 'update') return { op: a.op, outcome: this.writes.update(state, a) };
       // Only an index/create item can have an empty id here (bulk.ts refuses it for the others).
       if (a.id === '') throw errors.emptyId();

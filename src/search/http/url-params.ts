@@ -138,8 +138,6 @@ export const NO_OP_PARAMS: Readonly<Record<string, (value: string) => boolean>> 
   analyze_wildcard: isFalseParam,
   // 0 is ES's "no limit"; a negative value is refused with ES's own error (checkTerminateAfter).
   terminate_after: (v) => !(Number(v) > 0),
-  stored_fields: () => false,
-  docvalue_fields: (v) => v === '',
   suggest_field: () => false,
   suggest_text: () => false,
   suggest_mode: () => false,
@@ -154,6 +152,25 @@ export function checkNoOpParams(url: string, params: QueryParams): void {
     if (value !== undefined && !accepts(value)) {
       throw errors.illegalArgument(`request [${url.split('?')[0] ?? url}] contains unrecognized parameter: [${name}]`);
     }
+  }
+}
+
+/**
+ * `preference` as ES 8's OperationRouting reads it: a custom string (not starting with `_`) only
+ * picks copies, so it changes nothing on one node; `_local`, `_only_local`, `_prefer_nodes:…` and
+ * `_only_nodes:…` pick this node; `_shards:0` (with or without `|…`) is the only shard. A type ES
+ * does not know is its "no Preference for [_primary]"; `_shards` naming no shard 0 would search
+ * no shard and is refused as not supported.
+ */
+export function checkPreference(params: QueryParams): void {
+  const p = params.preference;
+  if (p === undefined || p === '' || !p.startsWith('_')) return;
+  const colon = p.indexOf(':');
+  const type = colon === -1 ? p : p.slice(0, colon);
+  if (!['_shards', '_prefer_nodes', '_local', '_only_local', '_only_nodes'].includes(type)) throw errors.illegalArgument(`no Preference for [${type}]`);
+  if (type === '_shards') {
+    const ids = p.slice(colon + 1).split('|')[0]?.split(',') ?? [];
+    if (!ids.some((id) => id.trim() === '0')) throw errors.illegalArgument(`[preference] ${p} (each index is one shard, shard 0) is not supported by this server`);
   }
 }
 

@@ -1,4 +1,4 @@
-import { errors } from '../errors.js';
+import { errors, unsafeLong } from '../errors.js';
 import { MAX_JSON_NESTING } from '../syntax/json-members.js';
 import { dateFormatText, dynamicMappingFor, isObjectPath, parseBool, parseDateFor, parseNumber, parseStoredDateFor, type FieldDef, type Mappings } from './mapping.js';
 
@@ -337,13 +337,18 @@ function withNullValue(value: unknown, nullValue: unknown): readonly unknown[] {
 const JAVA_NUMBER: Readonly<Record<string, string>> = { long: 'Long', integer: 'Integer', short: 'Short', byte: 'Byte', double: 'Double', float: 'Float', half_float: 'Float', scaled_float: 'Double', unsigned_long: 'Long' };
 
 /** A number of a numeric field: coerced and rounded as the field says; undefined when it is malformed. */
-function numberFor(field: FieldDef, v: unknown, id: string): number | undefined {
+function numberFor(field: FieldDef, v: unknown, id: string, stored: boolean): number | undefined {
   if (field.noCoerce === true) {
     const cls = JAVA_NUMBER[field.esType] ?? 'Double';
     if (typeof v === 'string') fail(field, id, v, { type: 'illegal_argument_exception', reason: `${cls} value passed as String` });
     if (typeof v === 'number' && field.integer && !Number.isInteger(v)) fail(field, id, v, { type: 'illegal_argument_exception', reason: `${v} cannot be converted to ${cls} without data loss` });
   }
   const n = parseNumber(v, field.integer);
+  // A long past 2^53 would be indexed rounded (a JavaScript number): refused, never silently
+  // rounded. Documents already stored load as they were indexed.
+  if (n !== undefined && field.integer && !stored && Math.abs(n) > Number.MAX_SAFE_INTEGER) {
+    fail(field, id, v, { type: 'illegal_argument_exception', reason: unsafeLong(field.path, typeof v === 'string' ? v : String(v)).message });
+  }
   return n === undefined || field.quantize === undefined ? n : field.quantize(n);
 }
 
@@ -400,7 +405,7 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
       if (leaves.length === 1) {
         // One value (the usual case): an array of its size, not one grown from empty.
         const v = leaves[0];
-        const n = numberFor(field, v, id);
+        const n = numberFor(field, v, id, stored);
         if (n === undefined) {
           if (field.ignoreMalformed === true) {
             doc.numeric.addFor(field, field.path, []);
@@ -413,7 +418,7 @@ function addValues(field: FieldDef, leaves: readonly unknown[], doc: ParsedDoc, 
       }
       const out: number[] = [];
       for (const v of leaves) {
-        const n = numberFor(field, v, id);
+        const n = numberFor(field, v, id, stored);
         if (n === undefined) {
           if (field.ignoreMalformed === true) continue;
           fail(field, id, v, { type: 'number_format_exception', reason: `For input string: "${String(v)}"` });

@@ -10,6 +10,7 @@ import { parseTimeValue } from '../syntax/time-value.js';
 import type { SortKey, SortOrder } from './sort-key.js';
 import { parseAggregations, type Agg } from './aggs/agg-request.js';
 import { parseCollapse, type Collapse } from './collapse-request.js';
+import { parseFetchFields, type FetchFields } from './fetch-fields-request.js';
 
 export type { SortKey, SortOrder } from './sort-key.js';
 
@@ -51,6 +52,10 @@ export interface SearchRequest {
   readonly queryGiven?: boolean;
   /** `?typed_keys=true`: each aggregation named `type#name` in the response. */
   readonly typedKeys?: boolean;
+  /** `slice` of a scroll or point in time: this request reads slice `id` of `max` (split by `_id`, see id-slice.ts). */
+  readonly slice?: { readonly id: number; readonly max: number } | undefined;
+  /** `docvalue_fields`, `fields`, `stored_fields` (fetch-fields-request.ts); undefined when none is given. */
+  readonly fetchFields?: FetchFields | undefined;
 }
 
 export interface PitReference {
@@ -76,17 +81,16 @@ export const BODY_KEYS: Readonly<Record<string, true | ((v: unknown) => boolean)
   profile: (v) => v === false,
   ext: empty,
   indices_boost: empty,
-  docvalue_fields: empty,
-  fields: empty,
+  docvalue_fields: true,
+  fields: true,
   script_fields: empty,
   runtime_mappings: empty,
-  stored_fields: () => false,
+  stored_fields: true,
   highlight: true,
   rescore: () => false,
   suggest: true,
-  // On a scroll or point in time refused first with its own error (checkContextRules); ES refuses
-  // it on a plain search ("`slice` cannot be used outside of a scroll context or PIT context").
-  slice: () => false,
+  // Read by parseSlice; a plain search refuses it in checkContextRules, as ES's validation does.
+  slice: true,
   knn: () => false,
   rank: () => false,
   retriever: () => false,
@@ -172,6 +176,7 @@ function parseSortParam(raw: string): SortKey[] {
 
 /** The filter of a request that names none (shared: filters are read-only, never filled in). */
 const WHOLE_SOURCE: SourceFilter = Object.freeze({ fetch: true, includes: Object.freeze([]), excludes: Object.freeze([]) });
+const NO_SOURCE: SourceFilter = Object.freeze({ fetch: false, includes: Object.freeze([]), excludes: Object.freeze([]) });
 
 function parseSourceFilter(v: unknown): SourceFilter {
   if (v === undefined || v === true) return WHOLE_SOURCE;
@@ -277,7 +282,7 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
   const pit = b.pit === undefined ? undefined : parsePit(b.pit);
   // SearchRequest.validate, for what a scroll or a point in time rules out (no array made for a
   // plain search).
-  if (scrollMs !== undefined || sort !== undefined || pit !== undefined) {
+  if (scrollMs !== undefined || sort !== undefined || pit !== undefined || b.slice !== undefined) {
     const given = { rescore: b.rescore !== undefined, collapse: b.collapse !== undefined, requestCache: params.request_cache === 'true', sliced: b.slice !== undefined };
     checkContextRules(scrollMs, pit, from, size, searchAfter, sort, (params.track_total_hits ?? b.track_total_hits) !== undefined && tth !== Infinity, given);
   }
@@ -287,13 +292,21 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     throw errors.actionValidation(['Cannot use [collapse] in conjunction with [search_after] unless the search is sorted on the same field. Multiple sort fields are not allowed.']);
   }
   refuseBodyKey(b, true);
+  let fetchFields = parseFetchFields(b, params);
+  const explicitSource = b._source !== undefined || params._source !== undefined || params._source_includes !== undefined || params._source_excludes !== undefined || params._source_include !== undefined || params._source_exclude !== undefined;
+  let source = sourceFromParams(params, parseSourceFilter(b._source));
+  if (fetchFields !== undefined) {
+    // Asking for the source with `_none_` fails each shard (checkFetchFields), as in ES.
+    if (fetchFields.storedNone && explicitSource && source.fetch) fetchFields = { ...fetchFields, noneWithSource: true };
+    source = sourceWithStoredFields(source, fetchFields, explicitSource);
+  }
   return {
     query,
     postFilter: b.post_filter === undefined ? undefined : parseTopLevelQuery(b.post_filter, 'post_filter'),
     from,
     size,
     sort,
-    source: sourceFromParams(params, parseSourceFilter(b._source)),
+    source,
     trackTotalHits: tth,
     restTotalHitsAsInt,
     searchAfter,
@@ -310,7 +323,20 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     collapse,
     queryGiven: b.query !== undefined || params.q !== undefined,
     typedKeys: params.typed_keys === 'true',
+    slice: b.slice === undefined ? undefined : parseSlice(b.slice),
+    fetchFields,
   };
+}
+
+/**
+ * The source a search with `stored_fields` fetches, as ES's FetchContext decides: stored fields
+ * named (an empty list too) leave `_source` out unless it is asked for (`_source` in the body or
+ * the URL, or `_source` among the stored fields); `_none_` fetches no source.
+ */
+function sourceWithStoredFields(source: SourceFilter, f: FetchFields, explicit: boolean): SourceFilter {
+  if (f.storedNone) return NO_SOURCE;
+  if (f.stored === undefined || explicit) return source;
+  return f.stored.includes('_source') ? WHOLE_SOURCE : NO_SOURCE;
 }
 
 /** How a top_hits aggregation reads its `sort` and `_source`: as the search body's. */
@@ -343,9 +369,8 @@ function checkContextRules(
   inexactTotal: boolean,
   given: { readonly rescore: boolean; readonly collapse: boolean; readonly requestCache: boolean; readonly sliced: boolean },
 ): void {
-  // Slicing splits a scroll or point in time between readers: not done here, so refused.
-  if (given.sliced && (scrollMs !== undefined || pit !== undefined)) throw errors.contextUnsupported('[slice] on a scroll or point in time');
   const problems: string[] = [];
+  if (given.sliced && scrollMs === undefined && pit === undefined) problems.push('[slice] can only be used with [scroll] or [point-in-time] requests');
   if (scrollMs !== undefined) {
     // Accepted (and ignored) on a plain search, but ES refuses them with a scroll.
     if (inexactTotal) problems.push('disabling [track_total_hits] is not allowed in a scroll context');
@@ -359,6 +384,34 @@ function checkContextRules(
   }
   if (pit === undefined && sort?.some((k) => k.field === '_shard_doc') === true) problems.push('[_shard_doc] sort field cannot be used without [point in time]');
   if (problems.length > 0) throw errors.actionValidation(problems);
+}
+
+/**
+ * The body's `slice` (SliceBuilder's parser): `id` and `max`, checked by their setters in the
+ * order the body gives them, a failure being ES's "[slice] failed to parse field [max]"; split on
+ * `_id` (the default `field`; another field is refused as not supported). The number of slices
+ * is checked on each shard (checkSliceLimit).
+ */
+function parseSlice(v: unknown): { id: number; max: number } {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw errors.parsing('[slice] failed to parse field [slice]');
+  const o = v as Record<string, unknown>;
+  let id = -1;
+  let max = -1;
+  const fail = (field: string, reason: string) => errors.fieldParse(1, 2, 'slice', field, { type: 'illegal_argument_exception', reason });
+  for (const [k, value] of Object.entries(o)) {
+    if (k === 'id') {
+      id = bodyInt(value, 'id');
+      if (id < 0) throw fail('id', 'id must be greater than or equal to 0');
+      if (max !== -1 && id >= max) throw fail('id', 'max must be greater than id');
+    } else if (k === 'max') {
+      max = bodyInt(value, 'max');
+      if (max <= 1) throw fail('max', 'max must be greater than 1');
+      if (id !== -1 && id >= max) throw fail('max', 'max must be greater than id');
+    } else if (k !== 'field') throw errors.xContentParse(1, 2, `[slice] unknown field [${k}]`);
+  }
+  if (o.field !== undefined && o.field !== '_id') throw errors.contextUnsupported(`[slice] on the field [${String(o.field)}]`);
+  if (id === -1 || max === -1) throw errors.illegalArgument('[slice] needs both [id] and [max]');
+  return { id, max };
 }
 
 /** The body's `pit`: `{"id": …, "keep_alive": "1m"}` (PointInTimeBuilder). */

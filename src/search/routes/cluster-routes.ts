@@ -6,6 +6,7 @@ import { catBytes, sendCatTable, type CatColumn, type CatRow } from '../http/cat
 import { queryOf, sendJson, type Params } from '../http/http-io.js';
 import { indexStatsSections, ProcessProbe, timeValueText, totalStatsSections, type ProcessFigures } from '../engine/node-stats.js';
 import type { IndexState } from '../engine/index-state.js';
+import { clusterHealth } from '../engine/cluster-health.js';
 import type { SearchService } from '../engine/search-service.js';
 import type { ClusterInfo } from './index-routes.js';
 
@@ -176,15 +177,12 @@ const NODE_COLUMNS: CatColumn[] = [
 ];
 
 function catHealthRow(service: SearchService, nowMs: number): CatRow {
-  const states = service.list();
-  const pri = states.reduce((n, s) => n + s.settings.numberOfShards, 0);
-  const unassigned = states.reduce((n, s) => n + s.settings.numberOfShards * s.settings.numberOfReplicas, 0);
-  const total = pri + unassigned;
+  const { status, primaries: pri, unassigned, activePercent } = clusterHealth(service.list());
   return {
     epoch: String(Math.floor(nowMs / 1000)), timestamp: new Date(nowMs).toISOString().slice(11, 19), cluster: 'portico',
-    status: unassigned > 0 ? 'yellow' : 'green', 'node.total': '1', 'node.data': '1', shards: String(pri), pri: String(pri), relo: '0', init: '0',
+    status, 'node.total': '1', 'node.data': '1', shards: String(pri), pri: String(pri), relo: '0', init: '0',
     unassign: String(unassigned), 'unassign.pri': '0', pending_tasks: '0', max_task_wait_time: '-',
-    active_shards_percent: `${total === 0 ? '100.0' : ((100 * pri) / total).toFixed(1)}%`,
+    active_shards_percent: `${activePercent.toFixed(1)}%`,
   };
 }
 

@@ -5,6 +5,7 @@ import { jsonBody, queryOf, sendHead, sendJson, type Params } from '../http/http
 import { catBytes, sendCatTable, type CatColumn, type CatRow } from '../http/cat-table.js';
 import type { IndexState } from '../engine/index-state.js';
 import type { SearchService } from '../engine/search-service.js';
+import { clusterHealth } from '../engine/cluster-health.js';
 
 export interface ClusterInfo {
   readonly flavor: 'elasticsearch' | 'opensearch';
@@ -83,7 +84,7 @@ function infoBody(info: ClusterInfo): Record<string, unknown> {
 /** `_cat/indices`: a row per index, as JSON or ES's text table (`v`, `h`, `s`, `health` as ES reads them). */
 async function catIndices(service: SearchService, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const q = queryOf(req);
-  let states = service.resolve((req.params as Params).index);
+  let states = service.resolveWithClosed((req.params as Params).index);
   const health = (s: IndexState) => (s.settings.numberOfReplicas > 0 ? 'yellow' : 'green');
   if (q.health !== undefined) {
     const wanted = q.health.toLowerCase();
@@ -95,7 +96,7 @@ async function catIndices(service: SearchService, req: FastifyRequest, reply: Fa
     const size = catBytes(service.storedBytes(s));
     return {
       health: health(s),
-      status: 'open',
+      status: s.settings.closed ? 'close' : 'open',
       index: s.name,
       uuid: s.uuid,
       pri: String(s.settings.numberOfShards),
@@ -124,9 +125,16 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
   app.head('/', (_req, reply) => {
     sendHead(reply, 200, 'application/json');
   });
-  app.get('/_cluster/health', async (req, reply) =>
-    sendJson(req, reply, 200, { cluster_name: 'portico', status: 'green', timed_out: false, number_of_nodes: 1, number_of_data_nodes: 1 }),
-  );
+  // ES's rule on one node (clusterHealth): yellow while an index has replicas, as `_cat/health` says.
+  app.get('/_cluster/health', async (req, reply) => {
+    const h = clusterHealth(service.list());
+    return sendJson(req, reply, 200, {
+      cluster_name: 'portico', status: h.status, timed_out: false, number_of_nodes: 1, number_of_data_nodes: 1,
+      active_primary_shards: h.primaries, active_shards: h.primaries, relocating_shards: 0, initializing_shards: 0,
+      unassigned_shards: h.unassigned, delayed_unassigned_shards: 0, number_of_pending_tasks: 0, number_of_in_flight_fetch: 0,
+      task_max_waiting_in_queue_millis: 0, active_shards_percent_as_number: h.activePercent,
+    });
+  });
 
   app.put('/:index', async (req, reply) => {
     const name = (req.params as Params).index as string;
@@ -153,14 +161,14 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
     const expr = (req.params as Params).index as string;
     let ok: boolean;
     try {
-      ok = service.resolve(expr).length > 0;
+      ok = service.resolveWithClosed(expr).length > 0;
     } catch {
       ok = false;
     }
     return sendHead(reply, ok ? 200 : 404, 'application/json');
   });
   app.get('/:index', async (req, reply) => {
-    const states = service.resolve((req.params as Params).index);
+    const states = service.resolveWithClosed((req.params as Params).index);
     const body: Record<string, unknown> = {};
     for (const s of states) body[s.name] = { aliases: {}, mappings: s.mappings.toJSON(), settings: settingsBody(s) };
     return sendJson(req, reply, 200, body);
@@ -168,7 +176,7 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
   // Without an index: every index (the clients' getMapping/getSettings with no index).
   const getMapping = async (req: FastifyRequest, reply: FastifyReply) => {
     const body: Record<string, unknown> = {};
-    for (const s of service.resolve((req.params as Params).index)) body[s.name] = { mappings: s.mappings.toJSON() };
+    for (const s of service.resolveWithClosed((req.params as Params).index)) body[s.name] = { mappings: s.mappings.toJSON() };
     return sendJson(req, reply, 200, body);
   };
   app.get('/_mapping', getMapping);
@@ -181,7 +189,7 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
   });
   const getSettings = async (req: FastifyRequest, reply: FastifyReply) => {
     const body: Record<string, unknown> = {};
-    for (const s of service.resolve((req.params as Params).index)) body[s.name] = { settings: settingsBody(s) };
+    for (const s of service.resolveWithClosed((req.params as Params).index)) body[s.name] = { settings: settingsBody(s) };
     return sendJson(req, reply, 200, body);
   };
   app.get('/_settings', getSettings);

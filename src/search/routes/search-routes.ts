@@ -3,7 +3,7 @@ import { searchInContext } from '../engine/scroll-pit-search.js';
 import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http/http-io.js';
 import { parseCountQuery, parseSearchRequest, readSearchBody } from '../requests/search-request.js';
 import type { SearchService } from '../engine/search-service.js';
-import { checkNoOpParams, checkParams, checkTerminateAfter, COUNT_PARAMS, floatParam, SEARCH_PARAMS } from '../http/url-params.js';
+import { checkNoOpParams, checkParams, checkPreference, checkTerminateAfter, COUNT_PARAMS, floatParam, SEARCH_PARAMS } from '../http/url-params.js';
 
 /** `_search` and `_count` on one index, several (`a,b`, wildcards) or all. */
 export async function searchRoutes(app: FastifyInstance, opts: { service: SearchService; now: () => number }): Promise<void> {
@@ -19,6 +19,7 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     const request = readJsonBody(req, (body) => parseSearchRequest(body, params));
     checkTerminateAfter(params);
     checkNoOpParams(req.url, params);
+    checkPreference(params);
     const index = (req.params as Params).index;
     const body =
       request.scrollMs === undefined && request.pit === undefined
@@ -54,6 +55,7 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     const query = readJsonBody(req, (body) => parseCountQuery(body, params));
     checkTerminateAfter(params);
     checkNoOpParams(req.url, params);
+    checkPreference(params);
     const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
     const n = service.count(states, query, floatParam(params, 'min_score'));
     sendJson(req, reply, 200, { count: n, _shards: { total: states.length, successful: states.length, skipped: 0, failed: 0 } });

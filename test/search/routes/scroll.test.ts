@@ -151,7 +151,7 @@ describe('scroll', () => {
         ['/s/_search?scroll=1m', { size: 0 }, 400, 'action_request_validation_exception', 'Validation Failed: 1: [size] cannot be [0] in a scroll context;'],
         ['/s/_search?scroll=1m', { sort: ['n'], search_after: [3] }, 400, 'action_request_validation_exception', 'Validation Failed: 1: [search_after] cannot be used in a scroll context;'],
         ['/s/_search?scroll=1m', { track_total_hits: false }, 400, 'action_request_validation_exception', 'Validation Failed: 1: disabling [track_total_hits] is not allowed in a scroll context;'],
-        ['/s/_search?scroll=1m', { slice: { id: 0, max: 2 } }, 400, 'illegal_argument_exception', '[slice] on a scroll or point in time is not supported by this server'],
+        ['/s/_search?scroll=1m', { slice: { id: 2, max: 2 } }, 400, 'x_content_parse_exception', '[1:2] [slice] failed to parse field [max]'],
         ['/s/_search?scroll=foo', {}, 400, 'parse_exception', 'failed to parse setting [scroll] with value [foo] as a time value: unit is missing or unrecognized'],
         ['/s/_search?scroll=-5m', {}, 400, 'illegal_argument_exception', 'failed to parse setting [scroll] with value [-5m] as a time value: negative durations are not supported'],
         ['/_search/scroll', { scroll: '1m' }, 400, 'action_request_validation_exception', 'Validation Failed: 1: scrollId is missing;'],
@@ -299,16 +299,19 @@ describe('scroll and point in time edges', () => {
   });
 
   describe('what a scroll or point in time must not ignore', () => {
-    it('refuses slice instead of answering every document in every slice', async () => {
+    it('splits by slice: slices are disjoint and together hold every document, on a scroll and a point in time', async () => {
+      const all = ((await ok('POST', '/s/_search', { size: 1000 })).hits.hits as { _id: string }[]).map((h) => h._id).sort();
       const pit = (await ok('POST', '/s/_pit?keep_alive=1m')).id as string;
-      for (const [url, body] of [
-        ['/s/_search?scroll=1m', { size: 5, slice: { id: 0, max: 2 } }],
-        ['/_search', { size: 5, slice: { id: 1, max: 2 }, pit: { id: pit } }],
-      ] as const) {
-        const res = await call('POST', url, body);
-        expect(res.status, JSON.stringify(res.body)).toBe(400);
-        expect(res.body.error.type).toBe('illegal_argument_exception');
-        expect(res.body.error.reason).toMatch(/^\[slice\].* is not supported by this server$/);
+      const ways: [string, Record<string, unknown>][] = [['/s/_search?scroll=1m', {}], ['/_search', { pit: { id: pit } }]];
+      for (const [url, extra] of ways) {
+        const seen: string[] = [];
+        for (let id = 0; id < 3; id++) {
+          const res = await ok('POST', url, { size: 1000, slice: { id, max: 3 }, ...extra });
+          const ids = (res.hits.hits as { _id: string }[]).map((h) => h._id);
+          expect(res.hits.total.value).toBe(ids.length);
+          seen.push(...ids);
+        }
+        expect(seen.sort()).toEqual(all);
       }
     });
 
