@@ -125,10 +125,14 @@ function memoizedServiceBuild<I extends Info>(
   return build;
 }
 
-/** Traefik's error for a middleware that does not define exactly one kind; null when it does. */
-function middlewareKindsError(qname: string, kinds: number): BuildResult {
-  if (kinds > 1) {
-    return `invalid middleware "${qname}" configuration: cannot create middleware: multi-types middleware not supported, consider declaring two different pieces of middleware instead`;
+/**
+ * Traefik's error for a middleware that does not define exactly one kind; null when it does. Its
+ * HTTP builder refuses two kinds with an unprefixed text; its TCP builder takes the last kind it
+ * knows and refuses none (found by the differential suite against Traefik 3.7.13).
+ */
+function middlewareKindsError(qname: string, kinds: number, protocol: 'http' | 'tcp'): BuildResult {
+  if (kinds > 1 && protocol === 'http') {
+    return 'cannot create middleware: multi-types middleware not supported, consider declaring two different pieces of middleware instead';
   }
   if (kinds === 0) return `invalid middleware "${qname}" configuration: invalid middleware type or middleware does not exist`;
   return null;
@@ -169,7 +173,7 @@ export function buildHttp(rt: RuntimeConfiguration): void {
     }
     const cached = middlewareResults.get(qname);
     if (cached !== undefined) return cached;
-    let result = middlewareKindsError(qname, definedKinds(info.config, HTTP_MIDDLEWARE_KINDS).length);
+    let result = middlewareKindsError(qname, definedKinds(info.config, HTTP_MIDDLEWARE_KINDS).length, 'http');
     if (result === null && info.config.chain) {
       const children = info.config.chain.middlewares ?? [];
       const next = [...stack, qname];
@@ -224,7 +228,7 @@ export function buildTcp(rt: RuntimeConfiguration): void {
   const buildMiddleware = (qname: string): BuildResult => {
     const info = rt.tcpMiddlewares.get(qname);
     if (info === undefined) return `middleware "${qname}" does not exist`;
-    const result = middlewareKindsError(qname, definedKinds(info.config, TCP_MIDDLEWARE_KINDS).length);
+    const result = middlewareKindsError(qname, definedKinds(info.config, TCP_MIDDLEWARE_KINDS).length, 'tcp');
     if (result !== null) info.addError(result, true);
     return result;
   };

@@ -127,7 +127,20 @@ describe('runtime: status and error texts', () => {
     } });
     expect(rt.middlewares.get('odd@p')?.errors).toEqual(['invalid middleware "odd@p" configuration: invalid middleware type or middleware does not exist']);
     expect(rt.routers.get('r@p')?.status).toBe('disabled');
-    expect(rt.middlewares.get('two@p')?.errors[0]).toContain('multi-types middleware not supported');
+    // Traefik 3.7.13's text, unprefixed, on the middleware and its router alike.
+    const multi = 'cannot create middleware: multi-types middleware not supported, consider declaring two different pieces of middleware instead';
+    expect(rt.middlewares.get('two@p')?.errors).toEqual([multi]);
+    expect(rt.routers.get('q@p')?.errors).toEqual([multi]);
+  });
+
+  it('lets a TCP middleware of several types through, as Traefik\'s TCP builder does', () => {
+    const rt = run({ tcp: {
+      routers: { t: { entryPoints: ['web'], service: 's', rule: 'HostSNI(`*`)', middlewares: ['two'] } },
+      services: { s: { loadBalancer: { servers: [{ address: '10.0.0.1:1' }] } } },
+      middlewares: { two: { inFlightConn: { amount: 1 }, ipAllowList: { sourceRange: ['10.0.0.0/8'] } } },
+    } });
+    expect(rt.tcpMiddlewares.get('two@p')?.status).toBe('enabled');
+    expect(rt.tcpRouters.get('t@p')?.status).toBe('enabled');
   });
 
   it('follows chains and detects recursion', () => {
