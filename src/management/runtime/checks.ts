@@ -108,7 +108,7 @@ type ServiceBuild = (qname: string, stack: readonly string[]) => BuildResult;
  * (built with `build`), which also disables the service.
  */
 function memoizedServiceBuild<I extends Info>(
-  services: ReadonlyMap<string, I>, check: (info: I, stack: readonly string[], build: ServiceBuild) => BuildResult,
+  services: ReadonlyMap<string, I>, check: (info: I, stack: readonly string[], build: ServiceBuild) => BuildResult, pathPrefix = '',
 ): ServiceBuild {
   const results = new Map<string, BuildResult>();
   const build: ServiceBuild = (qname, stack) => {
@@ -116,7 +116,9 @@ function memoizedServiceBuild<I extends Info>(
     if (cached !== undefined) return cached;
     const info = services.get(qname);
     if (info === undefined) return `the service "${qname}" does not exist`;
-    if (stack.includes(qname)) return `could not instantiate service ${qname}: recursion detected in ${[...stack, qname].join('->')}`;
+    if (stack.includes(qname)) {
+      return `could not instantiate service ${qname}: recursion detected in ${[...stack, qname].map((n) => pathPrefix + n).join('->')}`;
+    }
     const result = check(info, stack, build);
     if (result !== null) info.addError(result, true);
     results.set(qname, result);
@@ -161,13 +163,14 @@ export function buildHttp(rt: RuntimeConfiguration): void {
       if (err !== null) return err;
     }
     return null;
-  });
+    // Traefik's HTTP service manager names each step of a recursion `service:<name>`.
+  }, 'service:');
 
   const buildMiddleware = (qname: string, stack: readonly string[]): BuildResult => {
     const info = rt.middlewares.get(qname);
     if (info === undefined) return `middleware "${qname}" does not exist`;
     if (stack.includes(qname)) {
-      const err = `could not instantiate middleware ${qname}: recursion detected in ${[...stack, qname].join('->')}`;
+      const err = `could not instantiate middleware ${qname}: recursion detected in ${[...stack, qname].map((n) => `middleware:${n}`).join('->')}`;
       info.addError(err, true);
       return err;
     }

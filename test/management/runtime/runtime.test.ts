@@ -157,7 +157,13 @@ describe('runtime: status and error texts', () => {
       middlewares: { loop: { chain: { middlewares: ['loop'] } } },
     } });
     expect(rt2.middlewares.get('loop@p')?.status).toBe('disabled');
-    expect(rt2.middlewares.get('loop@p')?.errors[0]).toContain('recursion detected');
+    // Traefik 3.7.13 names each step of the path with its kind.
+    expect(rt2.middlewares.get('loop@p')?.errors).toEqual(['could not instantiate middleware loop@p: recursion detected in middleware:loop@p->middleware:loop@p']);
+    const rt3 = run({ http: {
+      routers: { r: { entryPoints: ['web'], service: 'a', rule: 'Path(`/`)' } },
+      services: { a: { weighted: { services: [{ name: 'b' }] } }, b: { failover: { service: 'a', fallback: 'a' } } },
+    } });
+    expect(rt3.routers.get('r@p')?.errors).toEqual(['could not instantiate service a@p: recursion detected in service:a@p->service:b@p->service:a@p']);
   });
 
   it('refuses a user priority above MaxInt64-1000', () => {
