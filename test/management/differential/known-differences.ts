@@ -98,8 +98,8 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   },
   {
     id: 'service-error-prefix',
-    reason: 'Traefik prefixes the router\'s error with "building HTTP service \\"<name>\\": " when the service itself fails to build, and names services in recursion errors as service:<name>; Portico writes the inner text',
-    matches: re(/traefik "(building HTTP service|could not instantiate service [^"]*service:)/),
+    reason: 'Traefik prefixes the router\'s error with "building HTTP service \\"<name>\\": " when the service itself fails to build, and names services and middlewares in recursion errors as service:<name> and middleware:<name>; Portico writes the inner text',
+    matches: re(/traefik "(building HTTP service|could not instantiate (service|middleware) [^"]*(service|middleware):)/),
   },
   {
     id: 'middlewares-qualified-before-build',

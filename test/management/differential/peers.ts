@@ -122,7 +122,8 @@ export async function startPair(): Promise<Pair> {
       '--management.entry-points', Object.entries(entryPoints).map(([k, v]) => `${k}=${v}`).join(','),
       '--pushgateway.listen-address', 'off', '--search.listen-address', 'off', '--internal.listen-address', 'off',
       '--providers.file.directory', confDir, '--data.dir', dataDir,
-    ]);
+    // A guard against hangs, sized for a loaded machine (a niced run waited over 45 s for the start).
+    ], {}, 180_000);
   } catch (err) {
     traefik.proc.kill('SIGKILL');
     throw err;
@@ -152,7 +153,7 @@ export async function startPair(): Promise<Pair> {
         const t = await pair.traefik(`/api/http/routers/${name}`).catch((err: Error) => { throw new Error(`traefik: ${String(err.cause ?? err)}`); });
         const p = await pair.portico(`/api/http/routers/${name}`).catch((err: Error) => { throw new Error(`portico: ${String(err.cause ?? err)}`); });
         return t.status === 200 && p.status === 200;
-      });
+      }, 60_000);
     },
     async stop() {
       await portico?.stop();
@@ -172,7 +173,7 @@ export async function startPair(): Promise<Pair> {
     const [t, p] = await Promise.all([pair.traefik('/api/http/routers/marker-0@file'), pair.portico('/api/http/routers/marker-0@file')]);
     if (traefik.proc.exitCode !== null) throw new Error(`traefik exited: ${traefik.output()}`);
     return t.status === 200 && p.status === 200;
-  }, 30_000);
+  }, 120_000);
   return pair;
 }
 
