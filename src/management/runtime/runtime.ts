@@ -12,7 +12,7 @@ import {
   type EntryPointDef, type ProviderInput, type RuntimeConfiguration, type RuntimeOptions,
 } from './records.js';
 import { prepareRouter, type PrepareContext, type RouterMemo } from './router-memo.js';
-import { tlsConflictCopies } from './tls-conflicts.js';
+import { tlsConflictCopies, warnConflictCopies } from './tls-conflicts.js';
 
 export * from './records.js';
 
@@ -111,6 +111,7 @@ export function computeRuntime(
   checkEntryPoints(rt.udpRouters, udpEntryPoints);
   if (build) {
     buildHttp(rt);
+    warnConflictCopies(rt.routers.values());
     buildTcp(rt);
     buildUdp(rt);
   }

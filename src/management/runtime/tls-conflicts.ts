@@ -5,12 +5,13 @@
  * SNI, so on every entry point it conflicts. Traefik then replaces it by one copy per entry point,
  * `<entryPoint>-conflicted-<name>@<provider>`, serving that entry point alone with the default TLS
  * options (shown with the options as written); the router itself is no longer listed. A TLS
- * router left with no entry point (a child router) is dropped the same way.
+ * router left with no entry point (a child router) is dropped the same way. Each copy on a known
+ * entry point then carries Traefik's warning that its options cannot be applied.
  *
  * Not reproduced: conflicts between routers serving one host with different TLS options (the
  * other case of the same function), which needs every router of the entry point.
  */
-import { copyRecord, type PreparedRouter } from './records.js';
+import { copyRecord, qualify, type PreparedRouter, type RouterInfo } from './records.js';
 import { ruleDomains } from './rule-domains.js';
 
 export interface ConflictCopy {
@@ -42,4 +43,17 @@ export function tlsConflictCopies(name: string, prepared: PreparedRouter): reado
     }
     return { name: `${ep}-conflicted-${name}`, prepared: { ...prepared, config, built } };
   });
+}
+
+/**
+ * Traefik's TCP router manager, which picks the TLS configuration of every TLS router on a known
+ * entry point after the HTTP routers are built, warns each copy that its options cannot be
+ * applied (its rule has no host): the copies are enabled with a warning.
+ */
+export function warnConflictCopies(routers: Iterable<RouterInfo>): void {
+  for (const r of routers) {
+    if (r.splitFrom === undefined || r.using.length === 0) continue;
+    const options = r.config.tls?.options ?? '';
+    r.addError(`no domain found in rule ${r.config.rule ?? ''}, the TLS option ${qualify(options, r.provider)} cannot be applied`, false);
+  }
 }

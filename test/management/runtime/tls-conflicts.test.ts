@@ -46,7 +46,8 @@ describe('TLS options resolved per entry point', () => {
     const copy = rt.routers.get('web-conflicted-r@file');
     expect(copy?.config.entryPoints).toEqual(['web']);
     expect(copy?.config.tls).toEqual({ options: 'strict' });
-    expect(copy?.status).toBe('enabled');
+    expect(copy?.status).toBe('warning');
+    expect(copy?.errors).toEqual(['no domain found in rule Path(`/x`), the TLS option strict@file cannot be applied']);
     expect(rt.services.get('s@file')?.usedBy).toEqual(['web-conflicted-r@file', 'websecure-conflicted-r@file']);
   });
 
