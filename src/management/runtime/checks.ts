@@ -27,6 +27,8 @@ function uniqueSorted(values: string[]): string[] {
   return [...new Set(values)].sort();
 }
 
+const DEAD_END = 'router has no service and no child routers';
+
 const MULTI_SERVICE = 'cannot create service: multi-types service not supported, consider declaring two different pieces of service instead';
 
 /** Traefik's computed TCP priority: `len(rule)`, except the catch-all ``HostSNI(`*`)`` at -1. */
@@ -79,7 +81,7 @@ export function checkRouterTree(routers: Map<string, RouterInfo>): void {
   for (const r of routers.values()) {
     const hasChildren = parents.has(r.name);
     const hasService = (r.config.service ?? '') !== '';
-    if (!hasService && !hasChildren) r.addError('router has no service and no child routers', true);
+    if (!hasService && !hasChildren) r.addError(DEAD_END, true);
     else if (hasService && hasChildren) r.addError('router has both a service and is referenced as a parent by other routers', true);
   }
 }
@@ -197,8 +199,12 @@ export function buildHttp(rt: RuntimeConfiguration): void {
       r.addError(`the router priority ${r.priority} exceeds the max user-defined priority ${MAX_USER_PRIORITY}`, true);
       continue;
     }
-    // Reported by checkRouterTree; Traefik stops there too.
-    if (r.prepared.service === '') continue;
+    if (r.prepared.service === '') {
+      // A root router that checkRouterTree found a dead end is still built in Traefik 3.7.13,
+      // whose handler builder refuses it a second time (router.go buildHTTPHandler).
+      if (r.errors.includes(DEAD_END) && (r.config.parentRefs ?? []).length === 0) r.addError('router must have either a service or child routers', true);
+      continue;
+    }
     const serviceErr = buildService(r.prepared.service, NONE);
     if (serviceErr !== null) {
       r.addError(serviceErr, true);
