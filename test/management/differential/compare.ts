@@ -153,6 +153,12 @@ export function firstDifference(a: unknown, b: unknown, at = ''): string {
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) {
     return `${at || '.'}: traefik ${JSON.stringify(a)?.slice(0, 400)} / portico ${JSON.stringify(b)?.slice(0, 400)}`;
   }
+  if (at.endsWith('.usedBy') && Array.isArray(a) && Array.isArray(b)) {
+    // Sorted name lists: which names one side lacks says more than the first position that differs.
+    const onlyA = a.filter((n) => !b.includes(n));
+    const onlyB = b.filter((n) => !a.includes(n));
+    if (onlyA.length + onlyB.length > 0) return `${at}: traefik only [${onlyA.join()}] / portico only [${onlyB.join()}]`;
+  }
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   if (!Array.isArray(a) && ka.join() !== kb.join()) return `${at || '.'} keys: traefik [${ka.join()}] / portico [${kb.join()}]`;
