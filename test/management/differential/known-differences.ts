@@ -115,7 +115,12 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   {
     id: 'service-error-prefix',
     reason: 'Traefik prefixes the router\'s error with "building HTTP service \\"<name>\\": " when the service itself fails to build; Portico writes the inner text',
-    matches: re(/traefik "building HTTP service/),
+    matches: re(/traefik "(could not instantiate [^"]*, )?building HTTP service/),
+  },
+  {
+    id: 'recursion-path-order',
+    reason: 'When several children of a weighted or highest-random-weight service lead into cycles, Traefik\'s shuffled build order decides which cycle it reports (and so which service the error names); Portico reports the first in the file\'s order',
+    matches: re(/error(\.\d+)?: traefik "could not instantiate service [^"]*recursion detected in service:[^"]*" \/ portico "could not instantiate service [^"]*recursion detected in service:[^"]*"$/),
   },
   {
     id: 'middlewares-qualified-before-build',

@@ -24,12 +24,14 @@ const QUERIES_PER_KIND = 6;
 /**
  * A ratchet, not a pass: the answers whose first difference no listed difference explains (written
  * to <tmpdir>/management-differential.txt) are Portico's to-do list against Traefik 3.7.13. On
- * 2026-11-28 there were 440 (generated) and 23 (hand-written) of about 9,500; the counts move a
- * little from run to run because Traefik's map order changes which routers it splits per entry
- * point. Lower these as differences are fixed; a new kind of difference makes the suite fail.
+ * 2026-11-28 there were 440 (generated) and 23 (hand-written) of about 9,500 with answers compared
+ * by position; compared record by record with Traefik's random picks set aside (compare.ts,
+ * random-picks.ts) and after the fixes it found, 12 and 0 (runs: 40, 53, 12 while fixing). The
+ * margin is for Traefik's shuffles this suite does not set aside yet (a cycle against a missing
+ * child). Lower these as differences are fixed; a new kind of difference makes the suite fail.
  */
-const MAX_UNEXPLAINED_GENERATED = 480;
-const MAX_UNEXPLAINED_HAND_WRITTEN = 30;
+const MAX_UNEXPLAINED_GENERATED = 20;
+const MAX_UNEXPLAINED_HAND_WRITTEN = 5;
 
 let pair: Pair | undefined;
 let traefikAddress = '';
