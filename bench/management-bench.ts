@@ -12,6 +12,7 @@
  * process through Fastify, with a CPU-time breakdown by phase. BENCH_ROUNDS sets the PUT count.
  */
 import { fork } from 'node:child_process';
+import { getHeapStatistics } from 'node:v8';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -155,6 +156,13 @@ async function serve(): Promise<void> {
   await internal.listen({ host: '127.0.0.1', port: 0 });
   const port = (a: ReturnType<typeof api.server.address>) => (typeof a === 'object' && a ? a.port : 0);
   process.send?.({ api: port(api.server.address()), internal: port(internal.server.address()) });
+  // For bench/management-heap-probe.ts: where the resident memory is, as the process sees it.
+  // 'gc-memory' collects first when the server runs with --expose-gc.
+  process.on('message', (m) => {
+    const gc = (globalThis as { gc?: () => void }).gc;
+    if (m === 'gc-memory') gc?.();
+    if (m === 'memory' || m === 'gc-memory') process.send?.({ memory: process.memoryUsage(), heap: getHeapStatistics(), collected: m === 'gc-memory' && gc !== undefined });
+  });
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -220,7 +228,9 @@ function measureApply(): { wall: number; cpu: number } {
 async function main(): Promise<void> {
   const apply = measureApply();
 
-  const child = fork(fileURLToPath(import.meta.url), ['--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // BENCH_SERVER_NODE_ARGS: Node flags for the server alone (e.g. --optimize-for-size, see bench/README.md).
+  const serverArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const child = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv: [...process.execArgv, ...serverArgs], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   try {
     const ports = await new Promise<{ api: number; internal: number }>((resolve, reject) => {
       child.once('message', (m) => resolve(m as { api: number; internal: number }));
@@ -271,6 +281,7 @@ async function main(): Promise<void> {
       ['server resident memory (before rawdata)', 'MB', rssBeforeRaw, 200],
       ['server resident memory (after 21 rawdata)', 'MB', rss, 200],
     ];
+    if (serverArgs.length > 0) process.stdout.write(`server Node flags: ${serverArgs.join(' ')}\n`);
     process.stdout.write(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} cores\n`);
     process.stdout.write(`management bench: ${N} routers + ${N} services (rawdata ${(cold.bytes / 1e6).toFixed(1)} MB, page ${(page.bytes / 1e3).toFixed(0)} KB)\n\n`);
     process.stdout.write(`${'measure'.padEnd(46)} ${'value'.padStart(10)}  ${'target'.padStart(8)}  ratio\n`);

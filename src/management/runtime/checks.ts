@@ -27,6 +27,8 @@ function uniqueSorted(values: string[]): string[] {
   return [...new Set(values)].sort();
 }
 
+const DEAD_END = 'router has no service and no child routers';
+
 const MULTI_SERVICE = 'cannot create service: multi-types service not supported, consider declaring two different pieces of service instead';
 
 /** Traefik's computed TCP priority: `len(rule)`, except the catch-all ``HostSNI(`*`)`` at -1. */
@@ -79,7 +81,7 @@ export function checkRouterTree(routers: Map<string, RouterInfo>): void {
   for (const r of routers.values()) {
     const hasChildren = parents.has(r.name);
     const hasService = (r.config.service ?? '') !== '';
-    if (!hasService && !hasChildren) r.addError('router has no service and no child routers', true);
+    if (!hasService && !hasChildren) r.addError(DEAD_END, true);
     else if (hasService && hasChildren) r.addError('router has both a service and is referenced as a parent by other routers', true);
   }
 }
@@ -108,7 +110,7 @@ type ServiceBuild = (qname: string, stack: readonly string[]) => BuildResult;
  * (built with `build`), which also disables the service.
  */
 function memoizedServiceBuild<I extends Info>(
-  services: ReadonlyMap<string, I>, check: (info: I, stack: readonly string[], build: ServiceBuild) => BuildResult,
+  services: ReadonlyMap<string, I>, check: (info: I, stack: readonly string[], build: ServiceBuild) => BuildResult, pathPrefix = '',
 ): ServiceBuild {
   const results = new Map<string, BuildResult>();
   const build: ServiceBuild = (qname, stack) => {
@@ -116,7 +118,9 @@ function memoizedServiceBuild<I extends Info>(
     if (cached !== undefined) return cached;
     const info = services.get(qname);
     if (info === undefined) return `the service "${qname}" does not exist`;
-    if (stack.includes(qname)) return `could not instantiate service ${qname}: recursion detected in ${[...stack, qname].join('->')}`;
+    if (stack.includes(qname)) {
+      return `could not instantiate service ${qname}: recursion detected in ${[...stack, qname].map((n) => pathPrefix + n).join('->')}`;
+    }
     const result = check(info, stack, build);
     if (result !== null) info.addError(result, true);
     results.set(qname, result);
@@ -125,10 +129,14 @@ function memoizedServiceBuild<I extends Info>(
   return build;
 }
 
-/** Traefik's error for a middleware that does not define exactly one kind; null when it does. */
-function middlewareKindsError(qname: string, kinds: number): BuildResult {
-  if (kinds > 1) {
-    return `invalid middleware "${qname}" configuration: cannot create middleware: multi-types middleware not supported, consider declaring two different pieces of middleware instead`;
+/**
+ * Traefik's error for a middleware that does not define exactly one kind; null when it does. Its
+ * HTTP builder refuses two kinds with an unprefixed text; its TCP builder takes the last kind it
+ * knows and refuses none (found by the differential suite against Traefik 3.7.13).
+ */
+function middlewareKindsError(qname: string, kinds: number, protocol: 'http' | 'tcp'): BuildResult {
+  if (kinds > 1 && protocol === 'http') {
+    return 'cannot create middleware: multi-types middleware not supported, consider declaring two different pieces of middleware instead';
   }
   if (kinds === 0) return `invalid middleware "${qname}" configuration: invalid middleware type or middleware does not exist`;
   return null;
@@ -157,19 +165,20 @@ export function buildHttp(rt: RuntimeConfiguration): void {
       if (err !== null) return err;
     }
     return null;
-  });
+    // Traefik's HTTP service manager names each step of a recursion `service:<name>`.
+  }, 'service:');
 
   const buildMiddleware = (qname: string, stack: readonly string[]): BuildResult => {
     const info = rt.middlewares.get(qname);
     if (info === undefined) return `middleware "${qname}" does not exist`;
     if (stack.includes(qname)) {
-      const err = `could not instantiate middleware ${qname}: recursion detected in ${[...stack, qname].join('->')}`;
+      const err = `could not instantiate middleware ${qname}: recursion detected in ${[...stack, qname].map((n) => `middleware:${n}`).join('->')}`;
       info.addError(err, true);
       return err;
     }
     const cached = middlewareResults.get(qname);
     if (cached !== undefined) return cached;
-    let result = middlewareKindsError(qname, definedKinds(info.config, HTTP_MIDDLEWARE_KINDS).length);
+    let result = middlewareKindsError(qname, definedKinds(info.config, HTTP_MIDDLEWARE_KINDS).length, 'http');
     if (result === null && info.config.chain) {
       const children = info.config.chain.middlewares ?? [];
       const next = [...stack, qname];
@@ -190,8 +199,12 @@ export function buildHttp(rt: RuntimeConfiguration): void {
       r.addError(`the router priority ${r.priority} exceeds the max user-defined priority ${MAX_USER_PRIORITY}`, true);
       continue;
     }
-    // Reported by checkRouterTree; Traefik stops there too.
-    if (r.prepared.service === '') continue;
+    if (r.prepared.service === '') {
+      // A root router that checkRouterTree found a dead end is still built in Traefik 3.7.13,
+      // whose handler builder refuses it a second time (router.go buildHTTPHandler).
+      if (r.errors.includes(DEAD_END) && (r.config.parentRefs ?? []).length === 0) r.addError('router must have either a service or child routers', true);
+      continue;
+    }
     const serviceErr = buildService(r.prepared.service, NONE);
     if (serviceErr !== null) {
       r.addError(serviceErr, true);
@@ -224,7 +237,7 @@ export function buildTcp(rt: RuntimeConfiguration): void {
   const buildMiddleware = (qname: string): BuildResult => {
     const info = rt.tcpMiddlewares.get(qname);
     if (info === undefined) return `middleware "${qname}" does not exist`;
-    const result = middlewareKindsError(qname, definedKinds(info.config, TCP_MIDDLEWARE_KINDS).length);
+    const result = middlewareKindsError(qname, definedKinds(info.config, TCP_MIDDLEWARE_KINDS).length, 'tcp');
     if (result !== null) info.addError(result, true);
     return result;
   };

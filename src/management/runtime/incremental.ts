@@ -25,7 +25,7 @@
  * with no diff, so a whole-snapshot replacement costs what it did before this file existed.
  */
 import type { DynamicConfiguration } from '../../dynamic-config/configuration.js';
-import { computeRuntime, type EntryPointDef, type ProviderInput, type RuntimeConfiguration, type RuntimeOptions } from './runtime.js';
+import { computeRuntime, type EntryPointDef, type ProviderInput, type RouterInfo, type RuntimeConfiguration, type RuntimeOptions } from './runtime.js';
 import { RouterMemo } from './router-memo.js';
 import {
   forEachRecord, KIND_KEYS, NO_REFS, recordMap, referencesOf, sameRecord, visitReferences, type Kind, type Rec, type Visit,
@@ -72,6 +72,11 @@ export class IncrementalRuntime {
   /** One user as a string (the usual case), several as an array. */
   private users = new Map<string, string | string[]>();
   private composites = new Set<string>();
+  /**
+   * Routers replaced by per-entry-point copies (tls-conflicts.ts): qualified name -> the copies'
+   * names, which a recompute of the router must remove with it (they are not records of the graph).
+   */
+  private copies = new Map<string, readonly string[]>();
   /** False after a computation from scratch, until {@link prepare}. */
   private graphReady = false;
   /**
@@ -110,6 +115,8 @@ export class IncrementalRuntime {
     this.lastChanges = undefined;
     if (previous === undefined || changes === undefined || changes.changed.size >= Math.max(changes.total, 1) * this.fullRatio) {
       rt = computeRuntime(inputs, this.entryPoints, this.options, this.memo);
+      this.copies = new Map();
+      this.trackCopies(rt.routers.values());
       this.graphReady = false;
       this.lastRecomputed = -1;
     } else {
@@ -204,6 +211,7 @@ export class IncrementalRuntime {
       names.set(rtKey, new Set(infos.keys()));
       recomputed += infos.size;
     }
+    this.trackCopies(sub.routers.values());
     // One runtime record per record: the count needs no walk of the maps.
     this.counts.set(added, recomputed);
     // Linked later, off the request path (or by the next computation, before it reads the graph).
@@ -423,11 +431,35 @@ export class IncrementalRuntime {
     const merged = { ...previous };
     for (const [rtKey, set] of names) {
       const map = previous[rtKey] as Map<string, unknown>;
+      if (rtKey === 'routers') this.dropCopies(set, map);
       for (const name of set) map.delete(name);
       for (const [name, info] of sub[rtKey]) map.set(name, info);
+      if (rtKey === 'routers') this.trackCopies(sub.routers.values(), set);
     }
     this.lastChanges = { base: previous, names };
     return merged;
+  }
+
+  /** Removes the copies of the routers about to be recomputed, and names them as changed. */
+  private dropCopies(names: Set<string>, routers: Map<string, unknown>): void {
+    for (const name of [...names]) {
+      const copies = this.copies.get(name);
+      if (copies === undefined) continue;
+      this.copies.delete(name);
+      for (const c of copies) {
+        routers.delete(c);
+        names.add(c);
+      }
+    }
+  }
+
+  /** Records which routers were replaced by copies; names the copies as changed when `names` is given. */
+  private trackCopies(routers: Iterable<RouterInfo>, names?: Set<string>): void {
+    for (const info of routers) {
+      if (info.splitFrom === undefined) continue;
+      this.copies.set(info.splitFrom, [...(this.copies.get(info.splitFrom) ?? []), info.name]);
+      names?.add(info.name);
+    }
   }
 
   private recordOf(id: string, inputs: ReadonlyMap<string, ProviderInput>): { kind: Kind; value: Rec; provider: string } | undefined {

@@ -80,6 +80,8 @@ export abstract class Info {
 
 export class RouterInfo extends Info {
   using: string[] = NONE;
+  /** For a per-entry-point copy of a router (tls-conflicts.ts): the router's qualified name. */
+  splitFrom: string | undefined = undefined;
   /** @param prepared the per-record work: qualified names and the built config (router-memo.ts) */
   constructor(name: string, provider: string, public config: Router, public priority: bigint, readonly prepared: PreparedRouter) {
     super(name, provider);

@@ -12,6 +12,7 @@ import {
   type EntryPointDef, type ProviderInput, type RuntimeConfiguration, type RuntimeOptions,
 } from './records.js';
 import { prepareRouter, type PrepareContext, type RouterMemo } from './router-memo.js';
+import { tlsConflictCopies, warnConflictCopies } from './tls-conflicts.js';
 
 export * from './records.js';
 
@@ -70,7 +71,16 @@ export function computeRuntime(
       const prepared = memo === undefined ? prepareRouter(r, provider, ctx) : memo.prepare(r, name, provider, ctx);
       const priority = input.priorities?.[name] ?? toPriority(r.priority);
       const q = `${name}@${provider}`;
-      rt.routers.set(q, new RouterInfo(q, provider, prepared.config, priority, prepared));
+      const copies = tlsConflictCopies(q, prepared);
+      if (copies === undefined) {
+        rt.routers.set(q, new RouterInfo(q, provider, prepared.config, priority, prepared));
+        return;
+      }
+      for (const c of copies) {
+        const info = new RouterInfo(c.name, provider, c.prepared.config, priority, c.prepared);
+        info.splitFrom = q;
+        rt.routers.set(c.name, info);
+      }
     });
     forEachEntry(c.tcp?.services, (name, svc) => {
       rt.tcpServices.set(`${name}@${provider}`, new TCPServiceInfo(`${name}@${provider}`, provider, svc, givenStatus(input, name)));
@@ -101,6 +111,7 @@ export function computeRuntime(
   checkEntryPoints(rt.udpRouters, udpEntryPoints);
   if (build) {
     buildHttp(rt);
+    warnConflictCopies(rt.routers.values());
     buildTcp(rt);
     buildUdp(rt);
   }

@@ -16,6 +16,21 @@ export interface KnownDifference {
 
 const re = (pattern: RegExp) => (_path: string, where: string) => pattern.test(where);
 
+/**
+ * Whether a usedBy difference is exactly Traefik's copies of routers that Portico keeps whole:
+ * every name only Traefik lists is a copy `<ep>-conflicted-<name>`, and every name only Portico
+ * lists has such a copy.
+ */
+function usedByNamesCopies(where: string): boolean {
+  const m = /\.usedBy: traefik only \[([^\]]*)\] \/ portico only \[([^\]]*)\]$/.exec(where);
+  if (m === null) return false;
+  const copies = (m[1] ?? '').split(',').filter((n) => n !== '');
+  const kept = (m[2] ?? '').split(',').filter((n) => n !== '');
+  const origin = (n: string) => /^[^-]+(?:-[^-]+)*?-conflicted-(.+)$/.exec(n)?.[1];
+  // A router split on some of its entry points only is listed by Traefik under both names.
+  return copies.length > 0 && copies.every((c) => origin(c) !== undefined) && kept.every((k) => copies.some((c) => origin(c) === k));
+}
+
 export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   {
     id: 'entry-point-static-configuration',
@@ -92,14 +107,20 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   },
   {
     id: 'entry-point-models',
-    reason: 'Traefik splits a router whose TLS options conflict into one copy per entry point (web-conflicted-<router>), and names them in usedBy; Portico keeps the one router',
-    matches: (path, where) => /conflicted/.test(path) || /conflicted/.test(where) ||
+    reason: 'Traefik splits a router whose TLS options conflict with another router\'s on one host into one copy per entry point (web-conflicted-<router>), and names them in usedBy; Portico keeps the one router (it splits only routers with TLS options and no host)',
+    // A usedBy that names the copies (`<ep>-conflicted-<router>`) where Portico names the router.
+    matches: (path, where) => /conflicted/.test(path) || /conflicted/.test(where) || usedByNamesCopies(where) ||
       (/^status 404 \/ 200: \{"message":"router not found/.test(where) && path.startsWith('/api/http/routers/')),
   },
   {
     id: 'service-error-prefix',
-    reason: 'Traefik prefixes the router\'s error with "building HTTP service \\"<name>\\": " when the service itself fails to build, and names services in recursion errors as service:<name>; Portico writes the inner text',
-    matches: re(/traefik "(building HTTP service|could not instantiate service [^"]*service:)/),
+    reason: 'Traefik prefixes the router\'s error with "building HTTP service \\"<name>\\": " when the service itself fails to build; Portico writes the inner text',
+    matches: re(/traefik "(could not instantiate [^"]*, )?building HTTP service/),
+  },
+  {
+    id: 'recursion-path-order',
+    reason: 'When several children of a weighted or highest-random-weight service lead into cycles, Traefik\'s shuffled build order decides which cycle it reports (and so which service the error names); Portico reports the first in the file\'s order',
+    matches: re(/error(\.\d+)?: traefik "could not instantiate service [^"]*recursion detected in service:[^"]*" \/ portico "could not instantiate service [^"]*recursion detected in service:[^"]*"$/),
   },
   {
     id: 'middlewares-qualified-before-build',

@@ -9,10 +9,11 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compare } from './compare.js';
+import { compare, side, type AllRecords } from './compare.js';
 import { generatedConfigs, type DiffConfig } from './configs.js';
 import { HAND_WRITTEN } from './hand-written.js';
 import { KNOWN_DIFFERENCES } from './known-differences.js';
+import { randomPicks, setPicksAside } from './random-picks.js';
 import { startPair, type Answer, type Pair } from './peers.js';
 import { KINDS, listQueries, type KindRecords } from './requests.js';
 
@@ -23,12 +24,14 @@ const QUERIES_PER_KIND = 6;
 /**
  * A ratchet, not a pass: the answers whose first difference no listed difference explains (written
  * to <tmpdir>/management-differential.txt) are Portico's to-do list against Traefik 3.7.13. On
- * 2026-11-28 there were 440 (generated) and 23 (hand-written) of about 9,500; the counts move a
- * little from run to run because Traefik's map order changes which routers it splits per entry
- * point. Lower these as differences are fixed; a new kind of difference makes the suite fail.
+ * 2026-11-28 there were 440 (generated) and 23 (hand-written) of about 9,500 with answers compared
+ * by position; compared record by record with Traefik's random picks set aside (compare.ts,
+ * random-picks.ts) and after the fixes it found, 12 and 0 (runs: 40, 53, 12 while fixing). The
+ * margin is for Traefik's shuffles this suite does not set aside yet (a cycle against a missing
+ * child). Lower these as differences are fixed; a new kind of difference makes the suite fail.
  */
-const MAX_UNEXPLAINED_GENERATED = 480;
-const MAX_UNEXPLAINED_HAND_WRITTEN = 30;
+const MAX_UNEXPLAINED_GENERATED = 20;
+const MAX_UNEXPLAINED_HAND_WRITTEN = 5;
 
 let pair: Pair | undefined;
 let traefikAddress = '';
@@ -39,6 +42,8 @@ const figures = {
   loads: 0,
   requests: 0,
   equal: 0,
+  /** Of `equal`, those equal only once Traefik's random picks are set aside (random-picks.ts). */
+  random: 0,
   known: new Map<string, number>(),
   endpoints: new Set<string>(),
   differences: [] as string[],
@@ -59,7 +64,7 @@ afterAll(async () => {
   console.log(`unexplained differences written to ${out}`);
   const known = [...figures.known].map(([id, n]) => `${id}: ${n}`).join(', ');
   console.log(`management differential: ${figures.configurations} configurations in ${figures.loads} loads, ${figures.endpoints.size} endpoints, ` +
-    `${figures.requests} requests compared, ${figures.equal} equal, ${figures.requests - figures.equal - figures.differences.length} explained by listed differences (${known}), ` +
+    `${figures.requests} requests compared, ${figures.equal} equal (${figures.random} of them once Traefik's random picks are set aside), ${figures.requests - figures.equal - figures.differences.length} explained by listed differences (${known}), ` +
     `${figures.differences.length} unexplained`);
 });
 
@@ -71,6 +76,11 @@ function endpointOf(path: string): string {
   return `${base}${params}`;
 }
 
+/** Each kind's whole list on both sides, for the current load (see compare.ts). */
+const allRecords = new Map<string, AllRecords>();
+/** The current load's random picks (random-picks.ts). */
+let picks = new Map<string, string>();
+
 async function ask(path: string): Promise<void> {
   if (pair === undefined) throw new Error('not started');
   const [t, p] = await Promise.all([pair.traefik(path), pair.portico(path)]);
@@ -80,9 +90,10 @@ async function ask(path: string): Promise<void> {
 function record(path: string, t: Answer, p: Answer): void {
   figures.requests++;
   figures.endpoints.add(endpointOf(path));
-  const verdict = compare(path, t, p, traefikAddress, porticoAddress);
-  if (verdict.kind === 'equal') {
+  const verdict = compare(path, t, p, traefikAddress, porticoAddress, allRecords.get(path.split('?')[0]?.slice('/api/'.length) ?? ''), picks);
+  if (verdict.kind === 'equal' || verdict.kind === 'random') {
     figures.equal++;
+    if (verdict.kind === 'random') figures.random++;
     return;
   }
   if (verdict.kind === 'known') {
@@ -106,7 +117,14 @@ async function recordsOf(kind: string): Promise<KindRecords> {
   const names = new Set<string>();
   const services = new Set<string>();
   const middlewares = new Set<string>();
-  for (const answer of [await pair.traefik(`/api/${kind}?per_page=100000`), await pair.portico(`/api/${kind}?per_page=100000`)]) {
+  const t = await pair.traefik(`/api/${kind}?per_page=100000`);
+  const p = await pair.portico(`/api/${kind}?per_page=100000`);
+  const byName = (body: unknown) => {
+    const list = setPicksAside(body, picks);
+    return new Map(Array.isArray(list) ? (list as Listed[]).map((r) => [r.name, r] as const) : []);
+  };
+  allRecords.set(kind, { traefik: byName(side(t, traefikAddress).body), portico: byName(side(p, porticoAddress).body) });
+  for (const answer of [t, p]) {
     if (answer.status !== 200) continue;
     for (const r of JSON.parse(answer.body) as Listed[]) {
       names.add(r.name);
@@ -123,6 +141,7 @@ async function check(configs: readonly DiffConfig[], seed: number): Promise<void
   const files: Record<string, string> = {};
   for (const c of configs) Object.assign(files, c.files);
   await pair.load(files);
+  picks = randomPicks(files);
   figures.loads++;
   figures.configurations += configs.length;
   const paths = ['/api/overview', '/api/rawdata', '/api/entrypoints', '/api/entrypoints?per_page=2&page=2', '/api/entrypoints/web',

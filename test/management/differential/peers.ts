@@ -5,7 +5,7 @@
  * rewrite the directory and wait until both have loaded it (a marker router names the load).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -122,7 +122,8 @@ export async function startPair(): Promise<Pair> {
       '--management.entry-points', Object.entries(entryPoints).map(([k, v]) => `${k}=${v}`).join(','),
       '--pushgateway.listen-address', 'off', '--search.listen-address', 'off', '--internal.listen-address', 'off',
       '--providers.file.directory', confDir, '--data.dir', dataDir,
-    ]);
+    // A guard against hangs, sized for a loaded machine (a niced run waited over 45 s for the start).
+    ], {}, 180_000);
   } catch (err) {
     traefik.proc.kill('SIGKILL');
     throw err;
@@ -138,13 +139,18 @@ export async function startPair(): Promise<Pair> {
     async load(files) {
       marker++;
       for (const name of readdirSync(confDir)) rmSync(join(confDir, name), { recursive: true, force: true });
-      for (const [name, text] of Object.entries(files)) {
+      // Each file is written beside the directory and renamed into it, so no side reads one half
+      // written (a side that did kept a load without that file: seen once in each of Traefik and Portico).
+      const place = (name: string, text: string) => {
         const path = join(confDir, name);
         mkdirSync(resolve(path, '..'), { recursive: true });
-        writeFileSync(path, text);
-      }
+        const staging = join(dir, 'staging');
+        writeFileSync(staging, text);
+        renameSync(staging, path);
+      };
+      for (const [name, text] of Object.entries(files)) place(name, text);
       // Written last, so a side that sees the marker has seen the rest.
-      writeFileSync(join(confDir, 'zz-marker.yaml'), markerFile(marker));
+      place('zz-marker.yaml', markerFile(marker));
       const name = `marker-${marker}@file`;
       await until(`marker ${marker} in both`, async () => {
         if (traefik.proc.exitCode !== null) throw new Error(`traefik exited: ${traefik.output()}`);
@@ -152,7 +158,7 @@ export async function startPair(): Promise<Pair> {
         const t = await pair.traefik(`/api/http/routers/${name}`).catch((err: Error) => { throw new Error(`traefik: ${String(err.cause ?? err)}`); });
         const p = await pair.portico(`/api/http/routers/${name}`).catch((err: Error) => { throw new Error(`portico: ${String(err.cause ?? err)}`); });
         return t.status === 200 && p.status === 200;
-      });
+      }, 60_000);
     },
     async stop() {
       await portico?.stop();
@@ -172,7 +178,7 @@ export async function startPair(): Promise<Pair> {
     const [t, p] = await Promise.all([pair.traefik('/api/http/routers/marker-0@file'), pair.portico('/api/http/routers/marker-0@file')]);
     if (traefik.proc.exitCode !== null) throw new Error(`traefik exited: ${traefik.output()}`);
     return t.status === 200 && p.status === 200;
-  }, 30_000);
+  }, 120_000);
   return pair;
 }
 

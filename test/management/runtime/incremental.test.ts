@@ -27,6 +27,8 @@ const router = fc.record({
   parentRefs: opt(fc.array(routerName, { maxLength: 1 })),
   rule: fc.constantFrom('Host(`a`)', 'Path(`/x`)'),
   priority: opt(fc.constantFrom(0, 5)),
+  // TLS options on a rule with no host split the router into per-entry-point copies (tls-conflicts.ts).
+  tls: opt(fc.constantFrom({}, { options: 'strict' }, { options: 'default' })),
 }).map(clean);
 const service = fc.oneof(
   fc.constant({ loadBalancer: { servers: [{ url: 'http://10.0.0.1' }] } }),

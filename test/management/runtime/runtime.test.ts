@@ -127,7 +127,20 @@ describe('runtime: status and error texts', () => {
     } });
     expect(rt.middlewares.get('odd@p')?.errors).toEqual(['invalid middleware "odd@p" configuration: invalid middleware type or middleware does not exist']);
     expect(rt.routers.get('r@p')?.status).toBe('disabled');
-    expect(rt.middlewares.get('two@p')?.errors[0]).toContain('multi-types middleware not supported');
+    // Traefik 3.7.13's text, unprefixed, on the middleware and its router alike.
+    const multi = 'cannot create middleware: multi-types middleware not supported, consider declaring two different pieces of middleware instead';
+    expect(rt.middlewares.get('two@p')?.errors).toEqual([multi]);
+    expect(rt.routers.get('q@p')?.errors).toEqual([multi]);
+  });
+
+  it('lets a TCP middleware of several types through, as Traefik\'s TCP builder does', () => {
+    const rt = run({ tcp: {
+      routers: { t: { entryPoints: ['web'], service: 's', rule: 'HostSNI(`*`)', middlewares: ['two'] } },
+      services: { s: { loadBalancer: { servers: [{ address: '10.0.0.1:1' }] } } },
+      middlewares: { two: { inFlightConn: { amount: 1 }, ipAllowList: { sourceRange: ['10.0.0.0/8'] } } },
+    } });
+    expect(rt.tcpMiddlewares.get('two@p')?.status).toBe('enabled');
+    expect(rt.tcpRouters.get('t@p')?.status).toBe('enabled');
   });
 
   it('follows chains and detects recursion', () => {
@@ -144,7 +157,13 @@ describe('runtime: status and error texts', () => {
       middlewares: { loop: { chain: { middlewares: ['loop'] } } },
     } });
     expect(rt2.middlewares.get('loop@p')?.status).toBe('disabled');
-    expect(rt2.middlewares.get('loop@p')?.errors[0]).toContain('recursion detected');
+    // Traefik 3.7.13 names each step of the path with its kind.
+    expect(rt2.middlewares.get('loop@p')?.errors).toEqual(['could not instantiate middleware loop@p: recursion detected in middleware:loop@p->middleware:loop@p']);
+    const rt3 = run({ http: {
+      routers: { r: { entryPoints: ['web'], service: 'a', rule: 'Path(`/`)' } },
+      services: { a: { weighted: { services: [{ name: 'b' }] } }, b: { failover: { service: 'a', fallback: 'a' } } },
+    } });
+    expect(rt3.routers.get('r@p')?.errors).toEqual(['could not instantiate service a@p: recursion detected in service:a@p->service:b@p->service:a@p']);
   });
 
   it('refuses a user priority above MaxInt64-1000', () => {
@@ -155,7 +174,8 @@ describe('runtime: status and error texts', () => {
 
   it('reports a router without a service', () => {
     const rt = run({ http: { routers: { r: { entryPoints: ['web'], rule: 'Path(`/`)' }, n: { entryPoints: ['nope'] } } }, tcp: { routers: { t: { entryPoints: ['web'], rule: 'HostSNI(`a`)' } } } });
-    expect(rt.routers.get('r@p')?.errors).toEqual(['router has no service and no child routers']);
+    // Traefik 3.7.13 still builds the root router, and its handler builder refuses it again.
+    expect(rt.routers.get('r@p')?.errors).toEqual(['router has no service and no child routers', 'router must have either a service or child routers']);
     expect(rt.routers.get('n@p')?.errors).toEqual(['router has no service and no child routers', 'entryPoint "nope" doesn\'t exist', 'no valid entryPoint for this router']);
     expect(rt.tcpRouters.get('t@p')?.errors).toEqual(['the service is missing on the router']);
   });
@@ -169,7 +189,7 @@ describe('runtime: status and error texts', () => {
       },
       services: { s: { loadBalancer: {} } },
     } });
-    expect(rt.routers.get('dead@p')?.errors).toEqual(['router has no service and no child routers']);
+    expect(rt.routers.get('dead@p')?.errors).toEqual(['router has no service and no child routers', 'router must have either a service or child routers']);
     expect(rt.routers.get('parent@p')?.errors).toEqual(['router has both a service and is referenced as a parent by other routers']);
   });
 
