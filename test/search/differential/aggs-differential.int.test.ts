@@ -14,6 +14,7 @@ import { startOpenSearch, type OpenSearchNode } from '../opensearch-node.js';
 import type { Answer } from './compare.js';
 import { aggDifference, generateAggRequests, generateCollapseRequests, type AggRequest } from './agg-requests.js';
 import { DEBIAN_MAPPINGS, GENERATED_MAPPINGS, INDEX_SETTINGS, debianCorpusPath, debianDocs, generatedDocs } from './corpus.js';
+import { mapInFlight } from './in-flight.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const SEED = 22;
@@ -31,7 +32,7 @@ async function porticoCall(method: string, path: string, body?: unknown): Promis
 
 async function both(method: string, path: string, body?: unknown): Promise<[Answer, Answer]> {
   if (os === undefined) throw new Error('OpenSearch is not started');
-  return [await porticoCall(method, path, body), await os.call(method, path, body)];
+  return Promise.all([porticoCall(method, path, body), os.call(method, path, body)]);
 }
 
 async function load(index: string, mappings: unknown, docs: [string, Record<string, unknown>][]): Promise<void> {
@@ -88,18 +89,18 @@ describe('aggregations and collapse against OpenSearch', () => {
   const unexplained: string[] = [];
 
   async function compare(reqs: readonly AggRequest[]): Promise<void> {
-    for (const req of reqs) {
+    await mapInFlight(reqs, async (req) => {
       const [p, r] = await both('POST', `/${req.index}/_search${req.params === undefined ? '' : `?${req.params}`}`, req.body);
       figures.compared++;
       const diff = difference(p, r);
       if (diff === undefined) {
         figures.agreed++;
-        continue;
+        return;
       }
       const known = KNOWN.find((k) => k.matches(diff, r));
       if (known !== undefined) figures.known.set(known.name, (figures.known.get(known.name) ?? 0) + 1);
       else unexplained.push(`${JSON.stringify(req.body)}\n  => ${diff}`);
-    }
+    });
   }
 
   it('computes the generated aggregations as OpenSearch does', async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSearch, type SearchHarness } from '../harness.js';
 import { startOpenSearch, type OpenSearchNode } from '../opensearch-node.js';
 import { difference, type Answer } from './compare.js';
+import { mapInFlight } from './in-flight.js';
 import { DEBIAN_MAPPINGS, INDEX_SETTINGS, debianCorpusPath, debianDocs } from './corpus.js';
 import { multiTermRequests, suggestDifference } from './multi-term-requests.js';
 
@@ -30,7 +31,7 @@ async function porticoCall(method: string, path: string, body?: unknown): Promis
 
 async function both(method: string, path: string, body?: unknown): Promise<[Answer, Answer]> {
   if (os === undefined) throw new Error('OpenSearch is not started');
-  return [await porticoCall(method, path, body), await os.call(method, path, body)];
+  return Promise.all([porticoCall(method, path, body), os.call(method, path, body)]);
 }
 
 beforeAll(async () => {
@@ -69,7 +70,7 @@ describe('typo tolerance and prefixes against OpenSearch', () => {
     const byKind = new Map<string, { n: number; differ: number }>();
     const found: string[] = [];
     let withHits = 0;
-    for (const req of multiTermRequests(REQUESTS, SEED, docs)) {
+    await mapInFlight(multiTermRequests(REQUESTS, SEED, docs), async (req) => {
       const [p, r] = await both('POST', '/debian/_search', req.body);
       const diff = difference(p, r) ?? suggestDifference(p, r);
       if ((r.body?.hits?.total?.value ?? 0) > 0) withHits++;
@@ -80,7 +81,7 @@ describe('typo tolerance and prefixes against OpenSearch', () => {
         found.push(`${req.kind} ${JSON.stringify(req.body)} → ${diff}`);
       }
       byKind.set(req.kind, k);
-    }
+    });
     console.log(`multi-term differential: ${REQUESTS} requests (${withHits} with hits), ${REQUESTS - found.length} agreements; ${[...byKind].map(([kind, k]) => `${kind} ${k.n - k.differ}/${k.n}`).join(', ')}`);
     expect(found.slice(0, 10)).toEqual([]);
     expect(withHits).toBeGreaterThan(REQUESTS / 2);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSearch, type SearchHarness } from '../harness.js';
 import { startOpenSearch, type OpenSearchNode } from '../opensearch-node.js';
 import { difference, scorePositions, type Answer } from './compare.js';
+import { mapInFlight } from './in-flight.js';
 import { DEBIAN_MAPPINGS, GENERATED_MAPPINGS, INDEX_SETTINGS, debianCorpusPath, debianDocs, generatedDocs } from './corpus.js';
 import { KNOWN_DIFFERENCES, type Found } from './known-differences.js';
 import { generateRequests, searchAfterWalks, type DiffRequest } from './requests.js';
@@ -32,7 +33,7 @@ async function porticoCall(method: string, path: string, body?: unknown): Promis
 
 async function both(method: string, path: string, body?: unknown): Promise<[Answer, Answer]> {
   if (os === undefined) throw new Error('OpenSearch is not started');
-  return [await porticoCall(method, path, body), await os.call(method, path, body)];
+  return Promise.all([porticoCall(method, path, body), os.call(method, path, body)]);
 }
 
 async function load(index: string, mappings: unknown, docs: [string, Record<string, unknown>][]): Promise<void> {
@@ -64,17 +65,18 @@ describe('Portico against OpenSearch', () => {
   let compared = 0;
 
   it('answers the generated requests as OpenSearch does', async () => {
-    for (const req of generateRequests(REQUESTS, SEED)) {
+    await mapInFlight(generateRequests(REQUESTS, SEED), async (req) => {
       const path = `/${req.index}/_search${req.params === undefined ? '' : `?${req.params}`}`;
       const [p, r] = await both('POST', path, req.body);
       compared++;
       const diff = difference(p, r, scorePositions(req.body.sort));
       if (diff !== undefined) found.push({ request: req, diff, portico: p, reference: r });
-    }
+    });
   }, 600_000);
 
   it('walks search_after pages as OpenSearch does', async () => {
-    for (const walk of searchAfterWalks(WALKS, SEED)) {
+    // The walks side by side, each walk's pages in turn.
+    await mapInFlight(searchAfterWalks(WALKS, SEED), async (walk) => {
       let after: unknown[] | undefined;
       for (let page = 0; page < 5; page++) {
         const body = after === undefined ? walk.body : { ...walk.body, search_after: after };
@@ -90,7 +92,7 @@ describe('Portico against OpenSearch', () => {
         if (hits.length === 0) break;
         after = hits[hits.length - 1]?.sort;
       }
-    }
+    });
   }, 300_000);
 
   it('differs only where known-differences.ts says, and in each case it lists', () => {
