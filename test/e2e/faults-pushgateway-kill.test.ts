@@ -158,10 +158,13 @@ describe('push gateway: the write-ahead log with --push.enable-utf8-names', () =
     const flags = ['--data.dir', dir, '--push.enable-utf8-names', '--management.listen-address', 'off', '--search.listen-address', 'off', '--internal.listen-address', 'off', '--pushgateway.listen-address', '127.0.0.1:0'];
     try {
       const first = await startPortico(flags);
-      const url = `http://127.0.0.1:${first.ports.pushgateway as number}/metrics/job/u/U__l_2e_x/v`;
-      const res = await fetch(url, { method: 'PUT', body: '{"metric.with.dots","l.y"="b"} 7\n' });
-      expect(res.status, await res.text()).toBe(200);
-      await first.stop('SIGKILL');
+      try {
+        const url = `http://127.0.0.1:${first.ports.pushgateway as number}/metrics/job/u/U__l_2e_x/v`;
+        const res = await fetch(url, { method: 'PUT', body: '{"metric.with.dots","l.y"="b"} 7\n' });
+        expect(res.status, await res.text()).toBe(200);
+      } finally {
+        await first.stop('SIGKILL');
+      }
       const second = await startPortico(flags);
       try {
         const text = await (await fetch(`http://127.0.0.1:${second.ports.pushgateway as number}/metrics`, { headers: { accept: 'text/plain;version=1.0.0;escaping=allow-utf-8' } })).text();
