@@ -6,41 +6,10 @@
  * point in time, count, mget, get, delete, a refused mapping) and prints what it saw; this file
  * checks it.
  */
-import { execFile, execFileSync } from 'node:child_process';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSearch, type SearchHarness } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { pythonClientsSuite } from './python-suite.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const run = promisify(execFile);
-
-let python = '';
-let portico: SearchHarness | undefined;
-let url = '';
-
-beforeAll(async () => {
-  let venv: string;
-  try {
-    venv = execFileSync('bash', [join(ROOT, 'scripts/build-peers.sh'), 'python-clients'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
-  } catch (err) {
-    throw new Error('scripts/build-peers.sh python-clients failed: the Python clients need python3 with venv (Debian: python3-venv) and PyPI on the first run', { cause: err });
-  }
-  python = join(venv, 'bin/python');
-  portico = await startSearch();
-  url = await portico.app.listen({ port: 0, host: '127.0.0.1' });
-}, 300_000);
-
-afterAll(async () => {
-  await portico?.close();
-});
-
-/** Runs clients.py with `client` against a fresh Portico state (the index it makes is dropped first). */
-async function drive(client: 'elasticsearch' | 'opensearch'): Promise<Record<string, unknown>> {
-  await portico?.app.inject({ method: 'DELETE', url: '/books' });
-  const { stdout } = await run(python, [join(ROOT, 'test/search/python/clients.py'), client, url], { timeout: 120_000 });
-  return JSON.parse(stdout) as Record<string, unknown>;
-}
+const { drive } = pythonClientsSuite('clients.py', 'books');
 
 const range = (from: number, to: number, step = 1): number[] => Array.from({ length: Math.floor((to - from) / step) + 1 }, (_, i) => from + i * step);
 

@@ -5,40 +5,10 @@
  * es.indices.analyze(…) and opensearch-py's equivalents against Portico over HTTP and prints what
  * it saw; this file checks the values, computed here from the same 30 documents.
  */
-import { execFile, execFileSync } from 'node:child_process';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSearch, type SearchHarness } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { pythonClientsSuite } from './python-suite.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const run = promisify(execFile);
-
-let python = '';
-let portico: SearchHarness | undefined;
-let url = '';
-
-beforeAll(async () => {
-  let venv: string;
-  try {
-    venv = execFileSync('bash', [join(ROOT, 'scripts/build-peers.sh'), 'python-clients'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
-  } catch (err) {
-    throw new Error('scripts/build-peers.sh python-clients failed: the Python clients need python3 with venv (Debian: python3-venv) and PyPI on the first run', { cause: err });
-  }
-  python = join(venv, 'bin/python');
-  portico = await startSearch();
-  url = await portico.app.listen({ port: 0, host: '127.0.0.1' });
-}, 300_000);
-
-afterAll(async () => {
-  await portico?.close();
-});
-
-async function drive(client: 'elasticsearch' | 'opensearch'): Promise<Record<string, unknown>> {
-  await portico?.app.inject({ method: 'DELETE', url: '/shelf' });
-  const { stdout } = await run(python, [join(ROOT, 'test/search/python/typed-features.py'), client, url], { timeout: 120_000 });
-  return JSON.parse(stdout) as Record<string, unknown>;
-}
+const { drive } = pythonClientsSuite('typed-features.py', 'shelf');
 
 // The 30 books of typed-features.py: n = 1..30, python when n % 3 == 0, rust when 1, go when 2; tag t(n % 4).
 const BOOKS = Array.from({ length: 30 }, (_, i) => i + 1);
