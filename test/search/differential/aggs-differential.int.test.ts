@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolve } from 'node:path';
 import { startSearch, type SearchHarness } from '../harness.js';
 import { startOpenSearch, type OpenSearchNode } from '../opensearch-node.js';
-import type { Answer } from './compare.js';
+import { injectCall, type Answer } from './compare.js';
 import { aggDifference, generateAggRequests, generateCollapseRequests, type AggRequest } from './agg-requests.js';
 import { DEBIAN_MAPPINGS, GENERATED_MAPPINGS, INDEX_SETTINGS, debianCorpusPath, debianDocs, generatedDocs } from './corpus.js';
 import { mapInFlight } from './in-flight.js';
@@ -22,13 +22,7 @@ const SEED = 22;
 let os: OpenSearchNode | undefined;
 let portico: SearchHarness | undefined;
 
-async function porticoCall(method: string, path: string, body?: unknown): Promise<Answer> {
-  if (portico === undefined) throw new Error('Portico is not started');
-  const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-  const contentType = typeof body === 'string' ? 'application/x-ndjson' : 'application/json';
-  const res = await portico.app.inject({ method: method as 'POST', url: path, payload, headers: payload === undefined ? {} : { 'content-type': contentType } });
-  return { status: res.statusCode, body: res.body === '' ? null : JSON.parse(res.body) };
-}
+const porticoCall = (method: string, path: string, body?: unknown): Promise<Answer> => injectCall(portico, method, path, body);
 
 async function both(method: string, path: string, body?: unknown): Promise<[Answer, Answer]> {
   if (os === undefined) throw new Error('OpenSearch is not started');

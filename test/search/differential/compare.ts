@@ -5,6 +5,7 @@
  * and sort values, and scores equal within 1e-5 relative.
  */
 import { isDeepStrictEqual } from 'node:util';
+import type { SearchHarness } from '../harness.js';
 
 /** An answer as both servers give it: the status and the parsed body. */
 export interface Answer {
@@ -71,4 +72,13 @@ export function difference(portico: Answer, reference: Answer, scoreAt: readonly
     if (!sameSort(p.sort, r.sort, scoreAt)) return `hit ${i} (${r._id}) sort ${JSON.stringify(p.sort)} vs ${JSON.stringify(r.sort)}`;
   }
   return undefined;
+}
+
+/** A request to the in-process Portico (inject), answered as the node's `call` answers: the status and the parsed body. */
+export async function injectCall(portico: SearchHarness | undefined, method: string, path: string, body?: unknown): Promise<Answer> {
+  if (portico === undefined) throw new Error('Portico is not started');
+  const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  const contentType = typeof body === 'string' ? 'application/x-ndjson' : 'application/json';
+  const res = await portico.app.inject({ method: method as 'POST', url: path, payload, headers: payload === undefined ? {} : { 'content-type': contentType } });
+  return { status: res.statusCode, body: res.body === '' ? null : JSON.parse(res.body) };
 }

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSearch, type SearchHarness } from '../harness.js';
 import { startOpenSearch, type OpenSearchNode } from '../opensearch-node.js';
-import { difference, scorePositions, type Answer } from './compare.js';
+import { difference, scorePositions, type Answer, injectCall } from './compare.js';
 import { mapInFlight } from './in-flight.js';
 import { DEBIAN_MAPPINGS, GENERATED_MAPPINGS, INDEX_SETTINGS, debianCorpusPath, debianDocs, generatedDocs } from './corpus.js';
 import { KNOWN_DIFFERENCES, type Found } from './known-differences.js';
@@ -23,13 +23,7 @@ const WALKS = 40;
 let os: OpenSearchNode | undefined;
 let portico: SearchHarness | undefined;
 
-async function porticoCall(method: string, path: string, body?: unknown): Promise<Answer> {
-  if (portico === undefined) throw new Error('Portico is not started');
-  const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-  const contentType = typeof body === 'string' ? 'application/x-ndjson' : 'application/json';
-  const res = await portico.app.inject({ method: method as 'POST', url: path, payload, headers: payload === undefined ? {} : { 'content-type': contentType } });
-  return { status: res.statusCode, body: res.body === '' ? null : JSON.parse(res.body) };
-}
+const porticoCall = (method: string, path: string, body?: unknown): Promise<Answer> => injectCall(portico, method, path, body);
 
 async function both(method: string, path: string, body?: unknown): Promise<[Answer, Answer]> {
   if (os === undefined) throw new Error('OpenSearch is not started');
