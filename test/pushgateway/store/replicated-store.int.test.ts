@@ -191,8 +191,12 @@ describe('ReplicatedGroupStore on Redis', () => {
         const [c1, c2] = stores as [ReplicatedGroupStore, ReplicatedGroupStore];
         await c1.push({ grouping: [['job', 'on_cluster']], families: [toFamily({ name: 'm', type: 'gauge', help: undefined, value: 3, empty: false })], replace: true, nowMs: 0 });
         await expect(c2.push({ grouping: [['job', 'other']], families: [toFamily({ name: 'm', type: 'counter', help: undefined, value: 1, empty: false })], replace: true, nowMs: 0 })).rejects.toThrow(/inconsistent/);
-        await c2.sync();
+        // Both read the shared log to its end: c2's refused push left a failure record that c1 has
+        // seen or not yet, depending on when its own last read ran (a fresh clone's CI once caught
+        // c1 before it).
+        await Promise.all([c1.sync(), c2.sync()]);
         expect(encodeGroups(c2.groups())).toBe(encodeGroups(c1.groups()));
+        expect(c1.get([['job', 'other']])?.pushFailureTimeSeconds).toBeGreaterThan(0);
         expect(c2.get([['job', 'on_cluster']])?.families.get('m')?.family.metrics[0]?.value).toBe(3);
       } finally {
         await Promise.all(stores.map((s) => s.close()));
