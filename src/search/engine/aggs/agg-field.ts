@@ -7,6 +7,7 @@ import { parseBool, parseDateFor, parseNumber, type FieldDef } from '../../mappi
 import { compileDateFormat, isoInstant, joda, namedPattern, type DateFormat } from '../../syntax/date-format.js';
 import { zoneOf } from '../../syntax/date-math.js';
 import type { IndexState } from '../index-state.js';
+import { BucketDocs, type DocSet } from './aggregate.js';
 import { metadataFielddataError } from '../../query/metadata-fields.js';
 
 /**
@@ -139,4 +140,32 @@ export function datePrinter(def: FieldDef | undefined, format: string | undefine
   const { DateTimeFormatter, Instant, ZonedDateTime } = joda();
   const formatter = DateTimeFormatter.ofPattern(namedPattern(first) ?? first);
   return { print: (ms) => formatter.format(ZonedDateTime.ofInstant(Instant.ofEpochMilli(ms), zone)) };
+}
+
+/**
+ * The numeric values of `field` of every document of `sets`, as the bucket aggregations on numbers
+ * read them: a document without any gets `missing` (the request's raw `missing`) when one is given;
+ * a field that is not numeric in an index gives no values there. `each` also gets the set's
+ * BucketDocs when `withDocs` (sub-aggregations), which is added to `collectors`.
+ */
+export function eachDocNumbers(
+  sets: readonly DocSet[],
+  field: string,
+  aggType: string,
+  missingRaw: unknown,
+  withDocs: boolean,
+  collectors: BucketDocs[],
+  each: (vals: readonly number[], i: number, docs: BucketDocs | undefined) => void,
+): void {
+  for (const set of sets) {
+    const values = fieldValues(set.state, field, aggType, true);
+    const docs = withDocs ? new BucketDocs(set) : undefined;
+    if (docs !== undefined) collectors.push(docs);
+    const missing = missingRaw === undefined || values.kind !== 'number' ? undefined : missingNumber(values.def, missingRaw);
+    for (let i = 0; i < set.docs.length; i++) {
+      let vals = values.kind === 'number' ? numberValues(values, set.docs[i] as number) : [];
+      if (vals.length === 0 && missing !== undefined) vals = [missing];
+      each(vals, i, docs);
+    }
+  }
 }

@@ -3,8 +3,9 @@ import type { BucketAgg } from '../../requests/aggs/agg-request.js';
 import { DateMathError, DateMathParser, zoneOf } from '../../syntax/date-math.js';
 import { javaDouble } from '../../syntax/java-double.js';
 import { parseTimeValue } from '../../syntax/time-value.js';
-import { BucketDocs, bucketJson, KEY_ASC, runBucketSubs, sortBuckets, type AggEnv, type AggResult, type Bucket, type DocSet } from './aggregate.js';
-import { datePrinter, fieldValues, missingNumber, numberValues, type DatePrinter, type FieldValues } from './agg-field.js';
+import type { BucketDocs} from './aggregate.js';
+import { bucketJson, KEY_ASC, runBucketSubs, sortBuckets, type AggEnv, type AggResult, type Bucket, type DocSet } from './aggregate.js';
+import { datePrinter, eachDocNumbers, fieldValues, type DatePrinter, type FieldValues } from './agg-field.js';
 import { calendarRounding, fixedRounding, numericRounding, type Rounding } from './date-rounding.js';
 
 /**
@@ -87,31 +88,23 @@ export function histogramAgg(agg: BucketAgg, sets: readonly DocSet[], env: AggEn
   const keys: number[] = [];
   const counts: number[] = [];
   const collectors: BucketDocs[] = [];
-  for (const set of sets) {
-    const values = fieldValues(set.state, o.field as string, agg.type, true);
-    const docs = agg.subs.length > 0 ? new BucketDocs(set) : undefined;
-    if (docs !== undefined) collectors.push(docs);
-    const missing = o.missing === undefined || values.kind !== 'number' ? undefined : missingNumber(values.def, o.missing);
-    for (let i = 0; i < set.docs.length; i++) {
-      let vals = values.kind === 'number' ? numberValues(values, set.docs[i] as number) : [];
-      if (vals.length === 0 && missing !== undefined) vals = [missing];
-      let prev = Number.NaN;
-      for (const v of vals) {
-        const k = rounding.round(v);
-        if (k === prev || !inHard(k)) continue;
-        prev = k;
-        let b = slot.get(k);
-        if (b === undefined) {
-          b = keys.length;
-          slot.set(k, b);
-          keys.push(k);
-          counts.push(0);
-        }
-        counts[b] = (counts[b] as number) + 1;
-        docs?.add(b, i);
+  eachDocNumbers(sets, o.field as string, agg.type, o.missing, agg.subs.length > 0, collectors, (vals, i, docs) => {
+    let prev = Number.NaN;
+    for (const v of vals) {
+      const k = rounding.round(v);
+      if (k === prev || !inHard(k)) continue;
+      prev = k;
+      let b = slot.get(k);
+      if (b === undefined) {
+        b = keys.length;
+        slot.set(k, b);
+        keys.push(k);
+        counts.push(0);
       }
+      counts[b] = (counts[b] as number) + 1;
+      docs?.add(b, i);
     }
-  }
+  });
   let buckets: Bucket[] = keys.map((k, b) => ({ fields: keyFields(k, plan.printer), docCount: counts[b] as number, sortKey: k, sets: undefined, subs: undefined }));
   for (const c of collectors) c.fill(buckets);
   const minDoc = o.minDocCount ?? 0;

@@ -2,8 +2,8 @@ import { errors } from '../../errors.js';
 import type { BucketAgg } from '../../requests/aggs/agg-request.js';
 import { DateMathError, DateMathParser } from '../../syntax/date-math.js';
 import { javaDouble } from '../../syntax/java-double.js';
-import { BucketDocs, bucketJson, runBucketSubs, type AggEnv, type AggResult, type Bucket, type DocSet } from './aggregate.js';
-import { datePrinter, fieldValues, missingNumber, numberValues, type DatePrinter, type FieldValues } from './agg-field.js';
+import { bucketJson, runBucketSubs, type BucketDocs, type AggEnv, type AggResult, type Bucket, type DocSet } from './aggregate.js';
+import { datePrinter, eachDocNumbers, fieldValues, type DatePrinter, type FieldValues } from './agg-field.js';
 
 /**
  * `range` and `date_range`: buckets from `from` (inclusive) to `to` (exclusive), in ES's order
@@ -61,22 +61,14 @@ export function rangeAgg(agg: BucketAgg, sets: readonly DocSet[], env: AggEnv): 
   const text = (v: number): string => (printer !== undefined ? printer.print(v) : javaDouble(v));
   const counts = new Array<number>(ranges.length).fill(0);
   const collectors: BucketDocs[] = [];
-  for (const set of sets) {
-    const values = fieldValues(set.state, o.field as string, agg.type, true);
-    const docs = agg.subs.length > 0 ? new BucketDocs(set) : undefined;
-    if (docs !== undefined) collectors.push(docs);
-    const missing = o.missing === undefined || values.kind !== 'number' ? undefined : missingNumber(values.def, o.missing);
-    for (let i = 0; i < set.docs.length; i++) {
-      let vals = values.kind === 'number' ? numberValues(values, set.docs[i] as number) : [];
-      if (vals.length === 0 && missing !== undefined) vals = [missing];
-      ranges.forEach((r, b) => {
-        if (vals.some((v) => (r.from === undefined || v >= r.from) && (r.to === undefined || v < r.to))) {
-          counts[b] = (counts[b] as number) + 1;
-          docs?.add(b, i);
-        }
-      });
-    }
-  }
+  eachDocNumbers(sets, o.field as string, agg.type, o.missing, agg.subs.length > 0, collectors, (vals, i, docs) => {
+    ranges.forEach((r, b) => {
+      if (vals.some((v) => (r.from === undefined || v >= r.from) && (r.to === undefined || v < r.to))) {
+        counts[b] = (counts[b] as number) + 1;
+        docs?.add(b, i);
+      }
+    });
+  });
   const buckets: Bucket[] = ranges.map((r, b) => {
     const fields: Record<string, unknown> = { key: r.key ?? `${r.from === undefined ? '*' : text(r.from)}-${r.to === undefined ? '*' : text(r.to)}` };
     if (r.from !== undefined) {
