@@ -3,6 +3,7 @@ import { renderFamilyHeader, renderMetricText } from '../exposition/text-encoder
 import { PUSH_FAILURE_TIME, PUSH_TIME, type Label, type Metric, type MetricFamily, type MetricType } from '../model.js';
 import { compareMetricLabels, compareStrings, ownLabel, ownString, sameLabels } from './sanitize.js';
 import { GroupFamily, StoredMetric, payloadOf, sortMetrics } from './stored-family.js';
+import { SortedRuns, type Cursor } from './sorted-runs.js';
 import { escapeFamily, isLegacyName, labelsNeedEscaping, type EscapingScheme } from '../exposition/name-escaping.js';
 import { renderFamiliesOpenMetrics } from '../exposition/openmetrics-encoder.js';
 import { renderFamiliesText } from '../exposition/text-encoder.js';
@@ -62,10 +63,11 @@ function openMetricsSampleName(name: string, type: MetricType): string {
  * One family name across groups: every stored metric in Pushgateway's order (an array sorted
  * incrementally), for the exposition and for finding who holds a series; each metric knows its
  * group's record. A re-push of the same label sets (the common case) only swaps values and texts
- * in place.
+ * in place; a new group's metrics are inserted in short sorted runs (sorted-runs.ts), so that a
+ * push costs the same with 2,000 groups as with 200,000.
  */
 export class FamilyView {
-  private readonly entries: StoredMetric[] = [];
+  private readonly entries = new SortedRuns<StoredMetric>();
   private readonly counts = new Map<MetricType, number>();
   private holders = 0;
   private help: { value: string | undefined } | undefined;
@@ -134,7 +136,7 @@ export class FamilyView {
   /** Adds a record made earlier (when the store rebuilds its views). */
   attach(record: GroupFamily): void {
     this.changed();
-    for (const e of record.list()) this.entries.splice(this.lowerBound(e.labels, record.groupId), 0, e);
+    for (const e of record.list()) this.entries.insert(this.lowerBound(e.labels, record.groupId), e);
     this.holders++;
     this.count(record.type, 1);
     this.help = undefined;
@@ -143,11 +145,7 @@ export class FamilyView {
   /** Removes a record of this family. */
   remove(record: GroupFamily): void {
     this.changed();
-    for (const e of record.list()) {
-      let i = this.lowerBound(e.labels, record.groupId);
-      while (i < this.entries.length && this.entries[i] !== e) i++;
-      if (i < this.entries.length) this.entries.splice(i, 1);
-    }
+    for (const e of record.list()) this.entries.remove(this.lowerBound(e.labels, record.groupId), e);
     this.holders--;
     this.count(record.type, -1);
     this.help = undefined;
@@ -176,8 +174,8 @@ export class FamilyView {
    * neighbouring metric is that tuple (sorted neighbours mostly share names and many values), in
    * an array of exactly the right size. Other tuples are `owned` ones or own copies.
    */
-  private share(labels: readonly Label[], at: number, owned: readonly Label[]): Label[] {
-    const near = (this.entries[at - 1] ?? this.entries[at])?.labels;
+  private share(labels: readonly Label[], at: Cursor, owned: readonly Label[]): Label[] {
+    const near = (this.entries.before(at) ?? this.entries.at(at))?.labels;
     return labels.map((l, j) => {
       const n = near?.[j];
       if (n !== undefined && n[0] === l[0] && n[1] === l[1]) return n;
@@ -185,23 +183,14 @@ export class FamilyView {
     });
   }
 
-  /** Index of the first metric that sorts at or after (`labels`, `groupId`). */
-  private lowerBound(labels: readonly Label[], groupId: string): number {
-    let lo = 0;
-    let hi = this.entries.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const e = this.entries[mid] as StoredMetric;
-      if ((compareMetricLabels(e.labels, labels) || compareStrings(e.groupId, groupId)) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+  /** Position of the first metric that sorts at or after (`labels`, `groupId`). */
+  private lowerBound(labels: readonly Label[], groupId: string): Cursor {
+    return this.entries.lowerBound((e) => (compareMetricLabels(e.labels, labels) || compareStrings(e.groupId, groupId)) < 0);
   }
 
   /** A group other than `groupId` holding a metric with exactly these (sanitized) labels. */
   holderOf(labels: readonly Label[], groupId: string): string | undefined {
-    for (let i = this.lowerBound(labels, ''); i < this.entries.length; i++) {
-      const e = this.entries[i] as StoredMetric;
+    for (const e of this.entries.from(this.lowerBound(labels, ''))) {
       if (compareMetricLabels(e.labels, labels) !== 0) break;
       if (e.groupId !== groupId && sameLabels(e.labels, labels)) return e.groupId;
     }
@@ -238,7 +227,7 @@ export class FamilyView {
   }
 
   type(): MetricType {
-    return this.entries[0]?.record.type ?? 'untyped';
+    return this.entries.first()?.record.type ?? 'untyped';
   }
 
   /** The family's text: header and every metric's lines, cached until a change. */
@@ -251,7 +240,7 @@ export class FamilyView {
       const type = this.type();
       const omName = openMetricsSampleName(this.name, type);
       const parts: string[] = [renderOpenMetricsHeader(this.name, this.resolvedHelp(helpOverride), type)];
-      for (const e of this.entries) pushOpenMetricsLines(parts, this.name, omName, type, e);
+      this.entries.forEach((e) => pushOpenMetricsLines(parts, this.name, omName, type, e));
       this.omText = parts.join('');
     }
     return this.omText;
@@ -264,14 +253,14 @@ export class FamilyView {
    */
   private join(header: string): string {
     const parts: string[] = [header];
-    for (const e of this.entries) parts.push(e.text);
+    this.entries.forEach((e) => parts.push(e.text));
     const text = parts.join('');
     let at = header.length;
-    for (const e of this.entries) {
+    this.entries.forEach((e) => {
       const end = at + e.text.length;
       e.text = text.slice(at, end);
       at = end;
-    }
+    });
     return text;
   }
 
