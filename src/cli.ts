@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import type { Logger } from 'pino';
 import { ConfigError, type FlagTable } from './config/flag-types.js';
 import { EnvironmentError } from './config/start-up-errors.js';
@@ -70,6 +71,9 @@ function onShutdown(logger: Logger, timeoutMs: number, close: () => Promise<void
 async function serve(argv: string[]): Promise<void> {
   const startedAt = performance.now();
   const config = load(serveFlags, argv);
+  // V8 reads --optimize-for-size whenever it sizes the heap after a collection, so setting it before
+  // anything is built applies it to everything the stores keep (bench/README.md, push gateway).
+  if (config['runtime.optimize-for-size']) setFlagsFromString('--optimize-for-size');
   const logger = processLogger(config);
   let shutdown: (reason: string) => void = () => undefined;
   // Each command loads only its own code: the operator starts (and syncs) without the server's.

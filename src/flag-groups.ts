@@ -2,7 +2,7 @@
  * The commands' flags, composed from what each area declares (the areas own their flags and the
  * slice of the configuration they read; only this top layer sees them all).
  */
-import { commonFlags } from './config/common-flags.js';
+import { commonFlags, serveRuntimeFlags } from './config/common-flags.js';
 import { listenerFlags } from './http/listener-flags.js';
 import { renderFlagReference } from './config/flag-reference.js';
 import type { FlagValues } from './config/flag-types.js';
@@ -14,6 +14,7 @@ import { operatorFlags } from './providers/kubernetes/flags.js';
 /** Every flag of `portico serve`, grouped as `--help` and docs/configuration.md show them. */
 export const serveFlagGroups = {
   General: commonFlags,
+  Runtime: serveRuntimeFlags,
   Listeners: listenerFlags,
   'Push gateway': pushgatewayFlags,
   'Management API': managementFlags,
@@ -26,7 +27,7 @@ export const operatorFlagGroups = {
   Operator: operatorFlags,
 } as const;
 
-export const serveFlags = { ...commonFlags, ...listenerFlags, ...pushgatewayFlags, ...managementFlags, ...searchFlags };
+export const serveFlags = { ...commonFlags, ...serveRuntimeFlags, ...listenerFlags, ...pushgatewayFlags, ...managementFlags, ...searchFlags };
 export const operatorCommandFlags = { ...commonFlags, ...operatorFlags };
 
 /** The validated configuration of `portico serve`; keys are flag names. */
