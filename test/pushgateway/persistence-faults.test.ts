@@ -28,6 +28,23 @@ function capture() {
   return { lines, deps: { logger, now: Date.now, requestShutdown: () => undefined } };
 }
 
+/**
+ * Replaces directory `sub` by a regular file. A write the gateway started earlier may be creating
+ * the directory again on a libuv thread between the removal and the file's creation (seen on a
+ * loaded machine: EISDIR), so this repeats until the file is in place.
+ */
+function replaceWithFile(sub: string): void {
+  for (let attempt = 0; ; attempt++) {
+    rmSync(sub, { recursive: true, force: true });
+    try {
+      writeFileSync(sub, 'not a directory');
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EISDIR' || attempt === 50) throw err;
+    }
+  }
+}
+
 describe('push gateway persistence faults', () => {
   it('names the file and the lost groups when the shutdown write fails (write-ahead log off)', async () => {
     const sub = join(dir, 'sub');
@@ -39,8 +56,7 @@ describe('push gateway persistence faults', () => {
       const res = await app.inject({ method: 'PUT', url: `/metrics/job/${job}/instance/i1`, payload: 'x 1\n' });
       expect(res.statusCode).toBe(200);
     }
-    rmSync(sub, { recursive: true });
-    writeFileSync(sub, 'not a directory');
+    replaceWithFile(sub);
     await expect(app.close()).rejects.toThrow();
     // (The periodic write may fail first, with its own line: this is the shutdown's.)
     const failed = lines.filter((l) => l.level === 50 && String(l.msg).startsWith('could not save'));
