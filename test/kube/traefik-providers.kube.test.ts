@@ -42,6 +42,23 @@ function sharedObjects(): KubeObject[] {
     endpointSlice('halfready', [['10.0.3.1', true], ['10.0.3.2', false]]),
     ingress('half', 'half.test', { service: 'halfready' }),
     ingress('ghost', 'ghost.test', { service: 'ghost' }),
+    // Load-balancer options from the Service's annotations, a TLS router and the default backend.
+    {
+      ...service('sticky'),
+      metadata: {
+        name: 'sticky', namespace: 'default',
+        annotations: {
+          'traefik.ingress.kubernetes.io/service.sticky.cookie': 'true', 'traefik.ingress.kubernetes.io/service.sticky.cookie.name': 'lb',
+          'traefik.ingress.kubernetes.io/service.sticky.cookie.secure': 'true', 'traefik.ingress.kubernetes.io/service.passhostheader': 'false',
+        },
+      },
+    },
+    endpointSlice('sticky', [['10.0.4.1', true]]),
+    ingress('cookie', 'cookie.test', { service: 'sticky', annotations: { 'traefik.ingress.kubernetes.io/router.tls': 'true' } }),
+    {
+      apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'fallback', namespace: 'default' },
+      spec: { defaultBackend: { service: { name: 'whoami', port: { name: 'http' } } } },
+    },
     service('api', 'default', {
       ports: [{ name: 'http', port: 80, targetPort: 8080 }],
     }),
@@ -86,7 +103,16 @@ function crdObjects(group: string): KubeObject[] {
     crd('Middleware', 'headers', { headers: { customRequestHeaders: { 'X-Side': 'both' } } }),
     crd('Middleware', 'auth', { basicAuth: { secret: 'users', realm: 'kube' } }),
     crd('Middleware', 'chain', { chain: { middlewares: [{ name: 'strip' }, { name: 'headers' }] } }),
+    crd('Middleware', 'redirect', { redirectScheme: { scheme: 'https', permanent: true } }),
+    crd('Middleware', 'limit', { rateLimit: { average: 100, burst: 50 } }),
+    crd('Middleware', 'allow', { ipAllowList: { sourceRange: ['10.0.0.0/8', '192.0.2.1'] } }),
+    crd('Middleware', 'prefix', { addPrefix: { prefix: '/v1' } }),
+    crd('Middleware', 'retry', { retry: { attempts: 3, initialInterval: '100ms' } }),
+    crd('Middleware', 'oops', { errors: { status: ['500-599'], query: '/{status}.html', service: { name: 'api', port: 80 } } }),
+    crd('Middleware', 'fwd', { forwardAuth: { address: 'http://auth.example/check', trustForwardHeader: true, authResponseHeaders: ['X-User'] } }),
     crd('MiddlewareTCP', 'inflight', { inFlightConn: { amount: 10 } }),
+    crd('MiddlewareTCP', 'tcpallow', { ipAllowList: { sourceRange: ['10.0.0.0/8'] } }),
+    crd('TraefikService', 'hrw', { highestRandomWeight: { services: [{ name: 'whoami', port: 80, weight: 1 }, { name: 'api', port: 80, weight: 1 }] } }),
     crd('TraefikService', 'split', { weighted: { services: [{ name: 'whoami', port: 80, weight: 3 }, { name: 'api', port: 80, weight: 1 }] } }),
     crd('TraefikService', 'mirror', { mirroring: { name: 'whoami', port: 80, mirrors: [{ name: 'api', port: 80, percent: 10 }] } }),
     crd('IngressRoute', 'shop', {
@@ -96,6 +122,12 @@ function crdObjects(group: string): KubeObject[] {
         { match: 'Host(`shop.test`) && PathPrefix(`/api`)', kind: 'Rule', priority: 100, middlewares: [{ name: 'chain' }], services: [{ name: 'whoami', port: 80 }, { name: 'api', port: 80, weight: 2 }] },
         { match: 'Host(`split.test`)', kind: 'Rule', services: [{ name: 'split', kind: 'TraefikService' }] },
         { match: 'Host(`mirror.test`)', kind: 'Rule', services: [{ name: 'mirror', kind: 'TraefikService' }] },
+        { match: 'Host(`hrw.test`)', kind: 'Rule', services: [{ name: 'hrw', kind: 'TraefikService' }] },
+        {
+          match: 'Host(`mw.test`)', kind: 'Rule', priority: 7,
+          middlewares: [{ name: 'redirect' }, { name: 'limit' }, { name: 'allow' }, { name: 'prefix' }, { name: 'retry' }, { name: 'oops' }, { name: 'fwd' }],
+          services: [{ name: 'sticky', port: 80, sticky: { cookie: { name: 'c', httpOnly: true } }, passHostHeader: false }],
+        },
       ],
     }),
     crd('IngressRoute', 'secure', {
@@ -104,7 +136,13 @@ function crdObjects(group: string): KubeObject[] {
       tls: {},
     }),
     crd('IngressRouteTCP', 'db', { entryPoints: ['tcpep'], routes: [{ match: 'HostSNI(`*`)', middlewares: [{ name: 'inflight' }], services: [{ name: 'tcpecho', port: 9000 }] }] }),
+    crd('IngressRouteTCP', 'sni', {
+      entryPoints: ['websecure'],
+      routes: [{ match: 'HostSNI(`db.test`)', middlewares: [{ name: 'tcpallow' }], services: [{ name: 'tcpecho', port: 9000, weight: 2 }, { name: 'whoami', port: 80, weight: 1 }] }],
+      tls: { passthrough: true },
+    }),
     crd('IngressRouteUDP', 'dns', { entryPoints: ['udpep'], routes: [{ services: [{ name: 'tcpecho', port: 9000 }] }] }),
+    crd('IngressRouteUDP', 'dns2', { entryPoints: ['udpep'], routes: [{ services: [{ name: 'tcpecho', port: 9000, weight: 1 }, { name: 'whoami', port: 80, weight: 2 }] }] }),
   ];
   return objects.map((o) => ({ ...o, apiVersion: `${group}/v1alpha1` }));
 }
