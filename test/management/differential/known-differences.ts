@@ -47,21 +47,6 @@ function porticoKeepsKubernetesRecords(where: string): boolean {
 }
 
 export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
-  // The Kubernetes side-by-side (test/kube/traefik-providers.kube.test.ts): the operator's deliberate
-  // departures from Traefik's Kubernetes providers (docs/operator.md, "Where Traefik drops things
-  // silently, Portico shows them"). First in the list: they name only @kubernetes(crd) records.
-  {
-    id: 'kubernetes-router-kept-without-service',
-    reason: 'Traefik\'s Kubernetes providers drop the router of an Ingress whose backend Service does not exist (or lacks the port, or is an ExternalName or empty Service the options refuse); the operator keeps the router, which the API shows disabled with Traefik\'s "the service … does not exist" error, and records a Warning Event',
-    matches: (path, where) => porticoKeepsKubernetesRecords(where) ||
-      /^list members: (whole list: )?traefik only \[\] \/ portico only \[([^\]]*)\]$/.test(where) && allKubernetes(/portico only \[([^\]]*)\]$/.exec(where)?.[1] ?? '') ||
-      (/^status 404 \/ 200: \{"message":"router not found/.test(where) && /^\/api\/(http|tcp|udp)\/routers\/[^/?]+%40kubernetes(crd)?$/.test(path)),
-  },
-  {
-    id: 'kubernetes-not-ready-servers',
-    reason: 'Traefik\'s Kubernetes providers leave an endpoint that is not ready out of the load balancer\'s servers; the operator lists it with serverStatus DOWN, so the dashboard shows which pods are not ready',
-    matches: re(/\.loadBalancer\.servers\.\d+: traefik undefined \/ portico \{"(url|address)":"[^"]+"\}$/),
-  },
   {
     id: 'entry-point-static-configuration',
     reason: 'Traefik writes its whole static entry point (transport timeouts, forwardedHeaders, http2, udp, asDefault); Portico knows only the name and address of the proxy\'s entry points (--management.entry-points)',
@@ -168,5 +153,26 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       const only = [...a].filter((k) => !b.has(k)).concat([...b].filter((k) => !a.has(k)));
       return only.length > 0 && only.every((k) => k === 'using' || k === 'error' || k === 'usedBy');
     },
+  },
+];
+
+/**
+ * The Kubernetes side-by-side's own (test/kube/traefik-providers.kube.test.ts): the operator's
+ * deliberate departures from Traefik's Kubernetes providers (docs/operator.md, "Where Traefik drops
+ * things silently, Portico shows them"). That suite looks an answer's first difference up here
+ * before KNOWN_DIFFERENCES; the file-provider suite never does.
+ */
+export const KUBERNETES_DIFFERENCES: readonly KnownDifference[] = [
+  {
+    id: 'kubernetes-router-kept-without-service',
+    reason: 'Traefik\'s Kubernetes providers drop the router of an Ingress whose backend Service does not exist (or lacks the port, or is an ExternalName or empty Service the options refuse); the operator keeps the router, which the API shows disabled with Traefik\'s "the service … does not exist" error, and records a Warning Event',
+    matches: (path, where) => porticoKeepsKubernetesRecords(where) ||
+      /^list members: (whole list: )?traefik only \[\] \/ portico only \[([^\]]*)\]$/.test(where) && allKubernetes(/portico only \[([^\]]*)\]$/.exec(where)?.[1] ?? '') ||
+      (/^status 404 \/ 200: \{"message":"router not found/.test(where) && /^\/api\/(http|tcp|udp)\/routers\/[^/?]+%40kubernetes(crd)?$/.test(path)),
+  },
+  {
+    id: 'kubernetes-not-ready-servers',
+    reason: 'Traefik\'s Kubernetes providers leave an endpoint that is not ready out of the load balancer\'s servers; the operator lists it with serverStatus DOWN, so the dashboard shows which pods are not ready',
+    matches: re(/\.loadBalancer\.servers\.\d+: traefik undefined \/ portico \{"(url|address)":"[^"]+"\}$/),
   },
 ];
