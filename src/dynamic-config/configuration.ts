@@ -37,6 +37,13 @@ export interface RecordSource {
   /** Absent for cluster-scoped objects. */
   namespace?: string;
   name: string;
+  /** The object's `metadata.uid`. */
+  uid?: string;
+  /**
+   * The `metadata.resourceVersion` of the object as it was translated: a later write that does
+   * not change the records (a status the operator writes) does not move it.
+   */
+  resourceVersion?: string;
 }
 
 export type SourceMap = Record<string, RecordSource>;

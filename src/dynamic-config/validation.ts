@@ -214,7 +214,7 @@ const serverStatus = named(serverStates);
 
 /** A record's source object (`sources`, Portico's own field): kind and name required. */
 const sourceRef: Check = (v, p) => {
-  shape({ apiVersion: str, kind: str, namespace: str, name: str })(v, p);
+  shape({ apiVersion: str, kind: str, namespace: str, name: str, uid: str, resourceVersion: str })(v, p);
   const o = v as Obj;
   for (const k of ['kind', 'name']) {
     if (o[k] === undefined || o[k] === '') throw new SnapshotValidationError(`${keyPath(p, k)} is required (a non-empty string)`);
@@ -235,8 +235,18 @@ const RECORD_MAPS: Readonly<Record<string, Readonly<Record<string, Check>>>> = {
   tls: { options: anyObj, stores: anyObj },
 };
 
-/** The check of a record line's value: `["configuration",<section>,<map>,<name>]` or `["serverStatus",<name>]`. */
+/** The record maps of `sources`, by protocol: each entry is one record's source. */
+const SOURCE_MAPS: Readonly<Record<string, readonly string[]>> = { http: ['routers', 'services', 'middlewares'], tcp: ['routers', 'services', 'middlewares'], udp: ['routers', 'services'] };
+
+/**
+ * The check of a record line's value: `["configuration",<section>,<map>,<name>]`,
+ * `["sources",<protocol>,<kind>,<name>]` or `["serverStatus",<name>]`.
+ */
 function recordCheck(path: readonly string[]): Check | undefined {
+  if (path.length === 4 && path[0] === 'sources') {
+    const kinds = Object.prototype.hasOwnProperty.call(SOURCE_MAPS, path[1] as string) ? SOURCE_MAPS[path[1] as string] : undefined;
+    return kinds?.includes(path[2] as string) === true ? sourceRef : undefined;
+  }
   if (path.length === 4 && path[0] === 'configuration') {
     const section = RECORD_MAPS[path[1] as string];
     if (section === undefined || !Object.prototype.hasOwnProperty.call(RECORD_MAPS, path[1] as string)) return undefined;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { quickRouter, quickService } from '../../src/dynamic-config/quick-checks.js';
-import { fullRouter, fullService, SnapshotValidationError, validateProviderSnapshot } from '../../src/dynamic-config/validation.js';
+import { fullRouter, fullService, SnapshotValidationError, validateChangedLines, validateProviderSnapshot } from '../../src/dynamic-config/validation.js';
 
 const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/);
 const router = fc.record({
@@ -107,5 +107,25 @@ describe('snapshot validation', () => {
   it('names a bad server state with its path', () => {
     expect(() => validateProviderSnapshot({ configuration: {}, serverStatus: { s: { 'http://x': 'MAYBE' } } }))
       .toThrow(new SnapshotValidationError('serverStatus.s["http://x"] must be "UP" or "DOWN", got string "MAYBE"'));
+  });
+});
+
+describe('changed lines of sources', () => {
+  // The operator sends one `sources` line per record: a change to one must stay on the fast path
+  // (only the changed lines checked), and a bad one must fall back to the full check.
+  const snapshot = (source: unknown) => ({ configuration: {}, sources: { http: { routers: { r: source } } } });
+  const path = ['sources', 'http', 'routers', 'r'];
+
+  it('checks a changed source line alone', () => {
+    const good = { kind: 'IngressRoute', name: 'web', namespace: 'default', uid: 'u', resourceVersion: '7' };
+    expect(validateChangedLines(snapshot(good), [{ path, value: good }], [{ path }])?.sources?.http?.routers?.r).toEqual(good);
+  });
+
+  it('leaves a bad or misplaced source line to the full check', () => {
+    const bad = { kind: 'IngressRoute' };
+    expect(validateChangedLines(snapshot(bad), [{ path, value: bad }], [])).toBeUndefined();
+    expect(() => validateProviderSnapshot(snapshot(bad))).toThrow('sources.http.routers.r.name is required (a non-empty string)');
+    const udpMiddleware = ['sources', 'udp', 'middlewares', 'm'];
+    expect(validateChangedLines({ configuration: {} }, [{ path: udpMiddleware, value: { kind: 'X', name: 'y' } }], [])).toBeUndefined();
   });
 });

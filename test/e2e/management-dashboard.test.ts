@@ -55,8 +55,8 @@ function crdSnapshot(extraRouters: number, version: string): ProviderSnapshot {
     'default-shop-1a2b': { entryPoints: ['websecure'], rule: 'Host(`api.shop.test`)', service: 'default-api-80', middlewares: ['default-limit'] },
     'team-a-orders-9f9f': { entryPoints: ['web'], rule: 'Host(`orders.test`)', service: 'team-a-missing-80' },
   };
-  const sources: Record<string, { apiVersion: string; kind: string; namespace: string; name: string }> = {
-    'default-shop-1a2b': { apiVersion: 'portico.dev/v1alpha1', kind: 'IngressRoute', namespace: 'default', name: 'shop' },
+  const sources: Record<string, { apiVersion: string; kind: string; namespace: string; name: string; uid?: string; resourceVersion?: string }> = {
+    'default-shop-1a2b': { apiVersion: 'portico.dev/v1alpha1', kind: 'IngressRoute', namespace: 'default', name: 'shop', uid: '5f1c-shop', resourceVersion: '4711' },
     'team-a-orders-9f9f': { apiVersion: 'portico.dev/v1alpha1', kind: 'IngressRoute', namespace: 'team-a', name: 'orders' },
   };
   for (let i = 0; i < extraRouters; i++) {
@@ -216,6 +216,8 @@ describe('dashboard in headless Chromium', () => {
     await open(`#/http/routers/${encodeURIComponent('default-shop-1a2b@kubernetescrd')}`, '#flow ol.flow');
     expect(await page.textContent('#kubectl')).toBe('kubectl get ingressroute.portico.dev shop -n default -o yaml');
     expect(await page.textContent('#source')).toContain('IngressRoute');
+    expect(await page.textContent('#source')).toContain('5f1c-shop');
+    expect(await page.textContent('#source')).toContain('4711 (as translated)');
     expect(await page.locator('#flow-servers li.down').textContent()).toContain('http://10.1.0.2:80');
     expect(await page.textContent('#flow-service .badge')).toBe('degraded');
     await shot('06-crd-router-source-flow');

@@ -11,7 +11,7 @@ import { apply, applyChartRbac, applyCrds, create, get, remove, renderChart, REL
 import { startControlPlane, type ControlPlane } from './control-plane.js';
 import { b64, condition, crd, endpointSlice, ingress, ingressRoute, service, sha } from './operator-fixtures.js';
 import {
-  rawdata, record, records, startOperator, startServe, until, untilGone, untilRecord, type OperatorProcess, type ServeProcess,
+  apiGet, rawdata, record, records, startOperator, startServe, until, untilGone, untilRecord, type OperatorProcess, type ServeProcess,
 } from './portico-processes.js';
 
 let cp: ControlPlane;
@@ -119,6 +119,46 @@ describe('the operator with the chart\'s identity and flags', () => {
     expect(tcp.middlewares.map((m: string) => m.replace(/@kubernetescrd$/, ''))).toEqual(['default-office-only']);
     expect(raw.tcpMiddlewares['default-office-only@kubernetescrd']).toMatchObject({ ipAllowList: { sourceRange: ['192.0.2.0/24'] } });
     expect(raw.services['default-split@kubernetescrd'].weighted.services).toEqual([{ name: 'default-whoami-80', weight: 3 }]);
+  });
+
+  it('names the object each of its records was made from (/api/portico/sources), uid and resourceVersion included', async () => {
+    await create(cp, crd('Middleware', 'src-headers', { headers: { customRequestHeaders: { 'X-Src': 'yes' } } }));
+    await create(cp, ingressRoute('sourced', 'Host(`sourced.test`)', { middlewares: [{ name: 'src-headers' }] }));
+    const router = await until('sourced router', async () => (await records(serve, 'http/routers')).find((r) => r.name.startsWith('default-sourced-'))?.name as string | undefined);
+    const sources = await until('its source', async () => {
+      const s = await apiGet(serve, '/api/portico/sources');
+      return s?.http?.routers?.[router] && s?.http?.middlewares?.['default-src-headers@kubernetescrd'] ? s : undefined;
+    });
+    const kinds = new Set<string>();
+    let checked = 0;
+    for (const [protocol, recordKinds] of [['http', ['routers', 'services', 'middlewares']], ['tcp', ['routers', 'services', 'middlewares']], ['udp', ['routers', 'services']]] as const) {
+      for (const kind of recordKinds) {
+        for (const r of await records(serve, `${protocol}/${kind}`)) {
+          if (r.provider !== 'kubernetes' && r.provider !== 'kubernetescrd') continue;
+          const s = sources[protocol]?.[kind]?.[r.name];
+          expect(s, `${protocol} ${kind} ${r.name} has a source`).toBeDefined();
+          // The object exists on the server under that name, with that uid; the resourceVersion is
+          // the one the records were translated from (a later status write may have raised it).
+          const obj = await get(cp, { apiVersion: s.apiVersion, kind: s.kind, metadata: { namespace: s.namespace, name: s.name } });
+          expect(obj?.metadata?.uid, `${r.name}: ${JSON.stringify(s)}`).toBe(s.uid);
+          expect(BigInt(s.resourceVersion)).toBeLessThanOrEqual(BigInt(obj?.metadata?.resourceVersion as string));
+          const group = s.apiVersion.includes('/') ? `.${s.apiVersion.split('/')[0]}` : '';
+          expect(s.kubectl).toBe(`kubectl get ${s.kind.toLowerCase()}${group} ${s.name} -n ${s.namespace} -o yaml`);
+          expect(s.provider).toBe(r.provider);
+          kinds.add(s.kind);
+          checked++;
+        }
+      }
+    }
+    expect([...kinds].sort()).toEqual(['Ingress', 'IngressRoute', 'IngressRouteTCP', 'IngressRouteUDP', 'Middleware', 'MiddlewareTCP', 'TraefikService']);
+    expect(checked).toBeGreaterThanOrEqual(12);
+    const one = await apiGet(serve, `/api/portico/sources/http/routers/${encodeURIComponent(router)}`);
+    expect(one).toMatchObject({ apiVersion: 'portico.dev/v1alpha1', kind: 'IngressRoute', namespace: 'default', name: 'sourced', provider: 'kubernetescrd' });
+    expect((await apiGet(serve, '/api/portico/sources/http/services/default-whoami-http@kubernetes')).kind).toBe('Ingress');
+    // The dashboard's namespace filter now has something to filter on.
+    const page = await apiGet(serve, '/api/portico/records/http/routers?namespace=default&per_page=1000');
+    expect(page.map((r: { name: string }) => r.name)).toContain(router);
+    expect(await apiGet(serve, '/api/portico/records/http/routers?namespace=elsewhere')).toEqual([]);
   });
 
   it('writes Accepted and ResolvedRefs conditions that the real server keeps, and only when they change', async () => {

@@ -85,6 +85,19 @@ export class SnapshotLineEncoder {
   private cache = new WeakMap<object, CachedLine>();
 
   /**
+   * A provider snapshot's lines as the operator sends them: records three maps down in
+   * `configuration` (configuration → http → routers → name) and in `sources` (sources → http →
+   * routers → name), one down in `serverStatus` (service name → servers). `sources` is left out
+   * when absent, `serverStatus` is `{}` then.
+   */
+  encodeSnapshot(snapshot: { readonly configuration: object; readonly serverStatus?: object; readonly sources?: object }): EncodedSnapshot {
+    return this.encode(
+      { configuration: snapshot.configuration, serverStatus: snapshot.serverStatus ?? {}, sources: snapshot.sources },
+      { configuration: 3, serverStatus: 1, sources: 3 },
+    );
+  }
+
+  /**
    * @param value the snapshot without its version (`{configuration, serverStatus}`)
    * @param depths how many levels of maps are cut into lines below each top-level key
    *   (`{configuration: 3, serverStatus: 1}`); other keys are one line each

@@ -159,6 +159,9 @@ export const SCRIPT_DETAIL = String.raw`
     if (!src) return null;
     var rows = [['Kind', src.kind], ['Namespace', src.namespace || '(cluster-scoped)'], ['Name', src.name]];
     if (src.apiVersion) rows.push(['API version', src.apiVersion]);
+    if (src.uid) rows.push(['UID', src.uid]);
+    // The version the records were translated from; a later status write moves the object's own.
+    if (src.resourceVersion) rows.push(['Resource version', src.resourceVersion + ' (as translated)']);
     var dl = el('dl', { className: 'fields' });
     rows.forEach(function (r) { dl.appendChild(el('dt', { text: r[0] })); dl.appendChild(el('dd', { text: r[1] })); });
     dl.appendChild(el('dt', { text: 'Show it' }));

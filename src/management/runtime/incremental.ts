@@ -269,7 +269,7 @@ export class IncrementalRuntime {
   /**
    * Adds a provider's changes to `set` from the lines that changed: false as soon as more than
    * `limit` records changed, undefined when a line is not one record (then the inputs are
-   * compared). Lines of maps the runtime does not read (servers transports, TLS) change nothing.
+   * compared). Lines of maps the runtime does not read (servers transports, TLS, sources) change nothing.
    */
   private diffLines(hint: InputChanges, set: ChangeSet, limit: number): boolean | undefined {
     const provider = hint.next.provider;
@@ -278,6 +278,9 @@ export class IncrementalRuntime {
     for (const [lines, delta] of [[hint.removed, -1], [hint.added, 1]] as const) {
       for (const { path } of lines) {
         if (path.length === 1 && path[0] === 'version') continue;
+        // A record's source (Portico's `sources`, served by the dashboard's endpoints) is not read
+        // by the runtime: the operator changes one with every record it translates again.
+        if (path[0] === 'sources') continue;
         if (path.length === 2 && path[0] === 'serverStatus') {
           // A service's states are given under its name or its qualified name.
           const name = path[1] as string;

@@ -115,7 +115,11 @@ describe('snapshot sources validation', () => {
     expect(() => validateProviderSnapshot({ configuration: {}, sources: { http: { routers: { r: { kind: 'Ingress' } } } } }))
       .toThrow(new SnapshotValidationError('sources.http.routers.r.name is required (a non-empty string)'));
     expect(() => validateProviderSnapshot({ configuration: {}, sources: { http: { routers: { r: { kind: 'I', name: 'x', uid: 1 } } } } }))
-      .toThrow(/sources\.http\.routers\.r\.uid is not a known field/);
+      .toThrow(/sources\.http\.routers\.r\.uid must be a string, got number 1/);
+    expect(() => validateProviderSnapshot({ configuration: {}, sources: { http: { routers: { r: { kind: 'I', name: 'x', generation: '1' } } } } }))
+      .toThrow(/sources\.http\.routers\.r\.generation is not a known field/);
+    const full = validateProviderSnapshot({ configuration: {}, sources: { tcp: { routers: { r: { kind: 'IngressRouteTCP', name: 'x', uid: 'u-1', resourceVersion: '42' } } } } });
+    expect(full.sources?.tcp?.routers?.r).toEqual({ kind: 'IngressRouteTCP', name: 'x', uid: 'u-1', resourceVersion: '42' });
     expect(() => validateProviderSnapshot({ configuration: {}, sources: { sctp: {} } })).toThrow(/sources\.sctp is not a known field/);
   });
 });

@@ -31,6 +31,21 @@ function usedByNamesCopies(where: string): boolean {
   return copies.length > 0 && copies.every((c) => origin(c) !== undefined) && kept.every((k) => copies.some((c) => origin(c) === k));
 }
 
+/** Whether every name of a comma-separated list is a record of the operator's two providers. */
+function allKubernetes(list: string): boolean {
+  const names = list.split(',').filter((n) => n !== '');
+  return names.length > 0 && names.every((n) => /@kubernetes(crd)?$/.test(n));
+}
+
+/** `keys: traefik [a] / portico [b]` where b is a plus names of the operator's providers only. */
+function porticoKeepsKubernetesRecords(where: string): boolean {
+  const m = /^\.(?:routers|services) keys: traefik \[([^\]]*)\] \/ portico \[([^\]]*)\]$/.exec(where);
+  if (m === null) return false;
+  const t = new Set((m[1] ?? '').split(','));
+  const p = (m[2] ?? '').split(',');
+  return p.filter((n) => !t.has(n)).length > 0 && [...t].every((n) => p.includes(n)) && allKubernetes(p.filter((n) => !t.has(n)).join(','));
+}
+
 export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   {
     id: 'entry-point-static-configuration',
@@ -138,5 +153,26 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       const only = [...a].filter((k) => !b.has(k)).concat([...b].filter((k) => !a.has(k)));
       return only.length > 0 && only.every((k) => k === 'using' || k === 'error' || k === 'usedBy');
     },
+  },
+];
+
+/**
+ * The Kubernetes side-by-side's own (test/kube/traefik-providers.kube.test.ts): the operator's
+ * deliberate departures from Traefik's Kubernetes providers (docs/operator.md, "Where Traefik drops
+ * things silently, Portico shows them"). That suite looks an answer's first difference up here
+ * before KNOWN_DIFFERENCES; the file-provider suite never does.
+ */
+export const KUBERNETES_DIFFERENCES: readonly KnownDifference[] = [
+  {
+    id: 'kubernetes-router-kept-without-service',
+    reason: 'Traefik\'s Kubernetes providers drop the router of an Ingress whose backend Service does not exist (or lacks the port, or is an ExternalName or empty Service the options refuse); the operator keeps the router, which the API shows disabled with Traefik\'s "the service … does not exist" error, and records a Warning Event',
+    matches: (path, where) => porticoKeepsKubernetesRecords(where) ||
+      /^list members: (whole list: )?traefik only \[\] \/ portico only \[([^\]]*)\]$/.test(where) && allKubernetes(/portico only \[([^\]]*)\]$/.exec(where)?.[1] ?? '') ||
+      (/^status 404 \/ 200: \{"message":"router not found/.test(where) && /^\/api\/(http|tcp|udp)\/routers\/[^/?]+%40kubernetes(crd)?$/.test(path)),
+  },
+  {
+    id: 'kubernetes-not-ready-servers',
+    reason: 'Traefik\'s Kubernetes providers leave an endpoint that is not ready out of the load balancer\'s servers; the operator lists it with serverStatus DOWN, so the dashboard shows which pods are not ready',
+    matches: re(/\.loadBalancer\.servers\.\d+: traefik undefined \/ portico \{"(url|address)":"[^"]+"\}$/),
   },
 ];

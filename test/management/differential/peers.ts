@@ -63,7 +63,7 @@ export interface Pair {
   traefikOutput(): string;
 }
 
-function startTraefik(bin: string, args: string[]): { proc: ChildProcess; output: () => string } {
+export function startTraefik(bin: string, args: string[]): { proc: ChildProcess; output: () => string } {
   const proc = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const keep = (d: Buffer) => {

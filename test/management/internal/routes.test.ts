@@ -75,6 +75,30 @@ describe('internal endpoint', () => {
     expect((await api.inject('/api/http/routers/r@kubernetes')).statusCode).toBe(200);
   });
 
+  it('PUT format 2 with sources: a changed source is served and recomputes no record; a bad one is refused', async () => {
+    const { app, api, store } = setup();
+    const encoder = new SnapshotLineEncoder();
+    const source = (resourceVersion: string) => ({
+      http: { routers: { r: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'default', name: 'web', uid: 'u-1', resourceVersion } } },
+    });
+    const put = (value: { configuration: object; serverStatus?: object; sources?: object }) => app.inject({
+      method: 'PUT', url: '/internal/v1/providers/kubernetes', headers: { ...auth, 'content-type': SNAPSHOT_LINES_MEDIA_TYPE },
+      payload: snapshotLinesBody(encoder.encodeSnapshot(value)),
+    });
+    const { configuration, serverStatus } = snapshot;
+    expect((await put({ configuration, serverStatus, sources: source('1') })).statusCode).toBe(200);
+    await new Promise((resolve) => setImmediate(resolve));
+    // The operator translated the Ingress again (a new resourceVersion), with the same records.
+    expect((await put({ configuration, serverStatus, sources: source('2') })).statusCode).toBe(200);
+    expect(store.lastRecomputed).toBe(0);
+    const served = (await api.inject(`/api/portico/sources/http/routers/${encodeURIComponent('r@kubernetes')}`)).json() as Record<string, unknown>;
+    expect(served).toMatchObject({ kind: 'Ingress', name: 'web', uid: 'u-1', resourceVersion: '2', provider: 'kubernetes' });
+    const bad = await put({ configuration, serverStatus, sources: { http: { routers: { r: { kind: 'Ingress', name: 'web', uid: 7 } } } } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toEqual({ message: 'sources.http.routers.r.uid must be a string, got number 7' });
+    expect(store.get('kubernetes')?.snapshot.sources?.http?.routers?.r?.resourceVersion).toBe('2');
+  });
+
   it('GET reports version and receive time, or 404 so the operator re-delivers', async () => {
     const { app } = setup();
     expect((await app.inject({ url: '/internal/v1/providers/kubernetescrd', headers: auth })).statusCode).toBe(404);

@@ -159,11 +159,7 @@ export class SnapshotDelivery {
    * once it is delivered (or superseded by a newer one, or the operator stops).
    */
   async deliver(provider: string, snapshot: ProviderSnapshot | SnapshotBody): Promise<void> {
-    // Records are lines three maps down (configuration → http → routers → name) and one down in
-    // serverStatus (service name → servers).
-    const encoded = 'chunks' in snapshot
-      ? snapshot
-      : this.encoder.encode({ configuration: snapshot.configuration, serverStatus: snapshot.serverStatus ?? {} }, { configuration: 3, serverStatus: 1 });
+    const encoded = 'chunks' in snapshot ? snapshot : this.encoder.encodeSnapshot(snapshot);
     const { version } = encoded;
     let state = this.providers.get(provider);
     if (state && state.version === version) {

@@ -1,6 +1,6 @@
 import { createHash, hash } from 'node:crypto';
 import type { ProviderSnapshot } from '../../../dynamic-config/configuration.js';
-import type { ConfigBuilder } from './shared/translation-types.js';
+import { RECORD_TABLES, SOURCE_PLACE, type ConfigBuilder, type RecordTable } from './shared/translation-types.js';
 
 /**
  * One provider's snapshot kept as the per-object fragments it was merged from, so that a change
@@ -46,6 +46,12 @@ const GROUPS: readonly (readonly Section[])[] = [
   ['tcpRouters', 'tcpServices', 'tcpMiddlewares'],
   ['udpRouters', 'udpServices'],
 ];
+
+/**
+ * The snapshot's `sources` come after `serverStatus`: per record table, the source of each name an
+ * object won, as `["sources",<protocol>,<kind>,<name>]` lines (chunk index SECTIONS.length + i).
+ */
+const SOURCE_PATHS: readonly string[] = RECORD_TABLES.map((t) => `["sources","${SOURCE_PLACE[t][0]}","${SOURCE_PLACE[t][1]}"`);
 
 /** Objects per block: a change re-encodes about this many objects' lines (and the block's Buffer). */
 const BLOCK_SIZE = 64;
@@ -271,16 +277,21 @@ export class SnapshotAssembly<T> {
     if (block.entries.length === 0) this.blocks.splice(this.blocks.indexOf(block), 1);
   }
 
+  /** Chunk `i` of a block: section `i`'s lines, or past the sections the sources of table `i - SECTIONS.length`. */
   private chunk(block: Block<T>, i: number): Chunk | null {
     const cached = block.chunks[i];
     if (cached !== undefined) return cached;
-    const section = SECTIONS[i] as Section;
-    const path = PATHS[section];
+    const sources = i >= SECTIONS.length;
+    const section: Section = sources ? RECORD_TABLES[i - SECTIONS.length] as RecordTable : SECTIONS[i] as Section;
+    const path = sources ? SOURCE_PATHS[i - SECTIONS.length] as string : PATHS[section];
     const lines: string[] = [];
     for (const slot of block.entries) {
+      const source = slot.records.source;
+      if (sources && source === undefined) continue;
       const map = recordMap(slot.records, section);
       const names = slot.wins?.[section] ?? namesOf(slot.records, section);
-      for (const name of names) lines.push(`${path},${JSON.stringify(name)}]\t${JSON.stringify(map[name])}`);
+      const text = sources ? JSON.stringify(source) : '';
+      for (const name of names) lines.push(`${path},${JSON.stringify(name)}]\t${sources ? text : JSON.stringify(map[name])}`);
     }
     let made: Chunk | null = null;
     if (lines.length > 0) {
@@ -320,6 +331,12 @@ export class SnapshotAssembly<T> {
     }
     if (groups === 0) line('["configuration"]\t{}');
     emit('serverStatus');
+    for (let t = 0; t < RECORD_TABLES.length; t++) {
+      for (const block of this.blocks) {
+        const c = this.chunk(block, SECTIONS.length + t);
+        if (c) pieces.push(c);
+      }
+    }
     const h = createHash('sha256');
     for (const p of pieces) h.update(p.digest);
     const version = h.digest('hex').slice(0, 16);

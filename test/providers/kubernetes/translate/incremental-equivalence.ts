@@ -40,7 +40,7 @@ export function typeIn(types: readonly ResourceType[], o: KubeObject): ResourceT
 
 /** A snapshot as the body lines a full encode gives (the version line left out). */
 export function encodeLines(snapshot: ProviderSnapshot): string[] {
-  return [...new SnapshotLineEncoder().encode({ configuration: snapshot.configuration, serverStatus: snapshot.serverStatus ?? {} }, { configuration: 3, serverStatus: 1 }).lines];
+  return [...new SnapshotLineEncoder().encodeSnapshot(snapshot).lines];
 }
 
 /** An update's body lines, the version line left out. */

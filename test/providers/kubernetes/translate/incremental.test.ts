@@ -228,7 +228,7 @@ describe('snapshot body version', () => {
     expect(resync.version).toBe(afterPatches.version);
     // The same version as the encoder gives the same lines (the path taken when the assembly cannot lay a body out).
     const snapshot = translate(cache.snapshot(), DEFAULT_TRANSLATE_OPTIONS).kubernetes;
-    const encoded = new SnapshotLineEncoder().encode({ configuration: snapshot.configuration, serverStatus: snapshot.serverStatus ?? {} }, { configuration: 3, serverStatus: 1 });
+    const encoded = new SnapshotLineEncoder().encodeSnapshot(snapshot);
     expect(encoded.lines.join('\n')).toBe(scratch.text.replace(/\n$/, ''));
     expect(encoded.version).toBe(scratch.version);
   });

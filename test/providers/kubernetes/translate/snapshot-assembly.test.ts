@@ -14,6 +14,8 @@ function fragment(key: string, variant: number): ConfigBuilder {
   if (variant % 2 === 0) b.httpServices[name] = { loadBalancer: { servers: [{ url: `http://10.0.0.${variant}:80` }] } };
   if (variant % 3 === 0) b.serverStatus[name] = { [`http://10.0.0.${variant}:80`]: 'UP' };
   if (variant % 5 === 0) b.tcpRouters[name] = { rule: 'HostSNI(`*`)', service: name };
+  // Most objects name their source (the snapshot's `sources`), some do not.
+  if (variant % 4 !== 1) b.source = { apiVersion: 'portico.dev/v1alpha1', kind: 'IngressRoute', namespace: 'default', name: key, resourceVersion: String(variant) };
   return b;
 }
 
@@ -21,16 +23,18 @@ function merged(objects: Map<string, ConfigBuilder>): ConfigBuilder {
   const out = new ConfigBuilder();
   for (const key of [...objects.keys()].sort()) {
     const f = objects.get(key) as ConfigBuilder;
-    for (const table of ['httpRouters', 'httpServices', 'httpMiddlewares', 'tcpRouters', 'tcpServices', 'tcpMiddlewares', 'udpRouters', 'udpServices', 'serverStatus'] as const) {
+    for (const table of ['httpRouters', 'httpServices', 'httpMiddlewares', 'tcpRouters', 'tcpServices', 'tcpMiddlewares', 'udpRouters', 'udpServices'] as const) {
       Object.assign(out[table], f[table]);
+      for (const name in f[table]) out.noteSource(table, name, f);
     }
+    Object.assign(out.serverStatus, f.serverStatus);
   }
   return out;
 }
 
 function expectedLines(objects: Map<string, ConfigBuilder>): string[] {
   const s = merged(objects).build();
-  return [...new SnapshotLineEncoder().encode({ configuration: s.configuration, serverStatus: s.serverStatus ?? {} }, { configuration: 3, serverStatus: 1 }).lines];
+  return [...new SnapshotLineEncoder().encodeSnapshot(s).lines];
 }
 
 function bodyLines(body: SnapshotBody): string[] {

@@ -79,7 +79,10 @@ export function mergeObject(result: ObjectResult, out: ConfigBuilder, owners: Ma
       // An object claims one or two names; a scan beats building a map per object.
       const claim = ctx.claimed.find((c) => c.key === key && c.table === table);
       if (claim === undefined) {
-        target[key] ??= source[key];
+        if (target[key] === undefined) {
+          target[key] = source[key];
+          out.noteSource(table, key, records);
+        }
         continue;
       }
       if (target[key] !== undefined) {
@@ -87,6 +90,7 @@ export function mergeObject(result: ObjectResult, out: ConfigBuilder, owners: Ma
         continue;
       }
       target[key] = source[key];
+      out.noteSource(table, key, records);
       owners.set(`${table}|${key}`, `${ctx.kind} ${ctx.ns}/${ctx.name}`);
     }
   }

@@ -248,8 +248,15 @@ export class CrdTranslation {
       o.middlewares = middlewareRefs(ctx, v.middlewares, 'httpMiddlewares') ?? [];
     } else if (kind === 'errors' && isRecord(v.service)) {
       const s = v.service as LoadBalancerSpec;
-      o.service = childServiceName(this.out, this.inputs.view, this.inputs.policy, ctx.ns, s, ctx.problems);
-      if (isTraefikServiceRef(s)) ctx.pending.push({ table: 'httpServices', name: o.service as string, what: 'TraefikService' });
+      if (isTraefikServiceRef(s)) {
+        o.service = childServiceName(this.out, this.inputs.view, this.inputs.policy, ctx.ns, s, ctx.problems);
+        ctx.pending.push({ table: 'httpServices', name: o.service as string, what: 'TraefikService' });
+      } else {
+        // Traefik gives an errors middleware a load balancer of its own, `<middleware>-errorpage-service`
+        // (found by test/kube/traefik-providers.kube.test.ts), not the route's `ns-svc-port`.
+        o.service = `${crdObjectKey(ctx.ns, ctx.name)}-errorpage-service`;
+        addHttpLoadBalancer(this.out, this.inputs.view, this.inputs.policy, ctx.ns, s, o.service as string, ctx.problems);
+      }
     } else if ((kind === 'basicAuth' || kind === 'digestAuth') && !this.inputs.readSecrets) {
       if (o.secret !== undefined) {
         // Secrets are not read (--operator.read-secrets=false): the secret name stays visible, no users.

@@ -4,7 +4,7 @@ import { isRecord, objectKey, type KubeObject } from '../../client/kube-objects.
 import { compareKeys } from '../shared/naming.js';
 import type { TranslationMemo } from '../shared/translation-memo.js';
 import { conditions, mergeObject, ObjectContext, refOf, resolvePending, type ObjectResult, type Pending } from './object-context.js';
-import { compactFragment, ConfigBuilder, type ObjectStatus, type OperatorEvent, type Problem } from '../shared/translation-types.js';
+import { compactFragment, ConfigBuilder, sourceOf, type ObjectStatus, type OperatorEvent, type Problem } from '../shared/translation-types.js';
 import { CrdTranslation, type CrdInputs } from './object-translation.js';
 
 /**
@@ -52,6 +52,7 @@ export function translateObject(inputs: CrdInputs, kind: CrdKind, obj: KubeObjec
       ctx.accept('InternalError', `translation failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
+  records.source = sourceOf(refOf(ctx));
   return { ctx, records: compactFragment(records) };
 }
 

@@ -8,7 +8,7 @@ import {
 } from '../shared/naming.js';
 import { checkRule } from '../shared/rule-parser.js';
 import type { ReferencePolicy } from '../shared/reference-policy.js';
-import { compactFragment, ConfigBuilder, type OperatorEvent, type ObjectRef } from '../shared/translation-types.js';
+import { compactFragment, ConfigBuilder, sourceOf, type OperatorEvent, type ObjectRef } from '../shared/translation-types.js';
 import type { TranslationMemo } from '../shared/translation-memo.js';
 
 /**
@@ -225,6 +225,7 @@ export function translateOneIngress(ing: Ingress, view: ClusterView, policy: Ref
   const out = new ConfigBuilder();
   const events: OperatorEvent[] = [];
   const ref = ingressRef(ing);
+  out.source = sourceOf(ref);
   const ns = ing.metadata?.namespace ?? '';
   const name = ing.metadata?.name ?? '';
   const warn = (reason: string, message: string) => events.push({ ref, type: 'Warning', reason, message });
@@ -295,12 +296,17 @@ function mergeIngress(fragment: IngressFragment, out: ConfigBuilder, events: Ope
   if (skipDefault) warn('DuplicateDefaultBackend', 'the default backend already exists (only one Ingress in the cluster may set one)');
   for (const [key, rt] of Object.entries(f.httpRouters)) {
     if (key === DEFAULT_BACKEND_ROUTER && skipDefault) continue;
-    if (out.httpRouters[key]) warn('DuplicateName', `router ${key} is already defined by another Ingress`);
-    else out.httpRouters[key] = rt;
+    if (out.httpRouters[key]) {
+      warn('DuplicateName', `router ${key} is already defined by another Ingress`);
+    } else {
+      out.httpRouters[key] = rt;
+      out.noteSource('httpRouters', key, f);
+    }
   }
   for (const [key, svc] of Object.entries(f.httpServices)) {
-    if (key === DEFAULT_BACKEND_SERVICE && skipDefault) continue;
-    out.httpServices[key] ??= svc;
+    if ((key === DEFAULT_BACKEND_SERVICE && skipDefault) || out.httpServices[key] !== undefined) continue;
+    out.httpServices[key] = svc;
+    out.noteSource('httpServices', key, f);
   }
   for (const [key, status] of Object.entries(f.serverStatus)) {
     if (key === DEFAULT_BACKEND_SERVICE && skipDefault) continue;

@@ -1,4 +1,4 @@
-import type { DynamicConfiguration, ProviderSnapshot, ServerState } from '../../../../dynamic-config/configuration.js';
+import type { DynamicConfiguration, ProviderSnapshot, RecordSource, ServerState, SnapshotSources, SourceMap } from '../../../../dynamic-config/configuration.js';
 import type { Middleware, Router, Service } from '../../../../dynamic-config/http.js';
 import type { TCPMiddleware, TCPRouter, TCPService } from '../../../../dynamic-config/tcp.js';
 import type { UDPRouter, UDPService } from '../../../../dynamic-config/udp.js';
@@ -58,6 +58,26 @@ export interface Problem {
   readonly message: string;
 }
 
+/** The record tables of a {@link ConfigBuilder}, in the order build() writes them. */
+export const RECORD_TABLES = ['httpRouters', 'httpServices', 'httpMiddlewares', 'tcpRouters', 'tcpServices', 'tcpMiddlewares', 'udpRouters', 'udpServices'] as const;
+export type RecordTable = typeof RECORD_TABLES[number];
+
+/** Where a table's sources go in the snapshot's `sources`: protocol and record kind. */
+export const SOURCE_PLACE: Readonly<Record<RecordTable, readonly ['http' | 'tcp' | 'udp', 'routers' | 'services' | 'middlewares']>> = {
+  httpRouters: ['http', 'routers'], httpServices: ['http', 'services'], httpMiddlewares: ['http', 'middlewares'],
+  tcpRouters: ['tcp', 'routers'], tcpServices: ['tcp', 'services'], tcpMiddlewares: ['tcp', 'middlewares'],
+  udpRouters: ['udp', 'routers'], udpServices: ['udp', 'services'],
+};
+
+/** The source of an object's records: its apiVersion, kind, namespace, name, uid and resourceVersion as translated. */
+export function sourceOf(ref: ObjectRef): RecordSource {
+  const source: RecordSource = { apiVersion: ref.group === '' ? ref.version : `${ref.group}/${ref.version}`, kind: ref.kind, name: ref.name };
+  if (ref.namespace !== '') source.namespace = ref.namespace;
+  if (ref.uid !== undefined) source.uid = ref.uid;
+  if (ref.resourceVersion !== undefined) source.resourceVersion = ref.resourceVersion;
+  return source;
+}
+
 /** Collects one provider's records; first writer of a name wins (objects are visited sorted). */
 export class ConfigBuilder {
   readonly httpRouters: Record<string, Router> = {};
@@ -69,6 +89,33 @@ export class ConfigBuilder {
   readonly udpRouters: Record<string, UDPRouter> = {};
   readonly udpServices: Record<string, UDPService> = {};
   readonly serverStatus: Record<string, Record<string, ServerState>> = {};
+  /**
+   * A fragment's object: every record of it was made from this one (the snapshot's `sources`).
+   * Set by the translators on the per-object fragments, never on a provider's merged builder.
+   */
+  source: RecordSource | undefined = undefined;
+  /** The merged builder's sources per table (who made each record), written by {@link noteSource}. */
+  private sourceTables: Partial<Record<RecordTable, SourceMap>> | undefined = undefined;
+
+  /** Notes that `table[name]` in this (merged) builder came from `fragment`'s object. */
+  noteSource(table: RecordTable, name: string, fragment: ConfigBuilder): void {
+    if (fragment.source === undefined) return;
+    const tables = (this.sourceTables ??= {});
+    (tables[table] ??= {})[name] = fragment.source;
+  }
+
+  /** The `sources` of build(): non-empty maps only, in configuration's order; undefined when none. */
+  private builtSources(): SnapshotSources | undefined {
+    if (this.sourceTables === undefined) return undefined;
+    const out: Record<string, Record<string, SourceMap>> = {};
+    for (const table of RECORD_TABLES) {
+      const map = this.sourceTables[table];
+      if (map === undefined || !nonEmpty(map)) continue;
+      const [protocol, kind] = SOURCE_PLACE[table];
+      (out[protocol] ??= {})[kind] = map;
+    }
+    return nonEmpty(out) ? (out as SnapshotSources) : undefined;
+  }
 
   build(): ProviderSnapshot {
     const configuration: DynamicConfiguration = {};
@@ -83,6 +130,8 @@ export class ConfigBuilder {
     }
     const snapshot: ProviderSnapshot = { configuration };
     if (nonEmpty(this.serverStatus)) snapshot.serverStatus = this.serverStatus;
+    const sources = this.builtSources();
+    if (sources !== undefined) snapshot.sources = sources;
     return snapshot;
   }
 }
@@ -97,7 +146,7 @@ const EMPTY_TABLE: Record<string, never> = Object.freeze({}) as Record<string, n
  */
 export function compactFragment(records: ConfigBuilder): ConfigBuilder {
   const r = records as unknown as Record<string, object>;
-  for (const k of Object.keys(r)) if (!nonEmpty(r[k] as object)) r[k] = EMPTY_TABLE;
+  for (const k of [...RECORD_TABLES, 'serverStatus']) if (!nonEmpty(r[k] as object)) r[k] = EMPTY_TABLE;
   return records;
 }
 
