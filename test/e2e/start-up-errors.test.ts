@@ -78,7 +78,9 @@ async function holdPort(): Promise<{ server: Server; port: number }> {
   return { server, port: address.port };
 }
 
-describe('start-up failures of portico serve', () => {
+// Each test starts one CLI process that fails before listening: they run at once, not one after
+// another (16 starts took 37-69 s in a row, mostly each process's start-up).
+describe.concurrent('start-up failures of portico serve', () => {
   for (const listener of LISTENERS) {
     it(`--${listener}.listen-address on a port in use: exit 1, naming the flag and the address`, async () => {
       const { server, port } = await holdPort();
