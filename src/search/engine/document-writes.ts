@@ -1,4 +1,5 @@
 import { DeleteTombstones, type Tombstone } from './delete-tombstones.js';
+import { addRouting } from '../mapping/routing-field.js';
 import { checkNoMetadataFields, clearParsedDoc, emptyParsedDoc, parseDocument, type ParsedDoc } from '../mapping/document-parser.js';
 import type { DocumentStore, SourceSpan } from '../store/document-store.js';
 import { errors, type SearchError } from '../errors.js';
@@ -65,13 +66,14 @@ export class DocumentWrites {
     private readonly contexts: SearchContexts,
   ) {}
 
-  getDoc(index: string, id: string): { version: number; seqNo: number; source: string } | undefined {
+  getDoc(index: string, id: string): GotDoc | undefined {
     const state = openState(this.indices.get(index));
     const ord = state.index.idToOrd.get(id);
     if (ord === undefined) return undefined;
     const doc = this.store.getDoc(index, id);
     if (doc === undefined) return undefined;
-    return { version: state.versions[ord] as number, seqNo: state.seqNos[ord] as number, source: doc.source };
+    const got = { version: state.versions[ord] as number, seqNo: state.seqNos[ord] as number, source: doc.source };
+    return doc.routing === undefined ? got : { ...got, routing: doc.routing };
   }
 
   /**
@@ -93,21 +95,26 @@ export class DocumentWrites {
     const id = state.index.ids[ord] as string;
     const doc = this.store.getDoc(state.name, id);
     if (doc === undefined) return emptyParsedDoc();
-    return parseDocument(JSON.parse(doc.source), state.mappings, id, true).doc;
+    const parsed = parseDocument(JSON.parse(doc.source), state.mappings, id, true).doc;
+    if (doc.routing !== undefined) addRouting(parsed, doc.routing);
+    return parsed;
   }
 
-  write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan, cond?: WriteConditions): WriteOutcome {
+  /** `routing`: the write's custom routing (`?routing=`, a bulk item's), kept with the document. */
+  write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan, cond?: WriteConditions, routing?: string): WriteOutcome {
     try {
-      return this.writeParsed(state, id, source, raw, op, rawIn, cond);
+      checkRouting(state, id, routing);
+      return this.writeParsed(state, id, source, raw, op, rawIn, cond, routing);
     } finally {
       // Refused or written, the document's values are not kept until the next write.
       clearParsedDoc(this.parsed);
     }
   }
 
-  private writeParsed(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan, cond?: WriteConditions): WriteOutcome {
+  private writeParsed(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan, cond?: WriteConditions, routing?: string): WriteOutcome {
     checkNoMetadataFields(source);
     const { doc, mappings } = parseDocument(source, state.mappings, id, false, this.parsed);
+    if (routing !== undefined) addRouting(doc, routing);
     const oldOrd = state.index.idToOrd.get(id);
     if (oldOrd !== undefined && op === 'create') {
       throw errors.versionConflictExists(state.name, state.uuid, id, state.versions[oldOrd] as number);
@@ -124,7 +131,7 @@ export class DocumentWrites {
       this.store.updateMappings(state.name, mappings.toJSON());
     }
     const seqNo = state.nextSeqNo++;
-    this.store.putDoc(state.name, { id, version, seqNo, source: raw }, rawIn);
+    this.store.putDoc(state.name, routing === undefined ? { id, version, seqNo, source: raw } : { id, version, seqNo, source: raw, routing }, rawIn);
     if (this.batched !== undefined && !this.batched.has(state)) {
       this.batched.add(state);
       state.index.beginBatch();
@@ -154,7 +161,8 @@ export class DocumentWrites {
     if (why !== undefined) throw errors.versionConflict(state.name, state.uuid, id, why);
   }
 
-  remove(state: IndexState, id: string, cond?: WriteConditions): WriteOutcome {
+  remove(state: IndexState, id: string, cond?: WriteConditions, routing?: string): WriteOutcome {
+    checkRouting(state, id, routing);
     const ord = state.index.idToOrd.get(id);
     const now = this.now();
     const tomb = ord === undefined ? this.tombstoneOf(state, id) : undefined;
@@ -192,22 +200,40 @@ export class DocumentWrites {
 
   /** `state`: the update's index, auto-created if it was missing (upsert or not, as in ES). */
   update(state: IndexState, a: Extract<BulkAction, { op: 'update' }>): WriteOutcome {
+    checkRouting(state, a.id, a.routing);
     const existing = this.getDoc(state.name, a.id);
     // The current document is read under the item's conditions (a mismatch before any no-op check).
     if (a.cond !== undefined && existing !== undefined) this.checkConditions(state, a.id, existing, a.cond);
     if (existing === undefined) {
       const fresh = a.upsert ?? (a.docAsUpsert ? a.doc : undefined);
       if (fresh === undefined) throw errors.documentMissing(state.name, state.uuid, a.id);
-      return this.write(state, a.id, fresh, JSON.stringify(fresh), 'index');
+      return this.write(state, a.id, fresh, JSON.stringify(fresh), 'index', undefined, undefined, a.routing);
     }
+    // Nothing to merge into: the index keeps no source (UpdateHelper's DocumentSourceMissingException).
+    if (!state.mappings.root.sourceEnabled) throw errors.documentSourceMissing(state.name, state.uuid, a.id);
+    // The update's own routing, else the document's (UpdateHelper.calculateRouting).
+    const routing = a.routing ?? existing.routing;
     const merged = deepMerge(JSON.parse(existing.source), a.doc);
     const mergedRaw = JSON.stringify(merged);
     // `detect_noop: false` writes (and counts a version) even when nothing changes.
     if (a.detectNoop !== false && mergedRaw === JSON.stringify(JSON.parse(existing.source))) {
       return { index: state.name, id: a.id, version: existing.version, result: 'noop', seqNo: existing.seqNo };
     }
-    return this.write(state, a.id, merged, mergedRaw, 'index');
+    return this.write(state, a.id, merged, mergedRaw, 'index', undefined, undefined, routing);
   }
+}
+
+/** A document as a get reads it: its live version and sequence number, its stored source and routing. */
+export interface GotDoc {
+  readonly version: number;
+  readonly seqNo: number;
+  readonly source: string;
+  readonly routing?: string;
+}
+
+/** ES's RoutingMissingException: the mapping requires routing and the request gives none. */
+export function checkRouting(state: IndexState, id: string, routing: string | undefined): void {
+  if (routing === undefined && state.mappings.root.routingRequired) throw errors.routingMissing(state.name, id);
 }
 
 function deepMerge(base: unknown, patch: unknown): unknown {
