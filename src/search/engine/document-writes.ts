@@ -24,6 +24,8 @@ export interface WriteOutcome {
   readonly version: number;
   readonly result: WriteResult;
   readonly seqNo: number;
+  /** The index's shard copies, primary and replicas (`_shards.total` of the answer); 2 when absent. */
+  readonly copies?: number;
 }
 
 /** A failed item's `id` is null when it failed before it had one (an index/create without `_id`, before its id was generated). */
@@ -31,7 +33,10 @@ export type BulkItem =
   | { readonly op: string; readonly outcome: WriteOutcome }
   | { readonly op: string; readonly index: string; readonly id: string | null; readonly error: SearchError };
 
-const SHARDS_WRITE = { total: 2, successful: 1, failed: 0 };
+/** `_shards` of a write: every copy of the shard counted (ES's DocWriteResponse), one written (this node's). */
+export function writeShards(o: WriteOutcome): { total: number; successful: number; failed: number } {
+  return o.result === 'noop' ? { total: 0, successful: 0, failed: 0 } : { total: o.copies ?? 2, successful: 1, failed: 0 };
+}
 
 /**
  * The write part of a document response (`_index`, `_id`, `_version`, `result`, …), in ES's
@@ -40,7 +45,7 @@ const SHARDS_WRITE = { total: 2, successful: 1, failed: 0 };
 export function writeBody(o: WriteOutcome, forcedRefresh: boolean): Record<string, unknown> {
   const body: Record<string, unknown> = { _index: o.index, _id: o.id, _version: o.version, result: o.result };
   if (forcedRefresh) body.forced_refresh = true;
-  body._shards = o.result === 'noop' ? { total: 0, successful: 0, failed: 0 } : SHARDS_WRITE;
+  body._shards = writeShards(o);
   body._seq_no = o.seqNo;
   body._primary_term = 1;
   return body;
@@ -140,7 +145,7 @@ export class DocumentWrites {
     state.versions[ord] = version;
     state.seqNos[ord] = seqNo;
     if (tomb !== undefined) this.tombstonesOf(state).drop(id);
-    return { index: state.name, id, version, result: oldOrd === undefined ? 'created' : 'updated', seqNo };
+    return { index: state.name, id, version, result: oldOrd === undefined ? 'created' : 'updated', seqNo, copies: copiesOf(state) };
   }
 
   /** `id`'s tombstone; cheap when the index has none (every new document of a bulk asks). */
@@ -173,14 +178,14 @@ export class DocumentWrites {
     if (ord === undefined) {
       const version = nextVersion(cond, tomb?.version);
       this.tombstonesOf(state).put(id, version, seqNo, now);
-      return { index: state.name, id, version, result: 'not_found', seqNo };
+      return { index: state.name, id, version, result: 'not_found', seqNo, copies: copiesOf(state) };
     }
     const version = nextVersion(cond, state.versions[ord] as number);
     if (this.contexts.size !== 0) this.contexts.beforeWrite(state, ord, () => this.store.getDoc(state.name, id)?.source);
     state.index.remove(ord, this.parsedOf(state, ord));
     this.store.deleteDoc(state.name, id);
     this.tombstonesOf(state).put(id, version, seqNo, now);
-    return { index: state.name, id, version, result: 'deleted', seqNo };
+    return { index: state.name, id, version, result: 'deleted', seqNo, copies: copiesOf(state) };
   }
 
   /**
@@ -229,6 +234,11 @@ export interface GotDoc {
   readonly seqNo: number;
   readonly source: string;
   readonly routing?: string;
+}
+
+/** A shard's copies in ES's `_shards.total`: the primary and `index.number_of_replicas` replicas (unassigned on one node). */
+export function copiesOf(state: IndexState): number {
+  return 1 + state.settings.numberOfReplicas;
 }
 
 /** ES's RoutingMissingException: the mapping requires routing and the request gives none. */

@@ -121,6 +121,7 @@ describe('custom routing', () => {
       { match: { _routing: 'k' } },
       { fuzzy: { _routing: 'c' } },
       { bool: { filter: [{ term: { _routing: 'a' } }, { term: { t: 'one' } }] } },
+      { match_phrase: { _routing: 'k' } },
     ];
     for (const query of queries) await same('POST', '/rt/_search', { query, sort: [{ t: 'asc' }] });
     for (const q of ['_routing:k', '_routing:(a OR b)']) await same('GET', `/rt/_search?q=${encodeURIComponent(q)}&sort=t`);
@@ -249,6 +250,20 @@ async function checkSourceless(): Promise<void> {
   await same('POST', '/sd/_search', { query: { match: { t: 'world' } }, highlight: { fields: { t: {} } } });
   await same('POST', '/sd/_search', { query: { term: { k: 'a' } }, highlight: { fields: { k: {} } } });
 }
+
+describe('_shards of writes and refreshes', () => {
+  it('counts every copy of the shard, as the node does, whatever number_of_replicas is', async () => {
+    for (const replicas of [0, 2]) {
+      const index = `copies-${replicas}`;
+      await same('PUT', `/${index}`, { settings: { number_of_shards: 1, number_of_replicas: replicas } });
+      await same('PUT', `/${index}/_doc/1`, { a: 1 });
+      await same('POST', `/${index}/_update/1`, { doc: { a: 1 } });
+      await same('POST', `/${index}/_bulk?refresh=true`, ndjson({ index: { _id: '2' } }, { a: 2 }, { delete: { _id: '1' } }, { delete: { _id: '9' } }));
+      await same('DELETE', `/${index}/_doc/2`);
+      await same('POST', `/${index}/_refresh`);
+    }
+  }, SLOW);
+});
 
 describe('_mget with a date-math _index', () => {
   it('resolves each item’s name now, as the node does', async () => {
