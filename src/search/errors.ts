@@ -136,6 +136,12 @@ export const errors = {
     err(409, 'version_conflict_engine_exception', `[${id}]: version conflict, ${why}`, { index_uuid: uuid, shard: '0', index }),
   documentMissing: (index: string, uuid: string, id: string) =>
     err(404, 'document_missing_exception', `[${id}]: document missing`, { index_uuid: uuid, shard: '0', index }),
+  /** A write, get or delete without routing on an index whose mapping says `_routing: {required: true}` (RoutingMissingException). */
+  routingMissing: (index: string, id: string) =>
+    err(400, 'routing_missing_exception', `routing is required for [${index}]/[${id}]`, { index_uuid: '_na_', index }),
+  /** An update of a document whose index keeps no `_source` (`_source: {enabled: false}`): UpdateHelper has nothing to merge into. */
+  documentSourceMissing: (index: string, uuid: string, id: string) =>
+    err(400, 'document_source_missing_exception', `[${id}]: document source missing`, { index_uuid: uuid, shard: '0', index }),
   /** IndexRouting: an index/create item whose `_id` is given but empty (that item's error, not the request's). */
   emptyId: () => err(400, 'illegal_argument_exception', 'if _id is specified it must not be empty'),
   actionValidation: (problems: readonly string[]) =>

@@ -1,4 +1,4 @@
-import type { BulkItem, WriteOutcome } from './document-writes.js';
+import { writeShards, type BulkItem, type WriteOutcome } from './document-writes.js';
 
 /**
  * The `_bulk` response body. A bulk of thousands of documents answers with thousands of items;
@@ -126,6 +126,7 @@ export class BulkResponseWriter {
   private failed = false;
   private count = 0;
   private readonly resultPieces: Map<string, Buffer>;
+  private readonly refreshed: boolean;
   /** `{"<op>":{"_index":` by op, and the last index name with its JSON bytes (a bulk usually names one). */
   private readonly heads = new Map<string, Buffer>();
   private lastIndex: string | undefined;
@@ -136,6 +137,7 @@ export class BulkResponseWriter {
     this.w = new ByteWriter(HEAD_ROOM + expected * 200 + 2);
     this.w.pos = HEAD_ROOM;
     this.resultPieces = forcedRefresh ? RESULT_REFRESH_PIECES : RESULT_PIECES;
+    this.refreshed = forcedRefresh;
   }
 
   /**
@@ -167,7 +169,9 @@ export class BulkResponseWriter {
     w.jsonString(o.id);
     w.bytes(VERSION_PIECE);
     w.number(o.version);
-    w.bytes(this.resultPieces.get(o.result) as Buffer);
+    // An index of one replica (the default) takes the prepared bytes; another count is rare.
+    if (o.copies === undefined || o.copies === 2 || o.result === 'noop') w.bytes(this.resultPieces.get(o.result) as Buffer);
+    else w.bytes(ascii(`,"result":"${o.result}",${this.refreshed ? '"forced_refresh":true,' : ''}"_shards":${JSON.stringify(writeShards(o))},"_seq_no":`));
     w.number(o.seqNo);
     if (get === undefined) w.bytes(TERM_STATUS);
     else {
@@ -209,7 +213,7 @@ export function bulkResponseObject(items: readonly BulkItem[], forcedRefresh: bo
     const o = item.outcome;
     const body: Record<string, unknown> = { _index: o.index, _id: o.id, _version: o.version, result: o.result };
     if (forcedRefresh) body.forced_refresh = true;
-    body._shards = o.result === 'noop' ? { total: 0, successful: 0, failed: 0 } : { total: 2, successful: 1, failed: 0 };
+    body._shards = writeShards(o);
     body._seq_no = o.seqNo;
     body._primary_term = 1;
     body.status = itemStatus(o);

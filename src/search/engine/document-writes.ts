@@ -1,4 +1,5 @@
 import { DeleteTombstones, type Tombstone } from './delete-tombstones.js';
+import { addRouting } from '../mapping/routing-field.js';
 import { checkNoMetadataFields, clearParsedDoc, emptyParsedDoc, parseDocument, type ParsedDoc } from '../mapping/document-parser.js';
 import type { DocumentStore, SourceSpan } from '../store/document-store.js';
 import { errors, type SearchError } from '../errors.js';
@@ -23,6 +24,8 @@ export interface WriteOutcome {
   readonly version: number;
   readonly result: WriteResult;
   readonly seqNo: number;
+  /** The index's shard copies, primary and replicas (`_shards.total` of the answer); 2 when absent. */
+  readonly copies?: number;
 }
 
 /** A failed item's `id` is null when it failed before it had one (an index/create without `_id`, before its id was generated). */
@@ -30,7 +33,10 @@ export type BulkItem =
   | { readonly op: string; readonly outcome: WriteOutcome }
   | { readonly op: string; readonly index: string; readonly id: string | null; readonly error: SearchError };
 
-const SHARDS_WRITE = { total: 2, successful: 1, failed: 0 };
+/** `_shards` of a write: every copy of the shard counted (ES's DocWriteResponse), one written (this node's). */
+export function writeShards(o: WriteOutcome): { total: number; successful: number; failed: number } {
+  return o.result === 'noop' ? { total: 0, successful: 0, failed: 0 } : { total: o.copies ?? 2, successful: 1, failed: 0 };
+}
 
 /**
  * The write part of a document response (`_index`, `_id`, `_version`, `result`, …), in ES's
@@ -39,7 +45,7 @@ const SHARDS_WRITE = { total: 2, successful: 1, failed: 0 };
 export function writeBody(o: WriteOutcome, forcedRefresh: boolean): Record<string, unknown> {
   const body: Record<string, unknown> = { _index: o.index, _id: o.id, _version: o.version, result: o.result };
   if (forcedRefresh) body.forced_refresh = true;
-  body._shards = o.result === 'noop' ? { total: 0, successful: 0, failed: 0 } : SHARDS_WRITE;
+  body._shards = writeShards(o);
   body._seq_no = o.seqNo;
   body._primary_term = 1;
   return body;
@@ -65,13 +71,14 @@ export class DocumentWrites {
     private readonly contexts: SearchContexts,
   ) {}
 
-  getDoc(index: string, id: string): { version: number; seqNo: number; source: string } | undefined {
+  getDoc(index: string, id: string): GotDoc | undefined {
     const state = openState(this.indices.get(index));
     const ord = state.index.idToOrd.get(id);
     if (ord === undefined) return undefined;
     const doc = this.store.getDoc(index, id);
     if (doc === undefined) return undefined;
-    return { version: state.versions[ord] as number, seqNo: state.seqNos[ord] as number, source: doc.source };
+    const got = { version: state.versions[ord] as number, seqNo: state.seqNos[ord] as number, source: doc.source };
+    return doc.routing === undefined ? got : { ...got, routing: doc.routing };
   }
 
   /**
@@ -93,21 +100,26 @@ export class DocumentWrites {
     const id = state.index.ids[ord] as string;
     const doc = this.store.getDoc(state.name, id);
     if (doc === undefined) return emptyParsedDoc();
-    return parseDocument(JSON.parse(doc.source), state.mappings, id, true).doc;
+    const parsed = parseDocument(JSON.parse(doc.source), state.mappings, id, true).doc;
+    if (doc.routing !== undefined) addRouting(parsed, doc.routing);
+    return parsed;
   }
 
-  write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan, cond?: WriteConditions): WriteOutcome {
+  /** `routing`: the write's custom routing (`?routing=`, a bulk item's), kept with the document. */
+  write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan, cond?: WriteConditions, routing?: string): WriteOutcome {
     try {
-      return this.writeParsed(state, id, source, raw, op, rawIn, cond);
+      checkRouting(state, id, routing);
+      return this.writeParsed(state, id, source, raw, op, rawIn, cond, routing);
     } finally {
       // Refused or written, the document's values are not kept until the next write.
       clearParsedDoc(this.parsed);
     }
   }
 
-  private writeParsed(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan, cond?: WriteConditions): WriteOutcome {
+  private writeParsed(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan, cond?: WriteConditions, routing?: string): WriteOutcome {
     checkNoMetadataFields(source);
     const { doc, mappings } = parseDocument(source, state.mappings, id, false, this.parsed);
+    if (routing !== undefined) addRouting(doc, routing);
     const oldOrd = state.index.idToOrd.get(id);
     if (oldOrd !== undefined && op === 'create') {
       throw errors.versionConflictExists(state.name, state.uuid, id, state.versions[oldOrd] as number);
@@ -124,7 +136,7 @@ export class DocumentWrites {
       this.store.updateMappings(state.name, mappings.toJSON());
     }
     const seqNo = state.nextSeqNo++;
-    this.store.putDoc(state.name, { id, version, seqNo, source: raw }, rawIn);
+    this.store.putDoc(state.name, routing === undefined ? { id, version, seqNo, source: raw } : { id, version, seqNo, source: raw, routing }, rawIn);
     if (this.batched !== undefined && !this.batched.has(state)) {
       this.batched.add(state);
       state.index.beginBatch();
@@ -133,7 +145,7 @@ export class DocumentWrites {
     state.versions[ord] = version;
     state.seqNos[ord] = seqNo;
     if (tomb !== undefined) this.tombstonesOf(state).drop(id);
-    return { index: state.name, id, version, result: oldOrd === undefined ? 'created' : 'updated', seqNo };
+    return { index: state.name, id, version, result: oldOrd === undefined ? 'created' : 'updated', seqNo, copies: copiesOf(state) };
   }
 
   /** `id`'s tombstone; cheap when the index has none (every new document of a bulk asks). */
@@ -154,7 +166,8 @@ export class DocumentWrites {
     if (why !== undefined) throw errors.versionConflict(state.name, state.uuid, id, why);
   }
 
-  remove(state: IndexState, id: string, cond?: WriteConditions): WriteOutcome {
+  remove(state: IndexState, id: string, cond?: WriteConditions, routing?: string): WriteOutcome {
+    checkRouting(state, id, routing);
     const ord = state.index.idToOrd.get(id);
     const now = this.now();
     const tomb = ord === undefined ? this.tombstoneOf(state, id) : undefined;
@@ -165,14 +178,14 @@ export class DocumentWrites {
     if (ord === undefined) {
       const version = nextVersion(cond, tomb?.version);
       this.tombstonesOf(state).put(id, version, seqNo, now);
-      return { index: state.name, id, version, result: 'not_found', seqNo };
+      return { index: state.name, id, version, result: 'not_found', seqNo, copies: copiesOf(state) };
     }
     const version = nextVersion(cond, state.versions[ord] as number);
     if (this.contexts.size !== 0) this.contexts.beforeWrite(state, ord, () => this.store.getDoc(state.name, id)?.source);
     state.index.remove(ord, this.parsedOf(state, ord));
     this.store.deleteDoc(state.name, id);
     this.tombstonesOf(state).put(id, version, seqNo, now);
-    return { index: state.name, id, version, result: 'deleted', seqNo };
+    return { index: state.name, id, version, result: 'deleted', seqNo, copies: copiesOf(state) };
   }
 
   /**
@@ -192,22 +205,45 @@ export class DocumentWrites {
 
   /** `state`: the update's index, auto-created if it was missing (upsert or not, as in ES). */
   update(state: IndexState, a: Extract<BulkAction, { op: 'update' }>): WriteOutcome {
+    checkRouting(state, a.id, a.routing);
     const existing = this.getDoc(state.name, a.id);
     // The current document is read under the item's conditions (a mismatch before any no-op check).
     if (a.cond !== undefined && existing !== undefined) this.checkConditions(state, a.id, existing, a.cond);
     if (existing === undefined) {
       const fresh = a.upsert ?? (a.docAsUpsert ? a.doc : undefined);
       if (fresh === undefined) throw errors.documentMissing(state.name, state.uuid, a.id);
-      return this.write(state, a.id, fresh, JSON.stringify(fresh), 'index');
+      return this.write(state, a.id, fresh, JSON.stringify(fresh), 'index', undefined, undefined, a.routing);
     }
+    // Nothing to merge into: the index keeps no source (UpdateHelper's DocumentSourceMissingException).
+    if (!state.mappings.root.sourceEnabled) throw errors.documentSourceMissing(state.name, state.uuid, a.id);
+    // The update's own routing, else the document's (UpdateHelper.calculateRouting).
+    const routing = a.routing ?? existing.routing;
     const merged = deepMerge(JSON.parse(existing.source), a.doc);
     const mergedRaw = JSON.stringify(merged);
     // `detect_noop: false` writes (and counts a version) even when nothing changes.
     if (a.detectNoop !== false && mergedRaw === JSON.stringify(JSON.parse(existing.source))) {
       return { index: state.name, id: a.id, version: existing.version, result: 'noop', seqNo: existing.seqNo };
     }
-    return this.write(state, a.id, merged, mergedRaw, 'index');
+    return this.write(state, a.id, merged, mergedRaw, 'index', undefined, undefined, routing);
   }
+}
+
+/** A document as a get reads it: its live version and sequence number, its stored source and routing. */
+export interface GotDoc {
+  readonly version: number;
+  readonly seqNo: number;
+  readonly source: string;
+  readonly routing?: string;
+}
+
+/** A shard's copies in ES's `_shards.total`: the primary and `index.number_of_replicas` replicas (unassigned on one node). */
+export function copiesOf(state: IndexState): number {
+  return 1 + state.settings.numberOfReplicas;
+}
+
+/** ES's RoutingMissingException: the mapping requires routing and the request gives none. */
+export function checkRouting(state: IndexState, id: string, routing: string | undefined): void {
+  if (routing === undefined && state.mappings.root.routingRequired) throw errors.routingMissing(state.name, id);
 }
 
 function deepMerge(base: unknown, patch: unknown): unknown {

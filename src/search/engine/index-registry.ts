@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { addRouting } from '../mapping/routing-field.js';
 import type { DocumentStore } from '../store/document-store.js';
 import { errors } from '../errors.js';
 import { globMatch } from '../syntax/glob.js';
@@ -70,6 +71,7 @@ export class IndexRegistry {
       const state = newIndexState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings, true));
       this.store.scanDocs(meta.name, (doc) => {
         const { doc: parsed } = parseDocument(JSON.parse(doc.source), state.mappings, doc.id, true);
+        if (doc.routing !== undefined) addRouting(parsed, doc.routing);
         const ord = state.index.add(doc.id, parsed);
         state.versions[ord] = doc.version;
         state.seqNos[ord] = doc.seqNo;

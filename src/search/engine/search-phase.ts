@@ -19,6 +19,8 @@ import { checkAggs, runAggregations } from './aggs/agg-phase.js';
 import { collapsedHit, collapseKeys, collapseWindow, type CollapseKey, type CollapseShard } from './collapse.js';
 import { checkFetchFields, hitFields } from './hit-fields.js';
 import { sliceOf } from '../query/id-slice.js';
+import { ROUTING_FIELD } from '../mapping/routing-field.js';
+import { storedFieldValues } from '../requests/multi-get.js';
 
 /**
  * The query and fetch phases of `_search`: run the query on every index, pick each index's window
@@ -337,16 +339,12 @@ export function renderHit(
   highlighter?: Highlighter,
 ): Record<string, unknown> | RawJson {
   const id = state.index.ids[ord] as string;
-  // The common hit (no sort values, whole or no _source) is written straight to JSON text: the
-  // same bytes renderJson gives for the object below, without building it and walking its keys.
   const fetch = req.fetchFields;
+  const sourceKept = state.mappings.root.sourceEnabled;
+  if (!sourceKept) checkSourceDisabledFetch(state.name, req);
+  const routing = routingOf(state, ord);
   if (sortValues === undefined && highlighter === undefined && fetch === undefined && (!req.source.fetch || isIdentity(req.source))) {
-    let text = `{"_index":${JSON.stringify(state.name)},"_id":${JSON.stringify(id)}`;
-    if (req.version) text += member('_version', state.versions[ord]);
-    if (req.seqNoPrimaryTerm) text += `${member('_seq_no', state.seqNos[ord])},"_primary_term":1`;
-    text += score === null ? ',"_score":null' : member('_score', float32ForJson(score));
-    if (req.source.fetch) text += `,"_source":${env.sourceText(state, id)}`;
-    return new RawJson(`${text}}`);
+    return plainHit(env, state, ord, score, req, routing);
   }
   // `stored_fields: _none_` loads no stored field, `_id` included.
   const hit: Record<string, unknown> = fetch?.storedNone === true ? { _index: state.name } : { _index: state.name, _id: id };
@@ -356,16 +354,60 @@ export function renderHit(
     hit._primary_term = 1;
   }
   hit._score = score === null ? null : float32ForJson(score);
+  if (routing !== undefined && fetch?.storedNone !== true) hit._routing = routing;
   const raw = req.source.fetch || highlighter !== undefined || fetch !== undefined ? env.sourceText(state, id) : undefined;
-  if (req.source.fetch && raw !== undefined) hit._source = isIdentity(req.source) ? new RawJson(raw) : filterSource(JSON.parse(raw), req.source);
+  if (req.source.fetch && raw !== undefined && sourceKept) hit._source = isIdentity(req.source) ? new RawJson(raw) : filterSource(JSON.parse(raw), req.source);
   const fields = fetch === undefined || raw === undefined ? undefined : hitFields(state.name, state.mappings, fetch, id, raw);
   if (fields !== undefined) hit.fields = fields;
   // Highlighted from the stored source (ES's unified highlighter re-analyses it too), whatever _source filtering shows.
-  const highlight = highlighter?.highlight(state.mappings, JSON.parse(raw ?? '{}'));
+  // An index without `_source` highlights what it stores (`store: true` fields), as ES does.
+  const highlight = highlighter?.highlight(state.mappings, sourceKept ? JSON.parse(raw ?? '{}') : storedOnly(state, raw));
   if (highlight !== undefined) hit.highlight = highlight;
   // Long.MAX_VALUE / MIN_VALUE (missing numeric values) are not representable as JS numbers.
   if (sortValues !== undefined) hit.sort = sortValues.map((v) => (v === LONG_MAX ? new RawJson('9223372036854775807') : v === -LONG_MAX ? new RawJson('-9223372036854775808') : v));
   return hit;
+}
+
+/**
+ * The common hit (no sort values, whole or no _source) written straight to JSON text: the same
+ * bytes renderJson gives for the object renderHit builds, without building it and walking its keys.
+ */
+function plainHit(env: SearchEnv, state: IndexState, ord: number, score: number | null, req: SearchRequest, routing: string | undefined): RawJson {
+  const id = state.index.ids[ord] as string;
+  let text = `{"_index":${JSON.stringify(state.name)},"_id":${JSON.stringify(id)}`;
+  if (req.version) text += member('_version', state.versions[ord]);
+  if (req.seqNoPrimaryTerm) text += `${member('_seq_no', state.seqNos[ord])},"_primary_term":1`;
+  text += score === null ? ',"_score":null' : member('_score', float32ForJson(score));
+  if (routing !== undefined) text += `,"_routing":${JSON.stringify(routing)}`;
+  if (req.source.fetch && state.mappings.root.sourceEnabled) text += `,"_source":${env.sourceText(state, id)}`;
+  return new RawJson(`${text}}`);
+}
+
+/** Document `ord`'s custom routing (the `_routing` keyword field: routing-field.ts), if it has one. */
+export function routingOf(state: IndexState, ord: number): string | undefined {
+  return state.index.keyword.get(ROUTING_FIELD)?.valuesOf(ord)?.[0];
+}
+
+/**
+ * What ES's fetch phase refuses on an index that keeps no `_source` (`_source.enabled: false`):
+ * `_source` filtering and the `fields` option, which read the source. `_source: true` (or the
+ * default) only leaves `_source` out; stored and docvalue fields are answered.
+ */
+function checkSourceDisabledFetch(indexName: string, req: SearchRequest): void {
+  let reason: string | undefined;
+  if (req.source.fetch && !isIdentity(req.source)) reason = `unable to fetch fields from _source field: _source is disabled in the mappings for index [${indexName}]`;
+  else if ((req.fetchFields?.fields.length ?? 0) > 0) reason = `Unable to retrieve the requested [fields] since _source is disabled in the mappings for index [${indexName}]`;
+  if (reason !== undefined) throw errors.shardFailure(indexName, { type: 'illegal_argument_exception', reason });
+}
+
+/** The stored fields' values of a document (its source as `store: true` keeps it), for highlighting. */
+function storedOnly(state: IndexState, raw: string | undefined): Record<string, unknown> {
+  if (raw === undefined) return {};
+  const stored = [...state.mappings.fields.keys()];
+  const values = storedFieldValues(state.mappings, stored, JSON.parse(raw)) ?? {};
+  const out: Record<string, unknown> = {};
+  for (const [name, v] of Object.entries(values)) if (!name.includes('.')) out[name] = v;
+  return out;
 }
 
 /** `,"name":value` as JSON.stringify writes it in an object (nothing for undefined). */

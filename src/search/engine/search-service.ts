@@ -14,7 +14,7 @@ import type { PinnedState } from './pit-view.js';
 import { validateIndexName } from './index-settings.js';
 import type { IndexState } from './index-state.js';
 import { IndexRegistry } from './index-registry.js';
-import { DocumentWrites, type BulkItem, type WriteOutcome } from './document-writes.js';
+import { checkRouting, DocumentWrites, type BulkItem, type GotDoc, type WriteOutcome } from './document-writes.js';
 import { IndexReclaimer, type ReclaimPolicy } from './index-reclaimer.js';
 import type { SearchActivityLog } from './search-activity-log.js';
 import { IndexUsage } from './index-usage.js';
@@ -163,7 +163,13 @@ export class SearchService {
     return this.indices.isCurrent(state);
   }
 
-  getDoc(index: string, id: string): { version: number; seqNo: number; source: string } | undefined {
+  /**
+   * The live document `id` of `index`. `routing`: the get's (`?routing=`, an `_mget` item's); with
+   * one shard it finds the document whatever it is, as ES's get does on one shard, but an index
+   * whose mapping requires routing refuses a get without one (routing_missing_exception).
+   */
+  getDoc(index: string, id: string, routing?: string): GotDoc | undefined {
+    if (routing === undefined) checkRouting(this.indices.get(index), id, undefined);
     return this.writes.getDoc(index, id);
   }
 
@@ -196,7 +202,7 @@ export class SearchService {
    * `cond`: the request's version or sequence-number conditions, if it gave any; `requireAlias`:
    * its `require_alias` (the index must be an alias; there are none here).
    */
-  indexDoc(index: string, id: string | undefined, source: unknown, raw: string, op: 'index' | 'create', cond?: WriteConditions, requireAlias = false): WriteOutcome {
+  indexDoc(index: string, id: string | undefined, source: unknown, raw: string, op: 'index' | 'create', cond?: WriteConditions, requireAlias = false, routing?: string): WriteOutcome {
     // IndexRequest.validate runs before the index is looked at (or created).
     const problems = indexProblems(op, id, cond);
     if (problems.length > 0) throw errors.actionValidation(problems);
@@ -209,7 +215,7 @@ export class SearchService {
     const state = this.indices.ensureIndex(index);
     const started = performance.now();
     try {
-      const outcome = this.transaction(() => this.writes.write(state, id ?? autoId(), source, raw, op, undefined, cond));
+      const outcome = this.transaction(() => this.writes.write(state, id ?? autoId(), source, raw, op, undefined, cond, routing));
       this.usage.wrote(state, 'index', 1, performance.now() - started);
       return outcome;
     } catch (e) {
@@ -219,11 +225,11 @@ export class SearchService {
   }
 
   /** `cond`: as for indexDoc (validated by the caller). */
-  deleteDoc(index: string, id: string, cond?: WriteConditions): WriteOutcome {
+  deleteDoc(index: string, id: string, cond?: WriteConditions, routing?: string): WriteOutcome {
     // Created (and committed) before the delete is tried, as indexDoc creates its index.
     const state = this.writes.deleteTarget(index, cond);
     const started = performance.now();
-    const outcome = this.transaction(() => this.writes.remove(state, id, cond));
+    const outcome = this.transaction(() => this.writes.remove(state, id, cond, routing));
     if (outcome.result === 'deleted') this.usage.wrote(state, 'delete', 1, performance.now() - started);
     return outcome;
   }
@@ -357,7 +363,7 @@ export class SearchService {
       if (a.op !== 'delete' && a.requireAlias === true) throw errors.requireAlias(a.index);
       // A date-math name (`<logs-{now/d}>`) names the index it resolves to now, as in ES.
       const index = resolveDateMathName(a.index, this.now());
-      if (a.op === 'delete') return { op: a.op, outcome: this.writes.remove(this.writes.deleteTarget(index, a.cond), a.id, a.cond) };
+      if (a.op === 'delete') return { op: a.op, outcome: this.writes.remove(this.writes.deleteTarget(index, a.cond), a.id, a.cond, a.routing) };
       // ES creates every missing index a bulk writes to before it routes any item (createIndex
       // checks the name), so the index stays whatever becomes of the item.
       const state = this.indices.ensureIndex(index);
@@ -368,7 +374,7 @@ export class SearchService {
       // Read once: a bulk item's source text may be decoded on each read (see bulk.ts).
       const raw = a.raw;
       const source = a.source ?? parseJsonBody(raw);
-      return { op: a.op, outcome: this.writes.write(state, id, source, raw, a.op, a.rawIn, a.cond) };
+      return { op: a.op, outcome: this.writes.write(state, id, source, raw, a.op, a.rawIn, a.cond, a.routing) };
     } catch (e) {
       // The item's failure names its op, index and id, as ES's does.
       if (e instanceof SearchError) return { op: a.op, index: a.index, id, error: e };

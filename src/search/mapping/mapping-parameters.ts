@@ -161,11 +161,26 @@ const ROOT: Readonly<Record<string, Rule>> = {
   _doc: accepted,
   _meta: accepted,
   dynamic_templates: (v) => (Array.isArray(v) && v.length === 0 ? undefined : 'refused'),
-  // enabled: false, includes, excludes and synthetic source all change what _source returns.
-  _source: (v) => (v !== null && typeof v === 'object' && Object.entries(v).every(([k, x]) => k === 'enabled' && text(x) === 'true') ? undefined : 'refused'),
-  // required routing would make writes without routing fail.
-  _routing: (v) => (v !== null && typeof v === 'object' && Object.entries(v).every(([k, x]) => k === 'required' && text(x) === 'false') ? undefined : 'refused'),
+  // `enabled` is acted on (root-meta.ts); includes, excludes and synthetic source would change what
+  // _source returns and are refused.
+  _source: (v) => metaMapper(v, '_source', ['enabled'], ['includes', 'excludes', 'mode']),
+  // `required` is acted on (root-meta.ts).
+  _routing: (v) => metaMapper(v, '_routing', ['required'], []),
 };
+
+/**
+ * A root metadata mapper: `known` keys are acted on; `refusedKeys` are ES's but not done here
+ * (refused); any other key is ES's "unknown parameter [x] on mapper [_routing] of type [null]".
+ */
+function metaMapper(v: unknown, name: string, known: readonly string[], refusedKeys: readonly string[]): string | undefined {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined; // root-meta.ts gives ES's error
+  for (const key of Object.keys(v)) {
+    if (known.includes(key)) continue;
+    if (refusedKeys.includes(key)) return 'refused';
+    refuse(`unknown parameter [${key}] on mapper [${name}] of type [null]`);
+  }
+  return undefined;
+}
 
 function checkRoot(root: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(root)) {

@@ -1,4 +1,5 @@
 import { compileDateFormat, DEFAULT_DATE_FORMAT, isDetectedDate, parseDate, type DateFormat } from '../syntax/date-format.js';
+import { checkRootMetaUpdate, DEFAULT_ROOT_META, parseRootMeta, rootMetaJson, type RootMeta } from './root-meta.js';
 import { errors } from '../errors.js';
 import { isJsonObject, setMember } from '../syntax/json-members.js';
 
@@ -59,6 +60,8 @@ export class Mappings {
     readonly dateDetection: boolean,
     /** The mapping's `_meta`, kept and returned as given (ES does nothing else with it). */
     readonly meta?: Readonly<Record<string, unknown>>,
+    /** The root's `_routing` and `_source` metadata mappers (root-meta.ts). */
+    readonly root: RootMeta = DEFAULT_ROOT_META,
   ) {
     const subs = new Map<string, FieldDef[]>();
     for (const def of fields.values()) {
@@ -99,7 +102,7 @@ export class Mappings {
     const fields = new Map<string, FieldDef>();
     collect(properties, '', fields, stored);
     const meta = isJsonObject(obj._meta) ? obj._meta : undefined;
-    return new Mappings(properties, fields, dynamic, dateDetection, meta);
+    return new Mappings(properties, fields, dynamic, dateDetection, meta, parseRootMeta(obj));
   }
 
   /**
@@ -108,12 +111,14 @@ export class Mappings {
    */
   withRoot(update: Mappings, raw: Record<string, unknown>): Mappings {
     const root = raw._doc !== undefined && Object.keys(raw).length === 1 ? (raw._doc as Record<string, unknown>) : raw;
+    checkRootMetaUpdate(this.root, update.root, root);
     return new Mappings(
       this.properties,
       this.fields,
       root.dynamic === undefined ? this.dynamic : update.dynamic,
       root.date_detection === undefined ? this.dateDetection : update.dateDetection,
       root._meta === undefined ? this.meta : update.meta,
+      this.root,
     );
   }
 
@@ -143,7 +148,7 @@ export class Mappings {
     // Lenient: the existing properties were checked when they came in (or are stored ones), and
     // additions are dynamic mappings or a put mapping body Mappings.parse has checked.
     collect(properties, '', fields, true);
-    return new Mappings(properties, fields, this.dynamic, this.dateDetection, this.meta);
+    return new Mappings(properties, fields, this.dynamic, this.dateDetection, this.meta, this.root);
   }
 
   /** The body of GET /<index>/_mapping for this index. */
@@ -151,6 +156,7 @@ export class Mappings {
     const out: Record<string, unknown> = {};
     if (this.dynamic !== true) out.dynamic = String(this.dynamic);
     if (this.meta !== undefined) out._meta = this.meta;
+    Object.assign(out, rootMetaJson(this.root));
     // Also what the store saves: leaving it out turned date detection back on at the next start.
     if (!this.dateDetection) out.date_detection = false;
     out.properties = this.properties;
@@ -159,6 +165,7 @@ export class Mappings {
 }
 
 export { checkMappingParameters } from './mapping-parameters.js';
+export type { RootMeta } from './root-meta.js';
 
 function parseDynamic(v: unknown): Dynamic {
   if (v === undefined || v === true || v === 'true') return true;

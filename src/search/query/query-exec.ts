@@ -1,4 +1,5 @@
 import { analyze, tokens } from '../index/analyzer.js';
+import { ROUTING_FIELD, ROUTING_MAPPINGS } from '../mapping/routing-field.js';
 import { avgFieldLength, bm25, idf, normInverseCache, termWeight } from './bm25.js';
 import { errors } from '../errors.js';
 import { globMatch } from '../syntax/glob.js';
@@ -115,6 +116,11 @@ function metadataHits(query: Query, ctx: ExecContext): Hits | undefined {
   const boost = 'boost' in query ? query.boost : 1;
   const onIndexName = indexFieldMatches(query, ctx.indexName);
   if (onIndexName !== undefined) return onIndexName ? execute({ kind: 'match_all', boost }, ctx) : EMPTY;
+  // `_routing` is indexed as a keyword field (routing-field.ts) and queried as one, as ES's
+  // RoutingFieldType is a string field type.
+  if ('field' in query && query.field === ROUTING_FIELD && ctx.mappings !== ROUTING_MAPPINGS && ctx.mappings.field(ROUTING_FIELD) === undefined) {
+    return execute(query, { ...ctx, mappings: ROUTING_MAPPINGS });
+  }
   if (!('field' in query) || !query.field.startsWith('_') || ctx.mappings.field(query.field) !== undefined) return undefined;
   return metadataQuery(query, ctx.indexName) === 'all' ? execute({ kind: 'match_all', boost }, ctx) : undefined;
 }

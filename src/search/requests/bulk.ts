@@ -23,6 +23,8 @@ export type BulkAction =
       readonly cond?: WriteConditions | undefined;
       /** `require_alias`: the index must be an alias (there are none here, so the item fails). */
       readonly requireAlias?: boolean | undefined;
+      /** The item's custom routing (kept with the document); undefined without one. */
+      readonly routing?: string | undefined;
     }
   | {
       readonly op: 'update';
@@ -35,8 +37,9 @@ export type BulkAction =
       readonly detectNoop?: boolean;
       readonly cond?: WriteConditions;
       readonly requireAlias?: boolean;
+      readonly routing?: string;
     }
-  | { readonly op: 'delete'; readonly index: string; readonly id: string; readonly cond?: WriteConditions };
+  | { readonly op: 'delete'; readonly index: string; readonly id: string; readonly cond?: WriteConditions; readonly routing?: string };
 
 /**
  * An update item as parseBulk reads it: with what its answer's `get` shows when the update line's
@@ -96,6 +99,8 @@ interface ActionMeta {
   readonly retryOnConflict: number;
   /** The line's `_source` (undefined when not given or null). */
   readonly fetchSource: SourceFilter | undefined;
+  /** The line's `routing` (undefined when not given, null or empty). */
+  readonly routing: string | undefined;
 }
 
 /**
@@ -130,6 +135,7 @@ function readMeta(meta: Record<string, unknown>, op: string, line: number, text:
   let dynamicTemplates = false;
   let retryOnConflict = 0;
   let fetchSource: SourceFilter | undefined;
+  let routing: string | undefined;
   for (const key in meta) {
     const v = meta[key];
     if (v === null) continue;
@@ -148,6 +154,10 @@ function readMeta(meta: Record<string, unknown>, op: string, line: number, text:
         break;
       case '_id':
         id = textField(v, key, text);
+        break;
+      case 'routing':
+        // An empty routing is none, as for `?routing=`.
+        routing = textField(v, key, text) || undefined;
         break;
       case 'op_type':
         opType = String(v);
@@ -194,7 +204,7 @@ function readMeta(meta: Record<string, unknown>, op: string, line: number, text:
     checkPrimaryTerm(ifPrimaryTerm);
   };
   const cond = conditions ? { version, versionType, ifSeqNo, ifPrimaryTerm } : undefined;
-  return { meta: { index, id, opType, requireAlias, cond, retryOnConflict, fetchSource }, built };
+  return { meta: { index, id, opType, requireAlias, cond, retryOnConflict, fetchSource, routing }, built };
 }
 
 /**
@@ -250,6 +260,9 @@ class SpanAction implements SourceSpan {
     /** Whether its index must be an alias. */
     readonly requireAlias: boolean | undefined = undefined,
   ) {}
+
+  /** Its custom routing, if any (set by sourceAction). */
+  routing: string | undefined = undefined;
 
   /** The source text; a source that is not UTF-8 fails its item as ES's parser fails it (never decoded to U+FFFD). */
   get raw(): string {
@@ -310,10 +323,12 @@ export function parseBulk(
   requireAlias = false,
   /** The URL's `_source*` (RestBulkAction's default fetch context): over an update line's own, under the action line's. */
   defaultFetchSource?: SourceFilter,
+  /** The URL's `routing`: every item's that gives none. */
+  defaultRouting?: string,
 ): (BulkAction | SearchError)[] {
   const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   const lines = new BulkLines(buf);
-  const defaults: BulkDefaults = { index: defaultIndex, requireAlias, fetchSource: defaultFetchSource };
+  const defaults: BulkDefaults = { index: defaultIndex, requireAlias, fetchSource: defaultFetchSource, routing: defaultRouting };
   const out: (BulkAction | SearchError)[] = [];
   /** Validation problems of the items, in order (see the comment at the top). */
   const problems: string[] = [];
@@ -326,7 +341,7 @@ export function parseBulk(
       // The id's bytes are its UTF-8 as is (no escapes on this path).
       if (simple.idEnd - simple.idStart > MAX_ID_BYTES) problems.push(idTooLong(id, simple.idEnd - simple.idStart));
       if (!lines.nextLine()) break;
-      out.push(lines.sourceAction(simple.op, defaultIndex as string, id));
+      out.push(lines.sourceAction(simple.op, defaultIndex as string, id, undefined, undefined, defaultRouting));
       continue;
     }
     if (!readItem(lines, defaults, problems, out)) break;
@@ -340,6 +355,7 @@ interface BulkDefaults {
   readonly index: string | undefined;
   readonly requireAlias: boolean;
   readonly fetchSource: SourceFilter | undefined;
+  readonly routing: string | undefined;
 }
 
 /**
@@ -356,6 +372,8 @@ function readItem(lines: BulkLines, defaults: BulkDefaults, problems: string[], 
   built();
   const index = meta.index ?? defaults.index;
   const { id, cond } = meta;
+  const routing = meta.routing ?? defaults.routing;
+  const routed = routing === undefined ? {} : { routing };
   // A delete has no use for it (DeleteRequest.isRequireAlias is false).
   const alias = op !== 'delete' && (meta.requireAlias ?? defaults.requireAlias) ? { requireAlias: true } : {};
   if (index === undefined) problems.push('index is missing');
@@ -363,7 +381,7 @@ function readItem(lines: BulkLines, defaults: BulkDefaults, problems: string[], 
     // DeleteRequest.validate, in its order.
     if (id === undefined || id === '') problems.push('id is missing');
     if (cond !== undefined) problems.push(...casProblems(cond));
-    if (index !== undefined && id !== undefined && id !== '') out.push(cond === undefined ? { op, index, id } : { op, index, id, cond });
+    if (index !== undefined && id !== undefined && id !== '') out.push(cond === undefined ? { op, index, id, ...routed } : { op, index, id, cond, ...routed });
     return true;
   }
   if (!lines.nextLine()) return false;
@@ -374,7 +392,7 @@ function readItem(lines: BulkLines, defaults: BulkDefaults, problems: string[], 
     // Parsed when the item is applied (SearchService.bulk): a bulk's parsed sources would
     // otherwise all live until the whole request is done, and the garbage collector would copy
     // and promote every one of them.
-    if (index !== undefined) out.push(lines.sourceAction(kind, index, id, cond, alias.requireAlias));
+    if (index !== undefined) out.push(lines.sourceAction(kind, index, id, cond, alias.requireAlias, routing));
     return true;
   }
   // ES's parser reads an update's source line at once (UpdateRequest.fromXContent): a malformed
@@ -386,7 +404,7 @@ function readItem(lines: BulkLines, defaults: BulkDefaults, problems: string[], 
   problems.push(...update.problems);
   const fetchSource = meta.fetchSource ?? defaults.fetchSource ?? update.source;
   if (index !== undefined && id !== undefined) {
-    const item: BulkUpdateAction = { op: 'update', index, id, ...update.fields, ...alias, ...(fetchSource === undefined ? {} : { fetchSource }) };
+    const item: BulkUpdateAction = { op: 'update', index, id, ...update.fields, ...alias, ...routed, ...(fetchSource === undefined ? {} : { fetchSource }) };
     out.push(item);
   }
   return true;
@@ -456,7 +474,7 @@ class BulkLines {
    * The current line as the source of an index/create item: its text without the whitespace
    * around it (as trim removes it), by the byte range of that text in the body.
    */
-  sourceAction(op: 'index' | 'create', index: string, id: string | undefined, cond?: WriteConditions, requireAlias?: boolean): SpanAction {
+  sourceAction(op: 'index' | 'create', index: string, id: string | undefined, cond?: WriteConditions, requireAlias?: boolean, routing?: string): SpanAction {
     const buf = this.buf;
     let start = this.start;
     let end = this.end;
@@ -470,6 +488,8 @@ class BulkLines {
       start = this.start + Buffer.byteLength(line.slice(0, line.length - t.length), 'utf8');
       end = this.end - Buffer.byteLength(t.slice(raw.length), 'utf8');
     }
-    return new SpanAction(op, index, id, buf, start, end, cond, requireAlias);
+    const action = new SpanAction(op, index, id, buf, start, end, cond, requireAlias);
+    action.routing = routing;
+    return action;
   }
 }

@@ -23,6 +23,8 @@ export interface MultiGetItem {
   readonly storedFields: readonly string[] | undefined;
   /** `version`: the document must be at this version (a conflict fails the item). */
   readonly version: number | undefined;
+  /** The item's `routing`; undefined: the request's default (`?routing=`). */
+  readonly routing?: string | undefined;
 }
 
 /** Versions.MATCH_ANY: a `version` of -3 asks for no check at all. */
@@ -45,7 +47,10 @@ export interface MultiGetSource {
   indexUuid(index: string): string;
   /** The index's mappings (after indexUuid succeeded): which fields are stored (`store: true`). */
   mappings(index: string): Mappings;
-  getDoc(index: string, id: string): { version: number; seqNo: number; source: string } | undefined;
+  /** Throws routing_missing_exception when the index requires routing and `routing` is undefined. */
+  getDoc(index: string, id: string, routing: string | undefined): { version: number; seqNo: number; source: string; routing?: string } | undefined;
+  /** The concrete name an item's `_index` stands for: a date-math name (`<logs-{now/d}>`) resolved now. */
+  resolveIndex(index: string): string;
 }
 
 function isScalar(v: unknown): v is string | number | boolean | null {
@@ -85,6 +90,7 @@ function parseDoc(v: unknown, defaultIndex: string | undefined): MultiGetItem {
   let source: SourceFilter | undefined;
   let storedFields: string[] | undefined;
   let version: number | undefined;
+  let routing: string | undefined;
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
     // ES acts only on value tokens, and VALUE_NULL is none: a null `_id`, `_source`, … is skipped.
     if (x === null) continue;
@@ -94,13 +100,13 @@ function parseDoc(v: unknown, defaultIndex: string | undefined): MultiGetItem {
     else if (!isScalar(x)) continue; // ES skips other objects and arrays it does not know.
     else if (k === '_index') index = text(x);
     else if (k === '_id') id = text(x);
-    // One shard: routing picks no other copy, so it is read and changes nothing (as ES on one shard).
-    else if (k === 'routing') continue;
+    // One shard: routing picks no other copy; it only meets a mapping's `_routing.required`.
+    else if (k === 'routing') routing = text(x) || undefined;
     else if (k === 'version_type') versionType(text(x));
     else if (k === 'version') version = Number(x);
     else throw errors.parse(`failed to parse multi get request. unknown field [${k}]`);
   }
-  return { index, id, source, storedFields, version };
+  return { index, id, source, storedFields, version, routing };
 }
 
 /**
@@ -139,6 +145,8 @@ export interface MultiGetDefaults {
   /** undefined when the URL names no `_source*` parameter. */
   readonly source: SourceFilter | undefined;
   readonly storedFields: readonly string[] | undefined;
+  /** `?routing=` (undefined when absent or empty). */
+  readonly routing?: string | undefined;
 }
 
 export function multiGetDefaults(params: Readonly<Record<string, string | undefined>>): MultiGetDefaults {
@@ -147,6 +155,7 @@ export function multiGetDefaults(params: Readonly<Record<string, string | undefi
   return {
     source: named ? sourceFilterFromParams(params) : undefined,
     storedFields: storedFieldsParam(params.stored_fields),
+    routing: params.routing === '' ? undefined : params.routing,
   };
 }
 
@@ -168,16 +177,20 @@ export function getSourceFilter(explicit: SourceFilter | undefined, stored: read
  */
 export function multiGet(items: readonly MultiGetItem[], defaults: MultiGetDefaults, from: MultiGetSource): { docs: Record<string, unknown>[] } {
   const docs = items.map((item): Record<string, unknown> => {
-    const index = item.index as string;
+    const named = item.index as string;
     const id = item.id as string;
     let uuid: string;
+    let index: string;
+    let doc: ReturnType<MultiGetSource['getDoc']>;
     try {
+      // A date-math name answers under the index it resolves to; its failure under the name given.
+      index = from.resolveIndex(named);
       uuid = from.indexUuid(index);
+      doc = from.getDoc(index, id, item.routing ?? defaults.routing);
     } catch (e) {
-      if (e instanceof SearchError) return { _index: index, _id: id, error: e.toBody().error };
+      if (e instanceof SearchError) return { _index: named, _id: id, error: e.toBody().error };
       throw e;
     }
-    const doc = from.getDoc(index, id);
     if (doc === undefined) return { _index: index, _id: id, found: false };
     if (item.version !== undefined && item.version !== MATCH_ANY && item.version !== doc.version) {
       const conflict = errors.versionConflict(index, uuid, id, `current version [${doc.version}] is different than the one provided [${item.version}]`);
@@ -192,9 +205,12 @@ export function multiGet(items: readonly MultiGetItem[], defaults: MultiGetDefau
       if (e instanceof SearchError) return { _index: index, _id: id, error: e.toBody().error };
       throw e;
     }
-    const out: Record<string, unknown> = { _index: index, _id: id, _version: doc.version, _seq_no: doc.seqNo, _primary_term: 1, found: true };
+    const out: Record<string, unknown> = { _index: index, _id: id, _version: doc.version, _seq_no: doc.seqNo, _primary_term: 1 };
+    if (doc.routing !== undefined) out._routing = doc.routing;
+    out.found = true;
     const filter = getSourceFilter(item.source ?? defaults.source, stored);
-    if (filter.fetch) out._source = isIdentity(filter) ? new RawJson(doc.source) : filterSource(JSON.parse(doc.source), filter);
+    // An index that keeps no source (`_source.enabled: false`) answers none, whatever was asked.
+    if (filter.fetch && from.mappings(index).root.sourceEnabled) out._source = isIdentity(filter) ? new RawJson(doc.source) : filterSource(JSON.parse(doc.source), filter);
     if (fields !== undefined) out.fields = fields;
     return out;
   });

@@ -8,6 +8,7 @@ import { filterSource } from '../requests/source-filter.js';
 import { MATCH_ANY, PRIMARY_TERM, UNASSIGNED_PRIMARY_TERM, UNASSIGNED_SEQ_NO, type WriteConditions } from '../requests/write-conditions.js';
 import type { IndexState } from '../engine/index-state.js';
 import type { SearchService } from '../engine/search-service.js';
+import { routingOf } from '../engine/search-phase.js';
 
 /**
  * `_delete_by_query`, `_update_by_query` and `_reindex`, run at once on this node (no background
@@ -97,7 +98,24 @@ function answer(req: FastifyRequest, reply: FastifyReply, started: number, total
   return sendJson(req, reply, status, body);
 }
 
+/**
+ * An update by query or reindex re-writes each document from its `_source`: one from an index that
+ * keeps none fails the request before anything is written, with ES's error
+ * (AbstractAsyncBulkByScrollAction: "[index][id] didn't store _source").
+ */
+function checkSourcesKept(docs: readonly Matched[]): void {
+  const m = docs.find((d) => !d.state.mappings.root.sourceEnabled);
+  if (m !== undefined) throw errors.illegalArgument(`[${m.state.name}][${m.state.index.ids[m.ord] as string}] didn't store _source`);
+}
+
+/** A matched document's routing, as its re-write keeps it (`{}` without one). */
+function routed(m: Matched): { routing?: string } {
+  const routing = routingOf(m.state, m.ord);
+  return routing === undefined ? {} : { routing };
+}
+
 function reindexActions(service: SearchService, r: ReindexRequest, docs: readonly Matched[]): BulkAction[] {
+  checkSourcesKept(docs);
   return docs.map((m) => {
     const id = m.state.index.ids[m.ord] as string;
     let raw = service.pinnedSource(m.state, m.ord, id);
@@ -105,7 +123,8 @@ function reindexActions(service: SearchService, r: ReindexRequest, docs: readonl
     const cond: WriteConditions | undefined = r.versionType === 'internal'
       ? undefined
       : { version: m.state.versions[m.ord] as number, versionType: r.versionType, ifSeqNo: UNASSIGNED_SEQ_NO, ifPrimaryTerm: UNASSIGNED_PRIMARY_TERM };
-    return { op: r.opType, index: r.dest, id, source: undefined, raw, cond };
+    // `dest.routing: keep` (the only value taken): the document's routing goes with it.
+    return { op: r.opType, index: r.dest, id, source: undefined, raw, cond, ...routed(m) };
   });
 }
 
@@ -120,11 +139,13 @@ export async function byQueryRoutes(app: FastifyInstance, opts: { service: Searc
     checkParams(req.url, params, update ? UPDATE_BY_QUERY_PARAMS : DELETE_BY_QUERY_PARAMS);
     const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
     const docs = matched(service, states, r);
+    if (update) checkSourcesKept(docs);
     const actions: BulkAction[] = docs.map((m) => {
       const id = m.state.index.ids[m.ord] as string;
-      if (!update) return { op: 'delete', index: m.state.name, id, cond: asMatched(m) };
+      // Each document is written with the routing it has (as ES copies a hit's routing).
+      if (!update) return { op: 'delete', index: m.state.name, id, cond: asMatched(m), ...routed(m) };
       // Without a script an update by query writes each document again as it is (a new version).
-      return { op: 'index', index: m.state.name, id, source: undefined, raw: service.pinnedSource(m.state, m.ord, id), cond: asMatched(m) };
+      return { op: 'index', index: m.state.name, id, source: undefined, raw: service.pinnedSource(m.state, m.ord, id), cond: asMatched(m), ...routed(m) };
     });
     const t = await inBatches(service, actions, r);
     return answer(req, reply, started, docs.length, r, t, update ? ['updated'] : []);

@@ -17,20 +17,30 @@ function urlFetchSource(q: Params): SourceFilter | undefined {
   return named ? sourceFilterFromParams(q) : undefined;
 }
 
+/** `?routing=`: undefined when absent or empty (ES reads an empty routing as none). */
+export function routingParam(q: Params): string | undefined {
+  const r = q.routing;
+  return r === undefined || r === '' ? undefined : r;
+}
+
 /** `GET /<index>/_doc/<id>`: the document with its version, its `_source` filtered as asked and its stored fields. */
 async function getDocument(service: SearchService, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const p = req.params as Params;
   const index = p.index as string;
   const id = p.id as string;
-  const doc = service.getDoc(index, id);
-  if (doc === undefined) return sendJson(req, reply, 404, { _index: index, _id: id, found: false });
   const q = queryOf(req);
+  const doc = service.getDoc(index, id, routingParam(q));
+  if (doc === undefined) return sendJson(req, reply, 404, { _index: index, _id: id, found: false });
   const stored = storedFieldsParam(q.stored_fields);
-  const fields = storedFieldsOf(service.get(index).mappings, stored, doc.source);
+  const mappings = service.get(index).mappings;
+  const fields = storedFieldsOf(mappings, stored, doc.source);
   const filter = getSourceFilter(urlFetchSource(q), stored);
-  const body: Record<string, unknown> = { _index: index, _id: id, _version: doc.version, _seq_no: doc.seqNo, _primary_term: 1, found: true };
-  // ES leaves `_source` out altogether for `_source=false` (and for stored fields without `_source`).
-  if (filter.fetch) {
+  const body: Record<string, unknown> = { _index: index, _id: id, _version: doc.version, _seq_no: doc.seqNo, _primary_term: 1 };
+  if (doc.routing !== undefined) body._routing = doc.routing;
+  body.found = true;
+  // ES leaves `_source` out altogether for `_source=false` (and for stored fields without `_source`),
+  // and always when the index keeps no source.
+  if (filter.fetch && mappings.root.sourceEnabled) {
     const source = JSON.parse(doc.source) as unknown;
     body._source = isIdentity(filter) ? source : filterSource(source, filter);
   }
@@ -56,7 +66,8 @@ async function updateDocument(service: SearchService, req: FastifyRequest, reply
   const { problems, fields, source } = readUpdate(text, value, urlCond, retryOnConflict);
   if (problems.length > 0) throw errors.actionValidation(problems);
   const requireAlias = boolParam(q.require_alias, false);
-  const [item] = service.bulk([{ op: 'update', index: p.index as string, id: p.id as string, ...fields, requireAlias }]);
+  const routing = routingParam(q);
+  const [item] = service.bulk([{ op: 'update', index: p.index as string, id: p.id as string, ...fields, requireAlias, ...(routing === undefined ? {} : { routing }) }]);
   if (item === undefined) throw errors.internal();
   if ('error' in item) throw item.error;
   const body = writeBody(item.outcome, forcedRefresh(req));
@@ -74,7 +85,7 @@ async function bulkRequest(service: SearchService, req: FastifyRequest, reply: F
   const body = Buffer.isBuffer(req.body) ? req.body : rawBody(req);
   if (body === undefined) throw errors.actionValidation(['no requests added']);
   const q = queryOf(req);
-  const actions = parseBulk(body, (req.params as Params).index, boolParam(q.require_alias, false), urlFetchSource(q));
+  const actions = parseBulk(body, (req.params as Params).index, boolParam(q.require_alias, false), urlFetchSource(q), routingParam(q));
   if (actions.length === 0) throw errors.actionValidation(['no requests added']);
   // Each item is rendered as soon as it is applied (see BulkResponseWriter).
   const response = new BulkResponseWriter(forcedRefresh(req), actions.length);
@@ -103,7 +114,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     }
     const opType = requested === 'create' ? 'create' : op;
     const q = queryOf(req);
-    const outcome = service.indexDoc(index, p.id, value, text, opType, conditionsFromQuery(q), boolParam(q.require_alias, false));
+    const outcome = service.indexDoc(index, p.id, value, text, opType, conditionsFromQuery(q), boolParam(q.require_alias, false), routingParam(q));
     return sendJson(req, reply, outcome.result === 'created' ? 201 : 200, writeBody(outcome, forcedRefresh(req)));
   };
   app.put('/:index/_doc/:id', indexDoc('index'));
@@ -118,20 +129,22 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const p = req.params as Params;
     const index = p.index as string;
     const id = p.id as string;
-    const doc = service.getDoc(index, id);
+    const q = queryOf(req);
+    const doc = service.getDoc(index, id, routingParam(q));
     if (doc === undefined) throw errors.resourceNotFound(`Document not found [${index}]/[${id}]`);
-    const filter = sourceFilterFromParams(queryOf(req));
+    if (!service.get(index).mappings.root.sourceEnabled) throw errors.resourceNotFound(`Source not found [${index}]/[${id}]`);
+    const filter = sourceFilterFromParams(q);
     const source = JSON.parse(doc.source) as unknown;
     return sendJson(req, reply, 200, isIdentity(filter) ? source : filterSource(source, filter));
   });
   app.head('/:index/_source/:id', async (req, reply) => {
     const p = req.params as Params;
-    const found = service.getDoc(p.index as string, p.id as string) !== undefined;
+    const found = service.getDoc(p.index as string, p.id as string, routingParam(queryOf(req))) !== undefined && service.get(p.index as string).mappings.root.sourceEnabled;
     return sendHead(reply, found ? 200 : 404, 'application/json');
   });
   app.head('/:index/_doc/:id', async (req, reply) => {
     const p = req.params as Params;
-    const doc = service.getDoc(p.index as string, p.id as string);
+    const doc = service.getDoc(p.index as string, p.id as string, routingParam(queryOf(req)));
     // The same lookup as GET: an object among `stored_fields` is its 400 (without a body).
     if (doc !== undefined) storedFieldsOf(service.get(p.index as string).mappings, storedFieldsParam(queryOf(req).stored_fields), doc.source);
     return sendHead(reply, doc !== undefined ? 200 : 404, 'application/json');
@@ -142,7 +155,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const cond = conditionsFromQuery(queryOf(req));
     const problems = cond === undefined ? [] : casProblems(cond);
     if (problems.length > 0) throw errors.actionValidation(problems);
-    const outcome = service.deleteDoc(p.index as string, p.id as string, cond);
+    const outcome = service.deleteDoc(p.index as string, p.id as string, cond, routingParam(queryOf(req)));
     return sendJson(req, reply, outcome.result === 'not_found' ? 404 : 200, writeBody(outcome, forcedRefresh(req)));
   });
   app.post('/:index/_update/:id', async (req, reply) => updateDocument(service, req, reply));

@@ -116,7 +116,6 @@ async function catIndices(service: SearchService, req: FastifyRequest, reply: Fa
 /** Index management (`PUT|GET|HEAD|DELETE /<index>`, `_refresh`, `_mapping`), `_cat/indices`, `GET /`. */
 export async function indexRoutes(app: FastifyInstance, opts: { service: SearchService; info: ClusterInfo }): Promise<void> {
   const { service, info } = opts;
-  const broadcast = (n: number) => ({ _shards: { total: n * 2, successful: n, failed: 0 } });
 
   // Synchronous, returning nothing (see search-routes.ts): the client ping and info requests.
   app.get('/', (req, reply) => {
@@ -198,7 +197,9 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
   // Writes are visible at once, so a refresh only answers with the broadcast header.
   const refresh = async (req: FastifyRequest, reply: FastifyReply) => {
     const states = service.resolve((req.params as Params).index);
-    return sendJson(req, reply, 200, broadcast(states.length));
+    // Every copy counted, the primaries answering (ES's broadcast response on one node).
+    const total = states.reduce((n, s) => n + 1 + s.settings.numberOfReplicas, 0);
+    return sendJson(req, reply, 200, { _shards: { total, successful: states.length, failed: 0 } });
   };
   for (const path of ['/_refresh', '/:index/_refresh']) {
     app.post(path, refresh);

@@ -7,6 +7,7 @@ import { multiSearch, parseMultiSearch } from '../engine/multi-search.js';
 import type { SearchService } from '../engine/search-service.js';
 import { boolParam, checkParams, MGET_PARAMS, MSEARCH_PARAMS } from '../http/url-params.js';
 import { readJsonBody } from './search-routes.js';
+import { resolveDateMathName } from '../syntax/date-math-index-name.js';
 
 /** `_mget` and `_msearch`, with and without an index in the path (HTTP translation only). */
 export async function multiRoutes(app: FastifyInstance, opts: { service: SearchService; now: () => number }): Promise<void> {
@@ -22,7 +23,8 @@ export async function multiRoutes(app: FastifyInstance, opts: { service: SearchS
     const body = multiGet(items, multiGetDefaults(params), {
       indexUuid: (index) => service.get(index).uuid,
       mappings: (index) => service.get(index).mappings,
-      getDoc: (index, id) => service.getDoc(index, id),
+      getDoc: (index, id, routing) => service.getDoc(index, id, routing),
+      resolveIndex: (index) => resolveDateMathName(index, now()),
     });
     sendJson(req, reply, 200, body, true);
   };

@@ -30,6 +30,8 @@ export interface StoredDoc {
   readonly seqNo: number;
   /** The `_source` exactly as the client sent it (JSON text). */
   readonly source: string;
+  /** The custom routing it was written with (`?routing=`, a bulk item's `routing`); absent without one. */
+  readonly routing?: string;
 }
 
 /**
@@ -101,6 +103,24 @@ export interface DocumentStore {
   storedBytes?(index: string): number;
   /** The bytes the store's files take on disk (database, write-ahead log, index snapshot). */
   diskBytes?(): number;
+}
+
+/** A row of the docs table as the scan and get statements read it: id, version, seq_no, source, routing. */
+type DocRow = [string, number, number, string, string | null];
+
+function storedDoc(row: DocRow): StoredDoc {
+  const doc = { id: row[0], version: row[1], seqNo: row[2], source: row[3] };
+  return row[4] === null ? doc : { ...doc, routing: row[4] };
+}
+
+/**
+ * Migrates a data directory written before documents kept their routing: the docs table gets a
+ * nullable `routing` column (existing rows: NULL, no routing, which is what they were written
+ * with). ALTER TABLE … ADD COLUMN only changes the schema, so it costs nothing per row.
+ */
+function addRoutingColumn(db: Database.Database): void {
+  const columns = db.prepare('PRAGMA table_info(docs)').all() as { name: string }[];
+  if (!columns.some((c) => c.name === 'routing')) db.exec('ALTER TABLE docs ADD COLUMN routing TEXT');
 }
 
 /** A pending write whose source is the bytes of a span (see SqliteDocumentStore.pending). */
@@ -193,13 +213,14 @@ export class SqliteDocumentStore implements DocumentStore {
         version INTEGER NOT NULL, seq_no INTEGER NOT NULL, source TEXT NOT NULL,
         UNIQUE (idx, id));
     `);
+    addRoutingColumn(this.db);
     this.stmts = {
       // A store written before next sequence numbers were kept has no such row: null.
       listIndices: this.db.prepare(
         `SELECT name, uuid, created_ms, settings, mappings, (SELECT value FROM meta WHERE key = '${NEXT_SEQ_NO_KEY}' || name) AS next_seq_no FROM indices ORDER BY name`,
       ),
-      scan: this.db.prepare('SELECT id, version, seq_no, source FROM docs WHERE idx = ? ORDER BY seq').raw(true),
-      get: this.db.prepare('SELECT id, version, seq_no, source FROM docs WHERE idx = ? AND id = ?').raw(true),
+      scan: this.db.prepare('SELECT id, version, seq_no, source, routing FROM docs WHERE idx = ? ORDER BY seq').raw(true),
+      get: this.db.prepare('SELECT id, version, seq_no, source, routing FROM docs WHERE idx = ? AND id = ?').raw(true),
       generation: this.db.prepare("SELECT value FROM meta WHERE key = 'generation'").pluck(true),
       // octet_length reads each row's header, not its text: no source is loaded.
       storedBytes: this.db.prepare('SELECT coalesce(sum(octet_length(id) + octet_length(source)), 0) FROM docs WHERE idx = ?').pluck(true),
@@ -238,9 +259,7 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   scanDocs(index: string, each: (doc: StoredDoc) => void): void {
-    for (const row of this.stmts.scan.iterate(index) as Iterable<[string, number, number, string]>) {
-      each({ id: row[0], version: row[1], seqNo: row[2], source: row[3] });
-    }
+    for (const row of this.stmts.scan.iterate(index) as Iterable<DocRow>) each(storedDoc(row));
   }
 
   getDoc(index: string, id: string): StoredDoc | undefined {
@@ -251,8 +270,8 @@ export class SqliteDocumentStore implements DocumentStore {
       const b = p.within.bytes;
       return { id: p.id, version: p.version, seqNo: p.seqNo, source: Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8', p.within.start, p.within.end) };
     }
-    const row = this.stmts.get.get(index, id) as [string, number, number, string] | undefined;
-    return row === undefined ? undefined : { id: row[0], version: row[1], seqNo: row[2], source: row[3] };
+    const row = this.stmts.get.get(index, id) as DocRow | undefined;
+    return row === undefined ? undefined : storedDoc(row);
   }
 
   putDoc(index: string, doc: StoredDoc, within?: SourceSpan): void {
@@ -262,8 +281,10 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   private putDocIn(index: string, doc: StoredDoc, within: SourceSpan | undefined): void {
-    if (within === undefined) {
+    // A routed document is rare: it takes the string path, so the span log needs no routing.
+    if (within === undefined || doc.routing !== undefined) {
       this.writer.putDoc(index, doc.id, doc.version, doc.seqNo, doc.source);
+      if (doc.routing !== undefined) this.writer.setRouting(index, doc.id, doc.routing);
       this.settleLog();
       this.pendingOf(index).set(doc.id, doc);
       return;

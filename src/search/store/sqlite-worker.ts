@@ -26,6 +26,8 @@ export const PUT_DOC_PACKED = 9;
  * (key NEXT_SEQ_NO_KEY + idx) with the commit, so a rebuild never hands such a number out again.
  */
 export const NEXT_SEQ_NO = 10;
+/** idx, id, routing: the routing of a document put earlier in the transaction. */
+export const SET_ROUTING = 11;
 /** The meta table's key prefix for an index's stored next sequence number (see NEXT_SEQ_NO). */
 export const NEXT_SEQ_NO_KEY = 'next_seq_no:';
 
@@ -78,6 +80,7 @@ try {
     db.prepare("UPDATE meta SET value = value + 1 WHERE key = 'generation'"),
     db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)'),
     db.prepare('DELETE FROM meta WHERE key = ?'),
+    db.prepare('UPDATE docs SET routing = ? WHERE idx = ? AND id = ?'),
   ];
 } catch (e) {
   openError = e;
@@ -120,6 +123,7 @@ function run(ops, joined, count, packed, idsJoined, idCount) {
       case ${PUT_DOC_WITHIN}: stmts[0].run(ops[i + 1], ops[i + 2], ops[i + 3], ops[i + 4], bytes.toString('utf8', ops[i + 5], ops[i + 6])); txnBytes += ops[i + 6] - ops[i + 5]; i += 7; break;
       case ${SET_IDX}: idx = ops[i + 1]; i += 2; break;
       case ${PUT_DOC_PACKED}: stmts[0].run(idx, ids[nextId++], packed[p], packed[p + 1], bytes.toString('utf8', packed[p + 2], packed[p + 3])); txnBytes += packed[p + 3] - packed[p + 2]; p += 4; i += 1; break;
+      case ${SET_ROUTING}: stmts[9].run(ops[i + 3], ops[i + 1], ops[i + 2]); i += 4; break;
       default: throw new Error('unknown store operation ' + ops[i]);
     }
   }

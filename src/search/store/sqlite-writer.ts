@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import {
-  DELETE_DOC, DELETE_INDEX, NEXT_SEQ_NO, PUT_DOC, PUT_DOC_JOINED, PUT_DOC_PACKED, PUT_DOC_WITHIN, PUT_INDEX, SET_BYTES, SET_IDX, SOURCE_SEPARATOR, UPDATE_MAPPINGS, WORKER_SOURCE,
+  DELETE_DOC, DELETE_INDEX, NEXT_SEQ_NO, PUT_DOC, PUT_DOC_JOINED, PUT_DOC_PACKED, PUT_DOC_WITHIN, PUT_INDEX, SET_BYTES, SET_IDX, SET_ROUTING, SOURCE_SEPARATOR, UPDATE_MAPPINGS, WORKER_SOURCE,
 } from './sqlite-worker.js';
 
 /**
@@ -107,6 +107,12 @@ export class SqliteWriter {
       this.ops.push(PUT_DOC_JOINED, idx, id, version, seqNo);
       this.sources.push(source);
     }
+    this.added();
+  }
+
+  /** Sets the routing of the document the transaction just put (INSERT OR REPLACE leaves it NULL). */
+  setRouting(idx: string, id: string, routing: string): void {
+    this.ops.push(SET_ROUTING, idx, id, routing);
     this.added();
   }
 

@@ -164,10 +164,10 @@ const CASES: readonly Case[] = [
   object('properties', {}, 'node'),
   // the root
   root('_source', { enabled: true }, 'node'),
-  root('_source', { enabled: false }, 'refused'),
+  root('_source', { enabled: false }, 'node'),
   root('_source', { excludes: ['f'] }, 'refused'),
   root('_routing', { required: false }, 'node'),
-  root('_routing', { required: true }, 'refused'),
+  root('_routing', { required: true }, 'node'),
   root('_meta', { owner: 'team' }, 'node'),
   root('dynamic', 'strict', 'node'),
   root('dynamic', false, 'node'),
