@@ -1,4 +1,5 @@
 import { lowerBound, prefixRange, type SortedTerms } from '../index/sorted-terms.js';
+import { termTrie, trieNode } from '../index/term-trie.js';
 import { levenshteinWalk, MAX_WALK_LENGTH } from './levenshtein-walk.js';
 
 /**
@@ -64,7 +65,11 @@ export function fuzzyTerms(view: SortedTerms, term: string, o: FuzzyOptions): Fu
     return at >= from && at < to && view.texts[at] === term ? [{ at, edits: 0 }] : [];
   }
   const q = codePoints(term.slice(prefix.length));
-  if (q.length <= MAX_WALK_LENGTH) return levenshteinWalk(view, from, to, prefix.length, q, o.maxEdits, o.transpositions);
+  if (q.length <= MAX_WALK_LENGTH) {
+    const trie = termTrie(view);
+    const start = trieNode(trie, prefix);
+    return start < 0 ? [] : levenshteinWalk(trie, start, q, o.maxEdits, o.transpositions);
+  }
   return tableWalk(view, from, to, prefix, q, o);
 }
 
