@@ -86,7 +86,7 @@ function build(texts: readonly string[]): TermTrie {
   return { chars: chars.slice(0, count), depth: depth.slice(0, count), next: next.slice(0, count), term: term.slice(0, count) };
 }
 
-function grow(a: Int32Array): Int32Array {
+function grow(a: Int32Array): Int32Array<ArrayBuffer> {
   const b = new Int32Array(a.length * 2);
   b.set(a);
   return b;

@@ -23,7 +23,7 @@ export interface WalkMatch {
 export const MAX_WALK_LENGTH = 30;
 
 /** Grows `a` to at least `n` entries, keeping its contents. */
-function grown(a: Int32Array, n: number): Int32Array {
+function grown(a: Int32Array<ArrayBuffer>, n: number): Int32Array<ArrayBuffer> {
   if (a.length >= n) return a;
   const b = new Int32Array(Math.max(n, a.length * 2));
   b.set(a);
