@@ -1,5 +1,5 @@
 /**
- * The request bodies of the typo-tolerance, prefix and highlight benchmark (search-fuzzy-bench.ts),
+ * The request bodies of the typo-tolerance, prefix, highlight and aggregation benchmark (search-fuzzy-bench.ts),
  * shared with its in-process probe (search-fuzzy-probe.ts) so both time the same requests.
  */
 
@@ -20,3 +20,17 @@ export const FUZZY_CASES: [string, Record<string, unknown>[]][] = [
   ['highlight description', WORDS.map((w) => ({ query: { match: { description: w } }, highlight: { fields: { description: {} } } }))],
   ['highlight 2 fields', WORDS.map((w) => ({ query: { multi_match: { query: w, fields: ['summary', 'description'] } }, highlight: { fields: { summary: {}, description: { fragment_size: 80, number_of_fragments: 2 } } } }))],
 ];
+
+/** Aggregations over the corpus with the side-by-side mappings (section and priority keyword, installed_size long). */
+export const AGG_CASES: [string, Record<string, unknown>[]][] = [
+  ['terms section (all docs)', [{ size: 0, aggs: { s: { terms: { field: 'section', size: 10 } } } }]],
+  ['terms priority (all docs)', [{ size: 0, aggs: { s: { terms: { field: 'priority' } } } }]],
+  ['terms section + avg', [{ size: 0, aggs: { s: { terms: { field: 'section', size: 20 }, aggs: { a: { avg: { field: 'installed_size' } } } } } }]],
+  ['histogram installed_size', [{ size: 0, aggs: { h: { histogram: { field: 'installed_size', interval: 10_000, min_doc_count: 1 } } } }]],
+  ['match + terms', WORDS.map((w) => ({ size: 0, query: { match: { description: w } }, aggs: { s: { terms: { field: 'section' } } } }))],
+  ['stats installed_size', [{ size: 0, aggs: { s: { stats: { field: 'installed_size' } } } }]],
+  ['hits + terms + highlight', WORDS.map((w) => ({ query: { match: { description: w } }, aggs: { s: { terms: { field: 'section' } }, p: { terms: { field: 'priority' } } }, highlight: { fields: { description: {} } } }))],
+];
+
+/** The case whose median must also stay under 20 ms (issue 22). */
+export const WHOLE_CORPUS_TERMS = 'terms section (all docs)';
