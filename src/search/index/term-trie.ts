@@ -8,7 +8,7 @@ import type { SortedTerms } from './sorted-terms.js';
  * array read.
  *
  * Built from the sorted view on the first fuzzy query after a change of the dictionary and kept
- * with that view (a view is replaced when terms are added, so a trie is never stale); about 14
+ * with that view (a view is replaced when terms are added, so a trie is never stale); about 16
  * bytes a node, one node for each distinct prefix of the field's terms.
  */
 export interface TermTrie {
