@@ -1,7 +1,7 @@
 /**
  * Aggregation benchmark (not a test), side by side with OpenSearch: `npm run build && npx tsx
- * bench/search-aggs-bench.ts [-- --rounds 50]`; `npm run bench:search` runs it after its own cases
- * (unless `--skip-aggregations`).
+ * bench/search-aggs-bench.ts [-- --agg-rounds 50]`, alone (`npm run bench:search` times the same kinds of
+ * aggregation in search-fuzzy-bench.ts, one server at a time, with the side-by-side mappings).
  *
  * Starts the built Portico (`dist/cli.js serve`, temporary data dir) and the OpenSearch node of the
  * differential suite (test/search/opensearch-node.ts, heap 1 GiB, one shard), loads the whole

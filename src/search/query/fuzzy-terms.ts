@@ -1,4 +1,6 @@
-import { prefixRange, type SortedTerms } from '../index/sorted-terms.js';
+import { lowerBound, prefixRange, type SortedTerms } from '../index/sorted-terms.js';
+import { termTrie, trieNode } from '../index/term-trie.js';
+import { levenshteinWalk, MAX_WALK_LENGTH } from './levenshtein-walk.js';
 
 /**
  * The terms of a dictionary within an edit distance of a query term, as Lucene's FuzzyQuery finds
@@ -58,12 +60,22 @@ function leadingCodePoints(s: string, n: number): string {
 export function fuzzyTerms(view: SortedTerms, term: string, o: FuzzyOptions): FuzzyMatch[] {
   const prefix = leadingCodePoints(term, o.prefixLength);
   const [from, to] = prefixRange(view, prefix);
-  const out: FuzzyMatch[] = [];
   if (o.maxEdits === 0 || prefix.length === term.length) {
-    for (let i = from; i < to; i++) if (view.texts[i] === term) out.push({ at: i, edits: 0 });
-    return out;
+    const at = lowerBound(view, term);
+    return at >= from && at < to && view.texts[at] === term ? [{ at, edits: 0 }] : [];
   }
   const q = codePoints(term.slice(prefix.length));
+  if (q.length <= MAX_WALK_LENGTH) {
+    const trie = termTrie(view);
+    const start = trieNode(trie, prefix);
+    return start < 0 ? [] : levenshteinWalk(trie, start, q, o.maxEdits, o.transpositions);
+  }
+  return tableWalk(view, from, to, prefix, q, o);
+}
+
+/** The walk of the edit-distance table, one row per character: query terms too long for levenshtein-walk.ts. */
+function tableWalk(view: SortedTerms, from: number, to: number, prefix: string, q: readonly number[], o: FuzzyOptions): FuzzyMatch[] {
+  const out: FuzzyMatch[] = [];
   const m = q.length;
   const k = o.maxEdits;
   // rows[i] is the table's row after the first i characters of the term's rest; chars[i] the i-th.

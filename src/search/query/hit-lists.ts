@@ -1,4 +1,5 @@
 import type { ScratchArena } from './scratch-arena.js';
+import { DENSE_UNION_LISTS, denseUnionSum } from './dense-union.js';
 
 /**
  * Combinations of hit lists (ascending ordinals with float32 scores) with Lucene's arithmetic:
@@ -128,6 +129,7 @@ export function merge(lists: readonly Hits[], minMatch: number, mode: 'sum' | 'm
   if (live.length === 2 && mode === 'sum' && minMatch <= 1) return union2(live[0] as Hits, live[1] as Hits, arena);
   let total = 0;
   for (const l of live) total += l.length;
+  if (live.length >= DENSE_UNION_LISTS && mode === 'sum' && minMatch <= 1) return denseUnionSum(live, total, arena);
   const docs = arena.int32(total);
   const scores = arena.float32(total);
   const pos = new Int32Array(live.length);

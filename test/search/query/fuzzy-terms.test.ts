@@ -6,7 +6,7 @@ import { fuzzyBoost, fuzzyTerms, topTerms } from '../../../src/search/query/fuzz
 const view = (terms: string[]) => sortedTerms({ size: terms.length, text: (i) => terms[i] as string });
 
 /** The restricted Damerau-Levenshtein distance, straight from its definition. */
-function osa(a: string, b: string, transpositions: boolean): number {
+function osa(a: string | readonly string[], b: string | readonly string[], transpositions: boolean): number {
   const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
@@ -40,6 +40,22 @@ describe('fuzzy term expansion', () => {
         const want = [...v.texts]
           .filter((t) => t.startsWith(q.slice(0, pl)) && osa(t.slice(Math.min(pl, q.length)), q.slice(pl), tr) <= (q.length <= pl ? 0 : k))
           .map((t) => `${t}:${osa(t.slice(Math.min(pl, q.length)), q.slice(pl), tr)}`);
+        expect(got).toEqual(want);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('counts in code points, also above U+FFFF, and past the 30 code points of the bit-parallel walk', () => {
+    const dist = (a: string, b: string, tr: boolean) => osa([...a], [...b], tr);
+    const alphabet = fc.constantFrom('a', 'b', 'é', '\u{1d4b3}', '\uffee');
+    const word = (min: number, max: number) => fc.array(alphabet, { minLength: min, maxLength: max }).map((a) => a.join(''));
+    const long = 'abcdefghijklmnopqrstuvwxyzabcdef';
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.oneof(word(0, 6), word(0, 3).map((w) => long + w)), { maxLength: 40 }), fc.oneof(word(1, 5), word(0, 2).map((w) => long + w)), fc.integer({ min: 0, max: 2 }), fc.boolean(), (terms, q, k, tr) => {
+        const v = view(terms);
+        const got = fuzzyTerms(v, q, { maxEdits: k, prefixLength: 0, transpositions: tr }).map((f) => `${v.texts[f.at]}:${f.edits}`);
+        const want = [...v.texts].filter((t) => dist(t, q, tr) <= k).map((t) => `${t}:${dist(t, q, tr)}`);
         expect(got).toEqual(want);
       }),
       { numRuns: 300 },

@@ -41,4 +41,21 @@ describe('hit lists', () => {
       { numRuns: 300 },
     );
   });
+
+  it('sums many lists by document slot exactly as the merge would (list order, double, one rounding), sparse or dense', () => {
+    const scoredArb = (maxOrd: number) =>
+      fc.uniqueArray(fc.tuple(fc.nat(maxOrd), fc.float({ min: 0, max: 1000, noNaN: true })), { maxLength: 40, selector: (t) => t[0] }).map((pairs): Hits => {
+        const sorted = [...pairs].sort((a, b) => a[0] - b[0]);
+        return { docs: Int32Array.from(sorted, (p) => p[0]), scores: Float32Array.from(sorted, (p) => p[1]), length: sorted.length };
+      });
+    fc.assert(
+      fc.property(fc.oneof(fc.array(scoredArb(300), { minLength: 6, maxLength: 30 }), fc.array(scoredArb(200_000), { minLength: 6, maxLength: 30 })), (lists) => {
+        const arena = new ScratchArena();
+        const u = unionSum(lists, 1, arena);
+        expect([...asMap(u)]).toEqual([...naive(lists, 1, false)]);
+        for (let i = 1; i < u.length; i++) expect(u.docs[i] as number).toBeGreaterThan(u.docs[i - 1] as number);
+      }),
+      { numRuns: 200 },
+    );
+  });
 });
