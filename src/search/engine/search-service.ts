@@ -18,6 +18,7 @@ import { DocumentWrites, type BulkItem, type WriteOutcome } from './document-wri
 import { IndexReclaimer, type ReclaimPolicy } from './index-reclaimer.js';
 import type { SearchActivityLog } from './search-activity-log.js';
 import { IndexUsage } from './index-usage.js';
+import { isDiskFull } from './disk-full.js';
 
 /**
  * The search engine behind the routes, a facade over its parts: the indices (index-registry.ts),
@@ -57,11 +58,6 @@ class BulkRun {
     if (t === undefined) this.tally.set(index, (t = [0, 0, 0]));
     t[k]++;
   }
-}
-
-/** SQLite's SQLITE_FULL text (as the store's writer passes it on) or the file system's ENOSPC. */
-function isDiskFull(e: unknown): boolean {
-  return e instanceof Error && ((e as NodeJS.ErrnoException).code === 'ENOSPC' || /database or disk is full|no space left on device/i.test(e.message));
 }
 
 export class SearchService {
