@@ -277,7 +277,9 @@ export class SearchService {
           at = open.run(() => this.applySlice(actions, from, each, run, sliceMs));
         }
         await new Promise<void>((resolve) => setImmediate(resolve));
-        open.commit();
+        // Awaited, not blocking: searches run while the writer thread commits and fsyncs.
+        if (open.commitAsync !== undefined) await open.commitAsync();
+        else open.commit();
       } catch (e) {
         open.rollback();
         this.writeFailed(e);

@@ -23,6 +23,32 @@ class FullDiskStore extends SqliteDocumentStore {
   }
 }
 
+/**
+ * The writer's next commit (blocking or not: a sliced `_bulk` commits with commitAsync) fails as
+ * SQLite's on a full disk: rolled back, SQLITE_FULL's text.
+ */
+function failNextCommit(store: SqliteDocumentStore): void {
+  const writer = (store as unknown as { writer: { commit(): void; commitAsync(settled: (err: Error | undefined) => void): Promise<void>; rollback(): void } }).writer;
+  const { commit, commitAsync } = writer;
+  const restore = (): void => {
+    writer.commit = commit;
+    writer.commitAsync = commitAsync;
+  };
+  const full = (): Error => {
+    restore();
+    writer.rollback();
+    return new Error('document store write failed: database or disk is full');
+  };
+  writer.commit = () => {
+    throw full();
+  };
+  writer.commitAsync = (settled) => {
+    const err = full();
+    settled(err);
+    return Promise.reject(err);
+  };
+}
+
 const body = (from: number, n: number): string => {
   let out = '';
   for (let k = from; k < from + n; k++) out += `{"index":{"_id":"${k}"}}\n{"title":"doc ${k}"}\n`;
@@ -83,13 +109,7 @@ describe('search writes on a full disk', () => {
 
   it('a _bulk applied in slices (one open transaction) answers the same 429 when its commit finds the disk full', async () => {
     service.bulk(parseBulk(body(0, 20), 'i'));
-    const writer = (store as unknown as { writer: { commit(): void; rollback(): void } }).writer;
-    const commit = writer.commit.bind(writer);
-    writer.commit = () => {
-      writer.commit = commit;
-      writer.rollback();
-      throw new Error('document store write failed: database or disk is full');
-    };
+    failNextCommit(store);
     const refused = await service.bulkEachSliced(parseBulk(body(20, 30), 'i'), () => undefined, 0).then(() => undefined, (e: unknown) => e);
     expect(refused).toBeInstanceOf(SearchError);
     expect((refused as SearchError).status).toBe(429);
@@ -121,13 +141,7 @@ describe('search writes on a full disk', () => {
     // A sliced bulk into a new index (created inside its open transaction): its commit fails, and
     // the index is not there either.
     store.full = false;
-    const writer = (store as unknown as { writer: { commit(): void; rollback(): void } }).writer;
-    const commit = writer.commit.bind(writer);
-    writer.commit = () => {
-      writer.commit = commit;
-      writer.rollback();
-      throw new Error('document store write failed: database or disk is full');
-    };
+    failNextCommit(store);
     const sliced = await service.bulkEachSliced(parseBulk(body(0, 3), 'bulk-new'), () => undefined, 0).then(() => undefined, (e: unknown) => e);
     expect((sliced as SearchError).status).toBe(429);
     // Nothing changed, in memory or in the store.
