@@ -148,6 +148,8 @@ async function openDurableStore(config: PushgatewayConfig, deps: AreaDeps, own: 
       onChange: () => ref.persister?.markDirty(),
       limits: limitsOf(config),
       utf8Names: config['push.enable-utf8-names'],
+      maxLogBytes: config['persistence.wal-max-size'],
+      onLogFull: () => ref.persister?.writeSoon(),
       onWriteError: (err) => warnings.warn('wal', { file, code: errnoCode(err) }, `writing the push write-ahead log beside ${file} failed (${errnoCode(err) || (err as Error).message}); pushes answer 500 until it works`),
     });
   } catch (err) {

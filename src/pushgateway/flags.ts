@@ -20,6 +20,10 @@ export const pushgatewayFlags = {
     '2ms',
     'Write-ahead log of pushes beside --persistence.file: a push is answered once fsynced, and pushes arriving within this window share one fsync (0: the next event-loop turn; off: no log, pushes since the last write of the file are lost on a crash)',
   ),
+  'persistence.wal-max-size': flag.bytes(
+    '64MiB',
+    'Write-ahead log size that triggers a checkpoint (a write of --persistence.file, after which the log it covers is deleted) without waiting for --persistence.interval; bounds the log on disk and the replay at start (0: the interval alone)',
+  ),
   'push.disable-consistency-check': flag.boolean(false, 'Accept pushes without checking them against stored metrics (202 instead of 200); dangerous, as in Pushgateway'),
   'push.enable-utf8-names': flag.boolean(false, 'Allow UTF-8 characters in label names, as Pushgateway\'s flag: in pushed bodies (quoted in the text format) and in push paths (U__-escaped there); metric names may be UTF-8 either way'),
   'push.group-ttl': flag.duration('0', 'Delete a group this long after its last successful push (0: keep forever, as Pushgateway does); a push may set its own with the X-Portico-Group-TTL header'),

@@ -242,6 +242,11 @@ export const errors = {
    */
   diskFull: () =>
     err(429, 'cluster_block_exception', 'blocked by: [TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage watermark, index has read-only-allow-delete block];'),
+  /**
+   * Index creation on a full disk: what OpenSearch answers once its disk monitor has set the
+   * `cluster.blocks.create_index` block (Metadata's CLUSTER_CREATE_INDEX_BLOCK).
+   */
+  createIndexBlocked: () => err(403, 'index_create_block_exception', 'blocked by: [FORBIDDEN/10/cluster create-index blocked (api)];'),
   /** A request that arrives while the node shuts down (ES's NodeClosedException reaches REST as this). */
   shuttingDown: (reason: string) => err(503, 'node_closed_exception', `node closed: ${reason}`),
   /**

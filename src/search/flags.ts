@@ -9,7 +9,7 @@ export const searchFlags = {
   'search.max-body-size': flag.bytes('100mb', 'Largest accepted request body, like ES http.max_content_length; larger requests get 413'),
   'search.flavor': flag.enumOf(['elasticsearch', 'opensearch'] as const, 'elasticsearch', 'Which product GET / describes'),
   'search.warmup-docs': flag.int(2000, 'Made-up documents indexed into a throwaway index at start, so that V8 has compiled the indexing code before the first _bulk (0: no warm-up)', 0, 20_000),
-  'search.bulk-slice': flag.duration('10ms', 'A _bulk is applied in slices of about this much work, with searches and other requests served between them (0: each _bulk in one piece)'),
+  'search.bulk-slice': flag.duration('10ms', 'A _bulk is parsed and applied in slices of about this much work, with searches and other requests served between them (0: each _bulk in one piece)'),
   'search.durability': flag.enumOf(['request', 'async'] as const, 'request', 'Like ES index.translog.durability: request fsyncs every acknowledged write (SQLite synchronous=FULL); async survives process crashes but not power loss (synchronous=NORMAL)'),
 };
 

@@ -31,6 +31,13 @@ export interface DurableGroupStoreOptions extends InMemoryGroupStoreOptions {
   readonly now: () => number;
   /** A write failed (called for each; the caller rate-limits the log line). */
   readonly onWriteError: (err: unknown) => void;
+  /**
+   * Bytes the log may hold beyond the last checkpoint before `onLogFull` asks for another
+   * (--persistence.wal-max-size); 0 or absent: never.
+   */
+  readonly maxLogBytes?: number;
+  /** The log passed maxLogBytes: called once until the next checkpoint starts. */
+  readonly onLogFull?: () => void;
 }
 
 /** What start-up found: groups in the checkpoint, records replayed, a torn tail cut. */
@@ -61,6 +68,8 @@ export class DurableGroupStore implements GroupStore {
   private readonly mirror: InMemoryGroupStore;
   private wal: WalWriter | undefined;
   private reloading: Promise<void> | undefined;
+  /** Whether onLogFull was called since the last checkpoint started. */
+  private logFullSignalled = false;
 
   private constructor(private readonly opts: DurableGroupStoreOptions) {
     this.mirror = new InMemoryGroupStore(opts);
@@ -101,7 +110,10 @@ export class DurableGroupStore implements GroupStore {
 
   private async log(op: StoreOp, timeMs: number): Promise<void> {
     try {
-      await (this.wal as WalWriter).append(encodeOp(op), timeMs);
+      const wal = this.wal as WalWriter;
+      const durable = wal.append(encodeOp(op), timeMs);
+      this.checkLogSize(wal);
+      await durable;
     } catch (err) {
       this.opts.onWriteError(err);
       this.reloading ??= this.recover()
@@ -109,6 +121,14 @@ export class DurableGroupStore implements GroupStore {
         .finally(() => (this.reloading = undefined));
       throw new WalWriteError((err as NodeJS.ErrnoException).code ?? 'the disk refused it', { cause: err });
     }
+  }
+
+  /** Asks for a checkpoint once the log outgrows --persistence.wal-max-size (once per checkpoint). */
+  private checkLogSize(wal: WalWriter): void {
+    const max = this.opts.maxLogBytes ?? 0;
+    if (max <= 0 || this.logFullSignalled || wal.uncoveredBytes < max) return;
+    this.logFullSignalled = true;
+    this.opts.onLogFull?.();
   }
 
   private refuseWhileReloading(): void {
@@ -148,6 +168,7 @@ export class DurableGroupStore implements GroupStore {
     const seq = wal.lastSeq;
     const text = encodeGroups(this.mirror.groups(this.opts.now()), seq);
     wal.rotate();
+    this.logFullSignalled = false;
     await wal.barrier();
     await saveText(this.opts.file, text);
     await wal.dropCovered(seq);

@@ -359,6 +359,21 @@ export class Persister {
     this.timer.unref();
   }
 
+  /**
+   * Writes now, without waiting for the interval (the write-ahead log outgrew its size limit);
+   * a failure is reported and retried as the timer's write is.
+   */
+  writeSoon(): void {
+    if (this.closed) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.dirty = true;
+    void this.flush().catch((err: unknown) => {
+      this.opts.onError(err);
+      this.markDirty();
+    });
+  }
+
   /** Writes now if anything changed since the last write. */
   flush(): Promise<void> {
     this.writing = this.writing.catch(() => undefined).then(async () => {

@@ -178,6 +178,8 @@ export class WalWriter {
   private flushing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   private last: Promise<void> = Promise.resolve();
+  /** Bytes of the records appended since the last rotate(), durable or not (see uncoveredBytes). */
+  private sinceRotate = 0;
 
   constructor(private readonly opts: WalWriterOptions) {
     this.nextSeq = opts.nextSeq;
@@ -193,6 +195,7 @@ export class WalWriter {
   append(op: string, timeMs: number): Promise<void> {
     const seq = this.nextSeq++;
     const buf = encodeRecord({ seq, timeMs, op });
+    this.sinceRotate += buf.length;
     const done = new Promise<void>((resolve, reject) => this.queue.push({ buf, seq, segment: this.segment, resolve, reject }));
     this.last = done;
     this.schedule();
@@ -207,6 +210,15 @@ export class WalWriter {
   /** Records appended from now on go to a new segment (the checkpoint covers the older ones). */
   rotate(): void {
     this.segment = this.nextSeq;
+    this.sinceRotate = 0;
+  }
+
+  /**
+   * Bytes of the records appended since the last rotate(): what the log holds beyond the segments
+   * the next checkpoint covers (the size trigger of a checkpoint, --persistence.wal-max-size).
+   */
+  get uncoveredBytes(): number {
+    return this.sinceRotate;
   }
 
   private schedule(): void {

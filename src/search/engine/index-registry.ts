@@ -10,6 +10,7 @@ import { newIndexState, type IndexState } from './index-state.js';
 import type { SearchContexts } from './open-contexts.js';
 import { parseNewIndexSettings, parseSettings, validateIndexName, VERIFIED_BEFORE_CLOSE } from './index-settings.js';
 import type { SearchActivityLog } from './search-activity-log.js';
+import { storeMetadataWrite } from './disk-full.js';
 
 /**
  * The indices by name: loading them from the store (or its snapshot), resolving index
@@ -205,7 +206,7 @@ export class IndexRegistry {
     const settings = parseNewIndexSettings(b.settings);
     const mappings = Mappings.parse(b.mappings);
     const state = newIndexState(name, randomUUID().replace(/-/g, '').slice(0, 22), this.now(), settings, mappings);
-    this.store.putIndex({ name, uuid: state.uuid, createdMs: state.createdMs, settings: settings.raw, mappings: mappings.toJSON() });
+    storeMetadataWrite(() => this.store.putIndex({ name, uuid: state.uuid, createdMs: state.createdMs, settings: settings.raw, mappings: mappings.toJSON() }), true);
     this.indices.set(name, state);
     this.activity?.indexCreated(name, automatically);
     return state;
@@ -222,7 +223,7 @@ export class IndexRegistry {
     const targets = this.resolve(expr, false, true, true);
     if (targets.length === 0 && !expr.includes('*')) throw errors.indexNotFound(expr);
     for (const t of targets) {
-      this.store.deleteIndex(t.name);
+      storeMetadataWrite(() => this.store.deleteIndex(t.name));
       this.indices.delete(t.name);
       this.contexts.dropIndex(t);
       this.activity?.indexDeleted(t.name);
@@ -235,8 +236,10 @@ export class IndexRegistry {
     const parsed = Mappings.parse(body);
     const additions = new Map<string, unknown>();
     for (const [k, v] of Object.entries(parsed.properties)) additions.set(k, v);
-    state.mappings = state.mappings.withAdditions(additions).withRoot(parsed, (body ?? {}) as Record<string, unknown>);
-    this.store.updateMappings(name, state.mappings.toJSON());
+    const mappings = state.mappings.withAdditions(additions).withRoot(parsed, (body ?? {}) as Record<string, unknown>);
+    // Stored first: a refused write (a full disk) leaves the mapping as it was.
+    storeMetadataWrite(() => this.store.updateMappings(name, mappings.toJSON()));
+    state.mappings = mappings;
   }
 
   /**
@@ -253,7 +256,7 @@ export class IndexRegistry {
       const raw = { ...t.settings.raw };
       if (closed) raw[VERIFIED_BEFORE_CLOSE] = 'true';
       else delete raw[VERIFIED_BEFORE_CLOSE];
-      this.store.putIndex({ name: t.name, uuid: t.uuid, createdMs: t.createdMs, settings: raw, mappings: t.mappings.toJSON() });
+      storeMetadataWrite(() => this.store.putIndex({ name: t.name, uuid: t.uuid, createdMs: t.createdMs, settings: raw, mappings: t.mappings.toJSON() }));
       t.settings = parseSettings(raw);
       if (closed) this.contexts.dropIndex(t);
     }

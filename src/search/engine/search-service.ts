@@ -18,6 +18,7 @@ import { checkRouting, DocumentWrites, type BulkItem, type GotDoc, type WriteOut
 import { IndexReclaimer, type ReclaimPolicy } from './index-reclaimer.js';
 import type { SearchActivityLog } from './search-activity-log.js';
 import { IndexUsage } from './index-usage.js';
+import { isDiskFull } from './disk-full.js';
 
 /**
  * The search engine behind the routes, a facade over its parts: the indices (index-registry.ts),
@@ -57,11 +58,6 @@ class BulkRun {
     if (t === undefined) this.tally.set(index, (t = [0, 0, 0]));
     t[k]++;
   }
-}
-
-/** SQLite's SQLITE_FULL text (as the store's writer passes it on) or the file system's ENOSPC. */
-function isDiskFull(e: unknown): boolean {
-  return e instanceof Error && ((e as NodeJS.ErrnoException).code === 'ENOSPC' || /database or disk is full|no space left on device/i.test(e.message));
 }
 
 export class SearchService {
@@ -287,7 +283,9 @@ export class SearchService {
           at = open.run(() => this.applySlice(actions, from, each, run, sliceMs));
         }
         await new Promise<void>((resolve) => setImmediate(resolve));
-        open.commit();
+        // Awaited, not blocking: searches run while the writer thread commits and fsyncs.
+        if (open.commitAsync !== undefined) await open.commitAsync();
+        else open.commit();
       } catch (e) {
         open.rollback();
         this.writeFailed(e);

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { parseBulk, type BulkUpdateAction } from '../requests/bulk.js';
+import { parseBulkSliced, type BulkUpdateAction } from '../requests/bulk.js';
 import { BulkResponseWriter } from '../engine/bulk-response.js';
 import { errors, SearchError } from '../errors.js';
 import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, sendJsonBytes, type Params } from '../http/http-io.js';
@@ -85,7 +85,8 @@ async function bulkRequest(service: SearchService, req: FastifyRequest, reply: F
   const body = Buffer.isBuffer(req.body) ? req.body : rawBody(req);
   if (body === undefined) throw errors.actionValidation(['no requests added']);
   const q = queryOf(req);
-  const actions = parseBulk(body, (req.params as Params).index, boolParam(q.require_alias, false), urlFetchSource(q), routingParam(q));
+  // Parsed in slices, as it is applied (see parseBulkSliced).
+  const actions = await parseBulkSliced(body, (req.params as Params).index, boolParam(q.require_alias, false), urlFetchSource(q), routingParam(q), service.bulkSliceMs);
   if (actions.length === 0) throw errors.actionValidation(['no requests added']);
   // Each item is rendered as soon as it is applied (see BulkResponseWriter).
   const response = new BulkResponseWriter(forcedRefresh(req), actions.length);

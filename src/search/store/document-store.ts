@@ -51,6 +51,12 @@ export interface OpenTransaction {
   run<T>(fn: () => T): T;
   /** Commits what the runs wrote and is not committed yet; throws when the commit failed (here or in another transaction). */
   commit(): void;
+  /**
+   * `commit` without blocking the thread while the store makes the writes durable (when the store
+   * can; otherwise `commit`). The writes stay readable (getDoc) until they are; any other
+   * transaction waits for it first.
+   */
+  commitAsync?(): Promise<void>;
   /** Drops what the runs wrote and is not committed yet (interim and earlier commits stay). */
   rollback(): void;
 }
@@ -338,6 +344,7 @@ export class SqliteDocumentStore implements DocumentStore {
 
   transaction<T>(fn: () => T, options?: { readonly interimCommits?: boolean }): T {
     if (this.inTransaction) return fn();
+    this.settleCommit();
     this.commitSuspended();
     this.inTransaction = true;
     this.writer.interimCommits = options?.interimCommits ?? false;
@@ -371,6 +378,7 @@ export class SqliteDocumentStore implements DocumentStore {
         if (failure !== undefined) throw failure;
         if (this.inTransaction) throw new Error('an open transaction cannot run inside another transaction');
         if (this.suspended !== owner) {
+          this.settleCommit();
           this.commitSuspended();
           this.writer.interimCommits = options?.interimCommits ?? false;
         }
@@ -398,6 +406,19 @@ export class SqliteDocumentStore implements DocumentStore {
         }
         if (failure !== undefined) throw failure;
       },
+      commitAsync: async () => {
+        if (this.suspended === owner) {
+          // Unsuspended at once: another transaction must not commit these writes (it waits for
+          // this commit instead, see drainCommit); `pending` answers reads until they are durable.
+          this.suspended = undefined;
+          const pending = this.writer.commitAsync((err) => {
+            ended();
+            if (err !== undefined) failure ??= err;
+          });
+          await pending.catch(() => undefined);
+        }
+        if (failure !== undefined) throw failure;
+      },
       rollback: () => {
         if (this.suspended !== owner) return;
         try {
@@ -407,6 +428,16 @@ export class SqliteDocumentStore implements DocumentStore {
         }
       },
     };
+  }
+
+  /**
+   * Waits for an open transaction's commitAsync still under way before another transaction
+   * starts; a failed one fails this caller too, as commitSuspended does (each rebuilds its index
+   * from the store).
+   */
+  private settleCommit(): void {
+    const err = this.writer.drainCommit();
+    if (err !== undefined) throw err;
   }
 
   /**

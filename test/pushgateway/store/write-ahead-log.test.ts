@@ -131,6 +131,49 @@ describe('replay', () => {
     await again.close();
   });
 
+  it('asks for a checkpoint once the log outgrows maxLogBytes (once until it starts), which keeps the log bounded; 0 never asks', async () => {
+    const walBytes = (dir: string): number => readdirSync(dir).filter((n) => n.includes('.wal-')).reduce((n, f) => n + readFileSync(join(dir, f)).length, 0);
+    const run = async (maxLogBytes: number): Promise<{ asked: number; maxWal: number; live: ReturnType<typeof acknowledged>; opts: Parameters<typeof DurableGroupStore.open>[0] }> => {
+      const dir = tempDir();
+      const clock = { t: 1_700_000_000_000 };
+      let asked = 0;
+      let checkpoint: Promise<void> = Promise.resolve();
+      const opts = {
+        file: join(dir, 'pg.json'),
+        syncIntervalMs: 0,
+        now: () => clock.t,
+        onWriteError: () => undefined,
+        maxLogBytes,
+        onLogFull: () => {
+          asked++;
+          checkpoint = checkpoint.then(() => opened.store.checkpoint());
+        },
+      };
+      const opened = await DurableGroupStore.open(opts);
+      let maxWal = 0;
+      for (let i = 0; i < 200; i++) {
+        await opened.store.push({ grouping: [['job', `j${i % 20}`]], families: [family('a', 'gauge', i)], replace: true, nowMs: clock.t });
+        maxWal = Math.max(maxWal, walBytes(dir));
+      }
+      await checkpoint;
+      const live = acknowledged(opened.store.groups(clock.t));
+      await opened.store.close();
+      return { asked, maxWal, live, opts };
+    };
+    const bounded = await run(2048);
+    const off = await run(0);
+    expect(off.asked).toBe(0);
+    expect(off.maxWal).toBeGreaterThan(8 * 2048);
+    // Each checkpoint starts as soon as it is asked for and drops what it covers.
+    expect(bounded.asked).toBeGreaterThanOrEqual(5);
+    expect(bounded.maxWal).toBeLessThanOrEqual(2 * 2048);
+    // No close-time checkpoint: the size-triggered ones and the log after them hold every group.
+    const { store: again } = await DurableGroupStore.open({ ...bounded.opts, maxLogBytes: 0 });
+    expect(bounded.live).toHaveLength(20);
+    expect(acknowledged(again.groups(1_700_000_000_000))).toEqual(bounded.live);
+    await again.close();
+  });
+
   it('cuts a torn tail on start and keeps appending after it', async () => {
     const dir = tempDir();
     const file = join(dir, 'pg.json');

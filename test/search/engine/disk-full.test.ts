@@ -23,6 +23,32 @@ class FullDiskStore extends SqliteDocumentStore {
   }
 }
 
+/**
+ * The writer's next commit (blocking or not: a sliced `_bulk` commits with commitAsync) fails as
+ * SQLite's on a full disk: rolled back, SQLITE_FULL's text.
+ */
+function failNextCommit(store: SqliteDocumentStore): void {
+  const writer = (store as unknown as { writer: { commit(): void; commitAsync(settled: (err: Error | undefined) => void): Promise<void>; rollback(): void } }).writer;
+  const { commit, commitAsync } = writer;
+  const restore = (): void => {
+    writer.commit = commit;
+    writer.commitAsync = commitAsync;
+  };
+  const full = (): Error => {
+    restore();
+    writer.rollback();
+    return new Error('document store write failed: database or disk is full');
+  };
+  writer.commit = () => {
+    throw full();
+  };
+  writer.commitAsync = (settled) => {
+    const err = full();
+    settled(err);
+    return Promise.reject(err);
+  };
+}
+
 const body = (from: number, n: number): string => {
   let out = '';
   for (let k = from; k < from + n; k++) out += `{"index":{"_id":"${k}"}}\n{"title":"doc ${k}"}\n`;
@@ -83,13 +109,7 @@ describe('search writes on a full disk', () => {
 
   it('a _bulk applied in slices (one open transaction) answers the same 429 when its commit finds the disk full', async () => {
     service.bulk(parseBulk(body(0, 20), 'i'));
-    const writer = (store as unknown as { writer: { commit(): void; rollback(): void } }).writer;
-    const commit = writer.commit.bind(writer);
-    writer.commit = () => {
-      writer.commit = commit;
-      writer.rollback();
-      throw new Error('document store write failed: database or disk is full');
-    };
+    failNextCommit(store);
     const refused = await service.bulkEachSliced(parseBulk(body(20, 30), 'i'), () => undefined, 0).then(() => undefined, (e: unknown) => e);
     expect(refused).toBeInstanceOf(SearchError);
     expect((refused as SearchError).status).toBe(429);
@@ -97,6 +117,44 @@ describe('search writes on a full disk', () => {
     let stored = 0;
     store.scanDocs('i', () => stored++);
     expect(stored).toBe(20);
+  });
+
+  it('refuses index creation as OpenSearch with its create-index block, and the other index metadata writes as 429; nothing changes', async () => {
+    service.bulk(parseBulk(body(0, 5), 'i'));
+    const mappingBefore = service.get('i').mappings.toJSON();
+    store.full = true;
+    const created = refusal(() => service.createIndex('fresh', { mappings: { properties: { t: { type: 'keyword' } } } }));
+    expect(created.status).toBe(403);
+    expect(created.toBody()).toEqual({
+      error: {
+        root_cause: [{ type: 'index_create_block_exception', reason: 'blocked by: [FORBIDDEN/10/cluster create-index blocked (api)];' }],
+        type: 'index_create_block_exception',
+        reason: 'blocked by: [FORBIDDEN/10/cluster create-index blocked (api)];',
+      },
+      status: 403,
+    });
+    // An index created by a document write (auto-creation) is refused the same way.
+    expect(refusal(() => service.indexDoc('auto', '1', { t: 'x' }, '{"t":"x"}', 'index')).status).toBe(403);
+    const mapped = refusal(() => service.putMapping('i', { properties: { extra: { type: 'keyword' } } }));
+    expect([mapped.status, mapped.type]).toEqual([429, 'cluster_block_exception']);
+    expect(refusal(() => service.setClosed('i', true)).status).toBe(429);
+    // A sliced bulk into a new index (created inside its open transaction): its commit fails, and
+    // the index is not there either.
+    store.full = false;
+    failNextCommit(store);
+    const sliced = await service.bulkEachSliced(parseBulk(body(0, 3), 'bulk-new'), () => undefined, 0).then(() => undefined, (e: unknown) => e);
+    expect((sliced as SearchError).status).toBe(429);
+    // Nothing changed, in memory or in the store.
+    for (const name of ['fresh', 'auto', 'bulk-new']) expect(service.exists(name)).toBe(false);
+    expect(store.listIndices().map((m) => m.name)).toEqual(['i']);
+    expect(service.get('i').mappings.toJSON()).toEqual(mappingBefore);
+    expect(service.get('i').settings.closed).toBe(false);
+    expect(store.listIndices()[0]?.mappings).toEqual(mappingBefore);
+    // Room again: the same requests succeed.
+    store.full = false;
+    service.createIndex('fresh', undefined);
+    service.putMapping('i', { properties: { extra: { type: 'keyword' } } });
+    expect(store.listIndices().map((m) => m.name)).toEqual(['fresh', 'i']);
   });
 
   it('leaves other failures a 500', () => {

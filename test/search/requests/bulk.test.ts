@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseBulk } from '../../../src/search/requests/bulk.js';
+import { parseBulk, parseBulkSliced } from '../../../src/search/requests/bulk.js';
 
 describe('bulk parser', () => {
   it('reads a compact index/create action line exactly as the JSON parser does', () => {
@@ -117,3 +117,50 @@ function spans(actions: ReturnType<typeof parseBulk>): unknown[] {
     return plain(a);
   });
 }
+
+describe('bulk parser in slices (parseBulkSliced)', () => {
+  const outcome = async <T>(fn: () => T | Promise<T>): Promise<unknown> => {
+    try {
+      return { ok: await fn() };
+    } catch (e) {
+      return { error: e };
+    }
+  };
+  // Lines of every kind: the compact action the fast path reads, the general one, updates,
+  // deletes, a bad action, a missing id, blank lines.
+  const lineArb = fc.constantFrom(
+    '{"index":{"_id":"a"}}\n{"t":1}\n',
+    '{"index":{"_index":"other","_id":"b"}}\n{"t":"x y"}\n',
+    '{"create":{"_id":"c"}}\n{"n":2}\n',
+    '{"update":{"_id":"a"}}\n{"doc":{"t":3}}\n',
+    '{"delete":{"_id":"a"}}\n',
+    '{"delete":{}}\n',
+    '\n',
+    '{"index":{"_id":"' + 'l'.repeat(600) + '"}}\n{}\n',
+  );
+
+  it('reads any body as parseBulk reads it, whatever the slices (0 ms: a yield every 32 items)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(lineArb, { maxLength: 120 }), fc.constantFrom<string | undefined>('i', undefined), async (lines, index) => {
+        const body = lines.join('');
+        const whole = await outcome(() => parseBulk(body, index));
+        expect(await outcome(() => parseBulkSliced(body, index, false, undefined, undefined, 0))).toEqual(whole);
+        expect(await outcome(() => parseBulkSliced(Buffer.from(body), index, false, undefined, undefined, Infinity))).toEqual(whole);
+      }),
+      { numRuns: 60, seed: 23 },
+    );
+  });
+
+  it('lets the event loop run between its slices, and never with Infinity', async () => {
+    const body = Array.from({ length: 200 }, (_, i) => `{"index":{"_id":"${i}"}}\n{"n":${i}}\n`).join('');
+    const order: string[] = [];
+    setImmediate(() => order.push('other request'));
+    const sliced = parseBulkSliced(body, 'i', false, undefined, undefined, 0).then((a) => order.push(`parsed ${a.length}`));
+    await sliced;
+    expect(order).toEqual(['other request', 'parsed 200']);
+    order.length = 0;
+    setImmediate(() => order.push('other request'));
+    await parseBulkSliced(body, 'i', false, undefined, undefined, Infinity).then((a) => order.push(`parsed ${a.length}`));
+    expect(order).toEqual(['parsed 200']);
+  });
+});

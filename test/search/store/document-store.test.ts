@@ -230,6 +230,48 @@ describe('SQLite document store (writes on a worker thread)', () => {
     store = new SqliteDocumentStore(dir, 'async');
   });
 
+  it('an open transaction committed with commitAsync: readable while it commits, stored when it resolves, and a transaction begun meanwhile waits for it', async () => {
+    const open = store.openTransaction({ interimCommits: true });
+    open.run(() => ['a', 'b'].forEach((id, n) => store.putDoc('i', doc(id, 1, n))));
+    const committed = open.commitAsync?.();
+    expect(committed).toBeInstanceOf(Promise);
+    // Until it is durable the read connection may not see them: the pending writes answer.
+    expect(store.getDoc('i', 'a')).toEqual(doc('a', 1, 0));
+    // Another transaction now: it waits for that commit first, then stores its own.
+    store.putDoc('i', doc('c', 1, 2));
+    await committed;
+    const ids: string[] = [];
+    store.scanDocs('i', (d) => ids.push(d.id));
+    expect(ids).toEqual(['a', 'b', 'c']);
+    expect(reopen().getDoc('i', 'b')).toEqual(doc('b', 1, 1));
+  });
+
+  it('a failed commitAsync rejects, stores nothing of its part, and fails the transaction that waited for it too', async () => {
+    const open = store.openTransaction();
+    open.run(() => {
+      store.putDoc('i', doc('ok'));
+      store.putDoc('i', { ...doc('bad'), id: null as unknown as string }); // NOT NULL, refused by the worker
+    });
+    const committed = (open.commitAsync?.() ?? Promise.resolve()).then(() => undefined, (e: unknown) => e);
+    // A write begun before the answer was taken hears of the failure as well (each caller rebuilds).
+    expect(() => store.putDoc('i', doc('next'))).toThrow(/document store write failed/);
+    expect(await committed).toBeInstanceOf(Error);
+    expect(store.getDoc('i', 'ok')).toBeUndefined();
+    // And the store goes on.
+    store.putDoc('i', doc('after'));
+    expect(reopen().getDoc('i', 'after')).toEqual(doc('after'));
+    expect(store.getDoc('i', 'next')).toBeUndefined();
+  });
+
+  it('a commitAsync left alone resolves by itself (the answer is awaited, not drained)', async () => {
+    const open = store.openTransaction();
+    open.run(() => store.putDoc('i', doc('solo')));
+    await open.commitAsync?.();
+    // Read through the read connection: no pending write is left to answer it.
+    expect((store as unknown as { pending: Map<string, unknown> }).pending.size).toBe(0);
+    expect(store.getDoc('i', 'solo')).toEqual(doc('solo'));
+  });
+
   it('scans in write order: a re-written document moves to the end', () => {
     store.transaction(() => ['a', 'b', 'c'].forEach((id, n) => store.putDoc('i', doc(id, 1, n))));
     store.putDoc('i', doc('a', 2, 3));
