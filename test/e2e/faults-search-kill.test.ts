@@ -101,7 +101,12 @@ async function client(port: number, c: number, expected: Map<string, Expected>, 
   }
 }
 
-/** Every acknowledged write is there and current; an id may hold its in-flight write instead. */
+/**
+ * Every acknowledged write is there and current; an id may hold its in-flight write instead. What
+ * a restarted server holds is durable from then on, so it becomes the state to hold it to: an
+ * in-flight write found after a restart counts as acknowledged (else a later write to the same id,
+ * cut off at the next kill, would make it look stale), and one not found is forgotten.
+ */
 function check(found: Map<string, number>, expected: Map<string, Expected>): string[] {
   const bad: string[] = [];
   for (const [id, e] of expected) {
@@ -110,6 +115,8 @@ function check(found: Map<string, number>, expected: Map<string, Expected>): str
     // Never acknowledged and never seen: nothing to hold the server to.
     if (e.acked === undefined) candidates.push(null);
     if (!candidates.some((s) => s !== undefined && s === got)) bad.push(`${id}: expected ${JSON.stringify(e)}, found ${JSON.stringify(got)}`);
+    else e.acked = got;
+    e.inFlight = undefined;
   }
   return bad;
 }
