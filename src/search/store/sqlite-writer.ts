@@ -326,27 +326,36 @@ export class SqliteWriter {
 
   /** Waits without blocking for the answer flag (see awaitAnswer for the stall limit), then `take`s it. */
   private async pollAnswer(taken: () => boolean, take: () => void, fail: (err: Error) => void): Promise<void> {
-    let progress = Atomics.load(this.flag, 1);
-    let idleMs = 0;
+    const stalled = this.stallWatch();
     while (!taken()) {
       if (Atomics.load(this.flag, 0) !== 0) return take();
       const w = waitAsync(this.flag, 0, 0, WAIT_SLICE_MS);
       const outcome = w.async ? await w.value : w.value;
       if (taken()) return;
       if (Atomics.load(this.flag, 0) !== 0) return take();
-      if (outcome !== 'timed-out') continue;
+      if (outcome === 'timed-out' && stalled()) return fail(new Error(this.broken));
+    }
+  }
+
+  /**
+   * For one wait for an answer: called after each wait slice that timed out, true once the worker
+   * has finished no chunk (its progress counter, flag[1]) for STALL_LIMIT_MS, marking the store broken.
+   */
+  private stallWatch(): () => boolean {
+    let progress = Atomics.load(this.flag, 1);
+    let idleMs = 0;
+    return () => {
       const now = Atomics.load(this.flag, 1);
       if (now !== progress) {
         progress = now;
         idleMs = 0;
-        continue;
+        return false;
       }
       idleMs += WAIT_SLICE_MS;
-      if (idleMs >= STALL_LIMIT_MS) {
-        this.broken = `the document store writer stopped answering for ${STALL_LIMIT_MS / 1000} s`;
-        return fail(new Error(this.broken));
-      }
-    }
+      if (idleMs < STALL_LIMIT_MS) return false;
+      this.broken = `the document store writer stopped answering for ${STALL_LIMIT_MS / 1000} s`;
+      return true;
+    };
   }
 
   /**
@@ -414,23 +423,11 @@ export class SqliteWriter {
    * flag says the answer is there.
    */
   private awaitAnswer(): void {
-    let progress = Atomics.load(this.flag, 1);
-    let idleMs = 0;
+    const stalled = this.stallWatch();
     for (;;) {
       const woke = Atomics.wait(this.flag, 0, 0, WAIT_SLICE_MS);
       if (Atomics.load(this.flag, 0) !== 0) return;
-      if (woke !== 'timed-out') continue;
-      const now = Atomics.load(this.flag, 1);
-      if (now !== progress) {
-        progress = now;
-        idleMs = 0;
-        continue;
-      }
-      idleMs += WAIT_SLICE_MS;
-      if (idleMs >= STALL_LIMIT_MS) {
-        this.broken = `the document store writer stopped answering for ${STALL_LIMIT_MS / 1000} s`;
-        throw new Error(this.broken);
-      }
+      if (woke === 'timed-out' && stalled()) throw new Error(this.broken);
     }
   }
 }
