@@ -12,7 +12,7 @@ export const commonFlags = {
 /** Flags of the serving process alone (the operator sets its own heap growth: run-operator.ts). */
 export const serveRuntimeFlags = {
   'runtime.optimize-for-size': flag.boolean(
-    true,
-    "Run V8 with --optimize-for-size: its heap grows less far ahead of the live data, so a store of 200,000 push groups takes about 40% less resident memory, for some CPU (measured in bench/README.md); false keeps V8's defaults",
+    false,
+    "Run V8 with --optimize-for-size: its heap grows less far ahead of the live data, so a store of 200,000 push groups takes about 40% less resident memory (bench/README.md). Off by default: with it on, the management API's side-by-side suite failed under load (a file-provider load served without some of its files), not yet explained",
   ),
 };
