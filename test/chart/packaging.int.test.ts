@@ -5,7 +5,6 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { repoRoot } from '../../scripts/helm-tool.js';
 import { goPeer, pythonPrometheus } from '../pushgateway/peer-processes.js';
 import { only, parseManifests, render, type K8sObject } from './support/helm.js';
 import { CrdSchemas, validateAll, validateObject } from './support/validate-manifest.js';
+import { freePort } from '../support/free-port.js';
 
 const examplesDir = join(repoRoot, 'examples');
 
@@ -239,16 +239,6 @@ describe('examples/prometheus/prometheus.yml', () => {
   });
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

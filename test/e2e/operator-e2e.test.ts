@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../providers/kubernetes/fake-internal-endpoint.js';
 import { FakeKubeApiServer, fakeKubeconfig, type Obj } from '../support/fake-kube-apiserver.js';
+import { freePort } from '../support/free-port.js';
 
 // The real binaries end to end: `dist/cli.js serve` (management API + internal listener) and
 // `dist/cli.js operator` against the in-process fake Kubernetes API server. Objects applied to the
@@ -16,15 +16,6 @@ import { FakeKubeApiServer, fakeKubeconfig, type Obj } from '../support/fake-kub
 const root = new URL('../../', import.meta.url).pathname;
 const cli = join(root, 'dist/cli.js');
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 interface Proc {
   readonly child: ChildProcess;

@@ -12,6 +12,8 @@ import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Agent, request } from 'undici';
+import { freePort } from '../support/free-port.js';
+export { freePort } from '../support/free-port.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -90,18 +92,6 @@ export function peerBinaries(): { etcd: string; kubeApiserver: string } {
   const [etcd, kubeApiserver] = out.trim().split('\n');
   if (etcd === undefined || kubeApiserver === undefined) throw new Error(`scripts/build-peers.sh printed no binary paths: ${out}`);
   return { etcd, kubeApiserver };
-}
-
-/** A TCP port free on 127.0.0.1 right now. */
-export async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
 }
 
 function openssl(dir: string, args: string[]): void {

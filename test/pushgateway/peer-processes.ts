@@ -1,9 +1,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { freePort } from '../support/free-port.js';
+export { freePort } from '../support/free-port.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -64,18 +65,6 @@ export function requireBinary(path: string, debianPackage: string): string {
   return path;
 }
 
-/** A TCP port free on 127.0.0.1 right now (for peers that cannot listen on port 0 and report it). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export interface Peer {
   readonly proc: ChildProcess;

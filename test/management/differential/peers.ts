@@ -6,10 +6,10 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startPortico, type RunningPortico } from '../../support/portico-process.js';
+import { freePort } from '../../support/free-port.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
@@ -26,17 +26,6 @@ export function traefikBinary(): string {
   return path;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      srv.close(() => res(port));
-    });
-  });
-}
 
 export interface Answer {
   readonly status: number;
