@@ -5,6 +5,7 @@ import { translateIngresses, type IngressRecorder } from './ingress/translator.j
 import type { EndpointSlice, Ingress, IngressClass, KubeObject, Secret, Service } from '../client/kube-objects.js';
 import { SERVICE_NAME_LABEL } from '../client/kube-objects.js';
 import { matchesLabels, parseLabelSelector } from './shared/label-selector.js';
+import { compareKeys } from './shared/naming.js';
 import type { TranslationMemo } from './shared/translation-memo.js';
 import { ConfigBuilder, type ObjectRef, type TranslateOptions, type TranslationResult } from './shared/translation-types.js';
 
@@ -52,6 +53,9 @@ export function buildClusterView(services: readonly Service[], slices: readonly 
     if (list) list.push(s);
     else sliceIndex.set(key, [s]);
   }
+  // A Service's slices in name order (ClusterIndex keeps them so too): the servers' order depends
+  // on the slices alone, not on the order they were listed or changed in.
+  for (const list of sliceIndex.values()) if (list.length > 1) list.sort((a, b) => compareKeys(a.metadata?.name ?? '', b.metadata?.name ?? ''));
   return {
     service: (ns, name) => svcIndex.get(`${ns}/${name}`),
     endpointSlices: (ns, name) => sliceIndex.get(`${ns}/${name}`) ?? [],

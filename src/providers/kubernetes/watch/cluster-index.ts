@@ -1,6 +1,7 @@
 import type { ClusterView, MemoEntry } from '../translate/shared/endpoints-resolver.js';
 import type { EndpointSlice, KubeObject, Secret, Service } from '../client/kube-objects.js';
 import { SERVICE_NAME_LABEL } from '../client/kube-objects.js';
+import { compareKeys } from '../translate/shared/naming.js';
 
 /**
  * Services and EndpointSlices indexed as the translation reads them, kept up to date change by
@@ -50,7 +51,15 @@ export class ClusterIndex implements ClusterView {
     if (svc === undefined) return;
     const owner = `${slice.metadata?.namespace ?? ''}/${svc}`;
     this.sliceOwner.set(objKey(slice), owner);
-    this.slices.set(owner, [...(this.slices.get(owner) ?? EMPTY), slice]);
+    // In name order, as buildClusterView files them: the servers' order then depends on the
+    // slices alone, not on which of them changed last (a fresh operator, a second replica and
+    // one that saw the changes one by one give the same records).
+    const list = [...(this.slices.get(owner) ?? EMPTY)];
+    const name = slice.metadata?.name ?? '';
+    let at = list.length;
+    while (at > 0 && compareKeys((list[at - 1] as EndpointSlice).metadata?.name ?? '', name) > 0) at--;
+    list.splice(at, 0, slice);
+    this.slices.set(owner, list);
   }
 
   removeSlice(slice: KubeObject): void {
