@@ -8,6 +8,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { startPortico, type RunningPortico } from '../../support/portico-process.js';
 import { freePort } from '../../support/free-port.js';
 
@@ -92,6 +93,8 @@ export async function startPair(): Promise<Pair> {
   const [web, websecure, udp, api] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const entryPoints = { web: `127.0.0.1:${web}`, websecure: `127.0.0.1:${websecure}`, udpep: `127.0.0.1:${udp}/udp` };
   let marker = 0;
+  /** Record names (without @file) the last load's files defined. */
+  let previous = new Set<string>();
   writeFileSync(join(confDir, 'marker.yaml'), markerFile(marker));
   const traefik = startTraefik(bin, [
     `--entryPoints.web.address=${entryPoints.web}`, '--entryPoints.web.asDefault=true',
@@ -138,8 +141,11 @@ export async function startPair(): Promise<Pair> {
         renameSync(staging, path);
       };
       for (const [name, text] of Object.entries(files)) place(name, text);
-      // Written last, so a side that sees the marker has seen the rest.
-      place('zz-marker.yaml', markerFile(marker));
+      // Written last, so a side that sees the marker has seen the rest; under a new name each
+      // time: a side lists a directory, then reads its files one by one, so a listing taken before
+      // the old files were removed, read slowly, found the old marker file already replaced by the
+      // new marker and served the new marker with the last load's records (Traefik, under load).
+      place(`zz-marker-${marker}.yaml`, markerFile(marker));
       const name = `marker-${marker}@file`;
       await until(`marker ${marker} in both`, async () => {
         if (traefik.proc.exitCode !== null) throw new Error(`traefik exited: ${traefik.output()}`);
@@ -148,6 +154,21 @@ export async function startPair(): Promise<Pair> {
         const p = await pair.portico(`/api/http/routers/${name}`).catch((err: Error) => { throw new Error(`portico: ${String(err.cause ?? err)}`); });
         return t.status === 200 && p.status === 200;
       }, 60_000);
+      // A side that serves the marker has read every file of this load, so no record of the last
+      // load that this one lacks may still be there.
+      const now = recordNames(files);
+      const gone = [...previous].filter((n) => !now.has(n));
+      previous = now;
+      for (const [sideName, ask] of [['traefik', pair.traefik], ['portico', pair.portico]] as const) {
+        const since = Date.now();
+        let stale: string[] = [];
+        do {
+          const raw = await ask('/api/rawdata');
+          stale = gone.filter((n) => rawdataHas(raw.body, `${n}@file`));
+          if (stale.length > 0) await new Promise((r) => setTimeout(r, 100));
+        } while (stale.length > 0 && Date.now() - since < 5_000);
+        if (stale.length > 0) throw new Error(`${sideName} serves marker ${marker} and still records of the previous load: ${stale.slice(0, 10).join(', ')}`);
+      }
     },
     async stop() {
       await portico?.stop();
@@ -177,4 +198,36 @@ export async function startPair(): Promise<Pair> {
  */
 function markerFile(n: number): string {
   return `http:\n  routers:\n    marker-${n}:\n      rule: "Path(\`/marker-${n}\`)"\n      service: noop@internal\n`;
+}
+
+/** Every record name (routers, services, middlewares of http, tcp and udp) the files define. */
+function recordNames(files: Readonly<Record<string, string>>): Set<string> {
+  const names = new Set<string>();
+  for (const text of Object.values(files)) {
+    let doc: unknown;
+    try {
+      doc = parseYaml(text);
+    } catch {
+      continue; // a case's deliberately bad file
+    }
+    for (const proto of ['http', 'tcp', 'udp']) {
+      const section = (doc as Record<string, Record<string, unknown> | undefined> | null)?.[proto];
+      for (const kind of ['routers', 'services', 'middlewares']) {
+        const records = section?.[kind];
+        if (records !== null && typeof records === 'object') for (const n of Object.keys(records)) names.add(n);
+      }
+    }
+  }
+  return names;
+}
+
+/** Whether a rawdata body lists `name` among any kind's records. */
+function rawdataHas(body: string, name: string): boolean {
+  let raw: Record<string, Record<string, unknown> | undefined>;
+  try {
+    raw = JSON.parse(body) as typeof raw;
+  } catch {
+    return false;
+  }
+  return Object.values(raw).some((records) => records !== null && typeof records === 'object' && Object.hasOwn(records, name));
 }
