@@ -27,10 +27,13 @@ const QUERIES_PER_KIND = 6;
  * 2026-11-28 there were 440 (generated) and 23 (hand-written) of about 9,500 with answers compared
  * by position; compared record by record with Traefik's random picks set aside (compare.ts,
  * random-picks.ts) and after the fixes it found, 12 and 0 (runs: 40, 53, 12 while fixing; 16 on
- * main after the merge). The margin is for Traefik's shuffles this suite does not set aside yet (a
- * cycle against a missing child), which move the count between runs. Lower these as differences are fixed; a new kind of difference makes the suite fail.
+ * main after the merge). The higher counts of those runs, and 46-75 in later ones, were loads a
+ * side read half-old (peers.ts now refuses them); since then 9-10 in three runs at once under load.
+ * The margin is for Traefik's shuffles this suite does not set aside yet (a cycle against a missing
+ * child), which move the count between runs. Lower these as differences are fixed; a new kind of
+ * difference makes the suite fail.
  */
-const MAX_UNEXPLAINED_GENERATED = 40;
+const MAX_UNEXPLAINED_GENERATED = 20;
 const MAX_UNEXPLAINED_HAND_WRITTEN = 5;
 
 let pair: Pair | undefined;
