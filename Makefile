@@ -40,14 +40,8 @@ run: build
 
 ## Type-check, lint, check the import layers and run every test (unit, integration, end-to-end)
 test: build peers
-	$(STEP) "type-checking src/, test/ and bench/ (tsc --noEmit, about 1 minute)"
-	@$(TIMED) "type-check passed" $(NPM) run --silent typecheck
-	$(STEP) "linting (eslint, about 1 minute)"
-	@$(TIMED) "lint passed" $(NPM) run --silent lint
-	$(STEP) "checking the import layers (dependency-cruiser)"
-	@$(TIMED) "dependency check passed" $(NPM) run --silent depcheck
-	$(STEP) "running every test (vitest: the kube project beside the unit and integration projects, scripts/run-tests.sh; about 9 minutes on 2 cores)"
-	@$(TIMED) "tests passed" bash scripts/run-tests.sh
+	$(STEP) "running every test (vitest: the kube project beside the unit and integration projects) with the type-check, lint and import-layer check beside them (scripts/run-tests.sh; about 9 minutes on 2 cores)"
+	@$(TIMED) "checks and tests passed" bash scripts/run-tests.sh --with-checks
 
 typecheck: install
 	$(NPM) run typecheck
