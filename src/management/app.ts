@@ -31,8 +31,8 @@ export interface ManagementApps {
   readonly store: RecordStore;
 }
 
-/** The Traefik version whose API the management listener reproduces (`/api/version`). */
-export const TRAEFIK_API_VERSION = '3.7.9';
+/** The Traefik version whose API the management listener reproduces (`/api/version`): the differential suite's peer, pinned in test/peers/traefik/go.mod. */
+export const TRAEFIK_API_VERSION = '3.7.13';
 
 /** Largest snapshot body the internal listener accepts (10,000 routers are a few MiB). */
 const INTERNAL_BODY_LIMIT = 64 * 1024 * 1024;

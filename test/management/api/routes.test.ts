@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import bcrypt from 'bcryptjs';
 import { describe, expect, it } from 'vitest';
-import { createManagementApi } from '../../../src/management/app.js';
+import { createManagementApi, TRAEFIK_API_VERSION } from '../../../src/management/app.js';
 import { pathUnescape } from '../../../src/management/api/routes.js';
 import { BasicAuthVerifier } from '../../../src/http/basic-auth.js';
 import { IpAllowList } from '../../../src/http/ip-allow-list.js';
@@ -150,7 +151,12 @@ describe('other endpoints and errors', () => {
     const res = await app.inject('/api/version');
     expect(res.headers['content-type']).toBe('application/json; charset=UTF-8');
     expect(res.body.endsWith('\n')).toBe(false);
-    expect(JSON.parse(res.body)).toEqual({ Version: '3.7.9', Codename: 'portico', startDate: '2026-01-01T00:00:00.000Z', disableDashboardAd: true });
+    expect(JSON.parse(res.body)).toEqual({ Version: TRAEFIK_API_VERSION, Codename: 'portico', startDate: '2026-01-01T00:00:00.000Z', disableDashboardAd: true });
+  });
+
+  it('claims the version of the Traefik the differential suite compares it with', () => {
+    const goMod = readFileSync(new URL('../../peers/traefik/go.mod', import.meta.url), 'utf8');
+    expect(goMod).toContain(`github.com/traefik/traefik/v3 v${TRAEFIK_API_VERSION}\n`);
   });
 
   it('answers unknown paths with mux\'s 404 page not found', async () => {
