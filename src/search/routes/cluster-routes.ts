@@ -111,7 +111,7 @@ function nodesHeader(selected: boolean): Record<string, unknown> {
   return { _nodes: { total: n, successful: n, failed: 0 }, cluster_name: 'portico' };
 }
 
-/** `_stats[/<metric>]` and `<index>/_stats[/<metric>]`: `_all` and each index, primaries and total the same (no replica holds a copy). */
+/** `_stats[/<metric>]` and `<index>/_stats[/<metric>]`: `_all` and each index, primaries and total the same (no replica is assigned, so none holds a copy). */
 function indicesStats(service: SearchService, req: FastifyRequest): Record<string, unknown> {
   const p = req.params as Params;
   const metrics = p.metric === undefined ? ['_all'] : p.metric.split(',');
@@ -128,7 +128,9 @@ function indicesStats(service: SearchService, req: FastifyRequest): Record<strin
     const sections = pick(indexStatsSections(service, s));
     indices[s.name] = { uuid: s.uuid, health: indexHealth(s), status: 'open', primaries: sections, total: sections };
   }
-  return { _shards: { total: states.length, successful: states.length, failed: 0 }, _all: { primaries: all, total: all }, indices };
+  // Every copy counted, the primaries answering: replicas are never assigned on one node (ES's broadcast header).
+  const copies = states.reduce((n, s) => n + 1 + s.settings.numberOfReplicas, 0);
+  return { _shards: { total: copies, successful: states.length, failed: 0 }, _all: { primaries: all, total: all }, indices };
 }
 
 function indexHealth(s: IndexState): string {
