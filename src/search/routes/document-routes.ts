@@ -70,7 +70,8 @@ async function updateDocument(service: SearchService, req: FastifyRequest, reply
   const [item] = service.bulk([{ op: 'update', index: p.index as string, id: p.id as string, ...fields, requireAlias, ...(routing === undefined ? {} : { routing }) }]);
   if (item === undefined) throw errors.internal();
   if ('error' in item) throw item.error;
-  const body = writeBody(item.outcome, forcedRefresh(req));
+  // A noop writes nothing, so nothing is refreshed: ES's answer has no `forced_refresh` then.
+  const body = writeBody(item.outcome, forcedRefresh(req) && item.outcome.result !== 'noop');
   // The body's `_source` over the URL's (RestUpdateAction, then the body's parser): ES then adds
   // `get` (UpdateHelper.extractGetResult) with the document as the update left it, noop included.
   const get = updateGet(service, item.outcome, source ?? urlFetchSource(q));
