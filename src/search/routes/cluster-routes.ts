@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
 import { catBytes, sendCatTable, type CatColumn, type CatRow } from '../http/cat-table.js';
 import { queryOf, sendJson, type Params } from '../http/http-io.js';
+import { catShards } from './cat-shards.js';
 import { indexStatsSections, ProcessProbe, timeValueText, totalStatsSections, type ProcessFigures } from '../engine/node-stats.js';
 import type { IndexState } from '../engine/index-state.js';
 import { clusterHealth } from '../engine/cluster-health.js';
@@ -201,7 +202,7 @@ function catNodeRow(self: NodeSelf, req: FastifyRequest): CatRow {
   };
 }
 
-/** `_nodes`, `_nodes/stats`, `_stats`, `_cat/health`, `_cat/count`, `_cat/nodes`. */
+/** `_nodes`, `_nodes/stats`, `_stats`, `_cat/health`, `_cat/count`, `_cat/nodes`, `_cat/shards`. */
 export async function clusterRoutes(app: FastifyInstance, opts: { service: SearchService; info: ClusterInfo; now: () => number }): Promise<void> {
   const { service, info, now } = opts;
   const self: NodeSelf = { id: createHash('sha256').update(`node:${info.clusterUuid}`).digest('base64url').slice(0, 22), info, probe: new ProcessProbe(now(), now) };
@@ -239,6 +240,8 @@ export async function clusterRoutes(app: FastifyInstance, opts: { service: Searc
   };
   app.get('/_cat/count', catCount);
   app.get('/_cat/count/:index', catCount);
+  app.get('/_cat/shards', async (req, reply) => catShards(service, req, reply));
+  app.get('/_cat/shards/:index', async (req, reply) => catShards(service, req, reply));
 }
 
 const COUNT_COLUMNS: CatColumn[] = [

@@ -271,6 +271,13 @@ describe('_shards of writes and refreshes', () => {
       await same('GET', `${path}?filter_path=_shards,_all.primaries.docs.count,_all.total.docs.count`);
     }
   }, SLOW);
+
+  it('lists them in `_cat/shards`: the primary started, each replica unassigned', async () => {
+    // Sorted (`s`): the node lists indices in its routing table's order.
+    for (const path of ['/_cat/shards/stats-0,stats-1?s=index,prirep', '/_cat/shards/stats-*?s=prirep:desc,index', '/_cat/shards/stats-1', '/_cat/shards/nope']) {
+      await same('GET', `${path}${path.includes('?') ? '&' : '?'}format=json&h=index,shard,prirep,state,docs`);
+    }
+  }, SLOW);
 });
 
 describe('_mget with a date-math _index', () => {
