@@ -1,5 +1,6 @@
 import { DeleteTombstones, type Tombstone } from './delete-tombstones.js';
 import { addRouting } from '../mapping/routing-field.js';
+import { shownSource } from './stored-source.js';
 import { checkNoMetadataFields, clearParsedDoc, emptyParsedDoc, parseDocument, type ParsedDoc } from '../mapping/document-parser.js';
 import type { DocumentStore, SourceSpan } from '../store/document-store.js';
 import { errors, type SearchError } from '../errors.js';
@@ -77,7 +78,7 @@ export class DocumentWrites {
     if (ord === undefined) return undefined;
     const doc = this.store.getDoc(index, id);
     if (doc === undefined) return undefined;
-    const got = { version: state.versions[ord] as number, seqNo: state.seqNos[ord] as number, source: doc.source };
+    const got = { version: state.versions[ord] as number, seqNo: state.seqNos[ord] as number, source: shownSource(state.mappings.root, doc.source), indexedSource: doc.source };
     return doc.routing === undefined ? got : { ...got, routing: doc.routing };
   }
 
@@ -232,7 +233,10 @@ export class DocumentWrites {
 export interface GotDoc {
   readonly version: number;
   readonly seqNo: number;
+  /** The `_source` the index keeps (filtered by the mapping's `_source` includes/excludes: stored-source.ts). */
   readonly source: string;
+  /** The whole document as written and indexed: where stored fields (`store: true`) are read from. */
+  readonly indexedSource: string;
   readonly routing?: string;
 }
 

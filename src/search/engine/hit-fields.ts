@@ -162,10 +162,11 @@ function halfFloatSourceValues(def: FieldDef, source: unknown): unknown[] {
 
 
 /**
- * The `fields` of one hit whose stored source is `sourceText`; undefined when no field has a
- * value (ES then leaves `fields` out).
+ * The `fields` of one hit whose whole document is `sourceText` (stored fields and doc values come
+ * from it) and whose kept `_source` is `keptText` (the `fields` option reads it, as ES reads
+ * `_source`); undefined when no field has a value (ES then leaves `fields` out).
  */
-export function hitFields(index: string, mappings: Mappings, f: FetchFields, id: string, sourceText: string): Record<string, unknown[]> | undefined {
+export function hitFields(index: string, mappings: Mappings, f: FetchFields, id: string, sourceText: string, keptText = sourceText): Record<string, unknown[]> | undefined {
   const source = JSON.parse(sourceText) as unknown;
   const out: Record<string, unknown[]> = {};
   if (f.stored !== undefined && f.stored.length > 0) {
@@ -176,9 +177,18 @@ export function hitFields(index: string, mappings: Mappings, f: FetchFields, id:
   if (f.docvalue.length > 0 || f.fields.length > 0) {
     const { doc } = parseDocument(source, mappings, id, true);
     addAll(out, f.docvalue, mappings, (def, e) => docValues(def, doc, formatterFor(index, def, e.format, true)));
-    addAll(out, f.fields, mappings, (def, e) => sourceFieldValues(def, doc, source, formatterFor(index, def, e.format, false)), true);
+    if (f.fields.length > 0) {
+      const kept = keptText === sourceText ? { source, doc } : keptDoc(keptText, mappings, id);
+      addAll(out, f.fields, mappings, (def, e) => sourceFieldValues(def, kept.doc, kept.source, formatterFor(index, def, e.format, false)), true);
+    }
   }
   return Object.keys(out).length === 0 ? undefined : out;
+}
+
+/** The kept `_source` and its parsed fields, when it differs from the whole document. */
+function keptDoc(keptText: string, mappings: Mappings, id: string): { source: unknown; doc: ReturnType<typeof parseDocument>['doc'] } {
+  const source = JSON.parse(keptText) as unknown;
+  return { source, doc: parseDocument(source, mappings, id, true).doc };
 }
 
 function addAll(out: Record<string, unknown[]>, entries: readonly FieldAndFormat[], mappings: Mappings, values: (def: FieldDef, e: FieldAndFormat) => unknown[], lastWins = false): void {

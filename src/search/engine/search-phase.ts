@@ -20,6 +20,7 @@ import { collapsedHit, collapseKeys, collapseWindow, type CollapseKey, type Coll
 import { checkFetchFields, hitFields } from './hit-fields.js';
 import { sliceOf } from '../query/id-slice.js';
 import { ROUTING_FIELD } from '../mapping/routing-field.js';
+import { shownSource } from './stored-source.js';
 import { storedFieldValues } from '../requests/multi-get.js';
 
 /**
@@ -356,16 +357,23 @@ export function renderHit(
   hit._score = score === null ? null : float32ForJson(score);
   if (routing !== undefined && fetch?.storedNone !== true) hit._routing = routing;
   const raw = req.source.fetch || highlighter !== undefined || fetch !== undefined ? env.sourceText(state, id) : undefined;
-  if (req.source.fetch && raw !== undefined && sourceKept) hit._source = isIdentity(req.source) ? new RawJson(raw) : filterSource(JSON.parse(raw), req.source);
-  const fields = fetch === undefined || raw === undefined ? undefined : hitFields(state.name, state.mappings, fetch, id, raw);
+  // What the index keeps of the source (stored-source.ts): `_source`, `fields` and highlights read it.
+  const kept = keptSource(state, raw);
+  if (req.source.fetch && kept !== undefined && sourceKept) hit._source = isIdentity(req.source) ? new RawJson(kept) : filterSource(JSON.parse(kept), req.source);
+  const fields = fetch === undefined || raw === undefined ? undefined : hitFields(state.name, state.mappings, fetch, id, raw, kept);
   if (fields !== undefined) hit.fields = fields;
   // Highlighted from the stored source (ES's unified highlighter re-analyses it too), whatever _source filtering shows.
   // An index without `_source` highlights what it stores (`store: true` fields), as ES does.
-  const highlight = highlighter?.highlight(state.mappings, sourceKept ? JSON.parse(raw ?? '{}') : storedOnly(state, raw));
+  const highlight = highlighter?.highlight(state.mappings, sourceKept ? JSON.parse(kept ?? '{}') : storedOnly(state, raw));
   if (highlight !== undefined) hit.highlight = highlight;
   // Long.MAX_VALUE / MIN_VALUE (missing numeric values) are not representable as JS numbers.
   if (sortValues !== undefined) hit.sort = sortValues.map((v) => (v === LONG_MAX ? new RawJson('9223372036854775807') : v === -LONG_MAX ? new RawJson('-9223372036854775808') : v));
   return hit;
+}
+
+/** The `_source` the index keeps of a document read whole (stored-source.ts), if one was read. */
+function keptSource(state: IndexState, raw: string | undefined): string | undefined {
+  return raw === undefined ? undefined : shownSource(state.mappings.root, raw);
 }
 
 /**
@@ -379,7 +387,7 @@ function plainHit(env: SearchEnv, state: IndexState, ord: number, score: number 
   if (req.seqNoPrimaryTerm) text += `${member('_seq_no', state.seqNos[ord])},"_primary_term":1`;
   text += score === null ? ',"_score":null' : member('_score', float32ForJson(score));
   if (routing !== undefined) text += `,"_routing":${JSON.stringify(routing)}`;
-  if (req.source.fetch && state.mappings.root.sourceEnabled) text += `,"_source":${env.sourceText(state, id)}`;
+  if (req.source.fetch && state.mappings.root.sourceEnabled) text += `,"_source":${shownSource(state.mappings.root, env.sourceText(state, id))}`;
   return new RawJson(`${text}}`);
 }
 

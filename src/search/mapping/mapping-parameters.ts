@@ -161,9 +161,9 @@ const ROOT: Readonly<Record<string, Rule>> = {
   _doc: accepted,
   _meta: accepted,
   dynamic_templates: (v) => (Array.isArray(v) && v.length === 0 ? undefined : 'refused'),
-  // `enabled` is acted on (root-meta.ts); includes, excludes and synthetic source would change what
-  // _source returns and are refused.
-  _source: (v) => metaMapper(v, '_source', ['enabled'], ['includes', 'excludes', 'mode']),
+  // `enabled`, `includes` and `excludes` are acted on (root-meta.ts, engine/stored-source.ts);
+  // synthetic source would change what _source returns and is refused.
+  _source: (v) => metaMapper(v, '_source', ['enabled', 'includes', 'excludes'], ['mode']),
   // `required` is acted on (root-meta.ts).
   _routing: (v) => metaMapper(v, '_routing', ['required'], []),
 };

@@ -12,9 +12,13 @@ export interface RootMeta {
   readonly routingRequired: boolean;
   /** `_source.enabled`: true unless the mapping says false. */
   readonly sourceEnabled: boolean;
+  /** `_source.includes`: the patterns of the fields the kept `_source` holds (all when empty). */
+  readonly sourceIncludes: readonly string[];
+  /** `_source.excludes`: the patterns of the fields left out of the kept `_source` (still indexed). */
+  readonly sourceExcludes: readonly string[];
 }
 
-export const DEFAULT_ROOT_META: RootMeta = { routingRequired: false, sourceEnabled: true };
+export const DEFAULT_ROOT_META: RootMeta = { routingRequired: false, sourceEnabled: true, sourceIncludes: [], sourceExcludes: [] };
 
 /** ES's nodeBooleanValue for a metadata mapper parameter; throws its mapper_parsing_exception. */
 function booleanParam(v: unknown): boolean {
@@ -24,6 +28,15 @@ function booleanParam(v: unknown): boolean {
   const reason = `Failed to parse value [${typeof v === 'string' ? v : JSON.stringify(v)}] as only [true] or [false] are allowed.`;
   const outer = `Failed to parse mapping: ${reason}`;
   throw new SearchError(400, { type: 'mapper_parsing_exception', reason: outer, causedBy: { type: 'illegal_argument_exception', reason } }, [{ type: 'mapper_parsing_exception', reason: outer }]);
+}
+
+/** ES's string array parameter of a metadata mapper: a list of strings (or one string); throws its mapper_parsing_exception. */
+function patternsParam(v: unknown, name: string): string[] {
+  if (v === null) return [];
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
+  // A single string or other values: ES 8 and OpenSearch read them differently; refused here.
+  const reason = `[${name}] on mapper [_source] must be a list of strings, got [${JSON.stringify(v)}]`;
+  throw errors.mapperParsing(reason, `Failed to parse mapping: ${reason}`);
 }
 
 function mapperObject(v: unknown, name: string): Record<string, unknown> {
@@ -41,6 +54,8 @@ function mapperObject(v: unknown, name: string): Record<string, unknown> {
 export function parseRootMeta(root: Record<string, unknown>): RootMeta {
   let routingRequired = false;
   let sourceEnabled = true;
+  let sourceIncludes: string[] = [];
+  let sourceExcludes: string[] = [];
   if (root._routing !== undefined && root._routing !== null) {
     const r = mapperObject(root._routing, '_routing');
     if (r.required !== undefined) routingRequired = booleanParam(r.required);
@@ -48,23 +63,38 @@ export function parseRootMeta(root: Record<string, unknown>): RootMeta {
   if (root._source !== undefined && root._source !== null) {
     const s = mapperObject(root._source, '_source');
     if (s.enabled !== undefined) sourceEnabled = booleanParam(s.enabled);
+    if (s.includes !== undefined) sourceIncludes = patternsParam(s.includes, 'includes');
+    if (s.excludes !== undefined) sourceExcludes = patternsParam(s.excludes, 'excludes');
   }
-  return { routingRequired, sourceEnabled };
+  return { routingRequired, sourceEnabled, sourceIncludes, sourceExcludes };
 }
 
 /** What GET `_mapping` shows of them: only what differs from the defaults, `_routing` before `_source`. */
 export function rootMetaJson(meta: RootMeta): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (meta.routingRequired) out._routing = { required: true };
-  if (!meta.sourceEnabled) out._source = { enabled: false };
+  const source: Record<string, unknown> = {};
+  if (!meta.sourceEnabled) source.enabled = false;
+  if (meta.sourceIncludes.length > 0) source.includes = meta.sourceIncludes;
+  if (meta.sourceExcludes.length > 0) source.excludes = meta.sourceExcludes;
+  if (Object.keys(source).length > 0) out._source = source;
   return out;
 }
 
 /** A put mapping that names `_routing` or `_source` must keep their values (ES: neither can be updated). */
 export function checkRootMetaUpdate(current: RootMeta, update: RootMeta, raw: Record<string, unknown>): void {
-  const conflict = (mapper: string, param: string, from: boolean, to: boolean): never => {
-    throw errors.illegalArgument(`Mapper for [${mapper}] conflicts with existing mapper:\n\tCannot update parameter [${param}] from [${from}] to [${to}]`);
+  const conflict = (mapper: string, ...changes: [param: string, from: boolean | string, to: boolean | string][]): void => {
+    // ES lists every parameter of the mapper that the update would change.
+    if (changes.length === 0) return;
+    throw errors.illegalArgument(`Mapper for [${mapper}] conflicts with existing mapper:${changes.map(([param, from, to]) => `\n\tCannot update parameter [${param}] from [${from}] to [${to}]`).join('')}`);
   };
-  if (raw._routing !== undefined && update.routingRequired !== current.routingRequired) conflict('_routing', 'required', current.routingRequired, update.routingRequired);
-  if (raw._source !== undefined && update.sourceEnabled !== current.sourceEnabled) conflict('_source', 'enabled', current.sourceEnabled, update.sourceEnabled);
+  if (raw._routing !== undefined && update.routingRequired !== current.routingRequired) conflict('_routing', ['required', current.routingRequired, update.routingRequired]);
+  if (raw._source === undefined) return;
+  const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+  const list = (a: readonly string[]) => `[${a.join(', ')}]`;
+  const changes: [string, boolean | string, boolean | string][] = [];
+  if (update.sourceEnabled !== current.sourceEnabled) changes.push(['enabled', current.sourceEnabled, update.sourceEnabled]);
+  if (!same(update.sourceIncludes, current.sourceIncludes)) changes.push(['includes', list(current.sourceIncludes), list(update.sourceIncludes)]);
+  if (!same(update.sourceExcludes, current.sourceExcludes)) changes.push(['excludes', list(current.sourceExcludes), list(update.sourceExcludes)]);
+  conflict('_source', ...changes);
 }

@@ -15,5 +15,16 @@ export function addRouting(doc: ParsedDoc, routing: string): void {
   doc.keyword.add(ROUTING_FIELD, [routing]);
 }
 
-/** The mapping a query on `_routing` runs under: `_routing` as an indexed keyword field. */
-export const ROUTING_MAPPINGS: Mappings = Mappings.parse({ properties: { [ROUTING_FIELD]: { type: 'keyword' } } }, true);
+/**
+ * The mapping a query on `_routing` runs under: `_routing` as an indexed keyword field, whose type
+ * is named `_routing` in errors, as ES's RoutingFieldType names it.
+ */
+export const ROUTING_MAPPINGS: Mappings = routingMappings();
+
+function routingMappings(): Mappings {
+  const m = Mappings.parse({ properties: { [ROUTING_FIELD]: { type: 'keyword' } } }, true);
+  const def = m.field(ROUTING_FIELD);
+  // A table of this module's own, built here: only the type's name differs from a keyword's.
+  if (def !== undefined) (m.fields as Map<string, typeof def>).set(ROUTING_FIELD, { ...def, esType: ROUTING_FIELD });
+  return m;
+}

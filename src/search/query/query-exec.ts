@@ -18,6 +18,7 @@ import { sourceValues } from '../mapping/source-values.js';
 import { exactPhraseFreq, sloppyPhraseFreq, tokenPositions } from './sloppy-phrase.js';
 import { indexFieldMatches } from './index-field-query.js';
 import { crossFields } from './cross-fields.js';
+import { listEntryReaches, mappingsWithRouting, refuseListedMetadata } from './listed-fields.js';
 import { metadataQuery } from './metadata-fields.js';
 import { scoreTerm } from './term-scorer.js';
 import { boolPrefix, constantHits, fuzzyHits, fuzzyMatch, phrasePrefix } from './multi-term-exec.js';
@@ -104,7 +105,7 @@ export function execute(query: Query, ctx: ExecContext): Hits {
       if (query.zeroTermsAll && tokens(query.text).length === 0) return execute({ kind: 'match_all', boost: query.boost }, ctx);
       return phrasePrefixOn(ctx, query.field, query.text, query.slop, query.maxExpansions, query.boost);
     case 'match_bool_prefix':
-      return boolPrefix(ctx, query.field, query.text, { op: query.operator, msm: query.msm, fuzzy: query.fuzzy, boost: query.boost });
+      return boolPrefixOn(ctx, query.field, query.text, { op: query.operator, msm: query.msm, fuzzy: query.fuzzy, boost: query.boost });
   }
 }
 
@@ -137,7 +138,7 @@ function resolveFields(ctx: ExecContext, pattern: string): FieldDef[] {
   }
   // globMatch, not a RegExp of `.*` runs: those backtrack exponentially on many stars.
   // As ES expands a pattern, a text field that is not indexed (so not searchable) is left out.
-  return [...ctx.mappings.fields.values()].filter((d) => globMatch(pattern, d.path) && (d.index || d.kind !== 'text'));
+  return [...ctx.mappings.fields.values()].filter((d) => globMatch(pattern, d.path) && (d.index || d.kind !== 'text') && listEntryReaches(pattern, d.path));
 }
 
 function textTerm(ctx: ExecContext, field: TextField | undefined, term: string, boost: number): Hits {
@@ -458,7 +459,8 @@ function phraseFreq(values: readonly string[], terms: readonly string[]): number
  * match_bool_prefix), combined as ES does: most_fields sums them, the others take the best plus
  * tie_breaker times the rest (bool_prefix's own tie_breaker is 1, a sum, as most_fields').
  */
-function multiMatch(ctx: ExecContext, q: Extract<Query, { kind: 'multi_match' }>): Hits {
+function multiMatch(indexCtx: ExecContext, q: Extract<Query, { kind: 'multi_match' }>): Hits {
+  const ctx = listCtx(indexCtx, q.fields);
   if (q.type === 'cross_fields') {
     const lenient = q.lenient === true || q.fields.some((fb) => fb.field === '*');
     const fields = expand(ctx, q.fields).map(({ field, boost }) => ({ field, boost: f(boost * q.boost) }));
@@ -472,13 +474,19 @@ function multiMatch(ctx: ExecContext, q: Extract<Query, { kind: 'multi_match' }>
     const b = f(boost * q.boost);
     if (q.type === 'phrase') return phrase(ctx, field, q.text, b, true, q.slop);
     if (q.type === 'phrase_prefix') return multiPhrasePrefix(ctx, field, q.text, q.slop, q.maxExpansions ?? 50, b, q.lenient === true);
-    if (q.type === 'bool_prefix') return boolPrefix(ctx, field, q.text, { op: q.operator, msm: q.msm, fuzzy: q.fuzzy, boost: b });
+    if (q.type === 'bool_prefix') return boolPrefixOn(ctx, field, q.text, { op: q.operator, msm: q.msm, fuzzy: q.fuzzy, boost: b });
     // Lenient for the values a field cannot parse, but a fuzzy query on a field of another type is refused unless `lenient`, as in ES.
     if (q.fuzzy !== undefined) return fuzzyMatchField(ctx, field, q.text, q.fuzzy, q.operator, q.msm, b, q.lenient === true);
     return matchField(ctx, field, q.text, q.operator, q.msm, b, false, true);
   });
   if (q.type === 'most_fields' && q.tieBreaker === undefined) return unionSum(perField, 1, ctx.arena);
   return disMax(perField, q.tieBreaker ?? (q.type === 'most_fields' || q.type === 'bool_prefix' ? 1 : 0), 1, ctx.arena);
+}
+
+/** match_bool_prefix; on `_routing` a match (ES's term or fuzzy query: its keyword analyzer leaves no prefix term), as the node runs it. */
+function boolPrefixOn(ctx: ExecContext, path: string, text: string, o: Parameters<typeof boolPrefix>[3]): Hits {
+  if (path !== ROUTING_FIELD) return boolPrefix(ctx, path, text, o);
+  return o.fuzzy === undefined ? matchField(ctx, path, text, o.op, o.msm, o.boost, false, true) : fuzzyMatchField(ctx, path, text, o.fuzzy, o.op, o.msm, o.boost, false);
 }
 
 /** A phrase prefix on one of multi_match's fields: one that is not text is refused, or skipped when `lenient`. */
@@ -488,6 +496,12 @@ function multiPhrasePrefix(ctx: ExecContext, path: string, text: string, slop: n
   return phrasePrefixOn(ctx, path, text, slop, maxExpansions, boost);
 }
 
+/** The context a field list runs in: `_routing` among the fields (listed-fields.ts), other metadata fields refused. */
+function listCtx(ctx: ExecContext, fields: readonly FieldBoost[]): ExecContext {
+  for (const fb of fields) refuseListedMetadata(fb.field, ctx.indexName);
+  return { ...ctx, mappings: mappingsWithRouting(ctx.mappings) };
+}
+
 function expand(ctx: ExecContext, fields: readonly FieldBoost[]): FieldBoost[] {
   const out: FieldBoost[] = [];
   for (const fb of fields) for (const def of resolveFields(ctx, fb.field)) out.push({ field: def.path, boost: fb.boost });
@@ -495,7 +509,8 @@ function expand(ctx: ExecContext, fields: readonly FieldBoost[]): FieldBoost[] {
 }
 
 /** `tieBreaker` combines a clause's fields: 0 takes the best field's score, 1 sums them (simple_query_string). */
-function queryString(ctx: ExecContext, clauses: readonly QsClause[], fields: readonly FieldBoost[] | undefined, op: Operator, boost: number, tieBreaker: number): Hits {
+function queryString(indexCtx: ExecContext, clauses: readonly QsClause[], fields: readonly FieldBoost[] | undefined, op: Operator, boost: number, tieBreaker: number): Hits {
+  const ctx = listCtx(indexCtx, [...(fields ?? []), ...clauses.flatMap((c) => (c.field === undefined ? [] : [{ field: c.field, boost: 1 }]))]);
   const defaults = expand(ctx, fields ?? [{ field: '*', boost: 1 }]);
   const build = (c: QsClause): Hits => {
     const targets = c.field !== undefined ? expand(ctx, [{ field: c.field, boost: 1 }]) : defaults;

@@ -48,7 +48,8 @@ export interface MultiGetSource {
   /** The index's mappings (after indexUuid succeeded): which fields are stored (`store: true`). */
   mappings(index: string): Mappings;
   /** Throws routing_missing_exception when the index requires routing and `routing` is undefined. */
-  getDoc(index: string, id: string, routing: string | undefined): { version: number; seqNo: number; source: string; routing?: string } | undefined;
+  /** `source`: the `_source` the index keeps; `indexedSource`: the whole document (its stored fields). */
+  getDoc(index: string, id: string, routing: string | undefined): { version: number; seqNo: number; source: string; indexedSource: string; routing?: string } | undefined;
   /** The concrete name an item's `_index` stands for: a date-math name (`<logs-{now/d}>`) resolved now. */
   resolveIndex(index: string): string;
 }
@@ -199,7 +200,7 @@ export function multiGet(items: readonly MultiGetItem[], defaults: MultiGetDefau
     const stored = item.storedFields ?? defaults.storedFields;
     let fields: Record<string, unknown[]> | undefined;
     try {
-      fields = storedFieldsOf(from.mappings(index), stored, doc.source);
+      fields = storedFieldsOf(from.mappings(index), stored, doc.indexedSource);
     } catch (e) {
       // An object among the names fails its own item, as a shard's get failure does.
       if (e instanceof SearchError) return { _index: index, _id: id, error: e.toBody().error };

@@ -5,6 +5,7 @@ import { checkParams, DELETE_BY_QUERY_PARAMS, REINDEX_PARAMS, UPDATE_BY_QUERY_PA
 import { parseByQuery, parseReindex, type ByQueryRequest, type ReindexRequest } from '../requests/by-query-request.js';
 import type { BulkAction } from '../requests/bulk.js';
 import { filterSource } from '../requests/source-filter.js';
+import { shownSource } from '../engine/stored-source.js';
 import { MATCH_ANY, PRIMARY_TERM, UNASSIGNED_PRIMARY_TERM, UNASSIGNED_SEQ_NO, type WriteConditions } from '../requests/write-conditions.js';
 import type { IndexState } from '../engine/index-state.js';
 import type { SearchService } from '../engine/search-service.js';
@@ -118,7 +119,7 @@ function reindexActions(service: SearchService, r: ReindexRequest, docs: readonl
   checkSourcesKept(docs);
   return docs.map((m) => {
     const id = m.state.index.ids[m.ord] as string;
-    let raw = service.pinnedSource(m.state, m.ord, id);
+    let raw = shownSource(m.state.mappings.root, service.pinnedSource(m.state, m.ord, id));
     if (r.sourceFilter !== undefined) raw = JSON.stringify(filterSource(JSON.parse(raw), r.sourceFilter));
     const cond: WriteConditions | undefined = r.versionType === 'internal'
       ? undefined
@@ -145,7 +146,8 @@ export async function byQueryRoutes(app: FastifyInstance, opts: { service: Searc
       // Each document is written with the routing it has (as ES copies a hit's routing).
       if (!update) return { op: 'delete', index: m.state.name, id, cond: asMatched(m), ...routed(m) };
       // Without a script an update by query writes each document again as it is (a new version).
-      return { op: 'index', index: m.state.name, id, source: undefined, raw: service.pinnedSource(m.state, m.ord, id), cond: asMatched(m), ...routed(m) };
+      // From the `_source` the index keeps (stored-source.ts): ES re-indexes what `_source` holds.
+      return { op: 'index', index: m.state.name, id, source: undefined, raw: shownSource(m.state.mappings.root, service.pinnedSource(m.state, m.ord, id)), cond: asMatched(m), ...routed(m) };
     });
     const t = await inBatches(service, actions, r);
     return answer(req, reply, started, docs.length, r, t, update ? ['updated'] : []);

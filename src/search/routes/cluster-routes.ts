@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
 import { catBytes, sendCatTable, type CatColumn, type CatRow } from '../http/cat-table.js';
 import { queryOf, sendJson, type Params } from '../http/http-io.js';
+import { catShards } from './cat-shards.js';
 import { indexStatsSections, ProcessProbe, timeValueText, totalStatsSections, type ProcessFigures } from '../engine/node-stats.js';
 import type { IndexState } from '../engine/index-state.js';
 import { clusterHealth } from '../engine/cluster-health.js';
@@ -111,7 +112,7 @@ function nodesHeader(selected: boolean): Record<string, unknown> {
   return { _nodes: { total: n, successful: n, failed: 0 }, cluster_name: 'portico' };
 }
 
-/** `_stats[/<metric>]` and `<index>/_stats[/<metric>]`: `_all` and each index, primaries and total the same (no replica holds a copy). */
+/** `_stats[/<metric>]` and `<index>/_stats[/<metric>]`: `_all` and each index, primaries and total the same (no replica is assigned, so none holds a copy). */
 function indicesStats(service: SearchService, req: FastifyRequest): Record<string, unknown> {
   const p = req.params as Params;
   const metrics = p.metric === undefined ? ['_all'] : p.metric.split(',');
@@ -128,7 +129,9 @@ function indicesStats(service: SearchService, req: FastifyRequest): Record<strin
     const sections = pick(indexStatsSections(service, s));
     indices[s.name] = { uuid: s.uuid, health: indexHealth(s), status: 'open', primaries: sections, total: sections };
   }
-  return { _shards: { total: states.length, successful: states.length, failed: 0 }, _all: { primaries: all, total: all }, indices };
+  // Every copy counted, the primaries answering: replicas are never assigned on one node (ES's broadcast header).
+  const copies = states.reduce((n, s) => n + 1 + s.settings.numberOfReplicas, 0);
+  return { _shards: { total: copies, successful: states.length, failed: 0 }, _all: { primaries: all, total: all }, indices };
 }
 
 function indexHealth(s: IndexState): string {
@@ -199,7 +202,7 @@ function catNodeRow(self: NodeSelf, req: FastifyRequest): CatRow {
   };
 }
 
-/** `_nodes`, `_nodes/stats`, `_stats`, `_cat/health`, `_cat/count`, `_cat/nodes`. */
+/** `_nodes`, `_nodes/stats`, `_stats`, `_cat/health`, `_cat/count`, `_cat/nodes`, `_cat/shards`. */
 export async function clusterRoutes(app: FastifyInstance, opts: { service: SearchService; info: ClusterInfo; now: () => number }): Promise<void> {
   const { service, info, now } = opts;
   const self: NodeSelf = { id: createHash('sha256').update(`node:${info.clusterUuid}`).digest('base64url').slice(0, 22), info, probe: new ProcessProbe(now(), now) };
@@ -237,6 +240,8 @@ export async function clusterRoutes(app: FastifyInstance, opts: { service: Searc
   };
   app.get('/_cat/count', catCount);
   app.get('/_cat/count/:index', catCount);
+  app.get('/_cat/shards', async (req, reply) => catShards(service, req, reply));
+  app.get('/_cat/shards/:index', async (req, reply) => catShards(service, req, reply));
 }
 
 const COUNT_COLUMNS: CatColumn[] = [

@@ -33,7 +33,7 @@ async function getDocument(service: SearchService, req: FastifyRequest, reply: F
   if (doc === undefined) return sendJson(req, reply, 404, { _index: index, _id: id, found: false });
   const stored = storedFieldsParam(q.stored_fields);
   const mappings = service.get(index).mappings;
-  const fields = storedFieldsOf(mappings, stored, doc.source);
+  const fields = storedFieldsOf(mappings, stored, doc.indexedSource);
   const filter = getSourceFilter(urlFetchSource(q), stored);
   const body: Record<string, unknown> = { _index: index, _id: id, _version: doc.version, _seq_no: doc.seqNo, _primary_term: 1 };
   if (doc.routing !== undefined) body._routing = doc.routing;
@@ -70,7 +70,8 @@ async function updateDocument(service: SearchService, req: FastifyRequest, reply
   const [item] = service.bulk([{ op: 'update', index: p.index as string, id: p.id as string, ...fields, requireAlias, ...(routing === undefined ? {} : { routing }) }]);
   if (item === undefined) throw errors.internal();
   if ('error' in item) throw item.error;
-  const body = writeBody(item.outcome, forcedRefresh(req));
+  // A noop writes nothing, so nothing is refreshed: ES's answer has no `forced_refresh` then.
+  const body = writeBody(item.outcome, forcedRefresh(req) && item.outcome.result !== 'noop');
   // The body's `_source` over the URL's (RestUpdateAction, then the body's parser): ES then adds
   // `get` (UpdateHelper.extractGetResult) with the document as the update left it, noop included.
   const get = updateGet(service, item.outcome, source ?? urlFetchSource(q));
@@ -147,7 +148,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const p = req.params as Params;
     const doc = service.getDoc(p.index as string, p.id as string, routingParam(queryOf(req)));
     // The same lookup as GET: an object among `stored_fields` is its 400 (without a body).
-    if (doc !== undefined) storedFieldsOf(service.get(p.index as string).mappings, storedFieldsParam(queryOf(req).stored_fields), doc.source);
+    if (doc !== undefined) storedFieldsOf(service.get(p.index as string).mappings, storedFieldsParam(queryOf(req).stored_fields), doc.indexedSource);
     return sendHead(reply, doc !== undefined ? 200 : 404, 'application/json');
   });
   app.delete('/:index/_doc/:id', async (req, reply) => {
@@ -177,6 +178,8 @@ function updateGet(service: SearchService, outcome: WriteOutcome, fetch: SourceF
   if (fetch?.fetch !== true) return undefined;
   const doc = service.getDoc(outcome.index, outcome.id);
   if (doc === undefined) return undefined;
-  const parsed = JSON.parse(doc.source) as unknown;
+  // As ES's UpdateHelper, the document the update built (its merge, its upsert), before the mapping's
+  // `_source` includes/excludes filter what is kept (stored-source.ts); a noop's is the kept one.
+  const parsed = JSON.parse(outcome.result === 'noop' ? doc.source : doc.indexedSource) as unknown;
   return { _seq_no: doc.seqNo, _primary_term: PRIMARY_TERM, found: true, _source: isIdentity(fetch) ? parsed : filterSource(parsed, fetch) };
 }

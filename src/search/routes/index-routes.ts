@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
-import { checkMappingParameters } from '../mapping/mapping.js';
+import { checkMappingParameters, type Mappings } from '../mapping/mapping.js';
 import { jsonBody, queryOf, sendHead, sendJson, type Params } from '../http/http-io.js';
 import { catBytes, sendCatTable, type CatColumn, type CatRow } from '../http/cat-table.js';
 import type { IndexState } from '../engine/index-state.js';
@@ -11,6 +11,13 @@ export interface ClusterInfo {
   readonly flavor: 'elasticsearch' | 'opensearch';
   readonly clusterUuid: string;
   readonly version: string;
+}
+
+/** A mapping as GET `_mapping` and GET `/<index>` answer it: ES renders no `properties` when there are none. */
+function mappingBody(m: Mappings): Record<string, unknown> {
+  const out = m.toJSON();
+  if (Object.keys(m.properties).length === 0) delete out.properties;
+  return out;
 }
 
 function settingsBody(s: IndexState): Record<string, unknown> {
@@ -169,13 +176,13 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
   app.get('/:index', async (req, reply) => {
     const states = service.resolveWithClosed((req.params as Params).index);
     const body: Record<string, unknown> = {};
-    for (const s of states) body[s.name] = { aliases: {}, mappings: s.mappings.toJSON(), settings: settingsBody(s) };
+    for (const s of states) body[s.name] = { aliases: {}, mappings: mappingBody(s.mappings), settings: settingsBody(s) };
     return sendJson(req, reply, 200, body);
   });
   // Without an index: every index (the clients' getMapping/getSettings with no index).
   const getMapping = async (req: FastifyRequest, reply: FastifyReply) => {
     const body: Record<string, unknown> = {};
-    for (const s of service.resolveWithClosed((req.params as Params).index)) body[s.name] = { mappings: s.mappings.toJSON() };
+    for (const s of service.resolveWithClosed((req.params as Params).index)) body[s.name] = { mappings: mappingBody(s.mappings) };
     return sendJson(req, reply, 200, body);
   };
   app.get('/_mapping', getMapping);

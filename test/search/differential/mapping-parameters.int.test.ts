@@ -165,7 +165,9 @@ const CASES: readonly Case[] = [
   // the root
   root('_source', { enabled: true }, 'node'),
   root('_source', { enabled: false }, 'node'),
-  root('_source', { excludes: ['f'] }, 'refused'),
+  root('_source', { excludes: ['f'] }, 'node'),
+  root('_source', { includes: ['f'] }, 'node'),
+  root('_source', { mode: 'synthetic' }, 'refused'),
   root('_routing', { required: false }, 'node'),
   root('_routing', { required: true }, 'node'),
   root('_meta', { owner: 'team' }, 'node'),

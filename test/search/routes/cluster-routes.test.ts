@@ -3,7 +3,7 @@ import { bulkIndex, esCalls, searchForAll } from '../harness.js';
 import { catBytes } from '../../../src/search/http/cat-table.js';
 import { timeValueText } from '../../../src/search/engine/node-stats.js';
 
-/** `_nodes`, `_nodes/stats`, `_stats`, `_cat/health`, `_cat/count`, `_cat/nodes` and real sizes in `_cat/indices`. */
+/** `_nodes`, `_nodes/stats`, `_stats`, `_cat/health`, `_cat/count`, `_cat/nodes`, `_cat/shards` and real sizes in `_cat/indices`. */
 
 const h = searchForAll();
 const { call, ok } = esCalls(h);
@@ -45,7 +45,8 @@ describe('_cat/indices', () => {
 describe('_stats', () => {
   it('counts documents, store bytes and the indexing and search work done', async () => {
     const body = await ok('GET', '/_stats');
-    expect(body._shards).toEqual({ total: 2, successful: 2, failed: 0 });
+    // Every copy: books' primary, other's primary and its replica (unassigned on one node, so not successful).
+    expect(body._shards).toEqual({ total: 3, successful: 2, failed: 0 });
     const books = body.indices.books;
     expect(books.health).toBe('green');
     expect(body.indices.other.health).toBe('yellow');
@@ -117,6 +118,15 @@ describe('_cat', () => {
     expect(JSON.parse(await text('/_cat/count/books?format=json&h=count'))).toEqual([{ count: '29' }]);
     expect((await text('/_cat/count?h=count')).trim()).toBe('29');
     expect((await call('GET', '/_cat/count/missing')).status).toBe(404);
+  });
+
+  it('_cat/shards: each primary started, each replica unassigned with empty cells', async () => {
+    const out = await text('/_cat/shards?v');
+    const [head, ...rows] = out.trimEnd().split('\n');
+    expect(head?.split(/\s+/)).toEqual(['index', 'shard', 'prirep', 'state', 'docs', 'store', 'dataset', 'ip', 'node']);
+    expect(rows.map((r) => r.split(/\s+/).slice(0, 5))).toEqual([['books', '0', 'p', 'STARTED', '29'], ['other', '0', 'p', 'STARTED', '0'], ['other', '0', 'r', 'UNASSIGNED']]);
+    expect(JSON.parse(await text('/_cat/shards/other?format=json&h=prirep,state,docs,node'))).toEqual([{ prirep: 'p', state: 'STARTED', docs: '0', node: 'portico' }, { prirep: 'r', state: 'UNASSIGNED', docs: null, node: null }]);
+    expect((await call('GET', '/_cat/shards/missing')).status).toBe(404);
   });
 
   it('_cat/nodes: the node with its heap, RAM and role columns', async () => {
