@@ -11,6 +11,7 @@
  */
 import type { Router } from '../../dynamic-config/http.js';
 import { copyRecord, qualify, type PreparedRouter } from './records.js';
+import { QualifiedNames } from './qualified-names.js';
 
 /** Settings a prepared router depends on besides the record and its provider. */
 export interface PrepareContext {
@@ -18,6 +19,8 @@ export interface PrepareContext {
   readonly defaults: readonly string[];
   /** Whether routers are built (fills in observability). */
   readonly build: boolean;
+  /** Qualified names kept between computations (the memo's); made afresh when absent. */
+  readonly names?: QualifiedNames;
 }
 
 // Shared by every router that sets none: records are never mutated after the runtime is computed.
@@ -48,12 +51,13 @@ export function prepareRouter(r: Router, provider: string, ctx: PrepareContext):
   }
   const mws = config.middlewares;
   let built = config;
+  const q = (name: string) => (ctx.names === undefined ? qualify(name, provider) : ctx.names.qualify(name, provider));
   if (mws !== undefined && mws.length > 0) {
     built = copyRecord(config);
-    built.middlewares = mws.map((m) => qualify(m, provider));
+    built.middlewares = mws.map(q);
   }
-  const middlewareRefs = mws === undefined || mws.length === 0 ? NO_REFS : mws.filter((m) => m !== '').map((m) => qualify(m, provider));
-  const service = config.service === undefined || config.service === '' ? '' : qualify(config.service, provider);
+  const middlewareRefs = mws === undefined || mws.length === 0 ? NO_REFS : mws.filter((m) => m !== '').map(q);
+  const service = config.service === undefined || config.service === '' ? '' : q(config.service);
   return { source: r, config, built, service, middlewareRefs };
 }
 
@@ -67,14 +71,16 @@ export function sameJson(a: unknown, b: unknown): boolean {
     return true;
   }
   if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
+  // One list of keys, not two: `a`'s are walked in order (a record from JSON has no inherited
+  // enumerable keys) against `b`'s. A router that changed is compared on every snapshot.
   const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  for (let i = 0; i < ka.length; i++) {
-    const k = ka[i] as string;
+  let i = 0;
+  for (const k in a) {
+    if (!Object.prototype.hasOwnProperty.call(a, k)) continue;
     if (k !== kb[i] || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+    i++;
   }
-  return true;
+  return i === kb.length;
 }
 
 /**
@@ -86,6 +92,8 @@ export class RouterMemo {
   private next = new Map<string, Map<string, PreparedRouter>>();
   private contextKey = '';
   private partial = false;
+  /** The qualified names of the records seen, kept for the next recompute (qualified-names.ts). */
+  readonly names = new QualifiedNames();
 
   /**
    * Starts a recompute; a changed context forgets everything.

@@ -13,6 +13,7 @@ import {
 } from './records.js';
 import { prepareRouter, type PrepareContext, type RouterMemo } from './router-memo.js';
 import { tlsConflictCopies, warnConflictCopies } from './tls-conflicts.js';
+import { QualifiedNames } from './qualified-names.js';
 
 export * from './records.js';
 
@@ -55,22 +56,24 @@ export function computeRuntime(
   const tcpEntryPoints = new Set(entryPoints.filter((e) => e.protocol === 'tcp').map((e) => e.name));
   const udpEntryPoints = new Set(entryPoints.filter((e) => e.protocol === 'udp').map((e) => e.name));
   const defaults = entryPoints.filter((e) => e.isDefault && e.protocol === 'tcp').map((e) => e.name).sort();
-  const ctx: PrepareContext = { defaults, build };
+  const names = memo?.names ?? new QualifiedNames();
+  const ctx: PrepareContext = { defaults, build, names };
   memo?.begin(ctx, partial);
 
   for (const input of inputs) {
     const { provider, configuration: c } = input;
     forEachEntry(c.http?.services, (name, svc) => {
-      const q = `${name}@${provider}`;
+      const q = names.of(name, provider);
       rt.services.set(q, new ServiceInfo(q, provider, svc, givenStatus(input, name)));
     });
     forEachEntry(c.http?.middlewares, (name, mw) => {
-      rt.middlewares.set(`${name}@${provider}`, new MiddlewareInfo(`${name}@${provider}`, provider, mw));
+      const q = names.of(name, provider);
+      rt.middlewares.set(q, new MiddlewareInfo(q, provider, mw));
     });
     forEachEntry(c.http?.routers, (name, r) => {
       const prepared = memo === undefined ? prepareRouter(r, provider, ctx) : memo.prepare(r, name, provider, ctx);
       const priority = input.priorities?.[name] ?? toPriority(r.priority);
-      const q = `${name}@${provider}`;
+      const q = names.of(name, provider);
       const copies = tlsConflictCopies(q, prepared);
       if (copies === undefined) {
         rt.routers.set(q, new RouterInfo(q, provider, prepared.config, priority, prepared));
@@ -83,10 +86,12 @@ export function computeRuntime(
       }
     });
     forEachEntry(c.tcp?.services, (name, svc) => {
-      rt.tcpServices.set(`${name}@${provider}`, new TCPServiceInfo(`${name}@${provider}`, provider, svc, givenStatus(input, name)));
+      const q = names.of(name, provider);
+      rt.tcpServices.set(q, new TCPServiceInfo(q, provider, svc, givenStatus(input, name)));
     });
     forEachEntry(c.tcp?.middlewares, (name, mw) => {
-      rt.tcpMiddlewares.set(`${name}@${provider}`, new TCPMiddlewareInfo(`${name}@${provider}`, provider, mw));
+      const q = names.of(name, provider);
+      rt.tcpMiddlewares.set(q, new TCPMiddlewareInfo(q, provider, mw));
     });
     forEachEntry(c.tcp?.routers, (name, r) => {
       let config: TCPRouter = r;
@@ -94,16 +99,20 @@ export function computeRuntime(
         config = copyRecord(r);
         config.entryPoints = defaults;
       }
-      rt.tcpRouters.set(`${name}@${provider}`, new TCPRouterInfo(`${name}@${provider}`, provider, config, toPriority(r.priority)));
+      const q = names.of(name, provider);
+      rt.tcpRouters.set(q, new TCPRouterInfo(q, provider, config, toPriority(r.priority)));
     });
     forEachEntry(c.udp?.services, (name, svc) => {
-      rt.udpServices.set(`${name}@${provider}`, new UDPServiceInfo(`${name}@${provider}`, provider, svc));
+      const q = names.of(name, provider);
+      rt.udpServices.set(q, new UDPServiceInfo(q, provider, svc));
     });
     forEachEntry(c.udp?.routers, (name, r) => {
-      rt.udpRouters.set(`${name}@${provider}`, new UDPRouterInfo(`${name}@${provider}`, provider, r));
+      const q = names.of(name, provider);
+      rt.udpRouters.set(q, new UDPRouterInfo(q, provider, r));
     });
   }
 
+  names.reserve(rt.routers.size + rt.services.size + rt.middlewares.size);
   populateUsedBy(rt);
   if (build) checkRouterTree(rt.routers);
   checkEntryPoints(rt.routers, tcpEntryPoints);
