@@ -24,31 +24,13 @@ import { registerInternalRoutes } from '../src/management/internal/routes.js';
 import { RecordStore } from '../src/management/record-store.js';
 import { validateProviderSnapshot } from '../src/dynamic-config/validation.js';
 import type { EntryPointDef } from '../src/management/runtime/runtime.js';
+import { BENCH_ENTRY_POINTS, benchSnapshot } from './management-snapshot.js';
 
 const N = Number(process.env.BENCH_RECORDS ?? 10_000);
 const TOKEN = 'bench-token';
-const ENTRY_POINTS: EntryPointDef[] = [
-  { name: 'web', address: ':80', protocol: 'tcp', isDefault: true },
-  { name: 'traefik', address: ':8080', protocol: 'tcp', isDefault: false },
-];
+const ENTRY_POINTS = BENCH_ENTRY_POINTS;
 
-function snapshot(generation: number): ProviderSnapshot {
-  const routers: NonNullable<NonNullable<DynamicConfiguration['http']>['routers']> = {};
-  const services: NonNullable<NonNullable<DynamicConfiguration['http']>['services']> = {};
-  for (let i = 0; i < N; i++) {
-    const ns = `ns-${i % 50}`;
-    routers[`${ns}-app-${i}-example-com`] = {
-      entryPoints: ['web'],
-      rule: `Host("app-${i}.example.com") && PathPrefix("/v${generation}")`,
-      service: `${ns}-app-${i}-80`,
-      ...(i % 10 === 0 ? { middlewares: ['missing-auth'] } : {}),
-    };
-    services[`${ns}-app-${i}-80`] = {
-      loadBalancer: { servers: [{ url: `http://10.${(i >> 8) & 255}.${i & 255}.1:80` }, { url: `http://10.${(i >> 8) & 255}.${i & 255}.2:80` }], passHostHeader: true, strategy: 'wrr' },
-    };
-  }
-  return { configuration: { http: { routers, services } }, version: `gen-${generation}` };
-}
+const snapshot = (generation: number): ProviderSnapshot => benchSnapshot(N, generation);
 
 /**
  * An operator-sized snapshot (5,000 Ingresses or IngressRoutes with their Services and

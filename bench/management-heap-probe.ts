@@ -13,28 +13,13 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchSnapshot } from './management-snapshot.js';
 
 const N = Number(process.env.BENCH_RECORDS ?? 10_000);
 const TOKEN = 'bench-token';
 
-/** The bench's snapshot (bench/management-bench.ts `snapshot`), as the JSON body it PUTs. */
-function body(generation: number): string {
-  const routers: Record<string, unknown> = {};
-  const services: Record<string, unknown> = {};
-  for (let i = 0; i < N; i++) {
-    const ns = `ns-${i % 50}`;
-    routers[`${ns}-app-${i}-example-com`] = {
-      entryPoints: ['web'],
-      rule: `Host("app-${i}.example.com") && PathPrefix("/v${generation}")`,
-      service: `${ns}-app-${i}-80`,
-      ...(i % 10 === 0 ? { middlewares: ['missing-auth'] } : {}),
-    };
-    services[`${ns}-app-${i}-80`] = {
-      loadBalancer: { servers: [{ url: `http://10.${(i >> 8) & 255}.${i & 255}.1:80` }, { url: `http://10.${(i >> 8) & 255}.${i & 255}.2:80` }], passHostHeader: true, strategy: 'wrr' },
-    };
-  }
-  return JSON.stringify({ configuration: { http: { routers, services } }, version: `gen-${generation}` });
-}
+/** The bench's snapshot, as the JSON body it PUTs. */
+const body = (generation: number): string => JSON.stringify(benchSnapshot(N, generation));
 
 interface Memory { memory: NodeJS.MemoryUsage; heap: { total_heap_size: number; used_heap_size: number; malloced_memory: number }; collected: boolean }
 

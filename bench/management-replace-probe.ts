@@ -17,37 +17,17 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
-import type { DynamicConfiguration, ProviderSnapshot } from '../src/dynamic-config/configuration.js';
+import type { ProviderSnapshot } from '../src/dynamic-config/configuration.js';
 import { RecordStore } from '../src/management/record-store.js';
-import type { EntryPointDef } from '../src/management/runtime/runtime.js';
+import { BENCH_ENTRY_POINTS, benchSnapshot } from './management-snapshot.js';
 
 if (process.argv.includes('--optimize-for-size')) setFlagsFromString('--optimize-for-size');
 
 const N = Number(process.env.BENCH_RECORDS ?? 50_000);
 const GENERATIONS = Number(process.env.BENCH_GENERATIONS ?? 7);
-const ENTRY_POINTS: EntryPointDef[] = [
-  { name: 'web', address: ':80', protocol: 'tcp', isDefault: true },
-  { name: 'traefik', address: ':8080', protocol: 'tcp', isDefault: false },
-];
+const ENTRY_POINTS = BENCH_ENTRY_POINTS;
 
-/** bench/management-bench.ts's snapshot(), the same records. */
-function snapshot(generation: number): ProviderSnapshot {
-  const routers: NonNullable<NonNullable<DynamicConfiguration['http']>['routers']> = {};
-  const services: NonNullable<NonNullable<DynamicConfiguration['http']>['services']> = {};
-  for (let i = 0; i < N; i++) {
-    const ns = `ns-${i % 50}`;
-    routers[`${ns}-app-${i}-example-com`] = {
-      entryPoints: ['web'],
-      rule: `Host("app-${i}.example.com") && PathPrefix("/v${generation}")`,
-      service: `${ns}-app-${i}-80`,
-      ...(i % 10 === 0 ? { middlewares: ['missing-auth'] } : {}),
-    };
-    services[`${ns}-app-${i}-80`] = {
-      loadBalancer: { servers: [{ url: `http://10.${(i >> 8) & 255}.${i & 255}.1:80` }, { url: `http://10.${(i >> 8) & 255}.${i & 255}.2:80` }], passHostHeader: true, strategy: 'wrr' },
-    };
-  }
-  return { configuration: { http: { routers, services } }, version: `gen-${generation}` };
-}
+const snapshot = (generation: number): ProviderSnapshot => benchSnapshot(N, generation);
 
 async function main(): Promise<void> {
   const store = new RecordStore({ entryPoints: ENTRY_POINTS, now: Date.now });
