@@ -210,9 +210,9 @@ function measureApply(): { wall: number; cpu: number } {
 async function main(): Promise<void> {
   const apply = measureApply();
 
-  // BENCH_SERVER_NODE_ARGS: Node flags for the server alone; by default --optimize-for-size, as
-  // `portico serve` sets it (--runtime.optimize-for-size); BENCH_SERVER_NODE_ARGS=' ' runs V8's defaults.
-  const serverArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '--optimize-for-size').split(' ').filter((a) => a !== '');
+  // BENCH_SERVER_NODE_ARGS: Node flags for the server alone (e.g. --optimize-for-size, what
+  // `portico serve --runtime.optimize-for-size` sets; off by default, see bench/README.md).
+  const serverArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
   const child = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv: [...process.execArgv, ...serverArgs], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   try {
     const ports = await new Promise<{ api: number; internal: number }>((resolve, reject) => {

@@ -12,7 +12,7 @@ export const commonFlags = {
 /** Flags of the serving process alone (the operator sets its own heap growth: run-operator.ts). */
 export const serveRuntimeFlags = {
   'runtime.optimize-for-size': flag.boolean(
-    true,
-    "Run V8 with --optimize-for-size: its heap grows less far ahead of the live data, so a store of 200,000 push groups takes about 40% less resident memory, for some CPU (the collector runs sooner: a 50,000-router snapshot applies in 1.0-1.6 s of CPU against 1.0-1.2 s; bench/README.md); false keeps V8's defaults",
+    false,
+    "Run V8 with --optimize-for-size: its heap grows less far ahead of the live data, so a store of 200,000 push groups takes about 40% less resident memory; off by default because the collector then runs far more often: under mixed load (bench:mixed) push p99 98-162 ms instead of 25-47 and management page p99 43-93 ms instead of 4-10, and a 50,000-router apply 1.0-1.6 s of CPU instead of 1.0-1.2 (bench/README.md)",
   ),
 };
