@@ -54,10 +54,3 @@ export async function freePort(): Promise<number> {
   }
   throw new Error(`no free loopback port in ${from}-${from + size - 1} after 200 tries`);
 }
-
-/** `n` distinct free ports. */
-export async function freePorts(n: number): Promise<number[]> {
-  const ports: number[] = [];
-  for (let i = 0; i < n; i++) ports.push(await freePort());
-  return ports;
-}
