@@ -2,7 +2,7 @@ import { renderOpenMetricsHeader, renderOpenMetricsMetric } from '../exposition/
 import { renderFamilyHeader, renderMetricText } from '../exposition/text-encoder.js';
 import { PUSH_FAILURE_TIME, PUSH_TIME, type Label, type Metric, type MetricFamily, type MetricType } from '../model.js';
 import { compareMetricLabels, compareStrings, ownLabel, ownString, sameLabels } from './sanitize.js';
-import { GroupFamily, StoredMetric, payloadOf, sortMetrics } from './stored-family.js';
+import { GroupFamily, StoredMetric, payloadOf, sortMetrics, type PushShare } from './stored-family.js';
 import { SortedRuns, type Cursor } from './sorted-runs.js';
 import { escapeFamily, isLegacyName, labelsNeedEscaping, type EscapingScheme } from '../exposition/name-escaping.js';
 import { renderFamiliesOpenMetrics } from '../exposition/openmetrics-encoder.js';
@@ -95,11 +95,12 @@ export class FamilyView {
   }
 
   /**
-   * Stores `family` (sanitized) as group `groupId`'s, in place of `old` (its current record, if
-   * any); returns the record. `owned` are label tuples that may be kept as they are (the group's
-   * grouping labels); other new tuples are copied when they hold slices of the push body.
+   * Stores `family` (sanitized), pushed at `pushedAtMs`, as group `groupId`'s, in place of `old`
+   * (its current record, if any); returns the record. `share` is what the push's records share:
+   * its time stamp, its label sets, and the grouping tuples, which may be kept as they are; other
+   * new tuples are copied when they hold slices of the push body.
    */
-  set(groupId: string, old: GroupFamily | undefined, family: MetricFamily, pushedAtMs: number, owned: readonly Label[]): GroupFamily {
+  set(groupId: string, old: GroupFamily | undefined, family: MetricFamily, pushedAtMs: number, share: PushShare): GroupFamily {
     this.changed();
     let help = family.help;
     if (help !== undefined) help = help === this.lastHelp ? this.lastHelp : help === old?.help ? old.help : ownString(help);
@@ -116,16 +117,16 @@ export class FamilyView {
         });
         if (old.help !== help) this.help = undefined;
         old.help = help;
-        old.pushedAtMs = pushedAtMs;
+        old.pushedAt = share.stampAt(pushedAtMs);
         old.order = order;
         return old;
       }
     }
     if (old !== undefined) this.remove(old);
-    const record = new GroupFamily(groupId, this.name, help, type, pushedAtMs);
+    const record = new GroupFamily(groupId, this.name, help, type, share.stampAt(pushedAtMs));
     const stored = metrics.map((m) => {
-      const at = this.lowerBound(m.labels, groupId);
-      return new StoredMetric(record, this.share(m.labels, at, owned), payloadOf(m), flat(renderMetricText(this.name, type, m)));
+      const labels = share.equalSet(m.labels) ?? share.keep(this.share(m.labels, this.lowerBound(m.labels, groupId), share.grouping));
+      return new StoredMetric(record, labels, payloadOf(m), flat(renderMetricText(this.name, type, m)));
     });
     record.metrics = stored.length === 1 ? (stored[0] as StoredMetric) : stored;
     record.order = order;
@@ -294,11 +295,11 @@ export class ExpositionCache {
 
   /**
    * Stores the sanitized family `family.name` (with metrics) of group `groupId` in place of `old`,
-   * the group's current record of that name; returns the record. `owned`: label tuples that may be
-   * kept as they are (see FamilyView.set).
+   * the group's current record of that name; returns the record. `share`: what the push's records
+   * share (see FamilyView.set).
    */
-  set(groupId: string, old: GroupFamily | undefined, family: MetricFamily, pushedAtMs: number, owned: readonly Label[]): GroupFamily {
-    return this.update(family.name, (view) => view.set(groupId, old, family, pushedAtMs, owned));
+  set(groupId: string, old: GroupFamily | undefined, family: MetricFamily, pushedAtMs: number, share: PushShare): GroupFamily {
+    return this.update(family.name, (view) => view.set(groupId, old, family, pushedAtMs, share));
   }
 
   /** Puts back a record made earlier (when the store rebuilds its views). */

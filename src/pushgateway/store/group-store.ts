@@ -9,7 +9,7 @@ import { compareStrings, ownLabel, ownString, sanitizeFamily } from './sanitize.
 import { ExpiryQueue } from './expiry-queue.js';
 import { NO_LIMITS, limitRefusal, type PushEffect, type PushLimits } from './limits.js';
 import { pushTimeFamilies, type Group, type GroupStore, type PushOutcome, type PushRequest } from './group.js';
-import type { GroupFamily } from './stored-family.js';
+import { PushShare, type GroupFamily } from './stored-family.js';
 
 export interface InMemoryGroupStoreOptions {
   /** Types of the gateway's own metrics: pushed families of these names must have the same type. */
@@ -193,10 +193,11 @@ export class InMemoryGroupStore implements GroupStore {
       if (replace || emptied.has(r.name)) this.cache.remove(r);
       else next.push(r);
     }
-    for (const f of pushed.values()) next.push(this.cache.set(gid, group.record(f.name), f, nowMs, group.labels));
+    const share = new PushShare(group.labels);
+    for (const f of pushed.values()) next.push(this.cache.set(gid, group.record(f.name), f, nowMs, share));
     group.records = next.sort(compareByName);
     group.pushTimeSeconds = nowMs / 1000;
-    this.renderPushTimes(group);
+    this.renderPushTimes(group, share);
     group.expiresAtMs = ttlMs !== undefined && ttlMs > 0 ? nowMs + ttlMs : undefined;
     this.schedule(group);
   }
@@ -219,11 +220,12 @@ export class InMemoryGroupStore implements GroupStore {
     return group;
   }
 
-  private renderPushTimes(group: MutableGroup): void {
+  /** @param share what the records of the push that changed them share (a new one if none). */
+  private renderPushTimes(group: MutableGroup, share = new PushShare(group.labels)): void {
     const [push, failure] = pushTimeFamilies(group);
     const at = group.pushTimeSeconds * 1000;
-    group.pushTime = this.cache.set(group.id, group.pushTime, push, at, group.labels);
-    group.pushFailureTime = this.cache.set(group.id, group.pushFailureTime, failure, at, group.labels);
+    group.pushTime = this.cache.set(group.id, group.pushTime, push, at, share);
+    group.pushFailureTime = this.cache.set(group.id, group.pushFailureTime, failure, at, share);
   }
 
   recordFailure(grouping: readonly Label[], nowMs: number, ttlMs?: number): void {
@@ -352,8 +354,9 @@ export class InMemoryGroupStore implements GroupStore {
         stored.map((s) => s.family),
         new Set(),
       );
-      group.records = stored.map((s) => this.cache.set(group.id, undefined, s.family, s.pushedAtMs, group.labels)).sort(compareByName);
-      this.renderPushTimes(group);
+      const share = new PushShare(group.labels);
+      group.records = stored.map((s) => this.cache.set(group.id, undefined, s.family, s.pushedAtMs, share)).sort(compareByName);
+      this.renderPushTimes(group, share);
       this.schedule(group);
     }
   }

@@ -44,6 +44,66 @@ export class StoredMetric {
 
 const NO_LABELS: readonly Label[] = [];
 
+/** When a push stored a family: one object shared by every record the push stored. */
+export interface PushStamp {
+  readonly ms: number;
+}
+
+/** How many of a push's latest label sets a new metric is compared with (see PushShare). */
+const SHARED_SETS = 8;
+
+/**
+ * What the records stored by one push (or one group's load) share, so that each holds a reference
+ * rather than a copy of its own: the push time (a number field is a 16-byte box in every object
+ * that holds it) and equal label sets. The families of a group mostly carry the same labels (the
+ * grouping labels, `instance`, and a few of their own, as every family of a job's push does), so a
+ * metric whose labels equal one of the push's latest sets takes that array.
+ */
+export class PushShare {
+  private stamp: PushStamp | undefined;
+  private readonly sets: (readonly Label[])[] = [];
+  private next = 0;
+
+  /**
+   * @param grouping the group's grouping labels (sorted by name), tuples that may be kept as they
+   * are; also the label set of the push time gauges when the grouping key has an `instance`.
+   */
+  constructor(readonly grouping: readonly Label[]) {
+    this.keep(grouping);
+  }
+
+  /** The stamp of time `ms`: the last one made when it is the same time. */
+  stampAt(ms: number): PushStamp {
+    if (this.stamp === undefined || !Object.is(this.stamp.ms, ms)) this.stamp = { ms };
+    return this.stamp;
+  }
+
+  /** A label set kept lately that equals `labels`. */
+  equalSet(labels: readonly Label[]): readonly Label[] | undefined {
+    for (const set of this.sets) if (sameLabels(set, labels)) return set;
+    return undefined;
+  }
+
+  /** Remembers a stored label set (the oldest of SHARED_SETS is forgotten); returns it. */
+  keep(set: readonly Label[]): readonly Label[] {
+    if (this.sets.length < SHARED_SETS) this.sets.push(set);
+    else {
+      this.sets[this.next] = set;
+      this.next = (this.next + 1) % SHARED_SETS;
+    }
+    return set;
+  }
+}
+
+/**
+ * An integer value as V8's small integer, which a field holds without a box: the text parser's
+ * numbers are boxed doubles even when whole, and most pushed values (counts, bytes, seconds since
+ * the epoch) are whole. -0 stays itself (the protobuf format keeps its sign).
+ */
+function smallIntegerOr(value: number): number {
+  return (value | 0) === value && !Object.is(value, -0) ? value | 0 : value;
+}
+
 /**
  * What a metric's payload is: a bare number when nothing else about it needs keeping, else a new
  * object with the value fields only. Never the pushed metric itself: its `labels` are the
@@ -51,7 +111,7 @@ const NO_LABELS: readonly Label[] = [];
  */
 export function payloadOf(m: Metric): number | Metric {
   const { value, summary, histogram, timestampMs } = m;
-  if (value !== undefined && summary === undefined && histogram === undefined && timestampMs === undefined) return value;
+  if (value !== undefined && summary === undefined && histogram === undefined && timestampMs === undefined) return smallIntegerOr(value);
   return {
     labels: NO_LABELS,
     ...(value !== undefined && { value }),
@@ -96,8 +156,13 @@ export class GroupFamily implements StoredFamily {
     /** HELP text, unescaped; the same string object as other groups' equal help where possible. */
     public help: string | undefined,
     readonly type: MetricType,
-    public pushedAtMs: number,
+    /** When the family was last pushed (shared with the other records of that push). */
+    public pushedAt: PushStamp,
   ) {}
+
+  get pushedAtMs(): number {
+    return this.pushedAt.ms;
+  }
 
   get size(): number {
     const m = this.metrics;

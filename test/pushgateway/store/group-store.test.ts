@@ -3,6 +3,7 @@ import { ConsistencyError } from '../../../src/pushgateway/errors.js';
 import type { Group, PushRequest } from '../../../src/pushgateway/store/group.js';
 import { InMemoryGroupStore } from '../../../src/pushgateway/store/group-store.js';
 import type { Label, MetricFamily, MetricType } from '../../../src/pushgateway/model.js';
+import type { GroupFamily, StoredMetric } from '../../../src/pushgateway/store/stored-family.js';
 
 const T0 = 1_700_000_000_000;
 
@@ -305,6 +306,32 @@ describe('InMemoryGroupStore: Pushgateway semantics', () => {
     const out = store.push(req('b', [fam('s_sum', 'gauge', [])]));
     expect(out.inconsistency).toContain('collides with previously collected summary');
     expect(store.inconsistency()).toBeUndefined();
+  });
+
+  it("shares what one push's families have in common: equal label sets are one array, the push time one stamp", () => {
+    const store = new InMemoryGroupStore();
+    store.push(req('j', [gauge('a', 1, [['w', '1']]), gauge('b', 2, [['w', '1']]), gauge('c', 3, [['w', '2']])], {}, [['instance', 'i']]));
+    const records = (nowMs: number) => [...(store.get([['job', 'j'], ['instance', 'i']], nowMs)?.families.values() ?? [])] as GroupFamily[];
+    const [a, b, c] = records(T0) as [GroupFamily, GroupFamily, GroupFamily];
+    const labels = (r: GroupFamily) => (r.list()[0] as StoredMetric).labels;
+    expect(labels(a)).toEqual([['instance', 'i'], ['job', 'j'], ['w', '1']]);
+    expect(labels(b)).toBe(labels(a));
+    expect(labels(c)).not.toBe(labels(a));
+    expect(b.pushedAt).toBe(a.pushedAt);
+    // A later push of one family gets a stamp of its own; the others keep theirs.
+    store.push(req('j', [gauge('b', 4, [['w', '1']])], { nowMs: T0 + 5 }, [['instance', 'i']]));
+    const [a2, b2] = records(T0 + 5) as [GroupFamily, GroupFamily];
+    expect([a2.pushedAtMs, b2.pushedAtMs]).toEqual([T0, T0 + 5]);
+    expect(b2.pushedAt).not.toBe(a2.pushedAt);
+  });
+
+  it('keeps a pushed -0 (whole values are stored as small integers, but not -0)', () => {
+    const store = new InMemoryGroupStore();
+    store.push(req('j', [gauge('z', -0), gauge('w', 7)]));
+    const value = (name: string) => store.families(T0).find((f) => f.name === name)?.metrics[0]?.value;
+    expect(value('w')).toBe(7);
+    // toBe compares with Object.is: 0 would fail.
+    expect(value('z')).toBe(-0);
   });
 
   it('wipes everything at once', () => {
