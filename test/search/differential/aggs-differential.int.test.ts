@@ -79,7 +79,7 @@ afterAll(async () => {
 });
 
 describe('aggregations and collapse against OpenSearch', () => {
-  const figures = { compared: 0, agreed: 0, known: new Map<string, number>() };
+  const figures = { compared: 0, agreed: 0, known: new Map<string, number>(), unstable: [] as string[] };
   const unexplained: string[] = [];
 
   async function compare(reqs: readonly AggRequest[]): Promise<void> {
@@ -92,19 +92,34 @@ describe('aggregations and collapse against OpenSearch', () => {
         return;
       }
       const known = KNOWN.find((k) => k.matches(diff, r));
-      if (known !== undefined) figures.known.set(known.name, (figures.known.get(known.name) ?? 0) + 1);
-      else unexplained.push(`${JSON.stringify(req.body)}\n  => ${diff}`);
+      if (known !== undefined) {
+        figures.known.set(known.name, (figures.known.get(known.name) ?? 0) + 1);
+        return;
+      }
+      // Once in a loaded run OpenSearch answered a date_histogram bucket with 42 documents where it
+      // answers 46 on every other run and every segment layout, and Portico (and a count of the
+      // corpus) say 46. A reference that changes its answer to the same request on the same data
+      // is not one to compare with for that request: asked again, if OpenSearch now gives exactly
+      // Portico's first answer, the request is counted apart; otherwise it is unexplained.
+      const again = await os?.call('POST', `/${req.index}/_search${req.params === undefined ? '' : `?${req.params}`}`, req.body);
+      if (again !== undefined && difference(p, again) === undefined) {
+        figures.unstable.push(`${JSON.stringify(req.body)}\n  => first ${diff}`);
+        return;
+      }
+      unexplained.push(`${JSON.stringify(req.body)}\n  => ${diff}`);
     });
   }
 
   it('computes the generated aggregations as OpenSearch does', async () => {
+    const before = unexplained.length;
     await compare(generateAggRequests(250, SEED));
-    expect(unexplained.slice(0, 5)).toEqual([]);
+    expect(unexplained.slice(before, before + 5)).toEqual([]);
   }, 600_000);
 
   it('collapses the generated requests as OpenSearch does', async () => {
+    const before = unexplained.length;
     await compare(generateCollapseRequests(80, SEED + 1));
-    expect(unexplained.slice(0, 5)).toEqual([]);
+    expect(unexplained.slice(before, before + 5)).toEqual([]);
   }, 600_000);
 
   it('refuses what ES refuses, with the same error types', async () => {
@@ -164,5 +179,6 @@ describe('aggregations and collapse against OpenSearch', () => {
     const known = [...figures.known].map(([name, n]) => `${n} × ${name}`).join('; ');
     console.log(`aggregations and collapse: ${figures.compared} requests compared, ${figures.agreed} agreements, ${figures.compared - figures.agreed - unexplained.length} listed differences (${known || 'none'}), ${unexplained.length} unexplained`);
     if (unexplained.length > 0) console.log(unexplained.slice(0, 20).join('\n'));
+    if (figures.unstable.length > 0) console.log(`answered otherwise by OpenSearch when asked again (${figures.unstable.length}):\n${figures.unstable.join('\n')}`);
   });
 });
