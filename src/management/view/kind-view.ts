@@ -6,6 +6,7 @@
 import { findByName, lowerBoundByName } from '../../collections/sorted-array.js';
 import { goJson } from '../go-json.js';
 import type { Status } from '../runtime/runtime.js';
+import { FilterIndex } from './filter-index.js';
 
 export type Protocol = 'http' | 'tcp' | 'udp';
 export type ResourceKind = 'routers' | 'services' | 'middlewares';
@@ -154,6 +155,9 @@ const PATCH_SORTED_MAX = 64;
 /** All records of one kind, sorted by name. */
 export class KindView {
   private readonly sorted: Map<string, readonly ViewEntry[]>;
+  /** Per sorted order other than by name: the name-order index of each of its entries. */
+  private readonly positions = new Map<string, Int32Array>();
+  private filters: FilterIndex | undefined;
 
   /**
    * @param filtersMiddlewares whether `middlewareName` applies (HTTP and TCP routers; UDP routers
@@ -180,12 +184,38 @@ export class KindView {
     const key = SORT_KEYS[this.kind].includes(sortBy) ? sortBy : 'name';
     let list = this.sorted.get(key);
     if (list === undefined) {
-      const withKeys = this.entries.map((e) => ({ e, v: sortValue(e, key) }));
+      const withKeys = this.entries.map((e, i) => ({ e, v: sortValue(e, key), i }));
       withKeys.sort((a, b) => (a.v < b.v ? -1 : a.v > b.v ? 1 : compareStrings(a.e.name, b.e.name)));
       list = withKeys.map((x) => x.e);
       this.sorted.set(key, list);
+      this.positions.set(key, Int32Array.from(withKeys, (x) => x.i));
     }
     return list;
+  }
+
+  /**
+   * The name-order index of each entry of `ascending(sortBy)`, in that order; null for the order
+   * by name itself (the identity). Made once per order, for filters that mark entries by index.
+   */
+  positionsOf(sortBy: string): Int32Array | null {
+    const key = SORT_KEYS[this.kind].includes(sortBy) ? sortBy : 'name';
+    if (key === 'name') return null;
+    const list = this.ascending(key);
+    let positions = this.positions.get(key);
+    if (positions === undefined) {
+      // A patched order (see patched) was not sorted here, so its positions are looked up.
+      const index = new Map<ViewEntry, number>();
+      this.entries.forEach((e, i) => index.set(e, i));
+      positions = Int32Array.from(list, (e) => index.get(e) ?? -1);
+      this.positions.set(key, positions);
+    }
+    return positions;
+  }
+
+  /** The `status` and `search` index of these entries, made on the first filtered request. */
+  filterIndex(): FilterIndex {
+    this.filters ??= new FilterIndex(this.entries);
+    return this.filters;
   }
 
   /**
