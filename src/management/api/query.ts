@@ -39,36 +39,15 @@ function keepRouter(entry: ViewEntry, c: Criterion, filtersMiddlewares: boolean)
 }
 
 /**
- * The entries of `list` (the view's `ascending(sortBy)`) that pass the criterion, in its order.
- * `status` and `search` are answered by the view's filter index (see filter-index.ts) as indices
- * in name order, rather than by testing every entry on every request; routers then also check
- * the service filter, and HTTP/TCP routers the middleware filter, on those entries only.
+ * The entries of the view's `ascending(sortBy)` that pass the criterion, in that order: `status`
+ * and `search` through the view's filter index (KindView.filtered); routers then also check the
+ * service filter, and HTTP/TCP routers the middleware filter, on those entries only.
  */
-function select(view: KindView, list: readonly ViewEntry[], sortBy: string, c: Criterion): ViewEntry[] {
+function select(view: KindView, sortBy: string, c: Criterion): readonly ViewEntry[] {
   // Only routers are filtered by service and middleware, and only when asked: an entry is not
   // read (a memory access per record, the main cost at 50,000) unless needed.
   const byReference = view.kind === 'routers' && (c.serviceName !== '' || (view.filtersMiddlewares && c.middlewareName !== ''));
-  const keepEntry = (e: ViewEntry) => !byReference || keepRouter(e, c, view.filtersMiddlewares);
-  if (c.status === '' && c.search === '') return list.filter(keepEntry);
-  const ids = view.filterIndex().select(c.status, c.search.toLowerCase());
-  const positions = view.positionsOf(sortBy);
-  const out: ViewEntry[] = [];
-  if (positions === null) {
-    // The order by name: the indices are the order.
-    for (const id of ids) {
-      const e = view.entries[id] as ViewEntry;
-      if (keepEntry(e)) out.push(e);
-    }
-    return out;
-  }
-  const selected = new Uint8Array(view.entries.length);
-  for (const id of ids) selected[id] = 1;
-  for (let i = 0; i < list.length; i++) {
-    if (selected[positions[i] as number] !== 1) continue;
-    const e = list[i] as ViewEntry;
-    if (keepEntry(e)) out.push(e);
-  }
-  return out;
+  return view.filtered(sortBy, c.status, c.search.toLowerCase(), byReference ? (e) => keepRouter(e, c, view.filtersMiddlewares) : undefined);
 }
 
 const MAX_INT64 = 9223372036854775807n;
@@ -124,7 +103,7 @@ export function listPage(view: KindView, query: URLSearchParams): ListPage | { e
   const ascending = view.ascending(sortBy);
   const direction = query.get('direction') ?? '';
   const descending = direction !== '' && direction !== 'asc';
-  const selected = criterion === null ? ascending : select(view, ascending, sortBy, criterion);
+  const selected = criterion === null ? ascending : select(view, sortBy, criterion);
   const total = selected.length;
   const page = paginate(query, total);
   if ('error' in page) return page;
