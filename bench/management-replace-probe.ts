@@ -11,14 +11,15 @@
  * (`--runtime.optimize-for-size`: set at start, not on the command line), which is what a served
  * apply costs: its collector keeps the heap close to the live data, so each apply of 50,000
  * records runs a full mark-compact. BENCH_PROFILE=file.cpuprofile writes a CPU profile of the
- * applies from the third on.
+ * applies from the third on. `--dist` applies with the compiled code of `npm run build` instead
+ * of the sources under tsx (the bench and this probe otherwise measure tsx's output).
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import type { ProviderSnapshot } from '../src/dynamic-config/configuration.js';
-import { RecordStore } from '../src/management/record-store.js';
+import type * as RecordStoreModule from '../src/management/record-store.js';
 import { BENCH_ENTRY_POINTS, benchSnapshot } from './management-snapshot.js';
 
 if (process.argv.includes('--optimize-for-size')) setFlagsFromString('--optimize-for-size');
@@ -30,6 +31,10 @@ const ENTRY_POINTS = BENCH_ENTRY_POINTS;
 const snapshot = (generation: number): ProviderSnapshot => benchSnapshot(N, generation);
 
 async function main(): Promise<void> {
+  // --dist: the compiled code `node dist/cli.js serve` runs (after `npm run build`), not tsx's
+  // transform of the sources (which, among other things, names every closure it makes).
+  const modulePath = process.argv.includes('--dist') ? '../dist/management/record-store.js' : '../src/management/record-store.js';
+  const { RecordStore } = (await import(modulePath)) as typeof RecordStoreModule;
   const store = new RecordStore({ entryPoints: ENTRY_POINTS, now: Date.now });
   const session = new Session();
   const profile = process.env.BENCH_PROFILE;
@@ -54,7 +59,7 @@ async function main(): Promise<void> {
   }
   if (profile !== undefined) writeFileSync(profile, JSON.stringify((await session.post('Profiler.stop')).profile));
   const median = [...cpu].sort((a, b) => a - b)[Math.floor(cpu.length / 2)] ?? NaN;
-  const flags = process.argv.includes('--optimize-for-size') ? ', --optimize-for-size' : '';
+  const flags = `${process.argv.includes('--optimize-for-size') ? ', --optimize-for-size' : ''}${process.argv.includes('--dist') ? ', dist/' : ''}`;
   process.stdout.write(`${N} routers + ${N} services replaced${flags}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
   process.stdout.write(`CPU ms per apply: ${cpu.map((x) => x.toFixed(0)).join(' ')}; median ${median.toFixed(0)}; first pages checksum ${check}\n`);
 }

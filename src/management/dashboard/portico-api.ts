@@ -104,8 +104,6 @@ export function porticoListPage(
   const namespace = q.namespace ?? '';
   const entryPoint = q.entryPoint ?? '';
   const keep = (e: ViewEntry): boolean => {
-    if (status !== '' && e.status !== status) return false;
-    if (needle !== '' && !e.searchIn.some((v) => v.includes(needle))) return false;
     if (namespace !== '' && sources?.get(e.name)?.namespace !== namespace) return false;
     if (entryPoint !== '') {
       const eps = e.toRecord().entryPoints;
@@ -113,7 +111,8 @@ export function porticoListPage(
     }
     return true;
   };
-  let selected = kindView.ascending(q.sortBy ?? '').filter(keep);
+  // Status and search through the view's filter index (kind-view.ts filtered), the rest per entry.
+  let selected = kindView.filtered(q.sortBy ?? '', status, needle, namespace === '' && entryPoint === '' ? undefined : keep);
   if (q.direction !== undefined && q.direction !== '' && q.direction !== 'asc') selected = [...selected].reverse();
   const start = (page - 1) * perPage;
   if (start !== 0 && start >= selected.length) return `page ${page} starts past the last record (${selected.length} match)`;

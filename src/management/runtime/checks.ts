@@ -14,6 +14,16 @@ function utf8Length(s: string): number {
   return Buffer.byteLength(s, 'utf8');
 }
 
+// The computed priorities of usual rules (their lengths), made once: a bigint is a heap object,
+// and 50,000 routers per snapshot would otherwise allocate as many.
+const SMALL_PRIORITIES: readonly bigint[] = Array.from({ length: 1024 }, (_, i) => BigInt(i));
+
+/** Traefik's computed HTTP priority, `len(rule)` in bytes. */
+function rulePriority(rule: string): bigint {
+  const n = utf8Length(rule);
+  return SMALL_PRIORITIES[n] ?? BigInt(n);
+}
+
 function definedKinds(obj: object, kinds: readonly string[]): string[] {
   const rec = obj as Record<string, unknown>;
   return kinds.filter((k) => rec[k] != null);
@@ -104,8 +114,12 @@ export function checkEntryPoints(routers: Map<string, Info & { using: string[]; 
     const eps = r.config.entryPoints ?? NONE;
     let valid = 0;
     for (const ep of eps) if (known.has(ep)) valid++;
-    // Usually every entry point is known: a copy of the list, of its exact size (an array grown
-    // by push keeps room for 16 names, 50,000 times per snapshot).
+    // Usually every entry point is known and the list sorted without duplicates: then `using` is
+    // the list itself (records are never mutated once computed), not one array per router.
+    if (valid === eps.length && valid > 0 && uniqueSorted(eps) === eps) {
+      r.using = eps;
+      return;
+    }
     const using = valid === eps.length ? eps.slice() : [];
     if (valid !== eps.length) {
       for (const ep of eps) {
@@ -214,7 +228,7 @@ export function buildHttp(rt: RuntimeConfiguration): void {
   rt.routers.forEach((r) => {
     if (r.using.length === 0) return;
     r.config = r.prepared.built;
-    if (r.priority === 0n) r.priority = BigInt(utf8Length(r.config.rule ?? ''));
+    if (r.priority === 0n) r.priority = rulePriority(r.config.rule ?? '');
     if (r.priority > MAX_USER_PRIORITY && r.provider !== 'internal') {
       r.addError(`the router priority ${r.priority} exceeds the max user-defined priority ${MAX_USER_PRIORITY}`, true);
       return;

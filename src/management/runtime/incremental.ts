@@ -116,7 +116,7 @@ export class IncrementalRuntime {
     if (previous === undefined || changes === undefined || changes.changed.size >= Math.max(changes.total, 1) * this.fullRatio) {
       rt = computeRuntime(inputs, this.entryPoints, this.options, this.memo);
       this.copies = new Map();
-      this.trackCopies(rt.routers.values());
+      this.trackCopies(rt.routers);
       this.graphReady = false;
       this.lastRecomputed = -1;
     } else {
@@ -211,7 +211,7 @@ export class IncrementalRuntime {
       names.set(rtKey, new Set(infos.keys()));
       recomputed += infos.size;
     }
-    this.trackCopies(sub.routers.values());
+    this.trackCopies(sub.routers);
     // One runtime record per record: the count needs no walk of the maps.
     this.counts.set(added, recomputed);
     // Linked later, off the request path (or by the next computation, before it reads the graph).
@@ -437,7 +437,7 @@ export class IncrementalRuntime {
       if (rtKey === 'routers') this.dropCopies(set, map);
       for (const name of set) map.delete(name);
       for (const [name, info] of sub[rtKey]) map.set(name, info);
-      if (rtKey === 'routers') this.trackCopies(sub.routers.values(), set);
+      if (rtKey === 'routers') this.trackCopies(sub.routers, set);
     }
     this.lastChanges = { base: previous, names };
     return merged;
@@ -457,12 +457,13 @@ export class IncrementalRuntime {
   }
 
   /** Records which routers were replaced by copies; names the copies as changed when `names` is given. */
-  private trackCopies(routers: Iterable<RouterInfo>, names?: Set<string>): void {
-    for (const info of routers) {
-      if (info.splitFrom === undefined) continue;
+  private trackCopies(routers: ReadonlyMap<string, RouterInfo>, names?: Set<string>): void {
+    // forEach rather than for-of: no iterator result per router (50,000 per full computation).
+    routers.forEach((info) => {
+      if (info.splitFrom === undefined) return;
       this.copies.set(info.splitFrom, [...(this.copies.get(info.splitFrom) ?? []), info.name]);
       names?.add(info.name);
-    }
+    });
   }
 
   private recordOf(id: string, inputs: ReadonlyMap<string, ProviderInput>): { kind: Kind; value: Rec; provider: string } | undefined {

@@ -120,7 +120,7 @@ export function computeRuntime(
   checkEntryPoints(rt.udpRouters, udpEntryPoints);
   if (build) {
     buildHttp(rt);
-    warnConflictCopies(rt.routers.values());
+    warnConflictCopies(rt.routers);
     buildTcp(rt);
     buildUdp(rt);
   }

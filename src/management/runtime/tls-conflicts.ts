@@ -50,10 +50,11 @@ export function tlsConflictCopies(name: string, prepared: PreparedRouter): reado
  * entry point after the HTTP routers are built, warns each copy that its options cannot be
  * applied (its rule has no host): the copies are enabled with a warning.
  */
-export function warnConflictCopies(routers: Iterable<RouterInfo>): void {
-  for (const r of routers) {
-    if (r.splitFrom === undefined || r.using.length === 0) continue;
+export function warnConflictCopies(routers: ReadonlyMap<string, RouterInfo>): void {
+  // forEach rather than for-of: no iterator result per router (50,000 per snapshot).
+  routers.forEach((r) => {
+    if (r.splitFrom === undefined || r.using.length === 0) return;
     const options = r.config.tls?.options ?? '';
     r.addError(`no domain found in rule ${r.config.rule ?? ''}, the TLS option ${qualify(options, r.provider)} cannot be applied`, false);
-  }
+  });
 }
