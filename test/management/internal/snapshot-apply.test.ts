@@ -165,7 +165,7 @@ describe('applying format 2 bodies', () => {
         { provider: 'kubernetes', routers: [], services: [], middlewares: [], serverStatus: [], reverse: false, delta: false },
       ]]],
     });
-  }, 180_000); // a guard, not a speed limit: 60 runs take ~25 s on an idle 2-core machine, 60 s+ on a loaded one
+  }, 300_000); // a guard, not a speed limit: 60 runs take ~25 s on an idle 2-core machine, 60 s+ on a loaded one
 
   it('validates only the changed records of a body, and the whole body when something else changed', async () => {
     const store = new RecordStore(storeOptions);
