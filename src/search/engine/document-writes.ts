@@ -12,7 +12,7 @@ import type { SearchContexts } from './open-contexts.js';
 
 /**
  * Document writes: index, create, update and delete of one document, each to the store and to the
- * in-memory index at once (visible to searches at once: a refresh is a no-op), under its version
+ * in-memory index at once (searches see them after the next refresh: refresh-schedule.ts), under its version
  * and sequence-number conditions and the index's tombstones. The caller (SearchService) holds the
  * store transaction around them.
  */
@@ -129,7 +129,7 @@ export class DocumentWrites {
     const tomb = oldOrd === undefined ? this.tombstoneOf(state, id) : undefined;
     if (cond !== undefined) this.checkConditions(state, id, currentOf(state, oldOrd), cond, tomb);
     const currentVersion = oldOrd === undefined ? tomb?.version : (state.versions[oldOrd] as number);
-    if (this.contexts.size !== 0) this.contexts.beforeWrite(state, oldOrd, () => this.store.getDoc(state.name, id)?.source);
+    this.contexts.beforeWrite(state, oldOrd, () => this.store.getDoc(state.name, id)?.source);
     if (oldOrd !== undefined) state.index.remove(oldOrd, this.parsedOf(state, oldOrd));
     const version = nextVersion(cond, currentVersion);
     if (mappings !== state.mappings) {
@@ -182,7 +182,7 @@ export class DocumentWrites {
       return { index: state.name, id, version, result: 'not_found', seqNo, copies: copiesOf(state) };
     }
     const version = nextVersion(cond, state.versions[ord] as number);
-    if (this.contexts.size !== 0) this.contexts.beforeWrite(state, ord, () => this.store.getDoc(state.name, id)?.source);
+    this.contexts.beforeWrite(state, ord, () => this.store.getDoc(state.name, id)?.source);
     state.index.remove(ord, this.parsedOf(state, ord));
     this.store.deleteDoc(state.name, id);
     this.tombstonesOf(state).put(id, version, seqNo, now);

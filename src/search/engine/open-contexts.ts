@@ -95,6 +95,13 @@ export class SearchContexts {
   private readonly pins = new Map<IndexState, IndexPins>();
   private scrolls = 0;
   private nextNum = 1;
+  /**
+   * Per index with writes no refresh has shown yet: the view searches see, the index as of its last
+   * refresh (Elasticsearch's near-real-time model, refresh-schedule.ts). Taken before the first
+   * write after a refresh (so it is the refreshed index), dropped by the next refresh; it pins its
+   * index as a point in time does (retired sources kept, no compaction) until then.
+   */
+  private readonly searchers = new Map<IndexState, PitView>();
 
   /**
    * @param maxScrolls open scroll contexts at most (default MAX_OPEN_SCROLL_CONTEXT)
@@ -107,6 +114,26 @@ export class SearchContexts {
 
   get size(): number {
     return this.byNum.size;
+  }
+
+  /** Called when an index goes (deleted, closed, reloaded): what is kept for its refreshes may go. */
+  onDropped: ((state: IndexState) => void) | undefined;
+
+  /** Called when an index gets its first write since its last refresh (a searcher view was taken). */
+  onDirty: ((state: IndexState) => void) | undefined;
+
+  /** The view searches of `state` see when it has writes no refresh has shown yet, else undefined (the live index is what they see). */
+  searcher(state: IndexState): PitView | undefined {
+    return this.searchers.get(state);
+  }
+
+  /** A refresh of `state`: its writes become visible (the searcher view, if any, is dropped); whether there was anything to show. */
+  refreshed(state: IndexState): boolean {
+    const view = this.searchers.get(state);
+    if (view === undefined) return false;
+    this.searchers.delete(state);
+    this.dropView(view);
+    return true;
   }
 
   /** Called when the last context holding an index is freed (its retired documents may be reclaimed now). */
@@ -153,7 +180,7 @@ export class SearchContexts {
     for (const s of states) {
       const p = this.pins.get(s);
       // Each new view is frozen at the next write (and costs memory from then on).
-      if (p !== undefined && p.views.length >= MAX_PIT_VIEWS_PER_INDEX && sharedView(p, s) === undefined) {
+      if (p !== undefined && p.views.length >= MAX_PIT_VIEWS_PER_INDEX && sharedView(p, s) === undefined && !this.searchers.has(s)) {
         throw errors.illegalArgument(
           `Trying to open a point in time over [${s.name}] which already has [${MAX_PIT_VIEWS_PER_INDEX}] points in time taken at different times ` +
             '(each keeps a view of the index): close one, or let one expire, first',
@@ -162,7 +189,8 @@ export class SearchContexts {
     }
     const views = states.map((s) => {
       const p = this.pin(s);
-      let view = sharedView(p, s);
+      // A point in time sees the index as of its last refresh, as a search does.
+      let view = this.searchers.get(s) ?? sharedView(p, s);
       if (view === undefined) {
         view = new PitView(s, s.mappings);
         p.views.push(view);
@@ -234,6 +262,8 @@ export class SearchContexts {
    * ES frees a shard's contexts with the shard, and the index they pin is then no longer kept.
    */
   dropIndex(state: IndexState): void {
+    this.refreshed(state);
+    this.onDropped?.(state);
     if (!this.pins.has(state)) return;
     for (const ctx of [...this.byNum.values()]) {
       if (ctx.kind === 'scroll' ? ctx.states.includes(state) : ctx.views.some((v) => v.origin === state)) this.free(ctx);
@@ -243,6 +273,10 @@ export class SearchContexts {
   /** Frees every context. */
   clear(): void {
     for (const ctx of [...this.byNum.values()]) this.free(ctx);
+    for (const s of [...this.searchers.keys()]) {
+      this.refreshed(s);
+      this.onDropped?.(s);
+    }
   }
 
   /** Frees every context whose keep-alive ran out at `nowMs` (ES's reaper). */
@@ -258,15 +292,18 @@ export class SearchContexts {
       for (const s of ctx.states) this.unpin(s);
       return;
     }
-    for (const v of ctx.views) {
-      v.refs--;
-      const p = this.pins.get(v.origin);
-      if (v.refs === 0) {
-        if (p !== undefined) p.views.splice(p.views.indexOf(v), 1);
-        v.release();
-      }
-      this.unpin(v.origin);
+    for (const v of ctx.views) this.dropView(v);
+  }
+
+  /** One holder of `v` (a point in time, or the searcher of its index) lets it go. */
+  private dropView(v: PitView): void {
+    v.refs--;
+    const p = this.pins.get(v.origin);
+    if (v.refs === 0) {
+      if (p !== undefined) p.views.splice(p.views.indexOf(v), 1);
+      v.release();
     }
+    this.unpin(v.origin);
   }
 
   /**
@@ -275,6 +312,14 @@ export class SearchContexts {
    * keeps the retired document's source for the contexts that may show it.
    */
   beforeWrite(state: IndexState, ord: number | undefined, source: () => string | undefined): void {
+    if (!this.searchers.has(state)) {
+      // The first write since the last refresh: searches keep seeing the index as it is now.
+      const view = new PitView(state, state.mappings);
+      view.refs++;
+      this.pin(state).views.push(view);
+      this.searchers.set(state, view);
+      this.onDirty?.(state);
+    }
     const p = this.pins.get(state);
     if (p === undefined) return;
     for (const v of p.views) {
