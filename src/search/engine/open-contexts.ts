@@ -139,9 +139,14 @@ export class SearchContexts {
   /** Called when the last context holding an index is freed (its retired documents may be reclaimed now). */
   onUnpinned: ((state: IndexState) => void) | undefined;
 
-  /** Whether a scroll or point in time holds `state` (its ordinals must stay as they are). */
+  /**
+   * Whether a scroll or point in time holds `state` (its ordinals must stay as they are). The
+   * searcher of unrefreshed writes alone does not: a compaction may run under it, and refreshes
+   * the index before it swaps its copy in (IndexReclaimer, ReclaimHost.beforeSwap).
+   */
   isPinned(state: IndexState): boolean {
-    return this.pins.has(state);
+    const p = this.pins.get(state);
+    return p !== undefined && (p.refs > 1 || !this.searchers.has(state));
   }
 
   /** ES's check of a requested keep-alive (a shard-level failure of `index`). */
@@ -313,10 +318,15 @@ export class SearchContexts {
    */
   beforeWrite(state: IndexState, ord: number | undefined, source: () => string | undefined): void {
     if (!this.searchers.has(state)) {
-      // The first write since the last refresh: searches keep seeing the index as it is now.
-      const view = new PitView(state, state.mappings);
+      // The first write since the last refresh: searches keep seeing the index as it is now (with
+      // the points in time opened since the last write, whose view it shares).
+      const p = this.pin(state);
+      let view = sharedView(p, state);
+      if (view === undefined) {
+        view = new PitView(state, state.mappings);
+        p.views.push(view);
+      }
       view.refs++;
-      this.pin(state).views.push(view);
       this.searchers.set(state, view);
       this.onDirty?.(state);
     }
@@ -349,6 +359,9 @@ export class SearchContexts {
     const p = this.pins.get(state);
     if (p !== undefined && --p.refs === 0) {
       this.pins.delete(state);
+      this.onUnpinned?.(state);
+    } else if (p?.refs === 1 && this.searchers.has(state)) {
+      // Only the view of the last refresh holds it now, which a compaction may run under (isPinned).
       this.onUnpinned?.(state);
     }
   }

@@ -92,6 +92,7 @@ export class SearchService {
         isCurrent: (s) => this.indices.isCurrent(s),
         isPinned: (s) => this.contexts.isPinned(s),
         reclaimed: (s, dropped, ms, longestMs) => this.activity?.reclaimed(s.name, dropped, s.index.liveCount, ms, longestMs),
+        beforeSwap: (s) => this.refreshes.refresh(s),
       },
       reclaim?.policy,
       reclaim?.schedule,
@@ -110,12 +111,17 @@ export class SearchService {
    */
   searchable(state: IndexState): IndexState {
     this.refreshes.beforeSearch(state);
-    return this.contexts.searcher(state)?.state() ?? state;
+    return this.refreshedView(state);
   }
 
-  /** `state` as the last refresh left it, without counting as a search (`_stats`, `_cat`). */
+  /**
+   * `state` as the last refresh left it, without counting as a search (`_stats`, `_cat`). With the
+   * index's current mappings, as in ES, where a field mapped by an unrefreshed write is known to
+   * searches (it has no documents in the view).
+   */
   refreshedView(state: IndexState): IndexState {
-    return this.contexts.searcher(state)?.state() ?? state;
+    const view = this.contexts.searcher(state);
+    return view === undefined ? state : { ...view.state(), mappings: state.mappings };
   }
 
   /** Refreshes the indices now (`_refresh`, `?refresh=true`). */

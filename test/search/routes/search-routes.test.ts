@@ -410,11 +410,11 @@ describe('field mapped after documents were written', () => {
     expect((await req('PUT', '/m', { mappings: { dynamic: false, properties: { t: { type: 'text' } } } })).statusCode).toBe(200);
     expect((await req('PUT', '/m/_doc/old', { t: 'x', u: 'hello world' })).statusCode).toBe(201);
     expect((await req('PUT', '/m/_mapping', { properties: { u: { type: 'text' } } })).statusCode).toBe(200);
-    expect((await req('PUT', '/m/_doc/new', { t: 'y', u: 'hello' })).statusCode).toBe(201);
+    expect((await req('PUT', '/m/_doc/new?refresh=true', { t: 'y', u: 'hello' })).statusCode).toBe(201);
     const hits = async () => (await req('POST', '/m/_search', { query: { match: { u: 'hello' } } })).json() as { hits: { total: { value: number }; hits: { _id: string; _score: number }[] } };
     const before = await hits();
     expect(before.hits.hits.map((x) => x._id)).toEqual(['new']);
-    expect((await req('DELETE', '/m/_doc/old')).statusCode).toBe(200);
+    expect((await req('DELETE', '/m/_doc/old?refresh=true')).statusCode).toBe(200);
     expect(await hits()).toEqual({ ...before, took: expect.any(Number) as number });
   });
 });
