@@ -356,7 +356,8 @@ describe('match deep pages through the service across writes', () => {
 
   async function bulk(lines: unknown[]): Promise<void> {
     const payload = lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
-    const res = await h.app.inject({ method: 'POST', url: '/_bulk', payload, headers: { 'content-type': 'application/x-ndjson' } });
+    // Refreshed: a scheduled refresh between the two searches of a check would make them differ.
+    const res = await h.app.inject({ method: 'POST', url: '/_bulk?refresh=true', payload, headers: { 'content-type': 'application/x-ndjson' } });
     expect(res.statusCode).toBe(200);
   }
 
