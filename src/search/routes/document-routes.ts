@@ -181,7 +181,8 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     if (problems.length > 0) throw errors.actionValidation(problems);
     const mode = refreshMode(req);
     const outcome = service.deleteDoc(p.index as string, p.id as string, cond, routingParam(queryOf(req)));
-    const forced = await refreshAfterWrite(service, outcome.result === 'not_found' ? 'false' : mode, [outcome.index]);
+    // A delete that found nothing still refreshes and answers forced_refresh, as the node does (and as before).
+    const forced = await refreshAfterWrite(service, mode, [outcome.index]);
     return sendJson(req, reply, outcome.result === 'not_found' ? 404 : 200, writeBody(outcome, forced));
   });
   app.post('/:index/_update/:id', async (req, reply) => updateDocument(service, req, reply));
