@@ -141,6 +141,8 @@ async function startServer(slice: string): Promise<Server> {
     const s = await request(agent, { port: portico.ports.search as number, method: 'POST', path: () => '/_bulk', body: () => b.toString() }, 0);
     if (s !== 200) throw new Error(`bulk: ${s}`);
   }
+  // The searches below see the index as of its last refresh: the initial load, refreshed.
+  if ((await request(agent, { port: portico.ports.search as number, method: 'POST', path: () => '/_refresh', body: () => '' }, 0)) !== 200) throw new Error('refresh failed');
   await Promise.all(Array.from({ length: 8 }, async (_, w) => {
     for (let g = w; g < GROUPS; g += 8) await request(agent, { port: portico.ports.pushgateway as number, method: 'PUT', path: () => `/metrics/job/mixed/group/${g}`, body: pushBody }, g);
   }));

@@ -44,6 +44,7 @@ for (let c = 0; c < copies; c++) {
     await post('/packages/_bulk', body, 'application/x-ndjson');
   }
 }
+await post('/packages/_refresh', '{}', 'application/json');
 const docs = lines.length * copies;
 console.log(`loaded ${docs} documents`);
 

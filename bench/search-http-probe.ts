@@ -54,6 +54,8 @@ async function main(): Promise<void> {
       for (const l of lines.slice(i, i + 5000)) body += `{"index":{"_id":"${id++}"}}\n${l}\n`;
       await request('POST', '/packages/_bulk', body, 'application/x-ndjson');
     }
+    // Searches see the index as of its last refresh (as in ES).
+    await request('POST', '/packages/_refresh', '{}', 'application/json');
     const match = (q: string) => JSON.stringify({ query: { match: { description: q } } });
     const kinds: [string, () => Promise<string>][] = [
       ['GET /', () => request('GET', '/')],

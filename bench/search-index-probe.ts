@@ -118,6 +118,8 @@ function main(): void {
 
     if (bulkOnly) return;
     const state = service.get('packages');
+    // Searches see the index as of its last refresh (as in ES): what was loaded, refreshed.
+    service.refresh([state]);
     let checksum = 0;
     const mix = (s: string): void => {
       for (let i = 0; i < s.length; i++) checksum = (Math.imul(checksum, 31) + s.charCodeAt(i)) | 0;

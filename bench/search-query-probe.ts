@@ -72,6 +72,8 @@ async function against(dir: string): Promise<void> {
           await post(k, '/packages/_bulk', body, 'application/x-ndjson');
         }
       }
+      // Searches see the index as of its last refresh (as in ES).
+      await post(k, '/packages/_refresh', '{}', 'application/json');
     }
     const reps = Number(opt('reps', '5'));
     const batches = Number(opt('batches', '15'));
@@ -139,7 +141,7 @@ async function main(): Promise<void> {
     let small = '';
     for (let i = 0; i < 3000; i++) small += `{"index":{"_id":"s${i}"}}\n${lines[(i * 7) % lines.length] as string}\n`;
     for (let i = 0; i < 200; i++) small += `{"delete":{"_index":"packages","_id":"${i * 13}"}}\n`;
-    await post('/small/_bulk', small, 'application/x-ndjson');
+    await post('/small/_bulk?refresh=true', small, 'application/x-ndjson');
     console.log(`loaded ${id} documents (+3,000 in a second index, 200 deleted)`);
 
     if (!flag('skip-checksum')) {

@@ -32,7 +32,7 @@ describe.each(OFFICIAL_CLIENTS)('%s', (_name, make) => {
     const doc = await s.client.get<{ n: number }>({ index: 'fruit', id: '7' });
     expect(doc._source?.n).toBe(7);
     await s.client.index({ index: 'fruit', id: '100', document: { title: 'apple' }, refresh: true });
-    await s.client.delete({ index: 'fruit', id: '100' });
+    await s.client.delete({ index: 'fruit', id: '100', refresh: true });
   });
 
   it('surfaces ES errors as ResponseError with type and status', async () => {

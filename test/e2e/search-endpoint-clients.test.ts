@@ -41,9 +41,9 @@ describe.each(OFFICIAL_CLIENTS)('%s', (_name, make) => {
     expect((await s.client.cat.nodes({ format: 'json' }))[0]?.name).toBe('portico');
     const copied = await s.client.reindex({ source: { index: 'fruit', query: { match: { title: 'sky' } } }, dest: { index: 'sky' }, refresh: true });
     expect(copied.created).toBe(10);
-    const updated = await s.client.updateByQuery({ index: 'sky', query: { range: { n: { gte: 20 } } }, conflicts: 'proceed' });
+    const updated = await s.client.updateByQuery({ index: 'sky', query: { range: { n: { gte: 20 } } }, conflicts: 'proceed', refresh: true });
     expect(updated.updated).toBe(4);
-    const deleted = await s.client.deleteByQuery({ index: 'sky', query: { match_all: {} }, max_docs: 4 });
+    const deleted = await s.client.deleteByQuery({ index: 'sky', query: { match_all: {} }, max_docs: 4, refresh: true });
     expect(deleted.deleted).toBe(4);
     expect((await s.client.count({ index: 'sky' })).count).toBe(6);
   });

@@ -55,6 +55,8 @@ const APIS: Record<string, Api> = {
   'indices.get_settings': { method: 'GET', path: (p) => (p.index === undefined ? '/_settings' : `/${enc(p.index)}/_settings`), parts: ['index'] },
   'indices.put_mapping': { method: 'PUT', path: (p) => `/${enc(p.index)}/_mapping`, parts: ['index'] },
   'indices.stats': { method: 'GET', path: (p) => (p.index === undefined ? '/_stats' : `/${enc(p.index)}/_stats`), parts: ['index'] },
+  'indices.put_settings': { method: 'PUT', path: (p) => (p.index === undefined ? '/_settings' : `/${enc(p.index)}/_settings`), parts: ['index'] },
+  mget: { method: 'POST', path: (p) => (p.index === undefined ? '/_mget' : `/${enc(p.index)}/_mget`), parts: ['index'] },
   'indices.refresh': { method: 'POST', path: (p) => (p.index === undefined ? '/_refresh' : `/${enc(p.index)}/_refresh`), parts: ['index'] },
   index: { method: 'PUT', path: (p) => (p.id === undefined ? `/${enc(p.index)}/_doc` : `/${enc(p.index)}/_doc/${enc(p.id)}`), parts: ['index', 'id'] },
   create: { method: 'PUT', path: (p) => `/${enc(p.index)}/_create/${enc(p.id)}`, parts: ['index', 'id'] },

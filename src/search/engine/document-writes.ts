@@ -12,7 +12,7 @@ import type { SearchContexts } from './open-contexts.js';
 
 /**
  * Document writes: index, create, update and delete of one document, each to the store and to the
- * in-memory index at once (visible to searches at once: a refresh is a no-op), under its version
+ * in-memory index at once (searches see them after the next refresh: refresh-schedule.ts), under its version
  * and sequence-number conditions and the index's tombstones. The caller (SearchService) holds the
  * store transaction around them.
  */
@@ -97,9 +97,9 @@ export class DocumentWrites {
     if (batched !== undefined) for (const state of batched) state.index.endBatch();
   }
 
-  private parsedOf(state: IndexState, ord: number): ParsedDoc {
+  /** The parsed stored document of ordinal `ord` (`doc`: its stored row, when the caller read it already). */
+  private parsedOf(state: IndexState, ord: number, doc = this.store.getDoc(state.name, state.index.ids[ord] as string)): ParsedDoc {
     const id = state.index.ids[ord] as string;
-    const doc = this.store.getDoc(state.name, id);
     if (doc === undefined) return emptyParsedDoc();
     const parsed = parseDocument(JSON.parse(doc.source), state.mappings, id, true).doc;
     if (doc.routing !== undefined) addRouting(parsed, doc.routing);
@@ -129,8 +129,10 @@ export class DocumentWrites {
     const tomb = oldOrd === undefined ? this.tombstoneOf(state, id) : undefined;
     if (cond !== undefined) this.checkConditions(state, id, currentOf(state, oldOrd), cond, tomb);
     const currentVersion = oldOrd === undefined ? tomb?.version : (state.versions[oldOrd] as number);
-    if (this.contexts.size !== 0) this.contexts.beforeWrite(state, oldOrd, () => this.store.getDoc(state.name, id)?.source);
-    if (oldOrd !== undefined) state.index.remove(oldOrd, this.parsedOf(state, oldOrd));
+    // The replaced document is read once: for the views that may still show it, and to unindex it.
+    const old = oldOrd === undefined ? undefined : this.store.getDoc(state.name, id);
+    this.contexts.beforeWrite(state, oldOrd, () => old?.source);
+    if (oldOrd !== undefined) state.index.remove(oldOrd, this.parsedOf(state, oldOrd, old));
     const version = nextVersion(cond, currentVersion);
     if (mappings !== state.mappings) {
       state.mappings = mappings;
@@ -182,8 +184,9 @@ export class DocumentWrites {
       return { index: state.name, id, version, result: 'not_found', seqNo, copies: copiesOf(state) };
     }
     const version = nextVersion(cond, state.versions[ord] as number);
-    if (this.contexts.size !== 0) this.contexts.beforeWrite(state, ord, () => this.store.getDoc(state.name, id)?.source);
-    state.index.remove(ord, this.parsedOf(state, ord));
+    const old = this.store.getDoc(state.name, id);
+    this.contexts.beforeWrite(state, ord, () => old?.source);
+    state.index.remove(ord, this.parsedOf(state, ord, old));
     this.store.deleteDoc(state.name, id);
     this.tombstonesOf(state).put(id, version, seqNo, now);
     return { index: state.name, id, version, result: 'deleted', seqNo, copies: copiesOf(state) };

@@ -12,7 +12,10 @@ import type { IndexState } from './index-state.js';
  *
  * Scrolls and points in time hold ordinals: an index they pin is not compacted (a compaction
  * under way is dropped when one opens), and its retired documents wait until the last of them is
- * closed or expires (`unpinned`), as Lucene keeps a merged-away segment for its open readers.
+ * closed or expires (`unpinned`), as Lucene keeps a merged-away segment for its open readers. The
+ * view of an index's last refresh (refresh-schedule.ts) does not stop a compaction: the index is
+ * refreshed right before the swap (beforeSwap), so a compaction shows pending writes early, which
+ * only an index with a long or no `refresh_interval` and many overwrites can notice.
  */
 
 /** When an index is compacted and how long a slice runs. */
@@ -39,6 +42,11 @@ export interface ReclaimHost {
    * of which (the swap, usually) took `longestMs`.
    */
   reclaimed?(state: IndexState, dropped: number, ms: number, longestMs: number): void;
+  /**
+   * Right before a compaction swaps its copy in: what still reads the old ordinals without pinning
+   * the index (the view of its last refresh, open-contexts.ts) must let go of them.
+   */
+  beforeSwap?(state: IndexState): void;
 }
 
 /** A compaction under way: CPU time spent in its slices so far, and the longest slice. */
@@ -134,6 +142,7 @@ export class IndexReclaimer {
 
   private finish(state: IndexState, run: Run, started: number): void {
     const { compaction } = run;
+    this.host.beforeSwap?.(state);
     compaction.finish();
     compaction.renumber(state.versions);
     compaction.renumber(state.seqNos);

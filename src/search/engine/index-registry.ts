@@ -11,6 +11,7 @@ import type { SearchContexts } from './open-contexts.js';
 import { parseNewIndexSettings, parseSettings, validateIndexName, VERIFIED_BEFORE_CLOSE } from './index-settings.js';
 import type { SearchActivityLog } from './search-activity-log.js';
 import { storeMetadataWrite } from './disk-full.js';
+import { updatedSettings } from './settings-update.js';
 
 /**
  * The indices by name: loading them from the store (or its snapshot), resolving index
@@ -259,6 +260,17 @@ export class IndexRegistry {
       storeMetadataWrite(() => this.store.putIndex({ name: t.name, uuid: t.uuid, createdMs: t.createdMs, settings: raw, mappings: t.mappings.toJSON() }));
       t.settings = parseSettings(raw);
       if (closed) this.contexts.dropIndex(t);
+    }
+    return targets;
+  }
+
+  /** `PUT /<index>/_settings`: the dynamic settings changed on every index `expr` names (settings-update.ts), stored first. */
+  updateSettings(expr: string | undefined, body: unknown): IndexState[] {
+    const targets = this.resolve(expr, false, true, true);
+    const next = updatedSettings(targets, body);
+    for (const [t, settings] of next) {
+      storeMetadataWrite(() => this.store.putIndex({ name: t.name, uuid: t.uuid, createdMs: t.createdMs, settings: settings.raw, mappings: t.mappings.toJSON() }));
+      t.settings = settings;
     }
     return targets;
   }

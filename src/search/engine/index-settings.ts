@@ -1,4 +1,5 @@
-import { errors } from '../errors.js';
+import { errors, SearchError } from '../errors.js';
+import { parseTimeValue } from '../syntax/time-value.js';
 
 /** Index names and the index settings Portico interprets (the rest are stored and echoed). */
 
@@ -8,6 +9,12 @@ export interface IndexSettings {
   readonly maxTermsCount: number;
   readonly numberOfShards: number;
   readonly numberOfReplicas: number;
+  /** `index.refresh_interval` in ms (1s by default; -1: scheduled refreshes off), see refresh-schedule.ts. */
+  readonly refreshIntervalMs: number;
+  /** Whether `index.refresh_interval` is set (then the index is never search-idle). */
+  readonly refreshExplicit: boolean;
+  /** `index.search.idle.after` in ms (30s by default). */
+  readonly searchIdleAfterMs: number;
   /** Closed (`POST /<index>/_close`): ES marks a closed index with `index.verified_before_close: true`. */
   readonly closed: boolean;
   /** Every setting as given, flattened with the `index.` prefix. */
@@ -23,7 +30,8 @@ export function validateIndexName(name: string): void {
   if (Buffer.byteLength(name) > 255) throw errors.invalidIndexName(name, 'index name is too long, (' + Buffer.byteLength(name) + ' > 255)');
 }
 
-function flattenSettings(raw: unknown, prefix = ''): Record<string, unknown> {
+/** Settings as given, flattened with the `index.` prefix (`{"index":{"a":{"b":1}}}` is `index.a.b`); `null` values kept. */
+export function flattenSettings(raw: unknown, prefix = ''): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return out;
   for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
@@ -42,6 +50,22 @@ function intSetting(raw: Record<string, unknown>, key: string, def: number, min:
   if (!Number.isInteger(n) || n > 2_147_483_647) throw errors.illegalArgument(`Failed to parse value [${String(v)}] for setting [${key}]`);
   if (n < min) throw errors.illegalArgument(`Failed to parse value [${n}] for setting [${key}] must be >= ${min}`);
   return n;
+}
+
+/** A time-value setting (`1s`, `-1`) as ES reads it, its errors ES's illegal_argument_exception. */
+function timeSetting(raw: Record<string, unknown>, key: string, def: number, min: number): number {
+  const v = raw[key];
+  if (v === undefined || v === null) return def;
+  const text = String(v);
+  let ms: number;
+  try {
+    ms = parseTimeValue(text, key);
+  } catch (e) {
+    if (e instanceof SearchError && e.cause_.type === 'illegal_argument_exception') throw e;
+    throw errors.illegalArgument(`failed to parse setting [${key}] with value [${text}] as a time value: unit is missing or unrecognized`);
+  }
+  if (ms < min) throw errors.illegalArgument(`failed to parse value [${text}] for setting [${key}] must be >= ${min === -1 ? '-1' : `${min}ms`}`);
+  return ms;
 }
 
 /** The private setting ES puts on a closed index (and takes off when it is opened). */
@@ -64,6 +88,9 @@ export function parseSettings(raw: unknown): IndexSettings {
     maxTermsCount: intSetting(flat, 'index.max_terms_count', 65_536, 1),
     numberOfShards: intSetting(flat, 'index.number_of_shards', 1, 1),
     numberOfReplicas: intSetting(flat, 'index.number_of_replicas', 1, 0),
+    refreshIntervalMs: timeSetting(flat, 'index.refresh_interval', 1000, -1),
+    refreshExplicit: flat['index.refresh_interval'] !== undefined && flat['index.refresh_interval'] !== null,
+    searchIdleAfterMs: timeSetting(flat, 'index.search.idle.after', 30_000, 0),
     closed: flat[VERIFIED_BEFORE_CLOSE] === 'true' || flat[VERIFIED_BEFORE_CLOSE] === true,
     raw: flat,
   };

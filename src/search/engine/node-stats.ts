@@ -13,7 +13,9 @@ import type { SearchService } from './search-service.js';
 
 /** One index's `docs`, `store`, `indexing` and `search` sections of `_stats`. */
 export function indexStatsSections(service: SearchService, state: IndexState): Record<string, unknown> {
-  return statsSections(service.usage.of(state), state.index.liveCount, state.index.maxOrd - state.index.liveCount, service.storedBytes(state), service.contexts.size);
+  // The document counts of the index's last refresh, as ES counts them per searcher.
+  const seen = service.refreshedView(state).index;
+  return statsSections(service.usage.of(state), seen.liveCount, seen.maxOrd - seen.liveCount, service.storedBytes(state), service.contexts.size);
 }
 
 /** The same sections summed over `states` (`_all`, a node's `indices`). */
@@ -22,8 +24,9 @@ export function totalStatsSections(service: SearchService, states: readonly Inde
   let deleted = 0;
   let bytes = 0;
   for (const s of states) {
-    live += s.index.liveCount;
-    deleted += s.index.maxOrd - s.index.liveCount;
+    const seen = service.refreshedView(s).index;
+    live += seen.liveCount;
+    deleted += seen.maxOrd - seen.liveCount;
     bytes += service.storedBytes(s);
   }
   return statsSections(service.usage.total(states), live, deleted, bytes, service.contexts.size);

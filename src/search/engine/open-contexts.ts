@@ -95,6 +95,13 @@ export class SearchContexts {
   private readonly pins = new Map<IndexState, IndexPins>();
   private scrolls = 0;
   private nextNum = 1;
+  /**
+   * Per index with writes no refresh has shown yet: the view searches see, the index as of its last
+   * refresh (Elasticsearch's near-real-time model, refresh-schedule.ts). Taken before the first
+   * write after a refresh (so it is the refreshed index), dropped by the next refresh; it pins its
+   * index as a point in time does (retired sources kept, no compaction) until then.
+   */
+  private readonly searchers = new Map<IndexState, PitView>();
 
   /**
    * @param maxScrolls open scroll contexts at most (default MAX_OPEN_SCROLL_CONTEXT)
@@ -109,12 +116,37 @@ export class SearchContexts {
     return this.byNum.size;
   }
 
+  /** Called when an index goes (deleted, closed, reloaded): what is kept for its refreshes may go. */
+  onDropped: ((state: IndexState) => void) | undefined;
+
+  /** Called when an index gets its first write since its last refresh (a searcher view was taken). */
+  onDirty: ((state: IndexState) => void) | undefined;
+
+  /** The view searches of `state` see when it has writes no refresh has shown yet, else undefined (the live index is what they see). */
+  searcher(state: IndexState): PitView | undefined {
+    return this.searchers.get(state);
+  }
+
+  /** A refresh of `state`: its writes become visible (the searcher view, if any, is dropped); whether there was anything to show. */
+  refreshed(state: IndexState): boolean {
+    const view = this.searchers.get(state);
+    if (view === undefined) return false;
+    this.searchers.delete(state);
+    this.dropView(view);
+    return true;
+  }
+
   /** Called when the last context holding an index is freed (its retired documents may be reclaimed now). */
   onUnpinned: ((state: IndexState) => void) | undefined;
 
-  /** Whether a scroll or point in time holds `state` (its ordinals must stay as they are). */
+  /**
+   * Whether a scroll or point in time holds `state` (its ordinals must stay as they are). The
+   * searcher of unrefreshed writes alone does not: a compaction may run under it, and refreshes
+   * the index before it swaps its copy in (IndexReclaimer, ReclaimHost.beforeSwap).
+   */
   isPinned(state: IndexState): boolean {
-    return this.pins.has(state);
+    const p = this.pins.get(state);
+    return p !== undefined && (p.refs > 1 || !this.searchers.has(state));
   }
 
   /** ES's check of a requested keep-alive (a shard-level failure of `index`). */
@@ -153,7 +185,7 @@ export class SearchContexts {
     for (const s of states) {
       const p = this.pins.get(s);
       // Each new view is frozen at the next write (and costs memory from then on).
-      if (p !== undefined && p.views.length >= MAX_PIT_VIEWS_PER_INDEX && sharedView(p, s) === undefined) {
+      if (p !== undefined && p.views.length >= MAX_PIT_VIEWS_PER_INDEX && sharedView(p, s) === undefined && !this.searchers.has(s)) {
         throw errors.illegalArgument(
           `Trying to open a point in time over [${s.name}] which already has [${MAX_PIT_VIEWS_PER_INDEX}] points in time taken at different times ` +
             '(each keeps a view of the index): close one, or let one expire, first',
@@ -162,7 +194,8 @@ export class SearchContexts {
     }
     const views = states.map((s) => {
       const p = this.pin(s);
-      let view = sharedView(p, s);
+      // A point in time sees the index as of its last refresh, as a search does.
+      let view = this.searchers.get(s) ?? sharedView(p, s);
       if (view === undefined) {
         view = new PitView(s, s.mappings);
         p.views.push(view);
@@ -234,6 +267,8 @@ export class SearchContexts {
    * ES frees a shard's contexts with the shard, and the index they pin is then no longer kept.
    */
   dropIndex(state: IndexState): void {
+    this.refreshed(state);
+    this.onDropped?.(state);
     if (!this.pins.has(state)) return;
     for (const ctx of [...this.byNum.values()]) {
       if (ctx.kind === 'scroll' ? ctx.states.includes(state) : ctx.views.some((v) => v.origin === state)) this.free(ctx);
@@ -243,6 +278,10 @@ export class SearchContexts {
   /** Frees every context. */
   clear(): void {
     for (const ctx of [...this.byNum.values()]) this.free(ctx);
+    for (const s of [...this.searchers.keys()]) {
+      this.refreshed(s);
+      this.onDropped?.(s);
+    }
   }
 
   /** Frees every context whose keep-alive ran out at `nowMs` (ES's reaper). */
@@ -258,15 +297,18 @@ export class SearchContexts {
       for (const s of ctx.states) this.unpin(s);
       return;
     }
-    for (const v of ctx.views) {
-      v.refs--;
-      const p = this.pins.get(v.origin);
-      if (v.refs === 0) {
-        if (p !== undefined) p.views.splice(p.views.indexOf(v), 1);
-        v.release();
-      }
-      this.unpin(v.origin);
+    for (const v of ctx.views) this.dropView(v);
+  }
+
+  /** One holder of `v` (a point in time, or the searcher of its index) lets it go. */
+  private dropView(v: PitView): void {
+    v.refs--;
+    const p = this.pins.get(v.origin);
+    if (v.refs === 0) {
+      if (p !== undefined) p.views.splice(p.views.indexOf(v), 1);
+      v.release();
     }
+    this.unpin(v.origin);
   }
 
   /**
@@ -275,6 +317,19 @@ export class SearchContexts {
    * keeps the retired document's source for the contexts that may show it.
    */
   beforeWrite(state: IndexState, ord: number | undefined, source: () => string | undefined): void {
+    if (!this.searchers.has(state)) {
+      // The first write since the last refresh: searches keep seeing the index as it is now (with
+      // the points in time opened since the last write, whose view it shares).
+      const p = this.pin(state);
+      let view = sharedView(p, state);
+      if (view === undefined) {
+        view = new PitView(state, state.mappings);
+        p.views.push(view);
+      }
+      view.refs++;
+      this.searchers.set(state, view);
+      this.onDirty?.(state);
+    }
     const p = this.pins.get(state);
     if (p === undefined) return;
     for (const v of p.views) {
@@ -304,6 +359,9 @@ export class SearchContexts {
     const p = this.pins.get(state);
     if (p !== undefined && --p.refs === 0) {
       this.pins.delete(state);
+      this.onUnpinned?.(state);
+    } else if (p?.refs === 1 && this.searchers.has(state)) {
+      // Only the view of the last refresh holds it now, which a compaction may run under (isPinned).
       this.onUnpinned?.(state);
     }
   }

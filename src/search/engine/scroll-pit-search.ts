@@ -68,7 +68,9 @@ function startScroll(service: SearchService, states: readonly IndexState[], req:
   // A scroll always counts its hits exactly (SearchRequest.resolveTrackTotalHitsUpTo).
   const request: SearchRequest = { ...req, trackTotalHits: Infinity };
   let page: readonly Candidate[] = [];
-  const body = service.searchPinned(states, request, startedMs, (all) => {
+  // The scroll sees the indices as of their last refresh, and pins them (their origin) from now on.
+  const seen = states.map((s) => service.searchable(s));
+  const body = service.searchPinned(seen, request, startedMs, (all) => {
     page = all;
   });
   const n = page.length;
@@ -168,6 +170,8 @@ export function openPit(service: SearchService, index: string, params: QueryPara
   const keepAliveMs = parseTimeValue(raw, 'keep_alive');
   const states = service.resolve(index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
   service.contexts.checkKeepAlive(keepAliveMs, states[0]?.name ?? index);
+  // Opened on the indices as of their last refresh (a search-idle one is refreshed first).
+  for (const s of states) service.searchable(s);
   const ctx = service.contexts.openPit(states, keepAliveMs, nowMs);
   const n = states.length;
   return { id: ctx.id, _shards: { total: n, successful: n, skipped: 0, failed: 0 } };

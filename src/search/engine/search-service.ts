@@ -14,11 +14,13 @@ import type { PinnedState } from './pit-view.js';
 import { validateIndexName } from './index-settings.js';
 import type { IndexState } from './index-state.js';
 import { IndexRegistry } from './index-registry.js';
+import { shownSource } from './stored-source.js';
 import { checkRouting, DocumentWrites, type BulkItem, type GotDoc, type WriteOutcome } from './document-writes.js';
 import { IndexReclaimer, type ReclaimPolicy } from './index-reclaimer.js';
 import type { SearchActivityLog } from './search-activity-log.js';
 import { IndexUsage } from './index-usage.js';
 import { isDiskFull } from './disk-full.js';
+import { RefreshSchedule } from './refresh-schedule.js';
 
 /**
  * The search engine behind the routes, a facade over its parts: the indices (index-registry.ts),
@@ -70,6 +72,8 @@ export class SearchService {
   readonly reclaimer: IndexReclaimer;
   /** What each index has served (`_stats`, `_nodes/stats`). */
   readonly usage = new IndexUsage();
+  /** When each index is refreshed (near-real-time search, see refresh-schedule.ts). */
+  readonly refreshes: RefreshSchedule;
   /** The slice length of bulkEachSliced, in ms (--search.bulk-slice; Infinity: a bulk in one go). */
   bulkSliceMs = BULK_SLICE_MS;
 
@@ -88,6 +92,7 @@ export class SearchService {
         isCurrent: (s) => this.indices.isCurrent(s),
         isPinned: (s) => this.contexts.isPinned(s),
         reclaimed: (s, dropped, ms, longestMs) => this.activity?.reclaimed(s.name, dropped, s.index.liveCount, ms, longestMs),
+        beforeSwap: (s) => this.refreshes.refresh(s),
       },
       reclaim?.policy,
       reclaim?.schedule,
@@ -96,6 +101,39 @@ export class SearchService {
     // The snapshot saved at shutdown holds the live documents only.
     this.indices = new IndexRegistry(store, now, this.contexts, activity, (s) => this.reclaimer.compactNow(s));
     this.writes = new DocumentWrites(store, now, this.indices, this.contexts);
+    this.refreshes = new RefreshSchedule(this.contexts, now);
+  }
+
+  /**
+   * `state` as searches see it, as of its last refresh (the live index when every write is
+   * visible): before a search, count, by-query match, scroll or point in time opened, which may
+   * refresh a search-idle index first (RefreshSchedule.beforeSearch).
+   */
+  searchable(state: IndexState): IndexState {
+    this.refreshes.beforeSearch(state);
+    return this.refreshedView(state);
+  }
+
+  /**
+   * `state` as the last refresh left it, without counting as a search (`_stats`, `_cat`). With the
+   * index's current mappings, as in ES, where a field mapped by an unrefreshed write is known to
+   * searches (it has no documents in the view).
+   */
+  refreshedView(state: IndexState): IndexState {
+    const view = this.contexts.searcher(state);
+    return view === undefined ? state : { ...view.state(), mappings: state.mappings };
+  }
+
+  /** Refreshes the indices now (`_refresh`, `?refresh=true`). */
+  refresh(states: readonly IndexState[]): void {
+    for (const s of states) this.refreshes.refresh(s);
+  }
+
+  /** Resolves once every index named has refreshed what was written to it so far (`?refresh=wait_for`); whether one was forced. */
+  async waitForRefresh(names: Iterable<string>): Promise<boolean> {
+    const waits: Promise<boolean>[] = [];
+    for (const name of new Set(names)) if (this.indices.exists(name)) waits.push(this.refreshes.waitFor(this.indices.get(name)));
+    return (await Promise.all(waits)).includes(true);
   }
 
   /** Loads every index from the store (see IndexRegistry.load); a snapshot may hold retired documents to reclaim. */
@@ -112,6 +150,7 @@ export class SearchService {
   /** Stops reclaiming (the service is closing; the snapshot still compacts, see IndexRegistry). */
   close(): void {
     this.reclaimer.stop();
+    this.refreshes.close();
   }
 
   list(): IndexState[] {
@@ -149,6 +188,11 @@ export class SearchService {
     this.indices.deleteIndex(expr);
   }
 
+  /** `PUT /<index>/_settings`: changes dynamic settings; a changed `refresh_interval` re-times the next refresh. */
+  updateSettings(expr: string | undefined, body: unknown): void {
+    for (const s of this.indices.updateSettings(expr, body)) this.refreshes.settingsChanged(s);
+  }
+
   /** Adds dynamic mappings to an index's mapping; the same for PUT /<index>/_mapping. */
   putMapping(name: string, body: unknown): void {
     this.indices.putMapping(name, body);
@@ -167,6 +211,21 @@ export class SearchService {
   getDoc(index: string, id: string, routing?: string): GotDoc | undefined {
     if (routing === undefined) checkRouting(this.indices.get(index), id, undefined);
     return this.writes.getDoc(index, id);
+  }
+
+  /** `getDoc` with `realtime=false`: the document as the index's last refresh shows it. */
+  getRefreshedDoc(index: string, id: string, routing?: string): GotDoc | undefined {
+    const live = this.indices.get(index);
+    const view = this.contexts.searcher(live);
+    if (view === undefined) return this.getDoc(index, id, routing);
+    if (routing === undefined) checkRouting(live, id, undefined);
+    const state = view.state();
+    const ord = state.index.idToOrd.get(id);
+    if (ord === undefined) return undefined;
+    const source = this.pinnedSource(state, ord, id);
+    const got = { version: live.versions[ord] as number, seqNo: live.seqNos[ord] as number, source: shownSource(state.mappings.root, source), indexedSource: source };
+    const stored = live.index.live[ord] === 1 ? this.store.getDoc(index, id) : undefined;
+    return stored?.routing === undefined ? got : { ...got, routing: stored.routing };
   }
 
   /**
@@ -383,19 +442,20 @@ export class SearchService {
   /** `_count`: the hits of `query`, only those scoring at least `minScore` when given (ES's `min_score`). */
   count(states: readonly IndexState[], query: Query, minScore?: number): number {
     let n = 0;
-    for (const s of states) {
+    for (const origin of states) {
+      const s = this.searchable(origin);
       const started = performance.now();
-      const hits = execute(query, this.ctx(s));
+      const hits = execute(query, this.pinnedCtx(s));
       if (minScore === undefined) n += hits.length;
       else for (let i = 0; i < hits.length; i++) if ((hits.scores[i] as number) >= minScore) n++;
-      this.usage.searched(s, performance.now() - started, false);
+      this.usage.searched(origin, performance.now() - started, false);
     }
     return n;
   }
 
   /** The ordinals of `state`'s live documents that match `query`, in write order (`_delete_by_query` and friends). */
   matchingOrds(state: IndexState, query: Query): Int32Array {
-    const hits = execute(query, this.ctx(state));
+    const hits = execute(query, this.pinnedCtx(this.searchable(state)));
     return Int32Array.from(hits.docs.subarray(0, hits.length)).sort();
   }
 
@@ -415,11 +475,14 @@ export class SearchService {
   /** Runs a search over the resolved indices and builds ES's response body. */
   search(states: readonly IndexState[], req: SearchRequest, startedMs: number): Record<string, unknown> {
     const started = performance.now();
-    const body = runSearch(states, req, startedMs, {
-      ctx: (state) => this.ctx(state),
-      sourceText: (state, id) => this.store.getDoc(state.name, id)?.source ?? '{}',
-      now: this.now,
-    });
+    const seen = states.map((s) => this.searchable(s));
+    const body = seen.every((s, i) => s === states[i])
+      ? runSearch(states, req, startedMs, {
+          ctx: (state) => this.ctx(state),
+          sourceText: (state, id) => this.store.getDoc(state.name, id)?.source ?? '{}',
+          now: this.now,
+        })
+      : this.searchPinned(seen, req, startedMs);
     this.recordSearch(states, body, performance.now() - started);
     return body;
   }
@@ -436,10 +499,16 @@ export class SearchService {
    */
   searchPinned(states: readonly IndexState[], req: SearchRequest, startedMs: number, capture?: (page: readonly Candidate[]) => void): Record<string, unknown> {
     return runSearch(states, req, startedMs, {
-      ctx: (state) => ({ ...this.ctx(state), sourceOf: (ord) => JSON.parse(this.pinnedSource(state, ord, state.index.ids[ord] as string)) }),
+      ctx: (state) => this.pinnedCtx(state),
       sourceText: (state, id) => this.pinnedSource(state, state.index.idToOrd.get(id) ?? -1, id),
       now: this.now,
     }, capture);
+  }
+
+  /** The query context of an index as a context (or its last refresh) sees it. */
+  private pinnedCtx(state: IndexState): ExecContext {
+    if ((state as Partial<PinnedState>).origin === undefined) return this.ctx(state);
+    return { ...this.ctx(state), sourceOf: (ord) => JSON.parse(this.pinnedSource(state, ord, state.index.ids[ord] as string)) };
   }
 
   /** The `_source` of ordinal `ord` (id `id`) of an index as a context sees it. */

@@ -139,5 +139,7 @@ export function warmIndexing(docs: number, now: () => number): number {
     // A warm-up whose items failed would be warming the wrong code: that is a bug here, not input.
     if (answer.includes('"errors":true')) throw new Error(`search warm-up: an item failed: ${answer.subarray(0, 300).toString()}`);
   }
+  // Its refresh timer and the view of its last refresh go with it.
+  service.close();
   return performance.now() - started;
 }

@@ -133,8 +133,3 @@ export function requiredJsonBody(req: FastifyRequest): { value: unknown; text: s
   return { value: parseJsonBody(text), text };
 }
 
-/** `?refresh`, `?refresh=true` force a refresh (forced_refresh in the answer); wait_for and false do not. */
-export function forcedRefresh(req: FastifyRequest): boolean {
-  const r = queryOf(req).refresh;
-  return r === '' || r === 'true';
-}

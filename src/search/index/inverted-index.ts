@@ -123,7 +123,8 @@ export class InvertedIndex {
   /** A compaction begins: retired ordinals are reported to `log` until it ends. */
   beginCompaction(log: number[]): void {
     if (this.retiredLog !== undefined) throw new Error('a compaction is running already');
-    if (this.openViews > 0) throw new Error('an index with frozen views open is not compacted');
+    // A frozen view may be open while a compaction runs (the view of the last refresh: refresh-schedule.ts);
+    // it reads the structures the compaction copies from, and is released before the swap (adoptCompacted).
     this.retiredLog = log;
   }
 
@@ -217,6 +218,8 @@ export class InvertedIndex {
    */
   releaseView(): void {
     if (this.openViews === 0 || --this.openViews > 0) return;
+    // Under a compaction the copy leaves the retired values behind anyway; the fields it copies from stay as they are.
+    if (this.compacting) return;
     for (const f of this.keyword.values()) f.dropDead(this.live);
     for (const f of this.numeric.values()) f.dropDead(this.live);
   }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
 import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http/http-io.js';
-import { checkParams, DELETE_BY_QUERY_PARAMS, REINDEX_PARAMS, UPDATE_BY_QUERY_PARAMS } from '../http/url-params.js';
+import { boolParam, checkParams, DELETE_BY_QUERY_PARAMS, REINDEX_PARAMS, UPDATE_BY_QUERY_PARAMS } from '../http/url-params.js';
 import { parseByQuery, parseReindex, type ByQueryRequest, type ReindexRequest } from '../requests/by-query-request.js';
 import type { BulkAction } from '../requests/bulk.js';
 import { filterSource } from '../requests/source-filter.js';
@@ -149,7 +149,10 @@ export async function byQueryRoutes(app: FastifyInstance, opts: { service: Searc
       // From the `_source` the index keeps (stored-source.ts): ES re-indexes what `_source` holds.
       return { op: 'index', index: m.state.name, id, source: undefined, raw: shownSource(m.state.mappings.root, service.pinnedSource(m.state, m.ord, id)), cond: asMatched(m), ...routed(m) };
     });
+    const refresh = boolParam(params.refresh, false);
     const t = await inBatches(service, actions, r);
+    // `refresh=true` refreshes the indices written (a boolean here, as in ES's by-query requests).
+    if (refresh) service.refresh(states.filter((s) => service.isCurrent(s)));
     return answer(req, reply, started, docs.length, r, t, update ? ['updated'] : []);
   };
   for (const [path, update] of [['/:index/_delete_by_query', false], ['/:index/_update_by_query', true]] as const) app.post(path, byQuery(update));
@@ -163,7 +166,9 @@ export async function byQueryRoutes(app: FastifyInstance, opts: { service: Searc
     const states = service.resolve(r.sourceIndices);
     if (states.some((s) => s.name === r.dest)) throw errors.actionValidation([`reindex cannot write into an index its reading from [${r.dest}]`]);
     const docs = matched(service, states, r);
+    const refresh = boolParam(params.refresh, false);
     const t = await inBatches(service, reindexActions(service, r, docs), r);
+    if (refresh && service.exists(r.dest)) service.refresh([service.get(r.dest)]);
     return answer(req, reply, started, docs.length, r, t, ['updated', 'created']);
   });
 }

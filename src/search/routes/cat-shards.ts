@@ -27,7 +27,7 @@ export function catShards(service: SearchService, req: FastifyRequest, reply: Fa
   const rows: CatRow[] = [];
   for (const s of states) {
     const size = catBytes(service.storedBytes(s));
-    rows.push({ index: s.name, shard: '0', prirep: 'p', state: 'STARTED', docs: String(s.index.liveCount), store: size, dataset: size, ip, node: 'portico' });
+    rows.push({ index: s.name, shard: '0', prirep: 'p', state: 'STARTED', docs: String(service.refreshedView(s).index.liveCount), store: size, dataset: size, ip, node: 'portico' });
     for (let r = 0; r < s.settings.numberOfReplicas; r++) rows.push({ index: s.name, shard: '0', prirep: 'r', state: 'UNASSIGNED' });
   }
   return sendCatTable(req, reply, SHARD_COLUMNS, rows);

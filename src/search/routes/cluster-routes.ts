@@ -234,7 +234,8 @@ export async function clusterRoutes(app: FastifyInstance, opts: { service: Searc
   const catCount = async (req: FastifyRequest, reply: FastifyReply) => {
     const states = service.resolve((req.params as Params).index);
     const t = now();
-    const count = states.reduce((n, s) => n + s.index.liveCount, 0);
+    // A count search: as of each index's last refresh (a search-idle one refreshed first).
+    const count = states.reduce((n, s) => n + service.searchable(s).index.liveCount, 0);
     const row = { epoch: String(Math.floor(t / 1000)), timestamp: new Date(t).toISOString().slice(11, 19), count: String(count) };
     return sendCatTable(req, reply, withoutTimestamp(req, COUNT_COLUMNS), [row]);
   };

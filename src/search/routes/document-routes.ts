@@ -2,13 +2,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBulkSliced, type BulkUpdateAction } from '../requests/bulk.js';
 import { BulkResponseWriter } from '../engine/bulk-response.js';
 import { errors, SearchError } from '../errors.js';
-import { forcedRefresh, queryOf, rawBody, requiredJsonBody, sendHead, sendJson, sendJsonBytes, type Params } from '../http/http-io.js';
+import { queryOf, rawBody, requiredJsonBody, sendHead, sendJson, sendJsonBytes, type Params } from '../http/http-io.js';
 import { getSourceFilter, storedFieldsOf } from '../requests/multi-get.js';
 import { boolParam, intParam, storedFieldsParam } from '../http/url-params.js';
 import type { SearchService } from '../engine/search-service.js';
 import { writeBody, type WriteOutcome } from '../engine/document-writes.js';
 import { filterSource, isIdentity, sourceFilterFromParams, type SourceFilter } from '../requests/source-filter.js';
 import { readUpdate } from '../requests/update-body.js';
+import { refreshAfterWrite, refreshMode } from './refresh-param.js';
+import type { GotDoc } from '../engine/document-writes.js';
 import { casProblems, conditionsFromQuery, INTERNAL_VERSION_OCC, PRIMARY_TERM } from '../requests/write-conditions.js';
 
 /** The URL's `_source*` parameters as a fetch context; undefined when it names none (FetchSourceContext.parseFromRestRequest). */
@@ -23,13 +25,23 @@ export function routingParam(q: Params): string | undefined {
   return r === undefined || r === '' ? undefined : r;
 }
 
+/**
+ * The document a get reads: with `realtime=false` as the index's last refresh shows it, else the
+ * latest write; `refresh=true` refreshes the index first (ES's get parameters).
+ */
+function readDoc(service: SearchService, q: Params, index: string, id: string): GotDoc | undefined {
+  const realtime = boolParam(q.realtime, true);
+  if (boolParam(q.refresh, false)) service.refresh([service.get(index)]);
+  return realtime ? service.getDoc(index, id, routingParam(q)) : service.getRefreshedDoc(index, id, routingParam(q));
+}
+
 /** `GET /<index>/_doc/<id>`: the document with its version, its `_source` filtered as asked and its stored fields. */
 async function getDocument(service: SearchService, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const p = req.params as Params;
   const index = p.index as string;
   const id = p.id as string;
   const q = queryOf(req);
-  const doc = service.getDoc(index, id, routingParam(q));
+  const doc = readDoc(service, q, index, id);
   if (doc === undefined) return sendJson(req, reply, 404, { _index: index, _id: id, found: false });
   const stored = storedFieldsParam(q.stored_fields);
   const mappings = service.get(index).mappings;
@@ -67,11 +79,13 @@ async function updateDocument(service: SearchService, req: FastifyRequest, reply
   if (problems.length > 0) throw errors.actionValidation(problems);
   const requireAlias = boolParam(q.require_alias, false);
   const routing = routingParam(q);
+  const mode = refreshMode(req);
   const [item] = service.bulk([{ op: 'update', index: p.index as string, id: p.id as string, ...fields, requireAlias, ...(routing === undefined ? {} : { routing }) }]);
   if (item === undefined) throw errors.internal();
   if ('error' in item) throw item.error;
   // A noop writes nothing, so nothing is refreshed: ES's answer has no `forced_refresh` then.
-  const body = writeBody(item.outcome, forcedRefresh(req) && item.outcome.result !== 'noop');
+  const forced = await refreshAfterWrite(service, item.outcome.result === 'noop' ? 'false' : mode, [item.outcome.index]);
+  const body = writeBody(item.outcome, forced);
   // The body's `_source` over the URL's (RestUpdateAction, then the body's parser): ES then adds
   // `get` (UpdateHelper.extractGetResult) with the document as the update left it, noop included.
   const get = updateGet(service, item.outcome, source ?? urlFetchSource(q));
@@ -86,19 +100,25 @@ async function bulkRequest(service: SearchService, req: FastifyRequest, reply: F
   const body = Buffer.isBuffer(req.body) ? req.body : rawBody(req);
   if (body === undefined) throw errors.actionValidation(['no requests added']);
   const q = queryOf(req);
+  const mode = refreshMode(req);
   // Parsed in slices, as it is applied (see parseBulkSliced).
   const actions = await parseBulkSliced(body, (req.params as Params).index, boolParam(q.require_alias, false), urlFetchSource(q), routingParam(q), service.bulkSliceMs);
   if (actions.length === 0) throw errors.actionValidation(['no requests added']);
   // Each item is rendered as soon as it is applied (see BulkResponseWriter).
-  const response = new BulkResponseWriter(forcedRefresh(req), actions.length);
+  // (A `wait_for` bulk that forces a refresh, past index.max_refresh_listeners, still answers
+  // without `forced_refresh`: its items are rendered before it waits.)
+  const response = new BulkResponseWriter(mode === 'true', actions.length);
+  const written = new Set<string>();
   // Applied in slices, so that searches run between them; bulkEachSliced hands over one item per
   // action, in order: an update's item gets its `get`.
   let at = 0;
   await service.bulkEachSliced(actions, (item) => {
     const a = actions[at++];
     const fetch = a !== undefined && !(a instanceof SearchError) && a.op === 'update' ? (a as BulkUpdateAction).fetchSource : undefined;
+    if (!('error' in item)) written.add(item.outcome.index);
     response.add(item, fetch === undefined || 'error' in item ? undefined : updateGet(service, item.outcome, fetch));
   });
+  await refreshAfterWrite(service, mode, written);
   return sendJsonBytes(req, reply, 200, response.finish(Math.round(performance.now() - started)));
 }
 
@@ -116,8 +136,10 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     }
     const opType = requested === 'create' ? 'create' : op;
     const q = queryOf(req);
+    const mode = refreshMode(req);
     const outcome = service.indexDoc(index, p.id, value, text, opType, conditionsFromQuery(q), boolParam(q.require_alias, false), routingParam(q));
-    return sendJson(req, reply, outcome.result === 'created' ? 201 : 200, writeBody(outcome, forcedRefresh(req)));
+    const forced = await refreshAfterWrite(service, mode, [outcome.index]);
+    return sendJson(req, reply, outcome.result === 'created' ? 201 : 200, writeBody(outcome, forced));
   };
   app.put('/:index/_doc/:id', indexDoc('index'));
   app.post('/:index/_doc/:id', indexDoc('index'));
@@ -132,7 +154,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const index = p.index as string;
     const id = p.id as string;
     const q = queryOf(req);
-    const doc = service.getDoc(index, id, routingParam(q));
+    const doc = readDoc(service, q, index, id);
     if (doc === undefined) throw errors.resourceNotFound(`Document not found [${index}]/[${id}]`);
     if (!service.get(index).mappings.root.sourceEnabled) throw errors.resourceNotFound(`Source not found [${index}]/[${id}]`);
     const filter = sourceFilterFromParams(q);
@@ -141,12 +163,12 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
   });
   app.head('/:index/_source/:id', async (req, reply) => {
     const p = req.params as Params;
-    const found = service.getDoc(p.index as string, p.id as string, routingParam(queryOf(req))) !== undefined && service.get(p.index as string).mappings.root.sourceEnabled;
+    const found = readDoc(service, queryOf(req), p.index as string, p.id as string) !== undefined && service.get(p.index as string).mappings.root.sourceEnabled;
     return sendHead(reply, found ? 200 : 404, 'application/json');
   });
   app.head('/:index/_doc/:id', async (req, reply) => {
     const p = req.params as Params;
-    const doc = service.getDoc(p.index as string, p.id as string, routingParam(queryOf(req)));
+    const doc = readDoc(service, queryOf(req), p.index as string, p.id as string);
     // The same lookup as GET: an object among `stored_fields` is its 400 (without a body).
     if (doc !== undefined) storedFieldsOf(service.get(p.index as string).mappings, storedFieldsParam(queryOf(req).stored_fields), doc.indexedSource);
     return sendHead(reply, doc !== undefined ? 200 : 404, 'application/json');
@@ -157,8 +179,11 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
     const cond = conditionsFromQuery(queryOf(req));
     const problems = cond === undefined ? [] : casProblems(cond);
     if (problems.length > 0) throw errors.actionValidation(problems);
+    const mode = refreshMode(req);
     const outcome = service.deleteDoc(p.index as string, p.id as string, cond, routingParam(queryOf(req)));
-    return sendJson(req, reply, outcome.result === 'not_found' ? 404 : 200, writeBody(outcome, forcedRefresh(req)));
+    // A delete that found nothing still refreshes and answers forced_refresh, as the node does (and as before).
+    const forced = await refreshAfterWrite(service, mode, [outcome.index]);
+    return sendJson(req, reply, outcome.result === 'not_found' ? 404 : 200, writeBody(outcome, forced));
   });
   app.post('/:index/_update/:id', async (req, reply) => updateDocument(service, req, reply));
 

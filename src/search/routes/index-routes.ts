@@ -20,6 +20,46 @@ function mappingBody(m: Mappings): Record<string, unknown> {
   return out;
 }
 
+/** The defaults of the settings Portico interprets, as `include_defaults` shows those not set. */
+const SETTING_DEFAULTS: Record<string, string> = { 'index.refresh_interval': '1s', 'index.search.idle.after': '30s', 'index.max_result_window': '10000' };
+
+/** `settings` as ES renders them: nested by their dots, or flat (`flat_settings=true`, with the `index.` prefix). */
+function renderSettings(flat: Record<string, unknown>, asFlat: boolean): Record<string, unknown> {
+  if (asFlat) return flat;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(flat)) {
+    const parts = k.split('.');
+    let at = out;
+    for (const p of parts.slice(0, -1)) {
+      const next = at[p];
+      at = (next !== null && typeof next === 'object' ? next : (at[p] = {})) as Record<string, unknown>;
+    }
+    at[parts.at(-1) as string] = v;
+  }
+  return out;
+}
+
+/** One index's `GET _settings` member: its settings, and with `include_defaults` the defaults of those unset. */
+function settingsMember(s: IndexState, params: Params): Record<string, unknown> {
+  const flat = params.flat_settings === 'true';
+  const body: Record<string, unknown> = { settings: renderSettings(flatSettingsOf(s), flat) };
+  if (params.include_defaults === 'true') {
+    const defaults: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(SETTING_DEFAULTS)) if (!Object.hasOwn(s.settings.raw, k)) defaults[k] = v;
+    body.defaults = renderSettings(defaults, flat);
+  }
+  return body;
+}
+
+function flatSettingsOf(s: IndexState): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(settingsBody(s).index as Record<string, unknown>)) {
+    if (k === 'version') out['index.version.created'] = (v as { created: string }).created;
+    else out[`index.${k}`] = v;
+  }
+  return out;
+}
+
 function settingsBody(s: IndexState): Record<string, unknown> {
   const index: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(s.settings.raw)) index[k.slice('index.'.length)] = String(v);
@@ -101,6 +141,8 @@ async function catIndices(service: SearchService, req: FastifyRequest, reply: Fa
   const rows = states.map((s): CatRow => {
     // The bytes its documents take in the store: the one copy there is (no replica holds another).
     const size = catBytes(service.storedBytes(s));
+    // As of the last refresh (ES counts the documents its searcher sees).
+    const seen = service.refreshedView(s).index;
     return {
       health: health(s),
       status: s.settings.closed ? 'close' : 'open',
@@ -108,8 +150,8 @@ async function catIndices(service: SearchService, req: FastifyRequest, reply: Fa
       uuid: s.uuid,
       pri: String(s.settings.numberOfShards),
       rep: String(s.settings.numberOfReplicas),
-      'docs.count': String(s.index.liveCount),
-      'docs.deleted': String(s.index.maxOrd - s.index.liveCount),
+      'docs.count': String(seen.liveCount),
+      'docs.deleted': String(seen.maxOrd - seen.liveCount),
       'creation.date': String(s.createdMs),
       'creation.date.string': new Date(s.createdMs).toISOString(),
       'store.size': size,
@@ -176,7 +218,7 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
   app.get('/:index', async (req, reply) => {
     const states = service.resolveWithClosed((req.params as Params).index);
     const body: Record<string, unknown> = {};
-    for (const s of states) body[s.name] = { aliases: {}, mappings: mappingBody(s.mappings), settings: settingsBody(s) };
+    for (const s of states) body[s.name] = { aliases: {}, mappings: mappingBody(s.mappings), settings: renderSettings(flatSettingsOf(s), false) };
     return sendJson(req, reply, 200, body);
   });
   // Without an index: every index (the clients' getMapping/getSettings with no index).
@@ -195,15 +237,22 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
   });
   const getSettings = async (req: FastifyRequest, reply: FastifyReply) => {
     const body: Record<string, unknown> = {};
-    for (const s of service.resolveWithClosed((req.params as Params).index)) body[s.name] = { settings: settingsBody(s) };
+    for (const s of service.resolveWithClosed((req.params as Params).index)) body[s.name] = settingsMember(s, queryOf(req));
     return sendJson(req, reply, 200, body);
   };
+  const putSettings = async (req: FastifyRequest, reply: FastifyReply) => {
+    service.updateSettings((req.params as Params).index, jsonBody(req));
+    return sendJson(req, reply, 200, { acknowledged: true });
+  };
+  app.put('/_settings', putSettings);
+  app.put('/:index/_settings', putSettings);
   app.get('/_settings', getSettings);
   app.get('/:index/_settings', getSettings);
 
-  // Writes are visible at once, so a refresh only answers with the broadcast header.
+  // Every write so far becomes visible to searches (refresh-schedule.ts).
   const refresh = async (req: FastifyRequest, reply: FastifyReply) => {
     const states = service.resolve((req.params as Params).index);
+    service.refresh(states);
     // Every copy counted, the primaries answering (ES's broadcast response on one node).
     const total = states.reduce((n, s) => n + 1 + s.settings.numberOfReplicas, 0);
     return sendJson(req, reply, 200, { _shards: { total, successful: states.length, failed: 0 } });

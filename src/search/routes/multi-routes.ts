@@ -16,14 +16,21 @@ export async function multiRoutes(app: FastifyInstance, opts: { service: SearchS
   const mget = (req: FastifyRequest, reply: FastifyReply): void => {
     const params = queryOf(req);
     checkParams(req.url, params, MGET_PARAMS);
-    // Read (and so checked) as ES reads them, though every get here is real-time already.
-    boolParam(params.realtime, true);
-    boolParam(params.refresh, false);
+    // `realtime=false` reads what each index's last refresh shows; `refresh=true` refreshes each index named first.
+    const realtime = boolParam(params.realtime, true);
+    const refresh = boolParam(params.refresh, false);
     const items = readJsonBody(req, (body) => parseMultiGet(body, (req.params as Params).index));
+    const refreshed = new Set<string>();
     const body = multiGet(items, multiGetDefaults(params), {
       indexUuid: (index) => service.get(index).uuid,
       mappings: (index) => service.get(index).mappings,
-      getDoc: (index, id, routing) => service.getDoc(index, id, routing),
+      getDoc: (index, id, routing) => {
+        if (refresh && !refreshed.has(index)) {
+          service.refresh([service.get(index)]);
+          refreshed.add(index);
+        }
+        return realtime ? service.getDoc(index, id, routing) : service.getRefreshedDoc(index, id, routing);
+      },
       resolveIndex: (index) => resolveDateMathName(index, now()),
     });
     sendJson(req, reply, 200, body, true);

@@ -98,6 +98,8 @@ const SEARCHES: readonly unknown[] = [
 /** Hits (id, score, sort values) of each search in SEARCHES. */
 function answers(service: SearchService): unknown[] {
   const states = service.resolve('i');
+  // Searches see the index as of its last refresh: what was written is refreshed first, as an ES client would.
+  service.refresh(states);
   return SEARCHES.map((body) => {
     const res = json<{ hits: { total: unknown; hits: { _id: string; _score: number | null; sort?: unknown }[] } }>(service.search(states, parseSearchRequest(body, {}), 0));
     return { total: res.hits.total, hits: res.hits.hits.map((h) => [h._id, h._score, h.sort]) };
@@ -212,6 +214,7 @@ describe('reclaiming under scrolls and points in time', () => {
     const state = service.get('i');
     const query = { query: { match: { body: 'alpha' } }, size: 100 };
     const before = answers(service);
+    service.refresh(service.list());
     const pit = openPit(service, 'i', { keep_alive: '1m' }, 0).id as string;
     const scroll = json<{ _scroll_id: string; hits: { hits: { _id: string; _source: unknown }[] } }>(searchInContext(service, parseSearchRequest({ ...query, size: 5 }, { scroll: '1m' }), target, 0, 0));
     const scrolled = scroll.hits.hits.map((h) => [h._id, h._source]);
@@ -248,6 +251,7 @@ describe('reclaiming under scrolls and points in time', () => {
     const state = service.get('i');
     expect(service.reclaimer.isRunning(state)).toBe(true);
     queue.shift()?.(); // one slice: the copy is partial
+    service.refresh(service.list());
     const pit = openPit(service, 'i', { keep_alive: '1m' }, 0).id as string;
     const query = { query: { match: { title: 'package' } }, size: 300, version: true };
     const pitHits = () => json<{ hits: { hits: unknown[] } }>(searchInContext(service, parseSearchRequest({ ...query, pit: { id: pit } }, {}), { ...target, index: undefined }, 0, 0)).hits.hits;

@@ -60,13 +60,20 @@ describe('SearchContexts', () => {
   it('keeps the source of a retired document only while a context may show it', () => {
     const c = new SearchContexts();
     const s = state('a', 3);
-    c.beforeWrite(s, 1, () => 'never read');
+    // Searches see the index as of its last refresh until the next one: that view may show it.
+    c.beforeWrite(s, 1, () => '{"v":0}');
+    expect(c.retiredSource(s, 1)).toBe('{"v":0}');
+    expect(c.refreshed(s)).toBe(true);
     expect(c.retiredSource(s, 1)).toBeUndefined();
+    expect(c.refreshed(s)).toBe(false);
     const ctx = c.openScroll([s], REQ, HITS, 0, 1000, 0);
     c.beforeWrite(s, 1, () => '{"v":1}');
     c.beforeWrite(s, 1, () => '{"v":2}');
     expect(c.retiredSource(s, 1)).toBe('{"v":1}');
     c.free(ctx);
+    // The view of the last refresh still holds it, until the next refresh.
+    expect(c.retiredSource(s, 1)).toBe('{"v":1}');
+    c.refreshed(s);
     expect(c.retiredSource(s, 1)).toBeUndefined();
   });
 
@@ -87,8 +94,12 @@ describe('SearchContexts', () => {
     expect(p2.views[0]?.index).toBe(copy);
     expect(copy?.maxOrd).toBe(2);
     expect(s.index.maxOrd).toBe(3);
+    // Until a refresh, a point in time opens on the index as of the last refresh: the same view.
     const p3 = c.openPit([s], 1000, 0);
-    expect(p3.views[0]?.index).toBe(s.index);
+    expect(p3.views[0]?.index).toBe(copy);
+    c.refreshed(s);
+    const p4 = c.openPit([s], 1000, 0);
+    expect(p4.views[0]?.index).toBe(s.index);
   });
 
   it('refuses a keep-alive over the maximum as ES does', () => {

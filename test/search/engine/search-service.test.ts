@@ -185,6 +185,8 @@ describe('_bulk with and without batched postings', () => {
       } catch {
         continue;
       }
+      // What was written, refreshed (searches see an index as of its last refresh).
+      s.refresh([st]);
       for (const q of QUERIES) {
         for (const from of [0, 2, 5, 9]) {
           const req = parseSearchRequest({ query: { match: { t: q } }, from, size: 3 }, {});
@@ -302,6 +304,8 @@ describe('_bulk with and without batched postings', () => {
       const watch = (): void => {
         if (done) return;
         try {
+          // A refresh between two slices shows the items applied so far, as one during an ES bulk does.
+          s.refresh([s.get('i')]);
           const r = s.search([s.get('i')], parseSearchRequest({ query: { match: { t: 'x' } }, size: 0, track_total_hits: true }, {}), 0) as { hits: { total: { value: number } } };
           seen.push(r.hits.total.value);
         } catch {
@@ -390,7 +394,7 @@ describe('bulk commits', () => {
   });
 
   it('a sliced bulk keeps one transaction open: searches and reads between slices, a write between slices commits it, all stored', async () => {
-    const matching = (): number => (service.search([service.get('i')], parseSearchRequest({ query: { match: { title: 'doc' } }, size: 0, track_total_hits: true }, {}), 0) as { hits: { total: { value: number } } }).hits.total.value;
+    const matching = (): number => (service.refresh([service.get('i')]), service.search([service.get('i')], parseSearchRequest({ query: { match: { title: 'doc' } }, size: 0, track_total_hits: true }, {}), 0) as { hits: { total: { value: number } } }).hits.total.value;
     service.bulk(parseBulk(body(0, 1), 'i'));
     const seen: number[] = [];
     const unread: string[] = [];
@@ -497,6 +501,7 @@ describe('dates stored by a version that ignored date formats', () => {
       expect(service.count([state], parseQuery({ match_all: {} }))).toBe(2);
       expect(service.count([state], parseQuery({ range: { at: { gte: '15/06/2021', lte: '15/06/2021' } } }))).toBe(1);
       expect(service.deleteDoc('i', '0').result).toBe('deleted');
+      service.refresh([state]);
       expect(service.count([state], parseQuery({ match_all: {} }))).toBe(1);
     } finally {
       store.close();

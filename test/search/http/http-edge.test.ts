@@ -17,7 +17,7 @@ describe('search HTTP edge', () => {
     }
     const bulk = await h.app.inject({
       method: 'POST',
-      url: '/_bulk',
+      url: '/_bulk?refresh=true',
       payload: '{"index":{"_index":"m8","_id":"2"}}\n{"a":"c"}\n',
       // Both headers versioned alike, as the clients send them (ES refuses a one-sided version).
       headers: { 'content-type': 'application/vnd.elasticsearch+x-ndjson; compatible-with=8', accept: 'application/vnd.elasticsearch+json; compatible-with=8' },
@@ -59,7 +59,7 @@ describe('search HTTP edge', () => {
   it('keeps documents and ordering across a restart', async () => {
     await h.app.inject({ method: 'PUT', url: '/keep/_doc/a', payload: { t: 'same' } });
     await h.app.inject({ method: 'PUT', url: '/keep/_doc/b', payload: { t: 'same' } });
-    await h.app.inject({ method: 'PUT', url: '/keep/_doc/a', payload: { t: 'same' } });
+    await h.app.inject({ method: 'PUT', url: '/keep/_doc/a?refresh=true', payload: { t: 'same' } });
     const before = (await h.app.inject({ method: 'POST', url: '/keep/_search', payload: { query: { match: { t: 'same' } } } })).json();
     const app = await h.restart();
     const after = (await app.inject({ method: 'POST', url: '/keep/_search', payload: { query: { match: { t: 'same' } } } })).json();
@@ -71,7 +71,7 @@ describe('search HTTP edge', () => {
   it('counts exactly up to 10,000 hits by default, then reports a lower bound', async () => {
     let body = '';
     for (let i = 0; i < 10_050; i++) body += `{"index":{}}\n{"v":${i % 7}}\n`;
-    const bulk = await h.app.inject({ method: 'POST', url: '/many/_bulk', payload: body, headers: { 'content-type': 'application/x-ndjson' } });
+    const bulk = await h.app.inject({ method: 'POST', url: '/many/_bulk?refresh=true', payload: body, headers: { 'content-type': 'application/x-ndjson' } });
     expect(bulk.statusCode).toBe(200);
     const res = (await h.app.inject({ method: 'GET', url: '/many/_search?size=0' })).json();
     expect(res.hits.total).toEqual({ value: 10_000, relation: 'gte' });

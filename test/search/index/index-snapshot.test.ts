@@ -38,7 +38,7 @@ describe('index snapshot across restarts', () => {
     }
     for (let i = 0; i < 120; i += 7) body += `{"delete":{"_id":"d${i}"}}\n`;
     for (let i = 1; i < 120; i += 11) body += `{"index":{"_id":"d${i}"}}\n{"text":"alpha re-indexed","n":${i}}\n`;
-    const res = await h.app.inject({ method: 'POST', url: '/s/_bulk', payload: body, headers: { 'content-type': 'application/x-ndjson' } });
+    const res = await h.app.inject({ method: 'POST', url: '/s/_bulk?refresh=true', payload: body, headers: { 'content-type': 'application/x-ndjson' } });
     expect(res.json()).toMatchObject({ errors: false });
   });
 

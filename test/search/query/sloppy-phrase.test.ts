@@ -49,7 +49,7 @@ describe('match_phrase slop over HTTP, as OpenSearch answers it', () => {
   beforeAll(async () => {
     await ok('PUT', '/t', { mappings: { properties: { body: { type: 'text' } } } });
     const docs = [['1', 'a b c b a'], ['2', ['x a y', 'b z']], ['3', 'b a'], ['4', 'a x x b a b a']] as const;
-    for (const [id, body] of docs) await ok('PUT', `/t/_doc/${id}`, { body });
+    for (const [id, body] of docs) await ok('PUT', `/t/_doc/${id}?refresh=true`, { body });
   });
 
   // [query, slop, [id, score]...] as OpenSearch 2.19.6 answered.

@@ -23,7 +23,9 @@ describe('_bulk validation', () => {
     return { status: res.statusCode, body: res.json() as Record<string, unknown>, text: res.body };
   }
 
+  /** The documents of `index` once refreshed (what the bulk wrote), undefined when it does not exist. */
   async function count(index: string): Promise<number | undefined> {
+    await h.app.inject({ method: 'POST', url: `/${index}/_refresh` });
     const res = await h.app.inject({ method: 'GET', url: `/${index}/_count` });
     return res.statusCode === 200 ? (res.json() as { count: number }).count : undefined;
   }

@@ -27,7 +27,7 @@ describe('_delete_by_query', () => {
   });
 
   it('max_docs takes the first documents in write order; q= and scroll_size are read', async () => {
-    const body = await ok('POST', '/src/_delete_by_query?q=title:dog&scroll_size=3', { max_docs: 5 });
+    const body = await ok('POST', '/src/_delete_by_query?q=title:dog&scroll_size=3&refresh=true', { max_docs: 5 });
     expect(body).toMatchObject({ total: 5, deleted: 5, batches: 2 });
     expect(await ids('src', { match: { title: 'dog' } })).toEqual(['d8', 'd10', 'd11']);
     const url = await ok('POST', '/src/_delete_by_query?max_docs=1', { query: { match_all: {} }, max_docs: 5 });
@@ -58,7 +58,7 @@ describe('_delete_by_query', () => {
 
 describe('_update_by_query', () => {
   it('writes each matching document again (a new version) and counts them as updated', async () => {
-    const body = await ok('POST', '/src/_update_by_query?conflicts=proceed', { query: { range: { n: { gte: 9 } } } });
+    const body = await ok('POST', '/src/_update_by_query?conflicts=proceed&refresh=true', { query: { range: { n: { gte: 9 } } } });
     expect(Object.keys(body)).toEqual(['took', 'timed_out', 'total', 'updated', 'deleted', 'batches', 'version_conflicts', 'noops', 'retries', 'throttled_millis', 'requests_per_second', 'throttled_until_millis', 'failures']);
     expect(body).toMatchObject({ total: 3, updated: 3, deleted: 0, failures: [] });
     expect((await ok('GET', '/src/_doc/d9'))._version).toBe(2);
@@ -70,7 +70,7 @@ describe('_update_by_query', () => {
 
 describe('_reindex', () => {
   it('copies a local source, with its query, max_docs and _source filter, into a new index', async () => {
-    const body = await ok('POST', '/_reindex', { source: { index: 'src', query: { match: { title: 'dog' } }, _source: ['n'] }, dest: { index: 'dst' }, max_docs: 3 });
+    const body = await ok('POST', '/_reindex?refresh=true', { source: { index: 'src', query: { match: { title: 'dog' } }, _source: ['n'] }, dest: { index: 'dst' }, max_docs: 3 });
     expect(Object.keys(body)).toEqual(['took', 'timed_out', 'total', 'updated', 'created', 'deleted', 'batches', 'version_conflicts', 'noops', 'retries', 'throttled_millis', 'requests_per_second', 'throttled_until_millis', 'failures']);
     expect(body).toMatchObject({ total: 3, created: 3, updated: 0, failures: [] });
     expect(await ids('dst')).toEqual(['d1', 'd2', 'd4']);

@@ -19,7 +19,7 @@ const DOCS = Array.from({ length: 30 }, (_, i) => [`d${i}`, { title: `document n
 beforeAll(async () => {
   await ok('PUT', '/books', { settings: { number_of_replicas: 0 }, mappings: { properties: { title: { type: 'text' }, n: { type: 'long' } } } });
   await bulkIndex(h.app, 'books', DOCS);
-  await ok('DELETE', '/books/_doc/d0');
+  await ok('DELETE', '/books/_doc/d0?refresh=true');
   await ok('PUT', '/other', { settings: { number_of_replicas: 1 } });
   await ok('POST', '/books/_search', { query: { match: { title: 'foxes' } } });
   await ok('POST', '/books/_count', {});

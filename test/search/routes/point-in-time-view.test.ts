@@ -291,7 +291,7 @@ describe('frozen point-in-time view under random writes', () => {
       await ok('PUT', '/r/_doc/upd', { only: 'first words', kw: 'z', num: 7, keep: 'b' });
       await ok('PUT', '/r/_doc/stay', { keep: 'c' });
       await ok('DELETE', '/r/_doc/gone');
-      await ok('PUT', '/r/_doc/upd', { keep: 'b' });
+      await ok('PUT', '/r/_doc/upd?refresh=true', { keep: 'b' });
       const check = async (): Promise<void> => {
         for (const q of [
           { exists: { field: 'only' } },

@@ -12,7 +12,7 @@ describe('query_string as OpenSearch answers it', () => {
   beforeAll(async () => {
     await ok('PUT', '/t', { mappings: { properties: { body: { type: 'text' }, k: { type: 'keyword' } } } });
     const docs = [['1', { body: 'a b c b a', k: 'x' }], ['2', { body: ['x a y', 'b z'] }], ['3', { body: 'b a' }], ['4', { body: 'a x x b a b a' }]] as const;
-    for (const [id, doc] of docs) await ok('PUT', `/t/_doc/${id}`, doc);
+    for (const [id, doc] of docs) await ok('PUT', `/t/_doc/${id}?refresh=true`, doc);
   });
 
   const cases: [string, [string, number][]][] = [

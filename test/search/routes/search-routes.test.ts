@@ -356,7 +356,8 @@ describe('match deep pages through the service across writes', () => {
 
   async function bulk(lines: unknown[]): Promise<void> {
     const payload = lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
-    const res = await h.app.inject({ method: 'POST', url: '/_bulk', payload, headers: { 'content-type': 'application/x-ndjson' } });
+    // Refreshed: a scheduled refresh between the two searches of a check would make them differ.
+    const res = await h.app.inject({ method: 'POST', url: '/_bulk?refresh=true', payload, headers: { 'content-type': 'application/x-ndjson' } });
     expect(res.statusCode).toBe(200);
   }
 
@@ -410,11 +411,11 @@ describe('field mapped after documents were written', () => {
     expect((await req('PUT', '/m', { mappings: { dynamic: false, properties: { t: { type: 'text' } } } })).statusCode).toBe(200);
     expect((await req('PUT', '/m/_doc/old', { t: 'x', u: 'hello world' })).statusCode).toBe(201);
     expect((await req('PUT', '/m/_mapping', { properties: { u: { type: 'text' } } })).statusCode).toBe(200);
-    expect((await req('PUT', '/m/_doc/new', { t: 'y', u: 'hello' })).statusCode).toBe(201);
+    expect((await req('PUT', '/m/_doc/new?refresh=true', { t: 'y', u: 'hello' })).statusCode).toBe(201);
     const hits = async () => (await req('POST', '/m/_search', { query: { match: { u: 'hello' } } })).json() as { hits: { total: { value: number }; hits: { _id: string; _score: number }[] } };
     const before = await hits();
     expect(before.hits.hits.map((x) => x._id)).toEqual(['new']);
-    expect((await req('DELETE', '/m/_doc/old')).statusCode).toBe(200);
+    expect((await req('DELETE', '/m/_doc/old?refresh=true')).statusCode).toBe(200);
     expect(await hits()).toEqual({ ...before, took: expect.any(Number) as number });
   });
 });

@@ -8,7 +8,7 @@ describe('search validations', () => {
   beforeAll(async () => {
     await ok('PUT', '/t', { mappings: { properties: { body: { type: 'text' }, k: { type: 'keyword' } } } });
     const docs = [['1', 'a b c b a'], ['2', ['x a y', 'b z']], ['3', 'b a'], ['4', 'a x x b a b a']] as const;
-    for (const [id, body] of docs) await ok('PUT', `/t/_doc/${id}`, { body });
+    for (const [id, body] of docs) await ok('PUT', `/t/_doc/${id}?refresh=true`, { body });
   });
 
   it('_count keeps the hits scoring at least min_score (OpenSearch counts 1 at 0.065)', async () => {
@@ -40,7 +40,7 @@ describe('search_after on a boolean sort', () => {
   const { ok } = esCalls(h);
   it('takes back the 1 and 0 a hit sorted on a boolean shows (the differential suite found it refused)', async () => {
     await ok('PUT', '/b', { mappings: { properties: { flag: { type: 'boolean' }, n: { type: 'long' } } } });
-    for (const [id, flag, n] of [['1', true, 1], ['2', false, 2], ['3', true, 3]] as const) await ok('PUT', `/b/_doc/${id}`, { flag, n });
+    for (const [id, flag, n] of [['1', true, 1], ['2', false, 2], ['3', true, 3]] as const) await ok('PUT', `/b/_doc/${id}?refresh=true`, { flag, n });
     const first = await ok('POST', '/b/_search', { sort: [{ flag: 'desc' }, { n: 'asc' }], size: 1 });
     expect(first.hits.hits[0].sort).toEqual([1, 1]);
     const next = await ok('POST', '/b/_search', { sort: [{ flag: 'desc' }, { n: 'asc' }], size: 5, search_after: first.hits.hits[0].sort });

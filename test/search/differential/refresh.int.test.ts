@@ -1,0 +1,250 @@
+/**
+ * Elasticsearch's near-real-time model side by side with the OpenSearch node (issue 21): searches,
+ * counts, scrolls, `realtime=false` gets, `_stats` and `_cat/indices` see an index as of its last
+ * refresh; `refresh=true|wait_for|false` on writes, `_refresh`, `refresh_interval` (`-1`, explicit,
+ * unset with search-idle) and its dynamic update. Each request goes to both and the answers must be
+ * equal once what differs by nature is left out (`took`, uuids, scores). Waits are guards for a busy
+ * machine (polls with a deadline), never timing assertions: what each test asserts is what both
+ * servers show at the same step.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSearch, type SearchHarness } from '../harness.js';
+import { startOpenSearch, type OpenSearchNode } from '../opensearch-node.js';
+import { injectCall, type Answer } from './compare.js';
+
+const SLOW = 600_000;
+
+let os: OpenSearchNode | undefined;
+let portico: SearchHarness | undefined;
+
+const porticoCall = (method: string, path: string, body?: unknown): Promise<Answer> => injectCall(portico, method, path, body);
+const nodeCall = (method: string, path: string, body?: unknown): Promise<Answer> => {
+  if (os === undefined) throw new Error('OpenSearch is not started');
+  return os.call(method, path, body);
+};
+
+/** What is compared: an error's status, type and reason; a success's body without `took`, uuids and scores. */
+function comparable(a: Answer): unknown {
+  if (a.status >= 300 && a.body?.error !== undefined) {
+    // Index uuids differ by nature (`[[name/uuid]]` in a settings error).
+    return { status: a.status, type: a.body.error.type, reason: String(a.body.error.reason).replace(/\/[\w-]{20,22}\]/g, '/<uuid>]') };
+  }
+  const strip = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(strip);
+    if (v === null || typeof v !== 'object') return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      if (k === 'took' || k === 'uuid' || k === 'index_uuid' || k === '_score' || k === 'max_score' || k === '_scroll_id') continue;
+      out[k] = strip(x);
+    }
+    return out;
+  };
+  return { status: a.status, body: strip(a.body) };
+}
+
+function expectSame(what: string, p: Answer, r: Answer): void {
+  const [a, b] = [comparable(p), comparable(r)];
+  if (!isDeepStrictEqual(a, b)) expect.fail(`${what}\nPortico: ${JSON.stringify(a)}\nnode:    ${JSON.stringify(b)}`);
+}
+
+/** Sends the request to both (Portico first) and expects equal answers; returns Portico's. */
+async function same(method: string, path: string, body?: unknown): Promise<Answer> {
+  const p = await porticoCall(method, path, body);
+  const r = await nodeCall(method, path, body);
+  expectSame(`${method} ${path} ${JSON.stringify(body) ?? ''}`, p, r);
+  return p;
+}
+
+/** Both answers of a request sent to both at once. */
+async function both(method: string, path: string, body?: unknown): Promise<[Answer, Answer]> {
+  return Promise.all([porticoCall(method, path, body), nodeCall(method, path, body)]);
+}
+
+const ndjson = (...lines: unknown[]): string => lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+
+/** The documents each server shows of `index`: `_stats` (primaries), `_cat/indices`, `_count` and a search's ids. */
+async function stats(index: string): Promise<void> {
+  const [p, r] = await both('GET', `/${index}/_stats/docs`);
+  expect(p.status).toBe(200);
+  // The count only: `docs.deleted` counts Lucene's deleted documents not merged away yet (an
+  // update leaves one, a realtime get may add some), `total_size_in_bytes` is ES 8's alone.
+  const docs = (a: Answer) => ({ status: a.status, body: { count: a.body.indices[index].primaries.docs.count } });
+  expectSame(`_stats of ${index}`, docs(p), docs(r));
+  await same('GET', `/_cat/indices/${index}?format=json&h=index,docs.count`);
+}
+
+async function searches(index: string): Promise<void> {
+  await same('GET', `/${index}/_count`);
+  await same('POST', `/${index}/_search`, { sort: [{ n: 'asc' }], version: true, seq_no_primary_term: true });
+  await same('POST', `/${index}/_search`, { size: 0, aggs: { total: { sum: { field: 'n' } } } });
+}
+
+/** Polls `check` until it holds on both servers (a guard of 30 s for a busy machine, not a timing assertion). */
+async function until(what: string, check: (a: Answer) => boolean, method: string, path: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const [p, r] = await both(method, path);
+    if (check(p) && check(r)) return;
+    if (Date.now() > deadline) expect.fail(`${what}: never seen (Portico ${JSON.stringify(p.body)}, node ${JSON.stringify(r.body)})`);
+    await sleep(200);
+  }
+}
+
+const docsCount = (index: string) => (n: number) => (a: Answer) => a.body?.indices?.[index]?.primaries?.docs?.count === n;
+
+beforeAll(async () => {
+  [os, portico] = await Promise.all([startOpenSearch({ heap: '512m', startTimeoutMs: 900_000 }), startSearch()]);
+}, 900_000);
+
+afterAll(async () => {
+  await os?.stop();
+  await portico?.close();
+});
+
+const SETTINGS = { number_of_shards: 1, number_of_replicas: 1 };
+const MAPPINGS = { properties: { n: { type: 'integer' }, t: { type: 'keyword' } } };
+
+describe('refresh_interval -1: only refreshes show writes', () => {
+  it('hides unrefreshed writes from searches, counts, stats and realtime=false gets, not from realtime gets', async () => {
+    await same('PUT', '/nrt-off', { settings: { ...SETTINGS, refresh_interval: '-1' }, mappings: MAPPINGS });
+    await same('PUT', '/nrt-off/_doc/1', { n: 1, t: 'a' });
+    await same('POST', '/nrt-off/_bulk', ndjson({ index: { _id: '2' } }, { n: 2, t: 'b' }, { create: { _id: '3' } }, { n: 3, t: 'c' }));
+    await searches('nrt-off');
+    await stats('nrt-off');
+    await same('GET', '/nrt-off/_doc/1');
+    await same('GET', '/nrt-off/_doc/1?realtime=false');
+    await same('POST', '/nrt-off/_mget?realtime=false', { ids: ['1', '2', '4'] });
+    await same('POST', '/nrt-off/_mget', { ids: ['1', '2', '4'] });
+    await same('POST', '/nrt-off/_search?scroll=1m', { size: 1, sort: ['n'] });
+    await same('GET', '/nrt-off/_search?q=t:a');
+    await same('POST', '/nrt-off/_refresh');
+    await searches('nrt-off');
+    await stats('nrt-off');
+    await same('GET', '/nrt-off/_doc/2?realtime=false');
+    await same('POST', '/nrt-off/_mget?realtime=false', { ids: ['1', '2', '4'] });
+    await same('GET', '/nrt-off/_search?q=t:a');
+  }, SLOW);
+
+  it('shows the refreshed version of a document updated or deleted since', async () => {
+    await same('PUT', '/nrt-off/_doc/1', { n: 10, t: 'a2' });
+    await same('POST', '/nrt-off/_update/2', { doc: { t: 'b2' } });
+    await same('DELETE', '/nrt-off/_doc/3');
+    await searches('nrt-off');
+    await stats('nrt-off');
+    await same('GET', '/nrt-off/_search?q=t:a2');
+    await same('GET', '/nrt-off/_doc/1');
+    await same('GET', '/nrt-off/_doc/1?realtime=false');
+    await same('GET', '/nrt-off/_doc/3?realtime=false');
+    await same('GET', '/nrt-off/_doc/3');
+    // A get with refresh=true refreshes first.
+    await same('GET', '/nrt-off/_doc/3?realtime=false&refresh=true');
+    await searches('nrt-off');
+    await stats('nrt-off');
+  }, SLOW);
+
+  it('refresh=true refreshes after the write and says so; refresh=false and empty as ES reads them', async () => {
+    await same('PUT', '/nrt-off/_doc/5?refresh=true', { n: 5, t: 'e' });
+    await searches('nrt-off');
+    await same('PUT', '/nrt-off/_doc/6?refresh=false', { n: 6, t: 'f' });
+    await searches('nrt-off');
+    await same('PUT', '/nrt-off/_doc/7?refresh=', { n: 7, t: 'g' });
+    await searches('nrt-off');
+    await same('POST', '/_bulk?refresh=true', ndjson({ index: { _index: 'nrt-off', _id: '8' } }, { n: 8 }, { delete: { _index: 'nrt-off', _id: '5' } }));
+    await searches('nrt-off');
+    await same('DELETE', '/nrt-off/_doc/8?refresh=true');
+    await same('POST', '/nrt-off/_update/7?refresh=true', { doc: { t: 'g2' } });
+    await searches('nrt-off');
+    await stats('nrt-off');
+    // A bad value is ES's 400 and writes nothing (no index is created either).
+    await same('PUT', '/nrt-new/_doc/1?refresh=yes', { n: 1 });
+    await same('POST', '/_bulk?refresh=maybe', ndjson({ index: { _index: 'nrt-new', _id: '1' } }, { n: 1 }));
+    await same('HEAD', '/nrt-new');
+  }, SLOW);
+
+  it('refresh=wait_for answers only once a refresh shows the write (here, an explicit one)', async () => {
+    let pDone = false;
+    let rDone = false;
+    const p = porticoCall('PUT', '/nrt-off/_doc/20?refresh=wait_for', { n: 20, t: 'w' }).finally(() => (pDone = true));
+    const r = nodeCall('PUT', '/nrt-off/_doc/20?refresh=wait_for', { n: 20, t: 'w' }).finally(() => (rDone = true));
+    const b = porticoCall('POST', '/_bulk?refresh=wait_for', ndjson({ index: { _index: 'nrt-off', _id: '21' } }, { n: 21 }));
+    const rb = nodeCall('POST', '/_bulk?refresh=wait_for', ndjson({ index: { _index: 'nrt-off', _id: '21' } }, { n: 21 }));
+    // Both writes are applied (a realtime get finds them) and still wait: nothing refreshes an index with -1.
+    await until('the waiting write applied', (a) => a.body?.found === true, 'GET', '/nrt-off/_doc/20');
+    await sleep(2000);
+    expect([pDone, rDone]).toEqual([false, false]);
+    await searches('nrt-off');
+    await same('POST', '/nrt-off/_refresh');
+    const [pa, ra] = await Promise.all([p, r]);
+    expectSame('the write that waited', pa, ra);
+    expect(pa.body.forced_refresh).toBeUndefined();
+    const [pb, rbb] = await Promise.all([b, rb]);
+    expectSame('the bulk that waited', pb, rbb);
+    await searches('nrt-off');
+  }, SLOW);
+});
+
+describe('refresh_interval set: scheduled refreshes, never search-idle', () => {
+  it('shows writes at the next scheduled refresh without any search; wait_for answers then', async () => {
+    await same('PUT', '/nrt-1s', { settings: { ...SETTINGS, refresh_interval: '1s', 'index.search.idle.after': '1s' }, mappings: MAPPINGS });
+    // Idle for the search-idle setting, but an explicit interval keeps refreshing.
+    await sleep(2500);
+    await same('PUT', '/nrt-1s/_doc/1', { n: 1 });
+    await until('the scheduled refresh', docsCount('nrt-1s')(1), 'GET', '/nrt-1s/_stats/docs');
+    await searches('nrt-1s');
+    const [p, r] = await both('PUT', '/nrt-1s/_doc/2?refresh=wait_for', { n: 2 });
+    expectSame('wait_for', p, r);
+    await searches('nrt-1s');
+    await stats('nrt-1s');
+  }, SLOW);
+
+  it('changes with PUT _settings: -1 stops scheduled refreshes, a time restarts them, null resets', async () => {
+    await same('PUT', '/nrt-1s/_settings', { index: { refresh_interval: '-1' } });
+    await same('GET', '/nrt-1s/_settings?filter_path=**.refresh_interval');
+    await same('PUT', '/nrt-1s/_doc/3', { n: 3 });
+    await sleep(2500);
+    await stats('nrt-1s');
+    await searches('nrt-1s');
+    await same('PUT', '/nrt-1s/_settings', { refresh_interval: '500ms' });
+    await until('the refresh the new interval schedules', docsCount('nrt-1s')(3), 'GET', '/nrt-1s/_stats/docs');
+    await searches('nrt-1s');
+    await same('PUT', '/nrt-1s/_settings', { index: { refresh_interval: null } });
+    await same('GET', '/nrt-1s/_settings?filter_path=**.refresh_interval');
+    await same('GET', '/nrt-1s/_settings?include_defaults=true&filter_path=**.refresh_interval');
+    await same('GET', '/nrt-1s/_settings?flat_settings=true&include_defaults=true&filter_path=**.refresh_interval');
+    // Refused as ES refuses them, nothing changed.
+    await same('PUT', '/nrt-1s/_settings', { index: { refresh_interval: 'soon' } });
+    await same('PUT', '/nrt-1s/_settings', { index: { refresh_interval: '-2' } });
+    await same('PUT', '/nrt-1s/_settings', { index: { number_of_shards: 2 } });
+    await same('PUT', '/nrt-1s/_settings', { index: { refresh_interval: '5s', no_such_setting: 1 } });
+    await same('GET', '/nrt-1s/_settings?filter_path=**.refresh_interval');
+    await same('PUT', '/nrt-bad', { settings: { refresh_interval: 'often' } });
+    await same('HEAD', '/nrt-bad');
+  }, SLOW);
+});
+
+describe('refresh_interval unset: search-idle', () => {
+  it('skips scheduled refreshes while nobody searches; the next search refreshes first', async () => {
+    await same('PUT', '/nrt-idle', { settings: { ...SETTINGS, 'index.search.idle.after': '1s' }, mappings: MAPPINGS });
+    // Idle from here: no search since its creation.
+    await sleep(2500);
+    await same('PUT', '/nrt-idle/_doc/1', { n: 1 });
+    await same('POST', '/nrt-idle/_bulk', ndjson({ index: { _id: '2' } }, { n: 2 }));
+    // Scheduled refreshes came and were skipped: `_stats` (no search) still shows nothing.
+    await sleep(2500);
+    await stats('nrt-idle');
+    // A search on the idle index refreshes it first, and sees the writes.
+    await searches('nrt-idle');
+    await stats('nrt-idle');
+    await same('GET', '/nrt-idle/_doc/2?realtime=false');
+  }, SLOW);
+
+  it('a wait_for write on an idle index is answered by the next scheduled refresh', async () => {
+    await sleep(2500);
+    const [p, r] = await both('PUT', '/nrt-idle/_doc/3?refresh=wait_for', { n: 3 });
+    expectSame('wait_for on an idle index', p, r);
+    await stats('nrt-idle');
+    await searches('nrt-idle');
+  }, SLOW);
+});
