@@ -131,6 +131,14 @@ describe('the fake API server answers as the real one', () => {
   both('the DefaultIngressClass admission names the default class in a new Ingress without one', async (t) => {
     const cls = { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: `default-${t.name}`, annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } }, spec: { controller: 'portico.dev/ingress-controller' } };
     expect((await t.call('POST', '/apis/networking.k8s.io/v1/ingressclasses', cls)).status).toBe(201);
+    // The real admission reads IngressClasses through an informer: on a loaded machine its cache
+    // once lagged the create. Probe Ingresses (deleted at once) until it names the class, 30 s at most.
+    for (let i = 0, deadline = Date.now() + 30_000; ; i++) {
+      const probe = await t.call('POST', INGRESSES, ingress(`probe-${i}-${t.name}`, 'd.test'));
+      await t.call('DELETE', `${INGRESSES}/probe-${i}-${t.name}`);
+      if (probe.body.spec.ingressClassName !== undefined || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
     const plain = await t.call('POST', INGRESSES, ingress(`defaulted-${t.name}`, 'd.test'));
     expect(plain.body.spec.ingressClassName).toBe(`default-${t.name}`);
     const annotated = await t.call('POST', INGRESSES, ingress(`annotated-${t.name}`, 'd.test', { annotations: { 'kubernetes.io/ingress.class': 'nginx' } }));
