@@ -168,10 +168,13 @@ describe('refresh_interval -1: only refreshes show writes', () => {
     let rDone = false;
     const p = porticoCall('PUT', '/nrt-off/_doc/20?refresh=wait_for', { n: 20, t: 'w' }).finally(() => (pDone = true));
     const r = nodeCall('PUT', '/nrt-off/_doc/20?refresh=wait_for', { n: 20, t: 'w' }).finally(() => (rDone = true));
+    // Both writes are applied (a realtime get finds them) and still wait: nothing refreshes an index with -1.
+    // The bulk is sent once the first write is applied on both sides: sent together, the two took
+    // their sequence numbers in arrival order, which once differed between the servers.
+    await until('the waiting write applied', (a) => a.body?.found === true, 'GET', '/nrt-off/_doc/20');
     const b = porticoCall('POST', '/_bulk?refresh=wait_for', ndjson({ index: { _index: 'nrt-off', _id: '21' } }, { n: 21 }));
     const rb = nodeCall('POST', '/_bulk?refresh=wait_for', ndjson({ index: { _index: 'nrt-off', _id: '21' } }, { n: 21 }));
-    // Both writes are applied (a realtime get finds them) and still wait: nothing refreshes an index with -1.
-    await until('the waiting write applied', (a) => a.body?.found === true, 'GET', '/nrt-off/_doc/20');
+    await until('the waiting bulk applied', (a) => a.body?.found === true, 'GET', '/nrt-off/_doc/21');
     await sleep(2000);
     expect([pDone, rDone]).toEqual([false, false]);
     await searches('nrt-off');
