@@ -114,6 +114,9 @@ export class FamilyView {
           const m = metrics[i] as Metric;
           e.payload = payloadOf(m);
           e.text = flat(renderMetricText(this.name, type, m));
+          // Kept in place, its labels are still the push's to share: a family this push adds
+          // next with the same labels takes this array rather than a copy of its own.
+          if (share.equalSet(e.labels) === undefined) share.keep(e.labels);
         });
         if (old.help !== help) this.help = undefined;
         old.help = help;
@@ -125,7 +128,7 @@ export class FamilyView {
     if (old !== undefined) this.remove(old);
     const record = new GroupFamily(groupId, this.name, help, type, share.stampAt(pushedAtMs));
     const stored = metrics.map((m) => {
-      const labels = share.equalSet(m.labels) ?? share.keep(this.share(m.labels, this.lowerBound(m.labels, groupId), share.grouping));
+      const labels = share.equalSet(m.labels) ?? share.keep(this.shareTuples(m.labels, this.lowerBound(m.labels, groupId), share.grouping));
       return new StoredMetric(record, labels, payloadOf(m), flat(renderMetricText(this.name, type, m)));
     });
     record.metrics = stored.length === 1 ? (stored[0] as StoredMetric) : stored;
@@ -175,7 +178,7 @@ export class FamilyView {
    * neighbouring metric is that tuple (sorted neighbours mostly share names and many values), in
    * an array of exactly the right size. Other tuples are `owned` ones or own copies.
    */
-  private share(labels: readonly Label[], at: Cursor, owned: readonly Label[]): Label[] {
+  private shareTuples(labels: readonly Label[], at: Cursor, owned: readonly Label[]): Label[] {
     const near = (this.entries.before(at) ?? this.entries.at(at))?.labels;
     return labels.map((l, j) => {
       const n = near?.[j];

@@ -323,6 +323,12 @@ describe('InMemoryGroupStore: Pushgateway semantics', () => {
     const [a2, b2] = records(T0 + 5) as [GroupFamily, GroupFamily];
     expect([a2.pushedAtMs, b2.pushedAtMs]).toEqual([T0, T0 + 5]);
     expect(b2.pushedAt).not.toBe(a2.pushedAt);
+    // A family updated in place offers its labels too: a family the same push adds takes them.
+    store.push(req('j', [gauge('a', 9, [['w', '1']]), gauge('d', 5, [['w', '1']])], { nowMs: T0 + 9 }, [['instance', 'i']]));
+    const [a3, , , d3] = records(T0 + 9) as [GroupFamily, GroupFamily, GroupFamily, GroupFamily];
+    expect([a3.name, d3.name]).toEqual(['a', 'd']);
+    expect(labels(a3)).toBe(labels(a));
+    expect(labels(d3)).toBe(labels(a3));
   });
 
   it('keeps a pushed -0 (whole values are stored as small integers, but not -0)', () => {
