@@ -5,7 +5,14 @@
  * internal endpoint. Measured: latency of a 100-item page, a sorted page, a filtered search and a
  * full /api/rawdata over HTTP; time from a new snapshot to its records being served (in process,
  * and PUT over HTTP); the server's resident memory. Each figure is printed with its target and the
- * ratio (below 1 is within target). Set BENCH_RECORDS to change the size.
+ * ratio (below 1 is within target). Set BENCH_RECORDS to change the size: issue 25's targets are
+ * those of 10,000 routers below 50,000 and those of 50,000 from there on (see TARGETS).
+ *
+ * Resident memory is read three times: before the rawdata requests, after them, and as memory
+ * kept: the lowest of one sample a second for `--settle=N` seconds after them (default 150, 0 to
+ * skip). V8's memory reducer returns the garbage of the snapshot PUTs only after a quiet while (it
+ * first ran ~105 s after a fill in a `--trace-gc` run of the push gateway), so the first two
+ * readings count garbage not yet returned; the push gateway bench reads its memory the same way.
  *
  * `npm run bench:management -- --apply` measures only applying operator-sized snapshots (two
  * providers of 5,000 routers, services and server states each, ~3.3 MB of JSON per PUT), in
@@ -27,6 +34,10 @@ import type { EntryPointDef } from '../src/management/runtime/runtime.js';
 import { BENCH_ENTRY_POINTS, benchSnapshot } from './management-snapshot.js';
 
 const N = Number(process.env.BENCH_RECORDS ?? 10_000);
+const SETTLE = Number(process.argv.find((a) => a.startsWith('--settle='))?.slice(9) ?? 150);
+/** Issue 25's targets: every p99 under 5 ms and RSS under 200 MB at 10,000 routers; at 50,000 a
+ * snapshot applied in under 500 ms, every p99 under 10 ms and RSS under 600 MB. */
+const TARGETS = N >= 50_000 ? { p99: 10, applyMs: 500, rssMb: 600 } : { p99: 5, applyMs: 200, rssMb: 200 };
 const TOKEN = 'bench-token';
 const ENTRY_POINTS = BENCH_ENTRY_POINTS;
 
@@ -248,22 +259,28 @@ async function main(): Promise<void> {
     const cold = await timeRequests(`${base}/api/rawdata`, 1);
     const raw = await timeRequests(`${base}/api/rawdata`, 20);
     const rss = residentMb(child.pid as number);
+    let kept = rss;
+    for (let s = 0; s < SETTLE; s++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      kept = Math.min(kept, residentMb(child.pid as number));
+    }
 
     const rows: [string, string, number, number][] = [
-      ['page of 100 routers (p99)', 'ms', page.p99, 5],
-      ['page of 100 routers (median)', 'ms', page.median, 5],
-      ['sorted services page (p99)', 'ms', sorted.p99, 5],
-      ['filtered search (p99)', 'ms', search.p99, 5],
-      ['filtered search (median)', 'ms', search.median, 5],
-      ['snapshot applied to first page (wall, median)', 'ms', apply.wall, 200],
-      ['snapshot applied to first page (CPU, median)', 'ms', apply.cpu, 200],
+      ['page of 100 routers (p99)', 'ms', page.p99, TARGETS.p99],
+      ['page of 100 routers (median)', 'ms', page.median, TARGETS.p99],
+      ['sorted services page (p99)', 'ms', sorted.p99, TARGETS.p99],
+      ['filtered search (p99)', 'ms', search.p99, TARGETS.p99],
+      ['filtered search (median)', 'ms', search.median, TARGETS.p99],
+      ['snapshot applied to first page (wall, median)', 'ms', apply.wall, TARGETS.applyMs],
+      ['snapshot applied to first page (CPU, median)', 'ms', apply.cpu, TARGETS.applyMs],
       [`snapshot PUT (${(putBytes / 1e6).toFixed(1)} MB JSON) to served`, 'ms', quantile(putTimes, 0.5), NaN],
       ['/api/rawdata first after snapshot', 'ms', cold.median, NaN],
       ['/api/rawdata (median, cached)', 'ms', raw.median, NaN],
       ['/api/rawdata (p99, cached)', 'ms', raw.p99, NaN],
-      ['server resident memory (before rawdata)', 'MB', rssBeforeRaw, 200],
-      ['server resident memory (after 21 rawdata)', 'MB', rss, 200],
+      ['server resident memory (before rawdata)', 'MB', rssBeforeRaw, TARGETS.rssMb],
+      ['server resident memory (after 21 rawdata)', 'MB', rss, TARGETS.rssMb],
     ];
+    if (SETTLE > 0) rows.push([`server resident memory (kept: lowest in ${SETTLE} s)`, 'MB', kept, TARGETS.rssMb]);
     if (serverArgs.length > 0) process.stdout.write(`server Node flags: ${serverArgs.join(' ')}\n`);
     process.stdout.write(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} cores\n`);
     process.stdout.write(`management bench: ${N} routers + ${N} services (rawdata ${(cold.bytes / 1e6).toFixed(1)} MB, page ${(page.bytes / 1e3).toFixed(0)} KB)\n\n`);
