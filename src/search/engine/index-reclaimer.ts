@@ -1,11 +1,12 @@
 import { IndexCompaction } from '../index/index-compaction.js';
 import type { IndexState } from './index-state.js';
+import { nextTurn } from '../../http/work-turns.js';
 
 /**
  * Reclaims what overwritten and deleted documents hold, in the background: when an index's retired
  * ordinals reach a share of its live documents, a compaction (index/index-compaction.ts) copies the
  * live ones in slices of at most `sliceMs`, each run from the event loop's check phase
- * (setImmediate), so requests are served between two slices; the last slice swaps the copy in and
+ * (nextTurn: one slice of any job a turn), so requests are served between two slices; the last slice swaps the copy in and
  * renumbers the engine's per-ordinal versions and sequence numbers. As Lucene's merge policy lets
  * deletes accumulate to a share of a segment before merging it away, memory stays within a
  * constant factor of the live data whatever the number of re-indexing passes.
@@ -62,12 +63,12 @@ export class IndexReclaimer {
   private stopped = false;
 
   /**
-   * @param schedule runs a slice later (default setImmediate: after pending I/O)
+   * @param schedule runs a slice later (default nextTurn: a later turn of the event loop, after pending I/O, one slice of any job a turn)
    */
   constructor(
     private readonly host: ReclaimHost,
     private readonly policy: ReclaimPolicy = DEFAULT_RECLAIM_POLICY,
-    private readonly schedule: (run: () => void) => void = (run) => setImmediate(run),
+    private readonly schedule: (run: () => void) => void = (run) => void nextTurn().then(run),
   ) {}
 
   /** Whether `state` holds enough retired ordinals to be compacted. */

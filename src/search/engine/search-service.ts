@@ -21,6 +21,7 @@ import type { SearchActivityLog } from './search-activity-log.js';
 import { IndexUsage } from './index-usage.js';
 import { isDiskFull } from './disk-full.js';
 import { RefreshSchedule } from './refresh-schedule.js';
+import { nextTurn } from '../../http/work-turns.js';
 
 /**
  * The search engine behind the routes, a facade over its parts: the indices (index-registry.ts),
@@ -79,7 +80,7 @@ export class SearchService {
 
   /**
    * @param reclaim when retired documents are reclaimed (default DEFAULT_RECLAIM_POLICY), and how
-   *   its slices are scheduled (default setImmediate)
+   *   its slices are scheduled (default nextTurn, http/work-turns.ts)
    */
   constructor(
     private readonly store: DocumentStore,
@@ -326,7 +327,7 @@ export class SearchService {
     let at = 0;
     if (open === undefined) {
       while (at < actions.length) {
-        if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        if (at > 0) await nextTurn();
         at = this.bulkSlice(actions, at, each, run, sliceMs);
       }
     } else {
@@ -337,11 +338,11 @@ export class SearchService {
         // A turn of the event loop before the first slice (the body was just parsed), between
         // slices, and before the commit (which waits for the writer thread): each blocks alone.
         while (at < actions.length) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
+          await nextTurn();
           const from = at;
           at = open.run(() => this.applySlice(actions, from, each, run, sliceMs));
         }
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await nextTurn();
         // Awaited, not blocking: searches run while the writer thread commits and fsyncs.
         if (open.commitAsync !== undefined) await open.commitAsync();
         else open.commit();

@@ -9,6 +9,7 @@ import { utf8Problem } from '../syntax/utf8-check.js';
 import { fetchSourceOf, readUpdate } from './update-body.js';
 import type { SourceFilter } from './source-filter.js';
 import type { SourceSpan } from '../store/document-store.js';
+import { nextTurn } from '../../http/work-turns.js';
 
 /** `cond`: the item's version or sequence-number conditions (write-conditions.ts), already validated. */
 export type BulkAction =
@@ -345,7 +346,7 @@ export async function parseBulkSliced(
   sliceMs: number,
 ): Promise<(BulkAction | SearchError)[]> {
   const parse = new BulkParse(body, { index: defaultIndex, requireAlias, fetchSource: defaultFetchSource, routing: defaultRouting });
-  while (!parse.items(sliceMs)) await new Promise<void>((resolve) => setImmediate(resolve));
+  while (!parse.items(sliceMs)) await nextTurn();
   return parse.finish();
 }
 
