@@ -130,6 +130,11 @@ describe('counts and statistics against OpenSearch', () => {
     expect(p.body).toEqual(r.body);
     const [pi, ri] = await both('GET', '/_cat/indices/deb?format=json&h=index,health,status,pri,rep,docs.count,docs.deleted');
     expect(pi.body).toEqual(ri.body);
+    // Columns asked for by alias are shown under the alias, a `*` pattern's under their names.
+    for (const h of ['i,h,s,p,r,dc,dd', 'i,dc,docs.count,idx', 'docs.*', 'I,DC']) {
+      const [pa, ra] = await both('GET', `/_cat/indices/deb?format=json&h=${h}`);
+      expect([h, pa.body]).toEqual([h, ra.body]);
+    }
     const [ps, rs] = await both('GET', '/deb/_stats/docs');
     expect(ps.body.indices.deb.primaries.docs.count).toBe(rs.body.indices.deb.primaries.docs.count);
     expect(ps.body._shards).toEqual({ ...rs.body._shards });

@@ -4,7 +4,7 @@ import { productHeader, queryOf, sendJson } from './http-io.js';
 
 /**
  * The `_cat` APIs' answer, as ES's RestTable writes it: a text table (`v` for headers, `h` to pick
- * columns by name or alias, `s` to sort) or, with `format=json`, an array of objects whose values
+ * columns by name, alias or `*` pattern, shown as asked for, `s` to sort) or, with `format=json`, an array of objects whose values
  * are all strings. Each `_cat` route describes its columns and gives its rows; this file renders.
  */
 
@@ -25,12 +25,41 @@ function columnOf(spec: readonly CatColumn[], name: string): CatColumn | undefin
   return spec.find((c) => c.name === name || (c.aliases?.includes(name) ?? false));
 }
 
-/** `h=a,b`: the named columns in that order; names ES does not have are left out, as ES does. */
-function pickColumns(spec: readonly CatColumn[], h: string | undefined): CatColumn[] {
-  if (h === undefined) return spec.filter((c) => c.shown);
-  return h.split(',').flatMap((n) => {
-    const c = columnOf(spec, n.trim());
-    return c === undefined ? [] : [c];
+/** A column as the answer shows it: under the name or alias `h` asked for it by (ES's DisplayHeader). */
+interface Shown {
+  readonly column: CatColumn;
+  readonly display: string;
+}
+
+/** ES's simple match: `*` stands for any run of characters. */
+function simpleMatch(pattern: string, text: string): boolean {
+  const parts = pattern.split('*');
+  const first = parts[0] as string;
+  const last = parts[parts.length - 1] as string;
+  if (!text.startsWith(first) || text.length < first.length + last.length || !text.endsWith(last)) return false;
+  let at = first.length;
+  for (const part of parts.slice(1, -1)) {
+    const found = text.indexOf(part, at);
+    if (found < 0 || found + part.length > text.length - last.length) return false;
+    at = found + part.length;
+  }
+  return true;
+}
+
+/**
+ * `h=a,b`: the columns asked for, in that order, each shown (JSON keys, `v` headers) as it was
+ * asked for, by name or by alias; a pattern with `*` adds every column whose name or an alias
+ * matches, in the table's order, under its name. Names ES does not have are left out, as ES does.
+ */
+function pickColumns(spec: readonly CatColumn[], h: string | undefined): Shown[] {
+  if (h === undefined) return spec.filter((c) => c.shown).map((column) => ({ column, display: column.name }));
+  return h.split(',').flatMap((asked) => {
+    const n = asked.trim();
+    if (n.includes('*')) {
+      return spec.filter((c) => simpleMatch(n, c.name) || (c.aliases?.some((a) => simpleMatch(n, a)) ?? false)).map((column) => ({ column, display: column.name }));
+    }
+    const column = columnOf(spec, n);
+    return column === undefined ? [] : [{ column, display: n }];
   });
 }
 
@@ -56,12 +85,13 @@ function rowOrder(spec: readonly CatColumn[], s: string): (a: CatRow, b: CatRow)
 /** Answers a `_cat` request with `rows` under the columns of `spec` that the URL asks for. */
 export function sendCatTable(req: FastifyRequest, reply: FastifyReply, spec: readonly CatColumn[], rows: CatRow[]): FastifyReply {
   const q = queryOf(req);
-  const columns = pickColumns(spec, q.h);
+  const shown = pickColumns(spec, q.h);
+  const columns = shown.map((c) => c.column);
   if (q.s !== undefined) rows.sort(rowOrder(spec, q.s));
-  if (q.format === 'json') return sendJson(req, reply, 200, rows.map((r) => Object.fromEntries(columns.map((c) => [c.name, r[c.name] ?? null]))));
+  if (q.format === 'json') return sendJson(req, reply, 200, rows.map((r) => Object.fromEntries(shown.map((c) => [c.display, r[c.column.name] ?? null]))));
   if (q.format !== undefined && q.format !== 'txt' && q.format !== 'text') throw errors.illegalArgument(`Unsupported format [${q.format}]`);
   const table: string[][] = rows.map((r) => columns.map((c) => r[c.name] ?? ''));
-  if (q.v !== undefined && q.v !== 'false') table.unshift(columns.map((c) => c.name));
+  if (q.v !== undefined && q.v !== 'false') table.unshift(shown.map((c) => c.display));
   const widths = columns.map((_, i) => Math.max(0, ...table.map((r) => (r[i] ?? '').length)));
   // As ES's RestTable: right-aligned columns are padded on the left (header too), the last cell
   // is not padded.

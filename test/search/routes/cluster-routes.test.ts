@@ -26,6 +26,18 @@ beforeAll(async () => {
 });
 
 describe('_cat/indices', () => {
+  it('shows each column as h asked for it: by alias, by name, or by a * pattern under its name (as the OpenSearch node answers)', async () => {
+    const json = async (h: string) => JSON.parse(await text(`/_cat/indices/books?format=json&h=${h}`)) as unknown;
+    expect(await json('i,dc,docs.count')).toEqual([{ i: 'books', dc: '29', 'docs.count': '29' }]);
+    expect(await json('docs.*')).toEqual([{ 'docs.count': '29', 'docs.deleted': '1' }]);
+    // `i*` matches index by its name, uuid by its alias `id`; shown under their names, in table order.
+    expect(Object.keys(((await json('i*')) as Record<string, string>[])[0] as object)).toEqual(['index', 'uuid']);
+    expect(await json('i,i,idx')).toEqual([{ i: 'books', idx: 'books' }]);
+    // Names are case-sensitive, as in ES: nothing is shown.
+    expect(await json('I,DC')).toEqual([{}]);
+    expect(await text('/_cat/indices/books?h=i,dc&v')).toBe('i     dc\nbooks 29\n');
+  });
+
   it('reports the bytes the documents take in the store, not 0b', async () => {
     const rows = JSON.parse(await text('/_cat/indices/books?format=json&h=index,docs.count,docs.deleted,store.size')) as Record<string, string>[];
     expect(rows).toHaveLength(1);
