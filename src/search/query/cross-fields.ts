@@ -152,8 +152,11 @@ function blendedGroup(ctx: CrossFieldsContext, group: 'text' | 'keyword', fields
 /** Runs cross_fields over `fields` (already expanded from patterns, boosts multiplied by the query's). */
 export function crossFields(ctx: CrossFieldsContext, fields: readonly FieldBoost[], q: CrossFieldsQuery, deps: CrossFieldsDeps): Hits {
   const groups = new Map<'text' | 'keyword', GroupField[]>();
+  // `_id` and `_index` (not in the mappings) are not blended: each is a query of its own, as the node answers.
+  const own: Hits[] = [];
   for (const { field, boost } of fields) {
     const def = ctx.mappings.field(field);
+    if (def === undefined && (field === '_id' || field === '_index')) own.push(deps.match(field, q.text, q.operator, q.msm, boost));
     if (def === undefined) continue;
     const g = groupOf(def);
     const list = groups.get(g) ?? [];
@@ -165,6 +168,7 @@ export function crossFields(ctx: CrossFieldsContext, fields: readonly FieldBoost
     const only = list.length === 1 ? (list[0] as GroupField) : undefined;
     queries.push(only !== undefined ? deps.match(only.def.path, q.text, q.operator, q.msm, only.boost) : blendedGroup(ctx, group, list, q, deps));
   }
+  queries.push(...own);
   if (queries.length === 0) return EMPTY;
   return queries.length === 1 ? (queries[0] as Hits) : disMax(queries, q.tieBreaker, 1, ctx.arena);
 }

@@ -12,7 +12,8 @@ export function indexFieldMatches(query: Query, indexName: string): boolean | un
     case 'term':
       return query.field === '_index' ? sameName(String(query.value), indexName, query.caseInsensitive) : undefined;
     case 'match':
-      return query.field === '_index' ? query.text === indexName : undefined;
+      // With fuzziness it is refused as a fuzzy query on `_index` (query-exec.ts).
+      return query.field === '_index' && query.fuzzy === undefined ? query.text === indexName : undefined;
     case 'terms':
       return query.field === '_index' ? query.values.some((v) => String(v) === indexName) : undefined;
     case 'prefix':

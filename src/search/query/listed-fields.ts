@@ -8,12 +8,17 @@ import { queryCreation } from './term-expansion.js';
  * `default_field`, a field named in the query text) as ES resolves them against metadata fields:
  * `*` alone stands for the mapped fields only, while a name or any other pattern also reaches
  * metadata fields (ES's QueryParserHelper accepts them unless the entry is the match-all
- * pattern). `_routing` is then searched as the keyword-like field it is (routing-field.ts); the
- * other metadata fields such a list could reach are refused, never silently left out.
+ * pattern). `_routing` is then searched as the keyword-like field it is (routing-field.ts), `_id`
+ * and `_index` as a match on them is (a term on the whole text, score 1: query-exec.ts
+ * metadataTerm) when named; the other metadata fields such a list could reach, and `_id` or
+ * `_index` reached by a pattern, are refused, never silently left out.
  */
 
-/** Metadata fields a field list could name that these queries do not search (`_routing` they do). */
-const REFUSED_METADATA = ['_id', '_index', '_ignored', '_tier', '_version', '_seq_no', '_primary_term', '_source', '_field_names', '_doc_count', '_data_stream_timestamp', '_feature', '_nested_path'];
+/** Metadata fields a field list could name that these queries do not search (`_routing`, and `_id` and `_index` by name, they do). */
+const REFUSED_METADATA = ['_ignored', '_tier', '_version', '_seq_no', '_primary_term', '_source', '_field_names', '_doc_count', '_data_stream_timestamp', '_feature', '_nested_path'];
+
+/** Searched when named, but refused when a pattern reaches them (the node answers such a list with an error of its own). */
+const NAMED_ONLY = ['_id', '_index'];
 
 const extended = new WeakMap<Mappings, Mappings>();
 
@@ -44,7 +49,7 @@ export function listEntryReaches(pattern: string, field: string): boolean {
 /** Throws ES-dialect's refusal when a list entry names (or, as a pattern, matches) a metadata field other than `_routing`. */
 export function refuseListedMetadata(pattern: string, indexName: string): void {
   if (pattern === '*' || !pattern.startsWith('_') && !pattern.startsWith('*')) return;
-  const hit = REFUSED_METADATA.find((m) => (pattern.includes('*') ? globMatch(pattern, m) : pattern === m));
+  const hit = pattern.includes('*') ? [...NAMED_ONLY, ...REFUSED_METADATA].find((m) => globMatch(pattern, m)) : REFUSED_METADATA.find((m) => pattern === m);
   if (hit === undefined) return;
   throw queryCreation(indexName, `the metadata field [${hit}] in the fields of a [multi_match], [query_string] or [simple_query_string] query is not supported by this server`);
 }

@@ -44,6 +44,14 @@ function existsOn(field: string): 'all' | string | undefined {
   return undefined;
 }
 
+/** `_id` and `_index`: term-like metadata fields (a match on them is a term on the whole text), not keyword fields. */
+const ID_OR_INDEX = new Set(['_id', '_index']);
+
+/** ES's refusal of a multi-term query (`prefix`, `wildcard`, `regexp`, `fuzzy`) on `_id` or `_index`. */
+function onlyKeywordAndText(kind: string, field: string): string {
+  return `Can only use ${kind} queries on keyword and text fields - not on [${field}] which is of type [${field}]`;
+}
+
 function rangeOn(field: string): string | undefined {
   if (NO_RANGE.has(field)) return `failed to create query: Field [${field}] of type [${field}] does not support range queries`;
   return notSearchable(field);
@@ -72,10 +80,18 @@ export function metadataQuery(query: Query, indexName: string): 'all' | undefine
       reason = rangeOn(query.field);
       break;
     case 'regexp':
-      if (query.field === '_index') reason = 'Can only use regexp queries on keyword and text fields - not on [_index] which is of type [_index]';
+      if (ID_OR_INDEX.has(query.field)) reason = onlyKeywordAndText('regexp', query.field);
+      break;
+    case 'prefix':
+    case 'wildcard':
+      // On `_index` both are answered from the index's name (index-field-query.ts).
+      if (query.field === '_id') reason = onlyKeywordAndText(query.kind, query.field);
       break;
     case 'fuzzy':
-      if (query.field === '_index') reason = 'failed to create query: Can only use fuzzy queries on keyword and text fields - not on [_index] which is of type [_index]';
+      if (ID_OR_INDEX.has(query.field)) reason = `failed to create query: ${onlyKeywordAndText('fuzzy', query.field)}`;
+      break;
+    case 'match_phrase_prefix':
+      if (ID_OR_INDEX.has(query.field)) reason = `failed to create query: Can only use phrase prefix queries on text fields - not on [${query.field}] which is of type [${query.field}]`;
       break;
     default:
       return undefined;

@@ -297,6 +297,7 @@ function prefixQuery(ctx: ExecContext, path: string, value: string, boost: numbe
 /** match_phrase_prefix: text fields only (ES refuses the others), an unmapped field matches nothing. */
 function phrasePrefixOn(ctx: ExecContext, path: string, text: string, slop: number, maxExpansions: number, boost: number): Hits {
   const def = ctx.mappings.field(path);
+  if (def === undefined && isIdOrIndex(path)) throw queryCreation(ctx.indexName, `Can only use phrase prefix queries on text fields - not on [${path}] which is of type [${path}]`);
   if (def === undefined) return EMPTY;
   if (def.kind !== 'text') throw queryCreation(ctx.indexName, `Can only use phrase prefix queries on text fields - not on [${path}] which is of type [${def.esType}]`);
   searchable(ctx, def);
@@ -353,7 +354,11 @@ function existsQuery(ctx: ExecContext, pattern: string, boost: number): Hits {
 /** A `match` on one field, by field type; `lenient` skips values the field cannot parse. */
 /** A `match` with `fuzziness` on one field (multi-term-exec.ts); `lenient` answers nothing where ES would refuse the field. */
 function fuzzyMatchField(ctx: ExecContext, path: string, text: string, fuzzy: FuzzySpec, op: Operator, msm: unknown, boost: number, lenient: boolean): Hits {
-  if (ctx.mappings.field(path) === undefined) return path === '_id' ? execute({ kind: 'ids', values: [text], boost }, ctx) : EMPTY;
+  if (ctx.mappings.field(path) === undefined) {
+    // `_id` and `_index` are not keyword fields: ES refuses a fuzzy query on them unless lenient.
+    if (!isIdOrIndex(path) || lenient) return EMPTY;
+    throw queryCreation(ctx.indexName, `Can only use fuzzy queries on keyword and text fields - not on [${path}] which is of type [${path}]`);
+  }
   try {
     return fuzzyMatch(ctx, path, text, fuzzy, op, msm, boost);
   } catch (e) {
@@ -364,7 +369,7 @@ function fuzzyMatchField(ctx: ExecContext, path: string, text: string, fuzzy: Fu
 
 function matchField(ctx: ExecContext, path: string, text: string, op: Operator, msm: unknown, boost: number, zeroTermsAll: boolean, lenient: boolean): Hits {
   const def = ctx.mappings.field(path);
-  if (def === undefined) return path === '_id' ? execute({ kind: 'ids', values: [text], boost }, ctx) : EMPTY;
+  if (def === undefined) return metadataTerm(ctx, path, text, boost);
   if (def.kind === 'text') {
     searchable(ctx, def);
     const terms = tokens(text);
@@ -392,7 +397,7 @@ function matchField(ctx: ExecContext, path: string, text: string, op: Operator, 
  */
 function phrase(ctx: ExecContext, path: string, text: string, boost: number, lenient: boolean, slop: number): Hits {
   const def = ctx.mappings.field(path);
-  if (def === undefined) return EMPTY;
+  if (def === undefined) return metadataTerm(ctx, path, text, boost);
   if (def.kind !== 'text') return matchField(ctx, path, text, 'or', undefined, boost, false, lenient);
   searchable(ctx, def);
   const terms = tokens(text);
@@ -485,14 +490,14 @@ function multiMatch(indexCtx: ExecContext, q: Extract<Query, { kind: 'multi_matc
 
 /** match_bool_prefix; on `_routing` a match (ES's term or fuzzy query: its keyword analyzer leaves no prefix term), as the node runs it. */
 function boolPrefixOn(ctx: ExecContext, path: string, text: string, o: Parameters<typeof boolPrefix>[3]): Hits {
-  if (path !== ROUTING_FIELD) return boolPrefix(ctx, path, text, o);
+  if (path !== ROUTING_FIELD && !(isIdOrIndex(path) && ctx.mappings.field(path) === undefined)) return boolPrefix(ctx, path, text, o);
   return o.fuzzy === undefined ? matchField(ctx, path, text, o.op, o.msm, o.boost, false, true) : fuzzyMatchField(ctx, path, text, o.fuzzy, o.op, o.msm, o.boost, false);
 }
 
 /** A phrase prefix on one of multi_match's fields: one that is not text is refused, or skipped when `lenient`. */
 function multiPhrasePrefix(ctx: ExecContext, path: string, text: string, slop: number, maxExpansions: number, boost: number, lenient: boolean): Hits {
   const def = ctx.mappings.field(path);
-  if (lenient && def !== undefined && def.kind !== 'text') return EMPTY;
+  if (lenient && (def === undefined ? isIdOrIndex(path) : def.kind !== 'text')) return EMPTY;
   return phrasePrefixOn(ctx, path, text, slop, maxExpansions, boost);
 }
 
@@ -504,8 +509,25 @@ function listCtx(ctx: ExecContext, fields: readonly FieldBoost[]): ExecContext {
 
 function expand(ctx: ExecContext, fields: readonly FieldBoost[]): FieldBoost[] {
   const out: FieldBoost[] = [];
-  for (const fb of fields) for (const def of resolveFields(ctx, fb.field)) out.push({ field: def.path, boost: fb.boost });
+  for (const fb of fields) {
+    // `_id` and `_index` named in a list are searched as a match on them is (metadataTerm).
+    if (isIdOrIndex(fb.field) && ctx.mappings.field(fb.field) === undefined) out.push({ field: fb.field, boost: fb.boost });
+    else for (const def of resolveFields(ctx, fb.field)) out.push({ field: def.path, boost: fb.boost });
+  }
   return out;
+}
+
+const isIdOrIndex = (path: string): boolean => path === '_id' || path === '_index';
+
+/**
+ * A match (or phrase, or bool prefix) on a field the mappings do not have: on `_id` the document
+ * with that id, on `_index` every document when the text is the index's name, each scoring 1
+ * times the boost, as ES's term queries on them do; on any other field nothing.
+ */
+function metadataTerm(ctx: ExecContext, path: string, text: string, boost: number): Hits {
+  if (path === '_id') return execute({ kind: 'ids', values: [text], boost }, ctx);
+  if (path === '_index') return text === ctx.indexName ? execute({ kind: 'match_all', boost }, ctx) : EMPTY;
+  return EMPTY;
 }
 
 /** `tieBreaker` combines a clause's fields: 0 takes the best field's score, 1 sums them (simple_query_string). */

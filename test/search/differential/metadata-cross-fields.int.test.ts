@@ -1,7 +1,8 @@
 /**
  * Side by side with a real OpenSearch node (test/search/opensearch-node.ts): aggregations, sorts,
  * collapse and queries on metadata fields (`_index` over several indices, and the fields ES
- * refuses: `_source`, `_version`, `_field_names`, …), then `multi_match` of type `cross_fields`
+ * refuses: `_source`, `_version`, `_field_names`, …; `_id` and `_index` in field lists and the
+ * match family), then `multi_match` of type `cross_fields`
  * on a Debian slice (operator, minimum_should_match, tie_breaker, boosts, keyword and numeric
  * fields, lenient). Answers must agree: hits, scores (1e-5 relative), aggregations, and for an
  * error its status, type and root-cause reason. Prints the figures.
@@ -106,6 +107,55 @@ const OTHER_META: readonly Record<string, unknown>[] = [
   { size: 2, query: { range: { _id: { gte: 1 } } }, _source: false },
 ];
 
+/**
+ * `_id` and `_index` named in the field lists of multi_match (every type), query_string and
+ * simple_query_string, and the match family and multi-term queries on them alone: searched as a
+ * term on the whole text scoring 1 (each index's documents for its own name), or refused as the
+ * node refuses them (prefix, wildcard, regexp, fuzzy, phrase prefix).
+ */
+const q = (query: Record<string, unknown>) => ({ size: 10, _source: false, query });
+const listed = (type: string, text: string, fields: string[], more: Record<string, unknown> = {}) => q({ multi_match: { query: text, type, fields, ...more } });
+const ID_AND_INDEX: readonly Record<string, unknown>[] = [
+  ...['best_fields', 'most_fields', 'cross_fields', 'phrase', 'phrase_prefix', 'bool_prefix'].flatMap((type) => [
+    listed(type, 'a1', ['t', '_id']),
+    listed(type, 'mb', ['t', '_index']),
+    // (With both in a phrase_prefix list the node names one of them in its refusal, in no order of the list's.)
+    ...(type === 'phrase_prefix' ? [] : [listed(type, 'hello a1', ['t', '_id', '_index'], { tie_breaker: 0.3 })]),
+  ]),
+  listed('best_fields', 'a1', ['_id^3', 't']),
+  listed('best_fields', 'a1 b2', ['_id', 'k']),
+  listed('best_fields', 'hello a1', ['t', '_id'], { operator: 'and' }),
+  listed('best_fields', 'a1', ['t', '_id'], { fuzziness: 'AUTO' }),
+  listed('best_fields', 'a1', ['t', '_id'], { fuzziness: 'AUTO', lenient: true }),
+  listed('phrase_prefix', 'a1', ['t', '_id'], { lenient: true }),
+  listed('cross_fields', 'v1', ['k', '_id', 't']),
+  listed('cross_fields', 'ma', ['k', '_index', 't']),
+  listed('most_fields', 'x', ['_id', '_index', 'k']),
+  q({ query_string: { query: 'a1', fields: ['t', '_id'] } }),
+  q({ query_string: { query: 'ma', fields: ['t', '_index'] } }),
+  q({ query_string: { query: '"a1"', fields: ['t', '_id'] } }),
+  q({ query_string: { query: 'a1', default_field: '_id' } }),
+  q({ query_string: { query: 'a*', fields: ['t', '_id'] } }),
+  q({ query_string: { query: 'a?', fields: ['t', '_id'] } }),
+  q({ query_string: { query: '_id:a*' } }),
+  q({ query_string: { query: '_id:a?' } }),
+  q({ simple_query_string: { query: 'a1', fields: ['t', '_id'] } }),
+  q({ simple_query_string: { query: 'mb hello', fields: ['t', '_index'] } }),
+  ...['_id', '_index'].flatMap((field) => {
+    const value = field === '_id' ? 'a1' : 'ma';
+    return [
+      q({ match_phrase: { [field]: value } }),
+      q({ match_bool_prefix: { [field]: value } }),
+      q({ match_phrase_prefix: { [field]: value } }),
+      q({ match: { [field]: { query: value, fuzziness: 'AUTO' } } }),
+      q({ prefix: { [field]: value.slice(0, 1) } }),
+      q({ wildcard: { [field]: `${value.slice(0, 1)}*` } }),
+      q({ regexp: { [field]: `${value.slice(0, 1)}.*` } }),
+      q({ fuzzy: { [field]: value } }),
+    ];
+  }),
+];
+
 const mm = (o: Record<string, unknown>, size = 10) => ({ size, _source: false, query: { multi_match: { type: 'cross_fields', ...o } } });
 const CROSS_FIELDS: readonly Record<string, unknown>[] = [
   mm({ query: 'python library', fields: ['summary', 'description'] }),
@@ -149,6 +199,10 @@ describe('metadata fields and cross_fields against OpenSearch', () => {
 
   it('refuses or answers the other metadata fields as OpenSearch does, never as unmapped fields', async () => {
     expect(await disagreements('/ma,mb/_search', OTHER_META)).toEqual([]);
+  }, 120_000);
+
+  it('searches _id and _index in field lists and the match family on them, or refuses them, as OpenSearch does', async () => {
+    expect(await disagreements('/ma,mb/_search', ID_AND_INDEX)).toEqual([]);
   }, 120_000);
 
   it('refuses _seq_no aggregations, sorts and range queries, which OpenSearch answers', async () => {
