@@ -120,7 +120,10 @@ export default async function setup(): Promise<() => Promise<void>> {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://pool');
     const answer = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
+      // No keep-alive: a client reusing an idle connection just as the server closed it (its
+      // 5 s keep-alive timeout against the client's 4 s, both late on a loaded machine) failed a
+      // lease with "other side closed" once; a new connection per request cannot race.
+      res.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
       res.end(JSON.stringify(body));
     };
     if (req.method === 'POST' && url.pathname === '/lease') {
