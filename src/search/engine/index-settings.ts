@@ -1,5 +1,6 @@
 import { errors, SearchError } from '../errors.js';
 import { parseTimeValue } from '../syntax/time-value.js';
+import { checkRoutingShards } from './shard-routing.js';
 
 /** Index names and the index settings Portico interprets (the rest are stored and echoed). */
 
@@ -47,7 +48,11 @@ function intSetting(raw: Record<string, unknown>, key: string, def: number, min:
   if (v === undefined) return def;
   const n = Number(v);
   // Integer settings are Java ints: a value past Integer.MAX_VALUE does not parse either.
-  if (!Number.isInteger(n) || n > 2_147_483_647) throw errors.illegalArgument(`Failed to parse value [${String(v)}] for setting [${key}]`);
+  if (!Number.isInteger(n) || n > 2_147_483_647) {
+    // Caused by Java's Integer.parseInt failing on the text, as ES reports it.
+    const cause = { type: 'number_format_exception', reason: `For input string: "${String(v)}"` };
+    throw new SearchError(400, { type: 'illegal_argument_exception', reason: `Failed to parse value [${String(v)}] for setting [${key}]`, causedBy: cause });
+  }
   if (n < min) throw errors.illegalArgument(`Failed to parse value [${n}] for setting [${key}] must be >= ${min}`);
   return n;
 }
@@ -68,6 +73,9 @@ function timeSetting(raw: Record<string, unknown>, key: string, def: number, min
   return ms;
 }
 
+/** ES's most shards for one index (`index.number_of_shards` must be <= 1024). */
+const MAX_SHARDS = 1024;
+
 /** The private setting ES puts on a closed index (and takes off when it is opened). */
 export const VERIFIED_BEFORE_CLOSE = 'index.verified_before_close';
 
@@ -75,9 +83,18 @@ export const VERIFIED_BEFORE_CLOSE = 'index.verified_before_close';
 export function parseNewIndexSettings(raw: unknown): IndexSettings {
   const settings = parseSettings(raw);
   if (Object.hasOwn(settings.raw, VERIFIED_BEFORE_CLOSE)) throw errors.illegalArgument(`private index setting [${VERIFIED_BEFORE_CLOSE}] can not be set explicitly`);
-  // Each index is one shard here: more would change scores (statistics per shard), routing and
-  // the _shards totals, so they are refused rather than taken and answered as one.
+  // ES's limit comes first (the setting's own bound), then Portico's: each index is one shard here,
+  // since more would change scores (statistics per shard), routing and the _shards totals, so
+  // they are refused rather than taken and answered as one.
+  if (settings.numberOfShards > MAX_SHARDS) throw errors.illegalArgument(`Failed to parse value [${settings.numberOfShards}] for setting [index.number_of_shards] must be <= ${MAX_SHARDS}`);
   if (settings.numberOfShards > 1) throw errors.contextUnsupported(`[index.number_of_shards] of [${settings.numberOfShards}] (each index is one shard)`);
+  // The routing shards are checked as ES checks them, though one shard holds every document
+  // whatever they say (shard-routing.ts).
+  checkRoutingShards(settings.numberOfShards, intSetting(settings.raw, 'index.number_of_routing_shards', settings.numberOfShards, 1));
+  // A partition size above 1 spreads a routing value over several shards and makes ES require
+  // `_routing` on every mapping ("must have routing required for partitioned index"): refused.
+  const partition = intSetting(settings.raw, 'index.routing_partition_size', 1, 1);
+  if (partition > 1) throw errors.contextUnsupported(`[index.routing_partition_size] of [${partition}] (each index is one shard)`);
   return settings;
 }
 

@@ -13,7 +13,7 @@ import type { IndexState } from './index-state.js';
 const DYNAMIC = new Set(['index.refresh_interval', 'index.search.idle.after', 'index.max_result_window', 'index.max_terms_count', 'index.number_of_replicas']);
 
 /** Settings ES fixes at creation (the update names them non dynamic). */
-const STATIC = /^index\.(number_of_shards|analysis\.|similarity\.|codec|routing_partition_size|sort\.)/;
+const STATIC = /^index\.(number_of_shards|number_of_routing_shards|analysis\.|similarity\.|codec|routing_partition_size|sort\.)/;
 
 export function updatedSettings(targets: readonly IndexState[], body: unknown): Map<IndexState, IndexSettings> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw errors.actionValidation(['no settings to update']);

@@ -262,6 +262,17 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
     app.get(path, refresh);
   }
 
+  // Resizing makes an index of another shard count: each index is one shard here, so ES's shrink,
+  // split and clone are refused (after the source index is found, as ES looks it up first).
+  for (const op of ['_shrink', '_split', '_clone']) {
+    const resize = async (req: FastifyRequest) => {
+      service.get((req.params as Params).index as string);
+      throw errors.contextUnsupported(`[${op}] (each index is one shard)`);
+    };
+    app.put(`/:index/${op}/:target`, resize);
+    app.post(`/:index/${op}/:target`, resize);
+  }
+
   const cat = async (req: FastifyRequest, reply: FastifyReply) => catIndices(service, req, reply);
   app.get('/_cat/indices', cat);
   app.get('/_cat/indices/:index', cat);

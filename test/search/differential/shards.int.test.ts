@@ -1,0 +1,203 @@
+/**
+ * Issue 21, indices with more than one shard, side by side with the OpenSearch node. Portico keeps
+ * each index one shard (more is refused, see docs/search.md#index-settings), but it computes the
+ * shard a document would live on as ES and OpenSearch do (src/search/engine/shard-routing.ts):
+ * that is checked here against the node's placement of a few hundred documents, by `_id` and by
+ * custom routing, over several shard counts, default and explicit `index.number_of_routing_shards`.
+ * The settings that decide the placement are checked as the node checks them at creation, and
+ * resizing (`_shrink`, `_split`, `_clone`) is refused.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultRoutingShards, shardOf } from '../../../src/search/engine/shard-routing.js';
+import { startSearch, type SearchHarness } from '../harness.js';
+import { startOpenSearch, type OpenSearchNode } from '../opensearch-node.js';
+import { injectCall, type Answer } from './compare.js';
+
+/** Per test: a guard for a busy shared machine, never a timing assertion. */
+const SLOW = 600_000;
+
+let os: OpenSearchNode | undefined;
+let portico: SearchHarness | undefined;
+
+const porticoCall = (method: string, path: string, body?: unknown): Promise<Answer> => injectCall(portico, method, path, body);
+const nodeCall = (method: string, path: string, body?: unknown): Promise<Answer> => {
+  if (os === undefined) throw new Error('OpenSearch is not started');
+  return os.call(method, path, body);
+};
+
+/** An error's status, type and reason (and its cause's); a success's status and body. */
+function comparable(a: Answer): unknown {
+  if (a.status >= 300 && a.body?.error !== undefined) {
+    const e = a.body.error;
+    // Index uuids differ: `[[name/uuid]]` in a reason names the index only.
+    const reason = String(e.reason).replace(/\[\[([^/\]]+)\/[^\]]+\]\]/g, '[[$1]]');
+    return { status: a.status, type: e.type, reason, cause: e.caused_by === undefined ? undefined : { type: e.caused_by.type, reason: e.caused_by.reason } };
+  }
+  return { status: a.status, body: a.body };
+}
+
+/** Requests sent to both by `same` (each one agreeing, or the test fails), printed at the end. */
+let requestsCompared = 0;
+
+/** Sends the request to both and expects equal answers. */
+async function same(method: string, path: string, body?: unknown): Promise<void> {
+  requestsCompared++;
+  const [a, b] = [comparable(await porticoCall(method, path, body)), comparable(await nodeCall(method, path, body))];
+  if (!isDeepStrictEqual(a, b)) expect.fail(`${method} ${path} ${JSON.stringify(body) ?? ''}\nPortico: ${JSON.stringify(a)}\nnode:    ${JSON.stringify(b)}`);
+}
+
+beforeAll(async () => {
+  [os, portico] = await Promise.all([startOpenSearch({ heap: '512m', startTimeoutMs: 900_000 }), startSearch()]);
+}, 900_000);
+
+afterAll(async () => {
+  console.log(`shard settings: ${requestsCompared} requests sent to both, each answered alike`);
+  await os?.stop();
+  await portico?.close();
+});
+
+/** A deterministic generator (mulberry32), so a failure names the same documents on every run. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Characters of every UTF-8 length and a surrogate pair, so the hash's byte feeding shows. */
+const ALPHABET = ['a', 'z', 'Q', '0', '9', '-', '_', '/', ' ', 'é', 'ß', 'Ω', 'ж', '日', '語', '€', '😀', '🚀'];
+
+function word(next: () => number, max: number): string {
+  const n = 1 + Math.floor(next() * max);
+  let s = '';
+  for (let i = 0; i < n; i++) s += ALPHABET[Math.floor(next() * ALPHABET.length)] as string;
+  return s;
+}
+
+interface PlacedDoc {
+  readonly id: string;
+  readonly routing?: string;
+}
+
+/** 300 documents: numeric and generated ids, a third of them with a custom routing. */
+function documents(seed: number): PlacedDoc[] {
+  const next = random(seed);
+  const docs: PlacedDoc[] = [];
+  const ids = new Set<string>();
+  while (docs.length < 300) {
+    const id = docs.length < 100 ? String(docs.length) : word(next, 24);
+    if (ids.has(id)) continue;
+    ids.add(id);
+    docs.push(docs.length % 3 === 2 ? { id, routing: word(next, 12) } : { id });
+  }
+  return docs;
+}
+
+/** Where the node put each document: its id → the shard whose `preference=_shards:N` search finds it. */
+async function nodePlacement(index: string, shards: number): Promise<Map<string, number>> {
+  const where = new Map<string, number>();
+  for (let shard = 0; shard < shards; shard++) {
+    const r = await nodeCall('POST', `/${index}/_search?preference=_shards:${shard}`, { size: 1000, _source: false });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body._shards.total).toBe(1);
+    for (const h of r.body.hits.hits as { _id: string }[]) {
+      expect(where.has(h._id), `${h._id} found on two shards`).toBe(false);
+      where.set(h._id, shard);
+    }
+  }
+  return where;
+}
+
+describe('which shard a document lives on', () => {
+  it('is the node’s, by _id and by routing, for several shard counts and routing shards', async () => {
+    // [shards, number_of_routing_shards given (undefined: the default)]
+    const layouts: [number, number | undefined][] = [[2, undefined], [3, undefined], [5, undefined], [7, undefined], [16, undefined], [3, 12], [4, 64], [6, 6]];
+    let compared = 0;
+    let agreed = 0;
+    for (const [i, [shards, routingShards]] of layouts.entries()) {
+      const index = `placed-${shards}-${routingShards ?? 'default'}`;
+      const settings: Record<string, unknown> = { number_of_shards: shards, number_of_replicas: 0 };
+      if (routingShards !== undefined) settings.number_of_routing_shards = routingShards;
+      const created = await nodeCall('PUT', `/${index}`, { settings });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      const docs = documents(21 + i);
+      const lines = docs.flatMap((d) => [JSON.stringify({ index: { _id: d.id, ...(d.routing === undefined ? {} : { routing: d.routing }) } }), JSON.stringify({ n: 1 })]);
+      const bulk = await nodeCall('POST', `/${index}/_bulk?refresh=true`, lines.join('\n') + '\n');
+      expect(bulk.body.errors, JSON.stringify(bulk.body.items.find((x: { index: { error?: unknown } }) => x.index.error))).toBe(false);
+      const where = await nodePlacement(index, shards);
+      const rs = routingShards ?? defaultRoutingShards(shards);
+      const wrong: string[] = [];
+      for (const d of docs) {
+        compared++;
+        const mine = shardOf(d.routing ?? d.id, shards, rs);
+        if (mine === where.get(d.id)) agreed++;
+        else wrong.push(`${JSON.stringify(d)}: node ${where.get(d.id)}, Portico ${mine}`);
+      }
+      expect(wrong, `${index}: ${wrong.slice(0, 5).join('; ')}`).toEqual([]);
+      // The node spread them over every shard (a placement ignoring the routing would not).
+      expect(new Set(where.values()).size).toBe(shards);
+      await nodeCall('DELETE', `/${index}`);
+    }
+    console.log(`shard placement: ${compared} documents compared, ${agreed} on the node's shard`);
+  }, SLOW);
+
+  it('uses the default number of routing shards the node uses', async () => {
+    for (const shards of [2, 3, 5, 9, 24]) {
+      const index = `routing-default-${shards}`;
+      expect((await nodeCall('PUT', `/${index}`, { settings: { number_of_shards: shards, number_of_replicas: 0 } })).status).toBe(200);
+      // The node shows its routing shards in the index metadata (`_cluster/state`).
+      const state = await nodeCall('GET', `/_cluster/state/metadata/${index}?filter_path=metadata.indices.*.routing_num_shards`);
+      expect(state.body.metadata.indices[index].routing_num_shards).toBe(defaultRoutingShards(shards));
+      await nodeCall('DELETE', `/${index}`);
+    }
+  }, SLOW);
+});
+
+describe('the settings that place documents', () => {
+  it('are checked at creation as the node checks them', async () => {
+    const cases: Record<string, unknown>[] = [
+      { number_of_shards: 1, number_of_routing_shards: 0 },
+      { number_of_shards: 1, number_of_routing_shards: 'x' },
+      { number_of_shards: 1, routing_partition_size: 0 },
+      { number_of_shards: 0 },
+      { number_of_shards: 1025 },
+      { number_of_shards: 'many' },
+    ];
+    for (const [i, settings] of cases.entries()) await same('PUT', `/bad-${i}`, { settings });
+    // Taken by both: on one shard any number of routing shards is a multiple of the shard count.
+    const taken = [{ number_of_routing_shards: 1 }, { number_of_routing_shards: 3 }, { number_of_routing_shards: 1024 }, { number_of_routing_shards: 5000 }, { routing_partition_size: 1 }];
+    for (const [i, settings] of taken.entries()) {
+      await same('PUT', `/good-${i}`, { settings: { number_of_shards: 1, number_of_replicas: 0, ...settings } });
+      await same('GET', `/good-${i}/_settings?flat_settings=true&filter_path=*.settings.index.number_of_routing_shards,*.settings.index.routing_partition_size`);
+    }
+  }, SLOW);
+
+  it('stay as created: changing them is refused as the node refuses it', async () => {
+    await same('PUT', '/fixed', { settings: { number_of_shards: 1, number_of_replicas: 0 } });
+    for (const index of [{ number_of_shards: 2 }, { number_of_routing_shards: 4 }, { routing_partition_size: 1 }]) await same('PUT', '/fixed/_settings', { index });
+  }, SLOW);
+
+  it('several shards are refused by Portico, resizing too', async () => {
+    const r = await porticoCall('PUT', '/many', { settings: { number_of_shards: 3 } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.type).toBe('illegal_argument_exception');
+    expect(r.body.error.reason).toBe('[index.number_of_shards] of [3] (each index is one shard) is not supported by this server');
+    // The node takes a partition size above 1 and then refuses every write whose mapping does not
+    // require `_routing` ("must have routing required for partitioned index"): refused here.
+    const partitioned = await porticoCall('PUT', '/partitioned', { settings: { number_of_shards: 1, routing_partition_size: 2 } });
+    expect([partitioned.status, partitioned.body.error.reason]).toEqual([400, '[index.routing_partition_size] of [2] (each index is one shard) is not supported by this server']);
+    await same('PUT', '/source', { settings: { number_of_shards: 1, number_of_replicas: 0 } });
+    for (const op of ['_shrink', '_split', '_clone']) {
+      // A missing source index is the node's 404 on both.
+      await same('POST', `/nope/${op}/target`, { settings: { 'index.number_of_shards': 2 } });
+      const p = await porticoCall('POST', `/source/${op}/target`, { settings: { 'index.number_of_shards': 2 } });
+      expect(p.status).toBe(400);
+      expect(p.body.error.reason).toBe(`[${op}] (each index is one shard) is not supported by this server`);
+    }
+  }, SLOW);
+});
