@@ -1,7 +1,7 @@
 import { analyze, tokens } from '../index/analyzer.js';
 import { ROUTING_FIELD, ROUTING_MAPPINGS } from '../mapping/routing-field.js';
 import { avgFieldLength, bm25, idf, normInverseCache, termWeight } from './bm25.js';
-import { errors } from '../errors.js';
+import { errors, SearchError } from '../errors.js';
 import { globMatch } from '../syntax/glob.js';
 import type { InvertedIndex } from '../index/inverted-index.js';
 import type { KeywordField } from '../index/keyword-field.js';
@@ -96,7 +96,7 @@ export function execute(query: Query, ctx: ExecContext): Hits {
     case 'bool':
       return boolQuery(ctx, query);
     case 'query_string':
-      return queryString(ctx, query.clauses, query.fields, query.defaultOperator, query.boost, query.simple ? 1 : 0);
+      return queryString(ctx, query.clauses, query.fields, query.defaultOperator, query.boost, query.simple ? 1 : 0, query.lenient === true);
     case 'fuzzy':
       return fuzzyHits(ctx, query.field, query.value, query.fuzzy, query.boost);
     case 'regexp':
@@ -531,14 +531,18 @@ function metadataTerm(ctx: ExecContext, path: string, text: string, boost: numbe
 }
 
 /** `tieBreaker` combines a clause's fields: 0 takes the best field's score, 1 sums them (simple_query_string). */
-function queryString(indexCtx: ExecContext, clauses: readonly QsClause[], fields: readonly FieldBoost[] | undefined, op: Operator, boost: number, tieBreaker: number): Hits {
+function queryString(indexCtx: ExecContext, clauses: readonly QsClause[], fields: readonly FieldBoost[] | undefined, op: Operator, boost: number, tieBreaker: number, lenient = false): Hits {
   const ctx = listCtx(indexCtx, [...(fields ?? []), ...clauses.flatMap((c) => (c.field === undefined ? [] : [{ field: c.field, boost: 1 }]))]);
   const defaults = expand(ctx, fields ?? [{ field: '*', boost: 1 }]);
   const build = (c: QsClause): Hits => {
     const targets = c.field !== undefined ? expand(ctx, [{ field: c.field, boost: 1 }]) : defaults;
-    const perField = targets.map(({ field, boost: b }) =>
-      c.phrase ? phrase(ctx, field, c.text, b, true, c.slop ?? 0) : matchField(ctx, field, c.text, op, undefined, b, false, true),
-    );
+    const perField = targets.map(({ field, boost: b }) => {
+      // simple_query_string's `x*` and `x~N`: the text as the field's analyzer normalizes it (lower
+      // case on text fields), a field the query cannot run on skipped when lenient, as in ES.
+      if (c.prefix === true) return unlessLenient(ctx, { kind: 'prefix', field, value: normalized(ctx, field, c.text), caseInsensitive: false, boost: b }, lenient);
+      if (c.fuzzy !== undefined) return unlessLenient(ctx, { kind: 'fuzzy', field, value: normalized(ctx, field, c.text), fuzzy: c.fuzzy, boost: b }, lenient);
+      return c.phrase ? phrase(ctx, field, c.text, b, true, c.slop ?? 0) : matchField(ctx, field, c.text, op, undefined, b, false, true);
+    });
     // A phrase takes the best field's score also in simple_query_string (ES's phrase type).
     return perField.length === 1 ? (perField[0] as Hits) : disMax(perField, c.phrase ? 0 : tieBreaker, 1, ctx.arena);
   };
@@ -553,6 +557,21 @@ function queryString(indexCtx: ExecContext, clauses: readonly QsClause[], fields
   return boost === 1 ? result : scale(result, boost, ctx.arena);
 }
 
+
+/** A term as a field's analyzer normalizes it for multi-term queries: lower case on text fields (the standard analyzer's normalization), as it is elsewhere. */
+function normalized(ctx: ExecContext, field: string, text: string): string {
+  return ctx.mappings.field(field)?.kind === 'text' ? text.toLowerCase() : text;
+}
+
+/** `query` on one field of a list; ES's refusal of the field becomes no hits when `lenient`. */
+function unlessLenient(ctx: ExecContext, query: Query, lenient: boolean): Hits {
+  try {
+    return execute(query, ctx);
+  } catch (e) {
+    if (lenient && e instanceof SearchError) return EMPTY;
+    throw e;
+  }
+}
 
 function boolQuery(ctx: ExecContext, q: Extract<Query, { kind: 'bool' }>): Hits {
   const must = q.must.map((c) => execute(c, ctx));

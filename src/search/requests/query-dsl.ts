@@ -54,7 +54,7 @@ export type Query =
   | { kind: 'bool'; must: readonly Query[]; should: readonly Query[]; filter: readonly Query[]; mustNot: readonly Query[]; msm: MinimumShouldMatch; boost: number }
   // simple: simple_query_string, which sums a term's scores over the fields (most_fields), where
   // query_string takes the best field's (best_fields, tie_breaker 0).
-  | { kind: 'query_string'; clauses: readonly QsClause[]; fields: readonly FieldBoost[] | undefined; defaultOperator: Operator; boost: number; simple: boolean }
+  | { kind: 'query_string'; clauses: readonly QsClause[]; fields: readonly FieldBoost[] | undefined; defaultOperator: Operator; boost: number; simple: boolean; lenient?: boolean }
   | MultiTermQuery;
 
 export interface FieldBoost {
@@ -250,18 +250,45 @@ export function parseQuery(raw: unknown, depth = 1): Query {
  * simple query over the fields, each operator a bool, and a negation Lucene's `-x *:*` (a bool of
  * must_not x and a match_all that scores 1).
  */
-function simpleTree(node: SqsNode, fields: readonly FieldBoost[] | undefined, op: Operator): Query {
+function simpleTree(node: SqsNode, fields: readonly FieldBoost[] | undefined, op: Operator, o: SimpleOptions): Query {
   const bool = (must: Query[], should: Query[], mustNot: Query[]): Query => ({ kind: 'bool', must, should, filter: [], mustNot, msm: undefined, boost: 1 });
   switch (node.kind) {
-    case 'text':
-      return { kind: 'query_string', clauses: [{ occur: 'default', field: undefined, text: node.text, phrase: node.phrase }], fields, defaultOperator: op, boost: 1, simple: true };
+    case 'text': {
+      const clause: QsClause = {
+        occur: 'default', field: undefined, text: node.text, phrase: node.phrase,
+        ...(node.slop !== undefined && { slop: node.slop }),
+        ...(node.prefix === true && { prefix: true }),
+        ...(node.fuzzy !== undefined && { fuzzy: { ...o.fuzzy, fuzziness: { auto: false, edits: node.fuzzy } } }),
+      };
+      return { kind: 'query_string', clauses: [clause], fields, defaultOperator: op, boost: 1, simple: true, ...(o.lenient && { lenient: true }) };
+    }
     case 'not':
-      return bool([], [{ kind: 'match_all', boost: 1 }], [simpleTree(node.child, fields, op)]);
+      return bool([], [{ kind: 'match_all', boost: 1 }], [simpleTree(node.child, fields, op, o)]);
     default: {
-      const children = node.children.map((c) => simpleTree(c, fields, op));
+      const children = node.children.map((c) => simpleTree(c, fields, op, o));
       return node.occur === 'must' ? bool(children, [], []) : bool([], children, []);
     }
   }
+}
+
+/** What simple_query_string's prefix and fuzzy terms are run with. */
+interface SimpleOptions {
+  /** `fuzzy_prefix_length` (0), `fuzzy_max_expansions` (50), `fuzzy_transpositions` (true); the edits come from `~N`. */
+  readonly fuzzy: Omit<FuzzySpec, 'fuzziness'>;
+  /** `lenient`, or every field (`*`, ES's default): a field a prefix or fuzzy query cannot run on is skipped. */
+  readonly lenient: boolean;
+}
+
+function simpleOptions(body: Record<string, unknown>, fields: readonly FieldBoost[] | undefined): SimpleOptions {
+  const int = (v: unknown, name: string, def: number): number => (v === undefined ? def : Math.trunc(num(v, name)));
+  return {
+    fuzzy: {
+      prefixLength: int(body.fuzzy_prefix_length, 'fuzzy_prefix_length', 0),
+      maxExpansions: int(body.fuzzy_max_expansions, 'fuzzy_max_expansions', 50),
+      transpositions: body.fuzzy_transpositions === undefined ? true : body.fuzzy_transpositions === true || body.fuzzy_transpositions === 'true',
+    },
+    lenient: body.lenient === true || body.lenient === 'true' || fields === undefined || fields.some((f) => f.field === '*'),
+  };
 }
 
 /** query_string and simple_query_string: the query text in Lucene's syntax (query-string.ts, simple-query-string.ts). */
@@ -273,7 +300,7 @@ function queryStringQuery(body: unknown, _depth: number, name: string): Query {
     const op = operator(body.default_operator);
     const tree = parseSimpleQueryString(String(body.query), op);
     if (tree === undefined) return { kind: 'match_none' };
-    const q = simpleTree(tree, fields, op);
+    const q = simpleTree(tree, fields, op, simpleOptions(body, fields));
     const boost = boostOf(body);
     return boost === 1 ? q : { kind: 'bool', must: [q], should: [], filter: [], mustNot: [], msm: undefined, boost };
   }

@@ -1,4 +1,5 @@
 import { SearchError } from '../errors.js';
+import type { FuzzySpec } from './fuzziness.js';
 
 /**
  * Lucene's classic query syntax, read as Elasticsearch's `query_string` and `q=` read it (Lucene's
@@ -25,6 +26,10 @@ export interface QsClause {
   readonly phrase: boolean;
   /** A phrase's slop; 0 when absent. */
   readonly slop?: number;
+  /** simple_query_string's `x*`: a prefix query on each field (the text lower-cased on text fields). */
+  readonly prefix?: boolean;
+  /** simple_query_string's `x~N`: a fuzzy query on each field. */
+  readonly fuzzy?: FuzzySpec;
 }
 
 export type LqOccur = 'must' | 'should' | 'must_not';

@@ -142,6 +142,56 @@ const ERRORS: Q[] = [
   { multi_match: { query: 'pyton', fields: ['summary'], type: 'phrase_prefix', fuzziness: 1 } },
 ];
 
+/**
+ * simple_query_string texts with its operators as ES's flags=ALL reads them: `word*` prefixes
+ * (also upper case, which text fields lower-case), `typo~N` fuzzy terms (`~` alone: 2 edits),
+ * `"phrase"~N` slops, mixed with plain words, `-`, `|`, `+` and groups, over a few field lists
+ * (none: every field, lenient) with the fuzzy options. Kinds `sqs-*`.
+ */
+export function simpleOperatorRequests(count: number, seed: number, docs: readonly [string, Record<string, unknown>][]): DiffRequest[] {
+  const rng = new Rng(seed);
+  const words = summaryWords(docs);
+  const out: DiffRequest[] = [];
+  while (out.length < count) {
+    const line = rng.pick(words);
+    const word = () => rng.pick(line);
+    const part = (): { kind: string; text: string } => {
+      switch (rng.int(0, 4)) {
+        case 0: {
+          const w = word();
+          const cut = w.slice(0, rng.int(1, Math.max(1, w.length - 1)));
+          return { kind: 'prefix', text: `${rng.chance(0.2) ? cut.toUpperCase() : cut}*` };
+        }
+        case 1:
+          return { kind: 'fuzzy', text: `${rng.chance(0.5) ? misspell(rng, word(), rng.int(1, 2)) : typo(rng)}~${rng.pick(['', '0', '1', '2'])}` };
+        case 2: {
+          const at = rng.int(0, Math.max(0, line.length - 3));
+          const phrase = line.slice(at, at + rng.int(2, 3)).join(' ');
+          return { kind: 'phrase', text: `"${phrase}"${rng.chance(0.7) ? `~${rng.int(0, 3)}` : ''}` };
+        }
+        case 3:
+          return { kind: 'negated', text: `-${word()}` };
+        default:
+          return { kind: 'word', text: word() };
+      }
+    };
+    const parts = Array.from({ length: rng.int(1, 3) }, part);
+    const joiner = rng.pick([' ', ' ', ' | ', ' + ']);
+    const text = parts.length === 3 && rng.chance(0.3) ? `${parts[0]?.text}${joiner}(${parts[1]?.text} ${parts[2]?.text})` : parts.map((x) => x.text).join(joiner);
+    const q: Q = { query: text };
+    const fields = rng.pick([['summary', 'description'], ['summary^2', 'package'], ['description'], 'every field']);
+    if (Array.isArray(fields)) q.fields = fields;
+    if (rng.chance(0.3)) q.default_operator = 'and';
+    if (rng.chance(0.2)) q.fuzzy_prefix_length = rng.int(0, 2);
+    if (rng.chance(0.15)) q.fuzzy_max_expansions = rng.pick([1, 5]);
+    if (rng.chance(0.15)) q.fuzzy_transpositions = false;
+    if (rng.chance(0.2)) q.lenient = true;
+    const kinds = new Set(parts.map((x) => x.kind).filter((k) => k === 'prefix' || k === 'fuzzy'));
+    out.push({ index: 'debian', body: { query: { simple_query_string: q }, size: rng.pick([10, 20]) }, kind: `sqs-${kinds.size === 0 ? 'other' : [...kinds].sort().join('+')}` });
+  }
+  return out;
+}
+
 /** `count` requests over the `debian` index built from `docs`. */
 export function multiTermRequests(count: number, seed: number, docs: readonly [string, Record<string, unknown>][]): DiffRequest[] {
   const rng = new Rng(seed);

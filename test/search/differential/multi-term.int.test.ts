@@ -11,11 +11,13 @@ import { startOpenSearch, type OpenSearchNode } from '../opensearch-node.js';
 import { difference, type Answer, injectCall } from './compare.js';
 import { mapInFlight } from './in-flight.js';
 import { DEBIAN_MAPPINGS, INDEX_SETTINGS, debianCorpusPath, debianDocs } from './corpus.js';
-import { multiTermRequests, suggestDifference } from './multi-term-requests.js';
+import { multiTermRequests, simpleOperatorRequests, suggestDifference } from './multi-term-requests.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const SEED = 22;
 const REQUESTS = 600;
+/** simple_query_string with its prefix, fuzzy and slop operators (simpleOperatorRequests). */
+const SQS_REQUESTS = 150;
 
 let os: OpenSearchNode | undefined;
 let portico: SearchHarness | undefined;
@@ -64,7 +66,7 @@ describe('typo tolerance and prefixes against OpenSearch', () => {
     const byKind = new Map<string, { n: number; differ: number }>();
     const found: string[] = [];
     let withHits = 0;
-    await mapInFlight(multiTermRequests(REQUESTS, SEED, docs), async (req) => {
+    await mapInFlight([...multiTermRequests(REQUESTS, SEED, docs), ...simpleOperatorRequests(SQS_REQUESTS, SEED, docs)], async (req) => {
       const [p, r] = await both('POST', '/debian/_search', req.body);
       const diff = difference(p, r) ?? suggestDifference(p, r);
       if ((r.body?.hits?.total?.value ?? 0) > 0) withHits++;
@@ -76,10 +78,10 @@ describe('typo tolerance and prefixes against OpenSearch', () => {
       }
       byKind.set(req.kind, k);
     });
-    console.log(`multi-term differential: ${REQUESTS} requests (${withHits} with hits), ${REQUESTS - found.length} agreements; ${[...byKind].map(([kind, k]) => `${kind} ${k.n - k.differ}/${k.n}`).join(', ')}`);
+    console.log(`multi-term differential: ${REQUESTS + SQS_REQUESTS} requests (${withHits} with hits), ${REQUESTS + SQS_REQUESTS - found.length} agreements; ${[...byKind].map(([kind, k]) => `${kind} ${k.n - k.differ}/${k.n}`).join(', ')}`);
     expect(found.slice(0, 10)).toEqual([]);
-    expect(withHits).toBeGreaterThan(REQUESTS / 2);
+    expect(withHits).toBeGreaterThan((REQUESTS + SQS_REQUESTS) / 2);
     // Every kind of query was exercised, and with hits: a generator gone wrong cannot pass as agreement on empty answers.
-    expect([...byKind.keys()].sort()).toEqual(expect.arrayContaining(['fuzzy', 'match-fuzzy', 'match_bool_prefix', 'match_phrase_prefix', 'prefix', 'regexp', 'wildcard', 'suggest', 'error']));
+    expect([...byKind.keys()].sort()).toEqual(expect.arrayContaining(['fuzzy', 'match-fuzzy', 'match_bool_prefix', 'match_phrase_prefix', 'prefix', 'regexp', 'wildcard', 'suggest', 'error', 'sqs-prefix', 'sqs-fuzzy']));
   }, 600_000);
 });

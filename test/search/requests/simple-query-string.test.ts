@@ -4,7 +4,10 @@ import { parseSimpleQueryString, type SqsNode } from '../../../src/search/reques
 /** A compact rendering of the tree: +(…) for AND, |(…) for OR, -x for NOT, "…" for a phrase. */
 function show(n: SqsNode | undefined): string {
   if (n === undefined) return '∅';
-  if (n.kind === 'text') return n.phrase ? `"${n.text}"` : n.text;
+  if (n.kind === 'text') {
+    const mark = `${n.prefix === true ? '*' : ''}${n.fuzzy !== undefined ? `~${n.fuzzy}` : ''}${n.slop !== undefined ? `~${n.slop}` : ''}`;
+    return `${n.phrase ? `"${n.text}"` : n.text}${mark === '' ? '' : `[${mark}]`}`;
+  }
   if (n.kind === 'not') return `-${show(n.child)}`;
   return `${n.occur === 'must' ? '+' : '|'}(${n.children.map(show).join(' ')})`;
 }
@@ -28,6 +31,15 @@ describe('simple_query_string syntax', () => {
     expect(show(parseSimpleQueryString('+alpha -query', 'or'))).toBe('|(alpha -query)');
     expect(show(parseSimpleQueryString('a --b', 'or'))).toBe('|(a b)');
     expect(show(parseSimpleQueryString('a - b', 'or'))).toBe('|(a b)');
+  });
+
+  it('reads the prefix, fuzzy and slop operators and escapes, as ES’s default flags (ALL) do', () => {
+    expect(show(parseSimpleQueryString('qu* lazy', 'or'))).toBe('|(qu[*] lazy)');
+    expect(show(parseSimpleQueryString('*', 'or'))).toBe('[*]');
+    expect(show(parseSimpleQueryString('d\\* a*b', 'or'))).toBe('|(d* a*b)');
+    expect(show(parseSimpleQueryString('dg~1 dog~ dog~3 dog~x d1~0', 'or'))).toBe('|(dg[~1] dog[~2] dog[~2] dog d1)');
+    expect(show(parseSimpleQueryString('fo*~1 ~x f\\~1', 'or'))).toBe('|(fo*[~1] ~x f~1)');
+    expect(show(parseSimpleQueryString('"quick fox"~2 "a b"~', 'or'))).toBe('|("quick fox"[~2] "a b")');
   });
 
   it('reads phrases and groups, and nothing from an empty text', () => {
