@@ -78,7 +78,17 @@ function qualifyWith(names: QualifiedNames | undefined, name: string, provider: 
   return names === undefined ? qualify(name, provider) : names.qualify(name, provider);
 }
 
-/** Whether two JSON values are equal, key order included (it shows in the encoded records). */
+/** Whether a value is a plain object (a JSON object), not a Date, Map or other class instance. */
+function isPlain(o: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(o);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Whether two JSON values are equal, key order included (it shows in the encoded records).
+ * Objects other than arrays and plain objects (a YAML timestamp's Date, say) are equal only to
+ * themselves: their keys do not tell their values.
+ */
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
@@ -87,7 +97,7 @@ export function sameJson(a: unknown, b: unknown): boolean {
     for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
     return true;
   }
-  if (Array.isArray(b)) return false;
+  if (Array.isArray(b) || !isPlain(a) || !isPlain(b)) return false;
   // One list of keys, not two: `a`'s are walked in order (a record from JSON has no inherited
   // enumerable keys) against `b`'s. A router that changed is compared on every snapshot.
   const kb = Object.keys(b);
