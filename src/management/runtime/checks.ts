@@ -144,9 +144,16 @@ type ServiceBuild = (qname: string, stack: readonly string[]) => BuildResult;
  */
 function memoizedServiceBuild<I extends Info>(
   services: ReadonlyMap<string, I>, check: (info: I, stack: readonly string[], build: ServiceBuild) => BuildResult, pathPrefix = '',
+  simple?: (info: I) => boolean,
 ): ServiceBuild {
   const results = new Map<string, BuildResult>();
   const build: ServiceBuild = (qname, stack) => {
+    // A service `simple` accepts builds without error, references no other and so is on no
+    // stack: no result to keep (a map of 50,000 results per snapshot otherwise).
+    if (simple !== undefined) {
+      const info = services.get(qname);
+      if (info !== undefined && simple(info)) return null;
+    }
     const cached = results.get(qname);
     if (cached !== undefined) return cached;
     const info = services.get(qname);
@@ -175,6 +182,13 @@ function middlewareKindsError(qname: string, kinds: number, protocol: 'http' | '
   return null;
 }
 
+/** A service the check below accepts without reading another: internal, or a load balancer alone. */
+function isPlainLoadBalancer(info: ServiceInfo): boolean {
+  if (info.provider === 'internal') return true;
+  const c = info.config;
+  return Boolean(c.loadBalancer) && countKinds(c, HTTP_SERVICE_KINDS) === 1;
+}
+
 export function buildHttp(rt: RuntimeConfiguration): void {
   const middlewareResults = new Map<string, BuildResult>();
 
@@ -200,7 +214,7 @@ export function buildHttp(rt: RuntimeConfiguration): void {
     }
     return null;
     // Traefik's HTTP service manager names each step of a recursion `service:<name>`.
-  }, 'service:');
+  }, 'service:', isPlainLoadBalancer);
 
   const buildMiddleware = (qname: string, stack: readonly string[]): BuildResult => {
     const info = rt.middlewares.get(qname);

@@ -26,6 +26,8 @@
  */
 import type { DynamicConfiguration } from '../../dynamic-config/configuration.js';
 import { computeRuntime, type EntryPointDef, type ProviderInput, type RouterInfo, type RuntimeConfiguration, type RuntimeOptions } from './runtime.js';
+import type { Info } from './records.js';
+import { showsSame } from './reuse.js';
 import { RouterMemo } from './router-memo.js';
 import {
   forEachRecord, KIND_KEYS, NO_REFS, recordMap, referencesOf, sameRecord, visitReferences, type Kind, type Rec, type Visit,
@@ -45,9 +47,9 @@ export interface InputChanges {
 
 /**
  * What an incremental computation replaced: the runtime it started from and, per runtime map,
- * the qualified names whose records were recomputed, added or removed (all other records are
- * the very objects `base` had). A map not listed did not change. The maps are shared with
- * `base` and were updated in place: `base` is only an identity now.
+ * the qualified names whose records were recomputed, added or removed and are not the very
+ * objects `base` had (all other records are; see reuse.ts). A map not listed did not change. The
+ * maps are shared with `base` and were updated in place: `base` is only an identity now.
  */
 export interface RuntimeChanges {
   readonly base: RuntimeConfiguration;
@@ -433,26 +435,36 @@ export class IncrementalRuntime {
     }
     const merged = { ...previous };
     for (const [rtKey, set] of names) {
-      const map = previous[rtKey] as Map<string, unknown>;
-      if (rtKey === 'routers') this.dropCopies(set, map);
-      for (const name of set) map.delete(name);
-      for (const [name, info] of sub[rtKey]) map.set(name, info);
-      if (rtKey === 'routers') this.trackCopies(sub.routers, set);
+      const map = previous[rtKey] as Map<string, Info>;
+      const fresh = sub[rtKey] as Map<string, Info>;
+      if (rtKey === 'routers') {
+        this.dropCopies(set);
+        this.trackCopies(sub.routers, set);
+      }
+      for (const name of set) if (!fresh.has(name)) map.delete(name);
+      // A recomputed record that shows what it showed stays the old one (see reuse.ts), and its
+      // name is no longer listed as changed: the view keeps its entry.
+      fresh.forEach((info, name) => {
+        const was = map.get(name);
+        if (was !== undefined && showsSame(rtKey, was, info)) set.delete(name);
+        else map.set(name, info);
+      });
+      if (set.size === 0) names.delete(rtKey);
     }
     this.lastChanges = { base: previous, names };
     return merged;
   }
 
-  /** Removes the copies of the routers about to be recomputed, and names them as changed. */
-  private dropCopies(names: Set<string>, routers: Map<string, unknown>): void {
+  /**
+   * Names the copies of the routers about to be recomputed as changed (those the recompute no
+   * longer makes are then removed, the others replaced or kept) and forgets them.
+   */
+  private dropCopies(names: Set<string>): void {
     for (const name of [...names]) {
       const copies = this.copies.get(name);
       if (copies === undefined) continue;
       this.copies.delete(name);
-      for (const c of copies) {
-        routers.delete(c);
-        names.add(c);
-      }
+      for (const c of copies) names.add(c);
     }
   }
 

@@ -102,8 +102,10 @@ function computeServerStatus(
 
 export class ServiceInfo extends Info {
   usedBy: string[] = NONE;
+  /** Computed from `config` and `given` when first read (runtime/reuse.ts compares those). */
   private status_: Record<string, ServerState> | undefined;
-  constructor(name: string, provider: string, readonly config: Service, private readonly given: Record<string, ServerState> | undefined) {
+  /** @param given the states the provider gave for this service's servers (unlisted servers are UP) */
+  constructor(name: string, provider: string, readonly config: Service, readonly given: Record<string, ServerState> | undefined) {
     super(name, provider);
   }
 
@@ -129,8 +131,9 @@ export class TCPRouterInfo extends Info {
 
 export class TCPServiceInfo extends Info {
   usedBy: string[] = NONE;
+  /** Computed from `config` and `given` when first read (runtime/reuse.ts compares those). */
   private status_: Record<string, ServerState> | undefined;
-  constructor(name: string, provider: string, readonly config: TCPService, private readonly given: Record<string, ServerState> | undefined) {
+  constructor(name: string, provider: string, readonly config: TCPService, readonly given: Record<string, ServerState> | undefined) {
     super(name, provider);
   }
 

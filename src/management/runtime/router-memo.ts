@@ -39,8 +39,13 @@ function observabilityOf(given: NonNullable<Router['observability']>): Router['o
   return out;
 }
 
-/** Prepares one router from scratch. */
-export function prepareRouter(r: Router, provider: string, ctx: PrepareContext): PreparedRouter {
+/**
+ * Prepares one router from scratch.
+ * @param before what was prepared for the record this one replaces (same name and provider): its
+ *   qualified service name is taken over when the service is the same, instead of looked up
+ *   (50,000 look-ups of a string not seen before, hashed first, per whole replacement)
+ */
+export function prepareRouter(r: Router, provider: string, ctx: PrepareContext, before?: PreparedRouter): PreparedRouter {
   const needsEntryPoints = (r.entryPoints ?? []).length === 0 && ctx.defaults.length > 0;
   const needsObservability = ctx.build && r.parentRefs == null;
   let config: Router = r;
@@ -66,7 +71,8 @@ export function prepareRouter(r: Router, provider: string, ctx: PrepareContext):
     // The qualified names of the non-empty ones: usually all of them, then the same list.
     middlewareRefs = refs === mws.length ? qualified : qualified.filter((_, i) => mws[i] !== '');
   }
-  const service = config.service === undefined || config.service === '' ? '' : qualifyWith(names, config.service, provider);
+  const given = config.service;
+  const service = given === undefined || given === '' ? '' : before !== undefined && before.source.service === given ? before.service : qualifyWith(names, given, provider);
   return { source: r, config, built, service, middlewareRefs };
 }
 
@@ -78,7 +84,17 @@ function qualifyWith(names: QualifiedNames | undefined, name: string, provider: 
   return names === undefined ? qualify(name, provider) : names.qualify(name, provider);
 }
 
-/** Whether two JSON values are equal, key order included (it shows in the encoded records). */
+/** Whether a value is a plain object (a JSON object), not a Date, Map or other class instance. */
+function isPlain(o: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(o);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Whether two JSON values are equal, key order included (it shows in the encoded records).
+ * Objects other than arrays and plain objects (a YAML timestamp's Date, say) are equal only to
+ * themselves: their keys do not tell their values.
+ */
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
@@ -87,7 +103,7 @@ export function sameJson(a: unknown, b: unknown): boolean {
     for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
     return true;
   }
-  if (Array.isArray(b)) return false;
+  if (Array.isArray(b) || !isPlain(a) || !isPlain(b)) return false;
   // One list of keys, not two: `a`'s are walked in order (a record from JSON has no inherited
   // enumerable keys) against `b`'s. A router that changed is compared on every snapshot.
   const kb = Object.keys(b);
@@ -141,7 +157,7 @@ export class RouterMemo {
       this.next.set(provider, out);
     }
     const seen = this.byProvider.get(provider)?.get(name);
-    const prepared = seen !== undefined && sameRule(seen.source, r) && sameJson(seen.source, r) ? seen : prepareRouter(r, provider, ctx);
+    const prepared = seen !== undefined && sameRule(seen.source, r) && sameJson(seen.source, r) ? seen : prepareRouter(r, provider, ctx, seen);
     out.set(name, prepared);
     return prepared;
   }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { DynamicConfiguration } from '../../../src/dynamic-config/configuration.js';
 import { computeRuntime, type EntryPointDef, type ProviderInput } from '../../../src/management/runtime/runtime.js';
 import { IncrementalRuntime } from '../../../src/management/runtime/incremental.js';
+import { SORT_KEYS } from '../../../src/management/view/kind-view.js';
 import { RuntimeView } from '../../../src/management/view/runtime-view.js';
 
 // The incremental runtime against the full computation: random providers, then random edits that
@@ -82,10 +83,20 @@ function edit(old: DynamicConfiguration, fresh: DynamicConfiguration, keep: bool
   return out as DynamicConfiguration;
 }
 
-function shown(view: RuntimeView): string[] {
+/**
+ * Every entry's JSON; with `orders`, also every sorted order and status filter (made on the view,
+ * so the next view patches or keeps them).
+ */
+function shown(view: RuntimeView, orders = false): string[] {
   const out: string[] = [];
   for (const kinds of [view.http, view.tcp, view.udp]) {
-    for (const kind of Object.values(kinds)) for (const e of kind.entries) out.push(`${e.name} ${e.json} ${e.raw}`);
+    for (const kind of Object.values(kinds)) {
+      for (const e of kind.entries) out.push(`${e.name} ${e.json} ${e.raw}`);
+      if (!orders) continue;
+      for (const key of SORT_KEYS[kind.kind]) out.push(`${key}: ${kind.ascending(key).map((e) => e.name).join()}`);
+      for (const status of ['enabled', 'warning', 'disabled']) out.push(`${status}: ${kind.filtered('name', status, '').map((e) => e.name).join()}`);
+      out.push(JSON.stringify(kind.counts()));
+    }
   }
   return out;
 }
@@ -97,13 +108,16 @@ const step = fc.record({
   reverse: fc.boolean(),
   drop: fc.boolean(),
   serverStatus: fc.boolean(),
+  sortFirst: fc.boolean(),
 });
 
 describe('incremental runtime', () => {
-  it('equals the full computation after every change', () => {
+  // fullRatio Infinity: every change incremental; 0: every change computed from scratch, keeping
+  // the records that show the same (reuse.ts), the view patched or kept from the previous one.
+  it.each([Infinity, 0])('equals the full computation after every change (fullRatio %s)', (fullRatio) => {
     fc.assert(fc.property(configuration, configuration, fc.array(step, { minLength: 1, maxLength: 8 }), fc.boolean(), (ca, cb, steps, build) => {
       const options = { buildRouters: build };
-      const inc = new IncrementalRuntime(ENTRY_POINTS, options, Infinity);
+      const inc = new IncrementalRuntime(ENTRY_POINTS, options, fullRatio);
       let inputs: ProviderInput[] = [{ provider: 'a', configuration: ca }, { provider: 'b', configuration: cb }];
       let view = new RuntimeView(inc.compute(inputs), ENTRY_POINTS, []);
       for (const s of steps) {
@@ -122,7 +136,7 @@ describe('incremental runtime', () => {
         // With what the runtime says it recomputed: the view is patched from the previous one.
         view = new RuntimeView(inc.compute(inputs), ENTRY_POINTS, [], view, inc.lastChanges);
         const full = new RuntimeView(computeRuntime(inputs, ENTRY_POINTS, options), ENTRY_POINTS, []);
-        expect(shown(view)).toEqual(shown(full));
+        expect(shown(view, s.sortFirst)).toEqual(shown(full, s.sortFirst));
         expect(view.rawdata().toString()).toBe(full.rawdata().toString());
       }
     }), { numRuns: 300 });

@@ -110,5 +110,10 @@ describe('runtime memo', () => {
     expect(sameJson([1, 2], { 0: 1, 1: 2 })).toBe(false);
     expect(sameJson({ a: null }, { a: undefined })).toBe(false);
     expect(sameJson({ a: [] }, { a: [1] })).toBe(false);
+    // Objects that are not plain (a YAML timestamp) are equal only to themselves: no keys to compare.
+    const day = new Date(0);
+    expect(sameJson({ a: day }, { a: new Date(86_400_000) })).toBe(false);
+    expect(sameJson({ a: day }, { a: day })).toBe(true);
+    expect(sameJson({ a: new Map([['x', 1]]) }, { a: new Map([['x', 2]]) })).toBe(false);
   });
 });
