@@ -1,4 +1,5 @@
 import { errors } from '../errors.js';
+import { murmur3x86_32 } from '../query/id-slice.js';
 
 /**
  * Which shard of an index a document lives on, as Elasticsearch 7+ and OpenSearch place it:
@@ -10,42 +11,6 @@ import { errors } from '../errors.js';
  * node (test/search/engine/shard-routing.test.ts holds the placements it answered).
  */
 
-const C1 = 0xcc9e2d51;
-const C2 = 0x1b873593;
-
-/** Murmur3 x86_32 with seed 0 of `bytes` (the public algorithm), as a signed 32-bit integer. */
-export function murmur3x86_32(bytes: Uint8Array, seed = 0): number {
-  let h = seed | 0;
-  const len = bytes.length;
-  const blocks = len & ~3;
-  for (let i = 0; i < blocks; i += 4) {
-    let k = (bytes[i] as number) | ((bytes[i + 1] as number) << 8) | ((bytes[i + 2] as number) << 16) | ((bytes[i + 3] as number) << 24);
-    k = Math.imul(k, C1);
-    k = (k << 15) | (k >>> 17);
-    k = Math.imul(k, C2);
-    h ^= k;
-    h = (h << 13) | (h >>> 19);
-    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
-  }
-  // The last 1 to 3 bytes, low byte first, mixed in once.
-  const rest = len & 3;
-  if (rest > 0) {
-    let k = 0;
-    for (let i = rest - 1; i >= 0; i--) k = (k << 8) | (bytes[blocks + i] as number);
-    k = Math.imul(k, C1);
-    k = (k << 15) | (k >>> 17);
-    k = Math.imul(k, C2);
-    h ^= k;
-  }
-  h ^= len;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h | 0;
-}
-
 /** The hash of a routing value: Murmur3 of its UTF-16 code units, two bytes each, low byte first. */
 export function routingHash(routing: string): number {
   const bytes = new Uint8Array(routing.length * 2);
@@ -54,7 +19,7 @@ export function routingHash(routing: string): number {
     bytes[2 * i] = c & 0xff;
     bytes[2 * i + 1] = c >>> 8;
   }
-  return murmur3x86_32(bytes);
+  return murmur3x86_32(bytes, 0);
 }
 
 /** The most routing shards an index gets by default: 1024 (2^10). */

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { checkRoutingShards, defaultRoutingShards, murmur3x86_32, routingHash, shardOf } from '../../../src/search/engine/shard-routing.js';
+import { checkRoutingShards, defaultRoutingShards, routingHash, shardOf } from '../../../src/search/engine/shard-routing.js';
+import { murmur3x86_32 } from '../../../src/search/query/id-slice.js';
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 
 describe('murmur3x86_32', () => {
   it('gives the algorithm’s published values (seed 0)', () => {
     // The reference vectors of Murmur3 x86_32 (SMHasher's MurmurHash3_x86_32), as unsigned hex.
-    const hex = (b: Uint8Array) => (murmur3x86_32(b) >>> 0).toString(16);
+    const hex = (b: Uint8Array) => (murmur3x86_32(b, 0) >>> 0).toString(16);
     expect(hex(utf8(''))).toBe('0');
     expect(hex(utf8('hello'))).toBe('248bfa47');
     expect(hex(utf8('The quick brown fox jumps over the lazy dog'))).toBe('2e4ff723');
@@ -68,7 +69,7 @@ describe('shardOf', () => {
   });
 
   it('would put some elsewhere if the hash were fed UTF-8 (the fixtures pin the byte order)', () => {
-    const utf8Shard = (r: string, shards: number, rs: number) => Math.floor((((murmur3x86_32(utf8(r)) % rs) + rs) % rs) / (rs / shards));
+    const utf8Shard = (r: string, shards: number, rs: number) => Math.floor((((murmur3x86_32(utf8(r), 0) % rs) + rs) % rs) / (rs / shards));
     const moved = NODE_PLACEMENTS.flatMap(([shards, rs, placed]) => Object.entries(placed).filter(([r, shard]) => utf8Shard(r, shards, rs) !== shard));
     expect(moved.length).toBeGreaterThan(20);
   });
