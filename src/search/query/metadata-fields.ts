@@ -44,12 +44,19 @@ function existsOn(field: string): 'all' | string | undefined {
   return undefined;
 }
 
-/** `_id` and `_index`: term-like metadata fields (a match on them is a term on the whole text), not keyword fields. */
-const ID_OR_INDEX = new Set(['_id', '_index']);
+/** Whether `field` is `_id` or `_index`: term-like metadata fields (a match on them is a term on the whole text), not keyword fields. */
+export function isIdOrIndex(field: string): boolean {
+  return field === '_id' || field === '_index';
+}
 
-/** ES's refusal of a multi-term query (`prefix`, `wildcard`, `regexp`, `fuzzy`) on `_id` or `_index`. */
-function onlyKeywordAndText(kind: string, field: string): string {
-  return `Can only use ${kind} queries on keyword and text fields - not on [${field}] which is of type [${field}]`;
+/** ES's refusal of a multi-term query (`prefix`, `wildcard`, `regexp`, `fuzzy`) on a field of type `type`. */
+export function onlyKeywordAndText(kind: string, field: string, type = field): string {
+  return `Can only use ${kind} queries on keyword and text fields - not on [${field}] which is of type [${type}]`;
+}
+
+/** ES's refusal of a phrase prefix query on a field of type `type` that is not text. */
+export function phrasePrefixOnlyText(field: string, type: string): string {
+  return `Can only use phrase prefix queries on text fields - not on [${field}] which is of type [${type}]`;
 }
 
 function rangeOn(field: string): string | undefined {
@@ -80,7 +87,7 @@ export function metadataQuery(query: Query, indexName: string): 'all' | undefine
       reason = rangeOn(query.field);
       break;
     case 'regexp':
-      if (ID_OR_INDEX.has(query.field)) reason = onlyKeywordAndText('regexp', query.field);
+      if (isIdOrIndex(query.field)) reason = onlyKeywordAndText('regexp', query.field);
       break;
     case 'prefix':
     case 'wildcard':
@@ -88,10 +95,10 @@ export function metadataQuery(query: Query, indexName: string): 'all' | undefine
       if (query.field === '_id') reason = onlyKeywordAndText(query.kind, query.field);
       break;
     case 'fuzzy':
-      if (ID_OR_INDEX.has(query.field)) reason = `failed to create query: ${onlyKeywordAndText('fuzzy', query.field)}`;
+      if (isIdOrIndex(query.field)) reason = `failed to create query: ${onlyKeywordAndText('fuzzy', query.field)}`;
       break;
     case 'match_phrase_prefix':
-      if (ID_OR_INDEX.has(query.field)) reason = `failed to create query: Can only use phrase prefix queries on text fields - not on [${query.field}] which is of type [${query.field}]`;
+      if (isIdOrIndex(query.field)) reason = `failed to create query: ${phrasePrefixOnlyText(query.field, query.field)}`;
       break;
     default:
       return undefined;

@@ -9,6 +9,7 @@ import { prefixTerms, queryCreation, termField, type TermContext, type TermField
 import { sloppyPhraseFreq, tokenPositions } from './sloppy-phrase.js';
 import { sourceValues } from '../mapping/source-values.js';
 import { resolveMinimumShouldMatch, type Operator } from '../requests/query-dsl.js';
+import { onlyKeywordAndText } from './metadata-fields.js';
 
 /**
  * The scored multi-term queries: fuzzy terms (the `fuzzy` query and `fuzziness` on `match`), the
@@ -81,7 +82,7 @@ export function constantHits(ctx: MultiTermContext, field: TermField, ats: reado
 function fuzzyField(ctx: MultiTermContext, path: string): TermField | undefined {
   const def = ctx.mappings.field(path);
   if (def !== undefined && def.kind !== 'text' && def.kind !== 'keyword') {
-    throw queryCreation(ctx.indexName, `Can only use fuzzy queries on keyword and text fields - not on [${path}] which is of type [${def.esType}]`);
+    throw queryCreation(ctx.indexName, onlyKeywordAndText('fuzzy', path, def.esType));
   }
   return termField(ctx, path);
 }

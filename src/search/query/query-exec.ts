@@ -19,7 +19,7 @@ import { exactPhraseFreq, sloppyPhraseFreq, tokenPositions } from './sloppy-phra
 import { indexFieldMatches } from './index-field-query.js';
 import { crossFields } from './cross-fields.js';
 import { listEntryReaches, mappingsWithRouting, refuseListedMetadata } from './listed-fields.js';
-import { metadataQuery } from './metadata-fields.js';
+import { isIdOrIndex, metadataQuery, onlyKeywordAndText, phrasePrefixOnlyText } from './metadata-fields.js';
 import { scoreTerm } from './term-scorer.js';
 import { boolPrefix, constantHits, fuzzyHits, fuzzyMatch, phrasePrefix } from './multi-term-exec.js';
 import { prefixTerms, queryCreation, regexpTerms, termField, wildcardTerms } from './term-expansion.js';
@@ -297,9 +297,9 @@ function prefixQuery(ctx: ExecContext, path: string, value: string, boost: numbe
 /** match_phrase_prefix: text fields only (ES refuses the others), an unmapped field matches nothing. */
 function phrasePrefixOn(ctx: ExecContext, path: string, text: string, slop: number, maxExpansions: number, boost: number): Hits {
   const def = ctx.mappings.field(path);
-  if (def === undefined && isIdOrIndex(path)) throw queryCreation(ctx.indexName, `Can only use phrase prefix queries on text fields - not on [${path}] which is of type [${path}]`);
+  if (def === undefined && isIdOrIndex(path)) throw queryCreation(ctx.indexName, phrasePrefixOnlyText(path, path));
   if (def === undefined) return EMPTY;
-  if (def.kind !== 'text') throw queryCreation(ctx.indexName, `Can only use phrase prefix queries on text fields - not on [${path}] which is of type [${def.esType}]`);
+  if (def.kind !== 'text') throw queryCreation(ctx.indexName, phrasePrefixOnlyText(path, def.esType));
   searchable(ctx, def);
   return phrasePrefix(ctx, path, text, { slop, maxExpansions, boost });
 }
@@ -357,7 +357,7 @@ function fuzzyMatchField(ctx: ExecContext, path: string, text: string, fuzzy: Fu
   if (ctx.mappings.field(path) === undefined) {
     // `_id` and `_index` are not keyword fields: ES refuses a fuzzy query on them unless lenient.
     if (!isIdOrIndex(path) || lenient) return EMPTY;
-    throw queryCreation(ctx.indexName, `Can only use fuzzy queries on keyword and text fields - not on [${path}] which is of type [${path}]`);
+    throw queryCreation(ctx.indexName, onlyKeywordAndText('fuzzy', path));
   }
   try {
     return fuzzyMatch(ctx, path, text, fuzzy, op, msm, boost);
@@ -516,8 +516,6 @@ function expand(ctx: ExecContext, fields: readonly FieldBoost[]): FieldBoost[] {
   }
   return out;
 }
-
-const isIdOrIndex = (path: string): boolean => path === '_id' || path === '_index';
 
 /**
  * A match (or phrase, or bool prefix) on a field the mappings do not have: on `_id` the document
