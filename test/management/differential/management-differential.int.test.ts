@@ -13,7 +13,7 @@ import { compare, side, type AllRecords } from './compare.js';
 import { generatedConfigs, type DiffConfig } from './configs.js';
 import { HAND_WRITTEN } from './hand-written.js';
 import { KNOWN_DIFFERENCES } from './known-differences.js';
-import { randomPicks, setPicksAside } from './random-picks.js';
+import { randomPicks, setPicksAside, type Picks } from './random-picks.js';
 import { startPair, type Answer, type Pair } from './peers.js';
 import { KINDS, listQueries, type KindRecords } from './requests.js';
 
@@ -82,7 +82,7 @@ function endpointOf(path: string): string {
 /** Each kind's whole list on both sides, for the current load (see compare.ts). */
 const allRecords = new Map<string, AllRecords>();
 /** The current load's random picks (random-picks.ts). */
-let picks = new Map<string, string>();
+let picks: Picks | undefined;
 
 async function ask(path: string): Promise<void> {
   if (pair === undefined) throw new Error('not started');
@@ -123,7 +123,7 @@ async function recordsOf(kind: string): Promise<KindRecords> {
   const t = await pair.traefik(`/api/${kind}?per_page=100000`);
   const p = await pair.portico(`/api/${kind}?per_page=100000`);
   const byName = (body: unknown) => {
-    const list = setPicksAside(body, picks);
+    const list = picks === undefined ? body : setPicksAside(body, picks, `/api/${kind}`);
     return new Map(Array.isArray(list) ? (list as Listed[]).map((r) => [r.name, r] as const) : []);
   };
   allRecords.set(kind, { traefik: byName(side(t, traefikAddress).body), portico: byName(side(p, porticoAddress).body) });
