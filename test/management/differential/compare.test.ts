@@ -138,3 +138,22 @@ describe('compare with random picks', () => {
       .toEqual({ kind: 'different', where: 'list order: traefik [a@file,z@file] / portico [z@file,a@file]' });
   });
 });
+
+describe('compare: a page one side refuses as beyond the end', () => {
+  const refused: Answer = { status: 400, body: '{"message":"invalid request: page: 3, per_page: 2"}\n', nextPage: null, contentType: 'text/plain; charset=utf-8' };
+  const rec = (name: string, middlewares: string[]) => ({ middlewares, status: 'disabled', name });
+
+  it('is explained by the records that make the lists\' lengths differ', () => {
+    const r = rec('c185-tr0@file', ['missing@file']);
+    const all: AllRecords = { traefik: new Map([[r.name, rec(r.name, ['missing'])]]), portico: new Map([[r.name, r]]) };
+    const v = compare('/api/tcp/routers?per_page=2&page=3&middlewareName=missing%40file', refused, json([r], 200, '1'), TA, PA, all);
+    expect(v).toMatchObject({ kind: 'known', id: 'middlewares-qualified-before-build' });
+  });
+
+  it('is a difference when the lists are the same (Portico\'s paging would be wrong)', () => {
+    const r = rec('c185-tr0@file', ['missing@file']);
+    const all: AllRecords = { traefik: new Map([[r.name, r]]), portico: new Map([[r.name, r]]) };
+    const v = compare('/api/tcp/routers?per_page=2&page=3', refused, json([r], 200, '1'), TA, PA, all);
+    expect(v).toEqual({ kind: 'different', where: 'list members: traefik only [] / portico only [c185-tr0@file]' });
+  });
+});

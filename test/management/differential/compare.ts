@@ -18,7 +18,8 @@
  *    other side's record of the same name (taken from that side's whole list);
  * 4. otherwise the page boundaries moved because of records neither page shows: the first record
  *    that differs in the whole list, or `list members` naming the records one side lacks.
- * An `X-Next-Page` that differs under equal bodies is looked at the same way as 4.
+ * An `X-Next-Page` that differs under equal bodies is looked at the same way as 4, and so is a page
+ * one side refuses as beyond the end (400) while the other shows records: as an empty page.
  * In a query that filters or sorts by status, a record whose status Traefik's shuffled build
  * decides (random-picks.ts) may fall anywhere: the order is compared without it, and members or
  * pages that differ by it alone are random.
@@ -78,10 +79,20 @@ export function compare(
     if (picks.size > 0 && ts.status === ps.status && ts.nextPage === ps.nextPage && JSON.stringify(ts.body) === JSON.stringify(ps.body) &&
       typeof ts.body !== 'string') return { kind: 'random' };
   }
+  // A list query whose page one side refuses as beyond the end while the other shows records: the
+  // lists have other lengths, which the records they show (or the whole lists) explain, as when
+  // page boundaries move (see the file's comment). Both sides' text of that refusal is checked.
+  // (Traefik writes it as text/plain: `{"message":"invalid request: page: 3, per_page: 2"}`.)
+  const beyond = (s: Side) => s.status === 400 && typeof s.body === 'string' &&
+    /^\{"message":"invalid request: page: \d+, per_page: \d+"\}\n?$/.test(s.body);
+  const pageRefused = ts.status !== ps.status && path.includes('?') && ((beyond(ts) && ps.status === 200 && isRecordList(ps.body)) ||
+    (beyond(ps) && ts.status === 200 && isRecordList(ts.body)));
   const statusDependent = /[?&](status=|sortBy=status(&|$))/.test(path);
-  const where = ts.status !== ps.status ? `status ${ts.status} / ${ps.status}: ${tt.slice(0, 200)} / ${pt.slice(0, 200)}`
-    : (isRecordList(ts.body) && isRecordList(ps.body) ? listDifference(ts.body, ps.body, all, statusDependent) : firstDifference(ts.body, ps.body)) ||
-      (ts.nextPage !== ps.nextPage ? pageShift(all, statusDependent) || `X-Next-Page ${ts.nextPage} / ${ps.nextPage}` : 'same JSON, other text (key order or spacing)');
+  const where = ts.status !== ps.status && !pageRefused ? `status ${ts.status} / ${ps.status}: ${tt.slice(0, 200)} / ${pt.slice(0, 200)}`
+    : (pageRefused ? listDifference(isRecordList(ts.body) ? ts.body : [], isRecordList(ps.body) ? ps.body : [], all, statusDependent) ||
+      `status ${ts.status} / ${ps.status}: ${tt.slice(0, 200)} / ${pt.slice(0, 200)}`
+      : (isRecordList(ts.body) && isRecordList(ps.body) ? listDifference(ts.body, ps.body, all, statusDependent) : firstDifference(ts.body, ps.body)) ||
+      (ts.nextPage !== ps.nextPage ? pageShift(all, statusDependent) || `X-Next-Page ${ts.nextPage} / ${ps.nextPage}` : 'same JSON, other text (key order or spacing)'));
   if (where === UNSETTLED) return { kind: 'random' };
   const known = KNOWN_DIFFERENCES.find((d) => d.matches(path, where));
   return known === undefined ? { kind: 'different', where } : { kind: 'known', id: known.id, where };
