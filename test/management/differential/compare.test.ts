@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compare, type AllRecords } from './compare.js';
+import type { DiffContext } from './known-differences.js';
 import { BUILT_OR_NOT, isRandomFailure, randomPicks, RANDOM_FAILURE, setPicksAside } from './random-picks.js';
 import type { Answer } from './peers.js';
 
@@ -155,5 +156,41 @@ describe('compare: a page one side refuses as beyond the end', () => {
     const all: AllRecords = { traefik: new Map([[r.name, r]]), portico: new Map([[r.name, r]]) };
     const v = compare('/api/tcp/routers?per_page=2&page=3', refused, json([r], 200, '1'), TA, PA, all);
     expect(v).toEqual({ kind: 'different', where: 'list members: traefik only [] / portico only [c185-tr0@file]' });
+  });
+});
+
+describe('known differences that follow from another record', () => {
+  const context = (kinds: Record<string, [unknown[], unknown[]]>): DiffContext => ({
+    records: new Map(Object.entries(kinds).map(([k, [t, p]]) => [k, {
+      traefik: new Map((t as { name: string }[]).map((r) => [r.name, r])),
+      portico: new Map((p as { name: string }[]).map((r) => [r.name, r])),
+    }])),
+  });
+
+  it('a router Traefik split on one entry point only (entry-point-models)', () => {
+    const t = { entryPoints: ['websecure'], name: 'r@file' };
+    const p = { entryPoints: ['web', 'websecure'], name: 'r@file' };
+    const copy = { entryPoints: ['web'], name: 'web-conflicted-r@file' };
+    const path = '/api/http/routers/r%40file';
+    expect(compare(path, json(t), json(p), TA, PA, undefined, undefined, context({ 'http/routers': [[t, copy], [p]] })))
+      .toMatchObject({ kind: 'known', id: 'entry-point-models' });
+    // Without Traefik's copy, the missing entry point is Portico's to explain.
+    expect(compare(path, json(t), json(p), TA, PA, undefined, undefined, context({ 'http/routers': [[t], [p]] })).kind).toBe('different');
+  });
+
+  it('a service only routers with a priority above the maximum use (priority-beyond-2^53)', () => {
+    const svcT = { status: 'enabled', usedBy: ['r@file'], name: 's@file' };
+    const svcP = { error: [MULTI], status: 'disabled', usedBy: ['r@file'], name: 's@file', serverStatus: { 'http://127.0.0.1:1': 'UP' } };
+    const rT = { priority: 1, error: ['the router priority 9223372036854775000 exceeds the max user-defined priority 9223372036854774807'], name: 'r@file', priorityStr: '9223372036854775000' };
+    const rP = { priority: 1, error: [MULTI], name: 'r@file', priorityStr: '9223372036854774784' };
+    const path = '/api/http/services/s%40file';
+    const tAnswer = json(svcT);
+    const pAnswer = json(svcP);
+    expect(compare(path, tAnswer, pAnswer, TA, PA, undefined, undefined, context({ 'http/services': [[svcT], [svcP]], 'http/routers': [[rT], [rP]] })))
+      .toMatchObject({ kind: 'known', id: 'priority-beyond-2^53' });
+    // The router refused on both sides: Portico should not have built the service either.
+    const rBoth = { ...rP, error: rT.error, priorityStr: rT.priorityStr };
+    expect(compare(path, tAnswer, pAnswer, TA, PA, undefined, undefined, context({ 'http/services': [[svcT], [svcP]], 'http/routers': [[rT], [rBoth]] })).kind)
+      .toBe('different');
   });
 });

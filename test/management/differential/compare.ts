@@ -25,7 +25,7 @@
  * pages that differ by it alone are random.
  */
 import type { Answer } from './peers.js';
-import { KNOWN_DIFFERENCES } from './known-differences.js';
+import { KNOWN_DIFFERENCES, type DiffContext } from './known-differences.js';
 import { BUILT_OR_NOT, setPicksAside, type Picks } from './random-picks.js';
 
 export interface Side {
@@ -66,7 +66,7 @@ export interface AllRecords {
  */
 export function compare(
   path: string, t: Answer, p: Answer, traefikAddress: string, porticoAddress: string, all?: AllRecords,
-  picks?: Picks,
+  picks?: Picks, context?: DiffContext,
 ): Verdict {
   const tt = t.body.split(traefikAddress).join('API-ADDRESS');
   const pt = p.body.split(porticoAddress).join('API-ADDRESS');
@@ -94,7 +94,7 @@ export function compare(
       : (isRecordList(ts.body) && isRecordList(ps.body) ? listDifference(ts.body, ps.body, all, statusDependent) : firstDifference(ts.body, ps.body)) ||
       (ts.nextPage !== ps.nextPage ? pageShift(all, statusDependent) || `X-Next-Page ${ts.nextPage} / ${ps.nextPage}` : 'same JSON, other text (key order or spacing)'));
   if (where === UNSETTLED) return { kind: 'random' };
-  const known = KNOWN_DIFFERENCES.find((d) => d.matches(path, where));
+  const known = KNOWN_DIFFERENCES.find((d) => d.matches(path, where, context));
   return known === undefined ? { kind: 'different', where } : { kind: 'known', id: known.id, where };
 }
 

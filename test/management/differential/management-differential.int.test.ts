@@ -93,7 +93,8 @@ async function ask(path: string): Promise<void> {
 function record(path: string, t: Answer, p: Answer): void {
   figures.requests++;
   figures.endpoints.add(endpointOf(path));
-  const verdict = compare(path, t, p, traefikAddress, porticoAddress, allRecords.get(path.split('?')[0]?.slice('/api/'.length) ?? ''), picks);
+  const verdict = compare(path, t, p, traefikAddress, porticoAddress, allRecords.get(path.split('?')[0]?.slice('/api/'.length) ?? ''), picks,
+    { records: allRecords });
   if (verdict.kind === 'equal' || verdict.kind === 'random') {
     figures.equal++;
     if (verdict.kind === 'random') figures.random++;
