@@ -18,11 +18,15 @@
  *    other side's record of the same name (taken from that side's whole list);
  * 4. otherwise the page boundaries moved because of records neither page shows: the first record
  *    that differs in the whole list, or `list members` naming the records one side lacks.
- * An `X-Next-Page` that differs under equal bodies is looked at the same way as 4.
+ * An `X-Next-Page` that differs under equal bodies is looked at the same way as 4, and so is a page
+ * one side refuses as beyond the end (400) while the other shows records: as an empty page.
+ * In a query that filters or sorts by status, a record whose status Traefik's shuffled build
+ * decides (random-picks.ts) may fall anywhere: the order is compared without it, and members or
+ * pages that differ by it alone are random.
  */
 import type { Answer } from './peers.js';
-import { KNOWN_DIFFERENCES } from './known-differences.js';
-import { setPicksAside } from './random-picks.js';
+import { KNOWN_DIFFERENCES, type DiffContext } from './known-differences.js';
+import { BUILT_OR_NOT, setPicksAside, type Picks } from './random-picks.js';
 
 export interface Side {
   readonly status: number;
@@ -62,23 +66,43 @@ export interface AllRecords {
  */
 export function compare(
   path: string, t: Answer, p: Answer, traefikAddress: string, porticoAddress: string, all?: AllRecords,
-  picks: ReadonlyMap<string, string> = new Map(),
+  picks?: Picks, context?: DiffContext,
 ): Verdict {
   const tt = t.body.split(traefikAddress).join('API-ADDRESS');
   const pt = p.body.split(porticoAddress).join('API-ADDRESS');
   if (t.status === p.status && t.nextPage === p.nextPage && tt === pt) return { kind: 'equal' };
   const ts = side(t, traefikAddress);
   const ps = side(p, porticoAddress);
-  ts.body = setPicksAside(ts.body, picks);
-  ps.body = setPicksAside(ps.body, picks);
-  if (picks.size > 0 && ts.status === ps.status && ts.nextPage === ps.nextPage && JSON.stringify(ts.body) === JSON.stringify(ps.body) &&
-    typeof ts.body !== 'string') return { kind: 'random' };
-  const where = ts.status !== ps.status ? `status ${ts.status} / ${ps.status}: ${tt.slice(0, 200)} / ${pt.slice(0, 200)}`
-    : (isRecordList(ts.body) && isRecordList(ps.body) ? listDifference(ts.body, ps.body, all) : firstDifference(ts.body, ps.body)) ||
-      (ts.nextPage !== ps.nextPage ? wholeListDifference(all) || `X-Next-Page ${ts.nextPage} / ${ps.nextPage}` : 'same JSON, other text (key order or spacing)');
-  const known = KNOWN_DIFFERENCES.find((d) => d.matches(path, where));
+  if (picks !== undefined) {
+    ts.body = setPicksAside(ts.body, picks, path);
+    ps.body = setPicksAside(ps.body, picks, path);
+    if (picks.size > 0 && ts.status === ps.status && ts.nextPage === ps.nextPage && JSON.stringify(ts.body) === JSON.stringify(ps.body) &&
+      typeof ts.body !== 'string') return { kind: 'random' };
+  }
+  // A list query whose page one side refuses as beyond the end while the other shows records: the
+  // lists have other lengths, which the records they show (or the whole lists) explain, as when
+  // page boundaries move (see the file's comment). Both sides' text of that refusal is checked.
+  // (Traefik writes it as text/plain: `{"message":"invalid request: page: 3, per_page: 2"}`.)
+  const beyond = (s: Side) => s.status === 400 && typeof s.body === 'string' &&
+    /^\{"message":"invalid request: page: \d+, per_page: \d+"\}\n?$/.test(s.body);
+  const pageRefused = ts.status !== ps.status && path.includes('?') && ((beyond(ts) && ps.status === 200 && isRecordList(ps.body)) ||
+    (beyond(ps) && ts.status === 200 && isRecordList(ts.body)));
+  const statusDependent = /[?&](status=|sortBy=status(&|$))/.test(path);
+  const where = ts.status !== ps.status && !pageRefused ? `status ${ts.status} / ${ps.status}: ${tt.slice(0, 200)} / ${pt.slice(0, 200)}`
+    : (pageRefused ? listDifference(isRecordList(ts.body) ? ts.body : [], isRecordList(ps.body) ? ps.body : [], all, statusDependent) ||
+      `status ${ts.status} / ${ps.status}: ${tt.slice(0, 200)} / ${pt.slice(0, 200)}`
+      : (isRecordList(ts.body) && isRecordList(ps.body) ? listDifference(ts.body, ps.body, all, statusDependent) : firstDifference(ts.body, ps.body)) ||
+      (ts.nextPage !== ps.nextPage ? pageShift(all, statusDependent) || `X-Next-Page ${ts.nextPage} / ${ps.nextPage}` : 'same JSON, other text (key order or spacing)'));
+  if (where === UNSETTLED) return { kind: 'random' };
+  const known = KNOWN_DIFFERENCES.find((d) => d.matches(path, where, context));
   return known === undefined ? { kind: 'different', where } : { kind: 'known', id: known.id, where };
 }
+
+/**
+ * listDifference's answer when a list filtered or sorted by status differs only by where records
+ * whose status a shuffled build decides (random-picks.ts) fall: its order, members or pages.
+ */
+export const UNSETTLED = 'random: records a shuffled build may or may not build sort and filter by status either way';
 
 type Rec = Record<string, unknown> & { name: string };
 
@@ -93,13 +117,24 @@ function sortFields(r: Rec): string {
     r.type, lb?.servers?.length]);
 }
 
-/** The first difference of two lists of records; see the file's comment. '' when equal. */
-export function listDifference(a: readonly Rec[], b: readonly Rec[], all?: AllRecords): string {
+/** A record whose status a shuffled build decides (random-picks.ts). */
+function unsettled(r: unknown): boolean {
+  return typeof r === 'object' && r !== null && (r as { status?: unknown }).status === BUILT_OR_NOT;
+}
+
+/**
+ * The first difference of two lists of records; see the file's comment. '' when equal. With
+ * `statusDependent` (the query filters or sorts by status), records whose status a shuffled build
+ * decides may sort or filter either way: the order is compared without them, a page may lack
+ * them, and pages that moved with them are UNSETTLED when nothing else differs.
+ */
+export function listDifference(a: readonly Rec[], b: readonly Rec[], all?: AllRecords, statusDependent = false): string {
   const inA = new Map(a.map((r, i) => [r.name, i]));
   const inB = new Map(b.map((r, i) => [r.name, i]));
   const common = a.filter((r) => inB.has(r.name));
-  const orderA = common.map((r) => r.name);
-  const orderB = b.filter((r) => inA.has(r.name)).map((r) => r.name);
+  const settled = (r: Rec) => !statusDependent || !unsettled(r);
+  const orderA = common.filter(settled).map((r) => r.name);
+  const orderB = b.filter((r) => inA.has(r.name) && settled(r)).map((r) => r.name);
   const sortMoved = common.some((r) => sortFields(r) !== sortFields(b[inB.get(r.name) as number] as Rec));
   if (orderA.join('\n') !== orderB.join('\n') && !sortMoved) {
     return `list order: traefik [${orderA.join()}] / portico [${orderB.join()}]`;
@@ -120,12 +155,25 @@ export function listDifference(a: readonly Rec[], b: readonly Rec[], all?: AllRe
     const d = firstDifference(other, r, `.${inB.get(r.name)}`);
     if (d !== '') return d;
   }
-  const onlyA = a.filter((r) => !inB.has(r.name)).map((r) => r.name);
-  const onlyB = b.filter((r) => !inA.has(r.name)).map((r) => r.name);
+  const onlyA = a.filter((r) => !inB.has(r.name) && settled(r)).map((r) => r.name);
+  const onlyB = b.filter((r) => !inA.has(r.name) && settled(r)).map((r) => r.name);
   if (onlyA.length > 0 || onlyB.length > 0) {
-    return wholeListDifference(all) || `list members: traefik only [${onlyA.join()}] / portico only [${onlyB.join()}]`;
+    return pageShift(all, statusDependent) || `list members: traefik only [${onlyA.join()}] / portico only [${onlyB.join()}]`;
   }
-  return orderA.join('\n') === orderB.join('\n') ? '' : `list order: traefik [${orderA.join()}] / portico [${orderB.join()}]`;
+  if (orderA.join('\n') !== orderB.join('\n')) return `list order: traefik [${orderA.join()}] / portico [${orderB.join()}]`;
+  // Equal but for where unsettled records fall (JSON.stringify: the answers' texts differ).
+  return JSON.stringify(a) === JSON.stringify(b) ? '' : UNSETTLED;
+}
+
+/**
+ * Why pages moved although the records they show are equal: the whole lists' first difference
+ * (wholeListDifference), else, for a query that filters or sorts by status, UNSETTLED when a record
+ * of the whole list has a status a shuffled build decides. '' when neither.
+ */
+function pageShift(all: AllRecords | undefined, statusDependent: boolean): string {
+  const d = wholeListDifference(all);
+  if (d !== '' || !statusDependent || all === undefined) return d;
+  return [...all.traefik.values(), ...all.portico.values()].some(unsettled) ? UNSETTLED : '';
 }
 
 /**

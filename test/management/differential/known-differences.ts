@@ -7,11 +7,18 @@
  * not looked at, which is why each entry here is a to-do, not an accepted behaviour.
  */
 
+import type { AllRecords } from './compare.js';
+
+/** The current load's whole lists (each kind, both sides, by name), for differences that follow from another record's. */
+export interface DiffContext {
+  readonly records: ReadonlyMap<string, AllRecords>;
+}
+
 export interface KnownDifference {
   readonly id: string;
   readonly reason: string;
   /** `where` is compare.ts's description of the first difference. */
-  matches(path: string, where: string): boolean;
+  matches(path: string, where: string, context?: DiffContext): boolean;
 }
 
 const re = (pattern: RegExp) => (_path: string, where: string) => pattern.test(where);
@@ -44,6 +51,59 @@ function porticoKeepsKubernetesRecords(where: string): boolean {
   const t = new Set((m[1] ?? '').split(','));
   const p = (m[2] ?? '').split(',');
   return p.filter((n) => !t.has(n)).length > 0 && [...t].every((n) => p.includes(n)) && allKubernetes(p.filter((n) => !t.has(n)).join(','));
+}
+
+/** A record's name from its own path (`/api/<proto>/<kind>/<name>`), with its kind; undefined for other paths. */
+function recordOf(path: string): { kind: string; name: string } | undefined {
+  const m = /^\/api\/((?:http|tcp|udp)\/(?:routers|services|middlewares))\/([^/?]+)$/.exec(path);
+  return m === null ? undefined : { kind: m[1] as string, name: decodeURIComponent(m[2] as string) };
+}
+
+type Obj = Record<string, unknown>;
+
+function sideRecord(context: DiffContext | undefined, side: 'traefik' | 'portico', kind: string, name: string): Obj | undefined {
+  const r = context?.records.get(kind)?.[side].get(name);
+  return typeof r === 'object' && r !== null ? r as Obj : undefined;
+}
+
+/**
+ * Whether a router's record differs (first) in its entry points because Traefik moved some of them
+ * to copies `<ep>-conflicted-<router>` (host conflicts of TLS options, resolveHTTPTLSOptions in
+ * pkg/server/aggregator.go) and kept the router on the others: Traefik's entry points are Portico's
+ * less those, and Traefik lists a copy for each one it lacks.
+ */
+function partlySplit(path: string, where: string, context?: DiffContext): boolean {
+  const rec = recordOf(path);
+  if (rec?.kind !== 'http/routers' || !/^\.entryPoints(\.\d+)?(: | keys)/.test(where)) return false;
+  const t = sideRecord(context, 'traefik', rec.kind, rec.name)?.entryPoints;
+  const p = sideRecord(context, 'portico', rec.kind, rec.name)?.entryPoints;
+  if (!Array.isArray(t) || !Array.isArray(p) || t.length === 0) return false;
+  const moved = p.filter((ep) => !t.includes(ep));
+  const base = rec.name.replace(/@[^@]*$/, '');
+  const provider = rec.name.slice(base.length);
+  return moved.length > 0 && t.every((ep) => p.includes(ep)) && JSON.stringify(p.filter((ep) => t.includes(ep))) === JSON.stringify(t) &&
+    moved.every((ep) => sideRecord(context, 'traefik', rec.kind, `${String(ep)}-conflicted-${base}${provider}`) !== undefined);
+}
+
+const PRIORITY_TOO_HIGH = /^the router priority \d+ exceeds the max user-defined priority \d+$/;
+
+/**
+ * Whether a service's record differs (first) in the error and status only Portico gives it because
+ * Traefik never built it: every router that uses it is refused by Traefik for a priority above the
+ * maximum that Portico read rounded to below it (so Portico went on to build the service).
+ */
+function unbuiltBehindRoundedPriority(path: string, where: string, context?: DiffContext): boolean {
+  const rec = recordOf(path);
+  if (rec === undefined || !rec.kind.endsWith('/services') || !/^\. keys: traefik \[[^\]]*\] \/ portico \[[^\]]*\berror\b[^\]]*\]$|^\.status: traefik "enabled" \/ portico "disabled"$/.test(where)) return false;
+  const t = sideRecord(context, 'traefik', rec.kind, rec.name);
+  if (t === undefined || t.error !== undefined || t.status !== 'enabled' || !Array.isArray(t.usedBy) || t.usedBy.length === 0) return false;
+  const routers = rec.kind.replace('/services', '/routers');
+  return t.usedBy.every((r) => {
+    const tr = sideRecord(context, 'traefik', routers, String(r));
+    const pr = sideRecord(context, 'portico', routers, String(r));
+    const tooHigh = (x: Obj | undefined) => Array.isArray(x?.error) && (x.error as unknown[]).some((e) => PRIORITY_TOO_HIGH.test(String(e)));
+    return tooHigh(tr) && !tooHigh(pr) && typeof tr?.priorityStr === 'string' && tr.priorityStr !== pr?.priorityStr;
+  });
 }
 
 export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
@@ -107,8 +167,9 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   },
   {
     id: 'priority-beyond-2^53',
-    reason: 'Portico\'s YAML reader turns integers beyond 2^53 into doubles, so such priorities are rounded (9007199254740993 reads 9007199254740992)',
-    matches: re(/priority(Str)?: traefik "(int:)?-?\d{16,}" \/ portico "(int:)?-?\d{16,}"$/),
+    reason: 'Portico\'s YAML reader turns integers beyond 2^53 into doubles, so such priorities are rounded (9007199254740993 reads 9007199254740992); a priority just above the maximum can read below it, and then Portico builds the router\'s service, which Traefik, refusing the router first, does not',
+    matches: (path, where, context) => /priority(Str)?: traefik "(int:)?-?\d{16,}" \/ portico "(int:)?-?\d{16,}"$/.test(where) ||
+      unbuiltBehindRoundedPriority(path, where, context),
   },
   {
     id: 'rule-syntax-not-checked',
@@ -124,7 +185,7 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     id: 'entry-point-models',
     reason: 'Traefik splits a router whose TLS options conflict with another router\'s on one host into one copy per entry point (web-conflicted-<router>), and names them in usedBy; Portico keeps the one router (it splits only routers with TLS options and no host)',
     // A usedBy that names the copies (`<ep>-conflicted-<router>`) where Portico names the router.
-    matches: (path, where) => /conflicted/.test(path) || /conflicted/.test(where) || usedByNamesCopies(where) ||
+    matches: (path, where, context) => /conflicted/.test(path) || /conflicted/.test(where) || usedByNamesCopies(where) || partlySplit(path, where, context) ||
       (/^status 404 \/ 200: \{"message":"router not found/.test(where) && path.startsWith('/api/http/routers/')),
   },
   {
