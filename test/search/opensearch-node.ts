@@ -32,7 +32,20 @@ export interface OpenSearchOptions {
   readonly heap?: string;
   /** How long to wait for the node to answer and its cluster to be green or yellow; 120 s unless given. */
   readonly startTimeoutMs?: number;
+  /**
+   * The JVM's compilers and collector. `full` (the default): C2 and G1, as OpenSearch runs in
+   * production; benchmarks compare with this. `quick`: the client compiler alone (one thread) and the
+   * serial collector, for test runs, whose requests are each different and few: the node's answers
+   * are the same (Java's floating point does not depend on the compiler), and on this 2-core machine
+   * search-differential.int.test.ts took 41 s of CPU and 28 s instead of 77 s and 42 s (2026-11-29).
+   */
+  readonly jit?: 'full' | 'quick';
 }
+
+const JVM_FLAGS = {
+  full: ['-XX:+UseG1GC'],
+  quick: ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-XX:CICompilerCount=1'],
+} as const;
 
 /** The launcher's jar and classpath, built (or found in the cache) by scripts/build-peers.sh. */
 export function openSearchPeer(): { jar: string; classpath: string } {
@@ -132,7 +145,7 @@ export async function launchOpenSearch(options: OpenSearchOptions = {}): Promise
   const heap = options.heap ?? '1g';
   const timeoutMs = options.startTimeoutMs ?? 120_000;
   // Standard input stays open: the launcher stops when it closes, so the node never outlives this process.
-  const child = spawn('java', [`-Xms${heap}`, `-Xmx${heap}`, '-XX:+UseG1GC', '-Djava.awt.headless=true', '-cp', `${jar}:${classpath}`, 'dev.portico.peers.opensearch.PorticoOpenSearchNode', home], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('java', [`-Xms${heap}`, `-Xmx${heap}`, ...JVM_FLAGS[options.jit ?? 'full'], '-Djava.awt.headless=true', '-cp', `${jar}:${classpath}`, 'dev.portico.peers.opensearch.PorticoOpenSearchNode', home], { stdio: ['pipe', 'pipe', 'pipe'] });
   let tail = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     tail = (tail + chunk.toString()).slice(-4000);

@@ -116,7 +116,7 @@ export function createNodePool(launch: () => Promise<OpenSearchNode>, maxNodes =
 /** vitest globalSetup: starts the pool's server; the returned function stops it and every node. */
 export default async function setup(): Promise<() => Promise<void>> {
   // A guard: a node starts in 20-40 s on an idle 2-core machine, minutes on a loaded one.
-  const pool = createNodePool(() => launchOpenSearch({ heap: '1g', startTimeoutMs: 900_000 }));
+  const pool = createNodePool(() => launchOpenSearch({ heap: '1g', startTimeoutMs: 900_000, jit: 'quick' }));
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://pool');
     const answer = (status: number, body: unknown) => {
