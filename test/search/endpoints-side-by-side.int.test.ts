@@ -8,38 +8,27 @@
  */
 import { resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSearch, type SearchHarness } from './harness.js';
-import { startOpenSearch, type OpenSearchNode } from './opensearch-node.js';
-import { injectCall, type Answer } from './differential/compare.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type Answer } from './differential/compare.js';
 import { DEBIAN_MAPPINGS, INDEX_SETTINGS, debianCorpusPath, debianDocs } from './differential/corpus.js';
 import { HIGHLIGHT_CASES, highlightDifference } from './differential/highlight-cases.js';
+import { sideBySide } from './differential/side-by-side.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-let os: OpenSearchNode | undefined;
-let portico: SearchHarness | undefined;
-
-const porticoCall = (method: string, path: string, body?: unknown): Promise<Answer> => injectCall(portico, method, path, body);
+const { porticoCall, nodeCall } = sideBySide();
 
 async function both(method: string, path: string, body?: unknown): Promise<[Answer, Answer]> {
-  if (os === undefined) throw new Error('OpenSearch is not started');
-  return [await porticoCall(method, path, body), await os.call(method, path, body)];
+  return [await porticoCall(method, path, body), await nodeCall(method, path, body)];
 }
 
 beforeAll(async () => {
   const docs = debianDocs(debianCorpusPath(ROOT), 32);
-  [os, portico] = await Promise.all([startOpenSearch({ heap: '1g' }), startSearch()]);
   for (const a of await both('PUT', '/deb', { settings: INDEX_SETTINGS, mappings: DEBIAN_MAPPINGS })) expect(a.status).toBe(200);
   let ndjson = '';
   for (const [id, doc] of docs) ndjson += `${JSON.stringify({ index: { _id: id } })}\n${JSON.stringify(doc)}\n`;
   for (const a of await both('POST', '/deb/_bulk?refresh=true', ndjson)) expect(a.body.errors).toBe(false);
 }, 300_000);
-
-afterAll(async () => {
-  await os?.stop();
-  await portico?.close();
-});
 
 /**
  * Hits where a phrase occurrence straddles a passage's end ("command\nline" across a sentence

@@ -9,24 +9,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolve } from 'node:path';
-import { startSearch, type SearchHarness } from '../harness.js';
-import { startOpenSearch, type OpenSearchNode } from '../opensearch-node.js';
-import { injectCall, type Answer } from './compare.js';
+import type { Answer } from './compare.js';
 import { aggDifference, generateAggRequests, generateCollapseRequests, type AggRequest } from './agg-requests.js';
 import { DEBIAN_MAPPINGS, GENERATED_MAPPINGS, INDEX_SETTINGS, debianCorpusPath, debianDocs, generatedDocs } from './corpus.js';
 import { mapInFlight } from './in-flight.js';
+import { sideBySide } from './side-by-side.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const SEED = 22;
 
-let os: OpenSearchNode | undefined;
-let portico: SearchHarness | undefined;
-
-const porticoCall = (method: string, path: string, body?: unknown): Promise<Answer> => injectCall(portico, method, path, body);
+const { porticoCall, nodeCall } = sideBySide();
 
 async function both(method: string, path: string, body?: unknown): Promise<[Answer, Answer]> {
-  if (os === undefined) throw new Error('OpenSearch is not started');
-  return Promise.all([porticoCall(method, path, body), os.call(method, path, body)]);
+  return Promise.all([porticoCall(method, path, body), nodeCall(method, path, body)]);
 }
 
 async function load(index: string, mappings: unknown, docs: [string, Record<string, unknown>][]): Promise<void> {
@@ -68,15 +63,9 @@ function difference(p: Answer, r: Answer): string | undefined {
 }
 
 beforeAll(async () => {
-  [os, portico] = await Promise.all([startOpenSearch({ heap: '1g' }), startSearch()]);
   await load('gen', GENERATED_MAPPINGS, generatedDocs(3_000, 21));
   await load('debian', DEBIAN_MAPPINGS, debianDocs(debianCorpusPath(ROOT), 8));
 }, 300_000);
-
-afterAll(async () => {
-  await os?.stop();
-  await portico?.close();
-});
 
 describe('aggregations and collapse against OpenSearch', () => {
   const figures = { compared: 0, agreed: 0, known: new Map<string, number>(), unstable: [] as string[] };
@@ -101,7 +90,7 @@ describe('aggregations and collapse against OpenSearch', () => {
       // corpus) say 46. A reference that changes its answer to the same request on the same data
       // is not one to compare with for that request: asked again, if OpenSearch now gives exactly
       // Portico's first answer, the request is counted apart; otherwise it is unexplained.
-      const again = await os?.call('POST', `/${req.index}/_search${req.params === undefined ? '' : `?${req.params}`}`, req.body);
+      const again = await nodeCall('POST', `/${req.index}/_search${req.params === undefined ? '' : `?${req.params}`}`, req.body);
       if (again !== undefined && difference(p, again) === undefined) {
         figures.unstable.push(`${JSON.stringify(req.body)}\n  => first ${diff}`);
         return;

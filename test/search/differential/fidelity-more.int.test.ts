@@ -6,30 +6,15 @@
  * Where Elasticsearch 8 and OpenSearch differ, ES 8's answer is written out here instead.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSearch, type SearchHarness } from '../harness.js';
-import { startOpenSearch, type OpenSearchNode } from '../opensearch-node.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Answer } from './compare.js';
+import { sideBySide, type Call } from './side-by-side.js';
 
 /** Per test: a guard for a busy shared machine, never a timing assertion. */
 const SLOW = 600_000;
 
-type Call = (method: string, path: string, body?: unknown) => Promise<Answer>;
+const { porticoCall, nodeCall, harness } = sideBySide();
 
-let os: OpenSearchNode | undefined;
-let portico: SearchHarness | undefined;
-
-const porticoCall: Call = async (method, path, body) => {
-  if (portico === undefined) throw new Error('Portico is not started');
-  const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-  const contentType = typeof body === 'string' ? 'application/x-ndjson' : 'application/json';
-  const res = await portico.app.inject({ method: method as 'POST', url: path, payload, headers: payload === undefined ? {} : { 'content-type': contentType } });
-  return { status: res.statusCode, body: res.body === '' ? null : JSON.parse(res.body) };
-};
-const nodeCall: Call = (method, path, body) => {
-  if (os === undefined) throw new Error('OpenSearch is not started');
-  return os.call(method, path, body);
-};
 const both = async (method: string, path: string, body?: unknown): Promise<[Answer, Answer]> => [await porticoCall(method, path, body), await nodeCall(method, path, body)];
 
 const SETTINGS = { number_of_shards: 1, number_of_replicas: 0 };
@@ -140,14 +125,8 @@ async function load(call: Call, index: string, mappings: unknown, docs: readonly
 }
 
 beforeAll(async () => {
-  [os, portico] = await Promise.all([startOpenSearch({ heap: '512m', startTimeoutMs: 900_000 }), startSearch()]);
   await Promise.all([load(porticoCall, 'ff', FIELDS_MAPPING, FIELDS_DOCS), load(nodeCall, 'ff', FIELDS_MAPPING, FIELDS_DOCS)]);
 }, 900_000);
-
-afterAll(async () => {
-  await os?.stop();
-  await portico?.close();
-});
 
 describe('docvalue_fields, fields and stored_fields', () => {
   it('answers every request as the node does', async () => {
@@ -232,10 +211,10 @@ describe('_close and _open', () => {
   it('keeps an index closed across a restart, and its documents once opened', async () => {
     await load(porticoCall, 'durable', { properties: { t: { type: 'keyword' } } }, [{ t: 'a' }, { t: 'b' }]);
     expect((await porticoCall('POST', '/durable/_close')).status).toBe(200);
-    await portico?.restart();
+    await harness().restart();
     expect((await porticoCall('POST', '/durable/_search')).body.error.type).toBe('index_closed_exception');
     expect((await porticoCall('POST', '/durable/_open')).body).toEqual({ acknowledged: true, shards_acknowledged: true });
-    await portico?.restart();
+    await harness().restart();
     expect((await porticoCall('POST', '/durable/_count')).body.count).toBe(2);
     expect((await porticoCall('GET', '/durable/_settings')).body.durable.settings.index.verified_before_close).toBeUndefined();
   }, SLOW);

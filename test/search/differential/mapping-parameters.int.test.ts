@@ -6,10 +6,9 @@
  * (`scaled_float`, a boolean's `ignore_malformed`, the time-series flags), the expected answer is
  * written out here instead.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSearch, type SearchHarness } from '../harness.js';
-import { startOpenSearch, type OpenSearchNode } from '../opensearch-node.js';
-import { difference, type Answer } from './compare.js';
+import { describe, expect, it } from 'vitest';
+import { difference } from './compare.js';
+import { sideBySide, type Call } from './side-by-side.js';
 
 /**
  * ES 8's mapping parameters by field type, as its reference lists them (mapping-types pages and
@@ -32,8 +31,6 @@ type Verdict =
   | 'refused'
   /** Accepted, answers checked by `expect` (the node lacks it). */
   | { readonly check: (call: Call) => Promise<void> };
-
-type Call = (method: string, path: string, body?: unknown) => Promise<Answer>;
 
 interface Case {
   readonly type: string;
@@ -219,20 +216,7 @@ function probesFor(type: string, f = 'f'): unknown[] {
   }
 }
 
-let os: OpenSearchNode | undefined;
-let portico: SearchHarness | undefined;
-
-const porticoCall: Call = async (method, path, body) => {
-  if (portico === undefined) throw new Error('Portico is not started');
-  const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-  const contentType = typeof body === 'string' ? 'application/x-ndjson' : 'application/json';
-  const res = await portico.app.inject({ method: method as 'POST', url: path, payload, headers: payload === undefined ? {} : { 'content-type': contentType } });
-  return { status: res.statusCode, body: res.body === '' ? null : JSON.parse(res.body) };
-};
-const nodeCall: Call = (method, path, body) => {
-  if (os === undefined) throw new Error('OpenSearch is not started');
-  return os.call(method, path, body);
-};
+const { porticoCall, nodeCall } = sideBySide();
 
 const SETTINGS = { number_of_shards: 1, number_of_replicas: 0 };
 
@@ -290,15 +274,6 @@ async function booleanIgnoreMalformed(call: Call): Promise<void> {
   const exists = await call('POST', `/${index}/_search`, { query: { exists: { field: 'f' } } });
   expect(exists.body.hits.hits.map((h: { _id: string }) => h._id)).toEqual(['1']);
 }
-
-beforeAll(async () => {
-  [os, portico] = await Promise.all([startOpenSearch({ heap: '512m' }), startSearch()]);
-}, 300_000);
-
-afterAll(async () => {
-  await os?.stop();
-  await portico?.close();
-});
 
 describe('mapping parameters of ES 8', () => {
   it('walks every parameter ES 8 documents for the field types Portico has', () => {

@@ -9,22 +9,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolve } from 'node:path';
-import { startSearch, type SearchHarness } from '../harness.js';
-import { startOpenSearch, type OpenSearchNode } from '../opensearch-node.js';
-import { difference, type Answer, injectCall } from './compare.js';
+import { difference, type Answer } from './compare.js';
 import { aggDifference } from './agg-requests.js';
 import { DEBIAN_MAPPINGS, INDEX_SETTINGS, debianCorpusPath, debianDocs } from './corpus.js';
+import { sideBySide } from './side-by-side.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
-let os: OpenSearchNode | undefined;
-let portico: SearchHarness | undefined;
-
-const porticoCall = (method: string, path: string, body?: unknown): Promise<Answer> => injectCall(portico, method, path, body);
+const { porticoCall, nodeCall } = sideBySide();
 
 async function both(method: string, path: string, body?: unknown): Promise<[Answer, Answer]> {
-  if (os === undefined) throw new Error('OpenSearch is not started');
-  return [await porticoCall(method, path, body), await os.call(method, path, body)];
+  return [await porticoCall(method, path, body), await nodeCall(method, path, body)];
 }
 
 async function load(index: string, mappings: unknown, docs: [string, Record<string, unknown>][]): Promise<void> {
@@ -39,17 +34,11 @@ const small = (prefix: string, count: number): [string, Record<string, unknown>]
   Array.from({ length: count }, (_, i) => [`${prefix}${i}`, { k: `v${i % 3}`, n: i, t: `hello world ${i}` }]);
 
 beforeAll(async () => {
-  [os, portico] = await Promise.all([startOpenSearch({ heap: '1g' }), startSearch()]);
   await load('ma', SMALL, small('a', 5));
   await load('mb', SMALL, small('b', 3));
   await load('mc', SMALL, small('c', 1));
   await load('deb', DEBIAN_MAPPINGS, debianDocs(debianCorpusPath(ROOT), 8));
 }, 300_000);
-
-afterAll(async () => {
-  await os?.stop();
-  await portico?.close();
-});
 
 /** The first way the answers differ: errors by status, type and root-cause reason; successes by hits, then aggregations. */
 function disagreement(p: Answer, r: Answer): string | undefined {

@@ -5,13 +5,12 @@
  * hits in the same order, scores within compare.ts's tolerance, the same error types.
  */
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSearch, type SearchHarness } from '../harness.js';
-import { startOpenSearch, type OpenSearchNode } from '../opensearch-node.js';
-import { difference, type Answer, injectCall } from './compare.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { difference, type Answer } from './compare.js';
 import { mapInFlight } from './in-flight.js';
 import { DEBIAN_MAPPINGS, INDEX_SETTINGS, debianCorpusPath, debianDocs } from './corpus.js';
 import { multiTermRequests, simpleOperatorRequests, suggestDifference } from './multi-term-requests.js';
+import { sideBySide } from './side-by-side.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const SEED = 22;
@@ -19,20 +18,15 @@ const REQUESTS = 600;
 /** simple_query_string with its prefix, fuzzy and slop operators (simpleOperatorRequests). */
 const SQS_REQUESTS = 150;
 
-let os: OpenSearchNode | undefined;
-let portico: SearchHarness | undefined;
+const { porticoCall, nodeCall } = sideBySide();
 let docs: [string, Record<string, unknown>][] = [];
 
-const porticoCall = (method: string, path: string, body?: unknown): Promise<Answer> => injectCall(portico, method, path, body);
-
 async function both(method: string, path: string, body?: unknown): Promise<[Answer, Answer]> {
-  if (os === undefined) throw new Error('OpenSearch is not started');
-  return Promise.all([porticoCall(method, path, body), os.call(method, path, body)]);
+  return Promise.all([porticoCall(method, path, body), nodeCall(method, path, body)]);
 }
 
 beforeAll(async () => {
   docs = debianDocs(debianCorpusPath(ROOT), 8);
-  [os, portico] = await Promise.all([startOpenSearch({ heap: '1g' }), startSearch()]);
   // No periodic refresh during the bulk: OpenSearch's would cut it into segments (see oneSegment).
   const settings = { ...INDEX_SETTINGS, refresh_interval: '-1' };
   for (const a of await both('PUT', '/debian', { settings, mappings: DEBIAN_MAPPINGS })) expect(a.status).toBe(200);
@@ -51,15 +45,10 @@ beforeAll(async () => {
  * With refresh_interval -1, the one bulk's one refresh writes one segment, in write order.
  */
 async function oneSegment(): Promise<void> {
-  const segs = await os!.call('GET', '/debian/_segments');
+  const segs = await nodeCall('GET', '/debian/_segments');
   const shards = segs.body.indices.debian.shards['0'] as { segments: Record<string, { search: boolean }> }[];
   expect(Object.values(shards[0]?.segments ?? {}).filter((seg) => seg.search)).toHaveLength(1);
 }
-
-afterAll(async () => {
-  await os?.stop();
-  await portico?.close();
-});
 
 describe('typo tolerance and prefixes against OpenSearch', () => {
   it('answers the generated requests as OpenSearch does', async () => {

@@ -9,21 +9,13 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSearch, type SearchHarness } from '../harness.js';
-import { startOpenSearch, type OpenSearchNode } from '../opensearch-node.js';
-import { injectCall, type Answer } from './compare.js';
+import { describe, expect, it } from 'vitest';
+import type { Answer } from './compare.js';
+import { sideBySide } from './side-by-side.js';
 
 const SLOW = 600_000;
 
-let os: OpenSearchNode | undefined;
-let portico: SearchHarness | undefined;
-
-const porticoCall = (method: string, path: string, body?: unknown): Promise<Answer> => injectCall(portico, method, path, body);
-const nodeCall = (method: string, path: string, body?: unknown): Promise<Answer> => {
-  if (os === undefined) throw new Error('OpenSearch is not started');
-  return os.call(method, path, body);
-};
+const { porticoCall, nodeCall } = sideBySide();
 
 /** What is compared: an error's status, type and reason; a success's body without `took`, uuids and scores. */
 function comparable(a: Answer): unknown {
@@ -93,15 +85,6 @@ async function until(what: string, check: (a: Answer) => boolean, method: string
 }
 
 const docsCount = (index: string) => (n: number) => (a: Answer) => a.body?.indices?.[index]?.primaries?.docs?.count === n;
-
-beforeAll(async () => {
-  [os, portico] = await Promise.all([startOpenSearch({ heap: '512m', startTimeoutMs: 900_000 }), startSearch()]);
-}, 900_000);
-
-afterAll(async () => {
-  await os?.stop();
-  await portico?.close();
-});
 
 const SETTINGS = { number_of_shards: 1, number_of_replicas: 1 };
 const MAPPINGS = { properties: { n: { type: 'integer' }, t: { type: 'keyword' } } };

@@ -8,25 +8,17 @@
  * mapping (comparable), and `_update_by_query`/`_reindex`, which the node has no module for.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSearch, type SearchHarness } from '../harness.js';
-import { startOpenSearch, type OpenSearchNode } from '../opensearch-node.js';
-import { injectCall, type Answer } from './compare.js';
+import { describe, expect, it } from 'vitest';
+import type { Answer } from './compare.js';
+import { sideBySide } from './side-by-side.js';
 
 /** Per test: a guard for a busy shared machine, never a timing assertion. */
 const SLOW = 600_000;
 
-let os: OpenSearchNode | undefined;
-let portico: SearchHarness | undefined;
+const { porticoCall, nodeCall, harness } = sideBySide();
 
 /** One shard and one replica: the node (one node, so yellow) then reports `_shards` as Portico does. */
 const SETTINGS = { number_of_shards: 1, number_of_replicas: 1 };
-
-const porticoCall = (method: string, path: string, body?: unknown): Promise<Answer> => injectCall(portico, method, path, body);
-const nodeCall = (method: string, path: string, body?: unknown): Promise<Answer> => {
-  if (os === undefined) throw new Error('OpenSearch is not started');
-  return os.call(method, path, body);
-};
 
 /** What is compared of an answer: an error's status, types and reasons; a success's body without `took`, uuids and (unless `scores`) scores. */
 function comparable(a: Answer, scores: boolean): unknown {
@@ -66,15 +58,6 @@ async function same(method: string, path: string, body?: unknown, scores = false
 }
 
 const ndjson = (...lines: unknown[]): string => lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
-
-beforeAll(async () => {
-  [os, portico] = await Promise.all([startOpenSearch({ heap: '512m', startTimeoutMs: 900_000 }), startSearch()]);
-}, 900_000);
-
-afterAll(async () => {
-  await os?.stop();
-  await portico?.close();
-});
 
 describe('custom routing', () => {
   it('is kept with each document and returned where the node returns it', async () => {
@@ -230,7 +213,7 @@ describe('an index without _source', () => {
   }, SLOW);
 
   it('stays so across a restart', async () => {
-    await portico?.restart();
+    await harness().restart();
     await checkSourceless();
   }, SLOW);
 });
@@ -372,7 +355,7 @@ describe('a mapping’s `_source` includes and excludes', () => {
   }, SLOW);
 
   it('stays so across a restart', async () => {
-    await portico?.restart();
+    await harness().restart();
     await same('GET', '/sf/_mapping');
     await checkFilteredSource();
   }, SLOW);

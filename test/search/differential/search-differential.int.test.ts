@@ -6,28 +6,23 @@
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSearch, type SearchHarness } from '../harness.js';
-import { startOpenSearch, type OpenSearchNode } from '../opensearch-node.js';
-import { difference, scorePositions, type Answer, injectCall } from './compare.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { difference, scorePositions, type Answer } from './compare.js';
 import { mapInFlight } from './in-flight.js';
 import { DEBIAN_MAPPINGS, GENERATED_MAPPINGS, INDEX_SETTINGS, debianCorpusPath, debianDocs, generatedDocs } from './corpus.js';
 import { KNOWN_DIFFERENCES, type Found } from './known-differences.js';
 import { generateRequests, searchAfterWalks, type DiffRequest } from './requests.js';
+import { sideBySide } from './side-by-side.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const SEED = 21;
 const REQUESTS = 2_100;
 const WALKS = 40;
 
-let os: OpenSearchNode | undefined;
-let portico: SearchHarness | undefined;
-
-const porticoCall = (method: string, path: string, body?: unknown): Promise<Answer> => injectCall(portico, method, path, body);
+const { porticoCall, nodeCall } = sideBySide();
 
 async function both(method: string, path: string, body?: unknown): Promise<[Answer, Answer]> {
-  if (os === undefined) throw new Error('OpenSearch is not started');
-  return Promise.all([porticoCall(method, path, body), os.call(method, path, body)]);
+  return Promise.all([porticoCall(method, path, body), nodeCall(method, path, body)]);
 }
 
 async function load(index: string, mappings: unknown, docs: [string, Record<string, unknown>][]): Promise<void> {
@@ -44,15 +39,9 @@ async function load(index: string, mappings: unknown, docs: [string, Record<stri
 
 beforeAll(async () => {
   const debian = debianDocs(debianCorpusPath(ROOT), 8);
-  [os, portico] = await Promise.all([startOpenSearch({ heap: '1g' }), startSearch()]);
   await load('debian', DEBIAN_MAPPINGS, debian);
   await load('gen', GENERATED_MAPPINGS, generatedDocs(3_000, SEED));
 }, 300_000);
-
-afterAll(async () => {
-  await os?.stop();
-  await portico?.close();
-});
 
 describe('Portico against OpenSearch', () => {
   const found: Found[] = [];

@@ -8,23 +8,15 @@
  * resizing (`_shrink`, `_split`, `_clone`) is refused.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { defaultRoutingShards, shardOf } from '../../../src/search/engine/shard-routing.js';
-import { startSearch, type SearchHarness } from '../harness.js';
-import { startOpenSearch, type OpenSearchNode } from '../opensearch-node.js';
-import { injectCall, type Answer } from './compare.js';
+import type { Answer } from './compare.js';
+import { sideBySide } from './side-by-side.js';
 
 /** Per test: a guard for a busy shared machine, never a timing assertion. */
 const SLOW = 600_000;
 
-let os: OpenSearchNode | undefined;
-let portico: SearchHarness | undefined;
-
-const porticoCall = (method: string, path: string, body?: unknown): Promise<Answer> => injectCall(portico, method, path, body);
-const nodeCall = (method: string, path: string, body?: unknown): Promise<Answer> => {
-  if (os === undefined) throw new Error('OpenSearch is not started');
-  return os.call(method, path, body);
-};
+const { porticoCall, nodeCall } = sideBySide();
 
 /** An error's status, type and reason (and its cause's); a success's status and body. */
 function comparable(a: Answer): unknown {
@@ -47,14 +39,8 @@ async function same(method: string, path: string, body?: unknown): Promise<void>
   if (!isDeepStrictEqual(a, b)) expect.fail(`${method} ${path} ${JSON.stringify(body) ?? ''}\nPortico: ${JSON.stringify(a)}\nnode:    ${JSON.stringify(b)}`);
 }
 
-beforeAll(async () => {
-  [os, portico] = await Promise.all([startOpenSearch({ heap: '512m', startTimeoutMs: 900_000 }), startSearch()]);
-}, 900_000);
-
 afterAll(async () => {
   console.log(`shard settings: ${requestsCompared} requests sent to both, each answered alike`);
-  await os?.stop();
-  await portico?.close();
 });
 
 /** A deterministic generator (mulberry32), so a failure names the same documents on every run. */
