@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SlowFirstSequencer } from './test/support/slow-first-sequencer.js';
 
 // Two projects (CONTRIBUTING.md): fast pure unit tests, and integration/e2e tests that talk to
 // real peers (Prometheus, client libraries, a browser) on port 0 with longer timeouts.
@@ -8,6 +9,8 @@ export default defineConfig({
     // one group together only when their maxWorkers agree). The kube project is one file at a time
     // and `make test` runs it beside the others, in a second vitest (scripts/run-tests.sh).
     maxWorkers: 2,
+    // The slowest files first, on a fresh clone too (test/support/slow-first-sequencer.ts).
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       {
         test: {
