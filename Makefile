@@ -40,7 +40,7 @@ run: build
 
 ## Type-check, lint, check the import layers and run every test (unit, integration, end-to-end)
 test: build peers
-	$(STEP) "running every test (vitest: the kube project beside the unit and integration projects) with the type-check, lint and import-layer check beside them (scripts/run-tests.sh; about 9 minutes on 2 cores)"
+	$(STEP) "running every test (vitest: the kube project beside the unit and integration projects) with the type-check, lint and import-layer check beside them (scripts/run-tests.sh; about 7 minutes on 2 cores)"
 	@$(TIMED) "checks and tests passed" bash scripts/run-tests.sh --with-checks
 
 typecheck: install
