@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
+import { globMatch } from '../syntax/glob.js';
 import { productHeader, queryOf, sendJson } from './http-io.js';
 
 /**
@@ -31,21 +32,6 @@ interface Shown {
   readonly display: string;
 }
 
-/** ES's simple match: `*` stands for any run of characters. */
-function simpleMatch(pattern: string, text: string): boolean {
-  const parts = pattern.split('*');
-  const first = parts[0] as string;
-  const last = parts[parts.length - 1] as string;
-  if (!text.startsWith(first) || text.length < first.length + last.length || !text.endsWith(last)) return false;
-  let at = first.length;
-  for (const part of parts.slice(1, -1)) {
-    const found = text.indexOf(part, at);
-    if (found < 0 || found + part.length > text.length - last.length) return false;
-    at = found + part.length;
-  }
-  return true;
-}
-
 /**
  * `h=a,b`: the columns asked for, in that order, each shown (JSON keys, `v` headers) as it was
  * asked for, by name or by alias; a pattern with `*` adds every column whose name or an alias
@@ -56,7 +42,7 @@ function pickColumns(spec: readonly CatColumn[], h: string | undefined): Shown[]
   return h.split(',').flatMap((asked) => {
     const n = asked.trim();
     if (n.includes('*')) {
-      return spec.filter((c) => simpleMatch(n, c.name) || (c.aliases?.some((a) => simpleMatch(n, a)) ?? false)).map((column) => ({ column, display: column.name }));
+      return spec.filter((c) => globMatch(n, c.name) || (c.aliases?.some((a) => globMatch(n, a)) ?? false)).map((column) => ({ column, display: column.name }));
     }
     const column = columnOf(spec, n);
     return column === undefined ? [] : [{ column, display: n }];
