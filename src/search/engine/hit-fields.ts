@@ -9,6 +9,7 @@ import { storedFieldValues } from '../requests/multi-get.js';
 import { parseNumber } from '../mapping/mapping.js';
 import { sourceValues } from '../mapping/source-values.js';
 import { decimalFormat } from '../syntax/decimal-format.js';
+import { globMatch } from '../syntax/glob.js';
 
 /**
  * The `fields` member of a search hit, as ES 8's fetch phase fills it: the stored fields asked
@@ -23,21 +24,13 @@ import { decimalFormat } from '../syntax/decimal-format.js';
 /** Metadata fields: `docvalue_fields` and `fields` on them are refused (see checkFetchFields). */
 const METADATA = new Set(['_id', '_index', '_routing', '_ignored', '_version', '_seq_no', '_primary_term', '_source', '_field_names', '_tier', '_doc_count', '_data_stream_timestamp', '_feature', '_nested_path']);
 
-/** Regex.simpleMatch: `*` matches any run of characters, nothing else is special. */
-function matcher(pattern: string): (name: string) => boolean {
-  if (!pattern.includes('*')) return (name) => name === pattern;
-  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
-  return (name) => re.test(name);
-}
-
 /** The mapped fields `pattern` names, in mapping order. */
 function matchingFields(mappings: Mappings, pattern: string): FieldDef[] {
   if (!pattern.includes('*')) {
     const def = mappings.field(pattern);
     return def === undefined ? [] : [def];
   }
-  const match = matcher(pattern);
-  return [...mappings.fields.values()].filter((d) => match(d.path));
+  return [...mappings.fields.values()].filter((d) => globMatch(pattern, d.path));
 }
 
 /**
