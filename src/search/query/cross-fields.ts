@@ -2,6 +2,7 @@ import { tokens } from '../index/analyzer.js';
 import { parseBool, type FieldDef } from '../mapping/mapping.js';
 import { resolveMinimumShouldMatch, type FieldBoost, type MinimumShouldMatch, type Operator } from '../requests/query-dsl.js';
 import { avgFieldLength } from './bm25.js';
+import { isIdOrIndex } from './metadata-fields.js';
 import { disMax, EMPTY, intersectSum, unionSum, type Hits } from './hit-lists.js';
 import { scoreTerm, type ScoreContext } from './term-scorer.js';
 import type { Mappings } from '../mapping/mapping.js';
@@ -156,7 +157,7 @@ export function crossFields(ctx: CrossFieldsContext, fields: readonly FieldBoost
   const own: Hits[] = [];
   for (const { field, boost } of fields) {
     const def = ctx.mappings.field(field);
-    if (def === undefined && (field === '_id' || field === '_index')) own.push(deps.match(field, q.text, q.operator, q.msm, boost));
+    if (def === undefined && isIdOrIndex(field)) own.push(deps.match(field, q.text, q.operator, q.msm, boost));
     if (def === undefined) continue;
     const g = groupOf(def);
     const list = groups.get(g) ?? [];

@@ -352,13 +352,14 @@ function luceneQuery(node: LqNode, o: QueryStringOptions, top: boolean): Query {
       return { kind: 'exists', field: node.field, boost: node.boost };
     case 'wildcard': {
       const value = node.pattern;
+      const isPrefix = /^[^*?]*\*$/.test(value);
       // The node answers `_id:d*`, `_id:d?x` with no hits rather than the refusal a prefix or
       // wildcard query on `_id` gets elsewhere (also when `_id` is one of several fields).
       if (one === '_id') return { kind: 'match_none' };
-      if (/^[^*?]*\*$/.test(value) && one !== undefined) return { kind: 'prefix', field: one, value: value.slice(0, -1), caseInsensitive: false, boost: node.boost };
+      if (isPrefix && one !== undefined) return { kind: 'prefix', field: one, value: value.slice(0, -1), caseInsensitive: false, boost: node.boost };
       // ES builds a prefix query per field for `x*`: on `_id` its refusal names prefix queries.
       return overFields((fb) =>
-        fb.field === '_id' && /^[^*?]*\*$/.test(value)
+        fb.field === '_id' && isPrefix
           ? { kind: 'prefix', field: fb.field, value: value.slice(0, -1), caseInsensitive: false, boost: f32(node.boost * fb.boost) }
           : { kind: 'wildcard', field: fb.field, value, caseInsensitive: false, boost: f32(node.boost * fb.boost) },
       );
