@@ -80,6 +80,11 @@ function emptyPicks(): ProtoPicks {
   return { services: new Set(), routers: new Set(), maybeBuilt: new Set(), missing: new Set() };
 }
 
+/** Whether a service has exactly one kind: one of two kinds or none fails before it builds anything. */
+function oneKind(proto: Proto, svc: ServiceConfig): boolean {
+  return SERVICE_KINDS[proto].filter((k) => svc[k] != null).length === 1;
+}
+
 /** Children a service builds, qualified; `shuffled` those of its weighted or HRW list (when it has one kind). */
 function childrenOf(proto: Proto, svc: ServiceConfig): { all: string[]; shuffled: string[]; negativeWeight: boolean } {
   const all: string[] = [];
@@ -96,7 +101,7 @@ function childrenOf(proto: Proto, svc: ServiceConfig): { all: string[]; shuffled
     }
   };
   // A service of two kinds or none fails before it builds any child.
-  if (SERVICE_KINDS[proto].filter((k) => svc[k] != null).length !== 1) return { all, shuffled, negativeWeight };
+  if (!oneKind(proto, svc)) return { all, shuffled, negativeWeight };
   listed(svc.weighted?.services, [all, shuffled]);
   if (proto === 'http') {
     listed(svc.highestRandomWeight?.services, [all, shuffled]);
@@ -132,7 +137,7 @@ export function randomPicks(files: Readonly<Record<string, string>>): Picks {
     const bad = (n: string): boolean => {
       const def = defs.get(n);
       if (def === undefined) return proto !== 'http' || !BUILDABLE_INTERNAL.has(n);
-      return SERVICE_KINDS[proto].filter((k) => def[k] != null).length !== 1 || (children.get(n)?.negativeWeight ?? false);
+      return !oneKind(proto, def) || (children.get(n)?.negativeWeight ?? false);
     };
     const reach = new Map<string, Set<string>>();
     const reachOf = (n: string): Set<string> => {
