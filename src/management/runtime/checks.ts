@@ -148,16 +148,13 @@ function memoizedServiceBuild<I extends Info>(
 ): ServiceBuild {
   const results = new Map<string, BuildResult>();
   const build: ServiceBuild = (qname, stack) => {
-    // A service `simple` accepts builds without error, references no other and so is on no
-    // stack: no result to keep (a map of 50,000 results per snapshot otherwise).
-    if (simple !== undefined) {
-      const info = services.get(qname);
-      if (info !== undefined && simple(info)) return null;
-    }
-    const cached = results.get(qname);
-    if (cached !== undefined) return cached;
     const info = services.get(qname);
     if (info === undefined) return `the service "${qname}" does not exist`;
+    // A service `simple` accepts builds without error, references no other and so is on no
+    // stack: no result to keep (a map of 50,000 results per snapshot otherwise).
+    if (simple !== undefined && simple(info)) return null;
+    const cached = results.get(qname);
+    if (cached !== undefined) return cached;
     if (stack.includes(qname)) {
       return `could not instantiate service ${qname}: recursion detected in ${[...stack, qname].map((n) => pathPrefix + n).join('->')}`;
     }
