@@ -249,6 +249,26 @@ export class WordScorer {
   }
 }
 
+/** How many positions a path may correct: `max_errors` as a count from 1, else as a fraction of the positions (rounded), at least 1. */
+export function correctionsAllowed(positions: number, maxErrors: number): number {
+  return Math.max(1, maxErrors >= 1 ? Math.trunc(maxErrors) : Math.floor(Math.fround(maxErrors * positions) + 0.5));
+}
+
+/** The number of paths bestCorrections scores: the ways to correct at most `allowed` positions, each with one of its candidates. */
+export function pathCount(sets: readonly CandidateSet[], allowed: number): number {
+  // ways[j]: the paths so far with j corrections.
+  let ways = [1];
+  for (const set of sets) {
+    const next = new Array<number>(Math.min(ways.length + 1, allowed + 1)).fill(0);
+    ways.forEach((w, j) => {
+      next[j] = (next[j] as number) + w;
+      if (j < allowed) next[j + 1] = (next[j + 1] as number) + w * set.candidates.length;
+    });
+    ways = next;
+  }
+  return ways.reduce((a, b) => a + b, 0);
+}
+
 /** Whether correction `a` ranks above `b`: a higher score, then the lower term at the first position they differ. */
 function ranksAbove(score: number, path: readonly Candidate[], b: Correction): boolean {
   if (score !== b.score) return score > b.score;
@@ -267,9 +287,23 @@ function ranksAbove(score: number, path: readonly Candidate[], b: Correction): b
  */
 export function bestCorrections(sets: readonly CandidateSet[], scorer: WordScorer, gramSize: number, maxErrors: number, keep: number, cutoff: number): Correction[] {
   if (sets.length === 0) return [];
-  const errorsAllowed = Math.max(1, maxErrors >= 1 ? Math.trunc(maxErrors) : Math.floor(Math.fround(maxErrors * sets.length) + 0.5));
+  const errorsAllowed = correctionsAllowed(sets.length, maxErrors);
   const top: Correction[] = [];
   const path: Candidate[] = new Array<Candidate>(sets.length);
+  // A position's score depends on its candidate and the gram_size − 1 before it: computed once per
+  // such tuple (by their indices, 0 for the token as written), the same number every time.
+  const dims = sets.map((s) => s.candidates.length + 1);
+  const chosen = new Int32Array(sets.length);
+  const memo = sets.map(() => new Map<number, number>());
+  const local = (ord: number): number => {
+    let key = chosen[ord] as number;
+    if (ord > 0 && gramSize > 1) key = key * (dims[ord - 1] as number) + (chosen[ord - 1] as number);
+    if (ord > 1 && gramSize > 2) key = key * (dims[ord - 2] as number) + (chosen[ord - 2] as number);
+    const m = memo[ord] as Map<number, number>;
+    let v = m.get(key);
+    if (v === undefined) m.set(key, (v = scorer.score(path, ord, gramSize)));
+    return v;
+  };
   const offer = (logScore: number) => {
     const score = Math.exp(logScore);
     if (!(score > cutoff)) return;
@@ -283,13 +317,15 @@ export function bestCorrections(sets: readonly CandidateSet[], scorer: WordScore
     const set = sets[ord] as CandidateSet;
     const last = ord === sets.length - 1;
     path[ord] = set.original;
-    const here = pathScore + scorer.score(path, ord, gramSize);
+    chosen[ord] = 0;
+    const here = pathScore + local(ord);
     if (last) offer(here);
     else walk(ord + 1, left, here);
     if (left <= 0) return;
-    for (const c of set.candidates) {
-      path[ord] = c;
-      const s = pathScore + scorer.score(path, ord, gramSize);
+    for (let i = 0; i < set.candidates.length; i++) {
+      path[ord] = set.candidates[i] as Candidate;
+      chosen[ord] = i + 1;
+      const s = pathScore + local(ord);
       if (last) offer(s);
       else walk(ord + 1, left - 1, s);
     }
@@ -331,6 +367,15 @@ export interface PhraseEntry {
 }
 
 const EMPTY: PhraseEntry = { options: [], cutoff: Number.MIN_VALUE };
+
+/**
+ * The most corrections one suggestion scores: 6^9, what ES's defaults allow at most (a text of 9
+ * tokens, token_limit 10, each with the token and shard_size 5 candidates, max_errors 9). The
+ * number of paths grows exponentially with the tokens and candidates; ES scores them all, on a
+ * search thread; here the scoring would hold the one event loop (about 0.6 s for 6^9 on the
+ * reference machine, minutes beyond), so a larger one is refused before it starts.
+ */
+export const MAX_PATHS = 6 ** 9;
 
 function analyzerNamed(name: string, what: (n: string) => string): AnalyzerName {
   if (!(ANALYZERS as readonly string[]).includes(name)) throw errors.illegalArgument(what(name));
@@ -401,6 +446,13 @@ export function phraseSuggest(ctx: TermContext, s: PhraseSuggestion): PhraseEntr
   const scorer = new WordScorer(fieldFreqs(ctx, suggestField, s.field), rwel, s.separator, model);
   const gramSize = s.gramSize ?? 1;
   const cutoff = s.confidence > 0 ? inputScore(sets, scorer, gramSize) * s.confidence : Number.MIN_VALUE;
+  const paths = pathCount(sets, correctionsAllowed(sets.length, s.maxErrors));
+  if (paths > MAX_PATHS) {
+    throw errors.shardFailure(ctx.indexName, {
+      type: 'illegal_argument_exception',
+      reason: `a phrase suggestion scoring ${paths} corrections (more than ${MAX_PATHS}) is not supported by this server: lower max_errors, token_limit or the generators' size`,
+    });
+  }
   const corrections = bestCorrections(sets, scorer, gramSize, s.maxErrors, checked.shardSize, cutoff);
   const options: PhraseOption[] = [];
   for (const c of corrections) {

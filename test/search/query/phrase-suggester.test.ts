@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addCandidates, bestCorrections, inputScore, joinCorrection, WordScorer, type Candidate, type CandidateSet, type FieldFreqs } from '../../../src/search/query/phrase-suggester.js';
+import { addCandidates, bestCorrections, correctionsAllowed, inputScore, joinCorrection, MAX_PATHS, pathCount, WordScorer, type Candidate, type CandidateSet, type FieldFreqs } from '../../../src/search/query/phrase-suggester.js';
 
 /** A field's frequencies from a table of term → total term frequency (docFreq = ttf). */
 function freqs(table: Record<string, number>, sumTtf: number, numTerms: number): FieldFreqs {
@@ -103,5 +103,23 @@ describe('the phrase suggester candidate combination', () => {
     const set: CandidateSet = { original: cand('x', 0, 1, true), candidates: [cand('b', 2, 1), cand('c', 1, 1)] };
     addCandidates(set, [cand('a', 2, 1), cand('c', 3, 1)]);
     expect(set.candidates.map((c) => `${c.term}:${c.score}`)).toEqual(['c:3', 'a:2', 'b:2']);
+  });
+});
+
+describe('the phrase suggester path count', () => {
+  const set = (n: number): CandidateSet => ({ original: cand('x', 0, 1, true), candidates: Array.from({ length: n }, (_, i) => cand(`c${i}`, 0, 0.5)) });
+
+  it('counts the paths with at most the allowed corrections, as bestCorrections walks them', () => {
+    const sets = [set(2), set(0), set(3)];
+    // At most one correction: the text as written, 2 at the first position, 3 at the last.
+    expect(pathCount(sets, 1)).toBe(1 + 2 + 3);
+    expect(pathCount(sets, 2)).toBe(3 * 1 * 4);
+    const flat = new WordScorer(freqs({}, 0, 1), 1, ' ', { kind: 'stupid_backoff', discount: 0.4 });
+    expect(bestCorrections(sets, flat, 1, 2, 1000, Number.MIN_VALUE)).toHaveLength(pathCount(sets, 2));
+    // ES's defaults at their largest: nine tokens, five candidates each, every one correctable.
+    expect(pathCount(Array.from({ length: 9 }, () => set(5)), 9)).toBe(MAX_PATHS);
+    expect(correctionsAllowed(9, 0.5)).toBe(5);
+    expect(correctionsAllowed(3, 0.1)).toBe(1);
+    expect(correctionsAllowed(3, 2.7)).toBe(2);
   });
 });
