@@ -16,7 +16,10 @@ export async function analyzeRoutes(app: FastifyInstance, opts: { service: Searc
     const request = parseAnalyzeRequest(body.text, body.value);
     checkParams(req.url, queryOf(req), ANALYZE_PARAMS);
     const mappings = index === undefined ? undefined : service.get(index).mappings;
-    const tokens = analyzeTexts(request, mappings).map((t) => ({ token: t.token, start_offset: t.start, end_offset: t.end, type: t.type, position: t.position }));
+    // positionLength: a token spanning several positions (a shingle), as ES lists it.
+    const tokens = analyzeTexts(request, mappings).map((t) => ({
+      token: t.token, start_offset: t.start, end_offset: t.end, type: t.type, position: t.position, ...(t.positionLength === undefined ? {} : { positionLength: t.positionLength }),
+    }));
     return sendJson(req, reply, 200, { tokens });
   };
   for (const path of ['/_analyze', '/:index/_analyze']) {
