@@ -424,12 +424,19 @@ export function phraseSuggest(ctx: TermContext, s: PhraseSuggestion): PhraseEntr
   if (ctx.index.liveCount === 0) return EMPTY;
   const maxDoc = ctx.index.liveCount;
   const rwel = s.realWordErrorLikelihood;
+  // Each field's frequencies are read once per request (a generator and the scorer often share a field).
+  const freqsByPath = new Map<string, FieldFreqs>();
+  const freqsOf = (field: TermField, path: string): FieldFreqs => {
+    let f = freqsByPath.get(path);
+    if (f === undefined) freqsByPath.set(path, (f = fieldFreqs(ctx, field, path)));
+    return f;
+  };
   const generators: Generator[] = [];
   for (const { g, settings, pre, post } of checked.generators) {
     const field = termField(ctx, g.field);
     // A generator on a field without terms is left out, as one on a field no document has.
     if (field === undefined || field.view.texts.length === 0) continue;
-    generators.push(new Generator(field, fieldFreqs(ctx, field, g.field), settings, maxDoc, rwel, pre, post));
+    generators.push(new Generator(field, freqsOf(field, g.field), settings, maxDoc, rwel, pre, post));
   }
   const suggestField = termField(ctx, s.field);
   const first = generators[0];
@@ -443,7 +450,7 @@ export function phraseSuggest(ctx: TermContext, s: PhraseSuggestion): PhraseEntr
     if (set.candidates.length > checked.shardSize) set.candidates = set.candidates.slice().sort((a, b) => b.score - a.score).slice(0, checked.shardSize);
   }
   const model: Smoothing = s.smoothing ?? { kind: 'stupid_backoff', discount: Math.fround(0.4) };
-  const scorer = new WordScorer(fieldFreqs(ctx, suggestField, s.field), rwel, s.separator, model);
+  const scorer = new WordScorer(freqsOf(suggestField, s.field), rwel, s.separator, model);
   const gramSize = s.gramSize ?? 1;
   const cutoff = s.confidence > 0 ? inputScore(sets, scorer, gramSize) * s.confidence : Number.MIN_VALUE;
   const paths = pathCount(sets, correctionsAllowed(sets.length, s.maxErrors));
