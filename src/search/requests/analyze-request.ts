@@ -1,7 +1,7 @@
 import { errors } from '../errors.js';
 import { analyzeWith, ANALYZERS, type AnalyzedToken, type AnalyzerName } from '../index/analysis.js';
 import { analyzeChain, type TokenChain } from '../index/token-chain.js';
-import { tokenChainOf } from './token-chain-request.js';
+import { MAX_SHINGLE_DIFF, tokenChainOf } from './token-chain-request.js';
 import type { Mappings } from '../mapping/mapping.js';
 import { didYouMean } from '../syntax/did-you-mean.js';
 import { jsonToken, objectMembers, textLocation, type JsonToken } from '../syntax/json-members.js';
@@ -17,8 +17,8 @@ export interface AnalyzeRequest {
   readonly texts: readonly string[];
   readonly analyzer: string | undefined;
   readonly field: string | undefined;
-  /** A `tokenizer` with `filter`s (or `filter`s alone: a normalizer), which `analyzer` and `field` then do not choose. */
-  readonly chain?: (TokenChain & { normalizer: boolean }) | undefined;
+  /** A `tokenizer` with `filter`s (or `filter`s alone: a normalizer), as written: built (and checked) once the index is known. */
+  readonly chain?: { readonly tokenizer: unknown; readonly filters: readonly unknown[] } | undefined;
 }
 
 const PARSER = 'analyze_request';
@@ -70,7 +70,7 @@ export function parseAnalyzeRequest(text: string, body: unknown): AnalyzeRequest
   if (analyzer !== undefined && extra.length > 0) throw errors.actionValidation(['cannot define extra components on a named analyzer']);
   for (const k of Object.keys(b)) if (NOT_DONE.has(k)) throw errors.contextUnsupported(`[${k}] in _analyze`);
   if (b.explain === true || b.explain === 'true') throw errors.contextUnsupported('[explain] in _analyze');
-  const chain = b.tokenizer === undefined && b.filter === undefined ? undefined : tokenChainOf(b.tokenizer, (b.filter as unknown[] | undefined) ?? []);
+  const chain = b.tokenizer === undefined && b.filter === undefined ? undefined : { tokenizer: b.tokenizer, filters: (b.filter as unknown[] | undefined) ?? [] };
   return { texts, analyzer, field: b.field as string | undefined, chain };
 }
 
@@ -103,8 +103,8 @@ function chooseAnalyzer(req: AnalyzeRequest, mappings: Mappings | undefined): Ch
 }
 
 /** The tokens of `_analyze`, offsets and positions running on across the texts as ES's do. */
-export function analyzeTexts(req: AnalyzeRequest, mappings: Mappings | undefined): (AnalyzedToken & { positionLength?: number })[] {
-  const chain = req.chain;
+export function analyzeTexts(req: AnalyzeRequest, mappings: Mappings | undefined, maxShingleDiff = MAX_SHINGLE_DIFF): (AnalyzedToken & { positionLength?: number })[] {
+  const chain: TokenChain | undefined = req.chain === undefined ? undefined : tokenChainOf(req.chain.tokenizer, req.chain.filters, maxShingleDiff);
   // A chain's position_increment_gap is a custom analyzer's, 100 (a normalizer's too).
   const { analyzer, positionGap } = chain === undefined ? chooseAnalyzer(req, mappings) : { analyzer: 'keyword' as const, positionGap: 100 };
   const out: (AnalyzedToken & { positionLength?: number })[] = [];

@@ -18,8 +18,8 @@ const ES_FILTERS = new Set([
   'stop', 'synonym', 'synonym_graph', 'trim', 'truncate', 'unique', 'uppercase', 'word_delimiter', 'word_delimiter_graph',
 ]);
 
-/** ES's index.max_shingle_diff default. */
-const MAX_SHINGLE_DIFF = 3;
+/** ES's index.max_shingle_diff default (a global `_analyze`'s; an index's `_analyze` reads the index's setting). */
+export const MAX_SHINGLE_DIFF = 3;
 
 function tokenizerOf(raw: unknown): TokenizerName {
   let name: unknown = raw;
@@ -55,14 +55,14 @@ function boolSetting(o: Record<string, unknown>, key: string, dflt: boolean): bo
 }
 
 /** ShingleTokenFilterFactory's settings and checks, then Lucene's ShingleFilter's. */
-export function shingleFilter(o: Record<string, unknown>): TokenFilter {
+export function shingleFilter(o: Record<string, unknown>, maxShingleDiff = MAX_SHINGLE_DIFF): TokenFilter {
   const maxShingleSize = intSetting(o, 'max_shingle_size', 2);
   const minShingleSize = intSetting(o, 'min_shingle_size', 2);
   const outputUnigrams = boolSetting(o, 'output_unigrams', true);
   const diff = maxShingleSize - minShingleSize + (outputUnigrams ? 1 : 0);
-  if (diff > MAX_SHINGLE_DIFF) {
+  if (diff > maxShingleDiff) {
     throw errors.illegalArgument(
-      `In Shingle TokenFilter the difference between max_shingle_size and min_shingle_size (and +1 if outputting unigrams) must be less than or equal to: [${MAX_SHINGLE_DIFF}] but was [${diff}]. This limit can be set by changing the [index.max_shingle_diff] index level setting.`,
+      `In Shingle TokenFilter the difference between max_shingle_size and min_shingle_size (and +1 if outputting unigrams) must be less than or equal to: [${maxShingleDiff}] but was [${diff}]. This limit can be set by changing the [index.max_shingle_diff] index level setting.`,
     );
   }
   const outputUnigramsIfNoShingles = boolSetting(o, 'output_unigrams_if_no_shingles', false);
@@ -73,20 +73,20 @@ export function shingleFilter(o: Record<string, unknown>): TokenFilter {
   return { kind: 'shingle', minShingleSize, maxShingleSize, outputUnigrams, outputUnigramsIfNoShingles, tokenSeparator: sep === undefined || sep === null ? ' ' : String(sep) };
 }
 
-function filterOf(raw: unknown): TokenFilter {
+function filterOf(raw: unknown, maxShingleDiff: number): TokenFilter {
   if (isJsonObject(raw)) {
     if (raw.type === undefined) throw errors.illegalArgument(`Missing [type] setting for anonymous filter: ${JSON.stringify(raw)}`);
     const type = String(raw.type);
-    if (type === 'shingle') return shingleFilter(raw);
+    if (type === 'shingle') return shingleFilter(raw, maxShingleDiff);
     if (type === 'lowercase') {
       if (raw.language !== undefined) throw errors.contextUnsupported('lowercase filter setting [language]');
       return { kind: 'lowercase' };
     }
-    return filterOf(type);
+    return filterOf(type, maxShingleDiff);
   }
   const name = String(raw);
   if (name === 'lowercase') return { kind: 'lowercase' };
-  if (name === 'shingle') return shingleFilter({});
+  if (name === 'shingle') return shingleFilter({}, maxShingleDiff);
   if (ES_FILTERS.has(name)) throw errors.contextUnsupported(`token filter [${name}]`);
   throw errors.illegalArgument(`failed to find global filter under [${name}]`);
 }
@@ -95,8 +95,8 @@ function filterOf(raw: unknown): TokenFilter {
  * The chain of an `_analyze` body's `tokenizer` and `filter`s. Filters without a tokenizer are a
  * normalizer (the keyword tokenizer), which takes no filter that changes the tokens' number.
  */
-export function tokenChainOf(tokenizer: unknown, filters: readonly unknown[]): TokenChain & { normalizer: boolean } {
-  const fs = filters.map(filterOf);
+export function tokenChainOf(tokenizer: unknown, filters: readonly unknown[], maxShingleDiff = MAX_SHINGLE_DIFF): TokenChain & { normalizer: boolean } {
+  const fs = filters.map((f) => filterOf(f, maxShingleDiff));
   if (tokenizer === undefined) {
     if (fs.some((f) => f.kind === 'shingle')) throw errors.illegalArgument('Custom normalizer may not use filter [shingle]');
     return { tokenizer: 'keyword', filters: fs, normalizer: true };

@@ -96,6 +96,16 @@ describe('_analyze chains against OpenSearch', () => {
     expect(shingles).toBeGreaterThan(requests.length);
   }, 600_000);
 
+  it("bounds an index's shingle filters by its index.max_shingle_diff, after the index is found", async () => {
+    for (const call of [porticoCall, nodeCall]) expect((await call('PUT', '/shingles', { settings: { 'index.max_shingle_diff': 5 } })).status).toBe(200);
+    const wide = { tokenizer: 'standard', filter: [shingle({ max_shingle_size: 6 })], text: 'a b c d e f g' };
+    const wider = { tokenizer: 'standard', filter: [shingle({ max_shingle_size: 9 })], text: 'a b' };
+    for (const [path, body] of [['/shingles/_analyze', wide], ['/shingles/_analyze', wider], ['/_analyze', wide], ['/nope/_analyze', wider]] as const) {
+      const [p, r] = await Promise.all([porticoCall('POST', path, body), nodeCall('POST', path, body)]);
+      expect([path, p.status, p.body.tokens ?? p.body.error?.reason]).toEqual([path, r.status, r.body.tokens ?? r.body.error?.reason]);
+    }
+  });
+
   it('refuses the same chains with the same errors', async () => {
     for (const body of ERRORS) {
       const [p, r] = await both(body);
