@@ -1,5 +1,6 @@
+import { mergePhrase, phraseSuggest } from '../query/phrase-suggester.js';
 import { mergeSuggestions, termSuggest } from '../query/term-suggester.js';
-import type { TermSuggestion } from '../requests/suggest-request.js';
+import type { Suggestion } from '../requests/suggest-request.js';
 import { float32ForJson } from '../query/bm25.js';
 import { errors } from '../errors.js';
 import type { Hits } from '../query/hit-lists.js';
@@ -124,10 +125,12 @@ function aggEnv(env: SearchEnv, req: SearchRequest): Parameters<typeof runAggreg
   };
 }
 
-/** The `suggest` section: each suggestion over every index, merged (term-suggester.ts). */
-function suggestBody(states: readonly IndexState[], suggestions: readonly TermSuggestion[], env: SearchEnv): Record<string, unknown> {
+/** The `suggest` section: each suggestion over every index, merged (term-suggester.ts, phrase-suggester.ts). */
+function suggestBody(states: readonly IndexState[], suggestions: readonly Suggestion[], env: SearchEnv): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const s of suggestions) out[s.name] = mergeSuggestions(states.map((state) => termSuggest(env.ctx(state), s)), s);
+  for (const s of suggestions) {
+    out[s.name] = s.kind === 'phrase' ? mergePhrase(states.map((state) => phraseSuggest(env.ctx(state), s)), s) : mergeSuggestions(states.map((state) => termSuggest(env.ctx(state), s)), s);
+  }
   return out;
 }
 

@@ -37,13 +37,20 @@ function tokensWithOffsets(field: TermField, text: string): { term: string; offs
   return out;
 }
 
-function docFreqOf(field: TermField, term: string): number {
+/** The live documents of `field` that hold `term`. */
+export function docFreqOf(field: TermField, term: string): number {
   const at = lowerBound(field.view, term);
   return field.view.texts[at] === term && liveTerm(field, at) ? field.postings.docFreq(field.view.ids[at] as number) : 0;
 }
 
+/** DirectSpellChecker's settings: what the term suggester and the phrase suggester's generators share. */
+export type SpellSettings = Pick<
+  TermSuggestion,
+  'shardSize' | 'sort' | 'suggestMode' | 'accuracy' | 'maxEdits' | 'maxInspections' | 'maxTermFreq' | 'prefixLength' | 'minWordLength' | 'minDocFreq' | 'lowercaseTerms'
+>;
+
 /** The candidates of one pass (one edit distance), the best `inspections` by score then the lower term. */
-function candidates(field: TermField, term: string, maxEdits: number, prefixLength: number, threshold: number, s: TermSuggestion, inspections: number): SuggestOption[] {
+function candidates(field: TermField, term: string, maxEdits: number, prefixLength: number, threshold: number, s: SpellSettings, inspections: number): SuggestOption[] {
   const queryLength = codePointCount(term);
   const out: SuggestOption[] = [];
   for (const m of fuzzyTerms(field.view, term, { maxEdits, prefixLength, transpositions: true })) {
@@ -59,7 +66,11 @@ function candidates(field: TermField, term: string, maxEdits: number, prefixLeng
   return out.sort((a, b) => b.score - a.score).slice(0, inspections);
 }
 
-function suggestToken(field: TermField, token: string, s: TermSuggestion, maxDoc: number): SuggestOption[] {
+/**
+ * DirectSpellChecker.suggestSimilar: the best `shardSize` corrections of one token (none for a
+ * token shorter than `min_word_length`, too frequent, or present in `missing` mode).
+ */
+export function suggestToken(field: TermField, token: string, s: SpellSettings, maxDoc: number): SuggestOption[] {
   if (codePointCount(token) < s.minWordLength) return [];
   const term = s.lowercaseTerms ? token.toLowerCase() : token;
   const df = docFreqOf(field, term);

@@ -1,12 +1,14 @@
 import { errors } from '../errors.js';
 import { analyzeWith, ANALYZERS, type AnalyzedToken, type AnalyzerName } from '../index/analysis.js';
+import { analyzeChain, type TokenChain } from '../index/token-chain.js';
+import { MAX_SHINGLE_DIFF, tokenChainOf } from './token-chain-request.js';
 import type { Mappings } from '../mapping/mapping.js';
 import { didYouMean } from '../syntax/did-you-mean.js';
 import { jsonToken, objectMembers, textLocation, type JsonToken } from '../syntax/json-members.js';
 
 /**
  * `_analyze` as ES 8's AnalyzeAction reads and answers it: the body (`text` as a string or an
- * array, `analyzer`, `field`) and the tokens, with Lucene's offsets and positions across the texts
+ * array, `analyzer`, `field`, or a chain of `tokenizer` and `filter`s, token-chain.ts) and the tokens, with Lucene's offsets and positions across the texts
  * of an array (each later text starts one offset past the previous one's end and, for a text
  * field, 100 positions later: its position_increment_gap).
  */
@@ -15,6 +17,8 @@ export interface AnalyzeRequest {
   readonly texts: readonly string[];
   readonly analyzer: string | undefined;
   readonly field: string | undefined;
+  /** A `tokenizer` with `filter`s (or `filter`s alone: a normalizer), as written: built (and checked) once the index is known. */
+  readonly chain?: { readonly tokenizer: unknown; readonly filters: readonly unknown[] } | undefined;
 }
 
 const PARSER = 'analyze_request';
@@ -33,8 +37,8 @@ const FIELDS: ReadonlyMap<string, readonly JsonToken[]> = new Map([
   ['attributes', ['START_ARRAY']],
 ]);
 
-/** Keys ES acts on that Portico does not (custom chains, explain): refused, never ignored. */
-const NOT_DONE = new Set(['tokenizer', 'filter', 'char_filter', 'token_filter', 'normalizer', 'attributes']);
+/** Keys ES acts on that Portico does not (character filters, normalizers by name, explain): refused, never ignored. */
+const NOT_DONE = new Set(['char_filter', 'token_filter', 'normalizer', 'attributes']);
 
 /** Reads an `_analyze` body (`text` is its JSON text, for error locations). */
 export function parseAnalyzeRequest(text: string, body: unknown): AnalyzeRequest {
@@ -66,7 +70,8 @@ export function parseAnalyzeRequest(text: string, body: unknown): AnalyzeRequest
   if (analyzer !== undefined && extra.length > 0) throw errors.actionValidation(['cannot define extra components on a named analyzer']);
   for (const k of Object.keys(b)) if (NOT_DONE.has(k)) throw errors.contextUnsupported(`[${k}] in _analyze`);
   if (b.explain === true || b.explain === 'true') throw errors.contextUnsupported('[explain] in _analyze');
-  return { texts, analyzer, field: b.field as string | undefined };
+  const chain = b.tokenizer === undefined && b.filter === undefined ? undefined : { tokenizer: b.tokenizer, filters: (b.filter as unknown[] | undefined) ?? [] };
+  return { texts, analyzer, field: b.field as string | undefined, chain };
 }
 
 /** Lucene's position_increment_gap of the analyzer `_analyze` runs: 100 for a text field's, 0 for a global one's. */
@@ -98,13 +103,19 @@ function chooseAnalyzer(req: AnalyzeRequest, mappings: Mappings | undefined): Ch
 }
 
 /** The tokens of `_analyze`, offsets and positions running on across the texts as ES's do. */
-export function analyzeTexts(req: AnalyzeRequest, mappings: Mappings | undefined): AnalyzedToken[] {
-  const { analyzer, positionGap } = chooseAnalyzer(req, mappings);
-  const out: AnalyzedToken[] = [];
+export function analyzeTexts(req: AnalyzeRequest, mappings: Mappings | undefined, maxShingleDiff = MAX_SHINGLE_DIFF): (AnalyzedToken & { positionLength?: number })[] {
+  const chain: TokenChain | undefined = req.chain === undefined ? undefined : tokenChainOf(req.chain.tokenizer, req.chain.filters, maxShingleDiff);
+  // A chain's position_increment_gap is a custom analyzer's, 100 (a normalizer's too).
+  const { analyzer, positionGap } = chain === undefined ? chooseAnalyzer(req, mappings) : { analyzer: 'keyword' as const, positionGap: 100 };
+  const out: (AnalyzedToken & { positionLength?: number })[] = [];
   let lastPosition = -1;
   let lastOffset = 0;
   for (const text of req.texts) {
-    analyzeWith(analyzer, text, (t) => out.push({ ...t, start: lastOffset + t.start, end: lastOffset + t.end, position: lastPosition + 1 + t.position }));
+    const at = (t: AnalyzedToken) => ({ ...t, start: lastOffset + t.start, end: lastOffset + t.end, position: lastPosition + 1 + t.position });
+    if (chain !== undefined) {
+      for (const { positionLength, ...t } of analyzeChain(chain, text)) out.push(positionLength === 1 ? at(t) : { ...at(t), positionLength });
+    }
+    else analyzeWith(analyzer, text, (t) => out.push(at(t)));
     const last = out[out.length - 1];
     if (last !== undefined) lastPosition = last.position;
     // Lucene's end(): the final offset is the text's length; each text then adds the offset gap (1).

@@ -1,4 +1,4 @@
-import { parseSuggest, type TermSuggestion } from './suggest-request.js';
+import { parseSuggest, type Suggestion } from './suggest-request.js';
 import { intParam, totalHitsAsInt, type QueryParams } from '../http/url-params.js';
 import { errors, SearchError } from '../errors.js';
 import { isJsonObject, jsonToken, nestingError, readInTextOrder, tooDeepAt } from '../syntax/json-members.js';
@@ -41,7 +41,7 @@ export interface SearchRequest {
   /** `highlight`: the fields to highlight in each hit. */
   readonly highlight?: HighlightRequest | undefined;
   /** `suggest`: the term suggestions asked for (suggest-request.ts). */
-  readonly suggest?: readonly TermSuggestion[] | undefined;
+  readonly suggest?: readonly Suggestion[] | undefined;
   /** ES's suggest-only search (suggest, no query, size 0): no query runs, the total is 0. */
   readonly suggestOnly?: boolean;
   /** `aggs` / `aggregations` (the last of the two when both are given, as ES reads them). */

@@ -1,11 +1,13 @@
 import { errors, SearchError } from '../errors.js';
 import { isJsonObject } from '../syntax/json-members.js';
+import { phraseSuggestion, type PhraseSuggestion } from './phrase-suggest-request.js';
 
 /**
  * The `suggest` section of a search body: named suggestions, each with its text (or the section's
  * global `text`) and its suggester. Portico runs the `term` suggester (TermSuggestionBuilder's
- * options, with the `internal` string distance); the `phrase` and `completion` suggesters are
- * refused by name, never answered with nothing.
+ * options, with the `internal` string distance) and the `phrase` suggester
+ * (phrase-suggest-request.ts); the `completion` suggester is refused once the index is known, as
+ * ES refuses a field that is no completion field.
  */
 
 export type SuggestMode = 'missing' | 'popular' | 'always';
@@ -67,11 +69,14 @@ function termSuggestion(name: string, text: string, o: Record<string, unknown>):
   };
 }
 
+/** A suggestion of the `suggest` section. */
+export type Suggestion = TermSuggestion | PhraseSuggestion;
+
 /** The `suggest` section, with ES's errors for what it does not know and this server's refusal of what it does not run. */
-export function parseSuggest(raw: unknown): TermSuggestion[] {
+export function parseSuggest(raw: unknown): Suggestion[] {
   if (!isJsonObject(raw)) throw errors.parsing('suggest must be an object');
   const global = raw.text;
-  const out: TermSuggestion[] = [];
+  const out: Suggestion[] = [];
   for (const [name, body] of Object.entries(raw)) {
     if (name === 'text') continue;
     if (!isJsonObject(body)) throw errors.parsing(`suggestion [${name}] must be an object`);
@@ -80,7 +85,12 @@ export function parseSuggest(raw: unknown): TermSuggestion[] {
     for (const [key, value] of Object.entries(body)) {
       if (key === 'text') continue;
       if (key === 'prefix' || key === 'regex') throw errors.illegalArgument(`suggester option [${key}] is not supported by this server`);
-      if (key === 'phrase') throw errors.illegalArgument(`suggester [${key}] is not supported by this server`);
+      if (key === 'phrase') {
+        if (!isJsonObject(value)) throw errors.parsing(`suggester [phrase] must be an object`);
+        out.push(phraseSuggestion(name, text === undefined || text === null ? undefined : String(text), value));
+        found = true;
+        continue;
+      }
       if (key === 'completion' && isJsonObject(value) && typeof value.field === 'string') {
         out.push({ ...termSuggestion(name, String(text ?? ''), { field: value.field }), kind: 'completion' });
         found = true;

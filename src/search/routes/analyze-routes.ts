@@ -15,8 +15,13 @@ export async function analyzeRoutes(app: FastifyInstance, opts: { service: Searc
     if (body === undefined) throw errors.bodyRequired();
     const request = parseAnalyzeRequest(body.text, body.value);
     checkParams(req.url, queryOf(req), ANALYZE_PARAMS);
-    const mappings = index === undefined ? undefined : service.get(index).mappings;
-    const tokens = analyzeTexts(request, mappings).map((t) => ({ token: t.token, start_offset: t.start, end_offset: t.end, type: t.type, position: t.position }));
+    const state = index === undefined ? undefined : service.get(index);
+    // index.max_shingle_diff bounds an index's shingle filters (3 when not set, and for a global _analyze).
+    const diff = Number(state?.settings.raw['index.max_shingle_diff'] ?? 3);
+    // positionLength: a token spanning several positions (a shingle), as ES lists it.
+    const tokens = analyzeTexts(request, state?.mappings, Number.isInteger(diff) ? diff : 3).map((t) => ({
+      token: t.token, start_offset: t.start, end_offset: t.end, type: t.type, position: t.position, ...(t.positionLength === undefined ? {} : { positionLength: t.positionLength }),
+    }));
     return sendJson(req, reply, 200, { tokens });
   };
   for (const path of ['/_analyze', '/:index/_analyze']) {

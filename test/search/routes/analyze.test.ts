@@ -60,7 +60,12 @@ describe('_analyze', () => {
       ['/t1/_analyze', { foo: 1, text: 'x' }, 400, 'x_content_parse_exception', '[1:2] [analyze_request] unknown field [foo]'],
       ['/_analyze', { analyzer: 'standard', text: 5 }, 400, 'x_content_parse_exception', '[1:31] [analyze_request] text doesn\'t support values of type: VALUE_NUMBER'],
       ['/_analyze', { analyzer: 'standard', text: 'x', filter: ['lowercase'] }, 400, 'action_request_validation_exception', 'Validation Failed: 1: cannot define extra components on a named analyzer;'],
-      ['/_analyze', { tokenizer: 'standard', text: 'x' }, 400, 'illegal_argument_exception', '[tokenizer] in _analyze is not supported by this server'],
+      ['/_analyze', { tokenizer: 'standard', char_filter: ['html_strip'], text: 'x' }, 400, 'illegal_argument_exception', '[char_filter] in _analyze is not supported by this server'],
+      ['/_analyze', { tokenizer: 'pattern', text: 'x' }, 400, 'illegal_argument_exception', 'tokenizer [pattern] is not supported by this server'],
+      ['/_analyze', { tokenizer: 'nope', text: 'x' }, 400, 'illegal_argument_exception', 'failed to find global tokenizer under [nope]'],
+      ['/_analyze', { tokenizer: 'standard', filter: ['stop'], text: 'x' }, 400, 'illegal_argument_exception', 'token filter [stop] is not supported by this server'],
+      ['/_analyze', { tokenizer: 'standard', filter: [{ type: 'shingle', max_shingle_size: 1 }], text: 'x' }, 400, 'illegal_argument_exception', 'Max shingle size must be >= 2'],
+      ['/_analyze', { filter: ['shingle'], text: 'x' }, 400, 'illegal_argument_exception', 'Custom normalizer may not use filter [shingle]'],
       ['/_analyze', { text: 'x', explain: true }, 400, 'illegal_argument_exception', '[explain] in _analyze is not supported by this server'],
       ['/nope/_analyze', { text: 'x' }, 404, 'index_not_found_exception', 'no such index [nope]'],
     ];

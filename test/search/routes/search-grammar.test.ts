@@ -40,6 +40,7 @@ const BODY: [string, unknown, Outcome][] = [
   ['indices_boost', [{ t: 2 }], 'refused'],
   ['highlight', { fields: { body: {} } }, 'done'],
   ['suggest', { s: { text: 'pyton', term: { field: 'body' } } }, 'done'],
+  ['suggest', { s: { text: 'pyton', phrase: { field: 'body' } } }, 'done'],
   ['rescore', { query: { rescore_query: { match_all: {} } } }, 'refused'],
   ['stats', ['group'], 'no-op'], // statistics groups of the index stats API, which Portico does not have
   ['ext', { x: {} }, 'refused'],
@@ -280,8 +281,14 @@ describe('the search grammar: implemented or refused, never ignored', () => {
     expectRefused(await call('POST', '/t/_search', { query: { [name]: {} } }), 'parsing_exception', `query [${name}] is not supported by this server`);
   });
 
-  it('refuses the phrase suggester by name', async () => {
-    expectRefused(await call('POST', '/t/_search', { suggest: { s: { text: 'pyton', phrase: { field: 'body' } } } }), 'illegal_argument_exception', 'suggester [phrase] is not supported by this server');
+  it('runs the phrase suggester, and refuses its collate query as a node without a template language does', async () => {
+    const res = await call('POST', '/t/_search', { size: 0, suggest: { s: { text: 'the quik fox', phrase: { field: 'body', confidence: 0 } } } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.suggest.s[0].options.map((o: { text: string }) => o.text)).toContain('the quick fox');
+    const collate = await call('POST', '/t/_search', { suggest: { s: { text: 'quik', phrase: { field: 'body', collate: { query: { source: {} } } } } } });
+    expect(collate.status).toBe(400);
+    expect(collate.body.error.type).toBe('search_phase_execution_exception');
+    expect(collate.body.error.root_cause[0]).toMatchObject({ type: 'illegal_argument_exception', reason: 'script_lang not supported [mustache]' });
   });
 
   it('refuses a fuzzy rewrite other than the default once fuzziness asks for one, and fuzziness on the phrase types', async () => {
