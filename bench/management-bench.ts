@@ -13,6 +13,8 @@
  * skip). V8's memory reducer returns the garbage of the snapshot PUTs only after a quiet while (it
  * first ran ~105 s after a fill in a `--trace-gc` run of the push gateway), so the first two
  * readings count garbage not yet returned; the push gateway bench reads its memory the same way.
+ * The server collects once after a burst of large snapshots, as `portico serve` does
+ * (--management.heap-reclaim, docs/management-api.md); `--heap-reclaim=off` runs it without.
  *
  * `npm run bench:management -- --apply` measures only applying operator-sized snapshots (two
  * providers of 5,000 routers, services and server states each, ~3.3 MB of JSON per PUT), in
@@ -25,6 +27,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { createApp } from '../src/http/create-app.js';
+import { HeapReclaimer } from '../src/http/heap-reclaim.js';
 import { createManagementApi } from '../src/management/app.js';
 import type { DynamicConfiguration, ProviderSnapshot } from '../src/dynamic-config/configuration.js';
 import { registerInternalRoutes } from '../src/management/internal/routes.js';
@@ -141,10 +144,12 @@ async function applyOnly(): Promise<void> {
 /** Child mode: the server alone, answering on two ports it reports to the parent. */
 async function serve(): Promise<void> {
   const logger = pino({ level: 'silent' });
-  const store = new RecordStore({ entryPoints: ENTRY_POINTS, now: Date.now });
-  const api = createManagementApi({ store, logger, startDate: Date.now() });
+  // Wired as buildManagementApps wires it for --management.heap-reclaim (on by default).
+  const heap = process.argv.includes('--heap-reclaim=off') ? undefined : new HeapReclaimer();
+  const store = new RecordStore({ entryPoints: ENTRY_POINTS, now: Date.now, ...(heap === undefined ? {} : { onLargeChange: () => heap.afterBurst() }) });
+  const api = createManagementApi({ store, logger, startDate: Date.now(), heap });
   const internal = createApp('internal', logger, { bodyLimit: 64 * 1024 * 1024 });
-  registerInternalRoutes(internal, { store, token: TOKEN });
+  registerInternalRoutes(internal, { store, token: TOKEN, heap });
   await api.listen({ host: '127.0.0.1', port: 0 });
   await internal.listen({ host: '127.0.0.1', port: 0 });
   const port = (a: ReturnType<typeof api.server.address>) => (typeof a === 'object' && a ? a.port : 0);
@@ -224,7 +229,7 @@ async function main(): Promise<void> {
   // BENCH_SERVER_NODE_ARGS: Node flags for the server alone (e.g. --optimize-for-size, what
   // `portico serve --runtime.optimize-for-size` sets; off by default, see bench/README.md).
   const serverArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  const child = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv: [...process.execArgv, ...serverArgs], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', ...process.argv.filter((a) => a === '--heap-reclaim=off')], { execArgv: [...process.execArgv, ...serverArgs], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   try {
     const ports = await new Promise<{ api: number; internal: number }>((resolve, reject) => {
       child.once('message', (m) => resolve(m as { api: number; internal: number }));

@@ -9,6 +9,7 @@ import type { BasicAuthVerifier } from '../http/basic-auth.js';
 import { createApp } from '../http/create-app.js';
 import { listenerLimits, type ListenerLimits } from '../http/listener-flags.js';
 import { fastifyDialect } from '../http/listener-guard.js';
+import { HeapReclaimer } from '../http/heap-reclaim.js';
 import { AllowListError, IpAllowList } from '../http/ip-allow-list.js';
 import { loadHtpasswdVerifier } from '../http/users-file.js';
 import { registerAccessControl } from './api/access-control.js';
@@ -83,6 +84,8 @@ export interface ManagementApiOptions {
   readonly nextRequestId?: () => string;
   /** Timeouts and connection limit (`--http.*`); default: the flags' defaults. */
   readonly limits?: ListenerLimits;
+  /** Collects the garbage of a large `/api/rawdata` body soon after it is built (`--management.heap-reclaim`). */
+  readonly heap?: HeapReclaimer;
 }
 
 /** Normalises `--api.base-path`: a leading and a trailing slash, nothing else changed. */
@@ -128,7 +131,7 @@ export function createManagementApi(opts: ManagementApiOptions): FastifyInstance
   });
   registerAccessControl(api, { allowList, verifier, openPaths: ['/ping'] });
   api.get('/ping', async (_req, reply) => reply.type('text/plain; charset=utf-8').send('OK'));
-  registerApiRoutes(api, store, { version: TRAEFIK_API_VERSION, codename: 'portico', startDate: opts.startDate }, basePath);
+  registerApiRoutes(api, store, { version: TRAEFIK_API_VERSION, codename: 'portico', startDate: opts.startDate }, basePath, opts.heap);
   registerDashboard(api, store, basePath);
   return api;
 }
@@ -155,15 +158,20 @@ export interface InProcessProviderSpec {
 export async function buildManagementApps(config: ManagementConfig, deps: AreaDeps, providers: readonly InProcessProviderSpec[] = []): Promise<ManagementApps> {
   const verifier = loadHtpasswdVerifier('management.users-file', config['management.users-file']) ?? null;
   const allowList = loadAllowList(config['management.ip-allow-list']);
+  const heap = config['management.heap-reclaim']
+    ? new HeapReclaimer({ onCollected: (ms) => deps.logger.debug({ ms: Math.round(ms) }, 'heap collected after a large change') })
+    : undefined;
   const store = new RecordStore({
     entryPoints: entryPointsFor(config),
     now: deps.now,
     staticProviders: providers.map((p) => p.name),
+    ...(heap === undefined ? {} : { onLargeChange: () => heap.afterBurst() }),
   });
 
   const basePath = normaliseBasePath(config['api.base-path']);
   const limits = listenerLimits(config);
-  const api = createManagementApi({ store, logger: deps.logger, startDate: deps.now(), allowList, verifier, basePath, nextRequestId: deps.nextRequestId, limits });
+  const api = createManagementApi({ store, logger: deps.logger, startDate: deps.now(), allowList, verifier, basePath, nextRequestId: deps.nextRequestId, limits, heap });
+  if (heap !== undefined) api.addHook('onClose', async () => heap.close());
 
   const running = new Map<string, InProcessProvider>();
   for (const spec of providers) {
@@ -181,6 +189,7 @@ export async function buildManagementApps(config: ManagementConfig, deps: AreaDe
     registerInternalRoutes(internal, {
       store,
       token,
+      heap,
       providerError: (provider) => running.get(provider)?.lastError,
     });
   }

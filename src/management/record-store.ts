@@ -28,7 +28,15 @@ export interface RecordStoreOptions {
   readonly runtime?: RuntimeOptions;
   /** Whether the built-in `internal` records are included (default true). */
   readonly internalRecords?: boolean;
+  /**
+   * Called after a change that recomputed at least {@link LARGE_CHANGE_RECORDS} records (its
+   * garbage is the replaced records and the snapshot's parsed body: see src/http/heap-reclaim.ts).
+   */
+  readonly onLargeChange?: () => void;
 }
+
+/** Records a change recomputes from which it counts as large (onLargeChange). */
+export const LARGE_CHANGE_RECORDS = 2_000;
 
 // Traefik's overview lists the Go field names of the configured providers, in struct order.
 const OVERVIEW_NAMES: readonly (readonly [string, string])[] = [
@@ -147,6 +155,7 @@ export class RecordStore {
       throw err;
     }
     this.publish(view);
+    this.afterChange(view);
     if (options.incremental === true && (options.othersInFlight !== true || this.runtime.prepareLinksOnly)) this.schedulePrepare();
     return stored;
   }
@@ -162,8 +171,17 @@ export class RecordStore {
   /** Removes a provider's snapshot; false when it had none. */
   delete(provider: string): boolean {
     if (!this.snapshots.delete(provider)) return false;
-    this.publish(this.compute());
+    const view = this.compute();
+    this.publish(view);
+    this.afterChange(view);
     return true;
+  }
+
+  /** Tells onLargeChange of a change that recomputed many records (all of them: -1). */
+  private afterChange(view: RuntimeView): void {
+    if (this.options.onLargeChange === undefined) return;
+    const recomputed = this.runtime.lastRecomputed;
+    if ((recomputed < 0 ? view.recordCount() : recomputed) >= LARGE_CHANGE_RECORDS) this.options.onLargeChange();
   }
 
   onChange(listener: ChangeListener): () => void {

@@ -113,3 +113,28 @@ describe('record store: providers added, removed, added again', () => {
     expect(partial).toBeGreaterThan(50);
   }, 300_000); // a guard, not a speed limit: 400 runs take 13 s of CPU, 36-62 s on a loaded machine
 });
+
+describe('record store: large changes', () => {
+  const routers = (n: number, prefix: string) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, { rule: `Path(\`/${prefix}${i}\`)`, service: 'backend' }]));
+
+  it('tells onLargeChange after a change that recomputed 2,000 records or more, and only then', async () => {
+    const large: number[] = [];
+    const store = storeWith({}, { onLargeChange: () => large.push(store.view.http.routers.entries.length) });
+    store.set('kubernetes', { configuration: { http: { routers: routers(10, 'small') } } });
+    expect(large).toEqual([]);
+    store.set('kubernetes', { configuration: { http: { routers: routers(2_500, 'r') } } }, { incremental: true });
+    expect(large).toEqual([2_502]);
+    // The reference graph is prepared after the answer; then a new provider of a few records is
+    // linked to the others, not recomputed with them.
+    await new Promise((resolve) => setImmediate(resolve));
+    store.set('file', { configuration: { http: { routers: routers(3, 'f') } } }, { incremental: true });
+    expect(store.lastRecomputed).toBe(3);
+    expect(large).toEqual([2_502]);
+    // Removing the large provider recomputes what is left: a few records.
+    store.delete('kubernetes');
+    expect(large).toEqual([2_502]);
+    store.set('kubernetes', { configuration: { http: { routers: routers(2_500, 'r') } } });
+    store.delete('file');
+    expect(large).toEqual([2_502, 2_505, 2_502]);
+  });
+});

@@ -5,6 +5,7 @@
  * get 405, unknown paths `404 page not found`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { HeapReclaimer } from '../../http/heap-reclaim.js';
 import { goJson } from '../go-json.js';
 import { managementErrors, ManagementError, messageBody } from '../errors.js';
 import { listPage, simplePage } from './query.js';
@@ -117,8 +118,14 @@ export function badUrlResponder(basePath = '/') {
   };
 }
 
-/** Registers `{basePath}api/*` on the management app. */
-export function registerApiRoutes(app: FastifyInstance, store: RecordStore, version: VersionInfo, basePath = '/'): void {
+/** A first `/api/rawdata` body from this size on counts as a burst of garbage (the joined parts). */
+const LARGE_RAWDATA_BYTES = 1024 * 1024;
+
+/**
+ * Registers `{basePath}api/*` on the management app.
+ * @param heap told when a large `/api/rawdata` body was just built (src/http/heap-reclaim.ts)
+ */
+export function registerApiRoutes(app: FastifyInstance, store: RecordStore, version: VersionInfo, basePath = '/', heap?: HeapReclaimer): void {
   const prefix = `${basePath}api/`;
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const { route, query: rawQuery } = routeOfUrl(request.raw.url ?? '', prefix);
@@ -129,8 +136,12 @@ export function registerApiRoutes(app: FastifyInstance, store: RecordStore, vers
     const view = store.view;
     try {
       switch (route.kind) {
-        case 'rawdata':
-          return reply.code(200).header('content-type', 'application/json').send(view.rawdata());
+        case 'rawdata': {
+          const built = view.rawdataBuilt;
+          const body = view.rawdata();
+          if (!built && body.length >= LARGE_RAWDATA_BYTES) heap?.afterBurst();
+          return reply.code(200).header('content-type', 'application/json').send(body);
+        }
         case 'overview':
           return sendJson(reply, goJson(view.overview(), false));
         case 'version':

@@ -12,6 +12,7 @@ import type { ProviderSnapshot } from '../../dynamic-config/configuration.js';
 import { INTERNAL_PROVIDERS_PATH, PROVIDER_NAME_PATTERN, RESERVED_PROVIDERS, type ProviderPutResponse, type ProviderStatusResponse } from '../../dynamic-config/internal-endpoint.js';
 import { managementErrors, ManagementError } from '../errors.js';
 import { bearerMatches } from './token.js';
+import type { HeapReclaimer } from '../../http/heap-reclaim.js';
 import { expandSnapshotDelta, SNAPSHOT_DELTA_MEDIA_TYPE } from '../../dynamic-config/snapshot/delta.js';
 import type { RecordStore, SnapshotChanges } from '../record-store.js';
 import { SNAPSHOT_LINES_MEDIA_TYPE, SnapshotLineDecoder, SnapshotLinesError, type DecodeSession, type DecodedSnapshot } from '../../dynamic-config/snapshot/lines.js';
@@ -58,6 +59,8 @@ export interface InternalRoutesOptions {
   readonly token: string;
   /** Extra state of in-process providers (the file provider's last error). */
   readonly providerError?: (provider: string) => string | undefined;
+  /** Told when a snapshot starts arriving: no collection while its body is parsed and applied. */
+  readonly heap?: HeapReclaimer;
 }
 
 function sendError(reply: FastifyReply, err: ManagementError): FastifyReply {
@@ -126,6 +129,7 @@ export function registerInternalRoutes(app: FastifyInstance, opts: InternalRoute
 
   app.addHook('onRequest', async (request) => {
     if (!bearerMatches(request.headers.authorization, token)) throw managementErrors.unauthorized();
+    if (request.method !== 'GET') opts.heap?.busy();
   });
 
   const path = `${INTERNAL_PROVIDERS_PATH}/:provider`;

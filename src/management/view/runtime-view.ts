@@ -185,6 +185,18 @@ export class RuntimeView {
     return out;
   }
 
+  /** How many records the view holds, of every protocol and kind. */
+  recordCount(): number {
+    return this.http.routers.entries.length + this.http.services.entries.length + this.http.middlewares.entries.length
+      + this.tcp.routers.entries.length + this.tcp.services.entries.length + this.tcp.middlewares.entries.length
+      + this.udp.routers.entries.length + this.udp.services.entries.length;
+  }
+
+  /** Whether `/api/rawdata`'s body is built already (it is built once per view). */
+  get rawdataBuilt(): boolean {
+    return this.rawdataBody !== undefined;
+  }
+
   /** `/api/rawdata` body with the Encoder's newline: maps keyed by qualified name (Go sorts map keys), empty maps omitted. */
   rawdata(): Buffer {
     if (this.rawdataBody === undefined) {
