@@ -356,6 +356,9 @@ function luceneQuery(node: LqNode, o: QueryStringOptions, top: boolean): Query {
       // The node answers `_id:d*`, `_id:d?x` with no hits rather than the refusal a prefix or
       // wildcard query on `_id` gets elsewhere (also when `_id` is one of several fields).
       if (one === '_id') return { kind: 'match_none' };
+      // So does `_index:i?x` (a pattern that is not a bare prefix, `*` or `?` anywhere else), where
+      // the `wildcard` query and `_index:i*` are answered from the index's name; also under NOT.
+      if (one === '_index' && !isPrefix) return { kind: 'match_none' };
       if (isPrefix && one !== undefined) return { kind: 'prefix', field: one, value: value.slice(0, -1), caseInsensitive: false, boost: node.boost };
       // ES builds a prefix query per field for `x*`: on `_id` its refusal names prefix queries.
       return overFields((fb) =>

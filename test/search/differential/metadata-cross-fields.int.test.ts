@@ -76,6 +76,13 @@ const INDEX_FIELD: readonly Record<string, unknown>[] = [
   { size: 2, query: { regexp: { _index: 'mb.*' } }, _source: false },
   { size: 2, query: { fuzzy: { _index: 'md' } }, _source: false },
   { size: 5, query: { query_string: { query: '_index:mb' } }, _source: false },
+  // A pattern on `_index` in the query text: a bare prefix (and `*`) matches index names, any other
+  // wildcard nothing (the node's answer), also boosted, grouped, negated and beside other clauses.
+  ...['_index:m?', '_index:?b', '_index:m*c', '_index:*', '_index:m*', '_index:m?^2', '_index:(m? OR mb)', 'NOT _index:m?', 't:hello AND _index:m?', 't:hello OR _index:?c'].map((query) => ({
+    size: 10,
+    query: { query_string: { query } },
+    _source: false,
+  })),
   { size: 2, query: { terms: { _index: ['mc', 'x'] } }, _source: false },
 ];
 
