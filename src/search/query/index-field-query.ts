@@ -21,7 +21,8 @@ export function indexFieldMatches(query: Query, indexName: string): boolean | un
     case 'prefix':
       return query.field === '_index' ? indexNameMatches(`${query.value}*`, indexName, query.caseInsensitive) : undefined;
     case 'wildcard':
-      return query.field === '_index' ? indexNameMatches(query.value, indexName, query.caseInsensitive) : undefined;
+      // A query_string pattern over its field list is refused instead (metadata-fields.ts).
+      return query.field === '_index' && query.listed !== true ? indexNameMatches(query.value, indexName, query.caseInsensitive) : undefined;
     default:
       return undefined;
   }

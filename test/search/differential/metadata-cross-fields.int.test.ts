@@ -152,6 +152,12 @@ const ID_AND_INDEX: readonly Record<string, unknown>[] = [
   q({ query_string: { query: 'a?', fields: ['t', '_id'] } }),
   q({ query_string: { query: '_id:a*' } }),
   q({ query_string: { query: '_id:a?' } }),
+  // Over a field list a pattern on `_index` is refused (skipped when lenient); a bare prefix matches names.
+  q({ query_string: { query: 'm?', fields: ['t', '_index'] } }),
+  q({ query_string: { query: 'm?', fields: ['_index'] } }),
+  q({ query_string: { query: '*b', default_field: '_index' } }),
+  q({ query_string: { query: 'm?', fields: ['t', '_index'], lenient: true } }),
+  q({ query_string: { query: 'm*', fields: ['t', '_index'] } }),
   q({ simple_query_string: { query: 'a1', fields: ['t', '_id'] } }),
   q({ simple_query_string: { query: 'mb hello', fields: ['t', '_index'] } }),
   ...['_id', '_index'].flatMap((field) => {
