@@ -382,12 +382,17 @@ function luceneQuery(node: LqNode, o: QueryStringOptions, top: boolean): Query {
         if (node.to !== undefined) r[node.includeUpper ? 'lte' : 'lt'] = node.to;
         return r;
       };
+      // The node answers a range on `_id` or `_index` named in the text (also `_id:>a`) with no
+      // hits, where the `range` query on them is refused.
+      if (one === '_id' || one === '_index') return { kind: 'match_none' };
       if (one !== undefined) return q(one);
       throw errors.parsing('query [range] over several fields in [query_string] is not supported by this server');
     }
     case 'text': {
       const cmp = one !== undefined && !node.phrase ? COMPARISON.exec(node.text) : null;
       if (cmp !== null) {
+        // A range on `_id` or `_index`, as `[a TO b]` below: no hits.
+        if (one === '_id' || one === '_index') return { kind: 'match_none' };
         const op = ({ '>=': 'gte', '<=': 'lte', '>': 'gt', '<': 'lt' } as const)[cmp[1] as '>=' | '<=' | '>' | '<'];
         return { kind: 'range', field: one as string, [op]: cmp[2], boost: node.boost };
       }
