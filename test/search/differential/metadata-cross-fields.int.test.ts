@@ -96,7 +96,7 @@ const INDEX_FIELD: readonly Record<string, unknown>[] = [
   // A pattern on `_index` in the query text: a bare prefix (and `*`) matches index names, any other
   // wildcard nothing (the node's answer), also boosted, grouped, negated and beside other clauses;
   // a range on `_index` or `_id` there nothing either.
-  ...['_index:m?', '_index:?b', '_index:m*c', '_index:*', '_index:m*', '_index:m?^2', '_index:(m? OR mb)', 'NOT _index:m?', 't:hello AND _index:m?', 't:hello OR _index:?c', '_index:[ma TO mb]', '_index:>ma', '_index:{* TO mb]', '_id:[a0 TO a3]', '_id:>=b1'].map((query) => ({
+  ...['_index:m?', '_index:?b', '_index:m*c', '_index:*', '_index:m*', '_index:m?^2', '_index:(m? OR mb)', 'NOT _index:m?', 't:hello AND _index:m?', 't:hello OR _index:?c', '_index:[ma TO mb]', '_index:>ma', '_index:{* TO mb]', '_id:[a0 TO a3]', '_id:>=b1', 'NOT _index:[ma TO mb]'].map((query) => ({
     size: 10,
     query: { query_string: { query } },
     _source: false,
