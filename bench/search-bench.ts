@@ -15,7 +15,10 @@
  * (compared), the same `_bulk` bodies with the same ids through the same client, one request in
  * flight, a refresh and a force merge to one segment (timed apart from the bulk rate), the same
  * check pass, warm-up, HTTP floor and query rounds, and the JVM's RSS from /proc. Every page's
- * total and ids are compared between the two servers. `--skip-opensearch` leaves the node out.
+ * total, ids and scores are compared between the two servers. After the queries each server loads
+ * the corpus again into a second index (`--skip-second-load` leaves it out): a fresh JVM's first
+ * load is much of it HotSpot compiling, so the bulk rate is printed for both loads.
+ * `--skip-opensearch` leaves the node out.
  * Targets of issue 21 against the node: Portico's median and p95 at most a third of OpenSearch's at
  * every depth, bulk at least 1.5× its documents per second, RSS at most a quarter of its.
  *
