@@ -22,6 +22,8 @@ export interface OpenSearchAnswer {
 export interface OpenSearchNode {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
+  /** The JVM's process id, for a node this process launched (not one leased from the test pool): benchmarks read its CPU and memory from /proc. */
+  readonly pid?: number;
   /** `method path` with `body` (JSON, or a string sent as it is, e.g. NDJSON for _bulk). */
   call(method: string, path: string, body?: unknown): Promise<OpenSearchAnswer>;
   stop(): Promise<void>;
@@ -164,7 +166,7 @@ export async function launchOpenSearch(options: OpenSearchOptions = {}): Promise
     const url = await httpAddress(child, () => tail, timeoutMs);
     await waitHealthy(url, timeoutMs);
     await useReferenceDefaults(url);
-    return { url, call: (method, path, body) => call(url, method, path, body), stop };
+    return { url, pid: child.pid, call: (method, path, body) => call(url, method, path, body), stop };
   } catch (err) {
     await stop();
     throw err;

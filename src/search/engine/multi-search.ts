@@ -1,10 +1,11 @@
+import { noShardSearched } from './no-shard-search.js';
 import { pitProblems, searchInContext } from './scroll-pit-search.js';
 import { resolveDateMathExpression } from '../syntax/date-math-index-name.js';
 import { errors, SearchError } from '../errors.js';
 import { parseJsonBody } from '../http/json-render.js';
 import { parseSearchRequest, readSearchBody, type SearchRequest } from '../requests/search-request.js';
 import type { SearchService } from './search-service.js';
-import { boolParam, intParam, type QueryParams } from '../http/url-params.js';
+import { boolParam, intParam, searchesShardZero, type QueryParams } from '../http/url-params.js';
 
 /**
  * The multi-search API (`_msearch`): NDJSON header/body line pairs read as ES's MultiSearchRequest
@@ -22,6 +23,8 @@ export interface MultiSearchItem {
   readonly index: string | undefined;
   readonly ignoreUnavailable: boolean;
   readonly allowNoIndices: boolean;
+  /** The header's `preference`, read as the search runs (checkPreference). */
+  readonly preference: string | undefined;
   readonly request: SearchRequest;
 }
 
@@ -153,7 +156,7 @@ export function parseMultiSearch(body: string, index: string | undefined, params
       const problems = pitProblems({ index: target, ignoreUnavailable, allowNoIndices, expandWildcards, routing, preference }, ccsMinimizeRoundtrips);
       if (problems.length > 0) throw errors.actionValidation(problems);
     }
-    items.push({ index: target, ignoreUnavailable, allowNoIndices, request });
+    items.push({ index: target, ignoreUnavailable, allowNoIndices, preference, request });
     from = bodyEnd + 1;
   }
   // Set on each search once all are read: the first refusal fails the request.
@@ -188,6 +191,8 @@ export function multiSearch(items: readonly MultiSearchItem[], service: SearchSe
       // A header's date-math names (`<logs-{now/d}>`) resolve as a path's do (date-math-hook.ts).
       const index = item.index === undefined ? undefined : resolveDateMathExpression(item.index, itemStarted);
       const states = service.resolve(index, item.ignoreUnavailable, item.allowNoIndices);
+      // `_shards:…` without shard 0 searches no shard; an id that is no int fails the item.
+      if (!searchesShardZero(item.preference)) return { ...noShardSearched(item.request, itemStarted, now()), status: 200 };
       return { ...service.search(states, item.request, itemStarted), status: 200 };
     } catch (e) {
       if (e instanceof SearchError) return e.toBody();

@@ -158,20 +158,46 @@ export function checkNoOpParams(url: string, params: QueryParams): void {
 /**
  * `preference` as ES 8's OperationRouting reads it: a custom string (not starting with `_`) only
  * picks copies, so it changes nothing on one node; `_local`, `_only_local`, `_prefer_nodes:…` and
- * `_only_nodes:…` pick this node; `_shards:0` (with or without `|…`) is the only shard. A type ES
- * does not know is its "no Preference for [_primary]"; `_shards` naming no shard 0 would search
- * no shard and is refused as not supported.
+ * `_only_nodes:…` pick this node; `_shards:…` (with or without `|` and a preference after it) names
+ * the shards to search. A type ES does not know is its "no Preference for [_primary]". Returns
+ * whether shard 0, each index's only shard, is searched: `_shards` naming no shard 0 searches no
+ * shard at all, which the node answers with no hits and `_shards.total` 0.
  */
-export function checkPreference(params: QueryParams): void {
-  const p = params.preference;
-  if (p === undefined || p === '' || !p.startsWith('_')) return;
+export function checkPreference(params: QueryParams): boolean {
+  return searchesShardZero(params.preference);
+}
+
+/** checkPreference of one preference (a URL's or an msearch header's). */
+export function searchesShardZero(p: string | undefined): boolean {
+  if (p === undefined || p === '' || !p.startsWith('_')) return true;
+  const type = preferenceType(p);
+  if (type !== '_shards') return true;
+  const colon = p.indexOf(':');
+  const rest = colon === -1 ? '' : p.slice(colon + 1);
+  const pipe = rest.indexOf('|');
+  const list = pipe === -1 ? rest : rest.slice(0, pipe);
+  // Java's String.split(","), which drops trailing empty strings; each id is Integer.parseInt'ed
+  // in turn until shard 0 is found (`_shards:0,x` searches shard 0; `_shards:x,0` is refused).
+  const ids = list === '' ? [] : list.split(',');
+  while (ids.length > 0 && ids[ids.length - 1] === '') ids.pop();
+  for (const id of ids) {
+    const n = /^[+-]?\d+$/.test(id) ? Number(id) : NaN;
+    if (!Number.isInteger(n) || n < -(2 ** 31) || n >= 2 ** 31) throw errors.numberFormat(id);
+    // The preference after `|` is read once the shard is in the list, a custom string refused there.
+    if (n === 0) {
+      if (pipe !== -1 && pipe < rest.length - 1) preferenceType(rest.slice(pipe + 1));
+      return true;
+    }
+  }
+  return false;
+}
+
+/** The type of a preference starting with `_` (ES's Preference.parse), or ES's refusal. */
+function preferenceType(p: string): string {
   const colon = p.indexOf(':');
   const type = colon === -1 ? p : p.slice(0, colon);
   if (!['_shards', '_prefer_nodes', '_local', '_only_local', '_only_nodes'].includes(type)) throw errors.illegalArgument(`no Preference for [${type}]`);
-  if (type === '_shards') {
-    const ids = p.slice(colon + 1).split('|')[0]?.split(',') ?? [];
-    if (!ids.some((id) => id.trim() === '0')) throw errors.illegalArgument(`[preference] ${p} (each index is one shard, shard 0) is not supported by this server`);
-  }
+  return type;
 }
 
 /** `terminate_after` in the URL: an int, refused below 0 as ES refuses it. */

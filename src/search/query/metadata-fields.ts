@@ -91,8 +91,9 @@ export function metadataQuery(query: Query, indexName: string): 'all' | undefine
       break;
     case 'prefix':
     case 'wildcard':
-      // On `_index` both are answered from the index's name (index-field-query.ts).
-      if (query.field === '_id') reason = onlyKeywordAndText(query.kind, query.field);
+      // On `_index` both are answered from the index's name (index-field-query.ts), but for a
+      // query_string pattern over its field list.
+      if (query.field === '_id' || (query.kind === 'wildcard' && query.listed === true && query.field === '_index')) reason = onlyKeywordAndText(query.kind, query.field);
       break;
     case 'fuzzy':
       if (isIdOrIndex(query.field)) reason = `failed to create query: ${onlyKeywordAndText('fuzzy', query.field)}`;

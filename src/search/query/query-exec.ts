@@ -16,7 +16,7 @@ import type { ScratchArena } from './scratch-arena.js';
 import { addOptional, disMax, EMPTY, exclude, intersectKeepLeft, intersectSum, scale, unionAll, unionSum, type Hits } from './hit-lists.js';
 import { sourceValues } from '../mapping/source-values.js';
 import { exactPhraseFreq, sloppyPhraseFreq, tokenPositions } from './sloppy-phrase.js';
-import { indexFieldMatches } from './index-field-query.js';
+import { indexFieldMatches, indexNameMatches } from './index-field-query.js';
 import { crossFields } from './cross-fields.js';
 import { listEntryReaches, mappingsWithRouting, refuseListedMetadata } from './listed-fields.js';
 import { isIdOrIndex, metadataQuery, onlyKeywordAndText, phrasePrefixOnlyText } from './metadata-fields.js';
@@ -519,12 +519,13 @@ function expand(ctx: ExecContext, fields: readonly FieldBoost[]): FieldBoost[] {
 
 /**
  * A match (or phrase, or bool prefix) on a field the mappings do not have: on `_id` the document
- * with that id, on `_index` every document when the text is the index's name, each scoring 1
+ * with that id, on `_index` every document when the text matches the index's name (`m*` too, as
+ * indexNameMatches reads it), each scoring 1
  * times the boost, as ES's term queries on them do; on any other field nothing.
  */
 function metadataTerm(ctx: ExecContext, path: string, text: string, boost: number): Hits {
   if (path === '_id') return execute({ kind: 'ids', values: [text], boost }, ctx);
-  if (path === '_index') return text === ctx.indexName ? execute({ kind: 'match_all', boost }, ctx) : EMPTY;
+  if (path === '_index') return indexNameMatches(text, ctx.indexName, false) ? execute({ kind: 'match_all', boost }, ctx) : EMPTY;
   return EMPTY;
 }
 

@@ -47,8 +47,11 @@ export type Query =
   | { kind: 'exists'; field: string; boost: number }
   | { kind: 'ids'; values: readonly string[]; boost: number }
   | { kind: 'prefix'; field: string; value: string; caseInsensitive: boolean; boost: number }
-  /** `field` may be a pattern (`*`, `title*`): query_string's wildcards run over the default fields. */
-  | { kind: 'wildcard'; field: string; value: string; caseInsensitive: boolean; boost: number }
+  /**
+   * `field` may be a pattern (`*`, `title*`): query_string's wildcards run over the default fields.
+   * `listed`: a query_string pattern run over its `fields` or `default_field`, which ES refuses on `_index`.
+   */
+  | { kind: 'wildcard'; field: string; value: string; caseInsensitive: boolean; boost: number; listed?: true }
   | { kind: 'constant_score'; filter: Query; boost: number }
   | { kind: 'dis_max'; queries: readonly Query[]; tieBreaker: number; boost: number }
   | { kind: 'bool'; must: readonly Query[]; should: readonly Query[]; filter: readonly Query[]; mustNot: readonly Query[]; msm: MinimumShouldMatch; boost: number }
@@ -309,6 +312,7 @@ function queryStringQuery(body: unknown, _depth: number, name: string): Query {
     operator: operator(body.default_operator),
     tieBreaker: body.tie_breaker === undefined ? 0 : num(body.tie_breaker, 'tie_breaker'),
     phraseSlop: body.phrase_slop === undefined ? 0 : num(body.phrase_slop, 'phrase_slop'),
+    lenient: body.lenient === true || body.lenient === 'true',
   });
   const boost = boostOf(body);
   return boost === 1 ? q : { kind: 'bool', must: [q], should: [], filter: [], mustNot: [], msm: undefined, boost };
@@ -321,6 +325,8 @@ export interface QueryStringOptions {
   readonly operator: Operator;
   readonly tieBreaker: number;
   readonly phraseSlop: number;
+  /** `lenient`: a field a pattern cannot run on is skipped rather than refused. */
+  readonly lenient?: boolean;
 }
 
 /** A query_string text (query-string.ts) as a query: match_none when it holds nothing. */
@@ -356,13 +362,18 @@ function luceneQuery(node: LqNode, o: QueryStringOptions, top: boolean): Query {
       // The node answers `_id:d*`, `_id:d?x` with no hits rather than the refusal a prefix or
       // wildcard query on `_id` gets elsewhere (also when `_id` is one of several fields).
       if (one === '_id') return { kind: 'match_none' };
+      // So does `_index:i?x` (a pattern that is not a bare prefix, `*` or `?` anywhere else), where
+      // the `wildcard` query and `_index:i*` are answered from the index's name; also under NOT.
+      if (one === '_index' && !isPrefix) return { kind: 'match_none' };
       if (isPrefix && one !== undefined) return { kind: 'prefix', field: one, value: value.slice(0, -1), caseInsensitive: false, boost: node.boost };
       // ES builds a prefix query per field for `x*`: on `_id` its refusal names prefix queries.
-      return overFields((fb) =>
-        fb.field === '_id' && isPrefix
-          ? { kind: 'prefix', field: fb.field, value: value.slice(0, -1), caseInsensitive: false, boost: f32(node.boost * fb.boost) }
-          : { kind: 'wildcard', field: fb.field, value, caseInsensitive: false, boost: f32(node.boost * fb.boost) },
-      );
+      // Over `fields` (or `default_field`) the node refuses any other pattern on `_index` (skipped
+      // when lenient); a bare prefix there matches index names.
+      return overFields((fb): Query => {
+        if (fb.field === '_id' && isPrefix) return { kind: 'prefix', field: fb.field, value: value.slice(0, -1), caseInsensitive: false, boost: f32(node.boost * fb.boost) };
+        if (fb.field === '_index' && !isPrefix) return o.lenient === true ? { kind: 'match_none' } : { kind: 'wildcard', field: fb.field, value, caseInsensitive: false, boost: f32(node.boost * fb.boost), listed: true };
+        return { kind: 'wildcard', field: fb.field, value, caseInsensitive: false, boost: f32(node.boost * fb.boost) };
+      });
     }
     case 'range': {
       const q = (field: string): Query => {
@@ -371,12 +382,17 @@ function luceneQuery(node: LqNode, o: QueryStringOptions, top: boolean): Query {
         if (node.to !== undefined) r[node.includeUpper ? 'lte' : 'lt'] = node.to;
         return r;
       };
+      // The node answers a range on `_id` or `_index` named in the text (also `_id:>a`) with no
+      // hits, where the `range` query on them is refused.
+      if (one === '_id' || one === '_index') return { kind: 'match_none' };
       if (one !== undefined) return q(one);
       throw errors.parsing('query [range] over several fields in [query_string] is not supported by this server');
     }
     case 'text': {
       const cmp = one !== undefined && !node.phrase ? COMPARISON.exec(node.text) : null;
       if (cmp !== null) {
+        // A range on `_id` or `_index`, as `[a TO b]` below: no hits.
+        if (one === '_id' || one === '_index') return { kind: 'match_none' };
         const op = ({ '>=': 'gte', '<=': 'lte', '>': 'gt', '<': 'lt' } as const)[cmp[1] as '>=' | '<=' | '>' | '<'];
         return { kind: 'range', field: one as string, [op]: cmp[2], boost: node.boost };
       }

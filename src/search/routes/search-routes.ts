@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { noShardSearched } from '../engine/no-shard-search.js';
 import { searchInContext } from '../engine/scroll-pit-search.js';
 import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http/http-io.js';
 import { parseCountQuery, parseSearchRequest, readSearchBody } from '../requests/search-request.js';
@@ -19,25 +20,32 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     const request = readJsonBody(req, (body) => parseSearchRequest(body, params));
     checkTerminateAfter(params);
     checkNoOpParams(req.url, params);
-    checkPreference(params);
+    const shardZero = checkPreference(params);
     const index = (req.params as Params).index;
-    const body =
-      request.scrollMs === undefined && request.pit === undefined
-        ? service.search(service.resolve(index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false'), request, started)
-        : searchInContext(
-            service,
-            request,
-            {
-              index,
-              ignoreUnavailable: params.ignore_unavailable === 'true',
-              allowNoIndices: params.allow_no_indices !== 'false',
-              expandWildcards: params.expand_wildcards,
-              routing: params.routing,
-              preference: params.preference,
-            },
-            started,
-            now(),
-          );
+    const resolve = () => service.resolve(index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
+    let body: Record<string, unknown>;
+    if (!shardZero && request.pit === undefined) {
+      // The indices are resolved all the same: a missing one is the node's 404.
+      resolve();
+      body = noShardSearched(request, started, now());
+    } else if (request.scrollMs === undefined && request.pit === undefined) {
+      body = service.search(resolve(), request, started);
+    } else {
+      body = searchInContext(
+        service,
+        request,
+        {
+          index,
+          ignoreUnavailable: params.ignore_unavailable === 'true',
+          allowNoIndices: params.allow_no_indices !== 'false',
+          expandWildcards: params.expand_wildcards,
+          routing: params.routing,
+          preference: params.preference,
+        },
+        started,
+        now(),
+      );
+    }
     // Only hits carry RawJson (stored _source, long sort values): an empty page (past the last
     // hit, size 0) is written from a template instead.
     // Hits and top_hits aggregations carry stored _source text (RawJson).
@@ -55,10 +63,12 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     const query = readJsonBody(req, (body) => parseCountQuery(body, params));
     checkTerminateAfter(params);
     checkNoOpParams(req.url, params);
-    checkPreference(params);
+    const shardZero = checkPreference(params);
     const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
-    const n = service.count(states, query, floatParam(params, 'min_score'));
-    sendJson(req, reply, 200, { count: n, _shards: { total: states.length, successful: states.length, skipped: 0, failed: 0 } });
+    // `preference=_shards:…` without shard 0 counts on no shard (noShardSearched).
+    const searched = shardZero ? states : [];
+    const n = searched.length === 0 ? 0 : service.count(searched, query, floatParam(params, 'min_score'));
+    sendJson(req, reply, 200, { count: n, _shards: { total: searched.length, successful: searched.length, skipped: 0, failed: 0 } });
   };
   for (const path of ['/_count', '/:index/_count']) {
     app.get(path, count);

@@ -313,6 +313,39 @@ describe('slice on a scroll and a point in time', () => {
 });
 
 describe('preference', () => {
+  // What both answer, but `took`: a search of no shard is compared whole.
+  const whole = (a: Answer) => (a.status >= 300 ? { status: a.status, type: a.body?.error?.type, reason: a.body?.error?.reason } : { ...a.body, took: 0 });
+
+  it('searches no shard when _shards names no shard 0, and refuses an id that is not an int, as the node does', async () => {
+    const diffs: string[] = [];
+    const prefs = ['_shards:1', '_shards:1,2', '_shards:1|_local', '_shards:', '_shards:,', '_shards:-1', '_shards:0,1', '_shards:0,', '_shards:0,abc', '_shards:abc,0', '_shards:1,,0', '_shards:+0', '_shards:00', '_shards: 1', '_shards:99999999999', '_shards:0|abc', '_shards:0|_local'];
+    const urls = [
+      ...prefs.map((pref) => `/ff/_search?sort=_doc&preference=${encodeURIComponent(pref)}`),
+      ...['size=0', 'scroll=1m', 'q=title:x', 'track_total_hits=false', 'rest_total_hits_as_int=true', 'filter_path=hits.total'].map((more) => `/ff/_search?preference=_shards:1&${more}`),
+      '/ff,ff*/_search?preference=_shards:1',
+      '/nope/_search?preference=_shards:1',
+      '/ff/_count?preference=_shards:1',
+      '/ff/_count?preference=_shards:0',
+    ];
+    for (const url of urls) {
+      const [p, r] = await both('GET', url);
+      const d = fetchDifference(p, r) ?? (r.body?._shards?.total === 0 || r.status >= 300 || url.includes('_count') ? (isDeepStrictEqual(whole(p), whole(r)) ? undefined : `${JSON.stringify(whole(p))} vs ${JSON.stringify(whole(r))}`) : undefined);
+      if (d !== undefined) diffs.push(`${url}: ${d}`);
+    }
+    for (const body of [{ size: 0, aggs: { t: { terms: { field: 'tag' } }, m: { max: { field: 'n' } } } }, { suggest: { s: { text: 'helo', term: { field: 'title' } } } }, { query: { match: { title: 'x' } }, sort: [{ n: 'asc' }] }]) {
+      const [p, r] = await both('POST', '/ff/_search?preference=_shards:1', body);
+      if (!isDeepStrictEqual(whole(p), whole(r))) diffs.push(`${JSON.stringify(body)}: ${JSON.stringify(whole(p))} vs ${JSON.stringify(whole(r))}`);
+    }
+    // The same in a multi-search header, item by item.
+    const [p, r] = await both('POST', '/_msearch', ['_shards:1', '_shards:abc', '_nope', '_shards:0'].map((pref) => `${JSON.stringify({ index: 'ff', preference: pref })}\n{"size":0}\n`).join(''));
+    const items = (a: Answer) => (a.body?.responses ?? []).map((item: Record<string, unknown>) => (item.error === undefined ? { ...item, took: 0 } : { status: item.status, type: (item.error as { type: string }).type, reason: (item.error as { reason: string }).reason }));
+    if (!isDeepStrictEqual(items(p), items(r))) diffs.push(`_msearch: ${JSON.stringify(items(p))} vs ${JSON.stringify(items(r))}`);
+    expect(diffs).toEqual([]);
+    // Not vacuous: the node did search no shard, and refused what is no int.
+    expect((await nodeCall('GET', '/ff/_search?preference=_shards:1')).body._shards.total).toBe(0);
+    expect((await nodeCall('GET', '/ff/_search?preference=_shards:abc')).status).toBe(400);
+  }, SLOW);
+
   it('takes what ES takes and refuses what it refuses, as the node does', async () => {
     const diffs: string[] = [];
     for (const pref of ['_local', '_only_local', 'my-session-1', '_shards:0', '_shards:0|_local', '_prefer_nodes:abc', '_nope:1']) {
@@ -321,8 +354,6 @@ describe('preference', () => {
       if (d !== undefined) diffs.push(`${pref}: ${d}`);
     }
     expect(diffs).toEqual([]);
-    // Shard 1 does not exist on a one-shard index: refused, never answered as shard 0.
-    expect((await porticoCall('GET', '/ff/_search?preference=_shards:1')).status).toBe(400);
     // ES 7.0 removed the copy preferences OpenSearch 2 still takes (_primary, _replica, …).
     for (const gone of ['_primary', '_primary_first', '_replica', '_replica_first']) {
       const res = await porticoCall('GET', `/ff/_search?preference=${gone}`);

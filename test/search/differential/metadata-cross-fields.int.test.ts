@@ -76,6 +76,31 @@ const INDEX_FIELD: readonly Record<string, unknown>[] = [
   { size: 2, query: { regexp: { _index: 'mb.*' } }, _source: false },
   { size: 2, query: { fuzzy: { _index: 'md' } }, _source: false },
   { size: 5, query: { query_string: { query: '_index:mb' } }, _source: false },
+  // Every value on `_index` is a simple pattern (`*` any run, `?` itself) matched against the name.
+  ...[
+    { wildcard: { _index: 'm?' } },
+    { wildcard: { _index: '*b' } },
+    { wildcard: { _index: { value: 'M*', case_insensitive: true } } },
+    { prefix: { _index: 'm*b' } },
+    { term: { _index: 'm*' } },
+    { term: { _index: '*c' } },
+    { term: { _index: 'm?' } },
+    { term: { _index: { value: 'M*', case_insensitive: true } } },
+    { terms: { _index: ['x', 'm*'] } },
+    { match: { _index: 'm*' } },
+    { match: { _index: '*' } },
+    { match_phrase: { _index: '*a' } },
+    { query_string: { query: '_index:m\\*' } },
+    { query_string: { query: '_index:"*b"' } },
+  ].map((query) => ({ size: 10, query, _source: false })),
+  // A pattern on `_index` in the query text: a bare prefix (and `*`) matches index names, any other
+  // wildcard nothing (the node's answer), also boosted, grouped, negated and beside other clauses;
+  // a range on `_index` or `_id` there nothing either.
+  ...['_index:m?', '_index:?b', '_index:m*c', '_index:*', '_index:m*', '_index:m?^2', '_index:(m? OR mb)', 'NOT _index:m?', 't:hello AND _index:m?', 't:hello OR _index:?c', '_index:[ma TO mb]', '_index:>ma', '_index:{* TO mb]', '_id:[a0 TO a3]', '_id:>=b1', 'NOT _index:[ma TO mb]'].map((query) => ({
+    size: 10,
+    query: { query_string: { query } },
+    _source: false,
+  })),
   { size: 2, query: { terms: { _index: ['mc', 'x'] } }, _source: false },
 ];
 
@@ -128,6 +153,12 @@ const ID_AND_INDEX: readonly Record<string, unknown>[] = [
   q({ query_string: { query: 'a?', fields: ['t', '_id'] } }),
   q({ query_string: { query: '_id:a*' } }),
   q({ query_string: { query: '_id:a?' } }),
+  // Over a field list a pattern on `_index` is refused (skipped when lenient); a bare prefix matches names.
+  q({ query_string: { query: 'm?', fields: ['t', '_index'] } }),
+  q({ query_string: { query: 'm?', fields: ['_index'] } }),
+  q({ query_string: { query: '*b', default_field: '_index' } }),
+  q({ query_string: { query: 'm?', fields: ['t', '_index'], lenient: true } }),
+  q({ query_string: { query: 'm*', fields: ['t', '_index'] } }),
   q({ simple_query_string: { query: 'a1', fields: ['t', '_id'] } }),
   q({ simple_query_string: { query: 'mb hello', fields: ['t', '_index'] } }),
   ...['_id', '_index'].flatMap((field) => {

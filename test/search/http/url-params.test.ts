@@ -1,5 +1,5 @@
 import { describe, expect, it, beforeEach } from 'vitest';
-import { checkParams, SEARCH_PARAMS } from '../../../src/search/http/url-params.js';
+import { checkParams, searchesShardZero, SEARCH_PARAMS } from '../../../src/search/http/url-params.js';
 import { searchForEach } from '../harness.js';
 
 /**
@@ -62,5 +62,28 @@ describe('a repeated query parameter', () => {
       const upd = await h.app.inject({ method: 'POST', url: '/t/_update/1?retry_on_conflict=1&retry_on_conflict=x', payload: { doc: { n: 3 } } });
       expect(upd.json()).toMatchObject({ error: { reason: 'Failed to parse int parameter [retry_on_conflict] with value [x]' } });
     });
+  });
+});
+
+describe('preference', () => {
+  it('searches shard 0 unless _shards names no shard 0, reading the ids as Integer.parseInt until 0 is found', () => {
+    for (const p of [undefined, '', 'session-1', '_local', '_only_local', '_prefer_nodes:a', '_shards:0', '_shards:1,0', '_shards:+0', '_shards:00', '_shards:0,', '_shards:0,abc', '_shards:0|_local', '_shards:0|']) {
+      expect(searchesShardZero(p)).toBe(true);
+    }
+    for (const p of ['_shards:1', '_shards:1,2', '_shards:-1', '_shards:', '_shards:,', '_shards:1|_local', '_shards:1|abc']) expect(searchesShardZero(p)).toBe(false);
+    const refusal = (p: string) => {
+      try {
+        searchesShardZero(p);
+      } catch (e) {
+        return (e as { toBody(): { error: { type: string; reason: string } } }).toBody().error;
+      }
+      return undefined;
+    };
+    expect(refusal('_shards:abc,0')).toMatchObject({ type: 'number_format_exception', reason: 'For input string: "abc"' });
+    expect(refusal('_shards:1,,0')).toMatchObject({ type: 'number_format_exception', reason: 'For input string: ""' });
+    expect(refusal('_shards: 1')).toMatchObject({ type: 'number_format_exception', reason: 'For input string: " 1"' });
+    expect(refusal('_shards:2147483648')).toMatchObject({ type: 'number_format_exception' });
+    expect(refusal('_shards:0|abc')).toMatchObject({ type: 'illegal_argument_exception', reason: 'no Preference for [abc]' });
+    expect(refusal('_primary')).toMatchObject({ type: 'illegal_argument_exception', reason: 'no Preference for [_primary]' });
   });
 });
