@@ -14,13 +14,8 @@ export type Smoothing =
   | { readonly kind: 'laplace'; readonly alpha: number }
   | { readonly kind: 'linear'; readonly trigramLambda: number; readonly bigramLambda: number; readonly unigramLambda: number };
 
-/** One `direct_generator`: DirectSpellChecker's settings on a field (PhraseSuggestionContext.DirectCandidateGenerator). */
-export interface DirectGenerator {
-  readonly field: string;
-  readonly size: number;
-  /** Raw: an unknown mode fails on the shard (`Illegal suggest mode x`). */
-  readonly suggestMode: string;
-  readonly sort: string;
+/** Lucene's DirectSpellChecker settings, which the `term` suggester and each `direct_generator` take. */
+export interface SpellCheckerSettings {
   readonly accuracy: number;
   readonly maxEdits: number;
   readonly maxInspections: number;
@@ -28,6 +23,15 @@ export interface DirectGenerator {
   readonly prefixLength: number;
   readonly minWordLength: number;
   readonly minDocFreq: number;
+}
+
+/** One `direct_generator`: DirectSpellChecker's settings on a field (PhraseSuggestionContext.DirectCandidateGenerator). */
+export interface DirectGenerator extends SpellCheckerSettings {
+  readonly field: string;
+  readonly size: number;
+  /** Raw: an unknown mode fails on the shard (`Illegal suggest mode x`). */
+  readonly suggestMode: string;
+  readonly sort: string;
   readonly preFilter: string | undefined;
   readonly postFilter: string | undefined;
 }

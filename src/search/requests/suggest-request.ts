@@ -1,6 +1,6 @@
 import { errors, SearchError } from '../errors.js';
 import { isJsonObject } from '../syntax/json-members.js';
-import { phraseSuggestion, type PhraseSuggestion } from './phrase-suggest-request.js';
+import { phraseSuggestion, type PhraseSuggestion, type SpellCheckerSettings } from './phrase-suggest-request.js';
 
 /**
  * The `suggest` section of a search body: named suggestions, each with its text (or the section's
@@ -12,7 +12,7 @@ import { phraseSuggestion, type PhraseSuggestion } from './phrase-suggest-reques
 
 export type SuggestMode = 'missing' | 'popular' | 'always';
 
-export interface TermSuggestion {
+export interface TermSuggestion extends SpellCheckerSettings {
   /** `completion`: refused once the index is known, as ES refuses a field that is no completion field (Portico maps none). */
   readonly kind: 'term' | 'completion';
   readonly name: string;
@@ -22,13 +22,6 @@ export interface TermSuggestion {
   readonly shardSize: number;
   readonly sort: 'score' | 'frequency';
   readonly suggestMode: SuggestMode;
-  readonly accuracy: number;
-  readonly maxEdits: number;
-  readonly maxInspections: number;
-  readonly maxTermFreq: number;
-  readonly prefixLength: number;
-  readonly minWordLength: number;
-  readonly minDocFreq: number;
   readonly lowercaseTerms: boolean;
 }
 
