@@ -33,6 +33,8 @@ interface Plan {
   readonly printer: DatePrinter | undefined;
   /** Reads a bound of extended_bounds / hard_bounds. */
   bound(v: unknown): number | undefined;
+  /** A numeric histogram's interval and offset (its rounding is numericRounding of them). */
+  readonly linear?: { readonly interval: number; readonly offset: number };
 }
 
 function planOf(agg: BucketAgg, mapped: (FieldValues & { kind: 'number' }) | undefined, env: AggEnv, index: string): Plan {
@@ -59,7 +61,8 @@ function planOf(agg: BucketAgg, mapped: (FieldValues & { kind: 'number' }) | und
   if (agg.type === 'histogram') {
     const interval = o.interval ?? 0;
     if (!(interval > 0)) throw errors.shardFailure(index, { type: 'illegal_argument_exception', reason: `interval must be positive, got: ${javaDouble(interval)}` });
-    return { rounding: numericRounding(interval, typeof o.offset === 'number' ? o.offset : 0), printer, bound };
+    const offset = typeof o.offset === 'number' ? o.offset : 0;
+    return { rounding: numericRounding(interval, offset), printer, bound, linear: { interval, offset } };
   }
   let zone;
   try {
@@ -88,7 +91,19 @@ export function histogramAgg(agg: BucketAgg, sets: readonly DocSet[], env: AggEn
   const keys: number[] = [];
   const counts: number[] = [];
   const collectors: BucketDocs[] = [];
-  eachDocNumbers(sets, o.field as string, agg.type, o.missing, agg.subs.length > 0, collectors, (vals, i, docs) => {
+  const counted = plan.linear !== undefined && agg.subs.length === 0 && o.missing === undefined ? countColumns(sets, o.field as string, plan.linear) : undefined;
+  if (counted !== undefined) {
+    for (const [k, c] of counted) {
+      if (!inHard(k)) continue;
+      const b = slot.get(k);
+      if (b !== undefined) counts[b] = (counts[b] as number) + c;
+      else {
+        slot.set(k, keys.length);
+        keys.push(k);
+        counts.push(c);
+      }
+    }
+  } else eachDocNumbers(sets, o.field as string, agg.type, o.missing, agg.subs.length > 0, collectors, (vals, i, docs) => {
     let prev = Number.NaN;
     for (const v of vals) {
       const k = rounding.round(v);
@@ -116,6 +131,63 @@ export function histogramAgg(agg: BucketAgg, sets: readonly DocSet[], env: AggEn
   const keyed: Record<string, unknown> = {};
   for (const b of buckets) keyed[plan.printer !== undefined ? plan.printer.print(b.sortKey as number) : javaDouble(b.sortKey as number)] = bucketJson(b);
   return { json: { buckets: keyed }, value: () => Number.NaN };
+}
+
+/** The widest range of bucket numbers countColumns counts in an array (a wider one goes through the general path). */
+const MAX_SPAN = 1 << 16;
+
+/**
+ * A numeric histogram's counts per key, read straight from columns without multi-valued documents
+ * (one number or NaN per ordinal): each value's bucket number floor((v - offset) / interval), which
+ * never decreases as v grows, indexes an array spanning the smallest to the largest value's; each
+ * key is computed as numericRounding computes it, from the first value of its bucket. Undefined
+ * when a column has multi-valued documents or the values span more than MAX_SPAN buckets. An index
+ * where the field is not numeric (or absent) adds nothing, as in eachDocNumbers without `missing`.
+ */
+function countColumns(sets: readonly DocSet[], field: string, linear: { readonly interval: number; readonly offset: number }): [number, number][] | undefined {
+  const { interval, offset } = linear;
+  const columns: [Float64Array, Int32Array, boolean][] = [];
+  for (const set of sets) {
+    const values = fieldValues(set.state, field, 'histogram', true);
+    if (values.kind !== 'number' || values.field === undefined) continue;
+    if (values.field.multi.size > 0) return undefined;
+    columns.push([values.field.min, set.docs, values.def.esType === 'float']);
+  }
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const [column, docs, float] of columns) {
+    for (let i = 0, n = docs.length, length = column.length; i < n; i++) {
+      const ord = docs[i] as number;
+      if (ord >= length) continue;
+      let v = column[ord] as number;
+      if (v !== v) continue;
+      if (float) v = Math.fround(v);
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+  }
+  if (lo > hi) return [];
+  const first = Math.floor((lo - offset) / interval);
+  const span = Math.floor((hi - offset) / interval) - first + 1;
+  if (!(span <= MAX_SPAN)) return undefined;
+  const counts = new Int32Array(span);
+  const keys = new Float64Array(span);
+  for (const [column, docs, float] of columns) {
+    for (let i = 0, n = docs.length, length = column.length; i < n; i++) {
+      const ord = docs[i] as number;
+      if (ord >= length) continue;
+      let v = column[ord] as number;
+      if (v !== v) continue;
+      if (float) v = Math.fround(v);
+      const q = Math.floor((v - offset) / interval);
+      const b = q - first;
+      if (counts[b] === 0) keys[b] = q * interval + offset;
+      counts[b] = (counts[b] as number) + 1;
+    }
+  }
+  const out: [number, number][] = [];
+  for (let b = 0; b < span; b++) if ((counts[b] as number) > 0) out.push([keys[b] as number, counts[b] as number]);
+  return out;
 }
 
 function keyFields(k: number, printer: DatePrinter | undefined): Record<string, unknown> {

@@ -14,7 +14,8 @@ import { datePrinter, docValues, fieldValues, missingNumber, numberValues, type 
 /** ES's CompensatedSum. */
 class KahanSum {
   value = 0;
-  private delta = 0;
+  /** The compensation; read and written by takeColumn's inlined copy of add. */
+  delta = 0;
 
   add(v: number): void {
     if (!Number.isFinite(v)) {
@@ -58,6 +59,11 @@ function numbersOf(agg: MetricAgg, sets: readonly DocSet[]): Numbers {
     out.kind ??= def.kind === 'date' ? 'date' : def.kind === 'boolean' ? 'boolean' : 'number';
     if (out.kind === 'date' && out.printer === undefined) out.printer = printerFor(values, o.format);
     const missing = o.missing === undefined ? undefined : missingNumber(def, o.missing);
+    const field = values.field;
+    if (field !== undefined && field.multi.size === 0) {
+      takeColumn(out, field.min, set.docs, def.esType === 'float', missing);
+      continue;
+    }
     for (let i = 0; i < set.docs.length; i++) {
       const vals = numberValues(values, set.docs[i] as number);
       if (vals.length === 0) {
@@ -66,6 +72,43 @@ function numbersOf(agg: MetricAgg, sets: readonly DocSet[]): Numbers {
     }
   }
   return out;
+}
+
+/**
+ * numbersOf's loop over a column without multi-valued documents (one number or NaN per ordinal):
+ * the same values in the same order as `take` gets them, the sum compensated as KahanSum.add does,
+ * with no array or call per document.
+ */
+function takeColumn(out: Numbers, column: Float64Array, docs: Int32Array, float: boolean, missing: number | undefined): void {
+  let { count, min, max } = out;
+  let sum = out.sum.value;
+  let delta = out.sum.delta;
+  const length = column.length;
+  for (let i = 0, n = docs.length; i < n; i++) {
+    const ord = docs[i] as number;
+    let v = ord < length ? (column[ord] as number) : Number.NaN;
+    if (v !== v) {
+      if (missing === undefined) continue;
+      v = missing;
+    } else if (float) v = Math.fround(v);
+    count++;
+    if (v < min) min = v;
+    if (v > max) max = v;
+    if (!Number.isFinite(v)) {
+      sum += v;
+      continue;
+    }
+    if (!Number.isFinite(sum)) continue;
+    const corrected = v + delta;
+    const updated = sum + corrected;
+    delta = corrected - (updated - sum);
+    sum = updated;
+  }
+  out.count = count;
+  out.min = min;
+  out.max = max;
+  out.sum.value = sum;
+  out.sum.delta = delta;
 }
 
 function printerFor(values: FieldValues & { kind: 'number' }, format: string | undefined): DatePrinter {

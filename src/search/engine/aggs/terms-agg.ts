@@ -1,4 +1,5 @@
 import { errors } from '../../errors.js';
+import type { KeywordField } from '../../index/keyword-field.js';
 import type { BucketAgg } from '../../requests/aggs/agg-request.js';
 import type { BucketOptions, TermFilter } from '../../requests/aggs/agg-options.js';
 import { bucketJson, BucketDocs, COUNT_DESC, runBucketSubs, sortBuckets, type AggEnv, type AggResult, type Bucket, type DocSet } from './aggregate.js';
@@ -38,7 +39,8 @@ function countKeyword(set: DocSet, values: FieldValues & { kind: 'keyword' }, o:
   const single = field.singleIds;
   const counts = new Int32Array(field.postings.termCount);
   const docs = set.docs;
-  for (let i = 0, n = docs.length; i < n; i++) {
+  if (isEveryLiveDocument(set)) missing = countEveryLive(field, counts, docs.length);
+  else for (let i = 0, n = docs.length; i < n; i++) {
     const ord = docs[i] as number;
     const id = ord < single.length ? (single[ord] as number) : -1;
     if (id >= 0) counts[id] = (counts[id] as number) + 1;
@@ -63,6 +65,26 @@ function countKeyword(set: DocSet, values: FieldValues & { kind: 'keyword' }, o:
     if (accepts(o, key)) out.set(key, (out.get(key) ?? 0) + c);
   }
   return missing;
+}
+
+/**
+ * Whether `set` holds every live document of its index (a match_all, or any query matching them
+ * all): it holds only live ones, so having as many says it holds them all.
+ */
+function isEveryLiveDocument(set: DocSet): boolean {
+  return set.ctx.index === set.state.index && set.docs.length === set.state.index.liveCount;
+}
+
+/**
+ * countKeyword over every live document of an index (`live` of them), without reading a document:
+ * a term's count is its docFreq, the number of live documents holding it (each once, however many
+ * times it holds it: a document's values are counted once each, as ES's sorted set counts them),
+ * and the documents without a value are those the field does not count in docCount. Returns those.
+ */
+export function countEveryLive(field: KeywordField, counts: Int32Array, live: number): number {
+  const postings = field.postings;
+  for (let id = 0, n = counts.length; id < n; id++) counts[id] = postings.docFreq(id);
+  return live - field.docCount;
 }
 
 function countNumbers(set: DocSet, values: FieldValues & { kind: 'number' }, o: BucketOptions, out: Map<Key, number>): number {
@@ -129,20 +151,45 @@ function collectDocs(sets: readonly DocSet[], o: BucketOptions, buckets: readonl
     const values = (shards[s] as ShardCounts).values;
     const mk = missingKey(values, o.missing);
     const docs = new BucketDocs(set);
+    const missingBucket = mk === undefined ? undefined : index.get(mk);
+    const keywordField = values.kind === 'keyword' ? values.field : undefined;
+    const byTerm = keywordField === undefined ? undefined : bucketsByTerm(keywordField, buckets);
+    const single = keywordField?.singleIds;
     for (let i = 0; i < set.docs.length; i++) {
       const ord = set.docs[i] as number;
+      if (single !== undefined && byTerm !== undefined) {
+        // A keyword document with one value (or none): its bucket by term id, no strings read.
+        const id = ord < single.length ? (single[ord] as number) : -1;
+        if (id >= 0) {
+          const b = id < byTerm.length ? (byTerm[id] as number) : -1;
+          if (b >= 0) docs.add(b, i);
+          continue;
+        }
+        if (id === -1) {
+          if (missingBucket !== undefined) docs.add(missingBucket, i);
+          continue;
+        }
+      }
       const keys = docValues(values, ord);
       for (const k of keys) {
         const b = index.get(k);
         if (b !== undefined) docs.add(b, i);
       }
-      if (keys.length === 0 && mk !== undefined) {
-        const b = index.get(mk);
-        if (b !== undefined) docs.add(b, i);
-      }
+      if (keys.length === 0 && missingBucket !== undefined) docs.add(missingBucket, i);
     }
     docs.fill(buckets);
   });
+}
+
+/** Per term id of `field`: the position in `buckets` of the bucket whose key is that term, or -1. */
+function bucketsByTerm(field: KeywordField, buckets: readonly Bucket[]): Int32Array {
+  const byTerm = new Int32Array(field.postings.termCount).fill(-1);
+  buckets.forEach((b, i) => {
+    if (typeof b.sortKey !== 'string') return;
+    const t = field.lookup(b.sortKey);
+    if (t >= 0) byTerm[t] = i;
+  });
+  return byTerm;
 }
 
 function isKeyOrder(agg: BucketAgg): boolean {
