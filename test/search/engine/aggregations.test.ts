@@ -142,10 +142,12 @@ describe('aggregations', () => {
       if (tags.length > 0) doc.tag = tags.length === 1 ? tags[0] : tags;
       if (rnd(5) > 0) doc.n = rnd(1000) - 300;
       if (rnd(4) > 0) doc.x = (rnd(2000) - 500) / 7;
+      if (rnd(5) > 0) doc.g = 'pqr'[rnd(3)];
+      if (rnd(5) > 0) doc.z = rnd(100000) / 3 + 0.1;
       return doc;
     };
     const live = new Map<string, Record<string, unknown>>();
-    await ok('PUT', '/cols', { mappings: { properties: { tag: { type: 'keyword' }, n: { type: 'long' }, x: { type: 'float' } } } });
+    await ok('PUT', '/cols', { mappings: { properties: { tag: { type: 'keyword' }, g: { type: 'keyword' }, n: { type: 'long' }, x: { type: 'float' }, z: { type: 'double' } } } });
     let ndjson = '';
     for (let i = 0; i < 300; i++) {
       const doc = docOf();
@@ -191,6 +193,21 @@ describe('aggregations', () => {
     }
     const hist = await aggs({ h: { histogram: { field: 'x', interval: 7.5, offset: 0.25, min_doc_count: 1 } } }, {}, '/cols/_search');
     expect(hist.h.buckets).toEqual([...perKey].sort((a, b) => a[0] - b[0]).map(([key, c]) => ({ key, doc_count: c })));
+    // Metrics under a single-valued keyword's terms (all buckets in one pass), with meta and typed_keys,
+    // as worked out here and as the bucket-by-bucket path computes them (which `missing` takes).
+    const subs = { a: { avg: { field: 'n' } }, s: { stats: { field: 'n' }, meta: { m: 1 } }, x: { max: { field: 'x' } }, y: { sum: { field: 'x' } }, z: { sum: { field: 'z' } } };
+    const fused = (await ok('POST', '/cols/_search?typed_keys=true', { size: 0, aggs: { g: { terms: { field: 'g' }, aggs: subs } } })).aggregations['sterms#g'].buckets;
+    const general = (await ok('POST', '/cols/_search?typed_keys=true', { size: 0, aggs: { g: { terms: { field: 'g', missing: 'zz' }, aggs: subs } } })).aggregations['sterms#g'].buckets;
+    expect(fused.map((b: EsBody) => b.key).sort()).toEqual(['p', 'q', 'r']);
+    expect(general.filter((b: EsBody) => b.key !== 'zz')).toEqual(fused);
+    for (const b of fused) {
+      const mine = docs.filter((d) => d.g === b.key);
+      const bn = mine.flatMap((d) => (typeof d.n === 'number' ? [d.n] : []));
+      expect(b.doc_count).toBe(mine.length);
+      expect(b['avg#a'].value).toBe(bn.reduce((x, y) => x + y, 0) / bn.length);
+      expect(b['stats#s']).toEqual({ count: bn.length, min: Math.min(...bn), max: Math.max(...bn), avg: bn.reduce((x, y) => x + y, 0) / bn.length, sum: bn.reduce((x, y) => x + y, 0), meta: { m: 1 } });
+      expect(b['max#x'].value).toBe(Math.max(...mine.flatMap((d) => (typeof d.x === 'number' ? [Math.fround(d.x)] : []))));
+    }
   });
 
   it('refuses what ES refuses', async () => {

@@ -34,6 +34,8 @@ export interface AggEnv {
   renderHit(state: IndexState, ord: number, score: number | null, sortValues: readonly (number | string | null)[] | undefined, opts: TopHitRender): unknown;
   /** Runs aggregations over `sets`: their results by name, in request order (agg-phase.ts dispatches each type). */
   run(aggs: readonly Agg[], sets: readonly DocSet[]): Map<string, AggResult>;
+  /** What `run` adds to a result computed elsewhere (terms-agg.ts's metrics of every bucket in one pass): `meta`, the typed_keys name. */
+  finish(agg: Agg, result: AggResult): AggResult;
 }
 
 export interface TopHitRender {

@@ -152,7 +152,105 @@ function statsJson(n: Numbers): Record<string, unknown> {
 }
 
 export function numericMetric(agg: MetricAgg, sets: readonly DocSet[]): AggResult {
-  const n = numbersOf(agg, sets);
+  return metricResult(agg, numbersOf(agg, sets));
+}
+
+/** The types BucketMetrics computes. */
+const COLUMN_METRICS = new Set(['min', 'max', 'avg', 'sum', 'stats']);
+
+/**
+ * A numeric metric (min, max, avg, sum, stats) computed for many buckets in one pass over the
+ * documents (terms-agg.ts: a bucket per document, found by term id), as numericMetric computes it
+ * over each bucket's documents: the same values in the same order, so the same sums to the bit.
+ * Only for columns without multi-valued documents and without `missing`: `of` answers undefined
+ * otherwise. `take(b, ord)` adds the document's number, if it has one, to bucket b.
+ */
+export class BucketMetrics {
+  private readonly count: Float64Array;
+  private readonly min: Float64Array;
+  private readonly max: Float64Array;
+  private readonly sum: Float64Array;
+  private readonly delta: Float64Array;
+  private column = new Float64Array(0);
+  private float = false;
+
+  private constructor(
+    readonly agg: MetricAgg,
+    buckets: number,
+    private readonly columns: readonly (FieldValues & { kind: 'number' })[],
+    private readonly kind: Numbers['kind'],
+  ) {
+    this.count = new Float64Array(buckets);
+    this.min = new Float64Array(buckets).fill(Infinity);
+    this.max = new Float64Array(buckets).fill(-Infinity);
+    this.sum = new Float64Array(buckets);
+    this.delta = new Float64Array(buckets);
+  }
+
+  /** The metrics of `agg` over `buckets` buckets of `sets`, or undefined when it is not a numeric metric over plain columns. */
+  static of(agg: MetricAgg, sets: readonly DocSet[], buckets: number): BucketMetrics | undefined {
+    if (!COLUMN_METRICS.has(agg.type) || agg.options.missing !== undefined) return undefined;
+    const columns: (FieldValues & { kind: 'number' })[] = [];
+    let kind: Numbers['kind'];
+    for (const set of sets) {
+      const values = fieldValues(set.state, agg.options.field as string, agg.type, true);
+      if (values.kind !== 'number') {
+        if (values.kind !== 'unmapped') return undefined;
+        columns.push({ kind: 'number', def: undefined as never, field: undefined, round: (v) => v });
+        continue;
+      }
+      if (values.field !== undefined && values.field.multi.size > 0) return undefined;
+      kind ??= values.def.kind === 'date' ? 'date' : values.def.kind === 'boolean' ? 'boolean' : 'number';
+      columns.push(values);
+    }
+    return new BucketMetrics(agg, buckets, columns, kind);
+  }
+
+  /** Reads the column of the s-th set from now on. */
+  useSet(s: number): void {
+    const values = this.columns[s] as FieldValues & { kind: 'number' };
+    this.column = values.field?.min ?? new Float64Array(0);
+    this.float = values.field !== undefined && values.def.esType === 'float';
+  }
+
+  take(b: number, ord: number): void {
+    const column = this.column;
+    if (ord >= column.length) return;
+    let v = column[ord] as number;
+    if (v !== v) return;
+    if (this.float) v = Math.fround(v);
+    this.count[b] = (this.count[b] as number) + 1;
+    if (v < (this.min[b] as number)) this.min[b] = v;
+    if (v > (this.max[b] as number)) this.max[b] = v;
+    // KahanSum.add, on bucket b's sum.
+    const sum = this.sum[b] as number;
+    if (!Number.isFinite(v)) {
+      this.sum[b] = sum + v;
+      return;
+    }
+    if (!Number.isFinite(sum)) return;
+    const corrected = v + (this.delta[b] as number);
+    const updated = sum + corrected;
+    this.delta[b] = corrected - (updated - sum);
+    this.sum[b] = updated;
+  }
+
+  /** Bucket b's result, as numericMetric gives it. */
+  result(b: number): AggResult {
+    const sum = new KahanSum();
+    sum.value = this.sum[b] as number;
+    sum.delta = this.delta[b] as number;
+    const n: Numbers = { count: this.count[b] as number, min: this.min[b] as number, max: this.max[b] as number, sum, kind: this.kind, printer: undefined };
+    if (n.kind === 'date') {
+      // The first index where the field is numeric, as numbersOf takes the format's printer from.
+      const mapped = this.columns.find((c) => c.def !== undefined) as FieldValues & { kind: 'number' };
+      n.printer = printerFor(mapped, this.agg.options.format);
+    }
+    return metricResult(this.agg, n);
+  }
+}
+
+function metricResult(agg: MetricAgg, n: Numbers): AggResult {
   const avg = n.count === 0 ? Number.NaN : n.sum.value / n.count;
   switch (agg.type) {
     case 'min':

@@ -4,6 +4,7 @@ import type { BucketAgg } from '../../requests/aggs/agg-request.js';
 import type { BucketOptions, TermFilter } from '../../requests/aggs/agg-options.js';
 import { bucketJson, BucketDocs, COUNT_DESC, runBucketSubs, sortBuckets, type AggEnv, type AggResult, type Bucket, type DocSet } from './aggregate.js';
 import { datePrinter, docValues, fieldValues, keywordValues, missingNumber, numberValues, type FieldValues } from './agg-field.js';
+import { BucketMetrics } from './metric-aggs.js';
 
 /**
  * The `terms` aggregation, as ES computes it over shards (here, an index is a shard): each index
@@ -181,6 +182,49 @@ function collectDocs(sets: readonly DocSet[], o: BucketOptions, buckets: readonl
   });
 }
 
+/**
+ * The sub-aggregations of a keyword `terms` when they are all numeric metrics over plain columns
+ * (BucketMetrics): every bucket's, in one pass over the documents, each found its bucket by term
+ * id, with no bucket document lists. Only for fields without multi-valued documents (a document is
+ * in one bucket at most) and without `missing`. Returns whether it ran (else the caller collects
+ * each bucket's documents and runs the sub-aggregations over them).
+ */
+function metricsInOnePass(agg: BucketAgg, sets: readonly DocSet[], top: readonly Bucket[], shards: readonly ShardCounts[], env: AggEnv): boolean {
+  if (agg.options.missing !== undefined || top.length === 0) return false;
+  const fields: (KeywordField | undefined)[] = [];
+  for (const shard of shards) {
+    if (shard.values.kind !== 'keyword' && shard.values.kind !== 'unmapped') return false;
+    const field = shard.values.kind === 'keyword' ? shard.values.field : undefined;
+    if (field !== undefined && field.multiValues.size > 0) return false;
+    fields.push(field);
+  }
+  const metrics: BucketMetrics[] = [];
+  for (const sub of agg.subs) {
+    const m = sub.type === 'top_hits' || 'subs' in sub ? undefined : BucketMetrics.of(sub, sets, top.length);
+    if (m === undefined) return false;
+    metrics.push(m);
+  }
+  sets.forEach((set, s) => {
+    const field = fields[s];
+    if (field === undefined) return;
+    for (const m of metrics) m.useSet(s);
+    const byTerm = bucketsByTerm(field, top);
+    const single = field.singleIds;
+    const docs = set.docs;
+    for (let i = 0, n = docs.length; i < n; i++) {
+      const ord = docs[i] as number;
+      const id = ord < single.length ? (single[ord] as number) : -1;
+      const b = id >= 0 && id < byTerm.length ? (byTerm[id] as number) : -1;
+      if (b < 0) continue;
+      for (const m of metrics) m.take(b, ord);
+    }
+  });
+  top.forEach((bucket, b) => {
+    bucket.subs = new Map(metrics.map((m) => [m.agg.name, env.finish(m.agg, m.result(b))]));
+  });
+  return true;
+}
+
 /** Per term id of `field`: the position in `buckets` of the bucket whose key is that term, or -1. */
 function bucketsByTerm(field: KeywordField, buckets: readonly Bucket[]): Int32Array {
   const byTerm = new Int32Array(field.postings.termCount).fill(-1);
@@ -278,7 +322,7 @@ export function termsAgg(agg: BucketAgg, sets: readonly DocSet[], env: AggEnv): 
   sortBuckets(buckets, o.order, COUNT_DESC);
   const top = buckets.slice(0, o.size);
   for (let i = o.size; i < buckets.length; i++) other += (buckets[i] as Bucket).docCount;
-  if (!byPath && subs) {
+  if (!byPath && subs && !metricsInOnePass(agg, sets, top, shards, env)) {
     collectDocs(sets, o, top, shards);
     runBucketSubs(agg, top, env, sets);
   }
