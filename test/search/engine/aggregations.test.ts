@@ -210,6 +210,15 @@ describe('aggregations', () => {
     }
   });
 
+  it('sums integers as ES compensates them, also past 2^53', async () => {
+    await ok('PUT', '/big', { mappings: { properties: { n: { type: 'long' } } } });
+    let nd = '';
+    for (const n of [2 ** 53 - 1, 1, 1, -(2 ** 53 - 1)]) nd += `{"index":{}}\n${JSON.stringify({ n })}\n`;
+    await h.app.inject({ method: 'POST', url: '/big/_bulk?refresh=true', headers: { 'content-type': 'application/x-ndjson' }, payload: nd });
+    // A plain sum rounds 2^53 + 1 down and answers 1; the compensated sum keeps the lost 1.
+    expect((await aggs({ s: { sum: { field: 'n' } } }, {}, '/big/_search')).s.value).toBe(2);
+  });
+
   it('refuses what ES refuses', async () => {
     const text = await call('POST', '/s/_search', { aggs: { a: { terms: { field: 't' } } } });
     expect([text.status, text.body.error.type, text.body.error.root_cause[0].reason]).toEqual([400, 'search_phase_execution_exception', expect.stringMatching(/^Text fields are not optimised/)]);

@@ -138,21 +138,63 @@ const MAX_SPAN = 1 << 16;
 
 /**
  * A numeric histogram's counts per key, read straight from columns without multi-valued documents
- * (one number or NaN per ordinal): each value's bucket number floor((v - offset) / interval), which
- * never decreases as v grows, indexes an array spanning the smallest to the largest value's; each
- * key is computed as numericRounding computes it, from the first value of its bucket. Undefined
+ * (one number or NaN per ordinal): each value's bucket number q = floor((v - offset) / interval),
+ * which never decreases as v grows, indexes an array spanning the bounds' bucket numbers (the
+ * fields' bounds of every value, NumericField.lo and hi, else the documents' own), and a bucket's
+ * key is q * interval + offset, as numericRounding computes it (q - first and back is exact: both
+ * are integers, of one sign and within a factor of two of each other when beyond 2^53). Undefined
  * when a column has multi-valued documents or the values span more than MAX_SPAN buckets. An index
  * where the field is not numeric (or absent) adds nothing, as in eachDocNumbers without `missing`.
  */
 function countColumns(sets: readonly DocSet[], field: string, linear: { readonly interval: number; readonly offset: number }): [number, number][] | undefined {
   const { interval, offset } = linear;
   const columns: [Float64Array, Int32Array, boolean][] = [];
+  let lo = Infinity;
+  let hi = -Infinity;
   for (const set of sets) {
     const values = fieldValues(set.state, field, 'histogram', true);
     if (values.kind !== 'number' || values.field === undefined) continue;
-    if (values.field.multi.size > 0) return undefined;
-    columns.push([values.field.min, set.docs, values.def.esType === 'float']);
+    const f = values.field;
+    if (f.multi.size > 0) return undefined;
+    const float = values.def.esType === 'float';
+    columns.push([f.min, set.docs, float]);
+    // Math.fround never reorders two numbers: the bounds of the float32 values are those of the bounds.
+    lo = Math.min(lo, float ? Math.fround(f.lo) : f.lo);
+    hi = Math.max(hi, float ? Math.fround(f.hi) : f.hi);
   }
+  if (columns.length === 0 || lo > hi) return [];
+  let first = Math.floor((lo - offset) / interval);
+  let span = Math.floor((hi - offset) / interval) - first + 1;
+  if (!(span <= MAX_SPAN)) {
+    // Bounds too far apart (a value long gone, say): the documents' own bounds.
+    [lo, hi] = documentBounds(columns);
+    if (lo > hi) return [];
+    first = Math.floor((lo - offset) / interval);
+    span = Math.floor((hi - offset) / interval) - first + 1;
+    if (!(span <= MAX_SPAN)) return undefined;
+  }
+  const counts = new Int32Array(span);
+  for (const [column, docs, float] of columns) countColumn(column, docs, float, counts, first, interval, offset);
+  const out: [number, number][] = [];
+  for (let b = 0; b < span; b++) if ((counts[b] as number) > 0) out.push([(first + b) * interval + offset, counts[b] as number]);
+  return out;
+}
+
+/** countColumns' loop: one column's documents counted per bucket number (minus `first`). */
+function countColumn(column: Float64Array, docs: Int32Array, float: boolean, counts: Int32Array, first: number, interval: number, offset: number): void {
+  for (let i = 0, n = docs.length, length = column.length; i < n; i++) {
+    const ord = docs[i] as number;
+    if (ord >= length) continue;
+    let v = column[ord] as number;
+    if (v !== v) continue;
+    if (float) v = Math.fround(v);
+    const b = Math.floor((v - offset) / interval) - first;
+    counts[b] = (counts[b] as number) + 1;
+  }
+}
+
+/** The smallest and largest value of the documents of `columns`. */
+function documentBounds(columns: readonly [Float64Array, Int32Array, boolean][]): [number, number] {
   let lo = Infinity;
   let hi = -Infinity;
   for (const [column, docs, float] of columns) {
@@ -166,28 +208,7 @@ function countColumns(sets: readonly DocSet[], field: string, linear: { readonly
       if (v > hi) hi = v;
     }
   }
-  if (lo > hi) return [];
-  const first = Math.floor((lo - offset) / interval);
-  const span = Math.floor((hi - offset) / interval) - first + 1;
-  if (!(span <= MAX_SPAN)) return undefined;
-  const counts = new Int32Array(span);
-  const keys = new Float64Array(span);
-  for (const [column, docs, float] of columns) {
-    for (let i = 0, n = docs.length, length = column.length; i < n; i++) {
-      const ord = docs[i] as number;
-      if (ord >= length) continue;
-      let v = column[ord] as number;
-      if (v !== v) continue;
-      if (float) v = Math.fround(v);
-      const q = Math.floor((v - offset) / interval);
-      const b = q - first;
-      if (counts[b] === 0) keys[b] = q * interval + offset;
-      counts[b] = (counts[b] as number) + 1;
-    }
-  }
-  const out: [number, number][] = [];
-  for (let b = 0; b < span; b++) if ((counts[b] as number) > 0) out.push([keys[b] as number, counts[b] as number]);
-  return out;
+  return [lo, hi];
 }
 
 function keyFields(k: number, printer: DatePrinter | undefined): Record<string, unknown> {

@@ -61,7 +61,7 @@ function numbersOf(agg: MetricAgg, sets: readonly DocSet[]): Numbers {
     const missing = o.missing === undefined ? undefined : missingNumber(def, o.missing);
     const field = values.field;
     if (field !== undefined && field.multi.size === 0) {
-      takeColumn(out, field.min, set.docs, def.esType === 'float', missing);
+      if (!(def.integer && missing === undefined && takeIntegers(out, field.min, set.docs))) takeColumn(out, field.min, set.docs, def.esType === 'float', missing);
       continue;
     }
     for (let i = 0; i < set.docs.length; i++) {
@@ -109,6 +109,40 @@ function takeColumn(out: Numbers, column: Float64Array, docs: Int32Array, float:
   out.max = max;
   out.sum.value = sum;
   out.sum.delta = delta;
+}
+
+/**
+ * takeColumn for a column of integers (an integer field's values are truncated when parsed): a
+ * plain sum, which is the compensated sum to the bit as long as every partial sum is an integer
+ * below 2^53 in magnitude (each addition is then exact, so the compensation stays 0). Checked
+ * after the pass from the largest magnitude met; returns false, having changed nothing, when it
+ * does not hold (or the sum so far carries a compensation), and takeColumn then does the work.
+ */
+function takeIntegers(out: Numbers, column: Float64Array, docs: Int32Array): boolean {
+  const start = out.sum.value;
+  if (out.sum.delta !== 0 || !Number.isInteger(start)) return false;
+  let { count, min, max } = out;
+  let sum = start;
+  let largest = 0;
+  const length = column.length;
+  for (let i = 0, n = docs.length; i < n; i++) {
+    const ord = docs[i] as number;
+    if (ord >= length) continue;
+    const v = column[ord] as number;
+    if (v !== v) continue;
+    count++;
+    if (v < min) min = v;
+    if (v > max) max = v;
+    sum += v;
+  }
+  if (count > out.count) largest = Math.max(Math.abs(min), Math.abs(max));
+  // Every partial sum is within |start| + (values added) × largest of 0; the integer check covers a column of non-integers.
+  if (!(Math.abs(start) + (count - out.count) * largest < 2 ** 53) || !Number.isInteger(min) || !Number.isInteger(max) || !Number.isInteger(sum)) return false;
+  out.count = count;
+  out.min = min;
+  out.max = max;
+  out.sum.value = sum;
+  return true;
 }
 
 function printerFor(values: FieldValues & { kind: 'number' }, format: string | undefined): DatePrinter {
