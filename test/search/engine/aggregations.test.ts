@@ -211,12 +211,16 @@ describe('aggregations', () => {
   });
 
   it('sums integers as ES compensates them, also past 2^53', async () => {
-    await ok('PUT', '/big', { mappings: { properties: { n: { type: 'long' } } } });
+    await ok('PUT', '/big', { mappings: { properties: { n: { type: 'long' }, g: { type: 'keyword' } } } });
     let nd = '';
-    for (const n of [2 ** 53 - 1, 1, 1, -(2 ** 53 - 1)]) nd += `{"index":{}}\n${JSON.stringify({ n })}\n`;
+    for (const n of [2 ** 53 - 1, 1, 1, -(2 ** 53 - 1)]) nd += `{"index":{}}\n${JSON.stringify({ n, g: 'k' })}\n`;
+    for (const n of [5, 7]) nd += `{"index":{}}\n${JSON.stringify({ n, g: 'j' })}\n`;
     await h.app.inject({ method: 'POST', url: '/big/_bulk?refresh=true', headers: { 'content-type': 'application/x-ndjson' }, payload: nd });
     // A plain sum rounds 2^53 + 1 down and answers 1; the compensated sum keeps the lost 1.
-    expect((await aggs({ s: { sum: { field: 'n' } } }, {}, '/big/_search')).s.value).toBe(2);
+    expect((await aggs({ s: { sum: { field: 'n' } } }, {}, '/big/_search')).s.value).toBe(14);
+    // So per bucket, all buckets summed in one pass.
+    const per = await aggs({ g: { terms: { field: 'g' }, aggs: { s: { sum: { field: 'n' } } } } }, {}, '/big/_search');
+    expect(per.g.buckets.map((b: EsBody) => [b.key, b.s.value])).toEqual([['k', 2], ['j', 12]]);
   });
 
   it('refuses what ES refuses', async () => {

@@ -207,6 +207,11 @@ export class BucketMetrics {
   private readonly delta: Float64Array;
   private column = new Float64Array(0);
   private float = false;
+  /**
+   * Whether sums are plain (every column an integer field's): exact, so the compensated sums to the
+   * bit, while every bucket's partial sums stay below 2^53 (exactSums checks, after the pass).
+   */
+  plain: boolean;
 
   private constructor(
     readonly agg: MetricAgg,
@@ -219,6 +224,28 @@ export class BucketMetrics {
     this.max = new Float64Array(buckets).fill(-Infinity);
     this.sum = new Float64Array(buckets);
     this.delta = new Float64Array(buckets);
+    this.plain = columns.every((c) => c.def === undefined || c.def.integer);
+  }
+
+  /**
+   * After a pass with plain sums: whether they are the compensated ones, every partial sum of each
+   * bucket having been an integer below 2^53 (within count × the largest magnitude of 0). When not,
+   * the numbers are cleared and `plain` turned off: the caller passes over the documents again.
+   */
+  exactSums(): boolean {
+    if (!this.plain) return true;
+    for (let b = 0; b < this.count.length; b++) {
+      const n = this.count[b] as number;
+      if (n > 0 && !(n * Math.max(Math.abs(this.min[b] as number), Math.abs(this.max[b] as number)) < 2 ** 53)) {
+        this.plain = false;
+        this.count.fill(0);
+        this.min.fill(Infinity);
+        this.max.fill(-Infinity);
+        this.sum.fill(0);
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The metrics of `agg` over `buckets` buckets of `sets`, or undefined when it is not a numeric metric over plain columns. */
@@ -256,8 +283,12 @@ export class BucketMetrics {
     this.count[b] = (this.count[b] as number) + 1;
     if (v < (this.min[b] as number)) this.min[b] = v;
     if (v > (this.max[b] as number)) this.max[b] = v;
-    // KahanSum.add, on bucket b's sum.
     const sum = this.sum[b] as number;
+    if (this.plain) {
+      this.sum[b] = sum + v;
+      return;
+    }
+    // KahanSum.add, on bucket b's sum.
     if (!Number.isFinite(v)) {
       this.sum[b] = sum + v;
       return;

@@ -204,25 +204,34 @@ function metricsInOnePass(agg: BucketAgg, sets: readonly DocSet[], top: readonly
     if (m === undefined) return false;
     metrics.push(m);
   }
-  sets.forEach((set, s) => {
-    const field = fields[s];
-    if (field === undefined) return;
-    for (const m of metrics) m.useSet(s);
-    const byTerm = bucketsByTerm(field, top);
-    const single = field.singleIds;
-    const docs = set.docs;
-    for (let i = 0, n = docs.length; i < n; i++) {
-      const ord = docs[i] as number;
-      const id = ord < single.length ? (single[ord] as number) : -1;
-      const b = id >= 0 && id < byTerm.length ? (byTerm[id] as number) : -1;
-      if (b < 0) continue;
-      for (const m of metrics) m.take(b, ord);
-    }
-  });
+  const pass = (): void => {
+    sets.forEach((set, s) => {
+      const field = fields[s];
+      if (field === undefined) return;
+      for (const m of metrics) m.useSet(s);
+      metricsPass(set.docs, field.singleIds, bucketsByTerm(field, top), metrics);
+    });
+  };
+  pass();
+  // Plain sums past 2^53 somewhere: again, compensated.
+  if (!metrics.every((m) => m.exactSums())) pass();
   top.forEach((bucket, b) => {
     bucket.subs = new Map(metrics.map((m) => [m.agg.name, env.finish(m.agg, m.result(b))]));
   });
   return true;
+}
+
+/** metricsInOnePass's loop over one set's documents: each adds its numbers to its bucket's metrics. */
+function metricsPass(docs: Int32Array, single: Int32Array, byTerm: Int32Array, metrics: readonly BucketMetrics[]): void {
+  const one = metrics.length === 1 ? (metrics[0] as BucketMetrics) : undefined;
+  for (let i = 0, n = docs.length; i < n; i++) {
+    const ord = docs[i] as number;
+    const id = ord < single.length ? (single[ord] as number) : -1;
+    const b = id >= 0 && id < byTerm.length ? (byTerm[id] as number) : -1;
+    if (b < 0) continue;
+    if (one !== undefined) one.take(b, ord);
+    else for (let m = 0; m < metrics.length; m++) (metrics[m] as BucketMetrics).take(b, ord);
+  }
 }
 
 /** Per term id of `field`: the position in `buckets` of the bucket whose key is that term, or -1. */
