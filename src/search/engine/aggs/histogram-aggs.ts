@@ -148,7 +148,7 @@ const MAX_SPAN = 1 << 16;
  */
 function countColumns(sets: readonly DocSet[], field: string, linear: { readonly interval: number; readonly offset: number }): [number, number][] | undefined {
   const { interval, offset } = linear;
-  const columns: [Float64Array, Int32Array, boolean][] = [];
+  const columns: [Float64Array, Int32Array, boolean, boolean][] = [];
   let lo = Infinity;
   let hi = -Infinity;
   for (const set of sets) {
@@ -157,7 +157,8 @@ function countColumns(sets: readonly DocSet[], field: string, linear: { readonly
     const f = values.field;
     if (f.multi.size > 0) return undefined;
     const float = values.def.esType === 'float';
-    columns.push([f.min, set.docs, float]);
+    // Every live document of the index (a match_all: the index's own list, see search-phase.ts).
+    columns.push([f.min, set.docs, float, set.docs === set.state.index.allLive()]);
     // Math.fround never reorders two numbers: the bounds of the float32 values are those of the bounds.
     lo = Math.min(lo, float ? Math.fround(f.lo) : f.lo);
     hi = Math.max(hi, float ? Math.fround(f.hi) : f.hi);
@@ -174,7 +175,10 @@ function countColumns(sets: readonly DocSet[], field: string, linear: { readonly
     if (!(span <= MAX_SPAN)) return undefined;
   }
   const counts = new Int32Array(span);
-  for (const [column, docs, float] of columns) countColumn(column, docs, float, counts, first, interval, offset);
+  for (const [column, docs, float, everyLive] of columns) {
+    if (everyLive) countSorted(sortedValues(column, docs, float), counts, first, interval, offset);
+    else countColumn(column, docs, float, counts, first, interval, offset);
+  }
   const out: [number, number][] = [];
   for (let b = 0; b < span; b++) if ((counts[b] as number) > 0) out.push([(first + b) * interval + offset, counts[b] as number]);
   return out;
@@ -193,8 +197,58 @@ function countColumn(column: Float64Array, docs: Int32Array, float: boolean, cou
   }
 }
 
+/**
+ * The values of `docs` in `column` (float32 when `float`), ascending, NaN (no value) left out:
+ * kept per list of every live document of an index and column, both replaced, never written,
+ * where a value of a listed document could change (a write makes a new list), so a histogram over
+ * every document of an index that has not changed since reads no document.
+ */
+const sortedCache = new WeakMap<Int32Array, WeakMap<Float64Array, Float64Array>>();
+
+function sortedValues(column: Float64Array, docs: Int32Array, float: boolean): Float64Array {
+  let byColumn = sortedCache.get(docs);
+  const cached = byColumn?.get(column);
+  if (cached !== undefined) return cached;
+  const values = new Float64Array(docs.length);
+  let k = 0;
+  for (let i = 0, n = docs.length, length = column.length; i < n; i++) {
+    const ord = docs[i] as number;
+    if (ord >= length) continue;
+    const v = column[ord] as number;
+    if (v !== v) continue;
+    values[k++] = float ? Math.fround(v) : v;
+  }
+  const sorted = values.slice(0, k).sort();
+  if (byColumn === undefined) sortedCache.set(docs, (byColumn = new WeakMap()));
+  byColumn.set(column, sorted);
+  return sorted;
+}
+
+/**
+ * countColumn over ascending values: a bucket's values are one run (its number never decreases as
+ * the value grows), found by a binary search for the last value of each bucket number.
+ */
+function countSorted(sorted: Float64Array, counts: Int32Array, first: number, interval: number, offset: number): void {
+  const n = sorted.length;
+  let i = 0;
+  while (i < n) {
+    const q = Math.floor(((sorted[i] as number) - offset) / interval);
+    // The first position past i whose bucket number is above q.
+    let lo = i + 1;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (Math.floor(((sorted[mid] as number) - offset) / interval) > q) hi = mid;
+      else lo = mid + 1;
+    }
+    const b = q - first;
+    counts[b] = (counts[b] as number) + (lo - i);
+    i = lo;
+  }
+}
+
 /** The smallest and largest value of the documents of `columns`. */
-function documentBounds(columns: readonly [Float64Array, Int32Array, boolean][]): [number, number] {
+function documentBounds(columns: readonly [Float64Array, Int32Array, boolean, boolean][]): [number, number] {
   let lo = Infinity;
   let hi = -Infinity;
   for (const [column, docs, float] of columns) {
