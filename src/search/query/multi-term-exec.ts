@@ -344,9 +344,60 @@ function exactPrefixPhraseFreq(values: readonly string[], heads: readonly string
   };
   values.forEach((v, i) => {
     if (i > 0) position += POSITION_INCREMENT_GAP;
-    scanTokens(v, emit);
+    const windows = NON_ASCII.test(v) ? undefined : phraseWindows(v, heads[0] as string, h + 1);
+    if (windows === undefined) {
+      scanTokens(v, emit);
+      return;
+    }
+    for (let w = 0; w < windows.length; w += 2) {
+      // Text left out holds no token of the first head: no phrase begins (or runs) there.
+      if (w > 0) position += SKIPPED;
+      scanTokens(v.slice(windows[w], windows[w + 1]), emit);
+    }
   });
   return freq;
+}
+
+const NON_ASCII = /[\u0080-\uffff]/;
+/** Positions put between two windows of a value: more than any phrase spans, so none spans them. */
+const SKIPPED = 1 << 20;
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x0b || c === 0x0c;
+}
+
+/** Whether c is an ASCII letter, digit or underscore: a word holding one holds a token. */
+function isWordUnit(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f;
+}
+
+/**
+ * The parts of an ASCII value the phrase can lie in, as [start, end) pairs, ascending and apart:
+ * around each place its lower case holds `first` (a token equal to it is such a place), from the
+ * white space before it to past `words` words of a letter, digit or underscore (each holds a
+ * token, so they cover the phrase's tokens). Both ends are white space or the value's ends, where
+ * the tokenizer never is inside a token (in ASCII text a token holds no white space), so a part
+ * gives the tokens the whole value gives there.
+ */
+function phraseWindows(v: string, first: string, words: number): number[] {
+  const lower = v.toLowerCase();
+  const out: number[] = [];
+  let from = 0;
+  for (let at = lower.indexOf(first, from); at >= 0; at = lower.indexOf(first, from)) {
+    let start = at;
+    while (start > 0 && !isSpace(v.charCodeAt(start - 1))) start--;
+    let end = start;
+    for (let seen = 0; seen < words && end < v.length; ) {
+      while (end < v.length && isSpace(v.charCodeAt(end))) end++;
+      let word = false;
+      while (end < v.length && !isSpace(v.charCodeAt(end))) word = isWordUnit(v.charCodeAt(end++)) || word;
+      if (word) seen++;
+    }
+    if (out.length > 0 && start <= (out[out.length - 1] as number)) out[out.length - 1] = Math.max(end, out[out.length - 1] as number);
+    else out.push(start, end);
+    from = at + 1;
+  }
+  return out;
 }
 
 /** Whether the token src[start, …) (as tokenUnit reads it) starts with `prefix`. */

@@ -49,6 +49,11 @@ describe('typo tolerance, prefixes and suggestions', () => {
       ['3', ['foo bar', 'bzz']],
       ['4', 'foo bar bat x foo bar bzz'],
       ['11', 'foo bar bat x foo bar zzz'],
+      // Punctuation between tokens, other white space, text that is not ASCII.
+      ['12', 'x (foo-bar,bzz) y'],
+      ['13', 'foo\tbar\n\nbzz'],
+      ['14', 'Ünïcödé: foo bar bzz'],
+      ['15', 'foobar bzz, foo, bar. baz'],
       ['5', 'foo bar bat'],
       ['6', 'Foo BAR Bzz'],
       ['7', 'foo bar'],
@@ -65,7 +70,7 @@ describe('typo tolerance, prefixes and suggestions', () => {
       return new Map((res.hits.hits as { _id: string; _score: number }[]).map((x) => [x._id, x._score]));
     };
     const found = await hits('foo bar b');
-    expect([...found.keys()].sort()).toEqual(['1', '11', '4', '6', '8', '9']);
+    expect([...found.keys()].sort()).toEqual(['1', '11', '12', '13', '14', '15', '4', '6', '8', '9']);
     // Two occurrences in 4, one in 11, of the same length.
     expect(found.get('4')).toBeGreaterThan(found.get('11') as number);
     expect([...(await hits('bar f')).keys()].sort()).toEqual(['2', '8']);
