@@ -13,7 +13,8 @@
  * beside hits). Prints each case's median and p95 per server and the ratio Portico / OpenSearch of
  * the medians; the target (issue 22) is at most 0.5 for each, and the `terms` aggregation over the
  * whole corpus under 20 ms median. The answers of both are compared request by request (hit
- * totals, suggestion counts, aggregations) as a check that they answer the same requests.
+ * totals, suggestion counts, aggregations with their members in name order: see canonical) as a
+ * check that they answer the same requests.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -59,11 +60,25 @@ async function load(call: ReturnType<typeof client>['call'], lines: readonly str
   await call('POST', '/debian/_refresh');
 }
 
-/** What two servers must agree on: the hit total, the number of suggestions, the aggregations. */
+/**
+ * `v` with the members of every object in name order (arrays keep theirs). The order of sibling
+ * aggregations is not part of the answer: Elasticsearch's reduce phase leaves a one-shard search's
+ * aggregations in request order, as Portico writes them, while OpenSearch 2.x writes them in the
+ * order of the Java HashMap its reduce phase groups them in (`s` then `p` come back as `p`, `s`).
+ */
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v === null || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v).sort()) out[k] = canonical((v as Record<string, unknown>)[k]);
+  return out;
+}
+
+/** What two servers must agree on: the hit total, the number of suggestions, the aggregations (in any member order). */
 function answerOf(text: string): string {
   const parsed = JSON.parse(text) as { hits: { total: { value: number } }; suggest?: { s: { options: unknown[] }[] }; aggregations?: unknown };
   const suggestions = parsed.suggest === undefined ? undefined : parsed.suggest.s.reduce((n, e) => n + e.options.length, 0);
-  return JSON.stringify([parsed.hits.total.value, suggestions, parsed.aggregations]);
+  return JSON.stringify([parsed.hits.total.value, suggestions, canonical(parsed.aggregations)]);
 }
 
 async function measure(call: ReturnType<typeof client>['call'], rounds: number): Promise<Timings> {

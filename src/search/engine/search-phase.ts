@@ -191,13 +191,8 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
   }
   const { hits, before, plan } = matchAndSort(q, phase, state, ctx);
   phase.plan0 ??= plan;
-  if (q.scored) {
-    // Locals: a loop this long reads them faster than the phase's fields.
-    const scores = hits.scores;
-    let best = phase.maxScore;
-    for (let i = 0, n = hits.length; i < n; i++) if ((scores[i] as number) > best) best = scores[i] as number;
-    phase.maxScore = best;
-  }
+  // max_score is shown only with hits (hitsBody): a size 0 search never reads it.
+  if (q.scored && req.size > 0) phase.maxScore = maxScore(hits.scores, hits.length, phase.maxScore);
   // Each index contributes its own top from+size, as each shard does in ES; with one index
   // only the requested page is materialized.
   const scratch = (n: number): Int32Array => ctx.arena.int32(n);
@@ -216,6 +211,16 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
       ...(collapsed === undefined ? {} : { collapseKey: collapsed.keys[k] ?? null }),
     })),
   );
+}
+
+/**
+ * The largest of `best` and the first `n` scores. A function of its own: the loop, run once per
+ * request over every match (63,666 of them for a match_all), would otherwise run in queryShard's
+ * unoptimized code, at several times the cost.
+ */
+function maxScore(scores: Float32Array, n: number, best: number): number {
+  for (let i = 0; i < n; i++) if ((scores[i] as number) > best) best = scores[i] as number;
+  return best;
 }
 
 /** What each shard checks of the request before running it (a failure fails that shard alone). */
@@ -254,8 +259,12 @@ function matchAndSort(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: 
     hits = filterHits(hits, (i) => sliceOf(ids[hits.docs[i] as number] as string, slice.max) === slice.id);
   }
   if (req.minScore !== undefined) hits = filterHits(hits, (i) => (hits.scores[i] as number) >= (req.minScore as number));
-  // Aggregations see every match, post_filter or not (copied: the arena is reused by later queries).
-  if (req.aggs !== undefined) phase.aggSets.push({ state, ctx, docs: hits.docs.slice(0, hits.length), scores: hits.scores.slice(0, hits.length) });
+  // Aggregations see every match, post_filter or not (copied: the arena is reused by later queries;
+  // the index's list of every live document, a match_all's, is never written, only replaced).
+  if (req.aggs !== undefined) {
+    const docs = hits.docs === ctx.index.allLive() && hits.length === hits.docs.length ? hits.docs : hits.docs.slice(0, hits.length);
+    phase.aggSets.push({ state, ctx, docs, scores: hits.scores.slice(0, hits.length) });
+  }
   if (req.postFilter !== undefined) {
     const allowed = execute(req.postFilter, ctx);
     const set = new Set(allowed.docs.subarray(0, allowed.length));

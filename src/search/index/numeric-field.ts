@@ -5,6 +5,12 @@ export class NumericField {
   min = new Float64Array(INITIAL).fill(Number.NaN);
   max = new Float64Array(INITIAL).fill(Number.NaN);
   multi = new Map<number, readonly number[]>();
+  /**
+   * The smallest and largest value ever added (Infinity and -Infinity before any): bounds of every
+   * value the field holds, never narrowed when one goes (a histogram sizes its counts by them).
+   */
+  lo = Infinity;
+  hi = -Infinity;
 
   add(ord: number, values: readonly number[]): void {
     this.min = grow(this.min, ord + 1, nanArray);
@@ -18,6 +24,8 @@ export class NumericField {
     }
     this.min[ord] = lo;
     this.max[ord] = hi;
+    if (lo < this.lo) this.lo = lo;
+    if (hi > this.hi) this.hi = hi;
     if (values.length > 1) this.multi.set(ord, values);
   }
 
@@ -48,6 +56,12 @@ export class NumericField {
     const field = new NumericField();
     field.min = d.min;
     field.max = d.max;
+    for (let i = 0; i < d.min.length; i++) {
+      const lo = d.min[i] as number;
+      const hi = d.max[i] as number;
+      if (lo < field.lo) field.lo = lo;
+      if (hi > field.hi) field.hi = hi;
+    }
     for (const [k, v] of d.multi) field.multi.set(k, v);
     return field;
   }

@@ -1,4 +1,4 @@
-import { analyze, tokens } from '../index/analyzer.js';
+import { analyze, scanTokens, tokenText, tokenUnit, tokens } from '../index/analyzer.js';
 import { bm25, idf, normInverseCache, termWeight } from './bm25.js';
 import { FREQ_BITS, FREQ_MASK } from '../index/posting-store.js';
 import { EMPTY, intersectSum, unionSum, type Hits } from './hit-lists.js';
@@ -236,23 +236,179 @@ export function phrasePrefix(ctx: MultiTermContext, path: string, text: string, 
   let idfSum = 0;
   for (const at of [...heads, ...expansion]) idfSum = f(idfSum + idf(field.postings.docFreq(field.view.ids[at] as number), field.docCount));
   const weight = termWeight(o.boost, idfSum);
-  const candidates = intersectSum([...heads.map((at) => constantHits(ctx, field, [at], 0)), constantHits(ctx, field, expansion, 0)], ctx.arena);
+  const candidates = heads.length < MAX_MARKED_HEADS ? phraseCandidates(ctx, field, heads, expansion) : intersectSum([...heads.map((at) => constantHits(ctx, field, [at], 0)), constantHits(ctx, field, expansion, 0)], ctx.arena);
   const lastSet = new Set(expansion.map((at) => field.view.texts[at] as string));
   const headTerms = terms.slice(0, -1);
+  // Every expansion starts with the last term (prefixExpansion): a token that does not is skipped unread.
+  const typed = terms[terms.length - 1] as string;
+  const lastPrefix = [...lastSet].every((t) => t.startsWith(typed)) ? typed : '';
   const cache = normInverseCache(field.avgdl);
   const docs = ctx.arena.int32(candidates.length);
   const scores = ctx.arena.float32(candidates.length);
   let k = 0;
   for (let i = 0; i < candidates.length; i++) {
     const d = candidates.docs[i] as number;
-    const positions = tokenPositions(sourceValues(ctx.sourceOf(d), path).map(String), analyze, POSITION_INCREMENT_GAP);
-    const freq = prefixPhraseFreq(positions, headTerms, lastSet, o.slop);
+    const values = sourceValues(ctx.sourceOf(d), path).map(String);
+    const freq = o.slop > 0 ? prefixPhraseFreq(tokenPositions(values, analyze, POSITION_INCREMENT_GAP), headTerms, lastSet, o.slop) : exactPrefixPhraseFreq(values, headTerms, lastSet, lastPrefix);
     if (freq === 0) continue;
     docs[k] = d;
     scores[k] = bm25(weight, freq, cache[field.norms?.[d] ?? 1] as number);
     k++;
   }
   return { docs, scores, length: k };
+}
+
+/** The most heads phraseCandidates counts in a byte per document (the last term takes one more step). */
+const MAX_MARKED_HEADS = 250;
+
+/**
+ * The live documents holding every head term (view positions `heads`) and at least one of the
+ * `expansion` terms, ascending: what intersecting each head's hits with the union of the
+ * expansions' gives, from the postings alone. A byte per document counts the lists it was found in,
+ * in order (a document advances from step j to j + 1 only in the j-th list), so the cost is the
+ * postings read, with no pass over every document per list.
+ */
+function phraseCandidates(ctx: MultiTermContext, field: TermField, heads: readonly number[], expansion: readonly number[]): { readonly docs: Int32Array; readonly length: number } {
+  const postings = field.postings;
+  const ids = field.view.ids;
+  // The rarest head first: the documents it lists are the only ones that can advance.
+  const order = [...heads].sort((a, b) => postings.count(ids[a] as number) - postings.count(ids[b] as number));
+  const step = new Uint8Array(ctx.index.maxOrd);
+  const listed = postings.postings(ids[order[0] as number] as number);
+  for (let i = 0; i < listed.length; i++) step[(listed[i] as number) >>> FREQ_BITS] = 1;
+  for (let j = 1; j < order.length; j++) {
+    const packed = postings.postings(ids[order[j] as number] as number);
+    for (let i = 0; i < packed.length; i++) {
+      const d = (packed[i] as number) >>> FREQ_BITS;
+      if (step[d] === j) step[d] = j + 1;
+    }
+  }
+  const h = order.length;
+  for (const at of expansion) {
+    const packed = postings.postings(ids[at] as number);
+    for (let i = 0; i < packed.length; i++) {
+      const d = (packed[i] as number) >>> FREQ_BITS;
+      if (step[d] === h) step[d] = h + 1;
+    }
+  }
+  const live = ctx.index.live;
+  const docs = ctx.arena.int32(listed.length);
+  let k = 0;
+  for (let i = 0; i < listed.length; i++) {
+    const d = (listed[i] as number) >>> FREQ_BITS;
+    // Once each (a document is listed once per term), and only live ones.
+    if (step[d] === h + 1 && live[d] === 1) {
+      docs[k++] = d;
+      step[d] = 0;
+    }
+  }
+  docs.subarray(0, k).sort();
+  return { docs, length: k };
+}
+
+/**
+ * The exact (slop 0) frequency of the phrase `heads` then any of `last` in `values`, read as the
+ * tokenizer streams the tokens (no string for a token that cannot be the last one, no map of every
+ * token's positions): a token of `last` at position p counts when the tokens at p - heads.length …
+ * p - 1 are the heads, in order. Positions run on within a value and jump POSITION_INCREMENT_GAP
+ * between two, as tokenPositions numbers them, so this counts what prefixPhraseFreq counts over
+ * tokenPositions' map. `prefix`: what every term of `last` starts with ('' when unknown).
+ */
+function exactPrefixPhraseFreq(values: readonly string[], heads: readonly string[], last: ReadonlySet<string>, prefix: string): number {
+  const h = heads.length;
+  const plen = prefix.length;
+  // The last h tokens (as ranges of their source) and their positions, the newest at (seen - 1) % h.
+  const srcs: string[] = new Array<string>(h).fill('');
+  const starts = new Int32Array(h);
+  const ends = new Int32Array(h);
+  const at = new Float64Array(h).fill(Number.NaN);
+  let seen = 0;
+  let position = -1;
+  let freq = 0;
+  const emit = (src: string, start: number, end: number): void => {
+    position++;
+    if (seen >= h && end - start >= plen && startsWith(src, start, prefix) && last.has(tokenText(src, start, end))) {
+      let ok = true;
+      for (let j = 1; j <= h && ok; j++) {
+        const k = (seen - j) % h;
+        ok = at[k] === position - j && sameToken(srcs[k] as string, starts[k] as number, ends[k] as number, heads[h - j] as string);
+      }
+      if (ok) freq++;
+    }
+    const k = seen % h;
+    srcs[k] = src;
+    starts[k] = start;
+    ends[k] = end;
+    at[k] = position;
+    seen++;
+  };
+  values.forEach((v, i) => {
+    if (i > 0) position += POSITION_INCREMENT_GAP;
+    const windows = NON_ASCII.test(v) ? undefined : phraseWindows(v, heads[0] as string, h + 1);
+    if (windows === undefined) {
+      scanTokens(v, emit);
+      return;
+    }
+    for (let w = 0; w < windows.length; w += 2) {
+      // Text left out holds no token of the first head: no phrase begins (or runs) there.
+      if (w > 0) position += SKIPPED;
+      scanTokens(v.slice(windows[w], windows[w + 1]), emit);
+    }
+  });
+  return freq;
+}
+
+const NON_ASCII = /[\u0080-\uffff]/;
+/** Positions put between two windows of a value: more than any phrase spans, so none spans them. */
+const SKIPPED = 1 << 20;
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x0b || c === 0x0c;
+}
+
+/** Whether c is an ASCII letter, digit or underscore: a word holding one holds a token. */
+function isWordUnit(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f;
+}
+
+/**
+ * The parts of an ASCII value the phrase can lie in, as [start, end) pairs, ascending and apart:
+ * around each place its lower case holds `first` (a token equal to it is such a place), from the
+ * white space before it to past `words` words of a letter, digit or underscore (each holds a
+ * token, so they cover the phrase's tokens). Both ends are white space or the value's ends, where
+ * the tokenizer never is inside a token (in ASCII text a token holds no white space), so a part
+ * gives the tokens the whole value gives there.
+ */
+function phraseWindows(v: string, first: string, words: number): number[] {
+  const lower = v.toLowerCase();
+  const out: number[] = [];
+  let from = 0;
+  for (let at = lower.indexOf(first, from); at >= 0; at = lower.indexOf(first, from)) {
+    let start = at;
+    while (start > 0 && !isSpace(v.charCodeAt(start - 1))) start--;
+    let end = start;
+    for (let seen = 0; seen < words && end < v.length; ) {
+      while (end < v.length && isSpace(v.charCodeAt(end))) end++;
+      let word = false;
+      while (end < v.length && !isSpace(v.charCodeAt(end))) word = isWordUnit(v.charCodeAt(end++)) || word;
+      if (word) seen++;
+    }
+    if (out.length > 0 && start <= (out[out.length - 1] as number)) out[out.length - 1] = Math.max(end, out[out.length - 1] as number);
+    else out.push(start, end);
+    from = at + 1;
+  }
+  return out;
+}
+
+/** Whether the token src[start, …) (as tokenUnit reads it) starts with `prefix`. */
+function startsWith(src: string, start: number, prefix: string): boolean {
+  for (let i = 0; i < prefix.length; i++) if (tokenUnit(src, start + i) !== prefix.charCodeAt(i)) return false;
+  return true;
+}
+
+/** Whether the token src[start, end) (as tokenUnit reads it) is `text`. */
+function sameToken(src: string, start: number, end: number, text: string): boolean {
+  return end - start === text.length && startsWith(src, start, text);
 }
 
 /** The key the last position's union of terms is filed under (no analyzed token holds a NUL). */

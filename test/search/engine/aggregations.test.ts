@@ -128,6 +128,101 @@ describe('aggregations', () => {
     expect(JSON.parse(res.body).responses[0].aggregations).toEqual({ 'missing#m': { doc_count: 2 } });
   });
 
+  it('over every live document and over columns, after updates and deletes: the counts, sums and buckets of the documents themselves', async () => {
+    // The fast paths (a term's live docFreq when every live document is aggregated, numbers read
+    // from the column, bucket documents laid out by a counting sort) against sums worked out here.
+    let seed = 7;
+    const rnd = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 16) % n;
+    };
+    const docOf = (): Record<string, unknown> => {
+      const doc: Record<string, unknown> = {};
+      const tags = Array.from({ length: rnd(4) }, () => 'abcdef'[rnd(6)] as string);
+      if (tags.length > 0) doc.tag = tags.length === 1 ? tags[0] : tags;
+      if (rnd(5) > 0) doc.n = rnd(1000) - 300;
+      if (rnd(4) > 0) doc.x = (rnd(2000) - 500) / 7;
+      if (rnd(5) > 0) doc.g = 'pqr'[rnd(3)];
+      if (rnd(5) > 0) doc.z = rnd(100000) / 3 + 0.1;
+      return doc;
+    };
+    const live = new Map<string, Record<string, unknown>>();
+    await ok('PUT', '/cols', { mappings: { properties: { tag: { type: 'keyword' }, g: { type: 'keyword' }, n: { type: 'long' }, x: { type: 'float' }, z: { type: 'double' } } } });
+    let ndjson = '';
+    for (let i = 0; i < 300; i++) {
+      const doc = docOf();
+      live.set(String(i), doc);
+      ndjson += `{"index":{"_id":"${i}"}}\n${JSON.stringify(doc)}\n`;
+    }
+    // Updates (a new ordinal each, the old one retired) and deletes.
+    for (let i = 0; i < 300; i += 7) {
+      const doc = docOf();
+      live.set(String(i), doc);
+      ndjson += `{"index":{"_id":"${i}"}}\n${JSON.stringify(doc)}\n`;
+    }
+    for (let i = 3; i < 300; i += 11) {
+      live.delete(String(i));
+      ndjson += `{"delete":{"_id":"${i}"}}\n`;
+    }
+    const res = await h.app.inject({ method: 'POST', url: '/cols/_bulk?refresh=true', headers: { 'content-type': 'application/x-ndjson' }, payload: ndjson });
+    expect(JSON.parse(res.body).errors).toBe(false);
+    const docs = [...live.values()];
+    const tagsOf = (d: Record<string, unknown>): string[] => [...new Set(d.tag === undefined ? [] : ([] as string[]).concat(d.tag as string | string[]))];
+    const counts = new Map<string, number>();
+    const sums = new Map<string, number>();
+    for (const d of docs) {
+      for (const t of tagsOf(d)) {
+        counts.set(t, (counts.get(t) ?? 0) + 1);
+        if (typeof d.n === 'number') sums.set(t, (sums.get(t) ?? 0) + d.n);
+      }
+    }
+    const expected = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    const out = await aggs({ t: { terms: { field: 'tag', missing: 'none' }, aggs: { s: { sum: { field: 'n' } } } } }, {}, '/cols/_search');
+    const untagged = docs.filter((d) => tagsOf(d).length === 0);
+    const withMissing = [...expected, ['none', untagged.length] as [string, number]].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    expect(out.t.buckets).toEqual(
+      withMissing.map(([key, c]) => ({ key, doc_count: c, s: { value: key === 'none' ? untagged.reduce((n, d) => n + (typeof d.n === 'number' ? d.n : 0), 0) : (sums.get(key) ?? 0) } })),
+    );
+    const ns = docs.flatMap((d) => (typeof d.n === 'number' ? [d.n] : []));
+    expect((await aggs({ s: { stats: { field: 'n' } } }, {}, '/cols/_search')).s).toEqual({ count: ns.length, min: Math.min(...ns), max: Math.max(...ns), avg: ns.reduce((a, b) => a + b, 0) / ns.length, sum: ns.reduce((a, b) => a + b, 0) });
+    // A float field's values are float32, as its doc values hold them; keys floor((v - offset) / interval) * interval + offset.
+    const perKey = new Map<number, number>();
+    for (const d of docs) if (typeof d.x === 'number') {
+      const k = Math.floor((Math.fround(d.x) - 0.25) / 7.5) * 7.5 + 0.25;
+      perKey.set(k, (perKey.get(k) ?? 0) + 1);
+    }
+    const hist = await aggs({ h: { histogram: { field: 'x', interval: 7.5, offset: 0.25, min_doc_count: 1 } } }, {}, '/cols/_search');
+    expect(hist.h.buckets).toEqual([...perKey].sort((a, b) => a[0] - b[0]).map(([key, c]) => ({ key, doc_count: c })));
+    // Metrics under a single-valued keyword's terms (all buckets in one pass), with meta and typed_keys,
+    // as worked out here and as the bucket-by-bucket path computes them (which `missing` takes).
+    const subs = { a: { avg: { field: 'n' } }, s: { stats: { field: 'n' }, meta: { m: 1 } }, x: { max: { field: 'x' } }, y: { sum: { field: 'x' } }, z: { sum: { field: 'z' } } };
+    const fused = (await ok('POST', '/cols/_search?typed_keys=true', { size: 0, aggs: { g: { terms: { field: 'g' }, aggs: subs } } })).aggregations['sterms#g'].buckets;
+    const general = (await ok('POST', '/cols/_search?typed_keys=true', { size: 0, aggs: { g: { terms: { field: 'g', missing: 'zz' }, aggs: subs } } })).aggregations['sterms#g'].buckets;
+    expect(fused.map((b: EsBody) => b.key).sort()).toEqual(['p', 'q', 'r']);
+    expect(general.filter((b: EsBody) => b.key !== 'zz')).toEqual(fused);
+    for (const b of fused) {
+      const mine = docs.filter((d) => d.g === b.key);
+      const bn = mine.flatMap((d) => (typeof d.n === 'number' ? [d.n] : []));
+      expect(b.doc_count).toBe(mine.length);
+      expect(b['avg#a'].value).toBe(bn.reduce((x, y) => x + y, 0) / bn.length);
+      expect(b['stats#s']).toEqual({ count: bn.length, min: Math.min(...bn), max: Math.max(...bn), avg: bn.reduce((x, y) => x + y, 0) / bn.length, sum: bn.reduce((x, y) => x + y, 0), meta: { m: 1 } });
+      expect(b['max#x'].value).toBe(Math.max(...mine.flatMap((d) => (typeof d.x === 'number' ? [Math.fround(d.x)] : []))));
+    }
+  });
+
+  it('sums integers as ES compensates them, also past 2^53', async () => {
+    await ok('PUT', '/big', { mappings: { properties: { n: { type: 'long' }, g: { type: 'keyword' } } } });
+    let nd = '';
+    for (const n of [2 ** 53 - 1, 1, 1, -(2 ** 53 - 1)]) nd += `{"index":{}}\n${JSON.stringify({ n, g: 'k' })}\n`;
+    for (const n of [5, 7]) nd += `{"index":{}}\n${JSON.stringify({ n, g: 'j' })}\n`;
+    await h.app.inject({ method: 'POST', url: '/big/_bulk?refresh=true', headers: { 'content-type': 'application/x-ndjson' }, payload: nd });
+    // A plain sum rounds 2^53 + 1 down and answers 1; the compensated sum keeps the lost 1.
+    expect((await aggs({ s: { sum: { field: 'n' } } }, {}, '/big/_search')).s.value).toBe(14);
+    // So per bucket, all buckets summed in one pass.
+    const per = await aggs({ g: { terms: { field: 'g' }, aggs: { s: { sum: { field: 'n' } } } } }, {}, '/big/_search');
+    expect(per.g.buckets.map((b: EsBody) => [b.key, b.s.value])).toEqual([['k', 2], ['j', 12]]);
+  });
+
   it('refuses what ES refuses', async () => {
     const text = await call('POST', '/s/_search', { aggs: { a: { terms: { field: 't' } } } });
     expect([text.status, text.body.error.type, text.body.error.root_cause[0].reason]).toEqual([400, 'search_phase_execution_exception', expect.stringMatching(/^Text fields are not optimised/)]);

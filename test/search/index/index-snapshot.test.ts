@@ -27,6 +27,8 @@ describe('index snapshot across restarts', () => {
     { query: { prefix: { text: 'del' } }, size: 50 },
     { query: { bool: { must: [{ exists: { field: 'tags' } }], must_not: [{ match: { text: 'alpha' } }] } }, size: 50 },
     { query: { match_phrase: { text: 'beta gamma' } }, size: 50 },
+    // Sized by the numeric field's bounds of every value (NumericField.lo, hi), which a restore recomputes.
+    { size: 0, aggs: { h: { histogram: { field: 'n', interval: 2 } }, s: { stats: { field: 'n' } } } },
   ];
 
   beforeAll(async () => {

@@ -40,6 +40,42 @@ describe('typo tolerance, prefixes and suggestions', () => {
     expect(await ids({ query: { multi_match: { query: 'typh', fields: ['summary', 'name'], type: 'bool_prefix' } } })).toEqual(['4']);
   });
 
+  it('match_phrase_prefix: the heads in order then a term with the prefix, within one value, live documents only, each occurrence scored', async () => {
+    await ok('PUT', '/pp', { mappings: { properties: { t: { type: 'text' } } } });
+    const docs: [string, unknown][] = [
+      ['1', 'foo bar baz'],
+      ['2', 'bar foo baz'],
+      // A phrase never spans two values (positions 100 apart).
+      ['3', ['foo bar', 'bzz']],
+      ['4', 'foo bar bat x foo bar bzz'],
+      ['11', 'foo bar bat x foo bar zzz'],
+      // Punctuation between tokens, other white space, text that is not ASCII.
+      ['12', 'x (foo-bar,bzz) y'],
+      ['13', 'foo\tbar\n\nbzz'],
+      ['14', 'Ünïcödé: foo bar bzz'],
+      ['15', 'foobar bzz, foo, bar. baz'],
+      ['5', 'foo bar bat'],
+      ['6', 'Foo BAR Bzz'],
+      ['7', 'foo bar'],
+      ['8', 'foo bar foo bar bar'],
+      ['9', ['x', 'more foo bar bzz']],
+      ['10', 'foo baz bar'],
+    ];
+    let nd = '';
+    for (const [id, t] of docs) nd += `${JSON.stringify({ index: { _id: id } })}\n${JSON.stringify({ t })}\n`;
+    nd += `${JSON.stringify({ delete: { _id: '5' } })}\n`;
+    await ok('POST', '/pp/_bulk?refresh=true', nd);
+    const hits = async (q: string) => {
+      const res = await ok('POST', '/pp/_search', { query: { match_phrase_prefix: { t: q } } });
+      return new Map((res.hits.hits as { _id: string; _score: number }[]).map((x) => [x._id, x._score]));
+    };
+    const found = await hits('foo bar b');
+    expect([...found.keys()].sort()).toEqual(['1', '11', '12', '13', '14', '15', '4', '6', '8', '9']);
+    // Two occurrences in 4, one in 11, of the same length.
+    expect(found.get('4')).toBeGreaterThan(found.get('11') as number);
+    expect([...(await hits('bar f')).keys()].sort()).toEqual(['2', '8']);
+  });
+
   it("refuses what ES refuses, with ES's errors", async () => {
     const fuzzyOnLong = await call('POST', '/p/_search', { query: { fuzzy: { size: { value: '1' } } } });
     expect(fuzzyOnLong.status).toBe(400);

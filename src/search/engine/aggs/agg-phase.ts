@@ -88,18 +88,18 @@ function runOne(agg: Agg, sets: readonly DocSet[], env: AggEnv): AggResult {
 }
 
 /** The response's `aggregations`: each aggregation of `aggs` over `sets`, in request order. */
-export function runAggregations(aggs: readonly Agg[], sets: readonly DocSet[], base: Omit<AggEnv, 'run'>, typedKeys = false): Record<string, unknown> {
+export function runAggregations(aggs: readonly Agg[], sets: readonly DocSet[], base: Omit<AggEnv, 'run' | 'finish'>, typedKeys = false): Record<string, unknown> {
   const env: AggEnv = {
     ...base,
     run(list, s) {
       const out = new Map<string, AggResult>();
-      for (const a of list) {
-        const r = runOne(a, s, env);
-        if (a.meta !== undefined) r.json.meta = a.meta;
-        if (typedKeys) r.key = `${r.typedName ?? a.type}#${a.name}`;
-        out.set(a.name, r);
-      }
+      for (const a of list) out.set(a.name, env.finish(a, runOne(a, s, env)));
       return out;
+    },
+    finish(a, r) {
+      if (a.meta !== undefined) r.json.meta = a.meta;
+      if (typedKeys) r.key = `${r.typedName ?? a.type}#${a.name}`;
+      return r;
     },
   };
   const out: Record<string, unknown> = {};

@@ -34,6 +34,8 @@ export interface AggEnv {
   renderHit(state: IndexState, ord: number, score: number | null, sortValues: readonly (number | string | null)[] | undefined, opts: TopHitRender): unknown;
   /** Runs aggregations over `sets`: their results by name, in request order (agg-phase.ts dispatches each type). */
   run(aggs: readonly Agg[], sets: readonly DocSet[]): Map<string, AggResult>;
+  /** What `run` adds to a result computed elsewhere (terms-agg.ts's metrics of every bucket in one pass): `meta`, the typed_keys name. */
+  finish(agg: Agg, result: AggResult): AggResult;
 }
 
 export interface TopHitRender {
@@ -107,44 +109,81 @@ export function singleBucket(agg: BucketAgg, sets: readonly DocSet[], env: AggEn
 /**
  * Collects the documents of many buckets from one DocSet in one pass: `add(b, i)` puts the set's
  * i-th document in bucket b (once, however many of its values fall there). Positions arrive in
- * ascending order, so each bucket's ordinals stay ascending.
+ * ascending order, so each bucket's ordinals stay ascending. A position's first bucket is kept in
+ * an array (one entry a document), any further ones (a document with values in several buckets) as
+ * pairs; `fill` then lays every bucket's documents out in one array, bucket after bucket (a
+ * counting sort), and gives each bucket a view of its part: no list or array per bucket.
  */
 export class BucketDocs {
-  private readonly positions: number[][] = [];
-  private readonly last: number[] = [];
+  /** Per position: its first bucket, or -1. */
+  private readonly first: Int32Array;
+  /** Further (position, bucket) pairs, positions ascending. */
+  private extra: number[] = [];
+  private buckets = 0;
 
-  constructor(private readonly set: DocSet) {}
-
-  add(b: number, i: number): void {
-    while (this.positions.length <= b) {
-      this.positions.push([]);
-      this.last.push(-1);
-    }
-    if (this.last[b] === i) return;
-    this.last[b] = i;
-    (this.positions[b] as number[]).push(i);
+  constructor(private readonly set: DocSet) {
+    this.first = new Int32Array(set.docs.length).fill(-1);
   }
 
-  /** Bucket b's documents as a DocSet, or undefined when it has none here. */
-  setOf(b: number): DocSet | undefined {
-    const pos = this.positions[b];
-    if (pos === undefined || pos.length === 0) return undefined;
-    const docs = new Int32Array(pos.length);
-    const scores = new Float32Array(pos.length);
-    for (let k = 0; k < pos.length; k++) {
-      const i = pos[k] as number;
-      docs[k] = this.set.docs[i] as number;
-      scores[k] = this.set.scores[i] as number;
+  add(b: number, i: number): void {
+    if (b >= this.buckets) this.buckets = b + 1;
+    const f = this.first[i] as number;
+    if (f === -1) {
+      this.first[i] = b;
+      return;
     }
-    return { state: this.set.state, ctx: this.set.ctx, docs, scores };
+    if (f === b) return;
+    const extra = this.extra;
+    for (let k = extra.length - 2; k >= 0 && extra[k] === i; k -= 2) if (extra[k + 1] === b) return;
+    extra.push(i, b);
   }
 
   /** Puts every collected bucket's DocSet into `buckets[b].sets`. */
   fill(buckets: readonly Bucket[]): void {
-    buckets.forEach((bucket, b) => {
-      const s = this.setOf(b);
-      if (s !== undefined) (bucket.sets ??= []).push(s);
-    });
+    const nb = this.buckets;
+    if (nb === 0) return;
+    const first = this.first;
+    const extra = this.extra;
+    const starts = new Int32Array(nb + 1);
+    for (let i = 0, n = first.length; i < n; i++) {
+      const b = first[i] as number;
+      if (b >= 0) starts[b + 1] = (starts[b + 1] as number) + 1;
+    }
+    for (let k = 1; k < extra.length; k += 2) {
+      const b = extra[k] as number;
+      starts[b + 1] = (starts[b + 1] as number) + 1;
+    }
+    for (let b = 0; b < nb; b++) starts[b + 1] = (starts[b + 1] as number) + (starts[b] as number);
+    const total = starts[nb] as number;
+    const docs = new Int32Array(total);
+    const scores = new Float32Array(total);
+    const next = starts.slice(0, nb);
+    const setDocs = this.set.docs;
+    const setScores = this.set.scores;
+    let e = 0;
+    for (let i = 0, n = first.length; i < n; i++) {
+      const b = first[i] as number;
+      if (b < 0) continue;
+      let at = next[b] as number;
+      next[b] = at + 1;
+      docs[at] = setDocs[i] as number;
+      scores[at] = setScores[i] as number;
+      for (; e < extra.length && extra[e] === i; e += 2) {
+        const x = extra[e + 1] as number;
+        at = next[x] as number;
+        next[x] = at + 1;
+        docs[at] = setDocs[i] as number;
+        scores[at] = setScores[i] as number;
+      }
+    }
+    const { state, ctx } = this.set;
+    for (let b = 0; b < nb && b < buckets.length; b++) {
+      const from = starts[b] as number;
+      const to = starts[b + 1] as number;
+      if (from === to) continue;
+      const bucket = buckets[b] as Bucket;
+      (bucket.sets ??= []).push({ state, ctx, docs: docs.subarray(from, to), scores: scores.subarray(from, to) });
+    }
   }
 }
 

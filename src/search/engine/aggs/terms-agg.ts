@@ -1,8 +1,10 @@
 import { errors } from '../../errors.js';
+import type { KeywordField } from '../../index/keyword-field.js';
 import type { BucketAgg } from '../../requests/aggs/agg-request.js';
 import type { BucketOptions, TermFilter } from '../../requests/aggs/agg-options.js';
 import { bucketJson, BucketDocs, COUNT_DESC, runBucketSubs, sortBuckets, type AggEnv, type AggResult, type Bucket, type DocSet } from './aggregate.js';
 import { datePrinter, docValues, fieldValues, keywordValues, missingNumber, numberValues, type FieldValues } from './agg-field.js';
+import { BucketMetrics } from './metric-aggs.js';
 
 /**
  * The `terms` aggregation, as ES computes it over shards (here, an index is a shard): each index
@@ -38,7 +40,8 @@ function countKeyword(set: DocSet, values: FieldValues & { kind: 'keyword' }, o:
   const single = field.singleIds;
   const counts = new Int32Array(field.postings.termCount);
   const docs = set.docs;
-  for (let i = 0, n = docs.length; i < n; i++) {
+  if (isEveryLiveDocument(set)) missing = countEveryLive(field, counts, docs.length);
+  else for (let i = 0, n = docs.length; i < n; i++) {
     const ord = docs[i] as number;
     const id = ord < single.length ? (single[ord] as number) : -1;
     if (id >= 0) counts[id] = (counts[id] as number) + 1;
@@ -63,6 +66,26 @@ function countKeyword(set: DocSet, values: FieldValues & { kind: 'keyword' }, o:
     if (accepts(o, key)) out.set(key, (out.get(key) ?? 0) + c);
   }
   return missing;
+}
+
+/**
+ * Whether `set` holds every live document of its index (a match_all, or any query matching them
+ * all): it holds only live ones, so having as many says it holds them all.
+ */
+function isEveryLiveDocument(set: DocSet): boolean {
+  return set.ctx.index === set.state.index && set.docs.length === set.state.index.liveCount;
+}
+
+/**
+ * countKeyword over every live document of an index (`live` of them), without reading a document:
+ * a term's count is its docFreq, the number of live documents holding it (each once, however many
+ * times it holds it: a document's values are counted once each, as ES's sorted set counts them),
+ * and the documents without a value are those the field does not count in docCount. Returns those.
+ */
+export function countEveryLive(field: KeywordField, counts: Int32Array, live: number): number {
+  const postings = field.postings;
+  for (let id = 0, n = counts.length; id < n; id++) counts[id] = postings.docFreq(id);
+  return live - field.docCount;
 }
 
 function countNumbers(set: DocSet, values: FieldValues & { kind: 'number' }, o: BucketOptions, out: Map<Key, number>): number {
@@ -129,20 +152,97 @@ function collectDocs(sets: readonly DocSet[], o: BucketOptions, buckets: readonl
     const values = (shards[s] as ShardCounts).values;
     const mk = missingKey(values, o.missing);
     const docs = new BucketDocs(set);
+    const missingBucket = mk === undefined ? undefined : index.get(mk);
+    const keywordField = values.kind === 'keyword' ? values.field : undefined;
+    const byTerm = keywordField === undefined ? undefined : bucketsByTerm(keywordField, buckets);
+    const single = keywordField?.singleIds;
     for (let i = 0; i < set.docs.length; i++) {
       const ord = set.docs[i] as number;
+      if (single !== undefined && byTerm !== undefined) {
+        // A keyword document with one value (or none): its bucket by term id, no strings read.
+        const id = ord < single.length ? (single[ord] as number) : -1;
+        if (id >= 0) {
+          const b = id < byTerm.length ? (byTerm[id] as number) : -1;
+          if (b >= 0) docs.add(b, i);
+          continue;
+        }
+        if (id === -1) {
+          if (missingBucket !== undefined) docs.add(missingBucket, i);
+          continue;
+        }
+      }
       const keys = docValues(values, ord);
       for (const k of keys) {
         const b = index.get(k);
         if (b !== undefined) docs.add(b, i);
       }
-      if (keys.length === 0 && mk !== undefined) {
-        const b = index.get(mk);
-        if (b !== undefined) docs.add(b, i);
-      }
+      if (keys.length === 0 && missingBucket !== undefined) docs.add(missingBucket, i);
     }
     docs.fill(buckets);
   });
+}
+
+/**
+ * The sub-aggregations of a keyword `terms` when they are all numeric metrics over plain columns
+ * (BucketMetrics): every bucket's, in one pass over the documents, each found its bucket by term
+ * id, with no bucket document lists. Only for fields without multi-valued documents (a document is
+ * in one bucket at most) and without `missing`. Returns whether it ran (else the caller collects
+ * each bucket's documents and runs the sub-aggregations over them).
+ */
+function metricsInOnePass(agg: BucketAgg, sets: readonly DocSet[], top: readonly Bucket[], shards: readonly ShardCounts[], env: AggEnv): boolean {
+  if (agg.options.missing !== undefined || top.length === 0) return false;
+  const fields: (KeywordField | undefined)[] = [];
+  for (const shard of shards) {
+    if (shard.values.kind !== 'keyword' && shard.values.kind !== 'unmapped') return false;
+    const field = shard.values.kind === 'keyword' ? shard.values.field : undefined;
+    if (field !== undefined && field.multiValues.size > 0) return false;
+    fields.push(field);
+  }
+  const metrics: BucketMetrics[] = [];
+  for (const sub of agg.subs) {
+    const m = sub.type === 'top_hits' || 'subs' in sub ? undefined : BucketMetrics.of(sub, sets, top.length);
+    if (m === undefined) return false;
+    metrics.push(m);
+  }
+  const pass = (): void => {
+    sets.forEach((set, s) => {
+      const field = fields[s];
+      if (field === undefined) return;
+      for (const m of metrics) m.useSet(s);
+      metricsPass(set.docs, field.singleIds, bucketsByTerm(field, top), metrics);
+    });
+  };
+  pass();
+  // Plain sums past 2^53 somewhere: again, compensated.
+  if (!metrics.every((m) => m.exactSums())) pass();
+  top.forEach((bucket, b) => {
+    bucket.subs = new Map(metrics.map((m) => [m.agg.name, env.finish(m.agg, m.result(b))]));
+  });
+  return true;
+}
+
+/** metricsInOnePass's loop over one set's documents: each adds its numbers to its bucket's metrics. */
+function metricsPass(docs: Int32Array, single: Int32Array, byTerm: Int32Array, metrics: readonly BucketMetrics[]): void {
+  const one = metrics.length === 1 ? (metrics[0] as BucketMetrics) : undefined;
+  for (let i = 0, n = docs.length; i < n; i++) {
+    const ord = docs[i] as number;
+    const id = ord < single.length ? (single[ord] as number) : -1;
+    const b = id >= 0 && id < byTerm.length ? (byTerm[id] as number) : -1;
+    if (b < 0) continue;
+    if (one !== undefined) one.take(b, ord);
+    else for (let m = 0; m < metrics.length; m++) (metrics[m] as BucketMetrics).take(b, ord);
+  }
+}
+
+/** Per term id of `field`: the position in `buckets` of the bucket whose key is that term, or -1. */
+function bucketsByTerm(field: KeywordField, buckets: readonly Bucket[]): Int32Array {
+  const byTerm = new Int32Array(field.postings.termCount).fill(-1);
+  buckets.forEach((b, i) => {
+    if (typeof b.sortKey !== 'string') return;
+    const t = field.lookup(b.sortKey);
+    if (t >= 0) byTerm[t] = i;
+  });
+  return byTerm;
 }
 
 function isKeyOrder(agg: BucketAgg): boolean {
@@ -231,7 +331,7 @@ export function termsAgg(agg: BucketAgg, sets: readonly DocSet[], env: AggEnv): 
   sortBuckets(buckets, o.order, COUNT_DESC);
   const top = buckets.slice(0, o.size);
   for (let i = o.size; i < buckets.length; i++) other += (buckets[i] as Bucket).docCount;
-  if (!byPath && subs) {
+  if (!byPath && subs && !metricsInOnePass(agg, sets, top, shards, env)) {
     collectDocs(sets, o, top, shards);
     runBucketSubs(agg, top, env, sets);
   }
