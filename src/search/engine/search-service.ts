@@ -130,11 +130,27 @@ export class SearchService {
     for (const s of states) this.refreshes.refresh(s);
   }
 
-  /** Resolves once every index named has refreshed what was written to it so far (`?refresh=wait_for`); whether one was forced. */
-  async waitForRefresh(names: Iterable<string>): Promise<boolean> {
+  /** Index `name`'s refreshes so far (RefreshSchedule.generation): a `wait_for` write made now waits for one past it. */
+  refreshGeneration(name: string): number {
+    return this.indices.exists(name) ? this.refreshes.generation(this.indices.get(name)) : 0;
+  }
+
+  /**
+   * `?refresh=wait_for`: resolves once each index named has had a refresh after its write (the
+   * generation its last write was made at, see refreshGeneration; a write made just now when only
+   * names are given). Answers the indices whose wait forced a refresh (`forced_refresh` on their items).
+   */
+  async waitForRefresh(written: Iterable<string> | ReadonlyMap<string, number>): Promise<Set<string>> {
+    const gens = written instanceof Map ? (written as ReadonlyMap<string, number>) : new Map([...(written as Iterable<string>)].map((n) => [n, this.refreshGeneration(n)]));
+    const names: string[] = [];
     const waits: Promise<boolean>[] = [];
-    for (const name of new Set(names)) if (this.indices.exists(name)) waits.push(this.refreshes.waitFor(this.indices.get(name)));
-    return (await Promise.all(waits)).includes(true);
+    for (const [name, since] of gens) {
+      if (!this.indices.exists(name)) continue;
+      names.push(name);
+      waits.push(this.refreshes.waitFor(this.indices.get(name), since));
+    }
+    const forced = await Promise.all(waits);
+    return new Set(names.filter((_, i) => forced[i]));
   }
 
   /** Loads every index from the store (see IndexRegistry.load); a snapshot may hold retired documents to reclaim. */
