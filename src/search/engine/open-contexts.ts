@@ -143,8 +143,8 @@ export class SearchContexts {
 
   /**
    * Whether a scroll or point in time holds `state` (its ordinals must stay as they are). The
-   * searcher of unrefreshed writes alone does not: a compaction may run under it, and refreshes
-   * the index before it swaps its copy in (IndexReclaimer, ReclaimHost.beforeSwap).
+   * searcher of unrefreshed writes alone does not: a compaction may run under it, and its copy
+   * waits for the next refresh to swap in (IndexReclaimer.refreshed).
    */
   isPinned(state: IndexState): boolean {
     const p = this.pins.get(state);

@@ -38,6 +38,8 @@ interface Schedule {
 
 export class RefreshSchedule {
   private readonly schedules = new Map<IndexState, Schedule>();
+  /** Called after each refresh of an index (its searcher view dropped), before its waiting writes are answered. */
+  onRefreshed: ((state: IndexState) => void) | undefined;
 
   /** @param now the wall clock the indices' creation times are in (search-idle counts from creation) */
   constructor(
@@ -105,6 +107,7 @@ export class RefreshSchedule {
   refresh(state: IndexState, forced = false): void {
     const s = this.schedules.get(state);
     this.contexts.refreshed(state);
+    this.onRefreshed?.(state);
     if (s === undefined) return;
     s.generation++;
     if (s.timer !== undefined) clearTimeout(s.timer);

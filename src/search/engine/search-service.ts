@@ -93,6 +93,7 @@ export class SearchService {
         isCurrent: (s) => this.indices.isCurrent(s),
         isPinned: (s) => this.contexts.isPinned(s),
         reclaimed: (s, dropped, ms, longestMs) => this.activity?.reclaimed(s.name, dropped, s.index.liveCount, ms, longestMs),
+        unrefreshed: (s) => this.contexts.searcher(s) !== undefined,
         beforeSwap: (s) => this.refreshes.refresh(s),
       },
       reclaim?.policy,
@@ -103,6 +104,8 @@ export class SearchService {
     this.indices = new IndexRegistry(store, now, this.contexts, activity, (s) => this.reclaimer.compactNow(s));
     this.writes = new DocumentWrites(store, now, this.indices, this.contexts);
     this.refreshes = new RefreshSchedule(this.contexts, now);
+    // A compaction waiting for a refresh swaps its copy in right after it (IndexReclaimer.refreshed).
+    this.refreshes.onRefreshed = (s) => this.reclaimer.refreshed(s);
   }
 
   /**
