@@ -8,7 +8,9 @@
  * after a refresh costs), applies a `_bulk` of 1,000 overwrites with the view open and releases it
  * (the next refresh). Prints the best and median ms of the view, the terms the text and keyword
  * fields hold, and the CPU of the `_bulk`s, so that a change to the view is checked against the
- * write path too. `--root` points at
+ * write path too; then, with a view open over a `_bulk` of overwrites (what searches between two
+ * refreshes read), the CPU of a set of searches on it (terms, a prefix and a fuzzy expansion, a
+ * terms aggregation; best of the rounds), which read the term records through the view. `--root` points at
  * another checkout (A/B).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,6 +30,7 @@ interface Index {
 }
 interface Service {
   createIndex(name: string, body: unknown): unknown;
+  search(states: unknown[], request: unknown, now: number): unknown;
   bulkEach(actions: unknown, each: (item: unknown) => void): void;
   get(name: string): { index: Index };
   close(): void;
@@ -39,6 +42,8 @@ async function main(): Promise<void> {
   const { parseBulk } = (await import(join(root, 'src/search/requests/bulk.ts'))) as { parseBulk: (b: Buffer, index: string) => unknown[] };
   const { SqliteDocumentStore } = (await import(join(root, 'src/search/store/document-store.ts'))) as { SqliteDocumentStore: new (dir: string, d: string) => { close(): void } };
   const { SearchService } = (await import(join(root, 'src/search/engine/search-service.ts'))) as { SearchService: new (store: unknown, now: () => number) => Service };
+  const { parseSearchRequest } = (await import(join(root, 'src/search/requests/search-request.ts'))) as { parseSearchRequest: (body: unknown, params: object) => unknown };
+  const { renderJson } = (await import(join(root, 'src/search/http/json-render.ts'))) as { renderJson: (body: unknown, pretty: boolean, raw: boolean) => string };
   const lines = readCorpus(corpusPath()).slice(0, docs);
   const bulk = (from: number, to: number): Buffer => {
     let body = '';
@@ -71,9 +76,28 @@ async function main(): Promise<void> {
     bulkMs.push((u.user + u.system) / 1000);
     index().releaseView();
   }
+  // Searches on the view of the last refresh, with a bulk of overwrites applied after it.
+  const searches = [
+    { query: { match: { description: 'library for the python programming language' } } },
+    { query: { match: { description: { query: 'netwrok protcol', fuzziness: 'AUTO' } } } },
+    { query: { prefix: { description: 'lib' } } },
+    { query: { bool: { should: [{ match: { summary: 'game' } }, { match: { description: 'strategy' } }], filter: [{ term: { section: 'games' } }] } } },
+    { size: 0, aggs: { m: { terms: { field: 'maintainer.keyword', size: 20 } } } },
+  ].map((b) => parseSearchRequest(b, {}));
+  service.bulkEach(parseBulk(bulk(0, 1), 'packages'), () => {});
+  service.bulkEach(parseBulk(bulk(1000, 2000), 'packages'), () => {});
+  const searchMs: number[] = [];
+  let sink = 0;
+  for (let r = 0; r < rounds; r++) {
+    const c = process.cpuUsage();
+    for (const q of searches) sink += renderJson(service.search([service.get('packages')], q, 0), false, true).length;
+    const u = process.cpuUsage(c);
+    searchMs.push((u.user + u.system) / 1000);
+  }
   console.log(`${root}: ${lines.length} documents, ${terms(index().text)} text terms, ${terms(index().keyword)} keyword terms`);
   console.log(`frozenView after one write: best ${Math.min(...view).toFixed(3)} ms, median ${median(view).toFixed(3)} ms of ${rounds}`);
   console.log(`_bulk of 1,000 overwrites with the view open: CPU best ${Math.min(...bulkMs).toFixed(1)} ms, median ${median(bulkMs).toFixed(1)} ms of ${rounds}`);
+  console.log(`${searches.length} searches on the view (a bulk of overwrites after it): CPU best ${Math.min(...searchMs).toFixed(1)} ms, median ${median(searchMs).toFixed(1)} ms of ${rounds} (${sink > 0 ? 'answered' : 'empty'})`);
   service.close();
   store.close();
   rmSync(dir, { recursive: true, force: true });

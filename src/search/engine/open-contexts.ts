@@ -32,8 +32,9 @@ import { formatTimeValue } from '../syntax/time-value.js';
  * nothing until its index is written, then its view: a byte per document, taken at once (0.3-0.5
  * ms at 63,666 Debian documents, bench/search-frozen-view-probe.ts), plus up to 64 bytes per term
  * of each text and keyword field written while it is open (the term's record as of the view,
- * logged by the first such write, PostingStore.frozenCopy; views taken later share those logs);
- * both keep the `_source` of documents updated or deleted while they are open. README.md
+ * logged by the first such write, PostingStore.frozenCopy; views taken later share those logs),
+ * at most about 32 bytes per term of the fields (a view whose logs grow past half its terms takes
+ * its own copy of the records at the next view taken, PostingStore.bound); both keep the `_source` of documents updated or deleted while they are open. README.md
  * (search, "Scroll and point in time") has measured figures.
  */
 
@@ -43,11 +44,10 @@ export const MAX_OPEN_SCROLL_CONTEXT = 500;
 export const MAX_KEEP_ALIVE_MS = 86_400_000;
 /**
  * Views (see above) that points in time may hold per index at most. Each costs a byte per document
- * and up to 64 bytes per term written since it was taken (a few percent of the index at most; it
- * was a whole copy of the index, capped at 4): 32 of them stay at most about as large as the index
- * itself, plus the scratch memory each searched
- * view keeps for its queries (it grows with them). Opening a point in time that would need one more
- * is refused.
+ * and up to 64 bytes per term written since it was taken, at most about 32 bytes per term (a few
+ * percent of the index at most; it was a whole copy of the index, capped at 4): 32 of them stay at
+ * most about as large as the index itself, plus the scratch memory each searched view keeps for
+ * its queries (it grows with them). Opening a point in time that would need one more is refused.
  */
 export const MAX_PIT_VIEWS_PER_INDEX = 32;
 

@@ -217,7 +217,11 @@ export class InvertedIndex {
    * A frozen view of this index is no longer used. When it was the last, the multi-valued doc values
    * of the ordinals retired while views were open go (removes kept them for the views).
    */
-  releaseView(): void {
+  releaseView(view?: InvertedIndex): void {
+    if (view !== undefined) {
+      for (const f of view.text.values()) f.postings.releaseFrozen();
+      for (const f of view.keyword.values()) f.postings.releaseFrozen();
+    }
     if (this.openViews === 0 || --this.openViews > 0) return;
     for (const f of this.text.values()) f.postings.viewsReleased();
     for (const f of this.keyword.values()) f.postings.viewsReleased();

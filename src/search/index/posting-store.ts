@@ -47,6 +47,8 @@ const FIRST_CHUNK = 1 << 10;
 // literal value into the code (callgrind: fewer instructions per posting). Keep them equal to
 // the list above; the methods off that path use the module-level ones below.
 const STRIDE = 8;
+/** Undo logs a frozen view reads at most before it takes its own copy (see PostingStore.bound). */
+const MAX_LOGS = 16;
 const HEAD = 0;
 const COUNT = 4;
 const DOC_FREQ = 5;
@@ -74,6 +76,8 @@ export class PostingStore {
   private epoch = 0;
   private saved = new Int32Array(64);
   private log: UndoLog | undefined;
+  /** The frozen views of this store not released yet (see releaseFrozen, bound). */
+  private readonly views = new Set<PostingStore>();
   /** Set on a frozen view only: what it reads. */
   private frozen: FrozenState | undefined;
 
@@ -465,6 +469,7 @@ export class PostingStore {
    */
   frozenCopy(): PostingStore {
     if (this.frozen !== undefined) throw new Error('a frozen view is not copied');
+    for (const v of this.views) v.bound();
     const log = new UndoLog();
     if (this.log !== undefined) this.log.next = log;
     this.log = log;
@@ -476,7 +481,38 @@ export class PostingStore {
     view.bigFreqs = this.bigFreqs;
     view.meta = new Int32Array(0);
     view.frozen = { base: this, log };
+    this.views.add(view);
     return view;
+  }
+
+  /** A frozen view is no longer read (its store lets go of it). */
+  releaseFrozen(): void {
+    this.frozen?.base.views.delete(this);
+  }
+
+  /**
+   * Bounds what an old view costs (at each new view, see frozenCopy): once the logs it reads hold
+   * more records than half its terms, or are more than MAX_LOGS, it takes its own copy of the
+   * records (the live ones, each logged term's record as of the view over them) and lets go of the
+   * logs: a point in time held across many refreshes costs at most about what a copy of the term
+   * records did (32 bytes a term), and a read walks at most MAX_LOGS logs.
+   */
+  private bound(): void {
+    const f = this.frozen;
+    if (f === undefined) return;
+    const chain: UndoLog[] = [];
+    let records = 0;
+    for (let log: UndoLog | undefined = f.log; log !== undefined; log = log.next) {
+      chain.push(log);
+      records += log.size;
+    }
+    if (records * 2 <= this.terms && chain.length <= MAX_LOGS) return;
+    const meta = f.base.meta.slice(0, Math.max(1, this.terms) * STRIDE);
+    // The oldest log last: a term's first logged record (as of the view) wins.
+    for (let i = chain.length - 1; i >= 0; i--) (chain[i] as UndoLog).restoreInto(meta, this.terms);
+    this.meta = meta;
+    this.frozen = undefined;
+    f.base.views.delete(this);
   }
 
   /** No frozen view of this store is used any more: writes stop logging until the next is taken. */
@@ -546,6 +582,22 @@ class UndoLog {
   /** STRIDE int32 per logged term. */
   records = new Int32Array(16 * STRIDE);
   private count = 0;
+  /** Terms logged. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Writes each logged record of a term below `terms` into `meta` (by term id). */
+  restoreInto(meta: Int32Array, terms: number): void {
+    const keys = this.keys;
+    for (let i = 0; i < keys.length; i++) {
+      const term = (keys[i] as number) - 1;
+      if (term < 0 || term >= terms) continue;
+      const at = this.at[i] as number;
+      for (let k = 0; k < STRIDE; k++) meta[term * STRIDE + k] = this.records[at + k] as number;
+    }
+  }
+
   /** term + 1 per slot (0 free), and where its record starts. */
   private keys = new Int32Array(32);
   private at = new Int32Array(32);
