@@ -125,7 +125,6 @@ export class BulkResponseWriter {
   private readonly w: ByteWriter;
   private failed = false;
   private count = 0;
-  private readonly resultPieces: Map<string, Buffer>;
   private readonly refreshed: boolean;
   /** `{"<op>":{"_index":` by op, and the last index name with its JSON bytes (a bulk usually names one). */
   private readonly heads = new Map<string, Buffer>();
@@ -136,15 +135,15 @@ export class BulkResponseWriter {
   constructor(forcedRefresh: boolean, expected = 0) {
     this.w = new ByteWriter(HEAD_ROOM + expected * 200 + 2);
     this.w.pos = HEAD_ROOM;
-    this.resultPieces = forcedRefresh ? RESULT_REFRESH_PIECES : RESULT_PIECES;
     this.refreshed = forcedRefresh;
   }
 
   /**
    * `get`: an update item's `get` member (the document as the update left it, when the item asked
-   * for its `_source`), written after `_primary_term` as UpdateResponse writes it.
+   * for its `_source`), written after `_primary_term` as UpdateResponse writes it. `forced`: whether
+   * the item says `forced_refresh: true` (by default, as the writer was made).
    */
-  add(item: BulkItem, get?: unknown): void {
+  add(item: BulkItem, get?: unknown, forced = this.refreshed): void {
     const w = this.w;
     if (this.count++ > 0) w.bytes(COMMA);
     if ('error' in item) {
@@ -170,8 +169,8 @@ export class BulkResponseWriter {
     w.bytes(VERSION_PIECE);
     w.number(o.version);
     // An index of one replica (the default) takes the prepared bytes; another count is rare.
-    if (o.copies === undefined || o.copies === 2 || o.result === 'noop') w.bytes(this.resultPieces.get(o.result) as Buffer);
-    else w.bytes(ascii(`,"result":"${o.result}",${this.refreshed ? '"forced_refresh":true,' : ''}"_shards":${JSON.stringify(writeShards(o))},"_seq_no":`));
+    if (o.copies === undefined || o.copies === 2 || o.result === 'noop') w.bytes((forced ? RESULT_REFRESH_PIECES : RESULT_PIECES).get(o.result) as Buffer);
+    else w.bytes(ascii(`,"result":"${o.result}",${forced ? '"forced_refresh":true,' : ''}"_shards":${JSON.stringify(writeShards(o))},"_seq_no":`));
     w.number(o.seqNo);
     if (get === undefined) w.bytes(TERM_STATUS);
     else {

@@ -14,9 +14,12 @@ import { nextTurn } from '../../http/work-turns.js';
  * Scrolls and points in time hold ordinals: an index they pin is not compacted (a compaction
  * under way is dropped when one opens), and its retired documents wait until the last of them is
  * closed or expires (`unpinned`), as Lucene keeps a merged-away segment for its open readers. The
- * view of an index's last refresh (refresh-schedule.ts) does not stop a compaction: the index is
- * refreshed right before the swap (beforeSwap), so a compaction shows pending writes early, which
- * only an index with a long or no `refresh_interval` and many overwrites can notice.
+ * view of an index's last refresh (refresh-schedule.ts) does not stop a compaction, but a swap
+ * would show the writes the view hides (the copy holds them, renumbered), and ES's merges never
+ * refresh: a compaction whose copy is ready while the index has unrefreshed writes waits (parked,
+ * no slices) and swaps right after the next refresh (`refreshed`), before any later write. With
+ * `refresh_interval: -1` and no refresh it waits as long, as ES's searcher keeps the segments a
+ * merge dropped. Only compactNow (the snapshot at shutdown, tests) refreshes the index first.
  */
 
 /** When an index is compacted and how long a slice runs. */
@@ -43,9 +46,11 @@ export interface ReclaimHost {
    * of which (the swap, usually) took `longestMs`.
    */
   reclaimed?(state: IndexState, dropped: number, ms: number, longestMs: number): void;
+  /** Whether `state` has writes its last refresh does not show (a compaction's copy holds them: it waits). */
+  unrefreshed?(state: IndexState): boolean;
   /**
-   * Right before a compaction swaps its copy in: what still reads the old ordinals without pinning
-   * the index (the view of its last refresh, open-contexts.ts) must let go of them.
+   * Before compactNow swaps its copy in: what still reads the old ordinals without pinning the
+   * index (the view of its last refresh, open-contexts.ts) must let go of them (a refresh).
    */
   beforeSwap?(state: IndexState): void;
 }
@@ -59,6 +64,8 @@ interface Run {
 
 export class IndexReclaimer {
   private readonly running = new Map<IndexState, Run>();
+  /** Compactions whose copy is ready, waiting for a refresh of their index (see above). */
+  private readonly parked = new Map<IndexState, Run>();
   private scheduled = false;
   private stopped = false;
 
@@ -79,7 +86,7 @@ export class IndexReclaimer {
 
   /** After writes to `state` (or its last context closed): starts its compaction when due. */
   check(state: IndexState): void {
-    if (this.stopped || this.running.has(state) || !this.due(state) || !this.host.isCurrent(state) || this.host.isPinned(state)) return;
+    if (this.stopped || this.isRunning(state) || !this.due(state) || !this.host.isCurrent(state) || this.host.isPinned(state)) return;
     if (state.index.compacting || state.index.isBatching) return;
     this.running.set(state, { compaction: new IndexCompaction(state.index, this.policy.catchUpOrds), ms: 0, longestMs: 0 });
     this.wake();
@@ -87,7 +94,23 @@ export class IndexReclaimer {
 
   /** Whether a compaction of `state` is under way. */
   isRunning(state: IndexState): boolean {
-    return this.running.has(state);
+    return this.running.has(state) || this.parked.has(state);
+  }
+
+  /**
+   * `state` was just refreshed: a compaction waiting for that swaps its copy in now (none of its
+   * writes is hidden any more), unless the index went away or is pinned (dropped), or is batching a
+   * `_bulk`'s postings (it runs its slices again, and waits again if that bulk's writes are unrefreshed).
+   */
+  refreshed(state: IndexState): void {
+    const run = this.parked.get(state);
+    if (run === undefined) return;
+    this.parked.delete(state);
+    if (this.stopped || !this.host.isCurrent(state) || this.host.isPinned(state)) run.compaction.abandon();
+    else if (state.index.isBatching) {
+      this.running.set(state, run);
+      this.wake();
+    } else this.finish(state, run, performance.now());
   }
 
   /**
@@ -95,18 +118,25 @@ export class IndexReclaimer {
    * the live documents; tests). Not when it is pinned, batching or holds nothing to reclaim.
    */
   compactNow(state: IndexState): void {
-    const run = this.running.get(state);
-    if (run === undefined && (state.index.deadCount === 0 || state.index.compacting)) return;
-    if (!this.host.isCurrent(state) || this.host.isPinned(state) || state.index.isBatching) return;
-    this.running.delete(state);
-    this.finish(state, run ?? { compaction: new IndexCompaction(state.index, this.policy.catchUpOrds), ms: 0, longestMs: 0 }, performance.now());
+    // Twice at most: a compaction under way (one that waited for a refresh especially) keeps what
+    // was retired while it ran as tombstones, which a second one drops.
+    for (let round = 0; round < 2; round++) {
+      const run = this.running.get(state) ?? this.parked.get(state);
+      if (run === undefined && (state.index.deadCount === 0 || state.index.compacting)) return;
+      if (!this.host.isCurrent(state) || this.host.isPinned(state) || state.index.isBatching) return;
+      this.running.delete(state);
+      this.parked.delete(state);
+      this.host.beforeSwap?.(state);
+      this.finish(state, run ?? { compaction: new IndexCompaction(state.index, this.policy.catchUpOrds), ms: 0, longestMs: 0 }, performance.now());
+    }
   }
 
   /** Drops every compaction under way and starts no more (the service is closing). */
   stop(): void {
     this.stopped = true;
-    for (const { compaction } of this.running.values()) compaction.abandon();
+    for (const { compaction } of [...this.running.values(), ...this.parked.values()]) compaction.abandon();
     this.running.clear();
+    this.parked.clear();
   }
 
   private wake(): void {
@@ -129,7 +159,13 @@ export class IndexReclaimer {
       this.running.delete(state);
     } else if (!state.index.isBatching && run.compaction.step(started + this.policy.sliceMs)) {
       this.running.delete(state);
-      this.finish(state, run, started);
+      // The copy holds writes the last refresh does not show: it waits for the next refresh.
+      if (this.host.unrefreshed?.(state) === true) {
+        const ms = performance.now() - started;
+        run.ms += ms;
+        run.longestMs = Math.max(run.longestMs, ms);
+        this.parked.set(state, run);
+      } else this.finish(state, run, started);
     } else {
       const ms = performance.now() - started;
       run.ms += ms;
@@ -143,7 +179,6 @@ export class IndexReclaimer {
 
   private finish(state: IndexState, run: Run, started: number): void {
     const { compaction } = run;
-    this.host.beforeSwap?.(state);
     compaction.finish();
     compaction.renumber(state.versions);
     compaction.renumber(state.seqNos);

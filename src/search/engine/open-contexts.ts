@@ -29,10 +29,12 @@ import { formatTimeValue } from '../syntax/time-value.js';
  *
  * Memory: a scroll keeps 16 bytes per hit (ordinal, score, index position) plus its sort values
  * when it sorts on fields (8 bytes a hit per numeric key, see ScrollHits); a point in time keeps
- * nothing until its index is written, then its view: a byte per document plus 32 bytes per term
- * of each text and keyword field (13.5 MiB at 1M Debian documents, whose fields hold 394,000
- * terms, against 545 MiB for the index), taken in 20-40 ms of CPU (bench/search-context-cost-probe.ts);
- * both keep the `_source` of documents updated or deleted while they are open. README.md
+ * nothing until its index is written, then its view: a byte per document, taken at once (0.3-0.5
+ * ms at 63,666 Debian documents, bench/search-frozen-view-probe.ts), plus up to 64 bytes per term
+ * of each text and keyword field written while it is open (the term's record as of the view,
+ * logged by the first such write, PostingStore.frozenCopy; views taken later share those logs),
+ * at most about 32 bytes per term of the fields (a view whose logs grow past half its terms takes
+ * its own copy of the records at the next view taken, PostingStore.bound); both keep the `_source` of documents updated or deleted while they are open. README.md
  * (search, "Scroll and point in time") has measured figures.
  */
 
@@ -42,10 +44,10 @@ export const MAX_OPEN_SCROLL_CONTEXT = 500;
 export const MAX_KEEP_ALIVE_MS = 86_400_000;
 /**
  * Views (see above) that points in time may hold per index at most. Each costs a byte per document
- * and 32 bytes per term (a few percent of the index; it was a whole copy of the index, capped at
- * 4): 32 of them stay about as large as the index itself, plus the scratch memory each searched
- * view keeps for its queries (it grows with them). Opening a point in time that would need one more
- * is refused.
+ * and up to 64 bytes per term written since it was taken, at most about 32 bytes per term (a few
+ * percent of the index at most; it was a whole copy of the index, capped at 4): 32 of them stay at
+ * most about as large as the index itself, plus the scratch memory each searched view keeps for
+ * its queries (it grows with them). Opening a point in time that would need one more is refused.
  */
 export const MAX_PIT_VIEWS_PER_INDEX = 32;
 
@@ -141,8 +143,8 @@ export class SearchContexts {
 
   /**
    * Whether a scroll or point in time holds `state` (its ordinals must stay as they are). The
-   * searcher of unrefreshed writes alone does not: a compaction may run under it, and refreshes
-   * the index before it swaps its copy in (IndexReclaimer, ReclaimHost.beforeSwap).
+   * searcher of unrefreshed writes alone does not: a compaction may run under it, and its copy
+   * waits for the next refresh to swap in (IndexReclaimer.refreshed).
    */
   isPinned(state: IndexState): boolean {
     const p = this.pins.get(state);

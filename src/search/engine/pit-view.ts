@@ -65,7 +65,7 @@ export class PitView {
 
   /** The view is no longer used by any point in time: the live index may forget what it kept for it. */
   release(): void {
-    if (this.frozen) this.origin.index.releaseView();
+    if (this.frozen) this.origin.index.releaseView(this.index);
   }
 
   /** Before ordinal `ord` of the live index is retired (after freeze): the view keeps answering it for its id. */

@@ -13,9 +13,11 @@ import type { SearchContexts } from './open-contexts.js';
  *   had no search for `index.search.idle.after` (30s), a scheduled refresh is skipped and marked
  *   pending, and the next search refreshes first (ES makes it wait for the refresh it triggers);
  * - `?refresh=true` after a write, `POST _refresh`;
- * - `?refresh=wait_for` waits for the next refresh (a skipped one is not skipped while a write waits,
- *   as in ES); more than `index.max_refresh_listeners` (1000) waiting on an index force one, and
- *   those writes answer `forced_refresh: true`.
+ * - `?refresh=wait_for` waits for the next refresh after the write (a skipped one is not skipped
+ *   while a write waits, as in ES), also when the write changed nothing searches see (a delete that
+ *   found nothing: ES's translog holds it, and the write waits for a refresh past its location);
+ *   a write some refresh has shown since answers at once. More than `index.max_refresh_listeners`
+ *   (1000) waiting on an index force one, and those writes answer `forced_refresh: true`.
  * Timers are unref'd: they never keep the process up. Time is the monotonic clock.
  */
 
@@ -30,10 +32,14 @@ interface Schedule {
   pending: boolean;
   /** Writes waiting for a refresh (`refresh=wait_for`): each is told whether it forced one. */
   readonly waiters: ((forced: boolean) => void)[];
+  /** Refreshes so far (see generation). */
+  generation: number;
 }
 
 export class RefreshSchedule {
   private readonly schedules = new Map<IndexState, Schedule>();
+  /** Called after each refresh of an index (its searcher view dropped), before its waiting writes are answered. */
+  onRefreshed: ((state: IndexState) => void) | undefined;
 
   /** @param now the wall clock the indices' creation times are in (search-idle counts from creation) */
   constructor(
@@ -49,7 +55,7 @@ export class RefreshSchedule {
     if (s === undefined) {
       // A shard is searched "at its start" (ES sets lastSearcherAccess when it is created).
       const age = Math.max(0, this.now() - state.createdMs);
-      s = { lastSearchMs: performance.now() - age, timer: undefined, pending: false, waiters: [] };
+      s = { lastSearchMs: performance.now() - age, timer: undefined, pending: false, waiters: [], generation: 0 };
       this.schedules.set(state, s);
     }
     return s;
@@ -66,7 +72,8 @@ export class RefreshSchedule {
     if (s.timer !== undefined) clearTimeout(s.timer);
     s.timer = undefined;
     const every = state.settings.refreshIntervalMs;
-    if (every < 0 || this.contexts.searcher(state) === undefined) return;
+    // Nothing to show and nobody waiting: no refresh is due.
+    if (every < 0 || (this.contexts.searcher(state) === undefined && s.waiters.length === 0)) return;
     s.timer = setTimeout(() => this.tick(state), every);
     s.timer.unref();
   }
@@ -100,28 +107,37 @@ export class RefreshSchedule {
   refresh(state: IndexState, forced = false): void {
     const s = this.schedules.get(state);
     this.contexts.refreshed(state);
+    this.onRefreshed?.(state);
     if (s === undefined) return;
+    s.generation++;
     if (s.timer !== undefined) clearTimeout(s.timer);
     s.timer = undefined;
     s.pending = false;
     for (const w of s.waiters.splice(0)) w(forced);
   }
 
+  /** The refreshes of `state` so far: a write made at generation g is shown once it is past g. */
+  generation(state: IndexState): number {
+    return this.of(state).generation;
+  }
+
   /**
-   * Resolves once a refresh has made `state`'s writes so far visible: at once when nothing is
-   * waiting to be shown; `true` when this wait forced the refresh (too many waiting).
+   * Resolves once a refresh after generation `since` (that of the write, see generation; the
+   * current one by default: the write was just made) has run: at once when one has; `true` when
+   * this wait forced the refresh (too many waiting).
    */
-  waitFor(state: IndexState): Promise<boolean> {
-    if (this.contexts.searcher(state) === undefined) return Promise.resolve(false);
+  waitFor(state: IndexState, since = this.generation(state)): Promise<boolean> {
     const s = this.of(state);
+    if (s.generation > since) return Promise.resolve(false);
     if (s.waiters.length >= MAX_REFRESH_LISTENERS) {
       this.refresh(state);
       return Promise.resolve(true);
     }
     return new Promise((resolve) => {
       s.waiters.push(resolve);
-      // A skipped (search-idle) refresh runs at the next tick again now that a write waits.
-      if (s.pending && s.timer === undefined) {
+      // The next scheduled refresh is due now that a write waits: a skipped (search-idle) one runs
+      // at the next tick again, and an index with nothing to show (a delete that found nothing) gets one.
+      if (s.timer === undefined) {
         s.pending = false;
         this.startTimer(state, s);
       }

@@ -93,6 +93,7 @@ export class SearchService {
         isCurrent: (s) => this.indices.isCurrent(s),
         isPinned: (s) => this.contexts.isPinned(s),
         reclaimed: (s, dropped, ms, longestMs) => this.activity?.reclaimed(s.name, dropped, s.index.liveCount, ms, longestMs),
+        unrefreshed: (s) => this.contexts.searcher(s) !== undefined,
         beforeSwap: (s) => this.refreshes.refresh(s),
       },
       reclaim?.policy,
@@ -103,6 +104,8 @@ export class SearchService {
     this.indices = new IndexRegistry(store, now, this.contexts, activity, (s) => this.reclaimer.compactNow(s));
     this.writes = new DocumentWrites(store, now, this.indices, this.contexts);
     this.refreshes = new RefreshSchedule(this.contexts, now);
+    // A compaction waiting for a refresh swaps its copy in right after it (IndexReclaimer.refreshed).
+    this.refreshes.onRefreshed = (s) => this.reclaimer.refreshed(s);
   }
 
   /**
@@ -130,11 +133,27 @@ export class SearchService {
     for (const s of states) this.refreshes.refresh(s);
   }
 
-  /** Resolves once every index named has refreshed what was written to it so far (`?refresh=wait_for`); whether one was forced. */
-  async waitForRefresh(names: Iterable<string>): Promise<boolean> {
+  /** Index `name`'s refreshes so far (RefreshSchedule.generation): a `wait_for` write made now waits for one past it. */
+  refreshGeneration(name: string): number {
+    return this.indices.exists(name) ? this.refreshes.generation(this.indices.get(name)) : 0;
+  }
+
+  /**
+   * `?refresh=wait_for`: resolves once each index named has had a refresh after its write (the
+   * generation its last write was made at, see refreshGeneration; a write made just now when only
+   * names are given). Answers the indices whose wait forced a refresh (`forced_refresh` on their items).
+   */
+  async waitForRefresh(written: Iterable<string> | ReadonlyMap<string, number>): Promise<Set<string>> {
+    const gens = written instanceof Map ? (written as ReadonlyMap<string, number>) : new Map([...(written as Iterable<string>)].map((n) => [n, this.refreshGeneration(n)]));
+    const names: string[] = [];
     const waits: Promise<boolean>[] = [];
-    for (const name of new Set(names)) if (this.indices.exists(name)) waits.push(this.refreshes.waitFor(this.indices.get(name)));
-    return (await Promise.all(waits)).includes(true);
+    for (const [name, since] of gens) {
+      if (!this.indices.exists(name)) continue;
+      names.push(name);
+      waits.push(this.refreshes.waitFor(this.indices.get(name), since));
+    }
+    const forced = await Promise.all(waits);
+    return new Set(names.filter((_, i) => forced[i]));
   }
 
   /** Loads every index from the store (see IndexRegistry.load); a snapshot may hold retired documents to reclaim. */

@@ -190,10 +190,11 @@ export class InvertedIndex {
    * (open-contexts.ts). Writes only append (new ordinals, terms and postings past the view's) and
    * retire ordinals, so the view shares the ids, the posting pools, the term dictionaries and the
    * doc values, and copies only what a write changes below its ordinals: the live set (a byte a
-   * document), each text and keyword field's statistics and per-term records (32 bytes a term), and
-   * the field lists (a field created later has no document of the view). `idToOrd` is what the view
-   * answers for ids (the caller keeps it right as documents are retired). Costs O(documents / 8 +
-   * terms), never a copy of the postings; the view is never written.
+   * document), each text and keyword field's statistics, and the field lists (a field created later
+   * has no document of the view); the per-term records are logged by the writes that change them
+   * (PostingStore.frozenCopy). `idToOrd` is what the view answers for ids (the caller keeps it right
+   * as documents are retired). Costs O(documents / 8 + fields), never a copy of the postings or of
+   * the term records; the view is never written.
    */
   frozenView(idToOrd: Map<string, number>): InvertedIndex {
     if (this.batching) {
@@ -216,8 +217,14 @@ export class InvertedIndex {
    * A frozen view of this index is no longer used. When it was the last, the multi-valued doc values
    * of the ordinals retired while views were open go (removes kept them for the views).
    */
-  releaseView(): void {
+  releaseView(view?: InvertedIndex): void {
+    if (view !== undefined) {
+      for (const f of view.text.values()) f.postings.releaseFrozen();
+      for (const f of view.keyword.values()) f.postings.releaseFrozen();
+    }
     if (this.openViews === 0 || --this.openViews > 0) return;
+    for (const f of this.text.values()) f.postings.viewsReleased();
+    for (const f of this.keyword.values()) f.postings.viewsReleased();
     // Under a compaction the copy leaves the retired values behind anyway; the fields it copies from stay as they are.
     if (this.compacting) return;
     for (const f of this.keyword.values()) f.dropDead(this.live);

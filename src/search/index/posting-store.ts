@@ -47,6 +47,8 @@ const FIRST_CHUNK = 1 << 10;
 // literal value into the code (callgrind: fewer instructions per posting). Keep them equal to
 // the list above; the methods off that path use the module-level ones below.
 const STRIDE = 8;
+/** Undo logs a frozen view reads at most before it takes its own copy (see PostingStore.bound). */
+const MAX_LOGS = 16;
 const HEAD = 0;
 const COUNT = 4;
 const DOC_FREQ = 5;
@@ -59,8 +61,25 @@ export class PostingStore {
   private top = 0;
   private meta = new Int32Array(64 * STRIDE);
   private terms = 0;
-  /** (termId * MAX_ORDINALS + ord) -> frequency, for frequencies >= FREQ_MASK. */
-  private readonly bigFreqs = new Map<number, number>();
+  /**
+   * (termId * MAX_ORDINALS + ord) -> frequency, for frequencies >= FREQ_MASK. Entries are only
+   * added, for new postings: frozen views share it (they never read an ordinal past theirs).
+   */
+  private bigFreqs = new Map<number, number>();
+  /**
+   * Frozen views (frozenView): the term records a view reads are the live ones, except those written
+   * since it was taken, whose records as of then are in the undo logs from the view's on. `epoch`
+   * counts the views taken; `saved[term]` is the epoch whose log holds the term's record already
+   * (the term was not written since when they are equal). Every write of a record calls saveRecord
+   * first when they differ: a term is logged once per view, whatever the writes.
+   */
+  private epoch = 0;
+  private saved = new Int32Array(64);
+  private log: UndoLog | undefined;
+  /** The frozen views of this store not released yet (see releaseFrozen, bound). */
+  private readonly views = new Set<PostingStore>();
+  /** Set on a frozen view only: what it reads. */
+  private frozen: FrozenState | undefined;
 
   /** Number of term ids given out. */
   get termCount(): number {
@@ -75,7 +94,12 @@ export class PostingStore {
       const next = new Int32Array(this.meta.length * 2);
       next.set(this.meta);
       this.meta = next;
+      const saved = new Int32Array(next.length / STRIDE);
+      saved.set(this.saved);
+      this.saved = saved;
     }
+    // A term given out after the last view: no view reads its record (see rec), nothing to log.
+    this.saved[id] = this.epoch;
     this.meta[o + HEAD] = -1;
     this.meta[o + BOUND] = 255;
     return id;
@@ -130,22 +154,23 @@ export class PostingStore {
   /** Postings entries in every list (live or not): what compaction brings back to the live documents'. */
   get postingCount(): number {
     let n = 0;
-    for (let t = 0; t < this.terms; t++) n += this.meta[t * STRIDE + COUNT] as number;
+    for (let t = 0; t < this.terms; t++) n += this.count(t);
     return n;
   }
 
   /** Postings in the list (live or not). */
   count(term: number): number {
-    return this.meta[term * STRIDE + COUNT] as number;
+    return this.frozen === undefined ? (this.meta[term * STRIDE + COUNT] as number) : this.rec(term, COUNT);
   }
 
   /** Live documents in the list. */
   docFreq(term: number): number {
-    return this.meta[term * STRIDE + DOC_FREQ] as number;
+    return this.frozen === undefined ? (this.meta[term * STRIDE + DOC_FREQ] as number) : this.rec(term, DOC_FREQ);
   }
 
   /** A document of the list was deleted: it leaves the statistics (the posting stays as a tombstone). */
   decDocFreq(term: number): void {
+    if (this.saved[term] !== this.epoch) this.saveRecord(term);
     const o = term * STRIDE + DOC_FREQ;
     this.meta[o] = (this.meta[o] as number) - 1;
   }
@@ -179,8 +204,11 @@ export class PostingStore {
     const CHUNK_MASK = (1 << 20) - 1;
     const m = this.meta;
     const chunks = this.chunks;
+    const saved = this.saved;
+    const epoch = this.epoch;
     for (let i = 0; i < count; i++) {
       const term = terms[i] as number;
+      if (saved[term] !== epoch) this.saveRecord(term);
       const o = term * STRIDE;
       const f = m[o + PENDING] as number;
       m[o + PENDING] = 0;
@@ -250,10 +278,13 @@ export class PostingStore {
       starts[k] = at + 1;
     }
     const m = this.meta;
+    const saved = this.saved;
+    const epoch = this.epoch;
     let i = 0;
     for (let k = 0; k < t; k++) {
       const end = starts[k] as number;
       if (i === end) continue;
+      if (saved[k] !== epoch) this.saveRecord(k);
       const o = k * STRIDE;
       let bound = m[o + BOUND] as number;
       while (i < end) {
@@ -284,12 +315,12 @@ export class PostingStore {
 
   /** The largest frequency in a text term's postings (capped at 2^23 - 1, 0 when empty). */
   maxFreq(term: number): number {
-    return (this.meta[term * STRIDE + BOUND] as number) >>> 8;
+    return (this.frozen === undefined ? (this.meta[term * STRIDE + BOUND] as number) : this.rec(term, BOUND)) >>> 8;
   }
 
   /** The smallest norm byte among a text term's postings (255 when empty). */
   minNorm(term: number): number {
-    return (this.meta[term * STRIDE + BOUND] as number) & 255;
+    return (this.frozen === undefined ? (this.meta[term * STRIDE + BOUND] as number) : this.rec(term, BOUND)) & 255;
   }
 
   /** Appends a posting; `ord` is larger than every ordinal already in the list. */
@@ -311,6 +342,7 @@ export class PostingStore {
       this.bigFreqs.set(term * MAX_ORDINALS + ord, freq);
       p = (ord << FREQ_BITS) | FREQ_MASK;
     }
+    if (this.saved[term] !== this.epoch) this.saveRecord(term);
     const m = this.meta;
     const o = term * STRIDE;
     m[o + COUNT] = (m[o + COUNT] as number) + 1;
@@ -365,8 +397,8 @@ export class PostingStore {
    * ordinal order; returns how many were copied.
    */
   copyTo(term: number, out: Int32Array): number {
-    const n = this.meta[term * STRIDE + COUNT] as number;
-    let b = this.meta[term * STRIDE + HEAD] as number;
+    const n = this.count(term);
+    let b = this.frozen === undefined ? (this.meta[term * STRIDE + HEAD] as number) : this.rec(term, HEAD);
     let k = 0;
     let lvl = 0;
     while (k < n) {
@@ -385,8 +417,8 @@ export class PostingStore {
 
   /** Copies postings [from, count(term)) of a list into `out`, skipping whole blocks before `from`. */
   copyRange(term: number, from: number, out: Int32Array): void {
-    const n = this.meta[term * STRIDE + COUNT] as number;
-    let b = this.meta[term * STRIDE + HEAD] as number;
+    const n = this.count(term);
+    let b = this.frozen === undefined ? (this.meta[term * STRIDE + HEAD] as number) : this.rec(term, HEAD);
     let k = 0;
     let lvl = 0;
     while (k < n) {
@@ -421,18 +453,95 @@ export class PostingStore {
 
   /** Everything needed to rebuild this store (plain data for v8.serialize; see index-snapshot.ts). */
   snapshot(): unknown {
-    return { chunks: this.chunks, top: this.top, meta: this.meta, terms: this.terms, bigFreqs: this.bigFreqs };
+    return { chunks: this.chunks, top: this.top, meta: this.frozen === undefined ? this.meta : this.frozenMeta(), terms: this.terms, bigFreqs: this.bigFreqs };
   }
 
   /**
    * This store as it is now, for a frozen view of the index (InvertedIndex.frozenView): it shares
-   * the posting pool, which later appends only extend past the copied counts, and copies the term
-   * records (of the terms there are, not the table's spare capacity) and the big frequencies. A term
-   * id past them comes only from a dictionary walk (prefix, range), whose postings then read as
-   * none, or from a lookup, which answers -1 for it.
+   * the posting pool, which later appends only extend past the view's counts, the big frequencies
+   * (only added to, for new postings) and the term records, which later writes change: each write
+   * logs a term's record first, once per view (saveRecord), and the view reads the logs from its
+   * own on before the live records (rec). So taking a view costs O(1), and the writes after it
+   * O(terms they write) once; before, it copied every term's record (32 bytes a term, 12 MiB for
+   * the Debian corpus, 2-22 ms in one turn of the event loop: bench/search-frozen-view-probe.ts).
+   * A term id past the view's terms comes only from a dictionary walk (prefix, range), whose
+   * postings then read as none, or from a lookup, which answers -1 for it.
    */
   frozenCopy(): PostingStore {
-    return PostingStore.restore({ ...(this.snapshot() as object), meta: this.meta.slice(0, this.terms * STRIDE) });
+    if (this.frozen !== undefined) throw new Error('a frozen view is not copied');
+    for (const v of this.views) v.bound();
+    const log = new UndoLog();
+    if (this.log !== undefined) this.log.next = log;
+    this.log = log;
+    this.epoch++;
+    const view = new PostingStore();
+    view.chunks = this.chunks;
+    view.top = this.top;
+    view.terms = this.terms;
+    view.bigFreqs = this.bigFreqs;
+    view.meta = new Int32Array(0);
+    view.frozen = { base: this, log };
+    this.views.add(view);
+    return view;
+  }
+
+  /** A frozen view is no longer read (its store lets go of it). */
+  releaseFrozen(): void {
+    this.frozen?.base.views.delete(this);
+  }
+
+  /**
+   * Bounds what an old view costs (at each new view, see frozenCopy): once the logs it reads hold
+   * more records than half its terms, or are more than MAX_LOGS, it takes its own copy of the
+   * records (the live ones, each logged term's record as of the view over them) and lets go of the
+   * logs: a point in time held across many refreshes costs at most about what a copy of the term
+   * records did (32 bytes a term), and a read walks at most MAX_LOGS logs.
+   */
+  private bound(): void {
+    const f = this.frozen;
+    if (f === undefined) return;
+    const chain: UndoLog[] = [];
+    let records = 0;
+    for (let log: UndoLog | undefined = f.log; log !== undefined; log = log.next) {
+      chain.push(log);
+      records += log.size;
+    }
+    if (records * 2 <= this.terms && chain.length <= MAX_LOGS) return;
+    const meta = f.base.meta.slice(0, Math.max(1, this.terms) * STRIDE);
+    // The oldest log last: a term's first logged record (as of the view) wins.
+    for (let i = chain.length - 1; i >= 0; i--) (chain[i] as UndoLog).restoreInto(meta, this.terms);
+    this.meta = meta;
+    this.frozen = undefined;
+    f.base.views.delete(this);
+  }
+
+  /** No frozen view of this store is used any more: writes stop logging until the next is taken. */
+  viewsReleased(): void {
+    this.log = undefined;
+  }
+
+  /** Logs `term`'s record as it is before a write, for the views taken since it was last logged (see frozenCopy). */
+  private saveRecord(term: number): void {
+    this.saved[term] = this.epoch;
+    this.log?.add(term, this.meta, term * STRIDE);
+  }
+
+  /** A frozen view's `slot` of `term`'s record: as logged since the view was taken, else the live one. */
+  private rec(term: number, slot: number): number {
+    const f = this.frozen as FrozenState;
+    if (term >= this.terms) return slot === HEAD ? -1 : slot === BOUND ? 255 : 0;
+    for (let log: UndoLog | undefined = f.log; log !== undefined; log = log.next) {
+      const at = log.find(term);
+      if (at >= 0) return log.records[at + slot] as number;
+    }
+    return f.base.meta[term * STRIDE + slot] as number;
+  }
+
+  /** A frozen view's term records in one array (a snapshot of a view). */
+  private frozenMeta(): Int32Array {
+    const meta = new Int32Array(Math.max(1, this.terms) * STRIDE);
+    for (let t = 0; t < this.terms; t++) for (let k = 0; k < STRIDE; k++) meta[t * STRIDE + k] = this.rec(t, k);
+    return meta;
   }
 
   static restore(data: unknown): PostingStore {
@@ -441,6 +550,7 @@ export class PostingStore {
     store.chunks = d.chunks;
     store.top = d.top;
     store.meta = d.meta;
+    store.saved = new Int32Array(d.meta.length / STRIDE);
     store.terms = d.terms;
     for (const [k, v] of d.bigFreqs) store.bigFreqs.set(k, v);
     return store;
@@ -453,3 +563,86 @@ export class PostingStore {
     return n + this.meta.byteLength;
   }
 }
+
+/** What a frozen view of a store reads (see PostingStore.frozenCopy). */
+interface FrozenState {
+  readonly base: PostingStore;
+  /** The log of the writes after the view was taken (its successors follow, for later views). */
+  readonly log: UndoLog;
+}
+
+/**
+ * The term records written after one frozen view was taken and before the next: each term's record
+ * as it was before its first write, found through an open-addressing table of term ids. Nothing per
+ * term for the garbage collector: typed arrays that double.
+ */
+class UndoLog {
+  /** The log of the next view (records written after it). */
+  next: UndoLog | undefined;
+  /** STRIDE int32 per logged term. */
+  records = new Int32Array(16 * STRIDE);
+  private count = 0;
+  /** Terms logged. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Writes each logged record of a term below `terms` into `meta` (by term id). */
+  restoreInto(meta: Int32Array, terms: number): void {
+    const keys = this.keys;
+    for (let i = 0; i < keys.length; i++) {
+      const term = (keys[i] as number) - 1;
+      if (term < 0 || term >= terms) continue;
+      const at = this.at[i] as number;
+      for (let k = 0; k < STRIDE; k++) meta[term * STRIDE + k] = this.records[at + k] as number;
+    }
+  }
+
+  /** term + 1 per slot (0 free), and where its record starts. */
+  private keys = new Int32Array(32);
+  private at = new Int32Array(32);
+
+  add(term: number, meta: Int32Array, from: number): void {
+    if (this.count * STRIDE === this.records.length) {
+      const r = new Int32Array(this.records.length * 2);
+      r.set(this.records);
+      this.records = r;
+    }
+    const o = this.count * STRIDE;
+    for (let k = 0; k < STRIDE; k++) this.records[o + k] = meta[from + k] as number;
+    this.count++;
+    if (this.count * 2 > this.keys.length) this.rehash();
+    this.put(term, o);
+  }
+
+  /** Where `term`'s record starts in `records`, or -1. */
+  find(term: number): number {
+    const keys = this.keys;
+    const mask = keys.length - 1;
+    for (let i = hashTerm(term) & mask; ; i = (i + 1) & mask) {
+      const k = keys[i] as number;
+      if (k === 0) return -1;
+      if (k === term + 1) return this.at[i] as number;
+    }
+  }
+
+  private put(term: number, o: number): void {
+    const keys = this.keys;
+    const mask = keys.length - 1;
+    let i = hashTerm(term) & mask;
+    while (keys[i] !== 0) i = (i + 1) & mask;
+    keys[i] = term + 1;
+    this.at[i] = o;
+  }
+
+  private rehash(): void {
+    const keys = this.keys;
+    const at = this.at;
+    this.keys = new Int32Array(keys.length * 2);
+    this.at = new Int32Array(keys.length * 2);
+    for (let i = 0; i < keys.length; i++) if (keys[i] !== 0) this.put((keys[i] as number) - 1, at[i] as number);
+  }
+}
+
+/** Spreads consecutive term ids over the table (Fibonacci hashing). */
+const hashTerm = (term: number): number => Math.imul(term, 0x9e3779b1) >>> 8;

@@ -311,8 +311,8 @@ export class TextField {
    * This field as it is now, for a point in time (InvertedIndex.frozenView): it shares the term
    * dictionary, the posting pool, norms and `present`, which later writes only extend (new terms,
    * postings and ordinals past the view's, which the view's live set and term count leave out), and
-   * copies what they change: the per-term records (docFreq, posting count, score bound; 32 bytes a
-   * term) and the field's statistics.
+   * the per-term records (docFreq, posting count, score bound), which later writes log before they
+   * change them (PostingStore.frozenCopy); it copies the field's statistics.
    */
   frozenView(): TextField {
     return Object.assign(new TextField(), {

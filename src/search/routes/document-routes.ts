@@ -10,7 +10,7 @@ import { writeBody, type WriteOutcome } from '../engine/document-writes.js';
 import { filterSource, isIdentity, sourceFilterFromParams, type SourceFilter } from '../requests/source-filter.js';
 import { readUpdate } from '../requests/update-body.js';
 import { refreshAfterWrite, refreshMode } from './refresh-param.js';
-import type { GotDoc } from '../engine/document-writes.js';
+import type { BulkItem, GotDoc } from '../engine/document-writes.js';
 import { casProblems, conditionsFromQuery, INTERNAL_VERSION_OCC, PRIMARY_TERM } from '../requests/write-conditions.js';
 
 /** The URL's `_source*` parameters as a fetch context; undefined when it names none (FetchSourceContext.parseFromRestRequest). */
@@ -104,21 +104,37 @@ async function bulkRequest(service: SearchService, req: FastifyRequest, reply: F
   // Parsed in slices, as it is applied (see parseBulkSliced).
   const actions = await parseBulkSliced(body, (req.params as Params).index, boolParam(q.require_alias, false), urlFetchSource(q), routingParam(q), service.bulkSliceMs);
   if (actions.length === 0) throw errors.actionValidation(['no requests added']);
-  // Each item is rendered as soon as it is applied (see BulkResponseWriter).
-  // (A `wait_for` bulk that forces a refresh, past index.max_refresh_listeners, still answers
-  // without `forced_refresh`: its items are rendered before it waits.)
+  // Each item is rendered as soon as it is applied (see BulkResponseWriter), but under `wait_for`:
+  // its items say `forced_refresh: true` when their index's wait forced a refresh (past
+  // index.max_refresh_listeners), as ES sets it on a shard's items (BulkShardResponse), so they are
+  // rendered once it is known (their update `get`s are read as they are applied).
+  const waits = mode === 'wait_for';
   const response = new BulkResponseWriter(mode === 'true', actions.length);
-  const written = new Set<string>();
+  const held: [BulkItem, unknown][] = [];
+  /** Per index written, the refresh generation of its last write: a wait_for waits for a refresh past it. */
+  const written = new Map<string, number>();
+  /** The indices of every item applied (noops too): `refresh=true` refreshes them. */
+  const applied = new Set<string>();
   // Applied in slices, so that searches run between them; bulkEachSliced hands over one item per
   // action, in order: an update's item gets its `get`.
   let at = 0;
   await service.bulkEachSliced(actions, (item) => {
     const a = actions[at++];
     const fetch = a !== undefined && !(a instanceof SearchError) && a.op === 'update' ? (a as BulkUpdateAction).fetchSource : undefined;
-    if (!('error' in item)) written.add(item.outcome.index);
-    response.add(item, fetch === undefined || 'error' in item ? undefined : updateGet(service, item.outcome, fetch));
+    // A noop writes nothing (ES gives it no translog location): it waits for no refresh.
+    if (!('error' in item)) {
+      applied.add(item.outcome.index);
+      if (item.outcome.result !== 'noop') written.set(item.outcome.index, service.refreshGeneration(item.outcome.index));
+    }
+    const get = fetch === undefined || 'error' in item ? undefined : updateGet(service, item.outcome, fetch);
+    if (waits) held.push([item, get]);
+    else response.add(item, get);
   });
-  await refreshAfterWrite(service, mode, written);
+  if (mode === 'true') await refreshAfterWrite(service, mode, applied);
+  else if (waits) {
+    const forced = await service.waitForRefresh(written);
+    for (const [item, get] of held) response.add(item, get, !('error' in item) && forced.has(item.outcome.index));
+  }
   return sendJsonBytes(req, reply, 200, response.finish(Math.round(performance.now() - started)));
 }
 

@@ -24,7 +24,7 @@ export function refreshMode(req: FastifyRequest): RefreshMode {
  */
 export async function refreshAfterWrite(service: SearchService, mode: RefreshMode, indices: Iterable<string>): Promise<boolean> {
   if (mode === 'false') return false;
-  if (mode === 'wait_for') return service.waitForRefresh(indices);
+  if (mode === 'wait_for') return (await service.waitForRefresh(indices)).size > 0;
   const names = new Set(indices);
   service.refresh(service.list().filter((s) => names.has(s.name)));
   return true;

@@ -116,9 +116,11 @@ describe('reclaiming overwritten and deleted documents', () => {
     const state = again.service.get('i');
     const before = saveIndices([state]).length;
     for (let pass = 0; pass < 10; pass++) {
-      // Bulks of 100, each followed by a single slice: the compaction runs between writes.
+      // Bulks of 100, each followed by a refresh (as refresh_interval does between bulks; a
+      // compaction whose copy is ready swaps then) and a single slice: the compaction runs between writes.
       for (let at = 0; at < n; at += 100) {
         load(again.service, corpus(pass).slice(at, at + 100));
+        again.service.refresh([state]);
         again.queue.shift()?.();
       }
     }
@@ -236,6 +238,9 @@ describe('reclaiming under scrolls and points in time', () => {
     service.contexts.closePit(pit, 0);
     expect(service.reclaimer.isRunning(state)).toBe(true);
     drain(queue);
+    // The copy is ready; it swaps in at the next refresh (the overwrites are unrefreshed).
+    expect(state.index.deadCount).toBe(180);
+    service.refresh(service.list());
     expect(state.index.deadCount).toBe(0);
     expect(state.index.maxOrd).toBe(60);
     const fresh = manualService({ minDead: 1, deadShare: 0.25, sliceMs: 0 });
@@ -263,6 +268,54 @@ describe('reclaiming under scrolls and points in time', () => {
     expect(pitHits()).toEqual(seen);
     service.contexts.closePit(pit, 0);
     drain(queue);
+    service.refresh(service.list());
     expect(state.index.deadCount).toBe(0);
+  });
+});
+
+describe('reclaiming under near-real-time search', () => {
+  // A compaction swaps its copy in only once a refresh has shown every write it holds: searches of
+  // an index with refresh_interval -1 keep seeing its last refresh across it (ES's merges never
+  // refresh), and the swap comes right after the next refresh.
+  it('does not show unrefreshed overwrites when a compaction is ready, and swaps at the next refresh', () => {
+    const queue: (() => void)[] = [];
+    const service = new SearchService(new MapStore(), () => 0, undefined, { policy: { minDead: 1, deadShare: 0.25, sliceMs: 0 }, schedule: (run) => queue.push(run) });
+    service.load();
+    service.createIndex('i', { settings: { refresh_interval: '-1' }, mappings: { properties: { title: { type: 'text' }, body: { type: 'text' }, tag: { type: 'keyword' }, size: { type: 'long' } } } });
+    const n = 60;
+    load(service, Array.from({ length: n }, (_, i) => [`d${i}`, doc(i, 0)]));
+    const state = service.get('i');
+    service.refresh([state]);
+    const seen = (): unknown[] =>
+      SEARCHES.map((body) => {
+        const res = json<{ hits: { total: unknown; hits: { _id: string; _score: number | null; _version?: number; sort?: unknown }[] } }>(service.search([state], parseSearchRequest({ ...(body as object), version: true }, {}), 0));
+        return { total: res.hits.total, hits: res.hits.hits.map((h) => [h._id, h._score, h._version, h.sort]) };
+      });
+    const before = seen();
+    const count = service.count([state], parseSearchRequest({ query: { match: { body: 'alpha' } } }, {}).query);
+    // Every document overwritten: a compaction starts, and its slices run to the end.
+    load(service, Array.from({ length: n }, (_, i) => [`d${i}`, doc(i, 1)]));
+    expect(service.reclaimer.isRunning(state)).toBe(true);
+    drain(queue);
+    expect(seen()).toEqual(before);
+    expect(service.count([state], parseSearchRequest({ query: { match: { body: 'alpha' } } }, {}).query)).toBe(count);
+    expect(state.index.deadCount).toBe(n); // not swapped yet
+    // More overwrites while it waits: still nothing shown, and still one compaction.
+    load(service, Array.from({ length: 10 }, (_, i) => [`d${i}`, doc(i, 2)]));
+    drain(queue);
+    expect(seen()).toEqual(before);
+    service.refresh([state]);
+    // Swapped: the first overwrites' ordinals are gone; the ten retired while it waited stay as
+    // tombstones in the copy, as those of any compaction's run (too few to start the next).
+    expect(state.index.deadCount).toBe(10);
+    expect(state.index.maxOrd).toBe(n + 10);
+    expect(service.reclaimer.isRunning(state)).toBe(false);
+    // What a fresh index of the live documents answers.
+    const fresh = manualService({ minDead: 1, deadShare: 0.25, sliceMs: 0 });
+    for (const id of state.index.ids) {
+      const d = service.getDoc('i', id);
+      if (d !== undefined) fresh.service.indexDoc('i', id, JSON.parse(d.source), d.source, 'index');
+    }
+    expect(answers(service)).toEqual(answers(fresh.service));
   });
 });

@@ -34,19 +34,36 @@ describe('refresh schedule', () => {
     const answered: boolean[] = [];
     for (let i = 0; i < MAX_REFRESH_LISTENERS; i++) {
       put(s, 'w', String(i));
-      void s.waitForRefresh(['w']).then((forced) => answered.push(forced));
+      void s.waitForRefresh(['w']).then((forced) => answered.push(forced.has('w')));
     }
     await sleep(10);
     expect(answered).toEqual([]);
     expect(visible(s, 'w')).toBe(0);
     put(s, 'w', String(MAX_REFRESH_LISTENERS));
-    expect(await s.waitForRefresh(['w'])).toBe(true);
+    const written = s.refreshGeneration('w');
+    expect(await s.waitForRefresh(['w'])).toEqual(new Set(['w']));
     expect(visible(s, 'w')).toBe(MAX_REFRESH_LISTENERS + 1);
     await sleep(0);
     expect(answered).toHaveLength(MAX_REFRESH_LISTENERS);
     expect(answered.every((f) => !f)).toBe(true);
-    // Nothing left to show: a wait is answered at once.
-    expect(await s.waitForRefresh(['w'])).toBe(false);
+    // A write a refresh has shown since is answered at once.
+    expect(await s.waitForRefresh(new Map([['w', written]]))).toEqual(new Set());
+  });
+
+  it('makes a write that changed nothing (a delete that found nothing) wait for the next refresh, as ES does', async () => {
+    const s = service();
+    s.createIndex('n', { settings: { refresh_interval: '-1' } });
+    expect(s.deleteDoc('n', 'missing').result).toBe('not_found');
+    let answered = false;
+    const waiting = s.waitForRefresh(['n']).then((forced) => ((answered = true), forced));
+    await sleep(50);
+    expect(answered).toBe(false);
+    s.refresh([s.get('n')]);
+    expect(await waiting).toEqual(new Set());
+    // With an interval, the next scheduled refresh answers it (no write armed one).
+    s.createIndex('t', { settings: { refresh_interval: '100ms' } });
+    s.deleteDoc('t', 'missing');
+    expect(await s.waitForRefresh(['t'])).toEqual(new Set());
   });
 
   it('answers writes waiting on an index that is deleted', async () => {
@@ -55,7 +72,7 @@ describe('refresh schedule', () => {
     put(s, 'gone', '1');
     const waiting = s.waitForRefresh(['gone']);
     s.deleteIndex('gone');
-    expect(await waiting).toBe(false);
+    expect(await waiting).toEqual(new Set());
   });
 
   it('skips scheduled refreshes of a search-idle index until a search, which refreshes it first', async () => {
