@@ -9,8 +9,8 @@
  * response). Prints the best round per kind (a shared machine only ever adds time).
  * BENCH_SERVER_NODE_ARGS passes Node flags to the server, as for search-bench.ts.
  *
- * The kind `_search 20 queries cycling from 9990` sends the benchmark's queries at from 9,990 in
- * its order (each request another query, as search-bench.ts does), where the previous query's
+ * The kinds `_search 20 queries cycling from 0` (and from 100, from 9990) send the benchmark's
+ * queries at that depth in its order (each request another query, as search-bench.ts does), where the previous query's
  * data has left the caches; for it the median wall time per request of the best round is printed
  * too. `--cli <path>` runs another build (e.g. a checkout of an earlier commit) for an A/B.
  */
@@ -63,6 +63,8 @@ async function main(): Promise<void> {
       ['_search ruby size 0', () => request('POST', '/packages/_search?size=0', match('ruby'))],
       ['_search ruby _source false', () => request('POST', '/packages/_search?from=0&size=10&_source=false', match('ruby'))],
       ['_search ruby from 0', () => request('POST', '/packages/_search?from=0&size=10', match('ruby'))],
+      ['_search 20 queries cycling from 0', () => request('POST', '/packages/_search?from=0&size=10', match(QUERIES[cycle++ % QUERIES.length] as string))],
+      ['_search 20 queries cycling from 100', () => request('POST', '/packages/_search?from=100&size=10', match(QUERIES[cycle++ % QUERIES.length] as string))],
       ['_search 20 queries cycling from 9990', () => request('POST', '/packages/_search?from=9990&size=10', match(QUERIES[cycle++ % QUERIES.length] as string))],
     ];
     let cycle = 0;

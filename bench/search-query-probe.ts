@@ -45,7 +45,7 @@ type App = Awaited<ReturnType<typeof buildSearchApp>>;
 /** A search app of the version in `root` (this one when undefined), on a fresh data dir. */
 async function buildApp(root: string | undefined, dataDir: string): Promise<App> {
   const load = root === undefined ? loadConfig : ((await import(resolve(root, 'src/config/load-config.ts'))) as { loadConfig: typeof loadConfig }).loadConfig;
-  const flags = root === undefined ? serveFlags : ((await import(resolve(root, 'src/config/flags.ts'))) as { serveFlags: typeof serveFlags }).serveFlags;
+  const flags = root === undefined ? serveFlags : ((await import(resolve(root, 'src/flag-groups.ts'))) as { serveFlags: typeof serveFlags }).serveFlags;
   const build = root === undefined ? buildSearchApp : ((await import(resolve(root, 'src/search/app.ts'))) as { buildSearchApp: typeof buildSearchApp }).buildSearchApp;
   const config = load(flags, { argv: ['--data.dir', dataDir, '--search.durability', 'async'], env: {}, readFile: () => '' });
   return build(config, { logger: pino({ level: 'silent' }), now: Date.now, requestShutdown: () => undefined });
@@ -222,4 +222,11 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+// The store's writer thread is unref'd (it never keeps a server up), and inject() holds no socket:
+// without a handle of its own the process would exit while a bulk waits for the writer's commit.
+const keepAlive = setInterval(() => undefined, 1 << 30);
+try {
+  await main();
+} finally {
+  clearInterval(keepAlive);
+}

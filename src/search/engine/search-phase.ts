@@ -35,6 +35,8 @@ export interface SearchEnv {
   ctx(state: IndexState): ExecContext;
   /** Stored `_source` JSON text of a live document. */
   sourceText(state: IndexState, id: string): string;
+  /** Runs `fn`, which renders a page of hits, so that its source reads share one store read (see DocumentStore.reading). */
+  fetching?<T>(fn: () => T): T;
   now(): number;
 }
 
@@ -326,11 +328,12 @@ function hitsBody(q: ShardQuery, phase: QueryPhase, page: readonly Candidate[]):
   const highlighter = req.highlight === undefined ? undefined : new Highlighter(req.highlight, req.query);
   const collapse = req.collapse;
   const render = collapse === undefined ? undefined : aggEnv(q.env, req).renderHit;
-  const hitsOut = page.map((c) => {
+  const renderPage = () => page.map((c) => {
     const hit = renderHit(q.env, c.state, c.ord, hitScore ? c.score : null, c.sortValues, req, highlighter);
     const shard = phase.collapse.get(c.state);
     return collapse === undefined || render === undefined || shard === undefined ? hit : collapsedHit(hit, collapse, c.collapseKey ?? null, c.state, shard, render);
   });
+  const hitsOut = page.length > 1 && q.env.fetching !== undefined ? q.env.fetching(renderPage) : renderPage();
   const body: Record<string, unknown> = {};
   if (req.trackTotalHits !== false) {
     const limit = req.trackTotalHits;

@@ -499,7 +499,8 @@ export class SearchService {
     const body = seen.every((s, i) => s === states[i])
       ? runSearch(states, req, startedMs, {
           ctx: (state) => this.ctx(state),
-          sourceText: (state, id) => this.store.getDoc(state.name, id)?.source ?? '{}',
+          sourceText: (state, id) => this.sourceText(state.name, id),
+          fetching: this.fetching,
           now: this.now,
         })
       : this.searchPinned(seen, req, startedMs);
@@ -521,6 +522,7 @@ export class SearchService {
     return runSearch(states, req, startedMs, {
       ctx: (state) => this.pinnedCtx(state),
       sourceText: (state, id) => this.pinnedSource(state, state.index.idToOrd.get(id) ?? -1, id),
+      fetching: this.fetching,
       now: this.now,
     }, capture);
   }
@@ -531,10 +533,19 @@ export class SearchService {
     return { ...this.ctx(state), sourceOf: (ord) => JSON.parse(this.pinnedSource(state, ord, state.index.ids[ord] as string)) };
   }
 
+  /** The stored `_source` text of a live document (`{}` when the store has none). */
+  private sourceText(index: string, id: string): string {
+    const store = this.store;
+    return (store.getSource === undefined ? store.getDoc(index, id)?.source : store.getSource(index, id)) ?? '{}';
+  }
+
+  /** How a page of hits is rendered: in one read of the store when it has them (DocumentStore.reading). */
+  private readonly fetching = <T>(fn: () => T): T => (this.store.reading === undefined ? fn() : this.store.reading(fn));
+
   /** The `_source` of ordinal `ord` (id `id`) of an index as a context sees it. */
   pinnedSource(state: IndexState, ord: number, id: string): string {
     const origin = (state as Partial<PinnedState>).origin ?? state;
-    if (origin.index.live[ord] === 1) return this.store.getDoc(origin.name, id)?.source ?? '{}';
+    if (origin.index.live[ord] === 1) return this.sourceText(origin.name, id);
     return this.contexts.retiredSource(origin, ord) ?? '{}';
   }
 }

@@ -73,6 +73,13 @@ export interface DocumentStore {
   /** Calls `each` with every document of an index in write order (oldest first). */
   scanDocs(index: string, each: (doc: StoredDoc) => void): void;
   getDoc(index: string, id: string): StoredDoc | undefined;
+  /** The stored source of a document, as `getDoc(index, id)?.source` (without reading the rest of it). */
+  getSource?(index: string, id: string): string | undefined;
+  /**
+   * Runs `fn`, whose reads (getDoc, getSource) see one snapshot of the store and share one read
+   * transaction rather than opening one each (the `_source` of a page of hits).
+   */
+  reading?<T>(fn: () => T): T;
   /** `within`: where `doc.source` lies, as UTF-8, in a larger buffer, if it does (a hint; may be ignored). */
   putDoc(index: string, doc: StoredDoc, within?: SourceSpan): void;
   deleteDoc(index: string, id: string): void;
@@ -167,6 +174,9 @@ export class SqliteDocumentStore implements DocumentStore {
     listIndices: Database.Statement;
     scan: Database.Statement;
     get: Database.Statement;
+    getSource: Database.Statement;
+    begin: Database.Statement;
+    commit: Database.Statement;
     generation: Database.Statement;
     storedBytes: Database.Statement;
   };
@@ -227,6 +237,9 @@ export class SqliteDocumentStore implements DocumentStore {
       ),
       scan: this.db.prepare('SELECT id, version, seq_no, source, routing FROM docs WHERE idx = ? ORDER BY seq').raw(true),
       get: this.db.prepare('SELECT id, version, seq_no, source, routing FROM docs WHERE idx = ? AND id = ?').raw(true),
+      getSource: this.db.prepare('SELECT source FROM docs WHERE idx = ? AND id = ?').pluck(true),
+      begin: this.db.prepare('BEGIN'),
+      commit: this.db.prepare('COMMIT'),
       generation: this.db.prepare("SELECT value FROM meta WHERE key = 'generation'").pluck(true),
       // octet_length reads each row's header, not its text: no source is loaded.
       storedBytes: this.db.prepare('SELECT coalesce(sum(octet_length(id) + octet_length(source)), 0) FROM docs WHERE idx = ?').pluck(true),
@@ -278,6 +291,28 @@ export class SqliteDocumentStore implements DocumentStore {
     }
     const row = this.stmts.get.get(index, id) as DocRow | undefined;
     return row === undefined ? undefined : storedDoc(row);
+  }
+
+  getSource(index: string, id: string): string | undefined {
+    this.settleLog();
+    const p = this.pending.get(index)?.get(id);
+    if (p !== undefined) return p === null ? undefined : this.getDoc(index, id)?.source;
+    return this.stmts.getSource.get(index, id) as string | undefined;
+  }
+
+  /**
+   * Why: outside a transaction every statement on this connection opens and closes a read
+   * transaction of its own (the WAL's shared lock and header checks), which was about half the CPU
+   * of reading a page's ten sources (bench/README.md, "Search request cost").
+   */
+  reading<T>(fn: () => T): T {
+    if (this.db.inTransaction) return fn();
+    this.stmts.begin.run();
+    try {
+      return fn();
+    } finally {
+      this.stmts.commit.run();
+    }
   }
 
   putDoc(index: string, doc: StoredDoc, within?: SourceSpan): void {

@@ -83,6 +83,42 @@ describe('SQLite document store (writes on a worker thread)', () => {
     expect(store.getDoc('i', 'c')).toBeUndefined();
   });
 
+  it('getSource answers what getDoc(...).source does: committed, written as a span and not yet committed, deleted, absent', () => {
+    const body = Buffer.from('{"x":1}\n{"y":2}\n');
+    store.putDoc('i', doc('a'));
+    const open = store.openTransaction({ interimCommits: true });
+    open.run(() => {
+      store.putDoc('i', { id: 'b', version: 1, seqNo: 1, source: '{"y":2}' }, { bytes: body, start: 8, end: 15 });
+      store.putDoc('i', doc('c', 1, 2));
+      store.deleteDoc('i', 'a');
+    });
+    for (const id of ['a', 'b', 'c', 'none']) expect(store.getSource('i', id)).toBe(store.getDoc('i', id)?.source);
+    expect(store.getSource('i', 'b')).toBe('{"y":2}');
+    expect(store.getSource('i', 'a')).toBeUndefined();
+    open.commit();
+    for (const id of ['a', 'b', 'c', 'none']) expect(store.getSource('i', id)).toBe(store.getDoc('i', id)?.source);
+    expect(store.getSource('other', 'b')).toBeUndefined();
+  });
+
+  it('reading: its reads share one snapshot, it nests, and it ends its read transaction also when it throws', () => {
+    store.putDoc('i', doc('a'));
+    const seen = store.reading(() => {
+      const first = store.getSource('i', 'a');
+      // A commit by the writer after the snapshot began is not seen inside it...
+      store.putDoc('i', doc('a', 2, 1));
+      return [first, store.reading(() => store.getDoc('i', 'a')?.source)];
+    });
+    expect(seen).toEqual([doc('a').source, doc('a').source]);
+    // ...and is seen after it.
+    expect(store.getSource('i', 'a')).toBe(doc('a', 2, 1).source);
+    expect(() => store.reading(() => {
+      store.getSource('i', 'a');
+      throw new Error('render failed');
+    })).toThrow('render failed');
+    store.putDoc('i', doc('a', 3, 2));
+    expect(store.getSource('i', 'a')).toBe(doc('a', 3, 2).source);
+  });
+
   it('stores nothing of a transaction that throws', () => {
     store.putDoc('i', doc('kept'));
     expect(() =>
