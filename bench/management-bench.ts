@@ -13,8 +13,9 @@
  * skip). V8's memory reducer returns the garbage of the snapshot PUTs only after a quiet while (it
  * first ran ~105 s after a fill in a `--trace-gc` run of the push gateway), so the first two
  * readings count garbage not yet returned; the push gateway bench reads its memory the same way.
- * The server collects once after a burst of large snapshots, as `portico serve` does
- * (--management.heap-reclaim, docs/management-api.md); `--heap-reclaim=off` runs it without.
+ * The server collects once after a burst of large snapshots, as `portico serve` serving the
+ * management API alone does (--management.heap-reclaim=auto, docs/management-api.md);
+ * `--heap-reclaim=off` runs it without.
  *
  * `npm run bench:management -- --apply` measures only applying operator-sized snapshots (two
  * providers of 5,000 routers, services and server states each, ~3.3 MB of JSON per PUT), in
@@ -144,7 +145,7 @@ async function applyOnly(): Promise<void> {
 /** Child mode: the server alone, answering on two ports it reports to the parent. */
 async function serve(): Promise<void> {
   const logger = pino({ level: 'silent' });
-  // Wired as buildManagementApps wires it for --management.heap-reclaim (on by default).
+  // Wired as buildManagementApps wires it for --management.heap-reclaim (auto: on, as this server is the management API alone).
   const heap = process.argv.includes('--heap-reclaim=off') ? undefined : new HeapReclaimer();
   const store = new RecordStore({ entryPoints: ENTRY_POINTS, now: Date.now, ...(heap === undefined ? {} : { onLargeChange: () => heap.afterBurst() }) });
   const api = createManagementApi({ store, logger, startDate: Date.now(), heap });

@@ -14,9 +14,10 @@ export const managementFlags = {
   'providers.file.filename': flag.string('', 'Dynamic configuration file in Traefik\'s format (YAML, or JSON when it ends in .json); empty: no file provider (make run passes examples/file-provider/dynamic.yaml)'),
   'providers.file.directory': flag.string('', 'Directory of dynamic configuration files (.yaml/.yml, sub-directories included), merged as Traefik merges them (the first definition of a name wins); when set, providers.file.filename is ignored'),
   'providers.file.watch': flag.boolean(true, 'Reload the file provider\'s file when it changes'),
-  'management.heap-reclaim': flag.boolean(
-    true,
-    'After a snapshot that recomputes 2,000 records or more, or the first /api/rawdata body of over 1 MiB, run one full garbage collection once 100 ms pass without another snapshot: V8 would keep that garbage\'s memory for up to minutes (docs/management-api.md, "Memory after large snapshots")',
+  'management.heap-reclaim': flag.enumOf(
+    ['auto', 'on', 'off'] as const,
+    'auto',
+    'After a snapshot that recomputes 2,000 records or more, or the first /api/rawdata body of over 1 MiB, run one full garbage collection once 100 ms pass without another snapshot: V8 would keep that garbage\'s memory for up to minutes. auto: on when the push gateway and search listeners are off (in a server running them too, push p99 under mixed load rose with it; docs/management-api.md, "Memory after large snapshots")',
   ),
 };
 

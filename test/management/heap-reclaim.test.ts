@@ -44,10 +44,12 @@ async function managementWith(argv: string[]) {
 }
 
 const quiet = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The management API alone: what --management.heap-reclaim=auto collects for. */
+const ALONE = ['--pushgateway.listen-address', 'off', '--search.listen-address', 'off'];
 
 describe('management: collecting after large changes', () => {
   it('collects once after a large snapshot and once after a large /api/rawdata body is built', async () => {
-    const { apps, collected } = await managementWith([]);
+    const { apps, collected } = await managementWith(ALONE);
     try {
       const put = await apps.internal?.inject({ method: 'PUT', url: '/internal/v1/providers/kubernetes', headers: auth, payload: { configuration: { http: { routers: routers(2_500) } } } });
       expect(put?.statusCode).toBe(200);
@@ -70,18 +72,25 @@ describe('management: collecting after large changes', () => {
     }
   });
 
-  it('collects nothing with --management.heap-reclaim=false', async () => {
-    const { apps, collected } = await managementWith(['--management.heap-reclaim=false']);
-    try {
-      await apps.internal?.inject({ method: 'PUT', url: '/internal/v1/providers/kubernetes', headers: auth, payload: { configuration: { http: { routers: routers(2_500) } } } });
-      await apps.api.inject('/api/rawdata');
-      await quiet(400);
-      expect(collected()).toHaveLength(0);
-    } finally {
-      await apps.api.close();
-      await apps.internal?.close();
-    }
-  });
+  for (const [name, argv, expected] of [
+    ['nothing with --management.heap-reclaim=off', [...ALONE, '--management.heap-reclaim=off'], 0],
+    ['nothing by default beside the push gateway and search', [], 0],
+    // The rawdata body is built within the snapshot's quiet time: one collection for both.
+    ['once beside them with --management.heap-reclaim=on', ['--management.heap-reclaim=on'], 1],
+  ] as const) {
+    it(`collects ${name}`, async () => {
+      const { apps, collected } = await managementWith([...argv]);
+      try {
+        await apps.internal?.inject({ method: 'PUT', url: '/internal/v1/providers/kubernetes', headers: auth, payload: { configuration: { http: { routers: routers(2_500) } } } });
+        await apps.api.inject('/api/rawdata');
+        await quiet(400);
+        expect(collected()).toHaveLength(expected);
+      } finally {
+        await apps.api.close();
+        await apps.internal?.close();
+      }
+    });
+  }
 
   it('holds a pending collection back while a snapshot arrives, and not for reads', async () => {
     const heap = new HeapReclaimer({ collect: () => undefined });
