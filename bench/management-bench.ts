@@ -173,6 +173,7 @@ function quantile(sorted: number[], q: number): number {
  * connection). The global fetch costs several times the client CPU per request (the search bench
  * measured three times), and its own garbage collection showed in the server tail measured here:
  * page p99 5.0–6.9 ms with fetch against 3.9–4.6 ms with this client, same build, same hour.
+ * It runs in a process of its own (`--client`, see timingClient): see there why.
  */
 async function timeRequests(url: string, n: number): Promise<{ median: number; p99: number; bytes: number }> {
   // Imported here, not at the top: the server child runs this same file, and loading undici
@@ -224,6 +225,20 @@ function measureApply(): { wall: number; cpu: number } {
   return { wall: quantile(wall, 0.5), cpu: quantile(cpu, 0.5) };
 }
 
+/**
+ * Child mode: the timing client alone. The main process builds the snapshots (six 3 MB JSON bodies
+ * at 10,000 routers) and applies seven in process; its collections of that garbage then ran while
+ * requests were timed: scavenges of 4-19 ms in the client, with `PerformanceObserver` 'gc' entries
+ * beside each slow request's timestamps, each charged to the server's p99. A process that only
+ * times requests has next to nothing to collect.
+ */
+function timingClient(): void {
+  process.on('message', (m: { url: string; n: number }) => {
+    timeRequests(m.url, m.n).then((r) => process.send?.(r), (err: unknown) => process.send?.({ error: String(err) }));
+  });
+  process.send?.('ready');
+}
+
 async function main(): Promise<void> {
   const apply = measureApply();
 
@@ -231,12 +246,23 @@ async function main(): Promise<void> {
   // `portico serve --runtime.optimize-for-size` sets; off by default, see bench/README.md).
   const serverArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
   const child = fork(fileURLToPath(import.meta.url), ['--serve', ...process.argv.filter((a) => a === '--heap-reclaim=off')], { execArgv: [...process.execArgv, ...serverArgs], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const timer = fork(fileURLToPath(import.meta.url), ['--client'], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const timerReady = new Promise((resolve) => timer.once('message', resolve));
+  const timeRequests = async (url: string, n: number): Promise<{ median: number; p99: number; bytes: number }> => {
+    const r = await new Promise<{ median: number; p99: number; bytes: number } | { error: string }>((resolve) => {
+      timer.once('message', (m) => resolve(m as { median: number; p99: number; bytes: number } | { error: string }));
+      timer.send({ url, n });
+    });
+    if ('error' in r) throw new Error(r.error);
+    return r;
+  };
   try {
     const ports = await new Promise<{ api: number; internal: number }>((resolve, reject) => {
       child.once('message', (m) => resolve(m as { api: number; internal: number }));
       child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
     });
     const base = `http://127.0.0.1:${ports.api}`;
+    await timerReady;
     const put = async (generation: number): Promise<{ ms: number; bytes: number }> => {
       const body = JSON.stringify(snapshot(generation));
       const t0 = performance.now();
@@ -297,10 +323,11 @@ async function main(): Promise<void> {
     }
   } finally {
     child.kill();
+    timer.kill();
   }
 }
 
-(process.argv.includes('--serve') ? serve() : process.argv.includes('--apply') ? applyOnly() : main()).catch((err: unknown) => {
+(process.argv.includes('--serve') ? serve() : process.argv.includes('--client') ? Promise.resolve(timingClient()) : process.argv.includes('--apply') ? applyOnly() : main()).catch((err: unknown) => {
   process.stderr.write(`${String(err)}\n`);
   process.exit(1);
 });
