@@ -255,12 +255,15 @@ function dateRange(ctx: ExecContext, def: FieldDef, q: Extract<Query, { kind: 'r
   // whatever the field's format (DateFieldType.rangeQuery: "force epoch_millis").
   const numeric = [q.gt, q.gte, q.lt, q.lte].some((b) => typeof b === 'number');
   const format = q.format ?? (numeric ? 'epoch_millis' : dateFormatText(def));
-  const now = ctx.now?.() ?? Date.now();
+  // Read only when a bound is date math on `now` (one value for both bounds): a search that reads
+  // it is not kept in the request cache (request-cache.ts).
+  let nowMs: number | undefined;
+  const nowOnce = (): number => (nowMs ??= ctx.now?.() ?? Date.now());
   // Compiled per query (a format compiles in microseconds); no process-wide cache.
   const dateMath = new DateMathParser();
   const bound = (value: unknown, roundUp: boolean): number => {
     try {
-      return dateMath.parse(value, { format, now, roundUp, ...(q.timeZone === undefined ? {} : { timeZone: q.timeZone }) });
+      return dateMath.parse(value, { format, get now() { return nowOnce(); }, roundUp, ...(q.timeZone === undefined ? {} : { timeZone: q.timeZone }) });
     } catch (e) {
       if (!(e instanceof DateMathError)) throw e;
       if (e.kind === 'format') throw errors.queryShard(ctx.indexName, e.message);
