@@ -505,7 +505,9 @@ export class SearchService {
       indexName: state.name,
       index: state.index,
       mappings: state.mappings,
-      sourceOf: (ord) => JSON.parse(this.store.getDoc(state.name, state.index.ids[ord] as string)?.source ?? '{}'),
+      // The source column alone (getSource), as hits read it.
+      sourceOf: (ord) => JSON.parse(this.sourceText(state.name, state.index.ids[ord] as string)),
+      reading: this.fetching,
       now: this.queryNow,
       maxTermsCount: state.settings.maxTermsCount,
     };

@@ -38,6 +38,11 @@ export interface ExecContext {
   readonly mappings: Mappings;
   /** The `_source` of a live ordinal (phrase verification re-reads the text). */
   readonly sourceOf: (ord: number) => unknown;
+  /**
+   * Runs `fn`, which reads many sources (sourceOf), so that they share one read of the store
+   * (DocumentStore.reading); runs it as it is when not given.
+   */
+  readonly reading?: <T>(fn: () => T) => T;
   /** Scratch memory for intermediate hit lists; reset by the caller before each query. */
   readonly arena: ScratchArena;
   /** Epoch milliseconds `now` stands for in date math (default: the clock when a bound is read). */
@@ -418,17 +423,21 @@ function phrase(ctx: ExecContext, path: string, text: string, boost: number, len
   const docs = ctx.arena.int32(candidates.length);
   const scores = ctx.arena.float32(candidates.length);
   let k = 0;
-  for (let i = 0; i < candidates.length; i++) {
-    const d = candidates.docs[i] as number;
-    const values = sourceValues(ctx.sourceOf(d), path).map(String);
-    const gap = def.positionIncrementGap ?? POSITION_INCREMENT_GAP;
-    // A phrase spans two values only when the gap is shorter than the phrase.
-    const freq = slop > 0 ? sloppyPhraseFreq(tokenPositions(values, analyze, gap), terms, slop) : gap < terms.length - 1 ? exactPhraseFreq(tokenPositions(values, analyze, gap), terms) : phraseFreq(values, terms);
-    if (freq === 0) continue;
-    docs[k] = d;
-    scores[k] = bm25(weight, freq, cache[field.norms[d] as number] as number);
-    k++;
-  }
+  // Each candidate's text is read from the store: in one read transaction, not one per document.
+  const reading = ctx.reading ?? (<T>(fn: () => T): T => fn());
+  reading(() => {
+    for (let i = 0; i < candidates.length; i++) {
+      const d = candidates.docs[i] as number;
+      const values = sourceValues(ctx.sourceOf(d), path).map(String);
+      const gap = def.positionIncrementGap ?? POSITION_INCREMENT_GAP;
+      // A phrase spans two values only when the gap is shorter than the phrase.
+      const freq = slop > 0 ? sloppyPhraseFreq(tokenPositions(values, analyze, gap), terms, slop) : gap < terms.length - 1 ? exactPhraseFreq(tokenPositions(values, analyze, gap), terms) : phraseFreq(values, terms);
+      if (freq === 0) continue;
+      docs[k] = d;
+      scores[k] = bm25(weight, freq, cache[field.norms[d] as number] as number);
+      k++;
+    }
+  });
   return { docs, scores, length: k };
 }
 
