@@ -88,6 +88,15 @@ const CAT_INDICES_COLUMNS: CatColumn[] = [
   { name: 'dataset.size', shown: true, right: true },
   { name: 'creation.date', aliases: ['cd'], shown: false, right: true, numeric: true },
   { name: 'creation.date.string', aliases: ['cds'], shown: false },
+  // The shard request cache (request-cache.ts): the primaries' figures are the index's (one shard, no replica assigned).
+  { name: 'request_cache.memory_size', aliases: ['rcm', 'requestCacheMemory'], shown: false, right: true },
+  { name: 'pri.request_cache.memory_size', shown: false, right: true },
+  { name: 'request_cache.evictions', aliases: ['rce', 'requestCacheEvictions'], shown: false, right: true, numeric: true },
+  { name: 'pri.request_cache.evictions', shown: false, right: true, numeric: true },
+  { name: 'request_cache.hit_count', aliases: ['rchc', 'requestCacheHitCount'], shown: false, right: true, numeric: true },
+  { name: 'pri.request_cache.hit_count', shown: false, right: true, numeric: true },
+  { name: 'request_cache.miss_count', aliases: ['rcmc', 'requestCacheMissCount'], shown: false, right: true, numeric: true },
+  { name: 'pri.request_cache.miss_count', shown: false, right: true, numeric: true },
 ];
 
 /** `GET /`: the cluster's name and version, as the flavor it speaks answers them. */
@@ -144,6 +153,8 @@ async function catIndices(service: SearchService, req: FastifyRequest, reply: Fa
     const size = catBytes(service.storedBytes(s));
     // As of the last refresh (ES counts the documents its searcher sees).
     const seen = service.refreshedView(s).index;
+    const cache = service.requestCache.stats(s);
+    const cacheBytes = catBytes(cache.memory_size_in_bytes);
     return {
       health: health(s),
       status: s.settings.closed ? 'close' : 'open',
@@ -158,6 +169,14 @@ async function catIndices(service: SearchService, req: FastifyRequest, reply: Fa
       'store.size': size,
       'pri.store.size': size,
       'dataset.size': size,
+      'request_cache.memory_size': cacheBytes,
+      'pri.request_cache.memory_size': cacheBytes,
+      'request_cache.evictions': String(cache.evictions),
+      'pri.request_cache.evictions': String(cache.evictions),
+      'request_cache.hit_count': String(cache.hit_count),
+      'pri.request_cache.hit_count': String(cache.hit_count),
+      'request_cache.miss_count': String(cache.miss_count),
+      'pri.request_cache.miss_count': String(cache.miss_count),
     };
   });
   return sendCatTable(req, reply, CAT_INDICES_COLUMNS, rows);

@@ -100,6 +100,8 @@ describe('the shard request cache, side by side', () => {
       await run();
       await sameCounters(step, holds);
     }
+    // _cat/indices shows the same counters (its byte column differs by nature, as above).
+    await same('GET', '/_cat/indices/rc?format=json&h=index,rchc,rcmc,rce,pri.request_cache.hit_count');
   }, SLOW);
 
   it('answers _cache/clear and a bad enable value as the node does', async () => {

@@ -80,6 +80,9 @@ describe('the shard request cache', () => {
     expect((await call('GET', '/_stats/request_cache')).body._all.primaries.request_cache).toMatchObject({ hit_count: 5, miss_count: 2 });
     const nodes = (await call('GET', '/_nodes/stats')).body.nodes;
     expect((Object.values(nodes)[0] as { indices: { request_cache: unknown } }).indices.request_cache).toMatchObject({ hit_count: 5, miss_count: 2 });
+    // And _cat/indices, under ES's column names and aliases.
+    const cat = await call('GET', '/_cat/indices/t?format=json&h=rchc,rcmc,rce,request_cache.memory_size');
+    expect(cat.body).toEqual([{ rchc: '5', rcmc: '2', rce: '0', 'request_cache.memory_size': `${(await cacheStats()).memory_size_in_bytes}b` }]);
   });
 
   it('never answers from before a refresh that showed writes, a mapping change or a change of a setting searches read', async () => {
