@@ -514,9 +514,10 @@ export class SearchService {
   }
 
   /**
-   * Runs a search over the resolved indices and builds ES's response body. `cache`: the search's
-   * key in the request cache (requestCacheKey, made only when the cache applies) and its `request_cache` parameter, when it may use it
-   * (a `_search` or `_msearch` item that is no scroll, point in time or profile).
+   * Runs a search over the resolved indices and builds ES's response body. `cache`, when the
+   * search may use the request cache (a `_search` or `_msearch` item that is no scroll, point in
+   * time or profile): its key there (requestCacheKey, made only when the cache applies) and its
+   * `request_cache` parameter. A cached answer is the one computed, with a new `took`.
    */
   search(states: readonly IndexState[], req: SearchRequest, startedMs: number, cache?: { key(): string; readonly param: string | undefined }): Record<string, unknown> {
     const started = performance.now();
