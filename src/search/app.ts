@@ -83,6 +83,7 @@ export async function buildSearchApp(config: SearchConfig, deps: AreaDeps, optio
   const store = options.store ?? openDocumentStore(join(config['data.dir'], 'search'), config['search.durability'], log);
   const service = new SearchService(store, deps.now, new SearchActivityLog({ logger: log, clock: () => performance.now() }));
   service.bulkSliceMs = config['search.bulk-slice'] > 0 ? config['search.bulk-slice'] : Infinity;
+  service.requestCache.maxBytes = config['search.request-cache-size'];
   try {
     service.load();
   } catch (e) {

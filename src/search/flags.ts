@@ -10,6 +10,7 @@ export const searchFlags = {
   'search.flavor': flag.enumOf(['elasticsearch', 'opensearch'] as const, 'elasticsearch', 'Which product GET / describes'),
   'search.warmup-docs': flag.int(2000, 'Made-up documents indexed into a throwaway index at start, so that V8 has compiled the indexing code before the first _bulk (0: no warm-up)', 0, 20_000),
   'search.bulk-slice': flag.duration('10ms', 'A _bulk is parsed and applied in slices of about this much work, with searches and other requests served between them (0: each _bulk in one piece)'),
+  'search.request-cache-size': flag.bytes('16mb', 'Bound of the shard request cache (size-0 search answers per index, like ES indices.requests.cache.size); least recently used entries are evicted past it (0: no cache)'),
   'search.durability': flag.enumOf(['request', 'async'] as const, 'request', 'Like ES index.translog.durability: request fsyncs every acknowledged write (SQLite synchronous=FULL); async survives process crashes but not power loss (synchronous=NORMAL)'),
 };
 

@@ -16,6 +16,8 @@ export interface IndexSettings {
   readonly refreshExplicit: boolean;
   /** `index.search.idle.after` in ms (30s by default). */
   readonly searchIdleAfterMs: number;
+  /** `index.requests.cache.enable` (dynamic, true by default): `size: 0` searches use the request cache (request-cache.ts). */
+  readonly requestCacheEnabled: boolean;
   /** Closed (`POST /<index>/_close`): ES marks a closed index with `index.verified_before_close: true`. */
   readonly closed: boolean;
   /** Every setting as given, flattened with the `index.` prefix. */
@@ -55,6 +57,15 @@ function intSetting(raw: Record<string, unknown>, key: string, def: number, min:
   }
   if (n < min) throw errors.illegalArgument(`Failed to parse value [${n}] for setting [${key}] must be >= ${min}`);
   return n;
+}
+
+/** A boolean setting as ES reads it: `true` or `false` (a JSON boolean or its text), else ES's 400. */
+function boolSetting(raw: Record<string, unknown>, key: string, def: boolean): boolean {
+  const v = raw[key];
+  if (v === undefined || v === null) return def;
+  if (v === true || v === 'true') return true;
+  if (v === false || v === 'false') return false;
+  throw errors.illegalArgument(`Failed to parse value [${typeof v === 'string' ? v : JSON.stringify(v)}] as only [true] or [false] are allowed.`);
 }
 
 /** A time-value setting (`1s`, `-1`) as ES reads it, its errors ES's illegal_argument_exception. */
@@ -108,6 +119,7 @@ export function parseSettings(raw: unknown): IndexSettings {
     refreshIntervalMs: timeSetting(flat, 'index.refresh_interval', 1000, -1),
     refreshExplicit: flat['index.refresh_interval'] !== undefined && flat['index.refresh_interval'] !== null,
     searchIdleAfterMs: timeSetting(flat, 'index.search.idle.after', 30_000, 0),
+    requestCacheEnabled: boolSetting(flat, 'index.requests.cache.enable', true),
     closed: flat[VERIFIED_BEFORE_CLOSE] === 'true' || flat[VERIFIED_BEFORE_CLOSE] === true,
     raw: flat,
   };

@@ -5,6 +5,7 @@ import { errors, SearchError } from '../errors.js';
 import { parseJsonBody } from '../http/json-render.js';
 import { parseSearchRequest, readSearchBody, type SearchRequest } from '../requests/search-request.js';
 import type { SearchService } from './search-service.js';
+import { requestCacheKey } from './request-cache.js';
 import { boolParam, intParam, searchesShardZero, type QueryParams } from '../http/url-params.js';
 
 /**
@@ -26,6 +27,10 @@ export interface MultiSearchItem {
   /** The header's `preference`, read as the search runs (checkPreference). */
   readonly preference: string | undefined;
   readonly request: SearchRequest;
+  /** The item's key in the request cache (request-cache.ts): its body line and the URL's parameters a search reads. */
+  readonly cacheKey: string;
+  /** The header's `request_cache` (`true`, `false`), if it names one. */
+  readonly requestCache: string | undefined;
 }
 
 /**
@@ -46,6 +51,7 @@ interface HeaderFields {
   expandWildcards?: string;
   routing?: string | null;
   preference?: string | null;
+  requestCache?: string;
 }
 
 /** A header line's value read key by key as ES reads it (the first refused key fails the request). */
@@ -64,7 +70,8 @@ function readHeader(header: unknown): HeaderFields {
     else if (key === 'routing') out.routing = v === null ? null : String(v);
     else if (key === 'preference') out.preference = v === null ? null : String(v);
     else if (key === 'search_type' && !SEARCH_TYPES.has(String(v))) throw errors.illegalArgument(`No search type for [${String(v)}]`);
-    else if (key === 'ccs_minimize_roundtrips' || key === 'request_cache' || key === 'allow_partial_search_results' || key === 'ignore_throttled') headerBool(k, v);
+    else if (key === 'request_cache') out.requestCache = String(headerBool(k, v));
+    else if (key === 'ccs_minimize_roundtrips' || key === 'allow_partial_search_results' || key === 'ignore_throttled') headerBool(k, v);
   }
   return out;
 }
@@ -131,6 +138,7 @@ export function parseMultiSearch(body: string, index: string | undefined, params
     let expandWildcards = params.expand_wildcards;
     let routing = params.routing;
     let preference: string | undefined;
+    let requestCache: string | undefined;
     if (headerText.trim() !== '') {
       // ES parses the whole header into a map before it looks at a key (readMultiLineFormat), so a
       // repeated key fails the request before any refused key or value: read nothing in text order.
@@ -141,6 +149,7 @@ export function parseMultiSearch(body: string, index: string | undefined, params
       expandWildcards = h.expandWildcards ?? expandWildcards;
       if (h.routing !== undefined) routing = h.routing ?? undefined;
       if (h.preference !== undefined) preference = h.preference ?? undefined;
+      requestCache = h.requestCache;
     }
     from = headerEnd + 1;
     // A header without a body line after it is dropped, as ES drops it.
@@ -156,7 +165,7 @@ export function parseMultiSearch(body: string, index: string | undefined, params
       const problems = pitProblems({ index: target, ignoreUnavailable, allowNoIndices, expandWildcards, routing, preference }, ccsMinimizeRoundtrips);
       if (problems.length > 0) throw errors.actionValidation(problems);
     }
-    items.push({ index: target, ignoreUnavailable, allowNoIndices, preference, request });
+    items.push({ index: target, ignoreUnavailable, allowNoIndices, preference, request, requestCache, cacheKey: requestCacheKey(searchParams, bodyText) });
     from = bodyEnd + 1;
   }
   // Set on each search once all are read: the first refusal fails the request.
@@ -193,7 +202,8 @@ export function multiSearch(items: readonly MultiSearchItem[], service: SearchSe
       const states = service.resolve(index, item.ignoreUnavailable, item.allowNoIndices);
       // `_shards:…` without shard 0 searches no shard; an id that is no int fails the item.
       if (!searchesShardZero(item.preference)) return { ...noShardSearched(item.request, itemStarted, now()), status: 200 };
-      return { ...service.search(states, item.request, itemStarted), status: 200 };
+      const cache = item.request.scrollMs === undefined ? { key: () => item.cacheKey, param: item.requestCache } : undefined;
+      return { ...service.search(states, item.request, itemStarted, cache), status: 200 };
     } catch (e) {
       if (e instanceof SearchError) return e.toBody();
       throw e;

@@ -3,6 +3,7 @@ import { getHeapStatistics } from 'node:v8';
 import type { IndexCounters } from './index-usage.js';
 import type { IndexState } from './index-state.js';
 import type { SearchService } from './search-service.js';
+import { sumRequestCacheStats, type RequestCacheStats } from './request-cache.js';
 
 /**
  * The figures of ES's `_stats`, `_nodes/stats` and `_cat/nodes`, measured here: documents and
@@ -11,11 +12,11 @@ import type { SearchService } from './search-service.js';
  * JVM heap (`jvm.mem`, `heap.percent`), which is what those fields tell an operator.
  */
 
-/** One index's `docs`, `store`, `indexing` and `search` sections of `_stats`. */
+/** One index's `docs`, `store`, `indexing`, `search` and `request_cache` sections of `_stats`. */
 export function indexStatsSections(service: SearchService, state: IndexState): Record<string, unknown> {
   // The document counts of the index's last refresh, as ES counts them per searcher.
   const seen = service.refreshedView(state).index;
-  return statsSections(service.usage.of(state), seen.liveCount, seen.maxOrd - seen.liveCount, service.storedBytes(state), service.contexts.size);
+  return statsSections(service.usage.of(state), seen.liveCount, seen.maxOrd - seen.liveCount, service.storedBytes(state), service.contexts.size, service.requestCache.stats(state));
 }
 
 /** The same sections summed over `states` (`_all`, a node's `indices`). */
@@ -29,10 +30,11 @@ export function totalStatsSections(service: SearchService, states: readonly Inde
     deleted += seen.maxOrd - seen.liveCount;
     bytes += service.storedBytes(s);
   }
-  return statsSections(service.usage.total(states), live, deleted, bytes, service.contexts.size);
+  const cache = sumRequestCacheStats(states.map((s) => service.requestCache.stats(s)));
+  return statsSections(service.usage.total(states), live, deleted, bytes, service.contexts.size, cache);
 }
 
-function statsSections(c: IndexCounters, live: number, deleted: number, bytes: number, openContexts: number): Record<string, unknown> {
+function statsSections(c: IndexCounters, live: number, deleted: number, bytes: number, openContexts: number, requestCache: RequestCacheStats): Record<string, unknown> {
   return {
     docs: { count: live, deleted, total_size_in_bytes: bytes },
     store: { size_in_bytes: bytes, total_data_set_size_in_bytes: bytes, reserved_in_bytes: 0 },
@@ -63,6 +65,7 @@ function statsSections(c: IndexCounters, live: number, deleted: number, bytes: n
       suggest_time_in_millis: 0,
       suggest_current: 0,
     },
+    request_cache: requestCache,
   };
 }
 

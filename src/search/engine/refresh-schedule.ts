@@ -40,6 +40,8 @@ export class RefreshSchedule {
   private readonly schedules = new Map<IndexState, Schedule>();
   /** Called after each refresh of an index (its searcher view dropped), before its waiting writes are answered. */
   onRefreshed: ((state: IndexState) => void) | undefined;
+  /** Called when searches of an index see other documents (a refresh that showed writes) or the index is gone. */
+  onViewChanged: ((state: IndexState) => void) | undefined;
 
   /** @param now the wall clock the indices' creation times are in (search-idle counts from creation) */
   constructor(
@@ -106,7 +108,7 @@ export class RefreshSchedule {
   /** Refreshes `state` now: its writes become visible, the writes waiting for it are answered. */
   refresh(state: IndexState, forced = false): void {
     const s = this.schedules.get(state);
-    this.contexts.refreshed(state);
+    if (this.contexts.refreshed(state)) this.onViewChanged?.(state);
     this.onRefreshed?.(state);
     if (s === undefined) return;
     s.generation++;
@@ -153,6 +155,7 @@ export class RefreshSchedule {
   /** The index is gone (deleted, closed, reloaded): its writes waiting are answered, its timer stopped. */
   forget(state: IndexState): void {
     this.refresh(state);
+    this.onViewChanged?.(state);
     this.schedules.delete(state);
   }
 

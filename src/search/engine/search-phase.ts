@@ -38,6 +38,8 @@ export interface SearchEnv {
   /** Runs `fn`, which renders a page of hits, so that its source reads share one store read (see DocumentStore.reading). */
   fetching?<T>(fn: () => T): T;
   now(): number;
+  /** Told when the search reads `now` (date math in a query or an aggregation): its answer depends on the time. */
+  readsNow?(): void;
 }
 
 /**
@@ -109,8 +111,16 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
 /** What the aggregation phase reads of the search: filter queries run on an index (once per request), hits rendered as the search's. */
 function aggEnv(env: SearchEnv, req: SearchRequest): Parameters<typeof runAggregations>[2] {
   const matched = new Map<Query, Map<IndexState, Int32Array>>();
+  let nowMs: number | undefined;
   return {
-    now: Date.now(),
+    // Taken at the first read (one value for the whole search), which the service is told of.
+    get now(): number {
+      if (nowMs === undefined) {
+        env.readsNow?.();
+        nowMs = Date.now();
+      }
+      return nowMs;
+    },
     matching(query, set: DocSet) {
       let byIndex = matched.get(query);
       if (byIndex === undefined) matched.set(query, (byIndex = new Map()));

@@ -22,6 +22,7 @@ import { IndexUsage } from './index-usage.js';
 import { isDiskFull } from './disk-full.js';
 import { RefreshSchedule } from './refresh-schedule.js';
 import { nextTurn } from '../../http/work-turns.js';
+import { RequestCache } from './request-cache.js';
 
 /**
  * The search engine behind the routes, a facade over its parts: the indices (index-registry.ts),
@@ -75,6 +76,15 @@ export class SearchService {
   readonly usage = new IndexUsage();
   /** When each index is refreshed (near-real-time search, see refresh-schedule.ts). */
   readonly refreshes: RefreshSchedule;
+  /** ES's shard request cache, one index being one shard (request-cache.ts). */
+  readonly requestCache = new RequestCache();
+  /** Whether the search running read `now` (a query's or an aggregation's date math): its answer is not cached. */
+  private readNow = false;
+  /** The clock searches' date math reads, which notes that it was read. */
+  private readonly queryNow = (): number => {
+    this.readNow = true;
+    return this.now();
+  };
   /** The slice length of bulkEachSliced, in ms (--search.bulk-slice; Infinity: a bulk in one go). */
   bulkSliceMs = BULK_SLICE_MS;
 
@@ -94,7 +104,11 @@ export class SearchService {
         isPinned: (s) => this.contexts.isPinned(s),
         reclaimed: (s, dropped, ms, longestMs) => this.activity?.reclaimed(s.name, dropped, s.index.liveCount, ms, longestMs),
         unrefreshed: (s) => this.contexts.searcher(s) !== undefined,
-        beforeSwap: (s) => this.refreshes.refresh(s),
+        beforeSwap: (s) => {
+          this.refreshes.refresh(s);
+          // The ordinals change: what was computed over the old ones goes.
+          this.requestCache.clear(s);
+        },
       },
       reclaim?.policy,
       reclaim?.schedule,
@@ -106,6 +120,8 @@ export class SearchService {
     this.refreshes = new RefreshSchedule(this.contexts, now);
     // A compaction waiting for a refresh swaps its copy in right after it (IndexReclaimer.refreshed).
     this.refreshes.onRefreshed = (s) => this.reclaimer.refreshed(s);
+    // Searches see other documents (or the index is gone): its cached answers go.
+    this.refreshes.onViewChanged = (s) => this.requestCache.clear(s);
   }
 
   /**
@@ -216,6 +232,8 @@ export class SearchService {
   /** Adds dynamic mappings to an index's mapping; the same for PUT /<index>/_mapping. */
   putMapping(name: string, body: unknown): void {
     this.indices.putMapping(name, body);
+    // Answers keyed by the old mappings never hit again (RequestCache.get): their memory goes now.
+    this.requestCache.clear(this.indices.get(name));
   }
 
   /** Whether `state` is still the index of its name (not deleted, re-created or reloaded since). */
@@ -271,6 +289,7 @@ export class SearchService {
     this.activity?.writeFailed(e);
     this.contexts.clear();
     this.indices.reload();
+    this.requestCache.retain((s) => this.indices.isCurrent(s));
   }
 
   /**
@@ -486,24 +505,47 @@ export class SearchService {
       indexName: state.name,
       index: state.index,
       mappings: state.mappings,
-      sourceOf: (ord) => JSON.parse(this.store.getDoc(state.name, state.index.ids[ord] as string)?.source ?? '{}'),
-      now: this.now,
+      // The source column alone (getSource), as hits read it.
+      sourceOf: (ord) => JSON.parse(this.sourceText(state.name, state.index.ids[ord] as string)),
+      reading: this.fetching,
+      now: this.queryNow,
       maxTermsCount: state.settings.maxTermsCount,
     };
   }
 
-  /** Runs a search over the resolved indices and builds ES's response body. */
-  search(states: readonly IndexState[], req: SearchRequest, startedMs: number): Record<string, unknown> {
+  /**
+   * Runs a search over the resolved indices and builds ES's response body. `cache`, when the
+   * search may use the request cache (a `_search` or `_msearch` item that is no scroll, point in
+   * time or profile): its key there (requestCacheKey, made only when the cache applies) and its
+   * `request_cache` parameter. A cached answer is the one computed, with a new `took`.
+   */
+  search(states: readonly IndexState[], req: SearchRequest, startedMs: number, cache?: { key(): string; readonly param: string | undefined }): Record<string, unknown> {
     const started = performance.now();
     const seen = states.map((s) => this.searchable(s));
+    // After searchable: a search-idle index may have been refreshed (its entries dropped) just now.
+    const cached = cache !== undefined && states.length === 1 && req.suggestOnly !== true && this.requestCache.applies(states[0] as IndexState, cache.param, req.size);
+    let key: string | undefined;
+    if (cached) {
+      key = cache.key();
+      const hit = this.requestCache.get(states[0] as IndexState, key);
+      if (hit !== undefined) {
+        const body = { ...hit, took: Math.max(0, Math.round(this.now() - startedMs)) };
+        this.recordSearch(states, body, performance.now() - started);
+        return body;
+      }
+    }
+    this.readNow = false;
     const body = seen.every((s, i) => s === states[i])
       ? runSearch(states, req, startedMs, {
           ctx: (state) => this.ctx(state),
           sourceText: (state, id) => this.sourceText(state.name, id),
           fetching: this.fetching,
           now: this.now,
+          readsNow: this.queryNow,
         })
       : this.searchPinned(seen, req, startedMs);
+    // ES caches only successful answers, and none that read `now`.
+    if (key !== undefined && !this.readNow) this.requestCache.put(states[0] as IndexState, key, (body._shards as { failed: number }).failed === 0 ? body : undefined);
     this.recordSearch(states, body, performance.now() - started);
     return body;
   }
@@ -524,6 +566,7 @@ export class SearchService {
       sourceText: (state, id) => this.pinnedSource(state, state.index.idToOrd.get(id) ?? -1, id),
       fetching: this.fetching,
       now: this.now,
+      readsNow: this.queryNow,
     }, capture);
   }
 

@@ -60,6 +60,11 @@ export const OPEN_PIT_PARAMS: ReadonlySet<string> = new Set([
 /** What closing a point in time reads. */
 export const CLOSE_PIT_PARAMS: ReadonlySet<string> = new Set(GLOBAL);
 
+/** What `POST [/<index>]/_cache/clear` reads (ES 8's RestClearIndicesCacheAction and its indices options). */
+export const CLEAR_CACHE_PARAMS: ReadonlySet<string> = new Set([
+  ...GLOBAL, 'query', 'request', 'fielddata', 'fields', 'index', 'ignore_unavailable', 'allow_no_indices', 'expand_wildcards', 'ignore_throttled',
+]);
+
 /**
  * Throws ES's illegal_argument_exception when `params` holds a name not in `known`. `url` is the
  * request's path, with or without its query string (cut off here, only when there is an error).
@@ -129,8 +134,8 @@ const isFalseParam = (v: string): boolean => v === 'false';
  * URL parameters that ES's `_search` and `_count` act on and Portico does not: each is taken only
  * at a value that changes nothing (its default, the one analyzer Portico has); any other value is
  * refused as ES refuses a parameter it does not read, never accepted and ignored. A parameter
- * missing here is one Portico acts on, or one that changes nothing on one shard (`routing`,
- * `preference`, `request_cache`, …).
+ * missing here is one Portico acts on (`request_cache`, …), or one that changes nothing on one
+ * shard (`routing`, `preference`, …).
  */
 export const NO_OP_PARAMS: Readonly<Record<string, (value: string) => boolean>> = {
   explain: isFalseParam,

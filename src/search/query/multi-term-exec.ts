@@ -27,6 +27,8 @@ import { onlyKeywordAndText } from './metadata-fields.js';
 /** What these queries read of the query's context (query-exec.ts's ExecContext has it). */
 export interface MultiTermContext extends TermContext {
   readonly sourceOf: (ord: number) => unknown;
+  /** As ExecContext's: many source reads in one read of the store. */
+  readonly reading?: <T>(fn: () => T) => T;
   readonly arena: ScratchArena;
 }
 
@@ -246,15 +248,19 @@ export function phrasePrefix(ctx: MultiTermContext, path: string, text: string, 
   const docs = ctx.arena.int32(candidates.length);
   const scores = ctx.arena.float32(candidates.length);
   let k = 0;
-  for (let i = 0; i < candidates.length; i++) {
-    const d = candidates.docs[i] as number;
-    const values = sourceValues(ctx.sourceOf(d), path).map(String);
-    const freq = o.slop > 0 ? prefixPhraseFreq(tokenPositions(values, analyze, POSITION_INCREMENT_GAP), headTerms, lastSet, o.slop) : exactPrefixPhraseFreq(values, headTerms, lastSet, lastPrefix);
-    if (freq === 0) continue;
-    docs[k] = d;
-    scores[k] = bm25(weight, freq, cache[field.norms?.[d] ?? 1] as number);
-    k++;
-  }
+  // Each candidate's text is read from the store: in one read transaction, not one per document.
+  const reading = ctx.reading ?? (<T>(fn: () => T): T => fn());
+  reading(() => {
+    for (let i = 0; i < candidates.length; i++) {
+      const d = candidates.docs[i] as number;
+      const values = sourceValues(ctx.sourceOf(d), path).map(String);
+      const freq = o.slop > 0 ? prefixPhraseFreq(tokenPositions(values, analyze, POSITION_INCREMENT_GAP), headTerms, lastSet, o.slop) : exactPrefixPhraseFreq(values, headTerms, lastSet, lastPrefix);
+      if (freq === 0) continue;
+      docs[k] = d;
+      scores[k] = bm25(weight, freq, cache[field.norms?.[d] ?? 1] as number);
+      k++;
+    }
+  });
   return { docs, scores, length: k };
 }
 

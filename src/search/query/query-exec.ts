@@ -38,6 +38,11 @@ export interface ExecContext {
   readonly mappings: Mappings;
   /** The `_source` of a live ordinal (phrase verification re-reads the text). */
   readonly sourceOf: (ord: number) => unknown;
+  /**
+   * Runs `fn`, which reads many sources (sourceOf), so that they share one read of the store
+   * (DocumentStore.reading); runs it as it is when not given.
+   */
+  readonly reading?: <T>(fn: () => T) => T;
   /** Scratch memory for intermediate hit lists; reset by the caller before each query. */
   readonly arena: ScratchArena;
   /** Epoch milliseconds `now` stands for in date math (default: the clock when a bound is read). */
@@ -255,12 +260,15 @@ function dateRange(ctx: ExecContext, def: FieldDef, q: Extract<Query, { kind: 'r
   // whatever the field's format (DateFieldType.rangeQuery: "force epoch_millis").
   const numeric = [q.gt, q.gte, q.lt, q.lte].some((b) => typeof b === 'number');
   const format = q.format ?? (numeric ? 'epoch_millis' : dateFormatText(def));
-  const now = ctx.now?.() ?? Date.now();
+  // Read only when a bound is date math on `now` (one value for both bounds): a search that reads
+  // it is not kept in the request cache (request-cache.ts).
+  let nowMs: number | undefined;
+  const nowOnce = (): number => (nowMs ??= ctx.now?.() ?? Date.now());
   // Compiled per query (a format compiles in microseconds); no process-wide cache.
   const dateMath = new DateMathParser();
   const bound = (value: unknown, roundUp: boolean): number => {
     try {
-      return dateMath.parse(value, { format, now, roundUp, ...(q.timeZone === undefined ? {} : { timeZone: q.timeZone }) });
+      return dateMath.parse(value, { format, get now() { return nowOnce(); }, roundUp, ...(q.timeZone === undefined ? {} : { timeZone: q.timeZone }) });
     } catch (e) {
       if (!(e instanceof DateMathError)) throw e;
       if (e.kind === 'format') throw errors.queryShard(ctx.indexName, e.message);
@@ -415,17 +423,21 @@ function phrase(ctx: ExecContext, path: string, text: string, boost: number, len
   const docs = ctx.arena.int32(candidates.length);
   const scores = ctx.arena.float32(candidates.length);
   let k = 0;
-  for (let i = 0; i < candidates.length; i++) {
-    const d = candidates.docs[i] as number;
-    const values = sourceValues(ctx.sourceOf(d), path).map(String);
-    const gap = def.positionIncrementGap ?? POSITION_INCREMENT_GAP;
-    // A phrase spans two values only when the gap is shorter than the phrase.
-    const freq = slop > 0 ? sloppyPhraseFreq(tokenPositions(values, analyze, gap), terms, slop) : gap < terms.length - 1 ? exactPhraseFreq(tokenPositions(values, analyze, gap), terms) : phraseFreq(values, terms);
-    if (freq === 0) continue;
-    docs[k] = d;
-    scores[k] = bm25(weight, freq, cache[field.norms[d] as number] as number);
-    k++;
-  }
+  // Each candidate's text is read from the store: in one read transaction, not one per document.
+  const reading = ctx.reading ?? (<T>(fn: () => T): T => fn());
+  reading(() => {
+    for (let i = 0; i < candidates.length; i++) {
+      const d = candidates.docs[i] as number;
+      const values = sourceValues(ctx.sourceOf(d), path).map(String);
+      const gap = def.positionIncrementGap ?? POSITION_INCREMENT_GAP;
+      // A phrase spans two values only when the gap is shorter than the phrase.
+      const freq = slop > 0 ? sloppyPhraseFreq(tokenPositions(values, analyze, gap), terms, slop) : gap < terms.length - 1 ? exactPhraseFreq(tokenPositions(values, analyze, gap), terms) : phraseFreq(values, terms);
+      if (freq === 0) continue;
+      docs[k] = d;
+      scores[k] = bm25(weight, freq, cache[field.norms[d] as number] as number);
+      k++;
+    }
+  });
   return { docs, scores, length: k };
 }
 

@@ -27,7 +27,7 @@ const INFO_SERVED = new Set(['settings', 'os', 'process', 'jvm', 'http', 'plugin
 /** The `_stats` metrics ES knows, and those Portico keeps. */
 const STATS_METRICS = new Set(['_all', 'docs', 'store', 'indexing', 'get', 'search', 'merge', 'flush', 'refresh', 'query_cache', 'fielddata',
   'completion', 'segments', 'translog', 'request_cache', 'recovery', 'warmer', 'bulk', 'shard_stats', 'mappings', 'dense_vector', 'sparse_vector']);
-const STATS_SERVED = ['docs', 'store', 'indexing', 'search'];
+const STATS_SERVED = ['docs', 'store', 'indexing', 'search', 'request_cache'];
 
 interface NodeSelf {
   readonly id: string;

@@ -5,6 +5,7 @@ import { jsonBody, queryOf, sendHead, sendJson, type Params } from '../http/http
 import { catBytes, sendCatTable, type CatColumn, type CatRow } from '../http/cat-table.js';
 import type { IndexState } from '../engine/index-state.js';
 import type { SearchService } from '../engine/search-service.js';
+import { boolParam, checkParams, CLEAR_CACHE_PARAMS } from '../http/url-params.js';
 import { clusterHealth } from '../engine/cluster-health.js';
 
 export interface ClusterInfo {
@@ -87,6 +88,15 @@ const CAT_INDICES_COLUMNS: CatColumn[] = [
   { name: 'dataset.size', shown: true, right: true },
   { name: 'creation.date', aliases: ['cd'], shown: false, right: true, numeric: true },
   { name: 'creation.date.string', aliases: ['cds'], shown: false },
+  // The shard request cache (request-cache.ts): the primaries' figures are the index's (one shard, no replica assigned).
+  { name: 'request_cache.memory_size', aliases: ['rcm', 'requestCacheMemory'], shown: false, right: true },
+  { name: 'pri.request_cache.memory_size', shown: false, right: true },
+  { name: 'request_cache.evictions', aliases: ['rce', 'requestCacheEvictions'], shown: false, right: true, numeric: true },
+  { name: 'pri.request_cache.evictions', shown: false, right: true, numeric: true },
+  { name: 'request_cache.hit_count', aliases: ['rchc', 'requestCacheHitCount'], shown: false, right: true, numeric: true },
+  { name: 'pri.request_cache.hit_count', shown: false, right: true, numeric: true },
+  { name: 'request_cache.miss_count', aliases: ['rcmc', 'requestCacheMissCount'], shown: false, right: true, numeric: true },
+  { name: 'pri.request_cache.miss_count', shown: false, right: true, numeric: true },
 ];
 
 /** `GET /`: the cluster's name and version, as the flavor it speaks answers them. */
@@ -143,6 +153,8 @@ async function catIndices(service: SearchService, req: FastifyRequest, reply: Fa
     const size = catBytes(service.storedBytes(s));
     // As of the last refresh (ES counts the documents its searcher sees).
     const seen = service.refreshedView(s).index;
+    const cache = service.requestCache.stats(s);
+    const cacheBytes = catBytes(cache.memory_size_in_bytes);
     return {
       health: health(s),
       status: s.settings.closed ? 'close' : 'open',
@@ -157,6 +169,14 @@ async function catIndices(service: SearchService, req: FastifyRequest, reply: Fa
       'store.size': size,
       'pri.store.size': size,
       'dataset.size': size,
+      'request_cache.memory_size': cacheBytes,
+      'pri.request_cache.memory_size': cacheBytes,
+      'request_cache.evictions': String(cache.evictions),
+      'pri.request_cache.evictions': String(cache.evictions),
+      'request_cache.hit_count': String(cache.hit_count),
+      'pri.request_cache.hit_count': String(cache.hit_count),
+      'request_cache.miss_count': String(cache.miss_count),
+      'pri.request_cache.miss_count': String(cache.miss_count),
     };
   });
   return sendCatTable(req, reply, CAT_INDICES_COLUMNS, rows);
@@ -262,6 +282,8 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
     app.get(path, refresh);
   }
 
+  clearCacheRoutes(app, service);
+
   // Resizing makes an index of another shard count: each index is one shard here, so ES's shrink,
   // split and clone are refused (after the source index is found, as ES looks it up first).
   for (const op of ['_shrink', '_split', '_clone']) {
@@ -276,4 +298,26 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
   const cat = async (req: FastifyRequest, reply: FastifyReply) => catIndices(service, req, reply);
   app.get('/_cat/indices', cat);
   app.get('/_cat/indices/:index', cat);
+}
+
+/**
+ * ES's clear-cache API. Of its caches only the request cache is kept here (request-cache.ts):
+ * `request=true` clears it, as does naming none of `query`, `fielddata`, `request` and no `fields`
+ * (ES clears every cache then); `query` or `fielddata` alone clear nothing kept here.
+ */
+function clearCacheRoutes(app: FastifyInstance, service: SearchService): void {
+  const clearCache = async (req: FastifyRequest, reply: FastifyReply) => {
+    const params = queryOf(req);
+    checkParams(req.url, params, CLEAR_CACHE_PARAMS);
+    const query = boolParam(params.query, false);
+    const fielddata = boolParam(params.fielddata, false);
+    const request = boolParam(params.request, false);
+    const states = service.resolve((req.params as Params).index, boolParam(params.ignore_unavailable, false), boolParam(params.allow_no_indices, true));
+    const fields = params.fields === undefined ? [] : params.fields.split(',').filter((f) => f !== '');
+    if (request || (!query && !fielddata && fields.length === 0)) for (const s of states) service.requestCache.clear(s);
+    // Every copy counted, the primaries answering, as for `_refresh`.
+    const total = states.reduce((n, s) => n + 1 + s.settings.numberOfReplicas, 0);
+    return sendJson(req, reply, 200, { _shards: { total, successful: states.length, failed: 0 } });
+  };
+  for (const path of ['/_cache/clear', '/:index/_cache/clear']) app.post(path, clearCache);
 }

@@ -4,6 +4,7 @@ import { searchInContext } from '../engine/scroll-pit-search.js';
 import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http/http-io.js';
 import { parseCountQuery, parseSearchRequest, readSearchBody } from '../requests/search-request.js';
 import type { SearchService } from '../engine/search-service.js';
+import { requestCacheKey } from '../engine/request-cache.js';
 import { checkNoOpParams, checkParams, checkPreference, checkTerminateAfter, COUNT_PARAMS, floatParam, SEARCH_PARAMS } from '../http/url-params.js';
 
 /** `_search` and `_count` on one index, several (`a,b`, wildcards) or all. */
@@ -17,7 +18,8 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     const started = now();
     const params = queryOf(req);
     checkParams(req.url, params, SEARCH_PARAMS);
-    const request = readJsonBody(req, (body) => parseSearchRequest(body, params));
+    const sent = jsonBodyAndText(req, false);
+    const request = sent === undefined ? parseSearchRequest(undefined, params) : readSearchBody(sent.text, sent.value, (body) => parseSearchRequest(body, params));
     checkTerminateAfter(params);
     checkNoOpParams(req.url, params);
     const shardZero = checkPreference(params);
@@ -29,7 +31,7 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
       resolve();
       body = noShardSearched(request, started, now());
     } else if (request.scrollMs === undefined && request.pit === undefined) {
-      body = service.search(resolve(), request, started);
+      body = service.search(resolve(), request, started, { key: () => requestCacheKey(params, sent?.text), param: params.request_cache });
     } else {
       body = searchInContext(
         service,

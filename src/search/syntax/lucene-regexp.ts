@@ -221,7 +221,109 @@ function folds(cp: number): number[] {
 /** Compiles `text` with `flags` (REGEXP_FLAGS); throws RegexpSyntaxError. */
 export function compileRegexp(text: string, flags: number = REGEXP_FLAGS.ALL, caseInsensitive = false): LuceneRegexp {
   const root = new Parser(text, flags, caseInsensitive).parse();
-  return { matches: (term) => matchesWhole(root, term), prefix: literalPrefix(root) };
+  const prefix = literalPrefix(root);
+  const suffix = literalSuffix(root);
+  const [min, max] = lengthBounds(root);
+  // `lit.*`: every term starting with the prefix matches (the caller scans those terms alone, but
+  // the test must hold for any term).
+  if (anyTail(root)) return { matches: (term) => term.startsWith(prefix), prefix };
+  // Necessary conditions first, each exact and cheap (most terms of a prefix's range fail one):
+  // the literal text every match ends with, and the lengths a match can have, in code points.
+  return {
+    matches: (term) => {
+      if (!term.endsWith(suffix) || !term.startsWith(prefix)) return false;
+      if (term.length < min) return false;
+      if (max !== Infinity) {
+        const n = codePoints(term);
+        if (n < min || n > max) return false;
+      }
+      return matchesWhole(root, term);
+    },
+    prefix,
+  };
+}
+
+/** The code points of `s` (a surrogate pair is one). */
+function codePoints(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff && i > 0) {
+      const h = s.charCodeAt(i - 1);
+      if (h >= 0xd800 && h <= 0xdbff) n--;
+    }
+  }
+  return n;
+}
+
+/** Whether `n` is literal text followed by any string (`doc.*`, `doc@`): every term with its prefix matches. */
+function anyTail(n: Node): boolean {
+  if (n.t !== 'cat' || n.parts.length === 0) return false;
+  const last = n.parts[n.parts.length - 1] as Node;
+  if (last.t !== 'rep' || last.a.t !== 'any' || last.min !== 0 || last.max !== Infinity) return false;
+  return n.parts.slice(0, -1).every((p) => p.t === 'str');
+}
+
+/** The literal text every match of `n` ends with ('' when none). */
+function literalSuffix(n: Node): string {
+  if (n.t === 'str') return String.fromCodePoint(...n.cps);
+  if (n.t !== 'cat') return '';
+  let out = '';
+  for (let k = n.parts.length - 1; k >= 0; k--) {
+    const p = n.parts[k] as Node;
+    if (p.t !== 'str') return out;
+    out = String.fromCodePoint(...p.cps) + out;
+  }
+  return out;
+}
+
+/** The fewest and most code points a match of `n` can have (Infinity: no bound; [Infinity, 0] for the empty language). */
+function lengthBounds(n: Node): [number, number] {
+  switch (n.t) {
+    case 'set':
+    case 'any':
+      return [1, 1];
+    case 'str':
+      return [n.cps.length, n.cps.length];
+    case 'none':
+      return [Infinity, 0];
+    case 'interval':
+      return n.digits > 0 ? [n.digits, n.digits] : [1, Infinity];
+    case 'not':
+      return [0, Infinity];
+    case 'cat': {
+      let lo = 0;
+      let hi = 0;
+      for (const p of n.parts) {
+        const [a, b] = lengthBounds(p);
+        lo += a;
+        hi += b;
+      }
+      return lo === Infinity ? [Infinity, 0] : [lo, hi];
+    }
+    case 'or': {
+      let lo = Infinity;
+      let hi = 0;
+      for (const p of n.parts) {
+        const [a, b] = lengthBounds(p);
+        lo = Math.min(lo, a);
+        hi = Math.max(hi, b);
+      }
+      return [lo, hi];
+    }
+    case 'and': {
+      const [a1, b1] = lengthBounds(n.a);
+      const [a2, b2] = lengthBounds(n.b);
+      return [Math.max(a1, a2), Math.min(b1, b2)];
+    }
+    case 'rep': {
+      const [a, b] = lengthBounds(n.a);
+      // Zero repetitions match the empty string, whatever `a` is.
+      const lo = n.min === 0 ? 0 : a * n.min;
+      const hi = n.max === 0 || b === 0 ? 0 : b * n.max;
+      return [lo, hi];
+    }
+  }
 }
 
 /** The literal text every match of `n` starts with ('' when none). */

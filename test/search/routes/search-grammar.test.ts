@@ -214,7 +214,7 @@ const URL_PARAMS: [string, string, Outcome][] = [
   ['q', 'quick', 'done'], ['df', 'body', 'done'], ['default_operator', 'AND', 'done'], ['from', '1', 'done'], ['size', '1', 'done'],
   ['sort', 'n:desc', 'done'], ['track_scores', 'true', 'done'], ['track_total_hits', 'true', 'done'], ['version', 'true', 'done'],
   ['seq_no_primary_term', 'true', 'done'], ['_source', 'false', 'done'], ['timeout', '10s', 'no-op'], ['routing', 'r', 'no-op'],
-  ['preference', '_local', 'no-op'], ['request_cache', 'true', 'no-op'], ['search_type', 'dfs_query_then_fetch', 'no-op'],
+  ['preference', '_local', 'no-op'], ['request_cache', 'true', 'done'], ['search_type', 'dfs_query_then_fetch', 'no-op'],
 ];
 
 describe('the search grammar: implemented or refused, never ignored', () => {

@@ -87,3 +87,56 @@ describe("Lucene's regexp syntax", () => {
     );
   });
 });
+
+describe("the regexp's cheap checks before the matcher (literal suffix, length bounds, `lit.*`)", () => {
+  it('keep the exact answers at their edges', () => {
+    expect(m('lib[a-z]{3}', 'libfoo')).toBe(true);
+    expect(m('lib[a-z]{3}', 'libfo')).toBe(false);
+    expect(m('lib[a-z]{3}', 'libfooo')).toBe(false);
+    expect(m('gr.*cal', 'graphical')).toBe(true);
+    expect(m('gr.*cal', 'grcal')).toBe(true);
+    expect(m('gr.*cal', 'grcalx')).toBe(false);
+    expect(m('doc.*', 'doc')).toBe(true);
+    expect(m('doc.*', 'xdoc')).toBe(false);
+    expect(m('doc@', 'documents')).toBe(true);
+    expect(m('#', '')).toBe(false);
+    expect(m('#*', '')).toBe(true);
+    expect(m('a{0}', '')).toBe(true);
+    expect(m('a{0}b', 'b')).toBe(true);
+    expect(m('~(abc)', 'abcd')).toBe(true);
+    expect(m('~(abc)', 'abc')).toBe(false);
+    expect(m('a.*&.*z', 'abz')).toBe(true);
+    expect(m('a.*&.*z', 'ab')).toBe(false);
+    expect(m('a..&.*b', 'ab')).toBe(false);
+    expect(m('<1-100>', '0100')).toBe(true);
+    expect(m('<01-10>', '05')).toBe(true);
+    expect(m('<01-10>', '5')).toBe(false);
+    // Lengths count code points: an astral character is one.
+    expect(m('x.', 'x😀')).toBe(true);
+    expect(m('x..', 'x😀')).toBe(false);
+    expect(m('DOC.*', 'docs', REGEXP_FLAGS.ALL, true)).toBe(true);
+    expect(m('doc.*', 'DOCS', REGEXP_FLAGS.ALL, true)).toBe(true);
+  });
+
+  it('agree with a JavaScript RegExp over the syntax both share', () => {
+    const atom = fc.constantFrom('a', 'b', '.', '[ab]', '😀');
+    const pattern = fc.letrec<{ re: string }>((tie) => ({
+      re: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        atom,
+        fc.tuple(tie('re'), tie('re')).map(([x, y]) => `${x}${y}`),
+        fc.tuple(tie('re'), tie('re')).map(([x, y]) => `(${x}|${y})`),
+        fc.tuple(tie('re'), fc.constantFrom('*', '+', '?', '{2}', '{0,2}', '{1,}')).map(([x, q]) => `(${x})${q}`),
+      ),
+    })).re;
+    const term = fc.array(fc.constantFrom('a', 'b', 'c', '😀'), { maxLength: 6 }).map((cs) => cs.join(''));
+    fc.assert(
+      fc.property(pattern, fc.array(term, { minLength: 1, maxLength: 8 }), (re, terms) => {
+        const js = new RegExp(`^(?:${re})$`, 'u');
+        const lucene = compileRegexp(re, REGEXP_FLAGS.NONE);
+        for (const t of terms) expect(lucene.matches(t), `${re} on ${t}`).toBe(js.test(t));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

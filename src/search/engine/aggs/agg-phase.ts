@@ -90,7 +90,12 @@ function runOne(agg: Agg, sets: readonly DocSet[], env: AggEnv): AggResult {
 /** The response's `aggregations`: each aggregation of `aggs` over `sets`, in request order. */
 export function runAggregations(aggs: readonly Agg[], sets: readonly DocSet[], base: Omit<AggEnv, 'run' | 'finish'>, typedKeys = false): Record<string, unknown> {
   const env: AggEnv = {
-    ...base,
+    // Not a spread: `now` is a getter read only when date math needs it (search-phase.ts aggEnv).
+    get now() {
+      return base.now;
+    },
+    matching: base.matching,
+    renderHit: base.renderHit,
     run(list, s) {
       const out = new Map<string, AggResult>();
       for (const a of list) out.set(a.name, env.finish(a, runOne(a, s, env)));

@@ -52,7 +52,7 @@ function planOf(agg: BucketAgg, mapped: (FieldValues & { kind: 'number' }) | und
     if (typeof v === 'number') return v;
     if (!isDate) return Number(v);
     try {
-      return dateMath.parse(v, { format, now: env.now, roundUp: false, ...(o.timeZone === undefined ? {} : { timeZone: o.timeZone }) });
+      return dateMath.parse(v, { format, get now() { return env.now; }, roundUp: false, ...(o.timeZone === undefined ? {} : { timeZone: o.timeZone }) });
     } catch (e) {
       if (e instanceof DateMathError) throw errors.shardFailure(index, { type: 'parse_exception', reason: e.message });
       throw e;

@@ -20,11 +20,12 @@ interface Resolved {
 
 const dateMath = new DateMathParser();
 
-function dateBound(v: number | string | undefined, format: string, timeZone: string | undefined, now: number, index: string): number | undefined {
+function dateBound(v: number | string | undefined, format: string, timeZone: string | undefined, env: { readonly now: number }, index: string): number | undefined {
   if (v === undefined) return undefined;
   if (typeof v === 'number') return v;
   try {
-    return dateMath.parse(v, { format, now, roundUp: false, ...(timeZone === undefined ? {} : { timeZone }) });
+    // `now` read only for date math on it (a search that reads it is not cached: request-cache.ts).
+    return dateMath.parse(v, { format, get now() { return env.now; }, roundUp: false, ...(timeZone === undefined ? {} : { timeZone }) });
   } catch (e) {
     if (e instanceof DateMathError) throw errors.shardFailure(index, { type: 'parse_exception', reason: e.message });
     throw e;
@@ -54,8 +55,8 @@ export function rangeAgg(agg: BucketAgg, sets: readonly DocSet[], env: AggEnv): 
   const format = o.format ?? mapped?.def.dateFormat?.text ?? 'strict_date_optional_time||epoch_millis';
   const ranges: Resolved[] = (o.ranges ?? []).map((r) => ({
     key: r.key,
-    from: isDate ? dateBound(r.from, format, o.timeZone, env.now, firstIndex) : numberBound(r.from, firstIndex),
-    to: isDate ? dateBound(r.to, format, o.timeZone, env.now, firstIndex) : numberBound(r.to, firstIndex),
+    from: isDate ? dateBound(r.from, format, o.timeZone, env, firstIndex) : numberBound(r.from, firstIndex),
+    to: isDate ? dateBound(r.to, format, o.timeZone, env, firstIndex) : numberBound(r.to, firstIndex),
   }));
   ranges.sort((a, b) => (a.from ?? -Infinity) - (b.from ?? -Infinity) || (a.to ?? Infinity) - (b.to ?? Infinity));
   const text = (v: number): string => (printer !== undefined ? printer.print(v) : javaDouble(v));
