@@ -70,6 +70,13 @@ export const WORKER_SOURCE = `
 'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
 const flag = new Int32Array(workerData.flag);
+// Making this thread's heap reset V8's young generation growth factor (src/http/young-generation.ts):
+// set again, and the constructor waiting for it told.
+if (workerData.youngGenerationFlag !== undefined) {
+  require('node:v8').setFlagsFromString(workerData.youngGenerationFlag);
+  Atomics.store(flag, 2, 1);
+  Atomics.notify(flag, 2);
+}
 const reply = workerData.reply;
 let db;
 let stmts;
