@@ -18,7 +18,7 @@ export const serveRuntimeFlags = {
   'runtime.small-young-generation': flag.enumOf(
     ['auto', 'on', 'off'] as const,
     'auto',
-    "Keep V8's young generation at its first size, 1 MiB semi-spaces, instead of letting it grow to 16 MiB ones under allocation (V8's --semi-space-growth-factor=1): 24-30 MiB less resident memory, which a bulk load otherwise keeps for good (the search server's RSS against OpenSearch's, issue 21), for more frequent minor collections (bench/README.md, \"Search server memory\"). auto: on when the push gateway listener is off (its push p99 under mixed load is the figure most sensitive to how often the collector runs, and was not measured with it)",
+    "Keep V8's young generation at about its first size, semi-spaces of 1-2 MiB (one doubling may happen while the process starts), instead of letting them grow to 16 MiB under allocation (V8's --semi-space-growth-factor=1): a young generation of 4 MiB where a search bulk load grows it to 32 MiB and keeps it (20-24 MiB less resident memory after loading the bench's corpus, issue 21), for more frequent minor collections (bench/README.md, \"Search server memory\"). auto: on when the push gateway listener is off (its push p99 under mixed load is the figure most sensitive to how often the collector runs, and was not measured with it)",
   ),
 };
 
