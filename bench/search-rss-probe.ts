@@ -47,9 +47,13 @@ async function account(pid: number, label: string, n: number): Promise<void> {
     status: Record<string, string>;
     smaps: Record<string, number>;
     largestAnon: [string, number, number][];
+    peak: Record<string, unknown>;
+    gcs: Record<string, { count: number; ms: number }>;
   };
   const m = memMiB(pid);
   console.log(`\n== ${label}: RSS ${m.rss.toFixed(0)} MiB, peak ${m.peak.toFixed(0)} MiB (${a.status.RssAnon} anon, ${a.status.RssFile} file, ${a.status.Threads} threads)`);
+  console.log(`  collections so far by kind (1 minor, 4 major, 8 incremental): ${JSON.stringify(a.gcs)}`);
+  console.log(`  at the highest RSS sampled (every 50 ms) MiB: ${JSON.stringify(a.peak)}`);
   console.log(`  memoryUsage MiB: ${Object.entries(a.memoryUsage).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   console.log(`  V8 spaces size/used MiB: ${Object.entries(a.spaces).filter(([, s]) => s.size > 0.5).map(([k, s]) => `${k.replace('_space', '')} ${s.size}/${s.used}`).join(', ')}`);
   console.log(`  smaps RSS by mapping MiB: ${Object.entries(a.smaps).slice(0, 12).map(([k, v]) => `${k} ${v}`).join(', ')}`);
