@@ -37,6 +37,14 @@ RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/bin/npm /usr/local/bin/npx
  && mkdir -p /data \
  && chown 65532:65532 /data
 ENV NODE_ENV=production
+# glibc's malloc serves blocks of 128 KiB and more with mmap, returned to the system when freed.
+# Left to itself it raises that threshold to the largest such block freed (up to 32 MiB): after
+# the first few 3.5 MB _bulk bodies, the search index's arrays, which grow by doubling, come from
+# the main heap, and each doubling leaves the old array as a hole the heap keeps: 33-36 MiB of
+# resident memory after loading 63,666 documents (issue 21; bench/README.md, "Search server
+# memory"). Setting the threshold fixes it at 128 KiB. bench/search-server.ts runs the server with
+# the MALLOC_ variables set here.
+ENV MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=prod-deps /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist

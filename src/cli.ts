@@ -8,6 +8,8 @@ import { requestIdSequence } from './http/request-ids.js';
 import { createLogger } from './log/logger.js';
 import { operatorCommandFlags, operatorFlagGroups, serveFlagGroups, serveFlags } from './flag-groups.js';
 import { formatHelp, loadConfig } from './config/load-config.js';
+import { smallYoungGeneration } from './config/common-flags.js';
+import { keepYoungGenerationSmall } from './http/young-generation.js';
 
 const USAGE = `Usage: portico <command> [flags]
 
@@ -74,6 +76,7 @@ async function serve(argv: string[]): Promise<void> {
   // V8 reads --optimize-for-size whenever it sizes the heap after a collection, so setting it before
   // anything is built applies it to everything the stores keep (bench/README.md, push gateway).
   if (config['runtime.optimize-for-size']) setFlagsFromString('--optimize-for-size');
+  if (smallYoungGeneration(config)) keepYoungGenerationSmall();
   const logger = processLogger(config);
   let shutdown: (reason: string) => void = () => undefined;
   // Each command loads only its own code: the operator starts (and syncs) without the server's.

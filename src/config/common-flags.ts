@@ -15,4 +15,18 @@ export const serveRuntimeFlags = {
     false,
     "Run V8 with --optimize-for-size: its heap grows less far ahead of the live data, so a store of 200,000 push groups takes about 40% less resident memory; off by default because the collector then runs far more often: under mixed load (bench:mixed) push p99 98-162 ms instead of 25-47 and management page p99 43-93 ms instead of 4-10, and a 50,000-router apply 1.0-1.6 s of CPU instead of 1.0-1.2 (bench/README.md)",
   ),
+  'runtime.small-young-generation': flag.enumOf(
+    ['auto', 'on', 'off'] as const,
+    'auto',
+    "Keep V8's young generation at about its first size, semi-spaces of 1-2 MiB (one doubling may happen while the process starts), instead of letting them grow to 16 MiB under allocation (V8's --semi-space-growth-factor=1): a young generation of 4 MiB where a search bulk load grows it to 32 MiB and keeps it (20-24 MiB less resident memory after loading the bench's corpus, issue 21), for more frequent minor collections (bench/README.md, \"Search server memory\"). auto: on when the push gateway listener is off (its push p99 under mixed load is the figure most sensitive to how often the collector runs, and was not measured with it)",
+  ),
 };
+
+/**
+ * Whether `portico serve` keeps V8's young generation small (`--runtime.small-young-generation`):
+ * `auto` unless the push gateway listens.
+ */
+export function smallYoungGeneration(config: { readonly 'runtime.small-young-generation': 'auto' | 'on' | 'off'; readonly 'pushgateway.listen-address': unknown }): boolean {
+  const mode = config['runtime.small-young-generation'];
+  return mode === 'on' || (mode === 'auto' && config['pushgateway.listen-address'] === null);
+}

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { SqliteWriter } from './sqlite-writer.js';
-import { NEXT_SEQ_NO_KEY } from './sqlite-worker.js';
+import { CACHE_KIB, NEXT_SEQ_NO_KEY } from './sqlite-worker.js';
 
 /** The index snapshot's head: generation (8 bytes), mark (4), SHA-256 of the data (32). */
 const SNAPSHOT_MARK = Buffer.from('PSC1');
@@ -218,6 +218,7 @@ export class SqliteDocumentStore implements DocumentStore {
     const file = join(dir, 'documents.db');
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
+    this.db.pragma(`cache_size = -${CACHE_KIB}`);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS indices (
         name TEXT PRIMARY KEY, uuid TEXT NOT NULL, created_ms INTEGER NOT NULL,

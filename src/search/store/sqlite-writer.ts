@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { YOUNG_GENERATION_FLAG, youngGenerationKeptSmall } from '../../http/young-generation.js';
 import {
   DELETE_DOC, DELETE_INDEX, NEXT_SEQ_NO, PUT_DOC, PUT_DOC_JOINED, PUT_DOC_PACKED, PUT_DOC_WITHIN, PUT_INDEX, SET_BYTES, SET_IDX, SET_ROUTING, SOURCE_SEPARATOR, UPDATE_MAPPINGS, WORKER_SOURCE,
 } from './sqlite-worker.js';
@@ -48,11 +49,17 @@ const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync.bin
  */
 const INTERIM_COMMIT_OPS = 5 * CHUNK_OPS;
 
+/** How long the constructor waits for the worker to set V8's young generation flag again (it goes on regardless). */
+const YOUNG_GENERATION_WAIT_MS = 5_000;
+
 /** The write connection; every method but `put*`/`delete*` blocks until the worker has answered. */
 export class SqliteWriter {
   private readonly worker: Worker;
-  /** [0]: set to 1 with each answer; [1]: chunks the worker has finished (its heartbeat). */
-  private readonly flag = new Int32Array(new SharedArrayBuffer(8));
+  /**
+   * [0]: set to 1 with each answer; [1]: chunks the worker has finished (its heartbeat); [2]: set
+   * to 1 once the worker has set V8's young generation flag again (see the constructor).
+   */
+  private readonly flag = new Int32Array(new SharedArrayBuffer(12));
   private readonly reply: MessagePort;
   private ops: unknown[] = [];
   private sources: string[] = [];
@@ -101,12 +108,16 @@ export class SqliteWriter {
     const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { file, synchronous, sqlite, flag: this.flag.buffer, reply: port2 },
+      workerData: { file, synchronous, sqlite, flag: this.flag.buffer, reply: port2, youngGenerationFlag: youngGenerationKeptSmall() ? YOUNG_GENERATION_FLAG : undefined },
       transferList: [port2],
     });
     this.worker.on('exit', (code) => {
       if (!this.closed) this.broken ??= `the document store writer exited (code ${code})`;
     });
+    // Making the worker's heap reset V8's young generation growth factor, which the worker sets
+    // again first thing: until then this thread's young generation would grow under the index
+    // load and the warm-up that follow (to 4 MiB semi-spaces, kept for good), so it waits for that.
+    if (youngGenerationKeptSmall()) Atomics.wait(this.flag, 2, 0, YOUNG_GENERATION_WAIT_MS);
     // Neither the worker nor its port keeps the process alive; close() ends it.
     this.worker.unref();
     this.reply.unref();

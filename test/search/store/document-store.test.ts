@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteDocumentStore, type StoredDoc } from '../../../src/search/store/document-store.js';
+import { CACHE_KIB } from '../../../src/search/store/sqlite-worker.js';
 
 const doc = (id: string, version = 1, seqNo = 0): StoredDoc => ({ id, version, seqNo, source: `{"id":"${id}","v":${version}}` });
 
@@ -24,6 +25,12 @@ describe('SQLite document store (writes on a worker thread)', () => {
     store = new SqliteDocumentStore(dir, 'async');
     return store;
   };
+
+  it("keeps each connection's page cache at SQLite's default 2 MiB, not better-sqlite3's 16 MiB", () => {
+    const db = (store as unknown as { db: { pragma(sql: string, o: { simple: true }): unknown } }).db;
+    expect(db.pragma('cache_size', { simple: true })).toBe(-CACHE_KIB);
+    expect(CACHE_KIB).toBe(2048);
+  });
 
   it('saves the index snapshot with a checksum: damage is detected, named and never loaded', () => {
     const data = Buffer.from('the service data of a snapshot, '.repeat(100));
