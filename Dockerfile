@@ -43,7 +43,7 @@ ENV NODE_ENV=production
 # the main heap, and each doubling leaves the old array as a hole the heap keeps: 33-36 MiB of
 # resident memory after loading 63,666 documents (issue 21; bench/README.md, "Search server
 # memory"). Setting the threshold fixes it at 128 KiB. bench/search-server.ts runs the server with
-# the MALLOC_ variables set here.
+# the MALLOC_ variables set here, and so does `make run` (the Makefile reads them from here).
 ENV MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=prod-deps /src/node_modules ./node_modules

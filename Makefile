@@ -33,10 +33,14 @@ dist/.portico-built: node_modules/.portico-installed $(BUILD_INPUTS)
 
 build: dist/.portico-built
 
+# The image's malloc settings (the Dockerfile's `ENV MALLOC_...` lines: why, there), so that
+# `make run` keeps the memory the image keeps.
+MALLOC_ENV := $(shell sed -n 's/^ENV \(MALLOC_[A-Z_]*=[0-9]*\)$$/\1/p' Dockerfile)
+
 ## Start every listener on embedded defaults, data under ./data (extra flags: make run ARGS="...")
 run: build
 	$(STEP) "dist/ is up to date; starting portico serve (Ctrl-C stops it)"
-	node dist/cli.js serve --data.dir $(DATA_DIR) $(RUN_FLAGS) $(ARGS)
+	$(MALLOC_ENV) node dist/cli.js serve --data.dir $(DATA_DIR) $(RUN_FLAGS) $(ARGS)
 
 ## Type-check, lint, check the import layers and run every test (unit, integration, end-to-end)
 test: build peers
