@@ -16,13 +16,15 @@
  * view it drops or a write takes, a compaction's copy slice and its swap, a search), garbage
  * collections by a PerformanceObserver on 'gc' entries (scavenges, mark-compacts, incremental
  * marking steps). Nested work counts for the innermost only, a collection for itself only; what no
- * wrapper covers (HTTP parsing, responses, timers) is `other`. A stall's cause is what took most of
- * it. Prints, for the re-index phase, the stalls per cause and length, the time each cause took in
+ * wrapper covers (HTTP parsing, responses, timers) is `other`. The time the thread waited for a CPU
+ * (the run-queue wait of /proc/thread-self/schedstat: other processes of a loaded machine) is `no
+ * CPU`, taken out of the work it interrupted (in proportion, inside a stall). A stall's cause is
+ * what took most of it. Prints, for the re-index phase, the stalls per cause and length, the time each cause took in
  * stalls, each cause's own durations, and the search latencies of both phases.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -37,7 +39,7 @@ const STALL_MS = 5;
 const SEARCH = { rate: 40, connections: 4 };
 
 /** What the server timed (see the top), by index in CAUSES. */
-const CAUSES = ['bulk slice', 'parse slice', 'commit', 'refresh', 'view', 'compaction copy', 'compaction swap', 'search', 'gc scavenge', 'gc mark-compact', 'gc incremental', 'gc other', 'other'] as const;
+const CAUSES = ['bulk slice', 'parse slice', 'commit', 'refresh', 'view', 'compaction copy', 'compaction swap', 'search', 'gc scavenge', 'gc mark-compact', 'gc incremental', 'gc other', 'other', 'no CPU'] as const;
 type Cause = (typeof CAUSES)[number];
 const C = Object.fromEntries(CAUSES.map((c, i) => [c, i])) as Record<Cause, number>;
 
@@ -62,7 +64,17 @@ async function serve(): Promise<void> {
   type Proto = Record<string, unknown>;
   type Ctor = { prototype: Proto };
 
-  // Segments of exclusive time: [start, end, cause, call] quadruples, flat (a call: one outermost
+  // The main thread's run-queue wait so far, in ms (schedstat's second field, ns).
+  const schedFd = openSync('/proc/thread-self/schedstat', 'r');
+  const schedBuf = Buffer.alloc(128);
+  const waited = (): number => {
+    const n = readSync(schedFd, schedBuf, 0, 128, 0);
+    const text = schedBuf.toString('latin1', 0, n);
+    const a = text.indexOf(' ');
+    return Number(text.slice(a + 1, text.indexOf(' ', a + 1))) / 1e6;
+  };
+  let segWait = waited();
+  // Segments of exclusive time: [start, end, cause, call, waited] quintuples, flat (a call: one outermost
   // run of a wrapped method, numbered). Reset at 'begin'.
   let segs: number[] = [];
   const stack: number[] = [];
@@ -71,18 +83,22 @@ async function serve(): Promise<void> {
   let segStart = 0;
   const enter = (cause: number): void => {
     const now = performance.now();
+    const w = waited();
     const top = stack[stack.length - 1];
-    if (top !== undefined && now > segStart) segs.push(segStart, now, top, calls[calls.length - 1] as number);
+    if (top !== undefined && now > segStart) segs.push(segStart, now, top, calls[calls.length - 1] as number, w - segWait);
     stack.push(cause);
     calls.push(nextCall++);
     segStart = now;
+    segWait = w;
   };
   const exit = (): void => {
     const now = performance.now();
+    const w = waited();
     const cause = stack.pop() as number;
     const call = calls.pop() as number;
-    if (now > segStart) segs.push(segStart, now, cause, call);
+    if (now > segStart) segs.push(segStart, now, cause, call, w - segWait);
     segStart = now;
+    segWait = w;
   };
   /** Wraps `proto[name]` (synchronous work; a promise's synchronous part only). */
   const wrap = (proto: Proto | undefined, name: string, cause: Cause, unless?: Cause): void => {
@@ -148,11 +164,14 @@ async function serve(): Promise<void> {
   let gapsAt: number[] = [];
   let gapCount = 0;
   let last = performance.now();
+  let lastWait = waited();
   setInterval(() => {
     const now = performance.now();
+    const w = waited();
     gapCount++;
-    if (now - last > STALL_MS) gapsAt.push(last, now);
+    if (now - last > STALL_MS) gapsAt.push(last, now, w - lastWait);
     last = now;
+    lastWait = w;
   }, 1);
   let began = performance.now();
 
@@ -186,36 +205,40 @@ async function serve(): Promise<void> {
       return;
     }
     if (m !== 'report') return;
-    // A segment's time without the collections that ran in it.
-    const own = (s: number, e: number): number => {
-      let t = e - s;
-      for (let i = 0; i < gcs.length; i += 3) t -= Math.max(0, Math.min(e, gcs[i + 1] as number) - Math.max(s, gcs[i] as number));
+    // A segment's own time: without the collections that ran in it, and without the time the
+    // thread waited for a CPU (spread over the segment: schedstat is read at its ends only).
+    const own = (i: number, s: number, e: number): number => {
+      const a = segs[i] as number;
+      const b = segs[i + 1] as number;
+      let t = e - s - ((segs[i + 4] as number) * (e - s)) / Math.max(1e-9, b - a);
+      for (let k = 0; k < gcs.length; k += 3) t -= Math.max(0, Math.min(e, gcs[k + 1] as number) - Math.max(s, gcs[k] as number));
       return Math.max(0, t);
     };
-    // Each call's own time (its segments, collections out), by cause.
+    // Each call's own time, by cause.
     const callTime = new Map<number, [number, number]>();
-    for (let i = 0; i < segs.length; i += 4) {
+    for (let i = 0; i < segs.length; i += 5) {
       const c = callTime.get(segs[i + 3] as number) ?? [segs[i + 2] as number, 0];
-      c[1] += own(segs[i] as number, segs[i + 1] as number);
+      c[1] += own(i, segs[i] as number, segs[i + 1] as number);
       callTime.set(segs[i + 3] as number, c);
     }
     const spans = gcSpans.map((x) => [...x]);
     for (const [cause, ms] of callTime.values()) spans[cause]?.push(ms);
     // Each stall: the time of each cause inside it.
     const stalls: number[][] = [];
-    for (let g = 0; g < gapsAt.length; g += 2) {
+    for (let g = 0; g < gapsAt.length; g += 3) {
       const a = gapsAt[g] as number;
       const b = gapsAt[g + 1] as number;
       const row: number[] = CAUSES.map(() => 0);
+      row[C['no CPU']] = Math.min(b - a, gapsAt[g + 2] as number);
       for (let i = 0; i < gcs.length; i += 3) {
         const s = Math.max(a, gcs[i] as number);
         const e = Math.min(b, gcs[i + 1] as number);
         if (e > s) row[gcs[i + 2] as number] = (row[gcs[i + 2] as number] as number) + e - s;
       }
-      for (let i = 0; i < segs.length; i += 4) {
+      for (let i = 0; i < segs.length; i += 5) {
         const s = Math.max(a, segs[i] as number);
         const e = Math.min(b, segs[i + 1] as number);
-        if (e > s) row[segs[i + 2] as number] = (row[segs[i + 2] as number] as number) + own(s, e);
+        if (e > s) row[segs[i + 2] as number] = (row[segs[i + 2] as number] as number) + own(i, s, e);
       }
       const known = row.reduce((x, y) => x + y, 0);
       row[C.other] = Math.max(0, b - a - known);
@@ -309,7 +332,8 @@ function print(report: Report, alone: number[], during: number[], docsPerSecond:
     out.push(`| ${CAUSES[c]} | ${counts.join(' | ')} | ${n} | ${inStalls.toFixed(0)} | ${ownText} |`);
   }
   const lens = report.stalls.map((s) => s[0] as number);
-  out.push(`stall lengths p50 ${f1(pct(lens, 50))} / p90 ${f1(pct(lens, 90))} / max ${f1(pct(lens, 100))} ms; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  const cpu = report.stalls.map((s) => (s[0] as number) - (s[1 + C['no CPU']] as number));
+  out.push(`stall lengths p50 ${f1(pct(lens, 50))} / p90 ${f1(pct(lens, 90))} / p99 ${f1(pct(lens, 99))} / max ${f1(pct(lens, 100))} ms; without the waits for a CPU p50 ${f1(pct(cpu, 50))} / p90 ${f1(pct(cpu, 90))} / p99 ${f1(pct(cpu, 99))} / max ${f1(pct(cpu, 100))} ms; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
