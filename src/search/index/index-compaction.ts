@@ -154,24 +154,32 @@ export class IndexCompaction {
   /**
    * Copies until performance.now() passes `deadline` (ms) or the copy is complete; true when only
    * finish is left. At least one chunk of work is done per call, so a short deadline still ends.
+   * With `follow` (the copy is complete and waits to be swapped in, see IndexReclaimer), every
+   * write since the last round starts another round, however few: the copy keeps up with the
+   * index, so that finish has only the last few writes to copy when the swap comes.
    */
-  step(deadline: number): boolean {
+  step(deadline: number, follow = false): boolean {
     for (let first = true; first || performance.now() < deadline; first = false) {
       if (this.docsTo < this.roundOrds) this.copyDocs(Math.min(this.roundOrds, this.docsTo + ORD_CHUNK));
       else if (this.planCursor < this.postingPlans.length) this.copyTerms();
-      else if (!this.nextRound()) return true;
+      else if (!this.nextRound(follow)) return true;
     }
     return false;
+  }
+
+  /** Ordinals written since the current round began (what a round started now would copy). */
+  get behind(): number {
+    return this.index.maxOrd - this.roundOrds;
   }
 
   /**
    * Starts a catch-up round over what was written during the last one (ordinals past it, postings
    * past each list's copied count, fields and terms created since); false when that is little
-   * enough for finish, or after MAX_ROUNDS.
+   * enough for finish, or after MAX_ROUNDS; with `follow`, false only when nothing was written.
    */
-  private nextRound(): boolean {
+  private nextRound(follow: boolean): boolean {
     const n = this.index.maxOrd;
-    if (n - this.roundOrds < this.catchUpOrds || this.rounds >= MAX_ROUNDS) return false;
+    if (follow ? n === this.roundOrds : n - this.roundOrds < this.catchUpOrds || this.rounds >= MAX_ROUNDS) return false;
     this.rounds++;
     this.roundOrds = n;
     this.planCursor = 0;

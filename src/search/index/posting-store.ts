@@ -107,7 +107,26 @@ export class PostingStore {
 
   /** Gives out term ids until there are `n` (a compacted copy takes its source's ids, see copyList). */
   ensureTerms(n: number): void {
-    while (this.terms < n) this.newTerm();
+    if (this.terms >= n) return;
+    // What newTerm does n times, with one copy of the records (a compaction's new stores take
+    // every term of their source's, 155,000 at 20,000 Debian documents, in the slice that starts it).
+    let cap = this.meta.length;
+    while (cap < n * STRIDE) cap *= 2;
+    if (cap > this.meta.length) {
+      const next = new Int32Array(cap);
+      next.set(this.meta);
+      this.meta = next;
+      const saved = new Int32Array(cap / STRIDE);
+      saved.set(this.saved);
+      this.saved = saved;
+    }
+    const { meta, saved, epoch } = this;
+    for (let id = this.terms; id < n; id++) {
+      saved[id] = epoch;
+      meta[id * STRIDE + HEAD] = -1;
+      meta[id * STRIDE + BOUND] = 255;
+    }
+    this.terms = n;
   }
 
   /**
