@@ -310,7 +310,7 @@ function print(report: Report, alone: number[], during: number[], docsPerSecond:
   const buckets = [5, 10, 15, 20, 30, 50, Infinity];
   const label = (i: number): string => (buckets[i + 1] === Infinity ? `>${buckets[i]}` : `${buckets[i]}-${buckets[i + 1]}`);
   out.push(`stalls over ${STALL_MS} ms in ${report.seconds.toFixed(1)} s of re-index (${report.gaps} timer runs): ${report.stalls.length}; by cause (what took most of the stall) and length in ms:`);
-  out.push(`| cause | ${buckets.slice(0, -1).map((_, i) => label(i)).join(' | ')} | stalls | ms in stalls (any stall) | own durations p50 / p99 / max (count) |`);
+  out.push(`| cause | ${buckets.slice(0, -1).map((_, i) => label(i)).join(' | ')} | stalls | ms in stalls (any stall) | own durations p50 / p99 / max (count), total ms |`);
   out.push(`|---|${buckets.slice(0, -1).map(() => '---|').join('')}---|---|---|`);
   for (let c = 0; c < CAUSES.length; c++) {
     const counts = buckets.slice(0, -1).map(() => 0);
@@ -327,7 +327,7 @@ function print(report: Report, alone: number[], during: number[], docsPerSecond:
       counts[b] = (counts[b] as number) + 1;
     }
     const own = report.spans[c] ?? [];
-    const ownText = own.length === 0 ? '-' : `${f1(pct(own, 50))} / ${f1(pct(own, 99))} / ${f1(pct(own, 100))} (${own.length})`;
+    const ownText = own.length === 0 ? '-' : `${f1(pct(own, 50))} / ${f1(pct(own, 99))} / ${f1(pct(own, 100))} (${own.length}), ${own.reduce((a, b) => a + b, 0).toFixed(0)}`;
     if (n === 0 && inStalls === 0 && own.length === 0) continue;
     out.push(`| ${CAUSES[c]} | ${counts.join(' | ')} | ${n} | ${inStalls.toFixed(0)} | ${ownText} |`);
   }
