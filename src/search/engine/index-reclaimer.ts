@@ -18,7 +18,7 @@ import { nextTurn } from '../../http/work-turns.js';
  * would show the writes the view hides (the copy holds them, renumbered), and ES's merges never
  * refresh: a compaction whose copy is ready while the index has unrefreshed writes waits (parked)
  * and swaps right after the next refresh (`refreshed`), before any later write. While it waits, the
- * writes go on: each FOLLOW_ORDS of them (`written`) wake it for slices that copy them too, so
+ * writes go on: every FOLLOW_ORDS of them (`written`) wake it for slices that copy them too, so
  * that the swap, which cannot be sliced, copies only the last few (a copy parked for a refresh
  * interval of writes made its swap copy all of them: 35-365 ms at 6,000 documents a second, the
  * longest stall searches saw during re-index bulks, bench/search-stall-probe.ts). With
@@ -44,10 +44,11 @@ export const DEFAULT_RECLAIM_POLICY: ReclaimPolicy = { minDead: 1000, deadShare:
 
 /**
  * Ordinals written to the index of a parked compaction (one waiting for a refresh) that wake it to
- * copy them. Fewer would scan every term's record more often (each round does, ~0.5 ms at 20,000
- * Debian documents); more would leave more for the swap (~0.02 ms a document).
+ * copy them. Fewer would start more rounds, each a scan of every term's record (~0.15 ms at 20,000
+ * Debian documents: 155,000 terms); more would leave more for the swap (~0.015 ms a document).
+ * bench/search-stall-probe.ts, swaps p50 / max: 6.1 / 15.9 ms at 256, 4.6 / 14.9 ms at 64.
  */
-export const FOLLOW_ORDS = 256;
+export const FOLLOW_ORDS = 128;
 
 export interface ReclaimHost {
   /** Whether `state` is still the index of its name (a deleted or reloaded one is not compacted). */

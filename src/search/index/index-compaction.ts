@@ -36,7 +36,7 @@ export function capacityFor(n: number): number {
 
 /** Ordinals copied per slice of the per-document phase between deadline checks. */
 const ORD_CHUNK = 4096;
-/** Terms copied between deadline checks at most... */
+/** Terms copied between deadline checks at most (those whose lists grew since their last copy; the others are skipped in one scan)... */
 const TERM_CHUNK = 64;
 /** ... and postings read (a chunk of frequent terms holds millions). */
 const POSTING_CHUNK = 1 << 15;
@@ -47,8 +47,10 @@ const MAX_ROUNDS = 8;
 
 interface PostingPlan {
   readonly store: PostingStore;
-  /** Per term id (those there were at the round's start): postings of the source's list copied so far. */
+  /** Per term id: postings of the source's list copied so far (grown by doubling: slots past `terms` are 0). */
   copied: Int32Array<ArrayBuffer>;
+  /** Terms there were at the round's start: those this round copies. */
+  terms: number;
 }
 
 interface TextPlan extends PostingPlan {
@@ -204,7 +206,10 @@ export class IndexCompaction {
     for (const plan of this.postingPlans) {
       const terms = plan.field.postings.termCount;
       plan.store.ensureTerms(terms);
-      if (plan.copied.length < terms) plan.copied = sized(plan.copied, terms, 0);
+      // Doubled, not sized to the count: a round starts every FOLLOW_ORDS writes while a copy
+      // waits for a refresh, and most rounds add terms.
+      if (plan.copied.length < terms) plan.copied = sized(plan.copied, Math.max(terms, 2 * plan.copied.length), 0);
+      plan.terms = terms;
     }
   }
 
@@ -236,30 +241,37 @@ export class IndexCompaction {
     }
   }
 
-  /** The postings of the next TERM_CHUNK terms, or fewer holding POSTING_CHUNK (those written since the last round's copy). */
+  /**
+   * The postings written since the last round's copy of the next TERM_CHUNK terms whose lists
+   * grew, or of fewer holding POSTING_CHUNK.
+   */
   private copyTerms(): void {
     const plan = this.postingPlans[this.planCursor] as TextPlan | KeywordPlan;
-    const last = Math.min(plan.copied.length, this.termCursor + TERM_CHUNK);
-    const src = plan.field.postings;
-    let end = this.termCursor;
-    for (let budget = POSTING_CHUNK; end < last && budget > 0; end++) budget -= src.count(end) - (plan.copied[end] as number);
-    this.copyPostings(plan, this.termCursor, end);
-    this.termCursor = end;
-    if (end === plan.copied.length) {
+    this.termCursor = this.copyPostings(plan, this.termCursor, plan.terms, TERM_CHUNK, POSTING_CHUNK);
+    if (this.termCursor === plan.terms) {
       this.planCursor++;
       this.termCursor = 0;
     }
   }
 
-  /** Terms [from, to) of a plan: the postings past what was copied of each. */
-  private copyPostings(plan: TextPlan | KeywordPlan, from: number, to: number): void {
+  /**
+   * Terms [from, to) of a plan: the postings past what was copied of each, for `lists` grown
+   * lists at most holding `postings` or more; where it stopped (`to` when done).
+   */
+  private copyPostings(plan: TextPlan | KeywordPlan, from: number, to: number, lists = Infinity, postings = Infinity): number {
     const src = plan.field.postings;
     const norms = plan.kind === 'text' ? plan.field.norms : undefined;
     const copied = plan.copied;
-    for (let t = from; t < to; t++) {
+    let t = from;
+    for (let n = 0, budget = postings; n < lists && budget > 0; n++) {
+      t = src.nextGrown(copied, t, to);
+      if (t === to) break;
       const done = copied[t] as number;
-      if (src.count(t) > done) copied[t] = plan.store.copyList(src, t, done, this.remap, this.dropped, norms, this.scratch);
+      copied[t] = plan.store.copyList(src, t, done, this.remap, this.dropped, norms, this.scratch);
+      budget -= (copied[t] as number) - done;
+      t++;
     }
+    return t;
   }
 
   /**
@@ -277,7 +289,7 @@ export class IndexCompaction {
     this.roundOrds = n;
     this.growPlans();
     this.copyDocs(n);
-    for (const plan of this.postingPlans) this.copyPostings(plan, 0, plan.copied.length);
+    for (const plan of this.postingPlans) this.copyPostings(plan, 0, plan.terms);
     const size = this.newSize(n);
     for (const x of this.retired) {
       const r = this.newOrd(x);
@@ -353,10 +365,10 @@ export class IndexCompaction {
   }
 }
 
-function postingPlan(src: PostingStore): { store: PostingStore; copied: Int32Array<ArrayBuffer> } {
+function postingPlan(src: PostingStore): { store: PostingStore; copied: Int32Array<ArrayBuffer>; terms: number } {
   const store = new PostingStore();
   store.ensureTerms(src.termCount);
-  return { store, copied: new Int32Array(src.termCount) };
+  return { store, copied: new Int32Array(src.termCount), terms: src.termCount };
 }
 
 /** `arr` with at least `cap` slots, new ones `fill`. */

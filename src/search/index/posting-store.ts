@@ -165,6 +165,17 @@ export class PostingStore {
     return n;
   }
 
+  /**
+   * The first term in [from, to) whose list holds more postings than `copied[term]`; `to` when
+   * none. One scan of the records: a compaction's catch-up round skips the lists no write grew.
+   */
+  nextGrown(copied: Int32Array, from: number, to: number): number {
+    if (this.frozen !== undefined) throw new Error('nextGrown reads a live store');
+    const m = this.meta;
+    for (let t = from; t < to; t++) if ((m[t * STRIDE + COUNT] as number) > (copied[t] as number)) return t;
+    return to;
+  }
+
   /** Every term's docFreq as `src` counts it (live documents; see copyList). `src` has no more terms than this. */
   takeDocFreqs(src: PostingStore): void {
     for (let t = 0; t < src.terms; t++) this.meta[t * STRIDE + DOC_FREQ] = src.meta[t * STRIDE + DOC_FREQ] as number;
