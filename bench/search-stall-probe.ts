@@ -1,5 +1,6 @@
 /**
- * `npx tsx bench/search-stall-probe.ts [--seconds 15] [--docs 20000] [--search-only] [--root DIR]`:
+ * `npx tsx bench/search-stall-probe.ts [--seconds 15] [--docs 20000] [--search-only] [--root DIR]`
+ * (BENCH_SERVER_NODE_ARGS: Node flags for the server process):
  * where the search p99 of `npm run bench:mixed` comes from (issue 23), measured inside the server so
  * that a loaded machine shows the same causes. Not a test.
  *
@@ -339,8 +340,10 @@ function print(report: Report, alone: number[], during: number[], docsPerSecond:
 
 async function main(): Promise<void> {
   const searchOnly = flag('search-only');
-  process.stdout.write(`${root}: ${DOCS} documents, ${SECONDS} s per phase${searchOnly ? ', search listener alone' : ''}; load average ${loadavg()[0]?.toFixed(1)} at start\n`);
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve', '--root', root, ...(searchOnly ? ['--search-only'] : [])], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // BENCH_SERVER_NODE_ARGS: Node flags for the server alone (e.g. --max-semi-space-size=32).
+  const serverArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  process.stdout.write(`${root}: ${DOCS} documents, ${SECONDS} s per phase${searchOnly ? ', search listener alone' : ''}${serverArgs.length > 0 ? `, server flags ${serverArgs.join(' ')}` : ''}; load average ${loadavg()[0]?.toFixed(1)} at start\n`);
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve', '--root', root, ...(searchOnly ? ['--search-only'] : [])], { execArgv: [...process.execArgv, ...serverArgs], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const { ports, token } = await new Promise<{ ports: Record<string, number>; token: string }>((res, rej) => {
     child.once('message', (m) => res(m as { ports: Record<string, number>; token: string }));
     child.once('exit', (code) => rej(new Error(`server exited with ${code}`)));
