@@ -44,11 +44,14 @@ export const DEFAULT_RECLAIM_POLICY: ReclaimPolicy = { minDead: 1000, deadShare:
 
 /**
  * Ordinals written to the index of a parked compaction (one waiting for a refresh) that wake it to
- * copy them. Fewer would start more rounds, each a scan of every term's record (~0.15 ms at 20,000
- * Debian documents: 155,000 terms); more would leave more for the swap (~0.015 ms a document).
- * bench/search-stall-probe.ts, swaps p50 / max: 6.1 / 15.9 ms at 256, 4.6 / 14.9 ms at 64.
+ * copy them. Fewer make more, smaller rounds, each a scan of every term's record and a copy of
+ * every list its writes grew, a few postings each: the copy's work per document rises, and with it
+ * the bulks' (bench/search-stall-probe.ts during re-index bulks at 5,000-8,000 documents a second:
+ * 100-120 µs of bulk slice a document following every 128, 76-92 following every 1,024, 90-103
+ * not following). More leave more for the swap (~0.015 ms a document): swap p50 / max 8-9 / 17-25
+ * ms at 1,024, 18 / 25 at 4,096, 25-35 / 32-97 not following.
  */
-export const FOLLOW_ORDS = 128;
+export const FOLLOW_ORDS = 1024;
 
 export interface ReclaimHost {
   /** Whether `state` is still the index of its name (a deleted or reloaded one is not compacted). */
