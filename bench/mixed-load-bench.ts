@@ -23,6 +23,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { startPortico, type RunningPortico } from '../test/support/portico-process.js';
+import { corpusPath } from './search-workload.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: number): number => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
@@ -31,7 +32,8 @@ const SLICE = args.find((a) => a.startsWith('--slice='))?.slice(8) ?? '10ms';
 const DOCS = opt('docs', 20_000);
 const GROUPS = 2_000;
 const ROUTERS = 10_000;
-const CORPUS = new URL('../../shared/data/debian-packages.ndjson.gz', import.meta.url).pathname;
+// The Debian corpus in ../shared of the main checkout, or of a worktree's (one level deeper).
+const CORPUS = corpusPath();
 
 /** Rates of the open-loop streams (requests per second) and their connections. */
 const STREAMS = {

@@ -379,6 +379,8 @@ export class SearchService {
           await nextTurn();
           const from = at;
           at = open.run(() => this.applySlice(actions, from, each, run, sliceMs));
+          // A compaction waiting for a refresh copies these writes in its own slices (not all in its swap).
+          this.reclaimer.written();
         }
         await nextTurn();
         // Awaited, not blocking: searches run while the writer thread commits and fsyncs.

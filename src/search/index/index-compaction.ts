@@ -36,7 +36,7 @@ export function capacityFor(n: number): number {
 
 /** Ordinals copied per slice of the per-document phase between deadline checks. */
 const ORD_CHUNK = 4096;
-/** Terms copied between deadline checks at most... */
+/** Terms copied between deadline checks at most (those whose lists grew since their last copy; the others are skipped in one scan)... */
 const TERM_CHUNK = 64;
 /** ... and postings read (a chunk of frequent terms holds millions). */
 const POSTING_CHUNK = 1 << 15;
@@ -47,8 +47,10 @@ const MAX_ROUNDS = 8;
 
 interface PostingPlan {
   readonly store: PostingStore;
-  /** Per term id (those there were at the round's start): postings of the source's list copied so far. */
+  /** Per term id: postings of the source's list copied so far (grown by doubling: slots past `terms` are 0). */
   copied: Int32Array<ArrayBuffer>;
+  /** Terms there were at the round's start: those this round copies. */
+  terms: number;
 }
 
 interface TextPlan extends PostingPlan {
@@ -154,24 +156,32 @@ export class IndexCompaction {
   /**
    * Copies until performance.now() passes `deadline` (ms) or the copy is complete; true when only
    * finish is left. At least one chunk of work is done per call, so a short deadline still ends.
+   * With `follow` (the copy is complete and waits to be swapped in, see IndexReclaimer), every
+   * write since the last round starts another round, however few: the copy keeps up with the
+   * index, so that finish has only the last few writes to copy when the swap comes.
    */
-  step(deadline: number): boolean {
+  step(deadline: number, follow = false): boolean {
     for (let first = true; first || performance.now() < deadline; first = false) {
       if (this.docsTo < this.roundOrds) this.copyDocs(Math.min(this.roundOrds, this.docsTo + ORD_CHUNK));
       else if (this.planCursor < this.postingPlans.length) this.copyTerms();
-      else if (!this.nextRound()) return true;
+      else if (!this.nextRound(follow)) return true;
     }
     return false;
+  }
+
+  /** Ordinals written since the current round began (what a round started now would copy). */
+  get behind(): number {
+    return this.index.maxOrd - this.roundOrds;
   }
 
   /**
    * Starts a catch-up round over what was written during the last one (ordinals past it, postings
    * past each list's copied count, fields and terms created since); false when that is little
-   * enough for finish, or after MAX_ROUNDS.
+   * enough for finish, or after MAX_ROUNDS; with `follow`, false only when nothing was written.
    */
-  private nextRound(): boolean {
+  private nextRound(follow: boolean): boolean {
     const n = this.index.maxOrd;
-    if (n - this.roundOrds < this.catchUpOrds || this.rounds >= MAX_ROUNDS) return false;
+    if (follow ? n === this.roundOrds : n - this.roundOrds < this.catchUpOrds || this.rounds >= MAX_ROUNDS) return false;
     this.rounds++;
     this.roundOrds = n;
     this.planCursor = 0;
@@ -196,7 +206,10 @@ export class IndexCompaction {
     for (const plan of this.postingPlans) {
       const terms = plan.field.postings.termCount;
       plan.store.ensureTerms(terms);
-      if (plan.copied.length < terms) plan.copied = sized(plan.copied, terms, 0);
+      // Doubled, not sized to the count: a round starts every FOLLOW_ORDS writes while a copy
+      // waits for a refresh, and most rounds add terms.
+      if (plan.copied.length < terms) plan.copied = sized(plan.copied, Math.max(terms, 2 * plan.copied.length), 0);
+      plan.terms = terms;
     }
   }
 
@@ -228,30 +241,37 @@ export class IndexCompaction {
     }
   }
 
-  /** The postings of the next TERM_CHUNK terms, or fewer holding POSTING_CHUNK (those written since the last round's copy). */
+  /**
+   * The postings written since the last round's copy of the next TERM_CHUNK terms whose lists
+   * grew, or of fewer holding POSTING_CHUNK.
+   */
   private copyTerms(): void {
     const plan = this.postingPlans[this.planCursor] as TextPlan | KeywordPlan;
-    const last = Math.min(plan.copied.length, this.termCursor + TERM_CHUNK);
-    const src = plan.field.postings;
-    let end = this.termCursor;
-    for (let budget = POSTING_CHUNK; end < last && budget > 0; end++) budget -= src.count(end) - (plan.copied[end] as number);
-    this.copyPostings(plan, this.termCursor, end);
-    this.termCursor = end;
-    if (end === plan.copied.length) {
+    this.termCursor = this.copyPostings(plan, this.termCursor, plan.terms, TERM_CHUNK, POSTING_CHUNK);
+    if (this.termCursor === plan.terms) {
       this.planCursor++;
       this.termCursor = 0;
     }
   }
 
-  /** Terms [from, to) of a plan: the postings past what was copied of each. */
-  private copyPostings(plan: TextPlan | KeywordPlan, from: number, to: number): void {
+  /**
+   * Terms [from, to) of a plan: the postings past what was copied of each, for `lists` grown
+   * lists at most holding `postings` or more; where it stopped (`to` when done).
+   */
+  private copyPostings(plan: TextPlan | KeywordPlan, from: number, to: number, lists = Infinity, postings = Infinity): number {
     const src = plan.field.postings;
     const norms = plan.kind === 'text' ? plan.field.norms : undefined;
     const copied = plan.copied;
-    for (let t = from; t < to; t++) {
+    let t = from;
+    for (let n = 0, budget = postings; n < lists && budget > 0; n++) {
+      t = src.nextGrown(copied, t, to);
+      if (t === to) break;
       const done = copied[t] as number;
-      if (src.count(t) > done) copied[t] = plan.store.copyList(src, t, done, this.remap, this.dropped, norms, this.scratch);
+      copied[t] = plan.store.copyList(src, t, done, this.remap, this.dropped, norms, this.scratch);
+      budget -= (copied[t] as number) - done;
+      t++;
     }
+    return t;
   }
 
   /**
@@ -269,7 +289,7 @@ export class IndexCompaction {
     this.roundOrds = n;
     this.growPlans();
     this.copyDocs(n);
-    for (const plan of this.postingPlans) this.copyPostings(plan, 0, plan.copied.length);
+    for (const plan of this.postingPlans) this.copyPostings(plan, 0, plan.terms);
     const size = this.newSize(n);
     for (const x of this.retired) {
       const r = this.newOrd(x);
@@ -345,10 +365,10 @@ export class IndexCompaction {
   }
 }
 
-function postingPlan(src: PostingStore): { store: PostingStore; copied: Int32Array<ArrayBuffer> } {
+function postingPlan(src: PostingStore): { store: PostingStore; copied: Int32Array<ArrayBuffer>; terms: number } {
   const store = new PostingStore();
   store.ensureTerms(src.termCount);
-  return { store, copied: new Int32Array(src.termCount) };
+  return { store, copied: new Int32Array(src.termCount), terms: src.termCount };
 }
 
 /** `arr` with at least `cap` slots, new ones `fill`. */

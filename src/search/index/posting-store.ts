@@ -107,7 +107,26 @@ export class PostingStore {
 
   /** Gives out term ids until there are `n` (a compacted copy takes its source's ids, see copyList). */
   ensureTerms(n: number): void {
-    while (this.terms < n) this.newTerm();
+    if (this.terms >= n) return;
+    // What newTerm does n times, with one copy of the records (a compaction's new stores take
+    // every term of their source's, 155,000 at 20,000 Debian documents, in the slice that starts it).
+    let cap = this.meta.length;
+    while (cap < n * STRIDE) cap *= 2;
+    if (cap > this.meta.length) {
+      const next = new Int32Array(cap);
+      next.set(this.meta);
+      this.meta = next;
+      const saved = new Int32Array(cap / STRIDE);
+      saved.set(this.saved);
+      this.saved = saved;
+    }
+    const { meta, saved, epoch } = this;
+    for (let id = this.terms; id < n; id++) {
+      saved[id] = epoch;
+      meta[id * STRIDE + HEAD] = -1;
+      meta[id * STRIDE + BOUND] = 255;
+    }
+    this.terms = n;
   }
 
   /**
@@ -144,6 +163,17 @@ export class PostingStore {
     }
     if (norms !== undefined) this.meta[o + BOUND] = bound;
     return n;
+  }
+
+  /**
+   * The first term in [from, to) whose list holds more postings than `copied[term]`; `to` when
+   * none. One scan of the records: a compaction's catch-up round skips the lists no write grew.
+   */
+  nextGrown(copied: Int32Array, from: number, to: number): number {
+    if (this.frozen !== undefined) throw new Error('nextGrown reads a live store');
+    const m = this.meta;
+    for (let t = from; t < to; t++) if ((m[t * STRIDE + COUNT] as number) > (copied[t] as number)) return t;
+    return to;
   }
 
   /** Every term's docFreq as `src` counts it (live documents; see copyList). `src` has no more terms than this. */

@@ -350,8 +350,8 @@ export async function parseBulkSliced(
   return parse.finish();
 }
 
-/** A `_bulk` body being parsed, item by item (see parseBulk). */
-class BulkParse {
+/** A `_bulk` body being parsed, item by item (see parseBulk); exported for bench/search-stall-probe.ts, which times its slices. */
+export class BulkParse {
   private readonly buf: Buffer;
   private readonly lines: BulkLines;
   private readonly defaults: BulkDefaults;

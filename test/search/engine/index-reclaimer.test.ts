@@ -106,6 +106,15 @@ function answers(service: SearchService): unknown[] {
   });
 }
 
+/** Hits of each search in SEARCHES as the last refresh shows them (no refresh first). */
+function answersUnrefreshed(service: SearchService): unknown[] {
+  const states = service.resolve('i');
+  return SEARCHES.map((body) => {
+    const res = json<{ hits: { total: unknown; hits: { _id: string; _score: number | null; sort?: unknown }[] } }>(service.search(states, parseSearchRequest(body, {}), 0));
+    return { total: res.hits.total, hits: res.hits.hits.map((h) => [h._id, h._score, h.sort]) };
+  });
+}
+
 describe('reclaiming overwritten and deleted documents', () => {
   it('re-indexing a corpus ten times leaves the accounting and the snapshot of one load', () => {
     const n = 400;
@@ -173,16 +182,19 @@ describe('reclaiming overwritten and deleted documents', () => {
       fc.record({ kind: fc.constant('delete' as const), id: fc.nat(24) }),
       fc.record({ kind: fc.constant('slice' as const) }),
       fc.record({ kind: fc.constant('compact' as const) }),
+      fc.record({ kind: fc.constant('refresh' as const) }),
     );
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 40 }), fc.integer({ min: 1, max: 12 }), (ops, catchUpOrds) => {
+      fc.property(fc.array(op, { maxLength: 40 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 12 }), (ops, catchUpOrds, followOrds) => {
         // A small catchUpOrds: a few writes during a round start another; more are left to finish.
-        const { service, queue } = manualService({ minDead: 1, deadShare: 0, sliceMs: 0, catchUpOrds });
+        // A refresh swaps a ready copy in; until then, every followOrds writes it copies them.
+        const { service, queue } = manualService({ minDead: 1, deadShare: 0, sliceMs: 0, catchUpOrds, followOrds });
         for (const o of ops) {
           if (o.kind === 'index') service.indexDoc('i', `d${o.id}`, doc(o.id, o.pass, o.extra), JSON.stringify(doc(o.id, o.pass, o.extra)), 'index');
           else if (o.kind === 'bulk') load(service, Array.from({ length: o.count }, (_, k) => [`d${(o.from + k) % 25}`, doc((o.from + k) % 25, o.pass, o.extra)] as [string, Record<string, unknown>]));
           else if (o.kind === 'delete') service.deleteDoc('i', `d${o.id}`);
           else if (o.kind === 'slice') queue.shift()?.();
+          else if (o.kind === 'refresh') service.refresh([service.get('i')]);
           else service.reclaimer.compactNow(service.get('i'));
         }
         // The fresh index: the live documents written again, in their write order.
@@ -203,6 +215,49 @@ describe('reclaiming overwritten and deleted documents', () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe('a compaction waiting for a refresh', () => {
+  // Writes go on while a ready copy waits for the next refresh; every followOrds of them wake it to
+  // copy them in its own slices, so that the swap (one slice that cannot be cut) copies only the last few.
+  it('copies the writes made meanwhile in slices, every followOrds of them, and swaps at the refresh as a fresh index answers', () => {
+    const queue: (() => void)[] = [];
+    const service = new SearchService(new MapStore(), () => 0, undefined, { policy: { minDead: 1, deadShare: 0.25, sliceMs: 0, followOrds: 5 }, schedule: (run) => queue.push(run) });
+    service.load();
+    service.createIndex('i', { settings: { refresh_interval: '-1' }, mappings: { properties: { title: { type: 'text' }, body: { type: 'text' }, tag: { type: 'keyword' }, size: { type: 'long' } } } });
+    const n = 60;
+    load(service, Array.from({ length: n }, (_, i) => [`d${i}`, doc(i, 0)]));
+    const state = service.get('i');
+    service.refresh([state]);
+    const before = answersUnrefreshed(service);
+    load(service, Array.from({ length: n }, (_, i) => [`d${i}`, doc(i, 1)]));
+    drain(queue);
+    expect(service.reclaimer.isRunning(state)).toBe(true);
+    expect(service.reclaimer.behind(state)).toBe(0);
+    // Fewer than followOrds: it stays parked.
+    load(service, Array.from({ length: 3 }, (_, i) => [`d${i}`, doc(i, 2, true)]));
+    expect(queue.length).toBe(0);
+    expect(service.reclaimer.behind(state)).toBe(3);
+    // Enough: a slice copies them (a new field, created by these writes, too).
+    load(service, Array.from({ length: 4 }, (_, i) => [`d${i + 3}`, doc(i + 3, 2, true)]));
+    expect(queue.length).toBe(1);
+    drain(queue);
+    expect(service.reclaimer.behind(state)).toBe(0);
+    expect(state.index.deadCount).toBe(n + 7); // not swapped
+    expect(answersUnrefreshed(service)).toEqual(before);
+    load(service, [['d50', doc(50, 3)]]);
+    service.refresh([state]);
+    // Swapped: the first overwrites' ordinals are gone; the eight retired while it waited stay as tombstones.
+    expect(service.reclaimer.isRunning(state)).toBe(false);
+    expect(state.index.deadCount).toBe(8);
+    expect(state.index.maxOrd).toBe(n + 8);
+    const fresh = manualService({ minDead: 1, deadShare: 0.25, sliceMs: 0 });
+    for (const id of state.index.ids) {
+      const d = service.getDoc('i', id);
+      if (d !== undefined && state.index.live[state.index.idToOrd.get(id) as number] === 1) fresh.service.indexDoc('i', id, JSON.parse(d.source), d.source, 'index');
+    }
+    expect(answers(service)).toEqual(answers(fresh.service));
   });
 });
 
