@@ -15,9 +15,7 @@
  * readings count garbage not yet returned; the push gateway bench reads its memory the same way.
  * The server collects once after a burst of large snapshots, as `portico serve` serving the
  * management API alone does (--management.heap-reclaim=auto, docs/management-api.md);
- * `--heap-reclaim=off` runs it without. Its young generation is kept small, as `portico serve`
- * keeps it without the push gateway (--runtime.small-young-generation=auto);
- * `--small-young-generation=off` runs it without.
+ * `--heap-reclaim=off` runs it without.
  *
  * `npm run bench:management -- --apply` measures only applying operator-sized snapshots (two
  * providers of 5,000 routers, services and server states each, ~3.3 MB of JSON per PUT), in
@@ -31,7 +29,6 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { createApp } from '../src/http/create-app.js';
 import { HeapReclaimer } from '../src/http/heap-reclaim.js';
-import { keepYoungGenerationSmall } from '../src/http/young-generation.js';
 import { createManagementApi } from '../src/management/app.js';
 import type { DynamicConfiguration, ProviderSnapshot } from '../src/dynamic-config/configuration.js';
 import { registerInternalRoutes } from '../src/management/internal/routes.js';
@@ -148,8 +145,6 @@ async function applyOnly(): Promise<void> {
 /** Child mode: the server alone, answering on two ports it reports to the parent. */
 async function serve(): Promise<void> {
   const logger = pino({ level: 'silent' });
-  // As `portico serve` without the push gateway runs (--runtime.small-young-generation=auto).
-  if (!process.argv.includes('--small-young-generation=off')) keepYoungGenerationSmall();
   // Wired as buildManagementApps wires it for --management.heap-reclaim (auto: on, as this server is the management API alone).
   const heap = process.argv.includes('--heap-reclaim=off') ? undefined : new HeapReclaimer();
   const store = new RecordStore({ entryPoints: ENTRY_POINTS, now: Date.now, ...(heap === undefined ? {} : { onLargeChange: () => heap.afterBurst() }) });
@@ -250,7 +245,7 @@ async function main(): Promise<void> {
   // BENCH_SERVER_NODE_ARGS: Node flags for the server alone (e.g. --optimize-for-size, what
   // `portico serve --runtime.optimize-for-size` sets; off by default, see bench/README.md).
   const serverArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  const child = fork(fileURLToPath(import.meta.url), ['--serve', ...process.argv.filter((a) => a === '--heap-reclaim=off' || a === '--small-young-generation=off')], { execArgv: [...process.execArgv, ...serverArgs], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', ...process.argv.filter((a) => a === '--heap-reclaim=off')], { execArgv: [...process.execArgv, ...serverArgs], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const timer = fork(fileURLToPath(import.meta.url), ['--client'], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const timerReady = new Promise((resolve) => timer.once('message', resolve));
   const timeRequests = async (url: string, n: number): Promise<{ median: number; p99: number; bytes: number }> => {
