@@ -18,15 +18,19 @@ export const serveRuntimeFlags = {
   'runtime.small-young-generation': flag.enumOf(
     ['auto', 'on', 'off'] as const,
     'auto',
-    "Keep V8's young generation at about its first size, semi-spaces of 1-2 MiB (one doubling may happen while the process starts), instead of letting them grow to 16 MiB under allocation (V8's --semi-space-growth-factor=1): a young generation of 4 MiB where a search bulk load grows it to 32 MiB and keeps it (20-24 MiB less resident memory after loading the bench's corpus, issue 21), for more frequent minor collections (bench/README.md, \"Search server memory\"). auto: on when the push gateway listener is off (its push p99 under mixed load is the figure most sensitive to how often the collector runs, and was not measured with it)",
+    "Keep V8's young generation at about its first size, semi-spaces of 1-2 MiB (one doubling may happen while the process starts), instead of letting them grow to 16 MiB under allocation (V8's --semi-space-growth-factor=1): a young generation of 4 MiB where a search bulk load grows it to 32 MiB and keeps it (20-24 MiB less resident memory after loading the bench's corpus, issue 21), for more frequent minor collections (bench/README.md, \"Search server memory\"). auto: on when the search listener is on and the push gateway listener is off (the push p99 under mixed load was not measured with it; a management API alone kept a page p99 of 4.2-5.7 ms with it against 3.1-4.0 without, and has its own collection after large snapshots)",
   ),
 };
 
 /**
  * Whether `portico serve` keeps V8's young generation small (`--runtime.small-young-generation`):
- * `auto` unless the push gateway listens.
+ * `auto` when the search listener is on and the push gateway's is off.
  */
-export function smallYoungGeneration(config: { readonly 'runtime.small-young-generation': 'auto' | 'on' | 'off'; readonly 'pushgateway.listen-address': unknown }): boolean {
+export function smallYoungGeneration(config: {
+  readonly 'runtime.small-young-generation': 'auto' | 'on' | 'off';
+  readonly 'pushgateway.listen-address': unknown;
+  readonly 'search.listen-address': unknown;
+}): boolean {
   const mode = config['runtime.small-young-generation'];
-  return mode === 'on' || (mode === 'auto' && config['pushgateway.listen-address'] === null);
+  return mode === 'on' || (mode === 'auto' && config['pushgateway.listen-address'] === null && config['search.listen-address'] !== null);
 }
