@@ -67,7 +67,12 @@ export function matchApiPath(segments: readonly string[]): Route | null {
 
 // Sent as a Buffer: Fastify appends `; charset=utf-8` to JSON types for strings, Traefik does not.
 function sendJson(reply: FastifyReply, body: string): FastifyReply {
-  return reply.code(200).header('content-type', 'application/json').send(Buffer.from(`${body}\n`, 'utf8'));
+  return sendJsonLine(reply, `${body}\n`);
+}
+
+/** sendJson for a text that already ends with Go's newline (a list page). */
+function sendJsonLine(reply: FastifyReply, line: string): FastifyReply {
+  return reply.code(200).header('content-type', 'application/json').send(Buffer.from(line, 'utf8'));
 }
 
 /** Traefik's writeError: JSON text sent by http.Error, hence text/plain and nosniff. */
@@ -160,7 +165,7 @@ export function registerApiRoutes(app: FastifyInstance, store: RecordStore, vers
           const page = simplePage(view.entryPoints, query);
           if ('error' in page) throw managementErrors.badPage(page.error);
           reply.header('x-next-page', page.nextPage);
-          return sendJson(reply, page.body);
+          return sendJsonLine(reply, page.body);
         }
         case 'records': {
           const kindView = view.kind(route.protocol, route.resource);
@@ -174,7 +179,7 @@ export function registerApiRoutes(app: FastifyInstance, store: RecordStore, vers
           const page = listPage(kindView, query);
           if ('error' in page) throw managementErrors.badPage(page.error);
           reply.header('x-next-page', page.nextPage);
-          return sendJson(reply, page.body);
+          return sendJsonLine(reply, page.body);
         }
       }
     } catch (err) {
