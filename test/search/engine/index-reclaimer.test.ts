@@ -43,12 +43,12 @@ function bulkBody(docs: readonly [string, Record<string, unknown>][]): Buffer {
   return Buffer.from(docs.map(([id, d]) => `{"index":{"_id":"${id}"}}\n${JSON.stringify(d)}\n`).join(''));
 }
 
-/** A service whose reclaim slices wait in `queue` until a test runs them. */
-function manualService(policy: ReclaimPolicy, store = new MapStore()): { service: SearchService; queue: (() => void)[] } {
+/** A service whose reclaim slices wait in `queue` until a test runs them; `settings`: index i's. */
+function manualService(policy: ReclaimPolicy, store = new MapStore(), settings?: Record<string, unknown>): { service: SearchService; queue: (() => void)[] } {
   const queue: (() => void)[] = [];
   const service = new SearchService(store, () => 0, undefined, { policy, schedule: (run) => queue.push(run) });
   service.load();
-  service.createIndex('i', { mappings: { properties: { title: { type: 'text' }, body: { type: 'text' }, tag: { type: 'keyword' }, size: { type: 'long' } } } });
+  service.createIndex('i', { ...(settings === undefined ? {} : { settings }), mappings: { properties: { title: { type: 'text' }, body: { type: 'text' }, tag: { type: 'keyword' }, size: { type: 'long' } } } });
   return { service, queue };
 }
 
@@ -222,10 +222,7 @@ describe('a compaction waiting for a refresh', () => {
   // Writes go on while a ready copy waits for the next refresh; every followOrds of them wake it to
   // copy them in its own slices, so that the swap (one slice that cannot be cut) copies only the last few.
   it('copies the writes made meanwhile in slices, every followOrds of them, and swaps at the refresh as a fresh index answers', () => {
-    const queue: (() => void)[] = [];
-    const service = new SearchService(new MapStore(), () => 0, undefined, { policy: { minDead: 1, deadShare: 0.25, sliceMs: 0, followOrds: 5 }, schedule: (run) => queue.push(run) });
-    service.load();
-    service.createIndex('i', { settings: { refresh_interval: '-1' }, mappings: { properties: { title: { type: 'text' }, body: { type: 'text' }, tag: { type: 'keyword' }, size: { type: 'long' } } } });
+    const { service, queue } = manualService({ minDead: 1, deadShare: 0.25, sliceMs: 0, followOrds: 5 }, new MapStore(), { refresh_interval: '-1' });
     const n = 60;
     load(service, Array.from({ length: n }, (_, i) => [`d${i}`, doc(i, 0)]));
     const state = service.get('i');
@@ -333,10 +330,7 @@ describe('reclaiming under near-real-time search', () => {
   // an index with refresh_interval -1 keep seeing its last refresh across it (ES's merges never
   // refresh), and the swap comes right after the next refresh.
   it('does not show unrefreshed overwrites when a compaction is ready, and swaps at the next refresh', () => {
-    const queue: (() => void)[] = [];
-    const service = new SearchService(new MapStore(), () => 0, undefined, { policy: { minDead: 1, deadShare: 0.25, sliceMs: 0 }, schedule: (run) => queue.push(run) });
-    service.load();
-    service.createIndex('i', { settings: { refresh_interval: '-1' }, mappings: { properties: { title: { type: 'text' }, body: { type: 'text' }, tag: { type: 'keyword' }, size: { type: 'long' } } } });
+    const { service, queue } = manualService({ minDead: 1, deadShare: 0.25, sliceMs: 0 }, new MapStore(), { refresh_interval: '-1' });
     const n = 60;
     load(service, Array.from({ length: n }, (_, i) => [`d${i}`, doc(i, 0)]));
     const state = service.get('i');
