@@ -27,8 +27,11 @@ export interface MultiSearchItem {
   /** The header's `preference`, read as the search runs (checkPreference). */
   readonly preference: string | undefined;
   readonly request: SearchRequest;
-  /** The item's key in the request cache (request-cache.ts): its body line and the URL's parameters a search reads. */
-  readonly cacheKey: string;
+  /**
+   * The item's key in the request cache (request-cache.ts): its body line and the URL's parameters
+   * a search reads. Made only when the cache applies to the item, as `_search` makes it.
+   */
+  cacheKey(): string;
   /** The header's `request_cache` (`true`, `false`), if it names one. */
   readonly requestCache: string | undefined;
 }
@@ -165,7 +168,7 @@ export function parseMultiSearch(body: string, index: string | undefined, params
       const problems = pitProblems({ index: target, ignoreUnavailable, allowNoIndices, expandWildcards, routing, preference }, ccsMinimizeRoundtrips);
       if (problems.length > 0) throw errors.actionValidation(problems);
     }
-    items.push({ index: target, ignoreUnavailable, allowNoIndices, preference, request, requestCache, cacheKey: requestCacheKey(searchParams, bodyText) });
+    items.push({ index: target, ignoreUnavailable, allowNoIndices, preference, request, requestCache, cacheKey: () => requestCacheKey(searchParams, bodyText) });
     from = bodyEnd + 1;
   }
   // Set on each search once all are read: the first refusal fails the request.
@@ -202,7 +205,7 @@ export function multiSearch(items: readonly MultiSearchItem[], service: SearchSe
       const states = service.resolve(index, item.ignoreUnavailable, item.allowNoIndices);
       // `_shards:…` without shard 0 searches no shard; an id that is no int fails the item.
       if (!searchesShardZero(item.preference)) return { ...noShardSearched(item.request, itemStarted, now()), status: 200 };
-      const cache = item.request.scrollMs === undefined ? { key: () => item.cacheKey, param: item.requestCache } : undefined;
+      const cache = item.request.scrollMs === undefined ? { key: item.cacheKey, param: item.requestCache } : undefined;
       return { ...service.search(states, item.request, itemStarted, cache), status: 200 };
     } catch (e) {
       if (e instanceof SearchError) return e.toBody();
