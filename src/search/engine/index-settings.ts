@@ -65,7 +65,7 @@ function boolSetting(raw: Record<string, unknown>, key: string, def: boolean): b
   if (v === undefined || v === null) return def;
   if (v === true || v === 'true') return true;
   if (v === false || v === 'false') return false;
-  throw errors.illegalArgument(`Failed to parse value [${typeof v === 'string' ? v : JSON.stringify(v)}] as only [true] or [false] are allowed.`);
+  throw errors.notBoolean(typeof v === 'string' ? v : JSON.stringify(v));
 }
 
 /** A time-value setting (`1s`, `-1`) as ES reads it, its errors ES's illegal_argument_exception. */
