@@ -185,11 +185,20 @@ export class RuntimeView {
     return out;
   }
 
+  /** Every kind of record, under its `/api/rawdata` key, in the order rawdata writes them. */
+  private sections(): [string, KindView][] {
+    return [
+      ['routers', this.http.routers], ['middlewares', this.http.middlewares], ['services', this.http.services],
+      ['tcpRouters', this.tcp.routers], ['tcpMiddlewares', this.tcp.middlewares], ['tcpServices', this.tcp.services],
+      ['udpRouters', this.udp.routers], ['udpServices', this.udp.services],
+    ];
+  }
+
   /** How many records the view holds, of every protocol and kind. */
   recordCount(): number {
-    return this.http.routers.entries.length + this.http.services.entries.length + this.http.middlewares.entries.length
-      + this.tcp.routers.entries.length + this.tcp.services.entries.length + this.tcp.middlewares.entries.length
-      + this.udp.routers.entries.length + this.udp.services.entries.length;
+    let n = 0;
+    for (const [, view] of this.sections()) n += view.entries.length;
+    return n;
   }
 
   /** Whether `/api/rawdata`'s body is built already (it is built once per view). */
@@ -200,13 +209,8 @@ export class RuntimeView {
   /** `/api/rawdata` body with the Encoder's newline: maps keyed by qualified name (Go sorts map keys), empty maps omitted. */
   rawdata(): Buffer {
     if (this.rawdataBody === undefined) {
-      const sections: [string, KindView][] = [
-        ['routers', this.http.routers], ['middlewares', this.http.middlewares], ['services', this.http.services],
-        ['tcpRouters', this.tcp.routers], ['tcpMiddlewares', this.tcp.middlewares], ['tcpServices', this.tcp.services],
-        ['udpRouters', this.udp.routers], ['udpServices', this.udp.services],
-      ];
       const parts: string[] = [];
-      for (const [key, view] of sections) {
+      for (const [key, view] of this.sections()) {
         if (view.entries.length === 0) continue;
         parts.push(`"${key}":{${view.entries.map((e) => `${goJson(e.name, false)}:${e.raw}`).join(',')}}`);
       }
