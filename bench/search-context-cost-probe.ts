@@ -14,13 +14,12 @@ import { parseDocument } from '../src/search/mapping/document-parser.js';
 import { InvertedIndex } from '../src/search/index/inverted-index.js';
 import { Mappings } from '../src/search/mapping/mapping.js';
 import { parseSettings } from '../src/search/engine/index-settings.js';
-import { ScratchArena } from '../src/search/query/scratch-arena.js';
 import { runSearch, type Candidate } from '../src/search/engine/search-phase.js';
 import { parseSearchRequest } from '../src/search/requests/search-request.js';
 import { SearchContexts } from '../src/search/engine/open-contexts.js';
 import { sortColumnsOf } from '../src/search/engine/scroll-hits.js';
 import { execute } from '../src/search/query/query-exec.js';
-import type { IndexState } from '../src/search/engine/index-state.js';
+import { newIndexState, type IndexState } from '../src/search/engine/index-state.js';
 import { corpusPath, opt, readCorpus } from './search-workload.js';
 
 const gc = (globalThis as { gc?: () => void }).gc as () => void;
@@ -40,7 +39,7 @@ sources.length = 0;
 console.log(`indexed ${target} docs in ${Date.now() - t0} ms`);
 const h0 = heap();
 console.log(`heap+arrayBuffers with the index: ${mib(h0)} MiB`);
-const state: IndexState = { name: 'i', uuid: 'u', createdMs: 0, settings: parseSettings(undefined), mappings, index, versions: new Array(target).fill(1), seqNos: new Array(target).fill(0), nextSeqNo: target, arena: new ScratchArena() };
+const state: IndexState = newIndexState('i', 'u', 0, parseSettings(undefined), mappings, [{ index, versions: new Array(target).fill(1), seqNos: new Array(target).fill(0), nextSeqNo: target }]);
 const env = {
   ctx: (s: IndexState) => ({ arena: s.arena, indexName: s.name, index: s.index, mappings: s.mappings, sourceOf: () => ({}), now: () => 0 }),
   sourceText: () => '{}',

@@ -21,10 +21,10 @@ import { parseDocument, type ParsedDoc } from '../src/search/mapping/document-pa
 import { InvertedIndex } from '../src/search/index/inverted-index.js';
 import { renderJson } from '../src/search/http/json-render.js';
 import { Mappings } from '../src/search/mapping/mapping.js';
-import { ScratchArena } from '../src/search/query/scratch-arena.js';
+import type { ScratchArena } from '../src/search/query/scratch-arena.js';
 import { runSearch, type SearchEnv } from '../src/search/engine/search-phase.js';
 import { parseSearchRequest } from '../src/search/requests/search-request.js';
-import type { IndexState } from '../src/search/engine/index-state.js';
+import { newIndexState, type IndexState } from '../src/search/engine/index-state.js';
 import { parseSettings } from '../src/search/engine/index-settings.js';
 import { resolve } from 'node:path';
 import { corpusPath, DEPTHS, flag, fnv, opt, processCpuUs, QUERIES, readCorpus } from './search-workload.js';
@@ -49,7 +49,7 @@ function buildState(name: string, lines: readonly string[]): { state: IndexState
       sources.set(docId, line);
     }
   }
-  const state = { name, uuid: name, createdMs: 0, settings: parseSettings({}), mappings, index, versions: [], seqNos: [], nextSeqNo: 0, arena: new ScratchArena() } satisfies IndexState;
+  const state = newIndexState(name, name, 0, parseSettings({}), mappings, [{ index, versions: [], seqNos: [], nextSeqNo: 0 }]);
   return { state, sources };
 }
 

@@ -6,7 +6,7 @@ import type { DocumentStore, SourceSpan } from '../store/document-store.js';
 import { errors, type SearchError } from '../errors.js';
 import { conflict, type CurrentDoc, nextVersion, type WriteConditions } from '../requests/write-conditions.js';
 import type { BulkAction } from '../requests/bulk.js';
-import type { IndexState } from './index-state.js';
+import { shardFor, type IndexState } from './index-state.js';
 import { openState, type IndexRegistry } from './index-registry.js';
 import type { SearchContexts } from './open-contexts.js';
 
@@ -27,6 +27,8 @@ export interface WriteOutcome {
   readonly seqNo: number;
   /** The index's shard copies, primary and replicas (`_shards.total` of the answer); 2 when absent. */
   readonly copies?: number;
+  /** The document's routing, when it has one (the shard it is on: a get after the write finds it with it). */
+  readonly routing?: string;
 }
 
 /** A failed item's `id` is null when it failed before it had one (an index/create without `_id`, before its id was generated). */
@@ -72,8 +74,9 @@ export class DocumentWrites {
     private readonly contexts: SearchContexts,
   ) {}
 
-  getDoc(index: string, id: string): GotDoc | undefined {
-    const state = openState(this.indices.get(index));
+  /** The live document `id` of `index` on the shard `routing` (else the id) routes to, as ES's get finds it. */
+  getDoc(index: string, id: string, routing?: string): GotDoc | undefined {
+    const state = shardFor(openState(this.indices.get(index)), routing ?? id);
     const ord = state.index.idToOrd.get(id);
     if (ord === undefined) return undefined;
     const doc = this.store.getDoc(index, id);
@@ -106,11 +109,14 @@ export class DocumentWrites {
     return parsed;
   }
 
-  /** `routing`: the write's custom routing (`?routing=`, a bulk item's), kept with the document. */
+  /**
+   * `routing`: the write's custom routing (`?routing=`, a bulk item's), kept with the document; the
+   * document goes to the shard of `state`'s index it routes to (else its id does).
+   */
   write(state: IndexState, id: string, source: unknown, raw: string, op: 'index' | 'create', rawIn?: SourceSpan, cond?: WriteConditions, routing?: string): WriteOutcome {
     try {
       checkRouting(state, id, routing);
-      return this.writeParsed(state, id, source, raw, op, rawIn, cond, routing);
+      return this.writeParsed(shardFor(state, routing ?? id), id, source, raw, op, rawIn, cond, routing);
     } finally {
       // Refused or written, the document's values are not kept until the next write.
       clearParsedDoc(this.parsed);
@@ -121,18 +127,23 @@ export class DocumentWrites {
     checkNoMetadataFields(source);
     const { doc, mappings } = parseDocument(source, state.mappings, id, false, this.parsed);
     if (routing !== undefined) addRouting(doc, routing);
-    const oldOrd = state.index.idToOrd.get(id);
+    // The document this one replaces: on its shard, or (another routing) on another shard of the
+    // index, which an id has at most one of here (the store keeps one document per id).
+    const holder = oldShardOf(state, id);
+    const oldOrd = holder.index.idToOrd.get(id);
     if (oldOrd !== undefined && op === 'create') {
-      throw errors.versionConflictExists(state.name, state.uuid, id, state.versions[oldOrd] as number);
+      throw errors.versionConflictExists(state.name, state.uuid, id, holder.versions[oldOrd] as number);
     }
     // A document deleted lately counts its versions on from the delete's (ES's tombstone).
     const tomb = oldOrd === undefined ? this.tombstoneOf(state, id) : undefined;
-    if (cond !== undefined) this.checkConditions(state, id, currentOf(state, oldOrd), cond, tomb);
-    const currentVersion = oldOrd === undefined ? tomb?.version : (state.versions[oldOrd] as number);
+    if (cond !== undefined) this.checkConditions(state, id, currentOf(holder, oldOrd), cond, tomb);
+    const currentVersion = oldOrd === undefined ? tomb?.version : (holder.versions[oldOrd] as number);
     // The replaced document is read once: for the views that may still show it, and to unindex it.
     const old = oldOrd === undefined ? undefined : this.store.getDoc(state.name, id);
-    this.contexts.beforeWrite(state, oldOrd, () => old?.source);
-    if (oldOrd !== undefined) state.index.remove(oldOrd, this.parsedOf(state, oldOrd, old));
+    this.contexts.beforeWrite(holder, oldOrd, () => old?.source);
+    if (oldOrd !== undefined) holder.index.remove(oldOrd, this.parsedOf(holder, oldOrd, old));
+    // The replaced document's shard shows the change at its next refresh too.
+    if (holder !== state) this.contexts.beforeWrite(state, undefined, () => undefined);
     const version = nextVersion(cond, currentVersion);
     if (mappings !== state.mappings) {
       state.mappings = mappings;
@@ -148,7 +159,8 @@ export class DocumentWrites {
     state.versions[ord] = version;
     state.seqNos[ord] = seqNo;
     if (tomb !== undefined) this.tombstonesOf(state).drop(id);
-    return { index: state.name, id, version, result: oldOrd === undefined ? 'created' : 'updated', seqNo, copies: copiesOf(state) };
+    const outcome: WriteOutcome = { index: state.name, id, version, result: oldOrd === undefined ? 'created' : 'updated', seqNo, copies: copiesOf(state) };
+    return routing === undefined ? outcome : { ...outcome, routing };
   }
 
   /** `id`'s tombstone; cheap when the index has none (every new document of a bulk asks). */
@@ -169,8 +181,10 @@ export class DocumentWrites {
     if (why !== undefined) throw errors.versionConflict(state.name, state.uuid, id, why);
   }
 
-  remove(state: IndexState, id: string, cond?: WriteConditions, routing?: string): WriteOutcome {
-    checkRouting(state, id, routing);
+  /** Deletes `id` from the shard of `state`'s index that `routing` (else the id) routes to: a document on another shard is not found there, as in ES. */
+  remove(index: IndexState, id: string, cond?: WriteConditions, routing?: string): WriteOutcome {
+    checkRouting(index, id, routing);
+    const state = shardFor(index, routing ?? id);
     const ord = state.index.idToOrd.get(id);
     const now = this.now();
     const tomb = ord === undefined ? this.tombstoneOf(state, id) : undefined;
@@ -210,7 +224,8 @@ export class DocumentWrites {
   /** `state`: the update's index, auto-created if it was missing (upsert or not, as in ES). */
   update(state: IndexState, a: Extract<BulkAction, { op: 'update' }>): WriteOutcome {
     checkRouting(state, a.id, a.routing);
-    const existing = this.getDoc(state.name, a.id);
+    // Found on the shard the update routes to (its routing, else its id), as ES's update reads it.
+    const existing = this.getDoc(state.name, a.id, a.routing);
     // The current document is read under the item's conditions (a mismatch before any no-op check).
     if (a.cond !== undefined && existing !== undefined) this.checkConditions(state, a.id, existing, a.cond);
     if (existing === undefined) {
@@ -226,7 +241,8 @@ export class DocumentWrites {
     const mergedRaw = JSON.stringify(merged);
     // `detect_noop: false` writes (and counts a version) even when nothing changes.
     if (a.detectNoop !== false && mergedRaw === JSON.stringify(JSON.parse(existing.source))) {
-      return { index: state.name, id: a.id, version: existing.version, result: 'noop', seqNo: existing.seqNo };
+      const noop: WriteOutcome = { index: state.name, id: a.id, version: existing.version, result: 'noop', seqNo: existing.seqNo };
+      return existing.routing === undefined ? noop : { ...noop, routing: existing.routing };
     }
     return this.write(state, a.id, merged, mergedRaw, 'index', undefined, undefined, routing);
   }
@@ -259,6 +275,12 @@ function deepMerge(base: unknown, patch: unknown): unknown {
   const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
   for (const [k, v] of Object.entries(patch as Record<string, unknown>)) out[k] = deepMerge(out[k], v);
   return out;
+}
+
+/** The shard of `state`'s index that holds `id` now: `state` when none of the index's other shards does. */
+function oldShardOf(state: IndexState, id: string): IndexState {
+  if (state.shards.length === 1 || state.index.idToOrd.has(id)) return state;
+  return state.shards.find((s) => s.index.idToOrd.has(id)) ?? state;
 }
 
 /** The version and sequence number of document `ord` of `state` (undefined: no document). */

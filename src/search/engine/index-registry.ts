@@ -6,7 +6,7 @@ import { globMatch } from '../syntax/glob.js';
 import { restoreIndices, saveIndices } from '../index/index-snapshot.js';
 import { Mappings } from '../mapping/mapping.js';
 import { parseDocument } from '../mapping/document-parser.js';
-import { newIndexState, type IndexState } from './index-state.js';
+import { newIndexState, shardFor, type IndexState } from './index-state.js';
 import type { SearchContexts } from './open-contexts.js';
 import { parseNewIndexSettings, parseSettings, validateIndexName, VERIFIED_BEFORE_CLOSE } from './index-settings.js';
 import type { SearchActivityLog } from './search-activity-log.js';
@@ -63,15 +63,21 @@ export class IndexRegistry {
 
   private liveDocuments(): number {
     let n = 0;
-    for (const s of this.indices.values()) n += s.index.liveCount;
+    for (const s of this.shards()) n += s.index.liveCount;
     return n;
   }
 
-  /** Builds each in-memory index from its stored documents, in write order. */
+  /** Every shard of every index (an index of one shard is that shard). */
+  shards(): IndexState[] {
+    return [...this.indices.values()].flatMap((s) => s.shards);
+  }
+
+  /** Builds each in-memory index from its stored documents, in write order, each on the shard its routing gives. */
   private rebuild(): void {
     for (const meta of this.store.listIndices()) {
-      const state = newIndexState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings, true));
+      const first = newIndexState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings, true));
       this.store.scanDocs(meta.name, (doc) => {
+        const state = shardFor(first, doc.routing ?? doc.id);
         const { doc: parsed } = parseDocument(JSON.parse(doc.source), state.mappings, doc.id, true);
         if (doc.routing !== undefined) addRouting(parsed, doc.routing);
         const ord = state.index.add(doc.id, parsed);
@@ -79,9 +85,10 @@ export class IndexRegistry {
         state.seqNos[ord] = doc.seqNo;
         if (doc.seqNo >= state.nextSeqNo) state.nextSeqNo = doc.seqNo + 1;
       });
-      // Deletes leave no document carrying their sequence numbers: the store keeps the next one.
-      if (meta.nextSeqNo !== undefined && meta.nextSeqNo > state.nextSeqNo) state.nextSeqNo = meta.nextSeqNo;
-      this.indices.set(meta.name, state);
+      // Deletes leave no document carrying their sequence numbers: the store keeps the next one
+      // (the highest of the index's shards: each shard counts on from it, never reusing one).
+      for (const state of first.shards) if (meta.nextSeqNo !== undefined && meta.nextSeqNo > state.nextSeqNo) state.nextSeqNo = meta.nextSeqNo;
+      this.indices.set(meta.name, first);
     }
   }
 
@@ -92,19 +99,19 @@ export class IndexRegistry {
   }
 
   private snapshot(): Buffer {
-    if (this.beforeSnapshot !== undefined) for (const s of this.indices.values()) this.beforeSnapshot(s);
-    return saveIndices([...this.indices.values()]);
+    const shards = this.shards();
+    if (this.beforeSnapshot !== undefined) for (const s of shards) this.beforeSnapshot(s);
+    return saveIndices(shards.map((s) => ({ name: snapshotKey(s.name, s.shard), index: s.index, versions: s.versions, seqNos: s.seqNos, nextSeqNo: s.nextSeqNo })));
   }
 
-  /** Restores the indices from a snapshot; false when it does not match the store's indices. */
+  /** Restores the indices from a snapshot; false when it does not match the store's indices (and their shards). */
   private restore(buf: Buffer): boolean {
-    const metas = this.store.listIndices();
-    const restored = restoreIndices(buf, metas.map((m) => m.name));
+    const metas = this.store.listIndices().map((m) => ({ meta: m, settings: parseSettings(m.settings) }));
+    const restored = restoreIndices(buf, metas.flatMap(({ meta, settings }) => Array.from({ length: settings.numberOfShards }, (_, k) => snapshotKey(meta.name, k))));
     if (restored === undefined) return false;
-    for (const meta of metas) {
-      const r = restored.get(meta.name) as NonNullable<ReturnType<typeof restored.get>>;
-      const fresh = newIndexState(meta.name, meta.uuid, meta.createdMs, parseSettings(meta.settings), Mappings.parse(meta.mappings, true), r.index);
-      this.indices.set(meta.name, { ...fresh, versions: r.versions, seqNos: r.seqNos, nextSeqNo: r.nextSeqNo });
+    for (const { meta, settings } of metas) {
+      const shards = Array.from({ length: settings.numberOfShards }, (_, k) => restored.get(snapshotKey(meta.name, k)) as NonNullable<ReturnType<typeof restored.get>>);
+      this.indices.set(meta.name, newIndexState(meta.name, meta.uuid, meta.createdMs, settings, Mappings.parse(meta.mappings, true), shards));
     }
     return true;
   }
@@ -226,7 +233,7 @@ export class IndexRegistry {
     for (const t of targets) {
       storeMetadataWrite(() => this.store.deleteIndex(t.name));
       this.indices.delete(t.name);
-      this.contexts.dropIndex(t);
+      for (const s of t.shards) this.contexts.dropIndex(s);
       this.activity?.indexDeleted(t.name);
     }
   }
@@ -259,7 +266,7 @@ export class IndexRegistry {
       else delete raw[VERIFIED_BEFORE_CLOSE];
       storeMetadataWrite(() => this.store.putIndex({ name: t.name, uuid: t.uuid, createdMs: t.createdMs, settings: raw, mappings: t.mappings.toJSON() }));
       t.settings = parseSettings(raw);
-      if (closed) this.contexts.dropIndex(t);
+      if (closed) for (const s of t.shards) this.contexts.dropIndex(s);
     }
     return targets;
   }
@@ -275,10 +282,15 @@ export class IndexRegistry {
     return targets;
   }
 
-  /** Whether `state` is still the index of its name (not deleted, re-created or reloaded since). */
+  /** Whether `state` (a shard) is still of the index of its name (not deleted, re-created or reloaded since). */
   isCurrent(state: IndexState): boolean {
-    return this.indices.get(state.name) === state;
+    return this.indices.get(state.name)?.shards[state.shard] === state;
   }
+}
+
+/** A shard's name in the snapshot: the index's for its shard 0 (as snapshots of one-shard indices have it), `<index>#<n>` for the others (`#` is never in an index name). */
+function snapshotKey(name: string, shard: number): string {
+  return shard === 0 ? name : `${name}#${shard}`;
 }
 
 /** `s`, unless it is closed (ES's index_closed_exception). */

@@ -1,6 +1,6 @@
 import { errors, SearchError } from '../errors.js';
 import { parseTimeValue } from '../syntax/time-value.js';
-import { checkRoutingShards } from './shard-routing.js';
+import { checkRoutingShards, defaultRoutingShards } from './shard-routing.js';
 
 /** Index names and the index settings Portico interprets (the rest are stored and echoed). */
 
@@ -8,7 +8,10 @@ export interface IndexSettings {
   readonly maxResultWindow: number;
   /** `index.max_terms_count`: the most values one `terms` query may have (65,536). */
   readonly maxTermsCount: number;
+  /** `index.number_of_shards`: the index's shards (shard-routing.ts places each document on one). */
   readonly numberOfShards: number;
+  /** `index.number_of_routing_shards` (by default defaultRoutingShards of the shard count): how routing hashes are spread. */
+  readonly numberOfRoutingShards: number;
   readonly numberOfReplicas: number;
   /** `index.refresh_interval` in ms (1s by default; -1: scheduled refreshes off), see refresh-schedule.ts. */
   readonly refreshIntervalMs: number;
@@ -94,27 +97,24 @@ export const VERIFIED_BEFORE_CLOSE = 'index.verified_before_close';
 export function parseNewIndexSettings(raw: unknown): IndexSettings {
   const settings = parseSettings(raw);
   if (Object.hasOwn(settings.raw, VERIFIED_BEFORE_CLOSE)) throw errors.illegalArgument(`private index setting [${VERIFIED_BEFORE_CLOSE}] can not be set explicitly`);
-  // ES's limit comes first (the setting's own bound), then Portico's: each index is one shard here,
-  // since more would change scores (statistics per shard), routing and the _shards totals, so
-  // they are refused rather than taken and answered as one.
   if (settings.numberOfShards > MAX_SHARDS) throw errors.illegalArgument(`Failed to parse value [${settings.numberOfShards}] for setting [index.number_of_shards] must be <= ${MAX_SHARDS}`);
-  if (settings.numberOfShards > 1) throw errors.contextUnsupported(`[index.number_of_shards] of [${settings.numberOfShards}] (each index is one shard)`);
-  // The routing shards are checked as ES checks them, though one shard holds every document
-  // whatever they say (shard-routing.ts).
-  checkRoutingShards(settings.numberOfShards, intSetting(settings.raw, 'index.number_of_routing_shards', settings.numberOfShards, 1));
+  // Checked as ES checks them: at least the shard count and a multiple of it.
+  checkRoutingShards(settings.numberOfShards, settings.numberOfRoutingShards);
   // A partition size above 1 spreads a routing value over several shards and makes ES require
   // `_routing` on every mapping ("must have routing required for partitioned index"): refused.
   const partition = intSetting(settings.raw, 'index.routing_partition_size', 1, 1);
-  if (partition > 1) throw errors.contextUnsupported(`[index.routing_partition_size] of [${partition}] (each index is one shard)`);
+  if (partition > 1) throw errors.contextUnsupported(`[index.routing_partition_size] of [${partition}] (a routing value is placed on one shard)`);
   return settings;
 }
 
 export function parseSettings(raw: unknown): IndexSettings {
   const flat = flattenSettings(raw);
+  const numberOfShards = intSetting(flat, 'index.number_of_shards', 1, 1);
   return {
     maxResultWindow: intSetting(flat, 'index.max_result_window', 10_000, 1),
     maxTermsCount: intSetting(flat, 'index.max_terms_count', 65_536, 1),
-    numberOfShards: intSetting(flat, 'index.number_of_shards', 1, 1),
+    numberOfShards,
+    numberOfRoutingShards: intSetting(flat, 'index.number_of_routing_shards', defaultRoutingShards(numberOfShards), 1),
     numberOfReplicas: intSetting(flat, 'index.number_of_replicas', 1, 0),
     refreshIntervalMs: timeSetting(flat, 'index.refresh_interval', 1000, -1),
     refreshExplicit: flat['index.refresh_interval'] !== undefined && flat['index.refresh_interval'] !== null,

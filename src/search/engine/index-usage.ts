@@ -29,11 +29,13 @@ function zero(): IndexCounters {
 export class IndexUsage {
   private readonly byState = new WeakMap<IndexState, IndexCounters>();
 
+  /** The counters of `state`'s index (a shard counts into its index's, as ES sums its shards' in `_stats`). */
   of(state: IndexState): IndexCounters {
-    let c = this.byState.get(state);
+    const index = state.shards[0] as IndexState;
+    let c = this.byState.get(index);
     if (c === undefined) {
       c = zero();
-      this.byState.set(state, c);
+      this.byState.set(index, c);
     }
     return c;
   }

@@ -6,7 +6,7 @@ import { parseJsonBody } from '../http/json-render.js';
 import { parseSearchRequest, readSearchBody, type SearchRequest } from '../requests/search-request.js';
 import type { SearchService } from './search-service.js';
 import { requestCacheKey } from './request-cache.js';
-import { boolParam, intParam, searchesShardZero, type QueryParams } from '../http/url-params.js';
+import { boolParam, intParam, preferenceIncludes, type QueryParams } from '../http/url-params.js';
 
 /**
  * The multi-search API (`_msearch`): NDJSON header/body line pairs read as ES's MultiSearchRequest
@@ -24,8 +24,10 @@ export interface MultiSearchItem {
   readonly index: string | undefined;
   readonly ignoreUnavailable: boolean;
   readonly allowNoIndices: boolean;
-  /** The header's `preference`, read as the search runs (checkPreference). */
+  /** The header's `preference`, read as the search runs (SearchService.searchShards). */
   readonly preference: string | undefined;
+  /** The header's `routing` (else the URL's): the shards searched (SearchService.searchShards). */
+  readonly routing: string | undefined;
   readonly request: SearchRequest;
   /**
    * The item's key in the request cache (request-cache.ts): its body line and the URL's parameters
@@ -168,7 +170,7 @@ export function parseMultiSearch(body: string, index: string | undefined, params
       const problems = pitProblems({ index: target, ignoreUnavailable, allowNoIndices, expandWildcards, routing, preference }, ccsMinimizeRoundtrips);
       if (problems.length > 0) throw errors.actionValidation(problems);
     }
-    items.push({ index: target, ignoreUnavailable, allowNoIndices, preference, request, requestCache, cacheKey: () => requestCacheKey(searchParams, bodyText) });
+    items.push({ index: target, ignoreUnavailable, allowNoIndices, preference, routing, request, requestCache, cacheKey: () => requestCacheKey(searchParams, bodyText) });
     from = bodyEnd + 1;
   }
   // Set on each search once all are read: the first refusal fails the request.
@@ -203,10 +205,11 @@ export function multiSearch(items: readonly MultiSearchItem[], service: SearchSe
       // A header's date-math names (`<logs-{now/d}>`) resolve as a path's do (date-math-hook.ts).
       const index = item.index === undefined ? undefined : resolveDateMathExpression(item.index, itemStarted);
       const states = service.resolve(index, item.ignoreUnavailable, item.allowNoIndices);
-      // `_shards:…` without shard 0 searches no shard; an id that is no int fails the item.
-      if (!searchesShardZero(item.preference)) return { ...noShardSearched(item.request, itemStarted, now()), status: 200 };
+      // `_shards:…` naming none of the shards searches none; an id that is no int fails the item.
+      const shards = service.searchShards(states, item.routing, item.preference);
+      if (shards.length === 0 && (states.length > 0 || !preferenceIncludes(item.preference, 0))) return { ...noShardSearched(item.request, itemStarted, now()), status: 200 };
       const cache = item.request.scrollMs === undefined ? { key: item.cacheKey, param: item.requestCache } : undefined;
-      return { ...service.search(states, item.request, itemStarted, cache), status: 200 };
+      return { ...service.search(shards, item.request, itemStarted, cache), status: 200 };
     } catch (e) {
       if (e instanceof SearchError) return e.toBody();
       throw e;

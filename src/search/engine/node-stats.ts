@@ -15,8 +15,8 @@ import { sumRequestCacheStats, type RequestCacheStats } from './request-cache.js
 /** One index's `docs`, `store`, `indexing`, `search` and `request_cache` sections of `_stats`. */
 export function indexStatsSections(service: SearchService, state: IndexState): Record<string, unknown> {
   // The document counts of the index's last refresh, as ES counts them per searcher.
-  const seen = service.refreshedView(state).index;
-  return statsSections(service.usage.of(state), seen.liveCount, seen.maxOrd - seen.liveCount, service.storedBytes(state), service.contexts.size, service.requestCache.stats(state));
+  const seen = service.refreshedDocs(state);
+  return statsSections(service.usage.of(state), seen.live, seen.deleted, service.storedBytes(state), service.contexts.size, service.requestCache.stats(state));
 }
 
 /** The same sections summed over `states` (`_all`, a node's `indices`). */
@@ -25,9 +25,9 @@ export function totalStatsSections(service: SearchService, states: readonly Inde
   let deleted = 0;
   let bytes = 0;
   for (const s of states) {
-    const seen = service.refreshedView(s).index;
-    live += seen.liveCount;
-    deleted += seen.maxOrd - seen.liveCount;
+    const seen = service.refreshedDocs(s);
+    live += seen.live;
+    deleted += seen.deleted;
     bytes += service.storedBytes(s);
   }
   const cache = sumRequestCacheStats(states.map((s) => service.requestCache.stats(s)));

@@ -18,7 +18,9 @@ import type { SearchContexts } from './open-contexts.js';
  *   found nothing: ES's translog holds it, and the write waits for a refresh past its location);
  *   a write some refresh has shown since answers at once. More than `index.max_refresh_listeners`
  *   (1000) waiting on an index force one, and those writes answer `forced_refresh: true`.
- * Timers are unref'd: they never keep the process up. Time is the monotonic clock.
+ * An index of several shards is refreshed whole (ES refreshes each shard on its own timer, which
+ * nothing a client sees tells apart): its schedule is its shard 0's, and a refresh shows the writes
+ * of every shard. Timers are unref'd: they never keep the process up. Time is the monotonic clock.
  */
 
 /** ES's `index.max_refresh_listeners` default. */
@@ -52,7 +54,9 @@ export class RefreshSchedule {
     contexts.onDropped = (s) => this.forget(s);
   }
 
-  private of(state: IndexState): Schedule {
+  /** The schedule of `shard`'s index (its shard 0's). */
+  private of(shard: IndexState): Schedule {
+    const state = shard.shards[0] as IndexState;
     let s = this.schedules.get(state);
     if (s === undefined) {
       // A shard is searched "at its start" (ES sets lastSearcherAccess when it is created).
@@ -63,11 +67,11 @@ export class RefreshSchedule {
     return s;
   }
 
-  /** The first write since the last refresh: the next scheduled refresh is due in `refresh_interval`. */
-  private arm(state: IndexState): void {
-    const s = this.of(state);
+  /** The first write to a shard since the last refresh: the next scheduled refresh is due in `refresh_interval`. */
+  private arm(shard: IndexState): void {
+    const s = this.of(shard);
     s.pending = false;
-    this.startTimer(state, s);
+    this.startTimer(shard.shards[0] as IndexState, s);
   }
 
   private startTimer(state: IndexState, s: Schedule): void {
@@ -75,7 +79,7 @@ export class RefreshSchedule {
     s.timer = undefined;
     const every = state.settings.refreshIntervalMs;
     // Nothing to show and nobody waiting: no refresh is due.
-    if (every < 0 || (this.contexts.searcher(state) === undefined && s.waiters.length === 0)) return;
+    if (every < 0 || (!state.shards.some((shard) => this.contexts.searcher(shard) !== undefined) && s.waiters.length === 0)) return;
     s.timer = setTimeout(() => this.tick(state), every);
     s.timer.unref();
   }
@@ -105,11 +109,13 @@ export class RefreshSchedule {
     s.lastSearchMs = performance.now();
   }
 
-  /** Refreshes `state` now: its writes become visible, the writes waiting for it are answered. */
+  /** Refreshes `state`'s index now (every shard): its writes become visible, the writes waiting for it are answered. */
   refresh(state: IndexState, forced = false): void {
-    const s = this.schedules.get(state);
-    if (this.contexts.refreshed(state)) this.onViewChanged?.(state);
-    this.onRefreshed?.(state);
+    const s = this.schedules.get(state.shards[0] as IndexState);
+    for (const shard of state.shards) {
+      if (this.contexts.refreshed(shard)) this.onViewChanged?.(shard);
+      this.onRefreshed?.(shard);
+    }
     if (s === undefined) return;
     s.generation++;
     if (s.timer !== undefined) clearTimeout(s.timer);
@@ -148,15 +154,15 @@ export class RefreshSchedule {
 
   /** The index's `refresh_interval` changed: the next scheduled refresh is due in the new one. */
   settingsChanged(state: IndexState): void {
-    const s = this.schedules.get(state);
-    if (s !== undefined) this.startTimer(state, s);
+    const s = this.schedules.get(state.shards[0] as IndexState);
+    if (s !== undefined) this.startTimer(state.shards[0] as IndexState, s);
   }
 
-  /** The index is gone (deleted, closed, reloaded): its writes waiting are answered, its timer stopped. */
+  /** The index is gone (deleted, closed, reloaded; told once per shard): its writes waiting are answered, its timer stopped. */
   forget(state: IndexState): void {
     this.refresh(state);
-    this.onViewChanged?.(state);
-    this.schedules.delete(state);
+    for (const shard of state.shards) this.onViewChanged?.(shard);
+    this.schedules.delete(state.shards[0] as IndexState);
   }
 
   /** Stops every timer and answers every waiting write (the service is closing). */

@@ -50,14 +50,16 @@ export function pitProblems(target: SearchTarget, ccsMinimizeRoundtrips = false)
  * A `_search` that begins a scroll (`?scroll`) or searches a point in time (`pit`), as its
  * response body (the caller runs any other search as usual).
  */
-export function searchInContext(service: SearchService, req: SearchRequest, target: SearchTarget, startedMs: number, nowMs: number): Record<string, unknown> {
+export function searchInContext(service: SearchService, req: SearchRequest, target: SearchTarget, startedMs: number, nowMs: number, shards?: readonly IndexState[]): Record<string, unknown> {
   if (req.pit !== undefined) {
     const problems = pitProblems(target);
     if (problems.length > 0) throw errors.actionValidation(problems);
     return pitSearch(service, req, req.pit, startedMs, nowMs);
   }
   if (req.scrollMs === undefined) throw new Error('searchInContext: the request has neither scroll nor pit');
-  return startScroll(service, service.resolve(target.index, target.ignoreUnavailable, target.allowNoIndices), req, req.scrollMs, startedMs, nowMs);
+  // The shards the scroll runs on: those given (the caller picked them), else the target's.
+  shards ??= service.searchShards(service.resolve(target.index, target.ignoreUnavailable, target.allowNoIndices), target.routing, target.preference);
+  return startScroll(service, shards, req, req.scrollMs, startedMs, nowMs);
 }
 
 function startScroll(service: SearchService, states: readonly IndexState[], req: SearchRequest, keepAliveMs: number, startedMs: number, nowMs: number): Record<string, unknown> {
@@ -168,7 +170,8 @@ export function openPit(service: SearchService, index: string, params: QueryPara
   const raw = params.keep_alive;
   if (raw === undefined) throw errors.actionValidation(['[keep_alive] is not specified']);
   const keepAliveMs = parseTimeValue(raw, 'keep_alive');
-  const states = service.resolve(index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
+  // Every shard of the indices, or those `routing` and `preference` name (ES's open request reads both).
+  const states = service.searchShards(service.resolve(index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false'), params.routing, params.preference);
   service.contexts.checkKeepAlive(keepAliveMs, states[0]?.name ?? index);
   // Opened on the indices as of their last refresh (a search-idle one is refreshed first).
   for (const s of states) service.searchable(s);
@@ -187,12 +190,6 @@ function pitSearch(service: SearchService, req: SearchRequest, ref: PitReference
   const last = sort?.at(-1);
   if (sort !== undefined && last !== undefined && last.field !== '_shard_doc' && (req.searchAfter === undefined || req.searchAfter.length === sort.length + 1)) {
     sort = [...sort, SHARD_DOC];
-  }
-  if (sort?.some((k) => k.field === '_shard_doc') === true) {
-    // `_shard_doc` is the shard's position in the point in time (high 32 bits) and the document's
-    // there: over one index that is the ordinal, which `_doc` sorts on.
-    if (pit.views.length > 1) throw errors.contextUnsupported('Sorting on [_shard_doc] (the implicit tiebreaker of a sorted search) over a point in time of several indices');
-    sort = sort.map((k) => (k.field === '_shard_doc' ? { ...k, field: '_doc' } : k));
   }
   const body = service.searchPinned(pit.views.map((v) => v.state()), { ...req, sort }, startedMs);
   return { pit_id: pit.id, ...body };

@@ -3,7 +3,7 @@ import { mergeSuggestions, termSuggest } from '../query/term-suggester.js';
 import type { Suggestion } from '../requests/suggest-request.js';
 import { float32ForJson } from '../query/bm25.js';
 import { errors } from '../errors.js';
-import type { Hits } from '../query/hit-lists.js';
+import { EMPTY as EMPTY_HITS, type Hits } from '../query/hit-lists.js';
 import { RawJson } from '../http/json-render.js';
 import { ShardFailures } from './shard-failures.js';
 import { fastMatchField, matchTopK } from '../query/match-top-k.js';
@@ -85,7 +85,7 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
   const size = capture === undefined ? req.size : states.reduce((n, s) => n + s.index.liveCount, 0);
   const sortByScore = sortsByScore(req);
   const scored = sortByScore || req.trackScores || (req.sort?.some((k) => k.field === '_score') ?? false);
-  const q: ShardQuery = { req, env, from, size, end: from + size, sortByScore, scored, single: states.length === 1, capturing: capture !== undefined };
+  const q: ShardQuery = { req, env, from, size, end: from + size, sortByScore, scored, single: states.length === 1, shardCount: states.length, capturing: capture !== undefined };
   const phase: QueryPhase = { perIndex: [], total: 0, maxScore: -Infinity, plan0: undefined, aggSets: [], collapse: new Map() };
   const failures = new ShardFailures();
   // A suggest-only search runs no query (ES's hasOnlySuggest): no hits, a total of 0.
@@ -157,8 +157,10 @@ interface ShardQuery {
   readonly sortByScore: boolean;
   /** Whether scores are computed for the best score (max_score). */
   readonly scored: boolean;
-  /** One index: only the requested page is materialized. */
+  /** One shard: only the requested page is materialized. */
   readonly single: boolean;
+  /** The shards searched (a slice spreads over them: shardSlice). */
+  readonly shardCount: number;
   /** A scroll beginning (runSearch's `capture`). */
   readonly capturing: boolean;
 }
@@ -201,7 +203,7 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
       return;
     }
   }
-  const { hits, before, plan } = matchAndSort(q, phase, state, ctx);
+  const { hits, before, plan } = matchAndSort(q, phase, state, ctx, shard);
   phase.plan0 ??= plan;
   // max_score is shown only with hits (hitsBody): a size 0 search never reads it.
   if (q.scored && req.size > 0) phase.maxScore = maxScore(hits.scores, hits.length, phase.maxScore);
@@ -258,15 +260,33 @@ function collapseShard(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx:
 }
 
 /**
+ * What slice `slice` is of the `shard`th of `shards` shards searched, as ES's SliceBuilder spreads
+ * slices over shards: on one shard, the documents whose `_id` hashes to it; with at least as many
+ * slices as shards, slice `id` is on shard `id % shards` alone, where it is all the shard's
+ * documents or, when several slices share the shard, their own slice of them by `_id`; with fewer
+ * slices than shards, shard `s` belongs whole to slice `s % max`.
+ */
+export function shardSlice(slice: { readonly id: number; readonly max: number }, shard: number, shards: number): { readonly id: number; readonly max: number } | 'all' | 'none' {
+  if (shards <= 1) return slice;
+  if (slice.max >= shards) {
+    if (slice.id % shards !== shard) return 'none';
+    const inShard = Math.floor(slice.max / shards) + (slice.max % shards > shard ? 1 : 0);
+    return inShard === 1 ? 'all' : { id: Math.floor(slice.id / shards), max: inShard };
+  }
+  return shard % slice.max === slice.id ? 'all' : 'none';
+}
+
+/**
  * The general path of a shard: the query's hits (min_score and post_filter applied, counted into
  * the phase's total), in the request's order, past its search_after point.
  */
-function matchAndSort(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: ExecContext): { hits: Hits; before: Before; plan: SortPlan | undefined } {
+function matchAndSort(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: ExecContext, shard: number): { hits: Hits; before: Before; plan: SortPlan | undefined } {
   const { req, sortByScore } = q;
   let hits = execute(req.query, ctx);
   // A slice is part of the query in ES (a filter on _id): totals, aggregations and pages see only its documents.
-  const slice = req.slice;
-  if (slice !== undefined) {
+  const slice = req.slice === undefined ? undefined : shardSlice(req.slice, shard, q.shardCount);
+  if (slice === 'none') hits = EMPTY_HITS;
+  else if (slice !== undefined && slice !== 'all') {
     const ids = state.index.ids;
     hits = filterHits(hits, (i) => sliceOf(ids[hits.docs[i] as number] as string, slice.max) === slice.id);
   }
@@ -289,10 +309,10 @@ function matchAndSort(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: 
   if (req.sort === undefined || sortByScore) {
     before = byScore(hits.docs, hits.scores);
     if (req.searchAfter !== undefined) {
-      plan = planSort(state.name, state.index, state.mappings, [{ field: '_score', order: 'desc', missing: undefined, mode: undefined, unmappedType: undefined }], hits);
+      plan = planSort(state.name, state.index, state.mappings, shard, [{ field: '_score', order: 'desc', missing: undefined, mode: undefined, unmappedType: undefined }], hits);
     }
   } else {
-    plan = planSort(state.name, state.index, state.mappings, req.sort, hits);
+    plan = planSort(state.name, state.index, state.mappings, shard, req.sort, hits);
     before = plan.before;
   }
   if (req.searchAfter !== undefined && plan !== undefined) {
@@ -301,8 +321,8 @@ function matchAndSort(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: 
     const keep = filterIndices(hits.length, (i) => p.after(i, after));
     const filtered = pick(hits, keep);
     plan = req.sort === undefined || sortByScore
-      ? planSort(state.name, state.index, state.mappings, [{ field: '_score', order: 'desc', missing: undefined, mode: undefined, unmappedType: undefined }], filtered)
-      : planSort(state.name, state.index, state.mappings, req.sort ?? [], filtered);
+      ? planSort(state.name, state.index, state.mappings, shard, [{ field: '_score', order: 'desc', missing: undefined, mode: undefined, unmappedType: undefined }], filtered)
+      : planSort(state.name, state.index, state.mappings, shard, req.sort ?? [], filtered);
     hits = filtered;
     before = req.sort === undefined || sortByScore ? byScore(hits.docs, hits.scores) : plan.before;
   }

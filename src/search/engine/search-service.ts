@@ -12,7 +12,8 @@ import { runSearch, type Candidate } from './search-phase.js';
 import { SearchContexts } from './open-contexts.js';
 import type { PinnedState } from './pit-view.js';
 import { validateIndexName } from './index-settings.js';
-import type { IndexState } from './index-state.js';
+import { shardFor, type IndexState } from './index-state.js';
+import { preferenceIncludes } from '../http/url-params.js';
 import { IndexRegistry } from './index-registry.js';
 import { shownSource } from './stored-source.js';
 import { checkRouting, DocumentWrites, type BulkItem, type GotDoc, type WriteOutcome } from './document-writes.js';
@@ -144,9 +145,38 @@ export class SearchService {
     return view === undefined ? state : { ...view.state(), mappings: state.mappings };
   }
 
-  /** Refreshes the indices now (`_refresh`, `?refresh=true`). */
+  /** The live and deleted documents of `state`'s index (every shard) as their last refresh shows them (ES counts the documents its searchers see). */
+  refreshedDocs(state: IndexState): { live: number; deleted: number } {
+    let live = 0;
+    let deleted = 0;
+    for (const shard of state.shards) {
+      const seen = this.refreshedView(shard).index;
+      live += seen.liveCount;
+      deleted += seen.maxOrd - seen.liveCount;
+    }
+    return { live, deleted };
+  }
+
+  /** Refreshes the indices now (`_refresh`, `?refresh=true`), each with all its shards. */
   refresh(states: readonly IndexState[]): void {
     for (const s of states) this.refreshes.refresh(s);
+  }
+
+  /**
+   * The shards a search of the indices `states` runs on, as ES picks them: every shard of each, or
+   * with `routing` (`a,b`: several values) the shards those values route to, and with `preference`
+   * `_shards:…` only the shards it names; ordered as ES orders a search's shards (ShardId: shard
+   * number, then index), which is the order equal hits merge in.
+   */
+  searchShards(states: readonly IndexState[], routing?: string, preference?: string): IndexState[] {
+    const values = routing === undefined || routing === '' ? undefined : routing.split(',');
+    const out: IndexState[] = [];
+    for (const index of states) {
+      const routed = values === undefined ? undefined : new Set(values.map((v) => shardFor(index, v)));
+      for (const shard of index.shards) if ((routed === undefined || routed.has(shard)) && preferenceIncludes(preference, shard.shard)) out.push(shard);
+    }
+    // Stable: the indices keep their order within a shard number.
+    return out.length > 1 && states.some((s) => s.shards.length > 1) ? out.sort((a, b) => a.shard - b.shard) : out;
   }
 
   /** Index `name`'s refreshes so far (RefreshSchedule.generation): a `wait_for` write made now waits for one past it. */
@@ -178,9 +208,9 @@ export class SearchService {
     this.checkReclaim();
   }
 
-  /** Starts the compaction of every index that holds enough retired documents (after writes). */
+  /** Starts the compaction of every shard that holds enough retired documents (after writes). */
   private checkReclaim(): void {
-    for (const s of this.indices.list()) this.reclaimer.check(s);
+    for (const s of this.indices.shards()) this.reclaimer.check(s);
   }
 
   /** Stops reclaiming (the service is closing; the snapshot still compacts, see IndexRegistry). */
@@ -236,24 +266,24 @@ export class SearchService {
     this.requestCache.clear(this.indices.get(name));
   }
 
-  /** Whether `state` is still the index of its name (not deleted, re-created or reloaded since). */
+  /** Whether `state` (a shard) is still of the index of its name (not deleted, re-created or reloaded since). */
   isCurrent(state: IndexState): boolean {
     return this.indices.isCurrent(state);
   }
 
   /**
-   * The live document `id` of `index`. `routing`: the get's (`?routing=`, an `_mget` item's); with
-   * one shard it finds the document whatever it is, as ES's get does on one shard, but an index
-   * whose mapping requires routing refuses a get without one (routing_missing_exception).
+   * The live document `id` of `index`, on the shard `routing` (the get's `?routing=`, an `_mget`
+   * item's), else the id, routes to, as ES's get finds it: with one shard whatever the routing.
+   * An index whose mapping requires routing refuses a get without one (routing_missing_exception).
    */
   getDoc(index: string, id: string, routing?: string): GotDoc | undefined {
     if (routing === undefined) checkRouting(this.indices.get(index), id, undefined);
-    return this.writes.getDoc(index, id);
+    return this.writes.getDoc(index, id, routing);
   }
 
-  /** `getDoc` with `realtime=false`: the document as the index's last refresh shows it. */
+  /** `getDoc` with `realtime=false`: the document as the shard's last refresh shows it. */
   getRefreshedDoc(index: string, id: string, routing?: string): GotDoc | undefined {
-    const live = this.indices.get(index);
+    const live = shardFor(this.indices.get(index), routing ?? id);
     const view = this.contexts.searcher(live);
     if (view === undefined) return this.getDoc(index, id, routing);
     if (routing === undefined) checkRouting(live, id, undefined);
@@ -446,6 +476,17 @@ export class SearchService {
     return n;
   }
 
+  /** storedBytes of each shard of `state`'s index, in shard order (its documents read once to route them when it has several). */
+  storedBytesByShard(state: IndexState): number[] {
+    if (state.shards.length === 1) return [this.storedBytes(state)];
+    const bytes = state.shards.map(() => 0);
+    this.store.scanDocs(state.name, (d) => {
+      const k = shardFor(state, d.routing ?? d.id).shard;
+      bytes[k] = (bytes[k] as number) + Buffer.byteLength(d.id) + Buffer.byteLength(d.source);
+    });
+    return bytes;
+  }
+
   /** The bytes the store's files take on disk (0 for a store without files). */
   diskBytes(): number {
     return this.store.diskBytes?.() ?? 0;
@@ -525,7 +566,7 @@ export class SearchService {
     const started = performance.now();
     const seen = states.map((s) => this.searchable(s));
     // After searchable: a search-idle index may have been refreshed (its entries dropped) just now.
-    const cached = cache !== undefined && states.length === 1 && req.suggestOnly !== true && this.requestCache.applies(states[0] as IndexState, cache.param, req.size);
+    const cached = cache !== undefined && states.length === 1 && states[0]?.shards.length === 1 && req.suggestOnly !== true && this.requestCache.applies(states[0] as IndexState, cache.param, req.size);
     let key: string | undefined;
     if (cached) {
       key = cache.key();

@@ -164,16 +164,21 @@ export function checkNoOpParams(url: string, params: QueryParams): void {
  * `preference` as ES 8's OperationRouting reads it: a custom string (not starting with `_`) only
  * picks copies, so it changes nothing on one node; `_local`, `_only_local`, `_prefer_nodes:…` and
  * `_only_nodes:…` pick this node; `_shards:…` (with or without `|` and a preference after it) names
- * the shards to search. A type ES does not know is its "no Preference for [_primary]". Returns
- * whether shard 0, each index's only shard, is searched: `_shards` naming no shard 0 searches no
- * shard at all, which the node answers with no hits and `_shards.total` 0.
+ * the shards to search. A type ES does not know is its "no Preference for [_primary]". Checked
+ * here as it is for shard 0, before the indices are resolved; SearchService.searchShards asks
+ * preferenceIncludes of each shard.
  */
-export function checkPreference(params: QueryParams): boolean {
-  return searchesShardZero(params.preference);
+export function checkPreference(params: QueryParams): void {
+  preferenceIncludes(params.preference, 0);
 }
 
-/** checkPreference of one preference (a URL's or an msearch header's). */
-export function searchesShardZero(p: string | undefined): boolean {
+/**
+ * Whether `preference` (a URL's or an msearch header's) lets a search run on shard number `shard`:
+ * `_shards` naming none of an index's shards searches none of it, and naming none at all searches
+ * no shard (the node answers no hits and `_shards.total` 0). ES's errors as it meets them on that
+ * shard.
+ */
+export function preferenceIncludes(p: string | undefined, shard: number): boolean {
   if (p === undefined || p === '' || !p.startsWith('_')) return true;
   const type = preferenceType(p);
   if (type !== '_shards') return true;
@@ -182,14 +187,14 @@ export function searchesShardZero(p: string | undefined): boolean {
   const pipe = rest.indexOf('|');
   const list = pipe === -1 ? rest : rest.slice(0, pipe);
   // Java's String.split(","), which drops trailing empty strings; each id is Integer.parseInt'ed
-  // in turn until shard 0 is found (`_shards:0,x` searches shard 0; `_shards:x,0` is refused).
+  // in turn until the shard is found (`_shards:0,x` searches shard 0; `_shards:x,0` is refused).
   const ids = list === '' ? [] : list.split(',');
   while (ids.length > 0 && ids[ids.length - 1] === '') ids.pop();
   for (const id of ids) {
     const n = /^[+-]?\d+$/.test(id) ? Number(id) : NaN;
     if (!Number.isInteger(n) || n < -(2 ** 31) || n >= 2 ** 31) throw errors.numberFormat(id);
     // The preference after `|` is read once the shard is in the list, a custom string refused there.
-    if (n === 0) {
+    if (n === shard) {
       if (pipe !== -1 && pipe < rest.length - 1) preferenceType(rest.slice(pipe + 1));
       return true;
     }

@@ -91,15 +91,20 @@ function cmp(a: number | string | null, b: number | string | null, key: SortKey)
   return key.order === 'asc' ? c : -c;
 }
 
-export function planSort(indexName: string, index: InvertedIndex, mappings: Mappings, keys: readonly SortKey[], hits: Hits): SortPlan {
+/**
+ * How the hits of one shard sort on `keys`. `shard`: the shard's position among those searched
+ * (a point in time's), the high 32 bits of `_shard_doc`, whose low bits are the document's ordinal.
+ */
+export function planSort(indexName: string, index: InvertedIndex, mappings: Mappings, shard: number, keys: readonly SortKey[], hits: Hits): SortPlan {
   const columns: KeyColumn[] = keys.map((key) => {
     const values: (number | string | null)[] = new Array(hits.length);
     if (key.field === '_score') {
       for (let i = 0; i < hits.length; i++) values[i] = hits.scores[i] as number;
       return { key, values, numeric: true, floating: true, def: undefined };
     }
-    if (key.field === '_doc') {
-      for (let i = 0; i < hits.length; i++) values[i] = hits.docs[i] as number;
+    if (key.field === '_doc' || key.field === '_shard_doc') {
+      const base = key.field === '_doc' ? 0 : shard * 2 ** 32;
+      for (let i = 0; i < hits.length; i++) values[i] = base + (hits.docs[i] as number);
       return { key, values, numeric: true, floating: false, def: undefined };
     }
     if (key.field === '_id') throw errors.idFielddataDisabled(indexName);
@@ -141,7 +146,7 @@ export function planSort(indexName: string, index: InvertedIndex, mappings: Mapp
     // Scores are float32, and ES reads a search_after score as a float: 1.985278 is the float that
     // prints so, not the double, or the hit it came from would sort after itself.
     if (col.key.field === '_score') return Math.fround(Number(v));
-    if (col.key.field === '_doc') return Number(v);
+    if (col.key.field === '_doc' || col.key.field === '_shard_doc') return Number(v);
     if (!col.numeric) return v === null ? null : convertMissing(col.def, v);
     if (v === null) return missingExtreme(col);
     if (v === 'Infinity' || v === Infinity) return Infinity;

@@ -50,7 +50,7 @@ function maxDocsOf(v: unknown): number | undefined {
 /** The parameters every one of them reads the same way (`slices`, `wait_for_completion`, `requests_per_second`, `scroll_size`). */
 function commonParams(params: QueryParams): { batchSize: number; requestsPerSecond: number } {
   const slices = params.slices;
-  // One shard per index here, so `auto` is one slice, and ES answers one slice without a `slices` list.
+  // `auto` is one slice per shard: checked once the indices are known (by-query-routes.ts).
   if (slices !== undefined && slices !== 'auto') {
     const n = intParam(params, 'slices') as number;
     if (n < 1) throw errors.illegalArgument(`[slices] must be at least 1, was [${n}]`);

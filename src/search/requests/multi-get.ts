@@ -101,7 +101,7 @@ function parseDoc(v: unknown, defaultIndex: string | undefined): MultiGetItem {
     else if (!isScalar(x)) continue; // ES skips other objects and arrays it does not know.
     else if (k === '_index') index = text(x);
     else if (k === '_id') id = text(x);
-    // One shard: routing picks no other copy; it only meets a mapping's `_routing.required`.
+    // The shard the document is looked for on (and a mapping's `_routing.required`).
     else if (k === 'routing') routing = text(x) || undefined;
     else if (k === 'version_type') versionType(text(x));
     else if (k === 'version') version = Number(x);

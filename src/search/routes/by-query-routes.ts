@@ -25,15 +25,34 @@ interface Matched {
   readonly ord: number;
 }
 
-function matched(service: SearchService, states: readonly IndexState[], req: ByQueryRequest): Matched[] {
+/**
+ * The documents the query matches, index by index in write order; the shards of an index of
+ * several merged as ES's scroll sorted on `_doc` merges them (ordinal, then shard), up to `max_docs`.
+ */
+function matched(service: SearchService, states: readonly IndexState[], req: ByQueryRequest, routing?: string): Matched[] {
   const out: Matched[] = [];
-  for (const state of states) {
-    for (const ord of service.matchingOrds(state, req.query)) {
+  for (const index of states) {
+    // `routing` searches only the shards it routes to, as the by-query search does in ES.
+    const perShard = service.searchShards([index], routing).map((state) => ({ state, ords: service.matchingOrds(state, req.query), at: 0 }));
+    for (;;) {
+      let next: (typeof perShard)[number] | undefined;
+      for (const s of perShard) if (s.at < s.ords.length && (next === undefined || (s.ords[s.at] as number) < (next.ords[next.at] as number))) next = s;
+      if (next === undefined) break;
       if (req.maxDocs !== undefined && out.length >= req.maxDocs) return out;
-      out.push({ state, ord });
+      out.push({ state: next.state, ord: next.ords[next.at++] as number });
     }
   }
   return out;
+}
+
+/**
+ * `slices=auto` is one slice per shard in ES (the fewest shards of the indices): one slice answers
+ * as ES answers it, several (a sliced task with a `slices` list) are refused.
+ */
+function checkAutoSlices(params: { readonly slices?: string }, states: readonly IndexState[]): void {
+  if (params.slices === 'auto' && states.length > 0 && Math.min(...states.map((s) => s.shards.length)) > 1) {
+    throw errors.contextUnsupported('[slices=auto] over indices of several shards (one slice per shard)');
+  }
 }
 
 /** The condition that the document is still the one that matched (its sequence number then). */
@@ -139,7 +158,8 @@ export async function byQueryRoutes(app: FastifyInstance, opts: { service: Searc
     const r = parseByQuery(body?.text, body?.value, params, update);
     checkParams(req.url, params, update ? UPDATE_BY_QUERY_PARAMS : DELETE_BY_QUERY_PARAMS);
     const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
-    const docs = matched(service, states, r);
+    checkAutoSlices(params, states);
+    const docs = matched(service, states, r, params.routing);
     if (update) checkSourcesKept(docs);
     const actions: BulkAction[] = docs.map((m) => {
       const id = m.state.index.ids[m.ord] as string;
@@ -165,6 +185,7 @@ export async function byQueryRoutes(app: FastifyInstance, opts: { service: Searc
     checkParams(req.url, params, REINDEX_PARAMS);
     const states = service.resolve(r.sourceIndices);
     if (states.some((s) => s.name === r.dest)) throw errors.actionValidation([`reindex cannot write into an index its reading from [${r.dest}]`]);
+    checkAutoSlices(params, states);
     const docs = matched(service, states, r);
     const refresh = boolParam(params.refresh, false);
     const t = await inBatches(service, reindexActions(service, r, docs), r);

@@ -17,7 +17,7 @@ const SHARD_COLUMNS: CatColumn[] = [
 ];
 
 /**
- * `_cat/shards[/<index>]`: each index's one primary, started on this node, then its
+ * `_cat/shards[/<index>]`: each shard of each index, its primary started on this node, then its
  * `number_of_replicas` replicas, `UNASSIGNED` with empty cells as ES shows them on one node (a
  * replica never shares its primary's node), so the rows agree with `_stats`' `_shards.total`.
  */
@@ -26,9 +26,13 @@ export function catShards(service: SearchService, req: FastifyRequest, reply: Fa
   const ip = req.socket.localAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1';
   const rows: CatRow[] = [];
   for (const s of states) {
-    const size = catBytes(service.storedBytes(s));
-    rows.push({ index: s.name, shard: '0', prirep: 'p', state: 'STARTED', docs: String(service.refreshedView(s).index.liveCount), store: size, dataset: size, ip, node: 'portico' });
-    for (let r = 0; r < s.settings.numberOfReplicas; r++) rows.push({ index: s.name, shard: '0', prirep: 'r', state: 'UNASSIGNED' });
+    const bytes = service.storedBytesByShard(s);
+    for (const shard of s.shards) {
+      const size = catBytes(bytes[shard.shard] as number);
+      const n = String(shard.shard);
+      rows.push({ index: s.name, shard: n, prirep: 'p', state: 'STARTED', docs: String(service.refreshedView(shard).index.liveCount), store: size, dataset: size, ip, node: 'portico' });
+      for (let r = 0; r < s.settings.numberOfReplicas; r++) rows.push({ index: s.name, shard: n, prirep: 'r', state: 'UNASSIGNED' });
+    }
   }
   return sendCatTable(req, reply, SHARD_COLUMNS, rows);
 }

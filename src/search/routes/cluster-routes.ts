@@ -6,7 +6,7 @@ import { catBytes, sendCatTable, type CatColumn, type CatRow } from '../http/cat
 import { queryOf, sendJson, type Params } from '../http/http-io.js';
 import { catShards } from './cat-shards.js';
 import { indexStatsSections, ProcessProbe, timeValueText, totalStatsSections, type ProcessFigures } from '../engine/node-stats.js';
-import type { IndexState } from '../engine/index-state.js';
+import { broadcastShards, type IndexState } from '../engine/index-state.js';
 import { clusterHealth } from '../engine/cluster-health.js';
 import type { SearchService } from '../engine/search-service.js';
 import type { ClusterInfo } from './index-routes.js';
@@ -130,8 +130,7 @@ function indicesStats(service: SearchService, req: FastifyRequest): Record<strin
     indices[s.name] = { uuid: s.uuid, health: indexHealth(s), status: 'open', primaries: sections, total: sections };
   }
   // Every copy counted, the primaries answering: replicas are never assigned on one node (ES's broadcast header).
-  const copies = states.reduce((n, s) => n + 1 + s.settings.numberOfReplicas, 0);
-  return { _shards: { total: copies, successful: states.length, failed: 0 }, _all: { primaries: all, total: all }, indices };
+  return { _shards: broadcastShards(states), _all: { primaries: all, total: all }, indices };
 }
 
 function indexHealth(s: IndexState): string {
@@ -235,7 +234,7 @@ export async function clusterRoutes(app: FastifyInstance, opts: { service: Searc
     const states = service.resolve((req.params as Params).index);
     const t = now();
     // A count search: as of each index's last refresh (a search-idle one refreshed first).
-    const count = states.reduce((n, s) => n + service.searchable(s).index.liveCount, 0);
+    const count = states.reduce((n, s) => n + s.shards.reduce((m, shard) => m + service.searchable(shard).index.liveCount, 0), 0);
     const row = { epoch: String(Math.floor(t / 1000)), timestamp: new Date(t).toISOString().slice(11, 19), count: String(count) };
     return sendCatTable(req, reply, withoutTimestamp(req, COUNT_COLUMNS), [row]);
   };

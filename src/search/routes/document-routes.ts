@@ -217,7 +217,7 @@ export async function documentRoutes(app: FastifyInstance, opts: { service: Sear
  */
 function updateGet(service: SearchService, outcome: WriteOutcome, fetch: SourceFilter | undefined): Record<string, unknown> | undefined {
   if (fetch?.fetch !== true) return undefined;
-  const doc = service.getDoc(outcome.index, outcome.id);
+  const doc = service.getDoc(outcome.index, outcome.id, outcome.routing);
   if (doc === undefined) return undefined;
   // As ES's UpdateHelper, the document the update built (its merge, its upsert), before the mapping's
   // `_source` includes/excludes filter what is kept (stored-source.ts); a noop's is the kept one.

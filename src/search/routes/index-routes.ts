@@ -3,7 +3,7 @@ import { errors } from '../errors.js';
 import { checkMappingParameters, type Mappings } from '../mapping/mapping.js';
 import { jsonBody, queryOf, sendHead, sendJson, type Params } from '../http/http-io.js';
 import { catBytes, sendCatTable, type CatColumn, type CatRow } from '../http/cat-table.js';
-import type { IndexState } from '../engine/index-state.js';
+import { broadcastShards, type IndexState } from '../engine/index-state.js';
 import type { SearchService } from '../engine/search-service.js';
 import { boolParam, checkParams, CLEAR_CACHE_PARAMS } from '../http/url-params.js';
 import { clusterHealth } from '../engine/cluster-health.js';
@@ -152,7 +152,7 @@ async function catIndices(service: SearchService, req: FastifyRequest, reply: Fa
     // The bytes its documents take in the store: the one copy there is (no replica holds another).
     const size = catBytes(service.storedBytes(s));
     // As of the last refresh (ES counts the documents its searcher sees).
-    const seen = service.refreshedView(s).index;
+    const seen = service.refreshedDocs(s);
     const cache = service.requestCache.stats(s);
     const cacheBytes = catBytes(cache.memory_size_in_bytes);
     return {
@@ -162,8 +162,8 @@ async function catIndices(service: SearchService, req: FastifyRequest, reply: Fa
       uuid: s.uuid,
       pri: String(s.settings.numberOfShards),
       rep: String(s.settings.numberOfReplicas),
-      'docs.count': String(seen.liveCount),
-      'docs.deleted': String(seen.maxOrd - seen.liveCount),
+      'docs.count': String(seen.live),
+      'docs.deleted': String(seen.deleted),
       'creation.date': String(s.createdMs),
       'creation.date.string': new Date(s.createdMs).toISOString(),
       'store.size': size,
@@ -274,8 +274,7 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
     const states = service.resolve((req.params as Params).index);
     service.refresh(states);
     // Every copy counted, the primaries answering (ES's broadcast response on one node).
-    const total = states.reduce((n, s) => n + 1 + s.settings.numberOfReplicas, 0);
-    return sendJson(req, reply, 200, { _shards: { total, successful: states.length, failed: 0 } });
+    return sendJson(req, reply, 200, { _shards: broadcastShards(states) });
   };
   for (const path of ['/_refresh', '/:index/_refresh']) {
     app.post(path, refresh);
@@ -284,12 +283,12 @@ export async function indexRoutes(app: FastifyInstance, opts: { service: SearchS
 
   clearCacheRoutes(app, service);
 
-  // Resizing makes an index of another shard count: each index is one shard here, so ES's shrink,
-  // split and clone are refused (after the source index is found, as ES looks it up first).
+  // Resizing makes an index of another shard count (or a copy): ES's shrink, split and clone are
+  // not implemented, and refused after the source index is found, as ES looks it up first.
   for (const op of ['_shrink', '_split', '_clone']) {
     const resize = async (req: FastifyRequest) => {
       service.get((req.params as Params).index as string);
-      throw errors.contextUnsupported(`[${op}] (each index is one shard)`);
+      throw errors.contextUnsupported(`[${op}] (resizing or cloning an index)`);
     };
     app.put(`/:index/${op}/:target`, resize);
     app.post(`/:index/${op}/:target`, resize);
@@ -314,10 +313,9 @@ function clearCacheRoutes(app: FastifyInstance, service: SearchService): void {
     const request = boolParam(params.request, false);
     const states = service.resolve((req.params as Params).index, boolParam(params.ignore_unavailable, false), boolParam(params.allow_no_indices, true));
     const fields = params.fields === undefined ? [] : params.fields.split(',').filter((f) => f !== '');
-    if (request || (!query && !fielddata && fields.length === 0)) for (const s of states) service.requestCache.clear(s);
+    if (request || (!query && !fielddata && fields.length === 0)) for (const s of states) for (const shard of s.shards) service.requestCache.clear(shard);
     // Every copy counted, the primaries answering, as for `_refresh`.
-    const total = states.reduce((n, s) => n + 1 + s.settings.numberOfReplicas, 0);
-    return sendJson(req, reply, 200, { _shards: { total, successful: states.length, failed: 0 } });
+    return sendJson(req, reply, 200, { _shards: broadcastShards(states) });
   };
   for (const path of ['/_cache/clear', '/:index/_cache/clear']) app.post(path, clearCache);
 }

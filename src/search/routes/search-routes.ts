@@ -5,7 +5,8 @@ import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http/http-io
 import { parseCountQuery, parseSearchRequest, readSearchBody } from '../requests/search-request.js';
 import type { SearchService } from '../engine/search-service.js';
 import { requestCacheKey } from '../engine/request-cache.js';
-import { checkNoOpParams, checkParams, checkPreference, checkTerminateAfter, COUNT_PARAMS, floatParam, SEARCH_PARAMS } from '../http/url-params.js';
+import { checkNoOpParams, checkParams, checkPreference, checkTerminateAfter, COUNT_PARAMS, floatParam, preferenceIncludes, SEARCH_PARAMS, type QueryParams } from '../http/url-params.js';
+import type { IndexState } from '../engine/index-state.js';
 
 /** `_search` and `_count` on one index, several (`a,b`, wildcards) or all. */
 export async function searchRoutes(app: FastifyInstance, opts: { service: SearchService; now: () => number }): Promise<void> {
@@ -22,16 +23,16 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     const request = sent === undefined ? parseSearchRequest(undefined, params) : readSearchBody(sent.text, sent.value, (body) => parseSearchRequest(body, params));
     checkTerminateAfter(params);
     checkNoOpParams(req.url, params);
-    const shardZero = checkPreference(params);
+    checkPreference(params);
     const index = (req.params as Params).index;
-    const resolve = () => service.resolve(index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
+    // The shards searched (a point in time has its own): every shard of the indices resolved, or
+    // those `routing` and `preference` name.
+    const shards = request.pit === undefined ? searchShards(service, index, params) : undefined;
     let body: Record<string, unknown>;
-    if (!shardZero && request.pit === undefined) {
-      // The indices are resolved all the same: a missing one is the node's 404.
-      resolve();
+    if (shards === null) {
       body = noShardSearched(request, started, now());
-    } else if (request.scrollMs === undefined && request.pit === undefined) {
-      body = service.search(resolve(), request, started, { key: () => requestCacheKey(params, sent?.text), param: params.request_cache });
+    } else if (request.scrollMs === undefined && shards !== undefined) {
+      body = service.search(shards, request, started, { key: () => requestCacheKey(params, sent?.text), param: params.request_cache });
     } else {
       body = searchInContext(
         service,
@@ -46,6 +47,7 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
         },
         started,
         now(),
+        shards,
       );
     }
     // Only hits carry RawJson (stored _source, long sort values): an empty page (past the last
@@ -65,10 +67,9 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     const query = readJsonBody(req, (body) => parseCountQuery(body, params));
     checkTerminateAfter(params);
     checkNoOpParams(req.url, params);
-    const shardZero = checkPreference(params);
-    const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
-    // `preference=_shards:…` without shard 0 counts on no shard (noShardSearched).
-    const searched = shardZero ? states : [];
+    checkPreference(params);
+    // `preference=_shards:…` naming none of the shards counts on none (noShardSearched).
+    const searched = searchShards(service, (req.params as Params).index, params) ?? [];
     const n = searched.length === 0 ? 0 : service.count(searched, query, floatParam(params, 'min_score'));
     sendJson(req, reply, 200, { count: n, _shards: { total: searched.length, successful: searched.length, skipped: 0, failed: 0 } });
   };
@@ -76,6 +77,17 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     app.get(path, count);
     app.post(path, count);
   }
+}
+
+/**
+ * The shards a `_search` or `_count` runs on (SearchService.searchShards over the indices its path
+ * names); null when its `preference` names none of them (the indices are resolved all the same: a
+ * missing one is the node's 404).
+ */
+function searchShards(service: SearchService, index: string | undefined, params: QueryParams): IndexState[] | null {
+  const states = service.resolve(index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
+  const shards = service.searchShards(states, params.routing, params.preference);
+  return shards.length > 0 || preferenceIncludes(params.preference, 0) ? shards : null;
 }
 
 /**

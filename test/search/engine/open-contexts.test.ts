@@ -3,17 +3,16 @@ import { emptyParsedDoc } from '../../../src/search/mapping/document-parser.js';
 import { InvertedIndex } from '../../../src/search/index/inverted-index.js';
 import { Mappings } from '../../../src/search/mapping/mapping.js';
 import { parseSettings } from '../../../src/search/engine/index-settings.js';
-import { ScratchArena } from '../../../src/search/query/scratch-arena.js';
 import { SearchContexts } from '../../../src/search/engine/open-contexts.js';
 import type { SearchRequest } from '../../../src/search/requests/search-request.js';
-import type { IndexState } from '../../../src/search/engine/index-state.js';
+import { newIndexState, type IndexState } from '../../../src/search/engine/index-state.js';
 
 // The context registry on its own: ids, secrets, expiry, limits, and what a write pins.
 
 function state(name: string, docs: number): IndexState {
   const index = new InvertedIndex();
   for (let i = 0; i < docs; i++) index.add(`d${i}`, emptyParsedDoc());
-  return { name, uuid: 'u', createdMs: 0, settings: parseSettings(undefined), mappings: Mappings.parse(undefined), index, versions: [], seqNos: [], nextSeqNo: docs, arena: new ScratchArena() };
+  return newIndexState(name, 'u', 0, parseSettings(undefined), Mappings.parse(undefined), [{ index, versions: [], seqNos: [], nextSeqNo: docs }]);
 }
 
 const REQ = { size: 10 } as SearchRequest;

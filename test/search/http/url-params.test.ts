@@ -1,5 +1,5 @@
 import { describe, expect, it, beforeEach } from 'vitest';
-import { checkParams, searchesShardZero, SEARCH_PARAMS } from '../../../src/search/http/url-params.js';
+import { checkParams, preferenceIncludes, SEARCH_PARAMS } from '../../../src/search/http/url-params.js';
 import { searchForEach } from '../harness.js';
 
 /**
@@ -68,12 +68,12 @@ describe('a repeated query parameter', () => {
 describe('preference', () => {
   it('searches shard 0 unless _shards names no shard 0, reading the ids as Integer.parseInt until 0 is found', () => {
     for (const p of [undefined, '', 'session-1', '_local', '_only_local', '_prefer_nodes:a', '_shards:0', '_shards:1,0', '_shards:+0', '_shards:00', '_shards:0,', '_shards:0,abc', '_shards:0|_local', '_shards:0|']) {
-      expect(searchesShardZero(p)).toBe(true);
+      expect(preferenceIncludes(p, 0)).toBe(true);
     }
-    for (const p of ['_shards:1', '_shards:1,2', '_shards:-1', '_shards:', '_shards:,', '_shards:1|_local', '_shards:1|abc']) expect(searchesShardZero(p)).toBe(false);
+    for (const p of ['_shards:1', '_shards:1,2', '_shards:-1', '_shards:', '_shards:,', '_shards:1|_local', '_shards:1|abc']) expect(preferenceIncludes(p, 0)).toBe(false);
     const refusal = (p: string) => {
       try {
-        searchesShardZero(p);
+        preferenceIncludes(p, 0);
       } catch (e) {
         return (e as { toBody(): { error: { type: string; reason: string } } }).toBody().error;
       }

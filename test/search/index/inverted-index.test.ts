@@ -11,9 +11,8 @@ import { InvertedIndex } from '../../../src/search/index/inverted-index.js';
 import { parseDocument } from '../../../src/search/mapping/document-parser.js';
 import { Mappings } from '../../../src/search/mapping/mapping.js';
 import { parseSettings } from '../../../src/search/engine/index-settings.js';
-import { ScratchArena } from '../../../src/search/query/scratch-arena.js';
 import { SearchContexts } from '../../../src/search/engine/open-contexts.js';
-import type { IndexState } from '../../../src/search/engine/index-state.js';
+import { newIndexState, type IndexState } from '../../../src/search/engine/index-state.js';
 
 /**
  * InvertedIndex and its fields (index/inverted-index.ts): terms, memory held by big values, doc
@@ -291,7 +290,7 @@ describe('doc values of retired ordinals', () => {
   it('are released with the point in time that froze a view (close, expiry, index deletion)', () => {
     const index = new InvertedIndex();
     index.add('one', parsed(0));
-    const state: IndexState = { name: 'r', uuid: 'u', createdMs: 0, settings: parseSettings(undefined), mappings, index, versions: [], seqNos: [], nextSeqNo: 1, arena: new ScratchArena() };
+    const state: IndexState = newIndexState('r', 'u', 0, parseSettings(undefined), mappings, [{ index, versions: [], seqNos: [], nextSeqNo: 1 }]);
     const contexts = new SearchContexts();
     const write = (i: number): void => {
       const ord = index.idToOrd.get('one') as number;

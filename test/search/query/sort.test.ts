@@ -24,7 +24,7 @@ describe('sort plan: search_after', () => {
       return parse(v, up);
     };
     const docs = Int32Array.from({ length: n }, (_, i) => i);
-    const plan = planSort('i', index, mappings, [{ field: 'd', order: 'asc' } as never], { docs, scores: new Float32Array(n), length: n });
+    const plan = planSort('i', index, mappings, 0, [{ field: 'd', order: 'asc' } as never], { docs, scores: new Float32Array(n), length: n });
     const after = ['2020-01-14'];
     let kept = 0;
     for (let i = 0; i < n; i++) if (plan.after(i, after)) kept++;

@@ -142,15 +142,26 @@ describe('point in time', () => {
       }
     });
 
-    it('refuses the _shard_doc tiebreaker over several indices rather than ordering it wrongly', async () => {
+    it('orders the _shard_doc tiebreaker over several indices by shard position, then ordinal', async () => {
       await ok('POST', '/q/_doc/x?refresh=true', { text: 'brown', n: 1 });
       const res = await call('POST', '/p,q/_pit?keep_alive=1m');
       const pit = res.body.id as string;
       const unsorted = await ok('POST', '/_search', { pit: { id: pit }, size: 100 });
       expect(unsorted.hits.hits.length).toBe(31);
-      const sorted = await call('POST', '/_search', { pit: { id: pit }, sort: [{ n: 'asc' }] });
-      expect(sorted.status).toBe(400);
-      expect(errorOf(sorted.body).reason).toMatch(/not supported by this server$/);
+      const seen: string[] = [];
+      let after: unknown[] | undefined;
+      for (;;) {
+        const page = await ok('POST', '/_search', { pit: { id: pit }, size: 4, sort: [{ n: 'asc' }], ...(after === undefined ? {} : { search_after: after }) });
+        if (page.hits.hits.length === 0) break;
+        const hits = page.hits.hits as unknown as { _index: string; _id: string; sort: number[] }[];
+        for (const x of hits) {
+          seen.push(`${x._index}/${x._id}`);
+          // The shard's position among the point in time's shards (p, then q) in the high 32 bits.
+          expect(Math.floor((x.sort[1] as number) / 2 ** 32)).toBe(x._index === 'p' ? 0 : 1);
+        }
+        after = hits.at(-1)?.sort;
+      }
+      expect([seen.length, new Set(seen).size]).toEqual([31, 31]);
     });
   });
 });

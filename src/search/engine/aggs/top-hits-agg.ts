@@ -37,7 +37,7 @@ export function topHits(o: TopHitsOptions, sets: readonly DocSet[], renderHit: A
       for (let i = 0; i < set.docs.length; i++) candidates.push({ set, shard, ord: set.docs[i] as number, score: set.scores[i] as number, sort: undefined });
       return;
     }
-    const plan = planSort(set.state.name, set.state.index, set.state.mappings, o.sort ?? [], hits);
+    const plan = planSort(set.state.name, set.state.index, set.state.mappings, 0, o.sort ?? [], hits);
     compare ??= (a, b) => plan.compareTuples(a, b);
     for (let i = 0; i < set.docs.length; i++) candidates.push({ set, shard, ord: set.docs[i] as number, score: set.scores[i] as number, sort: plan.sortValues(i) });
   });
