@@ -4,7 +4,7 @@ import { resolveDateMathExpression } from '../syntax/date-math-index-name.js';
 import { errors, SearchError } from '../errors.js';
 import { parseJsonBody } from '../http/json-render.js';
 import { parseSearchRequest, readSearchBody, type SearchRequest } from '../requests/search-request.js';
-import type { SearchService } from './search-service.js';
+import { checkSearchType, type SearchService } from './search-service.js';
 import { requestCacheKey } from './request-cache.js';
 import { boolParam, intParam, preferenceIncludes, type QueryParams } from '../http/url-params.js';
 
@@ -28,6 +28,8 @@ export interface MultiSearchItem {
   readonly preference: string | undefined;
   /** The header's `routing` (else the URL's): the shards searched (SearchService.searchShards). */
   readonly routing: string | undefined;
+  /** The URL's `search_type`, else the header's (checkSearchType). */
+  readonly searchType: string | undefined;
   readonly request: SearchRequest;
   /**
    * The item's key in the request cache (request-cache.ts): its body line and the URL's parameters
@@ -55,6 +57,7 @@ interface HeaderFields {
   allowNoIndices?: boolean;
   expandWildcards?: string;
   routing?: string | null;
+  searchType?: string;
   preference?: string | null;
   requestCache?: string;
 }
@@ -74,7 +77,10 @@ function readHeader(header: unknown): HeaderFields {
     // nodeStringValue: a null routing or preference is none.
     else if (key === 'routing') out.routing = v === null ? null : String(v);
     else if (key === 'preference') out.preference = v === null ? null : String(v);
-    else if (key === 'search_type' && !SEARCH_TYPES.has(String(v))) throw errors.illegalArgument(`No search type for [${String(v)}]`);
+    else if (key === 'search_type') {
+      if (!SEARCH_TYPES.has(String(v))) throw errors.illegalArgument(`No search type for [${String(v)}]`);
+      out.searchType = String(v);
+    }
     else if (key === 'request_cache') out.requestCache = String(headerBool(k, v));
     else if (key === 'ccs_minimize_roundtrips' || key === 'allow_partial_search_results' || key === 'ignore_throttled') headerBool(k, v);
   }
@@ -144,6 +150,7 @@ export function parseMultiSearch(body: string, index: string | undefined, params
     let routing = params.routing;
     let preference: string | undefined;
     let requestCache: string | undefined;
+    let searchType: string | undefined;
     if (headerText.trim() !== '') {
       // ES parses the whole header into a map before it looks at a key (readMultiLineFormat), so a
       // repeated key fails the request before any refused key or value: read nothing in text order.
@@ -155,6 +162,7 @@ export function parseMultiSearch(body: string, index: string | undefined, params
       if (h.routing !== undefined) routing = h.routing ?? undefined;
       if (h.preference !== undefined) preference = h.preference ?? undefined;
       requestCache = h.requestCache;
+      searchType = h.searchType;
     }
     from = headerEnd + 1;
     // A header without a body line after it is dropped, as ES drops it.
@@ -170,7 +178,7 @@ export function parseMultiSearch(body: string, index: string | undefined, params
       const problems = pitProblems({ index: target, ignoreUnavailable, allowNoIndices, expandWildcards, routing, preference }, ccsMinimizeRoundtrips);
       if (problems.length > 0) throw errors.actionValidation(problems);
     }
-    items.push({ index: target, ignoreUnavailable, allowNoIndices, preference, routing, request, requestCache, cacheKey: () => requestCacheKey(searchParams, bodyText) });
+    items.push({ index: target, ignoreUnavailable, allowNoIndices, preference, routing, searchType: params.search_type ?? searchType, request, requestCache, cacheKey: () => requestCacheKey(searchParams, bodyText) });
     from = bodyEnd + 1;
   }
   // Set on each search once all are read: the first refusal fails the request.
@@ -200,7 +208,7 @@ export function multiSearch(items: readonly MultiSearchItem[], service: SearchSe
     try {
       // A point in time searches its own indices (its options were checked as the line was read).
       if (item.request.pit !== undefined) {
-        return { ...searchInContext(service, item.request, { index: undefined, ignoreUnavailable: false, allowNoIndices: true }, itemStarted, now()), status: 200 };
+        return { ...searchInContext(service, item.request, { index: undefined, ignoreUnavailable: false, allowNoIndices: true, searchType: item.searchType }, itemStarted, now()), status: 200 };
       }
       // A header's date-math names (`<logs-{now/d}>`) resolve as a path's do (date-math-hook.ts).
       const index = item.index === undefined ? undefined : resolveDateMathExpression(item.index, itemStarted);
@@ -208,6 +216,7 @@ export function multiSearch(items: readonly MultiSearchItem[], service: SearchSe
       // `_shards:…` naming none of the shards searches none; an id that is no int fails the item.
       const shards = service.searchShards(states, item.routing, item.preference);
       if (shards.length === 0 && (states.length > 0 || !preferenceIncludes(item.preference, 0))) return { ...noShardSearched(item.request, itemStarted, now()), status: 200 };
+      checkSearchType(item.searchType, shards);
       const cache = item.request.scrollMs === undefined ? { key: item.cacheKey, param: item.requestCache } : undefined;
       return { ...service.search(shards, item.request, itemStarted, cache), status: 200 };
     } catch (e) {

@@ -65,6 +65,15 @@ class BulkRun {
   }
 }
 
+/**
+ * `search_type=dfs_query_then_fetch` gathers every shard's term statistics first and scores with
+ * their sums: over one shard that is query_then_fetch, over several Portico does not gather them,
+ * so it refuses rather than answer with per-shard scores.
+ */
+export function checkSearchType(searchType: string | undefined, shards: readonly IndexState[]): void {
+  if (searchType === 'dfs_query_then_fetch' && shards.length > 1) throw errors.contextUnsupported('[search_type=dfs_query_then_fetch] over several shards (statistics gathered across shards)');
+}
+
 export class SearchService {
   /** Open scrolls and points in time; every write tells them first (see open-contexts.ts). */
   readonly contexts = new SearchContexts();

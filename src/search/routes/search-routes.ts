@@ -3,7 +3,7 @@ import { noShardSearched } from '../engine/no-shard-search.js';
 import { searchInContext } from '../engine/scroll-pit-search.js';
 import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http/http-io.js';
 import { parseCountQuery, parseSearchRequest, readSearchBody } from '../requests/search-request.js';
-import type { SearchService } from '../engine/search-service.js';
+import { checkSearchType, type SearchService } from '../engine/search-service.js';
 import { requestCacheKey } from '../engine/request-cache.js';
 import { checkNoOpParams, checkParams, checkPreference, checkTerminateAfter, COUNT_PARAMS, floatParam, preferenceIncludes, SEARCH_PARAMS, type QueryParams } from '../http/url-params.js';
 import type { IndexState } from '../engine/index-state.js';
@@ -28,6 +28,7 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     // The shards searched (a point in time has its own): every shard of the indices resolved, or
     // those `routing` and `preference` name.
     const shards = request.pit === undefined ? searchShards(service, index, params) : undefined;
+    if (shards !== null) checkSearchType(params.search_type, shards ?? []);
     let body: Record<string, unknown>;
     if (shards === null) {
       body = noShardSearched(request, started, now());
@@ -44,6 +45,7 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
           expandWildcards: params.expand_wildcards,
           routing: params.routing,
           preference: params.preference,
+          searchType: params.search_type,
         },
         started,
         now(),

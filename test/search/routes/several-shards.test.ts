@@ -185,6 +185,27 @@ describe('an index of several shards', () => {
     expect((await call('PUT', `/m/_create/${d.id}`, { text: 'again' })).status).toBe(409);
   });
 
+  it('refuses dfs_query_then_fetch over several shards (its statistics are not gathered), takes it over one', async () => {
+    await load('m', 2);
+    await load('one', 1);
+    for (const url of ['/m/_search?search_type=dfs_query_then_fetch', '/one,m/_search?search_type=dfs_query_then_fetch', '/m/_search?search_type=dfs_query_then_fetch&scroll=1m']) {
+      const r = await call('POST', url, { query: { match: { text: 'alpha' } } });
+      expect([r.status, r.body.error?.type], url).toEqual([400, 'illegal_argument_exception']);
+    }
+    expect((await ok('POST', '/m/_search?search_type=dfs_query_then_fetch&routing=r1', { size: 0 }))._shards.total).toBe(1);
+    expect((await ok('POST', '/one/_search?search_type=dfs_query_then_fetch', { size: 0 })).hits.total.value).toBe(60);
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/_msearch',
+      headers: { 'content-type': 'application/x-ndjson' },
+      payload: ['{"index":"m","search_type":"dfs_query_then_fetch"}', '{"size":0}', '{"index":"m","routing":"r2"}', '{"size":0}', '{"index":"m","preference":"_shards:1"}', '{"size":0}', ''].join('\n'),
+    });
+    const items = JSON.parse(res.body).responses as EsBody[];
+    expect(items.map((x) => x.status)).toEqual([400, 200, 200]);
+    expect(items.slice(1).map((x) => x._shards.total)).toEqual([1, 1]);
+    expect(items[2]?.hits.total.value).toBe(docs().filter((d) => shardOfDoc(d, 2) === 1).length);
+  });
+
   it('refuses slices=auto over several shards, deletes by query across them in scroll order', async () => {
     await load('m', 3);
     const refused = await call('POST', '/m/_delete_by_query?slices=auto', { query: { match_all: {} } });
