@@ -70,13 +70,6 @@ export function shardFor(state: IndexState, routing: string): IndexState {
   return shards[shardOf(routing, shards.length, state.settings.numberOfRoutingShards)] as IndexState;
 }
 
-/** The index's live documents over all its shards. */
-export function liveCount(state: IndexState): number {
-  let n = 0;
-  for (const s of state.shards) n += s.index.liveCount;
-  return n;
-}
-
 /** ES's broadcast `_shards` (`_refresh`, `_stats`, `_cache/clear`) over indices on one node: every copy counted, the primaries answering. */
 export function broadcastShards(states: readonly IndexState[]): { total: number; successful: number; failed: number } {
   let total = 0;
