@@ -25,7 +25,8 @@ export class ShardFailures {
         const failed = e instanceof SearchError && e.type === 'search_phase_execution_exception' ? e.cause_.meta?.failed_shards : undefined;
         if (!Array.isArray(failed)) throw e;
         this.first ??= e as SearchError;
-        for (const f of failed) this.entries.push(f as Record<string, unknown>);
+        // The failed shard's own number (shard 0 of an index of one).
+        for (const f of failed) this.entries.push({ ...(f as Record<string, unknown>), shard: state.shard });
       }
     };
   }
@@ -38,15 +39,30 @@ export class ShardFailures {
   throwIfAllFailed(total: number): void {
     const first = this.first;
     if (first === undefined || this.entries.length < total) return;
-    if (this.entries.length === 1) throw first;
-    throw new SearchError(first.status, { ...first.cause_, meta: { ...first.cause_.meta, failed_shards: this.entries } }, first.rootCauses, first.headers);
+    const grouped = groupFailures(this.entries);
+    if (this.entries.length === 1 && grouped[0]?.shard === 0) throw first;
+    throw new SearchError(first.status, { ...first.cause_, meta: { ...first.cause_.meta, failed_shards: grouped } }, first.rootCauses, first.headers);
   }
 
   /** The `_shards` section of the response. */
   shardsBody(total: number): Record<string, unknown> {
     const failed = this.entries.length;
     const body: Record<string, unknown> = { total, successful: total - failed, skipped: 0, failed };
-    if (failed > 0) body.failures = this.entries;
+    if (failed > 0) body.failures = groupFailures(this.entries);
     return body;
   }
+}
+
+/**
+ * Failures listed as ES lists them (ExceptionsHelper.groupBy): one entry per index and cause (the
+ * first shard's), however many of its shards failed so; `failed` still counts every shard.
+ */
+function groupFailures(entries: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+  const seen = new Set<string>();
+  return entries.filter((e) => {
+    const key = JSON.stringify([e.index, e.reason]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
