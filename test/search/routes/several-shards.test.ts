@@ -173,6 +173,25 @@ describe('an index of several shards', () => {
     }
   });
 
+  it('re-indexed many times, answers as after one load, and its shards are compacted by the snapshot', async () => {
+    await load('m', 3);
+    const query = { size: 60, query: { match: { text: 'beta zeta' } } };
+    const before = await ok('POST', '/m/_search', query);
+    const lines = docs().flatMap((d) => [JSON.stringify({ index: { _id: d.id, ...(d.routing === undefined ? {} : { routing: d.routing }) } }), JSON.stringify(d.source)]);
+    for (let pass = 0; pass < 4; pass++) {
+      await h.app.inject({ method: 'POST', url: '/m/_bulk?refresh=true', headers: { 'content-type': 'application/x-ndjson' }, payload: lines.join('\n') + '\n' });
+    }
+    const after = await ok('POST', '/m/_search', query);
+    expect(after.hits.hits.map((x: { _id: string; _score: number }) => [x._id, x._score])).toEqual(before.hits.hits.map((x: { _id: string; _score: number }) => [x._id, x._score]));
+    expect((await ok('GET', '/m/_count')).count).toBe(60);
+    // The snapshot written at shutdown holds each shard's live documents only.
+    await h.restart();
+    const stats = await ok('GET', '/m/_stats/docs');
+    expect([stats.indices.m.primaries.docs.count, stats.indices.m.primaries.docs.deleted]).toEqual([60, 0]);
+    const restarted = await ok('POST', '/m/_search', query);
+    expect(restarted.hits.hits.map((x: { _id: string; _score: number }) => [x._id, x._score])).toEqual(before.hits.hits.map((x: { _id: string; _score: number }) => [x._id, x._score]));
+  });
+
   it('moves a document written again under another routing (one document per _id here)', async () => {
     await load('m', 3);
     const d = docs()[0] as { id: string };
