@@ -251,6 +251,9 @@ describe('an index of several shards, side by side', () => {
       { query: { match: { text: 'package' } }, sort: ['_score', { n: 'desc' }] },
       { query: { term: { tag: 't1' } } },
       { size: 0, aggs: { tags: { terms: { field: 'tag' } }, top: { max: { field: 'n' } } } },
+      // More terms than each shard keeps (shard_size 17): the per-shard cut and its error bounds.
+      { size: 0, aggs: { ns: { terms: { field: 'n', size: 5, show_term_doc_count_error: true } }, words: { terms: { field: 'tag', size: 2, shard_size: 2 } } } },
+      { size: 0, query: { match: { text: 'python' } }, aggs: { ns: { terms: { field: 'n', size: 3, order: { _key: 'desc' } } } } },
       { query: { match: { text: 'debian apt' } }, track_total_hits: false },
     ];
     for (const index of ['multi', 'multi-rep']) {

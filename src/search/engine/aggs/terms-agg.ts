@@ -261,6 +261,8 @@ interface ShardStage {
   readonly ranked: Map<Key, Bucket>;
   readonly other: number;
   readonly errorBound: number;
+  /** Per term, the errors of the shards that returned it: its own error bound is errorBound less that (ES's InternalTerms reduce). */
+  readonly returnedError: Map<Key, number>;
   /** Whether a shard had more buckets than it returns: ES then cannot bound the error of an order other than by count or key. */
   readonly cut: boolean;
 }
@@ -274,8 +276,11 @@ function shardStage(agg: BucketAgg, sets: readonly DocSet[], shards: readonly Sh
   const ranked = new Map<Key, Bucket>();
   let other = 0;
   let errorBound = 0;
+  const returnedError = new Map<Key, number>();
   let cut = false;
   for (const shard of shards) {
+    // The most a term this shard did not return can have had on it: its last returned count, when it cut.
+    let shardError = 0;
     // Each shard's top shard_size; with several indices and a sub-aggregation order, every bucket (merged exactly).
     let entries = [...shard.counts].filter(([, c]) => c >= o.shardMinDocCount);
     const total = [...shard.counts.values()].reduce((a, b) => a + b, 0);
@@ -287,7 +292,8 @@ function shardStage(agg: BucketAgg, sets: readonly DocSet[], shards: readonly Sh
         runBucketSubs(agg, list, env, sets);
       }
       sortBuckets(list, o.order, COUNT_DESC);
-      if (list.length > shardSize) errorBound += (list[shardSize - 1] as Bucket).docCount;
+      if (list.length > shardSize) shardError = (list[shardSize - 1] as Bucket).docCount;
+      errorBound += shardError;
       const kept = list.slice(0, shardSize);
       if (byPath) for (const b of kept) ranked.set(b.sortKey, b);
       entries = kept.map((b) => [b.sortKey, b.docCount]);
@@ -295,11 +301,21 @@ function shardStage(agg: BucketAgg, sets: readonly DocSet[], shards: readonly Sh
     let kept = 0;
     for (const [k, c] of entries) {
       merged.set(k, (merged.get(k) ?? 0) + c);
+      if (shardError > 0) returnedError.set(k, (returnedError.get(k) ?? 0) + shardError);
       kept += c;
     }
     other += total - kept;
   }
-  return { merged, ranked, other, errorBound, cut };
+  return { merged, ranked, other, errorBound, returnedError, cut };
+}
+
+/**
+ * A bucket's `doc_count_error_upper_bound` (`show_term_doc_count_error`): -1 or 0 as the whole's
+ * when that is; else, as ES reduces it, the errors of the shards that did not return the term.
+ */
+function bucketError(shown: number, errorBound: number, returnedError: ReadonlyMap<Key, number>, key: Key): number {
+  if (shown <= 0) return shown;
+  return errorBound - (returnedError.get(key) ?? 0);
 }
 
 export function termsAgg(agg: BucketAgg, sets: readonly DocSet[], env: AggEnv): AggResult {
@@ -318,7 +334,7 @@ export function termsAgg(agg: BucketAgg, sets: readonly DocSet[], env: AggEnv): 
   const byPath = o.order?.some((k) => k.by === 'path') === true;
   const single = sets.length === 1;
   const stage = shardStage(agg, sets, shards, env, (k) => keyFields(values, k, print));
-  const { merged, ranked, errorBound, cut } = stage;
+  const { merged, ranked, errorBound, returnedError, cut } = stage;
   let other = stage.other;
   const minDoc = o.minDocCount ?? 1;
   const buckets: Bucket[] = [];
@@ -341,7 +357,7 @@ export function termsAgg(agg: BucketAgg, sets: readonly DocSet[], env: AggEnv): 
     json: {
       doc_count_error_upper_bound: shownError,
       sum_other_doc_count: other,
-      buckets: top.map((b) => (o.showTermDocCountError ? { ...bucketJson(b), doc_count_error_upper_bound: shownError === -1 ? -1 : 0 } : bucketJson(b))),
+      buckets: top.map((b) => (o.showTermDocCountError ? { ...bucketJson(b), doc_count_error_upper_bound: bucketError(shownError, errorBound, returnedError, b.sortKey) } : bucketJson(b))),
     },
     value: () => Number.NaN,
   };
