@@ -86,4 +86,16 @@ describe('preference', () => {
     expect(refusal('_shards:0|abc')).toMatchObject({ type: 'illegal_argument_exception', reason: 'no Preference for [abc]' });
     expect(refusal('_primary')).toMatchObject({ type: 'illegal_argument_exception', reason: 'no Preference for [_primary]' });
   });
+
+  it('names any shard by number, each shard reading the ids until its own is found', () => {
+    const shards = (p: string | undefined, n: number) => Array.from({ length: n }, (_, k) => k).filter((k) => preferenceIncludes(p, k));
+    expect(shards('_shards:2,0', 4)).toEqual([0, 2]);
+    expect(shards('_shards:3|_local', 4)).toEqual([3]);
+    expect(shards('_shards:7', 4)).toEqual([]);
+    expect(shards(undefined, 3)).toEqual([0, 1, 2]);
+    expect(shards('custom', 3)).toEqual([0, 1, 2]);
+    // Shard 1 is found before the bad id; shard 0 reads on and fails there.
+    expect(preferenceIncludes('_shards:1,x', 1)).toBe(true);
+    expect(() => preferenceIncludes('_shards:1,x', 0)).toThrow();
+  });
 });

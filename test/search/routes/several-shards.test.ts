@@ -204,6 +204,21 @@ describe('an index of several shards', () => {
     expect((await call('PUT', `/m/_create/${d.id}`, { text: 'again' })).status).toBe(409);
   });
 
+  it('bounds each term bucket’s count error by the shards that did not return it', async () => {
+    // 30 distinct values of n on each of 2 shards, each value once: shard_size 2 keeps two a shard.
+    await load('m', 2);
+    const all = docs();
+    const r = await ok('POST', '/m/_search', { size: 0, aggs: { ns: { terms: { field: 'n', size: 3, shard_size: 2, show_term_doc_count_error: true } } } });
+    const ns = r.aggregations.ns as { doc_count_error_upper_bound: number; sum_other_doc_count: number; buckets: { key: number; doc_count: number; doc_count_error_upper_bound: number }[] };
+    // Each shard cut its list at a count of 1: a term one shard returned may have had 1 on the other.
+    expect(ns.doc_count_error_upper_bound).toBe(2);
+    expect(ns.buckets.map((b) => b.doc_count_error_upper_bound)).toEqual([1, 1, 1]);
+    // Ties by key: the shards' two smallest values, the three smallest of them kept.
+    const byShard = [0, 1].map((s) => all.filter((d) => shardOfDoc(d, 2) === s).map((d) => d.source.n as number).sort((a, b) => a - b).slice(0, 2));
+    expect(ns.buckets.map((b) => b.key)).toEqual(byShard.flat().sort((a, b) => a - b).slice(0, 3));
+    expect(ns.sum_other_doc_count).toBe(60 - 3);
+  });
+
   it('refuses dfs_query_then_fetch over several shards (its statistics are not gathered), takes it over one', async () => {
     await load('m', 2);
     await load('one', 1);
