@@ -13,6 +13,9 @@
  * queries at that depth in its order (each request another query, as search-bench.ts does), where the previous query's
  * data has left the caches; for it the median wall time per request of the best round is printed
  * too. `--cli <path>` runs another build (e.g. a checkout of an earlier commit) for an A/B.
+ * `--only <texts>` keeps the kinds whose name contains one of the comma-separated texts (e.g.
+ * `--only 'GET /,cycling from 0'`), so that a CPU profile of the server holds those requests alone
+ * (besides the load).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -24,6 +27,7 @@ import { corpusPath, opt, QUERIES, readCorpus, ROOT, threadsCpuUs } from './sear
 
 const rounds = Number(opt('rounds', '5'));
 const requests = Number(opt('requests', '2000'));
+const only = opt('only', '').split(',');
 /** Node flags for the server process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), from BENCH_SERVER_NODE_ARGS. */
 const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 
@@ -67,11 +71,12 @@ async function main(): Promise<void> {
       ['_search 20 queries cycling from 100', () => request('POST', '/packages/_search?from=100&size=10', match(QUERIES[cycle++ % QUERIES.length] as string))],
       ['_search 20 queries cycling from 9990', () => request('POST', '/packages/_search?from=9990&size=10', match(QUERIES[cycle++ % QUERIES.length] as string))],
     ];
+    const chosen = kinds.filter(([name]) => only.some((o) => name.includes(o)));
     let cycle = 0;
     const wallMedian = new Map<string, number>();
     const best = new Map<string, number>();
     for (let r = 0; r < rounds; r++) {
-      for (const [name, send] of kinds) {
+      for (const [name, send] of chosen) {
         for (let i = 0; i < 50; i++) await send();
         const walls = new Float64Array(requests);
         const c0 = threadsCpuUs(child.pid as number);

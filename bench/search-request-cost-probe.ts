@@ -6,7 +6,9 @@
  * `--a` and `--b` are directories holding a built `cli.js` (copy `dist/` aside before a change,
  * rebuild, compare), or `bare` for a bare `node:http` server (the floor; see BARE_SERVER). Both servers are started at once and loaded with the first `--docs` documents
  * of the corpus (default 2,000: the requests measured do little query work, a rare term or a page
- * past the last hit, so what is left is the per-request cost of HTTP, Fastify and the route).
+ * past the last hit, so what is left is the per-request cost of HTTP, Fastify and the route). The
+ * kind `_search 20 queries cycling from 0` sends the bench's queries in turn; with `--docs 63666`
+ * (the whole corpus, loaded in bulks of 5,000) it is the bench's from-0 page.
  *
  * Default mode: CPU time of all the server's threads (schedstat) per request, one batch on A then
  * one on B for each kind and round, best round kept (a shared machine only ever adds time).
@@ -21,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from 'undici';
-import { corpusPath, flag, opt, readCorpus, threadsCpuUs } from './search-workload.js';
+import { corpusPath, flag, opt, QUERIES, readCorpus, threadsCpuUs } from './search-workload.js';
 
 const rounds = Number(opt('rounds', flag('callgrind') ? '1' : '5'));
 const requests = Number(opt('requests', flag('callgrind') ? '300' : '1000'));
@@ -91,9 +93,13 @@ async function send(s: Server, method: 'GET' | 'HEAD' | 'POST' | 'PUT', path: st
 
 async function load(s: Server, lines: readonly string[]): Promise<void> {
   await send(s, 'PUT', '/packages', '{}');
-  let body = '';
-  lines.forEach((l, i) => (body += `{"index":{"_id":"${i}"}}\n${l}\n`));
-  await send(s, 'POST', '/packages/_bulk?refresh=true', body, 'application/x-ndjson');
+  // In bulks of 5,000, as the bench loads (one body of the whole corpus would pass the body limit).
+  for (let at = 0; at < lines.length; at += 5000) {
+    let body = '';
+    lines.slice(at, at + 5000).forEach((l, i) => (body += `{"index":{"_id":"${at + i}"}}\n${l}\n`));
+    await send(s, 'POST', '/packages/_bulk', body, 'application/x-ndjson');
+  }
+  await send(s, 'POST', '/packages/_refresh', '{}');
 }
 
 /**
@@ -128,7 +134,10 @@ async function main(): Promise<void> {
     ['HEAD /', (s) => send(s, 'HEAD', '/')],
     ['_search ruby from 9990 (empty page)', (s) => send(s, 'POST', '/packages/_search?from=9990&size=10', match('ruby'))],
     ['_search ruby from 0', (s) => send(s, 'POST', '/packages/_search?from=0&size=10', match('ruby'))],
+    // The benchmark's queries in its order, each server its own turn through them (with `--docs 63666`, the whole corpus: the bench's page).
+    ['_search 20 queries cycling from 0', (s) => send(s, 'POST', '/packages/_search?from=0&size=10', match(QUERIES[(cycles.set(s, (cycles.get(s) ?? 0) + 1).get(s) as number) % QUERIES.length] as string))],
   ];
+  const cycles = new Map<Server, number>();
   const kinds = allKinds.filter(([name]) => only.some((o) => name.includes(o)));
   try {
     for (const s of servers) await load(s, lines);

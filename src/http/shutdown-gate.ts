@@ -30,6 +30,10 @@ export class ShutdownGate {
     private readonly dialect: ListenerDialect,
   ) {
     const handlers = server.listeners('request') as RequestListener[];
+    const done = (res: ServerResponse): void => this.done(res);
+    function onClose(this: ServerResponse): void {
+      done(this);
+    }
     server.removeAllListeners('request');
     server.on('connection', () => this.events++);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -37,7 +41,8 @@ export class ShutdownGate {
       if (this.refusing) return this.refuse(res);
       if (this.draining) res.shouldKeepAlive = false;
       this.inFlight.add(res);
-      res.once('close', () => this.done(res));
+      // One listener for every response ('close' is emitted once), not a closure and a once-wrapper each.
+      res.on('close', onClose);
       for (const handler of handlers) handler.call(server, req, res);
     });
   }

@@ -150,9 +150,12 @@ export const NO_OP_PARAMS: Readonly<Record<string, (value: string) => boolean>> 
   force_synthetic_source: isFalseParam,
 };
 
+const NO_OP_ENTRIES = Object.entries(NO_OP_PARAMS);
+
 /** Throws ES's "contains unrecognized parameter" for the first parameter of `params` that Portico would not act on (NO_OP_PARAMS). */
 export function checkNoOpParams(url: string, params: QueryParams): void {
-  for (const [name, accepts] of Object.entries(NO_OP_PARAMS)) {
+  // The entries made once, not an array of pairs on every `_search` and `_count`.
+  for (const [name, accepts] of NO_OP_ENTRIES) {
     const value = params[name];
     if (value !== undefined && !accepts(value)) {
       throw errors.illegalArgument(`request [${url.split('?')[0] ?? url}] contains unrecognized parameter: [${name}]`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { searchForAll } from '../harness.js';
+import { CACHED_BODY_TYPES } from '../../../src/search/http/request-hooks.js';
 
 describe('search HTTP edge', () => {
   const h = searchForAll(['--search.max-body-size', '2mb']);
@@ -78,5 +79,41 @@ describe('search HTTP edge', () => {
     const exact = (await h.app.inject({ method: 'GET', url: '/many/_search?size=0&track_total_hits=true' })).json();
     expect(exact.hits.total).toEqual({ value: 10_050, relation: 'eq' });
     expect((await h.app.inject({ method: 'GET', url: '/many/_count' })).json().count).toBe(10_050);
+  });
+});
+
+// The body parser is registered for '*' and again for CACHED_BODY_TYPES (request-hooks.ts), so that
+// Fastify keeps the lookup per Content-Type value: every route must read a body the same way
+// whichever of them a request's header reaches.
+describe('bodies under the cached content types and the catch-all', () => {
+  const h = searchForAll(['--search.max-body-size', '1kb']);
+  const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+  const types = [
+    ...CACHED_BODY_TYPES,
+    'application/json; charset=UTF-8',
+    'Application/JSON',
+    'application/vnd.elasticsearch+json; compatible-with=8',
+    'text/plain',
+  ];
+
+  it('has a parser of its own for each cached type', () => {
+    for (const type of CACHED_BODY_TYPES) expect({ type, own: h.app.hasContentTypeParser(type) }).toEqual({ type, own: true });
+  });
+
+  it('skips a byte order mark and refuses a body over the limit under each', async () => {
+    const accept = (type: string) => (type.includes('compatible-with') ? { accept: 'application/vnd.elasticsearch+json; compatible-with=8' } : {});
+    for (const type of types) {
+      const ndjson = type.includes('ndjson');
+      const body = ndjson ? `{"index":{"_index":"ct","_id":"${type}"}}\n{"t":"x"}\n` : '{"t":"x"}';
+      const url = ndjson ? '/_bulk?refresh=true' : `/ct/_doc/${encodeURIComponent(type)}?refresh=true`;
+      const res = await h.app.inject({ method: ndjson ? 'POST' : 'PUT', url, payload: Buffer.concat([BOM, Buffer.from(body)]), headers: { 'content-type': type, ...accept(type) } });
+      expect({ type, status: res.statusCode }).toEqual({ type, status: ndjson ? 200 : 201 });
+      const big = await h.app.inject({ method: 'POST', url: '/ct/_search', payload: JSON.stringify({ query: { match: { t: 'x'.repeat(2000) } } }), headers: { 'content-type': type, ...accept(type) } });
+      expect({ type, status: big.statusCode }).toEqual({ type, status: 413 });
+    }
+    const stored = await h.app.inject({ method: 'GET', url: `/ct/_source/${encodeURIComponent('application/json')}` });
+    expect(stored.body).toBe('{"t":"x"}');
+    const count = await h.app.inject({ method: 'GET', url: '/ct/_count' });
+    expect(count.json().count).toBe(types.length);
   });
 });

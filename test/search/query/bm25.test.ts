@@ -60,4 +60,21 @@ describe('float32ForJson', () => {
     for (let i = 1; i < 5000; i++) values.push(i, i / 10, i / 1000, Math.fround(Math.log(1 + i)), 2 ** 21 - i, 2 ** 21 + i);
     for (const x of values) expect(float32ForJson(x)).toBe(reference(x));
   });
+
+  // float32ForJson rounds x * 10^k to an integer itself and asks toPrecision only near a half:
+  // runs of consecutive floats cross many roundings, the edges of the powers of ten and ties.
+  it('agrees on runs of consecutive floats around scores, powers of ten and subnormal powers of two', () => {
+    const bitsOf = (x: number): number => new Uint32Array(new Float32Array([x]).buffer)[0] as number;
+    for (const base of [0.001, 0.01, 0.1, 0.5, 1, 2.5, 3.1415927, 9.999999, 10, 99.99999, 100, 1e4, 1e6, 2 ** 21 - 1]) {
+      const b = bitsOf(base);
+      for (let d = -3000; d <= 3000; d++) {
+        const x = fromBits(b + d);
+        expect({ base, d, out: float32ForJson(x) }).toEqual({ base, d, out: reference(x) });
+      }
+    }
+    for (let bit = 0; bit < 23; bit++) for (const d of [-1, 0, 1]) {
+      const x = fromBits((1 << bit) + d);
+      if (x > 0) expect(float32ForJson(x)).toBe(reference(x));
+    }
+  });
 });
