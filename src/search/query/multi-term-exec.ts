@@ -5,7 +5,7 @@ import { EMPTY, intersectSum, unionSum, type Hits } from './hit-lists.js';
 import type { ScratchArena } from './scratch-arena.js';
 import { editsFor, type FuzzySpec } from '../requests/fuzziness.js';
 import { codePointCount, fuzzyTerms, topTerms } from './fuzzy-terms.js';
-import { prefixTerms, queryCreation, termField, type TermContext, type TermField } from './term-expansion.js';
+import { exactTermAt, prefixTerms, queryCreation, termField, type TermContext, type TermField } from './term-expansion.js';
 import { sloppyPhraseFreq, tokenPositions } from './sloppy-phrase.js';
 import { sourceValues } from '../mapping/source-values.js';
 import { resolveMinimumShouldMatch, type Operator } from '../requests/query-dsl.js';
@@ -179,7 +179,7 @@ function combine(ctx: MultiTermContext, perTerm: Hits[], op: Operator, msm: unkn
 
 /** The first `max` terms of the field with `prefix`, in term order (MultiPhrasePrefixQuery's expansion). */
 function prefixExpansion(field: TermField, prefix: string, max: number): number[] {
-  return prefixTerms(field, prefix, false).slice(0, max);
+  return prefixTerms(field, prefix, false, max);
 }
 
 /** `match_bool_prefix`: the analyzed terms but the last as term (or fuzzy) queries, the last as a constant-score prefix query. */
@@ -209,9 +209,7 @@ function exactTerm(ctx: MultiTermContext, field: TermField, term: string, boost:
 
 /** [view position of exactly `term` with live documents, or -1]. */
 function exactPosition(field: TermField, term: string): [number] {
-  const ats = prefixTerms(field, term, false);
-  const at = ats[0];
-  return at !== undefined && field.view.texts[at] === term ? [at] : [-1];
+  return [exactTermAt(field, term)];
 }
 
 /**
