@@ -370,15 +370,19 @@ function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x0b || c === 0x0c;
 }
 
-/** Whether c is an ASCII letter, digit or underscore: a word holding one holds a token. */
+/**
+ * Whether c is an ASCII letter or digit: a word holding one holds a token. Not the underscore: a
+ * word of underscores alone (`_`, `__`) holds none (the tokenizer drops a token without a letter
+ * or digit), and counting it as one cut a phrase running over it (`foo _ bar`) out of its part.
+ */
 function isWordUnit(c: number): boolean {
-  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f;
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39);
 }
 
 /**
  * The parts of an ASCII value the phrase can lie in, as [start, end) pairs, ascending and apart:
  * around each place its lower case holds `first` (a token equal to it is such a place), from the
- * white space before it to past `words` words of a letter, digit or underscore (each holds a
+ * white space before it to past `words` words holding an ASCII letter or digit (each holds a
  * token, so they cover the phrase's tokens). Both ends are white space or the value's ends, where
  * the tokenizer never is inside a token (in ASCII text a token holds no white space), so a part
  * gives the tokens the whole value gives there.
