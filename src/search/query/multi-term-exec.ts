@@ -7,7 +7,7 @@ import { editsFor, type FuzzySpec } from '../requests/fuzziness.js';
 import { codePointCount, fuzzyTerms, topTerms } from './fuzzy-terms.js';
 import { exactTermAt, prefixTerms, queryCreation, termField, type TermContext, type TermField } from './term-expansion.js';
 import { sloppyPhraseFreq, tokenPositions } from './sloppy-phrase.js';
-import { sourceValues } from '../mapping/source-values.js';
+import { sourceStrings, sourceValues } from '../mapping/source-values.js';
 import { resolveMinimumShouldMatch, type Operator } from '../requests/query-dsl.js';
 import { onlyKeywordAndText } from './metadata-fields.js';
 
@@ -27,6 +27,8 @@ import { onlyKeywordAndText } from './metadata-fields.js';
 /** What these queries read of the query's context (query-exec.ts's ExecContext has it). */
 export interface MultiTermContext extends TermContext {
   readonly sourceOf: (ord: number) => unknown;
+  /** As ExecContext's: the stored `_source` text. */
+  readonly sourceTextOf?: (ord: number) => string;
   /** As ExecContext's: many source reads in one read of the store. */
   readonly reading?: <T>(fn: () => T) => T;
   readonly arena: ScratchArena;
@@ -36,6 +38,11 @@ const f = Math.fround;
 
 /** ES's default position_increment_gap of text fields. */
 const POSITION_INCREMENT_GAP = 100;
+
+/** The values at `path` of ordinal `ord`'s `_source`, as text: read from the stored text when the context gives it (sourceStrings). */
+export function storedStrings(ctx: Pick<MultiTermContext, 'sourceOf' | 'sourceTextOf'>, ord: number, path: string): string[] {
+  return ctx.sourceTextOf === undefined ? sourceValues(ctx.sourceOf(ord), path).map(String) : sourceStrings(ctx.sourceTextOf(ord), path);
+}
 
 /** BM25 hits of the term at view position `at`, with `docFreq` standing for its own (blending). */
 function scoreAt(ctx: MultiTermContext, field: TermField, at: number, boost: number, docFreq: number): Hits {
@@ -251,7 +258,7 @@ export function phrasePrefix(ctx: MultiTermContext, path: string, text: string, 
   reading(() => {
     for (let i = 0; i < candidates.length; i++) {
       const d = candidates.docs[i] as number;
-      const values = sourceValues(ctx.sourceOf(d), path).map(String);
+      const values = storedStrings(ctx, d, path);
       const freq = o.slop > 0 ? prefixPhraseFreq(tokenPositions(values, analyze, POSITION_INCREMENT_GAP), headTerms, lastSet, o.slop) : exactPrefixPhraseFreq(values, headTerms, lastSet, lastPrefix);
       if (freq === 0) continue;
       docs[k] = d;
