@@ -550,7 +550,8 @@ export class SearchService {
     return Int32Array.from(hits.docs.subarray(0, hits.length)).sort();
   }
 
-  private ctx(state: IndexState): ExecContext {
+  /** `textOf`: the stored `_source` text of a live ordinal (pinnedCtx gives the one a context sees). */
+  private ctx(state: IndexState, textOf = (ord: number): string => this.sourceText(state.name, state.index.ids[ord] as string)): ExecContext {
     state.arena.reset();
     return {
       arena: state.arena,
@@ -558,7 +559,8 @@ export class SearchService {
       index: state.index,
       mappings: state.mappings,
       // The source column alone (getSource), as hits read it.
-      sourceOf: (ord) => JSON.parse(this.sourceText(state.name, state.index.ids[ord] as string)),
+      sourceOf: (ord) => JSON.parse(textOf(ord)),
+      sourceTextOf: textOf,
       reading: this.fetching,
       now: this.queryNow,
       maxTermsCount: state.settings.maxTermsCount,
@@ -625,7 +627,7 @@ export class SearchService {
   /** The query context of an index as a context (or its last refresh) sees it. */
   private pinnedCtx(state: IndexState): ExecContext {
     if ((state as Partial<PinnedState>).origin === undefined) return this.ctx(state);
-    return { ...this.ctx(state), sourceOf: (ord) => JSON.parse(this.pinnedSource(state, ord, state.index.ids[ord] as string)) };
+    return this.ctx(state, (ord) => this.pinnedSource(state, ord, state.index.ids[ord] as string));
   }
 
   /** The stored `_source` text of a live document (`{}` when the store has none). */

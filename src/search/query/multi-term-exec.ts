@@ -5,9 +5,9 @@ import { EMPTY, intersectSum, unionSum, type Hits } from './hit-lists.js';
 import type { ScratchArena } from './scratch-arena.js';
 import { editsFor, type FuzzySpec } from '../requests/fuzziness.js';
 import { codePointCount, fuzzyTerms, topTerms } from './fuzzy-terms.js';
-import { prefixTerms, queryCreation, termField, type TermContext, type TermField } from './term-expansion.js';
+import { exactTermAt, prefixTerms, queryCreation, termField, type TermContext, type TermField } from './term-expansion.js';
 import { sloppyPhraseFreq, tokenPositions } from './sloppy-phrase.js';
-import { sourceValues } from '../mapping/source-values.js';
+import { sourceStrings, sourceValues } from '../mapping/source-values.js';
 import { resolveMinimumShouldMatch, type Operator } from '../requests/query-dsl.js';
 import { onlyKeywordAndText } from './metadata-fields.js';
 
@@ -27,6 +27,8 @@ import { onlyKeywordAndText } from './metadata-fields.js';
 /** What these queries read of the query's context (query-exec.ts's ExecContext has it). */
 export interface MultiTermContext extends TermContext {
   readonly sourceOf: (ord: number) => unknown;
+  /** As ExecContext's: the stored `_source` text. */
+  readonly sourceTextOf?: (ord: number) => string;
   /** As ExecContext's: many source reads in one read of the store. */
   readonly reading?: <T>(fn: () => T) => T;
   readonly arena: ScratchArena;
@@ -36,6 +38,11 @@ const f = Math.fround;
 
 /** ES's default position_increment_gap of text fields. */
 const POSITION_INCREMENT_GAP = 100;
+
+/** The values at `path` of ordinal `ord`'s `_source`, as text: read from the stored text when the context gives it (sourceStrings). */
+export function storedStrings(ctx: Pick<MultiTermContext, 'sourceOf' | 'sourceTextOf'>, ord: number, path: string): string[] {
+  return ctx.sourceTextOf === undefined ? sourceValues(ctx.sourceOf(ord), path).map(String) : sourceStrings(ctx.sourceTextOf(ord), path);
+}
 
 /** BM25 hits of the term at view position `at`, with `docFreq` standing for its own (blending). */
 function scoreAt(ctx: MultiTermContext, field: TermField, at: number, boost: number, docFreq: number): Hits {
@@ -179,7 +186,7 @@ function combine(ctx: MultiTermContext, perTerm: Hits[], op: Operator, msm: unkn
 
 /** The first `max` terms of the field with `prefix`, in term order (MultiPhrasePrefixQuery's expansion). */
 function prefixExpansion(field: TermField, prefix: string, max: number): number[] {
-  return prefixTerms(field, prefix, false).slice(0, max);
+  return prefixTerms(field, prefix, false, max);
 }
 
 /** `match_bool_prefix`: the analyzed terms but the last as term (or fuzzy) queries, the last as a constant-score prefix query. */
@@ -209,9 +216,7 @@ function exactTerm(ctx: MultiTermContext, field: TermField, term: string, boost:
 
 /** [view position of exactly `term` with live documents, or -1]. */
 function exactPosition(field: TermField, term: string): [number] {
-  const ats = prefixTerms(field, term, false);
-  const at = ats[0];
-  return at !== undefined && field.view.texts[at] === term ? [at] : [-1];
+  return [exactTermAt(field, term)];
 }
 
 /**
@@ -253,7 +258,7 @@ export function phrasePrefix(ctx: MultiTermContext, path: string, text: string, 
   reading(() => {
     for (let i = 0; i < candidates.length; i++) {
       const d = candidates.docs[i] as number;
-      const values = sourceValues(ctx.sourceOf(d), path).map(String);
+      const values = storedStrings(ctx, d, path);
       const freq = o.slop > 0 ? prefixPhraseFreq(tokenPositions(values, analyze, POSITION_INCREMENT_GAP), headTerms, lastSet, o.slop) : exactPrefixPhraseFreq(values, headTerms, lastSet, lastPrefix);
       if (freq === 0) continue;
       docs[k] = d;
@@ -280,20 +285,28 @@ function phraseCandidates(ctx: MultiTermContext, field: TermField, heads: readon
   // The rarest head first: the documents it lists are the only ones that can advance.
   const order = [...heads].sort((a, b) => postings.count(ids[a] as number) - postings.count(ids[b] as number));
   const step = new Uint8Array(ctx.index.maxOrd);
-  const listed = postings.postings(ids[order[0] as number] as number);
+  const first = ids[order[0] as number] as number;
+  const listed = ctx.arena.int32(postings.count(first));
+  postings.copyTo(first, listed);
   for (let i = 0; i < listed.length; i++) step[(listed[i] as number) >>> FREQ_BITS] = 1;
+  // The other lists are copied in turn into one scratch buffer (a `the` copied into a fresh array
+  // per query was garbage for the collector, and most of what the walk cost).
+  let longest = 0;
+  for (let j = 1; j < order.length; j++) longest = Math.max(longest, postings.count(ids[order[j] as number] as number));
+  for (const at of expansion) longest = Math.max(longest, postings.count(ids[at] as number));
+  const scratch = ctx.arena.int32(longest);
   for (let j = 1; j < order.length; j++) {
-    const packed = postings.postings(ids[order[j] as number] as number);
-    for (let i = 0; i < packed.length; i++) {
-      const d = (packed[i] as number) >>> FREQ_BITS;
+    const n = postings.copyTo(ids[order[j] as number] as number, scratch);
+    for (let i = 0; i < n; i++) {
+      const d = (scratch[i] as number) >>> FREQ_BITS;
       if (step[d] === j) step[d] = j + 1;
     }
   }
   const h = order.length;
   for (const at of expansion) {
-    const packed = postings.postings(ids[at] as number);
-    for (let i = 0; i < packed.length; i++) {
-      const d = (packed[i] as number) >>> FREQ_BITS;
+    const n = postings.copyTo(ids[at] as number, scratch);
+    for (let i = 0; i < n; i++) {
+      const d = (scratch[i] as number) >>> FREQ_BITS;
       if (step[d] === h) step[d] = h + 1;
     }
   }
@@ -350,7 +363,7 @@ function exactPrefixPhraseFreq(values: readonly string[], heads: readonly string
   };
   values.forEach((v, i) => {
     if (i > 0) position += POSITION_INCREMENT_GAP;
-    const windows = NON_ASCII.test(v) ? undefined : phraseWindows(v, heads[0] as string, h + 1);
+    const windows = isAscii(v) ? phraseWindows(v, heads[0] as string, h + 1) : undefined;
     if (windows === undefined) {
       scanTokens(v, emit);
       return;
@@ -365,6 +378,18 @@ function exactPrefixPhraseFreq(values: readonly string[], heads: readonly string
 }
 
 const NON_ASCII = /[\u0080-\uffff]/;
+const UTF8 = new TextEncoder();
+/** Room for a value of up to 16 Ki units, as UTF-8 (3 bytes a unit at most); longer ones take the regular expression. */
+const ASCII_SCRATCH = new Uint8Array(3 << 14);
+
+/**
+ * Whether every unit of `v` is ASCII: its UTF-8 is as long as it exactly then. The native encoder
+ * answers in a third of the time the regular expression takes on a candidate's description.
+ */
+function isAscii(v: string): boolean {
+  if (v.length > 1 << 14) return !NON_ASCII.test(v);
+  return UTF8.encodeInto(v, ASCII_SCRATCH).written === v.length;
+}
 /** Positions put between two windows of a value: more than any phrase spans, so none spans them. */
 const SKIPPED = 1 << 20;
 
@@ -372,15 +397,19 @@ function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x0b || c === 0x0c;
 }
 
-/** Whether c is an ASCII letter, digit or underscore: a word holding one holds a token. */
+/**
+ * Whether c is an ASCII letter or digit: a word holding one holds a token. Not the underscore: a
+ * word of underscores alone (`_`, `__`) holds none (the tokenizer drops a token without a letter
+ * or digit), and counting it as one cut a phrase running over it (`foo _ bar`) out of its part.
+ */
 function isWordUnit(c: number): boolean {
-  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f;
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39);
 }
 
 /**
  * The parts of an ASCII value the phrase can lie in, as [start, end) pairs, ascending and apart:
  * around each place its lower case holds `first` (a token equal to it is such a place), from the
- * white space before it to past `words` words of a letter, digit or underscore (each holds a
+ * white space before it to past `words` words holding an ASCII letter or digit (each holds a
  * token, so they cover the phrase's tokens). Both ends are white space or the value's ends, where
  * the tokenizer never is inside a token (in ASCII text a token holds no white space), so a part
  * gives the tokens the whole value gives there.

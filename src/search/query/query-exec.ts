@@ -14,14 +14,13 @@ import type { FuzzySpec } from '../requests/fuzziness.js';
 import type { QsClause } from '../requests/query-string.js';
 import type { ScratchArena } from './scratch-arena.js';
 import { addOptional, disMax, EMPTY, exclude, intersectKeepLeft, intersectSum, scale, unionAll, unionSum, type Hits } from './hit-lists.js';
-import { sourceValues } from '../mapping/source-values.js';
 import { exactPhraseFreq, sloppyPhraseFreq, tokenPositions } from './sloppy-phrase.js';
 import { indexFieldMatches, indexNameMatches } from './index-field-query.js';
 import { crossFields } from './cross-fields.js';
 import { listEntryReaches, mappingsWithRouting, refuseListedMetadata } from './listed-fields.js';
 import { isIdOrIndex, metadataQuery, onlyKeywordAndText, phrasePrefixOnlyText } from './metadata-fields.js';
 import { scoreTerm } from './term-scorer.js';
-import { boolPrefix, constantHits, fuzzyHits, fuzzyMatch, phrasePrefix } from './multi-term-exec.js';
+import { boolPrefix, constantHits, fuzzyHits, fuzzyMatch, phrasePrefix, storedStrings } from './multi-term-exec.js';
 import { prefixTerms, queryCreation, regexpTerms, termField, wildcardTerms } from './term-expansion.js';
 
 /**
@@ -38,6 +37,8 @@ export interface ExecContext {
   readonly mappings: Mappings;
   /** The `_source` of a live ordinal (phrase verification re-reads the text). */
   readonly sourceOf: (ord: number) => unknown;
+  /** The same `_source` as its stored JSON text, when the context has it (phrase verification reads one field of it). */
+  readonly sourceTextOf?: (ord: number) => string;
   /**
    * Runs `fn`, which reads many sources (sourceOf), so that they share one read of the store
    * (DocumentStore.reading); runs it as it is when not given.
@@ -428,7 +429,7 @@ function phrase(ctx: ExecContext, path: string, text: string, boost: number, len
   reading(() => {
     for (let i = 0; i < candidates.length; i++) {
       const d = candidates.docs[i] as number;
-      const values = sourceValues(ctx.sourceOf(d), path).map(String);
+      const values = storedStrings(ctx, d, path);
       const gap = def.positionIncrementGap ?? POSITION_INCREMENT_GAP;
       // A phrase spans two values only when the gap is shorter than the phrase.
       const freq = slop > 0 ? sloppyPhraseFreq(tokenPositions(values, analyze, gap), terms, slop) : gap < terms.length - 1 ? exactPhraseFreq(tokenPositions(values, analyze, gap), terms) : phraseFreq(values, terms);

@@ -1,7 +1,7 @@
 import { errors } from '../errors.js';
 import { compileRegexp, REGEXP_FLAGS, RegexpSyntaxError } from '../syntax/lucene-regexp.js';
 import { wildcardMatch } from '../syntax/glob.js';
-import { prefixRange, sortedTerms, type SortedTerms } from '../index/sorted-terms.js';
+import { lowerBound, prefixRange, sortedTerms, type SortedTerms } from '../index/sorted-terms.js';
 import type { PostingStore } from '../index/posting-store.js';
 import type { InvertedIndex } from '../index/inverted-index.js';
 import type { FieldDef, Mappings } from '../mapping/mapping.js';
@@ -59,22 +59,32 @@ export function liveTerm(field: TermField, at: number): boolean {
   return id < field.postings.termCount && field.postings.docFreq(id) > 0;
 }
 
-/** Positions of the view in [from, to) whose term passes `test` and has live documents. */
-function scan(field: TermField, from: number, to: number, test: ((term: string) => boolean) | undefined): number[] {
+/** Positions of the view in [from, to) whose term passes `test` and has live documents: the first `max` of them. */
+function scan(field: TermField, from: number, to: number, test: ((term: string) => boolean) | undefined, max = Infinity): number[] {
   const out: number[] = [];
   const texts = field.view.texts;
-  for (let i = from; i < to; i++) if ((test === undefined || test(texts[i] as string)) && liveTerm(field, i)) out.push(i);
+  for (let i = from; i < to && out.length < max; i++) if ((test === undefined || test(texts[i] as string)) && liveTerm(field, i)) out.push(i);
   return out;
 }
 
-/** Positions of the terms starting with `prefix` (any case with `caseInsensitive`). */
-export function prefixTerms(field: TermField, prefix: string, caseInsensitive: boolean): number[] {
+/**
+ * Positions of the terms starting with `prefix` (any case with `caseInsensitive`), in term order:
+ * the first `max` of them (a phrase prefix's max_expansions stops the walk there, as Lucene's
+ * MultiPhrasePrefixQuery stops its terms enum, rather than listing a `lib` prefix's thousands).
+ */
+export function prefixTerms(field: TermField, prefix: string, caseInsensitive: boolean, max = Infinity): number[] {
   if (caseInsensitive) {
     const wanted = prefix.toLowerCase();
-    return scan(field, 0, field.view.texts.length, (t) => t.toLowerCase().startsWith(wanted));
+    return scan(field, 0, field.view.texts.length, (t) => t.toLowerCase().startsWith(wanted), max);
   }
   const [from, to] = prefixRange(field.view, prefix);
-  return scan(field, from, to, undefined);
+  return scan(field, from, to, undefined, max);
+}
+
+/** The view position of exactly `term` when it has live documents, else -1 (one binary search, no walk of the terms it prefixes). */
+export function exactTermAt(field: TermField, term: string): number {
+  const at = lowerBound(field.view, term);
+  return at < field.view.texts.length && field.view.texts[at] === term && liveTerm(field, at) ? at : -1;
 }
 
 /** Positions of the terms matching a wildcard pattern (`*` any run, `?` one character, `\` escapes the next). */
