@@ -255,6 +255,9 @@ describe('an index of several shards, side by side', () => {
       { size: 0, aggs: { ns: { terms: { field: 'n', size: 5, show_term_doc_count_error: true } }, words: { terms: { field: 'tag', size: 2, shard_size: 2 } } } },
       { size: 0, query: { match: { text: 'python' } }, aggs: { ns: { terms: { field: 'n', size: 3, order: { _key: 'desc' } } } } },
       { query: { match: { text: 'debian apt' } }, track_total_hits: false },
+      // Gathered over the shards: collapsed hits, each tag's top hits.
+      { query: { match: { text: 'python tool' } }, collapse: { field: 'tag' } },
+      { size: 0, aggs: { tags: { terms: { field: 'tag' }, aggs: { top: { top_hits: { size: 2, sort: [{ n: 'asc' }], _source: false } } } } } },
     ];
     for (const index of ['multi', 'multi-rep']) {
       for (const q of queries) {
@@ -274,6 +277,13 @@ describe('an index of several shards, side by side', () => {
       return [r.status, r.body.error.type, (r.body.error.failed_shards as { shard: number; index: string; reason: { type: string } }[]).map((f) => [f.shard, f.index, f.reason.type])];
     };
     expect(await failedShards(porticoCall)).toEqual(await failedShards(nodeCall));
+    // Suggestions merged over the shards (each shard's frequencies summed).
+    for (const text of ['pyhton', 'librray servr']) {
+      const body = { size: 0, suggest: { s: { text, term: { field: 'text', suggest_mode: 'always' } } } };
+      const [p, n] = [await porticoCall('POST', '/multi/_search', body), await nodeCall('POST', '/multi/_search', body)];
+      expect(p.body.suggest, text).toEqual(n.body.suggest);
+      searchesCompared++;
+    }
     console.log(`several shards: ${searchesCompared} searches compared, each alike`);
   }, SLOW);
 
