@@ -19,11 +19,8 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pino } from 'pino';
-import { serveFlags } from '../src/flag-groups.js';
-import { loadConfig } from '../src/config/load-config.js';
-import { buildSearchApp } from '../src/search/app.js';
+import { join } from 'node:path';
+import { buildVersionedApp, type SearchApp } from './versioned-search-app.js';
 import { DEBIAN_MAPPINGS, INDEX_SETTINGS } from '../test/search/differential/corpus.js';
 import { FUZZY_CASES } from './search-fuzzy-cases.js';
 import { corpusPath, fnv, opt, processCpuUs, readCorpus } from './search-workload.js';
@@ -56,16 +53,8 @@ const GROUPS: [string, Record<string, unknown>[]][] = [
     : []),
 ];
 
-type App = Awaited<ReturnType<typeof buildSearchApp>>;
-
-/** A search app of the version in `root` (this one when undefined), on a fresh data dir. */
-async function buildApp(root: string | undefined, dataDir: string): Promise<App> {
-  const load = root === undefined ? loadConfig : ((await import(resolve(root, 'src/config/load-config.ts'))) as { loadConfig: typeof loadConfig }).loadConfig;
-  const flags = root === undefined ? serveFlags : ((await import(resolve(root, 'src/flag-groups.ts'))) as { serveFlags: typeof serveFlags }).serveFlags;
-  const build = root === undefined ? buildSearchApp : ((await import(resolve(root, 'src/search/app.ts'))) as { buildSearchApp: typeof buildSearchApp }).buildSearchApp;
-  const config = load(flags, { argv: ['--data.dir', dataDir, '--search.durability', 'async'], env: {}, readFile: () => '' });
-  return build(config, { logger: pino({ level: 'silent' }), now: Date.now, requestShutdown: () => undefined });
-}
+type App = SearchApp;
+const buildApp = buildVersionedApp;
 
 async function main(): Promise<void> {
   const roots = other === '' ? [undefined] : [undefined, other];

@@ -26,11 +26,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
-import { serveFlags } from '../src/flag-groups.js';
-import { loadConfig } from '../src/config/load-config.js';
-import { buildSearchApp } from '../src/search/app.js';
-import { resolve } from 'node:path';
+import { buildVersionedApp, type SearchApp } from './versioned-search-app.js';
 import { corpusPath, DEPTHS, flag, fnv, opt, processCpuUs, QUERIES, readCorpus } from './search-workload.js';
 
 const copies = Number(opt('copies', '1'));
@@ -40,16 +36,8 @@ const depths = opt('depths', DEPTHS.join(',')).split(',').map(Number);
 
 const cpuUs = processCpuUs;
 
-type App = Awaited<ReturnType<typeof buildSearchApp>>;
-
-/** A search app of the version in `root` (this one when undefined), on a fresh data dir. */
-async function buildApp(root: string | undefined, dataDir: string): Promise<App> {
-  const load = root === undefined ? loadConfig : ((await import(resolve(root, 'src/config/load-config.ts'))) as { loadConfig: typeof loadConfig }).loadConfig;
-  const flags = root === undefined ? serveFlags : ((await import(resolve(root, 'src/flag-groups.ts'))) as { serveFlags: typeof serveFlags }).serveFlags;
-  const build = root === undefined ? buildSearchApp : ((await import(resolve(root, 'src/search/app.ts'))) as { buildSearchApp: typeof buildSearchApp }).buildSearchApp;
-  const config = load(flags, { argv: ['--data.dir', dataDir, '--search.durability', 'async'], env: {}, readFile: () => '' });
-  return build(config, { logger: pino({ level: 'silent' }), now: Date.now, requestShutdown: () => undefined });
-}
+type App = SearchApp;
+const buildApp = buildVersionedApp;
 
 /** The `--against` A/B: this version (A) and the one in `dir` (B), same documents, alternating. */
 async function against(dir: string): Promise<void> {
@@ -118,8 +106,7 @@ async function main(): Promise<void> {
     return;
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'portico-query-probe-'));
-  const config = loadConfig(serveFlags, { argv: ['--data.dir', dataDir, '--search.durability', 'async'], env: {}, readFile: () => '' });
-  const app = await buildSearchApp(config, { logger: pino({ level: 'silent' }), now: Date.now, requestShutdown: () => undefined });
+  const app = await buildApp(undefined, dataDir);
   try {
     const lines = readCorpus(corpusPath());
     const post = async (url: string, body: string, ct = 'application/json') => {
