@@ -1,6 +1,7 @@
 import { asciiBytes, hashRange, scanAsciiBytes, scanTokens } from './analyzer.js';
 import { byteArray, grow, INITIAL } from './grow.js';
 import { intToByte4 } from './norms.js';
+import { PairFilter } from './pair-filter.js';
 import { PostingStore } from './posting-store.js';
 import { TermDictionary } from './term-dictionary.js';
 
@@ -32,6 +33,14 @@ export class TextField {
   docCount = 0;
   /** Tokens in live documents. */
   sumTotalTermFreq = 0;
+  /**
+   * Which term follows which in a value (pair-filter.ts), for phrase prefix queries; undefined
+   * when restored from a snapshot written without it (it would miss the pairs of the documents
+   * there, so it is never started later: only a rebuild from the stored documents makes one).
+   */
+  pairs: PairFilter | undefined = new PairFilter();
+  /** The previous token's term id in the value being tokenized (-1 at a value's start). */
+  private prevToken = -1;
   /** Term ids touched by the document being added (their frequencies are pending in the PostingStore). */
   private touched = new Int32Array(64);
   private touchedCount = 0;
@@ -51,9 +60,18 @@ export class TextField {
   private repeatLength = 0;
   private readonly onToken = (src: string, start: number, end: number, hash?: number): void => {
     const id = this.terms.intern(src, start, end, hash);
+    this.follows(id);
     if (this.batching) this.emit(id);
     else this.countTerm(id);
   };
+
+  /** Records that `id` follows the value's previous token (see pairs). */
+  private follows(id: number): void {
+    const pairs = this.pairs;
+    if (pairs === undefined) return;
+    if (this.prevToken >= 0) pairs.add(this.prevToken, id);
+    this.prevToken = id;
+  }
 
   /**
    * Batched inversion (see beginBatch): while on, each token of a document appends its term id to
@@ -191,6 +209,8 @@ export class TextField {
   private tokenize(values: readonly string[]): number {
     let length = 0;
     for (const v of values) {
+      // Tokens of two values never follow each other (ES puts a position gap between them).
+      this.prevToken = -1;
       // Short values cost less through charCodeAt than calls into native lowercasing and encoding.
       if (v.length < MIN_BYTES_PATH || v.length > MAX_BYTES_PATH) {
         length += scanTokens(v, this.onToken);
@@ -261,7 +281,9 @@ export class TextField {
     const ord = this.batchOrd;
     let at = this.batchCount;
     for (let t = 0; t < 3 * count; t += 3) {
-      out[at] = terms.internBytes(bytes, batch[t] as number, batch[t + 1] as number, batch[t + 2] as number);
+      const id = terms.internBytes(bytes, batch[t] as number, batch[t + 1] as number, batch[t + 2] as number);
+      this.follows(id);
+      out[at] = id;
       ords[at++] = ord;
     }
     this.batchCount = at;
@@ -294,7 +316,11 @@ export class TextField {
     const batch = this.tokenBatch;
     const count = scanAsciiBytes(bytes, n, batch);
     const terms = this.terms;
-    for (let t = 0; t < 3 * count; t += 3) this.countTerm(terms.internBytes(bytes, batch[t] as number, batch[t + 1] as number, batch[t + 2] as number));
+    for (let t = 0; t < 3 * count; t += 3) {
+      const id = terms.internBytes(bytes, batch[t] as number, batch[t + 1] as number, batch[t + 2] as number);
+      this.follows(id);
+      this.countTerm(id);
+    }
     return count;
   }
 
@@ -322,15 +348,17 @@ export class TextField {
       present: this.present,
       docCount: this.docCount,
       sumTotalTermFreq: this.sumTotalTermFreq,
+      // Shared: pairs written later only add maybes.
+      pairs: this.pairs,
     });
   }
 
   snapshot(): unknown {
-    return { postings: this.postings.snapshot(), terms: this.terms.snapshot(), norms: this.norms, present: this.present, docCount: this.docCount, sumTotalTermFreq: this.sumTotalTermFreq };
+    return { postings: this.postings.snapshot(), terms: this.terms.snapshot(), norms: this.norms, present: this.present, docCount: this.docCount, sumTotalTermFreq: this.sumTotalTermFreq, pairs: this.pairs?.snapshot() };
   }
 
   static restore(data: unknown): TextField {
-    const d = data as { postings: unknown; terms: unknown; norms: Uint8Array; present: Uint8Array; docCount: number; sumTotalTermFreq: number };
+    const d = data as { postings: unknown; terms: unknown; norms: Uint8Array; present: Uint8Array; docCount: number; sumTotalTermFreq: number; pairs?: unknown };
     const postings = PostingStore.restore(d.postings);
     return Object.assign(new TextField(), {
       postings,
@@ -339,6 +367,7 @@ export class TextField {
       present: d.present,
       docCount: d.docCount,
       sumTotalTermFreq: d.sumTotalTermFreq,
+      pairs: PairFilter.restore(d.pairs),
     });
   }
 

@@ -243,7 +243,12 @@ export function phrasePrefix(ctx: MultiTermContext, path: string, text: string, 
   let idfSum = 0;
   for (const at of [...heads, ...expansion]) idfSum = f(idfSum + idf(field.postings.docFreq(field.view.ids[at] as number), field.docCount));
   const weight = termWeight(o.boost, idfSum);
-  const candidates = heads.length < MAX_MARKED_HEADS ? phraseCandidates(ctx, field, heads, expansion) : intersectSum([...heads.map((at) => constantHits(ctx, field, [at], 0)), constantHits(ctx, field, expansion, 0)], ctx.arena);
+  // Only the expansions that ever follow the last head word in a value can end the phrase (no
+  // slop: the words are adjacent); the others' documents are not read (index/pair-filter.ts).
+  // The weight above counts every expansion, as ES's does.
+  const following = followingExpansions(field, heads[heads.length - 1] as number, expansion, o.slop);
+  if (following.length === 0) return EMPTY;
+  const candidates = heads.length < MAX_MARKED_HEADS ? phraseCandidates(ctx, field, heads, following) : intersectSum([...heads.map((at) => constantHits(ctx, field, [at], 0)), constantHits(ctx, field, following, 0)], ctx.arena);
   const lastSet = new Set(expansion.map((at) => field.view.texts[at] as string));
   const headTerms = terms.slice(0, -1);
   // Every expansion starts with the last term (prefixExpansion): a token that does not is skipped unread.
@@ -267,6 +272,19 @@ export function phrasePrefix(ctx: MultiTermContext, path: string, text: string, 
     }
   });
   return { docs, scores, length: k };
+}
+
+/**
+ * The expansions (view positions) that may follow the head at view position `head` somewhere in
+ * the field, by its pair filter: all of them with slop (the words need not be adjacent) or when the
+ * field keeps no filter.
+ */
+function followingExpansions(field: TermField, head: number, expansion: readonly number[], slop: number): readonly number[] {
+  const pairs = field.pairs;
+  if (pairs === undefined || slop > 0) return expansion;
+  const ids = field.view.ids;
+  const first = ids[head] as number;
+  return expansion.filter((at) => pairs.mayFollow(first, ids[at] as number));
 }
 
 /** The most heads phraseCandidates counts in a byte per document (the last term takes one more step). */

@@ -3,6 +3,7 @@ import { compileRegexp, REGEXP_FLAGS, RegexpSyntaxError } from '../syntax/lucene
 import { wildcardMatch } from '../syntax/glob.js';
 import { lowerBound, prefixRange, sortedTerms, type SortedTerms } from '../index/sorted-terms.js';
 import type { PostingStore } from '../index/posting-store.js';
+import type { PairFilter } from '../index/pair-filter.js';
 import type { InvertedIndex } from '../index/inverted-index.js';
 import type { FieldDef, Mappings } from '../mapping/mapping.js';
 
@@ -24,6 +25,8 @@ export interface TermField {
   readonly avgdl: number;
   /** Norm bytes by ordinal; undefined for keyword fields (length 1). */
   readonly norms: Uint8Array | undefined;
+  /** Which term follows which (text fields that keep it, index/pair-filter.ts). */
+  readonly pairs?: PairFilter | undefined;
 }
 
 /** What the expansions read of a query's context (query-exec.ts's ExecContext has it). */
@@ -43,7 +46,7 @@ export function termField(ctx: TermContext, path: string): TermField | undefined
   if (def.kind === 'text') {
     const f = ctx.index.text.get(path);
     if (f === undefined) return undefined;
-    return { def, view: sortedTerms(f.terms), postings: f.postings, docCount: f.docCount, avgdl: f.docCount === 0 ? 1 : Math.fround(f.sumTotalTermFreq / f.docCount), norms: f.norms };
+    return { def, view: sortedTerms(f.terms), postings: f.postings, docCount: f.docCount, avgdl: f.docCount === 0 ? 1 : Math.fround(f.sumTotalTermFreq / f.docCount), norms: f.norms, pairs: f.pairs };
   }
   if (def.kind === 'keyword') {
     const f = ctx.index.keyword.get(path);
