@@ -1,22 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { PairFilter } from '../../../src/search/index/pair-filter.js';
 import { TextField } from '../../../src/search/index/text-field.js';
+import { Rng } from '../differential/corpus.js';
 
-/** A deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('PairFilter', () => {
   it('never says "never" of a pair it was given, through many layers, and rarely "maybe" of others', () => {
-    const next = random(7);
+    const rng = new Rng(7);
+    const next = (): number => rng.next();
     const filter = new PairFilter();
     const added = new Set<string>();
     const pairs: [number, number][] = [];
