@@ -10,7 +10,7 @@ import type { VersionType } from './write-conditions.js';
 /**
  * The bodies and URL parameters of `_delete_by_query`, `_update_by_query` and `_reindex` as ES 8
  * reads them. Portico runs each on one node without scripts, remote sources or background tasks:
- * what it does not do (`script`, a remote `source`, `slices` above 1, `wait_for_completion=false`)
+ * what it does not do (`script`, a remote `source`, `wait_for_completion=false`)
  * is refused with ES's error types, never ignored.
  */
 
@@ -23,6 +23,8 @@ export interface ByQueryRequest {
   /** Documents per batch (ES's scroll size), for the `batches` count. */
   readonly batchSize: number;
   readonly requestsPerSecond: number;
+  /** `slices`: how many slices the work is split into (`auto`: one per shard, see by-query-routes.ts). */
+  readonly slices: number | 'auto';
 }
 
 export interface ReindexRequest extends ByQueryRequest {
@@ -48,13 +50,13 @@ function maxDocsOf(v: unknown): number | undefined {
 }
 
 /** The parameters every one of them reads the same way (`slices`, `wait_for_completion`, `requests_per_second`, `scroll_size`). */
-function commonParams(params: QueryParams): { batchSize: number; requestsPerSecond: number } {
-  const slices = params.slices;
-  // `auto` is one slice per shard: checked once the indices are known (by-query-routes.ts).
-  if (slices !== undefined && slices !== 'auto') {
+function commonParams(params: QueryParams): { batchSize: number; requestsPerSecond: number; slices: number | 'auto' } {
+  // `auto` is one slice per shard, known once the indices are (by-query-routes.ts).
+  let slices: number | 'auto' = params.slices === 'auto' ? 'auto' : 1;
+  if (params.slices !== undefined && params.slices !== 'auto') {
     const n = intParam(params, 'slices') as number;
     if (n < 1) throw errors.illegalArgument(`[slices] must be at least 1, was [${n}]`);
-    if (n > 1) throw errors.contextUnsupported('[slices] above 1');
+    slices = n;
   }
   if (params.wait_for_completion === 'false') throw errors.contextUnsupported('[wait_for_completion=false] (background tasks)');
   const rps = params.requests_per_second;
@@ -66,7 +68,7 @@ function commonParams(params: QueryParams): { batchSize: number; requestsPerSeco
     }
   }
   const batchSize = intParam(params, 'scroll_size') ?? 1000;
-  return { batchSize, requestsPerSecond };
+  return { batchSize, requestsPerSecond, slices };
 }
 
 function refuseUnknown(text: string, body: Record<string, unknown>, known: readonly string[]): void {
@@ -145,7 +147,7 @@ export function parseReindex(text: string | undefined, body: unknown, params: Qu
   const batchSize = typeof source.size === 'number' ? source.size : common.batchSize;
   const maxDocs = params.max_docs !== undefined ? maxDocsOf(params.max_docs) : maxDocsOf(b.max_docs ?? b.size);
   return {
-    query, maxDocs, conflicts: conflictsOf(b.conflicts), batchSize, requestsPerSecond: common.requestsPerSecond,
+    query, maxDocs, conflicts: conflictsOf(b.conflicts), batchSize, requestsPerSecond: common.requestsPerSecond, slices: common.slices,
     sourceIndices: indices as string, sourceFilter: sourceFilterOf(source._source), dest: String(dest.index), opType, versionType: versionType as VersionType,
   };
 }

@@ -9,7 +9,8 @@ import { shownSource } from '../engine/stored-source.js';
 import { MATCH_ANY, PRIMARY_TERM, UNASSIGNED_PRIMARY_TERM, UNASSIGNED_SEQ_NO, type WriteConditions } from '../requests/write-conditions.js';
 import type { IndexState } from '../engine/index-state.js';
 import type { SearchService } from '../engine/search-service.js';
-import { routingOf } from '../engine/search-phase.js';
+import { routingOf, shardSlice } from '../engine/search-phase.js';
+import { sliceOf } from '../query/id-slice.js';
 
 /**
  * `_delete_by_query`, `_update_by_query` and `_reindex`, run at once on this node (no background
@@ -28,31 +29,59 @@ interface Matched {
 /**
  * The documents the query matches, index by index in write order; the shards of an index of
  * several merged as ES's scroll sorted on `_doc` merges them (ordinal, then shard), up to `max_docs`.
+ * With `slice`, those of that slice only: spread over the shards searched (in their natural order)
+ * as a sliced scroll spreads it (search-phase.ts's shardSlice), then by `_id` on a shard.
  */
-function matched(service: SearchService, states: readonly IndexState[], req: ByQueryRequest, routing?: string): Matched[] {
+function matched(service: SearchService, states: readonly IndexState[], req: ByQueryRequest, routing?: string, slice?: { readonly id: number; readonly max: number }, maxDocs = req.maxDocs): Matched[] {
   const out: Matched[] = [];
+  const searched = service.searchShards(states, routing);
+  const position = new Map(searched.map((s, i) => [s, i]));
   for (const index of states) {
     // `routing` searches only the shards it routes to, as the by-query search does in ES.
-    const perShard = service.searchShards([index], routing).map((state) => ({ state, ords: service.matchingOrds(state, req.query), at: 0 }));
+    const perShard = service.searchShards([index], routing).map((state) => {
+      let ords = service.matchingOrds(state, req.query);
+      const part = slice === undefined ? 'all' : shardSlice(slice, position.get(state) as number, searched.length);
+      if (part === 'none') ords = new Int32Array(0);
+      else if (part !== 'all') ords = ords.filter((ord) => sliceOf(state.index.ids[ord] as string, part.max) === part.id);
+      return { state, ords, at: 0 };
+    });
     for (;;) {
       let next: (typeof perShard)[number] | undefined;
       for (const s of perShard) if (s.at < s.ords.length && (next === undefined || (s.ords[s.at] as number) < (next.ords[next.at] as number))) next = s;
       if (next === undefined) break;
-      if (req.maxDocs !== undefined && out.length >= req.maxDocs) return out;
+      if (maxDocs !== undefined && out.length >= maxDocs) return out;
       out.push({ state: next.state, ord: next.ords[next.at++] as number });
     }
   }
   return out;
 }
 
+/** How many slices the request runs as: `slices=auto` is one per shard (the fewest shards of the indices), as in ES. */
+function sliceCount(r: ByQueryRequest, states: readonly IndexState[]): number {
+  if (r.slices !== 'auto') return r.slices;
+  return states.length === 0 ? 1 : Math.min(...states.map((s) => s.shards.length));
+}
+
+/** One slice's work (ES's BulkByScrollTask status of a worker). */
+interface SliceRun {
+  readonly total: number;
+  readonly tally: Tally;
+  readonly batches: number;
+}
+
 /**
- * `slices=auto` is one slice per shard in ES (the fewest shards of the indices): one slice answers
- * as ES answers it, several (a sliced task with a `slices` list) are refused.
+ * Runs the request as `slices` slices, one after the other (ES runs them at once; each is its own
+ * scroll and bulks, so the outcome is the same): each takes its slice of the documents and
+ * `max_docs / slices` of them (rounded down, as ES splits it), and stops at its own first failure.
  */
-function checkAutoSlices(params: { readonly slices?: string }, states: readonly IndexState[]): void {
-  if (params.slices === 'auto' && states.length > 0 && Math.min(...states.map((s) => s.shards.length)) > 1) {
-    throw errors.contextUnsupported('[slices=auto] over indices of several shards (one slice per shard)');
+async function runSlices(service: SearchService, states: readonly IndexState[], r: ByQueryRequest, routing: string | undefined, slices: number, actionsOf: (docs: readonly Matched[]) => BulkAction[]): Promise<SliceRun[]> {
+  const runs: SliceRun[] = [];
+  for (let id = 0; id < slices; id++) {
+    const docs = slices === 1 ? matched(service, states, r, routing) : matched(service, states, r, routing, { id, max: slices }, r.maxDocs === undefined ? undefined : Math.floor(r.maxDocs / slices));
+    const tally = await inBatches(service, actionsOf(docs), r);
+    runs.push({ total: docs.length, tally, batches: docs.length === 0 ? 0 : Math.ceil(docs.length / Math.max(1, r.batchSize)) });
   }
+  return runs;
 }
 
 /** The condition that the document is still the one that matched (its sequence number then). */
@@ -101,21 +130,38 @@ async function inBatches(service: SearchService, actions: BulkAction[], r: ByQue
   return t;
 }
 
-function answer(req: FastifyRequest, reply: FastifyReply, started: number, total: number, r: ByQueryRequest, t: Tally, shown: readonly ('updated' | 'created')[]): FastifyReply {
-  const body: Record<string, unknown> = { took: Math.max(0, Math.round(performance.now() - started)), timed_out: false, total };
-  if (shown.includes('updated')) body.updated = t.updated;
-  if (shown.includes('created')) body.created = t.created;
-  body.deleted = t.deleted;
-  body.batches = total === 0 ? 0 : Math.ceil(total / Math.max(1, r.batchSize));
-  body.version_conflicts = t.conflicts;
-  body.noops = t.noops;
-  body.retries = { bulk: 0, search: 0 };
-  body.throttled_millis = 0;
-  body.requests_per_second = r.requestsPerSecond;
-  body.throttled_until_millis = 0;
-  body.failures = t.failures;
-  const status = t.failures.reduce((s, f) => Math.max(s, f.status as number), 200);
-  return sendJson(req, reply, status, body);
+/**
+ * ES's BulkByScrollResponse: `took`, `timed_out`, the status (summed over the slices, with a
+ * `slices` list of each slice's own when there are several, as ES's leader task reports them) and
+ * the failures of every slice.
+ */
+function answer(req: FastifyRequest, reply: FastifyReply, started: number, r: ByQueryRequest, runs: readonly SliceRun[], shown: readonly ('updated' | 'created')[]): FastifyReply {
+  const sum = (f: (run: SliceRun) => number): number => runs.reduce((n, run) => n + f(run), 0);
+  // Each slice throttles to its share (ES splits requests_per_second between them); unlimited is -1.
+  const rps = (share: number): number => (r.requestsPerSecond === -1 ? -1 : share);
+  const status = (run: { total: number; tally: Tally; batches: number } | undefined, sliceId?: number): Record<string, unknown> => {
+    const totalOf = run === undefined ? sum((x) => x.total) : run.total;
+    const t = (k: keyof Omit<Tally, 'failures'>): number => (run === undefined ? sum((x) => x.tally[k]) : run.tally[k]);
+    const body: Record<string, unknown> = sliceId === undefined ? {} : { slice_id: sliceId };
+    body.total = totalOf;
+    if (shown.includes('updated')) body.updated = t('updated');
+    if (shown.includes('created')) body.created = t('created');
+    body.deleted = t('deleted');
+    body.batches = run === undefined ? sum((x) => x.batches) : run.batches;
+    body.version_conflicts = t('conflicts');
+    body.noops = t('noops');
+    body.retries = { bulk: 0, search: 0 };
+    body.throttled_millis = 0;
+    body.requests_per_second = rps(run === undefined ? r.requestsPerSecond : r.requestsPerSecond / runs.length);
+    body.throttled_until_millis = 0;
+    return body;
+  };
+  const body: Record<string, unknown> = { took: Math.max(0, Math.round(performance.now() - started)), timed_out: false, ...status(undefined) };
+  if (runs.length > 1) body.slices = runs.map((run, i) => status(run, i));
+  const failures = runs.flatMap((run) => run.tally.failures);
+  body.failures = failures;
+  const code = failures.reduce((s, f) => Math.max(s, f.status as number), 200);
+  return sendJson(req, reply, code, body);
 }
 
 /**
@@ -158,10 +204,10 @@ export async function byQueryRoutes(app: FastifyInstance, opts: { service: Searc
     const r = parseByQuery(body?.text, body?.value, params, update);
     checkParams(req.url, params, update ? UPDATE_BY_QUERY_PARAMS : DELETE_BY_QUERY_PARAMS);
     const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
-    checkAutoSlices(params, states);
-    const docs = matched(service, states, r, params.routing);
-    if (update) checkSourcesKept(docs);
-    const actions: BulkAction[] = docs.map((m) => {
+    const slices = sliceCount(r, states);
+    // Checked over every matching document before any is written (ES fails the request then).
+    if (update) checkSourcesKept(matched(service, states, r, params.routing));
+    const actionsOf = (docs: readonly Matched[]): BulkAction[] => docs.map((m) => {
       const id = m.state.index.ids[m.ord] as string;
       // Each document is written with the routing it has (as ES copies a hit's routing).
       if (!update) return { op: 'delete', index: m.state.name, id, cond: asMatched(m), ...routed(m) };
@@ -170,10 +216,10 @@ export async function byQueryRoutes(app: FastifyInstance, opts: { service: Searc
       return { op: 'index', index: m.state.name, id, source: undefined, raw: shownSource(m.state.mappings.root, service.pinnedSource(m.state, m.ord, id)), cond: asMatched(m), ...routed(m) };
     });
     const refresh = boolParam(params.refresh, false);
-    const t = await inBatches(service, actions, r);
+    const runs = await runSlices(service, states, r, params.routing, slices, actionsOf);
     // `refresh=true` refreshes the indices written (a boolean here, as in ES's by-query requests).
     if (refresh) service.refresh(states.filter((s) => service.isCurrent(s)));
-    return answer(req, reply, started, docs.length, r, t, update ? ['updated'] : []);
+    return answer(req, reply, started, r, runs, update ? ['updated'] : []);
   };
   for (const [path, update] of [['/:index/_delete_by_query', false], ['/:index/_update_by_query', true]] as const) app.post(path, byQuery(update));
 
@@ -185,11 +231,10 @@ export async function byQueryRoutes(app: FastifyInstance, opts: { service: Searc
     checkParams(req.url, params, REINDEX_PARAMS);
     const states = service.resolve(r.sourceIndices);
     if (states.some((s) => s.name === r.dest)) throw errors.actionValidation([`reindex cannot write into an index its reading from [${r.dest}]`]);
-    checkAutoSlices(params, states);
-    const docs = matched(service, states, r);
+    checkSourcesKept(matched(service, states, r));
     const refresh = boolParam(params.refresh, false);
-    const t = await inBatches(service, reindexActions(service, r, docs), r);
+    const runs = await runSlices(service, states, r, undefined, sliceCount(r, states), (docs) => reindexActions(service, r, docs));
     if (refresh && service.exists(r.dest)) service.refresh([service.get(r.dest)]);
-    return answer(req, reply, started, docs.length, r, t, ['updated', 'created']);
+    return answer(req, reply, started, r, runs, ['updated', 'created']);
   });
 }

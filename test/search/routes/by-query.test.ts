@@ -39,7 +39,7 @@ describe('_delete_by_query', () => {
       ['/src/_delete_by_query?conflicts=maybe', { query: { match_all: {} } }, 'illegal_argument_exception', 'conflicts may only be "proceed" or "abort" but was [maybe]'],
       ['/src/_delete_by_query', { query: { match_all: {} }, max_docs: -1 }, 'illegal_argument_exception', '[max_docs] parameter cannot be negative, found [-1]'],
       ['/src/_delete_by_query', { query: { match_all: {} }, foo: 1 }, 'parsing_exception', 'Unknown key for a VALUE_NUMBER in [foo].'],
-      ['/src/_delete_by_query?slices=2', { query: { match_all: {} } }, 'illegal_argument_exception', '[slices] above 1 is not supported by this server'],
+      ['/src/_delete_by_query?slices=0', { query: { match_all: {} } }, 'illegal_argument_exception', '[slices] must be at least 1, was [0]'],
       ['/src/_delete_by_query?wait_for_completion=false', { query: { match_all: {} } }, 'illegal_argument_exception', '[wait_for_completion=false] (background tasks) is not supported by this server'],
       ['/src/_delete_by_query?nope=1', { query: { match_all: {} } }, 'illegal_argument_exception', 'request [/src/_delete_by_query] contains unrecognized parameter: [nope]'],
       ['/src/_update_by_query', { script: { source: 'ctx._source.n++' } }, 'illegal_argument_exception', '[script] in _update_by_query (Portico runs no scripts) is not supported by this server'],

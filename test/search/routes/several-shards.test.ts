@@ -240,12 +240,25 @@ describe('an index of several shards', () => {
     expect(items[2]?.hits.total.value).toBe(docs().filter((d) => shardOfDoc(d, 2) === 1).length);
   });
 
-  it('refuses slices=auto over several shards, deletes by query across them in scroll order', async () => {
+  it('deletes by query across the shards in scroll order, and in one slice per shard with slices=auto', async () => {
     await load('m', 3);
-    const refused = await call('POST', '/m/_delete_by_query?slices=auto', { query: { match_all: {} } });
-    expect([refused.status, refused.body.error.type]).toEqual([400, 'illegal_argument_exception']);
     const r = await ok('POST', '/m/_delete_by_query?refresh=true&max_docs=10', { query: { match_all: {} } });
-    expect(r.deleted).toBe(10);
+    expect([r.deleted, r.slices]).toEqual([10, undefined]);
     expect((await ok('GET', '/m/_count')).count).toBe(50);
+    // One slice per shard (slices=auto): each slice is a shard's documents, its status listed.
+    await load('n', 3);
+    const perShard = [0, 1, 2].map((s) => docs().filter((d) => shardOfDoc(d, 3) === s).length);
+    const sliced = await ok('POST', '/n/_update_by_query?slices=auto&refresh=true', { query: { match_all: {} } });
+    expect([sliced.total, sliced.updated, sliced.batches, sliced.failures]).toEqual([60, 60, 3, []]);
+    expect(sliced.slices).toEqual(perShard.map((n, i) => ({ slice_id: i, total: n, updated: n, deleted: 0, batches: 1, version_conflicts: 0, noops: 0, retries: { bulk: 0, search: 0 }, throttled_millis: 0, requests_per_second: -1, throttled_until_millis: 0 })));
+    expect(Object.keys(sliced)).toEqual(['took', 'timed_out', 'total', 'updated', 'deleted', 'batches', 'version_conflicts', 'noops', 'retries', 'throttled_millis', 'requests_per_second', 'throttled_until_millis', 'slices', 'failures']);
+    // max_docs is split between the slices, rounded down (ES: "the maxDocs might round down").
+    const capped = await ok('POST', '/n/_delete_by_query?slices=auto&max_docs=10&refresh=true', { query: { match_all: {} } });
+    expect([capped.deleted, capped.slices.map((x: { deleted: number }) => x.deleted)]).toEqual([9, [3, 3, 3]]);
+    // More slices than shards: a shard shared by two slices is split by _id; together they hold every document once.
+    await load('o', 2);
+    const five = await ok('POST', '/o/_delete_by_query?slices=5&refresh=true', { query: { match_all: {} } });
+    expect([five.deleted, five.slices.length, five.slices.reduce((n: number, x: { total: number }) => n + x.total, 0)]).toEqual([60, 5, 60]);
+    expect((await ok('GET', '/o/_count')).count).toBe(0);
   });
 });
