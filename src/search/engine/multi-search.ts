@@ -6,7 +6,7 @@ import { parseJsonBody } from '../http/json-render.js';
 import { parseSearchRequest, readSearchBody, type SearchRequest } from '../requests/search-request.js';
 import { checkSearchType, type SearchService } from './search-service.js';
 import { requestCacheKey } from './request-cache.js';
-import { boolParam, intParam, preferenceIncludes, type QueryParams } from '../http/url-params.js';
+import { boolParam, intParam, type QueryParams } from '../http/url-params.js';
 
 /**
  * The multi-search API (`_msearch`): NDJSON header/body line pairs read as ES's MultiSearchRequest
@@ -214,8 +214,8 @@ export function multiSearch(items: readonly MultiSearchItem[], service: SearchSe
       const index = item.index === undefined ? undefined : resolveDateMathExpression(item.index, itemStarted);
       const states = service.resolve(index, item.ignoreUnavailable, item.allowNoIndices);
       // `_shards:…` naming none of the shards searches none; an id that is no int fails the item.
-      const shards = service.searchShards(states, item.routing, item.preference);
-      if (shards.length === 0 && (states.length > 0 || !preferenceIncludes(item.preference, 0))) return { ...noShardSearched(item.request, itemStarted, now()), status: 200 };
+      const shards = service.searchShardsOrNone(states, item.routing, item.preference);
+      if (shards === null) return { ...noShardSearched(item.request, itemStarted, now()), status: 200 };
       checkSearchType(item.searchType, shards);
       const cache = item.request.scrollMs === undefined ? { key: item.cacheKey, param: item.requestCache } : undefined;
       return { ...service.search(shards, item.request, itemStarted, cache), status: 200 };

@@ -188,6 +188,17 @@ export class SearchService {
     return out.length > 1 && states.some((s) => s.shards.length > 1) ? out.sort((a, b) => a.shard - b.shard) : out;
   }
 
+  /**
+   * searchShards for a search or count, null when no shard is left to search (`preference` naming
+   * none of the indices' shards, or none of those `routing` picks): the node then answers without
+   * searching (noShardSearched), the indices resolved all the same (a missing one is its 404).
+   * With no indices at all, `_shards:` not naming shard 0 is that answer too.
+   */
+  searchShardsOrNone(states: readonly IndexState[], routing?: string, preference?: string): IndexState[] | null {
+    const shards = this.searchShards(states, routing, preference);
+    return shards.length > 0 || (states.length === 0 && preferenceIncludes(preference, 0)) ? shards : null;
+  }
+
   /** Index `name`'s refreshes so far (RefreshSchedule.generation): a `wait_for` write made now waits for one past it. */
   refreshGeneration(name: string): number {
     return this.indices.exists(name) ? this.refreshes.generation(this.indices.get(name)) : 0;

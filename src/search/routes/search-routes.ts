@@ -5,7 +5,7 @@ import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http/http-io
 import { parseCountQuery, parseSearchRequest, readSearchBody } from '../requests/search-request.js';
 import { checkSearchType, type SearchService } from '../engine/search-service.js';
 import { requestCacheKey } from '../engine/request-cache.js';
-import { checkNoOpParams, checkParams, checkPreference, checkTerminateAfter, COUNT_PARAMS, floatParam, preferenceIncludes, SEARCH_PARAMS, type QueryParams } from '../http/url-params.js';
+import { checkNoOpParams, checkParams, checkPreference, checkTerminateAfter, COUNT_PARAMS, floatParam, SEARCH_PARAMS, type QueryParams } from '../http/url-params.js';
 import type { IndexState } from '../engine/index-state.js';
 
 /** `_search` and `_count` on one index, several (`a,b`, wildcards) or all. */
@@ -87,9 +87,7 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
  * missing one is the node's 404).
  */
 function searchShards(service: SearchService, index: string | undefined, params: QueryParams): IndexState[] | null {
-  const states = service.resolve(index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
-  const shards = service.searchShards(states, params.routing, params.preference);
-  return shards.length > 0 || preferenceIncludes(params.preference, 0) ? shards : null;
+  return service.searchShardsOrNone(service.resolve(index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false'), params.routing, params.preference);
 }
 
 /**
