@@ -73,11 +73,15 @@ interface SliceRun {
  * Runs the request as `slices` slices, one after the other (ES runs them at once; each is its own
  * scroll and bulks, so the outcome is the same): each takes its slice of the documents and
  * `max_docs / slices` of them (rounded down, as ES splits it), and stops at its own first failure.
+ * `keepsSources`: an update or reindex re-writes each document from its `_source`, checked over
+ * every slice's documents before any is written.
  */
-async function runSlices(service: SearchService, states: readonly IndexState[], r: ByQueryRequest, routing: string | undefined, slices: number, actionsOf: (docs: readonly Matched[]) => BulkAction[]): Promise<SliceRun[]> {
+async function runSlices(service: SearchService, states: readonly IndexState[], r: ByQueryRequest, routing: string | undefined, slices: number, keepsSources: boolean, actionsOf: (docs: readonly Matched[]) => BulkAction[]): Promise<SliceRun[]> {
+  const maxDocs = r.maxDocs === undefined || slices === 1 ? r.maxDocs : Math.floor(r.maxDocs / slices);
+  const parts = Array.from({ length: slices }, (_, id) => matched(service, states, r, routing, slices === 1 ? undefined : { id, max: slices }, maxDocs));
+  if (keepsSources) checkSourcesKept(parts.flat());
   const runs: SliceRun[] = [];
-  for (let id = 0; id < slices; id++) {
-    const docs = slices === 1 ? matched(service, states, r, routing) : matched(service, states, r, routing, { id, max: slices }, r.maxDocs === undefined ? undefined : Math.floor(r.maxDocs / slices));
+  for (const docs of parts) {
     const tally = await inBatches(service, actionsOf(docs), r);
     runs.push({ total: docs.length, tally, batches: docs.length === 0 ? 0 : Math.ceil(docs.length / Math.max(1, r.batchSize)) });
   }
@@ -139,7 +143,7 @@ function answer(req: FastifyRequest, reply: FastifyReply, started: number, r: By
   const sum = (f: (run: SliceRun) => number): number => runs.reduce((n, run) => n + f(run), 0);
   // Each slice throttles to its share (ES splits requests_per_second between them); unlimited is -1.
   const rps = (share: number): number => (r.requestsPerSecond === -1 ? -1 : share);
-  const status = (run: { total: number; tally: Tally; batches: number } | undefined, sliceId?: number): Record<string, unknown> => {
+  const status = (run: SliceRun | undefined, sliceId?: number): Record<string, unknown> => {
     const totalOf = run === undefined ? sum((x) => x.total) : run.total;
     const t = (k: keyof Omit<Tally, 'failures'>): number => (run === undefined ? sum((x) => x.tally[k]) : run.tally[k]);
     const body: Record<string, unknown> = sliceId === undefined ? {} : { slice_id: sliceId };
@@ -181,7 +185,6 @@ function routed(m: Matched): { routing?: string } {
 }
 
 function reindexActions(service: SearchService, r: ReindexRequest, docs: readonly Matched[]): BulkAction[] {
-  checkSourcesKept(docs);
   return docs.map((m) => {
     const id = m.state.index.ids[m.ord] as string;
     let raw = shownSource(m.state.mappings.root, service.pinnedSource(m.state, m.ord, id));
@@ -204,9 +207,6 @@ export async function byQueryRoutes(app: FastifyInstance, opts: { service: Searc
     const r = parseByQuery(body?.text, body?.value, params, update);
     checkParams(req.url, params, update ? UPDATE_BY_QUERY_PARAMS : DELETE_BY_QUERY_PARAMS);
     const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
-    const slices = sliceCount(r, states);
-    // Checked over every matching document before any is written (ES fails the request then).
-    if (update) checkSourcesKept(matched(service, states, r, params.routing));
     const actionsOf = (docs: readonly Matched[]): BulkAction[] => docs.map((m) => {
       const id = m.state.index.ids[m.ord] as string;
       // Each document is written with the routing it has (as ES copies a hit's routing).
@@ -216,7 +216,7 @@ export async function byQueryRoutes(app: FastifyInstance, opts: { service: Searc
       return { op: 'index', index: m.state.name, id, source: undefined, raw: shownSource(m.state.mappings.root, service.pinnedSource(m.state, m.ord, id)), cond: asMatched(m), ...routed(m) };
     });
     const refresh = boolParam(params.refresh, false);
-    const runs = await runSlices(service, states, r, params.routing, slices, actionsOf);
+    const runs = await runSlices(service, states, r, params.routing, sliceCount(r, states), update, actionsOf);
     // `refresh=true` refreshes the indices written (a boolean here, as in ES's by-query requests).
     if (refresh) service.refresh(states.filter((s) => service.isCurrent(s)));
     return answer(req, reply, started, r, runs, update ? ['updated'] : []);
@@ -231,9 +231,8 @@ export async function byQueryRoutes(app: FastifyInstance, opts: { service: Searc
     checkParams(req.url, params, REINDEX_PARAMS);
     const states = service.resolve(r.sourceIndices);
     if (states.some((s) => s.name === r.dest)) throw errors.actionValidation([`reindex cannot write into an index its reading from [${r.dest}]`]);
-    checkSourcesKept(matched(service, states, r));
     const refresh = boolParam(params.refresh, false);
-    const runs = await runSlices(service, states, r, undefined, sliceCount(r, states), (docs) => reindexActions(service, r, docs));
+    const runs = await runSlices(service, states, r, undefined, sliceCount(r, states), true, (docs) => reindexActions(service, r, docs));
     if (refresh && service.exists(r.dest)) service.refresh([service.get(r.dest)]);
     return answer(req, reply, started, r, runs, ['updated', 'created']);
   });

@@ -108,3 +108,18 @@ describe('_reindex', () => {
     expect((await call('GET', '/d/_count')).status).toBe(404);
   });
 });
+
+describe('an index that keeps no _source', () => {
+  it('refuses an update by query or a reindex, sliced or not, before writing anything', async () => {
+    await ok('PUT', '/bare', { settings: { number_of_shards: 2 }, mappings: { _source: { enabled: false }, properties: { n: { type: 'long' } } } });
+    await bulkIndex(h.app, 'bare', [['a', { n: 1 }], ['b', { n: 2 }], ['c', { n: 3 }]]);
+    for (const [url, body] of [['/bare/_update_by_query', {}], ['/bare/_update_by_query?slices=auto', {}], ['/_reindex?slices=2', { source: { index: 'bare' }, dest: { index: 'copy' } }]] as const) {
+      const r = await call('POST', url, body);
+      expect([url, r.status, r.body.error?.type]).toEqual([url, 400, 'illegal_argument_exception']);
+      expect(r.body.error.reason).toMatch(/^\[bare\]\[[abc]\] didn't store _source$/);
+    }
+    const versions = await ok('POST', '/bare/_search', { version: true, size: 10 });
+    expect(versions.hits.hits.map((x: { _version: number }) => x._version)).toEqual([1, 1, 1]);
+    expect((await h.app.inject({ method: 'HEAD', url: '/copy' })).statusCode).toBe(404);
+  });
+});
