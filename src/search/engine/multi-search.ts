@@ -4,7 +4,7 @@ import { resolveDateMathExpression } from '../syntax/date-math-index-name.js';
 import { errors, SearchError } from '../errors.js';
 import { parseJsonBody } from '../http/json-render.js';
 import { parseSearchRequest, readSearchBody, type SearchRequest } from '../requests/search-request.js';
-import { checkSearchType, type SearchService } from './search-service.js';
+import { withSearchType, type SearchService } from './search-service.js';
 import { requestCacheKey } from './request-cache.js';
 import { boolParam, intParam, type QueryParams } from '../http/url-params.js';
 
@@ -28,7 +28,7 @@ export interface MultiSearchItem {
   readonly preference: string | undefined;
   /** The header's `routing` (else the URL's): the shards searched (SearchService.searchShards). */
   readonly routing: string | undefined;
-  /** The URL's `search_type`, else the header's (checkSearchType). */
+  /** The URL's `search_type`, else the header's (withSearchType). */
   readonly searchType: string | undefined;
   readonly request: SearchRequest;
   /**
@@ -216,9 +216,8 @@ export function multiSearch(items: readonly MultiSearchItem[], service: SearchSe
       // `_shards:…` naming none of the shards searches none; an id that is no int fails the item.
       const shards = service.searchShardsOrNone(states, item.routing, item.preference);
       if (shards === null) return { ...noShardSearched(item.request, itemStarted, now()), status: 200 };
-      checkSearchType(item.searchType, shards);
       const cache = item.request.scrollMs === undefined ? { key: item.cacheKey, param: item.requestCache } : undefined;
-      return { ...service.search(shards, item.request, itemStarted, cache), status: 200 };
+      return { ...service.search(shards, withSearchType(item.request, item.searchType, shards), itemStarted, cache), status: 200 };
     } catch (e) {
       if (e instanceof SearchError) return e.toBody();
       throw e;

@@ -7,7 +7,7 @@ import { renderHit, sortsByScore, type Candidate, type SearchEnv } from './searc
 import type { PitReference, SearchRequest, SortKey } from '../requests/search-request.js';
 import type { QueryParams } from '../http/url-params.js';
 import type { IndexState } from './index-state.js';
-import { checkSearchType, type SearchService } from './search-service.js';
+import { withSearchType, type SearchService } from './search-service.js';
 import { parseTimeValue } from '../syntax/time-value.js';
 
 /**
@@ -26,7 +26,7 @@ export interface SearchTarget {
   readonly expandWildcards?: string | undefined;
   readonly routing?: string | undefined;
   readonly preference?: string | undefined;
-  /** `search_type` (checkSearchType: over the point in time's shards too). */
+  /** `search_type` (withSearchType: over the point in time's shards too). */
   readonly searchType?: string | undefined;
 }
 
@@ -185,9 +185,9 @@ export function openPit(service: SearchService, index: string, params: QueryPara
 /** The implicit tiebreaker ES adds to a sorted search on a point in time (SearchRequest.rewrite). */
 const SHARD_DOC: SortKey = { field: '_shard_doc', order: 'asc', missing: undefined, mode: undefined, unmappedType: 'long' };
 
-function pitSearch(service: SearchService, req: SearchRequest, ref: PitReference, startedMs: number, nowMs: number, searchType?: string): Record<string, unknown> {
+function pitSearch(service: SearchService, request: SearchRequest, ref: PitReference, startedMs: number, nowMs: number, searchType?: string): Record<string, unknown> {
   const pit = service.contexts.pit(ref.id, nowMs);
-  checkSearchType(searchType, pit.views.map((v) => v.origin));
+  const req = withSearchType(request, searchType, pit.views.map((v) => v.origin));
   renew(service, pit, pit.views.map((v) => v.origin), ref.keepAliveMs, nowMs);
   let sort = req.sort;
   const last = sort?.at(-1);

@@ -2,7 +2,8 @@ import { mergePhrase, phraseSuggest } from '../query/phrase-suggester.js';
 import { mergeSuggestions, termSuggest } from '../query/term-suggester.js';
 import type { Suggestion } from '../requests/suggest-request.js';
 import { float32ForJson } from '../query/bm25.js';
-import { errors } from '../errors.js';
+import { errors, SearchError } from '../errors.js';
+import { GatheredStats, StatsRecorder } from '../query/scoring-stats.js';
 import { EMPTY as EMPTY_HITS, type Hits } from '../query/hit-lists.js';
 import { RawJson } from '../http/json-render.js';
 import { ShardFailures } from './shard-failures.js';
@@ -85,7 +86,9 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
   const size = capture === undefined ? req.size : states.reduce((n, s) => n + s.index.liveCount, 0);
   const sortByScore = sortsByScore(req);
   const scored = sortByScore || req.trackScores || (req.sort?.some((k) => k.field === '_score') ?? false);
-  const q: ShardQuery = { req, env, from, size, end: from + size, sortByScore, scored, single: states.length === 1, shardCount: states.length, capturing: capture !== undefined };
+  // dfs_query_then_fetch: every shard's statistics first, and each shard's query scores with their sums.
+  const shardEnv = req.dfs === true && states.length > 1 && req.suggestOnly !== true ? gatheredStatsEnv(states, req, env) : env;
+  const q: ShardQuery = { req, env: shardEnv, from, size, end: from + size, sortByScore, scored, single: states.length === 1, shardCount: states.length, capturing: capture !== undefined };
   const phase: QueryPhase = { perIndex: [], total: 0, maxScore: -Infinity, plan0: undefined, aggSets: [], collapse: new Map() };
   const failures = new ShardFailures();
   // A suggest-only search runs no query (ES's hasOnlySuggest): no hits, a total of 0.
@@ -106,6 +109,28 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
   if (req.aggs !== undefined) body.aggregations = runAggregations(req.aggs, phase.aggSets, aggEnv(env, req), req.typedKeys === true);
   body.took = Math.max(0, Math.round(env.now() - startedMs));
   return body;
+}
+
+/**
+ * ES's DFS phase: each shard makes the query's weights, and the statistics they ask for (each
+ * field's document count and length sum, each term's document frequency) are summed over the
+ * shards (AggregatedDfs). The query phase then reads the sums on every shard, falling back to a
+ * shard's own for what no shard recorded. Here the query runs once on each shard with a recorder
+ * (scoring-stats.ts). A shard whose query fails records nothing; it fails again in the query
+ * phase, where ES's shard would have failed the DFS phase, and its failure is listed the same way.
+ */
+function gatheredStatsEnv(states: readonly IndexState[], req: SearchRequest, env: SearchEnv): SearchEnv {
+  const recorders = states.map((state) => {
+    const stats = new StatsRecorder();
+    try {
+      execute(req.query, { ...env.ctx(state), stats });
+    } catch (e) {
+      if (!(e instanceof SearchError)) throw e;
+    }
+    return stats;
+  });
+  const stats = new GatheredStats(recorders);
+  return { ...env, ctx: (state) => ({ ...env.ctx(state), stats }) };
 }
 
 /** What the aggregation phase reads of the search: filter queries run on an index (once per request), hits rendered as the search's. */

@@ -66,12 +66,12 @@ class BulkRun {
 }
 
 /**
- * `search_type=dfs_query_then_fetch` gathers every shard's term statistics first and scores with
- * their sums: over one shard that is query_then_fetch, over several Portico does not gather them,
- * so it refuses rather than answer with per-shard scores.
+ * `search_type`: `dfs_query_then_fetch` gathers every shard's term statistics first and scores
+ * with their sums (search-phase.ts). Over one shard that is query_then_fetch, so only a search of
+ * several shards is marked (SearchRequest.dfs).
  */
-export function checkSearchType(searchType: string | undefined, shards: readonly IndexState[]): void {
-  if (searchType === 'dfs_query_then_fetch' && shards.length > 1) throw errors.contextUnsupported('[search_type=dfs_query_then_fetch] over several shards (statistics gathered across shards)');
+export function withSearchType(req: SearchRequest, searchType: string | undefined, shards: readonly IndexState[]): SearchRequest {
+  return searchType === 'dfs_query_then_fetch' && shards.length > 1 ? { ...req, dfs: true } : req;
 }
 
 export class SearchService {

@@ -1,7 +1,7 @@
 import { tokens } from '../index/analyzer.js';
 import { parseBool, type FieldDef } from '../mapping/mapping.js';
 import { resolveMinimumShouldMatch, type FieldBoost, type MinimumShouldMatch, type Operator } from '../requests/query-dsl.js';
-import { avgFieldLength } from './bm25.js';
+import { fieldStatistics, termDocFreq, type StatsContext } from './scoring-stats.js';
 import { isIdOrIndex } from './metadata-fields.js';
 import { disMax, EMPTY, intersectSum, unionSum, type Hits } from './hit-lists.js';
 import { scoreTerm, type ScoreContext } from './term-scorer.js';
@@ -29,7 +29,7 @@ export interface CrossFieldsDeps {
   searchable(def: FieldDef): void;
 }
 
-export interface CrossFieldsContext extends ScoreContext {
+export interface CrossFieldsContext extends ScoreContext, StatsContext {
   readonly mappings: Mappings;
 }
 
@@ -89,8 +89,9 @@ function termStats(ctx: CrossFieldsContext, def: FieldDef, value: string, lenien
     if (field === undefined) return { term: -1, df: 0, sumTtf: 0, docCount: 0, score: () => EMPTY };
     const term = field.lookup(value);
     const df = term < 0 ? 0 : field.postings.docFreq(term);
-    const avgdl = avgFieldLength(field.sumTotalTermFreq, field.docCount);
-    return { term, df, sumTtf: field.sumTotalTermFreq, docCount: field.docCount, score: (b, d) => scoreTerm(ctx, field.postings, term, b, field.docCount, avgdl, field.norms, d) };
+    // Blended with the shard's own statistics (BlendedTermQuery's rewrite); scored with those the context reads (under dfs, every shard's).
+    const s = fieldStatistics(ctx, def.path, field.docCount, field.sumTotalTermFreq);
+    return { term, df, sumTtf: field.sumTotalTermFreq, docCount: field.docCount, score: (b, d) => scoreTerm(ctx, field.postings, term, b, s.docCount, s.avgdl, field.norms, termDocFreq(ctx, def.path, value, d)) };
   }
   let text = value;
   if (def.kind === 'boolean') {
@@ -106,8 +107,8 @@ function termStats(ctx: CrossFieldsContext, def: FieldDef, value: string, lenien
   const term = field.lookup(text);
   const df = term < 0 ? 0 : field.postings.docFreq(term);
   // Keyword fields index documents only: each term once per document, length 1.
-  const avgdl = avgFieldLength(field.sumDocFreq, field.docCount);
-  return { term, df, sumTtf: field.sumDocFreq, docCount: field.docCount, score: (b, d) => scoreTerm(ctx, field.postings, term, b, field.docCount, avgdl, undefined, d) };
+  const s = fieldStatistics(ctx, def.path, field.docCount, field.sumDocFreq);
+  return { term, df, sumTtf: field.sumDocFreq, docCount: field.docCount, score: (b, d) => scoreTerm(ctx, field.postings, term, b, s.docCount, s.avgdl, undefined, termDocFreq(ctx, def.path, text, d)) };
 }
 
 /** One term over a group's fields: the blended dis_max of the plain terms, with the other fields' queries beside it. */

@@ -10,6 +10,7 @@ import { sloppyPhraseFreq, tokenPositions } from './sloppy-phrase.js';
 import { sourceStrings, sourceValues } from '../mapping/source-values.js';
 import { resolveMinimumShouldMatch, type Operator } from '../requests/query-dsl.js';
 import { onlyKeywordAndText } from './metadata-fields.js';
+import { termDocFreq } from './scoring-stats.js';
 
 /**
  * The scored multi-term queries: fuzzy terms (the `fuzzy` query and `fuzziness` on `match`), the
@@ -48,7 +49,7 @@ export function storedStrings(ctx: Pick<MultiTermContext, 'sourceOf' | 'sourceTe
 function scoreAt(ctx: MultiTermContext, field: TermField, at: number, boost: number, docFreq: number): Hits {
   const id = field.view.ids[at] as number;
   const postings = field.postings;
-  const weight = termWeight(boost, idf(docFreq, field.docCount));
+  const weight = termWeight(boost, idf(termDocFreq(ctx, field.def.path, field.view.texts[at] as string, docFreq), field.docCount));
   const cache = normInverseCache(field.avgdl);
   const live = ctx.index.live;
   const n = postings.count(id);
@@ -241,7 +242,7 @@ export function phrasePrefix(ctx: MultiTermContext, path: string, text: string, 
     heads.push(at);
   }
   let idfSum = 0;
-  for (const at of [...heads, ...expansion]) idfSum = f(idfSum + idf(field.postings.docFreq(field.view.ids[at] as number), field.docCount));
+  for (const at of [...heads, ...expansion]) idfSum = f(idfSum + idf(termDocFreq(ctx, field.def.path, field.view.texts[at] as string, field.postings.docFreq(field.view.ids[at] as number)), field.docCount));
   const weight = termWeight(o.boost, idfSum);
   // Only the expansions that ever follow the last head word in a value can end the phrase (no
   // slop: the words are adjacent); the others' documents are not read (index/pair-filter.ts).

@@ -1,11 +1,9 @@
 import { analyze, tokens } from '../index/analyzer.js';
 import { ROUTING_FIELD, ROUTING_MAPPINGS } from '../mapping/routing-field.js';
-import { avgFieldLength, bm25, idf, normInverseCache, termWeight } from './bm25.js';
+import { bm25, idf, normInverseCache, termWeight } from './bm25.js';
 import { errors, SearchError } from '../errors.js';
 import { globMatch } from '../syntax/glob.js';
 import type { InvertedIndex } from '../index/inverted-index.js';
-import type { KeywordField } from '../index/keyword-field.js';
-import type { TextField } from '../index/text-field.js';
 import { FREQ_BITS, type PostingStore } from '../index/posting-store.js';
 import { DateMathError, DateMathParser } from '../syntax/date-math.js';
 import { dateFormatText, parseBool, parseDateFor, parseNumber, type FieldDef, type Mappings } from '../mapping/mapping.js';
@@ -20,6 +18,7 @@ import { crossFields } from './cross-fields.js';
 import { listEntryReaches, mappingsWithRouting, refuseListedMetadata } from './listed-fields.js';
 import { isIdOrIndex, metadataQuery, onlyKeywordAndText, phrasePrefixOnlyText } from './metadata-fields.js';
 import { scoreTerm } from './term-scorer.js';
+import { fieldStatistics, termDocFreq, type ScoringStats } from './scoring-stats.js';
 import { boolPrefix, constantHits, fuzzyHits, fuzzyMatch, phrasePrefix, storedStrings } from './multi-term-exec.js';
 import { prefixTerms, queryCreation, regexpTerms, termField, wildcardTerms } from './term-expansion.js';
 
@@ -50,6 +49,8 @@ export interface ExecContext {
   readonly now?: () => number;
   /** The index's `index.max_terms_count`: more values in one `terms` query are refused (65,536 unless given). */
   readonly maxTermsCount?: number;
+  /** Where scoring reads its statistics (scoring-stats.ts): the shard's own when absent, every shard's under dfs. */
+  readonly stats?: ScoringStats | undefined;
 }
 
 
@@ -147,15 +148,24 @@ function resolveFields(ctx: ExecContext, pattern: string): FieldDef[] {
   return [...ctx.mappings.fields.values()].filter((d) => globMatch(pattern, d.path) && (d.index || d.kind !== 'text') && listEntryReaches(pattern, d.path));
 }
 
-function textTerm(ctx: ExecContext, field: TextField | undefined, term: string, boost: number): Hits {
+/** A term query on the text field at `path`, scored with the statistics the context reads (scoring-stats.ts). */
+function textTerm(ctx: ExecContext, path: string, term: string, boost: number): Hits {
+  const field = ctx.index.text.get(path);
   if (field === undefined) return EMPTY;
-  return scoreTerm(ctx, field.postings, field.lookup(term), boost, field.docCount, avgFieldLength(field.sumTotalTermFreq, field.docCount), field.norms);
+  const id = field.lookup(term);
+  if (id < 0) return EMPTY;
+  const s = fieldStatistics(ctx, path, field.docCount, field.sumTotalTermFreq);
+  return scoreTerm(ctx, field.postings, id, boost, s.docCount, s.avgdl, field.norms, termDocFreq(ctx, path, term, field.postings.docFreq(id)));
 }
 
-function keywordTerm(ctx: ExecContext, field: KeywordField | undefined, value: string, boost: number): Hits {
+function keywordTerm(ctx: ExecContext, path: string, value: string, boost: number): Hits {
+  const field = ctx.index.keyword.get(path);
   if (field === undefined) return EMPTY;
+  const id = field.lookup(value);
+  if (id < 0) return EMPTY;
   // Keyword fields index docs only, without norms: freq 1, length 1, avgdl = sumDocFreq / docCount.
-  return scoreTerm(ctx, field.postings, field.lookup(value), boost, field.docCount, avgFieldLength(field.sumDocFreq, field.docCount), undefined);
+  const s = fieldStatistics(ctx, path, field.docCount, field.sumDocFreq);
+  return scoreTerm(ctx, field.postings, id, boost, s.docCount, s.avgdl, undefined, termDocFreq(ctx, path, value, field.postings.docFreq(id)));
 }
 
 function numericEquals(ctx: ExecContext, def: FieldDef, value: number, boost: number): Hits {
@@ -201,21 +211,21 @@ function termQuery(ctx: ExecContext, path: string, value: string | number | bool
     case 'text':
       // Indexed text terms are lower case: a case-insensitive term is its lower-case form, and
       // like ES's automaton query for it, it scores as a constant.
-      if (caseInsensitive) return constScore(ctx, textTerm(ctx, ctx.index.text.get(path), String(value).toLowerCase(), 1), boost);
-      return textTerm(ctx, ctx.index.text.get(path), String(value), boost);
+      if (caseInsensitive) return constScore(ctx, textTerm(ctx, path, String(value).toLowerCase(), 1), boost);
+      return textTerm(ctx, path, String(value), boost);
     case 'keyword': {
       const field = ctx.index.keyword.get(path);
       // A field that is not indexed is searched through its doc values in ES: a constant score.
-      if (!def.index) return constScore(ctx, keywordTerm(ctx, field, caseInsensitive ? String(value).toLowerCase() : String(value), 1), boost);
-      if (!caseInsensitive || field === undefined) return keywordTerm(ctx, field, String(value), boost);
+      if (!def.index) return constScore(ctx, keywordTerm(ctx, path, caseInsensitive ? String(value).toLowerCase() : String(value), 1), boost);
+      if (!caseInsensitive || field === undefined) return keywordTerm(ctx, path, String(value), boost);
       const wanted = String(value).toLowerCase();
       const matches = [...field.terms.keys()].filter((t) => t.toLowerCase() === wanted);
-      return constScore(ctx, unionAll(matches.map((t) => keywordTerm(ctx, field, t, 1)), ctx.arena), boost);
+      return constScore(ctx, unionAll(matches.map((t) => keywordTerm(ctx, path, t, 1)), ctx.arena), boost);
     }
     case 'boolean': {
       const b = parseBool(typeof value === 'string' ? value : value === true || value === false ? value : String(value));
       if (b === undefined) throw errors.queryShard(ctx.indexName, `Can't parse boolean value [${String(value)}], expected [true] or [false]`);
-      return def.index ? keywordTerm(ctx, ctx.index.keyword.get(path), String(b), boost) : constScore(ctx, keywordTerm(ctx, ctx.index.keyword.get(path), String(b), 1), boost);
+      return def.index ? keywordTerm(ctx, path, String(b), boost) : constScore(ctx, keywordTerm(ctx, path, String(b), 1), boost);
     }
     case 'numeric':
       return numericEquals(ctx, def, parseFor(ctx, def, value), boost);
@@ -383,15 +393,14 @@ function matchField(ctx: ExecContext, path: string, text: string, op: Operator, 
     searchable(ctx, def);
     const terms = tokens(text);
     if (terms.length === 0) return zeroTermsAll ? execute({ kind: 'match_all', boost }, ctx) : EMPTY;
-    const field = ctx.index.text.get(path);
-    const perTerm = terms.map((t) => textTerm(ctx, field, t, boost));
+    const perTerm = terms.map((t) => textTerm(ctx, path, t, boost));
     if (perTerm.length === 1) return perTerm[0] as Hits;
     // With `and` every term is required and none is optional, so a minimum_should_match above 0
     // asks for more optional clauses than there are: ES's query then matches nothing.
     if (op === 'and') return resolveMinimumShouldMatch(msm as string, 0) > 0 ? EMPTY : intersectSum(perTerm, ctx.arena);
     return unionSum(perTerm, Math.max(1, resolveMinimumShouldMatch(msm as string, perTerm.length)), ctx.arena);
   }
-  if (def.kind === 'keyword') return keywordTerm(ctx, ctx.index.keyword.get(path), text, boost);
+  if (def.kind === 'keyword') return keywordTerm(ctx, path, text, boost);
   try {
     return termQuery(ctx, path, text, boost, false);
   } catch (e) {
@@ -415,12 +424,15 @@ function phrase(ctx: ExecContext, path: string, text: string, boost: number, len
   if (field === undefined) return EMPTY;
   const ids = terms.map((t) => field.lookup(t));
   if (ids.some((id) => id < 0 || field.postings.docFreq(id) === 0)) return EMPTY;
-  const candidates = intersectSum(terms.map((t) => textTerm(ctx, field, t, 1)), ctx.arena);
+  const candidates = intersectSum(terms.map((t) => textTerm(ctx, path, t, 1)), ctx.arena);
   // PhraseQuery's weight sums the idf of its terms.
+  const stats = fieldStatistics(ctx, path, field.docCount, field.sumTotalTermFreq);
   let idfSum = 0;
-  for (const id of ids) idfSum = f(idfSum + idf(field.postings.docFreq(id), field.docCount));
+  ids.forEach((id, i) => {
+    idfSum = f(idfSum + idf(termDocFreq(ctx, path, terms[i] as string, field.postings.docFreq(id)), stats.docCount));
+  });
   const weight = termWeight(boost, idfSum);
-  const cache = normInverseCache(avgFieldLength(field.sumTotalTermFreq, field.docCount));
+  const cache = normInverseCache(stats.avgdl);
   const docs = ctx.arena.int32(candidates.length);
   const scores = ctx.arena.float32(candidates.length);
   let k = 0;

@@ -6,6 +6,7 @@ import type { PostingStore } from '../index/posting-store.js';
 import type { PairFilter } from '../index/pair-filter.js';
 import type { InvertedIndex } from '../index/inverted-index.js';
 import type { FieldDef, Mappings } from '../mapping/mapping.js';
+import { fieldStatistics, type StatsContext } from './scoring-stats.js';
 
 /**
  * Which terms of a field a multi-term query stands for: a prefix, a wildcard pattern, a regular
@@ -20,8 +21,9 @@ export interface TermField {
   readonly def: FieldDef;
   readonly view: SortedTerms;
   readonly postings: PostingStore;
+  /** Documents with the field, and their average length, as scoring reads them (scoring-stats.ts: every shard's under dfs). */
   readonly docCount: number;
-  /** Average field length (keyword fields: documents per value). */
+  /** Average field length (keyword fields: values per document). */
   readonly avgdl: number;
   /** Norm bytes by ordinal; undefined for keyword fields (length 1). */
   readonly norms: Uint8Array | undefined;
@@ -30,7 +32,7 @@ export interface TermField {
 }
 
 /** What the expansions read of a query's context (query-exec.ts's ExecContext has it). */
-export interface TermContext {
+export interface TermContext extends StatsContext {
   readonly indexName: string;
   readonly index: InvertedIndex;
   readonly mappings: Mappings;
@@ -46,12 +48,14 @@ export function termField(ctx: TermContext, path: string): TermField | undefined
   if (def.kind === 'text') {
     const f = ctx.index.text.get(path);
     if (f === undefined) return undefined;
-    return { def, view: sortedTerms(f.terms), postings: f.postings, docCount: f.docCount, avgdl: f.docCount === 0 ? 1 : Math.fround(f.sumTotalTermFreq / f.docCount), norms: f.norms, pairs: f.pairs };
+    const s = fieldStatistics(ctx, path, f.docCount, f.sumTotalTermFreq);
+    return { def, view: sortedTerms(f.terms), postings: f.postings, docCount: s.docCount, avgdl: s.avgdl, norms: f.norms, pairs: f.pairs };
   }
   if (def.kind === 'keyword') {
     const f = ctx.index.keyword.get(path);
     if (f === undefined) return undefined;
-    return { def, view: sortedTerms(f.terms), postings: f.postings, docCount: f.docCount, avgdl: f.docCount === 0 ? 1 : Math.fround(f.sumDocFreq / f.docCount), norms: undefined };
+    const s = fieldStatistics(ctx, path, f.docCount, f.sumDocFreq);
+    return { def, view: sortedTerms(f.terms), postings: f.postings, docCount: s.docCount, avgdl: s.avgdl, norms: undefined };
   }
   return undefined;
 }

@@ -56,6 +56,11 @@ export interface SearchRequest {
   readonly slice?: { readonly id: number; readonly max: number } | undefined;
   /** `docvalue_fields`, `fields`, `stored_fields` (fetch-fields-request.ts); undefined when none is given. */
   readonly fetchFields?: FetchFields | undefined;
+  /**
+   * `search_type=dfs_query_then_fetch` over several shards (withSearchType): the query scores with
+   * every shard's statistics summed, gathered before it runs (search-phase.ts, scoring-stats.ts).
+   */
+  readonly dfs?: boolean;
 }
 
 export interface PitReference {

@@ -3,7 +3,7 @@ import { noShardSearched } from '../engine/no-shard-search.js';
 import { searchInContext } from '../engine/scroll-pit-search.js';
 import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http/http-io.js';
 import { parseCountQuery, parseSearchRequest, readSearchBody } from '../requests/search-request.js';
-import { checkSearchType, type SearchService } from '../engine/search-service.js';
+import { withSearchType, type SearchService } from '../engine/search-service.js';
 import { requestCacheKey } from '../engine/request-cache.js';
 import { checkNoOpParams, checkParams, checkPreference, checkTerminateAfter, COUNT_PARAMS, floatParam, SEARCH_PARAMS, type QueryParams } from '../http/url-params.js';
 import type { IndexState } from '../engine/index-state.js';
@@ -28,16 +28,17 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     // The shards searched (a point in time has its own): every shard of the indices resolved, or
     // those `routing` and `preference` name.
     const shards = request.pit === undefined ? searchShards(service, index, params) : undefined;
-    if (shards !== null) checkSearchType(params.search_type, shards ?? []);
+    // Marked for dfs over several shards (a point in time marks it over its own).
+    const searched = shards === null || shards === undefined ? request : withSearchType(request, params.search_type, shards);
     let body: Record<string, unknown>;
     if (shards === null) {
       body = noShardSearched(request, started, now());
     } else if (request.scrollMs === undefined && shards !== undefined) {
-      body = service.search(shards, request, started, { key: () => requestCacheKey(params, sent?.text), param: params.request_cache });
+      body = service.search(shards, searched, started, { key: () => requestCacheKey(params, sent?.text), param: params.request_cache });
     } else {
       body = searchInContext(
         service,
-        request,
+        searched,
         {
           index,
           ignoreUnavailable: params.ignore_unavailable === 'true',

@@ -287,6 +287,39 @@ describe('an index of several shards, side by side', () => {
     console.log(`several shards: ${searchesCompared} searches compared, each alike`);
   }, SLOW);
 
+  it('scores with every shard\'s statistics under dfs_query_then_fetch, as the node does', async () => {
+    const before = searchesCompared;
+    const queries: Record<string, unknown>[] = [
+      { match: { text: 'python' } },
+      { match: { text: 'rust kernel font' } },
+      { match: { text: { query: 'web server', operator: 'and' } } },
+      { bool: { must: [{ match: { text: 'data' } }], should: [{ match: { text: 'library' } }, { term: { tag: 't3' } }], filter: [{ range: { n: { lt: 700 } } }] } },
+      { multi_match: { query: 'tool client', fields: ['text', 'tag'] } },
+      { multi_match: { query: 'perl module', fields: ['text^2', 'tag'], type: 'most_fields' } },
+      // Blended per shard, then summed (each shard's weight asks for its blended frequency).
+      { multi_match: { query: 'game t2', fields: ['text', 'tag'], type: 'cross_fields' } },
+      { match_phrase: { text: 'python library' } },
+      { match_phrase_prefix: { text: 'debian pa' } },
+      { match: { text: { query: 'pyhton serevr', fuzziness: 'AUTO' } } },
+      { match_bool_prefix: { text: 'web cl' } },
+      { query_string: { query: 'text:(apt OR font) AND NOT tag:t0' } },
+      { simple_query_string: { query: 'kernel | "data server"', fields: ['text'] } },
+      { dis_max: { queries: [{ match: { text: 'rust' } }, { term: { tag: 't4' } }], tie_breaker: 0.5 } },
+      { term: { tag: 't1' } },
+      { prefix: { text: 'pa' } },
+    ];
+    for (const query of queries) {
+      for (const path of ['/multi/_search', '/multi-rep/_search', '/multi,multi-rep/_search']) {
+        for (const [from, size] of [[0, 10], [30, 40]] as const) await sameSearch(`${path}?search_type=dfs_query_then_fetch`, { from, size, query });
+      }
+    }
+    // Sorted by score then a field, with scores tracked under a field sort, and a scroll's first batch.
+    await sameSearch('/multi/_search?search_type=dfs_query_then_fetch', { size: 30, query: { match: { text: 'package tool' } }, sort: ['_score', { n: 'asc' }] });
+    await sameSearch('/multi/_search?search_type=dfs_query_then_fetch', { size: 30, query: { match: { text: 'package tool' } }, sort: [{ n: 'desc' }], track_scores: true });
+    await sameSearch('/multi/_search?search_type=dfs_query_then_fetch&scroll=1m', { size: 400, query: { match: { text: 'apt web' } } });
+    console.log(`several shards, dfs_query_then_fetch: ${searchesCompared - before} searches compared, each alike`);
+  }, SLOW);
+
   it('spreads scroll slices over the shards as the node does', async () => {
     let slices = 0;
     for (const max of [2, 3, 4, 5]) {

@@ -219,25 +219,59 @@ describe('an index of several shards', () => {
     expect(ns.sum_other_doc_count).toBe(60 - 3);
   });
 
-  it('refuses dfs_query_then_fetch over several shards (its statistics are not gathered), takes it over one', async () => {
-    await load('m', 2);
+  it('scores with every shard\'s statistics under dfs_query_then_fetch: as one shard holding every document scores', async () => {
+    await load('m', 3);
     await load('one', 1);
-    for (const url of ['/m/_search?search_type=dfs_query_then_fetch', '/one,m/_search?search_type=dfs_query_then_fetch', '/m/_search?search_type=dfs_query_then_fetch&scroll=1m']) {
-      const r = await call('POST', url, { query: { match: { text: 'alpha' } } });
-      expect([r.status, r.body.error?.type], url).toEqual([400, 'illegal_argument_exception']);
+    // The same documents split over two indices of one shard each.
+    await load('half-a', 1, docs().filter((_, i) => i % 2 === 0));
+    await load('half-b', 1, docs().filter((_, i) => i % 2 === 1));
+    const scores = (b: EsBody): [string, number][] => (b.hits.hits as { _id: string; _score: number }[]).map((x): [string, number] => [x._id, x._score]).sort((a, c) => a[0].localeCompare(c[0]));
+    const queries: Record<string, unknown>[] = [
+      { match: { text: 'alpha' } },
+      { match: { text: 'beta gamma theta' } },
+      { match: { text: { query: 'delta theta', operator: 'and' } } },
+      { bool: { must: [{ match: { text: 'eta' } }], should: [{ term: { tag: 'beta' } }, { match: { text: 'alpha' } }] } },
+      { multi_match: { query: 'alpha beta', fields: ['text', 'tag'] } },
+      { multi_match: { query: 'gamma alpha', fields: ['text', 'tag'], type: 'most_fields' } },
+      { match_phrase: { text: 'alpha delta' } },
+      { match_phrase_prefix: { text: 'eta th' } },
+      { match_bool_prefix: { text: 'epsilon ze' } },
+      { query_string: { query: 'text:(alpha OR epsilon) AND NOT tag:gamma' } },
+      { dis_max: { queries: [{ match: { text: 'theta' } }, { term: { tag: 'alpha' } }], tie_breaker: 0.3 } },
+    ];
+    let differsWithout = 0;
+    for (const query of queries) {
+      const body = { size: 100, query };
+      const whole = await ok('POST', '/one/_search', body);
+      expect(whole.hits.total.value, JSON.stringify(query)).toBeGreaterThan(0);
+      for (const target of ['m', 'half-a,half-b']) {
+        const dfs = await ok('POST', `/${target}/_search?search_type=dfs_query_then_fetch`, body);
+        expect(scores(dfs), `${target} ${JSON.stringify(query)}`).toEqual(scores(whole));
+        expect(dfs.hits.max_score).toBe(whole.hits.max_score);
+        const plain = await ok('POST', `/${target}/_search`, body);
+        if (JSON.stringify(scores(plain)) !== JSON.stringify(scores(whole))) differsWithout++;
+      }
     }
-    expect((await ok('POST', '/m/_search?search_type=dfs_query_then_fetch&routing=r1', { size: 0 }))._shards.total).toBe(1);
-    expect((await ok('POST', '/one/_search?search_type=dfs_query_then_fetch', { size: 0 })).hits.total.value).toBe(60);
+    // Without dfs each shard scores with its own statistics: most of these differ.
+    expect(differsWithout).toBeGreaterThan(queries.length);
+    const query = { match: { text: 'beta epsilon' } };
+    const whole = scores(await ok('POST', '/one/_search', { size: 100, query }));
+    // A scroll, a point in time and _msearch gather them too; routing to one shard is query_then_fetch.
+    expect(scores(await ok('POST', '/m/_search?search_type=dfs_query_then_fetch&scroll=1m', { size: 100, query }))).toEqual(whole);
+    const pit = await ok('POST', '/m/_pit?keep_alive=1m');
+    expect(scores(await ok('POST', '/_search?search_type=dfs_query_then_fetch', { size: 100, query, pit: { id: pit.id } }))).toEqual(whole);
+    const routed = await ok('POST', '/m/_search?search_type=dfs_query_then_fetch&routing=r1', { size: 100, query });
+    expect(routed._shards.total).toBe(1);
+    expect(scores(routed)).toEqual(scores(await ok('POST', '/m/_search?routing=r1', { size: 100, query })));
     const res = await h.app.inject({
       method: 'POST',
       url: '/_msearch',
       headers: { 'content-type': 'application/x-ndjson' },
-      payload: ['{"index":"m","search_type":"dfs_query_then_fetch"}', '{"size":0}', '{"index":"m","routing":"r2"}', '{"size":0}', '{"index":"m","preference":"_shards:1"}', '{"size":0}', ''].join('\n'),
+      payload: ['{"index":"m","search_type":"dfs_query_then_fetch"}', JSON.stringify({ size: 100, query }), '{"index":"m"}', JSON.stringify({ size: 100, query }), ''].join('\n'),
     });
     const items = JSON.parse(res.body).responses as EsBody[];
-    expect(items.map((x) => x.status)).toEqual([400, 200, 200]);
-    expect(items.slice(1).map((x) => x._shards.total)).toEqual([1, 1]);
-    expect(items[2]?.hits.total.value).toBe(docs().filter((d) => shardOfDoc(d, 2) === 1).length);
+    expect(scores(items[0] as EsBody)).toEqual(whole);
+    expect(scores(items[1] as EsBody)).not.toEqual(whole);
   });
 
   it('deletes by query across the shards in scroll order, and in one slice per shard with slices=auto', async () => {
