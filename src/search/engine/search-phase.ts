@@ -4,6 +4,7 @@ import type { Suggestion } from '../requests/suggest-request.js';
 import { float32ForJson } from '../query/bm25.js';
 import { errors, SearchError } from '../errors.js';
 import { GatheredStats, StatsRecorder } from '../query/scoring-stats.js';
+import { collectedPrefix, countedWithoutCollecting } from './terminate-after.js';
 import { EMPTY as EMPTY_HITS, type Hits } from '../query/hit-lists.js';
 import { RawJson } from '../http/json-render.js';
 import { ShardFailures } from './shard-failures.js';
@@ -89,7 +90,7 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
   // dfs_query_then_fetch: every shard's statistics first, and each shard's query scores with their sums.
   const shardEnv = req.dfs === true && states.length > 1 && req.suggestOnly !== true ? gatheredStatsEnv(states, req, env) : env;
   const q: ShardQuery = { req, env: shardEnv, from, size, end: from + size, sortByScore, scored, single: states.length === 1, shardCount: states.length, capturing: capture !== undefined };
-  const phase: QueryPhase = { perIndex: [], total: 0, maxScore: -Infinity, plan0: undefined, aggSets: [], collapse: new Map() };
+  const phase: QueryPhase = { perIndex: [], total: 0, maxScore: -Infinity, plan0: undefined, aggSets: [], collapse: new Map(), terminated: false };
   const failures = new ShardFailures();
   // A suggest-only search runs no query (ES's hasOnlySuggest): no hits, a total of 0.
   if (req.suggestOnly !== true) states.forEach(failures.guard((state, shard) => queryShard(q, phase, state, shard)));
@@ -99,12 +100,11 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
     capture(page);
     page = page.slice(0, req.size);
   }
-  const body: Record<string, unknown> = {
-    took: 0,
-    timed_out: false,
-    _shards: failures.shardsBody(states.length),
-    hits: hitsBody(q, phase, page),
-  };
+  const body: Record<string, unknown> = { took: 0, timed_out: false };
+  // Shown whenever a limit was set: whether any shard stopped early (terminate-after.ts).
+  if (req.terminateAfter !== undefined) body.terminated_early = phase.terminated;
+  body._shards = failures.shardsBody(states.length);
+  body.hits = hitsBody(q, phase, page);
   if (req.suggest !== undefined) body.suggest = suggestBody(states, req.suggest, env);
   if (req.aggs !== undefined) body.aggregations = runAggregations(req.aggs, phase.aggSets, aggEnv(env, req), req.typedKeys === true);
   body.took = Math.max(0, Math.round(env.now() - startedMs));
@@ -205,6 +205,8 @@ interface QueryPhase {
   readonly aggSets: DocSet[];
   /** With `collapse`: each shard's hits, for the inner hits. */
   readonly collapse: Map<IndexState, CollapseShard>;
+  /** With `terminate_after`: whether a shard stopped collecting early. */
+  terminated: boolean;
 }
 
 /** The query phase of one shard: its window of candidates, its hits counted, its best score. */
@@ -218,7 +220,7 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
   checkOnShard(req, state);
   const ctx = q.env.ctx(state);
   // The common case, a relevance-ordered `match` on one index: only the window is computed.
-  if (q.single && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.slice === undefined && req.searchAfter === undefined && req.aggs === undefined && req.collapse === undefined && req.query.kind === 'match' && req.query.fuzzy === undefined) {
+  if (q.single && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.slice === undefined && req.searchAfter === undefined && req.aggs === undefined && req.collapse === undefined && req.terminateAfter === undefined && req.query.kind === 'match' && req.query.fuzzy === undefined) {
     const field = fastMatchField(req.query, state.mappings, state.index);
     const top = field === undefined ? undefined : matchTopK(req.query, field, state.index.live, q.from, q.size, req.trackTotalHits === false ? 0 : req.trackTotalHits, ctx.arena, FAST_WINDOW);
     if (top !== undefined) {
@@ -316,15 +318,26 @@ function matchAndSort(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: 
     hits = filterHits(hits, (i) => sliceOf(ids[hits.docs[i] as number] as string, slice.max) === slice.id);
   }
   if (req.minScore !== undefined) hits = filterHits(hits, (i) => (hits.scores[i] as number) >= (req.minScore as number));
+  let allowed: Set<number> | undefined;
+  if (req.postFilter !== undefined) {
+    const filter = execute(req.postFilter, ctx);
+    allowed = new Set(filter.docs.subarray(0, filter.length));
+  }
+  // terminate_after: the documents collected before the shard stopped (terminate-after.ts).
+  if (req.terminateAfter !== undefined && !(req.size === 0 && req.postFilter === undefined && req.minScore === undefined && countedWithoutCollecting(req.query, state) && slice === undefined)) {
+    const set = allowed;
+    const cut = collectedPrefix(hits, req.terminateAfter, set === undefined ? undefined : (ord) => set.has(ord));
+    if (cut.terminated) phase.terminated = true;
+    hits = { docs: hits.docs, scores: hits.scores, length: cut.length };
+  }
   // Aggregations see every match, post_filter or not (copied: the arena is reused by later queries;
   // the index's list of every live document, a match_all's, is never written, only replaced).
   if (req.aggs !== undefined) {
     const docs = hits.docs === ctx.index.allLive() && hits.length === hits.docs.length ? hits.docs : hits.docs.slice(0, hits.length);
     phase.aggSets.push({ state, ctx, docs, scores: hits.scores.slice(0, hits.length) });
   }
-  if (req.postFilter !== undefined) {
-    const allowed = execute(req.postFilter, ctx);
-    const set = new Set(allowed.docs.subarray(0, allowed.length));
+  if (allowed !== undefined) {
+    const set = allowed;
     hits = filterHits(hits, (i) => set.has(hits.docs[i] as number));
   }
   // The total counts every match, also those before a search_after point (as ES does).

@@ -4,6 +4,7 @@ import { resolveDateMathName } from '../syntax/date-math-index-name.js';
 import { errors, SearchError } from '../errors.js';
 import { indexProblems, type WriteConditions } from '../requests/write-conditions.js';
 import { parseJsonBody } from '../http/json-render.js';
+import { countedWithoutCollecting } from './terminate-after.js';
 import { execute, type ExecContext } from '../query/query-exec.js';
 import type { Query } from '../requests/query-dsl.js';
 import type { SearchRequest } from '../requests/search-request.js';
@@ -543,16 +544,31 @@ export class SearchService {
 
   /** `_count`: the hits of `query`, only those scoring at least `minScore` when given (ES's `min_score`). */
   count(states: readonly IndexState[], query: Query, minScore?: number): number {
+    return this.countCollected(states, query, minScore).count;
+  }
+
+  /**
+   * `count` with `terminate_after`: each shard's hits as a search of size 0 collects them
+   * (terminate-after.ts), and whether one stopped early.
+   */
+  countCollected(states: readonly IndexState[], query: Query, minScore?: number, terminateAfter?: number): { count: number; terminated: boolean } {
     let n = 0;
+    let terminated = false;
     for (const origin of states) {
       const s = this.searchable(origin);
       const started = performance.now();
       const hits = execute(query, this.pinnedCtx(s));
-      if (minScore === undefined) n += hits.length;
-      else for (let i = 0; i < hits.length; i++) if ((hits.scores[i] as number) >= minScore) n++;
+      let matched = 0;
+      if (minScore === undefined) matched = hits.length;
+      else for (let i = 0; i < hits.length; i++) if ((hits.scores[i] as number) >= minScore) matched++;
+      if (terminateAfter !== undefined && !(minScore === undefined && countedWithoutCollecting(query, s)) && matched > terminateAfter) {
+        matched = terminateAfter;
+        terminated = true;
+      }
+      n += matched;
       this.usage.searched(origin, performance.now() - started, false);
     }
-    return n;
+    return { count: n, terminated };
   }
 
   /** The ordinals of `state`'s live documents that match `query`, in write order (`_delete_by_query` and friends). */

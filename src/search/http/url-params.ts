@@ -141,8 +141,6 @@ export const NO_OP_PARAMS: Readonly<Record<string, (value: string) => boolean>> 
   explain: isFalseParam,
   analyzer: (v) => v === 'standard',
   analyze_wildcard: isFalseParam,
-  // 0 is ES's "no limit"; a negative value is refused with ES's own error (checkTerminateAfter).
-  terminate_after: (v) => !(Number(v) > 0),
   suggest_field: () => false,
   suggest_text: () => false,
   suggest_mode: () => false,

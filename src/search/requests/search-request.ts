@@ -61,6 +61,8 @@ export interface SearchRequest {
    * every shard's statistics summed, gathered before it runs (search-phase.ts, scoring-stats.ts).
    */
   readonly dfs?: boolean;
+  /** `terminate_after` above 0: each shard stops collecting after this many documents (engine/terminate-after.ts). */
+  readonly terminateAfter?: number | undefined;
 }
 
 export interface PitReference {
@@ -80,8 +82,8 @@ const empty = (v: unknown): boolean => (Array.isArray(v) ? v.length === 0 : isJs
 export const BODY_KEYS: Readonly<Record<string, true | ((v: unknown) => boolean)>> = {
   query: true, aggs: true, aggregations: true, collapse: true, from: true, size: true, sort: true, _source: true, track_total_hits: true, search_after: true, track_scores: true,
   version: true, seq_no_primary_term: true, min_score: true, post_filter: true, pit: true, timeout: true, stats: true,
-  // Negative values are refused with ES's own error below; 0 is ES's "no limit".
-  terminate_after: (v) => typeof v !== 'number' || v <= 0,
+  // Negative values are refused with ES's own error below; 0 is ES's "no limit" (terminateAfterOf).
+  terminate_after: true,
   explain: (v) => v === false,
   profile: (v) => v === false,
   ext: empty,
@@ -330,7 +332,18 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     typedKeys: params.typed_keys === 'true',
     slice: b.slice === undefined ? undefined : parseSlice(b.slice),
     fetchFields,
+    terminateAfter: terminateAfterOf(b, params),
   };
+}
+
+/**
+ * `terminate_after`, the URL's over the body's (RestSearchAction sets it after parsing the body):
+ * an int, refused below 0 with ES's error; undefined for 0, ES's "no limit" (terminate-after.ts).
+ */
+function terminateAfterOf(b: Record<string, unknown>, params: QueryParams): number | undefined {
+  const n = intParam(params, 'terminate_after') ?? (b.terminate_after === undefined ? undefined : bodyInt(b.terminate_after, 'terminate_after'));
+  if (n !== undefined && n < 0) throw errors.illegalArgument('terminateAfter must be > 0');
+  return n === undefined || n === 0 ? undefined : n;
 }
 
 /**

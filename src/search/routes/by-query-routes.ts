@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
 import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http/http-io.js';
-import { boolParam, checkParams, DELETE_BY_QUERY_PARAMS, REINDEX_PARAMS, UPDATE_BY_QUERY_PARAMS } from '../http/url-params.js';
+import { boolParam, checkNoOpParams, checkParams, DELETE_BY_QUERY_PARAMS, intParam, REINDEX_PARAMS, UPDATE_BY_QUERY_PARAMS } from '../http/url-params.js';
 import { parseByQuery, parseReindex, type ByQueryRequest, type ReindexRequest } from '../requests/by-query-request.js';
 import type { BulkAction } from '../requests/bulk.js';
 import { filterSource } from '../requests/source-filter.js';
@@ -206,6 +206,10 @@ export async function byQueryRoutes(app: FastifyInstance, opts: { service: Searc
     const body = jsonBodyAndText(req);
     const r = parseByQuery(body?.text, body?.value, params, update);
     checkParams(req.url, params, update ? UPDATE_BY_QUERY_PARAMS : DELETE_BY_QUERY_PARAMS);
+    // The parameters of the search they run that would change which documents are taken: refused
+    // where Portico would not act on them (an analyzer, wildcard analysis, a per-shard limit).
+    checkNoOpParams(req.url, params);
+    if ((intParam(params, 'terminate_after') ?? 0) > 0) throw errors.contextUnsupported('[terminate_after] in _delete_by_query and _update_by_query');
     const states = service.resolve((req.params as Params).index, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
     const actionsOf = (docs: readonly Matched[]): BulkAction[] => docs.map((m) => {
       const id = m.state.index.ids[m.ord] as string;

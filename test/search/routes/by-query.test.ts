@@ -26,6 +26,17 @@ describe('_delete_by_query', () => {
     expect(stats.indices.src.total.indexing.delete_total).toBe(4);
   });
 
+  it('refuses the search parameters it would not act on, deleting nothing', async () => {
+    for (const param of ['terminate_after=2', 'analyzer=whitespace', 'analyze_wildcard=true']) {
+      for (const api of ['_delete_by_query', '_update_by_query']) {
+        const res = await call('POST', `/src/${api}?${param}`, { query: { match_all: {} } });
+        expect([param, api, res.status, res.body.error?.type]).toEqual([param, api, 400, 'illegal_argument_exception']);
+      }
+    }
+    expect((await ids('src')).length).toBe(12);
+    expect((await ok('POST', '/src/_delete_by_query?terminate_after=0&refresh=true', { query: { match: { title: 'fox' } } })).deleted).toBe(4);
+  });
+
   it('max_docs takes the first documents in write order; q= and scroll_size are read', async () => {
     const body = await ok('POST', '/src/_delete_by_query?q=title:dog&scroll_size=3&refresh=true', { max_docs: 5 });
     expect(body).toMatchObject({ total: 5, deleted: 5, batches: 2 });

@@ -18,7 +18,7 @@ const BODY: [string, unknown, Outcome][] = [
   ['from', 1, 'done'],
   ['size', 1, 'done'],
   ['timeout', '10s', 'no-op'], // a search here never stops early, so it never times out
-  ['terminate_after', 1, 'refused'],
+  ['terminate_after', 1, 'done'],
   ['query', { match_all: {} }, 'done'],
   ['post_filter', { match_all: {} }, 'done'],
   ['knn', { field: 'v', query_vector: [1], k: 1, num_candidates: 1 }, 'refused'],
@@ -209,7 +209,7 @@ const QUERIES_NOT_RUN = [
 /** ES 8's `_search` URL parameters that ask for something, with such a value. */
 const URL_PARAMS: [string, string, Outcome][] = [
   ['explain', 'true', 'refused'], ['analyzer', 'whitespace', 'refused'], ['analyze_wildcard', 'true', 'refused'],
-  ['terminate_after', '1', 'refused'], ['stored_fields', 'n', 'done'], ['docvalue_fields', 'n', 'done'],
+  ['terminate_after', '1', 'done'], ['stored_fields', 'n', 'done'], ['docvalue_fields', 'n', 'done'],
   ['suggest_field', 'body', 'refused'], ['suggest_text', 'x', 'refused'], ['force_synthetic_source', 'true', 'refused'],
   ['q', 'quick', 'done'], ['df', 'body', 'done'], ['default_operator', 'AND', 'done'], ['from', '1', 'done'], ['size', '1', 'done'],
   ['sort', 'n:desc', 'done'], ['track_scores', 'true', 'done'], ['track_total_hits', 'true', 'done'], ['version', 'true', 'done'],
