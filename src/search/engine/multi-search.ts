@@ -4,7 +4,7 @@ import { resolveDateMathExpression } from '../syntax/date-math-index-name.js';
 import { errors, SearchError } from '../errors.js';
 import { parseJsonBody } from '../http/json-render.js';
 import { parseSearchRequest, readSearchBody, type SearchRequest } from '../requests/search-request.js';
-import { withSearchType, type SearchService } from './search-service.js';
+import { withIndexBoosts, withSearchType, type SearchService } from './search-service.js';
 import { requestCacheKey } from './request-cache.js';
 import { boolParam, intParam, type QueryParams } from '../http/url-params.js';
 
@@ -208,7 +208,7 @@ export function multiSearch(items: readonly MultiSearchItem[], service: SearchSe
     try {
       // A point in time searches its own indices (its options were checked as the line was read).
       if (item.request.pit !== undefined) {
-        return { ...searchInContext(service, item.request, { index: undefined, ignoreUnavailable: false, allowNoIndices: true, searchType: item.searchType }, itemStarted, now()), status: 200 };
+        return { ...searchInContext(service, withIndexBoosts(service, item.request, false, true), { index: undefined, ignoreUnavailable: false, allowNoIndices: true, searchType: item.searchType }, itemStarted, now()), status: 200 };
       }
       // A header's date-math names (`<logs-{now/d}>`) resolve as a path's do (date-math-hook.ts).
       const index = item.index === undefined ? undefined : resolveDateMathExpression(item.index, itemStarted);
@@ -217,7 +217,8 @@ export function multiSearch(items: readonly MultiSearchItem[], service: SearchSe
       const shards = service.searchShardsOrNone(states, item.routing, item.preference);
       if (shards === null) return { ...noShardSearched(item.request, itemStarted, now()), status: 200 };
       const cache = item.request.scrollMs === undefined ? { key: item.cacheKey, param: item.requestCache } : undefined;
-      return { ...service.search(shards, withSearchType(item.request, item.searchType, shards), itemStarted, cache), status: 200 };
+      const request = withIndexBoosts(service, withSearchType(item.request, item.searchType, shards), item.ignoreUnavailable, item.allowNoIndices);
+      return { ...service.search(shards, request, itemStarted, cache), status: 200 };
     } catch (e) {
       if (e instanceof SearchError) return e.toBody();
       throw e;

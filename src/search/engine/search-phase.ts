@@ -5,7 +5,8 @@ import { float32ForJson } from '../query/bm25.js';
 import { errors, SearchError } from '../errors.js';
 import { GatheredStats, StatsRecorder } from '../query/scoring-stats.js';
 import { collectedPrefix, countedWithoutCollecting } from './terminate-after.js';
-import { EMPTY as EMPTY_HITS, type Hits } from '../query/hit-lists.js';
+import { EMPTY as EMPTY_HITS, scale, type Hits } from '../query/hit-lists.js';
+import { javaDouble } from '../syntax/java-double.js';
 import { RawJson } from '../http/json-render.js';
 import { ShardFailures } from './shard-failures.js';
 import { fastMatchField, matchTopK } from '../query/match-top-k.js';
@@ -122,6 +123,9 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
 function gatheredStatsEnv(states: readonly IndexState[], req: SearchRequest, env: SearchEnv): SearchEnv {
   const recorders = states.map((state) => {
     const stats = new StatsRecorder();
+    // An index boost of 0 makes the shard's query constant-scored (Lucene rewrites a BoostQuery
+    // of 0 so that no score is needed): its weights ask for no statistics.
+    if (req.indexBoosts?.get(state.name) === 0) return stats;
     try {
       execute(req.query, { ...env.ctx(state), stats });
     } catch (e) {
@@ -220,7 +224,7 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
   checkOnShard(req, state);
   const ctx = q.env.ctx(state);
   // The common case, a relevance-ordered `match` on one index: only the window is computed.
-  if (q.single && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.slice === undefined && req.searchAfter === undefined && req.aggs === undefined && req.collapse === undefined && req.terminateAfter === undefined && req.query.kind === 'match' && req.query.fuzzy === undefined) {
+  if (q.single && plainMatch(req) && req.query.kind === 'match') {
     const field = fastMatchField(req.query, state.mappings, state.index);
     const top = field === undefined ? undefined : matchTopK(req.query, field, state.index.live, q.from, q.size, req.trackTotalHits === false ? 0 : req.trackTotalHits, ctx.arena, FAST_WINDOW);
     if (top !== undefined) {
@@ -252,6 +256,34 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
       ...(collapsed === undefined ? {} : { collapseKey: collapsed.keys[k] ?? null }),
     })),
   );
+}
+
+/** A search that only pages a query's hits by score: no sort, filter, slice, aggregation, collapse, limit or boost (matchTopK's case). */
+function plainMatch(req: SearchRequest): boolean {
+  return req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.slice === undefined && req.searchAfter === undefined && req.aggs === undefined
+    && req.collapse === undefined && req.terminateAfter === undefined && req.indexBoosts === undefined && (req.query.kind !== 'match' || req.query.fuzzy === undefined);
+}
+
+/** `indices_boost`: the shard's scores times its index's boost (ES wraps the shard's query in a BoostQuery, which refuses a negative boost). */
+function boosted(hits: Hits, req: SearchRequest, state: IndexState, ctx: ExecContext): Hits {
+  const boost = req.indexBoosts?.get(state.name);
+  if (boost === undefined || boost === 1) return hits;
+  // Lucene's check: finite and not below 0 (Float.compare puts -0.0 below 0.0).
+  if (!(boost >= 0) || boost === Infinity || Object.is(boost, -0)) {
+    const reason = `boost must be a positive float, got ${Number.isFinite(boost) ? javaDouble(float32ForJson(boost)) : String(boost)}`;
+    throw errors.shardFailure(state.name, { type: 'illegal_argument_exception', reason });
+  }
+  return scale(hits, boost, ctx.arena);
+}
+
+/** `terminate_after`: the documents the shard collected before it stopped (terminate-after.ts); `allowed`, post_filter's documents. */
+function collected(hits: Hits, req: SearchRequest, state: IndexState, phase: QueryPhase, allowed: ReadonlySet<number> | undefined, sliced: boolean): Hits {
+  const limit = req.terminateAfter;
+  if (limit === undefined) return hits;
+  if (req.size === 0 && allowed === undefined && req.minScore === undefined && !sliced && countedWithoutCollecting(req.query, state)) return hits;
+  const cut = collectedPrefix(hits, limit, allowed === undefined ? undefined : (ord) => allowed.has(ord));
+  if (cut.terminated) phase.terminated = true;
+  return { docs: hits.docs, scores: hits.scores, length: cut.length };
 }
 
 /**
@@ -309,7 +341,7 @@ export function shardSlice(slice: { readonly id: number; readonly max: number },
  */
 function matchAndSort(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: ExecContext, shard: number): { hits: Hits; before: Before; plan: SortPlan | undefined } {
   const { req, sortByScore } = q;
-  let hits = execute(req.query, ctx);
+  let hits = boosted(execute(req.query, ctx), req, state, ctx);
   // A slice is part of the query in ES (a filter on _id): totals, aggregations and pages see only its documents.
   const slice = req.slice === undefined ? undefined : shardSlice(req.slice, shard, q.shardCount);
   if (slice === 'none') hits = EMPTY_HITS;
@@ -323,13 +355,7 @@ function matchAndSort(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: 
     const filter = execute(req.postFilter, ctx);
     allowed = new Set(filter.docs.subarray(0, filter.length));
   }
-  // terminate_after: the documents collected before the shard stopped (terminate-after.ts).
-  if (req.terminateAfter !== undefined && !(req.size === 0 && req.postFilter === undefined && req.minScore === undefined && countedWithoutCollecting(req.query, state) && slice === undefined)) {
-    const set = allowed;
-    const cut = collectedPrefix(hits, req.terminateAfter, set === undefined ? undefined : (ord) => set.has(ord));
-    if (cut.terminated) phase.terminated = true;
-    hits = { docs: hits.docs, scores: hits.scores, length: cut.length };
-  }
+  hits = collected(hits, req, state, phase, allowed, slice !== undefined);
   // Aggregations see every match, post_filter or not (copied: the arena is reused by later queries;
   // the index's list of every live document, a match_all's, is never written, only replaced).
   if (req.aggs !== undefined) {

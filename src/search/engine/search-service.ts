@@ -75,6 +75,20 @@ export function withSearchType(req: SearchRequest, searchType: string | undefine
   return searchType === 'dfs_query_then_fetch' && shards.length > 1 ? { ...req, dfs: true } : req;
 }
 
+/**
+ * `indices_boost` resolved as the search's own indices are (ES resolves each entry with the
+ * request's indices options: a missing index is its 404 unless ignored): each index's boost, the
+ * first entry naming it winning.
+ */
+export function withIndexBoosts(service: SearchService, req: SearchRequest, ignoreUnavailable: boolean, allowNoIndices: boolean): SearchRequest {
+  if (req.indicesBoost === undefined) return req;
+  const boosts = new Map<string, number>();
+  for (const { index, boost } of req.indicesBoost) {
+    for (const state of service.resolve(index, ignoreUnavailable, allowNoIndices)) if (!boosts.has(state.name)) boosts.set(state.name, boost);
+  }
+  return { ...req, indexBoosts: boosts };
+}
+
 export class SearchService {
   /** Open scrolls and points in time; every write tells them first (see open-contexts.ts). */
   readonly contexts = new SearchContexts();

@@ -1,5 +1,6 @@
 import { parseSuggest, type Suggestion } from './suggest-request.js';
 import { intParam, totalHitsAsInt, type QueryParams } from '../http/url-params.js';
+import { parseIndicesBoost, type IndexBoost } from './indices-boost.js';
 import { errors, SearchError } from '../errors.js';
 import { isJsonObject, jsonToken, nestingError, readInTextOrder, tooDeepAt } from '../syntax/json-members.js';
 import { NestedDepthExceeded, parseTopLevelQuery, queryStringToQuery, type Query } from './query-dsl.js';
@@ -63,6 +64,10 @@ export interface SearchRequest {
   readonly dfs?: boolean;
   /** `terminate_after` above 0: each shard stops collecting after this many documents (engine/terminate-after.ts). */
   readonly terminateAfter?: number | undefined;
+  /** `indices_boost` as written (indices-boost.ts). */
+  readonly indicesBoost?: readonly IndexBoost[] | undefined;
+  /** `indices_boost` resolved against the indices (SearchService.withIndexBoosts): each index's boost. */
+  readonly indexBoosts?: ReadonlyMap<string, number> | undefined;
 }
 
 export interface PitReference {
@@ -87,7 +92,8 @@ export const BODY_KEYS: Readonly<Record<string, true | ((v: unknown) => boolean)
   explain: (v) => v === false,
   profile: (v) => v === false,
   ext: empty,
-  indices_boost: empty,
+  // Arrays are read (indices-boost.ts); ES 8 refuses the object form of ES 7 as an unknown key.
+  indices_boost: (v) => Array.isArray(v),
   docvalue_fields: true,
   fields: true,
   script_fields: empty,
@@ -333,6 +339,7 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     slice: b.slice === undefined ? undefined : parseSlice(b.slice),
     fetchFields,
     terminateAfter: terminateAfterOf(b, params),
+    indicesBoost: Array.isArray(b.indices_boost) && b.indices_boost.length > 0 ? parseIndicesBoost(b.indices_boost) : undefined,
   };
 }
 

@@ -3,7 +3,7 @@ import { noShardSearched } from '../engine/no-shard-search.js';
 import { searchInContext } from '../engine/scroll-pit-search.js';
 import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http/http-io.js';
 import { parseCountQuery, parseSearchRequest, readSearchBody } from '../requests/search-request.js';
-import { withSearchType, type SearchService } from '../engine/search-service.js';
+import { withIndexBoosts, withSearchType, type SearchService } from '../engine/search-service.js';
 import { requestCacheKey } from '../engine/request-cache.js';
 import { checkNoOpParams, checkParams, checkPreference, checkTerminateAfter, COUNT_PARAMS, floatParam, intParam, SEARCH_PARAMS, type QueryParams } from '../http/url-params.js';
 import type { IndexState } from '../engine/index-state.js';
@@ -29,7 +29,8 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     // those `routing` and `preference` name.
     const shards = request.pit === undefined ? searchShards(service, index, params) : undefined;
     // Marked for dfs over several shards (a point in time marks it over its own).
-    const searched = shards === null || shards === undefined ? request : withSearchType(request, params.search_type, shards);
+    const typed = shards === null || shards === undefined ? request : withSearchType(request, params.search_type, shards);
+    const searched = withIndexBoosts(service, typed, params.ignore_unavailable === 'true', params.allow_no_indices !== 'false');
     let body: Record<string, unknown>;
     if (shards === null) {
       body = noShardSearched(request, started, now());

@@ -320,6 +320,44 @@ describe('an index of several shards, side by side', () => {
     console.log(`several shards, dfs_query_then_fetch: ${searchesCompared - before} searches compared, each alike`);
   }, SLOW);
 
+  it('boosts the hits of each index by indices_boost, as the node does', async () => {
+    const before = searchesCompared;
+    const boosts: unknown[] = [
+      [{ multi: 2.5 }],
+      [{ 'multi-rep': 0.3 }, { multi: 1.7 }],
+      // The first entry naming an index wins: multi-rep takes 3, multi 0.5.
+      [{ 'multi-rep': 3 }, { 'multi*': 0.5 }],
+      [{ multi: 0 }],
+    ];
+    const queries: Record<string, unknown>[] = [
+      { match: { text: 'python library' } },
+      { bool: { must: [{ match: { text: 'data' } }], filter: [{ term: { tag: 't2' } }] } },
+      { match_all: {} },
+    ];
+    for (const indices_boost of boosts) {
+      for (const query of queries) {
+        await sameSearch('/multi,multi-rep/_search', { size: 30, query, indices_boost });
+        await sameSearch('/multi,multi-rep/_search?search_type=dfs_query_then_fetch', { from: 5, size: 20, query, indices_boost });
+      }
+      await sameSearch('/multi,multi-rep/_search', { size: 20, query: { match: { text: 'tool web' } }, min_score: 1, indices_boost });
+      // One index: across the two, equal sort values tie, and the node orders such ties otherwise (docs/search.md).
+      await sameSearch('/multi/_search', { size: 20, query: { match: { text: 'tool web' } }, sort: [{ n: 'asc' }], track_scores: true, indices_boost });
+    }
+    // Refusals: a negative boost fails each boosted shard; a missing index is the 404; malformed entries and ES 7's object form are parse errors.
+    // ES 7's object form: the node still takes it; ES 8 reads it as an unknown key, as Portico does.
+    const objectForm = await porticoCall('POST', '/multi/_search', { indices_boost: { multi: 2 } });
+    expect([objectForm.status, objectForm.body.error.type, objectForm.body.error.reason]).toEqual([400, 'parsing_exception', 'Unknown key for a START_OBJECT in [indices_boost].']);
+    for (const indices_boost of [[{ multi: -1 }], [{ nope: 2 }], [{ multi: '2' }], [{ multi: 2, 'multi-rep': 1 }], [5], [{}]]) {
+      const body = { query: { match_all: {} }, indices_boost };
+      const [p, n] = [await porticoCall('POST', '/multi,multi-rep/_search', body), await nodeCall('POST', '/multi,multi-rep/_search', body)];
+      searchesCompared++;
+      const error = (a: Answer) => [a.status, a.body.error?.type, a.body.error?.reason, a.body.error?.failed_shards?.map((f: { shard: number; index: string; reason: { reason: string } }) => [f.shard, f.index, f.reason.reason])];
+      expect(error(p), JSON.stringify(indices_boost)).toEqual(error(n));
+    }
+    await sameSearch('/multi,multi-rep/_search?ignore_unavailable=true', { size: 10, query: { match: { text: 'font' } }, indices_boost: [{ nope: 2 }, { multi: 2 }] });
+    console.log(`several shards, indices_boost: ${searchesCompared - before} searches compared, each alike`);
+  }, SLOW);
+
   it('spreads scroll slices over the shards as the node does', async () => {
     let slices = 0;
     for (const max of [2, 3, 4, 5]) {

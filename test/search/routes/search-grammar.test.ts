@@ -37,7 +37,7 @@ const BODY: [string, unknown, Outcome][] = [
   ['sort', [{ n: 'desc' }], 'done'],
   ['track_scores', true, 'done'],
   ['track_total_hits', true, 'done'],
-  ['indices_boost', [{ t: 2 }], 'refused'],
+  ['indices_boost', [{ t: 2 }], 'done'],
   ['highlight', { fields: { body: {} } }, 'done'],
   ['suggest', { s: { text: 'pyton', term: { field: 'body' } } }, 'done'],
   ['suggest', { s: { text: 'pyton', phrase: { field: 'body' } } }, 'done'],
