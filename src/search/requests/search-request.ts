@@ -11,6 +11,7 @@ import type { SortKey, SortOrder } from './sort-key.js';
 import { parseAggregations, type Agg } from './aggs/agg-request.js';
 import { parseCollapse, type Collapse } from './collapse-request.js';
 import { parseFetchFields, type FetchFields } from './fetch-fields-request.js';
+import { parseRescore, type Rescorer } from './rescore-request.js';
 
 export type { SortKey, SortOrder } from './sort-key.js';
 
@@ -61,6 +62,8 @@ export interface SearchRequest {
    * every shard's statistics summed, gathered before it runs (search-phase.ts, scoring-stats.ts).
    */
   readonly dfs?: boolean;
+  /** `rescore`: the rescorers each shard applies in order to its top hits (engine/rescore.ts); undefined when none is given. */
+  readonly rescore?: readonly Rescorer[] | undefined;
 }
 
 export interface PitReference {
@@ -92,7 +95,7 @@ export const BODY_KEYS: Readonly<Record<string, true | ((v: unknown) => boolean)
   runtime_mappings: empty,
   stored_fields: true,
   highlight: true,
-  rescore: () => false,
+  rescore: true,
   suggest: true,
   // Read by parseSlice; a plain search refuses it in checkContextRules, as ES's validation does.
   slice: true,
@@ -293,6 +296,7 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
   }
   if (searchAfter !== undefined && from > 0) throw errors.actionValidation(['[from] parameter must be set to 0 when [search_after] is used']);
   const collapse = b.collapse === undefined ? undefined : parseCollapse(b.collapse, AGG_READERS);
+  const rescore = b.rescore === undefined ? undefined : parseRescore(b.rescore);
   if (collapse !== undefined && searchAfter !== undefined && (sort?.length !== 1 || sort[0]?.field !== collapse.field)) {
     throw errors.actionValidation(['Cannot use [collapse] in conjunction with [search_after] unless the search is sorted on the same field. Multiple sort fields are not allowed.']);
   }
@@ -330,6 +334,7 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     typedKeys: params.typed_keys === 'true',
     slice: b.slice === undefined ? undefined : parseSlice(b.slice),
     fetchFields,
+    rescore: rescore === undefined || rescore.length === 0 ? undefined : rescore,
   };
 }
 
