@@ -291,7 +291,7 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
   // SearchRequest.validate, for what a scroll or a point in time rules out (no array made for a
   // plain search).
   if (scrollMs !== undefined || sort !== undefined || pit !== undefined || b.slice !== undefined) {
-    const given = { rescore: b.rescore !== undefined, collapse: b.collapse !== undefined, requestCache: params.request_cache === 'true', sliced: b.slice !== undefined };
+    const given = { rescore: b.rescore !== undefined && !(Array.isArray(b.rescore) && b.rescore.length === 0), collapse: b.collapse !== undefined, requestCache: params.request_cache === 'true', sliced: b.slice !== undefined };
     checkContextRules(scrollMs, pit, from, size, searchAfter, sort, (params.track_total_hits ?? b.track_total_hits) !== undefined && tth !== Infinity, given);
   }
   if (searchAfter !== undefined && from > 0) throw errors.actionValidation(['[from] parameter must be set to 0 when [search_after] is used']);
@@ -386,6 +386,7 @@ function checkContextRules(
     if (inexactTotal) problems.push('disabling [track_total_hits] is not allowed in a scroll context');
     if (from > 0) problems.push('using [from] is not allowed in a scroll context');
     if (size === 0) problems.push('[size] cannot be [0] in a scroll context');
+    // An empty array of rescorers is none (ES checks that the list is not empty).
     if (given.rescore) problems.push('using [rescore] is not allowed in a scroll context');
     if (searchAfter !== undefined) problems.push('[search_after] cannot be used in a scroll context');
     if (given.collapse) problems.push('cannot use `collapse` in a scroll context');

@@ -180,6 +180,8 @@ describe('rescore', () => {
     expect((await ok('POST', '/three/_search', { query: { match: { text: 'absent' } }, rescore: { window_size: -1, query: q } })).hits.total.value).toBe(0);
     // A scroll refuses rescore in its request validation.
     await refused('/three/_search?scroll=1m', { rescore: { query: q } }, 400, 'action_request_validation_exception', 'Validation Failed: 1: using [rescore] is not allowed in a scroll context;');
+    // An empty array is no rescorer: the scroll is taken.
+    expect((await ok('POST', '/three/_search?scroll=1m', { size: 2, rescore: [] }))._scroll_id).toEqual(expect.any(String));
     // `_score` alone is no sort: taken.
     expect(hitsOf(await ok('POST', '/three/_search', { sort: ['_score'], rescore: { query: q } }))[0]?._score).toBe(2);
   });
