@@ -190,6 +190,8 @@ describe('rescore, side by side', () => {
     for (const body of ['{"rescore":{"query":{"rescore_query":{"nope":{}}}}}', '{"rescore":{"query":{"rescore_query":{"bool":{"must":{"nope":{}}}}}}}']) await sameRefusal('/one/_search', body, true);
     await sameRefusal('/three/_search', { sort: ['n'], rescore: { query: q } });
     await sameRefusal('/one/_search?scroll=1m', { rescore: { query: q } });
+    // An empty array is no rescorer: a scroll takes it.
+    await sameSearch('/one/_search?scroll=1m', { size: 2, rescore: [] });
     // index.max_rescore_window, changed on both.
     for (const call of [porticoCall, nodeCall]) expect((await call('PUT', '/one/_settings', { index: { max_rescore_window: 50 } })).status).toBe(200);
     await sameRefusal('/one/_search', { rescore: { window_size: 51, query: q } });
