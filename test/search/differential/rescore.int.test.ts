@@ -197,4 +197,31 @@ describe('rescore, side by side', () => {
     await sameRefusal('/one/_search', { rescore: { window_size: 51, query: q } });
     await sameSearch('/one/_search', { query: MAIN[0], rescore: { window_size: 50, query: { rescore_query: RESCORE_QUERIES[0] } } });
   }, SLOW);
+
+  it('highlights the first query’s terms, fails only the shards past their window limit, and answers _msearch items alike', async () => {
+    // Highlighting reads the first query alone on both.
+    const highlighted = { size: 5, query: MAIN[0], highlight: { fields: { text: {} } }, rescore: { query: { rescore_query: { match: { text: 'rust kernel' } } } } };
+    const [p, n] = [await porticoCall('POST', '/three/_search', highlighted), await nodeCall('POST', '/three/_search', highlighted)];
+    expect(difference(p, n)).toBeUndefined();
+    const marks = (a: Answer) => a.body.hits.hits.map((x: { highlight?: unknown }) => x.highlight);
+    expect(marks(p)).toEqual(marks(n));
+    expect(JSON.stringify(marks(n))).toContain('<em>');
+    searchesCompared++;
+    // `one` now limits windows to 50 (above): its shard fails, `three`'s answer.
+    const both = { size: 12, query: MAIN[1], rescore: { window_size: 60, query: { rescore_query: RESCORE_QUERIES[1] } } };
+    const [pb, nb] = [await porticoCall('POST', '/one,three/_search', both), await nodeCall('POST', '/one,three/_search', both)];
+    expect(difference(pb, nb)).toBeUndefined();
+    const shards = (a: Answer) => ({ ...a.body._shards, failures: a.body._shards.failures?.map((x: { shard: number; index: string; reason: unknown }) => [x.shard, x.index, x.reason]) });
+    expect(shards(pb)).toEqual(shards(nb));
+    expect(nb.body._shards.failed).toBe(1);
+    searchesCompared++;
+    const lines = [{ index: 'three' }, { size: 4, query: MAIN[0], rescore: { window_size: 6, query: { rescore_query: RESCORE_QUERIES[0], score_mode: 'avg' } } }, { index: 'one' }, { rescore: { window_size: 51, query: { rescore_query: MAIN[0] } } }];
+    const text = lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+    const [pm, nm] = [await porticoCall('POST', '/_msearch', text), await nodeCall('POST', '/_msearch', text)];
+    expect(pm.body.responses.map((r: { status: number }) => r.status)).toEqual([200, 400]);
+    expect(nm.body.responses.map((r: { status: number }) => r.status)).toEqual([200, 400]);
+    expect(difference({ status: 200, body: pm.body.responses[0] }, { status: 200, body: nm.body.responses[0] })).toBeUndefined();
+    expect(pm.body.responses[1].error.root_cause).toEqual(nm.body.responses[1].error.root_cause);
+    searchesCompared++;
+  }, SLOW);
 });
