@@ -6,6 +6,8 @@ import { checkRoutingShards, defaultRoutingShards } from './shard-routing.js';
 
 export interface IndexSettings {
   readonly maxResultWindow: number;
+  /** `index.max_rescore_window`: the largest rescore `window_size` (ES's default: the index's max_result_window). */
+  readonly maxRescoreWindow: number;
   /** `index.max_terms_count`: the most values one `terms` query may have (65,536). */
   readonly maxTermsCount: number;
   /** `index.number_of_shards`: the index's shards (shard-routing.ts places each document on one). */
@@ -110,8 +112,10 @@ export function parseNewIndexSettings(raw: unknown): IndexSettings {
 export function parseSettings(raw: unknown): IndexSettings {
   const flat = flattenSettings(raw);
   const numberOfShards = intSetting(flat, 'index.number_of_shards', 1, 1);
+  const maxResultWindow = intSetting(flat, 'index.max_result_window', 10_000, 1);
   return {
-    maxResultWindow: intSetting(flat, 'index.max_result_window', 10_000, 1),
+    maxResultWindow,
+    maxRescoreWindow: intSetting(flat, 'index.max_rescore_window', maxResultWindow, 1),
     maxTermsCount: intSetting(flat, 'index.max_terms_count', 65_536, 1),
     numberOfShards,
     numberOfRoutingShards: intSetting(flat, 'index.number_of_routing_shards', defaultRoutingShards(numberOfShards), 1),

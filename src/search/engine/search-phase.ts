@@ -26,6 +26,7 @@ import { sliceOf } from '../query/id-slice.js';
 import { ROUTING_FIELD } from '../mapping/routing-field.js';
 import { shownSource } from './stored-source.js';
 import { storedFieldValues } from '../requests/multi-get.js';
+import { checkRescore, collectedHits, rescoreTop } from './rescore.js';
 
 /**
  * The query and fetch phases of `_search`: run the query on every index, pick each index's window
@@ -117,17 +118,19 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
  * field's document count and length sum, each term's document frequency) are summed over the
  * shards (AggregatedDfs). The query phase then reads the sums on every shard, falling back to a
  * shard's own for what no shard recorded. Here the query runs once on each shard with a recorder
- * (scoring-stats.ts). A shard whose query fails records nothing; it fails again in the query
+ * (scoring-stats.ts), and so do the rescore queries. A shard whose query fails records nothing; it fails again in the query
  * phase, where ES's shard would have failed the DFS phase, and its failure is listed the same way.
  */
 function gatheredStatsEnv(states: readonly IndexState[], req: SearchRequest, env: SearchEnv): SearchEnv {
   const recorders = states.map((state) => {
     const stats = new StatsRecorder();
-    // An index boost of 0 makes the shard's query constant-scored (Lucene rewrites a BoostQuery
-    // of 0 so that no score is needed): its weights ask for no statistics.
-    if (req.indexBoosts?.get(state.name) === 0) return stats;
     try {
-      execute(req.query, { ...env.ctx(state), stats });
+      const ctx = { ...env.ctx(state), stats };
+      // An index boost of 0 makes the shard's query constant-scored (Lucene rewrites a BoostQuery
+      // of 0 so that no score is needed): its weights ask for no statistics.
+      if (req.indexBoosts?.get(state.name) !== 0) execute(req.query, ctx);
+      // ES's DFS phase makes the rescore queries' weights too: their statistics are gathered alike.
+      for (const r of req.rescore ?? []) execute(r.query, ctx);
     } catch (e) {
       if (!(e instanceof SearchError)) throw e;
     }
@@ -222,9 +225,10 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
     throw errors.resultWindowTooLarge(state.name, state.settings.maxResultWindow, q.end);
   }
   checkOnShard(req, state);
+  if (req.rescore !== undefined) checkRescore(state, req.rescore, !q.sortByScore, req.collapse !== undefined);
   const ctx = q.env.ctx(state);
   // The common case, a relevance-ordered `match` on one index: only the window is computed.
-  if (q.single && plainMatch(req) && req.query.kind === 'match') {
+  if (q.single && plainMatch(req) && req.query.kind === 'match' && req.query.fuzzy === undefined) {
     const field = fastMatchField(req.query, state.mappings, state.index);
     const top = field === undefined ? undefined : matchTopK(req.query, field, state.index.live, q.from, q.size, req.trackTotalHits === false ? 0 : req.trackTotalHits, ctx.arena, FAST_WINDOW);
     if (top !== undefined) {
@@ -236,6 +240,10 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
   }
   const { hits, before, plan } = matchAndSort(q, phase, state, ctx, shard);
   phase.plan0 ??= plan;
+  if (req.rescore !== undefined) {
+    rescoreShard(q, phase, state, ctx, shard, hits);
+    return;
+  }
   // max_score is shown only with hits (hitsBody): a size 0 search never reads it.
   if (q.scored && req.size > 0) phase.maxScore = maxScore(hits.scores, hits.length, phase.maxScore);
   // Each index contributes its own top from+size, as each shard does in ES; with one index
@@ -258,10 +266,31 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
   );
 }
 
-/** A search that only pages a query's hits by score: no sort, filter, slice, aggregation, collapse, limit or boost (matchTopK's case). */
+/** A request of nothing but a query and a page (no sort, filter, aggregation, collapse, rescore, limit or index boost): the fast path may answer it. */
 function plainMatch(req: SearchRequest): boolean {
-  return req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.slice === undefined && req.searchAfter === undefined && req.aggs === undefined
-    && req.collapse === undefined && req.terminateAfter === undefined && req.indexBoosts === undefined && (req.query.kind !== 'match' || req.query.fuzzy === undefined);
+  return req.rescore === undefined && req.sort === undefined && req.minScore === undefined && req.postFilter === undefined && req.slice === undefined && req.searchAfter === undefined
+    && req.aggs === undefined && req.collapse === undefined && req.terminateAfter === undefined && req.indexBoosts === undefined;
+}
+
+/**
+ * A shard's window with rescorers (ES's query and rescore phases): its top hits by score, as many
+ * as the page's end or the largest window, rescored (rescore.ts); its best score is the best
+ * rescored one (ES's RescorePhase sets it), and its part of the page is cut from them.
+ */
+function rescoreShard(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: ExecContext, shard: number, hits: Hits): void {
+  const rescorers = q.req.rescore ?? [];
+  // No hits are collected for a size 0 search, and then nothing is rescored.
+  const n = q.req.size === 0 ? 0 : Math.min(hits.length, collectedHits(q.end, rescorers));
+  const window = selectWindowByScore(hits.docs, hits.scores, hits.length, 0, n, (k) => ctx.arena.int32(k));
+  const first = { docs: Int32Array.from(window, (i) => hits.docs[i] as number), scores: Float32Array.from(window, (i) => hits.scores[i] as number) };
+  const top = rescoreTop(state, first, rescorers, ctx);
+  const best = top.scores[0];
+  if (best !== undefined && best > phase.maxScore) phase.maxScore = best;
+  const from = q.single ? q.from : 0;
+  const to = Math.min(top.docs.length, q.end);
+  const page: Candidate[] = [];
+  for (let i = from; i < to; i++) page.push({ state, shard, ord: top.docs[i] as number, score: top.scores[i] as number, sortValues: undefined });
+  phase.perIndex.push(page);
 }
 
 /** `indices_boost`: the shard's scores times its index's boost (ES wraps the shard's query in a BoostQuery, which refuses a negative boost). */

@@ -10,7 +10,7 @@ import type { IndexState } from './index-state.js';
  */
 
 /** The dynamic settings an update may change (their effects are implemented). */
-const DYNAMIC = new Set(['index.refresh_interval', 'index.search.idle.after', 'index.max_result_window', 'index.max_terms_count', 'index.number_of_replicas', 'index.requests.cache.enable']);
+const DYNAMIC = new Set(['index.refresh_interval', 'index.search.idle.after', 'index.max_result_window', 'index.max_rescore_window', 'index.max_terms_count', 'index.number_of_replicas', 'index.requests.cache.enable']);
 
 /** Settings ES fixes at creation (the update names them non dynamic). */
 const STATIC = /^index\.(number_of_shards|number_of_routing_shards|analysis\.|similarity\.|codec|routing_partition_size|sort\.)/;

@@ -1,5 +1,5 @@
 import { SearchError, type EsCause } from '../errors.js';
-import { objectMembers, textLocation, valueOffset } from '../syntax/json-members.js';
+import { objectMembers, textLocation, valueEndOffset, valueOffset } from '../syntax/json-members.js';
 
 /**
  * A query's parse error as ES words it once the request text is known. ES's parser reads the text
@@ -12,19 +12,26 @@ import { objectMembers, textLocation, valueOffset } from '../syntax/json-members
 
 type Place = { readonly line: number; readonly col: number };
 
-/** Builds the innermost error: `at` the value where the parser stopped, `key` the key before it (undefined without the text). */
-type Make = (at: Place | undefined, key: Place | undefined) => SearchError;
+/**
+ * Builds the innermost error: `at` the value where the parser stopped, `key` the key before it,
+ * `end` the last character of that value (a closing brace: Jackson's END_OBJECT), each undefined
+ * without the text.
+ */
+type Make = (at: Place | undefined, key: Place | undefined, end: Place | undefined) => SearchError;
 
 export class LocatedQueryError extends SearchError {
-  /** The clause (must, filter, …) of each bool around the failing query, innermost first. */
-  readonly boolClauses: string[] = [];
+  /**
+   * Each ObjectParser around the failing value, innermost first, and its field the value is in:
+   * a bool's clause (must, filter, …), a rescorer's `rescore_query`.
+   */
+  readonly wrappers: { readonly parser: string; readonly field: string }[] = [];
 
   constructor(
     private readonly make: Make,
     /** The JSON path from where the path is known so far down to the value where the parser stopped. */
     readonly path: (string | number)[],
   ) {
-    const bare = make(undefined, undefined);
+    const bare = make(undefined, undefined, undefined);
     super(bare.status, bare.cause_, bare.rootCauses);
   }
 
@@ -36,7 +43,13 @@ export class LocatedQueryError extends SearchError {
   /** Prefixes the path with `steps`, and records the clause of an enclosing bool. */
   within(steps: readonly (string | number)[], boolClause?: string): this {
     this.path.unshift(...steps);
-    if (boolClause !== undefined) this.boolClauses.push(boolClause);
+    if (boolClause !== undefined) this.wrappers.push({ parser: 'bool', field: boolClause });
+    return this;
+  }
+
+  /** Records an enclosing ObjectParser `parser` whose field `field` held the failing value. */
+  wrappedIn(parser: string, field: string): this {
+    this.wrappers.push({ parser, field });
     return this;
   }
 
@@ -47,17 +60,19 @@ export class LocatedQueryError extends SearchError {
     const parent = valueOffset(text, this.path.slice(0, -1));
     const last = this.path[this.path.length - 1];
     const member = parent === undefined ? undefined : objectMembers(text, parent).findLast((m) => m.key === last);
-    const inner = this.make(place, member === undefined ? undefined : textLocation(text, member.keyAt));
-    if (this.boolClauses.length === 0) return inner;
+    const end = at === undefined ? undefined : textLocation(text, valueEndOffset(text, at) - 1);
+    const inner = this.make(place, member === undefined ? undefined : textLocation(text, member.keyAt), end);
+    if (this.wrappers.length === 0) return inner;
     const where = place === undefined ? '' : `[${place.line}:${place.col}] `;
     let cause: EsCause = inner.cause_;
-    for (const clause of this.boolClauses) {
-      cause = { type: 'x_content_parse_exception', reason: `${where}[bool] failed to parse field [${clause}]`, causedBy: cause };
+    for (const w of this.wrappers) {
+      cause = { type: 'x_content_parse_exception', reason: `${where}[${w.parser}] failed to parse field [${w.field}]`, causedBy: cause };
     }
     // ES's root cause is the inner error when it is one of its own exceptions (parsing_exception,
     // an inner x_content_parse_exception); below a Java exception (illegal_argument_exception) it
     // stops at the innermost wrapper.
-    const innermost: EsCause = { type: 'x_content_parse_exception', reason: `${where}[bool] failed to parse field [${this.boolClauses[0] ?? ''}]` };
+    const first = this.wrappers[0];
+    const innermost: EsCause = { type: 'x_content_parse_exception', reason: `${where}[${first?.parser ?? ''}] failed to parse field [${first?.field ?? ''}]` };
     const roots = inner.type === 'illegal_argument_exception' ? [innermost] : (inner.rootCauses ?? [inner.cause_]);
     return new SearchError(inner.status, cause, roots);
   }

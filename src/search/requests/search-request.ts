@@ -12,6 +12,7 @@ import type { SortKey, SortOrder } from './sort-key.js';
 import { parseAggregations, type Agg } from './aggs/agg-request.js';
 import { parseCollapse, type Collapse } from './collapse-request.js';
 import { parseFetchFields, type FetchFields } from './fetch-fields-request.js';
+import { parseRescore, type Rescorer } from './rescore-request.js';
 
 export type { SortKey, SortOrder } from './sort-key.js';
 
@@ -68,6 +69,8 @@ export interface SearchRequest {
   readonly indicesBoost?: readonly IndexBoost[] | undefined;
   /** `indices_boost` resolved against the indices (SearchService.withIndexBoosts): each index's boost. */
   readonly indexBoosts?: ReadonlyMap<string, number> | undefined;
+  /** `rescore`: the rescorers each shard applies in order to its top hits (engine/rescore.ts); undefined when none is given. */
+  readonly rescore?: readonly Rescorer[] | undefined;
 }
 
 export interface PitReference {
@@ -100,7 +103,7 @@ export const BODY_KEYS: Readonly<Record<string, true | ((v: unknown) => boolean)
   runtime_mappings: empty,
   stored_fields: true,
   highlight: true,
-  rescore: () => false,
+  rescore: true,
   suggest: true,
   // Read by parseSlice; a plain search refuses it in checkContextRules, as ES's validation does.
   slice: true,
@@ -296,11 +299,12 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
   // SearchRequest.validate, for what a scroll or a point in time rules out (no array made for a
   // plain search).
   if (scrollMs !== undefined || sort !== undefined || pit !== undefined || b.slice !== undefined) {
-    const given = { rescore: b.rescore !== undefined, collapse: b.collapse !== undefined, requestCache: params.request_cache === 'true', sliced: b.slice !== undefined };
+    const given = { rescore: b.rescore !== undefined && !(Array.isArray(b.rescore) && b.rescore.length === 0), collapse: b.collapse !== undefined, requestCache: params.request_cache === 'true', sliced: b.slice !== undefined };
     checkContextRules(scrollMs, pit, from, size, searchAfter, sort, (params.track_total_hits ?? b.track_total_hits) !== undefined && tth !== Infinity, given);
   }
   if (searchAfter !== undefined && from > 0) throw errors.actionValidation(['[from] parameter must be set to 0 when [search_after] is used']);
   const collapse = b.collapse === undefined ? undefined : parseCollapse(b.collapse, AGG_READERS);
+  const rescore = b.rescore === undefined ? undefined : parseRescore(b.rescore);
   if (collapse !== undefined && searchAfter !== undefined && (sort?.length !== 1 || sort[0]?.field !== collapse.field)) {
     throw errors.actionValidation(['Cannot use [collapse] in conjunction with [search_after] unless the search is sorted on the same field. Multiple sort fields are not allowed.']);
   }
@@ -340,6 +344,7 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
     fetchFields,
     terminateAfter: terminateAfterOf(b, params),
     indicesBoost: Array.isArray(b.indices_boost) && b.indices_boost.length > 0 ? parseIndicesBoost(b.indices_boost) : undefined,
+    rescore: rescore === undefined || rescore.length === 0 ? undefined : rescore,
   };
 }
 
@@ -401,6 +406,7 @@ function checkContextRules(
     if (inexactTotal) problems.push('disabling [track_total_hits] is not allowed in a scroll context');
     if (from > 0) problems.push('using [from] is not allowed in a scroll context');
     if (size === 0) problems.push('[size] cannot be [0] in a scroll context');
+    // An empty array of rescorers is none (ES checks that the list is not empty).
     if (given.rescore) problems.push('using [rescore] is not allowed in a scroll context');
     if (searchAfter !== undefined) problems.push('[search_after] cannot be used in a scroll context');
     if (given.collapse) problems.push('cannot use `collapse` in a scroll context');

@@ -147,6 +147,11 @@ export function valueOffset(text: string, path: readonly (string | number)[]): n
   return at;
 }
 
+/** Just past the value that starts at offset `at` of `text`, a valid JSON text. */
+export function valueEndOffset(text: string, at: number): number {
+  return skipValue(text, at);
+}
+
 /** Whether `v` is a JSON object as JSON.parse makes one (not null, not an array). */
 export function isJsonObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -41,7 +41,7 @@ const BODY: [string, unknown, Outcome][] = [
   ['highlight', { fields: { body: {} } }, 'done'],
   ['suggest', { s: { text: 'pyton', term: { field: 'body' } } }, 'done'],
   ['suggest', { s: { text: 'pyton', phrase: { field: 'body' } } }, 'done'],
-  ['rescore', { query: { rescore_query: { match_all: {} } } }, 'refused'],
+  ['rescore', { query: { rescore_query: { match_all: {} } } }, 'done'],
   ['stats', ['group'], 'no-op'], // statistics groups of the index stats API, which Portico does not have
   ['ext', { x: {} }, 'refused'],
   ['profile', true, 'refused'],

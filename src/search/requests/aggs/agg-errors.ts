@@ -6,8 +6,10 @@ import { LocatedQueryError } from '../query-error.js';
 
 type Path = (string | number)[];
 
-/** An error placed in the request text at `path` (see LocatedQueryError): `make` gets the value's and the key's places. */
-export function located(path: Path, make: (value: { line: number; col: number } | undefined, key: { line: number; col: number } | undefined) => SearchError): LocatedQueryError {
+type Place = { line: number; col: number } | undefined;
+
+/** An error placed in the request text at `path` (see LocatedQueryError): `make` gets the value's and the key's places, and the value's last character's. */
+export function located(path: Path, make: (value: Place, key: Place, end: Place) => SearchError): LocatedQueryError {
   return new LocatedQueryError(make, path);
 }
 
