@@ -336,6 +336,9 @@ function checkOnShard(req: SearchRequest, state: IndexState): void {
       reason: `The number of slices [${req.slice.max}] is too large. It must be less than [${MAX_SLICES}]. This limit can be set by changing the [index.max_slices_per_scroll] index level setting.`,
     });
   }
+  // ES builds the search_after point from the sort (SearchAfterBuilder.buildFieldDoc): without a
+  // sort, or with `_score` descending alone (which ES drops), there is none to build.
+  if (req.searchAfter !== undefined && req.searchAfter.length > 0 && sortsByScore(req)) throw errors.shardFailure(state.name, { type: 'illegal_argument_exception', reason: 'Sort must contain at least one field.' });
 }
 
 /** A shard's collapsed window: the best hit of each group in the page (from 0 with several shards); keeps its hits for the inner hits. */

@@ -271,6 +271,8 @@ describe('an index of several shards, side by side', () => {
     for (const routing of ['r0', 'r3', 'r1,r5', docs[0]?.id as string]) await sameSearch(`/multi/_search?routing=${encodeURIComponent(routing)}`, { size: 50, query: { match: { text: 'python data' } } });
     for (const preference of ['_shards:1', '_shards:0,2', '_shards:2|_local']) await sameSearch(`/multi/_search?preference=${encodeURIComponent(preference)}`, { size: 50, query: { match: { text: 'game tool' } } });
     await sameSearch('/multi,multi-rep/_search', { size: 40, query: { match: { text: 'library web' } } });
+    // search_after needs a sort: none, or `_score` descending alone (which ES drops), fails every shard.
+    for (const sort of [undefined, ['_score'], [{ _score: 'asc' }]]) await sameSearch('/multi/_search', { size: 5, query: { match: { text: 'tool' } }, search_after: [0.5], ...(sort === undefined ? {} : { sort }) });
     // Every shard over its result window: one failure listed per index and cause, as ES groups them.
     const failedShards = async (call: typeof nodeCall) => {
       const r = await call('POST', '/multi,multi-rep/_search', { from: 10_000, size: 1 });
