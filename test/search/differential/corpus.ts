@@ -8,6 +8,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 
+/** Rng's floats as a function (`seeded(7)()`), for generators that only draw numbers. */
+export function seeded(seed: number): () => number {
+  const rng = new Rng(seed);
+  return () => rng.next();
+}
+
 /** A small seeded PRNG (mulberry32): the same seed gives the same sequence on every machine. */
 export class Rng {
   private state: number;

@@ -8,6 +8,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { difference, type Answer } from './compare.js';
 import { sideBySide } from './side-by-side.js';
+import { seeded } from './corpus.js';
 
 /** Per test: a guard for a busy shared machine, never a timing assertion. */
 const SLOW = 600_000;
@@ -21,23 +22,11 @@ afterAll(() => {
   console.log(`rescore: ${searchesCompared} searches and ${refusalsCompared} refusals sent to both, each answered alike`);
 });
 
-/** A deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const VOCABULARY = ['python', 'data', 'library', 'web', 'server', 'tool', 'client', 'module', 'rust', 'kernel', 'font', 'game'];
 
 /** 300 documents: words drawn unevenly (phrases such as "python data" occur in some), a keyword and a number. */
 function corpus(seed: number): { id: string; source: Record<string, unknown> }[] {
-  const next = random(seed);
+  const next = seeded(seed);
   return Array.from({ length: 300 }, (_, i) => {
     const words = Array.from({ length: 2 + Math.floor(next() * 10) }, () => VOCABULARY[Math.floor(next() ** 2 * VOCABULARY.length)] as string);
     return { id: `d${i}`, source: { text: words.join(' '), tag: `t${Math.floor(next() * 4)}`, n: (i * 37) % 1000 } };

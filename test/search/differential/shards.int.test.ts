@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defaultRoutingShards, shardOf } from '../../../src/search/engine/shard-routing.js';
 import { difference, scorePositions, type Answer } from './compare.js';
 import { sideBySide } from './side-by-side.js';
+import { seeded } from './corpus.js';
 
 /** Per test: a guard for a busy shared machine, never a timing assertion. */
 const SLOW = 600_000;
@@ -44,18 +45,6 @@ afterAll(async () => {
   console.log(`shard settings: ${requestsCompared} requests sent to both, each answered alike`);
 });
 
-/** A deterministic generator (mulberry32), so a failure names the same documents on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Characters of every UTF-8 length and a surrogate pair, so the hash's byte feeding shows. */
 const ALPHABET = ['a', 'z', 'Q', '0', '9', '-', '_', '/', ' ', 'é', 'ß', 'Ω', 'ж', '日', '語', '€', '😀', '🚀'];
 
@@ -73,7 +62,7 @@ interface PlacedDoc {
 
 /** 300 documents: numeric and generated ids, a third of them with a custom routing. */
 function documents(seed: number): PlacedDoc[] {
-  const next = random(seed);
+  const next = seeded(seed);
   const docs: PlacedDoc[] = [];
   const ids = new Set<string>();
   while (docs.length < 300) {
@@ -204,7 +193,7 @@ const VOCABULARY = ['apt', 'package', 'library', 'python', 'data', 'server', 'to
 
 /** 400 documents: words drawn unevenly (so each shard's statistics differ), a keyword, a number, a third with a routing. */
 function corpus(seed: number): { id: string; routing?: string; source: Record<string, unknown> }[] {
-  const next = random(seed);
+  const next = seeded(seed);
   return Array.from({ length: 400 }, (_, i) => {
     const words = Array.from({ length: 1 + Math.floor(next() * 9) }, () => VOCABULARY[Math.floor(next() ** 2 * VOCABULARY.length)] as string);
     // `n` is unique (37 is prime to 1000): a field sort has no ties, whose order across shards

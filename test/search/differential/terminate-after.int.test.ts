@@ -15,6 +15,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { difference, scorePositions, type Answer } from './compare.js';
 import { sideBySide } from './side-by-side.js';
+import { seeded } from './corpus.js';
 
 /** Per test: a guard for a busy shared machine, never a timing assertion. */
 const SLOW = 600_000;
@@ -40,23 +41,11 @@ async function same(path: string, body: Record<string, unknown> | string): Promi
   return [p, n];
 }
 
-/** A deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const WORDS = ['apt', 'python', 'library', 'rust', 'kernel', 'data', 'web', 'server', 'tool', 'font'];
 
 /** 240 documents: a few words drawn unevenly, a keyword, a unique number (no ties in a field sort). */
 function corpus(): string {
-  const next = random(11);
+  const next = seeded(11);
   const lines: string[] = [];
   for (let i = 0; i < 240; i++) {
     const text = Array.from({ length: 1 + Math.floor(next() * 6) }, () => WORDS[Math.floor(next() ** 2 * WORDS.length)] as string).join(' ');
