@@ -23,26 +23,30 @@ export interface IndexFieldCaps {
 }
 
 /**
- * The metadata fields ES 8.17's default distribution maps in every index (each a metadata
- * mapper's field type: IgnoredFieldMapper, IdFieldMapper, …, with the plugins' `_tier`,
- * `_feature` and `_data_stream_timestamp`), with what their field types answer to isSearchable
- * and isAggregatable. `_ignored` has doc values (aggregatable) since 8.15.
+ * The metadata fields ES 8.17's default distribution maps in a standard index, with what their
+ * field types answer to isSearchable (indexed, or doc values where ES searches those) and
+ * isAggregatable (field data can be built): IndicesModule's built-in metadata mappers (the time
+ * series ones map nothing outside a time series index), then the plugins' `_feature`
+ * (mapper-extras, neither indexed nor with doc values) and `_tier` (x-pack, a constant). `_id` is
+ * not aggregatable (`indices.id_field_data.enabled` is false by default since 8.0); `_ignored` is,
+ * for indices created since 8.13 (doc values); `_version` has doc values and no index.
  */
 export const METADATA_FIELDS: readonly (readonly [string, boolean, boolean])[] = [
+  ['_ignored', true, true],
   ['_id', true, false],
+  ['_routing', true, false],
   ['_index', true, true],
+  ['_index_mode', true, true],
   ['_source', false, false],
+  ['_ignored_source', false, false],
+  ['_nested_path', true, false],
   ['_version', false, true],
   ['_seq_no', true, true],
-  ['_routing', true, false],
-  ['_ignored', true, true],
-  ['_field_names', true, false],
   ['_doc_count', false, false],
-  ['_nested_path', true, false],
   ['_data_stream_timestamp', false, false],
+  ['_field_names', true, false],
+  ['_feature', false, false],
   ['_tier', true, true],
-  ['_index_mode', true, true],
-  ['_feature', true, false],
 ];
 
 /** The `filters` ES 8 knows (FieldCapabilitiesFetcher.buildFilter and its parent/dimension flags). */

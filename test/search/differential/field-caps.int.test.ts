@@ -73,7 +73,7 @@ const DOCS: [string, Record<string, unknown>][] = [
  * Where ES 8 (Portico's target) answers otherwise than OpenSearch 2.19, each asserted where it
  * shows before the rest of the answers is compared:
  *  - every field's `metadata_field` (ES 7.13+): OpenSearch leaves the key out;
- *  - the metadata fields: ES 8 also maps `_tier`, `_index_mode` and `_feature`
+ *  - the metadata fields: ES 8 also maps `_tier`, `_index_mode`, `_ignored_source` and `_feature`
  *    (ES8_ONLY_METADATA); `_id` is not aggregatable in ES 8 (id field data is off by default),
  *    `_version` and `_ignored` are (doc values), and `_doc_count` has type `_doc_count`
  *    (NODE_METADATA: what the node answers instead);
@@ -82,7 +82,7 @@ const DOCS: [string, Record<string, unknown>][] = [
  *  - `fields` in the body (ES 8.5) is unknown to OpenSearch: the node is asked them in the URL;
  *  - no `fields` at all, and `fields` in both the body and the URL: ES 8's own errors.
  */
-const ES8_ONLY_METADATA = ['_feature', '_index_mode', '_tier'];
+const ES8_ONLY_METADATA = ['_feature', '_ignored_source', '_index_mode', '_tier'];
 const NODE_METADATA: Record<string, Body> = { _id: { aggregatable: true }, _version: { aggregatable: false }, _ignored: { aggregatable: false }, _doc_count: { type: 'long' } };
 const ES8_METADATA: Record<string, Body> = Object.fromEntries(METADATA_FIELDS.map(([name, searchable, aggregatable]) => [name, { type: name, metadata_field: true, searchable, aggregatable }]));
 
