@@ -333,6 +333,17 @@ describe('_field_caps side by side', () => {
     );
     await same('GET', '/dc-a/_field_caps?fields=*&include_unmapped=abc');
     await same('GET', '/dc-a/_field_caps?fields=*&foo=1');
+    // Other methods on an index's _field_caps: ES's 405 with Allow (HEAD without a body).
+    for (const method of ['PUT', 'DELETE', 'HEAD']) await same(method, '/dc-a/_field_caps');
+    // On /_field_caps, ES 8's router goes on to /{index}, which serves PUT (RestController's
+    // handleNoHandlerFound counts every matching path's methods): create-index on the name
+    // _field_caps. OpenSearch's router answers 405 at the first path.
+    await differs(
+      'PUT', '/_field_caps', undefined,
+      { status: 400, type: 'invalid_index_name_exception', reason: "Invalid index name [_field_caps], must not start with '_', '-', or '+'" },
+      { status: 405, type: undefined, reason: 'undefined' },
+      'PUT /_field_caps: ES 8 create-index',
+    );
     await differs(
       'GET', '/dc-a/_field_caps', undefined,
       { status: 400, type: 'action_request_validation_exception', reason: 'Validation Failed: 1: no fields specified;' },
