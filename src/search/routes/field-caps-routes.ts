@@ -5,6 +5,7 @@ import { boolParam, checkParams } from '../http/url-params.js';
 import { checkFilters, indexFieldCaps, mergeFieldCaps, type IndexFieldCaps } from '../engine/field-caps.js';
 import { parseTopLevelQuery, type Query } from '../requests/query-dsl.js';
 import { isJsonObject, objectMembers, textLocation } from '../syntax/json-members.js';
+import { globMatch } from '../syntax/glob.js';
 import type { SearchService } from '../engine/search-service.js';
 import type { IndexState } from '../engine/index-state.js';
 
@@ -61,7 +62,7 @@ function tokenName(v: unknown): string {
  * SearchService.queryStillMatchesAfterRewrite, which rewrites the query without running it):
  * true/false where Portico answers it exactly, undefined where it cannot (the request is refused).
  *  - match_all keeps, match_none drops;
- *  - term and terms on `_index` compare the index name; on another field they drop an index that
+ *  - term and terms on `_index` match the index name (as a pattern); on another field they drop an index that
  *    does not map it and keep one that does (the rewrite never looks at the terms);
  *  - range on an indexed date field keeps the index when the range meets its values' span
  *    (DateFieldType.isFieldWithinQuery on the shard's min and max: without values it drops it);
@@ -78,9 +79,14 @@ function canMatch(service: SearchService, state: IndexState, q: Query): boolean 
     case 'term':
     case 'terms': {
       const values = q.kind === 'term' ? [q.value] : q.values;
-      if (q.field === '_index') return values.some((v) => String(v) === state.name);
       if (q.kind === 'term' && q.caseInsensitive) return undefined;
-      return state.mappings.field(q.field) !== undefined || ['_id', '_routing', '_ignored', '_tier'].includes(q.field) ? true : q.field.startsWith('_') ? undefined : false;
+      // `_index` is a constant field: its term matches the name as a simple pattern (`logs-*`).
+      if (q.field === '_index') return values.some((v) => globMatch(String(v), state.name));
+      // The other metadata fields whose terms are not rewritten against the index (`_tier` and
+      // `_index_mode` are constants compared with the index's settings: not decided here).
+      if (['_id', '_routing', '_ignored'].includes(q.field)) return true;
+      if (q.field.startsWith('_')) return undefined;
+      return state.mappings.field(q.field) !== undefined;
     }
     case 'range': {
       if (q.field.startsWith('_')) return undefined;

@@ -173,6 +173,9 @@ describe('_field_caps', () => {
     expect(await kept({ range: { n: { gte: 1000 } } })).toEqual(['logs-a', 'logs-b']);
     expect(await kept({ range: { nothere: { gte: 1 } } })).toEqual([]);
     expect(await kept({ term: { _index: 'logs-b' } })).toEqual(['logs-b']);
+    expect(await kept({ term: { _index: 'logs-*' } })).toEqual(['logs-a', 'logs-b']);
+    expect(await kept({ term: { _id: 'x' } })).toEqual(['logs-a', 'logs-b']);
+    expect((await call('POST', '/logs-*/_field_caps?fields=n', { index_filter: { term: { _tier: 'data_hot' } } })).status).toBe(400);
     expect(await kept({ term: { flag: true } })).toEqual(['logs-a']);
     expect(await kept({ match_none: {} })).toEqual([]);
     expect(await kept({ bool: { filter: [{ range: { when: { gte: '2010' } } }, { terms: { _index: ['logs-a', 'x'] } }] } })).toEqual(['logs-a']);
