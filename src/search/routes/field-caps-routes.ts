@@ -123,19 +123,22 @@ function canMatch(service: SearchService, state: IndexState, q: Query): boolean 
 
 /**
  * The indices a `_field_caps` reads, as ES 8 resolves them (IndicesOptions.strictExpandOpen, which
- * does not forbid closed indices): wildcards expand to open indices (none with
- * `expand_wildcards=none`), and a closed index named is resolved, then refused by its block
- * (checkIndexBlocks: 403 cluster_block_exception), even under `ignore_unavailable`.
+ * does not forbid closed indices): wildcards expand to the indices `expand_wildcards` names (open
+ * by default; `closed`, `all`, `none`), and a closed index resolved, named or expanded, is then
+ * refused by its block (checkIndexBlocks: 403 cluster_block_exception), even under
+ * `ignore_unavailable`.
  */
 function resolveIndices(service: SearchService, index: string | undefined, ignoreUnavailable: boolean, allowNoIndices: boolean, expand: string | undefined): IndexState[] {
   const named = new Set(index === undefined ? [] : index.split(',').filter((p) => !p.includes('*')));
-  const none = expand !== undefined && expand.split(',').every((w) => w === 'none');
+  const states = (expand ?? 'open').split(',');
+  const open = states.includes('open') || states.includes('all');
+  const closed = states.includes('closed') || states.includes('all');
   const out: IndexState[] = [];
   for (const s of service.resolveWithClosed(index, ignoreUnavailable, allowNoIndices)) {
-    if (named.has(s.name)) {
+    if (named.has(s.name) || (s.settings.closed ? closed : open)) {
       if (s.settings.closed) throw errors.indexClosedBlock(s.name);
       out.push(s);
-    } else if (!s.settings.closed && !none) out.push(s);
+    }
   }
   if (out.length === 0 && !allowNoIndices && index !== undefined && index !== '' && index !== '_all' && index !== '*') throw errors.indexNotFound(index);
   return out;
@@ -167,9 +170,8 @@ export async function fieldCapsRoutes(app: FastifyInstance, opts: { service: Sea
     // counts until a merge): Portico cannot tell that apart, so it refuses rather than guess.
     if (!includeEmpty) throw errors.contextUnsupported('[include_empty_fields=false]');
     const expand = params.expand_wildcards;
-    if (expand !== undefined && !expand.split(',').every((w) => w === 'open' || w === 'hidden' || w === 'none')) {
-      // Closed indices would be expanded and then refused by their block, which Portico does not reproduce.
-      throw errors.contextUnsupported(`[expand_wildcards=${expand}] in _field_caps`);
+    for (const w of expand === undefined ? [] : expand.split(',')) {
+      if (!['open', 'closed', 'hidden', 'none', 'all'].includes(w)) throw errors.illegalArgument(`No valid expand wildcard value [${w}]`);
     }
     const index = (req.params as Params).index;
     const ignoreUnavailable = boolParam(params.ignore_unavailable, false);

@@ -152,6 +152,11 @@ describe('_field_caps', () => {
     expect((await call('GET', '/logs-b,logs-a/_field_caps?fields=*&ignore_unavailable=true')).status).toBe(403);
     // A wildcard leaves the closed index out.
     expect((await ok('GET', '/logs-*/_field_caps?fields=n')).indices).toEqual(['logs-a']);
+    expect((await call('GET', '/logs-*/_field_caps?fields=n&expand_wildcards=all')).status).toBe(403);
+    expect((await call('GET', '/logs-*/_field_caps?fields=n&expand_wildcards=closed')).body.error.reason).toBe('index [logs-b] blocked by: [FORBIDDEN/4/index closed];');
+    expect(await ok('GET', '/logs-*/_field_caps?fields=n&expand_wildcards=none')).toEqual({ indices: [], fields: {} });
+    const badExpand = await call('GET', '/logs-*/_field_caps?fields=n&expand_wildcards=foo');
+    expect([badExpand.status, badExpand.body.error.reason]).toEqual([400, 'No valid expand wildcard value [foo]']);
     const noIndices = await call('GET', '/zz*/_field_caps?fields=*&allow_no_indices=false');
     expect([noIndices.status, noIndices.body.error.type]).toEqual([404, 'index_not_found_exception']);
     expect(await ok('GET', '/zz*/_field_caps?fields=*')).toEqual({ indices: [], fields: {} });
