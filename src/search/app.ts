@@ -21,6 +21,7 @@ import { clusterRoutes } from './routes/cluster-routes.js';
 import { analyzeRoutes } from './routes/analyze-routes.js';
 import { byQueryRoutes } from './routes/by-query-routes.js';
 import { closeOpenRoutes } from './routes/close-open-routes.js';
+import { fieldCapsRoutes } from './routes/field-caps-routes.js';
 import { resolveDateMathIndices } from './http/date-math-hook.js';
 import { SearchService } from './engine/search-service.js';
 import { warmIndexing } from './engine/warmup.js';
@@ -117,6 +118,7 @@ export async function buildSearchApp(config: SearchConfig, deps: AreaDeps, optio
   await app.register(analyzeRoutes, { service });
   await app.register(byQueryRoutes, { service });
   await app.register(closeOpenRoutes, { service });
+  await app.register(fieldCapsRoutes, { service });
   await app.register(documentRoutes, { service });
   await app.register(searchRoutes, { service, now: deps.now });
   await app.register(multiRoutes, { service, now: deps.now });

@@ -246,6 +246,8 @@ export const errors = {
    * Index creation on a full disk: what OpenSearch answers once its disk monitor has set the
    * `cluster.blocks.create_index` block (Metadata's CLUSTER_CREATE_INDEX_BLOCK).
    */
+  /** A read of a closed index that its block refuses (`_field_caps` naming it: TransportFieldCapabilitiesAction.checkIndexBlocks). */
+  indexClosedBlock: (index: string) => err(403, 'cluster_block_exception', `index [${index}] blocked by: [FORBIDDEN/4/index closed];`),
   createIndexBlocked: () => err(403, 'index_create_block_exception', 'blocked by: [FORBIDDEN/10/cluster create-index blocked (api)];'),
   /** A request that arrives while the node shuts down (ES's NodeClosedException reaches REST as this). */
   shuttingDown: (reason: string) => err(503, 'node_closed_exception', `node closed: ${reason}`),

@@ -69,6 +69,7 @@ const APIS: Record<string, Api> = {
   bulk: { method: 'POST', path: (p) => (p.index === undefined ? '/_bulk' : `/${enc(p.index)}/_bulk`), parts: ['index'], ndjson: true },
   search: { method: 'POST', path: (p) => (p.index === undefined ? '/_search' : `/${enc(p.index)}/_search`), parts: ['index'] },
   count: { method: 'POST', path: (p) => (p.index === undefined ? '/_count' : `/${enc(p.index)}/_count`), parts: ['index'] },
+  field_caps: { method: 'POST', path: (p) => (p.index === undefined ? '/_field_caps' : `/${enc(p.index)}/_field_caps`), parts: ['index'] },
   'cat.indices': { method: 'GET', path: (p) => (p.index === undefined ? '/_cat/indices' : `/_cat/indices/${enc(p.index)}`), parts: ['index'] },
 };
 

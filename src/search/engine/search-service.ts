@@ -272,8 +272,8 @@ export class SearchService {
   }
 
   /** Resolves an index expression, closed indices included (index management). */
-  resolveWithClosed(expr: string | undefined): IndexState[] {
-    return this.indices.resolve(expr, false, true, true);
+  resolveWithClosed(expr: string | undefined, ignoreUnavailable = false, allowNoIndices = true): IndexState[] {
+    return this.indices.resolve(expr, ignoreUnavailable, allowNoIndices, true);
   }
 
   /** Closes (`true`) or opens the indices `expr` names (IndexRegistry.setClosed). */
