@@ -68,6 +68,8 @@ export interface ScrollContext extends ContextBase {
   readonly total: number;
   /** Position of the next batch's first hit. */
   next: number;
+  /** With `terminate_after`: whether a shard stopped early, which ES repeats on every batch (each round collects again). */
+  terminatedEarly?: boolean;
 }
 
 export interface PitContext extends ContextBase {

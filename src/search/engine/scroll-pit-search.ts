@@ -92,6 +92,7 @@ function startScroll(service: SearchService, states: readonly IndexState[], req:
   const total = totalOf(body);
   const ctx = contexts.openScroll(states, request, hits, total, keepAliveMs, nowMs);
   ctx.next = Math.min(req.size, n);
+  if (typeof body.terminated_early === 'boolean') ctx.terminatedEarly = body.terminated_early;
   return { _scroll_id: ctx.id, ...body };
 }
 
@@ -111,6 +112,7 @@ export function continueScroll(service: SearchService, id: string, keepAliveMs: 
     _scroll_id: ctx.id,
     took: Math.max(0, Math.round(nowMs - startedMs)),
     timed_out: false,
+    ...(ctx.terminatedEarly === undefined ? {} : { terminated_early: ctx.terminatedEarly }),
     _shards: { total: n, successful: n, skipped: 0, failed: 0 },
     hits: {
       total: restTotalHitsAsInt ? ctx.total : { value: ctx.total, relation: 'eq' },

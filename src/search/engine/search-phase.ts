@@ -89,9 +89,12 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
   const size = capture === undefined ? req.size : states.reduce((n, s) => n + s.index.liveCount, 0);
   const sortByScore = sortsByScore(req);
   const scored = sortByScore || req.trackScores || (req.sort?.some((k) => k.field === '_score') ?? false);
+  let q: ShardQuery = { req, env, from, size, end: from + size, sortByScore, scored, single: states.length === 1, shardCount: states.length, capturing: capture !== undefined };
   // dfs_query_then_fetch: every shard's statistics first, and each shard's query scores with their sums.
-  const shardEnv = req.dfs === true && states.length > 1 && req.suggestOnly !== true ? gatheredStatsEnv(states, req, env) : env;
-  const q: ShardQuery = { req, env: shardEnv, from, size, end: from + size, sortByScore, scored, single: states.length === 1, shardCount: states.length, capturing: capture !== undefined };
+  if (req.dfs === true && states.length > 1 && req.suggestOnly !== true) {
+    const checked = q;
+    q = { ...q, env: gatheredStatsEnv(states, req, env, (state) => checkShard(checked, state)) };
+  }
   const phase: QueryPhase = { perIndex: [], total: 0, maxScore: -Infinity, plan0: undefined, aggSets: [], collapse: new Map(), terminated: false };
   const failures = new ShardFailures();
   // A suggest-only search runs no query (ES's hasOnlySuggest): no hits, a total of 0.
@@ -118,13 +121,16 @@ export function runSearch(states: readonly IndexState[], req: SearchRequest, sta
  * field's document count and length sum, each term's document frequency) are summed over the
  * shards (AggregatedDfs). The query phase then reads the sums on every shard, falling back to a
  * shard's own for what no shard recorded. Here the query runs once on each shard with a recorder
- * (scoring-stats.ts), and so do the rescore queries. A shard whose query fails records nothing; it fails again in the query
- * phase, where ES's shard would have failed the DFS phase, and its failure is listed the same way.
+ * (scoring-stats.ts), and so do the rescore queries. A shard that fails its checks (`check`,
+ * those of the query phase) or its query records nothing; it fails again in the query phase,
+ * where ES's shard would have failed the DFS phase, and its failure is listed the same way.
  */
-function gatheredStatsEnv(states: readonly IndexState[], req: SearchRequest, env: SearchEnv): SearchEnv {
+function gatheredStatsEnv(states: readonly IndexState[], req: SearchRequest, env: SearchEnv, check: (state: IndexState) => void): SearchEnv {
   const recorders = states.map((state) => {
     const stats = new StatsRecorder();
     try {
+      // A shard that fails its checks fails the DFS phase: its statistics are in no sum.
+      check(state);
       const ctx = { ...env.ctx(state), stats };
       // An index boost of 0 makes the shard's query constant-scored (Lucene rewrites a BoostQuery
       // of 0 so that no score is needed): its weights ask for no statistics.
@@ -219,13 +225,7 @@ interface QueryPhase {
 /** The query phase of one shard: its window of candidates, its hits counted, its best score. */
 function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: number): void {
   const { req } = q;
-  // Checked per shard, as ES does: an index over its window fails only its own shard.
-  if (!q.capturing ? q.end > state.settings.maxResultWindow : req.size > state.settings.maxResultWindow) {
-    if (q.capturing) throw errors.batchTooLarge(state.name, state.settings.maxResultWindow, req.size);
-    throw errors.resultWindowTooLarge(state.name, state.settings.maxResultWindow, q.end);
-  }
-  checkOnShard(req, state);
-  if (req.rescore !== undefined) checkRescore(state, req.rescore, !q.sortByScore, req.collapse !== undefined);
+  checkShard(q, state);
   const ctx = q.env.ctx(state);
   // The common case, a relevance-ordered `match` on one index: only the window is computed.
   if (q.single && plainMatch(req) && req.query.kind === 'match' && req.query.fuzzy === undefined) {
@@ -238,7 +238,7 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
       return;
     }
   }
-  const { hits, before, plan } = matchAndSort(q, phase, state, ctx, shard);
+  const { hits, before, plan, groups } = matchAndSort(q, phase, state, ctx, shard);
   phase.plan0 ??= plan;
   if (req.rescore !== undefined) {
     rescoreShard(q, phase, state, ctx, shard, hits);
@@ -249,7 +249,7 @@ function queryShard(q: ShardQuery, phase: QueryPhase, state: IndexState, shard: 
   // Each index contributes its own top from+size, as each shard does in ES; with one index
   // only the requested page is materialized.
   const scratch = (n: number): Int32Array => ctx.arena.int32(n);
-  const collapsed = req.collapse === undefined ? undefined : collapseShard(q, phase, state, ctx, hits, before);
+  const collapsed = req.collapse === undefined ? undefined : collapseShard(q, phase, state, ctx, hits, before, groups ?? hits);
   const window = collapsed !== undefined ? collapsed.window : req.sort === undefined || q.sortByScore
     ? selectWindowByScore(hits.docs, hits.scores, hits.length, q.single ? q.from : 0, q.single ? q.size : q.end, scratch)
     : selectWindow(hits.length, q.single ? q.from : 0, q.single ? q.size : q.end, before, scratch);
@@ -293,23 +293,31 @@ function rescoreShard(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: 
   phase.perIndex.push(page);
 }
 
-/** `indices_boost`: the shard's scores times its index's boost (ES wraps the shard's query in a BoostQuery, which refuses a negative boost). */
+/** `indices_boost`: ES wraps the shard's query in a BoostQuery, which refuses a negative boost (Lucene: finite and not below 0, Float.compare putting -0.0 below 0.0). */
+function checkIndexBoost(req: SearchRequest, state: IndexState): void {
+  const boost = req.indexBoosts?.get(state.name);
+  if (boost === undefined || (boost >= 0 && boost !== Infinity && !Object.is(boost, -0))) return;
+  const reason = `boost must be a positive float, got ${Number.isFinite(boost) ? javaDouble(float32ForJson(boost)) : String(boost)}`;
+  throw errors.shardFailure(state.name, { type: 'illegal_argument_exception', reason });
+}
+
+/** `indices_boost`: the shard's scores times its index's boost (checked by checkIndexBoost). */
 function boosted(hits: Hits, req: SearchRequest, state: IndexState, ctx: ExecContext): Hits {
   const boost = req.indexBoosts?.get(state.name);
-  if (boost === undefined || boost === 1) return hits;
-  // Lucene's check: finite and not below 0 (Float.compare puts -0.0 below 0.0).
-  if (!(boost >= 0) || boost === Infinity || Object.is(boost, -0)) {
-    const reason = `boost must be a positive float, got ${Number.isFinite(boost) ? javaDouble(float32ForJson(boost)) : String(boost)}`;
-    throw errors.shardFailure(state.name, { type: 'illegal_argument_exception', reason });
-  }
-  return scale(hits, boost, ctx.arena);
+  return boost === undefined || boost === 1 ? hits : scale(hits, boost, ctx.arena);
 }
 
 /** `terminate_after`: the documents the shard collected before it stopped (terminate-after.ts); `allowed`, post_filter's documents. */
 function collected(hits: Hits, req: SearchRequest, state: IndexState, phase: QueryPhase, allowed: ReadonlySet<number> | undefined, sliced: boolean): Hits {
   const limit = req.terminateAfter;
   if (limit === undefined) return hits;
-  if (req.size === 0 && allowed === undefined && req.minScore === undefined && !sliced && countedWithoutCollecting(req.query, state)) return hits;
+  if (req.size === 0) {
+    // The hit counter of a size 0 search stops at track_total_hits (terminate-after.ts).
+    const counted = req.trackTotalHits === false ? 0 : req.trackTotalHits;
+    if (counted === 0) return hits;
+    if (allowed === undefined && req.minScore === undefined && !sliced && countedWithoutCollecting(req.query, state)) return hits;
+    if (req.aggs === undefined && limit > counted) return hits;
+  }
   const cut = collectedPrefix(hits, limit, allowed === undefined ? undefined : (ord) => allowed.has(ord));
   if (cut.terminated) phase.terminated = true;
   return { docs: hits.docs, scores: hits.scores, length: cut.length };
@@ -325,6 +333,26 @@ function maxScore(scores: Float32Array, n: number, best: number): number {
   return best;
 }
 
+/**
+ * What a shard checks as it builds its search context, in ES's order (parseSource, then
+ * DefaultSearchContext.preProcess), before it runs anything (the DFS phase too): a failure fails
+ * that shard alone.
+ */
+function checkShard(q: ShardQuery, state: IndexState): void {
+  const { req } = q;
+  // ES builds the search_after point from the sort (SearchAfterBuilder.buildFieldDoc): without a
+  // sort, or with `_score` descending alone (which ES drops), there is none to build.
+  if (req.searchAfter !== undefined && req.searchAfter.length > 0 && sortsByScore(req)) throw errors.shardFailure(state.name, { type: 'illegal_argument_exception', reason: 'Sort must contain at least one field.' });
+  // An index over its window fails only its own shard.
+  if (!q.capturing ? q.end > state.settings.maxResultWindow : req.size > state.settings.maxResultWindow) {
+    if (q.capturing) throw errors.batchTooLarge(state.name, state.settings.maxResultWindow, req.size);
+    throw errors.resultWindowTooLarge(state.name, state.settings.maxResultWindow, q.end);
+  }
+  checkOnShard(req, state);
+  if (req.rescore !== undefined) checkRescore(state, req.rescore, !q.sortByScore, req.collapse !== undefined);
+  checkIndexBoost(req, state);
+}
+
 /** What each shard checks of the request before running it (a failure fails that shard alone). */
 function checkOnShard(req: SearchRequest, state: IndexState): void {
   if (req.aggs !== undefined) checkAggs(req.aggs, state);
@@ -336,17 +364,18 @@ function checkOnShard(req: SearchRequest, state: IndexState): void {
       reason: `The number of slices [${req.slice.max}] is too large. It must be less than [${MAX_SLICES}]. This limit can be set by changing the [index.max_slices_per_scroll] index level setting.`,
     });
   }
-  // ES builds the search_after point from the sort (SearchAfterBuilder.buildFieldDoc): without a
-  // sort, or with `_score` descending alone (which ES drops), there is none to build.
-  if (req.searchAfter !== undefined && req.searchAfter.length > 0 && sortsByScore(req)) throw errors.shardFailure(state.name, { type: 'illegal_argument_exception', reason: 'Sort must contain at least one field.' });
 }
 
-/** A shard's collapsed window: the best hit of each group in the page (from 0 with several shards); keeps its hits for the inner hits. */
-function collapseShard(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: ExecContext, hits: Hits, before: Before): ReturnType<typeof collapseWindow> {
+/**
+ * A shard's collapsed window: the best hit of each group in the page (from 0 with several shards);
+ * keeps `groups` (the hits the groups' own searches find: matchAndSort) for the inner hits.
+ */
+function collapseShard(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: ExecContext, hits: Hits, before: Before, groups: Hits): ReturnType<typeof collapseWindow> {
   const field = (q.req.collapse as NonNullable<SearchRequest['collapse']>).field;
   const keyOf = collapseKeys(state, field);
-  const kept: Hits = { docs: hits.docs.slice(0, hits.length), scores: hits.scores.slice(0, hits.length), length: hits.length };
-  phase.collapse.set(state, { ctx, hits: kept, keyOf, scored: q.req.queryGiven === true });
+  const copy = (h: Hits): Hits => ({ docs: h.docs.slice(0, h.length), scores: h.scores.slice(0, h.length), length: h.length });
+  const kept = copy(hits);
+  phase.collapse.set(state, { ctx, hits: groups === hits ? kept : copy(groups), keyOf, scored: q.req.queryGiven === true });
   return collapseWindow(kept, before, q.single ? q.from : 0, q.single ? q.size : q.end, keyOf);
 }
 
@@ -371,22 +400,34 @@ export function shardSlice(slice: { readonly id: number; readonly max: number },
  * The general path of a shard: the query's hits (min_score and post_filter applied, counted into
  * the phase's total), in the request's order, past its search_after point.
  */
-function matchAndSort(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: ExecContext, shard: number): { hits: Hits; before: Before; plan: SortPlan | undefined } {
+function matchAndSort(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: ExecContext, shard: number): { hits: Hits; before: Before; plan: SortPlan | undefined; groups: Hits | undefined } {
   const { req, sortByScore } = q;
-  let hits = boosted(execute(req.query, ctx), req, state, ctx);
+  const raw = execute(req.query, ctx);
   // A slice is part of the query in ES (a filter on _id): totals, aggregations and pages see only its documents.
   const slice = req.slice === undefined ? undefined : shardSlice(req.slice, shard, q.shardCount);
-  if (slice === 'none') hits = EMPTY_HITS;
-  else if (slice !== undefined && slice !== 'all') {
-    const ids = state.index.ids;
-    hits = filterHits(hits, (i) => sliceOf(ids[hits.docs[i] as number] as string, slice.max) === slice.id);
-  }
-  if (req.minScore !== undefined) hits = filterHits(hits, (i) => (hits.scores[i] as number) >= (req.minScore as number));
+  const narrow = (h: Hits): Hits => {
+    let out = h;
+    if (slice === 'none') out = EMPTY_HITS;
+    else if (slice !== undefined && slice !== 'all') {
+      const ids = state.index.ids;
+      out = filterHits(out, (i) => sliceOf(ids[h.docs[i] as number] as string, slice.max) === slice.id);
+    }
+    if (req.minScore !== undefined) {
+      const scored = out;
+      out = filterHits(scored, (i) => (scored.scores[i] as number) >= (req.minScore as number));
+    }
+    return out;
+  };
+  let hits = narrow(boosted(raw, req, state, ctx));
   let allowed: Set<number> | undefined;
   if (req.postFilter !== undefined) {
     const filter = execute(req.postFilter, ctx);
     allowed = new Set(filter.docs.subarray(0, filter.length));
   }
+  // Collapse's inner hits come from a search of each group that carries the query and post_filter
+  // alone (ES's ExpandSearchPhase): no indices_boost, no terminate_after.
+  const changed = req.terminateAfter !== undefined || (req.indexBoosts?.get(state.name) ?? 1) !== 1;
+  const groups = req.collapse !== undefined && changed ? postFiltered(narrow(raw), allowed) : undefined;
   hits = collected(hits, req, state, phase, allowed, slice !== undefined);
   // Aggregations see every match, post_filter or not (copied: the arena is reused by later queries;
   // the index's list of every live document, a match_all's, is never written, only replaced).
@@ -394,10 +435,7 @@ function matchAndSort(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: 
     const docs = hits.docs === ctx.index.allLive() && hits.length === hits.docs.length ? hits.docs : hits.docs.slice(0, hits.length);
     phase.aggSets.push({ state, ctx, docs, scores: hits.scores.slice(0, hits.length) });
   }
-  if (allowed !== undefined) {
-    const set = allowed;
-    hits = filterHits(hits, (i) => set.has(hits.docs[i] as number));
-  }
+  hits = postFiltered(hits, allowed);
   // The total counts every match, also those before a search_after point (as ES does).
   phase.total += hits.length;
   let before: Before;
@@ -422,7 +460,12 @@ function matchAndSort(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: 
     hits = filtered;
     before = req.sort === undefined || sortByScore ? byScore(hits.docs, hits.scores) : plan.before;
   }
-  return { hits, before, plan };
+  return { hits, before, plan, groups };
+}
+
+/** The hits that post_filter's documents (`allowed`) keep. */
+function postFiltered(hits: Hits, allowed: ReadonlySet<number> | undefined): Hits {
+  return allowed === undefined ? hits : filterHits(hits, (i) => allowed.has(hits.docs[i] as number));
 }
 
 /** The page over every shard's window: merged by score or sort values, then index position, then ordinal. */

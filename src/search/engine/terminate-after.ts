@@ -15,9 +15,14 @@ import type { IndexState } from './index-state.js';
  *   match (post_filter or not) before the one that stopped the shard;
  * - with `size: 0` and neither `post_filter` nor `min_score` (also `_count`), ES takes the count
  *   of a query that Lucene counts without reading its documents (Weight#count: match_all, no
- *   match, one term, a numeric or date value or range, exists, each on a shard without deleted
- *   documents except match_all), so nothing is collected: the total is every match, aggregations
- *   see every match, and the shard has not terminated early. `countedWithoutCollecting` says when.
+ *   match, one term, a value or range of a single-valued numeric or date field, exists on an
+ *   indexed field, each on a shard without deleted documents except match_all), so nothing is
+ *   collected: the total is every match, aggregations see every match, and the shard has not
+ *   terminated early. `countedWithoutCollecting` says when;
+ * - with `size: 0` the hit counter (PartialHitCountCollector) stops at `track_total_hits`: with
+ *   `false` nothing is collected (aggregations see every match, nothing stops early); without
+ *   aggregations a counter that stops before the limit stops the shard first, which has then not
+ *   terminated early (search-phase.ts `collected`).
  * A search answers `terminated_early` whenever it set a limit: true when any shard stopped early.
  */
 
@@ -63,18 +68,37 @@ export function countedWithoutCollecting(query: Query, state: IndexState): boole
     }
     case 'range': {
       const def = state.mappings.field(query.field);
-      return def !== undefined && (def.kind === 'numeric' || def.kind === 'date') && def.index;
+      return def !== undefined && (def.kind === 'numeric' || def.kind === 'date') && def.index && singleValued(query.field, state);
     }
-    case 'exists':
-      return state.mappings.field(query.field) !== undefined;
+    case 'exists': {
+      // FieldExistsQuery counts from norms, points or indexed terms; a field kept in doc values alone is collected.
+      const def = state.mappings.field(query.field);
+      return def === undefined || def.index;
+    }
     default:
       return false;
   }
 }
 
-/** A term query on `path` that Lucene runs as one indexed term or point. */
+/**
+ * A term query on `path` that Lucene counts: one indexed term (keyword, text, boolean), or one
+ * point of a numeric or date field (PointRangeQuery counts a one-dimensional field whose
+ * documents hold one value each).
+ */
 function indexedOneValue(path: string, state: IndexState): boolean {
   const def = state.mappings.field(path);
   if (def === undefined) return true; // an unmapped field: no match, counted as 0
-  return def.index && (def.kind === 'keyword' || def.kind === 'text' || def.kind === 'boolean' || def.kind === 'numeric' || def.kind === 'date');
+  if (!def.index) return false;
+  if (def.kind === 'numeric' || def.kind === 'date') return singleValued(path, state);
+  return def.kind === 'keyword' || def.kind === 'text' || def.kind === 'boolean';
+}
+
+/**
+ * Whether every document of the shard holds at most one value of the numeric or date field at
+ * `path` (Lucene's PointValues docCount equal to its size). Lucene also counts a range that holds
+ * every value of a multi-valued field; Portico collects those.
+ */
+function singleValued(path: string, state: IndexState): boolean {
+  const field = state.index.numeric.get(path);
+  return field === undefined || field.multi.size === 0;
 }

@@ -10,7 +10,7 @@ import { sloppyPhraseFreq, tokenPositions } from './sloppy-phrase.js';
 import { sourceStrings, sourceValues } from '../mapping/source-values.js';
 import { resolveMinimumShouldMatch, type Operator } from '../requests/query-dsl.js';
 import { onlyKeywordAndText } from './metadata-fields.js';
-import { termDocFreq } from './scoring-stats.js';
+import { fieldStatistics, termDocFreq } from './scoring-stats.js';
 
 /**
  * The scored multi-term queries: fuzzy terms (the `fuzzy` query and `fuzziness` on `match`), the
@@ -49,8 +49,9 @@ export function storedStrings(ctx: Pick<MultiTermContext, 'sourceOf' | 'sourceTe
 function scoreAt(ctx: MultiTermContext, field: TermField, at: number, boost: number, docFreq: number): Hits {
   const id = field.view.ids[at] as number;
   const postings = field.postings;
-  const weight = termWeight(boost, idf(termDocFreq(ctx, field.def.path, field.view.texts[at] as string, docFreq), field.docCount));
-  const cache = normInverseCache(field.avgdl);
+  const stats = fieldStatistics(ctx, field.def.path, field.docCount, field.sumTotalTermFreq);
+  const weight = termWeight(boost, idf(termDocFreq(ctx, field.def.path, field.view.texts[at] as string, docFreq), stats.docCount));
+  const cache = normInverseCache(stats.avgdl);
   const live = ctx.index.live;
   const n = postings.count(id);
   const docs = ctx.arena.int32(n);
@@ -211,7 +212,11 @@ export function boolPrefix(ctx: MultiTermContext, path: string, text: string, o:
 
 function exactTerm(ctx: MultiTermContext, field: TermField, term: string, boost: number): Hits {
   const [at] = exactPosition(field, term);
-  if (at < 0) return EMPTY;
+  // A term query's weight asks for the field's statistics even where the term has no documents (dfs records them).
+  if (at < 0) {
+    fieldStatistics(ctx, field.def.path, field.docCount, field.sumTotalTermFreq);
+    return EMPTY;
+  }
   return scoreAt(ctx, field, at, boost, field.postings.docFreq(field.view.ids[at] as number));
 }
 
@@ -235,14 +240,15 @@ export function phrasePrefix(ctx: MultiTermContext, path: string, text: string, 
     const lists = expansion.map((at) => scoreAt(ctx, field, at, o.boost, field.postings.docFreq(field.view.ids[at] as number)));
     return lists.length === 1 ? (lists[0] as Hits) : unionSum(lists, 1, ctx.arena);
   }
-  const heads: number[] = [];
-  for (const t of terms.slice(0, -1)) {
-    const [at] = exactPosition(field, t);
-    if (at < 0) return EMPTY;
-    heads.push(at);
-  }
+  const heads = terms.slice(0, -1).map((t) => exactPosition(field, t)[0]);
+  // MultiPhraseQuery's weight sums the idf of every term of every position; it asks for the
+  // field's statistics and each present term's before a missing head leaves the shard no match.
+  const stats = fieldStatistics(ctx, field.def.path, field.docCount, field.sumTotalTermFreq);
   let idfSum = 0;
-  for (const at of [...heads, ...expansion]) idfSum = f(idfSum + idf(termDocFreq(ctx, field.def.path, field.view.texts[at] as string, field.postings.docFreq(field.view.ids[at] as number)), field.docCount));
+  for (const at of [...heads, ...expansion]) {
+    if (at >= 0) idfSum = f(idfSum + idf(termDocFreq(ctx, field.def.path, field.view.texts[at] as string, field.postings.docFreq(field.view.ids[at] as number)), stats.docCount));
+  }
+  if (heads.some((at) => at < 0)) return EMPTY;
   const weight = termWeight(o.boost, idfSum);
   // Only the expansions that ever follow the last head word in a value can end the phrase (no
   // slop: the words are adjacent); the others' documents are not read (index/pair-filter.ts).
@@ -255,7 +261,7 @@ export function phrasePrefix(ctx: MultiTermContext, path: string, text: string, 
   // Every expansion starts with the last term (prefixExpansion): a token that does not is skipped unread.
   const typed = terms[terms.length - 1] as string;
   const lastPrefix = [...lastSet].every((t) => t.startsWith(typed)) ? typed : '';
-  const cache = normInverseCache(field.avgdl);
+  const cache = normInverseCache(stats.avgdl);
   const docs = ctx.arena.int32(candidates.length);
   const scores = ctx.arena.float32(candidates.length);
   let k = 0;

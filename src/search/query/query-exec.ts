@@ -152,19 +152,20 @@ function resolveFields(ctx: ExecContext, pattern: string): FieldDef[] {
 function textTerm(ctx: ExecContext, path: string, term: string, boost: number): Hits {
   const field = ctx.index.text.get(path);
   if (field === undefined) return EMPTY;
+  // Lucene's TermWeight asks for the field's statistics before it looks at the term (dfs records them either way).
+  const s = fieldStatistics(ctx, path, field.docCount, field.sumTotalTermFreq);
   const id = field.lookup(term);
   if (id < 0) return EMPTY;
-  const s = fieldStatistics(ctx, path, field.docCount, field.sumTotalTermFreq);
   return scoreTerm(ctx, field.postings, id, boost, s.docCount, s.avgdl, field.norms, termDocFreq(ctx, path, term, field.postings.docFreq(id)));
 }
 
 function keywordTerm(ctx: ExecContext, path: string, value: string, boost: number): Hits {
   const field = ctx.index.keyword.get(path);
   if (field === undefined) return EMPTY;
-  const id = field.lookup(value);
-  if (id < 0) return EMPTY;
   // Keyword fields index docs only, without norms: freq 1, length 1, avgdl = sumDocFreq / docCount.
   const s = fieldStatistics(ctx, path, field.docCount, field.sumDocFreq);
+  const id = field.lookup(value);
+  if (id < 0) return EMPTY;
   return scoreTerm(ctx, field.postings, id, boost, s.docCount, s.avgdl, undefined, termDocFreq(ctx, path, value, field.postings.docFreq(id)));
 }
 
@@ -423,14 +424,14 @@ function phrase(ctx: ExecContext, path: string, text: string, boost: number, len
   const field = ctx.index.text.get(path);
   if (field === undefined) return EMPTY;
   const ids = terms.map((t) => field.lookup(t));
-  if (ids.some((id) => id < 0 || field.postings.docFreq(id) === 0)) return EMPTY;
-  const candidates = intersectSum(terms.map((t) => textTerm(ctx, path, t, 1)), ctx.arena);
-  // PhraseQuery's weight sums the idf of its terms.
+  // PhraseQuery's weight sums the idf of its terms. Its statistics are asked for before a term
+  // missing here makes the shard match nothing: the field's, and each term's that has documents.
   const stats = fieldStatistics(ctx, path, field.docCount, field.sumTotalTermFreq);
+  const dfs = ids.map((id, i) => (id < 0 || field.postings.docFreq(id) === 0 ? 0 : termDocFreq(ctx, path, terms[i] as string, field.postings.docFreq(id))));
+  if (dfs.some((df) => df === 0)) return EMPTY;
+  const candidates = intersectSum(terms.map((t) => textTerm(ctx, path, t, 1)), ctx.arena);
   let idfSum = 0;
-  ids.forEach((id, i) => {
-    idfSum = f(idfSum + idf(termDocFreq(ctx, path, terms[i] as string, field.postings.docFreq(id)), stats.docCount));
-  });
+  for (const df of dfs) idfSum = f(idfSum + idf(df, stats.docCount));
   const weight = termWeight(boost, idfSum);
   const cache = normInverseCache(stats.avgdl);
   const docs = ctx.arena.int32(candidates.length);

@@ -6,7 +6,7 @@ import type { PostingStore } from '../index/posting-store.js';
 import type { PairFilter } from '../index/pair-filter.js';
 import type { InvertedIndex } from '../index/inverted-index.js';
 import type { FieldDef, Mappings } from '../mapping/mapping.js';
-import { fieldStatistics, type StatsContext } from './scoring-stats.js';
+import type { StatsContext } from './scoring-stats.js';
 
 /**
  * Which terms of a field a multi-term query stands for: a prefix, a wildcard pattern, a regular
@@ -21,10 +21,9 @@ export interface TermField {
   readonly def: FieldDef;
   readonly view: SortedTerms;
   readonly postings: PostingStore;
-  /** Documents with the field, and their average length, as scoring reads them (scoring-stats.ts: every shard's under dfs). */
+  /** The shard's documents with the field, and the sum of their lengths (keyword fields: of their values); scoring reads them through scoring-stats.ts. */
   readonly docCount: number;
-  /** Average field length (keyword fields: values per document). */
-  readonly avgdl: number;
+  readonly sumTotalTermFreq: number;
   /** Norm bytes by ordinal; undefined for keyword fields (length 1). */
   readonly norms: Uint8Array | undefined;
   /** Which term follows which (text fields that keep it, index/pair-filter.ts). */
@@ -48,14 +47,12 @@ export function termField(ctx: TermContext, path: string): TermField | undefined
   if (def.kind === 'text') {
     const f = ctx.index.text.get(path);
     if (f === undefined) return undefined;
-    const s = fieldStatistics(ctx, path, f.docCount, f.sumTotalTermFreq);
-    return { def, view: sortedTerms(f.terms), postings: f.postings, docCount: s.docCount, avgdl: s.avgdl, norms: f.norms, pairs: f.pairs };
+    return { def, view: sortedTerms(f.terms), postings: f.postings, docCount: f.docCount, sumTotalTermFreq: f.sumTotalTermFreq, norms: f.norms, pairs: f.pairs };
   }
   if (def.kind === 'keyword') {
     const f = ctx.index.keyword.get(path);
     if (f === undefined) return undefined;
-    const s = fieldStatistics(ctx, path, f.docCount, f.sumDocFreq);
-    return { def, view: sortedTerms(f.terms), postings: f.postings, docCount: s.docCount, avgdl: s.avgdl, norms: undefined };
+    return { def, view: sortedTerms(f.terms), postings: f.postings, docCount: f.docCount, sumTotalTermFreq: f.sumDocFreq, norms: undefined };
   }
   return undefined;
 }
