@@ -54,3 +54,35 @@ describe('dfs_query_then_fetch over a shard where a queried term is missing', ()
     expect(scores(dfs)).toEqual(scores(whole));
   });
 });
+
+describe('terminate_after with size 0: queries Lucene 9 does not count without collecting', () => {
+  // WRONG: terminate-after.ts countedWithoutCollecting says yes to every `range`/`term` on an
+  // indexed numeric or date field and to every `exists` on a mapped field. Lucene 9's
+  // PointRangeQuery weight counts without collecting only when the shard's whole range is inside
+  // the query, or for one dimension when the field is single valued (values.getDocCount() ==
+  // values.size()); otherwise Weight#count is -1 and ES's QueryPhaseCollector collects (and stops at
+  // terminate_after). FieldExistsQuery#count (ES's exists on a keyword with doc values) counts only a
+  // field with norms, points or indexed terms: a keyword with `index: false` is collected. So ES
+  // answers terminated_early true with a total of the limit; Portico counts every match.
+  async function loadMulti(): Promise<void> {
+    await ok('PUT', '/m', { mappings: { properties: { n: { type: 'long' }, k: { type: 'keyword', index: false } } } });
+    const lines = Array.from({ length: 10 }, (_, i) => [JSON.stringify({ index: { _id: String(i) } }), JSON.stringify({ n: [i, 100 + i], k: `v${i}` })]).flat();
+    const res = await h.app.inject({ method: 'POST', url: '/m/_bulk?refresh=true', headers: { 'content-type': 'application/x-ndjson' }, payload: lines.join('\n') + '\n' });
+    expect(JSON.parse(res.body).errors).toBe(false);
+  }
+
+  it.fails('a range on a multi-valued long that the shard\'s values are not all inside is collected', async () => {
+    await loadMulti();
+    // Matches 5..9 (by their first value) and every document by its second: 10 matches, not all of the shard's range inside.
+    const b = await ok('POST', '/m/_search', { size: 0, terminate_after: 2, query: { range: { n: { gte: 5, lte: 150 } } } });
+    expect([b.terminated_early, b.hits.total.value]).toEqual([true, 2]);
+  });
+
+  it.fails('exists on a keyword that is not indexed (doc values only) is collected', async () => {
+    await loadMulti();
+    const b = await ok('POST', '/m/_search', { size: 0, terminate_after: 2, query: { exists: { field: 'k' } } });
+    expect([b.terminated_early, b.hits.total.value]).toEqual([true, 2]);
+    const c = await ok('GET', '/m/_count?terminate_after=2&q=_exists_:k');
+    expect([c.terminated_early, c.count]).toEqual([true, 2]);
+  });
+});
