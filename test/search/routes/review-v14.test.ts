@@ -86,3 +86,32 @@ describe('terminate_after with size 0: queries Lucene 9 does not count without c
     expect([c.terminated_early, c.count]).toEqual([true, 2]);
   });
 });
+
+describe('terminate_after with size 0 and a smaller track_total_hits', () => {
+  // WRONG: search-phase.ts `collected` cuts at terminate_after whatever track_total_hits says. In
+  // ES 8 a size 0 search's top-docs collector is a PartialHitCountCollector whose threshold is
+  // track_total_hits (0 when it is false): it throws CollectionTerminatedException itself once past
+  // it (QueryPhaseCollectorManager.EmptyHits, PartialHitCountCollector.getLeafCollector/collect),
+  // before QueryPhaseCollector's terminate_after check fires, so the shard has not "terminated
+  // early". With track_total_hits false it gives up the segment before collecting anything, and
+  // aggregations (QueryPhaseCollector returns the aggs leaf collector alone) see every match.
+  async function load20(): Promise<void> {
+    await ok('PUT', '/t', { mappings: { properties: { t: { type: 'text' }, n: { type: 'integer' } } } });
+    const lines = Array.from({ length: 20 }, (_, n) => [JSON.stringify({ index: { _id: String(n) } }), JSON.stringify({ t: n % 3 === 0 ? 'red fox' : 'red dog', n })]).flat();
+    const res = await h.app.inject({ method: 'POST', url: '/t/_bulk?refresh=true', headers: { 'content-type': 'application/x-ndjson' }, payload: lines.join('\n') + '\n' });
+    expect(JSON.parse(res.body).errors).toBe(false);
+  }
+
+  it.fails('track_total_hits false: nothing is collected for the hits, aggregations see every match, not terminated early', async () => {
+    await load20();
+    // Two terms: not counted by Weight#count, so collected.
+    const b = await ok('POST', '/t/_search', { size: 0, track_total_hits: false, terminate_after: 2, query: { match: { t: 'red dog' } }, aggs: { sum: { sum: { field: 'n' } } } });
+    expect([b.terminated_early, b.aggregations.sum.value]).toEqual([false, 190]);
+  });
+
+  it.fails('track_total_hits below terminate_after: the count stops first, not terminated early', async () => {
+    await load20();
+    const b = await ok('POST', '/t/_search', { size: 0, track_total_hits: 3, terminate_after: 5, query: { match: { t: 'red dog' } } });
+    expect([b.terminated_early, b.hits.total]).toEqual([false, { value: 3, relation: 'gte' }]);
+  });
+});
