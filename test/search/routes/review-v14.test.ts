@@ -115,3 +115,35 @@ describe('terminate_after with size 0 and a smaller track_total_hits', () => {
     expect([b.terminated_early, b.hits.total]).toEqual([false, { value: 3, relation: 'gte' }]);
   });
 });
+
+describe('dfs_query_then_fetch with a shard that fails its checks', () => {
+  // WRONG: search-phase.ts gatheredStatsEnv runs the query on every shard for its statistics before
+  // queryShard's per-shard checks (max_result_window, a negative indices_boost, the rescore window,
+  // checkOnShard). In ES those checks are in DefaultSearchContext.preProcess, run when the shard's
+  // context is made for the DFS phase: the shard fails the DFS phase and its statistics are not in
+  // the AggregatedDfs the other shards score with. Portico sums the failing shard's statistics in,
+  // so the answering shard's scores differ from its scores alone.
+  const A = { a1: 'alpha beta', a2: 'alpha', a3: 'beta gamma' };
+  const B = { b1: 'alpha gamma delta', b2: 'alpha', b3: 'delta epsilon zeta eta', b4: 'alpha alpha' };
+
+  it.fails('a shard over its max_result_window gives no statistics', async () => {
+    await load('half-a', A);
+    await load('half-b', B);
+    await ok('PUT', '/half-b/_settings', { index: { max_result_window: 5 } });
+    const query = { match: { text: 'alpha' } };
+    const alone = await ok('POST', '/half-a/_search', { size: 10, query });
+    const dfs = await ok('POST', '/half-a,half-b/_search?search_type=dfs_query_then_fetch', { size: 10, query });
+    expect([dfs._shards.total, dfs._shards.failed]).toEqual([2, 1]);
+    expect(scores(dfs)).toEqual(scores(alone));
+  });
+
+  it.fails('a shard whose indices_boost is negative gives no statistics', async () => {
+    await load('half-a', A);
+    await load('half-b', B);
+    const query = { match: { text: 'alpha' } };
+    const alone = await ok('POST', '/half-a/_search', { query });
+    const dfs = await ok('POST', '/half-a,half-b/_search?search_type=dfs_query_then_fetch', { query, indices_boost: [{ 'half-b': -1 }] });
+    expect([dfs._shards.total, dfs._shards.failed]).toEqual([2, 1]);
+    expect(scores(dfs)).toEqual(scores(alone));
+  });
+});
