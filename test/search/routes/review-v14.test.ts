@@ -147,3 +147,21 @@ describe('dfs_query_then_fetch with a shard that fails its checks', () => {
     expect(scores(dfs)).toEqual(scores(alone));
   });
 });
+
+describe('terminate_after on a scroll', () => {
+  // WRONG (format; from reading ES, not run against a node): a scroll's later pages leave out
+  // `terminated_early`. In ES each scroll round makes the shard's search context again from the
+  // original shard request (terminate_after included) and runs the query phase with it, so each
+  // round's QuerySearchResult carries terminatedEarly; SearchPhaseController reduces it for the
+  // scroll response as for the first one, and SearchResponse writes the key whenever it is set.
+  it.fails('the next page of a scroll with terminate_after says whether the shard stopped early', async () => {
+    await ok('PUT', '/s', { mappings: { properties: { n: { type: 'long' } } } });
+    for (let i = 0; i < 6; i++) await ok('PUT', `/s/_doc/${i}`, { n: i });
+    await ok('POST', '/s/_refresh');
+    const first = await ok('POST', '/s/_search?scroll=1m', { size: 1, terminate_after: 3 });
+    expect([first.terminated_early, first.hits.hits.map((x: { _id: string }) => x._id)]).toEqual([true, ['0']]);
+    const next = await ok('POST', '/_search/scroll', { scroll: '1m', scroll_id: first._scroll_id });
+    expect(next.hits.hits.map((x: { _id: string }) => x._id)).toEqual(['1']);
+    expect(next.terminated_early).toBe(true);
+  });
+});
