@@ -186,3 +186,20 @@ describe('indices_boost and collapse inner_hits', () => {
     for (const x of inner) expect(x._score, x._id).toBe(unboosted.get(x._id));
   });
 });
+
+describe('terminate_after and collapse inner_hits', () => {
+  // WRONG: a collapsed search's inner hits come from the documents the shard collected before
+  // terminate_after stopped it (search-phase.ts: `collected` cuts the hits collapseShard keeps). In
+  // ES the inner hits are separate searches (ExpandSearchPhase) whose source does not carry
+  // terminate_after: each group's inner hits are every document of the group matching the query.
+  it.fails('inner hits see the whole group, not only the collected documents', async () => {
+    await ok('PUT', '/ta', { mappings: { properties: { tag: { type: 'keyword' }, n: { type: 'integer' } } } });
+    const lines = Array.from({ length: 20 }, (_, n) => [JSON.stringify({ index: { _id: String(n) } }), JSON.stringify({ tag: n % 2 === 0 ? 'even' : 'odd', n })]).flat();
+    const res = await h.app.inject({ method: 'POST', url: '/ta/_bulk?refresh=true', headers: { 'content-type': 'application/x-ndjson' }, payload: lines.join('\n') + '\n' });
+    expect(JSON.parse(res.body).errors).toBe(false);
+    const b = await ok('POST', '/ta/_search', { terminate_after: 3, sort: [{ n: 'asc' }], collapse: { field: 'tag', inner_hits: { name: 'g', size: 20 } } });
+    expect(b.terminated_early).toBe(true);
+    const groups = b.hits.hits as { fields: { tag: string[] }; inner_hits: { g: { hits: { total: { value: number } } } } }[];
+    expect(groups.map((g) => [g.fields.tag[0], g.inner_hits.g.hits.total.value])).toEqual([['even', 10], ['odd', 10]]);
+  });
+});
