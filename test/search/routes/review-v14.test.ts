@@ -203,3 +203,16 @@ describe('terminate_after and collapse inner_hits', () => {
     expect(groups.map((g) => [g.fields.tag[0], g.inner_hits.g.hits.total.value])).toEqual([['even', 10], ['odd', 10]]);
   });
 });
+
+describe('search_after without a sort, checked in ES\'s order', () => {
+  // WRONG (low: which of two errors is reported): queryShard checks max_result_window before
+  // checkOnShard's "Sort must contain at least one field.". In ES the search_after point is built
+  // in SearchService.parseSource (SearchAfterBuilder.buildFieldDoc), when the shard's context is
+  // made, and the result window is checked after it, in DefaultSearchContext.preProcess.
+  it.fails('a page past max_result_window with search_after and no sort fails on the sort', async () => {
+    await load('sa', { s1: 'alpha' });
+    const res = await h.app.inject({ method: 'POST', url: '/sa/_search', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ size: 20000, search_after: [1] }) });
+    expect(res.statusCode).toBe(400);
+    expect(JSON.parse(res.body).error.root_cause[0].reason).toBe('Sort must contain at least one field.');
+  });
+});
