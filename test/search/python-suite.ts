@@ -16,9 +16,9 @@ export type PythonClient = 'elasticsearch' | 'opensearch';
 
 /**
  * Registers the file's beforeAll/afterAll; `drive` runs test/search/python/<script> with `client`
- * against a fresh state (the index it makes, `index`, dropped first) and returns what it printed.
+ * against a fresh state (the indices it makes, `index`, dropped first) and returns what it printed.
  */
-export function pythonClientsSuite(script: string, index: string): { drive(client: PythonClient): Promise<Record<string, unknown>> } {
+export function pythonClientsSuite(script: string, index: string | readonly string[]): { drive(client: PythonClient): Promise<Record<string, unknown>> } {
   let python = '';
   let portico: SearchHarness | undefined;
   let url = '';
@@ -38,7 +38,7 @@ export function pythonClientsSuite(script: string, index: string): { drive(clien
   });
   return {
     async drive(client) {
-      await portico?.app.inject({ method: 'DELETE', url: `/${index}` });
+      for (const name of typeof index === 'string' ? [index] : index) await portico?.app.inject({ method: 'DELETE', url: `/${name}` });
       const { stdout } = await run(python, [join(ROOT, 'test/search/python', script), client, url], { timeout: 120_000 });
       return JSON.parse(stdout) as Record<string, unknown>;
     },

@@ -1,14 +1,16 @@
 /**
  * Highlighting, aggregations and _analyze through the official Python clients' typed calls
  * (`elasticsearch` 8.x and `opensearch-py`, the venv scripts/build-peers.sh python-clients makes):
- * test/search/python/typed-features.py calls es.search(highlight=…, aggs=…),
- * es.indices.analyze(…) and opensearch-py's equivalents against Portico over HTTP and prints what
- * it saw; this file checks the values, computed here from the same 30 documents.
+ * test/search/python/typed-features.py calls es.search(highlight=…, aggs=…, rescore=…,
+ * indices_boost=…, terminate_after=…, search_type=…), es.count(terminate_after=…),
+ * es.field_caps(…), es.indices.analyze(…) and opensearch-py's equivalents against Portico over
+ * HTTP and prints what it saw; this file checks the values, computed here from the same 30
+ * documents.
  */
 import { describe, expect, it } from 'vitest';
 import { pythonClientsSuite } from './python-suite.js';
 
-const { drive } = pythonClientsSuite('typed-features.py', 'shelf');
+const { drive } = pythonClientsSuite('typed-features.py', ['shelf', 'shelf2']);
 
 // The 30 books of typed-features.py: n = 1..30, python when n % 3 == 0, rust when 1, go when 2; tag t(n % 4).
 const BOOKS = Array.from({ length: 30 }, (_, i) => i + 1);
@@ -42,6 +44,17 @@ describe('the official Python clients: highlight, aggregations, _analyze', () =>
       analyze: [['the', 0, 0, 3], ['quick', 1, 4, 9], ['brown', 2, 10, 15], ['fox', 3, 16, 19]],
       analyze_field: ['Mixed Case'],
       every: facets(BOOKS),
+      features: {
+        // Rescored by "python" (weight 10): the ten python books first, by their volume's order.
+        rescored: python.slice(0, 10),
+        boosted: true,
+        // Every book holds "learning": the shard stops after the first four it collects.
+        terminated: [true, 4, [1, 2, 3, 4]],
+        count_terminated: [true, 2],
+        // dfs over two shards scores as the one-shard index; per shard it does not.
+        dfs: [true, false, 2],
+        field_caps: { title: ['text', true, false], n: ['integer', true, true], tag: ['keyword', true, true] },
+      },
     });
   }, 180_000);
 });
