@@ -84,6 +84,11 @@ export function withIndexBoosts(service: SearchService, req: SearchRequest, igno
   if (req.indicesBoost === undefined) return req;
   const boosts = new Map<string, number>();
   for (const { index, boost } of req.indicesBoost) {
+    // An empty name is no index (ES's "no such index []"), where resolving it would name them all.
+    if (index === '') {
+      if (ignoreUnavailable) continue;
+      throw errors.indexNotFound(index);
+    }
     for (const state of service.resolve(index, ignoreUnavailable, allowNoIndices)) if (!boosts.has(state.name)) boosts.set(state.name, boost);
   }
   return { ...req, indexBoosts: boosts };

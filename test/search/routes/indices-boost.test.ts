@@ -42,6 +42,9 @@ describe('indices_boost', () => {
     const all = await call('POST', '/a/_search', { indices_boost: [{ a: -0.5 }] });
     expect([all.status, all.body.error.type, all.body.error.root_cause[0].reason]).toEqual([400, 'search_phase_execution_exception', 'boost must be a positive float, got -0.5']);
     expect((await call('POST', '/a/_search', { indices_boost: [{ nope: 2 }] })).status).toBe(404);
+    // An empty name is no index, not every index.
+    const empty = await call('POST', '/a/_search', { indices_boost: [{ '': 2 }] });
+    expect([empty.status, empty.body.error.reason]).toEqual([404, 'no such index []']);
     expect((await ok('POST', '/a/_search?ignore_unavailable=true', { indices_boost: [{ nope: 2 }] })).hits.total.value).toBe(3);
     for (const [indicesBoost, reason] of [
       [{ a: 2 }, 'Unknown key for a START_OBJECT in [indices_boost].'],
