@@ -211,18 +211,13 @@ export function boolPrefix(ctx: MultiTermContext, path: string, text: string, o:
 }
 
 function exactTerm(ctx: MultiTermContext, field: TermField, term: string, boost: number): Hits {
-  const [at] = exactPosition(field, term);
+  const at = exactTermAt(field, term);
   // A term query's weight asks for the field's statistics even where the term has no documents (dfs records them).
   if (at < 0) {
     fieldStatistics(ctx, field.def.path, field.docCount, field.sumTotalTermFreq);
     return EMPTY;
   }
   return scoreAt(ctx, field, at, boost, field.postings.docFreq(field.view.ids[at] as number));
-}
-
-/** [view position of exactly `term` with live documents, or -1]. */
-function exactPosition(field: TermField, term: string): [number] {
-  return [exactTermAt(field, term)];
 }
 
 /**
@@ -240,7 +235,7 @@ export function phrasePrefix(ctx: MultiTermContext, path: string, text: string, 
     const lists = expansion.map((at) => scoreAt(ctx, field, at, o.boost, field.postings.docFreq(field.view.ids[at] as number)));
     return lists.length === 1 ? (lists[0] as Hits) : unionSum(lists, 1, ctx.arena);
   }
-  const heads = terms.slice(0, -1).map((t) => exactPosition(field, t)[0]);
+  const heads = terms.slice(0, -1).map((t) => exactTermAt(field, t));
   // MultiPhraseQuery's weight sums the idf of every term of every position; it asks for the
   // field's statistics and each present term's before a missing head leaves the shard no match.
   const stats = fieldStatistics(ctx, field.def.path, field.docCount, field.sumTotalTermFreq);
