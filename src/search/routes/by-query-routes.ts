@@ -27,23 +27,24 @@ interface Matched {
 }
 
 /**
- * The documents the query matches, index by index in write order; the shards of an index of
- * several merged as ES's scroll sorted on `_doc` merges them (ordinal, then shard), up to `max_docs`.
- * With `slice`, those of that slice only: spread over the shards searched (in their natural order)
- * as a sliced scroll spreads it (search-phase.ts's shardSlice), then by `_id` on a shard.
+ * The documents the query matches (`ordsOf`, a shard's matches) on the shards `searched` (in their
+ * natural order), index by index of `states` in write order; the shards of an index of several
+ * merged as ES's scroll sorted on `_doc` merges them (ordinal, then shard), up to `maxDocs`. With
+ * `slice`, those of that slice only: spread over the shards searched as a sliced scroll spreads it
+ * (search-phase.ts's shardSlice), then by `_id` on a shard; a shard the slice does not reach is not
+ * searched.
  */
-function matched(service: SearchService, states: readonly IndexState[], req: ByQueryRequest, routing?: string, slice?: { readonly id: number; readonly max: number }, maxDocs = req.maxDocs): Matched[] {
+function matched(searched: readonly IndexState[], states: readonly IndexState[], ordsOf: (shard: IndexState) => Int32Array, slice: { readonly id: number; readonly max: number } | undefined, maxDocs: number | undefined): Matched[] {
   const out: Matched[] = [];
-  const searched = service.searchShards(states, routing);
-  const position = new Map(searched.map((s, i) => [s, i]));
   for (const index of states) {
-    // `routing` searches only the shards it routes to, as the by-query search does in ES.
-    const perShard = service.searchShards([index], routing).map((state) => {
-      let ords = service.matchingOrds(state, req.query);
-      const part = slice === undefined ? 'all' : shardSlice(slice, position.get(state) as number, searched.length);
-      if (part === 'none') ords = new Int32Array(0);
-      else if (part !== 'all') ords = ords.filter((ord) => sliceOf(state.index.ids[ord] as string, part.max) === part.id);
-      return { state, ords, at: 0 };
+    // `routing` searches only the shards it routes to (`searched`), as the by-query search does in ES.
+    const perShard = searched.flatMap((state, position) => {
+      if (!index.shards.includes(state)) return [];
+      const part = slice === undefined ? 'all' : shardSlice(slice, position, searched.length);
+      if (part === 'none') return [];
+      const all = ordsOf(state);
+      const ords = part === 'all' ? all : all.filter((ord) => sliceOf(state.index.ids[ord] as string, part.max) === part.id);
+      return [{ state, ords, at: 0 }];
     });
     for (;;) {
       let next: (typeof perShard)[number] | undefined;
@@ -78,7 +79,15 @@ interface SliceRun {
  */
 async function runSlices(service: SearchService, states: readonly IndexState[], r: ByQueryRequest, routing: string | undefined, slices: number, keepsSources: boolean, actionsOf: (docs: readonly Matched[]) => BulkAction[]): Promise<SliceRun[]> {
   const maxDocs = r.maxDocs === undefined || slices === 1 ? r.maxDocs : Math.floor(r.maxDocs / slices);
-  const parts = Array.from({ length: slices }, (_, id) => matched(service, states, r, routing, slices === 1 ? undefined : { id, max: slices }, maxDocs));
+  const searched = service.searchShards(states, routing);
+  // Each shard's matches, found once however many slices read them.
+  const found = new Map<IndexState, Int32Array>();
+  const ordsOf = (shard: IndexState): Int32Array => {
+    let ords = found.get(shard);
+    if (ords === undefined) found.set(shard, (ords = service.matchingOrds(shard, r.query)));
+    return ords;
+  };
+  const parts = Array.from({ length: slices }, (_, id) => matched(searched, states, ordsOf, slices === 1 ? undefined : { id, max: slices }, maxDocs));
   if (keepsSources) checkSourcesKept(parts.flat());
   const runs: SliceRun[] = [];
   for (const docs of parts) {
