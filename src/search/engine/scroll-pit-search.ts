@@ -189,8 +189,9 @@ const SHARD_DOC: SortKey = { field: '_shard_doc', order: 'asc', missing: undefin
 
 function pitSearch(service: SearchService, request: SearchRequest, ref: PitReference, startedMs: number, nowMs: number, searchType?: string): Record<string, unknown> {
   const pit = service.contexts.pit(ref.id, nowMs);
-  const req = withSearchType(request, searchType, pit.views.map((v) => v.origin));
-  renew(service, pit, pit.views.map((v) => v.origin), ref.keepAliveMs, nowMs);
+  const origins = pit.views.map((v) => v.origin);
+  const req = withSearchType(request, searchType, origins);
+  renew(service, pit, origins, ref.keepAliveMs, nowMs);
   let sort = req.sort;
   const last = sort?.at(-1);
   if (sort !== undefined && last !== undefined && last.field !== '_shard_doc' && (req.searchAfter === undefined || req.searchAfter.length === sort.length + 1)) {

@@ -11,7 +11,7 @@ import { RawJson } from '../http/json-render.js';
 import { ShardFailures } from './shard-failures.js';
 import { fastMatchField, matchTopK } from '../query/match-top-k.js';
 import { execute, type ExecContext } from '../query/query-exec.js';
-import type { SearchRequest } from '../requests/search-request.js';
+import type { SearchRequest, SortKey } from '../requests/search-request.js';
 import type { IndexState } from './index-state.js';
 import { planSort, type SortValue } from '../query/sort.js';
 import { filterSource, isIdentity } from '../requests/source-filter.js';
@@ -443,7 +443,7 @@ function matchAndSort(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: 
   if (req.sort === undefined || sortByScore) {
     before = byScore(hits.docs, hits.scores);
     if (req.searchAfter !== undefined) {
-      plan = planSort(state.name, state.index, state.mappings, shard, [{ field: '_score', order: 'desc', missing: undefined, mode: undefined, unmappedType: undefined }], hits);
+      plan = planSort(state.name, state.index, state.mappings, shard, BY_SCORE, hits);
     }
   } else {
     plan = planSort(state.name, state.index, state.mappings, shard, req.sort, hits);
@@ -454,14 +454,15 @@ function matchAndSort(q: ShardQuery, phase: QueryPhase, state: IndexState, ctx: 
     const after = req.searchAfter;
     const keep = filterIndices(hits.length, (i) => p.after(i, after));
     const filtered = pick(hits, keep);
-    plan = req.sort === undefined || sortByScore
-      ? planSort(state.name, state.index, state.mappings, shard, [{ field: '_score', order: 'desc', missing: undefined, mode: undefined, unmappedType: undefined }], filtered)
-      : planSort(state.name, state.index, state.mappings, shard, req.sort ?? [], filtered);
+    plan = planSort(state.name, state.index, state.mappings, shard, sortByScore ? BY_SCORE : req.sort ?? [], filtered);
     hits = filtered;
-    before = req.sort === undefined || sortByScore ? byScore(hits.docs, hits.scores) : plan.before;
+    before = sortByScore ? byScore(hits.docs, hits.scores) : plan.before;
   }
   return { hits, before, plan, groups };
 }
+
+/** Relevance order as a sort (what search_after reads its point against when no sort is given). */
+const BY_SCORE: readonly SortKey[] = [{ field: '_score', order: 'desc', missing: undefined, mode: undefined, unmappedType: undefined }];
 
 /** The hits that post_filter's documents (`allowed`) keep. */
 function postFiltered(hits: Hits, allowed: ReadonlySet<number> | undefined): Hits {
