@@ -1,5 +1,5 @@
 import { errors, SearchError } from '../errors.js';
-import { isJsonObject, jsonToken } from '../syntax/json-members.js';
+import { isJsonObject, jacksonInt, jsonToken } from '../syntax/json-members.js';
 import { badOption, located, parsingAt, unknownOption } from './aggs/agg-errors.js';
 import { parseTopLevelQuery, type Query } from './query-dsl.js';
 import { LocatedQueryError } from './query-error.js';
@@ -117,13 +117,7 @@ function floatValue(v: unknown, at: Path, field: string): number {
   throw badOption('query', field, at, cause);
 }
 
-/** Jackson's intValue() of `window_size`: numbers truncated, numeric strings coerced. */
+/** Jackson's intValue() of `window_size` (jacksonInt), a value that is no number refused as the rescorer's parser refuses it. */
 function intValue(v: unknown, at: Path): number {
-  if (typeof v === 'number') {
-    if (Math.abs(v) > 2147483647) throw errors.inputCoercion(`Numeric value (${v}) out of range of int`);
-    return Math.trunc(v);
-  }
-  if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) return Number(v);
-  if (typeof v === 'string') throw errors.numberFormat(v);
-  throw parsingAt(at, `rescore doesn't support [window_size]`);
+  return jacksonInt(v, () => parsingAt(at, `rescore doesn't support [window_size]`));
 }

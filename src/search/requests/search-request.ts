@@ -2,7 +2,7 @@ import { parseSuggest, type Suggestion } from './suggest-request.js';
 import { intParam, totalHitsAsInt, type QueryParams } from '../http/url-params.js';
 import { parseIndicesBoost, type IndexBoost } from './indices-boost.js';
 import { errors, SearchError } from '../errors.js';
-import { isJsonObject, jsonToken, nestingError, readInTextOrder, tooDeepAt } from '../syntax/json-members.js';
+import { isJsonObject, jacksonInt, jsonToken, nestingError, readInTextOrder, tooDeepAt } from '../syntax/json-members.js';
 import { NestedDepthExceeded, parseTopLevelQuery, queryStringToQuery, type Query } from './query-dsl.js';
 import { LocatedQueryError } from './query-error.js';
 import type { SourceFilter } from './source-filter.js';
@@ -131,15 +131,9 @@ function refuseBodyKey(b: Record<string, unknown>, known: boolean): void {
   if (k !== undefined) throw errors.parsing(`Unknown key for a ${jsonToken(b[k])} in [${k}].`, 1, 2);
 }
 
-/** Jackson's intValue() on a body value: numbers are truncated, numeric strings coerced. */
+/** Jackson's intValue() on a body value (jacksonInt), a value that is no number refused as the search body's parser refuses it. */
 function bodyInt(v: unknown, name: string): number {
-  if (typeof v === 'number') {
-    if (Math.abs(v) > 2147483647) throw errors.inputCoercion(`Numeric value (${v}) out of range of int`);
-    return Math.trunc(v);
-  }
-  if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) return Number(v);
-  if (typeof v === 'string') throw errors.numberFormat(v);
-  throw errors.parsing(`[${name}] failed to parse field: Current token (${jsonToken(v)}) not numeric, can not use numeric value accessors`);
+  return jacksonInt(v, () => errors.parsing(`[${name}] failed to parse field: Current token (${jsonToken(v)}) not numeric, can not use numeric value accessors`));
 }
 
 function checkFrom(from: number): number {

@@ -29,6 +29,21 @@ export function jsonToken(v: unknown): JsonToken {
 }
 
 /**
+ * Jackson's intValue() on a parsed JSON value, as ES's parsers read an int field: a number
+ * truncated (beyond an int's range, ES's input_coercion_exception), a string of an integer
+ * coerced, another string ES's number_format_exception; any other value gets `notNumeric`'s error.
+ */
+export function jacksonInt(v: unknown, notNumeric: () => Error): number {
+  if (typeof v === 'number') {
+    if (Math.abs(v) > 2147483647) throw errors.inputCoercion(`Numeric value (${v}) out of range of int`);
+    return Math.trunc(v);
+  }
+  if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) return Number(v);
+  if (typeof v === 'string') throw errors.numberFormat(v);
+  throw notNumeric();
+}
+
+/**
  * `obj[key] = value` as an own, enumerable field, a key named `__proto__` included: JSON.parse
  * makes such a key an own field, and a plain assignment would set the object's prototype instead
  * (losing the field, or writing onto Object.prototype through it).
