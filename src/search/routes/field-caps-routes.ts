@@ -4,7 +4,7 @@ import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http/http-io
 import { boolParam, checkParams } from '../http/url-params.js';
 import { checkFilters, indexFieldCaps, mergeFieldCaps, type IndexFieldCaps } from '../engine/field-caps.js';
 import { parseTopLevelQuery, type Query } from '../requests/query-dsl.js';
-import { isJsonObject, objectMembers, textLocation } from '../syntax/json-members.js';
+import { isJsonObject, jsonToken, objectMembers, textLocation } from '../syntax/json-members.js';
 import { globMatch } from '../syntax/glob.js';
 import type { SearchService } from '../engine/search-service.js';
 import type { IndexState } from '../engine/index-state.js';
@@ -32,7 +32,7 @@ function readBody(text: string, value: unknown): FieldCapsBody {
     const v = value[m.key];
     if (m.key === 'fields') {
       const list = typeof v === 'string' ? [v] : Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined;
-      if (list === undefined) throw errors.xContentParse(line, col, `[field_caps_request] fields doesn't support values of type: ${tokenName(v)}`);
+      if (list === undefined) throw errors.xContentParse(line, col, `[field_caps_request] fields doesn't support values of type: ${jsonToken(v)}`);
       const at = textLocation(text, m.valueAt);
       if (list.length === 0) throw errors.fieldParse(at.line, at.col, 'field_caps_request', 'fields', { type: 'illegal_argument_exception', reason: "specified fields can't be null or empty" });
       out.fields = list;
@@ -46,15 +46,6 @@ function readBody(text: string, value: unknown): FieldCapsBody {
     }
   }
   return out;
-}
-
-function tokenName(v: unknown): string {
-  if (v === null) return 'VALUE_NULL';
-  if (Array.isArray(v)) return 'START_ARRAY';
-  if (typeof v === 'object') return 'START_OBJECT';
-  if (typeof v === 'number') return 'VALUE_NUMBER';
-  if (typeof v === 'boolean') return 'VALUE_BOOLEAN';
-  return 'VALUE_STRING';
 }
 
 /**
