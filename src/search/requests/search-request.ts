@@ -343,10 +343,11 @@ export function parseSearchRequest(body: unknown, params: QueryParams): SearchRe
 }
 
 /**
- * `terminate_after`, the URL's over the body's (RestSearchAction sets it after parsing the body):
- * an int, refused below 0 with ES's error; undefined for 0, ES's "no limit" (terminate-after.ts).
+ * `terminate_after`, the URL's over the body's (RestSearchAction sets it after parsing the body;
+ * `_count` takes the URL's alone): an int, refused below 0 with ES's error; undefined for 0, ES's
+ * "no limit" (terminate-after.ts).
  */
-function terminateAfterOf(b: Record<string, unknown>, params: QueryParams): number | undefined {
+export function terminateAfterOf(b: Record<string, unknown>, params: QueryParams): number | undefined {
   const n = intParam(params, 'terminate_after') ?? (b.terminate_after === undefined ? undefined : bodyInt(b.terminate_after, 'terminate_after'));
   if (n !== undefined && n < 0) throw errors.illegalArgument('terminateAfter must be > 0');
   return n === undefined || n === 0 ? undefined : n;

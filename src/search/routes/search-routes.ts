@@ -2,10 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { noShardSearched } from '../engine/no-shard-search.js';
 import { searchInContext } from '../engine/scroll-pit-search.js';
 import { jsonBodyAndText, queryOf, sendJson, type Params } from '../http/http-io.js';
-import { parseCountQuery, parseSearchRequest, readSearchBody } from '../requests/search-request.js';
+import { parseCountQuery, parseSearchRequest, readSearchBody, terminateAfterOf } from '../requests/search-request.js';
 import { withIndexBoosts, withSearchType, type SearchService } from '../engine/search-service.js';
 import { requestCacheKey } from '../engine/request-cache.js';
-import { checkNoOpParams, checkParams, checkPreference, checkTerminateAfter, COUNT_PARAMS, floatParam, intParam, SEARCH_PARAMS, type QueryParams } from '../http/url-params.js';
+import { checkNoOpParams, checkParams, checkPreference, checkTerminateAfter, COUNT_PARAMS, floatParam, SEARCH_PARAMS, type QueryParams } from '../http/url-params.js';
 import type { IndexState } from '../engine/index-state.js';
 
 /** `_search` and `_count` on one index, several (`a,b`, wildcards) or all. */
@@ -74,9 +74,7 @@ export async function searchRoutes(app: FastifyInstance, opts: { service: Search
     checkPreference(params);
     // `preference=_shards:…` naming none of the shards counts on none (noShardSearched).
     const searched = searchShards(service, (req.params as Params).index, params) ?? [];
-    // terminate_after: 0 is ES's "no limit" (a negative value was refused above).
-    const limit = intParam(params, 'terminate_after');
-    const terminateAfter = limit === undefined || limit === 0 ? undefined : limit;
+    const terminateAfter = terminateAfterOf({}, params);
     const counted = searched.length === 0 ? { count: 0, terminated: false } : service.countCollected(searched, query, floatParam(params, 'min_score'), terminateAfter);
     // ES writes `terminated_early` first, whenever a limit was set.
     const body = terminateAfter === undefined ? {} : { terminated_early: counted.terminated };
