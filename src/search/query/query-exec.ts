@@ -427,7 +427,10 @@ function phrase(ctx: ExecContext, path: string, text: string, boost: number, len
   // PhraseQuery's weight sums the idf of its terms. Its statistics are asked for before a term
   // missing here makes the shard match nothing: the field's, and each term's that has documents.
   const stats = fieldStatistics(ctx, path, field.docCount, field.sumTotalTermFreq);
-  const dfs = ids.map((id, i) => (id < 0 || field.postings.docFreq(id) === 0 ? 0 : termDocFreq(ctx, path, terms[i] as string, field.postings.docFreq(id))));
+  const dfs = ids.map((id, i) => {
+    const local = id < 0 ? 0 : field.postings.docFreq(id);
+    return local === 0 ? 0 : termDocFreq(ctx, path, terms[i] as string, local);
+  });
   if (dfs.some((df) => df === 0)) return EMPTY;
   const candidates = intersectSum(terms.map((t) => textTerm(ctx, path, t, 1)), ctx.arena);
   let idfSum = 0;
