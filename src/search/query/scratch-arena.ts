@@ -58,20 +58,25 @@ export class ScratchArena {
   }
 
   private memos = new WeakMap<object, Map<number, unknown>>();
-  /** The maps of `memos`, for their common budget (owners are the index's fields: they live as long as it). */
-  private readonly memoMaps: Map<number, unknown>[] = [];
+  /** The maps of `memos`, for their common budget. */
+  private memoMaps: Map<number, unknown>[] = [];
 
   /**
    * Per-term values derived from the index that outlive one query (e.g. where a term scores best),
    * by `owner` (a field's posting store) and term id. Unlike the scratch buffers this memory is not
    * reused by the next query: the caller stores with each value what it was computed from and
    * checks that before using it. At most about MEMO_LIMIT terms per arena (index), across owners:
-   * a budget per field would let an index of many text fields hold memos without bound.
+   * a budget per field would let an index of many text fields hold memos without bound. Past it,
+   * or past MEMO_OWNER_LIMIT owners, every memo is dropped, owners included: a view refreshed
+   * after writes reads new posting stores, so even empty maps kept per owner would pile up.
    */
   termMemo<T>(owner: object): Map<number, T> {
     let kept = 0;
     for (const x of this.memoMaps) kept += x.size;
-    if (kept > MEMO_LIMIT) for (const x of this.memoMaps) x.clear();
+    if (kept > MEMO_LIMIT || this.memoMaps.length >= MEMO_OWNER_LIMIT) {
+      this.memos = new WeakMap();
+      this.memoMaps = [];
+    }
     let m = this.memos.get(owner);
     if (m === undefined) {
       m = new Map();
@@ -125,7 +130,7 @@ export class ScratchArena {
    */
   forgetMemos(): void {
     this.memos = new WeakMap();
-    this.memoMaps.length = 0;
+    this.memoMaps = [];
     this.tables = new WeakMap();
     this.tableOrder.length = 0;
   }
@@ -161,6 +166,8 @@ export class ScratchArena {
 
 /** Terms whose memos a ScratchArena (one index) keeps, across its fields (about 100 bytes each). */
 const MEMO_LIMIT = 16_384;
+/** Owners (posting stores) a ScratchArena keeps memos for: the text fields of a few views. */
+const MEMO_OWNER_LIMIT = 256;
 
 /** Score tables a ScratchArena (one index) keeps: 15 KB each for text fields, 1 MB in all. */
 const TABLE_LIMIT = 64;

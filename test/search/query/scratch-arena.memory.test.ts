@@ -42,4 +42,16 @@ describe('scratch arena memos', () => {
     expect(kept).toBeGreaterThan(0);
     expect(kept).toBeLessThanOrEqual(16_384 + 1);
   }, 60_000);
+
+  // Each refresh that saw writes gives its view's fields new posting stores, so the owners of memos
+  // keep coming: their maps must not pile up with them, empty or not.
+  it('forget every owner past a bounded number of them', () => {
+    const arena = new ScratchArena();
+    const first = {};
+    arena.termMemo<number>(first).set(1, 1);
+    for (let i = 0; i < 254; i++) arena.termMemo<number>({});
+    expect(arena.termMemo<number>(first).get(1)).toBe(1);
+    for (let i = 0; i < 300; i++) arena.termMemo<number>({});
+    expect(arena.termMemo<number>(first).get(1)).toBeUndefined();
+  });
 });
