@@ -100,13 +100,22 @@ export function matchTopK(
     // (no merge of cursors, no heap of log(k) per hit), then a selection of the window.
     if (total < 0 || total > from) return deepWindow({ terms, live, norms, cache, arena, from, size, limit, maxDocFreq, union: total });
   }
-  if (total < 0) total = maxDocFreq > limit ? limit + 1 : terms.length === 1 ? maxDocFreq : countUnion(terms, live, arena);
+  // Two terms whose union is counted: one merge of their lists counts and scores (twoTermHeap).
+  const merged = total < 0 && maxDocFreq <= limit && terms.length === 2;
+  if (total < 0 && !merged) total = maxDocFreq > limit ? limit + 1 : terms.length === 1 ? maxDocFreq : countUnion(terms, live, arena);
   // A page past the last hit is empty but still reports the best score: a heap of one, which
-  // prunes almost every document, finds it.
-  const pastEnd = total <= limit && total <= from;
+  // prunes almost every document, finds it. (The merge learns the total only at its end; its heap
+  // then holds every hit, fewer than `from`, and the page is empty all the same.)
+  const pastEnd = !merged && total <= limit && total <= from;
   const k = pastEnd ? Math.min(1, from + size) : from + size;
   const pass: HeapPass = { terms, words: words.length, live, norms, cache, heapDocs: new Int32Array(k), heapScores: new Float32Array(k) };
-  const filled = terms.length === 1 ? singleTermHeap(pass, pastEnd) : maxScoreHeap(pass);
+  let filled: HeapFill;
+  if (terms.length === 1) filled = singleTermHeap(pass, pastEnd);
+  else if (merged) {
+    const union = twoTermHeap(pass);
+    total = union.total;
+    filled = union;
+  } else filled = maxScoreHeap(pass);
   const ordered = drainHeap(pass.heapDocs, pass.heapScores, filled.size);
   const start = pastEnd ? filled.size : Math.min(from, filled.size);
   return { docs: ordered.docs.subarray(start), scores: ordered.scores.subarray(start), total, maxScore: filled.maxScore };
@@ -183,6 +192,22 @@ function maxScoreHeap(pass: HeapPass): HeapFill {
   let firstEssential = 0;
   let theta = -Infinity;
   for (;;) {
+    if (firstEssential === n - 1 && heapSize === k) {
+      // One essential term left (so the heap is full): a document of it is a candidate only if its
+      // score and the other terms' bounds add up to more than θ. Its other postings are passed
+      // here in one tight loop, without reading the other terms at all.
+      const e = terms[n - 1] as Term;
+      const rest = prefix[n - 1] as number;
+      const ps = e.postings;
+      let pos = e.pos;
+      while (pos < e.length) {
+        const p = ps[pos] as number;
+        const d = p >>> FREQ_BITS;
+        if (live[d] === 1 && termScore(e, p, norms[d] as number, cache) + rest > theta) break;
+        pos++;
+      }
+      e.pos = pos;
+    }
     // The next candidate: the smallest current ordinal among the essential terms.
     let d = 0x7fffffff;
     for (let j = firstEssential; j < n; j++) {
@@ -215,8 +240,7 @@ function maxScoreHeap(pass: HeapPass): HeapFill {
         break;
       }
       const t = terms[j] as Term;
-      let pos = t.pos;
-      while (pos < t.length && (t.postings[pos] as number) >>> FREQ_BITS < d) pos++;
+      const pos = advanceTo(t.postings, t.pos, t.length, d);
       t.pos = pos;
       if (pos < t.length && (t.postings[pos] as number) >>> FREQ_BITS === d) {
         const p = t.postings[pos] as number;
@@ -252,4 +276,104 @@ function maxScoreHeap(pass: HeapPass): HeapFill {
     }
   }
   return { size: heapSize, maxScore };
+}
+
+/** No document: past every ordinal. */
+const END = 0x7fffffff;
+
+/**
+ * Two terms whose union must be counted (the total is within the limit): one merge of the two
+ * lists counts the live union and scores each document that can still enter the heap, where
+ * countUnion and then maxScoreHeap would each read both lists. The score is maxScoreHeap's: the
+ * terms' float scores summed in double in query order, rounded to float; a document of one term
+ * alone is not scored once that term's bound is at most θ, nor one of both once their bounds
+ * (with maxScoreHeap's slack) are.
+ */
+function twoTermHeap(pass: HeapPass): HeapFill & { total: number } {
+  const { live, norms, cache, heapDocs, heapScores } = pass;
+  const k = heapDocs.length;
+  const [t0, t1] = pass.terms as [Term, Term];
+  // `a` comes first in the query: its score is added first.
+  const [a, b] = t0.order < t1.order ? [t0, t1] : [t1, t0];
+  const pa = a.postings;
+  const pb = b.postings;
+  const la = a.length;
+  const lb = b.length;
+  const boundBoth = (a.bound + b.bound) * (1 + 1e-6);
+  let i = 0;
+  let j = 0;
+  let da = la > 0 ? (pa[0] as number) >>> FREQ_BITS : END;
+  let db = lb > 0 ? (pb[0] as number) >>> FREQ_BITS : END;
+  let total = 0;
+  let heapSize = 0;
+  let maxScore = -Infinity;
+  let theta = -Infinity;
+  for (;;) {
+    let d: number;
+    let score: number;
+    if (da < db) {
+      d = da;
+      const p = pa[i++] as number;
+      da = i < la ? (pa[i] as number) >>> FREQ_BITS : END;
+      if (live[d] !== 1) continue;
+      total++;
+      if (k === 0 || (heapSize === k && a.bound <= theta)) continue;
+      score = termScore(a, p, norms[d] as number, cache);
+    } else if (db < da) {
+      d = db;
+      const p = pb[j++] as number;
+      db = j < lb ? (pb[j] as number) >>> FREQ_BITS : END;
+      if (live[d] !== 1) continue;
+      total++;
+      if (k === 0 || (heapSize === k && b.bound <= theta)) continue;
+      score = termScore(b, p, norms[d] as number, cache);
+    } else {
+      if (da === END) break;
+      d = da;
+      const p = pa[i++] as number;
+      const q = pb[j++] as number;
+      da = i < la ? (pa[i] as number) >>> FREQ_BITS : END;
+      db = j < lb ? (pb[j] as number) >>> FREQ_BITS : END;
+      if (live[d] !== 1) continue;
+      total++;
+      if (k === 0 || (heapSize === k && boundBoth <= theta)) continue;
+      const norm = norms[d] as number;
+      score = Math.fround(termScore(a, p, norm, cache) + termScore(b, q, norm, cache));
+    }
+    if (heapSize < k) {
+      if (score > maxScore) maxScore = score;
+      heapPush(heapDocs, heapScores, heapSize++, d, score);
+      if (heapSize === k) theta = heapScores[0] as number;
+    } else if (score > theta) {
+      if (score > maxScore) maxScore = score;
+      heapReplaceRoot(heapDocs, heapScores, heapSize, d, score);
+      theta = heapScores[0] as number;
+    }
+  }
+  return { size: heapSize, maxScore, total };
+}
+
+/**
+ * The first position from `from` on whose document is `d` or later (`length` when none):
+ * galloping, then a binary search. A non-essential term's cursor only visits the documents the
+ * others propose, and skips the stretches between them instead of reading them one by one.
+ */
+function advanceTo(ps: Int32Array, from: number, length: number, d: number): number {
+  if (from >= length || (ps[from] as number) >>> FREQ_BITS >= d) return from;
+  // ps[lo] is before d; ps[hi] is not, or hi is the end.
+  let lo = from;
+  let step = 1;
+  let hi = from + 1;
+  while (hi < length && (ps[hi] as number) >>> FREQ_BITS < d) {
+    lo = hi;
+    step *= 2;
+    hi = from + step;
+  }
+  if (hi > length) hi = length;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if ((ps[mid] as number) >>> FREQ_BITS < d) lo = mid;
+    else hi = mid;
+  }
+  return hi;
 }

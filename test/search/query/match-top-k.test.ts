@@ -91,6 +91,96 @@ describe('matchTopK', () => {
   });
 });
 
+describe('matchTopK on long lists', () => {
+  // Thousands of documents of very different lengths, so that θ climbs past a term's bound early:
+  // maxScoreHeap's lone essential term and galloping cursors, and twoTermHeap's pruned merge, do
+  // most of their work here. One arena is kept across writes, as a shard's is.
+  const text = (rnd: () => number): string => {
+    const words: string[] = [];
+    const n = 1 + Math.floor(rnd() ** 3 * 40);
+    for (let w = 0; w < n; w++) {
+      const r = rnd();
+      words.push(r < 0.35 ? 'a' : r < 0.6 ? 'b' : r < 0.75 ? 'c' : r < 0.85 ? 'd' : `w${Math.floor(rnd() * 50)}`);
+    }
+    return words.join(' ');
+  };
+  it('equals the general path for any such corpus, query, window and limit', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+        fc.array(fc.constantFrom('a', 'b', 'c', 'd', 'w1', 'a'), { minLength: 1, maxLength: 4 }),
+        fc.nat(40),
+        fc.integer({ min: 1, max: 20 }),
+        fc.constantFrom(0, 100, 10_000),
+        fc.constantFrom(1, 3.5),
+        (seed, words, from, size, limit, boost) => {
+          let x = seed;
+          const rnd = (): number => {
+            x = (Math.imul(x, 48271) >>> 0) % 2147483647;
+            return x / 2147483647;
+          };
+          const texts = Array.from({ length: 1200 + Math.floor(rnd() * 1500) }, () => text(rnd));
+          const deleted = Array.from({ length: 60 }, () => Math.floor(rnd() * texts.length));
+          const { index, mappings } = build(texts, deleted);
+          const arena = new ScratchArena();
+          const query = parseQuery({ match: { t: { query: words.join(' '), boost } } }) as Extract<Query, { kind: 'match' }>;
+          const check = (): void => {
+            const field = fastMatchField(query, mappings, index) as NonNullable<ReturnType<typeof fastMatchField>>;
+            arena.reset();
+            const top = matchTopK(query, field, index.live, from, size, limit, arena) as NonNullable<ReturnType<typeof matchTopK>>;
+            const hits = execute(query, { arena: new ScratchArena(), indexName: 'i', index, mappings, sourceOf: () => ({}) });
+            const window = selectWindow(hits.length, from, size, byScore(hits.docs, hits.scores));
+            expect(Array.from(top.docs)).toEqual(Array.from(window, (i) => hits.docs[i]));
+            expect(Array.from(top.scores)).toEqual(Array.from(window, (i) => hits.scores[i]));
+            expect(top.total > limit ? 'more' : top.total).toEqual(hits.length > limit ? 'more' : hits.length);
+            let max = -Infinity;
+            for (let i = 0; i < hits.length; i++) max = Math.max(max, hits.scores[i] as number);
+            expect(top.maxScore).toBe(max);
+          };
+          check();
+          // Documents that repeat the query's words appended: the best documents now come last.
+          for (let i = 0; i < 70; i++) {
+            const { doc } = parseDocument({ t: Array.from({ length: 6 }, () => words.join(' ')).join(' ') }, mappings, `n${i}`);
+            index.add(`n${i}`, doc);
+          }
+          check();
+        },
+      ),
+      { numRuns: 60 },
+    );
+  }, 120_000);
+});
+
+describe('matchTopK two words, counted in one merge', () => {
+  // Small heaps over documents where one word alone often scores near its bound: θ climbs close to
+  // each word's bound, so the merge's pruning of one-word documents decides what enters.
+  it('equals the general path whichever word comes first', () => {
+    const doc = fc.record({ x: fc.nat(4), y: fc.nat(4), pad: fc.nat(10) });
+    fc.assert(
+      fc.property(fc.array(doc, { minLength: 5, maxLength: 300 }), fc.array(fc.nat(299), { maxLength: 20 }), fc.boolean(), fc.nat(4), fc.integer({ min: 1, max: 5 }), (docs, deleted, xFirst, from, size) => {
+        const texts = docs.map(({ x, y, pad }) => [...Array<string>(x).fill('x'), ...Array<string>(y).fill('y'), ...Array<string>(pad).fill('p')].join(' ') || 'p');
+        const { index, mappings } = build(texts, deleted);
+        const query = parseQuery({ match: { t: xFirst ? 'x y' : 'y x' } }) as Extract<Query, { kind: 'match' }>;
+        const field = fastMatchField(query, mappings, index) as NonNullable<ReturnType<typeof fastMatchField>>;
+        const top = matchTopK(query, field, index.live, from, size, 10_000, new ScratchArena());
+        const hits = execute(query, { arena: new ScratchArena(), indexName: 'i', index, mappings, sourceOf: () => ({}) });
+        if (top === undefined) {
+          expect(hits.length).toBe(0);
+          return;
+        }
+        const window = selectWindow(hits.length, from, size, byScore(hits.docs, hits.scores));
+        expect(Array.from(top.docs)).toEqual(Array.from(window, (i) => hits.docs[i]));
+        expect(Array.from(top.scores)).toEqual(Array.from(window, (i) => hits.scores[i]));
+        expect(top.total).toBe(hits.length);
+        let max = -Infinity;
+        for (let i = 0; i < hits.length; i++) max = Math.max(max, hits.scores[i] as number);
+        expect(top.maxScore).toBe(max);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
 describe('matchTopK deep windows with non-essential terms', () => {
   // "r" is rare and weighs much (its bound is the largest), "c" is common: a deep window of
   // "r c" first scores only the documents with "r", and has to score those with "c" alone too
