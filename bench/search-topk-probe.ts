@@ -55,10 +55,10 @@ function buildState(name: string, lines: readonly string[]): { state: IndexState
 
 /** The A/B of `--against`: best µs per search of this version (A) and the other (B), per query. */
 async function against(dir: string, state: IndexState, env: SearchEnv): Promise<void> {
-  const other = (await import(resolve(dir, 'src/search/search-phase.ts'))) as { runSearch: typeof runSearch };
+  const other = (await import(resolve(dir, 'src/search/engine/search-phase.ts'))) as { runSearch: typeof runSearch };
   // Its own renderer: hits are its own RawJson class.
-  const otherRender = (await import(resolve(dir, 'src/search/json-render.ts'))) as { renderJson: typeof renderJson };
-  const otherArena = (await import(resolve(dir, 'src/search/scratch-arena.ts'))) as { ScratchArena: new () => ScratchArena };
+  const otherRender = (await import(resolve(dir, 'src/search/http/json-render.ts'))) as { renderJson: typeof renderJson };
+  const otherArena = (await import(resolve(dir, 'src/search/query/scratch-arena.ts'))) as { ScratchArena: new () => ScratchArena };
   const stateB: IndexState = { ...state, arena: new otherArena.ScratchArena() };
   // The probe's env finds sources by state object.
   const envB: SearchEnv = { ...env, sourceText: (s, id) => env.sourceText(s === stateB ? state : s, id) };

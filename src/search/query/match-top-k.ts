@@ -30,9 +30,13 @@ import { drainHeap, heapPush, heapReplaceRoot } from './score-heap.js';
  * documents arrive in ordinal order and ties go to the smaller ordinal, so skipping documents whose
  * bound is at most θ never changes the result.
  *
+ * Two terms take a pass of their own (twoTermHeap): one merge of the two lists that counts the
+ * union when the total must be counted, and otherwise jumps over a term's own documents once its
+ * bound is at most θ, so the common two-word query reads each list once, with its cursors in locals.
+ *
  * The parts: the terms and their scores (match-terms.ts), a page past the last hit
  * (match-past-end.ts), a deep window scored term at a time (match-deep-window.ts) and the heap
- * (score-heap.ts); here the choice among them and the document-at-a-time pass.
+ * (score-heap.ts); here the choice among them and the document-at-a-time passes.
  */
 
 /**
@@ -100,20 +104,21 @@ export function matchTopK(
     // (no merge of cursors, no heap of log(k) per hit), then a selection of the window.
     if (total < 0 || total > from) return deepWindow({ terms, live, norms, cache, arena, from, size, limit, maxDocFreq, union: total });
   }
-  // Two terms whose union is counted: one merge of their lists counts and scores (twoTermHeap).
-  const merged = total < 0 && maxDocFreq <= limit && terms.length === 2;
-  if (total < 0 && !merged) total = maxDocFreq > limit ? limit + 1 : terms.length === 1 ? maxDocFreq : countUnion(terms, live, arena);
+  // Two terms: one merge of their lists, which also counts them when the total is within the
+  // limit (twoTermHeap).
+  const counted = total < 0 && maxDocFreq <= limit && terms.length === 2;
+  if (total < 0 && !counted) total = maxDocFreq > limit ? limit + 1 : terms.length === 1 ? maxDocFreq : countUnion(terms, live, arena);
   // A page past the last hit is empty but still reports the best score: a heap of one, which
   // prunes almost every document, finds it. (The merge learns the total only at its end; its heap
   // then holds every hit, fewer than `from`, and the page is empty all the same.)
-  const pastEnd = !merged && total <= limit && total <= from;
+  const pastEnd = !counted && total <= limit && total <= from;
   const k = pastEnd ? Math.min(1, from + size) : from + size;
   const pass: HeapPass = { terms, words: words.length, live, norms, cache, heapDocs: new Int32Array(k), heapScores: new Float32Array(k) };
   let filled: HeapFill;
   if (terms.length === 1) filled = singleTermHeap(pass, pastEnd);
-  else if (merged) {
-    const union = twoTermHeap(pass);
-    total = union.total;
+  else if (terms.length === 2) {
+    const union = twoTermHeap(pass, counted);
+    if (counted) total = union.total;
     filled = union;
   } else filled = maxScoreHeap(pass);
   const ordered = drainHeap(pass.heapDocs, pass.heapScores, filled.size);
@@ -173,7 +178,6 @@ function singleTermHeap(pass: HeapPass, pastEnd: boolean): HeapFill {
  * Several terms: their cursors merged document at a time, MaxScore pruning the documents that
  * cannot enter the full heap (see the top of this file).
  */
-// eslint-disable-next-line complexity -- the MaxScore document-at-a-time loop, kept whole so that its cursors and bounds stay in locals (the hot path of a match query)
 function maxScoreHeap(pass: HeapPass): HeapFill {
   const { terms, live, norms, cache, heapDocs, heapScores } = pass;
   const k = heapDocs.length;
@@ -192,22 +196,6 @@ function maxScoreHeap(pass: HeapPass): HeapFill {
   let firstEssential = 0;
   let theta = -Infinity;
   for (;;) {
-    if (firstEssential === n - 1 && heapSize === k) {
-      // One essential term left (so the heap is full): a document of it is a candidate only if its
-      // score and the other terms' bounds add up to more than θ. Its other postings are passed
-      // here in one tight loop, without reading the other terms at all.
-      const e = terms[n - 1] as Term;
-      const rest = prefix[n - 1] as number;
-      const ps = e.postings;
-      let pos = e.pos;
-      while (pos < e.length) {
-        const p = ps[pos] as number;
-        const d = p >>> FREQ_BITS;
-        if (live[d] === 1 && termScore(e, p, norms[d] as number, cache) + rest > theta) break;
-        pos++;
-      }
-      e.pos = pos;
-    }
     // The next candidate: the smallest current ordinal among the essential terms.
     let d = 0x7fffffff;
     for (let j = firstEssential; j < n; j++) {
@@ -282,14 +270,17 @@ function maxScoreHeap(pass: HeapPass): HeapFill {
 const END = 0x7fffffff;
 
 /**
- * Two terms whose union must be counted (the total is within the limit): one merge of the two
- * lists counts the live union and scores each document that can still enter the heap, where
- * countUnion and then maxScoreHeap would each read both lists. The score is maxScoreHeap's: the
- * terms' float scores summed in double in query order, rounded to float; a document of one term
- * alone is not scored once that term's bound is at most θ, nor one of both once their bounds
- * (with maxScoreHeap's slack) are.
+ * Two terms: one merge of their lists, in document order. The score is maxScoreHeap's (the terms'
+ * float scores summed in double in query order, rounded to float); a document of one term alone is
+ * not scored once that term's bound is at most θ, nor one of both once their bounds (with
+ * maxScoreHeap's slack) are. With `count` (the total is within the limit) the merge also counts
+ * the live union, where countUnion and then maxScoreHeap would each read both lists. Without it,
+ * once one term's bound is at most θ the documents it has alone are jumped over (MaxScore with the
+ * other term essential): its cursor gallops to the other's document, and once both bounds are, the
+ * merge is an intersection; once their sum is, it stops.
  */
-function twoTermHeap(pass: HeapPass): HeapFill & { total: number } {
+// eslint-disable-next-line complexity -- one loop, so that both cursors and θ stay in locals (the hot path of two-word queries)
+function twoTermHeap(pass: HeapPass, count: boolean): HeapFill & { total: number } {
   const { live, norms, cache, heapDocs, heapScores } = pass;
   const k = heapDocs.length;
   const [t0, t1] = pass.terms as [Term, Term];
@@ -309,6 +300,17 @@ function twoTermHeap(pass: HeapPass): HeapFill & { total: number } {
   let maxScore = -Infinity;
   let theta = -Infinity;
   for (;;) {
+    if (!count && heapSize === k) {
+      if (k === 0 || boundBoth <= theta) break;
+      if (db < da && b.bound <= theta) {
+        j = advanceTo(pb, j, lb, da);
+        db = j < lb ? (pb[j] as number) >>> FREQ_BITS : END;
+      }
+      if (da < db && a.bound <= theta) {
+        i = advanceTo(pa, i, la, db);
+        da = i < la ? (pa[i] as number) >>> FREQ_BITS : END;
+      }
+    }
     let d: number;
     let score: number;
     if (da < db) {
