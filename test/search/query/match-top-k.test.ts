@@ -8,6 +8,7 @@ import { execute } from '../../../src/search/query/query-exec.js';
 import { parseQuery, type Query } from '../../../src/search/requests/query-dsl.js';
 import { ScratchArena } from '../../../src/search/query/scratch-arena.js';
 import { byScore, selectWindow } from '../../../src/search/query/top-k.js';
+import type { TopK } from '../../../src/search/query/match-terms.js';
 
 /**
  * matchTopK (query/match-top-k.ts) against the general path (score every term, union, select), on
@@ -30,6 +31,17 @@ function build(texts: readonly string[], deleted: readonly number[]): { index: I
   });
   for (const i of deleted) if (i < texts.length) index.remove(i, docs[i] as (typeof docs)[number]);
   return { index, mappings };
+}
+
+/** matchTopK's answer as the general path gives it: the window and its scores, the total (up to `limit`) and the best score. */
+function expectGeneralPath(top: TopK, hits: ReturnType<typeof execute>, from: number, size: number, limit: number): void {
+  const window = selectWindow(hits.length, from, size, byScore(hits.docs, hits.scores));
+  expect(Array.from(top.docs)).toEqual(Array.from(window, (i) => hits.docs[i]));
+  expect(Array.from(top.scores)).toEqual(Array.from(window, (i) => hits.scores[i]));
+  expect(top.total > limit ? 'more' : top.total).toEqual(hits.length > limit ? 'more' : hits.length);
+  let max = -Infinity;
+  for (let i = 0; i < hits.length; i++) max = Math.max(max, hits.scores[i] as number);
+  expect(top.maxScore).toBe(max);
 }
 
 describe('matchTopK', () => {
@@ -127,15 +139,8 @@ describe('matchTopK on long lists', () => {
           const check = (): void => {
             const field = fastMatchField(query, mappings, index) as NonNullable<ReturnType<typeof fastMatchField>>;
             arena.reset();
-            const top = matchTopK(query, field, index.live, from, size, limit, arena) as NonNullable<ReturnType<typeof matchTopK>>;
-            const hits = execute(query, { arena: new ScratchArena(), indexName: 'i', index, mappings, sourceOf: () => ({}) });
-            const window = selectWindow(hits.length, from, size, byScore(hits.docs, hits.scores));
-            expect(Array.from(top.docs)).toEqual(Array.from(window, (i) => hits.docs[i]));
-            expect(Array.from(top.scores)).toEqual(Array.from(window, (i) => hits.scores[i]));
-            expect(top.total > limit ? 'more' : top.total).toEqual(hits.length > limit ? 'more' : hits.length);
-            let max = -Infinity;
-            for (let i = 0; i < hits.length; i++) max = Math.max(max, hits.scores[i] as number);
-            expect(top.maxScore).toBe(max);
+            const top = matchTopK(query, field, index.live, from, size, limit, arena) as TopK;
+            expectGeneralPath(top, execute(query, { arena: new ScratchArena(), indexName: 'i', index, mappings, sourceOf: () => ({}) }), from, size, limit);
           };
           check();
           // Documents that repeat the query's words appended: the best documents now come last.
@@ -151,7 +156,7 @@ describe('matchTopK on long lists', () => {
   }, 120_000);
 });
 
-describe('matchTopK two words, counted in one merge', () => {
+describe('matchTopK two words in one merge', () => {
   // Small heaps over documents where one word alone often scores near its bound: θ climbs close to
   // each word's bound, so the merge's pruning of one-word documents decides what enters.
   // With a total limit below a word's documents the total is not counted, and the merge jumps over
@@ -171,13 +176,7 @@ describe('matchTopK two words, counted in one merge', () => {
           expect(hits.length).toBe(0);
           return;
         }
-        const window = selectWindow(hits.length, from, size, byScore(hits.docs, hits.scores));
-        expect(Array.from(top.docs)).toEqual(Array.from(window, (i) => hits.docs[i]));
-        expect(Array.from(top.scores)).toEqual(Array.from(window, (i) => hits.scores[i]));
-        expect(top.total > limit ? 'more' : top.total).toEqual(hits.length > limit ? 'more' : hits.length);
-        let max = -Infinity;
-        for (let i = 0; i < hits.length; i++) max = Math.max(max, hits.scores[i] as number);
-        expect(top.maxScore).toBe(max);
+        expectGeneralPath(top, hits, from, size, limit);
       }),
       { numRuns: 4000 },
     );
