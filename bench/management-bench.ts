@@ -22,6 +22,7 @@
  * process through Fastify, with a CPU-time breakdown by phase. BENCH_ROUNDS sets the PUT count.
  */
 import { fork } from 'node:child_process';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -39,6 +40,19 @@ import { BENCH_ENTRY_POINTS, benchSnapshot } from './management-snapshot.js';
 
 const N = Number(process.env.BENCH_RECORDS ?? 10_000);
 const SETTLE = Number(process.argv.find((a) => a.startsWith('--settle='))?.slice(9) ?? 150);
+/** `--explain`: after each timed series, its slowest requests with the server's own time and collections. */
+const EXPLAIN = process.argv.includes('--explain');
+/** Milliseconds since the epoch, comparable between the bench's processes (to a fraction of a ms). */
+const clock = (): number => performance.timeOrigin + performance.now();
+/** This thread's CPU time and its time waiting for a CPU (run queue), in ms (Linux; NaN elsewhere). */
+function schedstat(): [number, number] {
+  try {
+    const [cpu, wait] = readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number);
+    return [(cpu ?? NaN) / 1e6, (wait ?? NaN) / 1e6];
+  } catch {
+    return [NaN, NaN];
+  }
+}
 /** Issue 25's targets: every p99 under 5 ms and RSS under 200 MB at 10,000 routers; at 50,000 a
  * snapshot applied in under 500 ms, every p99 under 10 ms and RSS under 600 MB. */
 const TARGETS = N >= 50_000 ? { p99: 10, applyMs: 500, rssMb: 600 } : { p99: 5, applyMs: 200, rssMb: 200 };
@@ -151,6 +165,24 @@ async function serve(): Promise<void> {
   const api = createManagementApi({ store, logger, startDate: Date.now(), heap });
   const internal = createApp('internal', logger, { bodyLimit: 64 * 1024 * 1024 });
   registerInternalRoutes(internal, { store, token: TOKEN, heap });
+  const served: Served[] = [];
+  const collections: { start: number; ms: number; kind: string }[] = [];
+  if (EXPLAIN) {
+    const started = new WeakMap<object, [number, number, number]>();
+    api.addHook('onRequest', async (request) => void started.set(request, [clock(), ...schedstat()]));
+    api.addHook('onResponse', async (request) => {
+      const [start, cpu, wait] = started.get(request) ?? [NaN, NaN, NaN];
+      const [cpu1, wait1] = schedstat();
+      served.push({ start, end: clock(), cpu: cpu1 - cpu, wait: wait1 - wait });
+    });
+    const kinds: Record<number, string> = { 1: 'scavenge', 2: 'minor-ms', 4: 'mark-compact', 8: 'incremental', 16: 'weak-cb' };
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const kind = ((e as { detail?: unknown }).detail as { kind?: number } | null)?.kind ?? 0;
+        collections.push({ start: performance.timeOrigin + e.startTime, ms: e.duration, kind: kinds[kind] ?? String(kind) });
+      }
+    }).observe({ entryTypes: ['gc'] });
+  }
   await api.listen({ host: '127.0.0.1', port: 0 });
   await internal.listen({ host: '127.0.0.1', port: 0 });
   const port = (a: ReturnType<typeof api.server.address>) => (typeof a === 'object' && a ? a.port : 0);
@@ -159,6 +191,10 @@ async function serve(): Promise<void> {
   // 'gc-memory' collects first when the server runs with --expose-gc.
   process.on('message', (m) => {
     const gc = (globalThis as { gc?: () => void }).gc;
+    if (m === 'explain') {
+      process.send?.({ served: served.splice(0), collections: collections.splice(0) });
+      return;
+    }
     if (m === 'gc-memory') gc?.();
     if (m === 'memory' || m === 'gc-memory') process.send?.({ memory: process.memoryUsage(), heap: getHeapStatistics(), collected: m === 'gc-memory' && gc !== undefined });
   });
@@ -175,20 +211,40 @@ function quantile(sorted: number[], q: number): number {
  * page p99 5.0–6.9 ms with fetch against 3.9–4.6 ms with this client, same build, same hour.
  * It runs in a process of its own (`--client`, see timingClient): see there why.
  */
-async function timeRequests(url: string, n: number): Promise<{ median: number; p99: number; bytes: number }> {
+/** One request as the server saw it (--explain): wall clock from onRequest to onResponse, and the main thread's CPU time and run-queue wait in between. */
+interface Served {
+  readonly start: number;
+  readonly end: number;
+  readonly cpu: number;
+  readonly wait: number;
+}
+
+interface Timed {
+  readonly median: number;
+  readonly p99: number;
+  readonly bytes: number;
+  /** Each request's start and end (clock()) and the client's run-queue wait during it, with --explain. */
+  readonly samples?: [number, number, number][];
+}
+
+async function timeRequests(url: string, n: number): Promise<Timed> {
   // Imported here, not at the top: the server child runs this same file, and loading undici
   // there added ~85 MB to the resident memory this bench reports for the server.
   const { Client } = await import('undici');
   const target = new URL(url);
   const client = new Client(target.origin, { pipelining: 1 });
   const times: number[] = [];
+  const samples: [number, number, number][] = [];
   let bytes = 0;
   try {
     for (let i = 0; i < n; i++) {
+      const w0 = EXPLAIN ? schedstat()[1] : 0;
       const t0 = performance.now();
       const res = await client.request({ method: 'GET', path: target.pathname + target.search });
       const body = await res.body.arrayBuffer();
-      times.push(performance.now() - t0);
+      const t1 = performance.now();
+      times.push(t1 - t0);
+      if (EXPLAIN) samples.push([performance.timeOrigin + t0, performance.timeOrigin + t1, schedstat()[1] - w0]);
       bytes = body.byteLength;
       if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode}`);
     }
@@ -196,7 +252,36 @@ async function timeRequests(url: string, n: number): Promise<{ median: number; p
     await client.close();
   }
   times.sort((a, b) => a - b);
-  return { median: quantile(times, 0.5), p99: quantile(times, 0.99), bytes };
+  return { median: quantile(times, 0.5), p99: quantile(times, 0.99), bytes, ...(EXPLAIN ? { samples } : {}) };
+}
+
+/**
+ * `--explain`: the slowest requests of one series, each with the server's time from its
+ * `onRequest` to its `onResponse` hook and the server's garbage collections that overlapped it;
+ * and how many collections of each kind ran during the series.
+ */
+function explain(name: string, r: Timed, server: { served: Served[]; collections: { start: number; ms: number; kind: string }[] }): string {
+  const samples = r.samples ?? [];
+  if (samples.length === 0) return '';
+  const from = (samples[0] as [number, number, number])[0];
+  const to = (samples[samples.length - 1] as [number, number, number])[1];
+  const during = server.collections.filter((c) => c.start + c.ms >= from && c.start <= to);
+  const byKind = new Map<string, { n: number; ms: number }>();
+  for (const c of during) {
+    const k = byKind.get(c.kind) ?? { n: 0, ms: 0 };
+    byKind.set(c.kind, { n: k.n + 1, ms: k.ms + c.ms });
+  }
+  const lines = [`${name}: ${samples.length} requests; server collections during them: ${[...byKind].map(([k, v]) => `${v.n} ${k} (${v.ms.toFixed(1)} ms)`).join(', ') || 'none'}`];
+  const slowest = samples.map(([s, e, w], i) => ({ i, s, e, w })).sort((a, b) => (b.e - b.s) - (a.e - a.s)).slice(0, 6);
+  const f = (x: number) => x.toFixed(2);
+  for (const { i, s, e, w } of slowest) {
+    // Sequential requests: the one the server began while this one was out.
+    const x = server.served.find((y) => y.start >= s && y.start <= e);
+    const handled = x === undefined ? 'not found' : `${f(x.end - x.start)} (CPU ${f(x.cpu)}, waiting for a CPU ${f(x.wait)})`;
+    const gcs = server.collections.filter((c) => c.start + c.ms >= s && c.start <= e);
+    lines.push(`  #${i} ${f(e - s)} ms (client waiting for a CPU ${f(w)}): server ${handled}; gc ${gcs.map((c) => `${c.kind} ${f(c.ms)}`).join(', ') || 'none'}`);
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 function residentMb(pid: number): number {
@@ -245,15 +330,23 @@ async function main(): Promise<void> {
   // BENCH_SERVER_NODE_ARGS: Node flags for the server alone (e.g. --optimize-for-size, what
   // `portico serve --runtime.optimize-for-size` sets; off by default, see bench/README.md).
   const serverArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  const child = fork(fileURLToPath(import.meta.url), ['--serve', ...process.argv.filter((a) => a === '--heap-reclaim=off')], { execArgv: [...process.execArgv, ...serverArgs], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const timer = fork(fileURLToPath(import.meta.url), ['--client'], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', ...process.argv.filter((a) => a === '--heap-reclaim=off' || a === '--explain')], { execArgv: [...process.execArgv, ...serverArgs], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const timer = fork(fileURLToPath(import.meta.url), ['--client', ...(EXPLAIN ? ['--explain'] : [])], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const timerReady = new Promise((resolve) => timer.once('message', resolve));
-  const timeRequests = async (url: string, n: number): Promise<{ median: number; p99: number; bytes: number }> => {
-    const r = await new Promise<{ median: number; p99: number; bytes: number } | { error: string }>((resolve) => {
-      timer.once('message', (m) => resolve(m as { median: number; p99: number; bytes: number } | { error: string }));
+  let explained = '';
+  const timeRequests = async (url: string, n: number, name?: string): Promise<Timed> => {
+    const r = await new Promise<Timed | { error: string }>((resolve) => {
+      timer.once('message', (m) => resolve(m as Timed | { error: string }));
       timer.send({ url, n });
     });
     if ('error' in r) throw new Error(r.error);
+    if (EXPLAIN) {
+      const server = await new Promise<Parameters<typeof explain>[2]>((resolve) => {
+        child.once('message', (m) => resolve(m as Parameters<typeof explain>[2]));
+        child.send('explain');
+      });
+      if (name !== undefined) explained += explain(name, r, server);
+    }
     return r;
   };
   try {
@@ -284,9 +377,9 @@ async function main(): Promise<void> {
     putTimes.sort((a, b) => a - b);
 
     await timeRequests(`${base}/api/http/routers?page=40&per_page=100`, 50); // warm-up
-    const page = await timeRequests(`${base}/api/http/routers?page=40&per_page=100`, 1000);
-    const sorted = await timeRequests(`${base}/api/http/services?sortBy=servers&direction=desc&page=7`, 300);
-    const search = await timeRequests(`${base}/api/http/routers?search=app-12&status=disabled`, 300);
+    const page = await timeRequests(`${base}/api/http/routers?page=40&per_page=100`, 1000, 'page of 100');
+    const sorted = await timeRequests(`${base}/api/http/services?sortBy=servers&direction=desc&page=7`, 300, 'sorted page');
+    const search = await timeRequests(`${base}/api/http/routers?search=app-12&status=disabled`, 300, 'filtered search');
     const rssBeforeRaw = residentMb(child.pid as number);
     const cold = await timeRequests(`${base}/api/rawdata`, 1);
     const raw = await timeRequests(`${base}/api/rawdata`, 20);
@@ -321,6 +414,7 @@ async function main(): Promise<void> {
       const ratio = Number.isNaN(target) ? '' : (value / target).toFixed(3);
       process.stdout.write(`${name.padEnd(46)} ${`${value.toFixed(2)} ${unit}`.padStart(10)}  ${Number.isNaN(target) ? '-'.padStart(8) : `${target} ${unit}`.padStart(8)}  ${ratio}\n`);
     }
+    if (EXPLAIN) process.stdout.write(`\n${explained}`);
   } finally {
     child.kill();
     timer.kill();

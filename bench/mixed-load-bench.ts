@@ -14,7 +14,9 @@
  * open-loop load), so a server that falls behind is charged for the wait.
  *
  * Flags: --seconds=N per phase (default 10), --docs=N documents re-indexed (default 20000),
- * --slice=<duration> the first server's --search.bulk-slice (default 10ms, Portico's default).
+ * --slice=<duration> the first server's --search.bulk-slice (default 10ms, Portico's default),
+ * --scenarios=a,b,… runs only those scenarios (see SCENARIOS; default all), in their usual order,
+ * on a server loaded as usual.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +32,14 @@ const opt = (name: string, fallback: number): number => Number(args.find((a) => 
 const SECONDS = opt('seconds', 10);
 const SLICE = args.find((a) => a.startsWith('--slice='))?.slice(8) ?? '10ms';
 const DOCS = opt('docs', 20_000);
+/** The scenarios in the order they run; `--scenarios` picks some. */
+const SCENARIOS = ['search-alone', 'search-bulks', 'push', 'management', 'all', 'whole-bulks'] as const;
+type ScenarioName = (typeof SCENARIOS)[number];
+const PICKED = args.find((a) => a.startsWith('--scenarios='))?.slice(12).split(',').filter((n) => n !== '');
+for (const n of PICKED ?? []) {
+  if (!(SCENARIOS as readonly string[]).includes(n)) throw new Error(`--scenarios: unknown "${n}" (known: ${SCENARIOS.join(', ')})`);
+}
+const runs = (n: ScenarioName): boolean => PICKED === undefined || PICKED.includes(n);
 const GROUPS = 2_000;
 const ROUTERS = 10_000;
 // The Debian corpus in ../shared of the main checkout, or of a worktree's (one level deeper).
@@ -239,27 +249,37 @@ async function main(): Promise<void> {
   const row = (what: string, n: StreamName, x: Figures, target?: number): void => {
     rows.push(`| ${what} | ${n} (${STREAMS[n].rate}, ${STREAMS[n].connections}) | ${f(x.p50)} / ${f(x.p99)} | ${target ?? '-'} | ${target === undefined ? '-' : (x.p99 / target).toFixed(2)} |`);
   };
-  const server = await startServer(SLICE);
-  let whole: Awaited<ReturnType<typeof scenario>>;
-  try {
-    row('search alone (the reference)', 'search', (await scenario(server, 'search', false)).latency);
-    const sliced = await scenario(server, 'search', true);
-    row(`search during re-index bulks, ${SLICE} slices (${f(sliced.bulkDocsPerSecond)} docs/s indexed)`, 'search', sliced.latency, STREAMS.search.target);
-    const push = await scenario(server, 'push', true);
-    row(`pushes during scrapes every second (scrape p50 ${f(push.scrapeP50)} ms)`, 'push', push.latency, STREAMS.push.target);
-    row('management pages', 'management', (await scenario(server, 'management', false)).latency, STREAMS.management.target);
-    const all = await allAtOnce(server);
-    for (const n of Object.keys(STREAMS) as StreamName[]) row(`all at once (${f(all.bulkDocsPerSecond)} docs/s indexed)`, n, all[n]);
-  } finally {
-    await stopServer(server);
+  if (SCENARIOS.slice(0, 5).some(runs)) {
+    const server = await startServer(SLICE);
+    try {
+      if (runs('search-alone')) row('search alone (the reference)', 'search', (await scenario(server, 'search', false)).latency);
+      if (runs('search-bulks')) {
+        const sliced = await scenario(server, 'search', true);
+        row(`search during re-index bulks, ${SLICE} slices (${f(sliced.bulkDocsPerSecond)} docs/s indexed)`, 'search', sliced.latency, STREAMS.search.target);
+      }
+      if (runs('push')) {
+        const push = await scenario(server, 'push', true);
+        row(`pushes during scrapes every second (scrape p50 ${f(push.scrapeP50)} ms)`, 'push', push.latency, STREAMS.push.target);
+      }
+      if (runs('management')) row('management pages', 'management', (await scenario(server, 'management', false)).latency, STREAMS.management.target);
+      if (runs('all')) {
+        const all = await allAtOnce(server);
+        for (const n of Object.keys(STREAMS) as StreamName[]) row(`all at once (${f(all.bulkDocsPerSecond)} docs/s indexed)`, n, all[n]);
+      }
+    } finally {
+      await stopServer(server);
+    }
   }
-  const before = await startServer('0');
-  try {
-    whole = await scenario(before, 'search', true);
-  } finally {
-    await stopServer(before);
+  if (runs('whole-bulks')) {
+    const before = await startServer('0');
+    let whole: Awaited<ReturnType<typeof scenario>>;
+    try {
+      whole = await scenario(before, 'search', true);
+    } finally {
+      await stopServer(before);
+    }
+    row(`search during re-index bulks, whole bulks (--search.bulk-slice 0; ${f(whole.bulkDocsPerSecond)} docs/s indexed)`, 'search', whole.latency, STREAMS.search.target);
   }
-  row(`search during re-index bulks, whole bulks (--search.bulk-slice 0; ${f(whole.bulkDocsPerSecond)} docs/s indexed)`, 'search', whole.latency, STREAMS.search.target);
   process.stdout.write(`${rows.join('\n')}\n(ratio: p99 over its target; below 1 meets it; load average ${loadavg()[0]?.toFixed(1)} at the end)\n`);
 }
 
